@@ -1,0 +1,107 @@
+/* attrs.h: typed views of the IREE attributes lanescope reads.
+ *
+ * Each ls_*_from_attr() checks the shape of a parsed attribute (ls_attr from
+ * mlir.h) and copies it into a fixed-size struct, reporting the first problem
+ * as "file:line:col: expected X for 'key', found Y".  Array lengths are
+ * limited by LS_MAX_RANK (checked, limit in the message).
+ */
+#ifndef LANESCOPE_ATTRS_H
+#define LANESCOPE_ATTRS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lanescope/diag.h"
+#include "lanescope/mlir.h"
+
+#define LS_MAX_RANK 8      /* iteration-space rank limit */
+#define LS_MAX_IGNORED 16  /* ignored lowering_config keys remembered */
+#define LS_MAX_SG_CHOICES 8
+
+typedef struct {
+    bool present;
+    int n;
+    int64_t v[LS_MAX_RANK];
+    int line, col;
+} ls_i64_list;
+
+/* [[counts], [mapping]] */
+typedef struct {
+    bool present;
+    ls_i64_list counts, mapping;
+    int line, col;
+} ls_basis;
+
+typedef struct {
+    ls_i64_list workgroup, thread, partial_reduction;
+    ls_basis lane_basis, subgroup_basis;
+    int n_ignored;
+    char ignored[LS_MAX_IGNORED][48]; /* keys kept but not used (reduction, serial, ...) */
+    int line, col;
+} ls_lowering_config;
+
+typedef struct {
+    char pipeline[64];
+    bool has_workgroup_size, has_subgroup_size;
+    int wg_rank;
+    int64_t workgroup_size[3];
+    int64_t subgroup_size;
+    int line, col;
+} ls_translation_info;
+
+/* The IREE-visible fields of #iree_gpu.target (seed 003, reference §5). */
+typedef struct {
+    char arch[32];
+    char sku[32];
+    int n_subgroup_choices;
+    int64_t subgroup_choices[LS_MAX_SG_CHOICES]; /* in the target's list order */
+    int64_t max_workgroup_sizes[3];
+    int64_t max_thread_count;        /* per workgroup */
+    int64_t max_workgroup_memory_bytes;
+    int64_t wgp_count;               /* 0: no chip description */
+    int64_t max_load_instruction_bits; /* 0: unset */
+    int64_t simds_per_wgp;           /* 0: unset */
+    int line, col;                   /* 0 when built in */
+} ls_target;
+
+typedef struct {
+    int rank;
+    int64_t subgroup_tile[LS_MAX_RANK * 2], batch_tile[LS_MAX_RANK * 2],
+        outer_tile[LS_MAX_RANK * 2], thread_tile[LS_MAX_RANK * 2],
+        element_tile[LS_MAX_RANK * 2], subgroup_strides[LS_MAX_RANK * 2],
+        thread_strides[LS_MAX_RANK * 2];
+    int line, col;
+} ls_nested_layout;
+
+typedef enum { LS_SWIZZLE_XOR_SHUFFLE, LS_SWIZZLE_ROTATE_ROWS } ls_swizzle_kind;
+
+typedef struct {
+    ls_swizzle_kind kind;
+    int64_t row_width, access_width;
+    int64_t row_stride; /* xor_shuffle only; 0 in the attribute means row_width */
+    int64_t per_phase;  /* xor_shuffle only; 0 in the attribute means 1 */
+    int line, col;
+} ls_swizzle;
+
+ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
+                                       ls_lowering_config *out, ls_diag *diag);
+ls_status ls_translation_info_from_attr(const ls_attr *a, const char *file,
+                                        ls_translation_info *out, ls_diag *diag);
+ls_status ls_target_from_attr(const ls_attr *a, const char *file, ls_target *out,
+                              ls_diag *diag);
+ls_status ls_nested_layout_from_attr(const ls_attr *a, const char *file, ls_nested_layout *out,
+                                     ls_diag *diag);
+ls_status ls_swizzle_from_attr(const ls_attr *a, const char *file, ls_swizzle *out,
+                               ls_diag *diag);
+
+/* Built-in targets by IREE name (gfx942, mi300x, gfx950, gfx1100, rx7900xtx,
+ * sm_80, a100, sm_90, h100).  false when unknown. */
+bool ls_target_lookup(const char *name, ls_target *out);
+/* Comma-separated list of the built-in names, for messages. */
+const char *ls_target_names(void);
+
+/* Print a lowering config back in IREE's syntax. */
+void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t size);
+void ls_nested_layout_format(const ls_nested_layout *l, char *buf, size_t size);
+
+#endif

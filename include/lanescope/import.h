@@ -1,0 +1,54 @@
+/* import.h: read an .mlir file and collect what lanescope can analyse.
+ *
+ * From IREE dispatch IR: every linalg.generic / linalg.reduce with a
+ * reduction iterator becomes an ls_problem (iteration space, maps, types,
+ * combiner, lowering_config, the enclosing translation_info, the target).
+ * Standalone #iree_vector_ext.nested_layout, #iree_codegen.xor_shuffle and
+ * #iree_codegen.rotate_rows attributes (as aliases or inline) are collected
+ * too.  Everything else in the file is skipped.
+ *
+ * Association rules: an op takes the translation_info and the target seen
+ * most recently before it in the file; a --target given by the caller
+ * overrides the file's.  Limits: LS_IMPORT_MAX_ITEMS of each kind,
+ * LS_IMPORT_MAX_BYTES of input.
+ */
+#ifndef LANESCOPE_IMPORT_H
+#define LANESCOPE_IMPORT_H
+
+#include <stddef.h>
+
+#include "lanescope/attrs.h"
+#include "lanescope/problem.h"
+
+#define LS_IMPORT_MAX_ITEMS 64
+#define LS_IMPORT_MAX_BYTES (64u << 20)
+
+typedef struct {
+    ls_nested_layout layout;
+    int vector_rank; /* 0 when no to_layout gave the vector type */
+    int64_t vector_shape[LS_MAX_RANK * 2];
+    char name[64];   /* alias name without '#', or "" */
+} ls_module_layout;
+
+typedef struct {
+    ls_swizzle swizzle;
+    char name[64];
+} ls_module_swizzle;
+
+typedef struct {
+    char file[256];
+    size_t n_problems, n_layouts, n_swizzles;
+    ls_problem problems[LS_IMPORT_MAX_ITEMS];
+    ls_module_layout layouts[LS_IMPORT_MAX_ITEMS];
+    ls_module_swizzle swizzles[LS_IMPORT_MAX_ITEMS];
+    bool has_target;
+    ls_target target; /* last one in the file */
+} ls_module;
+
+/* Parse text; m is filled even on error up to the failure.  The caller owns m. */
+ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,
+                          ls_diag *diag);
+/* Read path (limit LS_IMPORT_MAX_BYTES) and parse it. */
+ls_status ls_module_load(const char *path, ls_module *m, ls_diag *diag);
+
+#endif

@@ -1,0 +1,130 @@
+/* layout.h: the layout math everything later reads.
+ *
+ * - ls_delinearize / ls_basis_*: seed 000's delinearize-then-map, with IREE's
+ *   mapping convention (dim i takes basis entry mapping[i]; for the
+ *   involutions in the seeds' examples both readings agree).
+ * - ls_nl_*: #iree_vector_ext.nested_layout virtual ids and their inverse
+ *   (seed 002), element <-> (subgroup, batch, outer, thread, element) coords.
+ * - ls_derive: the nested layout IREE derives from a lowering config
+ *   (reference §2: partial-reduction packing, then subgroup, lane, element
+ *   tiles, batch = what remains), with per-dim workgroup, loop and lane facts.
+ * - ls_owner_of / ls_thread_element: ownership both ways, duplication kept.
+ */
+#ifndef LANESCOPE_LAYOUT_H
+#define LANESCOPE_LAYOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lanescope/attrs.h"
+#include "lanescope/problem.h"
+
+#define LS_MAX_BODY (LS_MAX_RANK * 2) /* loop-body rank after packing */
+#define LS_MAX_WARNINGS 24
+#define LS_MAX_REGISTERS (1 << 20) /* elements one thread holds per iteration */
+#define LS_MAX_OWNERS 64 /* owners listed per element; the count is exact */
+
+/* x -> (c0, c1..cn) over basis b[0..n): c0 is the outer bound (x / prod b). */
+void ls_delinearize(int64_t x, const int64_t *b, int n, int64_t *coords);
+/* Per iteration dim: count and stride (IREE's getStridesFromBasis + mapping). */
+void ls_basis_dims(const ls_basis *b, int rank, int64_t *sizes, int64_t *strides);
+/* Per iteration dim coordinate of id under the basis. */
+void ls_basis_coords(const ls_basis *b, int rank, int64_t id, int64_t *coords);
+
+/* ---- nested layouts ---- */
+typedef struct {
+    int64_t subgroup[LS_MAX_BODY], batch[LS_MAX_BODY], outer[LS_MAX_BODY],
+        thread[LS_MAX_BODY], element[LS_MAX_BODY];
+} ls_nl_coord;
+
+int64_t ls_nl_extent(const ls_nested_layout *l, int dim); /* product of the 5 tiles */
+void ls_nl_distributed_shape(const ls_nested_layout *l, int64_t *shape); /* batch*outer*elem */
+int64_t ls_nl_registers(const ls_nested_layout *l); /* elements one thread holds */
+int64_t ls_nl_threads(const ls_nested_layout *l);   /* product of thread tiles */
+int64_t ls_nl_subgroups(const ls_nested_layout *l); /* product of subgroup tiles */
+/* virtual_id[i] = (id / stride[i]) % tile[i]  (0 where the stride is 0) */
+void ls_nl_virtual_thread(const ls_nested_layout *l, int64_t lane, int64_t *vt);
+void ls_nl_virtual_subgroup(const ls_nested_layout *l, int64_t sg, int64_t *vs);
+/* id = sum(stride[i] * virtual[i]) % prod(tile) */
+int64_t ls_nl_lane_of(const ls_nested_layout *l, const int64_t *vt);
+int64_t ls_nl_subgroup_of(const ls_nested_layout *l, const int64_t *vs);
+/* idx_i = ((((s*B + b)*O + o)*T + t)*E + e) */
+void ls_nl_compose(const ls_nested_layout *l, const ls_nl_coord *c, int64_t *idx);
+/* Inverse of compose for idx inside the layout's extent; false otherwise. */
+bool ls_nl_decompose(const ls_nested_layout *l, const int64_t *idx, ls_nl_coord *c);
+/* Register index: row-major over [batch..., outer..., element...]. */
+int64_t ls_nl_register_of(const ls_nested_layout *l, const ls_nl_coord *c);
+void ls_nl_register_coord(const ls_nested_layout *l, int64_t reg, ls_nl_coord *c);
+
+/* ---- derived from a lowering config ---- */
+typedef struct {
+    int rank;
+    /* per iteration-space dim */
+    int64_t wg_tile[LS_MAX_RANK];   /* elements per workgroup (parallel) */
+    int64_t wg_count[LS_MAX_RANK];
+    int64_t chunk[LS_MAX_RANK];     /* reduction: elements per loop iteration */
+    int64_t iterations[LS_MAX_RANK];
+    int64_t tail[LS_MAX_RANK];      /* valid elements of the last tile/chunk if ragged, else 0 */
+    int64_t lanes[LS_MAX_RANK], subgroups[LS_MAX_RANK], thread[LS_MAX_RANK];
+    bool packed[LS_MAX_RANK];       /* split by GPUPackPartialReductions */
+
+    /* the loop body after packing: dims [0, rank) then one inner dim per packed dim */
+    int body_rank;
+    int body_origin[LS_MAX_BODY];
+    int64_t body_scale[LS_MAX_BODY]; /* offset along the origin dim per body step */
+    int64_t body_bound[LS_MAX_BODY];
+    bool body_inner[LS_MAX_BODY];
+    ls_nested_layout layout;         /* over the body dims, as IREE builds it */
+    int64_t coverage[LS_MAX_BODY];   /* subgroup*batch*outer*thread*element */
+
+    int64_t subgroup_size, workgroup_size, num_subgroups;
+    bool sizes_assumed;              /* no translation_info: sizes derived */
+    int64_t layout_lanes, layout_subgroups; /* distinct lanes / subgroups in the layout */
+    int64_t lane_dup, subgroup_dup;  /* holders of each element */
+    int64_t idle_lanes;              /* threads with no valid element in workgroup 0, iteration 0 */
+    int64_t total_workgroups, total_iterations;
+    int64_t elems_per_load;          /* vector width: product of element tiles */
+    int64_t loads_per_iteration;     /* product of batch*outer tiles */
+    int64_t elems_per_iteration;     /* registers per thread per iteration */
+    int64_t red_elems_per_iteration; /* of those, per output element */
+    int n_warnings;
+    char warnings[LS_MAX_WARNINGS][320];
+} ls_derived;
+
+/* Validates the problem, then derives.  d is caller storage. */
+ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag);
+
+typedef struct {
+    int64_t tid, subgroup, lane;
+    int64_t reg;   /* index in the thread's distributed vector */
+    ls_nl_coord c; /* layout coordinates of the element */
+} ls_owner;
+
+typedef struct {
+    int64_t workgroup; /* linear id, last dim fastest */
+    int64_t wg_coord[LS_MAX_RANK];
+    int64_t iteration; /* linear partial-reduction iteration, last reduction dim fastest */
+    int64_t it_coord[LS_MAX_RANK];
+    int64_t body[LS_MAX_BODY];
+    int64_t n_owners;  /* exact count of (thread, register) holders */
+    int n_listed;
+    ls_owner owners[LS_MAX_OWNERS];
+} ls_ownership;
+
+/* Owners of element x (iteration-space coordinates). LS_ERR_INVALID when x
+ * is outside the iteration space. */
+ls_status ls_owner_of(const ls_derived *d, const ls_problem *p, const int64_t *x,
+                      ls_ownership *out, ls_diag *diag);
+
+/* Coordinates x of register reg of thread tid in workgroup wg_coord and
+ * iteration it_coord; *valid is false for padding (outside the space or the
+ * body's bound). */
+void ls_thread_element(const ls_derived *d, const ls_problem *p, int64_t tid,
+                       const int64_t *wg_coord, const int64_t *it_coord, int64_t reg, int64_t *x,
+                       bool *valid);
+
+/* Linear <-> coordinates for workgroups and iterations. */
+void ls_workgroup_coord(const ls_derived *d, int64_t wg, int64_t *coord);
+void ls_iteration_coord(const ls_derived *d, const ls_problem *p, int64_t it, int64_t *coord);
+
+#endif

@@ -1,0 +1,83 @@
+/* problem.h: a reduction problem (iteration space, types, combiner, maps)
+ * plus the lowering config, translation info and target it is lowered with,
+ * and the validation that explains every violation.
+ */
+#ifndef LANESCOPE_PROBLEM_H
+#define LANESCOPE_PROBLEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lanescope/attrs.h"
+#include "lanescope/diag.h"
+#include "lanescope/mlir.h"
+
+/* The 13 vector::CombiningKind values IREE lowers (reference §4). */
+typedef enum {
+    LS_COMB_ADD,
+    LS_COMB_MUL,
+    LS_COMB_MINUI,
+    LS_COMB_MINSI,
+    LS_COMB_MAXUI,
+    LS_COMB_MAXSI,
+    LS_COMB_MINIMUMF,
+    LS_COMB_MINNUMF,
+    LS_COMB_MAXIMUMF,
+    LS_COMB_MAXNUMF,
+    LS_COMB_AND,
+    LS_COMB_OR,
+    LS_COMB_XOR,
+    LS_COMB_COUNT
+} ls_combiner;
+
+#define LS_MAX_SUBGROUP_SIZE 1024   /* lanes; real GPUs use 32 or 64 */
+#define LS_MAX_WORKGROUP_SIZE 65536 /* threads; real GPUs allow 1024 */
+
+typedef struct {
+    char name[128]; /* function or op name for reports */
+    char file[256];
+    int line, col;  /* of the op */
+
+    int rank;
+    int64_t size[LS_MAX_RANK];
+    bool is_reduction[LS_MAX_RANK];
+
+    ls_elem_type in_type;  /* element type in memory */
+    ls_elem_type acc_type; /* element type reduced in (= output) */
+    bool extended;         /* an arith.extf was looked through */
+    ls_combiner combiner;
+
+    int in_map_n, out_map_n; /* operand rank; entries are loop dims */
+    int in_map[LS_MAX_RANK], out_map[LS_MAX_RANK];
+
+    bool has_config;
+    ls_lowering_config config;
+    bool has_ti;
+    ls_translation_info ti;
+    bool has_target;
+    ls_target target;
+} ls_problem;
+
+/* "arith.addf" -> kind; the op name's float/int flavour is checked against the
+ * element type by validation. */
+bool ls_combiner_from_op(const char *op, ls_combiner *out);
+const char *ls_combiner_name(ls_combiner k);  /* "add", "maxnumf", ... */
+const char *ls_combiner_op(ls_combiner k, bool is_float); /* "arith.addf" */
+bool ls_combiner_from_name(const char *name, ls_combiner *out); /* "add" or "arith.addf" */
+bool ls_combiner_is_float_only(ls_combiner k);
+bool ls_combiner_is_int_only(ls_combiner k);
+
+/* Subgroup and workgroup size in force: translation_info when present, else
+ * derived (subgroup: target's first choice or 64; workgroup: subgroup size x
+ * subgroup count).  *assumed tells whether any was derived. */
+void ls_problem_sizes(const ls_problem *p, int64_t *subgroup_size, int64_t *workgroup_size,
+                      bool *assumed);
+
+/* Checks everything a config must satisfy; the first violation goes to diag
+ * with the attribute and the values named. */
+ls_status ls_problem_validate(const ls_problem *p, ls_diag *diag);
+
+/* a*b and a+b with int64 overflow detection. */
+bool ls_mul_ok(int64_t a, int64_t b, int64_t *out);
+
+#endif

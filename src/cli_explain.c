@@ -1,0 +1,1077 @@
+/* cli_explain.c: `lanescope explain` -- the seeds' worked-example analysis,
+ * computed: per-dim tiling, loop, lanes and subgroups, the derived
+ * nested_layout, warnings, one thread's elements; nested layouts and
+ * swizzle tables.  Text, Markdown or JSON (json-c). */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "lanescope/import.h"
+#include "lanescope/layout.h"
+#include "lanescope/swizzle.h"
+
+#define CMD "explain"
+
+typedef enum { FMT_TEXT, FMT_MD, FMT_JSON } out_format;
+
+typedef struct {
+    out_format fmt;
+    bool has_thread;
+    int64_t thread;
+    int64_t rows;      /* swizzle table rows; 0 = one period */
+    int64_t hw_subgroups; /* nested layouts: subgroups on the hardware; 0 = as used */
+    int64_t subgroup_size; /* 0 = from the input */
+    int64_t workgroup_size;
+    const char *target, *config, *shape, *iter, *type, *combiner, *output;
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope explain [INPUT] [options]\n"
+            "\n"
+            "Analyse the reductions (linalg.generic / linalg.reduce with a lowering_config),\n"
+            "#iree_vector_ext.nested_layout and #iree_codegen.xor_shuffle / rotate_rows\n"
+            "attributes in INPUT (.mlir).  Without INPUT and without --shape, a bundled\n"
+            "example (seed 000, Example 2) is explained.\n"
+            "\n"
+            "options:\n"
+            "  --thread N            also show thread N: coordinates and the elements it loads\n"
+            "                        in iteration 0 of workgroup 0\n"
+            "  --format text|md|json output format (default text)\n"
+            "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
+            "  --target NAME|FILE    target: a built-in name (%s)\n"
+            "                        or an .mlir file holding #iree_gpu.target<...>\n"
+            "  --config ATTR         use this #iree_gpu.lowering_config<{...}> for every reduction\n"
+            "  --shape AxBx..        describe the problem by flags instead of INPUT ...\n"
+            "  --iter pr..           ... one letter per dim: p(arallel) or r(eduction)\n"
+            "  --type T[:U]          ... element type T, reduced in U (default T)\n"
+            "  --combiner K          ... add, mul, minsi, maxnumf, ... (default add)\n"
+            "  --subgroup-size N     override translation_info's subgroup_size\n"
+            "  --workgroup-size N    override translation_info's workgroup_size\n"
+            "  --rows N              swizzle tables: rows to print (default one period)\n"
+            "  --subgroups N         nested layouts: subgroups on the hardware (ids taken mod N)\n"
+            "  -h, --help            this help\n",
+            ls_target_names());
+}
+
+/* ------------------------------------------------------------ small helpers */
+
+static void fmt_list(char *buf, size_t size, const int64_t *v, int n)
+{
+    size_t u = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < n && u < size; i++)
+        u += (size_t)snprintf(buf + u, size - u, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (u < size)
+        snprintf(buf + u, size - u, "]");
+}
+
+static json_object *jlist(const int64_t *v, int n)
+{
+    json_object *a = json_object_new_array();
+    for (int i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_int64(v[i]));
+    return a;
+}
+
+static void jset(json_object *o, const char *k, json_object *v)
+{
+    json_object_object_add(o, k, v);
+}
+
+static void dash_or_int(char *buf, size_t size, bool show, int64_t v)
+{
+    if (show)
+        snprintf(buf, size, "%lld", (long long)v);
+    else
+        snprintf(buf, size, "-");
+}
+
+/* ------------------------------------------------------------ reductions */
+
+static void shape_text(char *buf, size_t size, const ls_problem *p)
+{
+    size_t u = 0;
+    for (int i = 0; i < p->rank && u < size; i++)
+        u += (size_t)snprintf(buf + u, size - u, "%s%lld", i ? "x" : "", (long long)p->size[i]);
+}
+
+static void map_text(char *buf, size_t size, const ls_problem *p, const int *map, int n)
+{
+    size_t u = (size_t)snprintf(buf, size, "(");
+    for (int i = 0; i < p->rank && u < size; i++)
+        u += (size_t)snprintf(buf + u, size - u, "%sd%d", i ? ", " : "", i);
+    u += (size_t)snprintf(buf + u, u < size ? size - u : 0, ") -> (");
+    for (int j = 0; j < n && u < size; j++)
+        u += (size_t)snprintf(buf + u, size - u, "%sd%d", j ? ", " : "", map[j]);
+    if (u < size)
+        snprintf(buf + u, size - u, ")");
+}
+
+static void ti_text(char *buf, size_t size, const ls_problem *p, const ls_derived *d)
+{
+    if (p->has_ti)
+        snprintf(buf, size, "pipeline %s, workgroup_size = [%lld, %lld, %lld], subgroup_size = %lld",
+                 p->ti.pipeline[0] ? p->ti.pipeline : "(none)",
+                 (long long)p->ti.workgroup_size[0], (long long)p->ti.workgroup_size[1],
+                 (long long)p->ti.workgroup_size[2], (long long)d->subgroup_size);
+    else
+        snprintf(buf, size, "none in the input");
+}
+
+static void target_text(char *buf, size_t size, const ls_problem *p)
+{
+    if (!p->has_target) {
+        snprintf(buf, size, "none (target limits not checked; use --target)");
+        return;
+    }
+    char ch[64];
+    fmt_list(ch, sizeof ch, p->target.subgroup_choices, p->target.n_subgroup_choices);
+    snprintf(buf, size, "%s%s%s: subgroup_size_choices %s, max %lld threads per workgroup, %lld WGPs",
+             p->target.arch, p->target.sku[0] ? " " : "", p->target.sku, ch,
+             (long long)(p->target.max_thread_count ? p->target.max_thread_count
+                                                    : p->target.max_workgroup_sizes[0]),
+             (long long)p->target.wgp_count);
+}
+
+static void body_text(char *buf, size_t size, const ls_derived *d)
+{
+    size_t u = (size_t)snprintf(buf, size, "[");
+    for (int k = 0; k < d->body_rank && u < size; k++)
+        u += (size_t)snprintf(buf + u, size - u, "%s%lld", k ? ", " : "",
+                              (long long)d->body_bound[k]);
+    if (u < size)
+        snprintf(buf + u, size - u, "]");
+}
+
+static void vector_text(char *buf, size_t size, const ls_nested_layout *l, const char *elem)
+{
+    int64_t shape[LS_MAX_BODY];
+    ls_nl_distributed_shape(l, shape);
+    size_t u = (size_t)snprintf(buf, size, "vector<");
+    for (int k = 0; k < l->rank && u < size; k++)
+        u += (size_t)snprintf(buf + u, size - u, "%lldx", (long long)shape[k]);
+    if (u < size)
+        snprintf(buf + u, size - u, "%s>", elem);
+}
+
+typedef struct {
+    int64_t tid, sg, lane;
+    int64_t lane_basis[LS_MAX_RANK + 1], sg_basis[LS_MAX_RANK + 1];
+    int64_t lane_dims[LS_MAX_RANK], sg_dims[LS_MAX_RANK];
+    int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+    int64_t n_regs;
+} thread_info;
+
+static void thread_info_get(const ls_problem *p, const ls_derived *d, int64_t tid,
+                            thread_info *t)
+{
+    const ls_lowering_config *c = &p->config;
+    t->tid = tid;
+    t->sg = tid / d->subgroup_size;
+    t->lane = tid % d->subgroup_size;
+    ls_delinearize(t->lane, c->lane_basis.counts.v, c->lane_basis.counts.n, t->lane_basis);
+    ls_delinearize(t->sg, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n, t->sg_basis);
+    ls_basis_coords(&c->lane_basis, p->rank, t->lane, t->lane_dims);
+    ls_basis_coords(&c->subgroup_basis, p->rank, t->sg, t->sg_dims);
+    ls_nl_virtual_thread(&d->layout, t->lane, t->vt);
+    ls_nl_virtual_subgroup(&d->layout, t->sg, t->vs);
+    t->n_regs = ls_nl_registers(&d->layout);
+}
+
+static void coord_text(char *buf, size_t size, const int64_t *x, int n)
+{
+    fmt_list(buf, size, x, n);
+}
+
+static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64_t tid, bool md)
+{
+    thread_info t;
+    thread_info_get(p, d, tid, &t);
+    const ls_lowering_config *c = &p->config;
+    char a[128], b[128], e[128];
+    const char *ind = md ? "" : "  ";
+    if (md)
+        fprintf(f, "\n### Thread %lld\n\n", (long long)tid);
+    else
+        fprintf(f, "\n%sthread %lld:\n", ind, (long long)tid);
+    fprintf(f, "%s%s subgroup %lld, lane %lld\n", ind, md ? "-" : " ", (long long)t.sg,
+            (long long)t.lane);
+    fmt_list(a, sizeof a, c->lane_basis.counts.v, c->lane_basis.counts.n);
+    fmt_list(b, sizeof b, t.lane_basis + 1, c->lane_basis.counts.n);
+    fprintf(f, "%s%s lane_basis: delinearize(%lld, %s) = %s (outer %lld); mapping ", ind,
+            md ? "-" : " ", (long long)t.lane, a, b, (long long)t.lane_basis[0]);
+    fmt_list(a, sizeof a, c->lane_basis.mapping.v, c->lane_basis.mapping.n);
+    fprintf(f, "%s -> ", a);
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "%sd%d = %lld", i ? ", " : "", i, (long long)t.lane_dims[i]);
+    fputc('\n', f);
+    fmt_list(a, sizeof a, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n);
+    fmt_list(b, sizeof b, t.sg_basis + 1, c->subgroup_basis.counts.n);
+    fprintf(f, "%s%s subgroup_basis: delinearize(%lld, %s) = %s -> ", ind, md ? "-" : " ",
+            (long long)t.sg, a, b);
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "%sd%d = %lld", i ? ", " : "", i, (long long)t.sg_dims[i]);
+    fputc('\n', f);
+    fmt_list(a, sizeof a, t.vt, d->layout.rank);
+    fmt_list(b, sizeof b, t.vs, d->layout.rank);
+    fprintf(f, "%s%s nested_layout virtual ids: thread %s, subgroup %s\n", ind, md ? "-" : " ", a,
+            b);
+    int64_t zero[LS_MAX_RANK] = {0};
+    int64_t valid_n = 0;
+    for (int64_t r = 0; r < t.n_regs; r++) {
+        int64_t x[LS_MAX_RANK];
+        bool valid;
+        ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+        valid_n += valid;
+    }
+    fprintf(f, "%s%s elements loaded in iteration 0 of workgroup 0: %lld of %lld registers valid\n",
+            ind, md ? "-" : " ", (long long)valid_n, (long long)t.n_regs);
+    int64_t shown = t.n_regs < 256 ? t.n_regs : 256;
+    fprintf(f, md ? "\n```\n" : "");
+    for (int64_t r = 0; r < shown; r++) {
+        int64_t x[LS_MAX_RANK];
+        bool valid;
+        ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+        coord_text(e, sizeof e, x, p->rank);
+        fprintf(f, "%s%s%s%s", r % 8 == 0 ? (md ? "" : "      ") : " ", e, valid ? "" : "(pad)",
+                (r % 8 == 7 || r == shown - 1) ? "\n" : "");
+    }
+    if (shown < t.n_regs)
+        fprintf(f, "%s      ... %lld more\n", md ? "" : "", (long long)(t.n_regs - shown));
+    fprintf(f, md ? "```\n" : "");
+}
+
+static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, const opts *o)
+{
+    bool md = o->fmt == FMT_MD;
+    char buf[1024], a[256], b[256];
+    const char *elem = ls_elem_type_name(p->acc_type);
+    shape_text(a, sizeof a, p);
+    if (md)
+        fprintf(f, "## Reduction %s (%s:%d:%d)\n\n", p->name, p->file, p->line, p->col);
+    else
+        fprintf(f, "reduction %s at %s:%d:%d\n", p->name, p->file, p->line, p->col);
+    const char *li = md ? "- " : "  ";
+    fprintf(f, "%siteration space: %s [", li, a);
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "%sd%d = %s(%lld)", i ? ", " : "", i,
+                p->is_reduction[i] ? "reduction" : "parallel", (long long)p->size[i]);
+    fprintf(f, "]\n");
+    fprintf(f, "%stypes: %s in memory%s, reduced in %s; combiner %s (%s)\n", li,
+            ls_elem_type_name(p->in_type), p->extended ? " (arith.extf looked through)" : "", elem,
+            ls_combiner_name(p->combiner),
+            ls_combiner_op(p->combiner, ls_elem_type_is_float(p->acc_type)));
+    map_text(a, sizeof a, p, p->in_map, p->in_map_n);
+    map_text(b, sizeof b, p, p->out_map, p->out_map_n);
+    fprintf(f, "%sinput map %s; init map %s\n", li, a, b);
+    ls_lowering_config_format(&p->config, buf, sizeof buf);
+    fprintf(f, "%slowering_config: %s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "");
+    if (p->config.n_ignored) {
+        fprintf(f, "%signored keys (not read by the reduction path):", li);
+        for (int i = 0; i < p->config.n_ignored; i++)
+            fprintf(f, "%s %s", i ? "," : "", p->config.ignored[i]);
+        fputc('\n', f);
+    }
+    ti_text(buf, sizeof buf, p, d);
+    fprintf(f, "%stranslation_info: %s\n", li, buf);
+    target_text(buf, sizeof buf, p);
+    fprintf(f, "%starget: %s\n\n", li, buf);
+
+    if (md)
+        fprintf(f, "| dim | kind | size | wg tile | workgroups | chunk | iterations | loop | "
+                   "lanes | subgroups | thread |\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+    else
+        fprintf(f, "  %-4s %-9s %8s %8s %10s %7s %10s %-8s %5s %9s %6s\n", "dim", "kind", "size",
+                "wg-tile", "workgroups", "chunk", "iterations", "loop", "lanes", "subgroups",
+                "thread");
+    for (int i = 0; i < p->rank; i++) {
+        bool r = p->is_reduction[i];
+        char wt[24], wc[24], ch[24], it[24], th[24];
+        dash_or_int(wt, sizeof wt, !r, d->wg_tile[i]);
+        dash_or_int(wc, sizeof wc, !r, d->wg_count[i]);
+        dash_or_int(ch, sizeof ch, r, d->chunk[i]);
+        dash_or_int(it, sizeof it, r, d->iterations[i]);
+        dash_or_int(th, sizeof th, r, d->thread[i]);
+        const char *loop = !r ? "-" : d->iterations[i] == 1 ? "elided" : "serial";
+        char kind[16];
+        snprintf(kind, sizeof kind, "%s", r ? "reduction" : "parallel");
+        if (md)
+            fprintf(f, "| d%d | %s | %lld | %s | %s | %s | %s | %s | %lld | %lld | %s |\n", i, kind,
+                    (long long)p->size[i], wt, wc, ch, it, loop, (long long)d->lanes[i],
+                    (long long)d->subgroups[i], th);
+        else
+            fprintf(f, "  d%-3d %-9s %8lld %8s %10s %7s %10s %-8s %5lld %9lld %6s\n", i, kind,
+                    (long long)p->size[i], wt, wc, ch, it, loop, (long long)d->lanes[i],
+                    (long long)d->subgroups[i], th);
+    }
+    fputc('\n', f);
+    fprintf(f, "%sworkgroup: %lld threads = %lld subgroup%s x %lld lanes%s; %lld workgroups in total\n",
+            li, (long long)d->workgroup_size, (long long)d->num_subgroups,
+            d->num_subgroups == 1 ? "" : "s",
+            (long long)d->subgroup_size, d->sizes_assumed ? " (derived: no translation_info)" : "",
+            (long long)d->total_workgroups);
+    fprintf(f, "%spartial-reduction loop: %lld iteration%s%s\n", li, (long long)d->total_iterations,
+            d->total_iterations == 1 ? "" : "s",
+            d->total_iterations == 1 ? " (loop elided)" : "");
+    fprintf(f, "%sper thread per iteration: %lld load%s x %lld element%s = %lld element%s (%lld "
+               "along the reduction for each output element)\n",
+            li, (long long)d->loads_per_iteration, d->loads_per_iteration == 1 ? "" : "s",
+            (long long)d->elems_per_load, d->elems_per_load == 1 ? "" : "s",
+            (long long)d->elems_per_iteration, d->elems_per_iteration == 1 ? "" : "s",
+            (long long)d->red_elems_per_iteration);
+    body_text(a, sizeof a, d);
+    fprintf(f, "%sloop body (after GPUPackPartialReductions): %s", li, a);
+    for (int i = 0; i < p->rank; i++)
+        if (d->packed[i])
+            fprintf(f, "; d%d's chunk %lld packed as %lld x %lld", i, (long long)d->chunk[i],
+                    (long long)d->chunk[i] / d->thread[i], (long long)d->thread[i]);
+    fputc('\n', f);
+    ls_nested_layout_format(&d->layout, buf, sizeof buf);
+    fprintf(f, "%snested_layout: %s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "");
+    vector_text(a, sizeof a, &d->layout, elem);
+    fprintf(f, "%sper-thread vector: %s\n", li, a);
+    if (d->n_warnings == 0)
+        fprintf(f, "%swarnings: none\n", li);
+    for (int i = 0; i < d->n_warnings; i++)
+        fprintf(f, "%swarning: %s\n", li, d->warnings[i]);
+    if (o->has_thread)
+        text_thread(f, p, d, o->thread, md);
+    fputc('\n', f);
+}
+
+static json_object *json_problem(const ls_problem *p, const ls_derived *d, const opts *o)
+{
+    json_object *r = json_object_new_object();
+    char buf[1024];
+    jset(r, "kind", json_object_new_string("reduction"));
+    jset(r, "name", json_object_new_string(p->name));
+    snprintf(buf, sizeof buf, "%.900s:%d:%d", p->file, p->line, p->col);
+    jset(r, "location", json_object_new_string(buf));
+    jset(r, "input_type", json_object_new_string(ls_elem_type_name(p->in_type)));
+    jset(r, "reduction_type", json_object_new_string(ls_elem_type_name(p->acc_type)));
+    jset(r, "extended", json_object_new_boolean(p->extended));
+    jset(r, "combiner", json_object_new_string(ls_combiner_name(p->combiner)));
+    ls_lowering_config_format(&p->config, buf, sizeof buf);
+    jset(r, "lowering_config", json_object_new_string(buf));
+    json_object *ign = json_object_new_array();
+    for (int i = 0; i < p->config.n_ignored; i++)
+        json_object_array_add(ign, json_object_new_string(p->config.ignored[i]));
+    jset(r, "ignored_keys", ign);
+    json_object *dims = json_object_new_array();
+    for (int i = 0; i < p->rank; i++) {
+        json_object *dj = json_object_new_object();
+        bool red = p->is_reduction[i];
+        jset(dj, "dim", json_object_new_int(i));
+        jset(dj, "kind", json_object_new_string(red ? "reduction" : "parallel"));
+        jset(dj, "size", json_object_new_int64(p->size[i]));
+        if (!red) {
+            jset(dj, "workgroup_tile", json_object_new_int64(d->wg_tile[i]));
+            jset(dj, "workgroup_count", json_object_new_int64(d->wg_count[i]));
+        } else {
+            jset(dj, "chunk", json_object_new_int64(d->chunk[i]));
+            jset(dj, "iterations", json_object_new_int64(d->iterations[i]));
+            jset(dj, "loop_elided", json_object_new_boolean(d->iterations[i] == 1));
+            jset(dj, "thread", json_object_new_int64(d->thread[i]));
+            jset(dj, "packed", json_object_new_boolean(d->packed[i]));
+        }
+        jset(dj, "tail", json_object_new_int64(d->tail[i]));
+        jset(dj, "lanes", json_object_new_int64(d->lanes[i]));
+        jset(dj, "subgroups", json_object_new_int64(d->subgroups[i]));
+        json_object_array_add(dims, dj);
+    }
+    jset(r, "dims", dims);
+    jset(r, "subgroup_size", json_object_new_int64(d->subgroup_size));
+    jset(r, "workgroup_size", json_object_new_int64(d->workgroup_size));
+    jset(r, "subgroups_per_workgroup", json_object_new_int64(d->num_subgroups));
+    jset(r, "sizes_assumed", json_object_new_boolean(d->sizes_assumed));
+    jset(r, "total_workgroups", json_object_new_int64(d->total_workgroups));
+    jset(r, "iterations", json_object_new_int64(d->total_iterations));
+    jset(r, "elements_per_load", json_object_new_int64(d->elems_per_load));
+    jset(r, "loads_per_iteration", json_object_new_int64(d->loads_per_iteration));
+    jset(r, "elements_per_thread_per_iteration", json_object_new_int64(d->elems_per_iteration));
+    jset(r, "reduction_elements_per_thread_per_iteration",
+         json_object_new_int64(d->red_elems_per_iteration));
+    jset(r, "loop_body", jlist(d->body_bound, d->body_rank));
+    const ls_nested_layout *l = &d->layout;
+    json_object *lj = json_object_new_object();
+    jset(lj, "subgroup_tile", jlist(l->subgroup_tile, l->rank));
+    jset(lj, "batch_tile", jlist(l->batch_tile, l->rank));
+    jset(lj, "outer_tile", jlist(l->outer_tile, l->rank));
+    jset(lj, "thread_tile", jlist(l->thread_tile, l->rank));
+    jset(lj, "element_tile", jlist(l->element_tile, l->rank));
+    jset(lj, "subgroup_strides", jlist(l->subgroup_strides, l->rank));
+    jset(lj, "thread_strides", jlist(l->thread_strides, l->rank));
+    ls_nested_layout_format(l, buf, sizeof buf);
+    jset(lj, "text", json_object_new_string(buf));
+    int64_t shape[LS_MAX_BODY];
+    ls_nl_distributed_shape(l, shape);
+    jset(lj, "per_thread_shape", jlist(shape, l->rank));
+    jset(r, "nested_layout", lj);
+    jset(r, "lane_duplication", json_object_new_int64(d->lane_dup));
+    jset(r, "subgroup_duplication", json_object_new_int64(d->subgroup_dup));
+    jset(r, "idle_threads", json_object_new_int64(d->idle_lanes));
+    json_object *w = json_object_new_array();
+    for (int i = 0; i < d->n_warnings; i++)
+        json_object_array_add(w, json_object_new_string(d->warnings[i]));
+    jset(r, "warnings", w);
+    if (o->has_thread) {
+        thread_info t;
+        thread_info_get(p, d, o->thread, &t);
+        json_object *tj = json_object_new_object();
+        jset(tj, "thread", json_object_new_int64(t.tid));
+        jset(tj, "subgroup", json_object_new_int64(t.sg));
+        jset(tj, "lane", json_object_new_int64(t.lane));
+        jset(tj, "lane_basis_coords", jlist(t.lane_basis + 1, p->config.lane_basis.counts.n));
+        jset(tj, "lane_dims", jlist(t.lane_dims, p->rank));
+        jset(tj, "subgroup_dims", jlist(t.sg_dims, p->rank));
+        jset(tj, "virtual_thread", jlist(t.vt, l->rank));
+        jset(tj, "virtual_subgroup", jlist(t.vs, l->rank));
+        json_object *els = json_object_new_array();
+        int64_t zero[LS_MAX_RANK] = {0};
+        for (int64_t reg = 0; reg < t.n_regs && reg < 4096; reg++) {
+            int64_t x[LS_MAX_RANK];
+            bool valid;
+            ls_thread_element(d, p, o->thread, zero, zero, reg, x, &valid);
+            json_object *ej = json_object_new_object();
+            jset(ej, "register", json_object_new_int64(reg));
+            jset(ej, "coords", jlist(x, p->rank));
+            jset(ej, "valid", json_object_new_boolean(valid));
+            json_object_array_add(els, ej);
+        }
+        jset(tj, "iteration0_elements", els);
+        jset(r, "thread", tj);
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------ nested layouts */
+
+static int64_t layout_threads(const ls_nested_layout *l, const opts *o)
+{
+    return o->subgroup_size ? o->subgroup_size : ls_nl_threads(l);
+}
+
+static void subgroup_order(const ls_nested_layout *l, int64_t *ids, int64_t *n)
+{
+    /* Virtual subgroup ids in row-major order -> physical id. */
+    int64_t total = ls_nl_subgroups(l);
+    *n = total;
+    for (int64_t v = 0; v < total; v++) {
+        int64_t vs[LS_MAX_BODY], rem = v;
+        for (int i = l->rank - 1; i >= 0; i--) {
+            vs[i] = rem % l->subgroup_tile[i];
+            rem /= l->subgroup_tile[i];
+        }
+        ids[v] = ls_nl_subgroup_of(l, vs);
+    }
+}
+
+static void layout_thread_elements(const ls_nested_layout *l, int64_t sg, int64_t lane,
+                                   int64_t reg, int64_t *idx)
+{
+    ls_nl_coord c;
+    ls_nl_register_coord(l, reg, &c);
+    ls_nl_virtual_subgroup(l, sg, c.subgroup);
+    ls_nl_virtual_thread(l, lane, c.thread);
+    ls_nl_compose(l, &c, idx);
+}
+
+static bool layout_check(const ls_module_layout *ml, const char *file, const opts *o,
+                         ls_diag *diag)
+{
+    const ls_nested_layout *l = &ml->layout;
+    int64_t threads = layout_threads(l, o);
+    if (ml->vector_rank) {
+        if (ml->vector_rank != l->rank)
+            return ls_diag_set(diag, LS_ERR_INVALID, file, l->line, l->col,
+                               "nested_layout has rank %d but the vector has rank %d", l->rank,
+                               ml->vector_rank) == LS_OK;
+        for (int i = 0; i < l->rank; i++)
+            if (ml->vector_shape[i] != ls_nl_extent(l, i))
+                return ls_diag_set(diag, LS_ERR_INVALID, file, l->line, l->col,
+                                   "nested_layout tiles multiply to %lld along dim %d but the "
+                                   "vector is %lld long",
+                                   (long long)ls_nl_extent(l, i), i,
+                                   (long long)ml->vector_shape[i]) == LS_OK;
+    }
+    if (threads % ls_nl_threads(l) != 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, l->line, l->col,
+                           "thread tiles multiply to %lld, which does not divide the subgroup "
+                           "size %lld",
+                           (long long)ls_nl_threads(l), (long long)threads) == LS_OK;
+    if (o->has_thread) {
+        int64_t sgs = o->hw_subgroups ? o->hw_subgroups : ls_nl_subgroups(l);
+        if (o->thread >= threads * sgs)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
+                               "%lld is outside the %lld threads of this layout",
+                               (long long)o->thread, (long long)(threads * sgs)) == LS_OK;
+    }
+    return true;
+}
+
+static void text_layout(FILE *f, const ls_module_layout *ml, const char *file, const opts *o)
+{
+    const ls_nested_layout *l = &ml->layout;
+    bool md = o->fmt == FMT_MD;
+    char buf[1024], a[256];
+    const char *li = md ? "- " : "  ";
+    if (md)
+        fprintf(f, "## Nested layout %s%s (%s:%d:%d)\n\n", ml->name[0] ? "#" : "", ml->name, file,
+                l->line, l->col);
+    else
+        fprintf(f, "nested_layout %s%s at %s:%d:%d\n", ml->name[0] ? "#" : "",
+                ml->name[0] ? ml->name : "(inline)", file, l->line, l->col);
+    ls_nested_layout_format(l, buf, sizeof buf);
+    fprintf(f, "%s%s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "");
+    int64_t ext[LS_MAX_BODY];
+    for (int i = 0; i < l->rank; i++)
+        ext[i] = ls_nl_extent(l, i);
+    size_t u = 0;
+    for (int i = 0; i < l->rank; i++)
+        u += (size_t)snprintf(a + u, sizeof a - u, "%s%lld", i ? "x" : "", (long long)ext[i]);
+    fprintf(f, "%svector: %s%s\n", li, a,
+            ml->vector_rank ? " (the to_layout operand)" : " (implied by the tiles)");
+    fprintf(f, "%sviewed as vector<", li);
+    const char *names[5] = {"subgroup", "batch", "outer", "thread", "element"};
+    const int64_t *tiles[5] = {l->subgroup_tile, l->batch_tile, l->outer_tile, l->thread_tile,
+                               l->element_tile};
+    for (int k = 0; k < 5; k++) {
+        fprintf(f, "%s[", k ? "x" : "");
+        for (int i = 0; i < l->rank; i++)
+            fprintf(f, "%s%lld", i ? "x" : "", (long long)tiles[k][i]);
+        fprintf(f, "]");
+    }
+    fprintf(f, "> (%s)\n", "subgroup x batch x outer x thread x element");
+    (void)names;
+    int64_t shape[LS_MAX_BODY];
+    ls_nl_distributed_shape(l, shape);
+    u = 0;
+    for (int i = 0; i < l->rank; i++)
+        u += (size_t)snprintf(a + u, sizeof a - u, "%lldx", (long long)shape[i]);
+    fprintf(f, "%sper-thread (distributed) vector: vector<%s> with %lld elements\n", li,
+            a[0] ? (a[u - 1] = 0, a) : "", (long long)ls_nl_registers(l));
+    fprintf(f, "%ssubgroups used: %lld; threads per subgroup: %lld (thread tiles use %lld)\n", li,
+            (long long)ls_nl_subgroups(l), (long long)layout_threads(l, o),
+            (long long)ls_nl_threads(l));
+    int64_t ids[4096], n;
+    if (ls_nl_subgroups(l) <= 4096) {
+        subgroup_order(l, ids, &n);
+        fprintf(f, "%ssubgroup order (virtual subgroup ids in row-major order -> subgroup id): ",
+                li);
+        for (int64_t v = 0; v < n && v < 64; v++)
+            fprintf(f, "%s%lld", v ? ", " : "", (long long)ids[v]);
+        fprintf(f, n > 64 ? ", ...\n" : "\n");
+        if (o->hw_subgroups) {
+            fprintf(f, "%s  taken mod %lld hardware subgroups: ", li, (long long)o->hw_subgroups);
+            for (int64_t v = 0; v < n && v < 64; v++)
+                fprintf(f, "%s%lld", v ? ", " : "", (long long)(ids[v] % o->hw_subgroups));
+            fputc('\n', f);
+            fprintf(f, "%s  hardware subgroups 0..%lld hold virtual subgroup ids:", li,
+                    (long long)o->hw_subgroups - 1);
+            for (int64_t s = 0; s < o->hw_subgroups && s < 64; s++) {
+                int64_t vs[LS_MAX_BODY];
+                ls_nl_virtual_subgroup(l, s, vs);
+                fmt_list(a, sizeof a, vs, l->rank);
+                fprintf(f, " %s", a);
+            }
+            fputc('\n', f);
+        }
+    }
+    if (o->has_thread) {
+        int64_t threads = layout_threads(l, o);
+        int64_t sg = o->thread / threads, lane = o->thread % threads;
+        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+        ls_nl_virtual_thread(l, lane, vt);
+        ls_nl_virtual_subgroup(l, sg, vs);
+        fmt_list(a, sizeof a, vt, l->rank);
+        fmt_list(buf, sizeof buf, vs, l->rank);
+        fprintf(f, "\n%sthread %lld (subgroup %lld, lane %lld): virtual thread ids %s, virtual "
+                   "subgroup ids %s; holds:\n",
+                md ? "" : "  ", (long long)o->thread, (long long)sg, (long long)lane, a, buf);
+        int64_t regs = ls_nl_registers(l);
+        fprintf(f, md ? "\n```\n" : "");
+        for (int64_t r = 0; r < regs && r < 256; r++) {
+            int64_t idx[LS_MAX_BODY];
+            layout_thread_elements(l, sg, lane, r, idx);
+            fmt_list(a, sizeof a, idx, l->rank);
+            fprintf(f, "%s%s%s", r % 8 == 0 ? (md ? "" : "      ") : " ", a,
+                    (r % 8 == 7 || r == regs - 1) ? "\n" : "");
+        }
+        fprintf(f, md ? "```\n" : "");
+    }
+    fputc('\n', f);
+}
+
+static json_object *json_layout(const ls_module_layout *ml, const char *file, const opts *o)
+{
+    const ls_nested_layout *l = &ml->layout;
+    json_object *r = json_object_new_object();
+    char buf[1024];
+    jset(r, "kind", json_object_new_string("nested_layout"));
+    jset(r, "name", json_object_new_string(ml->name));
+    snprintf(buf, sizeof buf, "%.900s:%d:%d", file, l->line, l->col);
+    jset(r, "location", json_object_new_string(buf));
+    ls_nested_layout_format(l, buf, sizeof buf);
+    jset(r, "text", json_object_new_string(buf));
+    int64_t ext[LS_MAX_BODY], shape[LS_MAX_BODY];
+    for (int i = 0; i < l->rank; i++)
+        ext[i] = ls_nl_extent(l, i);
+    ls_nl_distributed_shape(l, shape);
+    jset(r, "vector_shape", jlist(ext, l->rank));
+    jset(r, "per_thread_shape", jlist(shape, l->rank));
+    jset(r, "subgroups", json_object_new_int64(ls_nl_subgroups(l)));
+    jset(r, "threads_per_subgroup", json_object_new_int64(layout_threads(l, o)));
+    if (ls_nl_subgroups(l) <= 4096) {
+        int64_t ids[4096], n;
+        subgroup_order(l, ids, &n);
+        jset(r, "subgroup_order", jlist(ids, (int)n));
+        if (o->hw_subgroups) {
+            for (int64_t v = 0; v < n; v++)
+                ids[v] %= o->hw_subgroups;
+            jset(r, "subgroup_order_mod_hardware", jlist(ids, (int)n));
+        }
+    }
+    if (o->has_thread) {
+        int64_t threads = layout_threads(l, o);
+        int64_t sg = o->thread / threads, lane = o->thread % threads;
+        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+        ls_nl_virtual_thread(l, lane, vt);
+        ls_nl_virtual_subgroup(l, sg, vs);
+        json_object *tj = json_object_new_object();
+        jset(tj, "thread", json_object_new_int64(o->thread));
+        jset(tj, "virtual_thread", jlist(vt, l->rank));
+        jset(tj, "virtual_subgroup", jlist(vs, l->rank));
+        json_object *els = json_object_new_array();
+        for (int64_t reg = 0; reg < ls_nl_registers(l) && reg < 4096; reg++) {
+            int64_t idx[LS_MAX_BODY];
+            layout_thread_elements(l, sg, lane, reg, idx);
+            json_object_array_add(els, jlist(idx, l->rank));
+        }
+        jset(tj, "elements", els);
+        jset(r, "thread", tj);
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------ swizzles */
+
+static char block_char(int64_t id)
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    return id < 36 ? digits[id] : '*';
+}
+
+static int64_t swizzle_rows(const ls_swizzle *s, const opts *o)
+{
+    int64_t r = o->rows ? o->rows : ls_swizzle_period_rows(s);
+    return r > 256 ? 256 : r;
+}
+
+static void swizzle_title(char *buf, size_t size, const ls_swizzle *s)
+{
+    if (s->kind == LS_SWIZZLE_XOR_SHUFFLE)
+        snprintf(buf, size,
+                 "#iree_codegen.xor_shuffle<row_width = %lld, access_width = %lld, row_stride = "
+                 "%lld, per_phase = %lld>",
+                 (long long)s->row_width, (long long)s->access_width, (long long)s->row_stride,
+                 (long long)s->per_phase);
+    else
+        snprintf(buf, size, "#iree_codegen.rotate_rows<row_width = %lld, access_width = %lld>",
+                 (long long)s->row_width, (long long)s->access_width);
+}
+
+static void swizzle_table(FILE *f, const ls_swizzle *s, int64_t rows, bool after)
+{
+    int64_t n = ls_swizzle_blocks_per_row(s);
+    bool chars = rows * n <= 36;
+    for (int64_t i = 0; i < rows; i++) {
+        fprintf(f, "  ");
+        for (int64_t p = 0; p < n; p++) {
+            int64_t j = after ? ls_swizzle_block_inverse(s, i, p) : p;
+            int64_t id = i * n + j;
+            if (p)
+                fputc(' ', f);
+            if (chars)
+                for (int64_t e = 0; e < s->access_width; e++)
+                    fputc(block_char(id), f);
+            else
+                fprintf(f, "%4lld", (long long)id);
+        }
+        fprintf(f, " ///");
+        for (int64_t p = 0; p < n; p++)
+            fprintf(f, " %lld", (long long)(after ? ls_swizzle_block_inverse(s, i, p) : p));
+        fputc('\n', f);
+    }
+}
+
+static void text_swizzle(FILE *f, const ls_module_swizzle *ms, const char *file, const opts *o)
+{
+    const ls_swizzle *s = &ms->swizzle;
+    bool md = o->fmt == FMT_MD;
+    char buf[512];
+    swizzle_title(buf, sizeof buf, s);
+    if (md)
+        fprintf(f, "## Swizzle %s%s (%s:%d:%d)\n\n- `%s`\n", ms->name[0] ? "#" : "", ms->name,
+                file, s->line, s->col, buf);
+    else
+        fprintf(f, "swizzle %s%s at %s:%d:%d\n  %s\n", ms->name[0] ? "#" : "",
+                ms->name[0] ? ms->name : "(inline)", file, s->line, s->col, buf);
+    int64_t rows = swizzle_rows(s, o);
+    fprintf(f, "%s%lld blocks of %lld elements per row; the pattern repeats every %lld rows; "
+               "block j of row i moves to %s\n",
+            md ? "- " : "  ", (long long)ls_swizzle_blocks_per_row(s), (long long)s->access_width,
+            (long long)ls_swizzle_period_rows(s),
+            s->kind == LS_SWIZZLE_XOR_SHUFFLE ? "((i / per_phase) % N) XOR j" : "(i + j) % N");
+    fprintf(f, md ? "\n```\n" : "\n");
+    fprintf(f, "  before:\n");
+    swizzle_table(f, s, rows, false);
+    fprintf(f, "  after:\n");
+    swizzle_table(f, s, rows, true);
+    fprintf(f, md ? "```\n\n" : "\n");
+}
+
+static json_object *json_swizzle(const ls_module_swizzle *ms, const char *file, const opts *o)
+{
+    const ls_swizzle *s = &ms->swizzle;
+    json_object *r = json_object_new_object();
+    char buf[1024];
+    jset(r, "kind", json_object_new_string(s->kind == LS_SWIZZLE_XOR_SHUFFLE ? "xor_shuffle"
+                                                                               : "rotate_rows"));
+    jset(r, "name", json_object_new_string(ms->name));
+    snprintf(buf, sizeof buf, "%.900s:%d:%d", file, s->line, s->col);
+    jset(r, "location", json_object_new_string(buf));
+    jset(r, "row_width", json_object_new_int64(s->row_width));
+    jset(r, "access_width", json_object_new_int64(s->access_width));
+    if (s->kind == LS_SWIZZLE_XOR_SHUFFLE) {
+        jset(r, "row_stride", json_object_new_int64(s->row_stride));
+        jset(r, "per_phase", json_object_new_int64(s->per_phase));
+    }
+    int64_t n = ls_swizzle_blocks_per_row(s), rows = swizzle_rows(s, o);
+    json_object *after = json_object_new_array();
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t row[4096];
+        for (int64_t p = 0; p < n && p < 4096; p++)
+            row[p] = ls_swizzle_block_inverse(s, i, p);
+        json_object_array_add(after, jlist(row, (int)(n < 4096 ? n : 4096)));
+    }
+    jset(r, "after_blocks", after);
+    return r;
+}
+
+/* ------------------------------------------------------------ input */
+
+static bool parse_shape_flags(const opts *o, ls_module *m, ls_diag *diag)
+{
+    ls_problem *p = &m->problems[0];
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "flags");
+    snprintf(p->file, sizeof p->file, "--shape");
+    const char *s = o->shape;
+    while (*s) {
+        if (p->rank >= LS_MAX_RANK)
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--shape", 0, 0,
+                               "more than %d dimensions (the rank limit)", LS_MAX_RANK) == LS_OK;
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 1)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0,
+                               "expected sizes like 1152x384, found '%s'", o->shape) == LS_OK;
+        p->size[p->rank++] = v;
+        s = end;
+        if (*s == 'x')
+            s++;
+        else if (*s)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0,
+                               "expected sizes like 1152x384, found '%s'", o->shape) == LS_OK;
+    }
+    if (o->iter == NULL || (int)strlen(o->iter) != p->rank)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
+                           "give one letter (p or r) per dimension of --shape (%d)", p->rank) ==
+               LS_OK;
+    for (int i = 0; i < p->rank; i++) {
+        char c = o->iter[i];
+        if (c != 'p' && c != 'r')
+            return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
+                               "'%c' is not p (parallel) or r (reduction)", c) == LS_OK;
+        p->is_reduction[i] = c == 'r';
+        p->in_map[p->in_map_n++] = i;
+        if (c == 'p')
+            p->out_map[p->out_map_n++] = i;
+    }
+    const char *type = o->type ? o->type : "f32";
+    const char *colon = strchr(type, ':');
+    p->in_type = ls_elem_type_from_name(type, colon ? (size_t)(colon - type) : strlen(type));
+    p->acc_type = colon ? ls_elem_type_from_name(colon + 1, strlen(colon + 1)) : p->in_type;
+    p->extended = colon != NULL;
+    if (p->in_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_UNKNOWN || p->in_type == LS_ET_I1 ||
+        p->in_type == LS_ET_INDEX)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--type", 0, 0,
+                           "'%s' is not one of f16, bf16, f32, f64, i8, i16, i32, i64 (T or T:U)",
+                           type) == LS_OK;
+    p->combiner = LS_COMB_ADD;
+    if (o->combiner && !ls_combiner_from_name(o->combiner, &p->combiner))
+        return ls_diag_set(diag, LS_ERR_USAGE, "--combiner", 0, 0,
+                           "'%s' is not a combining kind (add, mul, minui, minsi, maxui, maxsi, "
+                           "minimumf, minnumf, maximumf, maxnumf, and, or, xor)",
+                           o->combiner) == LS_OK;
+    m->n_problems = 1;
+    return true;
+}
+
+static bool load_target(const char *spec, ls_target *t, ls_diag *diag)
+{
+    if (ls_target_lookup(spec, t))
+        return true;
+    ls_module *tm = ls_xcalloc(1, sizeof *tm);
+    ls_diag local;
+    ls_diag_clear(&local);
+    ls_status st = ls_module_load(spec, tm, &local);
+    bool ok = st == LS_OK && tm->has_target;
+    if (ok)
+        *t = tm->target;
+    else if (st == LS_ERR_IO)
+        ls_diag_set(diag, LS_ERR_USAGE, "--target", 0, 0,
+                    "'%s' is neither a known target (%s) nor a readable file", spec,
+                    ls_target_names());
+    else if (st != LS_OK)
+        *diag = local;
+    else
+        ls_diag_set(diag, LS_ERR_NOTFOUND, spec, 0, 0, "no #iree_gpu.target<...> in this file");
+    free(tm);
+    return ok;
+}
+
+static const char *default_example(char *buf, size_t size)
+{
+    const char *env = getenv("LANESCOPE_EXAMPLES");
+    const char *dirs[] = {env, LS_EXAMPLES_DIR, LS_SRC_EXAMPLES_DIR};
+    for (size_t i = 0; i < 3; i++) {
+        if (dirs[i] == NULL)
+            continue;
+        snprintf(buf, size, "%s/seed000_example2.mlir", dirs[i]);
+        FILE *f = fopen(buf, "r");
+        if (f) {
+            fclose(f);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+int ls_cmd_explain(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    enum { O_THREAD = 256, O_FORMAT, O_TARGET, O_CONFIG, O_SHAPE, O_ITER, O_TYPE, O_COMB,
+           O_SGSIZE, O_WGSIZE, O_ROWS, O_SUBGROUPS };
+    static const struct option longopts[] = {
+        {"thread", required_argument, NULL, O_THREAD},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"output", required_argument, NULL, 'o'},
+        {"target", required_argument, NULL, O_TARGET},
+        {"config", required_argument, NULL, O_CONFIG},
+        {"shape", required_argument, NULL, O_SHAPE},
+        {"iter", required_argument, NULL, O_ITER},
+        {"type", required_argument, NULL, O_TYPE},
+        {"combiner", required_argument, NULL, O_COMB},
+        {"subgroup-size", required_argument, NULL, O_SGSIZE},
+        {"workgroup-size", required_argument, NULL, O_WGSIZE},
+        {"rows", required_argument, NULL, O_ROWS},
+        {"subgroups", required_argument, NULL, O_SUBGROUPS},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_THREAD:
+            if (!ls_flag_int(CMD, "--thread", optarg, 0, 1 << 20, &o.thread))
+                return 2;
+            o.has_thread = true;
+            break;
+        case O_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                o.fmt = FMT_TEXT;
+            else if (strcmp(optarg, "md") == 0)
+                o.fmt = FMT_MD;
+            else if (strcmp(optarg, "json") == 0)
+                o.fmt = FMT_JSON;
+            else {
+                ls_cli_error(CMD, "--format: expected text, md or json, found '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'o': o.output = optarg; break;
+        case O_TARGET: o.target = optarg; break;
+        case O_CONFIG: o.config = optarg; break;
+        case O_SHAPE: o.shape = optarg; break;
+        case O_ITER: o.iter = optarg; break;
+        case O_TYPE: o.type = optarg; break;
+        case O_COMB: o.combiner = optarg; break;
+        case O_SGSIZE:
+            if (!ls_flag_int(CMD, "--subgroup-size", optarg, 1, 1 << 16, &o.subgroup_size))
+                return 2;
+            break;
+        case O_WGSIZE:
+            if (!ls_flag_int(CMD, "--workgroup-size", optarg, 1, 1 << 20, &o.workgroup_size))
+                return 2;
+            break;
+        case O_ROWS:
+            if (!ls_flag_int(CMD, "--rows", optarg, 1, 256, &o.rows))
+                return 2;
+            break;
+        case O_SUBGROUPS:
+            if (!ls_flag_int(CMD, "--subgroups", optarg, 1, 1 << 16, &o.hw_subgroups))
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':':
+            ls_cli_error(CMD, "%s needs a value", argv[optind - 1]);
+            return 2;
+        default:
+            ls_cli_error(CMD, "unknown option '%s' (see lanescope explain --help)",
+                         argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (argc - optind > 1) {
+        ls_cli_error(CMD, "expected one INPUT, found %d ('%s' ...)", argc - optind, argv[optind + 1]);
+        return 2;
+    }
+    const char *input = optind < argc ? argv[optind] : NULL;
+    if (input && o.shape) {
+        ls_cli_error(CMD, "give INPUT or --shape, not both");
+        return 2;
+    }
+    char exbuf[1024];
+    if (!input && !o.shape) {
+        input = default_example(exbuf, sizeof exbuf);
+        if (input == NULL) {
+            ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
+                              "LANESCOPE_EXAMPLES)");
+            return 2;
+        }
+    }
+
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_arena arena;
+    ls_arena_init(&arena);
+    ls_derived *derived = NULL;
+    int rc = 1;
+    const char *file = input ? input : "--shape";
+    if (input) {
+        if (ls_module_load(input, m, &diag))
+            goto fail;
+    } else if (!parse_shape_flags(&o, m, &diag)) {
+        goto fail;
+    }
+    if (o.target) {
+        ls_target t;
+        if (!load_target(o.target, &t, &diag))
+            goto fail;
+        m->has_target = true;
+        m->target = t;
+        for (size_t i = 0; i < m->n_problems; i++) {
+            m->problems[i].has_target = true;
+            m->problems[i].target = t;
+        }
+    }
+    if (o.config) {
+        ls_attr *a = ls_parse_attr_string(o.config, strlen(o.config), "--config", &arena, NULL,
+                                          &diag);
+        ls_lowering_config cfg;
+        if (a == NULL || ls_lowering_config_from_attr(a, "--config", &cfg, &diag))
+            goto fail;
+        for (size_t i = 0; i < m->n_problems; i++) {
+            m->problems[i].has_config = true;
+            m->problems[i].config = cfg;
+        }
+    }
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        if (o.subgroup_size) {
+            p->has_ti = true;
+            p->ti.has_subgroup_size = true;
+            p->ti.subgroup_size = o.subgroup_size;
+        }
+        if (o.workgroup_size) {
+            p->has_ti = true;
+            p->ti.has_workgroup_size = true;
+            p->ti.wg_rank = 1;
+            p->ti.workgroup_size[0] = o.workgroup_size;
+            p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+        }
+    }
+    if (m->n_problems + m->n_layouts + m->n_swizzles == 0) {
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, file, 0, 0,
+                    "nothing to explain: no linalg.generic/linalg.reduce with a reduction, no "
+                    "nested_layout, no xor_shuffle/rotate_rows");
+        goto fail;
+    }
+    derived = ls_xcalloc(m->n_problems ? m->n_problems : 1, sizeof *derived);
+    for (size_t i = 0; i < m->n_problems; i++) {
+        if (ls_derive(&m->problems[i], &derived[i], &diag))
+            goto fail;
+        if (o.has_thread && o.thread >= derived[i].workgroup_size) {
+            ls_diag_set(&diag, LS_ERR_USAGE, "--thread", 0, 0,
+                        "%lld is outside the workgroup of %s (threads 0..%lld)",
+                        (long long)o.thread, m->problems[i].name,
+                        (long long)derived[i].workgroup_size - 1);
+            goto fail;
+        }
+    }
+    for (size_t i = 0; i < m->n_layouts; i++)
+        if (!layout_check(&m->layouts[i], file, &o, &diag))
+            goto fail;
+    for (size_t i = 0; i < m->n_swizzles; i++)
+        if (ls_swizzle_check(&m->swizzles[i].swizzle, file, &diag))
+            goto fail;
+
+    ls_out out;
+    ls_out_open(&out);
+    if (o.fmt == FMT_JSON) {
+        json_object *root = json_object_new_object();
+        jset(root, "input", json_object_new_string(file));
+        json_object *items = json_object_new_array();
+        for (size_t i = 0; i < m->n_problems; i++)
+            json_object_array_add(items, json_problem(&m->problems[i], &derived[i], &o));
+        for (size_t i = 0; i < m->n_layouts; i++)
+            json_object_array_add(items, json_layout(&m->layouts[i], file, &o));
+        for (size_t i = 0; i < m->n_swizzles; i++)
+            json_object_array_add(items, json_swizzle(&m->swizzles[i], file, &o));
+        jset(root, "items", items);
+        fprintf(out.f, "%s\n",
+                json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
+    } else {
+        if (o.fmt == FMT_MD)
+            fprintf(out.f, "# lanescope explain: %s\n\n", file);
+        for (size_t i = 0; i < m->n_problems; i++)
+            text_problem(out.f, &m->problems[i], &derived[i], &o);
+        for (size_t i = 0; i < m->n_layouts; i++)
+            text_layout(out.f, &m->layouts[i], file, &o);
+        for (size_t i = 0; i < m->n_swizzles; i++)
+            text_swizzle(out.f, &m->swizzles[i], file, &o);
+    }
+    rc = ls_out_commit(&out, o.output);
+    goto done;
+fail: {
+    char msg[1024];
+    ls_diag_format(&diag, msg, sizeof msg);
+    fprintf(stderr, "lanescope explain: %s\n", msg);
+    rc = 1;
+}
+done:
+    free(derived);
+    free(m);
+    ls_arena_fini(&arena);
+    return rc;
+}

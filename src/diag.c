@@ -1,0 +1,64 @@
+/* diag.c: first-error-wins diagnostics (see diag.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lanescope/diag.h"
+
+void ls_diag_clear(ls_diag *d)
+{
+    memset(d, 0, sizeof *d);
+}
+
+ls_status ls_diag_vset(ls_diag *d, ls_status st, const char *file, int line, int col,
+                       const char *fmt, va_list ap)
+{
+    if (d == NULL)
+        return st;
+    if (d->status != LS_OK)
+        return d->status;
+    d->status = st;
+    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    d->line = line;
+    d->col = col;
+    vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    /* Keep the message on one line whatever was interpolated into it. */
+    for (char *p = d->msg; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return st;
+}
+
+ls_status ls_diag_set(ls_diag *d, ls_status st, const char *file, int line, int col,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ls_status r = ls_diag_vset(d, st, file, line, col, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+void ls_diag_format(const ls_diag *d, char *buf, size_t size)
+{
+    if (d->file[0] && d->line > 0)
+        snprintf(buf, size, "%s:%d:%d: %s", d->file, d->line, d->col, d->msg);
+    else if (d->file[0])
+        snprintf(buf, size, "%s: %s", d->file, d->msg);
+    else
+        snprintf(buf, size, "%s", d->msg);
+}
+
+const char *ls_strerror(ls_status st)
+{
+    switch (st) {
+    case LS_OK: return "ok";
+    case LS_ERR_SYNTAX: return "syntax error";
+    case LS_ERR_INVALID: return "invalid configuration";
+    case LS_ERR_LIMIT: return "limit exceeded";
+    case LS_ERR_IO: return "I/O error";
+    case LS_ERR_NOMEM: return "out of memory";
+    case LS_ERR_NOTFOUND: return "not found";
+    case LS_ERR_USAGE: return "usage error";
+    }
+    return "unknown error";
+}

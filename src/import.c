@@ -1,0 +1,933 @@
+/* import.c: scan IREE dispatch IR for reductions and layout attributes.
+ *
+ * This is not an MLIR parser: it lexes the whole file and recognises, at any
+ * nesting, the few constructs it needs (alias definitions, linalg.generic,
+ * linalg.reduce, translation_info = ..., iree_vector_ext.to_layout and the
+ * IREE attributes listed in import.h).  Other tokens are skipped one at a
+ * time, so unknown syntax is passed over quietly; errors are reported only
+ * for the constructs it reads.  Alias definitions that fail to parse are kept
+ * with their error, which surfaces only if a read construct uses the alias.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/import.h"
+
+enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_PRODUCERS = 256 };
+
+typedef struct {
+    char name[64];
+    ls_elem_type src_type; /* element type before the extension */
+} producer;
+
+typedef struct {
+    ls_lexer lx;
+    ls_parser p;
+    ls_arena arena;
+    ls_alias_table aliases;
+    ls_module *m;
+    ls_diag *diag;
+    const char *file;
+    bool has_ti;
+    ls_translation_info ti;
+    char func[96];
+    int op_index;
+    producer producers[MAX_PRODUCERS];
+    int n_producers;
+    const ls_attr *seen_attrs[LS_IMPORT_MAX_ITEMS * 2];
+    int n_seen;
+} importer;
+
+static bool failed(const importer *im)
+{
+    return im->diag->status != LS_OK;
+}
+
+static void next(importer *im)
+{
+    ls_lex_next(&im->lx);
+}
+
+static ls_token *tok(importer *im)
+{
+    return &im->lx.tok;
+}
+
+static ls_status syntax(importer *im, const char *what)
+{
+    char found[64];
+    const ls_token *t = tok(im);
+    if (t->kind == LS_TOK_EOF)
+        snprintf(found, sizeof found, "end of input");
+    else
+        snprintf(found, sizeof found, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->text);
+    return ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, t->line, t->col, "expected %s, found %s",
+                       what, found);
+}
+
+static bool expect(importer *im, char c)
+{
+    if (!ls_tok_is(tok(im), c)) {
+        char what[8] = {'\'', c, '\'', 0};
+        syntax(im, what);
+        return false;
+    }
+    next(im);
+    return !failed(im);
+}
+
+/* ---- collecting IREE attributes found anywhere ---- */
+
+static bool seen_before(importer *im, const ls_attr *a)
+{
+    for (int i = 0; i < im->n_seen; i++)
+        if (im->seen_attrs[i] == a)
+            return true;
+    if (im->n_seen < (int)(sizeof im->seen_attrs / sizeof im->seen_attrs[0]))
+        im->seen_attrs[im->n_seen++] = a;
+    return false;
+}
+
+static ls_module_layout *find_layout(importer *im, const ls_attr *a);
+
+static void collect(importer *im, const ls_attr *a, const char *alias, int depth)
+{
+    if (a == NULL || depth > LS_MLIR_MAX_DEPTH || failed(im))
+        return;
+    if (a->kind == LS_AV_DIALECT && a->s) {
+        if (strcmp(a->s, "iree_gpu.target") == 0) {
+            if (ls_target_from_attr(a, im->file, &im->m->target, im->diag) == LS_OK)
+                im->m->has_target = true;
+            return;
+        }
+        if (strcmp(a->s, "iree_vector_ext.nested_layout") == 0) {
+            if (seen_before(im, a))
+                return;
+            if (im->m->n_layouts >= LS_IMPORT_MAX_ITEMS) {
+                ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, a->line, a->col,
+                            "more than %d nested layouts in one file", LS_IMPORT_MAX_ITEMS);
+                return;
+            }
+            ls_module_layout *ml = &im->m->layouts[im->m->n_layouts];
+            memset(ml, 0, sizeof *ml);
+            if (ls_nested_layout_from_attr(a, im->file, &ml->layout, im->diag) == LS_OK) {
+                snprintf(ml->name, sizeof ml->name, "%s", alias ? alias : "");
+                im->m->n_layouts++;
+            }
+            return;
+        }
+        if (strcmp(a->s, "iree_codegen.xor_shuffle") == 0 ||
+            strcmp(a->s, "iree_codegen.rotate_rows") == 0) {
+            if (seen_before(im, a))
+                return;
+            if (im->m->n_swizzles >= LS_IMPORT_MAX_ITEMS) {
+                ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, a->line, a->col,
+                            "more than %d swizzle attributes in one file", LS_IMPORT_MAX_ITEMS);
+                return;
+            }
+            ls_module_swizzle *ms = &im->m->swizzles[im->m->n_swizzles];
+            memset(ms, 0, sizeof *ms);
+            if (ls_swizzle_from_attr(a, im->file, &ms->swizzle, im->diag) == LS_OK) {
+                snprintf(ms->name, sizeof ms->name, "%s", alias ? alias : "");
+                im->m->n_swizzles++;
+            }
+            return;
+        }
+    }
+    for (size_t i = 0; i < a->n; i++)
+        collect(im, a->items[i], NULL, depth + 1);
+}
+
+static ls_module_layout *find_layout(importer *im, const ls_attr *a)
+{
+    /* Layouts are recorded in file order; match by position of the attribute. */
+    for (size_t i = 0; i < im->m->n_layouts; i++)
+        if (im->m->layouts[i].layout.line == a->line && im->m->layouts[i].layout.col == a->col)
+            return &im->m->layouts[i];
+    return NULL;
+}
+
+/* ---- alias definitions:  #name = value ---- */
+
+static void alias_definition(importer *im)
+{
+    ls_token name = *tok(im);
+    next(im); /* '=' */
+    next(im);
+    ls_alias al;
+    memset(&al, 0, sizeof al);
+    al.name = ls_arena_strndup(&im->arena, name.text + 1, name.len - 1);
+    al.line = name.line;
+    al.col = name.col;
+    /* Parse with a private diag: a broken alias is an error only when used. */
+    ls_diag local;
+    ls_diag_clear(&local);
+    im->p.diag = &local;
+    im->lx.diag = &local;
+    im->p.depth = 0;
+    al.value = ls_parse_attr(&im->p);
+    im->p.diag = im->diag;
+    im->lx.diag = im->diag;
+    if (al.value == NULL) {
+        al.error = local;
+        ls_alias_add(&im->aliases, &al);
+        /* Resynchronise at the next token in column 1 (top-level syntax). */
+        while (tok(im)->kind != LS_TOK_EOF && !(tok(im)->col == 1 && tok(im)->line > name.line))
+            next(im);
+        return;
+    }
+    ls_alias_add(&im->aliases, &al);
+    collect(im, al.value, al.name, 0);
+}
+
+/* ---- operand lists:  ins(%a, %b : T1, T2) ---- */
+
+typedef struct {
+    int n;
+    char names[MAX_OPERANDS][64];
+    ls_type_info types[MAX_OPERANDS];
+    int line, col;
+} operand_list;
+
+static bool operands(importer *im, const char *kw, operand_list *out)
+{
+    memset(out, 0, sizeof *out);
+    out->line = tok(im)->line;
+    out->col = tok(im)->col;
+    if (!ls_tok_ident(tok(im), kw)) {
+        char what[32];
+        snprintf(what, sizeof what, "'%s('", kw);
+        syntax(im, what);
+        return false;
+    }
+    next(im);
+    if (!expect(im, '('))
+        return false;
+    while (tok(im)->kind == LS_TOK_PERCENT) {
+        if (out->n >= MAX_OPERANDS) {
+            ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, tok(im)->line, tok(im)->col,
+                        "more than %d operands in %s(...)", MAX_OPERANDS, kw);
+            return false;
+        }
+        snprintf(out->names[out->n++], sizeof out->names[0], "%.*s",
+                 tok(im)->len > 63 ? 63 : (int)tok(im)->len, tok(im)->text);
+        next(im);
+        if (!ls_tok_is(tok(im), ','))
+            break;
+        next(im);
+    }
+    if (out->n > 0) {
+        if (!expect(im, ':'))
+            return false;
+        for (int i = 0; i < out->n; i++) {
+            if (i > 0 && !expect(im, ','))
+                return false;
+            ls_attr *t = ls_parse_type(&im->p);
+            if (t == NULL)
+                return false;
+            out->types[i] = *t->type;
+            if (!out->types[i].shaped || out->types[i].rank == 0) {
+                ls_diag_set(im->diag, LS_ERR_INVALID, im->file, t->line, t->col,
+                            "operand %s of %s has type %s; a ranked tensor is expected",
+                            out->names[i], kw, t->s);
+                return false;
+            }
+        }
+    }
+    return expect(im, ')');
+}
+
+/* ---- regions: block arguments, simple statements, the yield ---- */
+
+typedef struct {
+    char res[64];
+    char op[48];
+    int n_args;
+    char args[3][64];
+    ls_elem_type from, to; /* for casts: "f16 to f32" */
+    int line, col;
+} stmt;
+
+typedef struct {
+    int n_args;
+    char arg[MAX_OPERANDS][64];
+    int n_stmts;
+    stmt stmts[MAX_STMTS];
+    int n_yield;
+    char yield[MAX_OPERANDS][64];
+    int yield_line, yield_col;
+    char short_op[48]; /* linalg.reduce { arith.addf } */
+} region;
+
+static void copy_tok(char *dst, size_t size, const ls_token *t)
+{
+    snprintf(dst, size, "%.*s", t->len >= size ? (int)size - 1 : (int)t->len, t->text);
+}
+
+static bool block_args(importer *im, region *r)
+{
+    /* at '(' */
+    next(im);
+    while (tok(im)->kind == LS_TOK_PERCENT) {
+        if (r->n_args >= MAX_OPERANDS) {
+            ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, tok(im)->line, tok(im)->col,
+                        "more than %d block arguments", MAX_OPERANDS);
+            return false;
+        }
+        copy_tok(r->arg[r->n_args++], sizeof r->arg[0], tok(im));
+        next(im);
+        if (!expect(im, ':'))
+            return false;
+        if (ls_parse_type(&im->p) == NULL)
+            return false;
+        if (!ls_tok_is(tok(im), ','))
+            break;
+        next(im);
+    }
+    return expect(im, ')');
+}
+
+static bool parse_region(importer *im, region *r)
+{
+    int open_line = tok(im)->line, open_col = tok(im)->col;
+    if (!expect(im, '{'))
+        return false;
+    int depth = 1;
+    while (depth > 0 && !failed(im)) {
+        ls_token t = *tok(im);
+        if (t.kind == LS_TOK_EOF) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, open_line, open_col,
+                        "unterminated region: no '}' matches this '{'");
+            return false;
+        }
+        if (ls_tok_is(&t, '{')) {
+            depth++;
+            next(im);
+        } else if (ls_tok_is(&t, '}')) {
+            depth--;
+            next(im);
+        } else if (depth == 1 && t.kind == LS_TOK_CARET) {
+            next(im);
+            if (ls_tok_is(tok(im), '(') && !block_args(im, r))
+                return false;
+        } else if (depth == 1 && t.kind == LS_TOK_IDENT && r->n_stmts == 0 && r->n_args == 0 &&
+                   !ls_tok_ident(&t, "linalg.yield")) {
+            /* short form: { arith.addf } */
+            copy_tok(r->short_op, sizeof r->short_op, &t);
+            next(im);
+        } else if (depth == 1 && t.kind == LS_TOK_PERCENT) {
+            next(im);
+            if (!ls_tok_is(tok(im), '='))
+                continue;
+            next(im);
+            if (tok(im)->kind != LS_TOK_IDENT)
+                continue;
+            if (r->n_stmts >= MAX_STMTS) {
+                ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, t.line, t.col,
+                            "region has more than %d statements", MAX_STMTS);
+                return false;
+            }
+            stmt *s = &r->stmts[r->n_stmts++];
+            memset(s, 0, sizeof *s);
+            s->line = t.line;
+            s->col = t.col;
+            copy_tok(s->res, sizeof s->res, &t);
+            copy_tok(s->op, sizeof s->op, tok(im));
+            next(im);
+            while (tok(im)->kind == LS_TOK_PERCENT || ls_tok_is(tok(im), ',')) {
+                if (tok(im)->kind == LS_TOK_PERCENT && s->n_args < 3)
+                    copy_tok(s->args[s->n_args++], sizeof s->args[0], tok(im));
+                next(im);
+            }
+            if (ls_tok_is(tok(im), ':')) {
+                next(im);
+                if (tok(im)->kind == LS_TOK_IDENT) {
+                    s->from = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
+                    s->to = s->from;
+                    next(im);
+                    if (ls_tok_ident(tok(im), "to")) {
+                        next(im);
+                        if (tok(im)->kind == LS_TOK_IDENT) {
+                            s->to = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
+                            next(im);
+                        }
+                    }
+                }
+            }
+        } else if (depth == 1 && ls_tok_ident(&t, "linalg.yield")) {
+            r->yield_line = t.line;
+            r->yield_col = t.col;
+            next(im);
+            while (tok(im)->kind == LS_TOK_PERCENT || ls_tok_is(tok(im), ',')) {
+                if (tok(im)->kind == LS_TOK_PERCENT && r->n_yield < MAX_OPERANDS)
+                    copy_tok(r->yield[r->n_yield++], sizeof r->yield[0], tok(im));
+                next(im);
+            }
+        } else {
+            next(im);
+        }
+    }
+    return !failed(im);
+}
+
+static const stmt *def_of(const region *r, const char *name)
+{
+    for (int i = r->n_stmts; i-- > 0;)
+        if (strcmp(r->stmts[i].res, name) == 0)
+            return &r->stmts[i];
+    return NULL;
+}
+
+static bool is_ext_op(const char *op)
+{
+    return strcmp(op, "arith.extf") == 0 || strcmp(op, "arith.extsi") == 0 ||
+           strcmp(op, "arith.extui") == 0;
+}
+
+/* Find the combiner: yield(kind(in-or-ext(in), out)). */
+static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_line, int op_col)
+{
+    if (r->short_op[0]) {
+        if (!ls_combiner_from_op(r->short_op, &p->combiner))
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op_line, op_col,
+                               "'%s' is not a combining op lanescope models (addf/addi, mulf/"
+                               "muli, min/max variants, andi, ori, xori)",
+                               r->short_op) == LS_OK;
+        return true;
+    }
+    if (r->n_args != 2 || r->n_yield != 1)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op_line, op_col,
+                           "reduction body has %d block arguments and yields %d values; "
+                           "lanescope models one input and one init",
+                           r->n_args, r->n_yield) == LS_OK;
+    const stmt *c = def_of(r, r->yield[0]);
+    if (c == NULL)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->yield_line, r->yield_col,
+                           "the yielded value %s is not computed in the body", r->yield[0]) ==
+               LS_OK;
+    if (!ls_combiner_from_op(c->op, &p->combiner))
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
+                           "the yielded value comes from %s, which is not a combining op "
+                           "(addf/addi, mulf/muli, min/max variants, andi, ori, xori)",
+                           c->op) == LS_OK;
+    if (c->n_args != 2)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
+                           "%s has %d operands; expected 2", c->op, c->n_args) == LS_OK;
+    int out_side = strcmp(c->args[1], r->arg[1]) == 0 ? 1 : strcmp(c->args[0], r->arg[1]) == 0 ? 0 : -1;
+    if (out_side < 0)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
+                           "%s does not combine with the init argument %s; not a reduction "
+                           "lanescope models",
+                           c->op, r->arg[1]) == LS_OK;
+    const char *other = c->args[1 - out_side];
+    if (strcmp(other, r->arg[0]) == 0)
+        return true;
+    const stmt *e = def_of(r, other);
+    if (e && is_ext_op(e->op) && e->n_args == 1 && strcmp(e->args[0], r->arg[0]) == 0) {
+        p->extended = true;
+        if (e->from != LS_ET_UNKNOWN)
+            p->in_type = e->from;
+        return true;
+    }
+    return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
+                       "%s's other operand %s is computed by %s; only the input itself or an "
+                       "arith.extf of it is supported",
+                       c->op, other, e ? e->op : "something outside the body") == LS_OK;
+}
+
+/* ---- lowering_config / compilation_info in an op's attribute dictionary ---- */
+
+static bool take_op_attrs(importer *im, const ls_attr *dict, ls_problem *p)
+{
+    if (dict == NULL)
+        return true;
+    const ls_attr *lc = ls_attr_get(dict, "lowering_config");
+    const ls_attr *ci = ls_attr_get(dict, "compilation_info");
+    if (ci && ci->kind == LS_AV_DIALECT) {
+        if (!lc)
+            lc = ls_attr_get(ci, "lowering_config");
+        const ls_attr *ti = ls_attr_get(ci, "translation_info");
+        if (ti) {
+            if (ls_translation_info_from_attr(ti, im->file, &p->ti, im->diag))
+                return false;
+            p->has_ti = true;
+        }
+    }
+    if (lc) {
+        if (ls_lowering_config_from_attr(lc, im->file, &p->config, im->diag))
+            return false;
+        p->has_config = true;
+    }
+    return true;
+}
+
+static ls_problem *new_problem(importer *im, int line, int col, const char *opname)
+{
+    if (im->m->n_problems >= LS_IMPORT_MAX_ITEMS) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
+                    "more than %d reductions in one file", LS_IMPORT_MAX_ITEMS);
+        return NULL;
+    }
+    ls_problem *p = &im->m->problems[im->m->n_problems];
+    memset(p, 0, sizeof *p);
+    snprintf(p->file, sizeof p->file, "%s", im->file);
+    p->line = line;
+    p->col = col;
+    im->op_index++;
+    snprintf(p->name, sizeof p->name, "%s%s%s#%d", im->func, im->func[0] ? ":" : "", opname,
+             im->op_index);
+    if (im->has_ti) {
+        p->has_ti = true;
+        p->ti = im->ti;
+    }
+    return p;
+}
+
+static ls_elem_type producer_type(importer *im, const char *name)
+{
+    for (int i = im->n_producers; i-- > 0;)
+        if (strcmp(im->producers[i].name, name) == 0)
+            return im->producers[i].src_type;
+    return LS_ET_UNKNOWN;
+}
+
+static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
+                      const operand_list *outs, int line, int col)
+{
+    if (ins->n != 1 || outs->n != 1)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "reduction has %d inputs and %d inits; lanescope models one of each",
+                           ins->n, outs->n) == LS_OK;
+    p->in_type = ins->types[0].elem;
+    p->acc_type = outs->types[0].elem;
+    if (p->acc_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_I1 || p->acc_type == LS_ET_INDEX ||
+        p->in_type == LS_ET_UNKNOWN || p->in_type == LS_ET_I1 || p->in_type == LS_ET_INDEX)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins->line, ins->col,
+                           "element types %s -> %s: lanescope models f16, bf16, f32, f64, i8, "
+                           "i16, i32 and i64",
+                           ins->types[0].elem_text ? ins->types[0].elem_text : "?",
+                           outs->types[0].elem_text ? outs->types[0].elem_text : "?") == LS_OK;
+    ls_elem_type src = producer_type(im, ins->names[0]);
+    if (src != LS_ET_UNKNOWN) {
+        p->in_type = src;
+        p->extended = true;
+    }
+    return true;
+}
+
+/* Shapes through projected-permutation maps give the loop sizes. */
+static bool bind_map(importer *im, ls_problem *p, const ls_attr *m, const ls_type_info *t,
+                     int *map, int *map_n, const char *what)
+{
+    const ls_affine_map *am = m->map;
+    if (am->num_dims != p->rank)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                           "%s indexing map has %d dims but iterator_types has %d", what,
+                           am->num_dims, p->rank) == LS_OK;
+    if (am->num_results != t->rank)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                           "%s indexing map has %d results but the operand has rank %d", what,
+                           am->num_results, t->rank) == LS_OK;
+    bool used[LS_MAX_RANK] = {false};
+    for (int j = 0; j < am->num_results; j++) {
+        const ls_aff_expr *e = &am->results[j];
+        if (e->kind != LS_AFF_DIM || used[e->value])
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                               "%s indexing map result %d is not a distinct loop dimension; "
+                               "lanescope models projected permutations",
+                               what, j) == LS_OK;
+        used[e->value] = true;
+        int d = (int)e->value;
+        int64_t s = t->dims[j];
+        if (s < 0)
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                               "%s dimension %d is dynamic ('?'); lanescope needs static shapes",
+                               what, j) == LS_OK;
+        if (p->size[d] != 0 && p->size[d] != s)
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                               "loop dimension d%d is %lld in one operand and %lld in the %s", d,
+                               (long long)p->size[d], (long long)s, what) == LS_OK;
+        p->size[d] = s;
+        map[j] = d;
+    }
+    *map_n = am->num_results;
+    return true;
+}
+
+static void generic_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    next(im);
+    if (!ls_tok_is(tok(im), '{')) {
+        syntax(im, "'{' with indexing_maps and iterator_types");
+        return;
+    }
+    ls_attr *dict = ls_parse_attr(&im->p);
+    if (dict == NULL)
+        return;
+    operand_list ins, outs;
+    if (!operands(im, "ins", &ins) || !operands(im, "outs", &outs))
+        return;
+    ls_attr *attrs = NULL;
+    if (ls_tok_ident(tok(im), "attrs")) {
+        next(im);
+        if (!expect(im, '='))
+            return;
+        attrs = ls_parse_attr(&im->p);
+        if (attrs == NULL)
+            return;
+    }
+    region r;
+    memset(&r, 0, sizeof r);
+    if (!parse_region(im, &r))
+        return;
+
+    const ls_attr *its = ls_attr_get(dict, "iterator_types");
+    const ls_attr *maps = ls_attr_get(dict, "indexing_maps");
+    if (its == NULL || its->kind != LS_AV_ARRAY || maps == NULL || maps->kind != LS_AV_ARRAY) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dict->line, dict->col,
+                    "linalg.generic needs indexing_maps = [...] and iterator_types = [...]");
+        return;
+    }
+    if (its->n > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, its->line, its->col,
+                    "linalg.generic has %zu loops; the rank limit is %d", its->n, LS_MAX_RANK);
+        return;
+    }
+    bool red[LS_MAX_RANK] = {false}, any_red = false;
+    for (size_t i = 0; i < its->n; i++) {
+        const ls_attr *it = its->items[i];
+        const char *s = NULL;
+        if (it->kind == LS_AV_STRING)
+            s = it->s;
+        else if (it->kind == LS_AV_DIALECT && it->n == 1 && it->items[0]->kind == LS_AV_IDENT)
+            s = it->items[0]->s;
+        if (s == NULL || (strcmp(s, "parallel") != 0 && strcmp(s, "reduction") != 0)) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, it->line, it->col,
+                        "expected \"parallel\" or \"reduction\" in iterator_types");
+            return;
+        }
+        red[i] = strcmp(s, "reduction") == 0;
+        any_red |= red[i];
+    }
+    if (!any_red) {
+        /* Elementwise: remember extension producers so a consumer reduction can
+         * look through them (the bit-extend rule of the heuristic). */
+        const stmt *c = r.n_yield == 1 ? def_of(&r, r.yield[0]) : NULL;
+        if (result_name && c && strcmp(c->op, "arith.extf") == 0 && r.n_args >= 1 &&
+            c->n_args == 1 && strcmp(c->args[0], r.arg[0]) == 0 && ins.n == 1 &&
+            im->n_producers < MAX_PRODUCERS) {
+            producer *pr = &im->producers[im->n_producers++];
+            snprintf(pr->name, sizeof pr->name, "%s", result_name);
+            pr->src_type = ins.types[0].elem;
+        }
+        return;
+    }
+    ls_problem *p = new_problem(im, op.line, op.col, "linalg.generic");
+    if (p == NULL)
+        return;
+    p->rank = (int)its->n;
+    memcpy(p->is_reduction, red, sizeof red);
+    if (maps->n != 2) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
+                    "indexing_maps has %zu maps; lanescope models one input and one init",
+                    maps->n);
+        return;
+    }
+    for (size_t i = 0; i < 2; i++)
+        if (maps->items[i]->kind != LS_AV_AFFINE_MAP) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, maps->items[i]->line,
+                        maps->items[i]->col, "expected an affine_map in indexing_maps, found %s",
+                        ls_attr_kind_name(maps->items[i]->kind));
+            return;
+        }
+    if (!set_types(im, p, &ins, &outs, op.line, op.col))
+        return;
+    if (!bind_map(im, p, maps->items[0], &ins.types[0], p->in_map, &p->in_map_n, "input") ||
+        !bind_map(im, p, maps->items[1], &outs.types[0], p->out_map, &p->out_map_n, "init"))
+        return;
+    for (int d = 0; d < p->rank; d++) {
+        if (p->size[d] == 0) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
+                        "loop dimension d%d appears in no operand's indexing map", d);
+            return;
+        }
+        bool in_out = false;
+        for (int j = 0; j < p->out_map_n; j++)
+            in_out |= p->out_map[j] == d;
+        if (in_out == p->is_reduction[d]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
+                        "loop dimension d%d is %s but %s the init's indexing map", d,
+                        red[d] ? "a reduction" : "parallel", in_out ? "appears in" : "is missing from");
+            return;
+        }
+    }
+    if (!analyse_body(im, &r, p, op.line, op.col))
+        return;
+    if (!take_op_attrs(im, dict, p) || !take_op_attrs(im, attrs, p))
+        return;
+    im->m->n_problems++;
+}
+
+static void reduce_op(importer *im)
+{
+    ls_token op = *tok(im);
+    next(im);
+    region r;
+    memset(&r, 0, sizeof r);
+    if (ls_tok_is(tok(im), '{')) {
+        if (!parse_region(im, &r))
+            return;
+    }
+    operand_list ins, outs;
+    if (!operands(im, "ins", &ins) || !operands(im, "outs", &outs))
+        return;
+    if (!ls_tok_ident(tok(im), "dimensions")) {
+        syntax(im, "'dimensions = [...]'");
+        return;
+    }
+    next(im);
+    if (!expect(im, '='))
+        return;
+    ls_attr *dims = ls_parse_attr(&im->p);
+    if (dims == NULL)
+        return;
+    ls_attr *attrs = NULL;
+    if (ls_tok_is(tok(im), '{')) {
+        /* An attribute dictionary starts with `key =`; a region does not. */
+        ls_lexer save = im->lx;
+        next(im);
+        bool is_dict = tok(im)->kind == LS_TOK_IDENT || ls_tok_is(tok(im), '}');
+        if (is_dict) {
+            next(im);
+            is_dict = ls_tok_is(tok(im), '=') || ls_tok_is(tok(im), ',') ||
+                      ls_tok_is(tok(im), '}');
+        }
+        im->lx = save;
+        if (is_dict && (attrs = ls_parse_attr(&im->p)) == NULL)
+            return;
+    }
+    if (r.short_op[0] == 0) {
+        if (ls_tok_is(tok(im), '(') && !block_args(im, &r))
+            return;
+        if (!parse_region(im, &r))
+            return;
+    }
+    ls_problem *p = new_problem(im, op.line, op.col, "linalg.reduce");
+    if (p == NULL)
+        return;
+    if (!set_types(im, p, &ins, &outs, op.line, op.col))
+        return;
+    const ls_type_info *it = &ins.types[0];
+    if (it->rank > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
+                    "input has rank %d; the rank limit is %d", it->rank, LS_MAX_RANK);
+        return;
+    }
+    p->rank = it->rank;
+    if (dims->kind != LS_AV_ARRAY) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dims->line, dims->col,
+                    "expected an array for dimensions, found %s", ls_attr_kind_name(dims->kind));
+        return;
+    }
+    for (size_t i = 0; i < dims->n; i++) {
+        const ls_attr *d = dims->items[i];
+        if (d->kind != LS_AV_INT || d->i < 0 || d->i >= p->rank || p->is_reduction[d->i]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, d->line, d->col,
+                        "dimensions[%zu] must be a distinct dimension index below %d", i,
+                        p->rank);
+            return;
+        }
+        p->is_reduction[d->i] = true;
+    }
+    for (int d = 0; d < p->rank; d++) {
+        if (it->dims[d] < 0) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
+                        "input dimension %d is dynamic ('?'); lanescope needs static shapes", d);
+            return;
+        }
+        p->size[d] = it->dims[d];
+        p->in_map[d] = d;
+        if (!p->is_reduction[d])
+            p->out_map[p->out_map_n++] = d;
+    }
+    p->in_map_n = p->rank;
+    if (outs.types[0].rank != p->out_map_n) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
+                    "init has rank %d; reducing %zu of %d dimensions leaves %d",
+                    outs.types[0].rank, dims->n, p->rank, p->out_map_n);
+        return;
+    }
+    if (!analyse_body(im, &r, p, op.line, op.col))
+        return;
+    if (!take_op_attrs(im, attrs, p))
+        return;
+    im->m->n_problems++;
+}
+
+/* iree_vector_ext.to_layout %x to layout(#layout) [attrs] : vector<...> */
+static void to_layout_op(importer *im)
+{
+    next(im);
+    int guard = 0;
+    while (!ls_tok_ident(tok(im), "layout") && tok(im)->kind != LS_TOK_EOF && guard++ < 8)
+        next(im);
+    if (!ls_tok_ident(tok(im), "layout"))
+        return;
+    next(im);
+    if (!expect(im, '('))
+        return;
+    ls_attr *a = ls_parse_attr(&im->p);
+    if (a == NULL)
+        return;
+    collect(im, a, NULL, 0);
+    if (!expect(im, ')'))
+        return;
+    if (ls_tok_is(tok(im), '{') && ls_parse_attr(&im->p) == NULL)
+        return;
+    if (!ls_tok_is(tok(im), ':'))
+        return;
+    next(im);
+    ls_attr *t = ls_parse_type(&im->p);
+    if (t == NULL)
+        return;
+    ls_module_layout *ml = a->kind == LS_AV_DIALECT ? find_layout(im, a) : NULL;
+    if (ml && t->type && t->type->shaped && t->type->rank <= LS_MAX_RANK * 2) {
+        ml->vector_rank = t->type->rank;
+        memcpy(ml->vector_shape, t->type->dims, (size_t)t->type->rank * sizeof(int64_t));
+    }
+}
+
+static bool wanted_inline(const ls_token *t)
+{
+    static const char *names[] = {"#iree_gpu.target", "#iree_vector_ext.nested_layout",
+                                  "#iree_codegen.xor_shuffle", "#iree_codegen.rotate_rows",
+                                  "#hal.executable.target"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (t->len == strlen(names[i]) && memcmp(t->text, names[i], t->len) == 0)
+            return true;
+    return false;
+}
+
+ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,
+                          ls_diag *diag)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->file, sizeof m->file, "%s", file);
+    importer *im = ls_xcalloc(1, sizeof *im);
+    im->m = m;
+    im->diag = diag;
+    im->file = file;
+    ls_arena_init(&im->arena);
+    ls_alias_table_init(&im->aliases);
+    ls_lexer_init(&im->lx, text, len, file, diag);
+    im->p = (ls_parser){&im->lx, &im->arena, &im->aliases, diag, 0};
+    next(im);
+    char pending[64] = "";
+    while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
+        ls_token t = *tok(im);
+        im->p.depth = 0;
+        if (t.kind == LS_TOK_HASH && memchr(t.text, '.', t.len) == NULL &&
+            !ls_lex_adjacent(&im->lx, '<')) {
+            ls_lexer save = im->lx;
+            next(im);
+            bool def = ls_tok_is(tok(im), '=');
+            im->lx = save;
+            if (def && t.col == 1) {
+                alias_definition(im);
+                continue;
+            }
+            next(im);
+        } else if (t.kind == LS_TOK_HASH && ls_lex_adjacent(&im->lx, '<') && wanted_inline(&t)) {
+            ls_attr *a = ls_parse_attr(&im->p);
+            if (a)
+                collect(im, a, NULL, 0);
+        } else if (t.kind == LS_TOK_PERCENT) {
+            copy_tok(pending, sizeof pending, &t);
+            next(im);
+            if (!ls_tok_is(tok(im), '=') && !ls_tok_is(tok(im), ':') && !ls_tok_is(tok(im), ','))
+                pending[0] = 0;
+            continue;
+        } else if (ls_tok_is(&t, '=') && pending[0]) {
+            next(im); /* keep the pending result name for the op that follows */
+            continue;
+        } else if (ls_tok_ident(&t, "func.func")) {
+            next(im);
+            while (tok(im)->kind == LS_TOK_IDENT)
+                next(im); /* visibility */
+            if (tok(im)->kind == LS_TOK_AT)
+                snprintf(im->func, sizeof im->func, "%.*s",
+                         tok(im)->len > 90 ? 90 : (int)tok(im)->len, tok(im)->text);
+            im->op_index = 0;
+        } else if (ls_tok_ident(&t, "translation_info")) {
+            next(im);
+            if (ls_tok_is(tok(im), '=')) {
+                next(im);
+                ls_attr *a = ls_parse_attr(&im->p);
+                if (a && ls_translation_info_from_attr(a, file, &im->ti, diag) == LS_OK)
+                    im->has_ti = true;
+            }
+        } else if (ls_tok_ident(&t, "linalg.generic")) {
+            generic_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "linalg.reduce")) {
+            reduce_op(im);
+        } else if (ls_tok_ident(&t, "iree_vector_ext.to_layout")) {
+            to_layout_op(im);
+        } else {
+            next(im);
+        }
+        pending[0] = 0;
+    }
+    if (!failed(im) && m->has_target)
+        for (size_t i = 0; i < m->n_problems; i++) {
+            m->problems[i].has_target = true;
+            m->problems[i].target = m->target;
+        }
+    ls_alias_table_fini(&im->aliases);
+    ls_arena_fini(&im->arena);
+    free(im);
+    return diag->status;
+}
+
+ls_status ls_module_load(const char *path, ls_module *m, ls_diag *diag)
+{
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    char *buf = ls_xmalloc(cap);
+    for (;;) {
+        if (len == cap) {
+            if (cap >= LS_IMPORT_MAX_BYTES) {
+                fclose(f);
+                free(buf);
+                return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0,
+                                   "file is larger than the %u MiB limit",
+                                   LS_IMPORT_MAX_BYTES >> 20);
+            }
+            cap *= 2;
+            buf = ls_xrealloc(buf, cap);
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    bool err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
+    }
+    if (len > LS_IMPORT_MAX_BYTES) {
+        free(buf);
+        return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "file is larger than the %u MiB limit",
+                           LS_IMPORT_MAX_BYTES >> 20);
+    }
+    ls_status st = ls_module_parse(buf, len, path, m, diag);
+    free(buf);
+    return st;
+}

@@ -1,0 +1,46 @@
+/* main.c: the lanescope command line: one binary, subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "config.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope COMMAND [ARGS]\n"
+            "\n"
+            "Simulate and visualise the GPU reductions IREE lowers from its lowering configs.\n"
+            "\n"
+            "commands:\n"
+            "  explain [INPUT] [--thread N] [--format text|md|json]\n"
+            "          the worked-example analysis of a lowering config, nested layout or\n"
+            "          swizzle, computed (INPUT: .mlir file; none: a bundled example)\n"
+            "\n"
+            "Run 'lanescope COMMAND --help' for a command's options.  The simulator (sim),\n"
+            "pictures (draw), the viewer (view), suggest and the CUDA path are not in this\n"
+            "version yet.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("lanescope %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "explain") == 0)
+        return ls_cmd_explain(argc - 1, argv + 1);
+    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain; see "
+                       "lanescope --help)",
+                 cmd);
+    return 2;
+}

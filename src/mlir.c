@@ -1,0 +1,1103 @@
+/* mlir.c: MLIR attribute lexer and recursive-descent parser (see mlir.h).
+ *
+ * Invariants: every loop consumes at least one token or stops; recursion is
+ * bounded by LS_MLIR_MAX_DEPTH; the first error is kept in the diag and all
+ * callers return NULL once it is set, so one bad byte yields one message.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/mlir.h"
+
+/* ------------------------------------------------------------------ lexer */
+
+static bool is_id_start(int c) { return isalpha(c) || c == '_'; }
+static bool is_id_char(int c) { return isalnum(c) || c == '_' || c == '$' || c == '.'; }
+
+void ls_lexer_init(ls_lexer *lx, const char *src, size_t len, const char *file, ls_diag *diag)
+{
+    memset(lx, 0, sizeof *lx);
+    lx->src = src;
+    lx->len = len;
+    lx->line = 1;
+    lx->col = 1;
+    lx->file = file ? file : "";
+    lx->diag = diag;
+}
+
+static int peekc(const ls_lexer *lx, size_t off)
+{
+    return lx->pos + off < lx->len ? (unsigned char)lx->src[lx->pos + off] : -1;
+}
+
+static void advance(ls_lexer *lx)
+{
+    if (lx->pos >= lx->len)
+        return;
+    if (lx->src[lx->pos] == '\n') {
+        lx->line++;
+        lx->col = 1;
+    } else {
+        lx->col++;
+    }
+    lx->pos++;
+}
+
+static void lex_error(ls_lexer *lx, int line, int col, const char *msg)
+{
+    ls_diag_set(lx->diag, LS_ERR_SYNTAX, lx->file, line, col, "%s", msg);
+    lx->tok.kind = LS_TOK_ERROR;
+}
+
+void ls_lex_next(ls_lexer *lx)
+{
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            advance(lx);
+        } else if (c == '/' && peekc(lx, 1) == '/') {
+            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '\n')
+                advance(lx);
+        } else {
+            break;
+        }
+    }
+    ls_token *t = &lx->tok;
+    t->line = lx->line;
+    t->col = lx->col;
+    t->text = lx->src + lx->pos;
+    t->punct = 0;
+    size_t start = lx->pos;
+    int c = peekc(lx, 0);
+    if (c == -1) {
+        t->kind = LS_TOK_EOF;
+        t->len = 0;
+        return;
+    }
+    if (is_id_start(c)) {
+        while (is_id_char(peekc(lx, 0)))
+            advance(lx);
+        t->kind = LS_TOK_IDENT;
+    } else if ((c == '#' || c == '%' || c == '^' || c == '@' || c == '!') &&
+               (is_id_char(peekc(lx, 1)) || (c == '@' && peekc(lx, 1) == '"'))) {
+        advance(lx);
+        if (c == '@' && peekc(lx, 0) == '"') {
+            advance(lx);
+            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '"' && peekc(lx, 0) != '\n')
+                advance(lx);
+            if (peekc(lx, 0) != '"') {
+                lex_error(lx, t->line, t->col, "unterminated quoted symbol name");
+                t->len = lx->pos - start;
+                return;
+            }
+            advance(lx);
+        } else {
+            while (is_id_char(peekc(lx, 0)) || peekc(lx, 0) == '-')
+                advance(lx);
+            /* %3#1 names result 1 of a multi-result op. */
+            if (c == '%' && peekc(lx, 0) == '#' && isdigit(peekc(lx, 1))) {
+                advance(lx);
+                while (isdigit(peekc(lx, 0)))
+                    advance(lx);
+            }
+        }
+        t->kind = c == '#' ? LS_TOK_HASH
+                  : c == '%' ? LS_TOK_PERCENT
+                  : c == '^' ? LS_TOK_CARET
+                  : c == '@' ? LS_TOK_AT
+                             : LS_TOK_BANG;
+    } else if (isdigit(c)) {
+        t->kind = LS_TOK_INT;
+        if (c == '0' && (peekc(lx, 1) == 'x' || peekc(lx, 1) == 'X') && isxdigit(peekc(lx, 2))) {
+            advance(lx);
+            advance(lx);
+            while (isxdigit(peekc(lx, 0)))
+                advance(lx);
+        } else {
+            while (isdigit(peekc(lx, 0)))
+                advance(lx);
+            if (peekc(lx, 0) == '.' && isdigit(peekc(lx, 1))) {
+                t->kind = LS_TOK_FLOAT;
+                advance(lx);
+                while (isdigit(peekc(lx, 0)))
+                    advance(lx);
+            }
+            if ((peekc(lx, 0) == 'e' || peekc(lx, 0) == 'E') &&
+                (isdigit(peekc(lx, 1)) ||
+                 ((peekc(lx, 1) == '+' || peekc(lx, 1) == '-') && isdigit(peekc(lx, 2))))) {
+                t->kind = LS_TOK_FLOAT;
+                advance(lx);
+                advance(lx);
+                while (isdigit(peekc(lx, 0)))
+                    advance(lx);
+            }
+        }
+    } else if (c == '"') {
+        advance(lx);
+        for (;;) {
+            int d = peekc(lx, 0);
+            if (d == -1) {
+                lex_error(lx, t->line, t->col, "unterminated string literal");
+                t->len = lx->pos - start;
+                return;
+            }
+            advance(lx);
+            if (d == '\\' && peekc(lx, 0) != -1)
+                advance(lx);
+            else if (d == '"')
+                break;
+        }
+        t->kind = LS_TOK_STRING;
+        t->text = lx->src + start + 1;
+        t->len = lx->pos - start - 2;
+        return;
+    } else if (c == '-' && peekc(lx, 1) == '>') {
+        advance(lx);
+        advance(lx);
+        t->kind = LS_TOK_ARROW;
+    } else {
+        advance(lx);
+        t->kind = LS_TOK_PUNCT;
+        t->punct = (char)c;
+    }
+    t->len = lx->pos - start;
+}
+
+bool ls_tok_is(const ls_token *t, char c)
+{
+    return t->kind == LS_TOK_PUNCT && t->punct == c;
+}
+
+bool ls_tok_ident(const ls_token *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->kind == LS_TOK_IDENT && t->len == n && memcmp(t->text, s, n) == 0;
+}
+
+bool ls_lex_adjacent(const ls_lexer *lx, char c)
+{
+    return lx->pos < lx->len && lx->src[lx->pos] == c;
+}
+
+bool ls_lex_skip_angle(ls_lexer *lx, const char **body, size_t *blen)
+{
+    int line = lx->line, col = lx->col;
+    if (!ls_lex_adjacent(lx, '<'))
+        return false;
+    advance(lx);
+    size_t start = lx->pos;
+    int depth = 1;
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c == -1) {
+            lex_error(lx, line, col, "unterminated '<': no matching '>' before end of input");
+            return false;
+        }
+        if (c == '"') {
+            advance(lx);
+            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '"') {
+                if (peekc(lx, 0) == '\\')
+                    advance(lx);
+                advance(lx);
+            }
+            advance(lx);
+            continue;
+        }
+        if (c == '-' && peekc(lx, 1) == '>') {
+            advance(lx);
+            advance(lx);
+            continue;
+        }
+        if (c == '<')
+            depth++;
+        else if (c == '>' && --depth == 0)
+            break;
+        advance(lx);
+    }
+    *body = lx->src + start;
+    *blen = lx->pos - start;
+    advance(lx); /* the closing '>' */
+    ls_lex_next(lx);
+    return true;
+}
+
+/* ------------------------------------------------------------ types */
+
+static const struct {
+    const char *name;
+    ls_elem_type t;
+    int bits;
+    bool is_float;
+} elem_types[] = {
+    {"i1", LS_ET_I1, 1, false},      {"i8", LS_ET_I8, 8, false},
+    {"i16", LS_ET_I16, 16, false},   {"i32", LS_ET_I32, 32, false},
+    {"i64", LS_ET_I64, 64, false},   {"f16", LS_ET_F16, 16, true},
+    {"bf16", LS_ET_BF16, 16, true},  {"f32", LS_ET_F32, 32, true},
+    {"f64", LS_ET_F64, 64, true},    {"index", LS_ET_INDEX, 64, false},
+};
+
+ls_elem_type ls_elem_type_from_name(const char *s, size_t len)
+{
+    for (size_t i = 0; i < sizeof elem_types / sizeof elem_types[0]; i++)
+        if (strlen(elem_types[i].name) == len && memcmp(elem_types[i].name, s, len) == 0)
+            return elem_types[i].t;
+    return LS_ET_UNKNOWN;
+}
+
+const char *ls_elem_type_name(ls_elem_type t)
+{
+    for (size_t i = 0; i < sizeof elem_types / sizeof elem_types[0]; i++)
+        if (elem_types[i].t == t)
+            return elem_types[i].name;
+    return "?";
+}
+
+int ls_elem_type_bits(ls_elem_type t)
+{
+    for (size_t i = 0; i < sizeof elem_types / sizeof elem_types[0]; i++)
+        if (elem_types[i].t == t)
+            return elem_types[i].bits;
+    return 0;
+}
+
+bool ls_elem_type_is_float(ls_elem_type t)
+{
+    for (size_t i = 0; i < sizeof elem_types / sizeof elem_types[0]; i++)
+        if (elem_types[i].t == t)
+            return elem_types[i].is_float;
+    return false;
+}
+
+static bool starts_with(const char *s, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len >= n && memcmp(s, prefix, n) == 0;
+}
+
+bool ls_type_info_parse(const char *text, size_t len, ls_arena *arena, ls_type_info *out)
+{
+    memset(out, 0, sizeof *out);
+    while (len && isspace((unsigned char)*text)) {
+        text++;
+        len--;
+    }
+    while (len && isspace((unsigned char)text[len - 1]))
+        len--;
+    static const char *containers[] = {"tensor", "vector", "memref"};
+    for (size_t k = 0; k < 3; k++) {
+        size_t cn = strlen(containers[k]);
+        if (starts_with(text, len, containers[k]) && len > cn + 1 && text[cn] == '<' &&
+            text[len - 1] == '>') {
+            out->shaped = true;
+            snprintf(out->container, sizeof out->container, "%s", containers[k]);
+            text += cn + 1;
+            len -= cn + 2;
+            break;
+        }
+    }
+    size_t i = 0;
+    if (out->shaped) {
+        for (;;) {
+            while (i < len && isspace((unsigned char)text[i]))
+                i++;
+            int64_t dim;
+            size_t j = i;
+            bool scalable = j < len && text[j] == '[';
+            if (scalable)
+                j++;
+            if (j < len && isdigit((unsigned char)text[j])) {
+                dim = 0;
+                while (j < len && isdigit((unsigned char)text[j])) {
+                    if (dim > (INT64_MAX - 9) / 10)
+                        return false;
+                    dim = dim * 10 + (text[j] - '0');
+                    j++;
+                }
+            } else if (j < len && text[j] == '?') {
+                dim = -1;
+                j++;
+            } else {
+                break;
+            }
+            if (scalable) {
+                if (j >= len || text[j] != ']')
+                    return false;
+                j++;
+            }
+            if (j >= len || text[j] != 'x')
+                break; /* not a dimension after all: it is the element type */
+            if (out->rank >= LS_MAX_SHAPE_RANK)
+                return false;
+            out->dims[out->rank++] = dim;
+            i = j + 1;
+        }
+    }
+    size_t e = i;
+    int depth = 0;
+    while (e < len && !(depth == 0 && text[e] == ',')) {
+        if (text[e] == '<')
+            depth++;
+        else if (text[e] == '>')
+            depth--;
+        e++;
+    }
+    size_t s = i;
+    while (e > s && isspace((unsigned char)text[e - 1]))
+        e--;
+    if (e == s)
+        return false;
+    out->elem = ls_elem_type_from_name(text + s, e - s);
+    out->elem_text = arena ? ls_arena_strndup(arena, text + s, e - s) : NULL;
+    return true;
+}
+
+/* ------------------------------------------------------------ aliases */
+
+void ls_alias_table_init(ls_alias_table *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void ls_alias_table_fini(ls_alias_table *t)
+{
+    free(t->items);
+    memset(t, 0, sizeof *t);
+}
+
+const ls_alias *ls_alias_find(const ls_alias_table *t, const char *name, size_t len)
+{
+    if (t == NULL)
+        return NULL;
+    /* Last definition wins, as a redefinition shadows the earlier one. */
+    for (size_t i = t->n; i-- > 0;)
+        if (strlen(t->items[i].name) == len && memcmp(t->items[i].name, name, len) == 0)
+            return &t->items[i];
+    return NULL;
+}
+
+void ls_alias_add(ls_alias_table *t, const ls_alias *a)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->items = ls_xrealloc(t->items, t->cap * sizeof *t->items);
+    }
+    t->items[t->n++] = *a;
+}
+
+/* ------------------------------------------------------------ parser */
+
+static void describe_tok(const ls_token *t, char *buf, size_t size)
+{
+    int n = t->len > 40 ? 40 : (int)t->len;
+    switch (t->kind) {
+    case LS_TOK_EOF: snprintf(buf, size, "end of input"); break;
+    case LS_TOK_IDENT: snprintf(buf, size, "identifier '%.*s'", n, t->text); break;
+    case LS_TOK_INT: snprintf(buf, size, "integer %.*s", n, t->text); break;
+    case LS_TOK_FLOAT: snprintf(buf, size, "number %.*s", n, t->text); break;
+    case LS_TOK_STRING: snprintf(buf, size, "string \"%.*s\"", n, t->text); break;
+    case LS_TOK_ARROW: snprintf(buf, size, "'->'"); break;
+    case LS_TOK_PUNCT:
+        if (isprint((unsigned char)t->punct))
+            snprintf(buf, size, "'%c'", t->punct);
+        else
+            snprintf(buf, size, "byte 0x%02x", (unsigned char)t->punct);
+        break;
+    case LS_TOK_ERROR: snprintf(buf, size, "invalid text"); break;
+    default: snprintf(buf, size, "'%.*s'", n, t->text); break;
+    }
+}
+
+static bool failed(const ls_parser *p)
+{
+    return p->diag->status != LS_OK;
+}
+
+static void *expected(ls_parser *p, const char *what)
+{
+    char found[96];
+    describe_tok(&p->lx->tok, found, sizeof found);
+    ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, p->lx->tok.line, p->lx->tok.col,
+                "expected %s, found %s", what, found);
+    return NULL;
+}
+
+static bool expect_punct(ls_parser *p, char c)
+{
+    if (!ls_tok_is(&p->lx->tok, c)) {
+        char what[8] = {'\'', c, '\'', 0};
+        expected(p, what);
+        return false;
+    }
+    ls_lex_next(p->lx);
+    return !failed(p);
+}
+
+static ls_attr *new_attr(ls_parser *p, ls_attr_kind k, int line, int col)
+{
+    ls_attr *a = ls_arena_alloc(p->arena, sizeof *a);
+    a->kind = k;
+    a->line = line;
+    a->col = col;
+    return a;
+}
+
+/* Growable item list built in the arena (copied into place at the end). */
+typedef struct {
+    ls_attr **items;
+    const char **keys;
+    size_t n, cap;
+} item_list;
+
+static void list_push(ls_parser *p, item_list *l, const char *key, ls_attr *item)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        ls_attr **items = ls_arena_alloc(p->arena, cap * sizeof *items);
+        const char **keys = ls_arena_alloc(p->arena, cap * sizeof *keys);
+        if (l->n) {
+            memcpy(items, l->items, l->n * sizeof *items);
+            memcpy(keys, l->keys, l->n * sizeof *keys);
+        }
+        l->items = items;
+        l->keys = keys;
+        l->cap = cap;
+    }
+    l->items[l->n] = item;
+    l->keys[l->n] = key;
+    l->n++;
+}
+
+static void list_store(ls_attr *a, item_list *l, bool with_keys)
+{
+    a->items = l->items;
+    a->n = l->n;
+    a->keys = with_keys ? l->keys : NULL;
+}
+
+static bool parse_int_text(ls_parser *p, const ls_token *t, bool negative, int64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    int base = 10;
+    if (t->len > 2 && t->text[0] == '0' && (t->text[1] == 'x' || t->text[1] == 'X')) {
+        base = 16;
+        i = 2;
+    }
+    for (; i < t->len; i++) {
+        int c = (unsigned char)t->text[i];
+        int d = isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+        if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+            goto overflow;
+        v = v * (uint64_t)base + (uint64_t)d;
+    }
+    if (negative) {
+        if (v > (uint64_t)INT64_MAX + 1)
+            goto overflow;
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else {
+        if (v > (uint64_t)INT64_MAX)
+            goto overflow;
+        *out = (int64_t)v;
+    }
+    return true;
+overflow:
+    ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, t->line, t->col,
+                "integer literal %s%.*s does not fit in 64 bits (limit %" PRId64 ")",
+                negative ? "-" : "", t->len > 40 ? 40 : (int)t->len, t->text, INT64_MAX);
+    return false;
+}
+
+static ls_attr *parse_value(ls_parser *p);
+
+/* Items until the closer; commas between items are optional because
+ * translation_info prints `pipeline = X workgroup_size = [..]`. */
+static bool parse_params_body(ls_parser *p, ls_attr *a, char closer)
+{
+    item_list l = {0};
+    while (!ls_tok_is(&p->lx->tok, closer)) {
+        if (p->lx->tok.kind == LS_TOK_EOF) {
+            char what[32];
+            snprintf(what, sizeof what, "'%c'", closer);
+            expected(p, what);
+            return false;
+        }
+        const char *key = NULL;
+        if (p->lx->tok.kind == LS_TOK_IDENT || p->lx->tok.kind == LS_TOK_STRING) {
+            ls_lexer save = *p->lx;
+            ls_token kt = p->lx->tok;
+            ls_lex_next(p->lx);
+            if (ls_tok_is(&p->lx->tok, '=')) {
+                key = ls_arena_strndup(p->arena, kt.text, kt.len);
+                ls_lex_next(p->lx);
+            } else {
+                *p->lx = save;
+            }
+        }
+        ls_attr *v = parse_value(p);
+        if (v == NULL)
+            return false;
+        list_push(p, &l, key, v);
+        if (ls_tok_is(&p->lx->tok, ','))
+            ls_lex_next(p->lx);
+        if (failed(p))
+            return false;
+    }
+    ls_lex_next(p->lx);
+    list_store(a, &l, true);
+    return !failed(p);
+}
+
+static bool parse_dict_body(ls_parser *p, ls_attr *a)
+{
+    item_list l = {0};
+    while (!ls_tok_is(&p->lx->tok, '}')) {
+        ls_token kt = p->lx->tok;
+        if (kt.kind != LS_TOK_IDENT && kt.kind != LS_TOK_STRING) {
+            expected(p, "a dictionary key or '}'");
+            return false;
+        }
+        const char *key = ls_arena_strndup(p->arena, kt.text, kt.len);
+        ls_lex_next(p->lx);
+        ls_attr *v;
+        if (ls_tok_is(&p->lx->tok, '=')) {
+            ls_lex_next(p->lx);
+            v = parse_value(p);
+            if (v == NULL)
+                return false;
+        } else {
+            v = new_attr(p, LS_AV_UNIT, kt.line, kt.col);
+        }
+        list_push(p, &l, key, v);
+        if (ls_tok_is(&p->lx->tok, ','))
+            ls_lex_next(p->lx);
+        else if (!ls_tok_is(&p->lx->tok, '}')) {
+            expected(p, "',' or '}'");
+            return false;
+        }
+        if (failed(p))
+            return false;
+    }
+    ls_lex_next(p->lx);
+    list_store(a, &l, true);
+    return !failed(p);
+}
+
+/* ---- affine maps: results are classified, not fully represented ---- */
+
+typedef struct {
+    const ls_token *names;
+    int n;
+} id_scope;
+
+static int scope_find(const id_scope *s, const ls_token *t)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->names[i].len == t->len && memcmp(s->names[i].text, t->text, t->len) == 0)
+            return i;
+    return -1;
+}
+
+static bool parse_aff_sum(ls_parser *p, const id_scope *dims, const id_scope *syms,
+                          ls_aff_expr *out);
+
+static bool parse_aff_unary(ls_parser *p, const id_scope *dims, const id_scope *syms,
+                            ls_aff_expr *out)
+{
+    ls_token t = p->lx->tok;
+    if (++p->depth > LS_MLIR_MAX_DEPTH) {
+        ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, t.line, t.col,
+                    "affine expression nested deeper than %d levels", LS_MLIR_MAX_DEPTH);
+        return false;
+    }
+    bool ok = true;
+    if (ls_tok_is(&t, '-')) {
+        ls_lex_next(p->lx);
+        ok = parse_aff_unary(p, dims, syms, out);
+        if (ok && out->kind == LS_AFF_CONST && out->value != INT64_MIN)
+            out->value = -out->value;
+        else if (ok)
+            out->kind = LS_AFF_COMPLEX;
+    } else if (ls_tok_is(&t, '(')) {
+        ls_lex_next(p->lx);
+        ok = parse_aff_sum(p, dims, syms, out) && expect_punct(p, ')');
+    } else if (t.kind == LS_TOK_INT) {
+        ok = parse_int_text(p, &t, false, &out->value);
+        out->kind = LS_AFF_CONST;
+        ls_lex_next(p->lx);
+    } else if (t.kind == LS_TOK_IDENT) {
+        int d = scope_find(dims, &t);
+        if (d >= 0) {
+            out->kind = LS_AFF_DIM;
+            out->value = d;
+        } else if (scope_find(syms, &t) >= 0) {
+            out->kind = LS_AFF_COMPLEX;
+        } else {
+            ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, t.line, t.col,
+                        "'%.*s' is not a dimension or symbol of this affine_map",
+                        t.len > 40 ? 40 : (int)t.len, t.text);
+            ok = false;
+        }
+        ls_lex_next(p->lx);
+    } else {
+        expected(p, "an affine expression");
+        ok = false;
+    }
+    p->depth--;
+    return ok && !failed(p);
+}
+
+static bool parse_aff_term(ls_parser *p, const id_scope *dims, const id_scope *syms,
+                           ls_aff_expr *out)
+{
+    if (!parse_aff_unary(p, dims, syms, out))
+        return false;
+    while (ls_tok_is(&p->lx->tok, '*') || ls_tok_ident(&p->lx->tok, "floordiv") ||
+           ls_tok_ident(&p->lx->tok, "ceildiv") || ls_tok_ident(&p->lx->tok, "mod")) {
+        ls_lex_next(p->lx);
+        ls_aff_expr rhs;
+        if (!parse_aff_unary(p, dims, syms, &rhs))
+            return false;
+        out->kind = LS_AFF_COMPLEX;
+    }
+    return true;
+}
+
+static bool parse_aff_sum(ls_parser *p, const id_scope *dims, const id_scope *syms,
+                          ls_aff_expr *out)
+{
+    if (!parse_aff_term(p, dims, syms, out))
+        return false;
+    while (ls_tok_is(&p->lx->tok, '+') || ls_tok_is(&p->lx->tok, '-')) {
+        ls_lex_next(p->lx);
+        ls_aff_expr rhs;
+        if (!parse_aff_term(p, dims, syms, &rhs))
+            return false;
+        out->kind = LS_AFF_COMPLEX;
+    }
+    return true;
+}
+
+enum { LS_MAX_AFFINE_IDS = 64 };
+
+static bool parse_id_list(ls_parser *p, char closer, ls_token *names, int *n)
+{
+    *n = 0;
+    while (!ls_tok_is(&p->lx->tok, closer)) {
+        if (p->lx->tok.kind != LS_TOK_IDENT) {
+            expected(p, "a dimension or symbol name");
+            return false;
+        }
+        if (*n >= LS_MAX_AFFINE_IDS) {
+            ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, p->lx->tok.line, p->lx->tok.col,
+                        "affine_map has more than %d dimensions or symbols", LS_MAX_AFFINE_IDS);
+            return false;
+        }
+        names[(*n)++] = p->lx->tok;
+        ls_lex_next(p->lx);
+        if (ls_tok_is(&p->lx->tok, ','))
+            ls_lex_next(p->lx);
+        else if (!ls_tok_is(&p->lx->tok, closer)) {
+            char what[24];
+            snprintf(what, sizeof what, "',' or '%c'", closer);
+            expected(p, what);
+            return false;
+        }
+    }
+    ls_lex_next(p->lx);
+    return !failed(p);
+}
+
+static ls_attr *parse_affine_map(ls_parser *p, int line, int col)
+{
+    ls_token dims[LS_MAX_AFFINE_IDS], syms[LS_MAX_AFFINE_IDS];
+    id_scope ds = {dims, 0}, ss = {syms, 0};
+    if (!expect_punct(p, '<') || !expect_punct(p, '('))
+        return NULL;
+    if (!parse_id_list(p, ')', dims, &ds.n))
+        return NULL;
+    if (ls_tok_is(&p->lx->tok, '[')) {
+        ls_lex_next(p->lx);
+        if (!parse_id_list(p, ']', syms, &ss.n))
+            return NULL;
+    }
+    if (p->lx->tok.kind != LS_TOK_ARROW)
+        return expected(p, "'->'");
+    ls_lex_next(p->lx);
+    if (!expect_punct(p, '('))
+        return NULL;
+    ls_aff_expr res[LS_MAX_AFFINE_IDS];
+    int nres = 0;
+    while (!ls_tok_is(&p->lx->tok, ')')) {
+        if (nres >= LS_MAX_AFFINE_IDS) {
+            ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, p->lx->tok.line, p->lx->tok.col,
+                        "affine_map has more than %d results", LS_MAX_AFFINE_IDS);
+            return NULL;
+        }
+        if (!parse_aff_sum(p, &ds, &ss, &res[nres]))
+            return NULL;
+        nres++;
+        if (ls_tok_is(&p->lx->tok, ','))
+            ls_lex_next(p->lx);
+        else if (!ls_tok_is(&p->lx->tok, ')'))
+            return expected(p, "',' or ')'");
+    }
+    ls_lex_next(p->lx);
+    if (!expect_punct(p, '>'))
+        return NULL;
+    ls_attr *a = new_attr(p, LS_AV_AFFINE_MAP, line, col);
+    a->map = ls_arena_alloc(p->arena, sizeof *a->map);
+    a->map->num_dims = ds.n;
+    a->map->num_syms = ss.n;
+    a->map->num_results = nres;
+    a->map->results = ls_arena_alloc(p->arena, (size_t)(nres ? nres : 1) * sizeof(ls_aff_expr));
+    memcpy(a->map->results, res, (size_t)nres * sizeof(ls_aff_expr));
+    return a;
+}
+
+/* array<i32: 1, 2, 3> */
+static ls_attr *parse_dense_array(ls_parser *p, int line, int col)
+{
+    if (!expect_punct(p, '<'))
+        return NULL;
+    if (p->lx->tok.kind != LS_TOK_IDENT)
+        return expected(p, "an element type");
+    ls_lex_next(p->lx);
+    ls_attr *a = new_attr(p, LS_AV_ARRAY, line, col);
+    item_list l = {0};
+    if (ls_tok_is(&p->lx->tok, ':')) {
+        ls_lex_next(p->lx);
+        for (;;) {
+            ls_token t = p->lx->tok;
+            bool neg = false;
+            if (ls_tok_is(&t, '-')) {
+                neg = true;
+                ls_lex_next(p->lx);
+                t = p->lx->tok;
+            }
+            if (t.kind != LS_TOK_INT)
+                return expected(p, "an integer");
+            ls_attr *v = new_attr(p, LS_AV_INT, t.line, t.col);
+            if (!parse_int_text(p, &t, neg, &v->i))
+                return NULL;
+            list_push(p, &l, NULL, v);
+            ls_lex_next(p->lx);
+            if (!ls_tok_is(&p->lx->tok, ','))
+                break;
+            ls_lex_next(p->lx);
+        }
+    }
+    if (!expect_punct(p, '>'))
+        return NULL;
+    list_store(a, &l, false);
+    return a;
+}
+
+ls_attr *ls_parse_type(ls_parser *p)
+{
+    ls_token t = p->lx->tok;
+    if (t.kind == LS_TOK_IDENT || t.kind == LS_TOK_BANG) {
+        const char *start = t.text;
+        size_t len = t.len;
+        ls_attr *a = new_attr(p, LS_AV_TYPE, t.line, t.col);
+        if (ls_lex_adjacent(p->lx, '<')) {
+            const char *body;
+            size_t blen;
+            if (!ls_lex_skip_angle(p->lx, &body, &blen))
+                return NULL;
+            len = (size_t)(body + blen + 1 - start);
+        } else {
+            ls_lex_next(p->lx);
+        }
+        a->s = ls_arena_strndup(p->arena, start, len);
+        a->type = ls_arena_alloc(p->arena, sizeof *a->type);
+        if (t.kind == LS_TOK_IDENT && !ls_type_info_parse(start, len, p->arena, a->type)) {
+            ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, t.line, t.col,
+                        "malformed type '%.*s' (rank limit %d)", len > 60 ? 60 : (int)len,
+                        start, LS_MAX_SHAPE_RANK);
+            return NULL;
+        }
+        return failed(p) ? NULL : a;
+    }
+    if (ls_tok_is(&t, '(')) {
+        /* Function or tuple type: keep the text, nothing here needs its parts. */
+        int depth = 0;
+        const char *start = t.text;
+        do {
+            if (ls_tok_is(&p->lx->tok, '('))
+                depth++;
+            else if (ls_tok_is(&p->lx->tok, ')'))
+                depth--;
+            else if (p->lx->tok.kind == LS_TOK_EOF)
+                return expected(p, "')'");
+            ls_lex_next(p->lx);
+        } while (depth > 0 && !failed(p));
+        ls_attr *a = new_attr(p, LS_AV_TYPE, t.line, t.col);
+        a->s = ls_arena_strndup(p->arena, start, (size_t)(p->lx->tok.text - start));
+        a->type = ls_arena_alloc(p->arena, sizeof *a->type);
+        if (p->lx->tok.kind == LS_TOK_ARROW) {
+            ls_lex_next(p->lx);
+            if (ls_parse_type(p) == NULL)
+                return NULL;
+        }
+        return failed(p) ? NULL : a;
+    }
+    return expected(p, "a type");
+}
+
+static ls_attr *parse_value_inner(ls_parser *p)
+{
+    ls_lexer *lx = p->lx;
+    ls_token t = lx->tok;
+    ls_attr *a;
+    switch (t.kind) {
+    case LS_TOK_INT:
+    case LS_TOK_FLOAT:
+        goto number;
+    case LS_TOK_STRING:
+        a = new_attr(p, LS_AV_STRING, t.line, t.col);
+        a->s = ls_arena_strndup(p->arena, t.text, t.len);
+        ls_lex_next(lx);
+        return a;
+    case LS_TOK_AT:
+        a = new_attr(p, LS_AV_SYMBOL, t.line, t.col);
+        a->s = ls_arena_strndup(p->arena, t.text + 1, t.len - 1);
+        ls_lex_next(lx);
+        return a;
+    case LS_TOK_BANG:
+        return ls_parse_type(p);
+    case LS_TOK_HASH: {
+        const char *name = t.text + 1;
+        size_t nlen = t.len - 1;
+        const ls_alias *al = ls_alias_find(p->aliases, name, nlen);
+        if (al && !ls_lex_adjacent(lx, '<')) {
+            if (al->value == NULL) {
+                ls_diag_set(p->diag, al->error.status ? al->error.status : LS_ERR_SYNTAX,
+                            al->error.file, al->error.line, al->error.col,
+                            "in the definition of #%s (used at line %d): %s", al->name, t.line,
+                            al->error.msg);
+                return NULL;
+            }
+            ls_lex_next(lx);
+            return al->value;
+        }
+        if (memchr(name, '.', nlen) == NULL && !ls_lex_adjacent(lx, '<')) {
+            ls_diag_set(p->diag, LS_ERR_SYNTAX, lx->file, t.line, t.col,
+                        "undefined attribute alias #%.*s", nlen > 60 ? 60 : (int)nlen, name);
+            return NULL;
+        }
+        a = new_attr(p, LS_AV_DIALECT, t.line, t.col);
+        a->s = ls_arena_strndup(p->arena, name, nlen);
+        if (ls_lex_adjacent(lx, '<')) {
+            ls_lex_next(lx); /* now at '<' */
+            ls_lex_next(lx);
+            if (!parse_params_body(p, a, '>'))
+                return NULL;
+        } else {
+            ls_lex_next(lx);
+        }
+        return a;
+    }
+    case LS_TOK_IDENT:
+        if (ls_tok_ident(&t, "true") || ls_tok_ident(&t, "false")) {
+            a = new_attr(p, LS_AV_BOOL, t.line, t.col);
+            a->i = t.text[0] == 't';
+            ls_lex_next(lx);
+            return a;
+        }
+        if (ls_tok_ident(&t, "unit")) {
+            ls_lex_next(lx);
+            return new_attr(p, LS_AV_UNIT, t.line, t.col);
+        }
+        if (ls_lex_adjacent(lx, '<')) {
+            if (ls_tok_ident(&t, "affine_map")) {
+                ls_lex_next(lx);
+                return parse_affine_map(p, t.line, t.col);
+            }
+            if (ls_tok_ident(&t, "array")) {
+                ls_lex_next(lx);
+                return parse_dense_array(p, t.line, t.col);
+            }
+            if (ls_tok_ident(&t, "tensor") || ls_tok_ident(&t, "vector") ||
+                ls_tok_ident(&t, "memref") || ls_tok_ident(&t, "complex") ||
+                ls_tok_ident(&t, "tuple"))
+                return ls_parse_type(p);
+            const char *body;
+            size_t blen;
+            if (!ls_lex_skip_angle(lx, &body, &blen))
+                return NULL;
+            a = new_attr(p, LS_AV_OPAQUE, t.line, t.col);
+            a->s = ls_arena_strndup(p->arena, t.text, (size_t)(body + blen + 1 - t.text));
+            if (ls_tok_is(&lx->tok, ':')) { /* dense<...> : tensor<2xi32> */
+                ls_lex_next(lx);
+                if (ls_parse_type(p) == NULL)
+                    return NULL;
+            }
+            return a;
+        }
+        {
+            /* keyword, possibly bit-flags a|b|c */
+            char buf[512];
+            size_t n = 0;
+            a = new_attr(p, LS_AV_IDENT, t.line, t.col);
+            for (;;) {
+                ls_token it = lx->tok;
+                if (n + it.len + 1 >= sizeof buf) {
+                    ls_diag_set(p->diag, LS_ERR_LIMIT, lx->file, it.line, it.col,
+                                "keyword list longer than %zu characters", sizeof buf - 1);
+                    return NULL;
+                }
+                memcpy(buf + n, it.text, it.len);
+                n += it.len;
+                ls_lex_next(lx);
+                if (!ls_tok_is(&lx->tok, '|'))
+                    break;
+                ls_lex_next(lx);
+                if (lx->tok.kind != LS_TOK_IDENT)
+                    return expected(p, "a keyword after '|'");
+                buf[n++] = '|';
+            }
+            a->s = ls_arena_strndup(p->arena, buf, n);
+            /* A keyword followed by ':' in attribute position is a typed value
+             * like `0 : i64`; plain types (f32) arrive here as keywords too. */
+            return a;
+        }
+    case LS_TOK_PUNCT:
+        if (t.punct == '-') {
+            ls_lex_next(lx);
+            if (lx->tok.kind != LS_TOK_INT && lx->tok.kind != LS_TOK_FLOAT)
+                return expected(p, "a number after '-'");
+            t = lx->tok;
+            a = new_attr(p, t.kind == LS_TOK_INT ? LS_AV_INT : LS_AV_FLOAT, t.line, t.col - 1);
+            if (t.kind == LS_TOK_INT) {
+                if (!parse_int_text(p, &t, true, &a->i))
+                    return NULL;
+            } else {
+                char buf[64];
+                snprintf(buf, sizeof buf, "%.*s", t.len > 60 ? 60 : (int)t.len, t.text);
+                a->f = -strtod(buf, NULL);
+            }
+            ls_lex_next(lx);
+            goto type_suffix;
+        }
+        if (t.punct == '[') {
+            a = new_attr(p, LS_AV_ARRAY, t.line, t.col);
+            item_list l = {0};
+            ls_lex_next(lx);
+            while (!ls_tok_is(&lx->tok, ']')) {
+                ls_attr *v = parse_value(p);
+                if (v == NULL)
+                    return NULL;
+                list_push(p, &l, NULL, v);
+                if (ls_tok_is(&lx->tok, ','))
+                    ls_lex_next(lx);
+                else if (!ls_tok_is(&lx->tok, ']'))
+                    return expected(p, "',' or ']'");
+            }
+            ls_lex_next(lx);
+            list_store(a, &l, false);
+            return failed(p) ? NULL : a;
+        }
+        if (t.punct == '{') {
+            a = new_attr(p, LS_AV_DICT, t.line, t.col);
+            ls_lex_next(lx);
+            return parse_dict_body(p, a) ? a : NULL;
+        }
+        if (t.punct == '<') {
+            a = new_attr(p, LS_AV_PARAMS, t.line, t.col);
+            ls_lex_next(lx);
+            return parse_params_body(p, a, '>') ? a : NULL;
+        }
+        if (t.punct == '(')
+            return ls_parse_type(p);
+        return expected(p, "an attribute value");
+    default:
+        return expected(p, "an attribute value");
+    }
+number:
+    a = new_attr(p, t.kind == LS_TOK_INT ? LS_AV_INT : LS_AV_FLOAT, t.line, t.col);
+    if (t.kind == LS_TOK_INT) {
+        if (!parse_int_text(p, &t, false, &a->i))
+            return NULL;
+    } else {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*s", t.len > 60 ? 60 : (int)t.len, t.text);
+        a->f = strtod(buf, NULL);
+    }
+    ls_lex_next(lx);
+type_suffix:
+    if (ls_tok_is(&lx->tok, ':')) {
+        ls_lex_next(lx);
+        if (ls_parse_type(p) == NULL)
+            return NULL;
+    }
+    return failed(p) ? NULL : a;
+}
+
+static ls_attr *parse_value(ls_parser *p)
+{
+    if (failed(p))
+        return NULL;
+    if (++p->depth > LS_MLIR_MAX_DEPTH) {
+        ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, p->lx->tok.line, p->lx->tok.col,
+                    "attribute nested deeper than %d levels", LS_MLIR_MAX_DEPTH);
+        return NULL;
+    }
+    ls_attr *a = parse_value_inner(p);
+    p->depth--;
+    return failed(p) ? NULL : a;
+}
+
+ls_attr *ls_parse_attr(ls_parser *p)
+{
+    return parse_value(p);
+}
+
+ls_attr *ls_parse_attr_string(const char *text, size_t len, const char *file, ls_arena *arena,
+                              const ls_alias_table *aliases, ls_diag *diag)
+{
+    ls_lexer lx;
+    ls_lexer_init(&lx, text, len, file, diag);
+    ls_lex_next(&lx);
+    ls_parser p = {&lx, arena, aliases, diag, 0};
+    ls_attr *a = ls_parse_attr(&p);
+    if (a && lx.tok.kind != LS_TOK_EOF) {
+        expected(&p, "end of input");
+        return NULL;
+    }
+    return a;
+}
+
+ls_attr *ls_attr_get(const ls_attr *a, const char *key)
+{
+    if (a == NULL || a->keys == NULL)
+        return NULL;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->keys[i] && strcmp(a->keys[i], key) == 0)
+            return a->items[i];
+    return NULL;
+}
+
+const char *ls_attr_kind_name(ls_attr_kind k)
+{
+    switch (k) {
+    case LS_AV_INT: return "an integer";
+    case LS_AV_FLOAT: return "a float";
+    case LS_AV_STRING: return "a string";
+    case LS_AV_BOOL: return "a boolean";
+    case LS_AV_UNIT: return "a unit attribute";
+    case LS_AV_IDENT: return "a keyword";
+    case LS_AV_ARRAY: return "an array";
+    case LS_AV_DICT: return "a dictionary";
+    case LS_AV_DIALECT: return "a dialect attribute";
+    case LS_AV_PARAMS: return "a parameter list";
+    case LS_AV_ALIAS: return "an alias";
+    case LS_AV_TYPE: return "a type";
+    case LS_AV_AFFINE_MAP: return "an affine_map";
+    case LS_AV_SYMBOL: return "a symbol";
+    case LS_AV_OPAQUE: return "an opaque attribute";
+    }
+    return "a value";
+}

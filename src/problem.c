@@ -1,0 +1,321 @@
+/* problem.c: combiners and validation of a problem + config (see problem.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lanescope/problem.h"
+
+static const struct {
+    ls_combiner k;
+    const char *name, *fop, *iop;
+} combiners[] = {
+    {LS_COMB_ADD, "add", "arith.addf", "arith.addi"},
+    {LS_COMB_MUL, "mul", "arith.mulf", "arith.muli"},
+    {LS_COMB_MINUI, "minui", NULL, "arith.minui"},
+    {LS_COMB_MINSI, "minsi", NULL, "arith.minsi"},
+    {LS_COMB_MAXUI, "maxui", NULL, "arith.maxui"},
+    {LS_COMB_MAXSI, "maxsi", NULL, "arith.maxsi"},
+    {LS_COMB_MINIMUMF, "minimumf", "arith.minimumf", NULL},
+    {LS_COMB_MINNUMF, "minnumf", "arith.minnumf", NULL},
+    {LS_COMB_MAXIMUMF, "maximumf", "arith.maximumf", NULL},
+    {LS_COMB_MAXNUMF, "maxnumf", "arith.maxnumf", NULL},
+    {LS_COMB_AND, "and", NULL, "arith.andi"},
+    {LS_COMB_OR, "or", NULL, "arith.ori"},
+    {LS_COMB_XOR, "xor", NULL, "arith.xori"},
+};
+#define NCOMB (sizeof combiners / sizeof combiners[0])
+
+bool ls_combiner_from_op(const char *op, ls_combiner *out)
+{
+    for (size_t i = 0; i < NCOMB; i++)
+        if ((combiners[i].fop && strcmp(op, combiners[i].fop) == 0) ||
+            (combiners[i].iop && strcmp(op, combiners[i].iop) == 0)) {
+            *out = combiners[i].k;
+            return true;
+        }
+    return false;
+}
+
+bool ls_combiner_from_name(const char *name, ls_combiner *out)
+{
+    for (size_t i = 0; i < NCOMB; i++)
+        if (strcmp(name, combiners[i].name) == 0) {
+            *out = combiners[i].k;
+            return true;
+        }
+    return ls_combiner_from_op(name, out);
+}
+
+const char *ls_combiner_name(ls_combiner k)
+{
+    return (unsigned)k < NCOMB ? combiners[k].name : "?";
+}
+
+const char *ls_combiner_op(ls_combiner k, bool is_float)
+{
+    if ((unsigned)k >= NCOMB)
+        return "?";
+    const char *op = is_float ? combiners[k].fop : combiners[k].iop;
+    return op ? op : (combiners[k].fop ? combiners[k].fop : combiners[k].iop);
+}
+
+bool ls_combiner_is_float_only(ls_combiner k)
+{
+    return (unsigned)k < NCOMB && combiners[k].iop == NULL;
+}
+
+bool ls_combiner_is_int_only(ls_combiner k)
+{
+    return (unsigned)k < NCOMB && combiners[k].fop == NULL;
+}
+
+bool ls_mul_ok(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_mul_overflow(a, b, out);
+}
+
+static int64_t basis_product(const ls_basis *b)
+{
+    int64_t p = 1;
+    for (int i = 0; i < b->counts.n; i++)
+        if (!ls_mul_ok(p, b->counts.v[i], &p))
+            return -1;
+    return p;
+}
+
+void ls_problem_sizes(const ls_problem *p, int64_t *subgroup_size, int64_t *workgroup_size,
+                      bool *assumed)
+{
+    bool a = false;
+    int64_t sg = 64;
+    if (p->has_ti && p->ti.has_subgroup_size && p->ti.subgroup_size > 0) {
+        sg = p->ti.subgroup_size;
+    } else {
+        a = true;
+        if (p->has_target && p->target.n_subgroup_choices > 0)
+            sg = p->target.subgroup_choices[0];
+    }
+    int64_t wg = sg;
+    if (p->has_ti && p->ti.has_workgroup_size) {
+        wg = 1;
+        for (int i = 0; i < 3; i++)
+            if (!ls_mul_ok(wg, p->ti.workgroup_size[i], &wg))
+                wg = -1;
+    } else {
+        a = true;
+        int64_t sgs = p->has_config ? basis_product(&p->config.subgroup_basis) : 1;
+        if (sgs < 1 || !ls_mul_ok(sg, sgs, &wg))
+            wg = -1;
+    }
+    *subgroup_size = sg;
+    *workgroup_size = wg;
+    if (assumed)
+        *assumed = a;
+}
+
+static ls_status verr(ls_diag *d, const ls_problem *p, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static ls_status verr(ls_diag *d, const ls_problem *p, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (line == 0) {
+        line = p->line;
+        col = p->col;
+    }
+    ls_status st = ls_diag_vset(d, LS_ERR_INVALID, p->file, line, col, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+static void fmt_list(char *buf, size_t size, const int64_t *v, int n)
+{
+    size_t u = (size_t)snprintf(buf, size, "[");
+    for (int i = 0; i < n && u < size; i++)
+        u += (size_t)snprintf(buf + u, size - u, "%s%lld", i ? ", " : "", (long long)v[i]);
+    if (u < size)
+        snprintf(buf + u, size - u, "]");
+}
+
+static ls_status check_rank(ls_diag *d, const ls_problem *p, const ls_i64_list *l,
+                            const char *what)
+{
+    if (l->present && l->n != p->rank)
+        return verr(d, p, l->line, l->col,
+                    "%s has %d entries but the iteration space has rank %d", what, l->n, p->rank);
+    return LS_OK;
+}
+
+static ls_status check_basis(ls_diag *d, const ls_problem *p, const ls_basis *b,
+                             const char *name)
+{
+    char what[64];
+    if (!b->present)
+        return verr(d, p, p->config.line, p->config.col,
+                    "lowering_config has no %s; VectorDistribute needs it to distribute the "
+                    "iteration space",
+                    name);
+    snprintf(what, sizeof what, "%s counts", name);
+    if (check_rank(d, p, &b->counts, what))
+        return d->status;
+    snprintf(what, sizeof what, "%s mapping", name);
+    if (check_rank(d, p, &b->mapping, what))
+        return d->status;
+    bool seen[LS_MAX_RANK] = {false};
+    for (int i = 0; i < b->mapping.n; i++) {
+        int64_t m = b->mapping.v[i];
+        if (m < 0 || m >= p->rank || seen[m]) {
+            char buf[128];
+            fmt_list(buf, sizeof buf, b->mapping.v, b->mapping.n);
+            return verr(d, p, b->mapping.line, b->mapping.col,
+                        "%s mapping %s is not a permutation of 0..%d (entry %d is %lld)", name,
+                        buf, p->rank - 1, i, (long long)m);
+        }
+        seen[m] = true;
+    }
+    for (int i = 0; i < b->counts.n; i++)
+        if (b->counts.v[i] < 1)
+            return verr(d, p, b->counts.line, b->counts.col,
+                        "%s counts[%d] is %lld; counts must be at least 1 (1 means not "
+                        "distributed)",
+                        name, i, (long long)b->counts.v[i]);
+    if (basis_product(b) < 0)
+        return verr(d, p, b->counts.line, b->counts.col, "%s counts: product overflows int64",
+                    name);
+    return LS_OK;
+}
+
+ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
+{
+    if (p->rank < 1 || p->rank > LS_MAX_RANK)
+        return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "iteration space has rank %d; the limit is %d", p->rank, LS_MAX_RANK);
+    int64_t total = 1;
+    bool any_red = false;
+    for (int i = 0; i < p->rank; i++) {
+        if (p->size[i] < 1)
+            return verr(d, p, 0, 0, "dimension d%d has size %lld; dynamic or empty "
+                                    "dimensions are not supported",
+                        i, (long long)p->size[i]);
+        if (!ls_mul_ok(total, p->size[i], &total))
+            return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                               "the iteration space's element count overflows int64");
+        any_red |= p->is_reduction[i];
+    }
+    if (!any_red)
+        return verr(d, p, 0, 0, "the op has no reduction dimension");
+    bool is_float = ls_elem_type_is_float(p->acc_type);
+    if (is_float && ls_combiner_is_int_only(p->combiner))
+        return verr(d, p, 0, 0, "combiner %s needs an integer type, but the reduction is in %s",
+                    ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type));
+    if (!is_float && ls_combiner_is_float_only(p->combiner))
+        return verr(d, p, 0, 0, "combiner %s needs a float type, but the reduction is in %s",
+                    ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type));
+    if (!p->has_config)
+        return ls_diag_set(d, LS_ERR_NOTFOUND, p->file, p->line, p->col,
+                           "%s has no lowering_config (pass one with --config)", p->name);
+
+    const ls_lowering_config *c = &p->config;
+    if (check_rank(d, p, &c->workgroup, "workgroup") ||
+        check_rank(d, p, &c->thread, "thread") ||
+        check_rank(d, p, &c->partial_reduction, "partial_reduction"))
+        return d->status;
+    if (check_basis(d, p, &c->lane_basis, "lane_basis") ||
+        check_basis(d, p, &c->subgroup_basis, "subgroup_basis"))
+        return d->status;
+    for (int i = 0; i < p->rank; i++) {
+        if (p->is_reduction[i] && c->workgroup.present && c->workgroup.v[i] != 0)
+            return verr(d, p, c->workgroup.line, c->workgroup.col,
+                        "workgroup[%d] = %lld tiles reduction dimension d%d; workgroup tiles "
+                        "apply to parallel dimensions only (use 0)",
+                        i, (long long)c->workgroup.v[i], i);
+        if (!p->is_reduction[i] && c->partial_reduction.present &&
+            c->partial_reduction.v[i] != 0)
+            return verr(d, p, c->partial_reduction.line, c->partial_reduction.col,
+                        "partial_reduction[%d] = %lld is on parallel dimension d%d; it applies "
+                        "to reduction dimensions only (use 0)",
+                        i, (long long)c->partial_reduction.v[i], i);
+        if (p->is_reduction[i] && c->partial_reduction.present && c->thread.present &&
+            c->partial_reduction.v[i] > 1 && c->thread.v[i] > 1 &&
+            c->partial_reduction.v[i] % c->thread.v[i] != 0)
+            return verr(d, p, c->partial_reduction.line, c->partial_reduction.col,
+                        "partial_reduction[%d] = %lld is not a multiple of thread[%d] = %lld; "
+                        "GPUPackPartialReductions splits the chunk into chunk/thread x thread",
+                        i, (long long)c->partial_reduction.v[i], i, (long long)c->thread.v[i]);
+        if (!p->is_reduction[i] && c->thread.present && c->thread.v[i] != 0)
+            return verr(d, p, c->thread.line, c->thread.col,
+                        "thread[%d] = %lld is on parallel dimension d%d; thread tiles apply to "
+                        "reduction dimensions only (use 0)",
+                        i, (long long)c->thread.v[i], i);
+    }
+
+    int64_t sg, wg;
+    bool assumed;
+    ls_problem_sizes(p, &sg, &wg, &assumed);
+    if (sg < 1)
+        return verr(d, p, p->ti.line, p->ti.col, "subgroup_size %lld must be positive",
+                    (long long)sg);
+    if (wg < 1)
+        return verr(d, p, p->ti.line, p->ti.col,
+                    "workgroup size is not positive or its product overflows int64");
+    if (sg > LS_MAX_SUBGROUP_SIZE || wg > LS_MAX_WORKGROUP_SIZE)
+        return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->has_ti ? p->ti.line : p->line,
+                           p->has_ti ? p->ti.col : p->col,
+                           "subgroup size %lld / workgroup size %lld: the limits are %d and %d",
+                           (long long)sg, (long long)wg, LS_MAX_SUBGROUP_SIZE,
+                           LS_MAX_WORKGROUP_SIZE);
+    int64_t lanes = basis_product(&c->lane_basis);
+    if (lanes > sg || sg % lanes != 0) {
+        char buf[128];
+        fmt_list(buf, sizeof buf, c->lane_basis.counts.v, c->lane_basis.counts.n);
+        return verr(d, p, c->lane_basis.line, c->lane_basis.col,
+                    "lane_basis counts %s multiply to %lld, which is not the subgroup size %lld "
+                    "(nor a divisor of it, which IREE allows as duplicated lanes)",
+                    buf, (long long)lanes, (long long)sg);
+    }
+    int64_t sgs = basis_product(&c->subgroup_basis);
+    int64_t need;
+    if (!ls_mul_ok(sg, sgs, &need))
+        return ls_diag_set(d, LS_ERR_LIMIT, p->file, c->subgroup_basis.line,
+                           c->subgroup_basis.col,
+                           "subgroup_size x subgroup_basis product overflows int64");
+    if (wg % sg != 0 || wg < need || wg % need != 0) {
+        char buf[128];
+        fmt_list(buf, sizeof buf, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n);
+        int line = p->has_ti ? p->ti.line : c->subgroup_basis.line;
+        int col = p->has_ti ? p->ti.col : c->subgroup_basis.col;
+        return verr(d, p, line, col,
+                    "workgroup size %lld != subgroup_size %lld x product(subgroup_basis counts "
+                    "%s) = %lld",
+                    (long long)wg, (long long)sg, buf, (long long)need);
+    }
+    /* Every product the layout math forms must fit int64. */
+    for (int i = 0; i < p->rank; i++) {
+        int64_t t = c->thread.present ? c->thread.v[i] : 0, x;
+        if (!ls_mul_ok(t ? t : 1, lanes, &x) || !ls_mul_ok(x, sgs, &x))
+            return ls_diag_set(d, LS_ERR_LIMIT, p->file, c->thread.line, c->thread.col,
+                               "thread[%d] x lanes x subgroups overflows int64", i);
+    }
+    if (p->has_target) {
+        const ls_target *t = &p->target;
+        bool offered = false;
+        char buf[128];
+        fmt_list(buf, sizeof buf, t->subgroup_choices, t->n_subgroup_choices);
+        for (int i = 0; i < t->n_subgroup_choices; i++)
+            offered |= t->subgroup_choices[i] == sg;
+        if (!offered)
+            return verr(d, p, p->has_ti ? p->ti.line : 0, p->has_ti ? p->ti.col : 0,
+                        "subgroup size %lld is not offered by target %s%s%s "
+                        "(subgroup_size_choices = %s)",
+                        (long long)sg, t->arch, t->sku[0] ? "/" : "", t->sku, buf);
+        int64_t limit = t->max_thread_count;
+        if (t->max_workgroup_sizes[0] > 0 && (limit == 0 || t->max_workgroup_sizes[0] < limit))
+            limit = t->max_workgroup_sizes[0];
+        if (limit > 0 && wg > limit)
+            return verr(d, p, p->has_ti ? p->ti.line : 0, p->has_ti ? p->ti.col : 0,
+                        "workgroup size %lld is above target %s's limit of %lld threads "
+                        "(max_thread_count_per_workgroup / max_workgroup_sizes)",
+                        (long long)wg, t->arch, (long long)limit);
+    }
+    return LS_OK;
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# cli.sh: end-to-end checks of the lanescope command line: computed values in
+# each format, one-line errors with positions and exit codes, atomic output,
+# and the fuzzer's regression inputs.
+set -u
+LANESCOPE=${LANESCOPE:-./lanescope}
+EX=${LS_EXAMPLES:-examples}
+REGRESS=${LS_FUZZ_REGRESS:-tests/fuzz/regress}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() { # name, condition already evaluated as $?
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+contains() { # name, file, fixed string
+    grep -qF -- "$3" "$2"
+    r=$?
+    [ $r -eq 0 ] || { echo "--- $2:"; head -40 "$2"; }
+    check "$1: expects '$3'" $r
+}
+
+# Example 2, thread 42: the seed's worked example, computed.
+$LANESCOPE explain "$EX/seed000_example2.mlir" --thread 42 >"$tmp/ex2.txt" 2>"$tmp/err"
+check "explain ex2 exits 0" $?
+contains "ex2 thread 42 coords" "$tmp/ex2.txt" "mapping [1, 0] -> d0 = 2, d1 = 10"
+contains "ex2 thread 42 loads" "$tmp/ex2.txt" "[2, 10] [6, 10] [10, 10] [14, 10]"
+contains "ex2 iterations" "$tmp/ex2.txt" "partial-reduction loop: 12 iterations"
+contains "ex2 workgroup" "$tmp/ex2.txt" "workgroup: 128 threads = 2 subgroups x 64 lanes; 72 workgroups"
+contains "ex2 layout" "$tmp/ex2.txt" "thread_tile = [4, 16], element_tile = [1, 1], subgroup_strides = [0, 1], thread_strides = [1, 4]"
+contains "ex2 ignored key" "$tmp/ex2.txt" "ignored keys (not read by the reduction path): reduction"
+
+# No INPUT: the bundled example.
+$LANESCOPE explain >"$tmp/default.txt" 2>&1
+check "explain without input exits 0" $?
+contains "default example" "$tmp/default.txt" "@example2_max_1152x384"
+
+# JSON and Markdown carry the same numbers.
+$LANESCOPE explain "$EX/seed000_example1.mlir" --format json --thread 5 >"$tmp/ex1.json"
+check "json exits 0" $?
+tr -d ' \n' <"$tmp/ex1.json" >"$tmp/ex1.flat"
+contains "json iterations" "$tmp/ex1.flat" '"iterations":32'
+contains "json workgroups" "$tmp/ex1.flat" '"total_workgroups":6656'
+contains "json per load" "$tmp/ex1.flat" '"elements_per_load":8'
+contains "json thread 5 first element" "$tmp/ex1.flat" '"register":0,"coords":[0,0,40],"valid":true'
+$LANESCOPE explain "$EX/seed000_example3.mlir" --format md >"$tmp/ex3.md"
+contains "md table row" "$tmp/ex3.md" "| d2 | reduction | 128 | - | - | 128 | 1 | elided | 64 | 1 | 2 |"
+
+# Layouts and swizzles.
+$LANESCOPE explain "$EX/seed002_subgroup_order.mlir" --subgroups 4 >"$tmp/order.txt"
+contains "subgroup order" "$tmp/order.txt" "0, 4, 1, 5, 2, 6, 3, 7"
+contains "subgroup order mod 4" "$tmp/order.txt" "0, 0, 1, 1, 2, 2, 3, 3"
+$LANESCOPE explain "$EX/seed002_nested_64x64.mlir" --thread 16 >"$tmp/nl.txt"
+contains "64x64 per-thread" "$tmp/nl.txt" "vector<2x16>"
+contains "64x64 thread 16" "$tmp/nl.txt" "virtual thread ids [0, 1]"
+$LANESCOPE explain "$EX/seed001_rotate_rows.mlir" >"$tmp/rot.txt"
+contains "rotate row 1" "$tmp/rot.txt" "7777 4444 5555 6666 /// 3 0 1 2"
+
+# Flags instead of a file.
+$LANESCOPE explain --shape 1152x384 --iter pr --config '#iree_gpu.lowering_config<{workgroup = [16, 0], partial_reduction = [0, 32], thread = [0, 1], lane_basis = [[16, 4], [1, 0]], subgroup_basis = [[1, 2], [0, 1]]}>' --subgroup-size 64 --workgroup-size 128 --target mi300x >"$tmp/flags.txt" 2>&1
+check "flags exit 0" $?
+contains "flags iterations" "$tmp/flags.txt" "12 iterations"
+
+# Errors: one line, a position, a non-zero exit, nothing written.
+printf '#c = #iree_gpu.lowering_config<{thread = [0, 1}>\n' >"$tmp/bad.mlir"
+printf '%%r = linalg.reduce ins(%%a : tensor<4x8xf32>) outs(%%b : tensor<4xf32>) dimensions = [1] {lowering_config = #c} (%%i: f32, %%o: f32) {\n %%1 = arith.addf %%i, %%o : f32\n linalg.yield %%1 : f32\n}\n' >>"$tmp/bad.mlir"
+$LANESCOPE explain "$tmp/bad.mlir" -o "$tmp/out.txt" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+[ $rc -eq 1 ]; check "bad input exits 1" $?
+[ "$(wc -l <"$tmp/stderr")" -eq 1 ]; check "bad input: one line" $?
+contains "bad input position" "$tmp/stderr" "bad.mlir:1:47: in the definition of #c (used at line 2): expected ',' or ']', found '}'"
+[ ! -e "$tmp/out.txt" ] && [ -z "$(ls "$tmp" | grep tmp)" ]; check "nothing half-written" $?
+
+$LANESCOPE explain "$EX/seed000_example2.mlir" --target gfx1100 --subgroup-size 16 >/dev/null 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "unoffered subgroup size exits 1" $?
+contains "subgroup size message" "$tmp/stderr" "lane_basis counts [16, 4] multiply to 64, which is not the subgroup size 16"
+
+$LANESCOPE explain "$EX/seed000_example2.mlir" --thread 128 >/dev/null 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "--thread outside exits 1" $?
+contains "--thread message" "$tmp/stderr" "--thread: 128 is outside the workgroup"
+$LANESCOPE explain --format xml >/dev/null 2>"$tmp/stderr"
+[ $? -eq 2 ]; check "bad flag exits 2" $?
+contains "bad flag message" "$tmp/stderr" "--format: expected text, md or json, found 'xml'"
+$LANESCOPE explain "$tmp/missing.mlir" >/dev/null 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "missing file exits 1" $?
+contains "missing file message" "$tmp/stderr" "missing.mlir: cannot open: No such file or directory"
+$LANESCOPE frobnicate >/dev/null 2>&1
+[ $? -eq 2 ]; check "unknown command exits 2" $?
+
+# -o writes the file atomically.
+$LANESCOPE explain "$EX/seed001_xor_shuffle.mlir" -o "$tmp/xor.txt"
+check "-o exits 0" $?
+contains "-o content" "$tmp/xor.txt" "FFFF EEEE DDDD CCCC /// 3 2 1 0"
+
+# Fuzzer regressions: no crash (exit 0 or 1), at most one line on stderr.
+if [ -d "$REGRESS" ]; then
+    for f in "$REGRESS"/*; do
+        [ -f "$f" ] || continue
+        $LANESCOPE explain "$f" >/dev/null 2>"$tmp/stderr"
+        rc=$?
+        [ $rc -le 1 ] && [ "$(wc -l <"$tmp/stderr")" -le 1 ]
+        check "regression $(basename "$f") (rc $rc)" $?
+    done
+fi
+
+echo "cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,273 @@
+/* test_import.c: reductions, layouts and swizzles read out of .mlir files. */
+#include "testutil.h"
+
+START_TEST(example2_generic)
+{
+    ls_diag d;
+    ls_module *m = load_example("seed000_example2.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 1);
+    const ls_problem *p = &m->problems[0];
+    ck_assert_int_eq(p->rank, 2);
+    ck_assert_int_eq(p->size[0], 1152);
+    ck_assert_int_eq(p->size[1], 384);
+    ck_assert(!p->is_reduction[0]);
+    ck_assert(p->is_reduction[1]);
+    ck_assert_int_eq(p->combiner, LS_COMB_MAXNUMF);
+    ck_assert_int_eq(p->in_type, LS_ET_F32);
+    ck_assert_int_eq(p->acc_type, LS_ET_F32);
+    ck_assert(p->has_config);
+    ck_assert_int_eq(p->config.workgroup.v[0], 16);
+    ck_assert_int_eq(p->config.lane_basis.counts.v[0], 16);
+    ck_assert_int_eq(p->config.n_ignored, 1);
+    ck_assert(p->has_ti);
+    ck_assert_int_eq(p->ti.workgroup_size[0], 128);
+    ck_assert_int_eq(p->ti.subgroup_size, 64);
+    ck_assert(p->has_target);
+    ck_assert_str_eq(p->target.arch, "gfx942");
+    ck_assert_int_eq(p->target.wgp_count, 304);
+    ck_assert_str_eq(p->name, "@example2_max_1152x384:linalg.generic#1");
+    ck_assert_int_eq(p->line, 21);
+    ck_assert_int_eq(p->out_map_n, 1);
+    ck_assert_int_eq(p->out_map[0], 0);
+    free(m);
+}
+END_TEST
+
+START_TEST(example3_extf_and_iterator_attrs)
+{
+    ls_diag d;
+    ls_module *m = load_example("seed000_example3.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 1);
+    const ls_problem *p = &m->problems[0];
+    ck_assert_int_eq(p->rank, 3);
+    ck_assert(p->is_reduction[1] && p->is_reduction[2] && !p->is_reduction[0]);
+    ck_assert_int_eq(p->in_type, LS_ET_F16);
+    ck_assert_int_eq(p->acc_type, LS_ET_F32);
+    ck_assert(p->extended);
+    ck_assert_str_eq(p->ti.pipeline, "VectorDistribute");
+    ck_assert(!p->has_target);
+    free(m);
+}
+END_TEST
+
+START_TEST(reduce_op_forms)
+{
+    ls_diag d;
+    ls_module *m = load_example("seed004_reduce_8x64.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 1);
+    ck_assert_int_eq(m->problems[0].size[0], 8);
+    ck_assert_int_eq(m->problems[0].size[1], 64);
+    ck_assert(m->problems[0].is_reduction[1]);
+    ck_assert(m->problems[0].has_config);
+    free(m);
+    m = load_text("func.func @f() {\n"
+                  "  %r = linalg.reduce { arith.maxsi } ins(%a : tensor<16x32x8xi32>) "
+                  "outs(%b : tensor<16x8xi32>) dimensions = [1]\n"
+                  "  return\n}\n",
+                  &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 1);
+    ck_assert_int_eq(m->problems[0].combiner, LS_COMB_MAXSI);
+    ck_assert(m->problems[0].is_reduction[1]);
+    ck_assert_int_eq(m->problems[0].out_map[1], 2);
+    ck_assert(!m->problems[0].has_config);
+    free(m);
+}
+END_TEST
+
+/* Softmax-like dispatch: an extf producer, then a max and a sum; a transposed map. */
+static const char *multi =
+    "#map = affine_map<(d0, d1) -> (d0, d1)>\n"
+    "#mapT = affine_map<(d0, d1) -> (d1, d0)>\n"
+    "#red = affine_map<(d0, d1) -> (d0)>\n"
+    "#cfg = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], "
+    "thread = [0, 4], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>\n"
+    "#broken = #iree_gpu.lowering_config<{thread = [0, }>\n"
+    "func.func @softmax() attributes {translation_info = "
+    "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [64, "
+    "1, 1] subgroup_size = 64>} {\n"
+    "  %e = linalg.generic {indexing_maps = [#map, #map], iterator_types = [\"parallel\", "
+    "\"parallel\"]} ins(%x : tensor<32x1024xf16>) outs(%y : tensor<32x1024xf32>) {\n"
+    "  ^bb0(%in: f16, %out: f32):\n"
+    "    %0 = arith.extf %in : f16 to f32\n"
+    "    linalg.yield %0 : f32\n"
+    "  } -> tensor<32x1024xf32>\n"
+    "  %m = linalg.generic {indexing_maps = [#map, #red], iterator_types = [\"parallel\", "
+    "\"reduction\"]} ins(%e : tensor<32x1024xf32>) outs(%i : tensor<32xf32>) attrs = "
+    "{lowering_config = #cfg} {\n"
+    "  ^bb0(%in: f32, %out: f32):\n"
+    "    %1 = arith.maximumf %in, %out : f32\n"
+    "    linalg.yield %1 : f32\n"
+    "  } -> tensor<32xf32>\n"
+    "  %s = linalg.generic {indexing_maps = [#mapT, #red], iterator_types = [\"parallel\", "
+    "\"reduction\"]} ins(%t : tensor<1024x32xi8>) outs(%j : tensor<32xi32>) attrs = "
+    "{compilation_info = #iree_codegen.compilation_info<lowering_config = #cfg, "
+    "translation_info = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
+    "workgroup_size = [128, 1, 1] subgroup_size = 64>>} {\n"
+    "  ^bb0(%in: i8, %out: i32):\n"
+    "    %2 = arith.extsi %in : i8 to i32\n"
+    "    %3 = arith.addi %out, %2 : i32\n"
+    "    linalg.yield %3 : i32\n"
+    "  } -> tensor<32xi32>\n"
+    "  return\n"
+    "}\n";
+
+START_TEST(several_reductions)
+{
+    ls_diag d;
+    ls_module *m = load_text(multi, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 2);
+    const ls_problem *a = &m->problems[0], *b = &m->problems[1];
+    ck_assert_int_eq(a->combiner, LS_COMB_MAXIMUMF);
+    ck_assert_int_eq(a->in_type, LS_ET_F16); /* through the extf producer */
+    ck_assert(a->extended);
+    ck_assert_int_eq(a->ti.workgroup_size[0], 64);
+    ck_assert_int_eq(b->combiner, LS_COMB_ADD);
+    ck_assert_int_eq(b->in_type, LS_ET_I8);
+    ck_assert_int_eq(b->acc_type, LS_ET_I32);
+    ck_assert_int_eq(b->in_map[0], 1); /* transposed input */
+    ck_assert_int_eq(b->in_map[1], 0);
+    ck_assert_int_eq(b->size[0], 32);
+    ck_assert_int_eq(b->size[1], 1024);
+    ck_assert_int_eq(b->ti.workgroup_size[0], 128); /* from compilation_info */
+    ck_assert_int_eq(b->config.thread.v[1], 4);
+    free(m);
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    int line, col;
+    const char *msg;
+} bad_ops[] = {
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %0 = arith.mulf "
+     "%in, %in : f32\n  %1 = arith.addf %0, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     4, 3, "other operand %0 is computed by arith.mulf"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x?xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf "
+     "%in, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 39, "dynamic"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>) attrs = {lowering_config = #missing} "
+     "{\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf %in, %out : f32\n  linalg.yield %1 : "
+     "f32\n}\n",
+     1, 226, "undefined attribute alias #missing"},
+    {"#bad = #iree_gpu.lowering_config<{thread = [0, }>\n"
+     "%r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%b : tensor<4xf32>) dimensions = [1] "
+     "{lowering_config = #bad} (%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  "
+     "linalg.yield %1 : f32\n}\n",
+     1, 48, "in the definition of #bad (used at line 2)"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf "
+     "%in, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 39, "not a distinct loop dimension"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = "
+     "arith.subf %in, %out : f32\n  linalg.yield %1 : f32\n",
+     1, 199, "unterminated region"},
+    {"%r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%b : tensor<4xf32>) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.divf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     2, 3, "arith.divf, which is not a combining op"},
+};
+
+START_TEST(op_errors)
+{
+    ls_diag d;
+    ls_module *m = load_text(bad_ops[_i].text, &d);
+    ck_assert_int_ne(d.status, LS_OK);
+    ck_assert_msg(strstr(d.msg, bad_ops[_i].msg) != NULL, "got '%s'", d.msg);
+    ck_assert_msg(d.line == bad_ops[_i].line && d.col == bad_ops[_i].col, "at %d:%d: %s",
+                  d.line, d.col, d.msg);
+    free(m);
+}
+END_TEST
+
+START_TEST(unused_broken_alias_is_skipped)
+{
+    ls_diag d;
+    ls_module *m = load_text("#junk = #some.dialect<{[[[}>\n"
+                             "module { \"weird.op\"() : () -> () }\n"
+                             "#sw = #iree_codegen.rotate_rows<32, 8>\n",
+                             &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 0);
+    ck_assert_int_eq(m->n_swizzles, 1);
+    ck_assert_str_eq(m->swizzles[0].name, "sw");
+    ck_assert_int_eq(m->swizzles[0].swizzle.kind, LS_SWIZZLE_ROTATE_ROWS);
+    ck_assert_int_eq(m->swizzles[0].swizzle.access_width, 8);
+    free(m);
+}
+END_TEST
+
+START_TEST(layouts_and_swizzles)
+{
+    ls_diag d;
+    ls_module *m = load_example("seed002_nested_64x64.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_layouts, 1);
+    ck_assert_str_eq(m->layouts[0].name, "layout");
+    ck_assert_int_eq(m->layouts[0].vector_rank, 2);
+    ck_assert_int_eq(m->layouts[0].vector_shape[1], 64);
+    ck_assert_int_eq(m->layouts[0].layout.thread_strides[1], 16);
+    free(m);
+    m = load_example("seed001_xor_shuffle_phase2.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_swizzles, 1);
+    ck_assert_int_eq(m->swizzles[0].swizzle.per_phase, 2);
+    free(m);
+    m = load_example("seed001_xor_shuffle.mlir", &d);
+    ck_assert_int_eq(m->n_swizzles, 1);
+    ck_assert_int_eq(m->swizzles[0].swizzle.per_phase, 1);   /* default */
+    ck_assert_int_eq(m->swizzles[0].swizzle.row_stride, 16); /* default: row_width */
+    free(m);
+}
+END_TEST
+
+START_TEST(limits)
+{
+    /* rank over the limit */
+    ls_diag d;
+    ls_module *m = load_text(
+        "%r = linalg.reduce ins(%a : tensor<2x2x2x2x2x2x2x2x2xf32>) outs(%b : "
+        "tensor<2x2x2x2x2x2x2x2xf32>) dimensions = [0] (%in: f32, %o: f32) {\n  %1 = arith.addf "
+        "%in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+        &d);
+    ck_assert_int_eq(d.status, LS_ERR_LIMIT);
+    ck_assert(strstr(d.msg, "rank limit is 8") != NULL);
+    free(m);
+    /* file missing */
+    m = ls_xcalloc(1, sizeof *m);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_module_load("/nonexistent/x.mlir", m, &d), LS_ERR_IO);
+    ck_assert(strstr(d.msg, "cannot open") != NULL);
+    free(m);
+}
+END_TEST
+
+static Suite *import_suite(void)
+{
+    Suite *s = suite_create("import");
+    TCase *tc = tcase_create("import");
+    tcase_add_test(tc, example2_generic);
+    tcase_add_test(tc, example3_extf_and_iterator_attrs);
+    tcase_add_test(tc, reduce_op_forms);
+    tcase_add_test(tc, several_reductions);
+    tcase_add_loop_test(tc, op_errors, 0, (int)(sizeof bad_ops / sizeof bad_ops[0]));
+    tcase_add_test(tc, unused_broken_alias_is_skipped);
+    tcase_add_test(tc, layouts_and_swizzles);
+    tcase_add_test(tc, limits);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(import_suite)
