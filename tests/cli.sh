@@ -95,7 +95,7 @@ contains "-o content" "$tmp/xor.txt" "FFFF EEEE DDDD CCCC /// 3 2 1 0"
 
 # Fuzzer regressions: no crash (exit 0 or 1), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
-    for f in "$REGRESS"/*; do
+    for f in "$REGRESS"/*.mlir; do
         [ -f "$f" ] || continue
         $LANESCOPE explain "$f" >/dev/null 2>"$tmp/stderr"
         rc=$?
