@@ -835,7 +835,7 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
             next(im);
             bool def = ls_tok_is(tok(im), '=');
             im->lx = save;
-            if (def && t.col == 1) {
+            if (def) {
                 alias_definition(im);
                 continue;
             }

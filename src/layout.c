@@ -2,15 +2,12 @@
  *
  * Cost: everything here is O(rank) per query except ls_owner_of, which scans
  * the workgroup's threads (<= 1024) to list duplicated holders, and
- * ls_derive's idle-lane count, which walks threads x registers of one
- * iteration once (skipped above LS_IDLE_SCAN_LIMIT).
+ * ls_derive's idle-lane count, which looks at one register per thread.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "lanescope/layout.h"
-
-enum { LS_IDLE_SCAN_LIMIT = 1 << 24 };
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
@@ -341,25 +338,21 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
              d->body_inner[k] ? " (packed inner part)" : "",
              (long long)(d->coverage[k] - d->body_bound[k]));
     }
-    /* Idle threads: no valid element in workgroup 0, iteration 0. */
-    int64_t scan;
-    if (ls_mul_ok(regs, d->workgroup_size, &scan) && scan <= LS_IDLE_SCAN_LIMIT) {
-        int64_t zero[LS_MAX_RANK] = {0};
-        for (int64_t tid = 0; tid < d->workgroup_size; tid++) {
-            bool any = false;
-            for (int64_t r = 0; r < regs && !any; r++) {
-                int64_t x[LS_MAX_RANK];
-                bool valid;
-                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
-                any = valid;
-            }
-            d->idle_lanes += !any;
-        }
-        if (d->idle_lanes)
-            warn(d, "idle lanes: %lld of %lld threads hold no valid element (they load padding "
-                    "only)",
-                 (long long)d->idle_lanes, (long long)d->workgroup_size);
+    /* Idle threads: no valid element in workgroup 0, iteration 0.  Every
+     * body index grows with batch, outer and element, so register 0 (all of
+     * them 0) is a thread's smallest position in every dim at once: the
+     * thread holds a valid element iff register 0 is valid.  O(threads). */
+    int64_t zero[LS_MAX_RANK] = {0};
+    for (int64_t tid = 0; tid < d->workgroup_size; tid++) {
+        int64_t x[LS_MAX_RANK];
+        bool valid;
+        ls_thread_element(d, p, tid, zero, zero, 0, x, &valid);
+        d->idle_lanes += !valid;
     }
+    if (d->idle_lanes)
+        warn(d, "idle lanes: %lld of %lld threads hold no valid element (they load padding "
+                "only)",
+             (long long)d->idle_lanes, (long long)d->workgroup_size);
     return LS_OK;
 }
 
@@ -411,13 +404,16 @@ void ls_thread_element(const ls_derived *d, const ls_problem *p, int64_t tid,
 ls_status ls_owner_of(const ls_derived *d, const ls_problem *p, const int64_t *x,
                       ls_ownership *out, ls_diag *diag)
 {
-    memset(out, 0, sizeof *out);
     int64_t off[LS_MAX_RANK];
+    out->workgroup = out->iteration = 0;
+    out->n_owners = 0;
+    out->n_listed = 0;
     for (int i = 0; i < d->rank; i++) {
         if (x[i] < 0 || x[i] >= p->size[i])
             return ls_diag_set(diag, LS_ERR_INVALID, p->file, 0, 0,
                                "coordinate d%d = %lld is outside 0..%lld", i, (long long)x[i],
                                (long long)p->size[i] - 1);
+        out->it_coord[i] = out->wg_coord[i] = 0;
         if (p->is_reduction[i]) {
             out->it_coord[i] = x[i] / d->chunk[i];
             off[i] = x[i] % d->chunk[i];
@@ -438,30 +434,21 @@ ls_status ls_owner_of(const ls_derived *d, const ls_problem *p, const int64_t *x
             out->body[k] = off[i] % d->body_bound[k];
     }
     const ls_nested_layout *l = &d->layout;
-    ls_nl_coord c;
-    if (!ls_nl_decompose(l, out->body, &c))
+    if (!ls_nl_decompose(l, out->body, &out->c))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, 0, 0,
                            "element is outside the derived layout (internal inconsistency)");
-    int64_t reg = ls_nl_register_of(l, &c);
-    int64_t vs[LS_MAX_BODY], vt[LS_MAX_BODY];
-    for (int64_t sg = 0; sg < d->num_subgroups; sg++) {
-        ls_nl_virtual_subgroup(l, sg, vs);
-        if (memcmp(vs, c.subgroup, sizeof(int64_t) * (size_t)l->rank) != 0)
-            continue;
-        for (int64_t lane = 0; lane < d->subgroup_size; lane++) {
-            ls_nl_virtual_thread(l, lane, vt);
-            if (memcmp(vt, c.thread, sizeof(int64_t) * (size_t)l->rank) != 0)
-                continue;
+    out->reg = ls_nl_register_of(l, &out->c);
+    int64_t lane0 = ls_nl_lane_of(l, out->c.thread);
+    int64_t sg0 = ls_nl_subgroup_of(l, out->c.subgroup);
+    for (int64_t sg = sg0; sg < d->num_subgroups; sg += d->layout_subgroups)
+        for (int64_t lane = lane0; lane < d->subgroup_size; lane += d->layout_lanes) {
             if (out->n_listed < LS_MAX_OWNERS) {
                 ls_owner *o = &out->owners[out->n_listed++];
                 o->tid = sg * d->subgroup_size + lane;
                 o->subgroup = sg;
                 o->lane = lane;
-                o->reg = reg;
-                o->c = c;
             }
             out->n_owners++;
         }
-    }
     return LS_OK;
 }

@@ -93,11 +93,11 @@ $LANESCOPE explain "$EX/seed001_xor_shuffle.mlir" -o "$tmp/xor.txt"
 check "-o exits 0" $?
 contains "-o content" "$tmp/xor.txt" "FFFF EEEE DDDD CCCC /// 3 2 1 0"
 
-# Fuzzer regressions: no crash (exit 0 or 1), at most one line on stderr.
+# Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
     for f in "$REGRESS"/*.mlir; do
         [ -f "$f" ] || continue
-        $LANESCOPE explain "$f" >/dev/null 2>"$tmp/stderr"
+        timeout 20 $LANESCOPE explain "$f" >/dev/null 2>"$tmp/stderr"
         rc=$?
         [ $rc -le 1 ] && [ "$(wc -l <"$tmp/stderr")" -le 1 ]
         check "regression $(basename "$f") (rc $rc)" $?

@@ -113,6 +113,12 @@ static void m_no_lane(ls_problem *p) { p->config.lane_basis.present = false; }
 static void m_count0(ls_problem *p) { p->config.subgroup_basis.counts.v[0] = 0; }
 static void m_no_red(ls_problem *p) { p->is_reduction[1] = false; }
 static void m_size0(ls_problem *p) { p->size[1] = 0; }
+static void m_sg_limit(ls_problem *p)
+{
+    p->ti.subgroup_size = 2048;
+    p->ti.workgroup_size[0] = 4096;
+    p->config.lane_basis.counts.v[0] = 512;
+}
 
 static const struct {
     mutator mut;
@@ -144,6 +150,8 @@ static const struct {
     {m_count0, LS_ERR_INVALID, 3, "subgroup_basis counts[0] is 0; counts must be at least 1"},
     {m_no_red, LS_ERR_INVALID, 10, "the op has no reduction dimension"},
     {m_size0, LS_ERR_INVALID, 10, "dimension d1 has size 0"},
+    {m_sg_limit, LS_ERR_LIMIT, 2, "subgroup size 2048 / workgroup size 4096: the limits are 1024 "
+                                  "and 65536"},
 };
 
 START_TEST(violations)
@@ -203,6 +211,23 @@ START_TEST(combiner_names)
 }
 END_TEST
 
+START_TEST(register_limit)
+{
+    /* A 2^26-long row with no partial_reduction: 2^21 batches per lane, over the limit. */
+    ls_problem p;
+    example2(&p);
+    p.size[1] = INT64_C(1) << 26;
+    p.config.partial_reduction.v[1] = 0;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_int_eq(ls_derive(&p, dv, &d), LS_ERR_LIMIT);
+    ck_assert(strstr(d.msg, "each thread would hold more than 1048576 elements per iteration") !=
+              NULL);
+    free(dv);
+}
+END_TEST
+
 static Suite *problem_suite(void)
 {
     Suite *s = suite_create("problem");
@@ -211,6 +236,7 @@ static Suite *problem_suite(void)
     tcase_add_loop_test(tc, violations, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(tc, duplication_is_allowed);
     tcase_add_test(tc, combiner_names);
+    tcase_add_test(tc, register_limit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -61,19 +61,19 @@ START_TEST(permutations)
                           xor ? rng_range(&rng, 1, 3) : 1);
         ls_diag d;
         ls_diag_clear(&d);
-        ck_assert_int_eq(ls_swizzle_check(&s, "t", &d), LS_OK);
+        REQUIRE(ls_swizzle_check(&s, "t", &d) == LS_OK, "%s", d.msg);
         int64_t rows = rng_range(&rng, 1, 20), total = rows * stride;
         unsigned char *hit = ls_xcalloc((size_t)total, 1);
         for (int64_t off = 0; off < total; off++) {
             int64_t y = ls_swizzle_apply(&s, off);
-            ck_assert(y >= 0 && y < total);
-            ck_assert_int_eq(y / stride, off / stride); /* stays in its row */
-            ck_assert_int_eq(y % aw, off % aw);          /* keeps its place in the block */
+            REQUIRE(y >= 0 && y < total, "y >= 0 && y < total");
+            REQUIRE((y / stride) == (off / stride), "y / stride != off / stride"); /* stays in its row */
+            REQUIRE((y % aw) == (off % aw), "offset moved inside its block"); /* keeps its place */
             if (off % stride >= rw)
-                ck_assert_int_eq(y, off); /* padding past row_width untouched */
-            ck_assert_int_eq(hit[y], 0);
+                REQUIRE((y) == (off), "y != off"); /* padding past row_width untouched */
+            REQUIRE((hit[y]) == (0), "hit[y] != 0");
             hit[y] = 1;
-            ck_assert_int_eq(ls_swizzle_invert(&s, y), off);
+            REQUIRE(ls_swizzle_invert(&s, y) == off, "invert(%lld) != %lld", (long long)y, (long long)off);
         }
         free(hit);
     }

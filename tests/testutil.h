@@ -30,6 +30,14 @@ static inline ls_module *load_example(const char *name, ls_diag *d)
     return m;
 }
 
+/* Check writes a mark point for every ck_assert; inner loops of property
+ * tests call into Check only when something fails. */
+#define REQUIRE(cond, ...)                                                                       \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            ck_abort_msg(__VA_ARGS__);                                                           \
+    } while (0)
+
 /* splitmix64: fixed seeds make the property tests reproducible. */
 static inline uint64_t rng_next(uint64_t *s)
 {

@@ -96,8 +96,6 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag);
 
 typedef struct {
     int64_t tid, subgroup, lane;
-    int64_t reg;   /* index in the thread's distributed vector */
-    ls_nl_coord c; /* layout coordinates of the element */
 } ls_owner;
 
 typedef struct {
@@ -106,13 +104,17 @@ typedef struct {
     int64_t iteration; /* linear partial-reduction iteration, last reduction dim fastest */
     int64_t it_coord[LS_MAX_RANK];
     int64_t body[LS_MAX_BODY];
-    int64_t n_owners;  /* exact count of (thread, register) holders */
+    ls_nl_coord c;     /* layout coordinates of the element */
+    int64_t reg;       /* its index in every holder's distributed vector */
+    int64_t n_owners;  /* exact count of holding threads */
     int n_listed;
     ls_owner owners[LS_MAX_OWNERS];
 } ls_ownership;
 
 /* Owners of element x (iteration-space coordinates). LS_ERR_INVALID when x
- * is outside the iteration space. */
+ * is outside the iteration space.  Virtual ids of a derived layout depend on
+ * lane mod layout_lanes (and subgroup mod layout_subgroups) only, so the
+ * holders are base + k * layout_lanes: O(duplication), no scan. */
 ls_status ls_owner_of(const ls_derived *d, const ls_problem *p, const int64_t *x,
                       ls_ownership *out, ls_diag *diag);
 
