@@ -30,5 +30,6 @@ bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t m
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int ls_cmd_explain(int argc, char **argv);
+int ls_cmd_sim(int argc, char **argv);
 
 #endif

@@ -16,10 +16,13 @@ static void usage(FILE *f)
             "  explain [INPUT] [--thread N] [--format text|md|json]\n"
             "          the worked-example analysis of a lowering config, nested layout or\n"
             "          swizzle, computed (INPUT: .mlir file; none: a bundled example)\n"
+            "  sim INPUT [--dump-plan] [--seed N]\n"
+            "          lower the reductions as IREE's VectorDistribute does and run them\n"
+            "          lane by lane, checked against a reference (no timing model yet)\n"
             "\n"
-            "Run 'lanescope COMMAND --help' for a command's options.  The simulator (sim),\n"
-            "pictures (draw), the viewer (view), suggest and the CUDA path are not in this\n"
-            "version yet.\n");
+            "Run 'lanescope COMMAND --help' for a command's options.  Timing (sim's\n"
+            "cycles), pictures (draw), the viewer (view), suggest and the CUDA path are\n"
+            "not in this version yet.\n");
 }
 
 int main(int argc, char **argv)
@@ -39,7 +42,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "explain") == 0)
         return ls_cmd_explain(argc - 1, argv + 1);
-    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain; see "
+    if (strcmp(cmd, "sim") == 0)
+        return ls_cmd_sim(argc - 1, argv + 1);
+    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim; see "
                        "lanescope --help)",
                  cmd);
     return 2;

@@ -93,6 +93,20 @@ $LANESCOPE explain "$EX/seed001_xor_shuffle.mlir" -o "$tmp/xor.txt"
 check "-o exits 0" $?
 contains "-o content" "$tmp/xor.txt" "FFFF EEEE DDDD CCCC /// 3 2 1 0"
 
+# sim: the lowered plan, run lane by lane against the reference.
+$LANESCOPE sim "$EX/seed000_example2.mlir" --dump-plan >"$tmp/sim.txt" 2>&1
+check "sim ex2 exits 0" $?
+contains "sim ex2 check" "$tmp/sim.txt" "functional check passed: 1152 outputs of 72 workgroups match the reference (maxnumf f32, seed 1)"
+contains "sim ex2 buffer" "$tmp/sim.txt" "memref<16x4xf32, #gpu.address_space<workgroup>> (256 bytes; innermost padded by 2)"
+$LANESCOPE sim "$EX/seed004_reduce_8x64.mlir" --target gfx942 --dump-plan >"$tmp/sim4.txt" 2>&1
+contains "sim dpp" "$tmp/sim4.txt" "amdgpu.dpp %v row_bcast_31 (row_mask 0xc)"
+contains "sim 8x64 check" "$tmp/sim4.txt" "functional check passed: 8 outputs of 8 workgroups"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --target sm_80 >/dev/null 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "sim sm_80 with subgroup 64 exits 1" $?
+contains "sim target message" "$tmp/stderr" "subgroup size 64 is not offered by target sm_80"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --target nope >/dev/null 2>"$tmp/stderr"
+[ $? -eq 2 ]; check "sim unknown target exits 2" $?
+
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
     for f in "$REGRESS"/*.mlir; do

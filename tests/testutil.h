@@ -52,6 +52,83 @@ static inline int64_t rng_range(uint64_t *s, int64_t lo, int64_t hi)
     return lo + (int64_t)(rng_next(s) % (uint64_t)(hi - lo + 1));
 }
 
+
+static inline void split_pow2(uint64_t *rng, int64_t total, int n, int64_t *out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = 1;
+    while (total > 1) {
+        out[rng_range(rng, 0, n - 1)] *= 2;
+        total /= 2;
+    }
+}
+
+static inline void random_perm(uint64_t *rng, int n, int64_t *out)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)rng_range(rng, 0, i);
+        int64_t t = out[i];
+        out[i] = out[j];
+        out[j] = t;
+    }
+}
+
+/* A random valid problem + config: rank 1-3, parallel sizes up to max_par,
+ * reduction sizes up to max_red, lane and subgroup counts split over random
+ * dims with random mappings, sometimes duplicated lanes or subgroups, ragged
+ * tiles and chunks.  false when the draw fails validation. */
+static inline bool random_problem(uint64_t *rng, ls_problem *p, int64_t max_par, int64_t max_red)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->file, sizeof p->file, "random");
+    p->rank = (int)rng_range(rng, 1, 3);
+    p->in_type = p->acc_type = LS_ET_F32;
+    bool any = false;
+    for (int i = 0; i < p->rank; i++) {
+        p->is_reduction[i] = rng_range(rng, 0, 1);
+        any |= p->is_reduction[i];
+    }
+    if (!any)
+        p->is_reduction[p->rank - 1] = true;
+    int64_t sg = rng_range(rng, 0, 1) ? 64 : 32;
+    int64_t lanes = sg >> rng_range(rng, 0, 2), sgs = INT64_C(1) << rng_range(rng, 0, 2);
+    ls_lowering_config *c = &p->config;
+    p->has_config = true;
+    c->workgroup.present = c->thread.present = c->partial_reduction.present = true;
+    c->workgroup.n = c->thread.n = c->partial_reduction.n = p->rank;
+    c->lane_basis.present = c->subgroup_basis.present = true;
+    c->lane_basis.counts.n = c->lane_basis.mapping.n = p->rank;
+    c->subgroup_basis.counts.n = c->subgroup_basis.mapping.n = p->rank;
+    split_pow2(rng, lanes, p->rank, c->lane_basis.counts.v);
+    split_pow2(rng, sgs, p->rank, c->subgroup_basis.counts.v);
+    random_perm(rng, p->rank, c->lane_basis.mapping.v);
+    random_perm(rng, p->rank, c->subgroup_basis.mapping.v);
+    for (int i = 0; i < p->rank; i++) {
+        if (!p->is_reduction[i]) {
+            p->size[i] = rng_range(rng, 1, max_par);
+            c->workgroup.v[i] = rng_range(rng, 0, p->size[i] + 2);
+            p->out_map[p->out_map_n++] = i;
+        } else {
+            p->size[i] = rng_range(rng, 1, max_red);
+            int64_t t = INT64_C(1) << rng_range(rng, 0, 3);
+            int64_t pr = rng_range(rng, 0, 3) == 0 ? 0 : t * rng_range(rng, 1, 40);
+            c->thread.v[i] = rng_range(rng, 0, 4) == 0 ? 0 : t;
+            c->partial_reduction.v[i] = pr;
+        }
+        p->in_map[p->in_map_n++] = i;
+    }
+    p->has_ti = true;
+    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
+    p->ti.subgroup_size = sg;
+    p->ti.workgroup_size[0] = sg * sgs * (rng_range(rng, 0, 3) == 0 ? 2 : 1);
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    ls_diag d;
+    ls_diag_clear(&d);
+    return ls_problem_validate(p, &d) == LS_OK;
+}
+
 #define LS_TEST_MAIN(make_suite)                                                                 \
     int main(void)                                                                               \
     {                                                                                            \

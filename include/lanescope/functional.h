@@ -1,0 +1,46 @@
+/* functional.h: run a plan's values lane by lane and check them.
+ *
+ * What happens, not when: every lane computes real values of the element
+ * type, in the order the lowered program combines them (sequential register
+ * accumulation, the packed inner elements, the thread-local reduce in
+ * register order, XOR butterflies or DPP steps, the cross-subgroup buffer,
+ * the init).  The result of every output element is compared with a
+ * reference reduction: exactly for integer, min/max and bitwise kinds; for
+ * float add/mul within the worst-case rounding bound of any summation
+ * order, gamma(n) * sum|x| (resp. gamma(n) * |product|) with
+ * gamma(n) = (1+u)^n - 1 and u the unit roundoff of the reduced type.
+ * Inputs come from ls_input_value(seed, linear index) -- no input array.
+ * The init is the combiner's identity (what linalg.fill writes for these
+ * reductions).  Deterministic: no clock, no global state.
+ */
+#ifndef LANESCOPE_FUNCTIONAL_H
+#define LANESCOPE_FUNCTIONAL_H
+
+#include "lanescope/plan.h"
+#include "lanescope/value.h"
+
+typedef struct {
+    int64_t workgroups_run;
+    int64_t outputs_checked;
+    int64_t mismatches;
+    double max_error_bound_ratio; /* max |sim - ref| / bound over float add/mul outputs */
+    /* first mismatch */
+    int64_t bad_output[LS_MAX_RANK];
+    char bad_sim[48], bad_ref[48];
+} ls_functional_result;
+
+/* Run workgroups [first, first + count) (count < 0: all).  Returns
+ * LS_ERR_INVALID with the first mismatch described when a value is wrong. */
+ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, int64_t count,
+                            ls_functional_result *res, ls_diag *diag);
+
+/* The reference value of output element `out` (coordinates over the
+ * problem's parallel dims in order) and its error bound. */
+void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out,
+                         ls_value *value, double *bound);
+
+/* Linear index of iteration-space element x in the row-major input tensor
+ * (through the input indexing map). */
+int64_t ls_input_index(const ls_problem *p, const int64_t *x);
+
+#endif

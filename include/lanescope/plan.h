@@ -1,0 +1,133 @@
+/* plan.h: the lowered reduction -- a per-workgroup SIMT program that mirrors
+ * IREE's VectorDistribute lowering (reference §2-§4, seed 004).
+ *
+ * One plan feeds the functional executor, the timing engine and (later) the
+ * CUDA code generator, so all of them run the same program.  Stages:
+ *
+ *   LOAD_ACCUMULATE   scf.for over the partial-reduction chunks: per-thread
+ *                     vector loads (addresses from the input map over a
+ *                     row-major tensor), packed inner dims reduced in
+ *                     registers, elementwise combine into the partial
+ *                     accumulator (ragged tails padded with the identity)
+ *   THREAD_REDUCE     vector.multi_reduction over each thread's batch/outer/
+ *                     element registers of the reduced dims
+ *   SUBGROUP_REDUCE   gpu.subgroup_reduce per reduced dim with thread_tile > 1
+ *                     (cluster = thread tile, stride = thread stride): XOR
+ *                     butterfly from the stride upward, or AMD DPP steps for
+ *                     stride-1 clusters on ROCm
+ *   CROSS_SUBGROUP    only when a reduced dim has subgroup_tile > 1: barrier,
+ *                     one writer per duplication group stores its partial in
+ *                     a workgroup buffer [parallel..., subgroups] padded by
+ *                     64 bits, barrier, every subgroup reads (padding =
+ *                     identity) and reduces again with a butterfly over
+ *                     PowerOf2Ceil(subgroups) lanes
+ *   ACC_COMBINE       combine with the op's init value
+ *   STORE             guarded store: one thread per output element
+ */
+#ifndef LANESCOPE_PLAN_H
+#define LANESCOPE_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lanescope/layout.h"
+
+typedef enum {
+    LS_STAGE_LOAD_ACCUMULATE,
+    LS_STAGE_THREAD_REDUCE,
+    LS_STAGE_SUBGROUP_REDUCE,
+    LS_STAGE_CROSS_SUBGROUP,
+    LS_STAGE_ACC_COMBINE,
+    LS_STAGE_STORE,
+    LS_STAGE_COUNT
+} ls_stage;
+
+typedef enum {
+    LS_STEP_SHUFFLE_XOR, /* v = kind(v, shuffle xor v, offset) */
+    LS_STEP_DPP,         /* v = kind(v, dpp(v, ctrl)) */
+    LS_STEP_READLANE     /* v = kind(readlane(v, a), readlane(v, b)) or broadcast */
+} ls_step_kind;
+
+typedef enum {
+    LS_DPP_QUAD_PERM_1032,
+    LS_DPP_QUAD_PERM_2301,
+    LS_DPP_ROW_HALF_MIRROR,
+    LS_DPP_ROW_MIRROR,
+    LS_DPP_ROW_BCAST_15,
+    LS_DPP_ROW_BCAST_31,
+    LS_DPP_PERMLANEX16
+} ls_dpp_ctrl;
+
+typedef struct {
+    ls_step_kind kind;
+    int64_t offset;   /* XOR offset */
+    ls_dpp_ctrl dpp;  /* DPP control */
+    int64_t lane_a, lane_b; /* readlane sources (lane_b < 0: single source) */
+} ls_reduce_step;
+
+#define LS_MAX_STEPS 16
+
+/* One gpu.subgroup_reduce. */
+typedef struct {
+    int body_dim;        /* reduced body dim it serves */
+    int64_t cluster_size, cluster_stride;
+    bool dpp;            /* lowered to DPP (AMD, stride 1) instead of XOR shuffles */
+    int n_steps;
+    ls_reduce_step steps[LS_MAX_STEPS];
+} ls_subgroup_reduce;
+
+typedef struct {
+    const ls_problem *problem;
+    const ls_derived *derived;
+    bool amd;                /* ROCm target: DPP for stride-1 clusters */
+    int gfx_major;           /* 9 for gfx9xx, 10..12 for RDNA; 0 otherwise */
+
+    /* LOAD_ACCUMULATE */
+    int64_t iterations;      /* loop trip count (1: elided) */
+    int64_t loads_per_iteration, load_width; /* vector transfer_reads per thread, elements each */
+    int64_t acc_registers;   /* partial accumulator elements per thread */
+    int64_t inner_elems;     /* packed inner elements reduced into each accumulator */
+    int64_t load_elem_bytes, acc_elem_bytes;
+
+    /* THREAD_REDUCE */
+    int64_t results_per_thread;     /* values per thread after the local reduce (parallel regs) */
+    int64_t local_reduce_ops;       /* combine ops per thread */
+
+    /* SUBGROUP_REDUCE */
+    int n_subgroup_reduces;
+    ls_subgroup_reduce subgroup_reduces[LS_MAX_BODY];
+    int shuffle_bits;               /* sub-32-bit values are widened to 32 for the shuffle */
+
+    /* CROSS_SUBGROUP */
+    bool cross_subgroup;
+    int buffer_rank;
+    int64_t buffer_shape[LS_MAX_BODY];  /* [parallel tile..., subgroup tiles of reduced dims] */
+    int64_t buffer_pad;                 /* elements added to the innermost dim */
+    int64_t buffer_bytes;
+    int64_t read_cluster, read_stride;  /* second butterfly */
+    ls_subgroup_reduce cross_reduce;
+    int barriers;                       /* gpu.barrier count of the stage */
+
+    /* STORE */
+    int64_t stores_per_workgroup;       /* output elements written */
+} ls_plan;
+
+typedef struct {
+    bool amd;      /* false: NVIDIA lowering (XOR butterflies everywhere) */
+    int gfx_major; /* AMD generation: 9 = CDNA/GCN, 10..12 = RDNA */
+} ls_plan_target;
+
+/* Target kind from an IREE arch string ("gfx942" -> AMD gfx9, "sm_80" -> NVIDIA). */
+ls_plan_target ls_plan_target_from_arch(const char *arch);
+
+/* Build the plan. p and d must outlive it. */
+ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t,
+                        ls_plan *plan, ls_diag *diag);
+
+const char *ls_stage_name(ls_stage s);
+
+/* Readable listing of the plan (what `lanescope sim --dump-plan` prints). */
+void ls_plan_dump(const ls_plan *plan, FILE *f);
+
+#endif

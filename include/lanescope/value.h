@@ -1,0 +1,48 @@
+/* value.h: element values of every type lanescope simulates, the 13
+ * combining kinds with their true identities, and the counter-based input
+ * generator.
+ *
+ * A value is its bit pattern in a uint64_t (low bits used).  f16 and bf16 are
+ * emulated: every operation computes in float and rounds to nearest-even,
+ * as the hardware does per instruction.  Integer arithmetic wraps at the
+ * type's width.  The identities are the true ones (MINUI: all ones, MAXUI:
+ * 0, MINSI: INT_MAX, MAXSI: INT_MIN, AND: all ones); IREE builds INT64_MAX /
+ * INT64_MIN / 1 and truncates, which is wrong for narrow signed types and
+ * AND (reference §4) -- ls_iree_identity gives IREE's value for comparison.
+ */
+#ifndef LANESCOPE_VALUE_H
+#define LANESCOPE_VALUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lanescope/problem.h"
+
+typedef uint64_t ls_value;
+
+uint64_t ls_value_mask(ls_elem_type t);
+ls_value ls_identity(ls_combiner k, ls_elem_type t);
+ls_value ls_iree_identity(ls_combiner k, ls_elem_type t);
+ls_value ls_combine(ls_combiner k, ls_elem_type t, ls_value a, ls_value b);
+/* Extension (arith.extf / arith.extsi) from one type to a wider one. */
+ls_value ls_value_extend(ls_value v, ls_elem_type from, ls_elem_type to);
+double ls_value_to_double(ls_value v, ls_elem_type t);
+ls_value ls_value_from_double(double d, ls_elem_type t);
+int64_t ls_value_to_int(ls_value v, ls_elem_type t); /* sign-extended */
+/* Printable form ("1.5", "-3", "0x7f") into buf. */
+void ls_value_format(ls_value v, ls_elem_type t, char *buf, int size);
+
+/* f16 / bf16 <-> float, round to nearest even. */
+uint16_t ls_f32_to_f16(float f);
+float ls_f16_to_f32(uint16_t h);
+uint16_t ls_f32_to_bf16(float f);
+float ls_bf16_to_f32(uint16_t h);
+
+/* Input element `index` for a seed: a pure function (no array is held).
+ * Ranges keep float sums exact-ish and products finite: see value.c. */
+ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k);
+
+/* Unit roundoff of a float type (2^-p), 0 for integers. */
+double ls_unit_roundoff(ls_elem_type t);
+
+#endif

@@ -1,0 +1,422 @@
+/* functional.c: the plan's values, lane by lane (see functional.h).
+ *
+ * Per workgroup: accumulators [threads x acc_registers], results
+ * [threads x results_per_thread].  Cost per workgroup:
+ * O(iterations x threads x registers) combines plus the reduction steps.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/functional.h"
+
+int64_t ls_input_index(const ls_problem *p, const int64_t *x)
+{
+    /* Operand dim j is loop dim in_map[j]; operand shape = sizes of those dims. */
+    int64_t idx = 0;
+    for (int j = 0; j < p->in_map_n; j++)
+        idx = idx * p->size[p->in_map[j]] + x[p->in_map[j]];
+    return idx;
+}
+
+static ls_value load_input(const ls_problem *p, uint64_t seed, const int64_t *x)
+{
+    ls_value v = ls_input_value(seed, (uint64_t)ls_input_index(p, x), p->in_type, p->combiner);
+    return ls_value_extend(v, p->in_type, p->acc_type);
+}
+
+void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out, ls_value *value,
+                         double *bound)
+{
+    int64_t x[LS_MAX_RANK] = {0};
+    int red[LS_MAX_RANK], nred = 0;
+    int64_t n = 1;
+    for (int i = 0, j = 0; i < p->rank; i++) {
+        if (p->is_reduction[i]) {
+            red[nred++] = i;
+            n *= p->size[i];
+        } else {
+            x[i] = out[j++];
+        }
+    }
+    bool fl = ls_elem_type_is_float(p->acc_type);
+    bool approx = fl && (p->combiner == LS_COMB_ADD || p->combiner == LS_COMB_MUL);
+    ls_value acc = ls_identity(p->combiner, p->acc_type);
+    long double exact = p->combiner == LS_COMB_MUL ? 1.0L : 0.0L, abs_sum = 0.0L;
+    for (int64_t lin = 0; lin < n; lin++) {
+        int64_t rem = lin;
+        for (int r = nred - 1; r >= 0; r--) {
+            x[red[r]] = rem % p->size[red[r]];
+            rem /= p->size[red[r]];
+        }
+        ls_value v = load_input(p, seed, x);
+        if (approx) {
+            long double d = ls_value_to_double(v, p->acc_type);
+            if (p->combiner == LS_COMB_ADD) {
+                exact += d;
+                abs_sum += fabsl(d);
+            } else {
+                exact *= d;
+            }
+        } else {
+            acc = ls_combine(p->combiner, p->acc_type, acc, v);
+        }
+    }
+    *bound = 0;
+    if (approx) {
+        double u = ls_unit_roundoff(p->acc_type);
+        double steps = (double)n + 8; /* + the identity/init combines and the final rounding */
+        /* (1+u)^n - 1 bounds the relative growth of every partial sum or
+         * product, whatever the order; n*u/(1-n*u) is its usual form but
+         * only holds for n*u < 1 (bf16 sums pass that at 256 elements). */
+        double gamma = expm1(steps * log1p(u));
+        *bound = (double)(gamma * (p->combiner == LS_COMB_ADD ? abs_sum : fabsl(exact)));
+        acc = ls_value_from_double((double)exact, p->acc_type);
+    }
+    *value = acc;
+}
+
+typedef struct {
+    const ls_plan *plan;
+    const ls_problem *p;
+    const ls_derived *d;
+    int64_t threads, regs;
+    ls_value *acc;  /* threads x acc_registers */
+    ls_value *res;  /* threads x results_per_thread */
+    ls_value *tmp;  /* subgroup_size */
+    int64_t *acc_slot;   /* full register -> accumulator index */
+    int64_t *res_slot;   /* accumulator index -> result slot */
+    int64_t *slot_reg;   /* result slot -> first register feeding it */
+} exec_state;
+
+/* Register -> accumulator (drop packed inner dims) and accumulator -> result
+ * slot (keep parallel dims), both row-major over [batch..., outer..., element...]. */
+static void build_slots(exec_state *s)
+{
+    const ls_derived *d = s->d;
+    const ls_nested_layout *l = &d->layout;
+    for (int64_t r = 0; r < s->regs; r++) {
+        ls_nl_coord c;
+        ls_nl_register_coord(l, r, &c);
+        int64_t a = 0, q = 0;
+        const int64_t *groups[3] = {c.batch, c.outer, c.element};
+        const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
+        for (int g = 0; g < 3; g++)
+            for (int k = 0; k < l->rank; k++) {
+                if (d->body_inner[k])
+                    continue;
+                a = a * tiles[g][k] + groups[g][k];
+                if (!s->p->is_reduction[d->body_origin[k]])
+                    q = q * tiles[g][k] + groups[g][k];
+            }
+        s->acc_slot[r] = a;
+        s->res_slot[a] = q;
+    }
+    for (int64_t r = s->regs; r-- > 0;)
+        s->slot_reg[s->res_slot[s->acc_slot[r]]] = r;
+}
+
+/* Linear position, over the parallel body dims' layout extents, of the
+ * output that result slot q of thread tid belongs to. */
+static int64_t parallel_pos(const exec_state *s, int64_t tid, int64_t q)
+{
+    const ls_derived *d = s->d;
+    const ls_nested_layout *l = &d->layout;
+    int64_t sgsz = d->subgroup_size;
+    ls_nl_coord c;
+    ls_nl_register_coord(l, s->slot_reg[q], &c);
+    ls_nl_virtual_subgroup(l, tid / sgsz, c.subgroup);
+    ls_nl_virtual_thread(l, tid % sgsz, c.thread);
+    int64_t body[LS_MAX_BODY], pos = 0;
+    ls_nl_compose(l, &c, body);
+    for (int k = 0; k < l->rank; k++)
+        if (!d->body_inner[k] && !s->p->is_reduction[d->body_origin[k]])
+            pos = pos * ls_nl_extent(l, k) + body[k];
+    return pos;
+}
+
+static int64_t dpp_source(ls_dpp_ctrl c, int64_t l)
+{
+    switch (c) {
+    case LS_DPP_QUAD_PERM_1032: return (l & ~INT64_C(3)) | ((l & 3) ^ 1);
+    case LS_DPP_QUAD_PERM_2301: return (l & ~INT64_C(3)) | ((l & 3) ^ 2);
+    case LS_DPP_ROW_HALF_MIRROR: return (l & ~INT64_C(7)) | (7 - (l & 7));
+    case LS_DPP_ROW_MIRROR: return (l & ~INT64_C(15)) | (15 - (l & 15));
+    case LS_DPP_PERMLANEX16: return l ^ 16;
+    default: return l;
+    }
+}
+
+/* One gpu.subgroup_reduce over the lanes of one subgroup: v[lane]. */
+static void run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type t, ls_value *v,
+                       ls_value *tmp, int64_t sg_size)
+{
+    for (int i = 0; i < r->n_steps; i++) {
+        const ls_reduce_step *st = &r->steps[i];
+        memcpy(tmp, v, (size_t)sg_size * sizeof *v);
+        for (int64_t l = 0; l < sg_size; l++) {
+            if (st->kind == LS_STEP_SHUFFLE_XOR) {
+                int64_t src = l ^ st->offset;
+                if (src < sg_size)
+                    v[l] = ls_combine(k, t, tmp[l], tmp[src]);
+            } else if (st->kind == LS_STEP_DPP) {
+                if (st->dpp == LS_DPP_ROW_BCAST_15) {
+                    int64_t row = l / 16;
+                    if (row % 2 == 1) /* row_mask 0xa: rows 1 and 3 */
+                        v[l] = ls_combine(k, t, tmp[l], tmp[row * 16 - 1]);
+                } else if (st->dpp == LS_DPP_ROW_BCAST_31) {
+                    if (l / 16 >= 2 && sg_size > 31) /* row_mask 0xc: rows 2 and 3 */
+                        v[l] = ls_combine(k, t, tmp[l], tmp[31]);
+                } else {
+                    int64_t src = dpp_source(st->dpp, l);
+                    if (src < sg_size)
+                        v[l] = ls_combine(k, t, tmp[l], tmp[src]);
+                }
+            } else if (st->lane_b >= 0) {
+                v[l] = ls_combine(k, t, tmp[st->lane_a < sg_size ? st->lane_a : 0],
+                                  tmp[st->lane_b < sg_size ? st->lane_b : 0]);
+            } else if (st->lane_b == -2) {
+                v[l] = tmp[(l / 32) * 32 + 31 < sg_size ? (l / 32) * 32 + 31 : sg_size - 1];
+            } else {
+                v[l] = tmp[st->lane_a < sg_size ? st->lane_a : sg_size - 1];
+            }
+        }
+    }
+}
+
+static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
+                               ls_functional_result *res, ls_diag *diag)
+{
+    const ls_plan *plan = s->plan;
+    const ls_problem *p = s->p;
+    const ls_derived *d = s->d;
+    const ls_nested_layout *l = &d->layout;
+    ls_combiner k = p->combiner;
+    ls_elem_type t = p->acc_type;
+    ls_value ident = ls_identity(k, t);
+    int64_t nacc = plan->acc_registers, nres = plan->results_per_thread;
+    int64_t sgsz = d->subgroup_size;
+    int64_t wg_coord[LS_MAX_RANK], it_coord[LS_MAX_RANK];
+    ls_workgroup_coord(d, wg, wg_coord);
+
+    /* LOAD_ACCUMULATE: registers in order; packed inner elements fold into
+     * their accumulator one after another. */
+    for (int64_t i = 0; i < s->threads * nacc; i++)
+        s->acc[i] = ident;
+    for (int64_t it = 0; it < plan->iterations; it++) {
+        ls_iteration_coord(d, p, it, it_coord);
+        for (int64_t tid = 0; tid < s->threads; tid++)
+            for (int64_t r = 0; r < s->regs; r++) {
+                int64_t x[LS_MAX_RANK];
+                bool valid;
+                ls_thread_element(d, p, tid, wg_coord, it_coord, r, x, &valid);
+                ls_value v = valid ? load_input(p, seed, x) : ident;
+                ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
+                *a = ls_combine(k, t, *a, v);
+            }
+    }
+    /* THREAD_REDUCE: reduced registers into their parallel result slot, in order. */
+    for (int64_t tid = 0; tid < s->threads; tid++) {
+        for (int64_t q = 0; q < nres; q++)
+            s->res[tid * nres + q] = ident;
+        for (int64_t a = 0; a < nacc; a++) {
+            ls_value *r = &s->res[tid * nres + s->res_slot[a]];
+            *r = ls_combine(k, t, *r, s->acc[tid * nacc + a]);
+        }
+    }
+    /* SUBGROUP_REDUCE, per subgroup and result slot. */
+    for (int i = 0; i < plan->n_subgroup_reduces; i++)
+        for (int64_t sg = 0; sg < d->num_subgroups; sg++)
+            for (int64_t q = 0; q < nres; q++) {
+                ls_value lane_v[1024];
+                for (int64_t ln = 0; ln < sgsz; ln++)
+                    lane_v[ln] = s->res[(sg * sgsz + ln) * nres + q];
+                run_reduce(&plan->subgroup_reduces[i], k, t, lane_v, s->tmp, sgsz);
+                for (int64_t ln = 0; ln < sgsz; ln++)
+                    s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
+            }
+    /* CROSS_SUBGROUP: slot per virtual subgroup id of the reduced dims; lanes
+     * read slot = their position in the read cluster (identity past the end). */
+    if (plan->cross_subgroup) {
+        int64_t nslots = 1, slot_tile[LS_MAX_BODY];
+        int nred = 0;
+        int red_dims[LS_MAX_BODY];
+        for (int kk = 0; kk < l->rank; kk++)
+            if (!d->body_inner[kk] && p->is_reduction[d->body_origin[kk]]) {
+                red_dims[nred] = kk;
+                slot_tile[nred++] = l->subgroup_tile[kk];
+                nslots *= l->subgroup_tile[kk];
+            }
+        int64_t npos = 1;
+        for (int kk = 0; kk < l->rank; kk++)
+            if (!d->body_inner[kk] && !p->is_reduction[d->body_origin[kk]])
+                npos *= ls_nl_extent(l, kk);
+        /* buf[parallel position][slot], as memref<parallel..., subgroups> */
+        ls_value *buf = ls_xcalloc((size_t)(npos * nslots), sizeof *buf);
+        for (int64_t i = 0; i < npos * nslots; i++)
+            buf[i] = ident;
+        for (int64_t tid = 0; tid < s->threads; tid++) {
+            int64_t vs[LS_MAX_BODY], vt[LS_MAX_BODY], slot = 0;
+            ls_nl_virtual_subgroup(l, tid / sgsz, vs);
+            ls_nl_virtual_thread(l, tid % sgsz, vt);
+            bool writer = true; /* first thread of its cluster on the reduced dims */
+            for (int r = 0; r < nred; r++) {
+                slot = slot * slot_tile[r] + vs[red_dims[r]];
+                writer &= vt[red_dims[r]] == 0;
+            }
+            if (!writer)
+                continue;
+            for (int64_t q = 0; q < nres; q++)
+                buf[parallel_pos(s, tid, q) * nslots + slot] = s->res[tid * nres + q];
+        }
+        for (int64_t sg = 0; sg < d->num_subgroups; sg++)
+            for (int64_t q = 0; q < nres; q++) {
+                ls_value lane_v[1024];
+                for (int64_t ln = 0; ln < sgsz; ln++) {
+                    const ls_value *row = &buf[parallel_pos(s, sg * sgsz + ln, q) * nslots];
+                    if (plan->read_cluster == 1) {
+                        /* no lane dim wide enough: each lane folds every slot */
+                        ls_value v = ident;
+                        for (int64_t sl = 0; sl < nslots; sl++)
+                            v = ls_combine(k, t, v, row[sl]);
+                        lane_v[ln] = v;
+                        continue;
+                    }
+                    /* cluster position -> slot coordinates, first reduced dim fastest */
+                    int64_t rem = (ln / plan->read_stride) % plan->read_cluster, slot = 0;
+                    int64_t coord[LS_MAX_BODY];
+                    bool in = true;
+                    for (int r = 0; r < nred; r++) {
+                        int64_t tile = 1;
+                        while (tile < slot_tile[r])
+                            tile <<= 1;
+                        coord[r] = rem % tile;
+                        rem /= tile;
+                        in &= coord[r] < slot_tile[r];
+                    }
+                    for (int r = 0; r < nred; r++)
+                        slot = slot * slot_tile[r] + (in ? coord[r] : 0);
+                    lane_v[ln] = in ? row[slot] : ident; /* masked read pads with identity */
+                }
+                run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz);
+                for (int64_t ln = 0; ln < sgsz; ln++)
+                    s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
+            }
+        free(buf);
+    }
+    /* ACC_COMBINE with the init (the identity), then STORE: every holder of an
+     * output element must agree; the first one's value is compared. */
+    for (int64_t i = 0; i < s->threads * nres; i++)
+        s->res[i] = ls_combine(k, t, s->res[i], ident);
+    /* The writer of each output is the thread whose virtual thread and
+     * subgroup ids on the reduced dims are 0 and that is the first of its
+     * duplication group: each output is checked exactly once. */
+    for (int64_t tid = 0; tid < s->threads; tid++) {
+        int64_t sg = tid / sgsz, lane = tid % sgsz;
+        if (lane >= d->layout_lanes || sg >= d->layout_subgroups)
+            continue;
+        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+        ls_nl_virtual_thread(l, lane, vt);
+        ls_nl_virtual_subgroup(l, sg, vs);
+        bool writer = true;
+        for (int kk = 0; kk < l->rank; kk++)
+            if (p->is_reduction[d->body_origin[kk]] && (vt[kk] != 0 || vs[kk] != 0))
+                writer = false;
+        if (!writer)
+            continue;
+        int64_t it0[LS_MAX_RANK] = {0};
+        for (int64_t q = 0; q < nres; q++) {
+            int64_t r = s->slot_reg[q];
+            int64_t x[LS_MAX_RANK], body[LS_MAX_BODY];
+            bool valid;
+            ls_thread_element(d, p, tid, wg_coord, it0, r, x, &valid);
+            ls_nl_coord c;
+            ls_nl_register_coord(l, r, &c);
+            memcpy(c.subgroup, vs, sizeof vs);
+            memcpy(c.thread, vt, sizeof vt);
+            ls_nl_compose(l, &c, body);
+            /* Only the parallel coordinates matter: padding along the
+             * reduction still belongs to a real output row. */
+            bool out_valid = true;
+            int64_t out[LS_MAX_RANK];
+            int no = 0;
+            for (int i = 0; i < p->rank; i++)
+                if (!p->is_reduction[i]) {
+                    out[no++] = x[i];
+                    out_valid &= x[i] < p->size[i];
+                }
+            for (int kk = 0; kk < d->body_rank; kk++)
+                if (!p->is_reduction[d->body_origin[kk]])
+                    out_valid &= body[kk] < d->body_bound[kk];
+            if (!out_valid)
+                continue;
+            ls_value v = s->res[tid * nres + q];
+            ls_value ref;
+            double bound;
+            ls_reference_output(p, seed, out, &ref, &bound);
+            double dv = ls_value_to_double(v, t), dr = ls_value_to_double(ref, t);
+            bool ok;
+            if (bound > 0) {
+                double diff = fabs(dv - dr);
+                ok = diff <= bound || (isinf(dv) && dv == dr);
+                if (ok && diff / bound > res->max_error_bound_ratio)
+                    res->max_error_bound_ratio = diff / bound;
+            } else {
+                ok = (v & ls_value_mask(t)) == (ref & ls_value_mask(t)) ||
+                     (ls_elem_type_is_float(t) && dv == dr);
+            }
+            res->outputs_checked++;
+            if (!ok && res->mismatches++ == 0) {
+                memcpy(res->bad_output, out, sizeof out);
+                ls_value_format(v, t, res->bad_sim, sizeof res->bad_sim);
+                ls_value_format(ref, t, res->bad_ref, sizeof res->bad_ref);
+                char where[160];
+                size_t u = 0;
+                for (int i = 0; i < no && u < sizeof where; i++)
+                    u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", i ? ", " : "",
+                                          (long long)out[i]);
+                ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                            "output [%s] computed by thread %lld is %s but the reference "
+                            "reduction gives %s (bound %g)",
+                            where, (long long)tid, res->bad_sim, res->bad_ref, bound);
+            }
+        }
+    }
+    res->workgroups_run++;
+    return LS_OK;
+}
+
+ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, int64_t count,
+                            ls_functional_result *res, ls_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    const ls_derived *d = plan->derived;
+    if (d->subgroup_size > 1024)
+        return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, 0, 0,
+                           "the functional model handles subgroups of up to 1024 lanes");
+    exec_state s;
+    memset(&s, 0, sizeof s);
+    s.plan = plan;
+    s.p = plan->problem;
+    s.d = d;
+    s.threads = d->workgroup_size;
+    s.regs = ls_nl_registers(&d->layout);
+    s.acc = ls_xcalloc((size_t)(s.threads * plan->acc_registers), sizeof *s.acc);
+    s.res = ls_xcalloc((size_t)(s.threads * plan->results_per_thread), sizeof *s.res);
+    s.tmp = ls_xcalloc((size_t)d->subgroup_size, sizeof *s.tmp);
+    s.acc_slot = ls_xcalloc((size_t)s.regs, sizeof *s.acc_slot);
+    s.res_slot = ls_xcalloc((size_t)plan->acc_registers, sizeof *s.res_slot);
+    s.slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s.slot_reg);
+    build_slots(&s);
+    int64_t last = count < 0 || first + count > d->total_workgroups ? d->total_workgroups
+                                                                     : first + count;
+    for (int64_t wg = first; wg < last; wg++)
+        run_workgroup(&s, wg, seed, res, diag);
+    free(s.acc);
+    free(s.res);
+    free(s.tmp);
+    free(s.acc_slot);
+    free(s.res_slot);
+    free(s.slot_reg);
+    return res->mismatches ? LS_ERR_INVALID : LS_OK;
+}

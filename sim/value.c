@@ -1,0 +1,319 @@
+/* value.c: typed values, combiners, identities and the input generator
+ * (see value.h).  Pure functions of their arguments: no state, no clock. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lanescope/value.h"
+
+uint64_t ls_value_mask(ls_elem_type t)
+{
+    int b = ls_elem_type_bits(t);
+    return b >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << b) - 1;
+}
+
+/* ---- f16 / bf16 ---- */
+
+uint16_t ls_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t exp = (x >> 23) & 0xffu;
+    uint32_t man = x & 0x7fffffu;
+    if (exp == 0xff) /* inf / nan */
+        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    if (e <= 0) { /* subnormal or zero */
+        if (e < -10)
+            return (uint16_t)sign;
+        man |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - e);
+        uint32_t half = man >> shift;
+        uint32_t rem = man & ((1u << shift) - 1);
+        uint32_t mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1)))
+            half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t h = sign | ((uint32_t)e << 10) | (man >> 13);
+    uint32_t rem = man & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+        h++; /* may carry into the exponent, which is the right rounding */
+    return (uint16_t)h;
+}
+
+float ls_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t man = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0) {
+        if (man == 0) {
+            x = sign;
+        } else {
+            int e = -1;
+            do {
+                e++;
+                man <<= 1;
+            } while (!(man & 0x400u));
+            x = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ffu) << 13);
+        }
+    } else if (exp == 31) {
+        x = sign | 0x7f800000u | (man << 13);
+    } else {
+        x = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+uint16_t ls_f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((x >> 16) | 0x40u); /* quiet nan */
+    uint32_t lsb = (x >> 16) & 1u;
+    x += 0x7fffu + lsb;
+    return (uint16_t)(x >> 16);
+}
+
+float ls_bf16_to_f32(uint16_t h)
+{
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
+
+/* ---- conversions ---- */
+
+/* Round d once to a p-bit significand with minimum normal exponent emin
+ * (ties to even), then saturate to infinity above max.  Computing f16/bf16
+ * sums and products exactly in double and rounding here once matches a
+ * hardware f16/bf16 instruction; going through float would round twice. */
+static double round_to_format(double d, int p, int emin, double max)
+{
+    if (d == 0 || isnan(d) || isinf(d))
+        return d;
+    int e = ilogb(d);
+    if (e < emin)
+        e = emin;
+    double quantum = ldexp(1.0, e - (p - 1));
+    double r = nearbyint(d / quantum) * quantum;
+    if (fabs(r) > max)
+        return copysign(INFINITY, d);
+    return r;
+}
+
+double ls_value_to_double(ls_value v, ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_F16: return ls_f16_to_f32((uint16_t)v);
+    case LS_ET_BF16: return ls_bf16_to_f32((uint16_t)v);
+    case LS_ET_F32: {
+        uint32_t x = (uint32_t)v;
+        float f;
+        memcpy(&f, &x, 4);
+        return f;
+    }
+    case LS_ET_F64: {
+        double d;
+        memcpy(&d, &v, 8);
+        return d;
+    }
+    default: return (double)ls_value_to_int(v, t);
+    }
+}
+
+ls_value ls_value_from_double(double d, ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_F16: return ls_f32_to_f16((float)round_to_format(d, 11, -14, 65504.0));
+    case LS_ET_BF16:
+        return ls_f32_to_bf16((float)round_to_format(d, 8, -126, ldexp(255.0, 120)));
+    case LS_ET_F32: {
+        float f = (float)d;
+        uint32_t x;
+        memcpy(&x, &f, 4);
+        return x;
+    }
+    case LS_ET_F64: {
+        ls_value v;
+        memcpy(&v, &d, 8);
+        return v;
+    }
+    default: return (ls_value)(int64_t)d & ls_value_mask(t);
+    }
+}
+
+int64_t ls_value_to_int(ls_value v, ls_elem_type t)
+{
+    int b = ls_elem_type_bits(t);
+    if (b >= 64)
+        return (int64_t)v;
+    uint64_t m = UINT64_C(1) << (b - 1);
+    v &= ls_value_mask(t);
+    return (int64_t)((v ^ m) - m);
+}
+
+ls_value ls_value_extend(ls_value v, ls_elem_type from, ls_elem_type to)
+{
+    if (from == to)
+        return v;
+    if (ls_elem_type_is_float(from))
+        return ls_value_from_double(ls_value_to_double(v, from), to);
+    return (ls_value)ls_value_to_int(v, from) & ls_value_mask(to);
+}
+
+void ls_value_format(ls_value v, ls_elem_type t, char *buf, int size)
+{
+    if (ls_elem_type_is_float(t))
+        snprintf(buf, (size_t)size, "%.9g", ls_value_to_double(v, t));
+    else
+        snprintf(buf, (size_t)size, "%lld", (long long)ls_value_to_int(v, t));
+}
+
+double ls_unit_roundoff(ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_F16: return ldexp(1.0, -11);
+    case LS_ET_BF16: return ldexp(1.0, -8);
+    case LS_ET_F32: return ldexp(1.0, -24);
+    case LS_ET_F64: return ldexp(1.0, -53);
+    default: return 0;
+    }
+}
+
+/* ---- identities and combiners ---- */
+
+ls_value ls_identity(ls_combiner k, ls_elem_type t)
+{
+    uint64_t m = ls_value_mask(t);
+    int b = ls_elem_type_bits(t);
+    switch (k) {
+    case LS_COMB_ADD:
+    case LS_COMB_OR:
+    case LS_COMB_XOR:
+    case LS_COMB_MAXUI: return ls_elem_type_is_float(t) ? ls_value_from_double(0.0, t) : 0;
+    case LS_COMB_MUL: return ls_elem_type_is_float(t) ? ls_value_from_double(1.0, t) : 1;
+    case LS_COMB_MINUI:
+    case LS_COMB_AND: return m;
+    case LS_COMB_MINSI: return m >> 1;                        /* INT_MAX of the width */
+    case LS_COMB_MAXSI: return (UINT64_C(1) << (b - 1)) & m; /* INT_MIN of the width */
+    case LS_COMB_MINIMUMF:
+    case LS_COMB_MINNUMF: return ls_value_from_double(INFINITY, t);
+    case LS_COMB_MAXIMUMF:
+    case LS_COMB_MAXNUMF: return ls_value_from_double(-INFINITY, t);
+    default: return 0;
+    }
+}
+
+ls_value ls_iree_identity(ls_combiner k, ls_elem_type t)
+{
+    if (ls_elem_type_is_float(t))
+        return ls_identity(k, t);
+    uint64_t m = ls_value_mask(t);
+    switch (k) {
+    case LS_COMB_MINUI:
+    case LS_COMB_MINSI: return (uint64_t)INT64_MAX & m; /* truncated: -1 for narrow types */
+    case LS_COMB_MAXUI:
+    case LS_COMB_MAXSI: return (uint64_t)INT64_MIN & m; /* truncated: 0 for narrow types */
+    case LS_COMB_AND: return 1;
+    default: return ls_identity(k, t);
+    }
+}
+
+static double fmin_ieee(double a, double b, bool propagate_nan)
+{
+    if (isnan(a) || isnan(b))
+        return propagate_nan ? NAN : (isnan(a) ? b : a);
+    if (a == b) /* -0 < +0 for minimum */
+        return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+static double fmax_ieee(double a, double b, bool propagate_nan)
+{
+    if (isnan(a) || isnan(b))
+        return propagate_nan ? NAN : (isnan(a) ? b : a);
+    if (a == b)
+        return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+ls_value ls_combine(ls_combiner k, ls_elem_type t, ls_value a, ls_value b)
+{
+    if (ls_elem_type_is_float(t)) {
+        /* f32 ops in float; f16/bf16 in float then rounded; f64 in double. */
+        double x = ls_value_to_double(a, t), y = ls_value_to_double(b, t), r;
+        switch (k) {
+        case LS_COMB_ADD: /* f16/bf16: exact in double, rounded once below */
+            r = t == LS_ET_F32 ? (double)((float)x + (float)y) : x + y;
+            break;
+        case LS_COMB_MUL:
+            r = t == LS_ET_F32 ? (double)((float)x * (float)y) : x * y;
+            break;
+        case LS_COMB_MINIMUMF: r = fmin_ieee(x, y, true); break;
+        case LS_COMB_MINNUMF: r = fmin_ieee(x, y, false); break;
+        case LS_COMB_MAXIMUMF: r = fmax_ieee(x, y, true); break;
+        case LS_COMB_MAXNUMF: r = fmax_ieee(x, y, false); break;
+        default: r = x; break;
+        }
+        return ls_value_from_double(r, t);
+    }
+    uint64_t m = ls_value_mask(t);
+    int64_t sa = ls_value_to_int(a, t), sb = ls_value_to_int(b, t);
+    uint64_t ua = a & m, ub = b & m;
+    switch (k) {
+    case LS_COMB_ADD: return (ua + ub) & m;
+    case LS_COMB_MUL: return (ua * ub) & m;
+    case LS_COMB_MINUI: return ua < ub ? ua : ub;
+    case LS_COMB_MAXUI: return ua > ub ? ua : ub;
+    case LS_COMB_MINSI: return (uint64_t)(sa < sb ? sa : sb) & m;
+    case LS_COMB_MAXSI: return (uint64_t)(sa > sb ? sa : sb) & m;
+    case LS_COMB_AND: return ua & ub;
+    case LS_COMB_OR: return ua | ub;
+    case LS_COMB_XOR: return ua ^ ub;
+    default: return ua;
+    }
+}
+
+/* ---- generator ---- */
+
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k)
+{
+    uint64_t h = mix(mix(seed) ^ index);
+    if (ls_elem_type_is_float(t)) {
+        double d;
+        if (k == LS_COMB_MUL) {
+            /* mostly +-1 with rare 2 and 0.5: long products stay finite */
+            uint64_t r = h % 1024;
+            d = r == 0 ? 2.0 : r == 1 ? 0.5 : 1.0;
+            if ((h >> 20) & 1)
+                d = -d;
+        } else {
+            /* multiples of 1/64 in [-2, 2): exact in every float type */
+            d = (double)((int64_t)(h % 256) - 128) / 64.0;
+        }
+        return ls_value_from_double(d, t);
+    }
+    switch (k) {
+    case LS_COMB_ADD: return (uint64_t)((int64_t)(h % 201) - 100) & ls_value_mask(t);
+    case LS_COMB_MUL: return (uint64_t)((int64_t)(h % 7) - 3) & ls_value_mask(t);
+    default: return h & ls_value_mask(t); /* full range: exercises signedness */
+    }
+}

@@ -1,0 +1,296 @@
+/* plan.c: problem + derived layout -> the per-workgroup SIMT program (see plan.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "lanescope/plan.h"
+
+static int64_t pow2ceil(int64_t x)
+{
+    int64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+ls_plan_target ls_plan_target_from_arch(const char *arch)
+{
+    ls_plan_target t = {false, 0};
+    if (strncmp(arch, "gfx", 3) == 0) {
+        t.amd = true;
+        /* gfx9xx / gfx90a: major 9; gfx10xx, gfx11xx, gfx12xx: 10..12 */
+        size_t n = strlen(arch + 3);
+        t.gfx_major = n >= 4 ? (arch[3] - '0') * 10 + (arch[4] - '0') : arch[3] - '0';
+    }
+    return t;
+}
+
+const char *ls_stage_name(ls_stage s)
+{
+    static const char *names[] = {"load+accumulate", "thread reduce", "subgroup reduce",
+                                  "cross-subgroup", "acc combine", "store"};
+    return (unsigned)s < LS_STAGE_COUNT ? names[s] : "?";
+}
+
+/* XOR butterfly from the stride upward (createSubgroupShuffleReduction), or
+ * the DPP sequence of createSubgroupDPPReduction for stride-1 clusters on AMD. */
+static void lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t, int64_t wave)
+{
+    r->n_steps = 0;
+    r->dpp = t.amd && r->cluster_stride == 1 && r->cluster_size > 1;
+    if (!r->dpp) {
+        for (int64_t off = r->cluster_stride; off < r->cluster_stride * r->cluster_size;
+             off <<= 1) {
+            ls_reduce_step *s = &r->steps[r->n_steps++];
+            memset(s, 0, sizeof *s);
+            s->kind = LS_STEP_SHUFFLE_XOR;
+            s->offset = off;
+        }
+        return;
+    }
+    static const struct {
+        int64_t min_cluster;
+        ls_dpp_ctrl ctrl;
+    } rows[] = {{2, LS_DPP_QUAD_PERM_1032},
+                {4, LS_DPP_QUAD_PERM_2301},
+                {8, LS_DPP_ROW_HALF_MIRROR},
+                {16, LS_DPP_ROW_MIRROR}};
+    for (int i = 0; i < 4; i++)
+        if (r->cluster_size >= rows[i].min_cluster) {
+            ls_reduce_step *s = &r->steps[r->n_steps++];
+            memset(s, 0, sizeof *s);
+            s->kind = LS_STEP_DPP;
+            s->dpp = rows[i].ctrl;
+        }
+    if (r->cluster_size >= 32) {
+        ls_reduce_step *s = &r->steps[r->n_steps++];
+        memset(s, 0, sizeof *s);
+        s->kind = LS_STEP_DPP;
+        s->dpp = t.gfx_major == 9 ? LS_DPP_ROW_BCAST_15 : LS_DPP_PERMLANEX16;
+    }
+    if (r->cluster_size >= 64) {
+        ls_reduce_step *s = &r->steps[r->n_steps++];
+        memset(s, 0, sizeof *s);
+        if (t.gfx_major == 9) {
+            s->kind = LS_STEP_DPP;
+            s->dpp = LS_DPP_ROW_BCAST_31;
+            s = &r->steps[r->n_steps++];
+            memset(s, 0, sizeof *s);
+            s->kind = LS_STEP_READLANE; /* broadcast lane 63 */
+            s->lane_a = 63;
+            s->lane_b = -1;
+        } else {
+            s->kind = LS_STEP_READLANE; /* combine lanes 31 and 63 */
+            s->lane_a = 31;
+            s->lane_b = 63;
+        }
+    } else if (r->cluster_size == 32 && t.gfx_major == 9) {
+        /* Version-dependent (reference §3): after row_bcast_15 only rows 1 and 3
+         * hold the 32-lane value; broadcast the last lane of each half-wave. */
+        ls_reduce_step *s = &r->steps[r->n_steps++];
+        memset(s, 0, sizeof *s);
+        s->kind = LS_STEP_READLANE;
+        s->lane_a = 31;
+        s->lane_b = -2; /* per 32-lane half: lane 31 of the half */
+    }
+    (void)wave;
+}
+
+ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t,
+                        ls_plan *plan, ls_diag *diag)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->problem = p;
+    plan->derived = d;
+    plan->amd = t.amd;
+    plan->gfx_major = t.gfx_major;
+    const ls_nested_layout *l = &d->layout;
+    int in_bits = ls_elem_type_bits(p->in_type), acc_bits = ls_elem_type_bits(p->acc_type);
+    if (acc_bits > 32 && !t.amd)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s reductions need shuffles wider than 32 bits; IREE lowers them "
+                           "only on AMD targets (DistributeMultiReduction bails out otherwise)",
+                           ls_elem_type_name(p->acc_type));
+    plan->load_elem_bytes = in_bits / 8;
+    plan->acc_elem_bytes = acc_bits / 8;
+    plan->shuffle_bits = acc_bits < 32 ? 32 : acc_bits;
+    plan->iterations = d->total_iterations;
+    plan->loads_per_iteration = d->loads_per_iteration;
+    plan->load_width = d->elems_per_load;
+
+    /* Accumulator: the layout without the packed inner dims. */
+    plan->acc_registers = 1;
+    plan->inner_elems = 1;
+    plan->results_per_thread = 1;
+    int64_t red_regs = 1;
+    for (int k = 0; k < d->body_rank; k++) {
+        int64_t regs = l->batch_tile[k] * l->outer_tile[k] * l->element_tile[k];
+        if (d->body_inner[k]) {
+            plan->inner_elems *= regs;
+            continue;
+        }
+        plan->acc_registers *= regs;
+        if (p->is_reduction[d->body_origin[k]])
+            red_regs *= regs;
+        else
+            plan->results_per_thread *= regs;
+    }
+    plan->local_reduce_ops = plan->results_per_thread * (red_regs - 1);
+
+    /* One gpu.subgroup_reduce per reduced dim with thread_tile > 1, ascending. */
+    for (int k = 0; k < d->body_rank; k++) {
+        if (d->body_inner[k] || !p->is_reduction[d->body_origin[k]] || l->thread_tile[k] <= 1)
+            continue;
+        ls_subgroup_reduce *r = &plan->subgroup_reduces[plan->n_subgroup_reduces++];
+        r->body_dim = k;
+        r->cluster_size = l->thread_tile[k];
+        r->cluster_stride = l->thread_strides[k];
+        lower_subgroup_reduce(r, t, d->subgroup_size);
+    }
+
+    /* Cross-subgroup stage when a reduced dim is split over subgroups. */
+    int64_t need = 1;
+    for (int k = 0; k < d->body_rank; k++)
+        if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]] && l->subgroup_tile[k] > 1) {
+            plan->cross_subgroup = true;
+            need *= pow2ceil(l->subgroup_tile[k]);
+        }
+    if (plan->cross_subgroup) {
+        int64_t elems = 1;
+        for (int k = 0; k < d->body_rank; k++) {
+            if (d->body_inner[k])
+                continue;
+            bool red = p->is_reduction[d->body_origin[k]];
+            int64_t extent = red ? l->subgroup_tile[k] : d->body_bound[k];
+            plan->buffer_shape[plan->buffer_rank++] = extent;
+        }
+        /* GPUReduceBankConflicts pads the innermost dim by 64 bits. */
+        plan->buffer_pad = 64 / acc_bits > 0 ? 64 / acc_bits : 1;
+        plan->buffer_shape[plan->buffer_rank - 1] += plan->buffer_pad;
+        for (int k = 0; k < plan->buffer_rank; k++)
+            elems *= plan->buffer_shape[k];
+        plan->buffer_bytes = elems * plan->acc_elem_bytes;
+        /* Read layout: the first reduced dim with enough lanes gives the base stride. */
+        plan->read_cluster = need;
+        plan->read_stride = 0;
+        for (int k = 0; k < d->body_rank && plan->read_stride == 0; k++)
+            if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]] &&
+                l->thread_tile[k] >= need)
+                plan->read_stride = l->thread_strides[k] ? l->thread_strides[k] : 1;
+        if (plan->read_stride == 0) {
+            /* No dim has enough lanes: IREE's read layout keeps thread_tile 1, so
+             * each lane reduces the slots serially (modelled as a cluster of 1). */
+            plan->read_cluster = 1;
+            plan->read_stride = 1;
+        }
+        ls_subgroup_reduce *r = &plan->cross_reduce;
+        r->body_dim = -1;
+        r->cluster_size = plan->read_cluster;
+        r->cluster_stride = plan->read_stride;
+        lower_subgroup_reduce(r, t, d->subgroup_size);
+        plan->barriers = 2; /* reuse guard before the writes, visibility after */
+    }
+    int64_t outputs = 1;
+    for (int i = 0; i < p->rank; i++)
+        if (!p->is_reduction[i])
+            outputs *= d->wg_tile[i] < p->size[i] ? d->wg_tile[i] : p->size[i];
+    plan->stores_per_workgroup = outputs;
+    return LS_OK;
+}
+
+static const char *dpp_name(ls_dpp_ctrl c)
+{
+    static const char *n[] = {"quad_perm [1,0,3,2]", "quad_perm [2,3,0,1]", "row_half_mirror",
+                              "row_mirror",          "row_bcast_15 (row_mask 0xa)",
+                              "row_bcast_31 (row_mask 0xc)", "permlanex16"};
+    return (unsigned)c <= LS_DPP_PERMLANEX16 ? n[c] : "?";
+}
+
+static void dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, const char *ty)
+{
+    fprintf(f, "    gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld) : %s -> %s\n", kind,
+            (long long)r->cluster_size, (long long)r->cluster_stride, ty,
+            r->dpp ? "DPP" : "XOR butterfly");
+    for (int i = 0; i < r->n_steps; i++) {
+        const ls_reduce_step *s = &r->steps[i];
+        if (s->kind == LS_STEP_SHUFFLE_XOR)
+            fprintf(f, "      %%v = %s(%%v, gpu.shuffle xor %%v, %lld)\n", kind,
+                    (long long)s->offset);
+        else if (s->kind == LS_STEP_DPP)
+            fprintf(f, "      %%v = %s(%%v, amdgpu.dpp %%v %s)\n", kind, dpp_name(s->dpp));
+        else if (s->lane_b >= 0)
+            fprintf(f, "      %%v = %s(readlane %%v, %lld, readlane %%v, %lld)\n", kind,
+                    (long long)s->lane_a, (long long)s->lane_b);
+        else if (s->lane_b == -2)
+            fprintf(f, "      %%v = readlane %%v, 31 of each 32-lane half\n");
+        else
+            fprintf(f, "      %%v = readlane %%v, %lld\n", (long long)s->lane_a);
+    }
+}
+
+void ls_plan_dump(const ls_plan *plan, FILE *f)
+{
+    const ls_problem *p = plan->problem;
+    const ls_derived *d = plan->derived;
+    const char *kind = ls_combiner_name(p->combiner);
+    const char *acc = ls_elem_type_name(p->acc_type), *in = ls_elem_type_name(p->in_type);
+    char buf[1024];
+    fprintf(f, "plan for %s (%s target): workgroup of %lld threads = %lld subgroups x %lld, "
+               "%lld workgroups\n",
+            p->name, plan->amd ? "AMD" : "NVIDIA", (long long)d->workgroup_size,
+            (long long)d->num_subgroups, (long long)d->subgroup_size,
+            (long long)d->total_workgroups);
+    ls_nested_layout_format(&d->layout, buf, sizeof buf);
+    fprintf(f, "  layout: %s\n", buf);
+    fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
+    fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
+            (long long)plan->acc_registers, acc);
+    if (plan->iterations > 1)
+        fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
+    else
+        fprintf(f, "    (loop elided: one iteration) {\n");
+    fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread (padding = "
+               "identity)%s\n",
+            (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
+            p->extended ? ", arith.extf" : "");
+    if (plan->inner_elems > 1)
+        fprintf(f, "      reduce the packed inner %lld elements in registers into each "
+                   "accumulator\n",
+                (long long)plan->inner_elems);
+    fprintf(f, "      %%acc = %s(%%acc, loaded) elementwise (%lld accumulators)\n    }\n", kind,
+            (long long)plan->acc_registers);
+    fprintf(f, "  [%s]\n    vector.multi_reduction %s over the reduced registers: %lld ops, "
+               "%lld value%s per thread\n",
+            ls_stage_name(LS_STAGE_THREAD_REDUCE), kind, (long long)plan->local_reduce_ops,
+            (long long)plan->results_per_thread, plan->results_per_thread == 1 ? "" : "s");
+    fprintf(f, "  [%s]%s\n", ls_stage_name(LS_STAGE_SUBGROUP_REDUCE),
+            plan->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
+    char ty[64];
+    snprintf(ty, sizeof ty, "%s%s", acc, plan->shuffle_bits > ls_elem_type_bits(p->acc_type)
+                                            ? " (widened to i32 for the shuffle)"
+                                            : "");
+    for (int i = 0; i < plan->n_subgroup_reduces; i++)
+        dump_reduce(f, &plan->subgroup_reduces[i], kind, ty);
+    if (plan->cross_subgroup) {
+        fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_CROSS_SUBGROUP));
+        size_t u = 0;
+        for (int k = 0; k < plan->buffer_rank; k++)
+            u += (size_t)snprintf(buf + u, sizeof buf - u, "%lldx",
+                                  (long long)plan->buffer_shape[k]);
+        fprintf(f, "    %%buf = memref.alloc() : memref<%s%s, #gpu.address_space<workgroup>> "
+                   "(%lld bytes; innermost padded by %lld)\n",
+                buf, acc, (long long)plan->buffer_bytes, (long long)plan->buffer_pad);
+        fprintf(f, "    gpu.barrier\n    scf.if (first thread of its duplication group) { "
+                   "vector.transfer_write partials -> %%buf[..., subgroup] }\n    gpu.barrier\n");
+        fprintf(f, "    vector.transfer_read %%buf (padding = identity), %lld slot%s per lane "
+                   "group\n",
+                (long long)plan->read_cluster, plan->read_cluster == 1 ? "" : "s");
+        dump_reduce(f, &plan->cross_reduce, kind, ty);
+    } else {
+        fprintf(f, "  [%s] none: no reduced dim is split across subgroups\n",
+                ls_stage_name(LS_STAGE_CROSS_SUBGROUP));
+    }
+    fprintf(f, "  [%s]\n    %%r = %s(%%r, %%init)\n", ls_stage_name(LS_STAGE_ACC_COMBINE), kind);
+    fprintf(f, "  [%s]\n    scf.if (one thread per output element) { vector.transfer_write %%r "
+               "} : %lld output elements per workgroup\n",
+            ls_stage_name(LS_STAGE_STORE), (long long)plan->stores_per_workgroup);
+}

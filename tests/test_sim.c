@@ -1,0 +1,308 @@
+/* test_sim.c: the lowered plan and the functional model: values, identities,
+ * Example 2's hand-derived plan, the DPP and XOR lowerings, every combiner x
+ * element type over random valid configs against the reference, and a
+ * sabotaged plan that must fail the check. */
+#include <math.h>
+#include <stdio.h>
+
+#include "lanescope/functional.h"
+#include "testutil.h"
+
+START_TEST(half_precision_rounding)
+{
+    /* f16: 1 + 2^-11 is a tie between 1 and 1 + 2^-10 -> even (1) */
+    ck_assert_int_eq(ls_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);
+    ck_assert_int_eq(ls_f32_to_f16(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
+    ck_assert_int_eq(ls_f32_to_f16(65504.0f), 0x7bff);
+    ck_assert_int_eq(ls_f32_to_f16(65520.0f), 0x7c00); /* rounds to infinity */
+    ck_assert_int_eq(ls_f32_to_f16(0x1p-24f), 0x0001); /* smallest subnormal */
+    ck_assert(ls_f16_to_f32(0x0001) == 0x1p-24f);
+    ck_assert(ls_f16_to_f32(0xc000) == -2.0f);
+    /* bf16: 1 + 2^-8 ties to 1; 1 + 3*2^-8 ties up to 1 + 2^-6 */
+    ck_assert_int_eq(ls_f32_to_bf16(1.0f + 0x1p-8f), 0x3f80);
+    ck_assert_int_eq(ls_f32_to_bf16(1.0f + 0x3p-8f), 0x3f82);
+    ck_assert(ls_bf16_to_f32(0x3f82) == 1.0f + 0x1p-6f);
+    /* every f16 round-trips */
+    for (uint32_t h = 0; h < 0x10000; h++) {
+        uint16_t x = (uint16_t)h;
+        if ((x & 0x7c00) == 0x7c00 && (x & 0x3ff))
+            continue; /* NaN payloads */
+        REQUIRE(ls_f32_to_f16(ls_f16_to_f32(x)) == x, "f16 0x%04x does not round-trip", h);
+    }
+    /* f16 add rounds once: 2048 + 1 = 2049 is not representable -> 2048 (even) */
+    ls_value a = ls_value_from_double(2048, LS_ET_F16), b = ls_value_from_double(1, LS_ET_F16);
+    ck_assert(ls_value_to_double(ls_combine(LS_COMB_ADD, LS_ET_F16, a, b), LS_ET_F16) == 2048);
+    b = ls_value_from_double(3, LS_ET_F16);
+    ck_assert(ls_value_to_double(ls_combine(LS_COMB_ADD, LS_ET_F16, a, b), LS_ET_F16) == 2052);
+}
+END_TEST
+
+START_TEST(identities)
+{
+    ck_assert_uint_eq(ls_identity(LS_COMB_MINSI, LS_ET_I8), 0x7f);
+    ck_assert_uint_eq(ls_identity(LS_COMB_MAXSI, LS_ET_I16), 0x8000);
+    ck_assert_uint_eq(ls_identity(LS_COMB_MINUI, LS_ET_I32), 0xffffffffu);
+    ck_assert_uint_eq(ls_identity(LS_COMB_MAXUI, LS_ET_I64), 0);
+    ck_assert_uint_eq(ls_identity(LS_COMB_AND, LS_ET_I8), 0xff);
+    ck_assert(isinf(ls_value_to_double(ls_identity(LS_COMB_MAXNUMF, LS_ET_BF16), LS_ET_BF16)));
+    /* IREE's truncated constants (reference §4): wrong for narrow signed kinds and AND */
+    ck_assert_uint_eq(ls_iree_identity(LS_COMB_MINSI, LS_ET_I8), 0xff); /* -1 */
+    ck_assert_uint_eq(ls_iree_identity(LS_COMB_MAXSI, LS_ET_I32), 0);
+    ck_assert_uint_eq(ls_iree_identity(LS_COMB_AND, LS_ET_I16), 1);
+    ck_assert_uint_eq(ls_iree_identity(LS_COMB_MINUI, LS_ET_I8), 0xff); /* right by luck */
+    /* each true identity is neutral for every sampled value of every type */
+    static const ls_elem_type types[] = {LS_ET_I8,  LS_ET_I16, LS_ET_I32, LS_ET_I64,
+                                         LS_ET_F16, LS_ET_BF16, LS_ET_F32, LS_ET_F64};
+    for (int ti = 0; ti < 8; ti++)
+        for (int k = 0; k < LS_COMB_COUNT; k++) {
+            ls_elem_type t = types[ti];
+            bool fl = ls_elem_type_is_float(t);
+            if ((fl && ls_combiner_is_int_only((ls_combiner)k)) ||
+                (!fl && ls_combiner_is_float_only((ls_combiner)k)))
+                continue;
+            for (uint64_t i = 0; i < 200; i++) {
+                ls_value v = ls_input_value(3, i, t, (ls_combiner)k);
+                ls_value r = ls_combine((ls_combiner)k, t, ls_identity((ls_combiner)k, t), v);
+                REQUIRE(r == v, "kind %d type %d: identity not neutral", k, ti);
+            }
+        }
+    /* minimumf orders -0 below +0 and propagates NaN; minnumf ignores NaN */
+    ls_value pz = ls_value_from_double(0.0, LS_ET_F32), nz = ls_value_from_double(-0.0, LS_ET_F32);
+    ck_assert(signbit(ls_value_to_double(ls_combine(LS_COMB_MINIMUMF, LS_ET_F32, pz, nz),
+                                         LS_ET_F32)));
+    ls_value nan = ls_value_from_double(NAN, LS_ET_F32), one = ls_value_from_double(1, LS_ET_F32);
+    ck_assert(isnan(ls_value_to_double(ls_combine(LS_COMB_MAXIMUMF, LS_ET_F32, nan, one),
+                                       LS_ET_F32)));
+    ck_assert(ls_value_to_double(ls_combine(LS_COMB_MAXNUMF, LS_ET_F32, nan, one), LS_ET_F32) ==
+              1.0);
+    /* integer wrap and signedness */
+    ck_assert_uint_eq(ls_combine(LS_COMB_ADD, LS_ET_I8, 0x7f, 1), 0x80);
+    ck_assert_uint_eq(ls_combine(LS_COMB_MAXSI, LS_ET_I8, 0x80, 0x01), 0x01);
+    ck_assert_uint_eq(ls_combine(LS_COMB_MAXUI, LS_ET_I8, 0x80, 0x01), 0x80);
+}
+END_TEST
+
+static char *dump_plan(const char *example, const char *arch, ls_problem *p, ls_derived *d,
+                       ls_plan *plan)
+{
+    ls_diag dg;
+    ls_module *m = load_example(example, &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    *p = m->problems[0];
+    free(m);
+    ck_assert_msg(ls_derive(p, d, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_msg(ls_plan_build(p, d, ls_plan_target_from_arch(arch), plan, &dg) == LS_OK, "%s",
+                  dg.msg);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ls_plan_dump(plan, f);
+    fclose(f);
+    return buf;
+}
+
+/* Derived by hand from reference §2-§3 for seed 000 Example 2 on gfx942:
+ * 12 iterations of 4 single-element loads; lanes 16 on d1 with stride 4, so a
+ * stride-4 cluster -> XOR butterfly even on AMD; two subgroups on d1 ->
+ * buffer [16 rows, 2 subgroups + 64/32 = 2 padding] = 16x4xf32 = 256 bytes;
+ * the read layout's base stride is d1's lane stride 4, cluster 2. */
+static const char *ex2_plan =
+    "plan for @example2_max_1152x384:linalg.generic#1 (AMD target): workgroup of 128 threads = "
+    "2 subgroups x 64, 72 workgroups\n"
+    "  layout: #iree_vector_ext.nested_layout<subgroup_tile = [1, 2], batch_tile = [4, 1], "
+    "outer_tile = [1, 1], thread_tile = [4, 16], element_tile = [1, 1], subgroup_strides = [0, "
+    "1], thread_strides = [1, 4]>\n"
+    "  [load+accumulate]\n"
+    "    %acc = splat identity(maxnumf) : 4 x f32 per thread\n"
+    "    scf.for %k = 0 to 12 {\n"
+    "      4 x vector.transfer_read vector<1xf32> per thread (padding = identity)\n"
+    "      %acc = maxnumf(%acc, loaded) elementwise (4 accumulators)\n"
+    "    }\n"
+    "  [thread reduce]\n"
+    "    vector.multi_reduction maxnumf over the reduced registers: 0 ops, 4 values per thread\n"
+    "  [subgroup reduce]\n"
+    "    gpu.subgroup_reduce maxnumf cluster(size = 16, stride = 4) : f32 -> XOR butterfly\n"
+    "      %v = maxnumf(%v, gpu.shuffle xor %v, 4)\n"
+    "      %v = maxnumf(%v, gpu.shuffle xor %v, 8)\n"
+    "      %v = maxnumf(%v, gpu.shuffle xor %v, 16)\n"
+    "      %v = maxnumf(%v, gpu.shuffle xor %v, 32)\n"
+    "  [cross-subgroup]\n"
+    "    %buf = memref.alloc() : memref<16x4xf32, #gpu.address_space<workgroup>> (256 bytes; "
+    "innermost padded by 2)\n"
+    "    gpu.barrier\n"
+    "    scf.if (first thread of its duplication group) { vector.transfer_write partials -> "
+    "%buf[..., subgroup] }\n"
+    "    gpu.barrier\n"
+    "    vector.transfer_read %buf (padding = identity), 2 slots per lane group\n"
+    "    gpu.subgroup_reduce maxnumf cluster(size = 2, stride = 4) : f32 -> XOR butterfly\n"
+    "      %v = maxnumf(%v, gpu.shuffle xor %v, 4)\n"
+    "  [acc combine]\n"
+    "    %r = maxnumf(%r, %init)\n"
+    "  [store]\n"
+    "    scf.if (one thread per output element) { vector.transfer_write %r } : 16 output "
+    "elements per workgroup\n";
+
+START_TEST(example2_plan)
+{
+    ls_problem p;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    char *text = dump_plan("seed000_example2.mlir", "gfx942", &p, d, &plan);
+    ck_assert_str_eq(text, ex2_plan);
+    ck_assert_int_eq(plan.barriers, 2);
+    ck_assert_int_eq(plan.buffer_bytes, 256);
+    free(text);
+    free(d);
+}
+END_TEST
+
+START_TEST(dpp_and_xor_lowerings)
+{
+    ls_problem p;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    char *text = dump_plan("seed004_reduce_8x64.mlir", "gfx942", &p, d, &plan);
+    ck_assert_int_eq(plan.n_subgroup_reduces, 1);
+    const ls_subgroup_reduce *r = &plan.subgroup_reduces[0];
+    ck_assert(r->dpp);
+    ck_assert_int_eq(r->n_steps, 7); /* 2 quad_perm, half mirror, mirror, bcast15, bcast31, readlane */
+    ck_assert_int_eq(r->steps[4].dpp, LS_DPP_ROW_BCAST_15);
+    ck_assert_int_eq(r->steps[6].kind, LS_STEP_READLANE);
+    ck_assert_int_eq(r->steps[6].lane_a, 63);
+    ck_assert(strstr(text, "amdgpu.dpp %v quad_perm [1,0,3,2]") != NULL);
+    free(text);
+    text = dump_plan("seed004_reduce_8x64.mlir", "gfx1100", &p, d, &plan);
+    r = &plan.subgroup_reduces[0];
+    ck_assert_int_eq(r->steps[4].dpp, LS_DPP_PERMLANEX16);
+    ck_assert_int_eq(r->steps[5].lane_a, 31);
+    ck_assert_int_eq(r->steps[5].lane_b, 63);
+    free(text);
+    /* NVIDIA: always the XOR butterfly 1, 2, 4, ..., 32 */
+    text = dump_plan("seed004_reduce_8x64.mlir", "sm_90", &p, d, &plan);
+    r = &plan.subgroup_reduces[0];
+    ck_assert(!r->dpp);
+    ck_assert_int_eq(r->n_steps, 6);
+    for (int i = 0; i < 6; i++)
+        ck_assert_int_eq(r->steps[i].offset, 1 << i);
+    free(text);
+    free(d);
+}
+END_TEST
+
+static const ls_elem_type all_types[] = {LS_ET_I8,  LS_ET_I16,  LS_ET_I32, LS_ET_I64,
+                                         LS_ET_F16, LS_ET_BF16, LS_ET_F32, LS_ET_F64};
+
+/* Every combiner x element type, random valid configs, both lowerings. */
+START_TEST(functional_matches_reference)
+{
+    uint64_t rng = 77 + (uint64_t)_i;
+    int ran = 0, cross = 0, dpp = 0, extended = 0;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    for (int iter = 0; iter < 400 && ran < 60; iter++) {
+        ls_problem p;
+        if (!random_problem(&rng, &p, 6, 90))
+            continue;
+        ls_combiner k = (ls_combiner)_i;
+        ls_elem_type t = all_types[rng_range(&rng, 0, 7)];
+        bool fl = ls_elem_type_is_float(t);
+        if ((fl && ls_combiner_is_int_only(k)) || (!fl && ls_combiner_is_float_only(k)))
+            t = fl ? LS_ET_I32 : LS_ET_F32;
+        p.combiner = k;
+        p.acc_type = p.in_type = t;
+        if ((t == LS_ET_F32 || t == LS_ET_I32) && rng_range(&rng, 0, 2) == 0) {
+            p.in_type = t == LS_ET_F32 ? LS_ET_F16 : LS_ET_I8; /* extf / extsi */
+            p.extended = true;
+        }
+        if (p.rank > 1 && rng_range(&rng, 0, 1)) { /* transposed input map */
+            int a = p.in_map[0];
+            p.in_map[0] = p.in_map[p.rank - 1];
+            p.in_map[p.rank - 1] = a;
+        }
+        ls_diag dg;
+        ls_diag_clear(&dg);
+        if (ls_derive(&p, d, &dg) != LS_OK)
+            continue;
+        const char *arch = rng_range(&rng, 0, 1) ? "gfx942" : "sm_80";
+        if (ls_elem_type_bits(t) > 32)
+            arch = "gfx942"; /* 64-bit shuffles: AMD only */
+        ls_plan plan;
+        REQUIRE(ls_plan_build(&p, d, ls_plan_target_from_arch(arch), &plan, &dg) == LS_OK, "%s",
+                dg.msg);
+        ls_functional_result fr;
+        int64_t wgs = d->total_workgroups < 3 ? d->total_workgroups : 3;
+        ls_status st = ls_functional_run(&plan, 1234, d->total_workgroups - wgs, wgs, &fr, &dg);
+        REQUIRE(st == LS_OK, "kind %s type %s on %s: %s", ls_combiner_name(k),
+                ls_elem_type_name(t), arch, dg.msg);
+        REQUIRE(fr.outputs_checked > 0, "no output checked");
+        ran++;
+        cross += plan.cross_subgroup;
+        extended += p.extended;
+        for (int i = 0; i < plan.n_subgroup_reduces; i++)
+            dpp += plan.subgroup_reduces[i].dpp;
+    }
+    free(d);
+    ck_assert_int_ge(ran, 40);
+    ck_assert_int_gt(cross, 0);
+    ck_assert_int_gt(dpp, 0);
+    if (_i == LS_COMB_ADD)
+        ck_assert_int_gt(extended, 0);
+}
+END_TEST
+
+/* The check is not vacuous: drop one butterfly step and it must fail. */
+START_TEST(sabotaged_plan_fails)
+{
+    ls_problem p;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    char *text = dump_plan("seed004_reduce_8x64.mlir", "sm_80", &p, d, &plan);
+    free(text);
+    ls_functional_result fr;
+    ls_diag dg;
+    ls_diag_clear(&dg);
+    ck_assert_int_eq(ls_functional_run(&plan, 9, 0, -1, &fr, &dg), LS_OK);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    plan.subgroup_reduces[0].n_steps--; /* lose the xor-32 round */
+    ls_diag_clear(&dg);
+    ck_assert_int_eq(ls_functional_run(&plan, 9, 0, -1, &fr, &dg), LS_ERR_INVALID);
+    ck_assert_int_eq(fr.mismatches, 8);
+    ck_assert(strstr(dg.msg, "but the reference reduction gives") != NULL);
+    free(d);
+}
+END_TEST
+
+START_TEST(wide_shuffles_need_amd)
+{
+    ls_problem p;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_diag dg;
+    ls_module *m = load_example("seed004_reduce_8x64.mlir", &dg);
+    p = m->problems[0];
+    free(m);
+    p.in_type = p.acc_type = LS_ET_F64;
+    ck_assert_int_eq(ls_derive(&p, d, &dg), LS_OK);
+    ls_plan plan;
+    ck_assert_int_eq(ls_plan_build(&p, d, ls_plan_target_from_arch("sm_80"), &plan, &dg),
+                     LS_ERR_INVALID);
+    ck_assert(strstr(dg.msg, "f64 reductions need shuffles wider than 32 bits") != NULL);
+    free(d);
+}
+END_TEST
+
+static Suite *sim_suite(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("functional");
+    tcase_add_test(tc, half_precision_rounding);
+    tcase_add_test(tc, identities);
+    tcase_add_test(tc, example2_plan);
+    tcase_add_test(tc, dpp_and_xor_lowerings);
+    tcase_add_loop_test(tc, functional_matches_reference, 0, LS_COMB_COUNT);
+    tcase_add_test(tc, sabotaged_plan_fails);
+    tcase_add_test(tc, wide_shuffles_need_amd);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(sim_suite)
