@@ -1,12 +1,13 @@
-/* cli_sim.c: `lanescope sim` -- lower the reductions of an input to plans,
- * print them (--dump-plan) and run them functionally, lane by lane, checked
- * against a reference reduction.  The cycle-level timing engine is not in
- * this version; the command says so instead of printing invented numbers. */
+/* cli_sim.c: `lanescope sim` -- lower the reductions of an input to plans
+ * (--dump-plan prints them), time them with the discrete-event engine on a
+ * hardware model, and run them lane by lane against a reference reduction. */
 #include <getopt.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "lanescope/engine.h"
 #include "lanescope/functional.h"
 #include "lanescope/import.h"
 
@@ -14,36 +15,161 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: lanescope sim INPUT [--dump-plan] [--seed N] [--target NAME] "
-               "[--workgroups N] [-o FILE]\n"
+    fprintf(f, "usage: lanescope sim INPUT [--target MODEL] [--json | --csv] [--seed N]\n"
+               "                     [--dump-plan] [--no-check] [--workgroups N] [-o FILE]\n"
                "\n"
                "Lower every reduction in INPUT (.mlir) as IREE's VectorDistribute pipeline\n"
-               "does and execute it lane by lane with real values of its element type\n"
-               "(inputs from a seeded generator), checking every output against a\n"
-               "reference reduction.  A mismatch is an error (exit 1).\n"
+               "does, time it on a hardware model with the discrete-event engine, and\n"
+               "execute it lane by lane with real values (inputs from a seeded generator),\n"
+               "checking every output against a reference reduction; a mismatch is an\n"
+               "error (exit 1).\n"
                "\n"
-               "  --dump-plan       print the lowered per-workgroup program\n"
-               "  --seed N          input generator seed (default 1)\n"
-               "  --target NAME     lowering target: gfx* uses AMD DPP reductions, others\n"
-               "                    XOR butterflies (default: the input's #iree_gpu.target,\n"
-               "                    else sm_80)\n"
-               "  --workgroups N    execute only the first N workgroups (default all)\n"
+               "  --target MODEL    hardware model: %s, or a .hw file\n"
+               "                    (default: from the input's #iree_gpu.target, else by\n"
+               "                    subgroup size: 64 -> mi300x, 32 -> h100)\n"
+               "  --json, --csv     machine-readable results (CSV: the per-stage table)\n"
+               "  --seed N          input generator seed (default 1); timing does not depend on it\n"
+               "  --dump-plan       print the lowered per-workgroup program first\n"
+               "  --no-check        skip the functional execution\n"
+               "  --workgroups N    functional check of the first N workgroups only\n"
                "  -o FILE           write the report to FILE (atomically)\n"
                "\n"
-               "Not in this version: the cycle-level timing model (cycles, bandwidth,\n"
-               "occupancy, per-stage table, --json, --csv, --trace).\n");
+               "Not in this version: --trace (Chrome trace events), the progress line and the\n"
+               "stepping API.\n",
+            ls_hw_names());
+}
+
+static const char *model_for_arch(const char *arch)
+{
+    if (strcmp(arch, "gfx942") == 0)
+        return "mi300x";
+    if (strcmp(arch, "gfx1100") == 0)
+        return "rx7900xtx";
+    if (strcmp(arch, "sm_80") == 0)
+        return "a100";
+    if (strcmp(arch, "sm_90") == 0)
+        return "h100";
+    return NULL;
+}
+
+static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r)
+{
+    fprintf(f, "%s: %lld workgroups on %s (%s): occupancy %lld workgroups per WGP (limit: %s), "
+               "%lld wave%s\n",
+            p->name, (long long)r->workgroups, hw->name, hw->arch, (long long)r->occupancy,
+            r->occupancy_limit, (long long)r->waves, r->waves == 1 ? "" : "s");
+    fprintf(f, "  %lld cycles = %.3f us at %lld MHz; DRAM %.3f MB moved, %.1f GB/s = %.1f%% of "
+               "the model's %.0f GB/s\n",
+            (long long)r->cycles, r->time_us, (long long)hw->clock_mhz, r->dram_bytes / 1e6,
+            r->dram_gbps, 100 * r->dram_fraction, hw->dram_gbps);
+    fprintf(f, "  %lld subgroup-instructions, %lld events\n", (long long)r->instructions,
+            (long long)r->events);
+    fprintf(f, "  %-16s %11s %8s %12s %12s %9s %7s %8s %10s %8s %12s\n", "stage", "crit-cycles",
+            "sg-cyc%", "instructions", "global-bytes", "sectors", "L2-hit%", "shuffles",
+            "smem-acc", "max-deg", "barrier-wait");
+    int64_t total = 0;
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        total += r->stage[k].subgroup_cycles;
+    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        const ls_stage_stats *s = &r->stage[k];
+        char hit[16];
+        if (s->sectors)
+            snprintf(hit, sizeof hit, "%.1f", 100.0 * (double)s->sector_hits / (double)s->sectors);
+        else
+            snprintf(hit, sizeof hit, "-");
+        fprintf(f, "  %-16s %11lld %8.1f %12lld %12lld %9lld %7s %8lld %10lld %8lld %12lld\n",
+                ls_stage_name((ls_stage)k), (long long)s->critical_cycles,
+                total ? 100.0 * (double)s->subgroup_cycles / (double)total : 0.0,
+                (long long)s->instructions, (long long)s->global_bytes, (long long)s->sectors,
+                hit, (long long)(s->shuffles + s->dpp_steps), (long long)s->smem_accesses,
+                (long long)s->smem_max_degree, (long long)s->barrier_wait_cycles);
+    }
+}
+
+static void print_csv_header(FILE *f)
+{
+    fprintf(f, "reduction,model,stage,critical_cycles,subgroup_cycles,instructions,global_bytes,"
+               "sectors,sector_hits,dram_bytes,shuffles,dpp_steps,smem_accesses,smem_cycles,"
+               "smem_max_degree,barriers,barrier_wait_cycles\n");
+}
+
+static void print_csv(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r)
+{
+    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        const ls_stage_stats *s = &r->stage[k];
+        fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+                p->name, hw->name, ls_stage_name((ls_stage)k), (long long)s->critical_cycles,
+                (long long)s->subgroup_cycles, (long long)s->instructions,
+                (long long)s->global_bytes, (long long)s->sectors, (long long)s->sector_hits,
+                (long long)s->dram_bytes, (long long)s->shuffles, (long long)s->dpp_steps,
+                (long long)s->smem_accesses, (long long)s->smem_cycles,
+                (long long)s->smem_max_degree, (long long)s->barriers,
+                (long long)s->barrier_wait_cycles);
+    }
+}
+
+static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
+                                const ls_functional_result *fr, bool checked, int64_t seed)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "reduction", json_object_new_string(p->name));
+    json_object_object_add(o, "model", json_object_new_string(hw->name));
+    json_object_object_add(o, "arch", json_object_new_string(hw->arch));
+    json_object_object_add(o, "cycles", json_object_new_int64(r->cycles));
+    json_object_object_add(o, "time_us", json_object_new_double(r->time_us));
+    json_object_object_add(o, "clock_mhz", json_object_new_int64(hw->clock_mhz));
+    json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
+    json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
+    json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
+    json_object_object_add(o, "occupancy", json_object_new_int64(r->occupancy));
+    json_object_object_add(o, "occupancy_limit", json_object_new_string(r->occupancy_limit));
+    json_object_object_add(o, "waves", json_object_new_int64(r->waves));
+    json_object_object_add(o, "workgroups", json_object_new_int64(r->workgroups));
+    json_object_object_add(o, "instructions", json_object_new_int64(r->instructions));
+    json_object_object_add(o, "events", json_object_new_int64(r->events));
+    json_object *stages = json_object_new_array();
+    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        const ls_stage_stats *s = &r->stage[k];
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "stage", json_object_new_string(ls_stage_name((ls_stage)k)));
+        json_object_object_add(j, "critical_cycles", json_object_new_int64(s->critical_cycles));
+        json_object_object_add(j, "subgroup_cycles", json_object_new_int64(s->subgroup_cycles));
+        json_object_object_add(j, "instructions", json_object_new_int64(s->instructions));
+        json_object_object_add(j, "global_bytes", json_object_new_int64(s->global_bytes));
+        json_object_object_add(j, "sectors", json_object_new_int64(s->sectors));
+        json_object_object_add(j, "sector_hits", json_object_new_int64(s->sector_hits));
+        json_object_object_add(j, "dram_bytes", json_object_new_int64(s->dram_bytes));
+        json_object_object_add(j, "shuffles", json_object_new_int64(s->shuffles));
+        json_object_object_add(j, "dpp_steps", json_object_new_int64(s->dpp_steps));
+        json_object_object_add(j, "smem_accesses", json_object_new_int64(s->smem_accesses));
+        json_object_object_add(j, "smem_max_degree", json_object_new_int64(s->smem_max_degree));
+        json_object_object_add(j, "barriers", json_object_new_int64(s->barriers));
+        json_object_object_add(j, "barrier_wait_cycles",
+                               json_object_new_int64(s->barrier_wait_cycles));
+        json_object_array_add(stages, j);
+    }
+    json_object_object_add(o, "stages", stages);
+    json_object *fj = json_object_new_object();
+    json_object_object_add(fj, "checked", json_object_new_boolean(checked));
+    json_object_object_add(fj, "seed", json_object_new_int64(seed));
+    json_object_object_add(fj, "outputs", json_object_new_int64(checked ? fr->outputs_checked : 0));
+    json_object_object_add(fj, "mismatches", json_object_new_int64(checked ? fr->mismatches : 0));
+    json_object_object_add(o, "functional", fj);
+    return o;
 }
 
 int ls_cmd_sim(int argc, char **argv)
 {
-    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG };
+    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK };
     static const struct option longopts[] = {
         {"dump-plan", no_argument, NULL, O_DUMP},   {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
         {"workgroups", required_argument, NULL, O_WG}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, O_JSON},        {"csv", no_argument, NULL, O_CSV},
+        {"no-check", no_argument, NULL, O_NOCHECK}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
-    bool dump = false;
+    bool dump = false, json = false, csv = false, check = true;
     int64_t seed = 1, max_wg = -1;
     const char *target = NULL, *output = NULL;
     optind = 1;
@@ -57,6 +183,9 @@ int ls_cmd_sim(int argc, char **argv)
                 return 2;
             break;
         case O_TARGET: target = optarg; break;
+        case O_JSON: json = true; break;
+        case O_CSV: csv = true; break;
+        case O_NOCHECK: check = false; break;
         case O_WG:
             if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &max_wg))
                 return 2;
@@ -73,31 +202,33 @@ int ls_cmd_sim(int argc, char **argv)
         ls_cli_error(CMD, "expected one INPUT (.mlir file)");
         return 2;
     }
+    if (target) {
+        ls_hw probe;
+        ls_diag pd;
+        ls_diag_clear(&pd);
+        if (ls_hw_load(target, &probe, &pd)) {
+            char msg[1024];
+            ls_diag_format(&pd, msg, sizeof msg);
+            ls_cli_error(CMD, "%s", msg);
+            return pd.status == LS_ERR_NOTFOUND ? 2 : 1;
+        }
+    }
+    if (json && csv) {
+        ls_cli_error(CMD, "give --json or --csv, not both");
+        return 2;
+    }
     const char *input = argv[optind];
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_derived *d = NULL;
     ls_plan *plans = NULL;
+    json_object *root = NULL;
     int rc = 1;
     ls_out out;
     bool out_open = false;
     if (ls_module_load(input, m, &diag))
         goto fail;
-    ls_target tgt;
-    bool have_target = false;
-    if (target) {
-        if (!ls_target_lookup(target, &tgt)) {
-            ls_cli_error(CMD, "--target: unknown target '%s' (known: %s)", target,
-                         ls_target_names());
-            free(m);
-            return 2;
-        }
-        have_target = true;
-    } else if (m->has_target) {
-        tgt = m->target;
-        have_target = true;
-    }
     if (m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to simulate");
@@ -107,33 +238,66 @@ int ls_cmd_sim(int argc, char **argv)
     plans = ls_xcalloc(m->n_problems, sizeof *plans);
     ls_out_open(&out);
     out_open = true;
+    if (json) {
+        root = json_object_new_object();
+        json_object_object_add(root, "input", json_object_new_string(input));
+        json_object_object_add(root, "reductions", json_object_new_array());
+    }
+    if (csv)
+        print_csv_header(out.f);
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
-        if (have_target) {
-            p->has_target = true;
-            p->target = tgt;
-        }
+        int64_t sg, wgsz;
+        ls_problem_sizes(p, &sg, &wgsz, NULL);
+        const char *model = target ? target
+                            : m->has_target && model_for_arch(m->target.arch)
+                                ? model_for_arch(m->target.arch)
+                                : sg == 64 ? "mi300x" : "h100";
+        ls_hw hw;
+        if (ls_hw_load(model, &hw, &diag))
+            goto fail;
+        if (!p->has_target && ls_target_lookup(hw.name, &p->target))
+            p->has_target = true; /* IREE-visible limits of the modelled chip */
         if (ls_derive(p, &d[i], &diag))
             goto fail;
-        ls_plan_target pt = ls_plan_target_from_arch(have_target ? tgt.arch : "sm_80");
-        if (ls_plan_build(p, &d[i], pt, &plans[i], &diag))
+        if (ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))
             goto fail;
         if (dump)
             ls_plan_dump(&plans[i], out.f);
-        ls_functional_result fr;
-        if (ls_functional_run(&plans[i], (uint64_t)seed, 0, max_wg, &fr, &diag))
+        ls_sim_result r;
+        if (ls_engine_run(&plans[i], &hw, &r, &diag))
             goto fail;
-        fprintf(out.f, "%s: functional check passed: %lld outputs of %lld workgroup%s match the "
-                       "reference (%s %s, seed %lld",
-                p->name, (long long)fr.outputs_checked, (long long)fr.workgroups_run,
-                fr.workgroups_run == 1 ? "" : "s", ls_combiner_name(p->combiner),
-                ls_elem_type_name(p->acc_type), (long long)seed);
-        if (fr.max_error_bound_ratio > 0)
-            fprintf(out.f, "; largest float error %.3g of the rounding bound",
-                    fr.max_error_bound_ratio);
-        fprintf(out.f, ")\n");
+        ls_functional_result fr;
+        memset(&fr, 0, sizeof fr);
+        if (check && ls_functional_run(&plans[i], (uint64_t)seed, 0, max_wg, &fr, &diag))
+            goto fail;
+        if (json) {
+            json_object *arr;
+            json_object_object_get_ex(root, "reductions", &arr);
+            json_object_array_add(arr, json_result(p, &hw, &r, &fr, check, seed));
+            continue;
+        }
+        if (csv) {
+            print_csv(out.f, p, &hw, &r);
+            continue;
+        }
+        print_text(out.f, p, &hw, &r);
+        if (check) {
+            fprintf(out.f, "  functional check passed: %lld outputs of %lld workgroup%s match the "
+                           "reference (%s %s, seed %lld",
+                    (long long)fr.outputs_checked, (long long)fr.workgroups_run,
+                    fr.workgroups_run == 1 ? "" : "s", ls_combiner_name(p->combiner),
+                    ls_elem_type_name(p->acc_type), (long long)seed);
+            if (fr.max_error_bound_ratio > 0)
+                fprintf(out.f, "; largest float error %.3g of the rounding bound",
+                        fr.max_error_bound_ratio);
+            fprintf(out.f, ")\n");
+        }
     }
-    fprintf(out.f, "timing: the cycle-level engine is not in this version\n");
+    if (json)
+        fprintf(out.f, "%s\n",
+                json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
     rc = ls_out_commit(&out, output);
     out_open = false;
     goto done;
@@ -144,6 +308,8 @@ fail: {
     rc = 1;
 }
 done:
+    if (root)
+        json_object_put(root);
     if (out_open)
         ls_out_discard(&out);
     free(plans);

@@ -101,11 +101,21 @@ contains "sim ex2 buffer" "$tmp/sim.txt" "memref<16x4xf32, #gpu.address_space<wo
 $LANESCOPE sim "$EX/seed004_reduce_8x64.mlir" --target gfx942 --dump-plan >"$tmp/sim4.txt" 2>&1
 contains "sim dpp" "$tmp/sim4.txt" "amdgpu.dpp %v row_bcast_31 (row_mask 0xc)"
 contains "sim 8x64 check" "$tmp/sim4.txt" "functional check passed: 8 outputs of 8 workgroups"
-$LANESCOPE sim "$EX/seed000_example2.mlir" --target sm_80 >/dev/null 2>"$tmp/stderr"
-[ $? -eq 1 ]; check "sim sm_80 with subgroup 64 exits 1" $?
-contains "sim target message" "$tmp/stderr" "subgroup size 64 is not offered by target sm_80"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --target a100 >/dev/null 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "sim a100 with subgroup 64 exits 1" $?
+contains "sim target message" "$tmp/stderr" "the config runs subgroups of 64 lanes but model a100 has 32"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --target nope >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "sim unknown target exits 2" $?
+contains "sim unknown target message" "$tmp/stderr" "no hardware model 'nope' (built in: h100, a100, mi300x, rx7900xtx (or the IREE arch"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --json --no-check >"$tmp/sim.json"
+tr -d ' \n' <"$tmp/sim.json" >"$tmp/sim.flat"
+contains "sim json barriers" "$tmp/sim.flat" '"stage":"cross-subgroup"'
+contains "sim json model" "$tmp/sim.flat" '"model":"mi300x","arch":"gfx942"'
+$LANESCOPE sim "$EX/seed000_example2.mlir" --csv --no-check >"$tmp/sim.csv"
+[ "$(wc -l <"$tmp/sim.csv")" -eq 7 ]; check "sim csv has a header and 6 stages" $?
+$LANESCOPE sim "$EX/seed000_example2.mlir" --no-check >"$tmp/run1.txt"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --seed 99 >"$tmp/run2.txt"
+cmp -s "$tmp/run1.txt" "$tmp/run2.txt"; check "sim timing is deterministic and seed-independent" $?
 
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then

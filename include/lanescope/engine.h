@@ -1,0 +1,70 @@
+/* engine.h: the discrete-event, cycle-approximate timing model.
+ *
+ * When it happens, not what: the engine runs a plan's instruction template
+ * for every subgroup of every workgroup on a hardware model and decides when
+ * each instruction issues and completes.  Values are the functional model's
+ * business (functional.h); timing never depends on them.
+ *
+ *  events     a binary heap ordered by (cycle, sequence): ties go first-in
+ *             first-out; an event scheduled while dispatching gets the next
+ *             sequence number, so it runs after every event already queued
+ *             for the same cycle.  Idle time is skipped.  No host clock.
+ *  machine    wgp_count WGPs, each with schedulers_per_wgp schedulers (one
+ *             issue per cycle each; subgroup s uses scheduler s % n), resident
+ *             limits (threads, subgroups, workgroups, shared memory) and a
+ *             dispatcher that hands out workgroups in id order, round-robin at
+ *             start, then to whichever WGP frees a slot (waves).
+ *  subgroups  issue in order; a scoreboard (the completion cycle of every
+ *             template entry) makes a use wait for its producer while
+ *             independent loads overlap.
+ *  memory     a subgroup's global access is coalesced into sectors and lines;
+ *             a sectored, set-associative, LRU L2 (hit: l2_latency; miss:
+ *             the missing sectors go to DRAM, a FIFO queue draining
+ *             dram_bytes_per_cycle, plus dram_latency); stores are posted and
+ *             use DRAM bandwidth.  Shared memory: an access occupies the
+ *             WGP's banks for its conflict degree (distinct words in the
+ *             busiest bank; the same word is a free broadcast).
+ *  reductions shuffles go through a per-WGP unit (shuffle_interval cycles
+ *             between issues, shuffle_latency to the result); DPP steps are
+ *             VALU ops of dpp_latency; barriers release all the
+ *             workgroup's subgroups barrier_latency after the last arrives.
+ */
+#ifndef LANESCOPE_ENGINE_H
+#define LANESCOPE_ENGINE_H
+
+#include "lanescope/hwmodel.h"
+#include "lanescope/plan.h"
+
+typedef struct {
+    int64_t instructions;         /* subgroup-instructions issued */
+    int64_t subgroup_cycles;      /* summed over subgroups: first issue to last completion */
+    int64_t critical_cycles;      /* the same span for the subgroup that finished last */
+    int64_t global_bytes;         /* bytes requested by active lanes */
+    int64_t sectors, sector_hits; /* sectors touched / found in L2 */
+    int64_t dram_bytes;
+    int64_t shuffles, dpp_steps;
+    int64_t smem_accesses, smem_cycles; /* cycles = summed conflict degrees */
+    int64_t smem_max_degree;
+    int64_t barriers, barrier_wait_cycles;
+} ls_stage_stats;
+
+typedef struct {
+    int64_t cycles;
+    double time_us;
+    double dram_gbps, dram_fraction; /* achieved, and of the model's peak */
+    int64_t dram_bytes;
+    int64_t occupancy;               /* workgroups resident per WGP */
+    const char *occupancy_limit;     /* which resource set it */
+    int64_t waves, workgroups;
+    int64_t instructions, events;
+    ls_stage_stats stage[LS_STAGE_COUNT];
+} ls_sim_result;
+
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_diag *diag);
+
+/* Conflict degree of one shared-memory access: byte addresses of the active
+ * lanes (n of them), each access `bytes` wide. */
+int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64_t banks,
+                                int64_t bank_bytes);
+
+#endif

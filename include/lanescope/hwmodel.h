@@ -1,0 +1,35 @@
+/* hwmodel.h: hardware models for the timing engine, read from data files.
+ *
+ * Format: one `key = value  # source: where the number comes from` per
+ * line; `#` lines are comments.  Every numeric line must name its source
+ * (a publication, a microbenchmark, or "estimate: why") -- a model with an
+ * unsourced number is rejected.  Built-in names (h100, a100, mi300x,
+ * rx7900xtx) resolve to targets/NAME.hw in the data directory.
+ */
+#ifndef LANESCOPE_HWMODEL_H
+#define LANESCOPE_HWMODEL_H
+
+#include <stdint.h>
+
+#include "lanescope/diag.h"
+
+typedef struct {
+    char name[32], arch[32];
+    int64_t wgp_count, clock_mhz, subgroup_size, schedulers_per_wgp;
+    int64_t max_threads_per_wgp, max_subgroups_per_wgp, max_workgroups_per_wgp;
+    int64_t smem_bytes_per_wgp, smem_banks, smem_bank_bytes, smem_latency;
+    int64_t alu_latency, shuffle_latency, shuffle_interval, dpp_latency, barrier_latency;
+    int64_t l2_bytes, l2_ways, l2_line_bytes, sector_bytes, l2_latency;
+    int64_t dram_latency;
+    double dram_gbps; /* GB/s (1e9 bytes) */
+    double dram_bytes_per_cycle; /* derived: dram_gbps / clock */
+} ls_hw;
+
+/* Parse model text; file names the source for messages. */
+ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag);
+/* Load a built-in model by name or a model file by path. */
+ls_status ls_hw_load(const char *name_or_path, ls_hw *hw, ls_diag *diag);
+/* Names of the built-in models, for messages. */
+const char *ls_hw_names(void);
+
+#endif

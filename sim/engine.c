@@ -1,0 +1,779 @@
+/* engine.c: discrete-event timing of a plan on a hardware model (see engine.h).
+ *
+ * Subgroup state machine (one per resident subgroup slot):
+ *
+ *     READY --issue (operands ready, scheduler free)--> READY (pc+1, at t+1)
+ *       |  \--operands not ready / scheduler busy--> READY (later cycle)
+ *       |---BARRIER, others missing--> WAITING --last arrival--> READY
+ *       '---pc == end--> DONE --all subgroups of the workgroup--> slot freed,
+ *                                next workgroup dispatched (engine_finish_wg)
+ *
+ * Cost: O(events x log(resident subgroups)); a global load additionally walks
+ * its coalesced byte intervals (precomputed per subgroup slot and load), so
+ * interior tiles cost O(sectors) and only ragged tiles recompute addresses.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/engine.h"
+#include "lanescope/functional.h"
+
+typedef enum { I_GLOAD, I_ALU, I_SHUFFLE, I_DPP, I_BARRIER, I_SMEM_ST, I_SMEM_LD, I_GSTORE } ikind;
+
+typedef struct {
+    ikind kind;
+    ls_stage stage;
+    int dep[2];       /* template entries whose results it reads (-1: none) */
+    int load;         /* I_GLOAD: load index within the iteration */
+    int result;       /* smem/store: result slot */
+} tinst;
+
+typedef struct {
+    int64_t cycle;
+    uint64_t seq;
+    int32_t slot;
+} event;
+
+typedef struct { /* L2 line */
+    int64_t tag;       /* line index, -1 when empty */
+    uint64_t valid;    /* sector bitmask */
+    uint64_t lru;
+    int64_t fill_ready;
+} l2line;
+
+typedef struct {
+    int64_t lo, hi; /* relative byte interval [lo, hi) */
+} interval;
+
+typedef struct {
+    int wg_slot;          /* resident workgroup slot, -1 when free */
+    int sg;               /* subgroup index within the workgroup */
+    int wgp, sched;
+    int pc;
+    int64_t iteration;
+    int64_t *ready;       /* template entry -> completion cycle */
+    int64_t stage_first[LS_STAGE_COUNT], stage_last[LS_STAGE_COUNT];
+    int64_t barrier_arrival;
+    bool waiting;
+    int64_t done_cycle;
+} sgstate;
+
+typedef struct {
+    int64_t wg;           /* workgroup id, -1 when free */
+    int wgp;
+    int arrived, finished;
+    int64_t wg_coord[LS_MAX_RANK];
+    bool ragged_wg;
+} wgstate;
+
+typedef struct {
+    const ls_plan *plan;
+    const ls_problem *p;
+    const ls_derived *d;
+    const ls_hw *hw;
+    ls_sim_result *res;
+    tinst *code;
+    int ncode, loop_begin, loop_end;
+    /* heap */
+    event *heap;
+    int nheap, capheap;
+    uint64_t seq;
+    /* machine */
+    int64_t *sched_free; /* wgp x schedulers */
+    int64_t *shfl_free, *smem_free;
+    sgstate *sgs;
+    wgstate *wgs;
+    int n_wg_slots, nsub;
+    int64_t next_wg;
+    /* memory */
+    l2line *l2;
+    int64_t l2_sets;
+    uint64_t lru_clock;
+    double dram_free;
+    int64_t in_bytes, out_base, in_strides[LS_MAX_RANK];
+    interval *ivals;     /* per (subgroup in wg, load): merged intervals, interior tiles */
+    int *ival_start, *ival_count;
+    int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
+    int64_t last_finish;
+    int64_t store_bytes; /* per GSTORE instruction */
+    int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
+} engine;
+
+/* ------------------------------------------------------------- heap */
+
+static void push(engine *e, int64_t cycle, int slot)
+{
+    if (e->nheap == e->capheap) {
+        e->capheap = e->capheap ? e->capheap * 2 : 1024;
+        e->heap = ls_xrealloc(e->heap, (size_t)e->capheap * sizeof *e->heap);
+    }
+    event ev = {cycle, e->seq++, slot};
+    int i = e->nheap++;
+    while (i > 0) {
+        int parent = (i - 1) / 2;
+        event *pe = &e->heap[parent];
+        if (pe->cycle < ev.cycle || (pe->cycle == ev.cycle && pe->seq < ev.seq))
+            break;
+        e->heap[i] = *pe;
+        i = parent;
+    }
+    e->heap[i] = ev;
+}
+
+static event pop(engine *e)
+{
+    event top = e->heap[0];
+    event last = e->heap[--e->nheap];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= e->nheap)
+            break;
+        if (c + 1 < e->nheap &&
+            (e->heap[c + 1].cycle < e->heap[c].cycle ||
+             (e->heap[c + 1].cycle == e->heap[c].cycle && e->heap[c + 1].seq < e->heap[c].seq)))
+            c++;
+        if (last.cycle < e->heap[c].cycle ||
+            (last.cycle == e->heap[c].cycle && last.seq < e->heap[c].seq))
+            break;
+        e->heap[i] = e->heap[c];
+        i = c;
+    }
+    e->heap[i] = last;
+    e->res->events++;
+    return top;
+}
+
+/* ------------------------------------------------------------- template */
+
+static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
+{
+    tinst *t = &e->code[e->ncode];
+    memset(t, 0, sizeof *t);
+    t->kind = k;
+    t->stage = st;
+    t->dep[0] = dep0;
+    t->dep[1] = dep1;
+    t->load = -1;
+    t->result = -1;
+    return e->ncode++;
+}
+
+static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
+{
+    for (int i = 0; i < r->n_steps; i++) {
+        const ls_reduce_step *s = &r->steps[i];
+        int x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
+        prev = emit(e, I_ALU, st, x, prev);
+    }
+    return prev;
+}
+
+static void build_template(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    int64_t q_n = pl->results_per_thread;
+    int64_t per_q = 4 + 2 * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
+    int64_t cap = pl->loads_per_iteration * (1 + pl->load_width) + pl->local_reduce_ops +
+                  q_n * per_q + 16;
+    e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
+    /* LOAD_ACCUMULATE: the loads of an iteration, then their combines.  An
+     * accumulator chains on itself across iterations; packed inner elements
+     * chain one after another within a load. */
+    e->loop_begin = 0;
+    int first_load = e->ncode;
+    for (int64_t l = 0; l < pl->loads_per_iteration; l++) {
+        int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+        e->code[i].load = (int)l;
+    }
+    int64_t w = pl->load_width;
+    int64_t chain = pl->inner_elems > 1 && w % pl->inner_elems == 0 ? pl->inner_elems : 1;
+    for (int64_t l = 0; l < pl->loads_per_iteration; l++)
+        for (int64_t el = 0; el < w; el++) {
+            int self = e->ncode;
+            int prev = el % chain == 0 ? (int)(self + chain - 1) : self - 1;
+            emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, first_load + (int)l, prev);
+        }
+    e->loop_end = e->ncode;
+    int last_loop = e->ncode - 1;
+    /* THREAD_REDUCE: one chain per result slot. */
+    int *qlast = ls_xcalloc((size_t)q_n, sizeof *qlast);
+    int64_t ops_per_q = q_n ? pl->local_reduce_ops / q_n : 0;
+    for (int64_t q = 0; q < q_n; q++) {
+        int prev = last_loop;
+        for (int64_t o = 0; o < ops_per_q; o++)
+            prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, prev, -1);
+        qlast[q] = prev;
+    }
+    for (int r = 0; r < pl->n_subgroup_reduces; r++)
+        for (int64_t q = 0; q < q_n; q++)
+            qlast[q] = emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE, qlast[q]);
+    if (pl->cross_subgroup) {
+        int b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++) {
+            int s = emit(e, I_SMEM_ST, LS_STAGE_CROSS_SUBGROUP, qlast[q], b);
+            e->code[s].result = (int)q;
+        }
+        b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++) {
+            int s = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
+            e->code[s].result = (int)q;
+            qlast[q] = emit_reduce(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, s);
+        }
+    }
+    for (int64_t q = 0; q < q_n; q++)
+        qlast[q] = emit(e, I_ALU, LS_STAGE_ACC_COMBINE, qlast[q], -1);
+    for (int64_t q = 0; q < q_n; q++) {
+        int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
+        e->code[s].result = (int)q;
+    }
+    free(qlast);
+}
+
+/* ------------------------------------------------------------- memory */
+
+int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64_t banks,
+                                int64_t bank_bytes)
+{
+    /* distinct words per bank; O(n * words^2) with n <= 1024 lanes */
+    int64_t words[4096];
+    int nw = 0;
+    for (int i = 0; i < n; i++)
+        for (int64_t b = 0; b < bytes; b += bank_bytes) {
+            int64_t wd = (addr[i] + b) / bank_bytes;
+            bool dup = false;
+            for (int j = 0; j < nw && !dup; j++)
+                dup = words[j] == wd;
+            if (!dup && nw < 4096)
+                words[nw++] = wd;
+        }
+    int64_t worst = 0;
+    for (int j = 0; j < nw; j++) {
+        int64_t bank = words[j] % banks, count = 0;
+        for (int k = 0; k < nw; k++)
+            count += words[k] % banks == bank;
+        if (count > worst)
+            worst = count;
+    }
+    return worst ? worst : 1;
+}
+
+/* Look up one line's sectors (mask) at cycle t; returns the data-ready cycle. */
+static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_stage_stats *st)
+{
+    const ls_hw *hw = e->hw;
+    int64_t set = line % e->l2_sets;
+    l2line *ways = &e->l2[set * hw->l2_ways];
+    l2line *hit = NULL, *victim = &ways[0];
+    for (int64_t w = 0; w < hw->l2_ways; w++) {
+        if (ways[w].tag == line) {
+            hit = &ways[w];
+            break;
+        }
+        if (ways[w].lru < victim->lru)
+            victim = &ways[w];
+    }
+    int nsect = __builtin_popcountll(mask);
+    st->sectors += nsect;
+    if (hit == NULL) {
+        hit = victim;
+        hit->tag = line;
+        hit->valid = 0;
+        hit->fill_ready = 0;
+    }
+    hit->lru = ++e->lru_clock;
+    uint64_t missing = mask & ~hit->valid;
+    int64_t ready = t + hw->l2_latency;
+    st->sector_hits += nsect - __builtin_popcountll(missing);
+    if (missing) {
+        int64_t bytes = __builtin_popcountll(missing) * hw->sector_bytes;
+        double start = e->dram_free > (double)t ? e->dram_free : (double)t;
+        e->dram_free = start + (double)bytes / hw->dram_bytes_per_cycle;
+        int64_t fill = (int64_t)ceil(e->dram_free) + hw->dram_latency;
+        hit->valid |= missing;
+        if (fill > hit->fill_ready)
+            hit->fill_ready = fill;
+        st->dram_bytes += bytes;
+        e->res->dram_bytes += bytes;
+    }
+    /* a sector still in flight (MSHR merge) is ready when its fill arrives */
+    if (hit->fill_ready > ready)
+        ready = hit->fill_ready;
+    return ready;
+}
+
+/* Touch the sectors of byte range [lo, hi); returns the latest ready cycle. */
+static int64_t touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st)
+{
+    const ls_hw *hw = e->hw;
+    int64_t ready = t;
+    int64_t spl = hw->l2_line_bytes / hw->sector_bytes;
+    int64_t s0 = lo / hw->sector_bytes, s1 = (hi - 1) / hw->sector_bytes;
+    for (int64_t s = s0; s <= s1;) {
+        int64_t line = s / spl;
+        uint64_t mask = 0;
+        for (; s <= s1 && s / spl == line; s++)
+            mask |= UINT64_C(1) << (s % spl);
+        int64_t r = l2_access(e, line, mask, t, st);
+        if (r > ready)
+            ready = r;
+    }
+    return ready;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const interval *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Merge lane intervals (sorted in place) into disjoint ones; returns count. */
+static int merge_intervals(interval *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_interval);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m > 0 && v[i].lo <= v[m - 1].hi) {
+            if (v[i].hi > v[m - 1].hi)
+                v[m - 1].hi = v[i].hi;
+        } else {
+            v[m++] = v[i];
+        }
+    }
+    return m;
+}
+
+/* Byte intervals a subgroup's load touches in workgroup/iteration coords. */
+static int load_intervals(engine *e, int sg, int load, const int64_t *wg_coord,
+                          const int64_t *it_coord, interval *out, int64_t *active_bytes)
+{
+    const ls_derived *d = e->d;
+    int64_t w = e->plan->load_width, ebytes = e->plan->load_elem_bytes;
+    int n = 0;
+    *active_bytes = 0;
+    for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+        int64_t tid = (int64_t)sg * d->subgroup_size + ln;
+        for (int64_t el = 0; el < w; el++) {
+            int64_t x[LS_MAX_RANK];
+            bool valid;
+            ls_thread_element(d, e->p, tid, wg_coord, it_coord, load * w + el, x, &valid);
+            if (!valid)
+                continue;
+            int64_t a = ls_input_index(e->p, x) * ebytes;
+            out[n].lo = a;
+            out[n].hi = a + ebytes;
+            n++;
+            *active_bytes += ebytes;
+        }
+    }
+    return merge_intervals(out, n);
+}
+
+static void precompute_loads(engine *e)
+{
+    const ls_derived *d = e->d;
+    int64_t nl = e->plan->loads_per_iteration, per = d->subgroup_size * e->plan->load_width;
+    int64_t zero[LS_MAX_RANK] = {0};
+    e->ival_start = ls_xcalloc((size_t)(e->nsub * nl), sizeof *e->ival_start);
+    e->ival_count = ls_xcalloc((size_t)(e->nsub * nl), sizeof *e->ival_count);
+    e->ivals = ls_xcalloc((size_t)(e->nsub * nl * per), sizeof *e->ivals);
+    int64_t at = 0, dummy;
+    for (int sg = 0; sg < e->nsub; sg++)
+        for (int64_t l = 0; l < nl; l++) {
+            /* workgroup 0, iteration 0 is an interior tile unless the problem is
+             * smaller than one tile; ragged tiles take the slow path anyway. */
+            int c = load_intervals(e, sg, (int)l, zero, zero, e->ivals + at, &dummy);
+            e->ival_start[sg * nl + l] = (int)at;
+            e->ival_count[sg * nl + l] = c;
+            at += c;
+        }
+}
+
+static int64_t tile_base(engine *e, const int64_t *wg_coord, const int64_t *it_coord)
+{
+    int64_t base = 0;
+    for (int i = 0; i < e->p->rank; i++) {
+        int64_t start = e->p->is_reduction[i] ? it_coord[i] * e->d->chunk[i]
+                                              : wg_coord[i] * e->d->wg_tile[i];
+        base += start * e->in_strides[i];
+    }
+    return base * e->plan->load_elem_bytes;
+}
+
+static bool ragged(engine *e, const int64_t *wg_coord, const int64_t *it_coord)
+{
+    const ls_derived *d = e->d;
+    for (int i = 0; i < e->p->rank; i++) {
+        if (e->p->is_reduction[i] ? (d->tail[i] || d->chunk[i] > e->p->size[i]) &&
+                                        it_coord[i] == d->iterations[i] - 1
+                                  : (d->tail[i] && wg_coord[i] == d->wg_count[i] - 1))
+            return true;
+        if (!e->p->is_reduction[i] && d->wg_tile[i] > e->p->size[i])
+            return true;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------------- execution */
+
+static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
+{
+    wgstate *w = &e->wgs[wg_slot];
+    w->wg = e->next_wg++;
+    w->wgp = wgp;
+    w->arrived = w->finished = 0;
+    ls_workgroup_coord(e->d, w->wg, w->wg_coord);
+    for (int s = 0; s < e->nsub; s++) {
+        int slot = wg_slot * e->nsub + s;
+        sgstate *g = &e->sgs[slot];
+        g->wg_slot = wg_slot;
+        g->sg = s;
+        g->wgp = wgp;
+        g->sched = s % (int)e->hw->schedulers_per_wgp;
+        g->pc = 0;
+        g->iteration = 0;
+        g->waiting = false;
+        g->done_cycle = 0;
+        for (int i = 0; i < e->ncode; i++)
+            g->ready[i] = 0;
+        for (int k = 0; k < LS_STAGE_COUNT; k++) {
+            g->stage_first[k] = -1;
+            g->stage_last[k] = -1;
+        }
+        push(e, t, slot);
+    }
+}
+
+static void finish_subgroup(engine *e, int slot)
+{
+    sgstate *g = &e->sgs[slot];
+    wgstate *w = &e->wgs[g->wg_slot];
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        if (g->stage_first[k] >= 0)
+            e->res->stage[k].subgroup_cycles += g->stage_last[k] - g->stage_first[k];
+    if (g->done_cycle >= e->last_finish) {
+        e->last_finish = g->done_cycle;
+        memcpy(e->crit_first, g->stage_first, sizeof e->crit_first);
+        memcpy(e->crit_last, g->stage_last, sizeof e->crit_last);
+    }
+    if (++w->finished == e->nsub) {
+        int64_t t = 0;
+        for (int s = 0; s < e->nsub; s++)
+            if (e->sgs[g->wg_slot * e->nsub + s].done_cycle > t)
+                t = e->sgs[g->wg_slot * e->nsub + s].done_cycle;
+        if (e->next_wg < e->d->total_workgroups)
+            dispatch(e, g->wg_slot, w->wgp, t);
+        else
+            w->wg = -1;
+    }
+}
+
+static void step(engine *e, int slot, int64_t t)
+{
+    sgstate *g = &e->sgs[slot];
+    const ls_hw *hw = e->hw;
+    const tinst *in = &e->code[g->pc];
+    /* operands */
+    int64_t ready = t;
+    for (int k = 0; k < 2; k++)
+        if (in->dep[k] >= 0 && g->ready[in->dep[k]] > ready)
+            ready = g->ready[in->dep[k]];
+    if (ready > t) {
+        push(e, ready, slot);
+        return;
+    }
+    int64_t *sched = &e->sched_free[g->wgp * hw->schedulers_per_wgp + g->sched];
+    if (*sched > t) {
+        push(e, *sched, slot);
+        return;
+    }
+    *sched = t + 1;
+    ls_stage_stats *st = &e->res->stage[in->stage];
+    st->instructions++;
+    e->res->instructions++;
+    if (g->stage_first[in->stage] < 0)
+        g->stage_first[in->stage] = t;
+    int64_t done = t + hw->alu_latency;
+    wgstate *w = &e->wgs[g->wg_slot];
+    switch (in->kind) {
+    case I_ALU: break;
+    case I_DPP:
+        done = t + hw->dpp_latency;
+        st->dpp_steps++;
+        break;
+    case I_SHUFFLE: {
+        int64_t *unit = &e->shfl_free[g->wgp];
+        int64_t start = *unit > t ? *unit : t;
+        *unit = start + hw->shuffle_interval;
+        done = start + hw->shuffle_latency;
+        st->shuffles++;
+        break;
+    }
+    case I_GLOAD: {
+        int64_t it_coord[LS_MAX_RANK];
+        ls_iteration_coord(e->d, e->p, g->iteration, it_coord);
+        int64_t nl = e->plan->loads_per_iteration;
+        done = t;
+        if (!ragged(e, w->wg_coord, it_coord)) {
+            int64_t base = tile_base(e, w->wg_coord, it_coord);
+            const interval *iv = e->ivals + e->ival_start[g->sg * nl + in->load];
+            for (int i = 0; i < e->ival_count[g->sg * nl + in->load]; i++) {
+                int64_t r = touch_range(e, base + iv[i].lo, base + iv[i].hi, t, st);
+                st->global_bytes += iv[i].hi - iv[i].lo;
+                if (r > done)
+                    done = r;
+            }
+        } else {
+            interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * e->plan->load_width),
+                                       sizeof *tmp);
+            int64_t active;
+            int n = load_intervals(e, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
+            for (int i = 0; i < n; i++) {
+                int64_t r = touch_range(e, tmp[i].lo, tmp[i].hi, t, st);
+                if (r > done)
+                    done = r;
+            }
+            st->global_bytes += active;
+            free(tmp);
+        }
+        if (done == t) /* fully masked: no memory traffic */
+            done = t + hw->alu_latency;
+        break;
+    }
+    case I_SMEM_ST:
+    case I_SMEM_LD: {
+        int64_t deg = e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread +
+                                     in->result];
+        int64_t *unit = &e->smem_free[g->wgp];
+        int64_t start = *unit > t ? *unit : t;
+        *unit = start + deg;
+        done = start + deg + hw->smem_latency;
+        st->smem_accesses++;
+        st->smem_cycles += deg;
+        if (deg > st->smem_max_degree)
+            st->smem_max_degree = deg;
+        break;
+    }
+    case I_GSTORE: {
+        /* writes of this subgroup for one result slot, posted through L2 */
+        int64_t bytes = e->store_bytes;
+        double start = e->dram_free > (double)t ? e->dram_free : (double)t;
+        e->dram_free = start + (double)bytes / hw->dram_bytes_per_cycle;
+        st->global_bytes += bytes;
+        st->dram_bytes += bytes;
+        e->res->dram_bytes += bytes;
+        done = t + hw->l2_latency;
+        break;
+    }
+    case I_BARRIER: {
+        g->barrier_arrival = t;
+        g->ready[g->pc] = t;
+        g->pc++;
+        if (++w->arrived < e->nsub) {
+            g->waiting = true; /* released by the last arrival */
+            return;
+        }
+        int64_t release = t + hw->barrier_latency;
+        st->barriers++; /* one per workgroup release */
+        w->arrived = 0;
+        for (int s = 0; s < e->nsub; s++) {
+            sgstate *o = &e->sgs[g->wg_slot * e->nsub + s];
+            st->barrier_wait_cycles += release - o->barrier_arrival;
+            o->waiting = false;
+            if (release > o->stage_last[in->stage])
+                o->stage_last[in->stage] = release;
+            push(e, release, g->wg_slot * e->nsub + s);
+        }
+        return;
+    }
+    }
+    g->ready[g->pc] = done;
+    if (done > g->stage_last[in->stage])
+        g->stage_last[in->stage] = done;
+    if (done > g->done_cycle)
+        g->done_cycle = done;
+    g->pc++;
+    if (g->pc == e->loop_end && ++g->iteration < e->plan->iterations)
+        g->pc = e->loop_begin;
+    if (g->pc == e->ncode) {
+        finish_subgroup(e, slot);
+        return;
+    }
+    push(e, t + 1, slot);
+}
+
+/* Conflict degrees of the cross-subgroup buffer accesses, per result slot. */
+static void smem_degrees(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    const ls_derived *d = e->d;
+    const ls_nested_layout *l = &d->layout;
+    int64_t nq = pl->results_per_thread;
+    e->smem_degree = ls_xcalloc((size_t)(2 * nq), sizeof *e->smem_degree);
+    for (int64_t i = 0; i < 2 * nq; i++)
+        e->smem_degree[i] = 1;
+    if (!pl->cross_subgroup)
+        return;
+    int64_t row = pl->buffer_shape[pl->buffer_rank - 1];
+    int64_t nslots = 1;
+    for (int k = 0; k < l->rank; k++)
+        if (!d->body_inner[k] && e->p->is_reduction[d->body_origin[k]])
+            nslots *= l->subgroup_tile[k];
+    int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
+    for (int64_t q = 0; q < nq; q++)
+        for (int rd = 0; rd < 2; rd++) {
+            int n = 0;
+            for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+                int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY], pos = 0, slot = 0;
+                ls_nl_virtual_thread(l, ln, vt);
+                ls_nl_virtual_subgroup(l, 0, vs);
+                bool writer = ln < d->layout_lanes;
+                ls_nl_coord c;
+                int64_t reg = 0;
+                for (int64_t r = 0; r < ls_nl_registers(l) && r < INT32_MAX; r++) {
+                    ls_nl_register_coord(l, r, &c);
+                    int64_t qq = 0;
+                    const int64_t *groups[3] = {c.batch, c.outer, c.element};
+                    const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
+                    for (int gi = 0; gi < 3; gi++)
+                        for (int k = 0; k < l->rank; k++)
+                            if (!d->body_inner[k] && !e->p->is_reduction[d->body_origin[k]])
+                                qq = qq * tiles[gi][k] + groups[gi][k];
+                    if (qq == q) {
+                        reg = r;
+                        break;
+                    }
+                }
+                ls_nl_register_coord(l, reg, &c);
+                memcpy(c.thread, vt, sizeof vt);
+                memcpy(c.subgroup, vs, sizeof vs);
+                int64_t body[LS_MAX_BODY];
+                ls_nl_compose(l, &c, body);
+                for (int k = 0; k < l->rank; k++) {
+                    if (d->body_inner[k])
+                        continue;
+                    if (e->p->is_reduction[d->body_origin[k]])
+                        writer &= vt[k] == 0;
+                    else
+                        pos = pos * ls_nl_extent(l, k) + body[k];
+                }
+                if (rd == 0) {
+                    if (!writer)
+                        continue;
+                    addr[n++] = (pos * row + slot) * pl->acc_elem_bytes;
+                } else {
+                    int64_t cpos = (ln / pl->read_stride) % pl->read_cluster;
+                    if (pl->read_cluster > 1 && cpos >= nslots)
+                        continue; /* masked */
+                    addr[n++] = (pos * row + (pl->read_cluster > 1 ? cpos : 0)) *
+                                pl->acc_elem_bytes;
+                }
+            }
+            e->smem_degree[rd * nq + q] =
+                n ? ls_bank_conflict_degree(addr, n, pl->acc_elem_bytes, e->hw->smem_banks,
+                                            e->hw->smem_bank_bytes)
+                  : 1;
+        }
+    free(addr);
+}
+
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    const ls_derived *d = plan->derived;
+    const ls_problem *p = plan->problem;
+    if (d->subgroup_size != hw->subgroup_size && !(hw->subgroup_size == 64 &&
+                                                   d->subgroup_size == 32 &&
+                                                   strncmp(hw->arch, "gfx1", 4) == 0))
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "the config runs subgroups of %lld lanes but model %s has %lld",
+                           (long long)d->subgroup_size, hw->name, (long long)hw->subgroup_size);
+    engine e;
+    memset(&e, 0, sizeof e);
+    e.plan = plan;
+    e.p = p;
+    e.d = d;
+    e.hw = hw;
+    e.res = res;
+    e.nsub = (int)d->num_subgroups;
+    /* occupancy */
+    int64_t occ = hw->max_threads_per_wgp / d->workgroup_size;
+    res->occupancy_limit = "threads";
+    if (hw->max_subgroups_per_wgp / e.nsub < occ) {
+        occ = hw->max_subgroups_per_wgp / e.nsub;
+        res->occupancy_limit = "subgroups";
+    }
+    if (hw->max_workgroups_per_wgp < occ) {
+        occ = hw->max_workgroups_per_wgp;
+        res->occupancy_limit = "workgroups";
+    }
+    if (plan->buffer_bytes > 0 && hw->smem_bytes_per_wgp / plan->buffer_bytes < occ) {
+        occ = hw->smem_bytes_per_wgp / plan->buffer_bytes;
+        res->occupancy_limit = "shared memory";
+    }
+    if (occ < 1)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "a workgroup of %lld threads (%lld bytes of shared memory) does not "
+                           "fit on one %s WGP",
+                           (long long)d->workgroup_size, (long long)plan->buffer_bytes, hw->name);
+    res->occupancy = occ;
+    res->workgroups = d->total_workgroups;
+    res->waves = (d->total_workgroups + hw->wgp_count * occ - 1) / (hw->wgp_count * occ);
+    int64_t resident = hw->wgp_count * occ;
+    if (resident > d->total_workgroups)
+        resident = d->total_workgroups;
+    e.n_wg_slots = (int)resident;
+    build_template(&e);
+    /* input strides: row-major over the operand dims, through the map */
+    int64_t s = 1;
+    for (int j = p->in_map_n - 1; j >= 0; j--) {
+        e.in_strides[p->in_map[j]] = s;
+        s *= p->size[p->in_map[j]];
+    }
+    e.in_bytes = s * plan->load_elem_bytes;
+    e.l2_sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
+    e.l2 = ls_xcalloc((size_t)(e.l2_sets * hw->l2_ways), sizeof *e.l2);
+    for (int64_t i = 0; i < e.l2_sets * hw->l2_ways; i++)
+        e.l2[i].tag = -1;
+    e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
+    e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
+    e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
+    e.wgs = ls_xcalloc((size_t)e.n_wg_slots, sizeof *e.wgs);
+    e.sgs = ls_xcalloc((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgs);
+    int64_t *ready = ls_xcalloc((size_t)(e.n_wg_slots * e.nsub) * (size_t)e.ncode,
+                                sizeof *ready);
+    for (int i = 0; i < e.n_wg_slots * e.nsub; i++)
+        e.sgs[i].ready = ready + (size_t)i * (size_t)e.ncode;
+    precompute_loads(&e);
+    int64_t per_store = plan->stores_per_workgroup / (e.nsub * plan->results_per_thread);
+    e.store_bytes = (per_store > 0 ? per_store : 1) * plan->acc_elem_bytes;
+    smem_degrees(&e);
+    for (int w = 0; w < e.n_wg_slots; w++)
+        dispatch(&e, w, (int)(w % hw->wgp_count), 0);
+    while (e.nheap > 0) {
+        event ev = pop(&e);
+        step(&e, ev.slot, ev.cycle);
+    }
+    res->cycles = e.last_finish;
+    res->time_us = (double)res->cycles / (double)hw->clock_mhz;
+    res->dram_gbps = res->time_us > 0 ? (double)res->dram_bytes / (res->time_us * 1e3) : 0;
+    res->dram_fraction = res->dram_gbps / hw->dram_gbps;
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        if (e.crit_first[k] >= 0 && e.crit_last[k] >= e.crit_first[k])
+            res->stage[k].critical_cycles = e.crit_last[k] - e.crit_first[k];
+    free(ready);
+    free(e.code);
+    free(e.heap);
+    free(e.sched_free);
+    free(e.shfl_free);
+    free(e.smem_free);
+    free(e.wgs);
+    free(e.sgs);
+    free(e.l2);
+    free(e.ivals);
+    free(e.ival_start);
+    free(e.ival_count);
+    free(e.smem_degree);
+    return LS_OK;
+}

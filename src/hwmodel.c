@@ -1,0 +1,180 @@
+/* hwmodel.c: parse hardware model files (see hwmodel.h). */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/hwmodel.h"
+
+typedef struct {
+    const char *key;
+    size_t offset;
+    bool is_double;
+    int64_t min, max;
+} field;
+
+#define F(k, lo, hi) {#k, offsetof(ls_hw, k), false, lo, hi}
+static const field fields[] = {
+    F(wgp_count, 1, 100000),           F(clock_mhz, 1, 100000),
+    F(subgroup_size, 1, 1024),         F(schedulers_per_wgp, 1, 64),
+    F(max_threads_per_wgp, 1, 1 << 20), F(max_subgroups_per_wgp, 1, 4096),
+    F(max_workgroups_per_wgp, 1, 4096), F(smem_bytes_per_wgp, 0, INT64_C(1) << 32),
+    F(smem_banks, 1, 1024),            F(smem_bank_bytes, 1, 64),
+    F(smem_latency, 0, 100000),        F(alu_latency, 1, 100000),
+    F(shuffle_latency, 1, 100000),     F(shuffle_interval, 1, 100000),
+    F(dpp_latency, 1, 100000),         F(barrier_latency, 0, 100000),
+    F(l2_bytes, 1024, INT64_C(1) << 40), F(l2_ways, 1, 256),
+    F(l2_line_bytes, 16, 4096),        F(sector_bytes, 4, 4096),
+    F(l2_latency, 0, 1000000),         F(dram_latency, 0, 1000000),
+    {"dram_gbps", offsetof(ls_hw, dram_gbps), true, 1, 1000000},
+};
+#undef F
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag)
+{
+    memset(hw, 0, sizeof *hw);
+    bool seen[NFIELDS] = {false};
+    int line = 0;
+    const char *p = text;
+    while (*p) {
+        line++;
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        char buf[512];
+        if (len >= sizeof buf)
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, line, 1,
+                               "line longer than %zu characters", sizeof buf - 1);
+        memcpy(buf, p, len);
+        buf[len] = 0;
+        p = eol ? eol + 1 : p + len;
+        char *s = buf;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s == 0 || *s == '#')
+            continue;
+        char *eq = strchr(s, '=');
+        if (eq == NULL)
+            return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, (int)(s - buf) + 1,
+                               "expected 'key = value  # source: ...', found '%.40s'", s);
+        char *kend = eq;
+        while (kend > s && isspace((unsigned char)kend[-1]))
+            kend--;
+        *kend = 0;
+        char *v = eq + 1;
+        while (isspace((unsigned char)*v))
+            v++;
+        char *hash = strchr(v, '#');
+        char *src = NULL;
+        if (hash) {
+            *hash = 0;
+            src = hash + 1;
+            while (isspace((unsigned char)*src))
+                src++;
+        }
+        char *vend = v + strlen(v);
+        while (vend > v && isspace((unsigned char)vend[-1]))
+            *--vend = 0;
+        int vcol = (int)(v - buf) + 1;
+        if (strcmp(s, "name") == 0 || strcmp(s, "arch") == 0) {
+            snprintf(strcmp(s, "name") == 0 ? hw->name : hw->arch, sizeof hw->name, "%s", v);
+            continue;
+        }
+        size_t fi = 0;
+        while (fi < NFIELDS && strcmp(fields[fi].key, s) != 0)
+            fi++;
+        if (fi == NFIELDS)
+            return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, 1, "unknown key '%.40s'", s);
+        if (src == NULL || strncmp(src, "source:", 7) != 0 || strlen(src + 7) < 3)
+            return ls_diag_set(diag, LS_ERR_INVALID, file, line, vcol,
+                               "'%s' has no '# source: ...'; every number in a model needs one",
+                               s);
+        errno = 0;
+        char *end;
+        double dv = strtod(v, &end);
+        if (*v == 0 || *end != 0 || errno == ERANGE)
+            return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, vcol,
+                               "expected a number for '%s', found '%.40s'", s, v);
+        if (dv < (double)fields[fi].min || dv > (double)fields[fi].max ||
+            (!fields[fi].is_double && dv != (double)(int64_t)dv))
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, line, vcol,
+                               "'%s' = %s is outside %lld..%lld%s", s, v,
+                               (long long)fields[fi].min, (long long)fields[fi].max,
+                               fields[fi].is_double ? "" : " (an integer)");
+        if (fields[fi].is_double)
+            *(double *)((char *)hw + fields[fi].offset) = dv;
+        else
+            *(int64_t *)((char *)hw + fields[fi].offset) = (int64_t)dv;
+        seen[fi] = true;
+    }
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (!seen[i])
+            return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model has no '%s'",
+                               fields[i].key);
+    if (hw->name[0] == 0 || hw->arch[0] == 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model needs 'name' and 'arch'");
+    if (hw->l2_line_bytes % hw->sector_bytes != 0 ||
+        hw->l2_bytes % (hw->l2_line_bytes * hw->l2_ways) != 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "l2_bytes must be a multiple of l2_line_bytes x l2_ways and the line "
+                           "a multiple of sector_bytes");
+    if (hw->l2_line_bytes / hw->sector_bytes > 64)
+        return ls_diag_set(diag, LS_ERR_LIMIT, file, 0, 0, "at most 64 sectors per line");
+    hw->dram_bytes_per_cycle = hw->dram_gbps * 1e9 / (hw->clock_mhz * 1e6);
+    return LS_OK;
+}
+
+const char *ls_hw_names(void)
+{
+    return "h100, a100, mi300x, rx7900xtx (or the IREE arch: sm_90, sm_80, gfx942, gfx1100)";
+}
+
+static const char *arch_alias(const char *name)
+{
+    static const char *pairs[][2] = {
+        {"sm_90", "h100"}, {"sm_80", "a100"}, {"gfx942", "mi300x"}, {"gfx1100", "rx7900xtx"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+        if (strcmp(name, pairs[i][0]) == 0)
+            return pairs[i][1];
+    return name;
+}
+
+ls_status ls_hw_load(const char *name, ls_hw *hw, ls_diag *diag)
+{
+    name = arch_alias(name);
+    char path[1024];
+    const char *env = getenv("LANESCOPE_TARGETS");
+    FILE *f = NULL;
+    if (strchr(name, '/') || strstr(name, ".hw")) {
+        snprintf(path, sizeof path, "%s", name);
+        f = fopen(path, "rb");
+    } else {
+        const char *dirs[] = {env, LS_TARGETS_DIR, LS_SRC_TARGETS_DIR};
+        for (size_t i = 0; i < 3 && f == NULL; i++) {
+            if (dirs[i] == NULL)
+                continue;
+            snprintf(path, sizeof path, "%s/%s.hw", dirs[i], name);
+            f = fopen(path, "rb");
+        }
+        if (f == NULL)
+            return ls_diag_set(diag, LS_ERR_NOTFOUND, "--target", 0, 0,
+                               "no hardware model '%s' (built in: %s; or give a .hw file)", name,
+                               ls_hw_names());
+    }
+    if (f == NULL)
+        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    char *buf = ls_xmalloc(65537);
+    size_t n = fread(buf, 1, 65536, f);
+    bool big = n == 65536 && fgetc(f) != EOF;
+    fclose(f);
+    buf[n] = 0;
+    ls_status st = big ? ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0,
+                                     "model file larger than 64 KiB")
+                       : ls_hw_parse(buf, path, hw, diag);
+    free(buf);
+    return st;
+}

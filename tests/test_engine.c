@@ -1,0 +1,209 @@
+/* test_engine.c: the timing engine and hardware models, with exact
+ * expectations: bank-conflict degrees, barrier counts, a hand-computed
+ * critical path, bandwidth scaling, determinism. */
+#include <math.h>
+
+#include "lanescope/engine.h"
+#include "lanescope/swizzle.h"
+#include "testutil.h"
+
+START_TEST(bank_conflicts)
+{
+    int64_t addr[32];
+    for (int l = 0; l < 32; l++)
+        addr[l] = 4 * l; /* stride-1 f32 */
+    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 1);
+    for (int l = 0; l < 32; l++)
+        addr[l] = 4 * 32 * l; /* stride-32 f32: one column of a 32x32 tile */
+    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 32);
+    /* the same column under xor_shuffle<row_width = 32, access_width = 1>: lane i's
+     * element (i, 0) moves to column i, so every lane hits its own bank */
+    ls_swizzle s = {LS_SWIZZLE_XOR_SHUFFLE, 32, 1, 32, 1, 0, 0};
+    for (int l = 0; l < 32; l++)
+        addr[l] = 4 * ls_swizzle_apply(&s, 32 * l);
+    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 1);
+    for (int l = 0; l < 32; l++)
+        addr[l] = 64; /* one word for everybody: a broadcast */
+    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 1);
+    for (int l = 0; l < 32; l++)
+        addr[l] = 4 * 2 * l; /* stride 2: two words per bank */
+    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 2);
+}
+END_TEST
+
+START_TEST(models_load)
+{
+    static const char *names[] = {"h100", "a100", "mi300x", "rx7900xtx"};
+    for (int i = 0; i < 4; i++) {
+        ls_hw hw;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert_msg(ls_hw_load(names[i], &hw, &d) == LS_OK, "%s", d.msg);
+        ck_assert_str_eq(hw.name, names[i]);
+        ck_assert(hw.dram_bytes_per_cycle > 0);
+    }
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_parse("name = x\narch = sm_1\nwgp_count = 4\n", "m.hw", &hw, &d),
+                     LS_ERR_INVALID);
+    ck_assert_str_eq(d.msg, "'wgp_count' has no '# source: ...'; every number in a model needs "
+                            "one");
+    ck_assert_int_eq(d.line, 3);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_parse("speed = 4 # source: x y z\n", "m.hw", &hw, &d), LS_ERR_SYNTAX);
+    ck_assert_str_eq(d.msg, "unknown key 'speed'");
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_load("nosuchgpu", &hw, &d), LS_ERR_NOTFOUND);
+}
+END_TEST
+
+/* A model with round numbers, so a critical path can be computed by hand. */
+static const char *round_model =
+    "name = round\narch = sm_0\n"
+    "wgp_count = 1 # source: test\nclock_mhz = 1000 # source: test\n"
+    "subgroup_size = 64 # source: test\nschedulers_per_wgp = 1 # source: test\n"
+    "max_threads_per_wgp = 2048 # source: test\nmax_subgroups_per_wgp = 64 # source: test\n"
+    "max_workgroups_per_wgp = 32 # source: test\nsmem_bytes_per_wgp = 65536 # source: test\n"
+    "smem_banks = 32 # source: test\nsmem_bank_bytes = 4 # source: test\n"
+    "smem_latency = 30 # source: test\nalu_latency = 4 # source: test\n"
+    "shuffle_latency = 20 # source: test\nshuffle_interval = 1 # source: test\n"
+    "dpp_latency = 8 # source: test\nbarrier_latency = 10 # source: test\n"
+    "l2_bytes = 1048576 # source: test\nl2_ways = 16 # source: test\n"
+    "l2_line_bytes = 128 # source: test\nsector_bytes = 32 # source: test\n"
+    "l2_latency = 100 # source: test\ndram_latency = 500 # source: test\n"
+    "dram_gbps = 256 # source: test: 256 bytes per cycle at 1 GHz\n";
+
+static const char *reduce_text(char *buf, size_t size, int64_t rows, int64_t cols,
+                               const char *cfg, int64_t wg_threads)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [%lld, 1, 1] subgroup_size = 64>} {\n"
+             "%%r = linalg.reduce ins(%%a : tensor<%lldx%lldxf32>) outs(%%b : tensor<%lldxf32>) "
+             "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{%s}>} (%%in: f32, "
+             "%%o: f32) {\n  %%1 = arith.addf %%in, %%o : f32\n  linalg.yield %%1 : f32\n}\n}\n",
+             (long long)wg_threads, (long long)rows, (long long)cols, (long long)rows, cfg);
+    return buf;
+}
+
+static ls_status simulate(const char *text, const ls_hw *hw, ls_sim_result *r, ls_plan *plan_out)
+{
+    ls_diag d;
+    ls_module *m = load_text(text, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_problem *p = ls_xcalloc(1, sizeof *p);
+    *p = m->problems[0];
+    free(m);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ls_plan plan;
+    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(hw->arch), &plan, &d) == LS_OK,
+                  "%s", d.msg);
+    ls_status st = ls_engine_run(&plan, hw, r, &d);
+    ck_assert_msg(st == LS_OK, "%s", d.msg);
+    if (plan_out)
+        *plan_out = plan;
+    free(dv);
+    free(p);
+    return st;
+}
+
+START_TEST(hand_computed_critical_path)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    char text[2048];
+    reduce_text(text, sizeof text, 1, 64,
+                "workgroup = [1, 0], partial_reduction = [0, 64], thread = [0, 1], lane_basis = "
+                "[[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]",
+                64);
+    ls_sim_result r;
+    simulate(text, &hw, &r, NULL);
+    /* cycle 0: one load of 64 x 4 B = 256 B = 8 sectors in 2 lines, all misses:
+     *   line 0 drains 128 B by cycle 0.5, line 1 by 1.0 -> data at ceil(1.0) + 500 = 501
+     * 501: accumulate (ALU, 4)                                      -> 505
+     * six butterfly rounds (xor 1..32): shuffle 20 then combine 4   -> 505 + 6 x 24 = 649
+     * combine with the init (ALU, 4)                                -> 653
+     * guarded store, posted through L2 (100)                        -> 753 */
+    ck_assert_int_eq(r.cycles, 753);
+    ck_assert_int_eq(r.stage[LS_STAGE_SUBGROUP_REDUCE].shuffles, 6);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].sectors, 8);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].sector_hits, 0);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].dram_bytes, 256);
+    ck_assert_int_eq(r.instructions, 1 + 1 + 12 + 1 + 1);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].instructions, 0);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 0); /* one subgroup: none */
+}
+END_TEST
+
+START_TEST(barriers_and_smem)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_diag dg;
+    ls_module *m = load_example("seed000_example2.mlir", &dg);
+    ls_problem p = m->problems[0];
+    free(m);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert(ls_derive(&p, dv, &dg) == LS_OK);
+    ls_plan plan;
+    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &dg) == LS_OK);
+    ls_sim_result r;
+    ck_assert(ls_engine_run(&plan, &hw, &r, &dg) == LS_OK);
+    /* IREE's cross-subgroup stage: exactly two gpu.barrier per workgroup */
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 2 * 72);
+    /* 4 result rows per thread: one write and one read each, per subgroup */
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].smem_accesses, 72 * 2 * 4 * 2);
+    /* writers: 4 rows x 1 slot at stride 4 words (16 + 2 padding... row of 4) -> no conflict */
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].smem_max_degree, 1);
+    ck_assert_int_gt(r.stage[LS_STAGE_CROSS_SUBGROUP].barrier_wait_cycles, 0);
+    /* determinism: the same run twice gives the same everything */
+    ls_sim_result r2;
+    ck_assert(ls_engine_run(&plan, &hw, &r2, &dg) == LS_OK);
+    ck_assert_int_eq(r2.cycles, r.cycles);
+    ck_assert_int_eq(r2.events, r.events);
+    ck_assert(memcmp(r.stage, r2.stage, sizeof r.stage) == 0);
+    free(dv);
+}
+END_TEST
+
+START_TEST(bandwidth_bound_scaling)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    static const char *cfg = "workgroup = [4, 0], partial_reduction = [0, 512], thread = [0, 8], "
+                             "lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]";
+    char text[2048];
+    ls_sim_result a, b;
+    simulate(reduce_text(text, sizeof text, 4096, 8192, cfg, 64), &hw, &a, NULL);
+    simulate(reduce_text(text, sizeof text, 8192, 8192, cfg, 64), &hw, &b, NULL);
+    ck_assert_int_eq(b.dram_bytes, 2 * a.dram_bytes); /* inputs and outputs both double */
+    double ratio = (double)b.cycles / (double)a.cycles;
+    ck_assert_msg(fabs(ratio - 2.0) <= 0.1, "doubling the rows scaled cycles by %.3f", ratio);
+    ck_assert_msg(a.dram_fraction > 0.9, "not bandwidth bound: %.2f of peak", a.dram_fraction);
+}
+END_TEST
+
+static Suite *engine_suite(void)
+{
+    Suite *s = suite_create("engine");
+    TCase *tc = tcase_create("engine");
+    tcase_add_test(tc, bank_conflicts);
+    tcase_add_test(tc, models_load);
+    tcase_add_test(tc, hand_computed_critical_path);
+    tcase_add_test(tc, barriers_and_smem);
+    tcase_add_test(tc, bandwidth_bound_scaling);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(engine_suite)
