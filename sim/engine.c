@@ -91,7 +91,7 @@ typedef struct {
     int64_t l2_sets;
     uint64_t lru_clock;
     double dram_free;
-    int64_t in_bytes, out_base, in_strides[LS_MAX_RANK];
+    int64_t in_strides[LS_MAX_RANK];
     interval *ivals;     /* per (subgroup in wg, load): merged intervals, interior tiles */
     int *ival_start, *ival_count;
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
@@ -392,27 +392,11 @@ static void precompute_loads(engine *e)
 
 static int64_t tile_base(engine *e, const int64_t *wg_coord, const int64_t *it_coord)
 {
-    int64_t base = 0;
-    for (int i = 0; i < e->p->rank; i++) {
-        int64_t start = e->p->is_reduction[i] ? it_coord[i] * e->d->chunk[i]
-                                              : wg_coord[i] * e->d->wg_tile[i];
-        base += start * e->in_strides[i];
-    }
+    int64_t origin[LS_MAX_RANK], base = 0;
+    ls_tile_origin(e->d, e->p, wg_coord, it_coord, origin);
+    for (int i = 0; i < e->p->rank; i++)
+        base += origin[i] * e->in_strides[i];
     return base * e->plan->load_elem_bytes;
-}
-
-static bool ragged(engine *e, const int64_t *wg_coord, const int64_t *it_coord)
-{
-    const ls_derived *d = e->d;
-    for (int i = 0; i < e->p->rank; i++) {
-        if (e->p->is_reduction[i] ? (d->tail[i] || d->chunk[i] > e->p->size[i]) &&
-                                        it_coord[i] == d->iterations[i] - 1
-                                  : (d->tail[i] && wg_coord[i] == d->wg_count[i] - 1))
-            return true;
-        if (!e->p->is_reduction[i] && d->wg_tile[i] > e->p->size[i])
-            return true;
-    }
-    return false;
 }
 
 /* ------------------------------------------------------------- execution */
@@ -515,7 +499,7 @@ static void step(engine *e, int slot, int64_t t)
         ls_iteration_coord(e->d, e->p, g->iteration, it_coord);
         int64_t nl = e->plan->loads_per_iteration;
         done = t;
-        if (!ragged(e, w->wg_coord, it_coord)) {
+        if (!ls_tile_is_ragged(e->d, e->p, w->wg_coord, it_coord)) {
             int64_t base = tile_base(e, w->wg_coord, it_coord);
             const interval *iv = e->ivals + e->ival_start[g->sg * nl + in->load];
             for (int i = 0; i < e->ival_count[g->sg * nl + in->load]; i++) {
@@ -725,13 +709,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         resident = d->total_workgroups;
     e.n_wg_slots = (int)resident;
     build_template(&e);
-    /* input strides: row-major over the operand dims, through the map */
-    int64_t s = 1;
-    for (int j = p->in_map_n - 1; j >= 0; j--) {
-        e.in_strides[p->in_map[j]] = s;
-        s *= p->size[p->in_map[j]];
-    }
-    e.in_bytes = s * plan->load_elem_bytes;
+    ls_input_strides(p, e.in_strides);
     e.l2_sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
     e.l2 = ls_xcalloc((size_t)(e.l2_sets * hw->l2_ways), sizeof *e.l2);
     for (int64_t i = 0; i < e.l2_sets * hw->l2_ways; i++)

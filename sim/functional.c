@@ -19,10 +19,31 @@ int64_t ls_input_index(const ls_problem *p, const int64_t *x)
     return idx;
 }
 
+void ls_input_strides(const ls_problem *p, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = 0; i < p->rank; i++)
+        strides[i] = 0;
+    for (int j = p->in_map_n - 1; j >= 0; j--) {
+        strides[p->in_map[j]] = s;
+        s *= p->size[p->in_map[j]];
+    }
+}
+
 static ls_value load_input(const ls_problem *p, uint64_t seed, const int64_t *x)
 {
     ls_value v = ls_input_value(seed, (uint64_t)ls_input_index(p, x), p->in_type, p->combiner);
     return ls_value_extend(v, p->in_type, p->acc_type);
+}
+
+/* (1+u)^n - 1 bounds the relative growth of every partial sum or product,
+ * whatever the order; n*u/(1-n*u) is its usual form but only holds for
+ * n*u < 1 (bf16 sums pass that at 256 elements). */
+static double float_bound(const ls_problem *p, int64_t n, double magnitude)
+{
+    double u = ls_unit_roundoff(p->acc_type);
+    double steps = (double)n + 8; /* + the identity/init combines and the final rounding */
+    return expm1(steps * log1p(u)) * magnitude;
 }
 
 void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out, ls_value *value,
@@ -64,13 +85,7 @@ void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out,
     }
     *bound = 0;
     if (approx) {
-        double u = ls_unit_roundoff(p->acc_type);
-        double steps = (double)n + 8; /* + the identity/init combines and the final rounding */
-        /* (1+u)^n - 1 bounds the relative growth of every partial sum or
-         * product, whatever the order; n*u/(1-n*u) is its usual form but
-         * only holds for n*u < 1 (bf16 sums pass that at 256 elements). */
-        double gamma = expm1(steps * log1p(u));
-        *bound = (double)(gamma * (p->combiner == LS_COMB_ADD ? abs_sum : fabsl(exact)));
+        *bound = float_bound(p, n, (double)(p->combiner == LS_COMB_ADD ? abs_sum : fabsl(exact)));
         acc = ls_value_from_double((double)exact, p->acc_type);
     }
     *value = acc;
@@ -87,7 +102,79 @@ typedef struct {
     int64_t *acc_slot;   /* full register -> accumulator index */
     int64_t *res_slot;   /* accumulator index -> result slot */
     int64_t *slot_reg;   /* result slot -> first register feeding it */
+    /* fast path: f32 reductions of float inputs on interior tiles */
+    bool fast;
+    uint64_t seed_hash;
+    int64_t strides[LS_MAX_RANK];
+    int64_t *rel;        /* threads x regs: input index relative to the tile origin */
+    bool *inside;        /* threads x regs: valid in an interior tile */
+    float *facc;         /* threads x acc_registers */
 } exec_state;
+
+static inline float fast_combine(ls_combiner k, float a, float b)
+{
+    switch (k) {
+    case LS_COMB_ADD: return a + b;
+    case LS_COMB_MUL: return a * b;
+    case LS_COMB_MINIMUMF:
+    case LS_COMB_MINNUMF: return b < a ? b : a; /* the generator makes no NaN and no -0 */
+    default: return b > a ? b : a;
+    }
+}
+
+/* Reference for one output on the fast path: the same values as
+ * ls_reference_output, walked with index strides.  Sums of the generator's
+ * 1/64-grid values are exact in double, so `exact` is exact. */
+static void reference_fast(const exec_state *s, const int64_t *out, ls_value *value,
+                           double *bound)
+{
+    const ls_problem *p = s->p;
+    int red[LS_MAX_RANK], nred = 0;
+    int64_t base = 0, n = 1, coord[LS_MAX_RANK] = {0};
+    for (int i = 0, j = 0; i < p->rank; i++) {
+        if (p->is_reduction[i]) {
+            red[nred++] = i;
+            n *= p->size[i];
+        } else {
+            base += out[j++] * s->strides[i];
+        }
+    }
+    ls_combiner k = p->combiner;
+    double exact = k == LS_COMB_MUL ? 1.0 : 0.0, abs_sum = 0;
+    float ext = (float)ls_value_to_double(ls_identity(k, LS_ET_F32), LS_ET_F32);
+    int64_t idx = base;
+    int last = nred - 1;
+    int64_t inner = p->size[red[last]], istride = s->strides[red[last]];
+    for (int64_t done = 0; done < n; done += inner) {
+        int64_t at = idx;
+        for (int64_t c = 0; c < inner; c++, at += istride) {
+            double d = ls_input_float(ls_mix64(s->seed_hash ^ (uint64_t)at), k);
+            if (k == LS_COMB_ADD) {
+                exact += d;
+                abs_sum += fabs(d);
+            } else if (k == LS_COMB_MUL) {
+                exact *= d;
+            } else {
+                ext = fast_combine(k, ext, (float)d);
+            }
+        }
+        /* odometer over the outer reduction dims */
+        for (int r = last - 1; r >= 0; r--) {
+            idx += s->strides[red[r]];
+            if (++coord[r] < p->size[red[r]])
+                break;
+            idx -= coord[r] * s->strides[red[r]];
+            coord[r] = 0;
+        }
+    }
+    if (k == LS_COMB_ADD || k == LS_COMB_MUL) {
+        *bound = float_bound(p, n, k == LS_COMB_ADD ? abs_sum : fabs(exact));
+        *value = ls_value_from_double(exact, LS_ET_F32);
+    } else {
+        *bound = 0;
+        *value = ls_value_from_double(ext, LS_ET_F32);
+    }
+}
 
 /* Register -> accumulator (drop packed inner dims) and accumulator -> result
  * slot (keep parallel dims), both row-major over [batch..., outer..., element...]. */
@@ -205,6 +292,34 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
         s->acc[i] = ident;
     for (int64_t it = 0; it < plan->iterations; it++) {
         ls_iteration_coord(d, p, it, it_coord);
+        if (s->fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
+            int64_t origin[LS_MAX_RANK], base = 0;
+            ls_tile_origin(d, p, wg_coord, it_coord, origin);
+            for (int i = 0; i < p->rank; i++)
+                base += origin[i] * s->strides[i];
+            if (it == 0)
+                for (int64_t i = 0; i < s->threads * nacc; i++)
+                    s->facc[i] = (float)ls_value_to_double(ident, t);
+            for (int64_t tid = 0; tid < s->threads; tid++) {
+                const int64_t *rel = s->rel + tid * s->regs;
+                const bool *inside = s->inside + tid * s->regs;
+                float *fa = s->facc + tid * nacc, fid = (float)ls_value_to_double(ident, t);
+                for (int64_t r = 0; r < s->regs; r++) {
+                    float v = inside[r] ? (float)ls_input_float(
+                                              ls_mix64(s->seed_hash ^ (uint64_t)(base + rel[r])), k)
+                                        : fid;
+                    float *a = &fa[s->acc_slot[r]];
+                    *a = fast_combine(k, *a, v);
+                }
+            }
+            if (it == plan->iterations - 1 || ls_tile_is_ragged(d, p, wg_coord, it_coord))
+                for (int64_t i = 0; i < s->threads * nacc; i++)
+                    s->acc[i] = ls_value_from_double(s->facc[i], t);
+            continue;
+        }
+        if (s->fast && it > 0) /* leaving the fast path mid-loop: hand over the accumulators */
+            for (int64_t i = 0; i < s->threads * nacc; i++)
+                s->acc[i] = ls_value_from_double(s->facc[i], t);
         for (int64_t tid = 0; tid < s->threads; tid++)
             for (int64_t r = 0; r < s->regs; r++) {
                 int64_t x[LS_MAX_RANK];
@@ -214,6 +329,9 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
                 ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
                 *a = ls_combine(k, t, *a, v);
             }
+        if (s->fast)
+            for (int64_t i = 0; i < s->threads * nacc; i++)
+                s->facc[i] = (float)ls_value_to_double(s->acc[i], t);
     }
     /* THREAD_REDUCE: reduced registers into their parallel result slot, in order. */
     for (int64_t tid = 0; tid < s->threads; tid++) {
@@ -353,7 +471,10 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
             ls_value v = s->res[tid * nres + q];
             ls_value ref;
             double bound;
-            ls_reference_output(p, seed, out, &ref, &bound);
+            if (s->fast)
+                reference_fast(s, out, &ref, &bound);
+            else
+                ls_reference_output(p, seed, out, &ref, &bound);
             double dv = ls_value_to_double(v, t), dr = ls_value_to_double(ref, t);
             bool ok;
             if (bound > 0) {
@@ -408,6 +529,27 @@ ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, i
     s.res_slot = ls_xcalloc((size_t)plan->acc_registers, sizeof *s.res_slot);
     s.slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s.slot_reg);
     build_slots(&s);
+    const ls_problem *p = plan->problem;
+    s.fast = p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->in_type) &&
+             s.threads * s.regs <= (1 << 22);
+    if (s.fast) {
+        s.seed_hash = ls_mix64(seed);
+        ls_input_strides(p, s.strides);
+        s.rel = ls_xcalloc((size_t)(s.threads * s.regs), sizeof *s.rel);
+        s.inside = ls_xcalloc((size_t)(s.threads * s.regs), sizeof *s.inside);
+        s.facc = ls_xcalloc((size_t)(s.threads * plan->acc_registers), sizeof *s.facc);
+        /* offsets in workgroup 0 / iteration 0, whose origin is index 0; an
+         * interior tile has the same offsets and validity at its own origin */
+        int64_t zero[LS_MAX_RANK] = {0};
+        for (int64_t tid = 0; tid < s.threads; tid++)
+            for (int64_t r = 0; r < s.regs; r++) {
+                int64_t x[LS_MAX_RANK];
+                bool valid;
+                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+                s.rel[tid * s.regs + r] = valid ? ls_input_index(p, x) : 0;
+                s.inside[tid * s.regs + r] = valid;
+            }
+    }
     int64_t last = count < 0 || first + count > d->total_workgroups ? d->total_workgroups
                                                                      : first + count;
     for (int64_t wg = first; wg < last; wg++)
@@ -418,5 +560,8 @@ ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, i
     free(s.acc_slot);
     free(s.res_slot);
     free(s.slot_reg);
+    free(s.rel);
+    free(s.inside);
+    free(s.facc);
     return res->mismatches ? LS_ERR_INVALID : LS_OK;
 }

@@ -286,31 +286,11 @@ ls_value ls_combine(ls_combiner k, ls_elem_type t, ls_value a, ls_value b)
 
 /* ---- generator ---- */
 
-static uint64_t mix(uint64_t z)
-{
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k)
 {
-    uint64_t h = mix(mix(seed) ^ index);
-    if (ls_elem_type_is_float(t)) {
-        double d;
-        if (k == LS_COMB_MUL) {
-            /* mostly +-1 with rare 2 and 0.5: long products stay finite */
-            uint64_t r = h % 1024;
-            d = r == 0 ? 2.0 : r == 1 ? 0.5 : 1.0;
-            if ((h >> 20) & 1)
-                d = -d;
-        } else {
-            /* multiples of 1/64 in [-2, 2): exact in every float type */
-            d = (double)((int64_t)(h % 256) - 128) / 64.0;
-        }
-        return ls_value_from_double(d, t);
-    }
+    uint64_t h = ls_mix64(ls_mix64(seed) ^ index);
+    if (ls_elem_type_is_float(t))
+        return ls_value_from_double(ls_input_float(h, k), t);
     switch (k) {
     case LS_COMB_ADD: return (uint64_t)((int64_t)(h % 201) - 100) & ls_value_mask(t);
     case LS_COMB_MUL: return (uint64_t)((int64_t)(h % 7) - 3) & ls_value_mask(t);

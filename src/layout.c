@@ -452,3 +452,25 @@ ls_status ls_owner_of(const ls_derived *d, const ls_problem *p, const int64_t *x
         }
     return LS_OK;
 }
+
+bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
+                       const int64_t *it_coord)
+{
+    for (int i = 0; i < p->rank; i++) {
+        if (p->is_reduction[i]) {
+            if ((d->tail[i] || d->chunk[i] > p->size[i]) && it_coord[i] == d->iterations[i] - 1)
+                return true;
+        } else if ((d->tail[i] && wg_coord[i] == d->wg_count[i] - 1) ||
+                   d->wg_tile[i] > p->size[i]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
+                    const int64_t *it_coord, int64_t *origin)
+{
+    for (int i = 0; i < p->rank; i++)
+        origin[i] = p->is_reduction[i] ? it_coord[i] * d->chunk[i] : wg_coord[i] * d->wg_tile[i];
+}

@@ -42,5 +42,7 @@ void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out,
 /* Linear index of iteration-space element x in the row-major input tensor
  * (through the input indexing map). */
 int64_t ls_input_index(const ls_problem *p, const int64_t *x);
+/* Per loop dim, the input index step: ls_input_index(x) = sum x[i] * strides[i]. */
+void ls_input_strides(const ls_problem *p, int64_t *strides);
 
 #endif

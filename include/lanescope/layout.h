@@ -125,6 +125,15 @@ void ls_thread_element(const ls_derived *d, const ls_problem *p, int64_t tid,
                        const int64_t *wg_coord, const int64_t *it_coord, int64_t reg, int64_t *x,
                        bool *valid);
 
+/* True when workgroup wg_coord / iteration it_coord is a partial tile (a
+ * ragged tail, or a tile larger than the dim): element validity then
+ * differs from an interior tile's. */
+bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
+                       const int64_t *it_coord);
+/* First iteration-space coordinate of a tile, per dim. */
+void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
+                    const int64_t *it_coord, int64_t *origin);
+
 /* Linear <-> coordinates for workgroups and iterations. */
 void ls_workgroup_coord(const ls_derived *d, int64_t wg, int64_t *coord);
 void ls_iteration_coord(const ls_derived *d, const ls_problem *p, int64_t it, int64_t *coord);

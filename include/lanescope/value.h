@@ -38,6 +38,28 @@ float ls_f16_to_f32(uint16_t h);
 uint16_t ls_f32_to_bf16(float f);
 float ls_bf16_to_f32(uint16_t h);
 
+/* splitmix64 finaliser: the generator's hash. */
+static inline uint64_t ls_mix64(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The float an input hash stands for (every float type holds it exactly):
+ * multiples of 1/64 in [-2, 2), or for products mostly +-1 with rare 2 and
+ * 0.5, so long products stay finite. */
+static inline double ls_input_float(uint64_t h, ls_combiner k)
+{
+    if (k == LS_COMB_MUL) {
+        uint64_t r = h % 1024;
+        double d = r == 0 ? 2.0 : r == 1 ? 0.5 : 1.0;
+        return (h >> 20) & 1 ? -d : d;
+    }
+    return (double)((int64_t)(h % 256) - 128) / 64.0;
+}
+
 /* Input element `index` for a seed: a pure function (no array is held).
  * Ranges keep float sums exact-ish and products finite: see value.c. */
 ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k);
