@@ -56,7 +56,7 @@ int main(int argc, char **argv)
             ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
             goto fail;
         t0 = now();
-        if (ls_engine_run(&plan, &hw, &r, &d))
+        if (ls_engine_run(&plan, &hw, &r, NULL, &d))
             goto fail;
         t1 = now();
         if (ls_functional_run(&plan, 1, 0, -1, &fr, &d))

@@ -97,6 +97,7 @@ typedef struct {
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int64_t last_finish;
     int64_t store_bytes; /* per GSTORE instruction */
+    ls_trace *trace;
     int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
 } engine;
 
@@ -433,9 +434,30 @@ static void finish_subgroup(engine *e, int slot)
 {
     sgstate *g = &e->sgs[slot];
     wgstate *w = &e->wgs[g->wg_slot];
-    for (int k = 0; k < LS_STAGE_COUNT; k++)
-        if (g->stage_first[k] >= 0)
-            e->res->stage[k].subgroup_cycles += g->stage_last[k] - g->stage_first[k];
+    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        if (g->stage_first[k] < 0)
+            continue;
+        e->res->stage[k].subgroup_cycles += g->stage_last[k] - g->stage_first[k];
+        ls_trace *tr = e->trace;
+        if (tr == NULL)
+            continue;
+        if (tr->n == LS_TRACE_MAX_SLICES) {
+            tr->truncated = true;
+            continue;
+        }
+        if (tr->n == tr->cap) {
+            tr->cap = tr->cap ? tr->cap * 2 : 4096;
+            tr->slices = ls_xrealloc(tr->slices, tr->cap * sizeof *tr->slices);
+        }
+        ls_trace_slice *sl = &tr->slices[tr->n++];
+        sl->wgp = g->wgp;
+        sl->track = (int32_t)((g->wg_slot / (int)e->hw->wgp_count) * e->nsub + g->sg);
+        sl->workgroup = w->wg;
+        sl->subgroup = g->sg;
+        sl->stage = k;
+        sl->start = g->stage_first[k];
+        sl->end = g->stage_last[k];
+    }
     if (g->done_cycle >= e->last_finish) {
         e->last_finish = g->done_cycle;
         memcpy(e->crit_first, g->stage_first, sizeof e->crit_first);
@@ -662,7 +684,8 @@ static void smem_degrees(engine *e)
     free(addr);
 }
 
-ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_diag *diag)
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_trace *trace,
+                        ls_diag *diag)
 {
     memset(res, 0, sizeof *res);
     const ls_derived *d = plan->derived;
@@ -680,6 +703,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.d = d;
     e.hw = hw;
     e.res = res;
+    e.trace = trace;
     e.nsub = (int)d->num_subgroups;
     /* occupancy */
     int64_t occ = hw->max_threads_per_wgp / d->workgroup_size;

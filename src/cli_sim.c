@@ -16,7 +16,8 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: lanescope sim INPUT [--target MODEL] [--json | --csv] [--seed N]\n"
-               "                     [--dump-plan] [--no-check] [--workgroups N] [-o FILE]\n"
+               "                     [--dump-plan] [--no-check] [--workgroups N] [--trace FILE]\n"
+               "                     [-o FILE]\n"
                "\n"
                "Lower every reduction in INPUT (.mlir) as IREE's VectorDistribute pipeline\n"
                "does, time it on a hardware model with the discrete-event engine, and\n"
@@ -32,10 +33,11 @@ static void usage(FILE *f)
                "  --dump-plan       print the lowered per-workgroup program first\n"
                "  --no-check        skip the functional execution\n"
                "  --workgroups N    functional check of the first N workgroups only\n"
+               "  --trace FILE      write Chrome trace events (open in Perfetto): a track per\n"
+               "                    WGP and resident subgroup, a slice per stage\n"
                "  -o FILE           write the report to FILE (atomically)\n"
                "\n"
-               "Not in this version: --trace (Chrome trace events), the progress line and the\n"
-               "stepping API.\n",
+               "Not in this version: the progress line and the stepping API.\n",
             ls_hw_names());
 }
 
@@ -84,6 +86,52 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 hit, (long long)(s->shuffles + s->dpp_steps), (long long)s->smem_accesses,
                 (long long)s->smem_max_degree, (long long)s->barrier_wait_cycles);
     }
+}
+
+/* Chrome trace events: a process per WGP, a thread per resident subgroup
+ * slot, a complete ("X") slice per stage; times in microseconds. */
+static void trace_add(json_object *events, const ls_problem *p, const ls_hw *hw, ls_trace *tr,
+                      int reduction)
+{
+    int max_wgp = -1;
+    for (size_t i = 0; i < tr->n; i++)
+        if (tr->slices[i].wgp > max_wgp)
+            max_wgp = tr->slices[i].wgp;
+    for (int w = 0; w <= max_wgp; w++) {
+        json_object *m = json_object_new_object();
+        char name[96];
+        snprintf(name, sizeof name, "%s WGP %d", hw->name, w);
+        json_object_object_add(m, "name", json_object_new_string("process_name"));
+        json_object_object_add(m, "ph", json_object_new_string("M"));
+        json_object_object_add(m, "pid", json_object_new_int(reduction * 100000 + w));
+        json_object *args = json_object_new_object();
+        json_object_object_add(args, "name", json_object_new_string(name));
+        json_object_object_add(m, "args", args);
+        json_object_array_add(events, m);
+    }
+    for (size_t i = 0; i < tr->n; i++) {
+        const ls_trace_slice *s = &tr->slices[i];
+        json_object *ev = json_object_new_object();
+        json_object_object_add(ev, "name",
+                               json_object_new_string(ls_stage_name((ls_stage)s->stage)));
+        json_object_object_add(ev, "cat", json_object_new_string(p->name));
+        json_object_object_add(ev, "ph", json_object_new_string("X"));
+        json_object_object_add(ev, "ts", json_object_new_double((double)s->start /
+                                                                (double)hw->clock_mhz));
+        json_object_object_add(ev, "dur", json_object_new_double((double)(s->end - s->start) /
+                                                                 (double)hw->clock_mhz));
+        json_object_object_add(ev, "pid", json_object_new_int(reduction * 100000 + s->wgp));
+        json_object_object_add(ev, "tid", json_object_new_int(s->track));
+        json_object *args = json_object_new_object();
+        json_object_object_add(args, "workgroup", json_object_new_int64(s->workgroup));
+        json_object_object_add(args, "subgroup", json_object_new_int(s->subgroup));
+        json_object_object_add(args, "start_cycle", json_object_new_int64(s->start));
+        json_object_object_add(args, "end_cycle", json_object_new_int64(s->end));
+        json_object_object_add(ev, "args", args);
+        json_object_array_add(events, ev);
+    }
+    tr->n = 0;
+    tr->truncated = false;
 }
 
 static void print_csv_header(FILE *f)
@@ -160,18 +208,21 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
 
 int ls_cmd_sim(int argc, char **argv)
 {
-    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK };
+    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE };
     static const struct option longopts[] = {
         {"dump-plan", no_argument, NULL, O_DUMP},   {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
         {"workgroups", required_argument, NULL, O_WG}, {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, O_JSON},        {"csv", no_argument, NULL, O_CSV},
         {"no-check", no_argument, NULL, O_NOCHECK}, {"help", no_argument, NULL, 'h'},
+        {"trace", required_argument, NULL, O_TRACE},
         {NULL, 0, NULL, 0},
     };
     bool dump = false, json = false, csv = false, check = true;
     int64_t seed = 1, max_wg = -1;
-    const char *target = NULL, *output = NULL;
+    const char *target = NULL, *output = NULL, *trace_path = NULL;
+    ls_trace trace = {NULL, 0, 0, false};
+    json_object *trace_events = NULL;
     optind = 1;
     opterr = 0;
     int c;
@@ -186,6 +237,7 @@ int ls_cmd_sim(int argc, char **argv)
         case O_JSON: json = true; break;
         case O_CSV: csv = true; break;
         case O_NOCHECK: check = false; break;
+        case O_TRACE: trace_path = optarg; break;
         case O_WG:
             if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &max_wg))
                 return 2;
@@ -238,6 +290,8 @@ int ls_cmd_sim(int argc, char **argv)
     plans = ls_xcalloc(m->n_problems, sizeof *plans);
     ls_out_open(&out);
     out_open = true;
+    if (trace_path)
+        trace_events = json_object_new_array();
     if (json) {
         root = json_object_new_object();
         json_object_object_add(root, "input", json_object_new_string(input));
@@ -265,8 +319,10 @@ int ls_cmd_sim(int argc, char **argv)
         if (dump)
             ls_plan_dump(&plans[i], out.f);
         ls_sim_result r;
-        if (ls_engine_run(&plans[i], &hw, &r, &diag))
+        if (ls_engine_run(&plans[i], &hw, &r, trace_path ? &trace : NULL, &diag))
             goto fail;
+        if (trace_path)
+            trace_add(trace_events, p, &hw, &trace, (int)i);
         ls_functional_result fr;
         memset(&fr, 0, sizeof fr);
         if (check && ls_functional_run(&plans[i], (uint64_t)seed, 0, max_wg, &fr, &diag))
@@ -298,8 +354,29 @@ int ls_cmd_sim(int argc, char **argv)
         fprintf(out.f, "%s\n",
                 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+    if (trace_path) {
+        json_object *tr = json_object_new_object();
+        json_object_object_add(tr, "traceEvents", trace_events);
+        trace_events = NULL;
+        json_object_object_add(tr, "displayTimeUnit", json_object_new_string("ns"));
+        const char *txt = json_object_to_json_string_ext(tr, JSON_C_TO_STRING_PLAIN);
+        char err[512];
+        int wr = ls_write_atomic(trace_path, txt, strlen(txt), err, sizeof err);
+        json_object_put(tr);
+        if (wr != 0) {
+            fprintf(stderr, "lanescope sim: %s\n", err);
+            goto done_fail;
+        }
+        if (trace.truncated)
+            fprintf(stderr, "lanescope sim: warning: the trace keeps the first %d stage slices "
+                            "only\n",
+                    LS_TRACE_MAX_SLICES);
+    }
     rc = ls_out_commit(&out, output);
     out_open = false;
+    goto done;
+done_fail:
+    rc = 1;
     goto done;
 fail: {
     char msg[1024];
@@ -308,6 +385,9 @@ fail: {
     rc = 1;
 }
 done:
+    free(trace.slices);
+    if (trace_events)
+        json_object_put(trace_events);
     if (root)
         json_object_put(root);
     if (out_open)

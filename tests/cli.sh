@@ -117,6 +117,12 @@ $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check >"$tmp/run1.txt"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --seed 99 >"$tmp/run2.txt"
 cmp -s "$tmp/run1.txt" "$tmp/run2.txt"; check "sim timing is deterministic and seed-independent" $?
 
+# Chrome trace: 72 workgroups x 2 subgroups x 5 stages with instructions = 720 slices.
+$LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --trace "$tmp/trace.json" >/dev/null
+check "sim --trace exits 0" $?
+[ "$(grep -o '"ph":"X"' "$tmp/trace.json" | wc -l)" -eq 720 ]; check "trace has 720 stage slices" $?
+contains "trace is a Chrome trace" "$tmp/trace.json" '{"traceEvents":['
+
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
     for f in "$REGRESS"/*.mlir; do

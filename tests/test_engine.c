@@ -101,7 +101,7 @@ static ls_status simulate(const char *text, const ls_hw *hw, ls_sim_result *r, l
     ls_plan plan;
     ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(hw->arch), &plan, &d) == LS_OK,
                   "%s", d.msg);
-    ls_status st = ls_engine_run(&plan, hw, r, &d);
+    ls_status st = ls_engine_run(&plan, hw, r, NULL, &d);
     ck_assert_msg(st == LS_OK, "%s", d.msg);
     if (plan_out)
         *plan_out = plan;
@@ -155,7 +155,7 @@ START_TEST(barriers_and_smem)
     ls_plan plan;
     ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &dg) == LS_OK);
     ls_sim_result r;
-    ck_assert(ls_engine_run(&plan, &hw, &r, &dg) == LS_OK);
+    ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &dg) == LS_OK);
     /* IREE's cross-subgroup stage: exactly two gpu.barrier per workgroup */
     ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 2 * 72);
     /* 4 result rows per thread: one write and one read each, per subgroup */
@@ -165,7 +165,7 @@ START_TEST(barriers_and_smem)
     ck_assert_int_gt(r.stage[LS_STAGE_CROSS_SUBGROUP].barrier_wait_cycles, 0);
     /* determinism: the same run twice gives the same everything */
     ls_sim_result r2;
-    ck_assert(ls_engine_run(&plan, &hw, &r2, &dg) == LS_OK);
+    ck_assert(ls_engine_run(&plan, &hw, &r2, NULL, &dg) == LS_OK);
     ck_assert_int_eq(r2.cycles, r.cycles);
     ck_assert_int_eq(r2.events, r.events);
     ck_assert(memcmp(r.stage, r2.stage, sizeof r.stage) == 0);

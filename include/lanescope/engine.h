@@ -48,6 +48,23 @@ typedef struct {
     int64_t barriers, barrier_wait_cycles;
 } ls_stage_stats;
 
+/* One stage of one subgroup on the timeline (for Chrome trace events). */
+typedef struct {
+    int32_t wgp, track;      /* WGP and resident subgroup slot on it */
+    int64_t workgroup;
+    int32_t subgroup;
+    int32_t stage;
+    int64_t start, end;      /* cycles */
+} ls_trace_slice;
+
+#define LS_TRACE_MAX_SLICES (1 << 21)
+
+typedef struct {
+    ls_trace_slice *slices; /* owned; free() it */
+    size_t n, cap;
+    bool truncated;         /* more than LS_TRACE_MAX_SLICES */
+} ls_trace;
+
 typedef struct {
     int64_t cycles;
     double time_us;
@@ -60,7 +77,9 @@ typedef struct {
     ls_stage_stats stage[LS_STAGE_COUNT];
 } ls_sim_result;
 
-ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_diag *diag);
+/* trace may be NULL; when given, every subgroup's stage spans are recorded. */
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_trace *trace,
+                        ls_diag *diag);
 
 /* Conflict degree of one shared-memory access: byte addresses of the active
  * lanes (n of them), each access `bytes` wide. */
