@@ -98,6 +98,8 @@ typedef struct {
     int64_t last_finish;
     int64_t store_bytes; /* per GSTORE instruction */
     ls_trace *trace;
+    const ls_engine_opts *opts;
+    int64_t finished_wgs;
     int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
 } engine;
 
@@ -464,6 +466,9 @@ static void finish_subgroup(engine *e, int slot)
         memcpy(e->crit_last, g->stage_last, sizeof e->crit_last);
     }
     if (++w->finished == e->nsub) {
+        e->finished_wgs++;
+        if (e->opts && e->opts->progress)
+            e->opts->progress(e->opts->progress_ctx, e->finished_wgs, e->d->total_workgroups);
         int64_t t = 0;
         for (int s = 0; s < e->nsub; s++)
             if (e->sgs[g->wg_slot * e->nsub + s].done_cycle > t)
@@ -684,8 +689,8 @@ static void smem_degrees(engine *e)
     free(addr);
 }
 
-ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_trace *trace,
-                        ls_diag *diag)
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
+                        const ls_engine_opts *opts, ls_diag *diag)
 {
     memset(res, 0, sizeof *res);
     const ls_derived *d = plan->derived;
@@ -703,7 +708,8 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.d = d;
     e.hw = hw;
     e.res = res;
-    e.trace = trace;
+    e.trace = opts ? opts->trace : NULL;
+    e.opts = opts;
     e.nsub = (int)d->num_subgroups;
     /* occupancy */
     int64_t occ = hw->max_threads_per_wgp / d->workgroup_size;
@@ -733,6 +739,16 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         resident = d->total_workgroups;
     e.n_wg_slots = (int)resident;
     build_template(&e);
+    int64_t loop = e.loop_end - e.loop_begin, per_sg, total;
+    if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
+        !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, &total) ||
+        total > LS_MAX_SIM_INSTRUCTIONS) {
+        free(e.code);
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "the simulation would issue more than %lld subgroup-instructions "
+                           "(the limit); simulate a smaller problem",
+                           (long long)LS_MAX_SIM_INSTRUCTIONS);
+    }
     ls_input_strides(p, e.in_strides);
     e.l2_sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
     e.l2 = ls_xcalloc((size_t)(e.l2_sets * hw->l2_ways), sizeof *e.l2);

@@ -515,6 +515,23 @@ ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, i
     if (d->subgroup_size > 1024)
         return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, 0, 0,
                            "the functional model handles subgroups of up to 1024 lanes");
+    /* each workgroup loads threads x registers x iterations elements and
+     * recomputes its outputs' reductions */
+    int64_t per_wg = 0, n_wg = count < 0 || count > d->total_workgroups ? d->total_workgroups
+                                                                         : count;
+    int64_t elems = 1;
+    for (int i = 0; i < plan->problem->rank; i++)
+        if (!ls_mul_ok(elems, plan->problem->size[i], &elems))
+            elems = INT64_MAX;
+    if (!ls_mul_ok(d->workgroup_size * ls_nl_registers(&d->layout), plan->iterations, &per_wg) ||
+        !ls_mul_ok(per_wg, n_wg, &per_wg) || per_wg > LS_MAX_FUNCTIONAL_ELEMENTS ||
+        elems > LS_MAX_FUNCTIONAL_ELEMENTS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, plan->problem->line,
+                           plan->problem->col,
+                           "the functional check would generate more than %lld elements (the "
+                           "limit); check fewer workgroups (--workgroups N) or skip it "
+                           "(--no-check)",
+                           (long long)LS_MAX_FUNCTIONAL_ELEMENTS);
     exec_state s;
     memset(&s, 0, sizeof s);
     s.plan = plan;

@@ -5,6 +5,8 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "lanescope/engine.h"
@@ -37,7 +39,8 @@ static void usage(FILE *f)
                "                    WGP and resident subgroup, a slice per stage\n"
                "  -o FILE           write the report to FILE (atomically)\n"
                "\n"
-               "Not in this version: the progress line and the stepping API.\n",
+               "A progress line appears on standard error for runs longer than a second, when\n"
+               "it is a terminal.\n",
             ls_hw_names());
 }
 
@@ -132,6 +135,36 @@ static void trace_add(json_object *events, const ls_problem *p, const ls_hw *hw,
     }
     tr->n = 0;
     tr->truncated = false;
+}
+
+/* Progress on a terminal, for runs longer than a second: the CLI's clock,
+ * not the engine's (the simulator never reads one). */
+typedef struct {
+    double start, last;
+    const char *name;
+    bool shown;
+} progress_state;
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(void *ctx, int64_t done, int64_t total)
+{
+    progress_state *ps = ctx;
+    if ((done & 63) != 0 && done != total)
+        return;
+    double t = now_seconds();
+    if (t - ps->start < 1.0 || t - ps->last < 0.2)
+        return;
+    ps->last = t;
+    ps->shown = true;
+    fprintf(stderr, "\r\033[Klanescope sim: %s: %lld/%lld workgroups (%.0f%%), %.1f s", ps->name,
+            (long long)done, (long long)total, 100.0 * (double)done / (double)total,
+            t - ps->start);
 }
 
 static void print_csv_header(FILE *f)
@@ -319,7 +352,13 @@ int ls_cmd_sim(int argc, char **argv)
         if (dump)
             ls_plan_dump(&plans[i], out.f);
         ls_sim_result r;
-        if (ls_engine_run(&plans[i], &hw, &r, trace_path ? &trace : NULL, &diag))
+        progress_state ps = {now_seconds(), 0, p->name, false};
+        ls_engine_opts eo = {trace_path ? &trace : NULL, isatty(STDERR_FILENO) ? progress : NULL,
+                             &ps};
+        ls_status est = ls_engine_run(&plans[i], &hw, &r, &eo, &diag);
+        if (ps.shown)
+            fprintf(stderr, "\r\033[K");
+        if (est)
             goto fail;
         if (trace_path)
             trace_add(trace_events, p, &hw, &trace, (int)i);

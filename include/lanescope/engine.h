@@ -58,6 +58,8 @@ typedef struct {
 } ls_trace_slice;
 
 #define LS_TRACE_MAX_SLICES (1 << 21)
+/* Subgroup-instructions one simulation may issue (about an hour of engine time). */
+#define LS_MAX_SIM_INSTRUCTIONS (INT64_C(1) << 34)
 
 typedef struct {
     ls_trace_slice *slices; /* owned; free() it */
@@ -77,9 +79,17 @@ typedef struct {
     ls_stage_stats stage[LS_STAGE_COUNT];
 } ls_sim_result;
 
-/* trace may be NULL; when given, every subgroup's stage spans are recorded. */
-ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res, ls_trace *trace,
-                        ls_diag *diag);
+typedef struct {
+    ls_trace *trace; /* NULL, or every subgroup's stage spans are recorded here */
+    /* Called after every finished workgroup (NULL: none).  The engine keeps
+     * no clock; a caller that wants wall-time pacing reads its own. */
+    void (*progress)(void *ctx, int64_t finished_workgroups, int64_t total_workgroups);
+    void *progress_ctx;
+} ls_engine_opts;
+
+/* opts may be NULL. */
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
+                        const ls_engine_opts *opts, ls_diag *diag);
 
 /* Conflict degree of one shared-memory access: byte addresses of the active
  * lanes (n of them), each access `bytes` wide. */

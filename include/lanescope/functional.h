@@ -19,6 +19,9 @@
 #include "lanescope/plan.h"
 #include "lanescope/value.h"
 
+/* Input elements one functional run may generate (simulated + reference). */
+#define LS_MAX_FUNCTIONAL_ELEMENTS (INT64_C(1) << 34)
+
 typedef struct {
     int64_t workgroups_run;
     int64_t outputs_checked;
