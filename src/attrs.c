@@ -335,7 +335,7 @@ ls_status ls_swizzle_from_attr(const ls_attr *a, const char *file, ls_swizzle *o
     return LS_OK;
 }
 
-static size_t fmt_list(char *buf, size_t size, const int64_t *v, int n)
+size_t ls_format_list(char *buf, size_t size, const int64_t *v, int n)
 {
     size_t used = 0;
     used += (size_t)snprintf(buf + used, used < size ? size - used : 0, "[");
@@ -362,7 +362,7 @@ void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t si
         if (!lists[i].l->present)
             continue;
         APPEND("%s%s = ", sep, lists[i].k);
-        u += fmt_list(buf + u, u < size ? size - u : 0, lists[i].l->v, lists[i].l->n);
+        u += ls_format_list(buf + u, u < size ? size - u : 0, lists[i].l->v, lists[i].l->n);
         sep = ", ";
     }
     const struct {
@@ -373,10 +373,10 @@ void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t si
         if (!bases[i].b->present)
             continue;
         APPEND("%s%s = [", sep, bases[i].k);
-        u += fmt_list(buf + u, u < size ? size - u : 0, bases[i].b->counts.v,
+        u += ls_format_list(buf + u, u < size ? size - u : 0, bases[i].b->counts.v,
                       bases[i].b->counts.n);
         APPEND(", ");
-        u += fmt_list(buf + u, u < size ? size - u : 0, bases[i].b->mapping.v,
+        u += ls_format_list(buf + u, u < size ? size - u : 0, bases[i].b->mapping.v,
                       bases[i].b->mapping.n);
         APPEND("]");
         sep = ", ";
@@ -397,7 +397,7 @@ void ls_nested_layout_format(const ls_nested_layout *l, char *buf, size_t size)
     for (int k = 0; k < 7; k++) {
         u += (size_t)snprintf(buf + u, u < size ? size - u : 0, "%s%s = ", k ? ", " : "",
                               keys[k]);
-        u += fmt_list(buf + u, u < size ? size - u : 0, src[k], l->rank);
+        u += ls_format_list(buf + u, u < size ? size - u : 0, src[k], l->rank);
     }
     snprintf(buf + u, u < size ? size - u : 0, ">");
 }

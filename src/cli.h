@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lanescope/diag.h"
+
 /* Output collected in memory so a failure leaves nothing half-written. */
 typedef struct {
     char *buf;
@@ -26,6 +28,8 @@ int ls_write_atomic(const char *path, const char *data, size_t len, char *err, s
 /* Parse a non-negative integer flag value; prints "lanescope CMD: --flag: ..." on error. */
 bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
                  int64_t *out);
+/* Print "lanescope CMD: file:line:col: message" for a diag to stderr. */
+void ls_cli_report(const char *cmd, const ls_diag *d);
 /* Print "lanescope CMD: message" to stderr. */
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -59,15 +59,6 @@ static void usage(FILE *f)
 
 /* ------------------------------------------------------------ small helpers */
 
-static void fmt_list(char *buf, size_t size, const int64_t *v, int n)
-{
-    size_t u = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < n && u < size; i++)
-        u += (size_t)snprintf(buf + u, size - u, "%s%lld", i ? ", " : "", (long long)v[i]);
-    if (u < size)
-        snprintf(buf + u, size - u, "]");
-}
-
 static json_object *jlist(const int64_t *v, int n)
 {
     json_object *a = json_object_new_array();
@@ -128,7 +119,7 @@ static void target_text(char *buf, size_t size, const ls_problem *p)
         return;
     }
     char ch[64];
-    fmt_list(ch, sizeof ch, p->target.subgroup_choices, p->target.n_subgroup_choices);
+    ls_format_list(ch, sizeof ch, p->target.subgroup_choices, p->target.n_subgroup_choices);
     snprintf(buf, size, "%s%s%s: subgroup_size_choices %s, max %lld threads per workgroup, %lld WGPs",
              p->target.arch, p->target.sku[0] ? " " : "", p->target.sku, ch,
              (long long)(p->target.max_thread_count ? p->target.max_thread_count
@@ -183,7 +174,7 @@ static void thread_info_get(const ls_problem *p, const ls_derived *d, int64_t ti
 
 static void coord_text(char *buf, size_t size, const int64_t *x, int n)
 {
-    fmt_list(buf, size, x, n);
+    ls_format_list(buf, size, x, n);
 }
 
 static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64_t tid, bool md)
@@ -199,24 +190,24 @@ static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64
         fprintf(f, "\n%sthread %lld:\n", ind, (long long)tid);
     fprintf(f, "%s%s subgroup %lld, lane %lld\n", ind, md ? "-" : " ", (long long)t.sg,
             (long long)t.lane);
-    fmt_list(a, sizeof a, c->lane_basis.counts.v, c->lane_basis.counts.n);
-    fmt_list(b, sizeof b, t.lane_basis + 1, c->lane_basis.counts.n);
+    ls_format_list(a, sizeof a, c->lane_basis.counts.v, c->lane_basis.counts.n);
+    ls_format_list(b, sizeof b, t.lane_basis + 1, c->lane_basis.counts.n);
     fprintf(f, "%s%s lane_basis: delinearize(%lld, %s) = %s (outer %lld); mapping ", ind,
             md ? "-" : " ", (long long)t.lane, a, b, (long long)t.lane_basis[0]);
-    fmt_list(a, sizeof a, c->lane_basis.mapping.v, c->lane_basis.mapping.n);
+    ls_format_list(a, sizeof a, c->lane_basis.mapping.v, c->lane_basis.mapping.n);
     fprintf(f, "%s -> ", a);
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "%sd%d = %lld", i ? ", " : "", i, (long long)t.lane_dims[i]);
     fputc('\n', f);
-    fmt_list(a, sizeof a, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n);
-    fmt_list(b, sizeof b, t.sg_basis + 1, c->subgroup_basis.counts.n);
+    ls_format_list(a, sizeof a, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n);
+    ls_format_list(b, sizeof b, t.sg_basis + 1, c->subgroup_basis.counts.n);
     fprintf(f, "%s%s subgroup_basis: delinearize(%lld, %s) = %s -> ", ind, md ? "-" : " ",
             (long long)t.sg, a, b);
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "%sd%d = %lld", i ? ", " : "", i, (long long)t.sg_dims[i]);
     fputc('\n', f);
-    fmt_list(a, sizeof a, t.vt, d->layout.rank);
-    fmt_list(b, sizeof b, t.vs, d->layout.rank);
+    ls_format_list(a, sizeof a, t.vt, d->layout.rank);
+    ls_format_list(b, sizeof b, t.vs, d->layout.rank);
     fprintf(f, "%s%s nested_layout virtual ids: thread %s, subgroup %s\n", ind, md ? "-" : " ", a,
             b);
     int64_t zero[LS_MAX_RANK] = {0};
@@ -479,6 +470,17 @@ static void layout_thread_elements(const ls_nested_layout *l, int64_t sg, int64_
     ls_nl_compose(l, &c, idx);
 }
 
+/* Thread N of a standalone layout: its subgroup, lane and virtual ids. */
+static void layout_thread(const ls_nested_layout *l, const opts *o, int64_t *sg, int64_t *lane,
+                          int64_t *vt, int64_t *vs)
+{
+    int64_t threads = layout_threads(l, o);
+    *sg = o->thread / threads;
+    *lane = o->thread % threads;
+    ls_nl_virtual_thread(l, *lane, vt);
+    ls_nl_virtual_subgroup(l, *sg, vs);
+}
+
 static bool layout_check(const ls_module_layout *ml, const char *file, const opts *o,
                          ls_diag *diag)
 {
@@ -574,20 +576,17 @@ static void text_layout(FILE *f, const ls_module_layout *ml, const char *file, c
             for (int64_t s = 0; s < o->hw_subgroups && s < 64; s++) {
                 int64_t vs[LS_MAX_BODY];
                 ls_nl_virtual_subgroup(l, s, vs);
-                fmt_list(a, sizeof a, vs, l->rank);
+                ls_format_list(a, sizeof a, vs, l->rank);
                 fprintf(f, " %s", a);
             }
             fputc('\n', f);
         }
     }
     if (o->has_thread) {
-        int64_t threads = layout_threads(l, o);
-        int64_t sg = o->thread / threads, lane = o->thread % threads;
-        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
-        ls_nl_virtual_thread(l, lane, vt);
-        ls_nl_virtual_subgroup(l, sg, vs);
-        fmt_list(a, sizeof a, vt, l->rank);
-        fmt_list(buf, sizeof buf, vs, l->rank);
+        int64_t sg, lane, vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+        layout_thread(l, o, &sg, &lane, vt, vs);
+        ls_format_list(a, sizeof a, vt, l->rank);
+        ls_format_list(buf, sizeof buf, vs, l->rank);
         fprintf(f, "\n%sthread %lld (subgroup %lld, lane %lld): virtual thread ids %s, virtual "
                    "subgroup ids %s; holds:\n",
                 md ? "" : "  ", (long long)o->thread, (long long)sg, (long long)lane, a, buf);
@@ -596,7 +595,7 @@ static void text_layout(FILE *f, const ls_module_layout *ml, const char *file, c
         for (int64_t r = 0; r < regs && r < 256; r++) {
             int64_t idx[LS_MAX_BODY];
             layout_thread_elements(l, sg, lane, r, idx);
-            fmt_list(a, sizeof a, idx, l->rank);
+            ls_format_list(a, sizeof a, idx, l->rank);
             fprintf(f, "%s%s%s", r % 8 == 0 ? (md ? "" : "      ") : " ", a,
                     (r % 8 == 7 || r == regs - 1) ? "\n" : "");
         }
@@ -635,11 +634,8 @@ static json_object *json_layout(const ls_module_layout *ml, const char *file, co
         }
     }
     if (o->has_thread) {
-        int64_t threads = layout_threads(l, o);
-        int64_t sg = o->thread / threads, lane = o->thread % threads;
-        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
-        ls_nl_virtual_thread(l, lane, vt);
-        ls_nl_virtual_subgroup(l, sg, vs);
+        int64_t sg, lane, vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+        layout_thread(l, o, &sg, &lane, vt, vs);
         json_object *tj = json_object_new_object();
         jset(tj, "thread", json_object_new_int64(o->thread));
         jset(tj, "virtual_thread", jlist(vt, l->rank));
@@ -1063,12 +1059,9 @@ int ls_cmd_explain(int argc, char **argv)
     }
     rc = ls_out_commit(&out, o.output);
     goto done;
-fail: {
-    char msg[1024];
-    ls_diag_format(&diag, msg, sizeof msg);
-    fprintf(stderr, "lanescope explain: %s\n", msg);
+fail:
+    ls_cli_report(CMD, &diag);
     rc = 1;
-}
 done:
     free(derived);
     free(m);

@@ -292,9 +292,7 @@ int ls_cmd_sim(int argc, char **argv)
         ls_diag pd;
         ls_diag_clear(&pd);
         if (ls_hw_load(target, &probe, &pd)) {
-            char msg[1024];
-            ls_diag_format(&pd, msg, sizeof msg);
-            ls_cli_error(CMD, "%s", msg);
+            ls_cli_report(CMD, &pd);
             return pd.status == LS_ERR_NOTFOUND ? 2 : 1;
         }
     }
@@ -417,12 +415,9 @@ int ls_cmd_sim(int argc, char **argv)
 done_fail:
     rc = 1;
     goto done;
-fail: {
-    char msg[1024];
-    ls_diag_format(&diag, msg, sizeof msg);
-    fprintf(stderr, "lanescope sim: %s\n", msg);
+fail:
+    ls_cli_report(CMD, &diag);
     rc = 1;
-}
 done:
     free(trace.slices);
     if (trace_events)

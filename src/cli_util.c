@@ -18,6 +18,13 @@ void ls_cli_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
 }
 
+void ls_cli_report(const char *cmd, const ls_diag *d)
+{
+    char msg[1024];
+    ls_diag_format(d, msg, sizeof msg);
+    ls_cli_error(cmd, "%s", msg);
+}
+
 void ls_out_open(ls_out *o)
 {
     o->buf = NULL;

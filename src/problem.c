@@ -128,15 +128,6 @@ static ls_status verr(ls_diag *d, const ls_problem *p, int line, int col, const 
     return st;
 }
 
-static void fmt_list(char *buf, size_t size, const int64_t *v, int n)
-{
-    size_t u = (size_t)snprintf(buf, size, "[");
-    for (int i = 0; i < n && u < size; i++)
-        u += (size_t)snprintf(buf + u, size - u, "%s%lld", i ? ", " : "", (long long)v[i]);
-    if (u < size)
-        snprintf(buf + u, size - u, "]");
-}
-
 static ls_status check_rank(ls_diag *d, const ls_problem *p, const ls_i64_list *l,
                             const char *what)
 {
@@ -166,7 +157,7 @@ static ls_status check_basis(ls_diag *d, const ls_problem *p, const ls_basis *b,
         int64_t m = b->mapping.v[i];
         if (m < 0 || m >= p->rank || seen[m]) {
             char buf[128];
-            fmt_list(buf, sizeof buf, b->mapping.v, b->mapping.n);
+            ls_format_list(buf, sizeof buf, b->mapping.v, b->mapping.n);
             return verr(d, p, b->mapping.line, b->mapping.col,
                         "%s mapping %s is not a permutation of 0..%d (entry %d is %lld)", name,
                         buf, p->rank - 1, i, (long long)m);
@@ -267,7 +258,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
     int64_t lanes = basis_product(&c->lane_basis);
     if (lanes > sg || sg % lanes != 0) {
         char buf[128];
-        fmt_list(buf, sizeof buf, c->lane_basis.counts.v, c->lane_basis.counts.n);
+        ls_format_list(buf, sizeof buf, c->lane_basis.counts.v, c->lane_basis.counts.n);
         return verr(d, p, c->lane_basis.line, c->lane_basis.col,
                     "lane_basis counts %s multiply to %lld, which is not the subgroup size %lld "
                     "(nor a divisor of it, which IREE allows as duplicated lanes)",
@@ -281,7 +272,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                            "subgroup_size x subgroup_basis product overflows int64");
     if (wg % sg != 0 || wg < need || wg % need != 0) {
         char buf[128];
-        fmt_list(buf, sizeof buf, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n);
+        ls_format_list(buf, sizeof buf, c->subgroup_basis.counts.v, c->subgroup_basis.counts.n);
         int line = p->has_ti ? p->ti.line : c->subgroup_basis.line;
         int col = p->has_ti ? p->ti.col : c->subgroup_basis.col;
         return verr(d, p, line, col,
@@ -300,7 +291,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
         const ls_target *t = &p->target;
         bool offered = false;
         char buf[128];
-        fmt_list(buf, sizeof buf, t->subgroup_choices, t->n_subgroup_choices);
+        ls_format_list(buf, sizeof buf, t->subgroup_choices, t->n_subgroup_choices);
         for (int i = 0; i < t->n_subgroup_choices; i++)
             offered |= t->subgroup_choices[i] == sg;
         if (!offered)

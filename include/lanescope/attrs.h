@@ -100,6 +100,9 @@ bool ls_target_lookup(const char *name, ls_target *out);
 /* Comma-separated list of the built-in names, for messages. */
 const char *ls_target_names(void);
 
+/* "[1, 2, 3]" into buf; returns the length it needed (snprintf-style). */
+size_t ls_format_list(char *buf, size_t size, const int64_t *v, int n);
+
 /* Print a lowering config back in IREE's syntax. */
 void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t size);
 void ls_nested_layout_format(const ls_nested_layout *l, char *buf, size_t size);
