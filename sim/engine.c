@@ -35,6 +35,12 @@ typedef struct {
     int32_t slot;
 } event;
 
+typedef struct { /* an event in a wheel bucket */
+    int64_t cycle;
+    uint64_t seq;
+    int32_t slot, next;
+} wnode;
+
 typedef struct { /* L2 line */
     int64_t tag;       /* line index, -1 when empty */
     uint64_t valid;    /* sector bitmask */
@@ -75,10 +81,15 @@ typedef struct {
     ls_sim_result *res;
     tinst *code;
     int ncode, loop_begin, loop_end;
-    /* heap */
+    /* events: timing wheel + overflow heap */
     event *heap;
     int nheap, capheap;
     uint64_t seq;
+    int64_t now;
+    wnode *nodes;
+    int32_t n_nodes, cap_nodes, free_node;
+    int32_t *head, *tail;
+    int64_t in_wheel;
     /* machine */
     int64_t *sched_free; /* wgp x schedulers */
     int64_t *shfl_free, *smem_free;
@@ -89,6 +100,8 @@ typedef struct {
     /* memory */
     l2line *l2;
     int64_t l2_sets;
+    bool l2_sets_pow2;
+    int sector_shift, sectors_per_line_shift;
     uint64_t lru_clock;
     double dram_free;
     int64_t in_strides[LS_MAX_RANK];
@@ -103,15 +116,53 @@ typedef struct {
     int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
 } engine;
 
-/* ------------------------------------------------------------- heap */
+/* ------------------------------------------------------------- events
+ *
+ * A timing wheel of LS_WHEEL buckets (one per cycle, FIFO lists) holds the
+ * events of the next LS_WHEEL cycles; later ones wait in a binary heap.
+ * Order is (cycle, sequence): sequence numbers grow with push order, so a
+ * FIFO bucket is already in sequence order, provided an overflow event
+ * enters its bucket before any direct push to that cycle -- which holds
+ * because overflow events migrate as soon as the wheel's window reaches
+ * them (advance_to), and a direct push to cycle c only happens once c is
+ * inside the window.  Push and pop are O(1) amortised. */
 
-static void push(engine *e, int64_t cycle, int slot)
+enum { LS_WHEEL = 1 << 14 };
+
+static int32_t node_new(engine *e, int64_t cycle, uint64_t seq, int32_t slot)
+{
+    int32_t n;
+    if (e->free_node >= 0) {
+        n = e->free_node;
+        e->free_node = e->nodes[n].next;
+    } else {
+        if (e->n_nodes == e->cap_nodes) {
+            e->cap_nodes = e->cap_nodes ? e->cap_nodes * 2 : 4096;
+            e->nodes = ls_xrealloc(e->nodes, (size_t)e->cap_nodes * sizeof *e->nodes);
+        }
+        n = e->n_nodes++;
+    }
+    e->nodes[n] = (wnode){cycle, seq, slot, -1};
+    return n;
+}
+
+static void bucket_append(engine *e, int32_t n)
+{
+    int64_t b = e->nodes[n].cycle & (LS_WHEEL - 1);
+    if (e->tail[b] < 0)
+        e->head[b] = n;
+    else
+        e->nodes[e->tail[b]].next = n;
+    e->tail[b] = n;
+    e->in_wheel++;
+}
+
+static void heap_push(engine *e, event ev)
 {
     if (e->nheap == e->capheap) {
         e->capheap = e->capheap ? e->capheap * 2 : 1024;
         e->heap = ls_xrealloc(e->heap, (size_t)e->capheap * sizeof *e->heap);
     }
-    event ev = {cycle, e->seq++, slot};
     int i = e->nheap++;
     while (i > 0) {
         int parent = (i - 1) / 2;
@@ -124,7 +175,7 @@ static void push(engine *e, int64_t cycle, int slot)
     e->heap[i] = ev;
 }
 
-static event pop(engine *e)
+static event heap_pop(engine *e)
 {
     event top = e->heap[0];
     event last = e->heap[--e->nheap];
@@ -144,8 +195,52 @@ static event pop(engine *e)
         i = c;
     }
     e->heap[i] = last;
-    e->res->events++;
     return top;
+}
+
+static void push(engine *e, int64_t cycle, int slot)
+{
+    uint64_t seq = e->seq++;
+    if (cycle < e->now + LS_WHEEL)
+        bucket_append(e, node_new(e, cycle, seq, slot));
+    else
+        heap_push(e, (event){cycle, seq, slot});
+}
+
+/* Move the wheel to cycle t, taking in overflow events that are now inside. */
+static void advance_to(engine *e, int64_t t)
+{
+    e->now = t;
+    while (e->nheap > 0 && e->heap[0].cycle < t + LS_WHEEL) {
+        event ev = heap_pop(e);
+        bucket_append(e, node_new(e, ev.cycle, ev.seq, ev.slot));
+    }
+}
+
+static bool pop(engine *e, event *out)
+{
+    for (;;) {
+        if (e->in_wheel == 0) {
+            if (e->nheap == 0)
+                return false;
+            advance_to(e, e->heap[0].cycle); /* jump over idle time */
+            continue;
+        }
+        int64_t b = e->now & (LS_WHEEL - 1);
+        int32_t n = e->head[b];
+        if (n >= 0 && e->nodes[n].cycle == e->now) {
+            e->head[b] = e->nodes[n].next;
+            if (e->head[b] < 0)
+                e->tail[b] = -1;
+            *out = (event){e->nodes[n].cycle, e->nodes[n].seq, e->nodes[n].slot};
+            e->nodes[n].next = e->free_node;
+            e->free_node = n;
+            e->in_wheel--;
+            e->res->events++;
+            return true;
+        }
+        advance_to(e, e->now + 1);
+    }
 }
 
 /* ------------------------------------------------------------- template */
@@ -262,11 +357,20 @@ int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64
     return worst ? worst : 1;
 }
 
+/* Portable popcount (the build does not assume the POPCNT instruction). */
+static int popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+
 /* Look up one line's sectors (mask) at cycle t; returns the data-ready cycle. */
 static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_stage_stats *st)
 {
     const ls_hw *hw = e->hw;
-    int64_t set = line % e->l2_sets;
+    int64_t set = e->l2_sets_pow2 ? line & (e->l2_sets - 1) : line % e->l2_sets;
     l2line *ways = &e->l2[set * hw->l2_ways];
     l2line *hit = NULL, *victim = &ways[0];
     for (int64_t w = 0; w < hw->l2_ways; w++) {
@@ -277,7 +381,7 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
         if (ways[w].lru < victim->lru)
             victim = &ways[w];
     }
-    int nsect = __builtin_popcountll(mask);
+    int nsect = popcount64(mask);
     st->sectors += nsect;
     if (hit == NULL) {
         hit = victim;
@@ -288,9 +392,10 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
     hit->lru = ++e->lru_clock;
     uint64_t missing = mask & ~hit->valid;
     int64_t ready = t + hw->l2_latency;
-    st->sector_hits += nsect - __builtin_popcountll(missing);
+    int nmiss = popcount64(missing);
+    st->sector_hits += nsect - nmiss;
     if (missing) {
-        int64_t bytes = __builtin_popcountll(missing) * hw->sector_bytes;
+        int64_t bytes = nmiss * hw->sector_bytes;
         double start = e->dram_free > (double)t ? e->dram_free : (double)t;
         e->dram_free = start + (double)bytes / hw->dram_bytes_per_cycle;
         int64_t fill = (int64_t)ceil(e->dram_free) + hw->dram_latency;
@@ -306,18 +411,21 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
     return ready;
 }
 
-/* Touch the sectors of byte range [lo, hi); returns the latest ready cycle. */
+/* Touch the sectors of byte range [lo, hi); returns the latest ready cycle.
+ * Sector and line sizes are powers of two (checked by the model parser), so
+ * the walk is shifts and masks, one L2 lookup per line. */
 static int64_t touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st)
 {
-    const ls_hw *hw = e->hw;
     int64_t ready = t;
-    int64_t spl = hw->l2_line_bytes / hw->sector_bytes;
-    int64_t s0 = lo / hw->sector_bytes, s1 = (hi - 1) / hw->sector_bytes;
-    for (int64_t s = s0; s <= s1;) {
-        int64_t line = s / spl;
-        uint64_t mask = 0;
-        for (; s <= s1 && s / spl == line; s++)
-            mask |= UINT64_C(1) << (s % spl);
+    int64_t s0 = lo >> e->sector_shift, s1 = (hi - 1) >> e->sector_shift;
+    int64_t spl_mask = (INT64_C(1) << e->sectors_per_line_shift) - 1;
+    for (int64_t line = s0 >> e->sectors_per_line_shift;
+         line <= s1 >> e->sectors_per_line_shift; line++) {
+        int64_t first = line << e->sectors_per_line_shift;
+        int64_t a = s0 > first ? s0 - first : 0;
+        int64_t b = s1 < first + spl_mask ? s1 - first : spl_mask;
+        uint64_t mask = (b - a + 1 >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (b - a + 1)) - 1))
+                        << a;
         int64_t r = l2_access(e, line, mask, t, st);
         if (r > ready)
             ready = r;
@@ -751,6 +859,9 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     }
     ls_input_strides(p, e.in_strides);
     e.l2_sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
+    e.l2_sets_pow2 = (e.l2_sets & (e.l2_sets - 1)) == 0;
+    e.sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
+    e.sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
     e.l2 = ls_xcalloc((size_t)(e.l2_sets * hw->l2_ways), sizeof *e.l2);
     for (int64_t i = 0; i < e.l2_sets * hw->l2_ways; i++)
         e.l2[i].tag = -1;
@@ -767,12 +878,16 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     int64_t per_store = plan->stores_per_workgroup / (e.nsub * plan->results_per_thread);
     e.store_bytes = (per_store > 0 ? per_store : 1) * plan->acc_elem_bytes;
     smem_degrees(&e);
+    e.head = ls_xmalloc(LS_WHEEL * sizeof *e.head);
+    e.tail = ls_xmalloc(LS_WHEEL * sizeof *e.tail);
+    for (int i = 0; i < LS_WHEEL; i++)
+        e.head[i] = e.tail[i] = -1;
+    e.free_node = -1;
     for (int w = 0; w < e.n_wg_slots; w++)
         dispatch(&e, w, (int)(w % hw->wgp_count), 0);
-    while (e.nheap > 0) {
-        event ev = pop(&e);
+    event ev;
+    while (pop(&e, &ev))
         step(&e, ev.slot, ev.cycle);
-    }
     res->cycles = e.last_finish;
     res->time_us = (double)res->cycles / (double)hw->clock_mhz;
     res->dram_gbps = res->time_us > 0 ? (double)res->dram_bytes / (res->time_us * 1e3) : 0;
@@ -783,6 +898,9 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(ready);
     free(e.code);
     free(e.heap);
+    free(e.nodes);
+    free(e.head);
+    free(e.tail);
     free(e.sched_free);
     free(e.shfl_free);
     free(e.smem_free);

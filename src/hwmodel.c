@@ -122,6 +122,10 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
                            "l2_bytes must be a multiple of l2_line_bytes x l2_ways and the line "
                            "a multiple of sector_bytes");
+    if ((hw->sector_bytes & (hw->sector_bytes - 1)) ||
+        (hw->l2_line_bytes & (hw->l2_line_bytes - 1)))
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "sector_bytes and l2_line_bytes must be powers of two");
     if (hw->l2_line_bytes / hw->sector_bytes > 64)
         return ls_diag_set(diag, LS_ERR_LIMIT, file, 0, 0, "at most 64 sectors per line");
     hw->dram_bytes_per_cycle = hw->dram_gbps * 1e9 / (hw->clock_mhz * 1e6);

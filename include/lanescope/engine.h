@@ -5,10 +5,10 @@
  * each instruction issues and completes.  Values are the functional model's
  * business (functional.h); timing never depends on them.
  *
- *  events     a binary heap ordered by (cycle, sequence): ties go first-in
- *             first-out; an event scheduled while dispatching gets the next
- *             sequence number, so it runs after every event already queued
- *             for the same cycle.  Idle time is skipped.  No host clock.
+ *  events     ordered by (cycle, sequence) -- a timing wheel with a heap for
+ *             far events (engine.c): ties go first-in first-out; an event
+ *             scheduled while dispatching gets the next sequence number, so
+ *             it runs after every event already queued for the same cycle.  Idle time is skipped.  No host clock.
  *  machine    wgp_count WGPs, each with schedulers_per_wgp schedulers (one
  *             issue per cycle each; subgroup s uses scheduler s % n), resident
  *             limits (threads, subgroups, workgroups, shared memory) and a
