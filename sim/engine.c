@@ -41,13 +41,6 @@ typedef struct { /* an event in a wheel bucket */
     int32_t slot, next;
 } wnode;
 
-typedef struct { /* L2 line */
-    int64_t tag;       /* line index, -1 when empty */
-    uint64_t valid;    /* sector bitmask */
-    uint64_t lru;
-    int64_t fill_ready;
-} l2line;
-
 typedef struct {
     int64_t lo, hi; /* relative byte interval [lo, hi) */
 } interval;
@@ -98,7 +91,9 @@ typedef struct {
     int n_wg_slots, nsub;
     int64_t next_wg;
     /* memory */
-    l2line *l2;
+    int64_t *l2_tag;     /* line index, -1 when empty */
+    uint64_t *l2_lru, *l2_valid; /* LRU stamp, valid-sector mask */
+    int64_t *l2_fill;    /* cycle the last fill of the line arrives */
     int64_t l2_sets;
     bool l2_sets_pow2;
     int sector_shift, sectors_per_line_shift;
@@ -366,31 +361,32 @@ static int popcount64(uint64_t x)
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
-/* Look up one line's sectors (mask) at cycle t; returns the data-ready cycle. */
+/* Look up one line's sectors (mask) at cycle t; returns the data-ready cycle.
+ * The L2 is kept as separate arrays (tags, LRU stamps, sector masks, fill
+ * cycles) so the tag scan of a set reads 2 host cache lines, not 8. */
 static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_stage_stats *st)
 {
     const ls_hw *hw = e->hw;
     int64_t set = e->l2_sets_pow2 ? line & (e->l2_sets - 1) : line % e->l2_sets;
-    l2line *ways = &e->l2[set * hw->l2_ways];
-    l2line *hit = NULL, *victim = &ways[0];
-    for (int64_t w = 0; w < hw->l2_ways; w++) {
-        if (ways[w].tag == line) {
-            hit = &ways[w];
-            break;
-        }
-        if (ways[w].lru < victim->lru)
-            victim = &ways[w];
+    int64_t base = set * hw->l2_ways, w = 0;
+    const int64_t *tags = e->l2_tag + base;
+    while (w < hw->l2_ways && tags[w] != line)
+        w++;
+    if (w == hw->l2_ways) { /* miss: evict the least recently used way */
+        const uint64_t *lru = e->l2_lru + base;
+        w = 0;
+        for (int64_t k = 1; k < hw->l2_ways; k++)
+            if (lru[k] < lru[w])
+                w = k;
+        e->l2_tag[base + w] = line;
+        e->l2_valid[base + w] = 0;
+        e->l2_fill[base + w] = 0;
     }
+    int64_t i = base + w;
+    e->l2_lru[i] = ++e->lru_clock;
     int nsect = popcount64(mask);
     st->sectors += nsect;
-    if (hit == NULL) {
-        hit = victim;
-        hit->tag = line;
-        hit->valid = 0;
-        hit->fill_ready = 0;
-    }
-    hit->lru = ++e->lru_clock;
-    uint64_t missing = mask & ~hit->valid;
+    uint64_t missing = mask & ~e->l2_valid[i];
     int64_t ready = t + hw->l2_latency;
     int nmiss = popcount64(missing);
     st->sector_hits += nsect - nmiss;
@@ -399,15 +395,15 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
         double start = e->dram_free > (double)t ? e->dram_free : (double)t;
         e->dram_free = start + (double)bytes / hw->dram_bytes_per_cycle;
         int64_t fill = (int64_t)ceil(e->dram_free) + hw->dram_latency;
-        hit->valid |= missing;
-        if (fill > hit->fill_ready)
-            hit->fill_ready = fill;
+        e->l2_valid[i] |= missing;
+        if (fill > e->l2_fill[i])
+            e->l2_fill[i] = fill;
         st->dram_bytes += bytes;
         e->res->dram_bytes += bytes;
     }
     /* a sector still in flight (MSHR merge) is ready when its fill arrives */
-    if (hit->fill_ready > ready)
-        ready = hit->fill_ready;
+    if (e->l2_fill[i] > ready)
+        ready = e->l2_fill[i];
     return ready;
 }
 
@@ -862,9 +858,13 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.l2_sets_pow2 = (e.l2_sets & (e.l2_sets - 1)) == 0;
     e.sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
     e.sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
-    e.l2 = ls_xcalloc((size_t)(e.l2_sets * hw->l2_ways), sizeof *e.l2);
-    for (int64_t i = 0; i < e.l2_sets * hw->l2_ways; i++)
-        e.l2[i].tag = -1;
+    size_t nlines = (size_t)(e.l2_sets * hw->l2_ways);
+    e.l2_tag = ls_xmalloc(nlines * sizeof *e.l2_tag);
+    e.l2_lru = ls_xcalloc(nlines, sizeof *e.l2_lru);
+    e.l2_valid = ls_xcalloc(nlines, sizeof *e.l2_valid);
+    e.l2_fill = ls_xcalloc(nlines, sizeof *e.l2_fill);
+    for (size_t i = 0; i < nlines; i++)
+        e.l2_tag[i] = -1;
     e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
@@ -906,7 +906,10 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);
-    free(e.l2);
+    free(e.l2_tag);
+    free(e.l2_lru);
+    free(e.l2_valid);
+    free(e.l2_fill);
     free(e.ivals);
     free(e.ival_start);
     free(e.ival_count);

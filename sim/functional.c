@@ -148,7 +148,7 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
     for (int64_t done = 0; done < n; done += inner) {
         int64_t at = idx;
         for (int64_t c = 0; c < inner; c++, at += istride) {
-            double d = ls_input_float(ls_mix64(s->seed_hash ^ (uint64_t)at), k);
+            double d = ls_input_float(ls_input_hash(s->seed_hash, (uint64_t)at), k);
             if (k == LS_COMB_ADD) {
                 exact += d;
                 abs_sum += fabs(d);
@@ -306,7 +306,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
                 float *fa = s->facc + tid * nacc, fid = (float)ls_value_to_double(ident, t);
                 for (int64_t r = 0; r < s->regs; r++) {
                     float v = inside[r] ? (float)ls_input_float(
-                                              ls_mix64(s->seed_hash ^ (uint64_t)(base + rel[r])), k)
+                                              ls_input_hash(s->seed_hash, (uint64_t)(base + rel[r])), k)
                                         : fid;
                     float *a = &fa[s->acc_slot[r]];
                     *a = fast_combine(k, *a, v);

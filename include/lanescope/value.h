@@ -47,6 +47,16 @@ static inline uint64_t ls_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* Hash of input element `index` under a seed already passed through
+ * ls_mix64: one multiply and one xor-shift, whose low bits (the ones the
+ * generator uses) depend on bits 29 and up of the product.  Called twice per
+ * element per functional check, so its cost matters. */
+static inline uint64_t ls_input_hash(uint64_t seed_hash, uint64_t index)
+{
+    uint64_t z = (seed_hash ^ index) * 0x9e3779b97f4a7c15ull;
+    return z ^ (z >> 29);
+}
+
 /* The float an input hash stands for (every float type holds it exactly):
  * multiples of 1/64 in [-2, 2), or for products mostly +-1 with rare 2 and
  * 0.5, so long products stay finite. */
