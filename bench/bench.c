@@ -59,7 +59,7 @@ int main(int argc, char **argv)
         if (ls_engine_run(&plan, &hw, &r, NULL, &d))
             goto fail;
         t1 = now();
-        if (ls_functional_run(&plan, 1, 0, -1, &fr, &d))
+        if (ls_functional_run(&plan, (ls_input_source){1, NULL}, 0, -1, &fr, &d))
             goto fail;
         t2 = now();
         printf("%-26s %-8s %10lld %12lld %9.3f %12.3g %12.3g %9.3f %10lld %8ld\n", cases[i].file,

@@ -30,10 +30,37 @@ void ls_input_strides(const ls_problem *p, int64_t *strides)
     }
 }
 
-static ls_value load_input(const ls_problem *p, uint64_t seed, const int64_t *x)
+static ls_value load_input(const ls_problem *p, ls_input_source in, const int64_t *x)
 {
-    ls_value v = ls_input_value(seed, (uint64_t)ls_input_index(p, x), p->in_type, p->combiner);
+    int64_t idx = ls_input_index(p, x);
+    ls_value v = in.npy ? ls_npy_get(in.npy, idx)
+                        : ls_input_value(in.seed, (uint64_t)idx, p->in_type, p->combiner);
     return ls_value_extend(v, p->in_type, p->acc_type);
+}
+
+ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag)
+{
+    if (a->type != p->in_type)
+        return ls_diag_set(diag, LS_ERR_INVALID, path, 0, 0,
+                           "the array holds %s but %s reads %s", ls_elem_type_name(a->type),
+                           p->name, ls_elem_type_name(p->in_type));
+    bool same = a->rank == p->in_map_n;
+    for (int j = 0; same && j < p->in_map_n; j++)
+        same = a->shape[j] == p->size[p->in_map[j]];
+    if (!same) {
+        char want[160], got[160];
+        size_t u = 0, v = 0;
+        for (int j = 0; j < p->in_map_n; j++)
+            u += (size_t)snprintf(want + u, sizeof want - u, "%s%lld", j ? "x" : "",
+                                  (long long)p->size[p->in_map[j]]);
+        for (int j = 0; j < a->rank && v < sizeof got; j++)
+            v += (size_t)snprintf(got + v, sizeof got - v, "%s%lld", j ? "x" : "",
+                                  (long long)a->shape[j]);
+        return ls_diag_set(diag, LS_ERR_INVALID, path, 0, 0,
+                           "the array's shape is %s but %s's input is %s", a->rank ? got : "()",
+                           p->name, want);
+    }
+    return LS_OK;
 }
 
 /* (1+u)^n - 1 bounds the relative growth of every partial sum or product,
@@ -46,8 +73,8 @@ static double float_bound(const ls_problem *p, int64_t n, double magnitude)
     return expm1(steps * log1p(u)) * magnitude;
 }
 
-void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out, ls_value *value,
-                         double *bound)
+void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
+                         ls_value *value, double *bound)
 {
     int64_t x[LS_MAX_RANK] = {0};
     int red[LS_MAX_RANK], nred = 0;
@@ -70,7 +97,7 @@ void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out,
             x[red[r]] = rem % p->size[red[r]];
             rem /= p->size[red[r]];
         }
-        ls_value v = load_input(p, seed, x);
+        ls_value v = load_input(p, in, x);
         if (approx) {
             long double d = ls_value_to_double(v, p->acc_type);
             if (p->combiner == LS_COMB_ADD) {
@@ -271,7 +298,7 @@ static void run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type 
     }
 }
 
-static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
+static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                                ls_functional_result *res, ls_diag *diag)
 {
     const ls_plan *plan = s->plan;
@@ -325,7 +352,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
                 int64_t x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, wg_coord, it_coord, r, x, &valid);
-                ls_value v = valid ? load_input(p, seed, x) : ident;
+                ls_value v = valid ? load_input(p, in, x) : ident;
                 ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
                 *a = ls_combine(k, t, *a, v);
             }
@@ -403,18 +430,18 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
                     /* cluster position -> slot coordinates, first reduced dim fastest */
                     int64_t rem = (ln / plan->read_stride) % plan->read_cluster, slot = 0;
                     int64_t coord[LS_MAX_BODY];
-                    bool in = true;
+                    bool inside = true;
                     for (int r = 0; r < nred; r++) {
                         int64_t tile = 1;
                         while (tile < slot_tile[r])
                             tile <<= 1;
                         coord[r] = rem % tile;
                         rem /= tile;
-                        in &= coord[r] < slot_tile[r];
+                        inside &= coord[r] < slot_tile[r];
                     }
                     for (int r = 0; r < nred; r++)
-                        slot = slot * slot_tile[r] + (in ? coord[r] : 0);
-                    lane_v[ln] = in ? row[slot] : ident; /* masked read pads with identity */
+                        slot = slot * slot_tile[r] + (inside ? coord[r] : 0);
+                    lane_v[ln] = inside ? row[slot] : ident; /* masked read pads with identity */
                 }
                 run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz);
                 for (int64_t ln = 0; ln < sgsz; ln++)
@@ -474,10 +501,12 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
             if (s->fast)
                 reference_fast(s, out, &ref, &bound);
             else
-                ls_reference_output(p, seed, out, &ref, &bound);
+                ls_reference_output(p, in, out, &ref, &bound);
             double dv = ls_value_to_double(v, t), dr = ls_value_to_double(ref, t);
             bool ok;
-            if (bound > 0) {
+            if (isnan(dv) || isnan(dr)) {
+                ok = isnan(dv) && isnan(dr); /* NaN inputs (from .npy) propagate */
+            } else if (bound > 0) {
                 double diff = fabs(dv - dr);
                 ok = diff <= bound || (isinf(dv) && dv == dr);
                 if (ok && diff / bound > res->max_error_bound_ratio)
@@ -507,7 +536,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, uint64_t seed,
     return LS_OK;
 }
 
-ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, int64_t count,
+ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
                             ls_functional_result *res, ls_diag *diag)
 {
     memset(res, 0, sizeof *res);
@@ -547,10 +576,10 @@ ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, i
     s.slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s.slot_reg);
     build_slots(&s);
     const ls_problem *p = plan->problem;
-    s.fast = p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->in_type) &&
+    s.fast = in.npy == NULL && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->in_type) &&
              s.threads * s.regs <= (1 << 22);
     if (s.fast) {
-        s.seed_hash = ls_mix64(seed);
+        s.seed_hash = ls_mix64(in.seed);
         ls_input_strides(p, s.strides);
         s.rel = ls_xcalloc((size_t)(s.threads * s.regs), sizeof *s.rel);
         s.inside = ls_xcalloc((size_t)(s.threads * s.regs), sizeof *s.inside);
@@ -570,7 +599,7 @@ ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, i
     int64_t last = count < 0 || first + count > d->total_workgroups ? d->total_workgroups
                                                                      : first + count;
     for (int64_t wg = first; wg < last; wg++)
-        run_workgroup(&s, wg, seed, res, diag);
+        run_workgroup(&s, wg, in, res, diag);
     free(s.acc);
     free(s.res);
     free(s.tmp);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
+#include "lanescope/npy.h"
 #include "lanescope/import.h"
 
 #define CMD "sim"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
                "                    subgroup size: 64 -> mi300x, 32 -> h100)\n"
                "  --json, --csv     machine-readable results (CSV: the per-stage table)\n"
                "  --seed N          input generator seed (default 1); timing does not depend on it\n"
+               "  --input FILE.npy  take the input tensor from a NumPy array instead (C order,\n"
+               "                    the operand's shape and dtype; one reduction per INPUT)\n"
                "  --dump-plan       print the lowered per-workgroup program first\n"
                "  --no-check        skip the functional execution\n"
                "  --workgroups N    functional check of the first N workgroups only\n"
@@ -241,7 +244,7 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
 
 int ls_cmd_sim(int argc, char **argv)
 {
-    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE };
+    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT };
     static const struct option longopts[] = {
         {"dump-plan", no_argument, NULL, O_DUMP},   {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
@@ -249,11 +252,13 @@ int ls_cmd_sim(int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},        {"csv", no_argument, NULL, O_CSV},
         {"no-check", no_argument, NULL, O_NOCHECK}, {"help", no_argument, NULL, 'h'},
         {"trace", required_argument, NULL, O_TRACE},
+        {"input", required_argument, NULL, O_INPUT},
         {NULL, 0, NULL, 0},
     };
     bool dump = false, json = false, csv = false, check = true;
     int64_t seed = 1, max_wg = -1;
-    const char *target = NULL, *output = NULL, *trace_path = NULL;
+    const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
+    ls_npy npy = {0};
     ls_trace trace = {NULL, 0, 0, false};
     json_object *trace_events = NULL;
     optind = 1;
@@ -271,6 +276,7 @@ int ls_cmd_sim(int argc, char **argv)
         case O_CSV: csv = true; break;
         case O_NOCHECK: check = false; break;
         case O_TRACE: trace_path = optarg; break;
+        case O_INPUT: npy_path = optarg; break;
         case O_WG:
             if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &max_wg))
                 return 2;
@@ -362,7 +368,19 @@ int ls_cmd_sim(int argc, char **argv)
             trace_add(trace_events, p, &hw, &trace, (int)i);
         ls_functional_result fr;
         memset(&fr, 0, sizeof fr);
-        if (check && ls_functional_run(&plans[i], (uint64_t)seed, 0, max_wg, &fr, &diag))
+        ls_input_source src = {(uint64_t)seed, NULL};
+        if (check && npy_path) {
+            if (m->n_problems != 1) {
+                ls_diag_set(&diag, LS_ERR_USAGE, "--input", 0, 0,
+                            "%s has %zu reductions; --input feeds a file with exactly one",
+                            input, m->n_problems);
+                goto fail;
+            }
+            if (ls_npy_load(npy_path, &npy, &diag) || ls_npy_check(&npy, p, npy_path, &diag))
+                goto fail;
+            src.npy = &npy;
+        }
+        if (check && ls_functional_run(&plans[i], src, 0, max_wg, &fr, &diag))
             goto fail;
         if (json) {
             json_object *arr;
@@ -376,11 +394,16 @@ int ls_cmd_sim(int argc, char **argv)
         }
         print_text(out.f, p, &hw, &r);
         if (check) {
+            char from[300];
+            if (npy_path)
+                snprintf(from, sizeof from, "inputs from %s", npy_path);
+            else
+                snprintf(from, sizeof from, "seed %lld", (long long)seed);
             fprintf(out.f, "  functional check passed: %lld outputs of %lld workgroup%s match the "
-                           "reference (%s %s, seed %lld",
+                           "reference (%s %s, %s",
                     (long long)fr.outputs_checked, (long long)fr.workgroups_run,
                     fr.workgroups_run == 1 ? "" : "s", ls_combiner_name(p->combiner),
-                    ls_elem_type_name(p->acc_type), (long long)seed);
+                    ls_elem_type_name(p->acc_type), from);
             if (fr.max_error_bound_ratio > 0)
                 fprintf(out.f, "; largest float error %.3g of the rounding bound",
                         fr.max_error_bound_ratio);
@@ -419,6 +442,7 @@ fail:
     ls_cli_report(CMD, &diag);
     rc = 1;
 done:
+    ls_npy_free(&npy);
     free(trace.slices);
     if (trace_events)
         json_object_put(trace_events);

@@ -437,6 +437,28 @@ static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_li
                        c->op, other, e ? e->op : "something outside the body") == LS_OK;
 }
 
+/* The input may differ from the reduced type only through an extension the
+ * body (or a producer op) spells out: f16/bf16 -> wider float, iN -> wider
+ * int.  Anything else (i32 into an f32 addf, say) is not valid IR. */
+static bool check_types(importer *im, ls_problem *p, int line, int col)
+{
+    ls_elem_type a = p->in_type, b = p->acc_type;
+    bool ok = a == b || (p->extended && ls_elem_type_is_float(a) == ls_elem_type_is_float(b) &&
+                         ls_elem_type_bits(a) < ls_elem_type_bits(b));
+    if (!ok)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "the input is %s but the reduction is in %s, and no arith.extf / "
+                           "arith.extsi widens it",
+                           ls_elem_type_name(a), ls_elem_type_name(b)) == LS_OK;
+    bool fl = ls_elem_type_is_float(b);
+    if ((fl && ls_combiner_is_int_only(p->combiner)) ||
+        (!fl && ls_combiner_is_float_only(p->combiner)))
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "%s does not apply to %s values", ls_combiner_op(p->combiner, fl),
+                           ls_elem_type_name(b)) == LS_OK;
+    return true;
+}
+
 /* ---- lowering_config / compilation_info in an op's attribute dictionary ---- */
 
 static bool take_op_attrs(importer *im, const ls_attr *dict, ls_problem *p)
@@ -664,7 +686,7 @@ static void generic_op(importer *im, const char *result_name)
             return;
         }
     }
-    if (!analyse_body(im, &r, p, op.line, op.col))
+    if (!analyse_body(im, &r, p, op.line, op.col) || !check_types(im, p, op.line, op.col))
         return;
     if (!take_op_attrs(im, dict, p) || !take_op_attrs(im, attrs, p))
         return;
@@ -760,7 +782,15 @@ static void reduce_op(importer *im)
                     outs.types[0].rank, dims->n, p->rank, p->out_map_n);
         return;
     }
-    if (!analyse_body(im, &r, p, op.line, op.col))
+    for (int j = 0; j < p->out_map_n; j++)
+        if (outs.types[0].dims[j] != p->size[p->out_map[j]]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
+                        "init dimension %d is %lld but the input's dimension %d is %lld", j,
+                        (long long)outs.types[0].dims[j], p->out_map[j],
+                        (long long)p->size[p->out_map[j]]);
+            return;
+        }
+    if (!analyse_body(im, &r, p, op.line, op.col) || !check_types(im, p, op.line, op.col))
         return;
     if (!take_op_attrs(im, attrs, p))
         return;

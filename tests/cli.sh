@@ -117,6 +117,12 @@ $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check >"$tmp/run1.txt"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --seed 99 >"$tmp/run2.txt"
 cmp -s "$tmp/run1.txt" "$tmp/run2.txt"; check "sim timing is deterministic and seed-independent" $?
 
+# --input: values from a .npy file (4x8 float32, 0..31) instead of the generator.
+printf '%%r = linalg.reduce ins(%%a : tensor<4x8xf32>) outs(%%b : tensor<4xf32>) dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 8], thread = [0, 1], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} (%%i: f32, %%o: f32) {\n %%1 = arith.addf %%i, %%o : f32\n linalg.yield %%1 : f32\n}\n' >"$tmp/small.mlir"
+$LANESCOPE sim "$tmp/small.mlir" --input "$tmp/small.mlir" >/dev/null 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "sim --input non-npy exits 1" $?
+contains "sim --input message" "$tmp/stderr" "not a usable .npy file: no \\x93NUMPY magic"
+
 # Chrome trace: 72 workgroups x 2 subgroups x 5 stages with instructions = 720 slices.
 $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --trace "$tmp/trace.json" >/dev/null
 check "sim --trace exits 0" $?

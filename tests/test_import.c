@@ -178,6 +178,13 @@ static const struct {
     {"%r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%b : tensor<4xf32>) dimensions = [1] "
      "(%in: f32, %o: f32) {\n  %1 = arith.divf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
      2, 3, "arith.divf, which is not a combining op"},
+    /* found by the fuzzer: i32 data reduced by an f32 addf without a conversion */
+    {"%r = linalg.reduce ins(%a : tensor<4x8xi32>) outs(%b : tensor<4xf32>) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 6, "the input is i32 but the reduction is in f32, and no arith.extf / arith.extsi"},
+    {"%r = linalg.reduce ins(%a : tensor<5x8xf32>) outs(%b : tensor<8xf32>) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 46, "init dimension 0 is 8 but the input's dimension 0 is 5"},
 };
 
 START_TEST(op_errors)

@@ -4,6 +4,7 @@
  * sabotaged plan that must fail the check. */
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "lanescope/functional.h"
 #include "testutil.h"
@@ -230,7 +231,7 @@ START_TEST(functional_matches_reference)
                 dg.msg);
         ls_functional_result fr;
         int64_t wgs = d->total_workgroups < 3 ? d->total_workgroups : 3;
-        ls_status st = ls_functional_run(&plan, 1234, d->total_workgroups - wgs, wgs, &fr, &dg);
+        ls_status st = ls_functional_run(&plan, (ls_input_source){1234, NULL}, d->total_workgroups - wgs, wgs, &fr, &dg);
         REQUIRE(st == LS_OK, "kind %s type %s on %s: %s", ls_combiner_name(k),
                 ls_elem_type_name(t), arch, dg.msg);
         REQUIRE(fr.outputs_checked > 0, "no output checked");
@@ -260,11 +261,11 @@ START_TEST(sabotaged_plan_fails)
     ls_functional_result fr;
     ls_diag dg;
     ls_diag_clear(&dg);
-    ck_assert_int_eq(ls_functional_run(&plan, 9, 0, -1, &fr, &dg), LS_OK);
+    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL}, 0, -1, &fr, &dg), LS_OK);
     ck_assert_int_eq(fr.outputs_checked, 8);
     plan.subgroup_reduces[0].n_steps--; /* lose the xor-32 round */
     ls_diag_clear(&dg);
-    ck_assert_int_eq(ls_functional_run(&plan, 9, 0, -1, &fr, &dg), LS_ERR_INVALID);
+    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL}, 0, -1, &fr, &dg), LS_ERR_INVALID);
     ck_assert_int_eq(fr.mismatches, 8);
     ck_assert(strstr(dg.msg, "but the reference reduction gives") != NULL);
     free(d);
@@ -289,6 +290,89 @@ START_TEST(wide_shuffles_need_amd)
 }
 END_TEST
 
+/* A 4x8 float32 .npy holding 0..31, written by hand. */
+static void write_npy(const char *path, const char *descr, int elem_bytes)
+{
+    char hdr[128];
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (4, 8), }",
+                     descr);
+    while ((10 + n + 1) % 64 != 0)
+        hdr[n++] = ' ';
+    hdr[n++] = '\n';
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(n & 0xff),
+                             (unsigned char)(n >> 8)};
+    fwrite(pre, 1, 10, f);
+    fwrite(hdr, 1, (size_t)n, f);
+    for (int i = 0; i < 32; i++) {
+        float v = (float)i;
+        int32_t iv = i;
+        fwrite(elem_bytes == 4 && descr[1] == 'f' ? (void *)&v : (void *)&iv, 1,
+               (size_t)elem_bytes, f);
+    }
+    fclose(f);
+}
+
+START_TEST(npy_inputs)
+{
+    char path[] = "/tmp/lanescope-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_npy(path, "<f4", 4);
+    ls_npy a;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_npy_load(path, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(a.type, LS_ET_F32);
+    ck_assert_int_eq(a.rank, 2);
+    ck_assert_int_eq(a.shape[1], 8);
+    ck_assert(ls_value_to_double(ls_npy_get(&a, 13), LS_ET_F32) == 13.0);
+    ls_module *m = load_text(
+        "%r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%b : tensor<4xf32>) dimensions = [1] "
+        "{lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = "
+        "[0, 4], thread = [0, 1], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
+        "1]]}>} (%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : "
+        "f32\n}\n",
+        &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_problem p = m->problems[0];
+    free(m);
+    ck_assert_int_eq(ls_npy_check(&a, &p, path, &d), LS_OK);
+    ls_value v;
+    double bound;
+    ls_reference_output(&p, (ls_input_source){0, &a}, (int64_t[]){1}, &v, &bound);
+    ck_assert(ls_value_to_double(v, LS_ET_F32) == 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert(ls_derive(&p, dv, &d) == LS_OK);
+    ls_plan plan;
+    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("sm_80"), &plan, &d) == LS_OK);
+    ls_functional_result fr;
+    ck_assert_msg(ls_functional_run(&plan, (ls_input_source){0, &a}, 0, -1, &fr, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(fr.outputs_checked, 4);
+    /* the wrong shape or dtype is refused with both named */
+    p.size[1] = 16;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_npy_check(&a, &p, path, &d), LS_ERR_INVALID);
+    ck_assert(strstr(d.msg, "the array's shape is 4x8 but") != NULL);
+    ck_assert(strstr(d.msg, "input is 4x16") != NULL);
+    p.size[1] = 8;
+    p.in_type = LS_ET_F16;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_npy_check(&a, &p, path, &d), LS_ERR_INVALID);
+    ck_assert(strstr(d.msg, "the array holds f32 but") != NULL);
+    ls_npy_free(&a);
+    free(dv);
+    write_npy(path, "<c8", 8);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_npy_load(path, &a, &d), LS_ERR_SYNTAX);
+    ck_assert(strstr(d.msg, "dtype '<c8' is not one of") != NULL);
+    unlink(path);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -300,6 +384,7 @@ static Suite *sim_suite(void)
     tcase_add_loop_test(tc, functional_matches_reference, 0, LS_COMB_COUNT);
     tcase_add_test(tc, sabotaged_plan_fails);
     tcase_add_test(tc, wide_shuffles_need_amd);
+    tcase_add_test(tc, npy_inputs);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

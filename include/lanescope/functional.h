@@ -16,6 +16,7 @@
 #ifndef LANESCOPE_FUNCTIONAL_H
 #define LANESCOPE_FUNCTIONAL_H
 
+#include "lanescope/npy.h"
 #include "lanescope/plan.h"
 #include "lanescope/value.h"
 
@@ -32,14 +33,24 @@ typedef struct {
     char bad_sim[48], bad_ref[48];
 } ls_functional_result;
 
+/* Where input values come from: the seeded generator, or a .npy array
+ * (npy != NULL) whose shape and dtype ls_npy_check has accepted. */
+typedef struct {
+    uint64_t seed;
+    const ls_npy *npy;
+} ls_input_source;
+
+/* The array must hold the problem's input operand: same shape, same dtype. */
+ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag);
+
 /* Run workgroups [first, first + count) (count < 0: all).  Returns
  * LS_ERR_INVALID with the first mismatch described when a value is wrong. */
-ls_status ls_functional_run(const ls_plan *plan, uint64_t seed, int64_t first, int64_t count,
+ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
                             ls_functional_result *res, ls_diag *diag);
 
 /* The reference value of output element `out` (coordinates over the
  * problem's parallel dims in order) and its error bound. */
-void ls_reference_output(const ls_problem *p, uint64_t seed, const int64_t *out,
+void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound);
 
 /* Linear index of iteration-space element x in the row-major input tensor
