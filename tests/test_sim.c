@@ -306,10 +306,11 @@ static void write_npy(const char *path, const char *descr, int elem_bytes)
     fwrite(pre, 1, 10, f);
     fwrite(hdr, 1, (size_t)n, f);
     for (int i = 0; i < 32; i++) {
+        unsigned char buf[8] = {0};
         float v = (float)i;
-        int32_t iv = i;
-        fwrite(elem_bytes == 4 && descr[1] == 'f' ? (void *)&v : (void *)&iv, 1,
-               (size_t)elem_bytes, f);
+        if (descr[1] == 'f' && elem_bytes == 4)
+            memcpy(buf, &v, 4);
+        fwrite(buf, 1, (size_t)elem_bytes, f);
     }
     fclose(f);
 }
