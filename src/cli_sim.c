@@ -347,8 +347,12 @@ int ls_cmd_sim(int argc, char **argv)
         ls_hw hw;
         if (ls_hw_load(model, &hw, &diag))
             goto fail;
-        if (!p->has_target && ls_target_lookup(hw.name, &p->target))
-            p->has_target = true; /* IREE-visible limits of the modelled chip */
+        if (!p->has_target && hw.has_iree_target) { /* IREE-visible limits of the chip */
+            p->target = hw.iree_target;
+            p->has_target = true;
+        } else if (!p->has_target && ls_target_lookup(hw.name, &p->target)) {
+            p->has_target = true;
+        }
         if (ls_derive(p, &d[i], &diag))
             goto fail;
         if (ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))

@@ -9,6 +9,7 @@
 
 #include "lanescope/arena.h"
 #include "lanescope/hwmodel.h"
+#include "lanescope/mlir.h"
 
 typedef struct {
     const char *key;
@@ -45,7 +46,7 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         line++;
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
-        char buf[512];
+        char buf[4096];
         if (len >= sizeof buf)
             return ls_diag_set(diag, LS_ERR_LIMIT, file, line, 1,
                                "line longer than %zu characters", sizeof buf - 1);
@@ -65,6 +66,25 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         while (kend > s && isspace((unsigned char)kend[-1]))
             kend--;
         *kend = 0;
+        if (strcmp(s, "iree_target") == 0) {
+            /* the attribute text contains '#': parse the raw rest of the line
+             * before the comment split below cuts it */
+            const char *raw = eq + 1;
+            ls_arena arena;
+            ls_arena_init(&arena);
+            ls_diag local;
+            ls_diag_clear(&local);
+            ls_attr *a = ls_parse_attr_string(raw, strlen(raw), file, &arena, NULL, &local);
+            if (a == NULL || ls_target_from_attr(a, file, &hw->iree_target, &local)) {
+                ls_arena_fini(&arena);
+                return ls_diag_set(diag, local.status ? local.status : LS_ERR_SYNTAX, file,
+                                   line, local.col + (int)(raw - buf), "iree_target: %s",
+                                   local.msg);
+            }
+            ls_arena_fini(&arena);
+            hw->has_iree_target = true;
+            continue;
+        }
         char *v = eq + 1;
         while (isspace((unsigned char)*v))
             v++;

@@ -45,6 +45,11 @@ START_TEST(models_load)
     ls_hw hw;
     ls_diag d;
     ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ck_assert(hw.has_iree_target); /* IREE-visible fields written as #iree_gpu.target */
+    ck_assert_str_eq(hw.iree_target.arch, "gfx942");
+    ck_assert_int_eq(hw.iree_target.wgp_count, 304);
+    ck_assert_int_eq(hw.iree_target.subgroup_choices[0], 64);
     ck_assert_int_eq(ls_hw_parse("name = x\narch = sm_1\nwgp_count = 4\n", "m.hw", &hw, &d),
                      LS_ERR_INVALID);
     ck_assert_str_eq(d.msg, "'wgp_count' has no '# source: ...'; every number in a model needs "
@@ -55,6 +60,11 @@ START_TEST(models_load)
     ck_assert_str_eq(d.msg, "unknown key 'speed'");
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_hw_load("nosuchgpu", &hw, &d), LS_ERR_NOTFOUND);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_parse("iree_target = #iree_gpu.target<arch = \"x\">\n", "m.hw", &hw,
+                                 &d),
+                     LS_ERR_SYNTAX);
+    ck_assert(strstr(d.msg, "iree_target: #iree_gpu.target has no wgp") != NULL);
 }
 END_TEST
 

@@ -3,7 +3,9 @@
  * Format: one `key = value  # source: where the number comes from` per
  * line; `#` lines are comments.  Every numeric line must name its source
  * (a publication, a microbenchmark, or "estimate: why") -- a model with an
- * unsourced number is rejected.  Built-in names (h100, a100, mi300x,
+ * unsourced number is rejected.  An optional `iree_target = #iree_gpu.target<...>`
+ * line (one line, IREE's syntax) gives the IREE-visible fields that
+ * validation checks against; its source is IREE's KnownTargets.cpp.  Built-in names (h100, a100, mi300x,
  * rx7900xtx) resolve to targets/NAME.hw in the data directory.
  */
 #ifndef LANESCOPE_HWMODEL_H
@@ -11,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "lanescope/attrs.h"
 #include "lanescope/diag.h"
 
 typedef struct {
@@ -23,6 +26,8 @@ typedef struct {
     int64_t dram_latency;
     double dram_gbps; /* GB/s (1e9 bytes) */
     double dram_bytes_per_cycle; /* derived: dram_gbps / clock */
+    bool has_iree_target;
+    ls_target iree_target;
 } ls_hw;
 
 /* Parse model text; file names the source for messages. */
