@@ -27,6 +27,7 @@ typedef struct {
     int dep[2];       /* template entries whose results it reads (-1: none) */
     int load;         /* I_GLOAD: load index within the iteration */
     int result;       /* smem/store: result slot */
+    int step;         /* shuffle/DPP: step index within its reduction, else -1 */
 } tinst;
 
 typedef struct {
@@ -250,6 +251,7 @@ static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
     t->dep[1] = dep1;
     t->load = -1;
     t->result = -1;
+    t->step = -1;
     return e->ncode++;
 }
 
@@ -258,7 +260,9 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
     for (int i = 0; i < r->n_steps; i++) {
         const ls_reduce_step *s = &r->steps[i];
         int x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
+        e->code[x].step = i;
         prev = emit(e, I_ALU, st, x, prev);
+        e->code[prev].step = i;
     }
     return prev;
 }
@@ -536,10 +540,29 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
     }
 }
 
+static void record(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle, int64_t ready,
+                   const tinst *in)
+{
+    if (e->opts == NULL || e->opts->record == NULL)
+        return;
+    ls_engine_record r;
+    r.kind = kind;
+    r.cycle = cycle;
+    r.ready = ready;
+    r.workgroup = e->wgs[g->wg_slot].wg;
+    r.subgroup = kind == LS_REC_BARRIER ? -1 : g->sg;
+    r.stage = in ? in->stage : LS_STAGE_STORE;
+    r.op = in ? (int32_t)in->kind : -1;
+    r.iteration = g->iteration;
+    r.step = in ? in->step : -1;
+    e->opts->record(e->opts->record_ctx, &r);
+}
+
 static void finish_subgroup(engine *e, int slot)
 {
     sgstate *g = &e->sgs[slot];
     wgstate *w = &e->wgs[g->wg_slot];
+    record(e, LS_REC_DONE, g, g->done_cycle, g->done_cycle, NULL);
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         if (g->stage_first[k] < 0)
             continue;
@@ -687,10 +710,13 @@ static void step(engine *e, int slot, int64_t t)
         g->pc++;
         if (++w->arrived < e->nsub) {
             g->waiting = true; /* released by the last arrival */
+            record(e, LS_REC_ISSUE, g, t, t, in);
             return;
         }
         int64_t release = t + hw->barrier_latency;
         st->barriers++; /* one per workgroup release */
+        record(e, LS_REC_ISSUE, g, t, t, in);
+        record(e, LS_REC_BARRIER, g, release, release, in);
         w->arrived = 0;
         for (int s = 0; s < e->nsub; s++) {
             sgstate *o = &e->sgs[g->wg_slot * e->nsub + s];
@@ -704,6 +730,7 @@ static void step(engine *e, int slot, int64_t t)
     }
     }
     g->ready[g->pc] = done;
+    record(e, LS_REC_ISSUE, g, t, done, in);
     if (done > g->stage_last[in->stage])
         g->stage_last[in->stage] = done;
     if (done > g->done_cycle)

@@ -129,6 +129,8 @@ typedef struct {
     int64_t *acc_slot;   /* full register -> accumulator index */
     int64_t *res_slot;   /* accumulator index -> result slot */
     int64_t *slot_reg;   /* result slot -> first register feeding it */
+    ls_value *smem;      /* the cross-subgroup buffer as last written */
+    int64_t smem_n;
     /* fast path: f32 reductions of float inputs on interior tiles */
     bool fast;
     uint64_t seed_hash;
@@ -263,9 +265,10 @@ static int64_t dpp_source(ls_dpp_ctrl c, int64_t l)
 
 /* One gpu.subgroup_reduce over the lanes of one subgroup: v[lane]. */
 static void run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type t, ls_value *v,
-                       ls_value *tmp, int64_t sg_size)
+                       ls_value *tmp, int64_t sg_size, int max_steps)
 {
-    for (int i = 0; i < r->n_steps; i++) {
+    int n = max_steps >= 0 && max_steps < r->n_steps ? max_steps : r->n_steps;
+    for (int i = 0; i < n; i++) {
         const ls_reduce_step *st = &r->steps[i];
         memcpy(tmp, v, (size_t)sg_size * sizeof *v);
         for (int64_t l = 0; l < sg_size; l++) {
@@ -299,7 +302,8 @@ static void run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type 
 }
 
 static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
-                               ls_functional_result *res, ls_diag *diag)
+                               const ls_func_point *stop, ls_functional_result *res,
+                               ls_diag *diag)
 {
     const ls_plan *plan = s->plan;
     const ls_problem *p = s->p;
@@ -318,6 +322,12 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
     for (int64_t i = 0; i < s->threads * nacc; i++)
         s->acc[i] = ident;
     for (int64_t it = 0; it < plan->iterations; it++) {
+        if (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE && it == stop->iterations) {
+            if (s->fast && it > 0) /* the float accumulators are the current ones */
+                for (int64_t i = 0; i < s->threads * nacc; i++)
+                    s->acc[i] = ls_value_from_double(s->facc[i], t);
+            return LS_OK; /* snapshot: accumulators after `it` iterations */
+        }
         ls_iteration_coord(d, p, it, it_coord);
         if (s->fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
             int64_t origin[LS_MAX_RANK], base = 0;
@@ -360,6 +370,8 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             for (int64_t i = 0; i < s->threads * nacc; i++)
                 s->facc[i] = (float)ls_value_to_double(s->acc[i], t);
     }
+    if (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE)
+        return LS_OK;
     /* THREAD_REDUCE: reduced registers into their parallel result slot, in order. */
     for (int64_t tid = 0; tid < s->threads; tid++) {
         for (int64_t q = 0; q < nres; q++)
@@ -369,17 +381,27 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             *r = ls_combine(k, t, *r, s->acc[tid * nacc + a]);
         }
     }
+    if (stop && stop->stage == LS_STAGE_THREAD_REDUCE)
+        return LS_OK;
     /* SUBGROUP_REDUCE, per subgroup and result slot. */
-    for (int i = 0; i < plan->n_subgroup_reduces; i++)
+    for (int i = 0; i < plan->n_subgroup_reduces; i++) {
+        if (stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE && i > stop->reduce)
+            return LS_OK;
         for (int64_t sg = 0; sg < d->num_subgroups; sg++)
             for (int64_t q = 0; q < nres; q++) {
                 ls_value lane_v[1024];
                 for (int64_t ln = 0; ln < sgsz; ln++)
                     lane_v[ln] = s->res[(sg * sgsz + ln) * nres + q];
-                run_reduce(&plan->subgroup_reduces[i], k, t, lane_v, s->tmp, sgsz);
+                run_reduce(&plan->subgroup_reduces[i], k, t, lane_v, s->tmp, sgsz,
+                           stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE && stop->reduce == i
+                               ? stop->steps
+                               : -1);
                 for (int64_t ln = 0; ln < sgsz; ln++)
                     s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
             }
+    }
+    if (stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE)
+        return LS_OK;
     /* CROSS_SUBGROUP: slot per virtual subgroup id of the reduced dims; lanes
      * read slot = their position in the read cluster (identity past the end). */
     if (plan->cross_subgroup) {
@@ -414,6 +436,14 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             for (int64_t q = 0; q < nres; q++)
                 buf[parallel_pos(s, tid, q) * nslots + slot] = s->res[tid * nres + q];
         }
+        free(s->smem);
+        s->smem = ls_xmalloc((size_t)(npos * nslots) * sizeof *s->smem);
+        memcpy(s->smem, buf, (size_t)(npos * nslots) * sizeof *buf);
+        s->smem_n = npos * nslots;
+        if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP && stop->steps < 0) {
+            free(buf); /* snapshot: partials written, nothing read yet */
+            return LS_OK;
+        }
         for (int64_t sg = 0; sg < d->num_subgroups; sg++)
             for (int64_t q = 0; q < nres; q++) {
                 ls_value lane_v[1024];
@@ -443,16 +473,21 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                         slot = slot * slot_tile[r] + (inside ? coord[r] : 0);
                     lane_v[ln] = inside ? row[slot] : ident; /* masked read pads with identity */
                 }
-                run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz);
+                run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz,
+                           stop && stop->stage == LS_STAGE_CROSS_SUBGROUP ? stop->steps : -1);
                 for (int64_t ln = 0; ln < sgsz; ln++)
                     s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
             }
         free(buf);
     }
+    if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP)
+        return LS_OK;
     /* ACC_COMBINE with the init (the identity), then STORE: every holder of an
      * output element must agree; the first one's value is compared. */
     for (int64_t i = 0; i < s->threads * nres; i++)
         s->res[i] = ls_combine(k, t, s->res[i], ident);
+    if (stop)
+        return LS_OK; /* snapshot of the final values; the check is not run */
     /* The writer of each output is the thread whose virtual thread and
      * subgroup ids on the reduced dims are 0 and that is the first of its
      * duplication group: each output is checked exactly once. */
@@ -536,6 +571,96 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
     return LS_OK;
 }
 
+static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
+{
+    const ls_derived *d = plan->derived;
+    memset(s, 0, sizeof *s);
+    s->plan = plan;
+    s->p = plan->problem;
+    s->d = d;
+    s->threads = d->workgroup_size;
+    s->regs = ls_nl_registers(&d->layout);
+    s->acc = ls_xcalloc((size_t)(s->threads * plan->acc_registers), sizeof *s->acc);
+    s->res = ls_xcalloc((size_t)(s->threads * plan->results_per_thread), sizeof *s->res);
+    s->tmp = ls_xcalloc((size_t)d->subgroup_size, sizeof *s->tmp);
+    s->acc_slot = ls_xcalloc((size_t)s->regs, sizeof *s->acc_slot);
+    s->res_slot = ls_xcalloc((size_t)plan->acc_registers, sizeof *s->res_slot);
+    s->slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s->slot_reg);
+    build_slots(s);
+    const ls_problem *p = plan->problem;
+    s->fast = in.npy == NULL && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->in_type) &&
+              s->threads * s->regs <= (1 << 22);
+    if (s->fast) {
+        s->seed_hash = ls_mix64(in.seed);
+        ls_input_strides(p, s->strides);
+        s->rel = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->rel);
+        s->inside = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->inside);
+        s->facc = ls_xcalloc((size_t)(s->threads * plan->acc_registers), sizeof *s->facc);
+        /* offsets in workgroup 0 / iteration 0, whose origin is index 0; an
+         * interior tile has the same offsets and validity at its own origin */
+        int64_t zero[LS_MAX_RANK] = {0};
+        for (int64_t tid = 0; tid < s->threads; tid++)
+            for (int64_t r = 0; r < s->regs; r++) {
+                int64_t x[LS_MAX_RANK];
+                bool valid;
+                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+                s->rel[tid * s->regs + r] = valid ? ls_input_index(p, x) : 0;
+                s->inside[tid * s->regs + r] = valid;
+            }
+    }
+}
+
+static void state_fini(exec_state *s)
+{
+    free(s->acc);
+    free(s->res);
+    free(s->tmp);
+    free(s->acc_slot);
+    free(s->res_slot);
+    free(s->slot_reg);
+    free(s->rel);
+    free(s->inside);
+    free(s->facc);
+    free(s->smem);
+}
+
+ls_status ls_functional_snapshot(const ls_plan *plan, ls_input_source in, int64_t workgroup,
+                                 const ls_func_point *at, ls_func_snapshot *out, ls_diag *diag)
+{
+    const ls_derived *d = plan->derived;
+    memset(out, 0, sizeof *out);
+    if (workgroup < 0 || workgroup >= d->total_workgroups)
+        return ls_diag_set(diag, LS_ERR_INVALID, plan->problem->file, 0, 0,
+                           "workgroup %lld is outside 0..%lld", (long long)workgroup,
+                           (long long)d->total_workgroups - 1);
+    exec_state s;
+    state_init(&s, plan, in);
+    ls_functional_result res;
+    memset(&res, 0, sizeof res);
+    run_workgroup(&s, workgroup, in, at, &res, diag);
+    bool acc = at->stage == LS_STAGE_LOAD_ACCUMULATE;
+    out->threads = s.threads;
+    out->per_thread = acc ? plan->acc_registers : plan->results_per_thread;
+    out->accumulators = acc;
+    size_t n = (size_t)(out->threads * out->per_thread);
+    out->values = ls_xmalloc(n * sizeof *out->values);
+    memcpy(out->values, acc ? s.acc : s.res, n * sizeof *out->values);
+    if (s.smem && at->stage >= LS_STAGE_CROSS_SUBGROUP) {
+        out->smem_n = s.smem_n;
+        out->smem = ls_xmalloc((size_t)s.smem_n * sizeof *out->smem);
+        memcpy(out->smem, s.smem, (size_t)s.smem_n * sizeof *out->smem);
+    }
+    state_fini(&s);
+    return LS_OK;
+}
+
+void ls_func_snapshot_free(ls_func_snapshot *snap)
+{
+    free(snap->values);
+    free(snap->smem);
+    snap->values = snap->smem = NULL;
+}
+
 ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
                             ls_functional_result *res, ls_diag *diag)
 {
@@ -562,52 +687,11 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
                            "(--no-check)",
                            (long long)LS_MAX_FUNCTIONAL_ELEMENTS);
     exec_state s;
-    memset(&s, 0, sizeof s);
-    s.plan = plan;
-    s.p = plan->problem;
-    s.d = d;
-    s.threads = d->workgroup_size;
-    s.regs = ls_nl_registers(&d->layout);
-    s.acc = ls_xcalloc((size_t)(s.threads * plan->acc_registers), sizeof *s.acc);
-    s.res = ls_xcalloc((size_t)(s.threads * plan->results_per_thread), sizeof *s.res);
-    s.tmp = ls_xcalloc((size_t)d->subgroup_size, sizeof *s.tmp);
-    s.acc_slot = ls_xcalloc((size_t)s.regs, sizeof *s.acc_slot);
-    s.res_slot = ls_xcalloc((size_t)plan->acc_registers, sizeof *s.res_slot);
-    s.slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s.slot_reg);
-    build_slots(&s);
-    const ls_problem *p = plan->problem;
-    s.fast = in.npy == NULL && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->in_type) &&
-             s.threads * s.regs <= (1 << 22);
-    if (s.fast) {
-        s.seed_hash = ls_mix64(in.seed);
-        ls_input_strides(p, s.strides);
-        s.rel = ls_xcalloc((size_t)(s.threads * s.regs), sizeof *s.rel);
-        s.inside = ls_xcalloc((size_t)(s.threads * s.regs), sizeof *s.inside);
-        s.facc = ls_xcalloc((size_t)(s.threads * plan->acc_registers), sizeof *s.facc);
-        /* offsets in workgroup 0 / iteration 0, whose origin is index 0; an
-         * interior tile has the same offsets and validity at its own origin */
-        int64_t zero[LS_MAX_RANK] = {0};
-        for (int64_t tid = 0; tid < s.threads; tid++)
-            for (int64_t r = 0; r < s.regs; r++) {
-                int64_t x[LS_MAX_RANK];
-                bool valid;
-                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
-                s.rel[tid * s.regs + r] = valid ? ls_input_index(p, x) : 0;
-                s.inside[tid * s.regs + r] = valid;
-            }
-    }
+    state_init(&s, plan, in);
     int64_t last = count < 0 || first + count > d->total_workgroups ? d->total_workgroups
                                                                      : first + count;
     for (int64_t wg = first; wg < last; wg++)
-        run_workgroup(&s, wg, in, res, diag);
-    free(s.acc);
-    free(s.res);
-    free(s.tmp);
-    free(s.acc_slot);
-    free(s.res_slot);
-    free(s.slot_reg);
-    free(s.rel);
-    free(s.inside);
-    free(s.facc);
+        run_workgroup(&s, wg, in, NULL, res, diag);
+    state_fini(&s);
     return res->mismatches ? LS_ERR_INVALID : LS_OK;
 }

@@ -362,7 +362,7 @@ int ls_cmd_sim(int argc, char **argv)
         ls_sim_result r;
         progress_state ps = {now_seconds(), 0, p->name, false};
         ls_engine_opts eo = {trace_path ? &trace : NULL, isatty(STDERR_FILENO) ? progress : NULL,
-                             &ps};
+                             &ps, NULL, NULL};
         ls_status est = ls_engine_run(&plans[i], &hw, &r, &eo, &diag);
         if (ps.shown)
             fprintf(stderr, "\r\033[K");

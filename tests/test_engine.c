@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "lanescope/engine.h"
+#include "lanescope/stepper.h"
 #include "lanescope/swizzle.h"
 #include "testutil.h"
 
@@ -202,6 +203,91 @@ START_TEST(bandwidth_bound_scaling)
 }
 END_TEST
 
+START_TEST(stepping)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK);
+    char text[2048];
+    reduce_text(text, sizeof text, 1, 64,
+                "workgroup = [1, 0], partial_reduction = [0, 64], thread = [0, 1], lane_basis = "
+                "[[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]",
+                64);
+    ls_module *m = load_text(text, &d);
+    ls_problem p = m->problems[0];
+    free(m);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert(ls_derive(&p, dv, &d) == LS_OK);
+    ls_plan plan;
+    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d) == LS_OK);
+    ls_input_source in = {5, NULL};
+    ls_stepper *st;
+    ck_assert_msg(ls_stepper_new(&plan, &hw, in, 0, &st, &d) == LS_OK, "%s", d.msg);
+    /* load, accumulate, 6 x (shuffle, combine), init combine, store, done */
+    ck_assert_int_eq(ls_stepper_length(st), 17);
+    ck_assert(ls_stepper_forward(st, LS_STEP_INSTRUCTION));
+    ck_assert_int_eq(ls_stepper_record(st, ls_stepper_position(st))->cycle, 0);
+    ck_assert(ls_stepper_forward(st, LS_STEP_STAGE));
+    const ls_engine_record *r = ls_stepper_record(st, ls_stepper_position(st));
+    ck_assert_int_eq(r->stage, LS_STAGE_SUBGROUP_REDUCE);
+    ck_assert_int_eq(r->cycle, 505); /* the first shuffle, as in the hand-computed path */
+    ls_func_snapshot snap;
+    ck_assert(ls_stepper_snapshot(st, 0, &snap, &d) == LS_OK);
+    ck_assert(!snap.accumulators);
+    ck_assert_int_eq(snap.threads, 64);
+    for (int l = 0; l < 64; l++) /* before any butterfly round: each lane its own element */
+        ck_assert(snap.values[l] == ls_input_value(5, (uint64_t)l, LS_ET_F32, LS_COMB_ADD));
+    ls_func_snapshot_free(&snap);
+    ck_assert(ls_stepper_forward(st, LS_STEP_INSTRUCTION)); /* the combine of round 1 */
+    ck_assert(ls_stepper_forward(st, LS_STEP_INSTRUCTION));
+    ck_assert(ls_stepper_snapshot(st, 0, &snap, &d) == LS_OK);
+    for (int l = 0; l < 64; l++) {
+        ls_value a = ls_input_value(5, (uint64_t)l, LS_ET_F32, LS_COMB_ADD);
+        ls_value b = ls_input_value(5, (uint64_t)(l ^ 1), LS_ET_F32, LS_COMB_ADD);
+        ck_assert(snap.values[l] == ls_combine(LS_COMB_ADD, LS_ET_F32, a, b));
+    }
+    ls_func_snapshot_free(&snap);
+    ck_assert(ls_stepper_back(st, LS_STEP_INSTRUCTION));
+    ck_assert(ls_stepper_back(st, LS_STEP_INSTRUCTION));
+    ck_assert(ls_stepper_snapshot(st, 0, &snap, &d) == LS_OK);
+    ck_assert(snap.values[7] == ls_input_value(5, 7, LS_ET_F32, LS_COMB_ADD));
+    ls_func_snapshot_free(&snap);
+    while (ls_stepper_forward(st, LS_STEP_EVENT))
+        ;
+    ck_assert_int_eq(ls_stepper_position(st), 16);
+    ck_assert_int_eq(ls_stepper_record(st, 16)->kind, LS_REC_DONE);
+    ck_assert_int_eq(ls_stepper_record(st, 16)->cycle, 753);
+    ck_assert(ls_stepper_snapshot(st, 0, &snap, &d) == LS_OK);
+    ls_value ref;
+    double bound;
+    ls_reference_output(&p, in, (int64_t[]){0}, &ref, &bound);
+    for (int l = 0; l < 64; l++) /* every lane ends with the whole row's sum */
+        ck_assert(fabs(ls_value_to_double(snap.values[l], LS_ET_F32) -
+                       ls_value_to_double(ref, LS_ET_F32)) <= bound);
+    ls_func_snapshot_free(&snap);
+    ck_assert(!ls_stepper_forward(st, LS_STEP_BARRIER)); /* one subgroup: no barrier */
+    ls_stepper_free(st);
+
+    /* Example 2: two subgroups, IREE's two barriers per workgroup */
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    m = load_example("seed000_example2.mlir", &d);
+    p = m->problems[0];
+    free(m);
+    ck_assert(ls_derive(&p, dv, &d) == LS_OK);
+    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
+    ck_assert(ls_stepper_new(&plan, &hw, in, 3, &st, &d) == LS_OK);
+    ck_assert(ls_stepper_forward(st, LS_STEP_BARRIER));
+    ck_assert(ls_stepper_forward(st, LS_STEP_BARRIER));
+    ck_assert(!ls_stepper_forward(st, LS_STEP_BARRIER));
+    ck_assert(ls_stepper_snapshot(st, 1, &snap, &d) == LS_OK);
+    ck_assert_int_eq(snap.smem_n, 16 * 2); /* [16 rows, 2 subgroup slots] */
+    ls_func_snapshot_free(&snap);
+    ls_stepper_free(st);
+    free(dv);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -211,6 +297,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, hand_computed_critical_path);
     tcase_add_test(tc, barriers_and_smem);
     tcase_add_test(tc, bandwidth_bound_scaling);
+    tcase_add_test(tc, stepping);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

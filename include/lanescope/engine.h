@@ -79,12 +79,33 @@ typedef struct {
     ls_stage_stats stage[LS_STAGE_COUNT];
 } ls_sim_result;
 
+typedef enum {
+    LS_REC_ISSUE,   /* an instruction issued */
+    LS_REC_BARRIER, /* a barrier released the workgroup */
+    LS_REC_DONE     /* a subgroup finished */
+} ls_record_kind;
+
+/* What the engine reports to a recorder, one per issue/release/finish. */
+typedef struct {
+    ls_record_kind kind;
+    int64_t cycle, ready;  /* issue cycle; result-ready cycle (ISSUE) */
+    int64_t workgroup;
+    int32_t subgroup;      /* within the workgroup; -1 for BARRIER */
+    ls_stage stage;
+    int32_t op;            /* 0 load, 1 ALU, 2 shuffle, 3 DPP, 4 barrier, 5/6 smem st/ld, 7 store */
+    int64_t iteration;     /* partial-reduction iteration of a LOAD_ACCUMULATE instruction */
+    int32_t step;          /* butterfly/DPP step index within its stage, -1 otherwise */
+} ls_engine_record;
+
 typedef struct {
     ls_trace *trace; /* NULL, or every subgroup's stage spans are recorded here */
     /* Called after every finished workgroup (NULL: none).  The engine keeps
      * no clock; a caller that wants wall-time pacing reads its own. */
     void (*progress)(void *ctx, int64_t finished_workgroups, int64_t total_workgroups);
     void *progress_ctx;
+    /* Called for every record (NULL: none): the stepping API's timeline. */
+    void (*record)(void *ctx, const ls_engine_record *r);
+    void *record_ctx;
 } ls_engine_opts;
 
 /* opts may be NULL. */

@@ -48,6 +48,33 @@ ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, l
 ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
                             ls_functional_result *res, ls_diag *diag);
 
+/* A point inside one workgroup's execution, for snapshots:
+ *   LOAD_ACCUMULATE   after `iterations` iterations of the loop
+ *   THREAD_REDUCE     after the thread-local reduce
+ *   SUBGROUP_REDUCE   after `steps` steps of subgroup reduce number `reduce`
+ *   CROSS_SUBGROUP    steps < 0: partials written to the buffer, nothing read;
+ *                     else after `steps` steps of the second reduction
+ *   ACC_COMBINE/STORE the final values */
+typedef struct {
+    ls_stage stage;
+    int64_t iterations;
+    int reduce, steps;
+} ls_func_point;
+
+typedef struct {
+    int64_t threads, per_thread;
+    bool accumulators; /* values are loop accumulators (else result slots) */
+    ls_value *values;  /* threads x per_thread, owned */
+    ls_value *smem;    /* the cross-subgroup buffer once written, owned (NULL before) */
+    int64_t smem_n;
+} ls_func_snapshot;
+
+/* Every lane's values of one workgroup at a point: a deterministic replay of
+ * that workgroup from its start (cost: one workgroup's functional run). */
+ls_status ls_functional_snapshot(const ls_plan *plan, ls_input_source in, int64_t workgroup,
+                                 const ls_func_point *at, ls_func_snapshot *out, ls_diag *diag);
+void ls_func_snapshot_free(ls_func_snapshot *snap);
+
 /* The reference value of output element `out` (coordinates over the
  * problem's parallel dims in order) and its error bound. */
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
