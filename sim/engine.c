@@ -57,6 +57,10 @@ typedef struct {
     int64_t barrier_arrival;
     bool waiting;
     int64_t done_cycle;
+    int64_t tile_iteration; /* iteration the cached tile data below is for */
+    int64_t it_coord[LS_MAX_RANK];
+    int64_t tile_base;
+    bool tile_ragged;
 } sgstate;
 
 typedef struct {
@@ -93,21 +97,24 @@ typedef struct {
     int64_t next_wg;
     /* memory */
     int64_t *l2_tag;     /* line index, -1 when empty */
-    uint64_t *l2_lru, *l2_valid; /* LRU stamp, valid-sector mask */
+    uint8_t *l2_order;   /* per set: way indices, most recently used first (exact LRU) */
+    uint8_t *l2_fp;      /* per way: 8-bit fingerprint of its tag */
+    uint64_t *l2_valid;  /* valid-sector mask */
     int64_t *l2_fill;    /* cycle the last fill of the line arrives */
     int64_t l2_sets;
     bool l2_sets_pow2;
     int sector_shift, sectors_per_line_shift;
-    uint64_t lru_clock;
-    double dram_free;
+    int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
+    int64_t sector_ticks;
     int64_t in_strides[LS_MAX_RANK];
     interval *ivals;     /* per (subgroup in wg, load): merged intervals, interior tiles */
     int *ival_start, *ival_count;
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int64_t last_finish;
-    int64_t store_bytes; /* per GSTORE instruction */
+    int64_t store_bytes, store_ticks; /* per GSTORE instruction */
     ls_trace *trace;
     const ls_engine_opts *opts;
+    bool recording;
     int64_t finished_wgs;
     int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
 } engine;
@@ -125,7 +132,12 @@ typedef struct {
 
 enum { LS_WHEEL = 1 << 14 };
 
-static int32_t node_new(engine *e, int64_t cycle, uint64_t seq, int32_t slot)
+/* The DRAM queue counts in ticks of 2^-20 cycle: integer arithmetic, and a
+ * rounding error per sector far below a cycle over any run. */
+#define LS_TICK_SHIFT 20
+#define LS_TICK (INT64_C(1) << LS_TICK_SHIFT)
+
+static inline int32_t node_new(engine *e, int64_t cycle, uint64_t seq, int32_t slot)
 {
     int32_t n;
     if (e->free_node >= 0) {
@@ -142,7 +154,7 @@ static int32_t node_new(engine *e, int64_t cycle, uint64_t seq, int32_t slot)
     return n;
 }
 
-static void bucket_append(engine *e, int32_t n)
+static inline void bucket_append(engine *e, int32_t n)
 {
     int64_t b = e->nodes[n].cycle & (LS_WHEEL - 1);
     if (e->tail[b] < 0)
@@ -194,7 +206,7 @@ static event heap_pop(engine *e)
     return top;
 }
 
-static void push(engine *e, int64_t cycle, int slot)
+static inline void push(engine *e, int64_t cycle, int slot)
 {
     uint64_t seq = e->seq++;
     if (cycle < e->now + LS_WHEEL)
@@ -371,23 +383,33 @@ static int popcount64(uint64_t x)
 static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_stage_stats *st)
 {
     const ls_hw *hw = e->hw;
+    int ways = (int)hw->l2_ways;
     int64_t set = e->l2_sets_pow2 ? line & (e->l2_sets - 1) : line % e->l2_sets;
-    int64_t base = set * hw->l2_ways, w = 0;
+    int64_t base = set * ways;
     const int64_t *tags = e->l2_tag + base;
-    while (w < hw->l2_ways && tags[w] != line)
+    uint8_t *order = e->l2_order + base; /* way indices, most recent first */
+    /* 8-bit fingerprints filter the scan: a miss reads 16 bytes, not 16 tags */
+    uint8_t fp = (uint8_t)(line ^ (line >> 8) ^ (line >> 16));
+    uint8_t *fps = e->l2_fp + base;
+    int w = 0, pos = ways - 1;
+    while (w < ways && (fps[w] != fp || tags[w] != line))
         w++;
-    if (w == hw->l2_ways) { /* miss: evict the least recently used way */
-        const uint64_t *lru = e->l2_lru + base;
-        w = 0;
-        for (int64_t k = 1; k < hw->l2_ways; k++)
-            if (lru[k] < lru[w])
-                w = k;
+    if (w == ways) { /* miss: the least recently used way is last in the order */
+        w = order[pos];
         e->l2_tag[base + w] = line;
+        fps[w] = fp;
         e->l2_valid[base + w] = 0;
         e->l2_fill[base + w] = 0;
+    } else {
+        pos = 0;
+        while (order[pos] != w)
+            pos++;
     }
+    /* move w to the front */
+    for (; pos > 0; pos--) /* at most l2_ways - 1 bytes: cheaper than a memmove call */
+        order[pos] = order[pos - 1];
+    order[0] = (uint8_t)w;
     int64_t i = base + w;
-    e->l2_lru[i] = ++e->lru_clock;
     int nsect = popcount64(mask);
     st->sectors += nsect;
     uint64_t missing = mask & ~e->l2_valid[i];
@@ -396,9 +418,9 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
     st->sector_hits += nsect - nmiss;
     if (missing) {
         int64_t bytes = nmiss * hw->sector_bytes;
-        double start = e->dram_free > (double)t ? e->dram_free : (double)t;
-        e->dram_free = start + (double)bytes / hw->dram_bytes_per_cycle;
-        int64_t fill = (int64_t)ceil(e->dram_free) + hw->dram_latency;
+        int64_t now = t << LS_TICK_SHIFT;
+        e->dram_free = (e->dram_free > now ? e->dram_free : now) + nmiss * e->sector_ticks;
+        int64_t fill = ((e->dram_free + LS_TICK - 1) >> LS_TICK_SHIFT) + hw->dram_latency;
         e->l2_valid[i] |= missing;
         if (fill > e->l2_fill[i])
             e->l2_fill[i] = fill;
@@ -528,6 +550,7 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
         g->sched = s % (int)e->hw->schedulers_per_wgp;
         g->pc = 0;
         g->iteration = 0;
+        g->tile_iteration = -1;
         g->waiting = false;
         g->done_cycle = 0;
         for (int i = 0; i < e->ncode; i++)
@@ -540,11 +563,9 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
     }
 }
 
-static void record(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle, int64_t ready,
-                   const tinst *in)
+static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle,
+                        int64_t ready, const tinst *in)
 {
-    if (e->opts == NULL || e->opts->record == NULL)
-        return;
     ls_engine_record r;
     r.kind = kind;
     r.cycle = cycle;
@@ -556,6 +577,14 @@ static void record(engine *e, ls_record_kind kind, const sgstate *g, int64_t cyc
     r.iteration = g->iteration;
     r.step = in ? in->step : -1;
     e->opts->record(e->opts->record_ctx, &r);
+}
+
+/* The recorder hook costs nothing unless a stepper asked for it. */
+static inline void record(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle,
+                          int64_t ready, const tinst *in)
+{
+    if (e->recording)
+        record_slow(e, kind, g, cycle, ready, in);
 }
 
 static void finish_subgroup(engine *e, int slot)
@@ -617,13 +646,9 @@ static void step(engine *e, int slot, int64_t t)
     for (int k = 0; k < 2; k++)
         if (in->dep[k] >= 0 && g->ready[in->dep[k]] > ready)
             ready = g->ready[in->dep[k]];
-    if (ready > t) {
-        push(e, ready, slot);
-        return;
-    }
     int64_t *sched = &e->sched_free[g->wgp * hw->schedulers_per_wgp + g->sched];
-    if (*sched > t) {
-        push(e, *sched, slot);
+    if (ready > t || *sched > t) { /* wait for both; re-checked when it fires */
+        push(e, ready > *sched ? ready : *sched, slot);
         return;
     }
     *sched = t + 1;
@@ -649,12 +674,17 @@ static void step(engine *e, int slot, int64_t t)
         break;
     }
     case I_GLOAD: {
-        int64_t it_coord[LS_MAX_RANK];
-        ls_iteration_coord(e->d, e->p, g->iteration, it_coord);
+        if (g->tile_iteration != g->iteration) { /* once per iteration, not per load */
+            ls_iteration_coord(e->d, e->p, g->iteration, g->it_coord);
+            g->tile_ragged = ls_tile_is_ragged(e->d, e->p, w->wg_coord, g->it_coord);
+            g->tile_base = tile_base(e, w->wg_coord, g->it_coord);
+            g->tile_iteration = g->iteration;
+        }
+        const int64_t *it_coord = g->it_coord;
         int64_t nl = e->plan->loads_per_iteration;
         done = t;
-        if (!ls_tile_is_ragged(e->d, e->p, w->wg_coord, it_coord)) {
-            int64_t base = tile_base(e, w->wg_coord, it_coord);
+        if (!g->tile_ragged) {
+            int64_t base = g->tile_base;
             const interval *iv = e->ivals + e->ival_start[g->sg * nl + in->load];
             for (int i = 0; i < e->ival_count[g->sg * nl + in->load]; i++) {
                 int64_t r = touch_range(e, base + iv[i].lo, base + iv[i].hi, t, st);
@@ -696,8 +726,8 @@ static void step(engine *e, int slot, int64_t t)
     case I_GSTORE: {
         /* writes of this subgroup for one result slot, posted through L2 */
         int64_t bytes = e->store_bytes;
-        double start = e->dram_free > (double)t ? e->dram_free : (double)t;
-        e->dram_free = start + (double)bytes / hw->dram_bytes_per_cycle;
+        int64_t now = t << LS_TICK_SHIFT;
+        e->dram_free = (e->dram_free > now ? e->dram_free : now) + e->store_ticks;
         st->global_bytes += bytes;
         st->dram_bytes += bytes;
         e->res->dram_bytes += bytes;
@@ -742,7 +772,15 @@ static void step(engine *e, int slot, int64_t t)
         finish_subgroup(e, slot);
         return;
     }
-    push(e, t + 1, slot);
+    /* Wake when the next instruction's operands are ready: only this
+     * subgroup's own issues change its scoreboard, so that time is known
+     * now, and waking at t+1 just to stall again would cost an event. */
+    const tinst *nx = &e->code[g->pc];
+    int64_t wake = t + 1;
+    for (int k = 0; k < 2; k++)
+        if (nx->dep[k] >= 0 && g->ready[nx->dep[k]] > wake)
+            wake = g->ready[nx->dep[k]];
+    push(e, wake, slot);
 }
 
 /* Conflict degrees of the cross-subgroup buffer accesses, per result slot. */
@@ -841,6 +879,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.res = res;
     e.trace = opts ? opts->trace : NULL;
     e.opts = opts;
+    e.recording = opts && opts->record;
     e.nsub = (int)d->num_subgroups;
     /* occupancy */
     int64_t occ = hw->max_threads_per_wgp / d->workgroup_size;
@@ -887,7 +926,11 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
     size_t nlines = (size_t)(e.l2_sets * hw->l2_ways);
     e.l2_tag = ls_xmalloc(nlines * sizeof *e.l2_tag);
-    e.l2_lru = ls_xcalloc(nlines, sizeof *e.l2_lru);
+    e.l2_order = ls_xmalloc(nlines);
+    e.l2_fp = ls_xcalloc(nlines, 1);
+    for (size_t i = 0; i < nlines; i++)
+        e.l2_order[i] = (uint8_t)(i % (size_t)hw->l2_ways);
+    e.sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
     e.l2_valid = ls_xcalloc(nlines, sizeof *e.l2_valid);
     e.l2_fill = ls_xcalloc(nlines, sizeof *e.l2_fill);
     for (size_t i = 0; i < nlines; i++)
@@ -904,6 +947,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     precompute_loads(&e);
     int64_t per_store = plan->stores_per_workgroup / (e.nsub * plan->results_per_thread);
     e.store_bytes = (per_store > 0 ? per_store : 1) * plan->acc_elem_bytes;
+    e.store_ticks = llround((double)e.store_bytes * LS_TICK / hw->dram_bytes_per_cycle);
     smem_degrees(&e);
     e.head = ls_xmalloc(LS_WHEEL * sizeof *e.head);
     e.tail = ls_xmalloc(LS_WHEEL * sizeof *e.tail);
@@ -934,7 +978,8 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.wgs);
     free(e.sgs);
     free(e.l2_tag);
-    free(e.l2_lru);
+    free(e.l2_order);
+    free(e.l2_fp);
     free(e.l2_valid);
     free(e.l2_fill);
     free(e.ivals);

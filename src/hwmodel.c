@@ -28,7 +28,7 @@ static const field fields[] = {
     F(smem_latency, 0, 100000),        F(alu_latency, 1, 100000),
     F(shuffle_latency, 1, 100000),     F(shuffle_interval, 1, 100000),
     F(dpp_latency, 1, 100000),         F(barrier_latency, 0, 100000),
-    F(l2_bytes, 1024, INT64_C(1) << 40), F(l2_ways, 1, 256),
+    F(l2_bytes, 1024, INT64_C(1) << 40), F(l2_ways, 1, 255),
     F(l2_line_bytes, 16, 4096),        F(sector_bytes, 4, 4096),
     F(l2_latency, 0, 1000000),         F(dram_latency, 0, 1000000),
     {"dram_gbps", offsetof(ls_hw, dram_gbps), true, 1, 1000000},
