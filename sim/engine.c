@@ -391,9 +391,29 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
     /* 8-bit fingerprints filter the scan: a miss reads 16 bytes, not 16 tags */
     uint8_t fp = (uint8_t)(line ^ (line >> 8) ^ (line >> 16));
     uint8_t *fps = e->l2_fp + base;
-    int w = 0, pos = ways - 1;
-    while (w < ways && (fps[w] != fp || tags[w] != line))
-        w++;
+    int w = ways, pos = ways - 1;
+    if (ways == 16) {
+        /* SWAR: candidate ways are the zero bytes of fps ^ fp, two words at a time */
+        const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+        for (int half = 0; half < 2 && w == ways; half++) {
+            uint64_t v;
+            memcpy(&v, fps + 8 * half, 8);
+            v ^= fp * ones;
+            uint64_t cand = (v - ones) & ~v & highs;
+            while (cand) {
+                int k = 8 * half + __builtin_ctzll(cand) / 8;
+                if (tags[k] == line) {
+                    w = k;
+                    break;
+                }
+                cand &= cand - 1;
+            }
+        }
+    } else {
+        w = 0;
+        while (w < ways && (fps[w] != fp || tags[w] != line))
+            w++;
+    }
     if (w == ways) { /* miss: the least recently used way is last in the order */
         w = order[pos];
         e->l2_tag[base + w] = line;
@@ -405,10 +425,20 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
         while (order[pos] != w)
             pos++;
     }
-    /* move w to the front */
-    for (; pos > 0; pos--) /* at most l2_ways - 1 bytes: cheaper than a memmove call */
-        order[pos] = order[pos - 1];
-    order[0] = (uint8_t)w;
+    if (ways == 16) {
+        /* move w to the front: bytes 0..pos shift up by one, in one 128-bit step */
+        unsigned __int128 v, moved, m;
+        memcpy(&v, order, 16);
+        m = pos == 15 ? ~(unsigned __int128)0
+                      : (((unsigned __int128)1 << (8 * (pos + 1))) - 1);
+        moved = (v << 8) | (unsigned __int128)(uint8_t)w;
+        v = (v & ~m) | (moved & m);
+        memcpy(order, &v, 16);
+    } else {
+        for (; pos > 0; pos--)
+            order[pos] = order[pos - 1];
+        order[0] = (uint8_t)w;
+    }
     int64_t i = base + w;
     int nsect = popcount64(mask);
     st->sectors += nsect;
