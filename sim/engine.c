@@ -68,7 +68,6 @@ typedef struct {
     int wgp;
     int arrived, finished;
     int64_t wg_coord[LS_MAX_RANK];
-    bool ragged_wg;
 } wgstate;
 
 typedef struct {
@@ -553,15 +552,6 @@ static void precompute_loads(engine *e)
         }
 }
 
-static int64_t tile_base(engine *e, const int64_t *wg_coord, const int64_t *it_coord)
-{
-    int64_t origin[LS_MAX_RANK], base = 0;
-    ls_tile_origin(e->d, e->p, wg_coord, it_coord, origin);
-    for (int i = 0; i < e->p->rank; i++)
-        base += origin[i] * e->in_strides[i];
-    return base * e->plan->load_elem_bytes;
-}
-
 /* ------------------------------------------------------------- execution */
 
 static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
@@ -707,7 +697,9 @@ static void step(engine *e, int slot, int64_t t)
         if (g->tile_iteration != g->iteration) { /* once per iteration, not per load */
             ls_iteration_coord(e->d, e->p, g->iteration, g->it_coord);
             g->tile_ragged = ls_tile_is_ragged(e->d, e->p, w->wg_coord, g->it_coord);
-            g->tile_base = tile_base(e, w->wg_coord, g->it_coord);
+            g->tile_base = ls_tile_input_base(e->d, e->p, e->in_strides, w->wg_coord,
+                                              g->it_coord) *
+                           e->plan->load_elem_bytes;
             g->tile_iteration = g->iteration;
         }
         const int64_t *it_coord = g->it_coord;
@@ -831,6 +823,13 @@ static void smem_degrees(engine *e)
         if (!d->body_inner[k] && e->p->is_reduction[d->body_origin[k]])
             nslots *= l->subgroup_tile[k];
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
+    /* each result slot's first register (the functional model's mapping) */
+    int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
+    for (int64_t r = ls_nl_registers(l); r-- > 0;) {
+        int64_t a, q;
+        ls_register_slots(d, e->p, r, &a, &q);
+        slot_reg[q] = r;
+    }
     for (int64_t q = 0; q < nq; q++)
         for (int rd = 0; rd < 2; rd++) {
             int n = 0;
@@ -840,21 +839,7 @@ static void smem_degrees(engine *e)
                 ls_nl_virtual_subgroup(l, 0, vs);
                 bool writer = ln < d->layout_lanes;
                 ls_nl_coord c;
-                int64_t reg = 0;
-                for (int64_t r = 0; r < ls_nl_registers(l) && r < INT32_MAX; r++) {
-                    ls_nl_register_coord(l, r, &c);
-                    int64_t qq = 0;
-                    const int64_t *groups[3] = {c.batch, c.outer, c.element};
-                    const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
-                    for (int gi = 0; gi < 3; gi++)
-                        for (int k = 0; k < l->rank; k++)
-                            if (!d->body_inner[k] && !e->p->is_reduction[d->body_origin[k]])
-                                qq = qq * tiles[gi][k] + groups[gi][k];
-                    if (qq == q) {
-                        reg = r;
-                        break;
-                    }
-                }
+                int64_t reg = slot_reg[q];
                 ls_nl_register_coord(l, reg, &c);
                 memcpy(c.thread, vt, sizeof vt);
                 memcpy(c.subgroup, vs, sizeof vs);
@@ -886,6 +871,7 @@ static void smem_degrees(engine *e)
                   : 1;
         }
     free(addr);
+    free(slot_reg);
 }
 
 ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,

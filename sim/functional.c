@@ -205,26 +205,13 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
     }
 }
 
-/* Register -> accumulator (drop packed inner dims) and accumulator -> result
- * slot (keep parallel dims), both row-major over [batch..., outer..., element...]. */
+/* Register -> accumulator and accumulator -> result slot (ls_register_slots),
+ * and each result slot's first register. */
 static void build_slots(exec_state *s)
 {
-    const ls_derived *d = s->d;
-    const ls_nested_layout *l = &d->layout;
     for (int64_t r = 0; r < s->regs; r++) {
-        ls_nl_coord c;
-        ls_nl_register_coord(l, r, &c);
-        int64_t a = 0, q = 0;
-        const int64_t *groups[3] = {c.batch, c.outer, c.element};
-        const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
-        for (int g = 0; g < 3; g++)
-            for (int k = 0; k < l->rank; k++) {
-                if (d->body_inner[k])
-                    continue;
-                a = a * tiles[g][k] + groups[g][k];
-                if (!s->p->is_reduction[d->body_origin[k]])
-                    q = q * tiles[g][k] + groups[g][k];
-            }
+        int64_t a, q;
+        ls_register_slots(s->d, s->p, r, &a, &q);
         s->acc_slot[r] = a;
         s->res_slot[a] = q;
     }
@@ -330,10 +317,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
         }
         ls_iteration_coord(d, p, it, it_coord);
         if (s->fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
-            int64_t origin[LS_MAX_RANK], base = 0;
-            ls_tile_origin(d, p, wg_coord, it_coord, origin);
-            for (int i = 0; i < p->rank; i++)
-                base += origin[i] * s->strides[i];
+            int64_t base = ls_tile_input_base(d, p, s->strides, wg_coord, it_coord);
             if (it == 0)
                 for (int64_t i = 0; i < s->threads * nacc; i++)
                     s->facc[i] = (float)ls_value_to_double(ident, t);

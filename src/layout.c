@@ -474,3 +474,34 @@ void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_
     for (int i = 0; i < p->rank; i++)
         origin[i] = p->is_reduction[i] ? it_coord[i] * d->chunk[i] : wg_coord[i] * d->wg_tile[i];
 }
+
+void ls_register_slots(const ls_derived *d, const ls_problem *p, int64_t reg, int64_t *acc,
+                       int64_t *result)
+{
+    const ls_nested_layout *l = &d->layout;
+    ls_nl_coord c;
+    ls_nl_register_coord(l, reg, &c);
+    int64_t a = 0, q = 0;
+    const int64_t *groups[3] = {c.batch, c.outer, c.element};
+    const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
+    for (int g = 0; g < 3; g++)
+        for (int k = 0; k < l->rank; k++) {
+            if (d->body_inner[k])
+                continue;
+            a = a * tiles[g][k] + groups[g][k];
+            if (!p->is_reduction[d->body_origin[k]])
+                q = q * tiles[g][k] + groups[g][k];
+        }
+    *acc = a;
+    *result = q;
+}
+
+int64_t ls_tile_input_base(const ls_derived *d, const ls_problem *p, const int64_t *strides,
+                           const int64_t *wg_coord, const int64_t *it_coord)
+{
+    int64_t origin[LS_MAX_RANK], base = 0;
+    ls_tile_origin(d, p, wg_coord, it_coord, origin);
+    for (int i = 0; i < p->rank; i++)
+        base += origin[i] * strides[i];
+    return base;
+}

@@ -134,6 +134,15 @@ bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *
 void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
                     const int64_t *it_coord, int64_t *origin);
 
+/* For register reg: the partial-accumulator index it feeds (packed inner
+ * dims dropped) and the result slot after the thread reduce (parallel dims
+ * only), both row-major over [batch..., outer..., element...]. */
+void ls_register_slots(const ls_derived *d, const ls_problem *p, int64_t reg, int64_t *acc,
+                       int64_t *result);
+/* Input-tensor index of a tile's first element, given ls_input_strides. */
+int64_t ls_tile_input_base(const ls_derived *d, const ls_problem *p, const int64_t *strides,
+                           const int64_t *wg_coord, const int64_t *it_coord);
+
 /* Linear <-> coordinates for workgroups and iterations. */
 void ls_workgroup_coord(const ls_derived *d, int64_t wg, int64_t *coord);
 void ls_iteration_coord(const ls_derived *d, const ls_problem *p, int64_t it, int64_t *coord);
