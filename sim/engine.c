@@ -46,6 +46,30 @@ typedef struct {
     int64_t lo, hi; /* relative byte interval [lo, hi) */
 } interval;
 
+/* One L2 way.  Tag, valid mask and fill cycle sit together because a lookup
+ * that found its way (through the fingerprints) reads all three: one host
+ * cache line instead of three. */
+typedef struct {
+    int64_t tag;    /* line index, -1 when empty */
+    uint64_t valid; /* valid-sector mask */
+    int64_t fill;   /* cycle the last fill of the line arrives */
+} l2way;
+
+/* The L2's arrays and geometry.  touch_range copies this into a local for
+ * its loop, so the compiler keeps the fields in registers although the
+ * byte-array stores (which may alias anything) come in between. */
+typedef struct {
+    l2way *way;          /* per way: tag, valid sectors, fill cycle */
+    uint8_t *order;      /* per set: way indices, most recently used first (exact LRU) */
+    uint8_t *fp;         /* per way: 8-bit fingerprint of its tag */
+    int64_t sets;
+    bool sets_pow2;
+    int ways;
+    int sector_shift, sectors_per_line_shift;
+    int64_t latency, dram_latency, sector_bytes;
+    int64_t sector_ticks; /* DRAM time of one sector, in ticks */
+} l2model;
+
 typedef struct {
     int wg_slot;          /* resident workgroup slot, -1 when free */
     int sg;               /* subgroup index within the workgroup */
@@ -95,16 +119,8 @@ typedef struct {
     int n_wg_slots, nsub;
     int64_t next_wg;
     /* memory */
-    int64_t *l2_tag;     /* line index, -1 when empty */
-    uint8_t *l2_order;   /* per set: way indices, most recently used first (exact LRU) */
-    uint8_t *l2_fp;      /* per way: 8-bit fingerprint of its tag */
-    uint64_t *l2_valid;  /* valid-sector mask */
-    int64_t *l2_fill;    /* cycle the last fill of the line arrives */
-    int64_t l2_sets;
-    bool l2_sets_pow2;
-    int sector_shift, sectors_per_line_shift;
+    l2model l2;
     int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
-    int64_t sector_ticks;
     int64_t in_strides[LS_MAX_RANK];
     interval *ivals;     /* per (subgroup in wg, load): merged intervals, interior tiles */
     int *ival_start, *ival_count;
@@ -376,32 +392,34 @@ static int popcount64(uint64_t x)
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
-/* Look up one line's sectors (mask) at cycle t; returns the data-ready cycle.
- * The L2 is kept as separate arrays (tags, LRU stamps, sector masks, fill
- * cycles) so the tag scan of a set reads 2 host cache lines, not 8. */
-static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_stage_stats *st)
+/* Look up one line's sectors (mask, nsect of them) at cycle t; returns the data-ready cycle
+ * and adds the sectors that missed to *nmiss_out.  Statistics are summed by
+ * the caller: this runs once per line of every load, so it keeps to the
+ * lookup itself. */
+static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t line,
+                                uint64_t mask, int nsect, int64_t t, int64_t *nmiss_out)
 {
-    const ls_hw *hw = e->hw;
-    int ways = (int)hw->l2_ways;
-    int64_t set = e->l2_sets_pow2 ? line & (e->l2_sets - 1) : line % e->l2_sets;
+    int ways = c->ways;
+    int64_t set = c->sets_pow2 ? line & (c->sets - 1) : line % c->sets;
     int64_t base = set * ways;
-    const int64_t *tags = e->l2_tag + base;
-    uint8_t *order = e->l2_order + base; /* way indices, most recent first */
+    l2way *ways_of_set = c->way + base;
+    uint8_t *order = c->order + base; /* way indices, most recent first */
     /* 8-bit fingerprints filter the scan: a miss reads 16 bytes, not 16 tags */
     uint8_t fp = (uint8_t)(line ^ (line >> 8) ^ (line >> 16));
-    uint8_t *fps = e->l2_fp + base;
+    uint8_t *fps = c->fp + base;
     int w = ways, pos = ways - 1;
     if (ways == 16) {
         /* SWAR: candidate ways are the zero bytes of fps ^ fp, two words at a time */
         const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+        uint64_t fpx = fp * ones;
         for (int half = 0; half < 2 && w == ways; half++) {
             uint64_t v;
             memcpy(&v, fps + 8 * half, 8);
-            v ^= fp * ones;
+            v ^= fpx;
             uint64_t cand = (v - ones) & ~v & highs;
             while (cand) {
                 int k = 8 * half + __builtin_ctzll(cand) / 8;
-                if (tags[k] == line) {
+                if (ways_of_set[k].tag == line) {
                     w = k;
                     break;
                 }
@@ -410,77 +428,91 @@ static int64_t l2_access(engine *e, int64_t line, uint64_t mask, int64_t t, ls_s
         }
     } else {
         w = 0;
-        while (w < ways && (fps[w] != fp || tags[w] != line))
+        while (w < ways && (fps[w] != fp || ways_of_set[w].tag != line))
             w++;
     }
     if (w == ways) { /* miss: the least recently used way is last in the order */
         w = order[pos];
-        e->l2_tag[base + w] = line;
+        ways_of_set[w].tag = line;
+        ways_of_set[w].valid = 0;
+        ways_of_set[w].fill = 0;
         fps[w] = fp;
-        e->l2_valid[base + w] = 0;
-        e->l2_fill[base + w] = 0;
     } else {
         pos = 0;
         while (order[pos] != w)
             pos++;
     }
-    if (ways == 16) {
-        /* move w to the front: bytes 0..pos shift up by one, in one 128-bit step */
-        unsigned __int128 v, moved, m;
-        memcpy(&v, order, 16);
-        m = pos == 15 ? ~(unsigned __int128)0
-                      : (((unsigned __int128)1 << (8 * (pos + 1))) - 1);
-        moved = (v << 8) | (unsigned __int128)(uint8_t)w;
-        v = (v & ~m) | (moved & m);
-        memcpy(order, &v, 16);
-    } else {
-        for (; pos > 0; pos--)
-            order[pos] = order[pos - 1];
-        order[0] = (uint8_t)w;
+    if (pos > 0) { /* move w to the front (already there: nothing to do) */
+        if (ways == 16) {
+            /* bytes 0..pos shift up by one, in one 128-bit step */
+            unsigned __int128 v, moved, m;
+            memcpy(&v, order, 16);
+            m = pos == 15 ? ~(unsigned __int128)0
+                          : (((unsigned __int128)1 << (8 * (pos + 1))) - 1);
+            moved = (v << 8) | (unsigned __int128)(uint8_t)w;
+            v = (v & ~m) | (moved & m);
+            memcpy(order, &v, 16);
+        } else {
+            for (; pos > 0; pos--)
+                order[pos] = order[pos - 1];
+            order[0] = (uint8_t)w;
+        }
     }
-    int64_t i = base + w;
-    int nsect = popcount64(mask);
-    st->sectors += nsect;
-    uint64_t missing = mask & ~e->l2_valid[i];
-    int64_t ready = t + hw->l2_latency;
-    int nmiss = popcount64(missing);
-    st->sector_hits += nsect - nmiss;
+    l2way *lw = &ways_of_set[w];
+    uint64_t missing = mask & ~lw->valid;
+    int64_t ready = t + c->latency;
     if (missing) {
-        int64_t bytes = nmiss * hw->sector_bytes;
+        int nmiss = missing == mask ? nsect : popcount64(missing);
+        *nmiss_out += nmiss;
         int64_t now = t << LS_TICK_SHIFT;
-        e->dram_free = (e->dram_free > now ? e->dram_free : now) + nmiss * e->sector_ticks;
-        int64_t fill = ((e->dram_free + LS_TICK - 1) >> LS_TICK_SHIFT) + hw->dram_latency;
-        e->l2_valid[i] |= missing;
-        if (fill > e->l2_fill[i])
-            e->l2_fill[i] = fill;
-        st->dram_bytes += bytes;
-        e->res->dram_bytes += bytes;
+        *dram_free = (*dram_free > now ? *dram_free : now) + nmiss * c->sector_ticks;
+        int64_t fill = ((*dram_free + LS_TICK - 1) >> LS_TICK_SHIFT) + c->dram_latency;
+        lw->valid |= missing;
+        if (fill > lw->fill)
+            lw->fill = fill;
     }
     /* a sector still in flight (MSHR merge) is ready when its fill arrives */
-    if (e->l2_fill[i] > ready)
-        ready = e->l2_fill[i];
+    if (lw->fill > ready)
+        ready = lw->fill;
     return ready;
 }
 
 /* Touch the sectors of byte range [lo, hi); returns the latest ready cycle.
  * Sector and line sizes are powers of two (checked by the model parser), so
- * the walk is shifts and masks, one L2 lookup per line. */
+ * the walk is shifts and masks, one L2 lookup per line; only the first and
+ * last line of a range can be partial. */
 static int64_t touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st)
 {
+    const l2model c = e->l2;
+    int64_t dram_free = e->dram_free;
     int64_t ready = t;
-    int64_t s0 = lo >> e->sector_shift, s1 = (hi - 1) >> e->sector_shift;
-    int64_t spl_mask = (INT64_C(1) << e->sectors_per_line_shift) - 1;
-    for (int64_t line = s0 >> e->sectors_per_line_shift;
-         line <= s1 >> e->sectors_per_line_shift; line++) {
-        int64_t first = line << e->sectors_per_line_shift;
-        int64_t a = s0 > first ? s0 - first : 0;
-        int64_t b = s1 < first + spl_mask ? s1 - first : spl_mask;
-        uint64_t mask = (b - a + 1 >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << (b - a + 1)) - 1))
-                        << a;
-        int64_t r = l2_access(e, line, mask, t, st);
+    int sls = c.sectors_per_line_shift;
+    int64_t s0 = lo >> c.sector_shift, s1 = (hi - 1) >> c.sector_shift;
+    int64_t l0 = s0 >> sls, l1 = s1 >> sls;
+    int64_t spl = INT64_C(1) << sls;
+    uint64_t full = spl >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << spl) - 1;
+    int64_t nmiss = 0;
+    for (int64_t line = l0; line <= l1; line++) {
+        uint64_t mask = full;
+        int64_t nsect = spl;
+        if (line == l0 || line == l1) {
+            int64_t first = line << sls;
+            int64_t a = s0 > first ? s0 - first : 0;
+            int64_t b = s1 < first + spl - 1 ? s1 - first : spl - 1;
+            nsect = b - a + 1;
+            mask = (nsect >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << nsect) - 1)) << a;
+        }
+        int64_t r = l2_access(&c, &dram_free, line, mask, (int)nsect, t, &nmiss);
         if (r > ready)
             ready = r;
     }
+    int64_t nsect_all = s1 - s0 + 1;
+    st->sectors += nsect_all;
+    st->sector_hits += nsect_all - nmiss;
+    e->dram_free = dram_free;
+    int64_t bytes = nmiss * c.sector_bytes;
+    st->dram_bytes += bytes;
+    e->res->dram_bytes += bytes;
     return ready;
 }
 
@@ -936,21 +968,24 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
                            (long long)LS_MAX_SIM_INSTRUCTIONS);
     }
     ls_input_strides(p, e.in_strides);
-    e.l2_sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
-    e.l2_sets_pow2 = (e.l2_sets & (e.l2_sets - 1)) == 0;
-    e.sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
-    e.sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
-    size_t nlines = (size_t)(e.l2_sets * hw->l2_ways);
-    e.l2_tag = ls_xmalloc(nlines * sizeof *e.l2_tag);
-    e.l2_order = ls_xmalloc(nlines);
-    e.l2_fp = ls_xcalloc(nlines, 1);
+    l2model *c = &e.l2;
+    c->sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
+    c->sets_pow2 = (c->sets & (c->sets - 1)) == 0;
+    c->ways = (int)hw->l2_ways;
+    c->sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
+    c->sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
+    c->latency = hw->l2_latency;
+    c->dram_latency = hw->dram_latency;
+    c->sector_bytes = hw->sector_bytes;
+    c->sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
+    size_t nlines = (size_t)(c->sets * hw->l2_ways);
+    c->way = ls_xcalloc(nlines, sizeof *c->way);
+    c->order = ls_xmalloc(nlines);
+    c->fp = ls_xcalloc(nlines, 1);
     for (size_t i = 0; i < nlines; i++)
-        e.l2_order[i] = (uint8_t)(i % (size_t)hw->l2_ways);
-    e.sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
-    e.l2_valid = ls_xcalloc(nlines, sizeof *e.l2_valid);
-    e.l2_fill = ls_xcalloc(nlines, sizeof *e.l2_fill);
+        c->order[i] = (uint8_t)(i % (size_t)hw->l2_ways);
     for (size_t i = 0; i < nlines; i++)
-        e.l2_tag[i] = -1;
+        c->way[i].tag = -1;
     e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
@@ -993,11 +1028,9 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);
-    free(e.l2_tag);
-    free(e.l2_order);
-    free(e.l2_fp);
-    free(e.l2_valid);
-    free(e.l2_fill);
+    free(e.l2.way);
+    free(e.l2.order);
+    free(e.l2.fp);
     free(e.ivals);
     free(e.ival_start);
     free(e.ival_count);
