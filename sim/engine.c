@@ -837,66 +837,81 @@ static void step(engine *e, int slot, int64_t t)
     push(e, wake, slot);
 }
 
+void ls_result_slot_registers(const ls_derived *d, const ls_problem *p, int64_t *slot_reg)
+{
+    /* the last register feeding each slot, scanning down: its first one */
+    for (int64_t r = ls_nl_registers(&d->layout); r-- > 0;) {
+        int64_t a, q;
+        ls_register_slots(d, p, r, &a, &q);
+        slot_reg[q] = r;
+    }
+}
+
+int ls_smem_access(const ls_plan *pl, int64_t reg, bool read, int64_t *lanes, int64_t *addr)
+{
+    const ls_derived *d = pl->derived;
+    const ls_problem *p = pl->problem;
+    const ls_nested_layout *l = &d->layout;
+    int64_t row = pl->buffer_shape[pl->buffer_rank - 1];
+    int64_t nslots = 1;
+    for (int k = 0; k < l->rank; k++)
+        if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]])
+            nslots *= l->subgroup_tile[k];
+    int n = 0;
+    for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY], pos = 0, slot = 0;
+        ls_nl_virtual_thread(l, ln, vt);
+        ls_nl_virtual_subgroup(l, 0, vs);
+        bool writer = ln < d->layout_lanes;
+        ls_nl_coord c;
+        ls_nl_register_coord(l, reg, &c);
+        memcpy(c.thread, vt, sizeof vt);
+        memcpy(c.subgroup, vs, sizeof vs);
+        int64_t body[LS_MAX_BODY];
+        ls_nl_compose(l, &c, body);
+        for (int k = 0; k < l->rank; k++) {
+            if (d->body_inner[k])
+                continue;
+            if (p->is_reduction[d->body_origin[k]])
+                writer &= vt[k] == 0;
+            else
+                pos = pos * ls_nl_extent(l, k) + body[k];
+        }
+        int64_t a;
+        if (!read) {
+            if (!writer)
+                continue;
+            a = (pos * row + slot) * pl->acc_elem_bytes;
+        } else {
+            int64_t cpos = (ln / pl->read_stride) % pl->read_cluster;
+            if (pl->read_cluster > 1 && cpos >= nslots)
+                continue; /* masked */
+            a = (pos * row + (pl->read_cluster > 1 ? cpos : 0)) * pl->acc_elem_bytes;
+        }
+        if (lanes)
+            lanes[n] = ln;
+        addr[n++] = a;
+    }
+    return n;
+}
+
 /* Conflict degrees of the cross-subgroup buffer accesses, per result slot. */
 static void smem_degrees(engine *e)
 {
     const ls_plan *pl = e->plan;
     const ls_derived *d = e->d;
-    const ls_nested_layout *l = &d->layout;
     int64_t nq = pl->results_per_thread;
     e->smem_degree = ls_xcalloc((size_t)(2 * nq), sizeof *e->smem_degree);
     for (int64_t i = 0; i < 2 * nq; i++)
         e->smem_degree[i] = 1;
     if (!pl->cross_subgroup)
         return;
-    int64_t row = pl->buffer_shape[pl->buffer_rank - 1];
-    int64_t nslots = 1;
-    for (int k = 0; k < l->rank; k++)
-        if (!d->body_inner[k] && e->p->is_reduction[d->body_origin[k]])
-            nslots *= l->subgroup_tile[k];
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
-    /* each result slot's first register (the functional model's mapping) */
     int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
-    for (int64_t r = ls_nl_registers(l); r-- > 0;) {
-        int64_t a, q;
-        ls_register_slots(d, e->p, r, &a, &q);
-        slot_reg[q] = r;
-    }
+    ls_result_slot_registers(d, e->p, slot_reg);
     for (int64_t q = 0; q < nq; q++)
         for (int rd = 0; rd < 2; rd++) {
-            int n = 0;
-            for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
-                int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY], pos = 0, slot = 0;
-                ls_nl_virtual_thread(l, ln, vt);
-                ls_nl_virtual_subgroup(l, 0, vs);
-                bool writer = ln < d->layout_lanes;
-                ls_nl_coord c;
-                int64_t reg = slot_reg[q];
-                ls_nl_register_coord(l, reg, &c);
-                memcpy(c.thread, vt, sizeof vt);
-                memcpy(c.subgroup, vs, sizeof vs);
-                int64_t body[LS_MAX_BODY];
-                ls_nl_compose(l, &c, body);
-                for (int k = 0; k < l->rank; k++) {
-                    if (d->body_inner[k])
-                        continue;
-                    if (e->p->is_reduction[d->body_origin[k]])
-                        writer &= vt[k] == 0;
-                    else
-                        pos = pos * ls_nl_extent(l, k) + body[k];
-                }
-                if (rd == 0) {
-                    if (!writer)
-                        continue;
-                    addr[n++] = (pos * row + slot) * pl->acc_elem_bytes;
-                } else {
-                    int64_t cpos = (ln / pl->read_stride) % pl->read_cluster;
-                    if (pl->read_cluster > 1 && cpos >= nslots)
-                        continue; /* masked */
-                    addr[n++] = (pos * row + (pl->read_cluster > 1 ? cpos : 0)) *
-                                pl->acc_elem_bytes;
-                }
-            }
+            int n = ls_smem_access(pl, slot_reg[q], rd == 1, NULL, addr);
             e->smem_degree[rd * nq + q] =
                 n ? ls_bank_conflict_degree(addr, n, pl->acc_elem_bytes, e->hw->smem_banks,
                                             e->hw->smem_bank_bytes)

@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lanescope/atomic.h"
 #include "lanescope/diag.h"
+#include "lanescope/hwmodel.h"
+#include "lanescope/import.h"
 
 /* Output collected in memory so a failure leaves nothing half-written. */
 typedef struct {
@@ -22,8 +25,6 @@ void ls_out_open(ls_out *o);
 int ls_out_commit(ls_out *o, const char *path);
 void ls_out_discard(ls_out *o);
 
-/* Write data to path through a temporary file in the same folder and rename. */
-int ls_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errsize);
 
 /* Parse a non-negative integer flag value; prints "lanescope CMD: --flag: ..." on error. */
 bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
@@ -33,7 +34,14 @@ void ls_cli_report(const char *cmd, const ls_diag *d);
 /* Print "lanescope CMD: message" to stderr. */
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The hardware model for reduction p: --target when given, else the
+ * file's #iree_gpu.target, else by subgroup size (64: mi300x, 32: h100);
+ * a problem without a target takes the model's IREE-visible limits. */
+ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls_hw *hw,
+                       ls_diag *diag);
+
 int ls_cmd_explain(int argc, char **argv);
+int ls_cmd_draw(int argc, char **argv);
 int ls_cmd_sim(int argc, char **argv);
 
 #endif

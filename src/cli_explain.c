@@ -666,19 +666,6 @@ static int64_t swizzle_rows(const ls_swizzle *s, const opts *o)
     return r > 256 ? 256 : r;
 }
 
-static void swizzle_title(char *buf, size_t size, const ls_swizzle *s)
-{
-    if (s->kind == LS_SWIZZLE_XOR_SHUFFLE)
-        snprintf(buf, size,
-                 "#iree_codegen.xor_shuffle<row_width = %lld, access_width = %lld, row_stride = "
-                 "%lld, per_phase = %lld>",
-                 (long long)s->row_width, (long long)s->access_width, (long long)s->row_stride,
-                 (long long)s->per_phase);
-    else
-        snprintf(buf, size, "#iree_codegen.rotate_rows<row_width = %lld, access_width = %lld>",
-                 (long long)s->row_width, (long long)s->access_width);
-}
-
 static void swizzle_table(FILE *f, const ls_swizzle *s, int64_t rows, bool after)
 {
     int64_t n = ls_swizzle_blocks_per_row(s);
@@ -708,7 +695,7 @@ static void text_swizzle(FILE *f, const ls_module_swizzle *ms, const char *file,
     const ls_swizzle *s = &ms->swizzle;
     bool md = o->fmt == FMT_MD;
     char buf[512];
-    swizzle_title(buf, sizeof buf, s);
+    ls_swizzle_format(s, buf, sizeof buf);
     if (md)
         fprintf(f, "## Swizzle %s%s (%s:%d:%d)\n\n- `%s`\n", ms->name[0] ? "#" : "", ms->name,
                 file, s->line, s->col, buf);

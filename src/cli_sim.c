@@ -47,19 +47,6 @@ static void usage(FILE *f)
             ls_hw_names());
 }
 
-static const char *model_for_arch(const char *arch)
-{
-    if (strcmp(arch, "gfx942") == 0)
-        return "mi300x";
-    if (strcmp(arch, "gfx1100") == 0)
-        return "rx7900xtx";
-    if (strcmp(arch, "sm_80") == 0)
-        return "a100";
-    if (strcmp(arch, "sm_90") == 0)
-        return "h100";
-    return NULL;
-}
-
 static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r)
 {
     fprintf(f, "%s: %lld workgroups on %s (%s): occupancy %lld workgroups per WGP (limit: %s), "
@@ -338,21 +325,9 @@ int ls_cmd_sim(int argc, char **argv)
         print_csv_header(out.f);
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
-        int64_t sg, wgsz;
-        ls_problem_sizes(p, &sg, &wgsz, NULL);
-        const char *model = target ? target
-                            : m->has_target && model_for_arch(m->target.arch)
-                                ? model_for_arch(m->target.arch)
-                                : sg == 64 ? "mi300x" : "h100";
         ls_hw hw;
-        if (ls_hw_load(model, &hw, &diag))
+        if (ls_cli_model(m, p, target, &hw, &diag))
             goto fail;
-        if (!p->has_target && hw.has_iree_target) { /* IREE-visible limits of the chip */
-            p->target = hw.iree_target;
-            p->has_target = true;
-        } else if (!p->has_target && ls_target_lookup(hw.name, &p->target)) {
-            p->has_target = true;
-        }
         if (ls_derive(p, &d[i], &diag))
             goto fail;
         if (ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))

@@ -45,40 +45,6 @@ void ls_out_discard(ls_out *o)
     o->buf = NULL;
 }
 
-int ls_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errsize)
-{
-    size_t n = strlen(path);
-    char *tmp = ls_xmalloc(n + 16);
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        snprintf(err, errsize, "%s: cannot create a temporary file: %s", path, strerror(errno));
-        free(tmp);
-        return -1;
-    }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return -1;
-        }
-        done += (size_t)w;
-    }
-    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-        snprintf(err, errsize, "%s: cannot finish writing: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
-}
 
 int ls_out_commit(ls_out *o, const char *path)
 {
@@ -119,4 +85,37 @@ bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t m
     }
     *out = v;
     return true;
+}
+
+static const char *model_for_arch(const char *arch)
+{
+    if (strcmp(arch, "gfx942") == 0)
+        return "mi300x";
+    if (strcmp(arch, "gfx1100") == 0)
+        return "rx7900xtx";
+    if (strcmp(arch, "sm_80") == 0)
+        return "a100";
+    if (strcmp(arch, "sm_90") == 0)
+        return "h100";
+    return NULL;
+}
+
+ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls_hw *hw,
+                       ls_diag *diag)
+{
+    int64_t sg, wgsz;
+    ls_problem_sizes(p, &sg, &wgsz, NULL);
+    const char *model = target                                             ? target
+                        : m->has_target && model_for_arch(m->target.arch) ? model_for_arch(m->target.arch)
+                        : sg == 64                                         ? "mi300x"
+                                                                           : "h100";
+    if (ls_hw_load(model, hw, diag))
+        return diag->status;
+    if (!p->has_target && hw->has_iree_target) { /* IREE-visible limits of the chip */
+        p->target = hw->iree_target;
+        p->has_target = true;
+    } else if (!p->has_target && ls_target_lookup(hw->name, &p->target)) {
+        p->has_target = true;
+    }
+    return LS_OK;
 }

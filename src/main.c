@@ -16,13 +16,14 @@ static void usage(FILE *f)
             "  explain [INPUT] [--thread N] [--format text|md|json]\n"
             "          the worked-example analysis of a lowering config, nested layout or\n"
             "          swizzle, computed (INPUT: .mlir file; none: a bundled example)\n"
-            "  sim INPUT [--dump-plan] [--seed N]\n"
-            "          lower the reductions as IREE's VectorDistribute does and run them\n"
-            "          lane by lane, checked against a reference (no timing model yet)\n"
+            "  sim INPUT [--target MODEL] [--json|--csv] [--trace FILE]\n"
+            "          lower the reductions as IREE's VectorDistribute does, time them on a\n"
+            "          hardware model and run them lane by lane against a reference\n"
+            "  draw KIND INPUT -o FILE.png|.svg|.pdf\n"
+            "          pictures: layout, nested, swizzle, banks, traffic, timeline, compare\n"
             "\n"
-            "Run 'lanescope COMMAND --help' for a command's options.  Timing (sim's\n"
-            "cycles), pictures (draw), the viewer (view), suggest and the CUDA path are\n"
-            "not in this version yet.\n");
+            "Run 'lanescope COMMAND --help' for a command's options.  The viewer (view),\n"
+            "suggest and the CUDA path are not in this version yet.\n");
 }
 
 int main(int argc, char **argv)
@@ -44,7 +45,9 @@ int main(int argc, char **argv)
         return ls_cmd_explain(argc - 1, argv + 1);
     if (strcmp(cmd, "sim") == 0)
         return ls_cmd_sim(argc - 1, argv + 1);
-    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim; see "
+    if (strcmp(cmd, "draw") == 0)
+        return ls_cmd_draw(argc - 1, argv + 1);
+    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw; see "
                        "lanescope --help)",
                  cmd);
     return 2;

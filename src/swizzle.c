@@ -1,4 +1,6 @@
 /* swizzle.c: xor_shuffle / rotate_rows offset maps (see swizzle.h). */
+#include <stdio.h>
+
 #include "lanescope/swizzle.h"
 
 int64_t ls_swizzle_blocks_per_row(const ls_swizzle *s)
@@ -63,4 +65,17 @@ int64_t ls_swizzle_period_rows(const ls_swizzle *s)
 {
     int64_t n = ls_swizzle_blocks_per_row(s);
     return s->kind == LS_SWIZZLE_XOR_SHUFFLE ? n * s->per_phase : n;
+}
+
+void ls_swizzle_format(const ls_swizzle *s, char *buf, size_t size)
+{
+    if (s->kind == LS_SWIZZLE_XOR_SHUFFLE)
+        snprintf(buf, size,
+                 "#iree_codegen.xor_shuffle<row_width = %lld, access_width = %lld, row_stride = "
+                 "%lld, per_phase = %lld>",
+                 (long long)s->row_width, (long long)s->access_width, (long long)s->row_stride,
+                 (long long)s->per_phase);
+    else
+        snprintf(buf, size, "#iree_codegen.rotate_rows<row_width = %lld, access_width = %lld>",
+                 (long long)s->row_width, (long long)s->access_width);
 }

@@ -129,6 +129,46 @@ check "sim --trace exits 0" $?
 [ "$(grep -o '"ph":"X"' "$tmp/trace.json" | wc -l)" -eq 720 ]; check "trace has 720 stage slices" $?
 contains "trace is a Chrome trace" "$tmp/trace.json" '{"traceEvents":['
 
+# draw: every kind to each format; headers and PNG signature checked.
+pngsig=$(printf '\211PNG')
+for kind in layout nested traffic timeline banks; do
+    $LANESCOPE draw $kind "$EX/seed000_example2.mlir" -o "$tmp/$kind.png" --scale 1 2>"$tmp/stderr"
+    check "draw $kind exits 0" $?
+    [ "$(head -c 4 "$tmp/$kind.png")" = "$pngsig" ]; check "draw $kind writes a PNG" $?
+done
+$LANESCOPE draw swizzle "$EX/seed001_xor_shuffle.mlir" -o "$tmp/swz.svg"
+check "draw swizzle svg exits 0" $?
+contains "draw swizzle svg root" "$tmp/swz.svg" "<svg"
+$LANESCOPE draw banks "$EX/seed001_xor_shuffle.mlir" -o "$tmp/banks.pdf"
+check "draw banks (swizzle) pdf exits 0" $?
+[ "$(head -c 5 "$tmp/banks.pdf")" = "%PDF-" ]; check "draw banks writes a PDF" $?
+$LANESCOPE draw compare "$LS_EXAMPLES/../tests/data/compare_synthetic.csv" -o "$tmp/cmp.png"
+check "draw compare exits 0" $?
+$LANESCOPE draw layout "$EX/seed000_example2.mlir" --thread 42 --iteration 2 -o "$tmp/t42.png"
+check "draw layout --thread --iteration exits 0" $?
+# draw errors: one line naming the flag or file, exit code, nothing written.
+$LANESCOPE draw layout "$EX/seed000_example2.mlir" -o "$tmp/x.gif" 2>"$tmp/stderr"
+[ $? -eq 2 ]; check "draw bad extension exits 2" $?
+contains "draw bad extension message" "$tmp/stderr" "the extension picks the format"
+$LANESCOPE draw layout "$EX/seed000_example2.mlir" --iteration 12 -o "$tmp/y.png" 2>"$tmp/stderr"
+[ $? -eq 2 ]; check "draw --iteration out of range exits 2" $?
+contains "draw --iteration message" "$tmp/stderr" "--iteration: iteration 12 is outside 0..11"
+[ ! -e "$tmp/y.png" ]; check "draw error leaves no file" $?
+$LANESCOPE draw banks "$EX/seed000_example1.mlir" -o "$tmp/z.png" 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "draw banks without cross-subgroup exits 1" $?
+contains "draw banks message" "$tmp/stderr" "seed000_example1.mlir:"
+$LANESCOPE draw pie "$EX/seed000_example2.mlir" -o "$tmp/p.png" 2>"$tmp/stderr"
+[ $? -eq 2 ]; check "draw unknown kind exits 2" $?
+[ "$(wc -l <"$tmp/stderr")" -eq 1 ]; check "draw unknown kind: one line" $?
+$LANESCOPE draw layout "$EX/seed000_example2.mlir" --dims 0,0 -o "$tmp/d.png" 2>"$tmp/stderr"
+[ $? -eq 2 ]; check "draw --dims 0,0 exits 2" $?
+contains "draw --dims message" "$tmp/stderr" "--dims: dims 0,0"
+printf 'k,1,2\nk2,x,3\n' >"$tmp/bad.csv"
+$LANESCOPE draw compare "$tmp/bad.csv" -o "$tmp/c.png" 2>"$tmp/stderr"
+[ $? -eq 1 ]; check "draw compare bad csv exits 1" $?
+contains "draw compare bad csv position" "$tmp/stderr" "bad.csv:2:4:"
+ls "$tmp" | grep -q tmp; [ $? -ne 0 ]; check "draw leaves no temporary files" $?
+
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
     for f in "$REGRESS"/*.mlir; do

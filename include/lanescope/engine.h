@@ -117,4 +117,12 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
 int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64_t banks,
                                 int64_t bank_bytes);
 
+/* The first register of each result slot (plan->results_per_thread of them). */
+void ls_result_slot_registers(const ls_derived *d, const ls_problem *p, int64_t *slot_reg);
+/* One cross-subgroup buffer access of subgroup 0: the write (read = false)
+ * or the read of the result slot whose first register is reg.  Fills the
+ * active lanes (lanes may be NULL) and their byte addresses, subgroup_size
+ * entries at most; returns how many. */
+int ls_smem_access(const ls_plan *pl, int64_t reg, bool read, int64_t *lanes, int64_t *addr);
+
 #endif

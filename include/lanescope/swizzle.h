@@ -13,6 +13,7 @@
 #ifndef LANESCOPE_SWIZZLE_H
 #define LANESCOPE_SWIZZLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lanescope/attrs.h"
@@ -29,5 +30,8 @@ int64_t ls_swizzle_apply(const ls_swizzle *s, int64_t offset);
 int64_t ls_swizzle_invert(const ls_swizzle *s, int64_t offset);
 /* Rows after which the pattern repeats. */
 int64_t ls_swizzle_period_rows(const ls_swizzle *s);
+
+/* The attribute in IREE's syntax, every parameter spelled out. */
+void ls_swizzle_format(const ls_swizzle *s, char *buf, size_t size);
 
 #endif

@@ -1,0 +1,340 @@
+/* cli_draw.c: `lanescope draw KIND INPUT -o FILE` -- build one picture from
+ * an input (a reduction, a nested layout, a swizzle, or a CSV of timings)
+ * and export it as PNG, SVG or PDF. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/viz.h"
+#include "cli.h"
+#include "lanescope/engine.h"
+
+#define CMD "draw"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope draw KIND INPUT -o FILE.png|.svg|.pdf [options]\n"
+            "\n"
+            "KIND:\n"
+            "  layout    who owns each element of a workgroup tile (a reduction's config)\n"
+            "  nested    an #iree_vector_ext.nested_layout over its vector (or the one a\n"
+            "            reduction's config derives)\n"
+            "  swizzle   an xor_shuffle / rotate_rows before and after, with banks\n"
+            "  banks     lanes per shared-memory bank in each access: the cross-subgroup\n"
+            "            buffer of a reduction, or a swizzle under a column access\n"
+            "  traffic   per-stage bars from a simulation, with the DRAM roofline\n"
+            "  timeline  Gantt chart of the simulation per WGP and subgroup slot\n"
+            "  compare   measured vs simulated scatter from a CSV\n"
+            "            (name,measured_us,simulated_us)\n"
+            "\n"
+            "  -o FILE          output; the extension picks PNG, SVG or PDF (required)\n"
+            "  --scale S        PNG pixels per point, 0.25..8 (default 2)\n"
+            "  --index N        which reduction / layout / swizzle of INPUT (default 0)\n"
+            "  --target MODEL   hardware model: %s, or a .hw file\n"
+            "  --dims R,C       the two dims drawn as rows and columns (layout, nested)\n"
+            "  --at D=V[,D=V]   coordinate within the tile of a dim not drawn (layout)\n"
+            "  --workgroup N    workgroup drawn (layout; default 0)\n"
+            "  --iteration K    partial-reduction iteration drawn (layout; default 0)\n"
+            "  --thread N       highlight thread N's elements (layout, nested)\n"
+            "  --rows N         rows of a swizzle table (default: one period)\n"
+            "  --elem-bytes B   element size for swizzle banks (default 4)\n"
+            "  --lanes N        lanes of a swizzle bank access (default 32)\n"
+            "  --wgps N         WGPs shown in a timeline (default 4)\n",
+            ls_hw_names());
+}
+
+typedef struct {
+    const char *kind, *input, *output, *target;
+    double scale;
+    int64_t index, workgroup, iteration, thread, rows, elem_bytes, lanes, wgps;
+    int dim_row, dim_col;
+    int64_t at[LS_MAX_RANK];
+} draw_opts;
+
+static bool parse_dims(const char *s, int *r, int *c)
+{
+    char *end;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != ',')
+        return false;
+    const char *t = end + 1;
+    long b = strtol(t, &end, 10);
+    if (end == t || *end || a < 0 || b < 0 || a >= LS_MAX_RANK * 2 || b >= LS_MAX_RANK * 2)
+        return false;
+    *r = (int)a;
+    *c = (int)b;
+    return true;
+}
+
+static bool parse_at(const char *s, int64_t *at)
+{
+    const char *p = s;
+    while (*p) {
+        if (*p == 'd')
+            p++;
+        char *end;
+        long d = strtol(p, &end, 10);
+        if (end == p || *end != '=' || d < 0 || d >= LS_MAX_RANK)
+            return false;
+        p = end + 1;
+        long long v = strtoll(p, &end, 10);
+        if (end == p || v < 0)
+            return false;
+        at[d] = v;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return false;
+    }
+    return true;
+}
+
+static bool known_kind(const char *k)
+{
+    static const char *kinds[] = {"layout", "nested", "swizzle", "banks",
+                                  "traffic", "timeline", "compare"};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(k, kinds[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Load, derive and (when asked) plan and simulate reduction o->index. */
+static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
+                                ls_hw *hw, ls_diag *diag)
+{
+    if (ls_module_load(o->input, m, diag))
+        return diag->status;
+    if (m->n_problems == 0)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                           "no linalg.generic/linalg.reduce with a reduction to draw");
+    if ((size_t)o->index >= m->n_problems)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
+                           "%s has %zu reductions; --index %lld is outside 0..%zu", o->input,
+                           m->n_problems, (long long)o->index, m->n_problems - 1);
+    ls_problem *p = &m->problems[o->index];
+    if (ls_cli_model(m, p, o->target, hw, diag) || ls_derive(p, d, diag) ||
+        ls_plan_build(p, d, ls_plan_target_from_arch(hw->arch), plan, diag))
+        return diag->status;
+    return LS_OK;
+}
+
+static int run(const draw_opts *o)
+{
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    ls_hw hw;
+    ls_figure fig;
+    ls_chart chart;
+    memset(&fig, 0, sizeof fig);
+    memset(&chart, 0, sizeof chart);
+    bool is_chart = false;
+    ls_trace trace = {NULL, 0, 0, false};
+    const char *k = o->kind;
+    ls_status st = LS_OK;
+    if (strcmp(k, "compare") == 0) {
+        st = ls_viz_compare_csv(o->input, &chart, &diag);
+        is_chart = true;
+    } else if (strcmp(k, "layout") == 0) {
+        if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
+            ls_layout_view v;
+            v.dim_row = o->dim_row;
+            v.dim_col = o->dim_col;
+            memcpy(v.at, o->at, sizeof v.at);
+            v.workgroup = o->workgroup;
+            v.iteration = o->iteration;
+            v.thread = o->thread;
+            st = ls_viz_layout(&m->problems[o->index], d, &v, &fig, &diag);
+        }
+    } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
+        if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
+            bool tl = strcmp(k, "timeline") == 0;
+            ls_engine_opts eo = {tl ? &trace : NULL, NULL, NULL, NULL, NULL};
+            ls_sim_result r;
+            st = ls_engine_run(&plan, &hw, &r, &eo, &diag);
+            if (!st && tl)
+                st = ls_viz_timeline(&m->problems[o->index], &hw, &r, &trace, (int)o->wgps,
+                                     &chart, &diag);
+            else if (!st)
+                ls_viz_traffic(&m->problems[o->index], &hw, &r, &chart);
+            is_chart = true;
+        }
+    } else {
+        /* nested, swizzle, banks: attributes or a reduction */
+        if (!(st = ls_module_load(o->input, m, &diag))) {
+            if (strcmp(k, "nested") == 0) {
+                if (m->n_layouts > 0) {
+                    if ((size_t)o->index >= m->n_layouts)
+                        st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                                         "%s has %zu nested layouts", o->input, m->n_layouts);
+                    else
+                        st = ls_viz_nested(&m->layouts[o->index].layout,
+                                           m->layouts[o->index].name, o->dim_row, o->dim_col,
+                                           o->thread, &fig, &diag);
+                } else if (m->n_problems > 0) {
+                    memset(m, 0, sizeof *m);
+                    if (!(st = load_reduction(o, m, d, &plan, &hw, &diag)))
+                        st = ls_viz_nested(&d->layout, "derived", o->dim_row, o->dim_col,
+                                           o->thread, &fig, &diag);
+                } else {
+                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                                     "no #iree_vector_ext.nested_layout or reduction to draw");
+                }
+            } else { /* swizzle, banks */
+                bool banks = strcmp(k, "banks") == 0;
+                if (banks && m->n_problems > 0) {
+                    memset(m, 0, sizeof *m);
+                    if (!(st = load_reduction(o, m, d, &plan, &hw, &diag)))
+                        st = ls_viz_banks_plan(&plan, &hw, &fig, &diag);
+                } else if (m->n_swizzles == 0) {
+                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                                     "no #iree_codegen.xor_shuffle / rotate_rows%s to draw",
+                                     banks ? " or reduction" : "");
+                } else if ((size_t)o->index >= m->n_swizzles) {
+                    st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                                     "%s has %zu swizzles", o->input, m->n_swizzles);
+                } else {
+                    int64_t banks_n = 32, bank_bytes = 4;
+                    if (o->target) {
+                        if ((st = ls_hw_load(o->target, &hw, &diag)))
+                            goto done;
+                        banks_n = hw.smem_banks;
+                        bank_bytes = hw.smem_bank_bytes;
+                    }
+                    const ls_module_swizzle *ms = &m->swizzles[o->index];
+                    st = banks ? ls_viz_banks_swizzle(&ms->swizzle, ms->name, o->lanes,
+                                                      o->elem_bytes, banks_n, bank_bytes, &fig,
+                                                      &diag)
+                               : ls_viz_swizzle(&ms->swizzle, ms->name, o->rows, o->elem_bytes,
+                                                banks_n, bank_bytes, &fig, &diag);
+                }
+            }
+        }
+    }
+done:
+    if (!st) {
+        ls_export_opts eo = {o->input, k, o->scale};
+        st = ls_viz_export(o->output, is_chart ? NULL : &fig, is_chart ? &chart : NULL, &eo,
+                           &diag);
+    }
+    ls_figure_free(&fig);
+    ls_chart_free(&chart);
+    ls_viz_shutdown();
+    free(trace.slices);
+    free(m);
+    free(d);
+    if (st) {
+        ls_cli_report(CMD, &diag);
+        return diag.status == LS_ERR_USAGE ? 2 : 1;
+    }
+    return 0;
+}
+
+int ls_cmd_draw(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},        {"output", required_argument, NULL, 'o'},
+        {"scale", required_argument, NULL, 's'}, {"index", required_argument, NULL, 'n'},
+        {"target", required_argument, NULL, 't'}, {"dims", required_argument, NULL, 'D'},
+        {"at", required_argument, NULL, 'A'},     {"workgroup", required_argument, NULL, 'w'},
+        {"iteration", required_argument, NULL, 'i'}, {"thread", required_argument, NULL, 'T'},
+        {"rows", required_argument, NULL, 'r'},   {"elem-bytes", required_argument, NULL, 'e'},
+        {"lanes", required_argument, NULL, 'l'},  {"wgps", required_argument, NULL, 'g'},
+        {NULL, 0, NULL, 0}};
+    draw_opts o;
+    memset(&o, 0, sizeof o);
+    o.scale = 2;
+    o.thread = -1;
+    o.dim_row = o.dim_col = -1;
+    o.elem_bytes = 4;
+    o.lanes = 32;
+    o.wgps = 4;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case 'o': o.output = optarg; break;
+        case 's': {
+            char *end;
+            o.scale = strtod(optarg, &end);
+            if (end == optarg || *end || !(o.scale >= 0.25 && o.scale <= 8)) {
+                ls_cli_error(CMD, "--scale: expected a number in 0.25..8, found '%s'", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'n':
+            if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &o.index))
+                return 2;
+            break;
+        case 't': o.target = optarg; break;
+        case 'D':
+            if (!parse_dims(optarg, &o.dim_row, &o.dim_col)) {
+                ls_cli_error(CMD, "--dims: expected two dim numbers like 0,1, found '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'A':
+            if (!parse_at(optarg, o.at)) {
+                ls_cli_error(CMD, "--at: expected d=v pairs like 1=3,2=0 (d < %d), found '%s'",
+                             LS_MAX_RANK, optarg);
+                return 2;
+            }
+            break;
+        case 'w':
+            if (!ls_flag_int(CMD, "--workgroup", optarg, 0, INT64_MAX, &o.workgroup))
+                return 2;
+            break;
+        case 'i':
+            if (!ls_flag_int(CMD, "--iteration", optarg, 0, INT64_MAX, &o.iteration))
+                return 2;
+            break;
+        case 'T':
+            if (!ls_flag_int(CMD, "--thread", optarg, 0, LS_MAX_WORKGROUP_SIZE - 1, &o.thread))
+                return 2;
+            break;
+        case 'r':
+            if (!ls_flag_int(CMD, "--rows", optarg, 1, LS_VIZ_MAX_AXIS_CELLS, &o.rows))
+                return 2;
+            break;
+        case 'e':
+            if (!ls_flag_int(CMD, "--elem-bytes", optarg, 1, 16, &o.elem_bytes))
+                return 2;
+            break;
+        case 'l':
+            if (!ls_flag_int(CMD, "--lanes", optarg, 1, LS_MAX_SUBGROUP_SIZE, &o.lanes))
+                return 2;
+            break;
+        case 'g':
+            if (!ls_flag_int(CMD, "--wgps", optarg, 1, 64, &o.wgps))
+                return 2;
+            break;
+        case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
+        default: ls_cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]); return 2;
+        }
+    }
+    if (argc - optind != 2) {
+        ls_cli_error(CMD, "expected KIND and INPUT (see lanescope draw --help)");
+        return 2;
+    }
+    o.kind = argv[optind];
+    o.input = argv[optind + 1];
+    if (!known_kind(o.kind)) {
+        ls_cli_error(CMD, "unknown kind '%s' (layout, nested, swizzle, banks, traffic, timeline, "
+                          "compare)",
+                     o.kind);
+        return 2;
+    }
+    if (o.output == NULL) {
+        ls_cli_error(CMD, "-o FILE is required (.png, .svg or .pdf)");
+        return 2;
+    }
+    return run(&o);
+}

@@ -1,0 +1,648 @@
+/* test_viz.c: the pictures.  Builders are checked cell by cell against the
+ * layout/swizzle/plan math (and the seeds' worked examples); exported PNGs
+ * are read back through libpng's png_image API and checked for their size,
+ * the colour of specific cells and their tEXt chunks; SVG and PDF for their
+ * header and page count; a few pictures against golden images with a
+ * tolerance.  Regenerate the goldens on purpose with
+ *   LS_REGEN_GOLDEN=1 make check TESTS=tests/test_viz
+ * and look at them before committing. */
+#include <dirent.h>
+#include <math.h>
+#include <png.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lanescope/engine.h"
+#include "lanescope/viz.h"
+#include "testutil.h"
+
+/* middle of a traffic bar below its panel's top: 22 + bar height / 2 */
+#define TRAFFIC_TEST_MID 8.5
+
+static char tmpdir[256];
+
+/* Checked fixture (runs in each test's process): remove the scratch folder. */
+static void remove_tmpdir(void)
+{
+    ls_viz_shutdown();
+    if (!tmpdir[0])
+        return;
+    DIR *dir = opendir(tmpdir);
+    if (dir) {
+        struct dirent *e;
+        char p[600];
+        while ((e = readdir(dir)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
+            unlink(p);
+        }
+        closedir(dir);
+    }
+    rmdir(tmpdir);
+    tmpdir[0] = 0;
+}
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    if (!tmpdir[0]) {
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/ls_viz_XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    }
+    char *b = buf[k++ % 8];
+    snprintf(b, 512, "%s/%s", tmpdir, name);
+    return b;
+}
+
+typedef struct {
+    int w, h;
+    unsigned char *px; /* RGB */
+} image;
+
+static image read_png(const char *path)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_file(&img, path), "%s: %s", path, img.message);
+    img.format = PNG_FORMAT_RGB;
+    image out = {(int)img.width, (int)img.height, malloc(PNG_IMAGE_SIZE(img))};
+    ck_assert(png_image_finish_read(&img, NULL, out.px, 0, NULL));
+    return out;
+}
+
+static void pixel(const image *im, double x, double y, uint8_t rgb[3])
+{
+    int ix = (int)x, iy = (int)y;
+    ck_assert(ix >= 0 && ix < im->w && iy >= 0 && iy < im->h);
+    memcpy(rgb, im->px + ((size_t)iy * (size_t)im->w + (size_t)ix) * 3, 3);
+}
+
+/* The colour at an inset corner of a cell (away from its label and borders). */
+static void cell_pixel(const ls_figure *f, const image *im, int panel, int r, int c, double scale,
+                       uint8_t rgb[3])
+{
+    double x, y, w, h;
+    ls_figure_cell_rect(f, panel, r, c, &x, &y, &w, &h);
+    pixel(im, (x + 4) * scale, (y + 4) * scale, rgb);
+}
+
+static void assert_colour(const uint8_t got[3], ls_rgb want, int tol)
+{
+    uint8_t w[3];
+    ls_rgb_bytes(want, w);
+    for (int i = 0; i < 3; i++)
+        ck_assert_msg(abs(got[i] - w[i]) <= tol, "pixel %d,%d,%d != expected %d,%d,%d", got[0],
+                      got[1], got[2], w[0], w[1], w[2]);
+}
+
+static ls_cell *cell(ls_figure *f, int panel, int r, int c)
+{
+    ls_grid *g = &f->panels[panel];
+    ck_assert(r < g->rows && c < g->cols);
+    return &g->cells[r * g->cols + c];
+}
+
+static void export_png(const char *path, const ls_figure *f, const ls_chart *c, double scale)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_export_opts o = {"test-input.mlir", "test", scale};
+    ck_assert_msg(ls_viz_export(path, f, c, &o, &d) == LS_OK, "%s", d.msg);
+}
+
+/* Load reduction 0 of an example, derive it. */
+static ls_module *derive_example(const char *name, ls_derived *dv)
+{
+    ls_diag d;
+    ls_module *m = load_example(name, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_derive(&m->problems[0], dv, &d) == LS_OK, "%s", d.msg);
+    return m;
+}
+
+static ls_layout_view default_view(void)
+{
+    ls_layout_view v;
+    memset(&v, 0, sizeof v);
+    v.dim_row = v.dim_col = -1;
+    v.thread = -1;
+    return v;
+}
+
+/* Seed 000 Example 2: element [2,10] of iteration 0 belongs to thread 42. */
+START_TEST(layout_example2_thread42)
+{
+    ls_derived dv;
+    ls_module *m = derive_example("seed000_example2.mlir", &dv);
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_layout_view v = default_view();
+    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    ck_assert_int_eq(f.panels[0].rows, 16);
+    ck_assert_int_eq(f.panels[0].cols, 32);
+    ck_assert_str_eq(cell(&f, 0, 2, 10)->label[0], "T42");
+    ck_assert_str_eq(cell(&f, 0, 2, 10)->label[1], "S0 V0");
+    ck_assert_str_eq(cell(&f, 0, 0, 16)->label[0], "T64"); /* subgroup 1 starts at d1 = 16 */
+    ck_assert_str_eq(cell(&f, 0, 15, 31)->label[0], "T127");
+    ck_assert_str_eq(cell(&f, 0, 15, 31)->label[1], "S1 V3");
+    const char *png = tmp_path("layout2.png");
+    export_png(png, &f, NULL, 1);
+    image im = read_png(png);
+    double w, h;
+    ls_figure_size(&f, &w, &h);
+    ck_assert_int_eq(im.w, (int)w);
+    ck_assert_int_eq(im.h, (int)h);
+    uint8_t rgb[3];
+    cell_pixel(&f, &im, 0, 2, 10, 1, rgb);
+    assert_colour(rgb, ls_viz_thread_colour(0, 42), 1);
+    cell_pixel(&f, &im, 0, 0, 16, 1, rgb);
+    assert_colour(rgb, ls_viz_thread_colour(1, 0), 1);
+    /* lanes next to each other get different fills */
+    uint8_t a[3], b[3];
+    ls_rgb_bytes(ls_viz_thread_colour(0, 42), a);
+    ls_rgb_bytes(ls_viz_thread_colour(0, 43), b);
+    ck_assert(memcmp(a, b, 3) != 0);
+    /* the same picture at scale 2 is twice the size, same colours */
+    const char *png2 = tmp_path("layout2x2.png");
+    export_png(png2, &f, NULL, 2);
+    image im2 = read_png(png2);
+    ck_assert_int_eq(im2.w, (int)ceil(w * 2));
+    cell_pixel(&f, &im2, 0, 2, 10, 2, rgb);
+    assert_colour(rgb, ls_viz_thread_colour(0, 42), 1);
+    free(im.px);
+    free(im2.px);
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+START_TEST(layout_highlight_and_iteration)
+{
+    ls_derived dv;
+    ls_module *m = derive_example("seed000_example2.mlir", &dv);
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_layout_view v = default_view();
+    v.thread = 42;
+    v.iteration = 3;
+    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    int hits = 0;
+    for (int r = 0; r < f.panels[0].rows; r++)
+        for (int c = 0; c < f.panels[0].cols; c++) {
+            ls_cell *x = cell(&f, 0, r, c);
+            bool mine = strcmp(x->label[0], "T42") == 0;
+            ck_assert(mine ? (x->flags & LS_CELL_HIGHLIGHT) : (x->flags & LS_CELL_DIM));
+            hits += mine;
+        }
+    ck_assert_int_eq(hits, 4); /* one element per row group of 4: 16 rows / 4 */
+    ck_assert_str_eq(f.panels[0].col_head[0], "96"); /* iteration 3 starts at d1 = 3 * 32 */
+    ls_figure_free(&f);
+    /* out-of-range requests are errors naming the flag */
+    v.iteration = 12;
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_ERR_USAGE);
+    ck_assert_str_eq(d.file, "--iteration");
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+/* Example 1's tile is 4 x 512 along (d0, d2): aggregated 8 columns per cell,
+ * exactly one thread's 8 elements. */
+START_TEST(layout_aggregates_big_tiles)
+{
+    ls_derived dv;
+    ls_module *m = derive_example("seed000_example1.mlir", &dv);
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_layout_view v = default_view();
+    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    ck_assert_int_eq(f.panels[0].rows, 4);
+    ck_assert_int_eq(f.panels[0].cols, 64);
+    ck_assert_str_eq(cell(&f, 0, 0, 5)->label[0], "T5");
+    ck_assert_str_eq(cell(&f, 0, 1, 5)->label[1], "V8-15");
+    ck_assert_str_eq(f.panels[0].col_head[1], "8-15");
+    bool said = false;
+    for (int i = 0; i < f.n_notes; i++)
+        said |= strstr(f.notes[i], "Aggregated") != NULL;
+    ck_assert(said);
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+/* Seed 002's 64x64 layout: lane = r % 16 + 16 * ((c / 4) % 4), subgroup r / 32. */
+START_TEST(nested_seed002)
+{
+    ls_diag d;
+    ls_module *m = load_example("seed002_nested_64x64.mlir", &d);
+    ck_assert(d.status == LS_OK && m->n_layouts >= 1);
+    ls_figure f;
+    ck_assert(ls_viz_nested(&m->layouts[0].layout, m->layouts[0].name, -1, -1, -1, &f, &d) ==
+              LS_OK);
+    for (int r = 0; r < 64; r += 7)
+        for (int c = 0; c < 64; c += 5) {
+            char want[16];
+            snprintf(want, sizeof want, "T%d", r % 16 + 16 * ((c / 4) % 4));
+            ck_assert_str_eq(cell(&f, 0, r, c)->label[0], want);
+            ck_assert_int_eq(cell(&f, 0, r, c)->group, r / 32);
+        }
+    const char *png = tmp_path("nested.png");
+    export_png(png, &f, NULL, 1);
+    image im = read_png(png);
+    uint8_t rgb[3];
+    cell_pixel(&f, &im, 0, 33, 13, 1, rgb); /* subgroup 1, lane 1 + 48 = 49 */
+    assert_colour(rgb, ls_viz_thread_colour(1, 49), 1);
+    free(im.px);
+    ls_figure_free(&f);
+    /* thread 120 = lane 56 of subgroup 1 */
+    ck_assert(ls_viz_nested(&m->layouts[0].layout, m->layouts[0].name, -1, -1, 120, &f, &d) ==
+              LS_OK);
+    ck_assert(cell(&f, 0, 40, 13)->flags & LS_CELL_HIGHLIGHT);
+    ck_assert(cell(&f, 0, 8, 13)->flags & LS_CELL_DIM); /* lane 56 of subgroup 0 */
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+/* Seed 001's xor_shuffle<16, 4> table: row 1 reads 5 4 7 6, row 2 A B 8 9. */
+START_TEST(swizzle_seed001)
+{
+    ls_diag d;
+    ls_module *m = load_example("seed001_xor_shuffle.mlir", &d);
+    ck_assert(d.status == LS_OK && m->n_swizzles >= 1);
+    ls_figure f;
+    ck_assert(ls_viz_swizzle(&m->swizzles[0].swizzle, "", 0, 4, 32, 4, &f, &d) == LS_OK);
+    ck_assert_int_eq(f.n_panels, 2);
+    const char *row1 = "5476", *row2 = "AB89";
+    for (int p = 0; p < 4; p++) {
+        char a[2] = {row1[p], 0}, b[2] = {row2[p], 0}, c[2] = {"4567"[p], 0};
+        ck_assert_str_eq(cell(&f, 1, 1, p)->label[0], a);
+        ck_assert_str_eq(cell(&f, 1, 2, p)->label[0], b);
+        ck_assert_str_eq(cell(&f, 0, 1, p)->label[0], c);
+    }
+    ck_assert_str_eq(cell(&f, 1, 1, 0)->label[1], "b16-19");
+    /* a moved block keeps its colour */
+    const char *png = tmp_path("swizzle.png");
+    export_png(png, &f, NULL, 1);
+    image im = read_png(png);
+    uint8_t before[3], after[3];
+    cell_pixel(&f, &im, 0, 1, 1, 1, before); /* block 5 before */
+    cell_pixel(&f, &im, 1, 1, 0, 1, after);  /* block 5 after */
+    ck_assert(memcmp(before, after, 3) == 0);
+    free(im.px);
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+/* 32 lanes reading a column of a 32 x 32 f32 tile: degree 32 plain, and 1
+ * under xor_shuffle<32, 1>, as the engine's test expects. */
+START_TEST(banks_swizzle_degrees)
+{
+    ls_swizzle s = {LS_SWIZZLE_XOR_SHUFFLE, 32, 1, 32, 1, 0, 0};
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_banks_swizzle(&s, "x", 32, 4, 32, 4, &f, &d) == LS_OK);
+    ck_assert_int_eq(f.n_panels, 2);
+    ck_assert_str_eq(f.panels[0].row_note[0], "degree 32");
+    ck_assert_str_eq(f.panels[1].row_note[0], "degree 1");
+    ck_assert(cell(&f, 0, 0, 0)->flags & LS_CELL_ALERT);
+    ck_assert_str_eq(cell(&f, 0, 0, 0)->label[1], "32 words");
+    ck_assert(!(cell(&f, 1, 0, 0)->flags & LS_CELL_ALERT));
+    /* every lane hits a different bank: each bank cell names one lane */
+    for (int b = 0; b < 32; b++)
+        ck_assert_msg(cell(&f, 1, 0, b)->label[0][0] == 'T' &&
+                          strchr(cell(&f, 1, 0, b)->label[0], '+') == NULL,
+                      "bank %d: %s", b, cell(&f, 1, 0, b)->label[0]);
+    ls_figure_free(&f);
+}
+END_TEST
+
+/* The cross-subgroup buffer's accesses: the picture's degrees are the ones
+ * the engine charges (its stage statistics). */
+START_TEST(banks_plan_matches_engine)
+{
+    ls_derived dv;
+    ls_module *m = derive_example("seed000_example2.mlir", &dv);
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_hw hw;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_plan plan;
+    ck_assert(ls_plan_build(&m->problems[0], &dv, ls_plan_target_from_arch(hw.arch), &plan, &d) ==
+              LS_OK);
+    ls_figure f;
+    ck_assert(ls_viz_banks_plan(&plan, &hw, &f, &d) == LS_OK);
+    ls_sim_result r;
+    ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &d) == LS_OK);
+    int64_t worst = 0;
+    for (int row = 0; row < f.panels[0].rows; row++) {
+        long long deg;
+        ck_assert(sscanf(f.panels[0].row_note[row], "degree %lld", &deg) == 1);
+        if (deg > worst)
+            worst = deg;
+    }
+    ck_assert_int_eq(worst, r.stage[LS_STAGE_CROSS_SUBGROUP].smem_max_degree);
+    ck_assert_str_eq(f.panels[0].row_head[0], "write slot 0");
+    ls_figure_free(&f);
+    /* no cross-subgroup stage: a clear error */
+    ls_derived dv1;
+    ls_module *m1 = derive_example("seed000_example1.mlir", &dv1);
+    ck_assert(ls_plan_build(&m1->problems[0], &dv1, ls_plan_target_from_arch(hw.arch), &plan,
+                            &d) == LS_OK);
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_banks_plan(&plan, &hw, &f, &d) == LS_ERR_INVALID);
+    ck_assert(strstr(d.msg, "no cross-subgroup stage") != NULL);
+    ls_figure_free(&f);
+    free(m);
+    free(m1);
+}
+END_TEST
+
+static void simulate(const char *name, ls_module **m, ls_derived *dv, ls_plan *plan, ls_hw *hw,
+                     ls_sim_result *r, ls_trace *tr)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    *m = derive_example(name, dv);
+    ck_assert(ls_hw_load("mi300x", hw, &d) == LS_OK);
+    ck_assert(ls_plan_build(&(*m)->problems[0], dv, ls_plan_target_from_arch(hw->arch), plan,
+                            &d) == LS_OK);
+    ls_engine_opts eo = {tr, NULL, NULL, NULL, NULL};
+    ck_assert(ls_engine_run(plan, hw, r, &eo, &d) == LS_OK);
+}
+
+START_TEST(traffic_from_simulation)
+{
+    ls_module *m;
+    ls_derived dv;
+    ls_plan plan;
+    ls_hw hw;
+    ls_sim_result r;
+    simulate("seed000_example2.mlir", &m, &dv, &plan, &hw, &r, NULL);
+    ls_chart c;
+    ls_viz_traffic(&m->problems[0], &hw, &r, &c);
+    for (int s = 0; s < LS_STAGE_COUNT; s++) {
+        ck_assert(c.metric[0][s] == (double)r.stage[s].critical_cycles);
+        ck_assert(c.metric[1][s] == (double)r.stage[s].global_bytes);
+        ck_assert(c.metric[5][s] == (double)r.stage[s].barrier_wait_cycles);
+    }
+    ck_assert(c.metric[5][LS_STAGE_CROSS_SUBGROUP] == 6048); /* the engine test's figure */
+    ck_assert(fabs(c.roofline_cycles - r.dram_bytes / hw.dram_bytes_per_cycle) < 1e-9);
+    ck_assert(c.roofline_cycles < c.sim_cycles);
+    const char *png = tmp_path("traffic.png");
+    export_png(png, NULL, &c, 1);
+    image im = read_png(png);
+    double w, h;
+    ls_chart_size(&c, &w, &h);
+    ck_assert_int_eq(im.w, (int)w);
+    ck_assert_int_eq(im.h, (int)h);
+    /* the longest bar of the first panel (load+accumulate) starts at x = 130 */
+    uint8_t rgb[3];
+    double y = 18 + 15 * 1.5 + 10.5 * 1.6 + 10 + 22 + TRAFFIC_TEST_MID;
+    pixel(&im, 135, y, rgb);
+    assert_colour(rgb, ls_viz_series_colour(0), 1);
+    free(im.px);
+    ls_chart_free(&c);
+    free(m);
+}
+END_TEST
+
+START_TEST(timeline_rows_and_waves)
+{
+    ls_module *m;
+    ls_derived dv;
+    ls_plan plan;
+    ls_hw hw;
+    ls_sim_result r;
+    ls_trace tr = {NULL, 0, 0, false};
+    simulate("seed000_example3.mlir", &m, &dv, &plan, &hw, &r, &tr);
+    ls_chart c;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_timeline(&m->problems[0], &hw, &r, &tr, 2, &c, &d) == LS_OK);
+    size_t want = 0;
+    int32_t tracks = 0;
+    for (size_t i = 0; i < tr.n; i++) {
+        want += tr.slices[i].wgp < 2;
+        if (tr.slices[i].wgp < 2 && tr.slices[i].track + 1 > tracks)
+            tracks = tr.slices[i].track + 1;
+    }
+    ck_assert_uint_eq(c.n_bars, want);
+    ck_assert_int_eq(c.n_rows, 2 * tracks);
+    ck_assert(c.t_end == (double)r.cycles);
+    for (size_t i = 0; i < c.n_bars; i++)
+        ck_assert(c.bars[i].end <= c.t_end && c.bars[i].start <= c.bars[i].end);
+    const char *png = tmp_path("timeline.png");
+    export_png(png, NULL, &c, 1);
+    image im = read_png(png);
+    ck_assert_int_eq(im.w, 1000);
+    free(im.px);
+    ls_chart_free(&c);
+    free(tr.slices);
+    free(m);
+}
+END_TEST
+
+START_TEST(compare_csv_and_errors)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/../tests/data/compare_synthetic.csv", LS_TEST_EXAMPLES);
+    ls_chart c;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_viz_compare_csv(path, &c, &d) == LS_OK, "%s", d.msg);
+    ck_assert_uint_eq(c.n_points, 6);
+    double mean, mx, w10, w25;
+    ls_compare_errors(c.points, c.n_points, &mean, &mx, &w10, &w25);
+    /* |errors| 0.1, 0.05, 0.3, 0.025, 0.0625, 0.25 */
+    ck_assert(fabs(mean - 0.13125) < 1e-12);
+    ck_assert(fabs(mx - 0.3) < 1e-12);
+    ck_assert(fabs(w10 - 4.0 / 6) < 1e-12);
+    ck_assert(fabs(w25 - 5.0 / 6) < 1e-12);
+    ck_assert(strstr(c.subtitle, "mean |error| 13.1%") != NULL);
+    const char *pdf = tmp_path("compare.pdf");
+    ls_export_opts o = {path, "compare", 1};
+    ck_assert(ls_viz_export(pdf, NULL, &c, &o, &d) == LS_OK);
+    ls_chart_free(&c);
+    /* a bad row: file, line and column of the field */
+    const char *bad = tmp_path("bad.csv");
+    FILE *f = fopen(bad, "w");
+    fputs("name,measured_us,simulated_us\nk1,10,12\nk2,abc,3\n", f);
+    fclose(f);
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_compare_csv(bad, &c, &d) == LS_ERR_SYNTAX);
+    ck_assert_int_eq(d.line, 3);
+    ck_assert_int_eq(d.col, 4);
+    ck_assert(strstr(d.msg, "measured_us") != NULL);
+    f = fopen(bad, "w");
+    fputs("k1,10\n", f);
+    fclose(f);
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_compare_csv(bad, &c, &d) == LS_ERR_SYNTAX);
+    ck_assert(strstr(d.msg, "3 fields") != NULL);
+}
+END_TEST
+
+static long file_contains(const char *path, const char *needle, bool exact_page)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ck_assert(fread(buf, 1, (size_t)n, f) == (size_t)n);
+    buf[n] = 0;
+    fclose(f);
+    long count = 0;
+    size_t k = strlen(needle);
+    for (long i = 0; i + (long)k <= n; i++)
+        if (memcmp(buf + i, needle, k) == 0 && (!exact_page || buf[i + (long)k] != 's'))
+            count++;
+    free(buf);
+    return count;
+}
+
+START_TEST(svg_pdf_and_png_text)
+{
+    ls_derived dv;
+    ls_module *m = derive_example("seed000_example2.mlir", &dv);
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_layout_view v = default_view();
+    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    const char *svg = tmp_path("l.svg"), *pdf = tmp_path("l.pdf"), *png = tmp_path("l.png");
+    ls_export_opts o = {"examples/seed000_example2.mlir", "layout", 1};
+    ck_assert(ls_viz_export(svg, &f, NULL, &o, &d) == LS_OK);
+    ck_assert(ls_viz_export(pdf, &f, NULL, &o, &d) == LS_OK);
+    ck_assert(ls_viz_export(png, &f, NULL, &o, &d) == LS_OK);
+    ck_assert_int_eq(file_contains(svg, "<svg", false), 1);
+    ck_assert_int_eq(file_contains(svg, "<?xml", false), 1);
+    ck_assert_int_eq(file_contains(pdf, "%PDF-", false), 1);
+    ck_assert_int_eq(file_contains(pdf, "/Type /Page", true), 1);
+    /* tEXt chunks through libpng */
+    FILE *fp = fopen(png, "rb");
+    png_structp pr = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(pr);
+    png_init_io(pr, fp);
+    png_read_info(pr, info);
+    png_textp text;
+    int n = 0;
+    png_get_text(pr, info, &text, &n);
+    bool sw = false, src = false, title = false;
+    char want_sw[64];
+    snprintf(want_sw, sizeof want_sw, "lanescope %s", PACKAGE_VERSION);
+    for (int i = 0; i < n; i++) {
+        sw |= strcmp(text[i].key, "Software") == 0 && strcmp(text[i].text, want_sw) == 0;
+        src |= strcmp(text[i].key, "Source") == 0 &&
+               strcmp(text[i].text, "examples/seed000_example2.mlir") == 0;
+        title |= strcmp(text[i].key, "Title") == 0 && strncmp(text[i].text, "layout: ", 8) == 0;
+    }
+    png_destroy_read_struct(&pr, &info, NULL);
+    fclose(fp);
+    ck_assert(sw && src && title);
+    /* bad extension and unwritable folder: errors, and no file left behind */
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_export(tmp_path("l.gif"), &f, NULL, &o, &d) == LS_ERR_USAGE);
+    ck_assert(access(tmp_path("l.gif"), F_OK) != 0);
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_export("/nonexistent-dir/x.png", &f, NULL, &o, &d) == LS_ERR_IO);
+    ck_assert(strstr(d.msg, "/nonexistent-dir/x.png") != NULL);
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+/* ---- golden images ---- */
+
+static void golden(const char *name, const ls_figure *f, const ls_chart *c)
+{
+    char gpath[512];
+    snprintf(gpath, sizeof gpath, "%s/%s", LS_TEST_GOLDEN, name);
+    const char *out = tmp_path(name);
+    export_png(out, f, c, 1);
+    if (getenv("LS_REGEN_GOLDEN")) {
+        export_png(gpath, f, c, 1);
+        fprintf(stderr, "regenerated %s: look at it before committing\n", gpath);
+        return;
+    }
+    image a = read_png(out), b = read_png(gpath);
+    ck_assert_msg(a.w == b.w && a.h == b.h, "%s: %dx%d, golden %dx%d", name, a.w, a.h, b.w, b.h);
+    /* Text rasterisation may differ by a pixel between font builds; the
+     * cells, bars and borders may not.  Allow 1.5% of pixels to differ. */
+    size_t differ = 0, n = (size_t)a.w * (size_t)a.h;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            if (abs(a.px[3 * i + k] - b.px[3 * i + k]) > 40) {
+                differ++;
+                break;
+            }
+    ck_assert_msg(differ * 1000 <= n * 15, "%s: %zu of %zu pixels differ from the golden image",
+                  name, differ, n);
+    free(a.px);
+    free(b.px);
+}
+
+START_TEST(golden_images)
+{
+    ls_derived dv;
+    ls_module *m = derive_example("seed000_example2.mlir", &dv);
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_layout_view v = default_view();
+    v.thread = 42;
+    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    golden("layout_example2_t42.png", &f, NULL);
+    ls_figure_free(&f);
+    free(m);
+    m = load_example("seed001_xor_shuffle.mlir", &d);
+    ck_assert(ls_viz_swizzle(&m->swizzles[0].swizzle, m->swizzles[0].name, 0, 4, 32, 4, &f, &d) ==
+              LS_OK);
+    golden("swizzle_seed001.png", &f, NULL);
+    ls_figure_free(&f);
+    free(m);
+    char path[512];
+    snprintf(path, sizeof path, "%s/../tests/data/compare_synthetic.csv", LS_TEST_EXAMPLES);
+    ls_chart c;
+    ck_assert(ls_viz_compare_csv(path, &c, &d) == LS_OK);
+    snprintf(c.title, sizeof c.title, "simulated vs measured: compare_synthetic.csv");
+    golden("compare_synthetic.png", NULL, &c);
+    ls_chart_free(&c);
+}
+END_TEST
+
+static Suite *viz_suite(void)
+{
+    Suite *s = suite_create("viz");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_checked_fixture(tc, NULL, remove_tmpdir);
+    tcase_add_test(tc, layout_example2_thread42);
+    tcase_add_test(tc, layout_highlight_and_iteration);
+    tcase_add_test(tc, layout_aggregates_big_tiles);
+    tcase_add_test(tc, nested_seed002);
+    tcase_add_test(tc, swizzle_seed001);
+    tcase_add_test(tc, banks_swizzle_degrees);
+    tcase_add_test(tc, banks_plan_matches_engine);
+    tcase_add_test(tc, traffic_from_simulation);
+    tcase_add_test(tc, timeline_rows_and_waves);
+    tcase_add_test(tc, compare_csv_and_errors);
+    tcase_add_test(tc, svg_pdf_and_png_text);
+    tcase_add_test(tc, golden_images);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(viz_suite)

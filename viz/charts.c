@@ -1,0 +1,617 @@
+/* charts.c: the chart pictures -- per-stage traffic with the DRAM roofline,
+ * the Gantt timeline of a simulation, and measured-vs-simulated scatter --
+ * their builders (from a simulation result, a trace, a CSV) and one
+ * renderer that draws an ls_chart into any cairo context. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/viz.h"
+#include "viztext.h"
+
+#define LS_PI 3.14159265358979323846
+#define MARGIN 18.0
+#define TITLE_PT 15.0
+#define SUB_PT 10.5
+#define LABEL_PT 9.0
+
+#define TRAFFIC_PANEL_W 340.0
+#define TRAFFIC_BAR_H 17.0
+#define TIMELINE_W 1000.0
+#define TIMELINE_ROW_H 13.0
+#define TIMELINE_MAX_ROWS 96
+#define COMPARE_PLOT 440.0
+
+void ls_chart_free(ls_chart *c)
+{
+    free(c->row_name);
+    free(c->bars);
+    free(c->points);
+    c->row_name = NULL;
+    c->bars = NULL;
+    c->points = NULL;
+}
+
+static void set_rgb(cairo_t *cr, ls_rgb c)
+{
+    cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+/* 1234567 -> "1.23 M"; keeps axis and bar labels short. */
+static void human(char *buf, size_t size, double v)
+{
+    double a = fabs(v);
+    if (a >= 1e9)
+        snprintf(buf, size, "%.3g G", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, size, "%.3g M", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(buf, size, "%.3g k", v / 1e3);
+    else
+        snprintf(buf, size, "%.4g", v);
+}
+
+static double header_h(const ls_chart *c)
+{
+    return MARGIN + TITLE_PT * 1.5 + (c->subtitle[0] ? SUB_PT * 1.6 : 0) + 10;
+}
+
+/* A "nice" axis step near range / n: 1, 2 or 5 times a power of ten. */
+static double nice_step(double range, int n)
+{
+    double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+/* ------------------------------------------------------------ traffic */
+
+void ls_viz_traffic(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r, ls_chart *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = LS_CHART_TRAFFIC;
+    snprintf(out->title, sizeof out->title, "per-stage traffic of %s on %s", p->name, hw->name);
+    snprintf(out->subtitle, sizeof out->subtitle,
+             "%lld cycles = %.3f us at %lld MHz; %lld workgroups, occupancy %lld per WGP, %lld "
+             "waves",
+             (long long)r->cycles, r->time_us, (long long)hw->clock_mhz,
+             (long long)r->workgroups, (long long)r->occupancy, (long long)r->waves);
+    static const char *names[] = {"critical-path cycles", "global bytes", "sectors (L2 hits)",
+                                  "shuffles + DPP steps", "shared-memory cycles",
+                                  "barrier wait cycles"};
+    out->n_metrics = 6;
+    out->n_stages = LS_STAGE_COUNT;
+    for (int m = 0; m < 6; m++)
+        snprintf(out->metric_name[m], sizeof out->metric_name[m], "%s", names[m]);
+    for (int s = 0; s < LS_STAGE_COUNT; s++) {
+        const ls_stage_stats *st = &r->stage[s];
+        snprintf(out->stage_name[s], sizeof out->stage_name[s], "%s", ls_stage_name(s));
+        out->metric[0][s] = (double)st->critical_cycles;
+        out->metric[1][s] = (double)st->global_bytes;
+        out->metric[2][s] = (double)st->sectors;
+        out->metric[3][s] = (double)(st->shuffles + st->dpp_steps);
+        out->metric[4][s] = (double)st->smem_cycles;
+        out->metric[5][s] = (double)st->barrier_wait_cycles;
+        out->metric[6][s] = (double)st->sector_hits; /* shown with the sectors */
+    }
+    out->sim_cycles = (double)r->cycles;
+    out->roofline_cycles = hw->dram_bytes_per_cycle > 0
+                               ? (double)r->dram_bytes / hw->dram_bytes_per_cycle
+                               : 0;
+    snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+             "DRAM: %.1f MB moved, %.1f GB/s = %.1f%% of the model's %.0f GB/s.",
+             r->dram_bytes / 1e6, r->dram_gbps, 100 * r->dram_fraction,
+             hw->dram_bytes_per_cycle * hw->clock_mhz / 1e3);
+    snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+             "Roofline: the time the DRAM traffic alone takes at peak bandwidth; the gap to "
+             "the simulated time is what the config leaves.");
+}
+
+static void traffic_size(const ls_chart *c, double *w, double *h)
+{
+    int panels = c->n_metrics + 1, rows = (panels + 1) / 2;
+    double ph = 26 + c->n_stages * TRAFFIC_BAR_H + 14;
+    *w = MARGIN * 2 + 2 * TRAFFIC_PANEL_W + 30;
+    *h = header_h(c) + rows * ph + c->n_notes * LABEL_PT * 1.7 + MARGIN;
+}
+
+static void hbar_panel(cairo_t *cr, double x, double y, const char *title, int n,
+                       char names[][32], const double *v, const ls_rgb *colour,
+                       const char *const *value_text)
+{
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    ls_viz_text_at(cr, title, x, y + 12, 11, true, 0);
+    double label_w = 112, bar_x = x + label_w, bar_w = TRAFFIC_PANEL_W - label_w - 70;
+    double vmax = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > vmax)
+            vmax = v[i];
+    for (int i = 0; i < n; i++) {
+        double by = y + 22 + i * TRAFFIC_BAR_H;
+        cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+        ls_viz_text_at(cr, names[i], bar_x - 6, by + TRAFFIC_BAR_H * 0.65, LABEL_PT, false, 1);
+        double bw = vmax > 0 ? bar_w * v[i] / vmax : 0;
+        if (v[i] > 0 && bw < 1.5)
+            bw = 1.5;
+        set_rgb(cr, colour[i]);
+        cairo_rectangle(cr, bar_x, by + 2, bw, TRAFFIC_BAR_H - 4);
+        cairo_fill(cr);
+        char buf[48];
+        if (value_text && value_text[i])
+            snprintf(buf, sizeof buf, "%s", value_text[i]);
+        else
+            human(buf, sizeof buf, v[i]);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        ls_viz_text_at(cr, buf, bar_x + bw + 4, by + TRAFFIC_BAR_H * 0.65, LABEL_PT, false, 0);
+    }
+    cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+    cairo_set_line_width(cr, 0.8);
+    cairo_move_to(cr, bar_x, y + 20);
+    cairo_line_to(cr, bar_x, y + 24 + n * TRAFFIC_BAR_H);
+    cairo_stroke(cr);
+}
+
+static void traffic_draw(cairo_t *cr, const ls_chart *c)
+{
+    double y0 = header_h(c), ph = 26 + c->n_stages * TRAFFIC_BAR_H + 14;
+    ls_rgb colours[LS_CHART_MAX_BARS];
+    for (int s = 0; s < c->n_stages; s++)
+        colours[s] = ls_viz_series_colour(s == 5 ? 6 : s);
+    for (int m = 0; m < c->n_metrics; m++) {
+        double x = MARGIN + (m % 2) * (TRAFFIC_PANEL_W + 30), y = y0 + (m / 2) * ph;
+        char hit[LS_CHART_MAX_BARS][48];
+        const char *texts[LS_CHART_MAX_BARS];
+        for (int s = 0; s < c->n_stages; s++) {
+            texts[s] = NULL;
+            if (m == 2 && c->metric[2][s] > 0) { /* sectors: with the L2 hit rate */
+                human(hit[s], sizeof hit[s], c->metric[2][s]);
+                size_t len = strlen(hit[s]);
+                snprintf(hit[s] + len, sizeof hit[s] - len, " (%.0f%% hit)",
+                         100 * c->metric[6][s] / c->metric[2][s]);
+                texts[s] = hit[s];
+            }
+        }
+        hbar_panel(cr, x, y, c->metric_name[m], c->n_stages, (char(*)[32])c->stage_name,
+                   c->metric[m], colours, texts);
+    }
+    /* the roofline panel: simulated time against the DRAM bound */
+    int m = c->n_metrics;
+    double x = MARGIN + (m % 2) * (TRAFFIC_PANEL_W + 30), y = y0 + (m / 2) * ph;
+    char names[2][32] = {"simulated", "DRAM roofline"};
+    double v[2] = {c->sim_cycles, c->roofline_cycles};
+    ls_rgb rc[2] = {ls_viz_series_colour(4), ls_viz_series_colour(7)};
+    char t0[48], t1[48];
+    human(t0, sizeof t0, v[0]);
+    snprintf(t0 + strlen(t0), sizeof t0 - strlen(t0), " cycles");
+    human(t1, sizeof t1, v[1]);
+    snprintf(t1 + strlen(t1), sizeof t1 - strlen(t1), " (%.0f%%)",
+             c->sim_cycles > 0 ? 100 * v[1] / c->sim_cycles : 0);
+    const char *texts[2] = {t0, t1};
+    hbar_panel(cr, x, y, "time vs the DRAM roofline", 2, names, v, rc, texts);
+    double ny = y0 + ((c->n_metrics + 2) / 2) * ph;
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    for (int i = 0; i < c->n_notes; i++)
+        ls_viz_text_at(cr, c->notes[i], MARGIN, ny + (i + 0.8) * LABEL_PT * 1.7, LABEL_PT, false, 0);
+}
+
+/* ------------------------------------------------------------ timeline */
+
+ls_status ls_viz_timeline(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
+                          const ls_trace *tr, int max_wgps, ls_chart *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = LS_CHART_TIMELINE;
+    if (max_wgps < 1)
+        max_wgps = 1;
+    int32_t max_track = 0;
+    for (size_t i = 0; i < tr->n; i++)
+        if (tr->slices[i].wgp < max_wgps && tr->slices[i].track > max_track)
+            max_track = tr->slices[i].track;
+    int tracks = max_track + 1;
+    if ((int64_t)max_wgps * tracks > TIMELINE_MAX_ROWS) {
+        int fit = TIMELINE_MAX_ROWS / tracks;
+        if (fit < 1)
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--wgps", 0, 0,
+                               "%d resident subgroups per WGP do not fit the chart's %d rows",
+                               tracks, TIMELINE_MAX_ROWS);
+        max_wgps = fit;
+    }
+    if (max_wgps > hw->wgp_count)
+        max_wgps = (int)hw->wgp_count;
+    out->n_rows = max_wgps * tracks;
+    out->row_name = ls_xcalloc((size_t)out->n_rows, sizeof *out->row_name);
+    for (int w = 0; w < max_wgps; w++)
+        for (int t = 0; t < tracks; t++)
+            snprintf(out->row_name[w * tracks + t], sizeof out->row_name[0], "WGP %d  slot %d", w,
+                     t);
+    size_t n = 0;
+    for (size_t i = 0; i < tr->n; i++)
+        n += tr->slices[i].wgp < max_wgps;
+    out->bars = ls_xcalloc(n ? n : 1, sizeof *out->bars);
+    for (size_t i = 0; i < tr->n; i++) {
+        const ls_trace_slice *s = &tr->slices[i];
+        if (s->wgp >= max_wgps)
+            continue;
+        ls_gantt_bar *b = &out->bars[out->n_bars++];
+        b->start = (double)s->start;
+        b->end = (double)s->end;
+        b->row = s->wgp * tracks + s->track;
+        b->stage = s->stage;
+        b->workgroup = s->workgroup;
+    }
+    out->t_end = (double)r->cycles;
+    out->waves = r->waves;
+    out->n_stages = LS_STAGE_COUNT;
+    for (int s = 0; s < LS_STAGE_COUNT; s++)
+        snprintf(out->stage_name[s], sizeof out->stage_name[s], "%s", ls_stage_name(s));
+    snprintf(out->title, sizeof out->title, "timeline of %s on %s", p->name, hw->name);
+    snprintf(out->subtitle, sizeof out->subtitle,
+             "%lld cycles; %lld workgroups, %lld per WGP at once, %lld waves; WGPs 0..%d of %lld "
+             "shown",
+             (long long)r->cycles, (long long)r->workgroups, (long long)r->occupancy,
+             (long long)r->waves, max_wgps - 1, (long long)hw->wgp_count);
+    snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+             "A row is a resident subgroup slot of a WGP; a bar is one stage of one subgroup "
+             "(label: workgroup id); a new workgroup in the same slot is the next wave.");
+    if (tr->truncated)
+        snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+                 "The trace reached %d slices and was cut: later stages are missing.",
+                 LS_TRACE_MAX_SLICES);
+    return LS_OK;
+}
+
+static double timeline_label_w(void)
+{
+    return 96;
+}
+
+static void timeline_size(const ls_chart *c, double *w, double *h)
+{
+    *w = TIMELINE_W;
+    *h = header_h(c) + 22 + c->n_rows * TIMELINE_ROW_H + 40 + 20 + c->n_notes * LABEL_PT * 1.7 +
+         MARGIN;
+}
+
+static void timeline_draw(cairo_t *cr, const ls_chart *c)
+{
+    double x0 = MARGIN + timeline_label_w(), x1 = TIMELINE_W - MARGIN;
+    double y0 = header_h(c) + 22, plot_h = c->n_rows * TIMELINE_ROW_H;
+    double t_end = c->t_end > 0 ? c->t_end : 1;
+    double sx = (x1 - x0) / t_end;
+    /* rows: zebra background and names (WGP boundaries darker) */
+    for (int r = 0; r < c->n_rows; r++) {
+        double y = y0 + r * TIMELINE_ROW_H;
+        if (r % 2) {
+            cairo_set_source_rgb(cr, 0.96, 0.96, 0.96);
+            cairo_rectangle(cr, x0, y, x1 - x0, TIMELINE_ROW_H);
+            cairo_fill(cr);
+        }
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        if (c->n_rows <= 48 || r % 2 == 0)
+            ls_viz_text_at(cr, c->row_name[r], x0 - 6, y + TIMELINE_ROW_H * 0.75, 7.5, false, 1);
+    }
+    for (size_t i = 0; i < c->n_bars; i++) {
+        const ls_gantt_bar *b = &c->bars[i];
+        double x = x0 + b->start * sx, w = (b->end - b->start) * sx;
+        if (w < 0.6)
+            w = 0.6;
+        double y = y0 + b->row * TIMELINE_ROW_H + 1.5;
+        ls_rgb col = ls_viz_series_colour(b->stage == 5 ? 6 : b->stage);
+        set_rgb(cr, col);
+        cairo_rectangle(cr, x, y, w, TIMELINE_ROW_H - 3);
+        cairo_fill(cr);
+        if (b->stage == LS_STAGE_LOAD_ACCUMULATE) { /* workgroup boundary + id */
+            cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+            cairo_set_line_width(cr, 0.8);
+            cairo_move_to(cr, x, y - 1);
+            cairo_line_to(cr, x, y + TIMELINE_ROW_H - 2);
+            cairo_stroke(cr);
+            char lab[24];
+            snprintf(lab, sizeof lab, "wg %lld", (long long)b->workgroup);
+            if (ls_viz_text_w(cr, lab, 7, false) + 4 < w) {
+                set_rgb(cr, ls_viz_text_on(col));
+                ls_viz_text_at(cr, lab, x + 2, y + TIMELINE_ROW_H * 0.6, 7, false, 0);
+            }
+        }
+    }
+    /* WGP separators */
+    int tracks = 1;
+    for (int r = 1; r < c->n_rows; r++)
+        if (strncmp(c->row_name[r], c->row_name[0], 6) == 0)
+            tracks = r + 1;
+        else
+            break;
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1.0);
+    for (int r = tracks; r < c->n_rows; r += tracks) {
+        cairo_move_to(cr, x0 - 90, y0 + r * TIMELINE_ROW_H);
+        cairo_line_to(cr, x1, y0 + r * TIMELINE_ROW_H);
+    }
+    cairo_stroke(cr);
+    /* cycle axis */
+    double step = nice_step(t_end, 8);
+    cairo_set_line_width(cr, 0.8);
+    for (double t = 0; t <= t_end * 1.0001; t += step) {
+        double x = x0 + t * sx;
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.15);
+        cairo_move_to(cr, x, y0);
+        cairo_line_to(cr, x, y0 + plot_h);
+        cairo_stroke(cr);
+        char buf[32];
+        human(buf, sizeof buf, t);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        ls_viz_text_at(cr, buf, x, y0 + plot_h + 12, LABEL_PT, false, 0.5);
+    }
+    ls_viz_text_at(cr, "cycles", x1, y0 + plot_h + 26, LABEL_PT, true, 1);
+    /* legend: stages */
+    double lx = MARGIN, ly = y0 + plot_h + 34;
+    for (int s = 0; s < c->n_stages; s++) {
+        set_rgb(cr, ls_viz_series_colour(s == 5 ? 6 : s));
+        cairo_rectangle(cr, lx, ly, 12, 10);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        ls_viz_text_at(cr, c->stage_name[s], lx + 16, ly + 9, LABEL_PT, false, 0);
+        lx += 16 + ls_viz_text_w(cr, c->stage_name[s], LABEL_PT, false) + 18;
+    }
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    for (int i = 0; i < c->n_notes; i++)
+        ls_viz_text_at(cr, c->notes[i], MARGIN, ly + 22 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT, false,
+                0);
+}
+
+/* ------------------------------------------------------------ compare */
+
+void ls_compare_errors(const ls_compare_point *pts, size_t n, double *mean_rel, double *max_rel,
+                       double *within10, double *within25)
+{
+    double sum = 0, mx = 0;
+    size_t w10 = 0, w25 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs(pts[i].simulated - pts[i].measured) / pts[i].measured;
+        sum += e;
+        if (e > mx)
+            mx = e;
+        w10 += e <= 0.10;
+        w25 += e <= 0.25;
+    }
+    *mean_rel = n ? sum / (double)n : 0;
+    *max_rel = mx;
+    *within10 = n ? (double)w10 / (double)n : 0;
+    *within25 = n ? (double)w25 / (double)n : 0;
+}
+
+#define LS_COMPARE_MAX_POINTS 100000
+
+/* Parses a finite positive number filling the whole field. */
+static bool parse_positive(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end == ' ' || *end == '\t' || *end == '\r')
+        end++;
+    if (end == s || *end != '\0' || errno || !isfinite(v) || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = LS_CHART_COMPARE;
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    char line[1024];
+    int lineno = 0;
+    size_t cap = 0;
+    bool header_seen = false;
+    ls_status st = LS_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, (int)len,
+                             "line longer than %zu characters", sizeof line - 2);
+            break;
+        }
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (len == 0 || line[0] == '#')
+            continue;
+        char *f1 = line, *f2 = strchr(f1, ',');
+        char *f3 = f2 ? strchr(f2 + 1, ',') : NULL;
+        if (!f2 || !f3 || strchr(f3 + 1, ',')) {
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
+                             "expected 3 fields: name,measured_us,simulated_us");
+            break;
+        }
+        *f2++ = '\0';
+        *f3++ = '\0';
+        double m, s;
+        bool okm = parse_positive(f2, &m), oks = parse_positive(f3, &s);
+        if (!okm || !oks) {
+            if (out->n_points == 0 && !header_seen && !okm && !oks) {
+                header_seen = true; /* the header line */
+                continue;
+            }
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno,
+                             (int)((okm ? f3 : f2) - line) + 1,
+                             "%s must be a positive number of microseconds, found '%s'",
+                             okm ? "simulated_us" : "measured_us", okm ? f3 : f2);
+            break;
+        }
+        if (out->n_points == LS_COMPARE_MAX_POINTS) {
+            st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d points",
+                             LS_COMPARE_MAX_POINTS);
+            break;
+        }
+        if (out->n_points == cap) {
+            cap = cap ? cap * 2 : 64;
+            out->points = ls_xrealloc(out->points, cap * sizeof *out->points);
+        }
+        ls_compare_point *pt = &out->points[out->n_points++];
+        snprintf(pt->name, sizeof pt->name, "%s", f1);
+        pt->measured = m;
+        pt->simulated = s;
+    }
+    if (st == LS_OK && ferror(f))
+        st = ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
+    fclose(f);
+    if (st == LS_OK && out->n_points == 0)
+        st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
+                         "no data rows (expected name,measured_us,simulated_us)");
+    if (st) {
+        ls_chart_free(out);
+        return st;
+    }
+    const char *base = strrchr(path, '/');
+    snprintf(out->title, sizeof out->title, "simulated vs measured: %s", base ? base + 1 : path);
+    double mean, mx, w10, w25;
+    ls_compare_errors(out->points, out->n_points, &mean, &mx, &w10, &w25);
+    snprintf(out->subtitle, sizeof out->subtitle,
+             "%zu kernels; mean |error| %.1f%%, max %.1f%%, within 10%%: %.0f%%, within 25%%: "
+             "%.0f%%",
+             out->n_points, 100 * mean, 100 * mx, 100 * w10, 100 * w25);
+    snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+             "error = |simulated - measured| / measured; bands: +-10%% and +-25%% around y = x.");
+    return LS_OK;
+}
+
+static void compare_size(const ls_chart *c, double *w, double *h)
+{
+    *w = MARGIN * 2 + 70 + COMPARE_PLOT + 30;
+    *h = header_h(c) + COMPARE_PLOT + 50 + c->n_notes * LABEL_PT * 1.7 + MARGIN;
+}
+
+static void compare_draw(cairo_t *cr, const ls_chart *c)
+{
+    double px = MARGIN + 70, py = header_h(c) + 8, S = COMPARE_PLOT;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < c->n_points; i++) {
+        lo = fmin(lo, fmin(c->points[i].measured, c->points[i].simulated));
+        hi = fmax(hi, fmax(c->points[i].measured, c->points[i].simulated));
+    }
+    bool logx = hi / lo > 20;
+    double a, b;
+    if (logx) {
+        a = floor(log10(lo / 1.3));
+        b = ceil(log10(hi * 1.3));
+    } else {
+        double st = nice_step(hi * 1.3, 6);
+        a = 0;
+        b = ceil(hi * 1.3 / st) * st;
+    }
+#define MAP(v) (logx ? (log10(v) - a) / (b - a) : ((v) - a) / (b - a))
+    cairo_save(cr);
+    cairo_rectangle(cr, px, py, S, S);
+    cairo_clip(cr);
+    /* error bands around y = x, drawn as polygons sampled along x */
+    for (int band = 1; band >= 0; band--) {
+        double f = band ? 0.25 : 0.10;
+        cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, band ? 0.14 : 0.22);
+        for (int i = 0; i <= 64; i++) {
+            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
+            double X = px + S * MAP(fmax(v, 1e-300)), Y = py + S - S * MAP(fmax(v * (1 + f), 1e-300));
+            if (i == 0)
+                cairo_move_to(cr, X, Y);
+            else
+                cairo_line_to(cr, X, Y);
+        }
+        for (int i = 64; i >= 0; i--) {
+            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
+            double X = px + S * MAP(fmax(v, 1e-300)), Y = py + S - S * MAP(fmax(v * (1 - f), 1e-300));
+            cairo_line_to(cr, X, Y);
+        }
+        cairo_close_path(cr);
+        cairo_fill(cr);
+    }
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1.0);
+    cairo_move_to(cr, px, py + S);
+    cairo_line_to(cr, px + S, py);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+    /* axes and ticks */
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_line_width(cr, 1.0);
+    cairo_rectangle(cr, px, py, S, S);
+    cairo_stroke(cr);
+    int nt = logx ? (int)(b - a) : 6;
+    for (int i = 0; i <= nt; i++) {
+        double t = (double)i / nt, v = logx ? pow(10, a + i) : a + t * (b - a);
+        char buf[32];
+        snprintf(buf, sizeof buf, "%g", v);
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
+        cairo_move_to(cr, px + t * S, py);
+        cairo_line_to(cr, px + t * S, py + S);
+        cairo_move_to(cr, px, py + S - t * S);
+        cairo_line_to(cr, px + S, py + S - t * S);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        ls_viz_text_at(cr, buf, px + t * S, py + S + 13, LABEL_PT, false, 0.5);
+        ls_viz_text_at(cr, buf, px - 5, py + S - t * S + 3, LABEL_PT, false, 1);
+    }
+    ls_viz_text_at(cr, logx ? "measured (us, log)" : "measured (us)", px + S / 2, py + S + 30, 10, true,
+            0.5);
+    cairo_save(cr);
+    cairo_translate(cr, MARGIN + 12, py + S / 2);
+    cairo_rotate(cr, -LS_PI / 2);
+    ls_viz_text_at(cr, logx ? "simulated (us, log)" : "simulated (us)", 0, 0, 10, true, 0.5);
+    cairo_restore(cr);
+    /* points; names beside them when there are few */
+    for (size_t i = 0; i < c->n_points; i++) {
+        const ls_compare_point *p = &c->points[i];
+        double X = px + S * MAP(p->measured), Y = py + S - S * MAP(p->simulated);
+        set_rgb(cr, ls_viz_series_colour(4));
+        cairo_arc(cr, X, Y, 4, 0, 2 * LS_PI);
+        cairo_fill(cr);
+        if (c->n_points <= 12) {
+            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+            ls_viz_text_at(cr, p->name, X + 6, Y - 4, 8, false, 0);
+        }
+    }
+#undef MAP
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    for (int i = 0; i < c->n_notes; i++)
+        ls_viz_text_at(cr, c->notes[i], MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT,
+                false, 0);
+}
+
+/* ------------------------------------------------------------ common */
+
+void ls_chart_size(const ls_chart *c, double *w, double *h)
+{
+    switch (c->kind) {
+    case LS_CHART_TRAFFIC: traffic_size(c, w, h); break;
+    case LS_CHART_TIMELINE: timeline_size(c, w, h); break;
+    case LS_CHART_COMPARE: compare_size(c, w, h); break;
+    }
+    *w = ceil(*w);
+    *h = ceil(*h);
+}
+
+void ls_chart_draw(cairo_t *cr, const ls_chart *c)
+{
+    double w, h;
+    ls_chart_size(c, &w, &h);
+    cairo_save(cr);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_rectangle(cr, 0, 0, w, h);
+    cairo_fill(cr);
+    cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
+    ls_viz_text_at(cr, c->title, MARGIN, MARGIN + TITLE_PT, TITLE_PT, true, 0);
+    if (c->subtitle[0]) {
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        ls_viz_text_at(cr, c->subtitle, MARGIN, MARGIN + TITLE_PT * 1.5 + SUB_PT, SUB_PT, false, 0);
+    }
+    switch (c->kind) {
+    case LS_CHART_TRAFFIC: traffic_draw(cr, c); break;
+    case LS_CHART_TIMELINE: timeline_draw(cr, c); break;
+    case LS_CHART_COMPARE: compare_draw(cr, c); break;
+    }
+    cairo_restore(cr);
+}

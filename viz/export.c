@@ -1,0 +1,193 @@
+/* export.c: a figure or chart to a .png, .svg or .pdf file.  The picture is
+ * rendered into memory first and written through ls_write_atomic, so a
+ * failure never leaves a half-written file.  PNGs go through libpng (not
+ * cairo's writer) to carry tEXt chunks: the tool and version, the input,
+ * and what was drawn. */
+#include <math.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
+#include <cairo-svg.h>
+
+#include "config.h"
+#include "lanescope/arena.h"
+#include "lanescope/atomic.h"
+#include "lanescope/viz.h"
+
+#define LS_EXPORT_MAX_PIXELS (INT64_C(1) << 27) /* 128 M pixels, 512 MB as ARGB */
+
+typedef struct {
+    unsigned char *buf;
+    size_t len, cap;
+} membuf;
+
+static void mem_append(membuf *m, const unsigned char *data, size_t n)
+{
+    if (m->len + n > m->cap) {
+        size_t cap = m->cap ? m->cap : 65536;
+        while (cap < m->len + n)
+            cap *= 2;
+        m->buf = ls_xrealloc(m->buf, cap);
+        m->cap = cap;
+    }
+    memcpy(m->buf + m->len, data, n);
+    m->len += n;
+}
+
+static cairo_status_t cairo_to_mem(void *closure, const unsigned char *data, unsigned int n)
+{
+    mem_append(closure, data, n);
+    return CAIRO_STATUS_SUCCESS;
+}
+
+static void png_to_mem(png_structp png, png_bytep data, png_size_t n)
+{
+    mem_append(png_get_io_ptr(png), data, n);
+}
+
+static void png_flush_mem(png_structp png)
+{
+    (void)png;
+}
+
+static void draw(cairo_t *cr, const ls_figure *fig, const ls_chart *chart)
+{
+    if (fig)
+        ls_figure_draw(cr, fig);
+    else
+        ls_chart_draw(cr, chart);
+}
+
+/* The cairo image (ARGB32, opaque) as an RGB PNG with tEXt chunks. */
+static bool encode_png(cairo_surface_t *s, const ls_export_opts *o, const char *title, membuf *m)
+{
+    int w = cairo_image_surface_get_width(s), h = cairo_image_surface_get_height(s);
+    int stride = cairo_image_surface_get_stride(s);
+    const unsigned char *data = cairo_image_surface_get_data(s);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    if (!png)
+        return false;
+    png_infop info = png_create_info_struct(png);
+    unsigned char *row = ls_xmalloc((size_t)w * 3);
+    if (!info || setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, info ? &info : NULL);
+        free(row);
+        return false;
+    }
+    png_set_write_fn(png, m, png_to_mem, png_flush_mem);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    char software[64];
+    snprintf(software, sizeof software, "lanescope %s", PACKAGE_VERSION);
+    png_text text[3];
+    memset(text, 0, sizeof text);
+    text[0].compression = PNG_TEXT_COMPRESSION_NONE;
+    text[0].key = (png_charp) "Software";
+    text[0].text = software;
+    text[1].compression = PNG_TEXT_COMPRESSION_NONE;
+    text[1].key = (png_charp) "Source";
+    text[1].text = (png_charp)(o->input ? o->input : "");
+    text[2].compression = PNG_TEXT_COMPRESSION_NONE;
+    text[2].key = (png_charp) "Title";
+    text[2].text = (png_charp)title;
+    png_set_text(png, info, text, 3);
+    png_write_info(png, info);
+    for (int y = 0; y < h; y++) {
+        const uint32_t *px = (const uint32_t *)(const void *)(data + (size_t)y * (size_t)stride);
+        for (int x = 0; x < w; x++) {
+            row[3 * x + 0] = (unsigned char)(px[x] >> 16);
+            row[3 * x + 1] = (unsigned char)(px[x] >> 8);
+            row[3 * x + 2] = (unsigned char)px[x];
+        }
+        png_write_row(png, row);
+    }
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    free(row);
+    return true;
+}
+
+ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *chart,
+                        const ls_export_opts *o, ls_diag *diag)
+{
+    const char *dot = strrchr(path, '.');
+    enum { PNG, SVG, PDF } fmt;
+    if (dot && strcasecmp(dot, ".png") == 0)
+        fmt = PNG;
+    else if (dot && strcasecmp(dot, ".svg") == 0)
+        fmt = SVG;
+    else if (dot && strcasecmp(dot, ".pdf") == 0)
+        fmt = PDF;
+    else
+        return ls_diag_set(diag, LS_ERR_USAGE, "-o", 0, 0,
+                           "%s: the extension picks the format: .png, .svg or .pdf", path);
+    double w, h;
+    if (fig)
+        ls_figure_size(fig, &w, &h);
+    else
+        ls_chart_size(chart, &w, &h);
+    double scale = o->scale > 0 ? o->scale : 1;
+    char title[320];
+    snprintf(title, sizeof title, "%s: %s", o->kind ? o->kind : "picture",
+             fig ? fig->title : chart->title);
+    membuf m = {NULL, 0, 0};
+    cairo_surface_t *s;
+    if (fmt == PNG) {
+        double pw = ceil(w * scale), ph = ceil(h * scale);
+        if (pw * ph > (double)LS_EXPORT_MAX_PIXELS || pw > 32767 || ph > 32767)
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--scale", 0, 0,
+                               "the picture would be %.0f x %.0f pixels; the limit is 32767 per "
+                               "side and %lld in all",
+                               pw, ph, (long long)LS_EXPORT_MAX_PIXELS);
+        s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)pw, (int)ph);
+    } else if (fmt == SVG) {
+        s = cairo_svg_surface_create_for_stream(cairo_to_mem, &m, w, h);
+    } else {
+        s = cairo_pdf_surface_create_for_stream(cairo_to_mem, &m, w, h);
+        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, title);
+        cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "lanescope " PACKAGE_VERSION);
+    }
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
+        cairo_surface_destroy(s);
+        free(m.buf);
+        return ls_diag_set(diag, LS_ERR_NOMEM, path, 0, 0, "cannot create the drawing surface");
+    }
+    cairo_t *cr = cairo_create(s);
+    if (fmt == PNG)
+        cairo_scale(cr, scale, scale);
+    draw(cr, fig, chart);
+    cairo_status_t cst = cairo_status(cr);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    bool ok = cst == CAIRO_STATUS_SUCCESS;
+    if (fmt == PNG) {
+        ok = ok && encode_png(s, o, title, &m);
+        cairo_surface_destroy(s);
+    } else {
+        cairo_surface_finish(s);
+        ok = ok && cairo_surface_status(s) == CAIRO_STATUS_SUCCESS;
+        cairo_surface_destroy(s);
+    }
+    if (!ok) {
+        free(m.buf);
+        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "drawing failed (%s)",
+                           cairo_status_to_string(cst));
+    }
+    char err[512];
+    int rc = ls_write_atomic(path, (const char *)m.buf, m.len, err, sizeof err);
+    free(m.buf);
+    if (rc)
+        return ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
+    return LS_OK;
+}
+
+void ls_viz_shutdown(void)
+{
+    cairo_debug_reset_static_data();
+    FcFini();
+}

@@ -1,0 +1,744 @@
+/* grids.c: builders for the cell-grid pictures -- who owns which element of
+ * a workgroup tile (layout), of a nested layout's vector (nested), where a
+ * swizzle moves each access block (swizzle), and which lanes land in which
+ * shared-memory bank (banks).  Every answer comes from the layout, swizzle
+ * and plan code the simulator runs; this file only arranges it in cells. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/viz.h"
+
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
+
+/* snprintf for labels: cutting a long label short is the intent, so the
+ * truncation is not worth a warning at every call. */
+__attribute__((format(printf, 3, 4))) static void fmt(char *dst, size_t size, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(dst, size, f, ap);
+    va_end(ap);
+}
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+    fmt(dst, size, "%s", src);
+}
+
+/* "T0", "T0|T16", "T0|T16+6": the holders of an element. */
+static void owners_label(char *buf, size_t size, const int64_t *tids, int64_t n_listed,
+                         int64_t n_total)
+{
+    if (n_total <= 1)
+        fmt(buf, size, "T%lld", (long long)tids[0]);
+    else if (n_total == 2 && n_listed >= 2)
+        fmt(buf, size, "T%lld|T%lld", (long long)tids[0], (long long)tids[1]);
+    else
+        fmt(buf, size, "T%lld|T%lld+%lld", (long long)tids[0],
+                 (long long)(n_listed > 1 ? tids[1] : tids[0]), (long long)(n_total - 2));
+}
+
+static void axis_heads(char (*head)[LS_GRID_HEADER], int n, int64_t first, int64_t step,
+                       int64_t limit)
+{
+    for (int i = 0; i < n; i++) {
+        int64_t a = first + i * step, b = a + step - 1;
+        if (b > first + limit - 1)
+            b = first + limit - 1;
+        if (step == 1)
+            fmt(head[i], LS_GRID_HEADER, "%lld", (long long)a);
+        else
+            fmt(head[i], LS_GRID_HEADER, "%lld-%lld", (long long)a, (long long)b);
+    }
+}
+
+static void set_groups(ls_grid *g, int64_t n, const char *prefix)
+{
+    if (n > 4096)
+        n = 4096;
+    g->n_groups = (int)n;
+    g->group_name = ls_xcalloc((size_t)n, sizeof *g->group_name);
+    for (int64_t i = 0; i < n; i++)
+        fmt(g->group_name[i], sizeof g->group_name[i], "%s%lld", prefix, (long long)i);
+}
+
+static void legend_add(ls_figure *f, ls_rgb c, uint8_t flags, const char *text)
+{
+    if (f->n_legend >= LS_FIGURE_MAX_LEGEND)
+        return;
+    f->legend[f->n_legend].colour = c;
+    f->legend[f->n_legend].flags = flags;
+    copy_str(f->legend[f->n_legend].text, sizeof f->legend[0].text, text);
+    f->n_legend++;
+}
+
+static void note_add(ls_figure *f, const char *text)
+{
+    if (f->n_notes < LS_FIGURE_MAX_NOTES)
+        copy_str(f->notes[f->n_notes++], sizeof f->notes[0], text);
+}
+
+/* ------------------------------------------------------------ layout */
+
+/* Extent of a workgroup tile along dim i: the workgroup tile for parallel
+ * dims, one partial-reduction chunk for reduced dims. */
+static int64_t tile_extent(const ls_problem *p, const ls_derived *d, int i)
+{
+    int64_t e = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
+    return e > 0 ? e : 1;
+}
+
+static void choose_dims(int rank, const int64_t *ext, int *row, int *col)
+{
+    int cand[LS_MAX_RANK * 2], n = 0;
+    for (int i = 0; i < rank; i++)
+        if (ext[i] > 1)
+            cand[n++] = i;
+    if (n >= 2) {
+        *row = cand[n - 2];
+        *col = cand[n - 1];
+        return;
+    }
+    *col = n == 1 ? cand[0] : rank - 1;
+    *row = -1;
+    for (int i = 0; i < rank && *row < 0; i++)
+        if (i != *col)
+            *row = i;
+    if (*row > *col) {
+        int t = *row;
+        *row = *col;
+        *col = t;
+    }
+}
+
+static ls_status check_dims(int rank, int r, int c, ls_diag *diag)
+{
+    if (rank < 2)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--dims", 0, 0,
+                           "a rank-%d space has no second dim to draw", rank);
+    if (r < 0 || r >= rank || c < 0 || c >= rank || r == c)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--dims", 0, 0,
+                           "dims %d,%d: need two different dims in 0..%d", r, c, rank - 1);
+    return LS_OK;
+}
+
+ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layout_view *v,
+                        ls_figure *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    int rank = p->rank;
+    int64_t ext[LS_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        ext[i] = tile_extent(p, d, i);
+    int dr = v->dim_row, dc = v->dim_col;
+    if (dr < 0 || dc < 0)
+        choose_dims(rank, ext, &dr, &dc);
+    if (check_dims(rank, dr, dc, diag))
+        return diag->status;
+    if (v->workgroup < 0 || v->workgroup >= d->total_workgroups)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--workgroup", 0, 0,
+                           "workgroup %lld is outside 0..%lld", (long long)v->workgroup,
+                           (long long)d->total_workgroups - 1);
+    if (v->iteration < 0 || v->iteration >= d->total_iterations)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--iteration", 0, 0,
+                           "iteration %lld is outside 0..%lld", (long long)v->iteration,
+                           (long long)d->total_iterations - 1);
+    if (v->thread >= d->workgroup_size)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
+                           "thread %lld is outside 0..%lld (workgroup size)",
+                           (long long)v->thread, (long long)d->workgroup_size - 1);
+    for (int i = 0; i < rank; i++)
+        if (i != dr && i != dc && (v->at[i] < 0 || v->at[i] >= ext[i]))
+            return ls_diag_set(diag, LS_ERR_USAGE, "--at", 0, 0,
+                               "d%d = %lld is outside the tile's 0..%lld", i,
+                               (long long)v->at[i], (long long)ext[i] - 1);
+    int64_t wgc[LS_MAX_RANK], itc[LS_MAX_RANK], origin[LS_MAX_RANK];
+    ls_workgroup_coord(d, v->workgroup, wgc);
+    ls_iteration_coord(d, p, v->iteration, itc);
+    ls_tile_origin(d, p, wgc, itc, origin);
+
+    int64_t kr = ceil_div(ext[dr], LS_VIZ_MAX_AXIS_CELLS);
+    int64_t kc = ceil_div(ext[dc], LS_VIZ_MAX_AXIS_CELLS);
+    int rows = (int)ceil_div(ext[dr], kr), cols = (int)ceil_div(ext[dc], kc);
+    /* owners of every element of an aggregated cell, up to 16 per axis */
+    int64_t sr = kr > 16 ? 16 : kr, sc = kc > 16 ? 16 : kc;
+    bool sampled = sr < kr || sc < kc;
+    ls_grid *g = ls_figure_add_panel(out, rows, cols);
+    {
+        char o[128];
+        ls_format_list(o, sizeof o, origin, rank);
+        fmt(g->caption, sizeof g->caption,
+                 "workgroup %lld, iteration %lld of %lld: tile origin %s",
+                 (long long)v->workgroup, (long long)v->iteration,
+                 (long long)d->total_iterations, o);
+    }
+    fmt(g->row_axis, sizeof g->row_axis, "d%d%s", dr, p->is_reduction[dr] ? " (red)" : "");
+    fmt(g->col_axis, sizeof g->col_axis, "d%d%s", dc, p->is_reduction[dc] ? " (red)" : "");
+    axis_heads(g->row_head, rows, origin[dr], kr, ext[dr]);
+    axis_heads(g->col_head, cols, origin[dc], kc, ext[dc]);
+    set_groups(g, d->num_subgroups, "S");
+    if (kr > 1 || kc > 1)
+        g->cell_w = 46;
+    bool any_pad = false, any_dup = false;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            ls_cell *cell = &g->cells[r * cols + c];
+            int64_t tmin = INT64_MAX, tmax = -1, first_tid = -1, first_sg = -1, first_lane = 0;
+            int64_t rmin = INT64_MAX, rmax = -1;
+            bool mixed_tid = false, mixed_sg = false, pad = false, hit = false, valid = false;
+            int64_t dup_tids[LS_MAX_OWNERS], dup_listed = 0, dup_total = 0;
+            for (int64_t a = 0; a < sr; a++)
+                for (int64_t b = 0; b < sc; b++) {
+                    int64_t er = r * kr + (sr == kr ? a : a * kr / sr);
+                    int64_t ec = c * kc + (sc == kc ? b : b * kc / sc);
+                    if (er >= ext[dr] || ec >= ext[dc])
+                        continue;
+                    int64_t x[LS_MAX_RANK];
+                    for (int i = 0; i < rank; i++)
+                        x[i] = origin[i] + v->at[i];
+                    x[dr] = origin[dr] + er;
+                    x[dc] = origin[dc] + ec;
+                    bool outside = false;
+                    for (int i = 0; i < rank; i++)
+                        outside |= x[i] >= p->size[i];
+                    if (outside) {
+                        pad = true;
+                        continue;
+                    }
+                    ls_ownership own;
+                    ls_diag od;
+                    ls_diag_clear(&od);
+                    if (ls_owner_of(d, p, x, &own, &od) || own.n_listed == 0) {
+                        pad = true;
+                        continue;
+                    }
+                    valid = true;
+                    const ls_owner *o0 = &own.owners[0];
+                    if (first_tid < 0) {
+                        first_tid = o0->tid;
+                        first_sg = o0->subgroup;
+                        first_lane = o0->lane;
+                        dup_total = own.n_owners;
+                        dup_listed = own.n_listed;
+                        for (int k = 0; k < own.n_listed; k++)
+                            dup_tids[k] = own.owners[k].tid;
+                    }
+                    mixed_tid |= o0->tid != first_tid;
+                    mixed_sg |= o0->subgroup != first_sg;
+                    if (o0->tid < tmin)
+                        tmin = o0->tid;
+                    if (o0->tid > tmax)
+                        tmax = o0->tid;
+                    if (own.reg < rmin)
+                        rmin = own.reg;
+                    if (own.reg > rmax)
+                        rmax = own.reg;
+                    for (int k = 0; k < own.n_listed; k++)
+                        hit |= own.owners[k].tid == v->thread;
+                }
+            if (!valid) {
+                cell->flags = LS_CELL_EMPTY;
+                copy_str(cell->label[0], LS_CELL_LABEL, "pad");
+                cell->block = -2;
+                any_pad = true;
+                continue;
+            }
+            any_pad |= pad;
+            any_dup |= dup_total > 1;
+            cell->group = mixed_sg ? -1 : (int32_t)first_sg;
+            if (!mixed_tid) {
+                cell->fill = ls_viz_thread_colour(first_sg, first_lane);
+                cell->block = (int32_t)first_tid;
+                owners_label(cell->label[0], LS_CELL_LABEL, dup_tids, dup_listed, dup_total);
+                if (rmin == rmax)
+                    fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)first_sg,
+                             (long long)rmin);
+                else
+                    fmt(cell->label[1], LS_CELL_LABEL, "V%lld-%lld", (long long)rmin,
+                             (long long)rmax);
+            } else {
+                cell->fill = mixed_sg ? (ls_rgb){0.8, 0.8, 0.8} : ls_viz_thread_colour(first_sg, 5);
+                cell->block = -3 - (r * cols + c); /* its own block: borders all round */
+                fmt(cell->label[0], LS_CELL_LABEL, "T%lld-%lld", (long long)tmin,
+                         (long long)tmax);
+                copy_str(cell->label[1], LS_CELL_LABEL, mixed_sg ? "mixed" : "");
+            }
+            if (v->thread >= 0)
+                cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
+        }
+    fmt(out->title, sizeof out->title, "layout of %s (%s)", p->name,
+             d->sizes_assumed ? "sizes derived" : "IREE's lowering config");
+    if (p->has_config)
+        ls_lowering_config_format(&p->config, out->subtitle, sizeof out->subtitle);
+    int64_t shown = d->num_subgroups > 8 ? 8 : d->num_subgroups;
+    for (int64_t s = 0; s < shown; s++) {
+        char t[64];
+        fmt(t, sizeof t, "S%lld: lanes shaded 0..%lld", (long long)s,
+                 (long long)d->subgroup_size - 1);
+        legend_add(out, ls_viz_thread_colour(s, 0), 0, t);
+    }
+    if (any_pad)
+        legend_add(out, (ls_rgb){0.9, 0.9, 0.9}, LS_CELL_EMPTY,
+                   "padding (outside the problem: identity)");
+    if (v->thread >= 0) {
+        char t[64];
+        fmt(t, sizeof t, "thread %lld's elements", (long long)v->thread);
+        legend_add(out, (ls_rgb){1, 1, 1}, LS_CELL_HIGHLIGHT, t);
+    }
+    char note[200];
+    fmt(note, sizeof note,
+             "T#: thread in the workgroup, S#: subgroup, V#: register index in the thread's "
+             "vector.  Workgroup %lld threads = %lld subgroups x %lld.",
+             (long long)d->workgroup_size, (long long)d->num_subgroups,
+             (long long)d->subgroup_size);
+    note_add(out, note);
+    if (any_dup) {
+        fmt(note, sizeof note,
+                 "Each element is held by %lld threads (lane duplication %lld, subgroup %lld): "
+                 "T0|T16 lists them.",
+                 (long long)(d->lane_dup * d->subgroup_dup), (long long)d->lane_dup,
+                 (long long)d->subgroup_dup);
+        note_add(out, note);
+    }
+    if (kr > 1 || kc > 1) {
+        fmt(note, sizeof note,
+                 "Aggregated: the tile is %lld x %lld elements; each cell covers %lld x %lld "
+                 "of them%s.",
+                 (long long)ext[dr], (long long)ext[dc], (long long)kr, (long long)kc,
+                 sampled ? " (owners sampled at 16 points per axis)" : "");
+        note_add(out, note);
+    }
+    if (rank > 2) {
+        char o[160] = "";
+        size_t len = 0;
+        for (int i = 0; i < rank; i++)
+            if (i != dr && i != dc && len + 1 < sizeof o) {
+                fmt(o + len, sizeof o - len, "%sd%d = %lld", len ? ", " : "", i,
+                    (long long)(origin[i] + v->at[i]));
+                len = strlen(o);
+            }
+        fmt(note, sizeof note, "Other dims fixed at %s (--at).", o);
+        note_add(out, note);
+    }
+    return LS_OK;
+}
+
+/* ------------------------------------------------------------ nested */
+
+ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row, int dim_col,
+                        int64_t thread, ls_figure *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    int rank = l->rank;
+    int64_t ext[LS_MAX_RANK * 2];
+    for (int i = 0; i < rank; i++)
+        ext[i] = ls_nl_extent(l, i);
+    int dr = dim_row, dc = dim_col;
+    if (rank == 1) {
+        dr = -1;
+        dc = 0;
+    } else {
+        if (dr < 0 || dc < 0)
+            choose_dims(rank, ext, &dr, &dc);
+        if (check_dims(rank, dr, dc, diag))
+            return diag->status;
+    }
+    int64_t er = dr >= 0 ? ext[dr] : 1, ec = ext[dc];
+    if (er > LS_VIZ_MAX_AXIS_CELLS * 4 || ec > LS_VIZ_MAX_AXIS_CELLS * 4)
+        return ls_diag_set(diag, LS_ERR_LIMIT, "", l->line, l->col,
+                           "the vector is %lld x %lld; draw draws at most %d per axis",
+                           (long long)er, (long long)ec, LS_VIZ_MAX_AXIS_CELLS * 4);
+    /* lanes and subgroups that can hold an element: ids reach at most
+     * max(stride * tile) (stride-0 dims duplicate) */
+    int64_t lanes = ls_nl_threads(l), sgs = ls_nl_subgroups(l);
+    for (int i = 0; i < rank; i++) {
+        if (l->thread_strides[i] * l->thread_tile[i] > lanes)
+            lanes = l->thread_strides[i] * l->thread_tile[i];
+        if (l->subgroup_strides[i] * l->subgroup_tile[i] > sgs)
+            sgs = l->subgroup_strides[i] * l->subgroup_tile[i];
+    }
+    if (lanes > LS_MAX_SUBGROUP_SIZE)
+        lanes = LS_MAX_SUBGROUP_SIZE;
+    if (thread >= lanes * sgs)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
+                           "thread %lld is outside 0..%lld (subgroups x lanes of the layout)",
+                           (long long)thread, (long long)(lanes * sgs - 1));
+    ls_grid *g = ls_figure_add_panel(out, (int)er, (int)ec);
+    if (g == NULL)
+        return ls_diag_set(diag, LS_ERR_LIMIT, "", l->line, l->col,
+                           "the vector has more than %d elements to draw", LS_GRID_MAX_CELLS);
+    int64_t dshape[LS_MAX_RANK * 2];
+    ls_nl_distributed_shape(l, dshape);
+    char shp[160], ext_s[160];
+    ls_format_list(shp, sizeof shp, dshape, rank);
+    ls_format_list(ext_s, sizeof ext_s, ext, rank);
+    fmt(g->caption, sizeof g->caption, "vector<%s> over %lld subgroups x %lld lanes",
+             ext_s, (long long)sgs, (long long)lanes);
+    if (dr >= 0)
+        fmt(g->row_axis, sizeof g->row_axis, "dim %d", dr);
+    else
+        copy_str(g->row_axis, sizeof g->row_axis, "");
+    fmt(g->col_axis, sizeof g->col_axis, "dim %d", dc);
+    axis_heads(g->row_head, (int)er, 0, 1, er);
+    axis_heads(g->col_head, (int)ec, 0, 1, ec);
+    set_groups(g, sgs, "S");
+    int64_t *vt_of = ls_xcalloc((size_t)lanes * (size_t)rank, sizeof *vt_of);
+    for (int64_t ln = 0; ln < lanes; ln++) {
+        int64_t vt[LS_MAX_RANK * 2];
+        ls_nl_virtual_thread(l, ln, vt);
+        memcpy(vt_of + ln * rank, vt, (size_t)rank * sizeof *vt);
+    }
+    bool any_dup = false;
+    for (int64_t r = 0; r < er; r++)
+        for (int64_t c = 0; c < ec; c++) {
+            int64_t idx[LS_MAX_RANK * 2] = {0};
+            if (dr >= 0)
+                idx[dr] = r;
+            idx[dc] = c;
+            ls_nl_coord co;
+            ls_cell *cell = &g->cells[r * ec + c];
+            if (!ls_nl_decompose(l, idx, &co)) {
+                cell->flags = LS_CELL_EMPTY;
+                continue;
+            }
+            int64_t holders[LS_MAX_OWNERS], nh = 0, total = 0;
+            for (int64_t ln = 0; ln < lanes; ln++)
+                if (memcmp(vt_of + ln * rank, co.thread, (size_t)rank * sizeof(int64_t)) == 0) {
+                    if (nh < LS_MAX_OWNERS)
+                        holders[nh++] = ln;
+                    total++;
+                }
+            if (total == 0) { /* cannot happen for a valid layout; drawn, not hidden */
+                cell->flags = LS_CELL_EMPTY;
+                copy_str(cell->label[0], LS_CELL_LABEL, "none");
+                continue;
+            }
+            int64_t sg = ls_nl_subgroup_of(l, co.subgroup);
+            any_dup |= total > 1;
+            cell->fill = ls_viz_thread_colour(sg, holders[0]);
+            cell->block = (int32_t)(sg * lanes + holders[0]);
+            cell->group = (int32_t)sg;
+            owners_label(cell->label[0], LS_CELL_LABEL, holders, nh, total);
+            fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)sg,
+                     (long long)ls_nl_register_of(l, &co));
+            if (thread >= 0) {
+                bool hit = false;
+                for (int64_t k = 0; k < nh; k++)
+                    hit |= sg * lanes + holders[k] == thread;
+                cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
+            }
+        }
+    free(vt_of);
+    fmt(out->title, sizeof out->title, "nested layout%s%s", name && name[0] ? " #" : "",
+             name ? name : "");
+    ls_nested_layout_format(l, out->subtitle, sizeof out->subtitle);
+    int64_t shown = sgs > 8 ? 8 : sgs;
+    for (int64_t s = 0; s < shown; s++) {
+        char t[64];
+        fmt(t, sizeof t, "S%lld: lanes shaded 0..%lld", (long long)s, (long long)lanes - 1);
+        legend_add(out, ls_viz_thread_colour(s, 0), 0, t);
+    }
+    if (thread >= 0) {
+        char t[64];
+        fmt(t, sizeof t, "thread %lld's elements", (long long)thread);
+        legend_add(out, (ls_rgb){1, 1, 1}, LS_CELL_HIGHLIGHT, t);
+    }
+    char note[200];
+    fmt(note, sizeof note,
+             "Per-thread distributed shape (batch x outer x element): %s = %lld registers; "
+             "V# indexes them.",
+             shp, (long long)ls_nl_registers(l));
+    note_add(out, note);
+    note_add(out, "T#: lane (with a subgroup: T is the lane id within it), S#: subgroup.");
+    if (any_dup)
+        note_add(out, "Some elements are held by several lanes (stride-0 or repeated ids): "
+                      "T0|T16 lists them.");
+    if (rank > 2)
+        note_add(out, "Other dims fixed at 0.");
+    return LS_OK;
+}
+
+/* ------------------------------------------------------------ swizzle */
+
+static int64_t swz_row_elems(const ls_swizzle *s)
+{
+    return s->kind == LS_SWIZZLE_XOR_SHUFFLE && s->row_stride > 0 ? s->row_stride : s->row_width;
+}
+
+static void block_name(char *buf, size_t size, int64_t id)
+{
+    static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    if (id < 36)
+        fmt(buf, size, "%c", digits[id]);
+    else
+        fmt(buf, size, "%lld", (long long)id);
+}
+
+static void bank_span(char *buf, size_t size, int64_t first_byte, int64_t bytes, int64_t banks,
+                      int64_t bank_bytes)
+{
+    int64_t b0 = (first_byte / bank_bytes) % banks;
+    int64_t b1 = ((first_byte + bytes - 1) / bank_bytes) % banks;
+    if (b0 == b1)
+        fmt(buf, size, "bank %lld", (long long)b0);
+    else
+        fmt(buf, size, "b%lld-%lld", (long long)b0, (long long)b1);
+}
+
+ls_status ls_viz_swizzle(const ls_swizzle *s, const char *name, int64_t rows, int64_t elem_bytes,
+                         int64_t banks, int64_t bank_bytes, ls_figure *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (ls_swizzle_check(s, "", diag))
+        return diag->status;
+    int64_t n = ls_swizzle_blocks_per_row(s);
+    if (rows <= 0)
+        rows = ls_swizzle_period_rows(s);
+    if (rows > LS_VIZ_MAX_AXIS_CELLS)
+        rows = LS_VIZ_MAX_AXIS_CELLS;
+    if (n > LS_VIZ_MAX_AXIS_CELLS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, "", s->line, s->col,
+                           "%lld blocks per row; draw shows at most %d", (long long)n,
+                           LS_VIZ_MAX_AXIS_CELLS);
+    int64_t stride = swz_row_elems(s);
+    for (int after = 0; after < 2; after++) {
+        ls_grid *g = ls_figure_add_panel(out, (int)rows, (int)n);
+        copy_str(g->caption, sizeof g->caption,
+                 after ? "after: where each block is stored" : "before: row-major");
+        copy_str(g->row_axis, sizeof g->row_axis, "row");
+        copy_str(g->col_axis, sizeof g->col_axis, "block");
+        axis_heads(g->row_head, (int)rows, 0, 1, rows);
+        axis_heads(g->col_head, (int)n, 0, 1, n);
+        g->cell_w = 40;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t p = 0; p < n; p++) {
+                int64_t j = after ? ls_swizzle_block_inverse(s, i, p) : p;
+                ls_cell *cell = &g->cells[i * n + p];
+                /* hue by the block's original column, shade by its row */
+                cell->fill = ls_viz_thread_colour(j, i);
+                cell->block = (int32_t)(i * n + j);
+                block_name(cell->label[0], LS_CELL_LABEL, i * n + j);
+                int64_t byte = (i * stride + p * s->access_width) * elem_bytes;
+                bank_span(cell->label[1], LS_CELL_LABEL, byte, s->access_width * elem_bytes,
+                          banks, bank_bytes);
+            }
+    }
+    fmt(out->title, sizeof out->title, "swizzle%s%s", name && name[0] ? " #" : "",
+             name ? name : "");
+    ls_swizzle_format(s, out->subtitle, sizeof out->subtitle);
+    int64_t shown = n > 8 ? 8 : n;
+    for (int64_t j = 0; j < shown; j++) {
+        char t[64];
+        fmt(t, sizeof t, "originally block %lld of its row", (long long)j);
+        legend_add(out, ls_viz_thread_colour(j, 0), 0, t);
+    }
+    char note[200];
+    fmt(note, sizeof note,
+             "A block is %lld contiguous elements (access_width); cells name the block (row x "
+             "%lld + block) as in seed 001.",
+             (long long)s->access_width, (long long)n);
+    note_add(out, note);
+    fmt(note, sizeof note,
+             "Banks: %lld-byte elements on %lld banks x %lld bytes; a cell's bank is where its "
+             "block lies after the swizzle.",
+             (long long)elem_bytes, (long long)banks, (long long)bank_bytes);
+    note_add(out, note);
+    if (rows < ls_swizzle_period_rows(s))
+        note_add(out, "Only the first rows are shown; the pattern repeats later.");
+    return LS_OK;
+}
+
+/* ------------------------------------------------------------ banks */
+
+typedef struct {
+    int64_t words[64]; /* distinct words in the bank */
+    int nwords;
+    int64_t lanes[4];
+    int nlanes;
+    int64_t lane_total;
+} bank_use;
+
+/* One row of a banks panel: one access by the given lanes at the given byte
+ * addresses, each `bytes` wide.  Returns the conflict degree. */
+static int64_t banks_row(ls_grid *g, int row, const int64_t *lanes, const int64_t *addr, int n,
+                         int64_t bytes, int64_t banks, int64_t bank_bytes, int64_t lane_base)
+{
+    bank_use *u = ls_xcalloc((size_t)banks, sizeof *u);
+    for (int i = 0; i < n; i++)
+        for (int64_t b = 0; b < bytes; b += bank_bytes) {
+            int64_t wd = (addr[i] + b) / bank_bytes, bk = wd % banks;
+            bank_use *x = &u[bk];
+            bool seen = false;
+            for (int k = 0; k < x->nwords && !seen; k++)
+                seen = x->words[k] == wd;
+            if (!seen && x->nwords < 64)
+                x->words[x->nwords++] = wd;
+            bool lane_seen = false;
+            for (int k = 0; k < x->nlanes && !lane_seen; k++)
+                lane_seen = x->lanes[k] == lanes[i];
+            if (!lane_seen) {
+                if (x->nlanes < 4)
+                    x->lanes[x->nlanes++] = lanes[i];
+                x->lane_total++;
+            }
+        }
+    int64_t degree = 1;
+    for (int64_t bk = 0; bk < banks; bk++)
+        if (u[bk].nwords > degree)
+            degree = u[bk].nwords;
+    for (int64_t bk = 0; bk < banks && bk < g->cols; bk++) {
+        ls_cell *cell = &g->cells[row * g->cols + bk];
+        bank_use *x = &u[bk];
+        cell->block = (int32_t)bk;
+        if (x->lane_total == 0) {
+            cell->fill = (ls_rgb){0.96, 0.96, 0.96};
+            continue;
+        }
+        if (x->nlanes == 1)
+            fmt(cell->label[0], LS_CELL_LABEL, "T%lld", (long long)(x->lanes[0] + lane_base));
+        else
+            fmt(cell->label[0], LS_CELL_LABEL, "T%lld+%lld",
+                     (long long)(x->lanes[0] + lane_base), (long long)(x->lane_total - 1));
+        if (x->nwords == 1) {
+            cell->fill = ls_rgb_hex(0x99DDFF);
+            copy_str(cell->label[1], LS_CELL_LABEL, x->lane_total > 1 ? "bcast" : "");
+        } else {
+            cell->fill = ls_rgb_hex(0xEE8866);
+            fmt(cell->label[1], LS_CELL_LABEL, "%d words", x->nwords);
+            if (x->nwords == degree)
+                cell->flags |= LS_CELL_ALERT;
+        }
+    }
+    free(u);
+    return degree;
+}
+
+static void banks_legend(ls_figure *out)
+{
+    legend_add(out, ls_rgb_hex(0x99DDFF), 0, "one word: one cycle (same word: broadcast)");
+    legend_add(out, ls_rgb_hex(0xEE8866), 0, "several words: conflict");
+    legend_add(out, ls_rgb_hex(0xEE8866), LS_CELL_ALERT, "busiest bank: sets the degree");
+    legend_add(out, (ls_rgb){0.96, 0.96, 0.96}, 0, "unused bank");
+}
+
+ls_status ls_viz_banks_plan(const ls_plan *pl, const ls_hw *hw, ls_figure *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    const ls_derived *d = pl->derived;
+    const ls_problem *p = pl->problem;
+    if (!pl->cross_subgroup)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s has no cross-subgroup stage (no reduced dim is split across "
+                           "subgroups), so no shared-memory access to draw",
+                           p->name);
+    int64_t nq = pl->results_per_thread;
+    int64_t shown = nq > 16 ? 16 : nq;
+    int64_t banks = hw->smem_banks;
+    if (banks > 128)
+        return ls_diag_set(diag, LS_ERR_LIMIT, "", 0, 0, "model %s has %lld banks; draw shows at most 128",
+                           hw->name, (long long)banks);
+    ls_grid *g = ls_figure_add_panel(out, (int)(2 * shown), (int)banks);
+    copy_str(g->caption, sizeof g->caption,
+             "cross-subgroup buffer, subgroup 0: lanes per bank in each access");
+    copy_str(g->row_axis, sizeof g->row_axis, "access");
+    copy_str(g->col_axis, sizeof g->col_axis, "bank");
+    axis_heads(g->col_head, (int)banks, 0, 1, banks);
+    g->row_note = ls_xcalloc((size_t)g->rows, sizeof *g->row_note);
+    g->cell_w = 40;
+    int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
+    int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
+    int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
+    ls_result_slot_registers(d, p, slot_reg);
+    for (int64_t q = 0; q < shown; q++)
+        for (int rd = 0; rd < 2; rd++) {
+            int row = (int)(2 * q + rd);
+            int n = ls_smem_access(pl, slot_reg[q], rd == 1, lanes, addr);
+            fmt(g->row_head[row], LS_GRID_HEADER, "%s slot %lld", rd ? "read" : "write",
+                     (long long)q);
+            int64_t deg = banks_row(g, row, lanes, addr, n, pl->acc_elem_bytes, banks,
+                                    hw->smem_bank_bytes, 0);
+            fmt(g->row_note[row], sizeof g->row_note[0], "degree %lld", (long long)deg);
+        }
+    free(slot_reg);
+    free(lanes);
+    free(addr);
+    fmt(out->title, sizeof out->title, "shared-memory banks of %s on %s", p->name, hw->name);
+    char shape[128];
+    ls_format_list(shape, sizeof shape, pl->buffer_shape, pl->buffer_rank);
+    fmt(out->subtitle, sizeof out->subtitle,
+             "buffer %s x %lld bytes (padded by %lld elements), %lld banks x %lld bytes",
+             shape, (long long)pl->acc_elem_bytes, (long long)pl->buffer_pad, (long long)banks,
+             (long long)hw->smem_bank_bytes);
+    banks_legend(out);
+    note_add(out, "Degree = distinct words in the busiest bank: the cycles the access takes "
+                  "(what the simulator charges).");
+    if (shown < nq) {
+        char note[200];
+        fmt(note, sizeof note, "Result slots 0..%lld of %lld shown.", (long long)shown - 1,
+                 (long long)nq);
+        note_add(out, note);
+    }
+    return LS_OK;
+}
+
+ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t lanes,
+                               int64_t elem_bytes, int64_t banks, int64_t bank_bytes,
+                               ls_figure *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (ls_swizzle_check(s, "", diag))
+        return diag->status;
+    if (lanes < 1 || lanes > LS_MAX_SUBGROUP_SIZE)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--lanes", 0, 0, "%lld lanes: need 1..%d",
+                           (long long)lanes, LS_MAX_SUBGROUP_SIZE);
+    if (banks < 1 || banks > 128)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--banks", 0, 0, "%lld banks: need 1..128",
+                           (long long)banks);
+    int64_t n = ls_swizzle_blocks_per_row(s);
+    int64_t shown = n > 16 ? 16 : n;
+    int64_t stride = swz_row_elems(s);
+    out->stacked = true;
+    int64_t *lane_id = ls_xcalloc((size_t)lanes, sizeof *lane_id);
+    int64_t *addr = ls_xcalloc((size_t)lanes, sizeof *addr);
+    for (int sw = 0; sw < 2; sw++) {
+        ls_grid *g = ls_figure_add_panel(out, (int)shown, (int)banks);
+        copy_str(g->caption, sizeof g->caption,
+                 sw ? "with the swizzle" : "without (plain row-major)");
+        copy_str(g->row_axis, sizeof g->row_axis, "access");
+        copy_str(g->col_axis, sizeof g->col_axis, "bank");
+        axis_heads(g->col_head, (int)banks, 0, 1, banks);
+        g->row_note = ls_xcalloc((size_t)g->rows, sizeof *g->row_note);
+        g->cell_w = 40;
+        for (int64_t c = 0; c < shown; c++) {
+            for (int64_t ln = 0; ln < lanes; ln++) {
+                int64_t off = ln * stride + c * s->access_width;
+                lane_id[ln] = ln;
+                addr[ln] = (sw ? ls_swizzle_apply(s, off) : off) * elem_bytes;
+            }
+            fmt(g->row_head[c], LS_GRID_HEADER, "block col %lld", (long long)c);
+            int64_t deg = banks_row(g, (int)c, lane_id, addr, (int)lanes,
+                                    s->access_width * elem_bytes, banks, bank_bytes, 0);
+            fmt(g->row_note[c], sizeof g->row_note[0], "degree %lld", (long long)deg);
+        }
+    }
+    free(lane_id);
+    free(addr);
+    fmt(out->title, sizeof out->title, "banks under swizzle%s%s", name && name[0] ? " #" : "",
+             name ? name : "");
+    ls_swizzle_format(s, out->subtitle, sizeof out->subtitle);
+    banks_legend(out);
+    char note[200];
+    fmt(note, sizeof note,
+             "Access: lane T reads block column c of row T (%lld elements of %lld bytes); "
+             "%lld banks x %lld bytes.",
+             (long long)s->access_width, (long long)elem_bytes, (long long)banks,
+             (long long)bank_bytes);
+    note_add(out, note);
+    return LS_OK;
+}
