@@ -101,12 +101,10 @@ static bool known_kind(const char *k)
     return false;
 }
 
-/* Load, derive and (when asked) plan and simulate reduction o->index. */
-static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
-                                ls_hw *hw, ls_diag *diag)
+/* Model, derived layout and plan of reduction o->index of the loaded m. */
+static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived *d,
+                                   ls_plan *plan, ls_hw *hw, ls_diag *diag)
 {
-    if (ls_module_load(o->input, m, diag))
-        return diag->status;
     if (m->n_problems == 0)
         return ls_diag_set(diag, LS_ERR_NOTFOUND, o->input, 0, 0,
                            "no linalg.generic/linalg.reduce with a reduction to draw");
@@ -119,6 +117,14 @@ static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d,
         ls_plan_build(p, d, ls_plan_target_from_arch(hw->arch), plan, diag))
         return diag->status;
     return LS_OK;
+}
+
+static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
+                                ls_hw *hw, ls_diag *diag)
+{
+    if (ls_module_load(o->input, m, diag))
+        return diag->status;
+    return prepare_reduction(o, m, d, plan, hw, diag);
 }
 
 static int run(const draw_opts *o)
@@ -177,8 +183,7 @@ static int run(const draw_opts *o)
                                            m->layouts[o->index].name, o->dim_row, o->dim_col,
                                            o->thread, &fig, &diag);
                 } else if (m->n_problems > 0) {
-                    memset(m, 0, sizeof *m);
-                    if (!(st = load_reduction(o, m, d, &plan, &hw, &diag)))
+                    if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
                         st = ls_viz_nested(&d->layout, "derived", o->dim_row, o->dim_col,
                                            o->thread, &fig, &diag);
                 } else {
@@ -188,8 +193,7 @@ static int run(const draw_opts *o)
             } else { /* swizzle, banks */
                 bool banks = strcmp(k, "banks") == 0;
                 if (banks && m->n_problems > 0) {
-                    memset(m, 0, sizeof *m);
-                    if (!(st = load_reduction(o, m, d, &plan, &hw, &diag)))
+                    if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
                         st = ls_viz_banks_plan(&plan, &hw, &fig, &diag);
                 } else if (m->n_swizzles == 0) {
                     st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,

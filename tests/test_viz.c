@@ -133,16 +133,23 @@ static ls_layout_view default_view(void)
     return v;
 }
 
-/* Seed 000 Example 2: element [2,10] of iteration 0 belongs to thread 42. */
-START_TEST(layout_example2_thread42)
+/* Example 2's layout figure for view v; the module is returned for freeing. */
+static ls_module *example2_layout(const ls_layout_view *v, ls_figure *f)
 {
     ls_derived dv;
     ls_module *m = derive_example("seed000_example2.mlir", &dv);
-    ls_figure f;
     ls_diag d;
     ls_diag_clear(&d);
+    ck_assert_msg(ls_viz_layout(&m->problems[0], &dv, v, f, &d) == LS_OK, "%s", d.msg);
+    return m;
+}
+
+/* Seed 000 Example 2: element [2,10] of iteration 0 belongs to thread 42. */
+START_TEST(layout_example2_thread42)
+{
+    ls_figure f;
     ls_layout_view v = default_view();
-    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    ls_module *m = example2_layout(&v, &f);
     ck_assert_int_eq(f.panels[0].rows, 16);
     ck_assert_int_eq(f.panels[0].cols, 32);
     ck_assert_str_eq(cell(&f, 0, 2, 10)->label[0], "T42");
@@ -515,13 +522,11 @@ static long file_contains(const char *path, const char *needle, bool exact_page)
 
 START_TEST(svg_pdf_and_png_text)
 {
-    ls_derived dv;
-    ls_module *m = derive_example("seed000_example2.mlir", &dv);
     ls_figure f;
+    ls_layout_view v = default_view();
+    ls_module *m = example2_layout(&v, &f);
     ls_diag d;
     ls_diag_clear(&d);
-    ls_layout_view v = default_view();
-    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
     const char *svg = tmp_path("l.svg"), *pdf = tmp_path("l.pdf"), *png = tmp_path("l.png");
     ls_export_opts o = {"examples/seed000_example2.mlir", "layout", 1};
     ck_assert(ls_viz_export(svg, &f, NULL, &o, &d) == LS_OK);
@@ -596,14 +601,12 @@ static void golden(const char *name, const ls_figure *f, const ls_chart *c)
 
 START_TEST(golden_images)
 {
-    ls_derived dv;
-    ls_module *m = derive_example("seed000_example2.mlir", &dv);
     ls_figure f;
     ls_diag d;
     ls_diag_clear(&d);
     ls_layout_view v = default_view();
     v.thread = 42;
-    ck_assert(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK);
+    ls_module *m = example2_layout(&v, &f);
     golden("layout_example2_t42.png", &f, NULL);
     ls_figure_free(&f);
     free(m);

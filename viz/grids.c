@@ -619,6 +619,19 @@ static int64_t banks_row(ls_grid *g, int row, const int64_t *lanes, const int64_
     return degree;
 }
 
+/* A panel of `rows` accesses x `banks` banks, with a degree note per row. */
+static ls_grid *banks_panel(ls_figure *out, int rows, int64_t banks, const char *caption)
+{
+    ls_grid *g = ls_figure_add_panel(out, rows, (int)banks);
+    copy_str(g->caption, sizeof g->caption, caption);
+    copy_str(g->row_axis, sizeof g->row_axis, "access");
+    copy_str(g->col_axis, sizeof g->col_axis, "bank");
+    axis_heads(g->col_head, (int)banks, 0, 1, banks);
+    g->row_note = ls_xcalloc((size_t)g->rows, sizeof *g->row_note);
+    g->cell_w = 40;
+    return g;
+}
+
 static void banks_legend(ls_figure *out)
 {
     legend_add(out, ls_rgb_hex(0x99DDFF), 0, "one word: one cycle (same word: broadcast)");
@@ -643,14 +656,8 @@ ls_status ls_viz_banks_plan(const ls_plan *pl, const ls_hw *hw, ls_figure *out, 
     if (banks > 128)
         return ls_diag_set(diag, LS_ERR_LIMIT, "", 0, 0, "model %s has %lld banks; draw shows at most 128",
                            hw->name, (long long)banks);
-    ls_grid *g = ls_figure_add_panel(out, (int)(2 * shown), (int)banks);
-    copy_str(g->caption, sizeof g->caption,
-             "cross-subgroup buffer, subgroup 0: lanes per bank in each access");
-    copy_str(g->row_axis, sizeof g->row_axis, "access");
-    copy_str(g->col_axis, sizeof g->col_axis, "bank");
-    axis_heads(g->col_head, (int)banks, 0, 1, banks);
-    g->row_note = ls_xcalloc((size_t)g->rows, sizeof *g->row_note);
-    g->cell_w = 40;
+    ls_grid *g = banks_panel(out, (int)(2 * shown), banks,
+                             "cross-subgroup buffer, subgroup 0: lanes per bank in each access");
     int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
     int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
@@ -707,14 +714,8 @@ ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t la
     int64_t *lane_id = ls_xcalloc((size_t)lanes, sizeof *lane_id);
     int64_t *addr = ls_xcalloc((size_t)lanes, sizeof *addr);
     for (int sw = 0; sw < 2; sw++) {
-        ls_grid *g = ls_figure_add_panel(out, (int)shown, (int)banks);
-        copy_str(g->caption, sizeof g->caption,
-                 sw ? "with the swizzle" : "without (plain row-major)");
-        copy_str(g->row_axis, sizeof g->row_axis, "access");
-        copy_str(g->col_axis, sizeof g->col_axis, "bank");
-        axis_heads(g->col_head, (int)banks, 0, 1, banks);
-        g->row_note = ls_xcalloc((size_t)g->rows, sizeof *g->row_note);
-        g->cell_w = 40;
+        ls_grid *g = banks_panel(out, (int)shown, banks,
+                                 sw ? "with the swizzle" : "without (plain row-major)");
         for (int64_t c = 0; c < shown; c++) {
             for (int64_t ln = 0; ln < lanes; ln++) {
                 int64_t off = ln * stride + c * s->access_width;
