@@ -38,6 +38,10 @@ typedef struct {
     int n_producers;
     const ls_attr *seen_attrs[LS_IMPORT_MAX_ITEMS * 2];
     int n_seen;
+    int flags;
+    ls_dispatch *cur; /* the current function's dispatch, NULL until it has an op */
+    int func_line, func_col;
+    const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
 } importer;
 
 static bool failed(const importer *im)
@@ -191,7 +195,7 @@ typedef struct {
     int line, col;
 } operand_list;
 
-static bool operands(importer *im, const char *kw, operand_list *out)
+static bool operands_ex(importer *im, const char *kw, bool allow_scalar, operand_list *out)
 {
     memset(out, 0, sizeof *out);
     out->line = tok(im)->line;
@@ -228,7 +232,7 @@ static bool operands(importer *im, const char *kw, operand_list *out)
             if (t == NULL)
                 return false;
             out->types[i] = *t->type;
-            if (!out->types[i].shaped || out->types[i].rank == 0) {
+            if (!allow_scalar && (!out->types[i].shaped || out->types[i].rank == 0)) {
                 ls_diag_set(im->diag, LS_ERR_INVALID, im->file, t->line, t->col,
                             "operand %s of %s has type %s; a ranked tensor is expected",
                             out->names[i], kw, t->s);
@@ -237,6 +241,11 @@ static bool operands(importer *im, const char *kw, operand_list *out)
         }
     }
     return expect(im, ')');
+}
+
+static bool operands(importer *im, const char *kw, operand_list *out)
+{
+    return operands_ex(im, kw, false, out);
 }
 
 /* ---- regions: block arguments, simple statements, the yield ---- */
@@ -384,6 +393,284 @@ static bool is_ext_op(const char *op)
 {
     return strcmp(op, "arith.extf") == 0 || strcmp(op, "arith.extsi") == 0 ||
            strcmp(op, "arith.extui") == 0;
+}
+
+/* ---- the dispatch: every linalg op of a function, for suggest.h ---- */
+
+static ls_dispatch *cur_dispatch(importer *im, int line, int col)
+{
+    if (im->cur)
+        return im->cur;
+    if (im->m->n_dispatches >= LS_IMPORT_MAX_FUNCS) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
+                    "more than %d functions with linalg ops in one file", LS_IMPORT_MAX_FUNCS);
+        return NULL;
+    }
+    ls_dispatch *d = &im->m->dispatches[im->m->n_dispatches++];
+    memset(d, 0, sizeof *d);
+    snprintf(d->file, sizeof d->file, "%s", im->file);
+    snprintf(d->func, sizeof d->func, "%s", im->func[0] == '@' ? im->func + 1 : im->func);
+    d->line = im->func_line ? im->func_line : line;
+    d->col = im->func_line ? im->func_col : col;
+    im->cur = d;
+    return d;
+}
+
+/* Element width of a spelled element type; 0 for anything not an integer,
+ * float or index type (complex, tuples...). */
+static int elem_bits_of(const char *t, bool *is_index)
+{
+    *is_index = false;
+    if (t == NULL)
+        return 0;
+    if (strcmp(t, "index") == 0) {
+        *is_index = true;
+        return 64;
+    }
+    if (strcmp(t, "bf16") == 0 || strcmp(t, "tf32") == 0)
+        return t[0] == 'b' ? 16 : 32;
+    if ((t[0] == 'i' || t[0] == 'f') && t[1] >= '1' && t[1] <= '9') {
+        char *end;
+        long v = strtol(t + 1, &end, 10);
+        if (v > 0 && v <= 1 << 16 && (*end == 0 || t[0] == 'f'))
+            return (int)v; /* f8E4M3FN and friends: the digits give the width */
+    }
+    if ((t[0] == 's' || t[0] == 'u') && t[1] == 'i' && t[2] >= '1' && t[2] <= '9')
+        return atoi(t + 2);
+    return 0;
+}
+
+static int uses_of(const region *r, const char *name)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_stmts; i++)
+        for (int a = 0; a < r->stmts[i].n_args; a++)
+            n += strcmp(r->stmts[i].args[a], name) == 0;
+    for (int i = 0; i < r->n_yield; i++)
+        n += strcmp(r->yield[i], name) == 0;
+    return n;
+}
+
+static const stmt *user_of(const region *r, const char *name)
+{
+    for (int i = 0; i < r->n_stmts; i++)
+        for (int a = 0; a < r->stmts[i].n_args; a++)
+            if (strcmp(r->stmts[i].args[a], name) == 0)
+                return &r->stmts[i];
+    return NULL;
+}
+
+/* matchReduction with one combiner: the init's block argument has one use,
+ * an op whose single-use result is yielded at the init's position. */
+static bool single_combiner(const region *r, int n_inputs, int k)
+{
+    if (r->short_op[0])
+        return true;
+    if (n_inputs + k >= r->n_args || k >= r->n_yield)
+        return false;
+    const char *out = r->arg[n_inputs + k];
+    if (uses_of(r, out) != 1)
+        return false;
+    const stmt *c = user_of(r, out);
+    return c != NULL && uses_of(r, c->res) == 1 && strcmp(r->yield[k], c->res) == 0;
+}
+
+static bool is_cast_op(const char *op)
+{
+    static const char *casts[] = {"arith.extf", "arith.extsi", "arith.extui", "arith.truncf",
+                                  "arith.trunci", "arith.sitofp", "arith.uitofp",
+                                  "arith.fptosi", "arith.fptoui"};
+    for (size_t i = 0; i < sizeof casts / sizeof casts[0]; i++)
+        if (strcmp(op, casts[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The block argument a value is, directly or through one cast. */
+static int arg_through_cast(const region *r, const char *v)
+{
+    for (int i = 0; i < r->n_args; i++)
+        if (strcmp(r->arg[i], v) == 0)
+            return i;
+    const stmt *s = def_of(r, v);
+    if (s && is_cast_op(s->op) && s->n_args == 1)
+        for (int i = 0; i < r->n_args; i++)
+            if (strcmp(r->arg[i], s->args[0]) == 0)
+                return i;
+    return -1;
+}
+
+/* linalg's contraction body: yield(add(mul(cast(a), cast(b)), out)). */
+static bool contraction_body(const region *r)
+{
+    if (r->n_args != 3 || r->n_yield != 1)
+        return false;
+    const stmt *add = def_of(r, r->yield[0]);
+    if (add == NULL || add->n_args != 2 ||
+        !(strcmp(add->op, "arith.addf") == 0 || strcmp(add->op, "arith.addi") == 0 ||
+          strcmp(add->op, "arith.ori") == 0))
+        return false;
+    int out_side = strcmp(add->args[0], r->arg[2]) == 0 ? 0 : strcmp(add->args[1], r->arg[2]) == 0 ? 1 : -1;
+    if (out_side < 0)
+        return false;
+    const stmt *mul = def_of(r, add->args[1 - out_side]);
+    if (mul == NULL || mul->n_args != 2 ||
+        !(strcmp(mul->op, "arith.mulf") == 0 || strcmp(mul->op, "arith.muli") == 0 ||
+          strcmp(mul->op, "arith.andi") == 0))
+        return false;
+    int a = arg_through_cast(r, mul->args[0]), b = arg_through_cast(r, mul->args[1]);
+    return (a == 0 && b == 1) || (a == 1 && b == 0);
+}
+
+static bool name_has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool is_conv_name(const char *kind)
+{
+    return name_has_prefix(kind, "linalg.conv") || name_has_prefix(kind, "linalg.depthwise_conv") ||
+           name_has_prefix(kind, "linalg.pooling");
+}
+
+static int find_producer(const ls_dispatch *d, const char *value, int *result)
+{
+    *result = 0;
+    for (int i = d->n_ops; i-- > 0;) {
+        size_t n = strlen(d->ops[i].result);
+        if (n && strncmp(value, d->ops[i].result, n) == 0 &&
+            (value[n] == 0 || value[n] == '#')) {
+            if (value[n] == '#')
+                *result = atoi(value + n + 1);
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Append one linalg op.  maps[k] (NULL: none known) gives operand k's
+ * indexing map; the loop bounds come from the operand shapes through them. */
+static ls_dop *add_dop(importer *im, const char *kind, int line, int col, int rank,
+                       const bool *red, const ls_affine_map *const *maps,
+                       const operand_list *ins, const operand_list *outs, const region *r,
+                       const char *result, const char *text_at)
+{
+    ls_dispatch *d = cur_dispatch(im, line, col);
+    if (d == NULL)
+        return NULL;
+    if (d->n_ops >= LS_DISPATCH_MAX_OPS) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
+                    "more than %d linalg ops in function @%s", LS_DISPATCH_MAX_OPS, d->func);
+        return NULL;
+    }
+    if (rank > LS_MAX_RANK || ins->n + outs->n > LS_DISPATCH_MAX_OPERANDS)
+        return NULL; /* the problem import reports the limit */
+    ls_dop *o = &d->ops[d->n_ops];
+    memset(o, 0, sizeof *o);
+    snprintf(o->kind, sizeof o->kind, "%s", kind);
+    o->line = line;
+    o->col = col;
+    o->rank = rank;
+    o->problem = -1;
+    o->in_forall = im->forall_begin && text_at >= im->forall_begin && text_at <= im->forall_end;
+    snprintf(o->result, sizeof o->result, "%s", result ? result : "");
+    o->n_inputs = ins->n;
+    o->n_inits = outs->n;
+    bool any_red = false, complex_in = false;
+    for (int i = 0; i < rank; i++) {
+        o->is_reduction[i] = red[i];
+        o->size[i] = 0;
+        any_red |= red[i];
+    }
+    for (int k = 0; k < ins->n + outs->n; k++) {
+        const operand_list *l = k < ins->n ? ins : outs;
+        int j0 = k < ins->n ? k : k - ins->n;
+        const ls_type_info *t = &l->types[j0];
+        ls_dop_operand *od = &o->operand[k];
+        snprintf(od->value, sizeof od->value, "%s", l->names[j0]);
+        od->producer = find_producer(d, od->value, &od->producer_result);
+        od->rank = t->shaped ? t->rank : 0;
+        if (od->rank > LS_MAX_RANK)
+            od->rank = LS_MAX_RANK;
+        for (int j = 0; j < od->rank; j++)
+            od->dims[j] = t->dims[j] < 0 ? LS_DYN : t->dims[j];
+        od->elem_bits = elem_bits_of(t->elem_text, &od->is_index);
+        const ls_affine_map *am = maps ? maps[k] : NULL;
+        if (am == NULL || am->num_dims != rank)
+            continue;
+        od->map_n = am->num_results > LS_MAX_RANK ? LS_MAX_RANK : am->num_results;
+        for (int j = 0; j < od->map_n; j++) {
+            const ls_aff_expr *e = &am->results[j];
+            od->map[j] = e->kind == LS_AFF_DIM && e->value < rank ? (int)e->value : -1;
+            complex_in |= k < ins->n && e->kind == LS_AFF_COMPLEX;
+            if (od->map[j] >= 0 && j < od->rank && o->size[od->map[j]] == 0)
+                o->size[od->map[j]] = od->dims[j];
+        }
+    }
+    for (int i = 0; i < rank; i++)
+        if (o->size[i] == 0)
+            o->size[i] = LS_DYN;
+    o->is_fill = strcmp(kind, "linalg.fill") == 0;
+    o->is_conv = is_conv_name(kind) || (any_red && complex_in);
+    /* checkSingleCombiner */
+    o->combiner_ok = true;
+    if (any_red && r) {
+        bool found = false;
+        for (int k = 0; k < outs->n && o->combiner_ok; k++) {
+            if (single_combiner(r, ins->n, k)) {
+                o->reduced_inits++;
+                if (found) {
+                    o->combiner_ok = false;
+                    snprintf(o->combiner_why, sizeof o->combiner_why,
+                             "more than one init is reduced (one combiner per op is supported)");
+                }
+                found = true;
+                continue;
+            }
+            const ls_dop_operand *init = &o->operand[ins->n + k];
+            bool identity = init->map_n == rank;
+            for (int j = 0; j < init->map_n && identity; j++)
+                identity = init->map[j] == j;
+            if (!identity) {
+                char value[sizeof init->value];
+                memcpy(value, init->value, sizeof value);
+                o->combiner_ok = false;
+                snprintf(o->combiner_why, sizeof o->combiner_why,
+                         "init %s is not reduced by a single combining op, and its indexing "
+                         "map is not the identity",
+                         value);
+            }
+        }
+        if (o->combiner_ok && !found) {
+            o->combiner_ok = false;
+            snprintf(o->combiner_why, sizeof o->combiner_why,
+                     "no init is reduced by a single combining op (its chain from the init "
+                     "to the yield is longer, or the init is used twice)");
+        }
+    }
+    if (!any_red && r && ins->n == 1 && outs->n == 1 && r->n_stmts == 1 && r->n_yield == 1 &&
+        r->n_args >= 1) {
+        const stmt *c = &r->stmts[0];
+        o->is_bit_extend = is_ext_op(c->op) && c->n_args == 1 &&
+                           strcmp(c->args[0], r->arg[0]) == 0 && strcmp(r->yield[0], c->res) == 0;
+    }
+    bool projected = true;
+    for (int k = 0; k < ins->n + outs->n; k++) {
+        const ls_dop_operand *od = &o->operand[k];
+        bool used[LS_MAX_RANK] = {false};
+        for (int j = 0; j < od->map_n; j++) {
+            if (od->map[j] < 0 || used[od->map[j]])
+                projected = false;
+            else
+                used[od->map[j]] = true;
+        }
+        if (maps == NULL || maps[k] == NULL)
+            projected = false;
+    }
+    o->is_contraction = ins->n == 2 && outs->n == 1 && any_red && projected && r &&
+                        contraction_body(r);
+    d->n_ops++;
+    return o;
 }
 
 /* Find the combiner: yield(kind(in-or-ext(in), out)). */
@@ -578,6 +865,38 @@ static bool bind_map(importer *im, ls_problem *p, const ls_attr *m, const ls_typ
     return true;
 }
 
+/* The simulator's own checks of a reduction op run against a private diag:
+ * an op it cannot model is still a valid op of the dispatch, so the first
+ * such problem is kept in the module (unsupported) and the import goes on. */
+static void begin_problem_checks(importer *im, ls_diag *saved_owner, ls_diag **saved)
+{
+    ls_diag_clear(saved_owner);
+    *saved = im->diag;
+    im->diag = saved_owner;
+}
+
+static void end_problem_checks(importer *im, ls_diag *local, ls_diag *saved)
+{
+    im->diag = saved;
+    if (local->status != LS_OK) {
+        if (im->m->n_unsupported++ == 0)
+            im->m->unsupported = *local;
+    }
+}
+
+static void link_problem(importer *im, ls_dop *o)
+{
+    ls_problem *p = &im->m->problems[im->m->n_problems];
+    p->dispatch = -1;
+    p->dispatch_op = -1;
+    if (o && im->cur) {
+        o->problem = (int)im->m->n_problems;
+        p->dispatch = (int)(im->cur - im->m->dispatches);
+        p->dispatch_op = (int)(o - im->cur->ops);
+    }
+    im->m->n_problems++;
+}
+
 static void generic_op(importer *im, const char *result_name)
 {
     ls_token op = *tok(im);
@@ -634,6 +953,16 @@ static void generic_op(importer *im, const char *result_name)
         red[i] = strcmp(s, "reduction") == 0;
         any_red |= red[i];
     }
+    ls_dop *dop = NULL;
+    if (maps->n == (size_t)(ins.n + outs.n)) {
+        const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+        for (size_t i = 0; i < maps->n && i < LS_DISPATCH_MAX_OPERANDS; i++)
+            am[i] = maps->items[i]->kind == LS_AV_AFFINE_MAP ? maps->items[i]->map : NULL;
+        dop = add_dop(im, "linalg.generic", op.line, op.col, (int)its->n, red, am, &ins, &outs,
+                      &r, result_name, op.text);
+        if (failed(im))
+            return;
+    }
     if (!any_red) {
         /* Elementwise: remember extension producers so a consumer reduction can
          * look through them (the bit-extend rule of the heuristic). */
@@ -650,31 +979,34 @@ static void generic_op(importer *im, const char *result_name)
     ls_problem *p = new_problem(im, op.line, op.col, "linalg.generic");
     if (p == NULL)
         return;
+    ls_diag local, *saved;
+    begin_problem_checks(im, &local, &saved);
+    bool ok = false;
     p->rank = (int)its->n;
     memcpy(p->is_reduction, red, sizeof red);
     if (maps->n != 2) {
         ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
-                    "indexing_maps has %zu maps; lanescope models one input and one init",
+                    "indexing_maps has %zu maps; lanescope simulates one input and one init",
                     maps->n);
-        return;
+        goto checked;
     }
     for (size_t i = 0; i < 2; i++)
         if (maps->items[i]->kind != LS_AV_AFFINE_MAP) {
             ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, maps->items[i]->line,
                         maps->items[i]->col, "expected an affine_map in indexing_maps, found %s",
                         ls_attr_kind_name(maps->items[i]->kind));
-            return;
+            goto checked;
         }
     if (!set_types(im, p, &ins, &outs, op.line, op.col))
-        return;
+        goto checked;
     if (!bind_map(im, p, maps->items[0], &ins.types[0], p->in_map, &p->in_map_n, "input") ||
         !bind_map(im, p, maps->items[1], &outs.types[0], p->out_map, &p->out_map_n, "init"))
-        return;
+        goto checked;
     for (int d = 0; d < p->rank; d++) {
         if (p->size[d] == 0) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
                         "loop dimension d%d appears in no operand's indexing map", d);
-            return;
+            goto checked;
         }
         bool in_out = false;
         for (int j = 0; j < p->out_map_n; j++)
@@ -683,17 +1015,20 @@ static void generic_op(importer *im, const char *result_name)
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
                         "loop dimension d%d is %s but %s the init's indexing map", d,
                         red[d] ? "a reduction" : "parallel", in_out ? "appears in" : "is missing from");
-            return;
+            goto checked;
         }
     }
-    if (!analyse_body(im, &r, p, op.line, op.col) || !check_types(im, p, op.line, op.col))
+    ok = analyse_body(im, &r, p, op.line, op.col) && check_types(im, p, op.line, op.col);
+checked:
+    end_problem_checks(im, &local, saved);
+    if (!ok)
         return;
     if (!take_op_attrs(im, dict, p) || !take_op_attrs(im, attrs, p))
         return;
-    im->m->n_problems++;
+    link_problem(im, dop);
 }
 
-static void reduce_op(importer *im)
+static void reduce_op(importer *im, const char *result_name)
 {
     ls_token op = *tok(im);
     next(im);
@@ -737,30 +1072,65 @@ static void reduce_op(importer *im)
         if (!parse_region(im, &r))
             return;
     }
-    ls_problem *p = new_problem(im, op.line, op.col, "linalg.reduce");
-    if (p == NULL)
-        return;
-    if (!set_types(im, p, &ins, &outs, op.line, op.col))
-        return;
-    const ls_type_info *it = &ins.types[0];
-    if (it->rank > LS_MAX_RANK) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
-                    "input has rank %d; the rank limit is %d", it->rank, LS_MAX_RANK);
-        return;
-    }
-    p->rank = it->rank;
     if (dims->kind != LS_AV_ARRAY) {
         ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dims->line, dims->col,
                     "expected an array for dimensions, found %s", ls_attr_kind_name(dims->kind));
         return;
     }
+    /* The dispatch view: inputs read whole, inits through the kept dims. */
+    ls_dop *dop = NULL;
+    int in_rank = ins.n > 0 ? ins.types[0].rank : 0;
+    if (in_rank >= 1 && in_rank <= LS_MAX_RANK) {
+        bool red[LS_MAX_RANK] = {false};
+        bool dims_ok = true;
+        for (size_t i = 0; i < dims->n; i++) {
+            const ls_attr *d = dims->items[i];
+            if (d->kind != LS_AV_INT || d->i < 0 || d->i >= in_rank)
+                dims_ok = false;
+            else
+                red[d->i] = true;
+        }
+        if (dims_ok) {
+            ls_aff_expr in_res[LS_MAX_RANK], out_res[LS_MAX_RANK];
+            int n_out = 0;
+            for (int d = 0; d < in_rank; d++) {
+                in_res[d] = (ls_aff_expr){LS_AFF_DIM, d};
+                if (!red[d])
+                    out_res[n_out++] = (ls_aff_expr){LS_AFF_DIM, d};
+            }
+            ls_affine_map in_map = {in_rank, 0, in_rank, in_res};
+            ls_affine_map out_map = {in_rank, 0, n_out, out_res};
+            const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+            for (int k = 0; k < ins.n + outs.n && k < LS_DISPATCH_MAX_OPERANDS; k++)
+                am[k] = k < ins.n ? &in_map : &out_map;
+            dop = add_dop(im, "linalg.reduce", op.line, op.col, in_rank, red, am, &ins, &outs,
+                          &r, result_name, op.text);
+            if (failed(im))
+                return;
+        }
+    }
+    ls_problem *p = new_problem(im, op.line, op.col, "linalg.reduce");
+    if (p == NULL)
+        return;
+    ls_diag local, *saved;
+    begin_problem_checks(im, &local, &saved);
+    bool ok = false;
+    if (!set_types(im, p, &ins, &outs, op.line, op.col))
+        goto checked;
+    const ls_type_info *it = &ins.types[0];
+    if (it->rank > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
+                    "input has rank %d; the rank limit is %d", it->rank, LS_MAX_RANK);
+        goto checked;
+    }
+    p->rank = it->rank;
     for (size_t i = 0; i < dims->n; i++) {
         const ls_attr *d = dims->items[i];
         if (d->kind != LS_AV_INT || d->i < 0 || d->i >= p->rank || p->is_reduction[d->i]) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, d->line, d->col,
                         "dimensions[%zu] must be a distinct dimension index below %d", i,
                         p->rank);
-            return;
+            goto checked;
         }
         p->is_reduction[d->i] = true;
     }
@@ -768,7 +1138,7 @@ static void reduce_op(importer *im)
         if (it->dims[d] < 0) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
                         "input dimension %d is dynamic ('?'); lanescope needs static shapes", d);
-            return;
+            goto checked;
         }
         p->size[d] = it->dims[d];
         p->in_map[d] = d;
@@ -780,7 +1150,7 @@ static void reduce_op(importer *im)
         ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
                     "init has rank %d; reducing %zu of %d dimensions leaves %d",
                     outs.types[0].rank, dims->n, p->rank, p->out_map_n);
-        return;
+        goto checked;
     }
     for (int j = 0; j < p->out_map_n; j++)
         if (outs.types[0].dims[j] != p->size[p->out_map[j]]) {
@@ -788,13 +1158,193 @@ static void reduce_op(importer *im)
                         "init dimension %d is %lld but the input's dimension %d is %lld", j,
                         (long long)outs.types[0].dims[j], p->out_map[j],
                         (long long)p->size[p->out_map[j]]);
-            return;
+            goto checked;
         }
-    if (!analyse_body(im, &r, p, op.line, op.col) || !check_types(im, p, op.line, op.col))
+    ok = analyse_body(im, &r, p, op.line, op.col) && check_types(im, p, op.line, op.col);
+checked:
+    end_problem_checks(im, &local, saved);
+    if (!ok)
         return;
     if (!take_op_attrs(im, attrs, p))
         return;
-    im->m->n_problems++;
+    link_problem(im, dop);
+}
+
+/* Named structured ops, for the dispatch only: contractions with their
+ * implied maps, linalg.fill, and convolutions / pooling (which the gate
+ * rejects).  linalg.matmul {attrs} [indexing_maps = [...]] ins(...) outs(...) */
+typedef struct {
+    const char *name;
+    int rank;
+    const char *iters;     /* p / r per loop */
+    int8_t map[3][4];      /* per operand: loop dims, -1 ends */
+} named_contraction;
+
+static const named_contraction named_ops[] = {
+    {"linalg.matmul", 3, "ppr", {{0, 2, -1}, {2, 1, -1}, {0, 1, -1}}},
+    {"linalg.matmul_transpose_b", 3, "ppr", {{0, 2, -1}, {1, 2, -1}, {0, 1, -1}}},
+    {"linalg.matvec", 2, "pr", {{0, 1, -1}, {1, -1}, {0, -1}}},
+    {"linalg.vecmat", 2, "pr", {{1, -1}, {1, 0, -1}, {0, -1}}},
+    {"linalg.batch_matmul", 4, "pppr", {{0, 1, 3, -1}, {0, 3, 2, -1}, {0, 1, 2, -1}}},
+    {"linalg.batch_matvec", 3, "ppr", {{0, 1, 2, -1}, {0, 2, -1}, {0, 1, -1}}},
+};
+
+static bool is_named_op(const ls_token *t)
+{
+    if (ls_tok_ident(t, "linalg.fill"))
+        return true;
+    for (size_t i = 0; i < sizeof named_ops / sizeof named_ops[0]; i++)
+        if (ls_tok_ident(t, named_ops[i].name))
+            return true;
+    char name[64];
+    copy_tok(name, sizeof name, t);
+    return is_conv_name(name);
+}
+
+static void named_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    char kind[48];
+    copy_tok(kind, sizeof kind, &op);
+    next(im);
+    while (ls_tok_is(tok(im), '{') || ls_tok_ident(tok(im), "indexing_maps")) {
+        if (ls_tok_ident(tok(im), "indexing_maps")) {
+            next(im);
+            if (!expect(im, '='))
+                return;
+        }
+        if (ls_parse_attr(&im->p) == NULL)
+            return;
+    }
+    operand_list ins, outs;
+    if (!operands_ex(im, "ins", true, &ins) || !operands_ex(im, "outs", true, &outs))
+        return;
+    ls_aff_expr res[3][LS_MAX_RANK];
+    ls_affine_map maps[3];
+    const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+    bool red[LS_MAX_RANK] = {false};
+    int rank = 0;
+    if (strcmp(kind, "linalg.fill") == 0 && outs.n == 1 && outs.types[0].rank <= LS_MAX_RANK) {
+        rank = outs.types[0].rank;
+        for (int d = 0; d < rank; d++)
+            res[1][d] = (ls_aff_expr){LS_AFF_DIM, d};
+        maps[0] = (ls_affine_map){rank, 0, 0, res[0]};
+        maps[1] = (ls_affine_map){rank, 0, rank, res[1]};
+        am[0] = &maps[0];
+        am[1] = &maps[1];
+    } else if (is_conv_name(kind)) {
+        rank = 1; /* only its kind matters: the gate rejects it */
+        red[0] = true;
+    } else {
+        for (size_t i = 0; i < sizeof named_ops / sizeof named_ops[0]; i++) {
+            const named_contraction *nc = &named_ops[i];
+            if (strcmp(kind, nc->name) != 0 || ins.n != 2 || outs.n != 1)
+                continue;
+            rank = nc->rank;
+            for (int d = 0; d < rank; d++)
+                red[d] = nc->iters[d] == 'r';
+            for (int k = 0; k < 3; k++) {
+                int n = 0;
+                while (n < 4 && nc->map[k][n] >= 0) {
+                    res[k][n] = (ls_aff_expr){LS_AFF_DIM, nc->map[k][n]};
+                    n++;
+                }
+                maps[k] = (ls_affine_map){rank, 0, n, res[k]};
+                am[k] = &maps[k];
+            }
+        }
+    }
+    if (rank == 0)
+        return;
+    ls_dop *o = add_dop(im, kind, op.line, op.col, rank, red, am, &ins, &outs, NULL, result_name,
+                        op.text);
+    if (o && !o->is_conv && !o->is_fill) {
+        /* The named contraction's body is multiply-accumulate by definition. */
+        o->is_contraction = true;
+        o->reduced_inits = 1;
+    }
+}
+
+/* iree_tensor_ext.dispatch.tensor.store %v, ...  (and its relatives) */
+static void store_op(importer *im, bool insert)
+{
+    ls_token op = *tok(im);
+    next(im);
+    if (tok(im)->kind != LS_TOK_PERCENT)
+        return;
+    ls_dispatch *d = cur_dispatch(im, op.line, op.col);
+    if (d == NULL)
+        return;
+    int *n = insert ? &d->n_inserts : &d->n_stores;
+    if (*n >= LS_DISPATCH_MAX_STORES) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, op.line, op.col,
+                    "more than %d stores in function @%s", LS_DISPATCH_MAX_STORES, d->func);
+        return;
+    }
+    char(*names)[48] = insert ? d->inserted : d->stored;
+    copy_tok(names[(*n)++], sizeof names[0], tok(im));
+}
+
+static bool token_contains(const ls_token *t, const char *word)
+{
+    size_t n = strlen(word);
+    for (size_t i = 0; i + n <= t->len; i++)
+        if (memcmp(t->text + i, word, n) == 0)
+            return true;
+    return false;
+}
+
+/* scf.forall ... { region } {mapping = [...]}: counted, its region's text
+ * remembered so the ops inside are marked, its mapping checked for IREE's
+ * split-reduction mapping.  The tokens are then read again as usual. */
+static void forall_op(importer *im)
+{
+    ls_token op = *tok(im);
+    ls_dispatch *d = cur_dispatch(im, op.line, op.col);
+    if (d == NULL)
+        return;
+    ls_lexer save = im->lx;
+    ls_diag quiet;
+    ls_diag_clear(&quiet);
+    im->lx.diag = &quiet;
+    next(im);
+    while (tok(im)->kind != LS_TOK_EOF && !ls_tok_is(tok(im), '{'))
+        next(im);
+    const char *begin = tok(im)->text, *end = begin;
+    int depth = 0;
+    while (tok(im)->kind != LS_TOK_EOF) {
+        if (ls_tok_is(tok(im), '{'))
+            depth++;
+        if (ls_tok_is(tok(im), '}') && --depth == 0) {
+            end = tok(im)->text;
+            break;
+        }
+        next(im);
+    }
+    bool split = false;
+    next(im);
+    if (ls_tok_is(tok(im), '{')) {
+        depth = 0;
+        do {
+            if (ls_tok_is(tok(im), '{'))
+                depth++;
+            if (ls_tok_is(tok(im), '}'))
+                depth--;
+            if (token_contains(tok(im), "split_reduction_mapping"))
+                split = true;
+            next(im);
+        } while (depth > 0 && tok(im)->kind != LS_TOK_EOF);
+    }
+    im->lx = save;
+    im->lx.diag = im->diag;
+    if (d->n_forall++ == 0) {
+        d->forall_split_mapping = split;
+        d->forall_line = op.line;
+        d->forall_col = op.col;
+        im->forall_begin = begin;
+        im->forall_end = end;
+    }
+    next(im);
 }
 
 /* iree_vector_ext.to_layout %x to layout(#layout) [attrs] : vector<...> */
@@ -844,12 +1394,19 @@ static bool wanted_inline(const ls_token *t)
 ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,
                           ls_diag *diag)
 {
+    return ls_module_parse_ex(text, len, file, 0, m, diag);
+}
+
+ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int flags,
+                             ls_module *m, ls_diag *diag)
+{
     memset(m, 0, sizeof *m);
     snprintf(m->file, sizeof m->file, "%s", file);
     importer *im = ls_xcalloc(1, sizeof *im);
     im->m = m;
     im->diag = diag;
     im->file = file;
+    im->flags = flags;
     ls_arena_init(&im->arena);
     ls_alias_table_init(&im->aliases);
     ls_lexer_init(&im->lx, text, len, file, diag);
@@ -883,6 +1440,14 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
         } else if (ls_tok_is(&t, '=') && pending[0]) {
             next(im); /* keep the pending result name for the op that follows */
             continue;
+        } else if (ls_tok_is(&t, ':') && pending[0]) {
+            next(im); /* %5:2 = ...: results %5#0 and %5#1 */
+            if (tok(im)->kind == LS_TOK_INT) {
+                next(im);
+                continue;
+            }
+            pending[0] = 0;
+            continue;
         } else if (ls_tok_ident(&t, "func.func")) {
             next(im);
             while (tok(im)->kind == LS_TOK_IDENT)
@@ -891,6 +1456,10 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
                 snprintf(im->func, sizeof im->func, "%.*s",
                          tok(im)->len > 90 ? 90 : (int)tok(im)->len, tok(im)->text);
             im->op_index = 0;
+            im->cur = NULL; /* a dispatch starts with the function's first op */
+            im->func_line = t.line;
+            im->func_col = t.col;
+            im->forall_begin = im->forall_end = NULL;
         } else if (ls_tok_ident(&t, "translation_info")) {
             next(im);
             if (ls_tok_is(tok(im), '=')) {
@@ -902,7 +1471,17 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
         } else if (ls_tok_ident(&t, "linalg.generic")) {
             generic_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "linalg.reduce")) {
-            reduce_op(im);
+            reduce_op(im, pending[0] ? pending : NULL);
+        } else if (is_named_op(&t)) {
+            named_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "iree_tensor_ext.dispatch.tensor.store") ||
+                   ls_tok_ident(&t, "flow.dispatch.tensor.store") ||
+                   ls_tok_ident(&t, "iree_codegen.store_to_buffer")) {
+            store_op(im, false);
+        } else if (ls_tok_ident(&t, "tensor.parallel_insert_slice")) {
+            store_op(im, true);
+        } else if (ls_tok_ident(&t, "scf.forall")) {
+            forall_op(im);
         } else if (ls_tok_ident(&t, "iree_vector_ext.to_layout")) {
             to_layout_op(im);
         } else {
@@ -910,6 +1489,8 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
         }
         pending[0] = 0;
     }
+    if (!failed(im) && m->n_unsupported > 0 && !(flags & LS_IMPORT_KEEP_UNSUPPORTED))
+        *diag = m->unsupported;
     if (!failed(im) && m->has_target)
         for (size_t i = 0; i < m->n_problems; i++) {
             m->problems[i].has_target = true;
@@ -922,6 +1503,11 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
 }
 
 ls_status ls_module_load(const char *path, ls_module *m, ls_diag *diag)
+{
+    return ls_module_load_ex(path, 0, m, diag);
+}
+
+ls_status ls_module_load_ex(const char *path, int flags, ls_module *m, ls_diag *diag)
 {
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");
@@ -957,7 +1543,7 @@ ls_status ls_module_load(const char *path, ls_module *m, ls_diag *diag)
         return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "file is larger than the %u MiB limit",
                            LS_IMPORT_MAX_BYTES >> 20);
     }
-    ls_status st = ls_module_parse(buf, len, path, m, diag);
+    ls_status st = ls_module_parse_ex(buf, len, path, flags, m, diag);
     free(buf);
     return st;
 }

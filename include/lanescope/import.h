@@ -19,9 +19,20 @@
 
 #include "lanescope/attrs.h"
 #include "lanescope/problem.h"
+#include "lanescope/suggest.h"
 
 #define LS_IMPORT_MAX_ITEMS 64
 #define LS_IMPORT_MAX_BYTES (64u << 20)
+#define LS_IMPORT_MAX_FUNCS 16
+
+/* ls_module_parse_ex flags. */
+enum {
+    /* Keep going past reductions the simulator cannot model (two inputs, a
+     * body other than one combiner, dynamic sizes...): they are still
+     * recorded in the dispatches, for `suggest`.  Without it the first such
+     * op is the load's error. */
+    LS_IMPORT_KEEP_UNSUPPORTED = 1
+};
 
 typedef struct {
     ls_nested_layout layout;
@@ -43,6 +54,12 @@ typedef struct {
     ls_module_swizzle swizzles[LS_IMPORT_MAX_ITEMS];
     bool has_target;
     ls_target target; /* last one in the file */
+    /* Every linalg op of each function, for IREE's heuristic (suggest.h). */
+    size_t n_dispatches;
+    ls_dispatch dispatches[LS_IMPORT_MAX_FUNCS];
+    /* The first reduction the simulator cannot model, and how many. */
+    int n_unsupported;
+    ls_diag unsupported;
 } ls_module;
 
 /* Parse text; m is filled even on error up to the failure.  The caller owns m. */
@@ -50,5 +67,8 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
                           ls_diag *diag);
 /* Read path (limit LS_IMPORT_MAX_BYTES) and parse it. */
 ls_status ls_module_load(const char *path, ls_module *m, ls_diag *diag);
+ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int flags,
+                             ls_module *m, ls_diag *diag);
+ls_status ls_module_load_ex(const char *path, int flags, ls_module *m, ls_diag *diag);
 
 #endif

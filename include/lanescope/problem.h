@@ -56,6 +56,9 @@ typedef struct {
     ls_translation_info ti;
     bool has_target;
     ls_target target;
+
+    bool config_suggested;   /* config and translation_info are IREE's heuristic's */
+    int dispatch, dispatch_op; /* where the importer found it (ls_module), -1: not imported */
 } ls_problem;
 
 /* "arith.addf" -> kind; the op name's float/int flavour is checked against the

@@ -1,0 +1,832 @@
+/* suggest.c: IREE's reduction heuristic (setReductionConfig), rule by rule.
+ *
+ * Follows shared/reference/iree-reduction-lowering.md §1 (IREE @ b48a5955575c,
+ * ReductionConfigUtils.cpp) and the IterationDimTracker of SliceUtils.cpp.
+ * The arithmetic is IREE's, including its quirks: gcd on 64-bit values,
+ * 2^31 standing for a dynamic reduction size, the one-wave cap comparing the
+ * parallel element count with wgp_count x simds_per_wgp, and the split-k
+ * loop stopping strictly below WG/4.  Work is tiny (a few ops of rank <= 8),
+ * so clarity wins over speed throughout.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/suggest.h"
+
+#define DYN_TARGET (INT64_C(1) << 31) /* kVectorDistributeReductionSizeToTargetIfDynamic */
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return (int64_t)x;
+}
+
+static int64_t lcm64(int64_t a, int64_t b)
+{
+    return a / gcd64(a, b) * b;
+}
+
+static void step(ls_suggestion *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void step(ls_suggestion *s, const char *fmt, ...)
+{
+    if (s->n_steps >= LS_SUGGEST_MAX_STEPS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->steps[s->n_steps++], sizeof s->steps[0], fmt, ap);
+    va_end(ap);
+}
+
+static ls_status reject(ls_diag *diag, const char *file, const ls_dop *op, const ls_dispatch *d,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static ls_status reject(ls_diag *diag, const char *file, const ls_dop *op, const ls_dispatch *d,
+                        const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = op ? op->line : d->line, col = op ? op->col : d->col;
+    return ls_diag_set(diag, LS_ERR_INVALID, file, line, col,
+                       "IREE's reduction heuristic rejects this dispatch: %s", msg);
+}
+
+static bool has_reduction(const ls_dop *op)
+{
+    for (int i = 0; i < op->rank; i++)
+        if (op->is_reduction[i])
+            return true;
+    return false;
+}
+
+static int last_reduction_dim(const ls_dop *op)
+{
+    for (int i = op->rank; i-- > 0;)
+        if (op->is_reduction[i])
+            return i;
+    return -1;
+}
+
+static int last_parallel_dim(const ls_dop *op)
+{
+    for (int i = op->rank; i-- > 0;)
+        if (!op->is_reduction[i])
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- gate */
+
+/* Ops in the backward slice of the stored values, by producer links. */
+static void mark_slice(const ls_dispatch *d, int op, bool *in)
+{
+    if (op < 0 || in[op])
+        return;
+    in[op] = true;
+    const ls_dop *o = &d->ops[op];
+    for (int k = 0; k < o->n_inputs + o->n_inits; k++)
+        mark_slice(d, o->operand[k].producer, in);
+}
+
+static int producer_of(const ls_dispatch *d, const char *value)
+{
+    for (int i = d->n_ops; i-- > 0;) {
+        const ls_dop *o = &d->ops[i];
+        size_t n = strlen(o->result);
+        if (n && strncmp(value, o->result, n) == 0 && (value[n] == 0 || value[n] == '#'))
+            return i;
+    }
+    return -1;
+}
+
+/* checkDispatchForVectorDistribution: fills compute[] in IREE's order
+ * (reverse program order, fills skipped). */
+static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int *n_compute,
+                      ls_suggestion *s, ls_diag *diag)
+{
+    bool in[LS_DISPATCH_MAX_OPS] = {false};
+    *n_compute = 0;
+    if (d->n_forall > 1)
+        return reject(diag, file, NULL, d,
+                      "@%s has %d scf.forall ops; the gate allows one (a split reduction)",
+                      d->func, d->n_forall);
+    if (d->n_forall == 1) {
+        if (!d->forall_split_mapping)
+            return ls_diag_set(diag, LS_ERR_INVALID, file, d->forall_line, d->forall_col,
+                               "IREE's reduction heuristic rejects this dispatch: its scf.forall "
+                               "has no #iree_linalg_ext.split_reduction_mapping");
+        for (int i = 0; i < d->n_inserts; i++)
+            mark_slice(d, producer_of(d, d->inserted[i]), in);
+        for (int i = 0; i < d->n_ops; i++)
+            if (in[i] && !d->ops[i].in_forall)
+                return reject(diag, file, &d->ops[i], d,
+                              "%s feeds the split-reduction scf.forall from outside it",
+                              d->ops[i].kind);
+        if (d->n_inserts == 0)
+            return ls_diag_set(diag, LS_ERR_INVALID, file, d->forall_line, d->forall_col,
+                               "IREE's reduction heuristic rejects this dispatch: the "
+                               "split-reduction scf.forall has no tensor.parallel_insert_slice");
+        step(s, "gate: one split-reduction scf.forall; the compute ops are those feeding its "
+                "parallel_insert_slice");
+    } else {
+        if (d->n_stores == 0)
+            return reject(diag, file, NULL, d,
+                          "@%s stores nothing (no iree_tensor_ext.dispatch.tensor.store or "
+                          "iree_codegen.store_to_buffer): the compute ops are taken from the "
+                          "stores' backward slice",
+                          d->func);
+        for (int i = 0; i < d->n_stores; i++)
+            mark_slice(d, producer_of(d, d->stored[i]), in);
+    }
+    for (int i = d->n_ops; i-- > 0;) {
+        const ls_dop *o = &d->ops[i];
+        if (!in[i] || o->is_fill)
+            continue;
+        if (o->is_conv)
+            return reject(diag, file, o, d, "%s is a convolution or pooling op", o->kind);
+        if (has_reduction(o) && !o->combiner_ok)
+            return reject(diag, file, o, d, "%s: %s", o->kind, o->combiner_why);
+        compute[(*n_compute)++] = i;
+    }
+    for (int c = 0; c < *n_compute; c++) {
+        const ls_dop *o = &d->ops[compute[c]];
+        for (int k = 0; k < o->n_inputs; k++) {
+            const ls_dop_operand *od = &o->operand[k];
+            bool producer_is_compute = false;
+            for (int j = 0; j < *n_compute; j++)
+                producer_is_compute |= od->producer >= 0 && compute[j] == od->producer;
+            if (!producer_is_compute)
+                continue;
+            bool reduced = false;
+            for (int j = 0; j < od->map_n; j++)
+                reduced |= od->map[j] >= 0 && o->is_reduction[od->map[j]];
+            if (reduced && has_reduction(&d->ops[od->producer]))
+                return reject(diag, file, o, d,
+                              "input %s of this %s is reduced here and is itself the result of "
+                              "a reduction (%s at line %d)",
+                              od->value, o->kind, d->ops[od->producer].kind,
+                              d->ops[od->producer].line);
+        }
+    }
+    if (*n_compute == 0)
+        return reject(diag, file, NULL, d, "no linalg op feeds the stores of @%s", d->func);
+    step(s, "gate: %d compute op%s in the stores' backward slice; no convolution; every "
+            "reduction has a single combiner",
+         *n_compute, *n_compute == 1 ? "" : "s");
+    return LS_OK;
+}
+
+/* ------------------------------------------------------ dim tracking */
+
+typedef struct {
+    int parent[LS_DISPATCH_MAX_OPS * LS_MAX_RANK];
+    int dim[LS_DISPATCH_MAX_OPS][LS_MAX_RANK]; /* provisional id per op loop */
+    int result_dims[LS_DISPATCH_MAX_OPS][LS_DISPATCH_MAX_OPERANDS][LS_MAX_RANK];
+    int result_n[LS_DISPATCH_MAX_OPS][LS_DISPATCH_MAX_OPERANDS];
+    bool tracked[LS_DISPATCH_MAX_OPS];
+} tracker;
+
+static int find(tracker *t, int x)
+{
+    while (t->parent[x] != x)
+        x = t->parent[x] = t->parent[t->parent[x]];
+    return x;
+}
+
+static void unite(tracker *t, int a, int b)
+{
+    a = find(t, a);
+    b = find(t, b);
+    if (a != b)
+        t->parent[b] = a;
+}
+
+/* IterationDimTracker: fresh ids per op loop (program order), unified
+ * through operands produced by tracked ops, dim by dim along the maps;
+ * results inherit the ids of their init's map. */
+static void track(const ls_dispatch *d, const int *compute, int n, tracker *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < LS_DISPATCH_MAX_OPS * LS_MAX_RANK; i++)
+        t->parent[i] = i;
+    for (int c = 0; c < n; c++)
+        t->tracked[compute[c]] = true;
+    for (int i = 0; i < d->n_ops; i++) {
+        if (!t->tracked[i])
+            continue;
+        const ls_dop *o = &d->ops[i];
+        for (int l = 0; l < o->rank; l++)
+            t->dim[i][l] = i * LS_MAX_RANK + l;
+        for (int k = 0; k < o->n_inputs + o->n_inits; k++) {
+            const ls_dop_operand *od = &o->operand[k];
+            int p = od->producer;
+            if (p < 0 || !t->tracked[p] || od->producer_result >= LS_DISPATCH_MAX_OPERANDS)
+                continue;
+            int have = t->result_n[p][od->producer_result];
+            for (int j = 0; j < od->map_n && j < have; j++)
+                if (od->map[j] >= 0)
+                    unite(t, t->result_dims[p][od->producer_result][j], t->dim[i][od->map[j]]);
+        }
+        for (int r = 0; r < o->n_inits; r++) {
+            const ls_dop_operand *init = &o->operand[o->n_inputs + r];
+            int n_r = 0;
+            for (int j = 0; j < init->map_n; j++)
+                if (init->map[j] >= 0)
+                    t->result_dims[i][r][n_r++] = t->dim[i][init->map[j]];
+            t->result_n[i][r] = n_r;
+        }
+    }
+}
+
+static int gdim(tracker *t, int op, int loop)
+{
+    return find(t, t->dim[op][loop]);
+}
+
+/* ------------------------------------------------------- heuristic */
+
+static bool is_amd(const ls_target *t)
+{
+    return strncmp(t->arch, "gfx", 3) == 0;
+}
+
+static int64_t preferred_subgroup(const ls_target *t)
+{
+    int64_t m = t->subgroup_choices[0];
+    for (int i = 1; i < t->n_subgroup_choices; i++)
+        if (t->subgroup_choices[i] < m)
+            m = t->subgroup_choices[i];
+    return m;
+}
+
+/* calculateTensorSize + getBitWidth: the element width of the "largest"
+ * operand, inits first, looking through a bit-extending producer. */
+static int64_t bitwidth(const ls_dispatch *d, const ls_dop *o, char *which, size_t wsize)
+{
+    bool have = false;
+    int64_t best_dyn = 0, best_size = 0, best_bits = 0;
+    int order[LS_DISPATCH_MAX_OPERANDS], n = 0;
+    for (int k = 0; k < o->n_inits; k++)
+        order[n++] = o->n_inputs + k;
+    for (int k = 0; k < o->n_inputs; k++)
+        order[n++] = k;
+    for (int i = 0; i < n; i++) {
+        const ls_dop_operand *od = &o->operand[order[i]];
+        const char *via = "";
+        if (od->producer >= 0 && d->ops[od->producer].is_bit_extend &&
+            d->ops[od->producer].n_inputs > 0) {
+            od = &d->ops[od->producer].operand[0];
+            via = " (through its bit-extending producer)";
+        }
+        if (od->elem_bits <= 0 || od->rank < 0)
+            continue;
+        int64_t dyn = 0, size = 1;
+        for (int j = 0; j < od->rank; j++) {
+            if (od->dims[j] == LS_DYN)
+                dyn++;
+            else
+                size *= od->dims[j];
+        }
+        int64_t bits = od->is_index ? 64 : od->elem_bits;
+        bool better = !have || dyn > best_dyn || (dyn == best_dyn && size > best_size) ||
+                      (dyn == best_dyn && size == best_size && bits > best_bits);
+        if (better) {
+            have = true;
+            best_dyn = dyn;
+            best_size = size;
+            best_bits = bits;
+            snprintf(which, wsize, "%s%s", o->operand[order[i]].value, via);
+        }
+    }
+    return have ? best_bits : 0;
+}
+
+static bool is_power_of_two(int64_t v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+/* getVectorDistributeReductionConfig for one op. */
+static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t *local_wg,
+                      int64_t wg, int64_t sg, int64_t tl, ls_op_config *c, ls_suggestion *s)
+{
+    const ls_dop *o = &d->ops[opi];
+    memset(c, 0, sizeof *c);
+    c->op = opi;
+    c->rank = o->rank;
+    for (int i = 0; i < o->rank; i++) {
+        c->lanes[i] = 1;
+        c->subgroups[i] = 1;
+    }
+    if (!has_reduction(o)) {
+        bool all_covered = true;
+        for (int i = 0; i < o->rank; i++) {
+            c->tile[i] = local_wg[i] != 0 ? 0 : 1;
+            all_covered &= local_wg[i] != 0;
+        }
+        int dd = last_parallel_dim(o);
+        for (int i = o->rank; i-- > 0;)
+            if (local_wg[i] == 0) {
+                dd = i;
+                break;
+            }
+        int64_t size = o->size[dd] == LS_DYN ? DYN_TARGET : o->size[dd];
+        while (tl > 1 && size % tl != 0)
+            tl /= 2;
+        int64_t tile = gcd64(size, wg * tl), tb = sg, sb = 1;
+        if (!all_covered) {
+            while (tile % (tb * tl) != 0)
+                tb >>= 1;
+            sb = tile / (tb * tl) > 0 ? tile / (tb * tl) : 1;
+        } else {
+            tile = tl = tb = sb = 1;
+        }
+        c->tile[dd] = tile;
+        c->thread[dd] = tl;
+        c->lanes[dd] = tb;
+        c->subgroups[dd] = sb;
+        step(s, "%s at line %d (no reduction): serial on d%d = gcd(%lld, WG x TL) = %lld, "
+                "thread %lld, %lld lanes, %lld subgroups",
+             o->kind, o->line, dd, (long long)size, (long long)tile, (long long)tl, (long long)tb,
+             (long long)sb);
+        return;
+    }
+    c->is_reduction = true;
+    bool all_static = true;
+    int n_par = 0;
+    for (int i = 0; i < o->rank; i++) {
+        all_static &= o->size[i] != LS_DYN;
+        n_par += !o->is_reduction[i];
+    }
+    if (is_amd(t) && all_static && o->is_contraction && n_par >= 1) {
+        int p = -1;
+        for (int i = 0; i < o->rank && p < 0; i++)
+            if (!o->is_reduction[i] && o->size[i] != 1)
+                p = i;
+        if (p >= 0) {
+            int64_t k = 1, bound = o->size[p];
+            for (int64_t f = 2; f < wg / 4 && bound % f == 0 && bound >= f; f *= 2)
+                k = f;
+            local_wg[p] = k;
+            step(s, "local split-k (ROCm, matvec-like contraction): %lld rows of d%d per "
+                    "workgroup (largest power of two below WG/4 = %lld dividing %lld)",
+                 (long long)k, p, (long long)(wg / 4), (long long)bound);
+        }
+    }
+    int r = last_reduction_dim(o);
+    for (int i = 0; i < o->rank; i++)
+        if (o->is_reduction[i]) {
+            c->thread[i] = 1;
+            c->tile[i] = 1;
+        }
+    int64_t size = o->size[r] == LS_DYN ? DYN_TARGET : o->size[r];
+    while (tl > 1 && size % tl != 0)
+        tl /= 2;
+    int64_t pr = gcd64(wg * tl, size), tb = sg;
+    while (pr % (tb * tl) != 0)
+        tb >>= 1;
+    int64_t sb = pr / (tb * tl) > 0 ? pr / (tb * tl) : 1;
+    c->tile[r] = pr;
+    c->thread[r] = tl;
+    c->lanes[r] = tb;
+    c->subgroups[r] = sb;
+    step(s, "%s at line %d: partial_reduction on d%d = gcd(WG x TL = %lld, %lld) = %lld; thread "
+            "%lld; lanes %lld%s; subgroups %lld",
+         o->kind, o->line, r, (long long)(wg * tl), (long long)size, (long long)pr, (long long)tl,
+         (long long)tb, tb < sg ? " (fewer than the subgroup: the others duplicate)" : "",
+         (long long)sb);
+}
+
+static bool result_used_by_compute(const ls_dispatch *d, int opi, int result, const bool *compute)
+{
+    for (int i = 0; i < d->n_ops; i++) {
+        if (!compute[i])
+            continue;
+        const ls_dop *o = &d->ops[i];
+        for (int k = 0; k < o->n_inputs + o->n_inits; k++)
+            if (o->operand[k].producer == opi && o->operand[k].producer_result == result)
+                return true;
+    }
+    return false;
+}
+
+/* Where a contraction goes: matvec-like ones (at most one non-unit M/N dim)
+ * and very skinny ones reach the reduction heuristic; the others are taken
+ * by IREE's matmul configs first. */
+static bool contraction_reaches_reduction(const ls_dop *o, int64_t pref, char *why, size_t wsize)
+{
+    int64_t m = 1, n = 1;
+    int nonunit = 0;
+    bool dyn = false;
+    for (int i = 0; i < o->rank; i++) {
+        if (o->is_reduction[i])
+            continue;
+        bool in_a = false, in_b = false;
+        for (int j = 0; j < o->operand[0].map_n; j++)
+            in_a |= o->operand[0].map[j] == i;
+        for (int j = 0; j < o->operand[1].map_n; j++)
+            in_b |= o->operand[1].map[j] == i;
+        if (in_a == in_b)
+            continue; /* batch dim */
+        if (o->size[i] == LS_DYN) {
+            dyn = true;
+            continue;
+        }
+        if (o->size[i] != 1)
+            nonunit++;
+        if (in_a)
+            m *= o->size[i];
+        else
+            n *= o->size[i];
+    }
+    if (!dyn && nonunit <= 1) {
+        snprintf(why, wsize, "matvec-like contraction (M = %lld, N = %lld)", (long long)m,
+                 (long long)n);
+        return true;
+    }
+    if (!dyn && ((m <= 4 && n > pref) || (n <= 4 && m > pref))) {
+        snprintf(why, wsize, "very skinny contraction (M = %lld, N = %lld; threshold 4)",
+                 (long long)m, (long long)n);
+        return true;
+    }
+    snprintf(why, wsize,
+             "it is a contraction with M = %lld and N = %lld%s, which IREE's matmul configs "
+             "(TileAndFuse / VectorDistribute with MMA) take before the reduction heuristic",
+             (long long)m, (long long)n, dyn ? " (some dynamic)" : "");
+    return false;
+}
+
+ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s, ls_diag *diag)
+{
+    memset(s, 0, sizeof *s);
+    s->root = -1;
+    const char *file = d->file;
+    if (t->n_subgroup_choices < 1)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, d->line, d->col,
+                           "target %s lists no subgroup_size_choices", t->arch);
+
+    /* Root: the last linalg op with a reduction loop (getRootOperation). */
+    for (int i = d->n_ops; i-- > 0 && s->root < 0;)
+        if (!d->ops[i].is_fill && has_reduction(&d->ops[i]))
+            s->root = i;
+    if (s->root < 0)
+        return reject(diag, file, NULL, d, "@%s has no linalg op with a reduction iterator",
+                      d->func);
+    const ls_dop *root = &d->ops[s->root];
+    step(s, "root op: %s at line %d (the last linalg op with a reduction loop)", root->kind,
+         root->line);
+    int64_t pref = preferred_subgroup(t);
+    if (root->is_contraction) {
+        char why[240];
+        if (!contraction_reaches_reduction(root, pref, why, sizeof why))
+            return reject(diag, file, root, d, "%s", why);
+        step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic", why);
+    }
+
+    int compute[LS_DISPATCH_MAX_OPS], n_compute;
+    if (gate(d, file, compute, &n_compute, s, diag))
+        return diag->status;
+    bool is_compute[LS_DISPATCH_MAX_OPS] = {false};
+    for (int c = 0; c < n_compute; c++)
+        is_compute[compute[c]] = true;
+    if (!is_compute[s->root])
+        return reject(diag, file, root, d, "the root %s feeds no store", root->kind);
+
+    /* Reduction size. */
+    int r = last_reduction_dim(root);
+    bool dyn_red = false;
+    for (int i = 0; i < root->rank; i++)
+        dyn_red |= root->is_reduction[i] && root->size[i] == LS_DYN;
+    int64_t rsize = root->size[r];
+    if (rsize != LS_DYN && rsize % pref != 0) {
+        int64_t prod = 1;
+        for (int i = 0; i < root->rank; i++)
+            if (root->is_reduction[i])
+                prod = (root->size[i] == LS_DYN || prod == LS_DYN) ? LS_DYN : prod * root->size[i];
+        step(s, "reduction size: d%d = %lld is not a multiple of the preferred subgroup size "
+                "%lld, so all reduction dims count: %lld",
+             r, (long long)rsize, (long long)pref, (long long)prod);
+        rsize = prod;
+    } else if (rsize != LS_DYN) {
+        step(s, "reduction size: the last reduction dim d%d = %lld", r, (long long)rsize);
+    }
+    if (rsize == LS_DYN) {
+        rsize = DYN_TARGET;
+        step(s, "reduction size: dynamic, sized for 2^31");
+    }
+    s->reduction_size = rsize;
+
+    /* Subgroup size: the first choice in list order that divides it. */
+    int64_t sg = 0;
+    for (int i = 0; i < t->n_subgroup_choices && sg == 0; i++)
+        if (rsize % t->subgroup_choices[i] == 0 || dyn_red)
+            sg = t->subgroup_choices[i];
+    if (sg == 0) {
+        char buf[96];
+        ls_format_list(buf, sizeof buf, t->subgroup_choices, t->n_subgroup_choices);
+        return reject(diag, file, root, d,
+                      "no subgroup size choice of %s (%s) divides the reduction size %lld",
+                      t->arch, buf, (long long)rsize);
+    }
+    s->subgroup_size = sg;
+    step(s, "subgroup size %lld: the first of the target's choices %s", (long long)sg,
+         dyn_red ? "(the reduction is dynamic)" : "that divides it");
+
+    /* Bitwidth. */
+    char which[120] = "";
+    int64_t bw = bitwidth(d, root, which, sizeof which);
+    if (bw == 0)
+        return reject(diag, file, root, d, "no operand has an integer, float or index element");
+    s->bitwidth = bw;
+    if (!is_power_of_two(bw) || bw < 4)
+        return reject(diag, file, root, d,
+                      "the largest operand %s has %lld-bit elements; reduction distribution "
+                      "needs a power of two of at least 4 bits",
+                      which, (long long)bw);
+    if (bw > 32 && !is_amd(t))
+        return reject(diag, file, root, d,
+                      "the largest operand %s has %lld-bit elements; %s cannot shuffle more "
+                      "than 32 bits (only AMD targets can)",
+                      which, (long long)bw, t->arch);
+    int64_t load_bits = t->max_load_instruction_bits > 0 ? t->max_load_instruction_bits : 128;
+    if (bw > load_bits)
+        return reject(diag, file, root, d,
+                      "the largest operand %s has %lld-bit elements, wider than the %lld-bit "
+                      "largest load",
+                      which, (long long)bw, (long long)load_bits);
+    step(s, "bitwidth %lld, from the largest operand %s", (long long)bw, which);
+
+    /* Thread loads. */
+    int64_t tl = load_bits / bw;
+    if (!dyn_red)
+        while ((rsize / tl) % sg != 0)
+            tl /= 2;
+    s->thread_loads = tl;
+    step(s, "thread loads %lld: %lld-bit loads / %lld bits%s", (long long)tl,
+         (long long)load_bits, (long long)bw,
+         tl < load_bits / bw ? ", halved until reduction size / TL is a multiple of the subgroup"
+                             : "");
+
+    /* Workgroup size. */
+    int64_t par = 1;
+    for (int i = 0; i < root->rank; i++)
+        if (!root->is_reduction[i])
+            par = (par == LS_DYN || root->size[i] == LS_DYN) ? LS_DYN : par * root->size[i];
+    s->parallel_size = par;
+    int64_t max_wg = t->max_workgroup_sizes[0];
+    for (int i = 1; i < 3; i++)
+        if (t->max_workgroup_sizes[i] > max_wg)
+            max_wg = t->max_workgroup_sizes[i];
+    int64_t nwgp = t->wgp_count > 0 ? t->wgp_count : 512;
+    int64_t nsimd = t->simds_per_wgp > 0 ? t->simds_per_wgp : 4;
+    if (par != LS_DYN && par > nwgp * nsimd) {
+        step(s, "%lld parallel elements > %lld WGPs x %lld SIMDs%s: one wave per workgroup "
+                "(cap %lld)",
+             (long long)par, (long long)nwgp, (long long)nsimd,
+             t->wgp_count > 0 ? "" : " (no chip: 512 assumed)", (long long)pref);
+        max_wg = pref;
+    } else {
+        step(s, "workgroup cap %lld (max_workgroup_sizes; %s parallel elements <= %lld WGPs x "
+                "%lld SIMDs%s)",
+             (long long)max_wg, par == LS_DYN ? "dynamic" : "", (long long)nwgp, (long long)nsimd,
+             t->wgp_count > 0 ? "" : ", no chip: 512 assumed");
+    }
+    s->max_workgroup_size = max_wg;
+    int64_t wg = rsize / tl;
+    if (wg > max_wg) {
+        int64_t g = gcd64(wg, max_wg);
+        step(s, "workgroup size: reduction size / TL = %lld > %lld, so gcd = %lld", (long long)wg,
+             (long long)max_wg, (long long)g);
+        wg = g;
+    } else {
+        step(s, "workgroup size: reduction size / TL = %lld", (long long)wg);
+    }
+    int halvings = 0;
+    int64_t p2 = par;
+    while (p2 != LS_DYN && p2 > 256 && (wg / 2) % sg == 0 && rsize / (wg * tl) < 8) {
+        wg /= 2;
+        p2 /= 2;
+        halvings++;
+    }
+    if (halvings)
+        step(s, "halved %d time%s to %lld: more than 256 parallel elements and fewer than 8 "
+                "vectors per thread",
+             halvings, halvings == 1 ? "" : "s", (long long)wg);
+    s->workgroup_size = wg;
+
+    /* populateConfigInfo. */
+    static const int64_t none = -1;
+    tracker *tr = ls_xcalloc(1, sizeof *tr);
+    track(d, compute, n_compute, tr);
+    int64_t wg_tile[LS_DISPATCH_MAX_OPS * LS_MAX_RANK];
+    for (int i = 0; i < LS_DISPATCH_MAX_OPS * LS_MAX_RANK; i++)
+        wg_tile[i] = none;
+    for (int l = 0; l < root->rank; l++)
+        if (!root->is_reduction[l])
+            wg_tile[gdim(tr, s->root, l)] = 1;
+    for (int c = 0; c < n_compute; c++) {
+        int oi = compute[c];
+        const ls_dop *o = &d->ops[oi];
+        bool covered[LS_MAX_RANK] = {false};
+        for (int l = 0; l < o->rank; l++)
+            covered[l] = wg_tile[gdim(tr, oi, l)] != none;
+        for (int k = 0; k < o->n_inits; k++) {
+            if (!result_used_by_compute(d, oi, k, is_compute))
+                continue;
+            const ls_dop_operand *init = &o->operand[o->n_inputs + k];
+            for (int j = 0; j < init->map_n; j++)
+                if (init->map[j] >= 0)
+                    covered[init->map[j]] = true;
+        }
+        bool needs = false;
+        for (int l = 0; l < o->rank; l++)
+            needs |= !covered[l];
+        if (!needs) {
+            step(s, "%s at line %d needs no config: its consumers and the shared dims cover "
+                    "every loop",
+                 o->kind, o->line);
+            continue;
+        }
+        int64_t local[LS_MAX_RANK];
+        for (int l = 0; l < o->rank; l++) {
+            int64_t v = wg_tile[gdim(tr, oi, l)];
+            local[l] = v == none ? 0 : v;
+        }
+        ls_op_config *cfg = &s->configs[s->n_configs++];
+        op_config(d, oi, t, local, wg, sg, tl, cfg, s);
+        for (int l = 0; l < o->rank; l++) {
+            int g = gdim(tr, oi, l);
+            if (wg_tile[g] != none && local[l] > wg_tile[g])
+                wg_tile[g] = lcm64(wg_tile[g], local[l]);
+        }
+    }
+    for (int k = 0; k < s->n_configs; k++) {
+        ls_op_config *cfg = &s->configs[k];
+        for (int l = 0; l < cfg->rank; l++) {
+            int64_t v = wg_tile[gdim(tr, cfg->op, l)];
+            cfg->wg_tile[l] = v == none ? 0 : v;
+        }
+        if (cfg->op == s->root) {
+            cfg->has_workgroup = true;
+            memcpy(cfg->workgroup, cfg->wg_tile, sizeof cfg->workgroup);
+        }
+    }
+    free(tr);
+    return LS_OK;
+}
+
+const ls_op_config *ls_suggest_config_of(const ls_suggestion *s, int op)
+{
+    for (int k = 0; k < s->n_configs; k++)
+        if (s->configs[k].op == op)
+            return &s->configs[k];
+    return NULL;
+}
+
+static size_t put_list(char *buf, size_t size, size_t u, const int64_t *v, int n)
+{
+    return u + ls_format_list(buf + (u < size ? u : size), u < size ? size - u : 0, v, n);
+}
+
+static size_t put_basis(char *buf, size_t size, size_t u, const int64_t *counts, int n)
+{
+    int64_t map[LS_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        map[i] = i;
+    u += (size_t)snprintf(buf + (u < size ? u : size), u < size ? size - u : 0, "[");
+    u = put_list(buf, size, u, counts, n);
+    u += (size_t)snprintf(buf + (u < size ? u : size), u < size ? size - u : 0, ", ");
+    u = put_list(buf, size, u, map, n);
+    u += (size_t)snprintf(buf + (u < size ? u : size), u < size ? size - u : 0, "]");
+    return u;
+}
+
+#define PUT(...) u += (size_t)snprintf(buf + (u < size ? u : size), u < size ? size - u : 0, __VA_ARGS__)
+
+void ls_op_config_format(const ls_op_config *c, char *buf, size_t size)
+{
+    size_t u = 0;
+    /* DictionaryAttr prints its keys sorted. */
+    PUT("#iree_gpu.lowering_config<{lane_basis = ");
+    u = put_basis(buf, size, u, c->lanes, c->rank);
+    PUT(", %s = ", c->is_reduction ? "partial_reduction" : "serial");
+    u = put_list(buf, size, u, c->tile, c->rank);
+    PUT(", subgroup_basis = ");
+    u = put_basis(buf, size, u, c->subgroups, c->rank);
+    PUT(", thread = ");
+    u = put_list(buf, size, u, c->thread, c->rank);
+    if (c->has_workgroup) {
+        PUT(", workgroup = ");
+        u = put_list(buf, size, u, c->workgroup, c->rank);
+    }
+    PUT("}>");
+}
+
+void ls_suggest_format_translation(const ls_suggestion *s, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> "
+             "workgroup_size = [%lld, 1, 1] subgroup_size = %lld, {gpu_pipeline_options = "
+             "#iree_gpu.pipeline_options<>}>",
+             (long long)s->workgroup_size, (long long)s->subgroup_size);
+}
+
+static void set_list(ls_i64_list *l, const int64_t *v, int n)
+{
+    memset(l, 0, sizeof *l);
+    l->present = true;
+    l->n = n;
+    memcpy(l->v, v, (size_t)n * sizeof *v);
+}
+
+static void set_basis(ls_basis *b, const int64_t *counts, int n)
+{
+    int64_t map[LS_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        map[i] = i;
+    memset(b, 0, sizeof *b);
+    b->present = true;
+    set_list(&b->counts, counts, n);
+    set_list(&b->mapping, map, n);
+}
+
+void ls_suggest_apply(const ls_suggestion *s, int op, ls_problem *p)
+{
+    const ls_op_config *c = ls_suggest_config_of(s, op);
+    if (c == NULL)
+        return;
+    memset(&p->config, 0, sizeof p->config);
+    p->config.line = p->line;
+    p->config.col = p->col;
+    set_list(&p->config.workgroup, c->wg_tile, c->rank);
+    set_list(&p->config.partial_reduction, c->tile, c->rank);
+    set_list(&p->config.thread, c->thread, c->rank);
+    set_basis(&p->config.lane_basis, c->lanes, c->rank);
+    set_basis(&p->config.subgroup_basis, c->subgroups, c->rank);
+    p->has_config = true;
+    memset(&p->ti, 0, sizeof p->ti);
+    snprintf(p->ti.pipeline, sizeof p->ti.pipeline, "VectorDistribute");
+    p->ti.has_workgroup_size = p->ti.has_subgroup_size = true;
+    p->ti.wg_rank = 3;
+    p->ti.workgroup_size[0] = s->workgroup_size;
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    p->ti.subgroup_size = s->subgroup_size;
+    p->ti.line = p->line;
+    p->ti.col = p->col;
+    p->has_ti = true;
+}
+
+static void operand_from_map(ls_dop_operand *od, const ls_problem *p, const int *map, int n,
+                             ls_elem_type et, int bits, const char *name)
+{
+    memset(od, 0, sizeof *od);
+    snprintf(od->value, sizeof od->value, "%s", name);
+    od->producer = -1;
+    od->rank = n;
+    od->map_n = n;
+    for (int j = 0; j < n; j++) {
+        od->map[j] = map[j];
+        od->dims[j] = p->size[map[j]] < 1 ? LS_DYN : p->size[map[j]];
+    }
+    od->elem_bits = bits ? bits : ls_elem_type_bits(et);
+    od->is_index = et == LS_ET_INDEX;
+}
+
+void ls_dispatch_from_problem(const ls_problem *p, int in_bits, int out_bits, ls_dispatch *d)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->file, sizeof d->file, "%s", p->file);
+    snprintf(d->func, sizeof d->func, "%.95s", p->name);
+    d->line = p->line;
+    d->col = p->col;
+    ls_dop *o = &d->ops[0];
+    d->n_ops = 1;
+    snprintf(o->kind, sizeof o->kind, "linalg.generic");
+    o->line = p->line;
+    o->col = p->col;
+    o->rank = p->rank;
+    for (int i = 0; i < p->rank; i++) {
+        o->size[i] = p->size[i] < 1 ? LS_DYN : p->size[i];
+        o->is_reduction[i] = p->is_reduction[i];
+    }
+    o->n_inputs = o->n_inits = 1;
+    operand_from_map(&o->operand[0], p, p->in_map, p->in_map_n, p->in_type, in_bits, "%input");
+    operand_from_map(&o->operand[1], p, p->out_map, p->out_map_n, p->acc_type, out_bits, "%init");
+    snprintf(o->result, sizeof o->result, "%%result");
+    o->reduced_inits = 1;
+    o->combiner_ok = true;
+    o->problem = 0;
+    d->n_stores = 1;
+    snprintf(d->stored[0], sizeof d->stored[0], "%%result");
+}
