@@ -40,7 +40,22 @@ void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(p
 ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls_hw *hw,
                        ls_diag *diag);
 
+/* A problem from --shape/--iter/--type/--combiner.  lenient (suggest,
+ * sweep's flags): '?' sizes (stored as 0) and any iN / fN width, returned
+ * through in_bits/out_bits (0: the problem's own types).  "flags" names it. */
+bool ls_cli_flags_problem(const char *shape, const char *iter, const char *type,
+                          const char *combiner, bool lenient, ls_problem *p, int *in_bits,
+                          int *out_bits, ls_diag *diag);
+/* --target: a built-in name or a file with an #iree_gpu.target. */
+bool ls_cli_target(const char *spec, ls_target *t, ls_diag *diag);
+/* Problem i of m has no lowering_config: give it the one IREE's heuristic
+ * chooses for its target (p->target must be set), from the dispatch the
+ * importer recorded.  An error says why IREE would reject it. */
+ls_status ls_cli_suggest_config(ls_module *m, ls_problem *p, ls_diag *diag);
+
 int ls_cmd_explain(int argc, char **argv);
+int ls_cmd_suggest(int argc, char **argv);
+int ls_cmd_sweep(int argc, char **argv);
 int ls_cmd_draw(int argc, char **argv);
 int ls_cmd_sim(int argc, char **argv);
 

@@ -746,87 +746,6 @@ static json_object *json_swizzle(const ls_module_swizzle *ms, const char *file, 
 
 /* ------------------------------------------------------------ input */
 
-static bool parse_shape_flags(const opts *o, ls_module *m, ls_diag *diag)
-{
-    ls_problem *p = &m->problems[0];
-    memset(p, 0, sizeof *p);
-    snprintf(p->name, sizeof p->name, "flags");
-    snprintf(p->file, sizeof p->file, "--shape");
-    const char *s = o->shape;
-    while (*s) {
-        if (p->rank >= LS_MAX_RANK)
-            return ls_diag_set(diag, LS_ERR_LIMIT, "--shape", 0, 0,
-                               "more than %d dimensions (the rank limit)", LS_MAX_RANK) == LS_OK;
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 1)
-            return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0,
-                               "expected sizes like 1152x384, found '%s'", o->shape) == LS_OK;
-        p->size[p->rank++] = v;
-        s = end;
-        if (*s == 'x')
-            s++;
-        else if (*s)
-            return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0,
-                               "expected sizes like 1152x384, found '%s'", o->shape) == LS_OK;
-    }
-    if (o->iter == NULL || (int)strlen(o->iter) != p->rank)
-        return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
-                           "give one letter (p or r) per dimension of --shape (%d)", p->rank) ==
-               LS_OK;
-    for (int i = 0; i < p->rank; i++) {
-        char c = o->iter[i];
-        if (c != 'p' && c != 'r')
-            return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
-                               "'%c' is not p (parallel) or r (reduction)", c) == LS_OK;
-        p->is_reduction[i] = c == 'r';
-        p->in_map[p->in_map_n++] = i;
-        if (c == 'p')
-            p->out_map[p->out_map_n++] = i;
-    }
-    const char *type = o->type ? o->type : "f32";
-    const char *colon = strchr(type, ':');
-    p->in_type = ls_elem_type_from_name(type, colon ? (size_t)(colon - type) : strlen(type));
-    p->acc_type = colon ? ls_elem_type_from_name(colon + 1, strlen(colon + 1)) : p->in_type;
-    p->extended = colon != NULL;
-    if (p->in_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_UNKNOWN || p->in_type == LS_ET_I1 ||
-        p->in_type == LS_ET_INDEX)
-        return ls_diag_set(diag, LS_ERR_USAGE, "--type", 0, 0,
-                           "'%s' is not one of f16, bf16, f32, f64, i8, i16, i32, i64 (T or T:U)",
-                           type) == LS_OK;
-    p->combiner = LS_COMB_ADD;
-    if (o->combiner && !ls_combiner_from_name(o->combiner, &p->combiner))
-        return ls_diag_set(diag, LS_ERR_USAGE, "--combiner", 0, 0,
-                           "'%s' is not a combining kind (add, mul, minui, minsi, maxui, maxsi, "
-                           "minimumf, minnumf, maximumf, maxnumf, and, or, xor)",
-                           o->combiner) == LS_OK;
-    m->n_problems = 1;
-    return true;
-}
-
-static bool load_target(const char *spec, ls_target *t, ls_diag *diag)
-{
-    if (ls_target_lookup(spec, t))
-        return true;
-    ls_module *tm = ls_xcalloc(1, sizeof *tm);
-    ls_diag local;
-    ls_diag_clear(&local);
-    ls_status st = ls_module_load(spec, tm, &local);
-    bool ok = st == LS_OK && tm->has_target;
-    if (ok)
-        *t = tm->target;
-    else if (st == LS_ERR_IO)
-        ls_diag_set(diag, LS_ERR_USAGE, "--target", 0, 0,
-                    "'%s' is neither a known target (%s) nor a readable file", spec,
-                    ls_target_names());
-    else if (st != LS_OK)
-        *diag = local;
-    else
-        ls_diag_set(diag, LS_ERR_NOTFOUND, spec, 0, 0, "no #iree_gpu.target<...> in this file");
-    free(tm);
-    return ok;
-}
-
 static const char *default_example(char *buf, size_t size)
 {
     const char *env = getenv("LANESCOPE_EXAMPLES");
@@ -952,12 +871,15 @@ int ls_cmd_explain(int argc, char **argv)
     if (input) {
         if (ls_module_load(input, m, &diag))
             goto fail;
-    } else if (!parse_shape_flags(&o, m, &diag)) {
+    } else if (!ls_cli_flags_problem(o.shape, o.iter, o.type, o.combiner, false,
+                                     &m->problems[0], NULL, NULL, &diag)) {
         goto fail;
+    } else {
+        m->n_problems = 1;
     }
     if (o.target) {
         ls_target t;
-        if (!load_target(o.target, &t, &diag))
+        if (!ls_cli_target(o.target, &t, &diag))
             goto fail;
         m->has_target = true;
         m->target = t;
@@ -998,6 +920,10 @@ int ls_cmd_explain(int argc, char **argv)
                     "nested_layout, no xor_shuffle/rotate_rows");
         goto fail;
     }
+    for (size_t i = 0; i < m->n_problems; i++)
+        if (!m->problems[i].has_config && m->problems[i].has_target &&
+            ls_cli_suggest_config(m, &m->problems[i], &diag))
+            goto fail;
     derived = ls_xcalloc(m->n_problems ? m->n_problems : 1, sizeof *derived);
     for (size_t i = 0; i < m->n_problems; i++) {
         if (ls_derive(&m->problems[i], &derived[i], &diag))

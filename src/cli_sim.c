@@ -53,6 +53,14 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                "%lld wave%s\n",
             p->name, (long long)r->workgroups, hw->name, hw->arch, (long long)r->occupancy,
             r->occupancy_limit, (long long)r->waves, r->waves == 1 ? "" : "s");
+    if (p->config_suggested) {
+        char cfg[1024];
+        ls_lowering_config_format(&p->config, cfg, sizeof cfg);
+        fprintf(f, "  no lowering_config in the input: IREE's default for %s%s%s, workgroup_size "
+                   "%lld, subgroup_size %lld:\n    %s\n",
+                p->target.arch, p->target.sku[0] ? "/" : "", p->target.sku,
+                (long long)p->ti.workgroup_size[0], (long long)p->ti.subgroup_size, cfg);
+    }
     fprintf(f, "  %lld cycles = %.3f us at %lld MHz; DRAM %.3f MB moved, %.1f GB/s = %.1f%% of "
                "the model's %.0f GB/s\n",
             (long long)r->cycles, r->time_us, (long long)hw->clock_mhz, r->dram_bytes / 1e6,
@@ -179,6 +187,13 @@ static void print_csv(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_si
     }
 }
 
+static int64_t d_wg(const ls_problem *p)
+{
+    int64_t sg, wg;
+    ls_problem_sizes(p, &sg, &wg, NULL);
+    return wg;
+}
+
 static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
                                 const ls_functional_result *fr, bool checked, int64_t seed)
 {
@@ -186,6 +201,12 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(o, "reduction", json_object_new_string(p->name));
     json_object_object_add(o, "model", json_object_new_string(hw->name));
     json_object_object_add(o, "arch", json_object_new_string(hw->arch));
+    char cfg[1024];
+    ls_lowering_config_format(&p->config, cfg, sizeof cfg);
+    json_object_object_add(o, "lowering_config", json_object_new_string(cfg));
+    json_object_object_add(o, "config_source",
+                           json_object_new_string(p->config_suggested ? "iree-default" : "input"));
+    json_object_object_add(o, "workgroup_size", json_object_new_int64(d_wg(p)));
     json_object_object_add(o, "cycles", json_object_new_int64(r->cycles));
     json_object_object_add(o, "time_us", json_object_new_double(r->time_us));
     json_object_object_add(o, "clock_mhz", json_object_new_int64(hw->clock_mhz));

@@ -117,5 +117,162 @@ ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls
     } else if (!p->has_target && ls_target_lookup(hw->name, &p->target)) {
         p->has_target = true;
     }
+    if (!p->has_config && p->has_target)
+        return ls_cli_suggest_config((ls_module *)m, p, diag);
     return LS_OK;
+}
+
+/* "f32", "i24", "f8E4M3FN": the element type the simulator models (or
+ * UNKNOWN) and its width (0 when not a width at all). */
+static ls_elem_type flag_type(const char *s, size_t n, int *bits)
+{
+    ls_elem_type t = ls_elem_type_from_name(s, n);
+    *bits = 0;
+    if (t != LS_ET_UNKNOWN && t != LS_ET_I1) {
+        *bits = ls_elem_type_bits(t);
+        return t;
+    }
+    if (n >= 2 && (s[0] == 'i' || s[0] == 'f') && s[1] >= '1' && s[1] <= '9') {
+        size_t k = 1;
+        int v = 0;
+        while (k < n && s[k] >= '0' && s[k] <= '9' && v < 100000)
+            v = v * 10 + (s[k++] - '0');
+        if (k == n || s[0] == 'f')
+            *bits = v;
+    }
+    return LS_ET_UNKNOWN;
+}
+
+bool ls_cli_flags_problem(const char *shape, const char *iter, const char *type,
+                          const char *combiner, bool lenient, ls_problem *p, int *in_bits,
+                          int *out_bits, ls_diag *diag)
+{
+    memset(p, 0, sizeof *p);
+    p->dispatch = p->dispatch_op = -1;
+    snprintf(p->name, sizeof p->name, "flags");
+    snprintf(p->file, sizeof p->file, "--shape");
+    const char *s = shape;
+    while (*s) {
+        if (p->rank >= LS_MAX_RANK)
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--shape", 0, 0,
+                               "more than %d dimensions (the rank limit)", LS_MAX_RANK) == LS_OK;
+        char *end;
+        long long v;
+        if (*s == '?' && lenient) {
+            v = 0;
+            end = (char *)s + 1;
+        } else {
+            errno = 0;
+            v = strtoll(s, &end, 10);
+            if (end == s || v < 1 || errno == ERANGE)
+                return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0,
+                                   "expected sizes like 1152x384%s, found '%s'",
+                                   lenient ? " ('?' for dynamic)" : "", shape) == LS_OK;
+        }
+        p->size[p->rank++] = v;
+        s = end;
+        if (*s == 'x')
+            s++;
+        else if (*s)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0,
+                               "expected sizes like 1152x384, found '%s'", shape) == LS_OK;
+    }
+    if (p->rank == 0)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--shape", 0, 0, "no sizes given") == LS_OK;
+    if (iter == NULL || (int)strlen(iter) != p->rank)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
+                           "give one letter (p or r) per dimension of --shape (%d)", p->rank) ==
+               LS_OK;
+    for (int i = 0; i < p->rank; i++) {
+        char c = iter[i];
+        if (c != 'p' && c != 'r')
+            return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
+                               "'%c' is not p (parallel) or r (reduction)", c) == LS_OK;
+        p->is_reduction[i] = c == 'r';
+        p->in_map[p->in_map_n++] = i;
+        if (c == 'p')
+            p->out_map[p->out_map_n++] = i;
+    }
+    const char *ty = type ? type : "f32";
+    const char *colon = strchr(ty, ':');
+    size_t n1 = colon ? (size_t)(colon - ty) : strlen(ty);
+    int b1, b2;
+    p->in_type = flag_type(ty, n1, &b1);
+    p->acc_type = colon ? flag_type(colon + 1, strlen(colon + 1), &b2) : p->in_type;
+    if (!colon)
+        b2 = b1;
+    p->extended = colon != NULL;
+    bool known = p->in_type != LS_ET_UNKNOWN && p->acc_type != LS_ET_UNKNOWN &&
+                 p->in_type != LS_ET_INDEX;
+    if (!known && !(lenient && b1 > 0 && b2 > 0))
+        return ls_diag_set(diag, LS_ERR_USAGE, "--type", 0, 0,
+                           "'%s' is not one of f16, bf16, f32, f64, i8, i16, i32, i64 (T or "
+                           "T:U)%s",
+                           ty, lenient ? ", nor an iN / fN width" : "") == LS_OK;
+    snprintf(p->name, sizeof p->name, "%.40s %.16s %.24s", shape, iter, ty);
+    if (in_bits)
+        *in_bits = b1;
+    if (out_bits)
+        *out_bits = b2;
+    p->combiner = LS_COMB_ADD;
+    if (combiner && !ls_combiner_from_name(combiner, &p->combiner))
+        return ls_diag_set(diag, LS_ERR_USAGE, "--combiner", 0, 0,
+                           "'%s' is not a combining kind (add, mul, minui, minsi, maxui, maxsi, "
+                           "minimumf, minnumf, maximumf, maxnumf, and, or, xor)",
+                           combiner) == LS_OK;
+    return true;
+}
+
+bool ls_cli_target(const char *spec, ls_target *t, ls_diag *diag)
+{
+    if (ls_target_lookup(spec, t))
+        return true;
+    ls_module *tm = ls_xcalloc(1, sizeof *tm);
+    ls_diag local;
+    ls_diag_clear(&local);
+    ls_status st = ls_module_load_ex(spec, LS_IMPORT_KEEP_UNSUPPORTED, tm, &local);
+    bool ok = st == LS_OK && tm->has_target;
+    if (ok)
+        *t = tm->target;
+    else if (st == LS_ERR_IO)
+        ls_diag_set(diag, LS_ERR_USAGE, "--target", 0, 0,
+                    "'%s' is neither a known target (%s) nor a readable file", spec,
+                    ls_target_names());
+    else if (st != LS_OK)
+        *diag = local;
+    else
+        ls_diag_set(diag, LS_ERR_NOTFOUND, spec, 0, 0, "no #iree_gpu.target<...> in this file");
+    free(tm);
+    return ok;
+}
+
+ls_status ls_cli_suggest_config(ls_module *m, ls_problem *p, ls_diag *diag)
+{
+    ls_dispatch *one = NULL;
+    const ls_dispatch *d;
+    int op = 0;
+    if (p->dispatch >= 0 && (size_t)p->dispatch < m->n_dispatches) {
+        d = &m->dispatches[p->dispatch];
+        op = p->dispatch_op;
+    } else {
+        one = ls_xcalloc(1, sizeof *one);
+        ls_dispatch_from_problem(p, 0, 0, one);
+        d = one;
+    }
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_status st = ls_suggest(d, &p->target, s, diag);
+    if (st == LS_OK) {
+        if (ls_suggest_config_of(s, op) == NULL)
+            st = ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                             "%s has no lowering_config and IREE's heuristic gives it none "
+                             "(its consumers decide its tiling)",
+                             p->name);
+        else {
+            ls_suggest_apply(s, op, p);
+            p->config_suggested = true;
+        }
+    }
+    free(s);
+    free(one);
+    return st;
 }

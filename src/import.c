@@ -1478,6 +1478,14 @@ ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int
                    ls_tok_ident(&t, "flow.dispatch.tensor.store") ||
                    ls_tok_ident(&t, "iree_codegen.store_to_buffer")) {
             store_op(im, false);
+        } else if (ls_tok_ident(&t, "hal.interface.binding.subspan") ||
+                   ls_tok_ident(&t, "iree_tensor_ext.dispatch.tensor.load") ||
+                   ls_tok_ident(&t, "flow.dispatch.tensor.load") ||
+                   ls_tok_ident(&t, "iree_codegen.load_from_buffer")) {
+            ls_dispatch *d = cur_dispatch(im, t.line, t.col);
+            if (d)
+                d->has_bindings = true;
+            next(im);
         } else if (ls_tok_ident(&t, "tensor.parallel_insert_slice")) {
             store_op(im, true);
         } else if (ls_tok_ident(&t, "scf.forall")) {

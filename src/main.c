@@ -21,9 +21,16 @@ static void usage(FILE *f)
             "          hardware model and run them lane by lane against a reference\n"
             "  draw KIND INPUT -o FILE.png|.svg|.pdf\n"
             "          pictures: layout, nested, swizzle, banks, traffic, timeline, compare\n"
+            "  suggest [INPUT] --target T\n"
+            "          the lowering_config and workgroup/subgroup size IREE's reduction\n"
+            "          heuristic would choose, and why (or why IREE would reject it)\n"
+            "  sweep INPUT --target T [-j N]\n"
+            "          simulate every valid config of a reduction, rank them, and show where\n"
+            "          IREE's choice lands (CSV and a chart)\n"
             "\n"
-            "Run 'lanescope COMMAND --help' for a command's options.  The viewer (view),\n"
-            "suggest and the CUDA path are not in this version yet.\n");
+            "Inputs without a lowering_config get IREE's default for the target.  Run\n"
+            "'lanescope COMMAND --help' for a command's options.  The viewer (view) and the\n"
+            "CUDA path are not in this version yet.\n");
 }
 
 int main(int argc, char **argv)
@@ -47,7 +54,11 @@ int main(int argc, char **argv)
         return ls_cmd_sim(argc - 1, argv + 1);
     if (strcmp(cmd, "draw") == 0)
         return ls_cmd_draw(argc - 1, argv + 1);
-    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw; see "
+    if (strcmp(cmd, "suggest") == 0)
+        return ls_cmd_suggest(argc - 1, argv + 1);
+    if (strcmp(cmd, "sweep") == 0)
+        return ls_cmd_sweep(argc - 1, argv + 1);
+    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw, suggest, sweep; see "
                        "lanescope --help)",
                  cmd);
     return 2;

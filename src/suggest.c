@@ -140,12 +140,26 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
         step(s, "gate: one split-reduction scf.forall; the compute ops are those feeding its "
                 "parallel_insert_slice");
     } else {
-        if (d->n_stores == 0)
+        if (d->n_stores == 0 && d->has_bindings)
             return reject(diag, file, NULL, d,
                           "@%s stores nothing (no iree_tensor_ext.dispatch.tensor.store or "
                           "iree_codegen.store_to_buffer): the compute ops are taken from the "
                           "stores' backward slice",
                           d->func);
+        if (d->n_stores == 0) {
+            /* A snippet (no bindings, no stores): its unused results stand in. */
+            for (int i = 0; i < d->n_ops; i++) {
+                bool used = false;
+                for (int j = i + 1; j < d->n_ops && !used; j++)
+                    for (int k = 0; k < d->ops[j].n_inputs + d->ops[j].n_inits; k++)
+                        used |= d->ops[j].operand[k].producer == i;
+                if (!used)
+                    mark_slice(d, i, in);
+            }
+            step(s, "gate: @%s is a snippet without bindings or stores; its unused results are "
+                    "taken as stored (IREE itself needs a dispatch.tensor.store)",
+                 d->func);
+        }
         for (int i = 0; i < d->n_stores; i++)
             mark_slice(d, producer_of(d, d->stored[i]), in);
     }
@@ -597,9 +611,11 @@ ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
              t->wgp_count > 0 ? "" : " (no chip: 512 assumed)", (long long)pref);
         max_wg = pref;
     } else {
-        step(s, "workgroup cap %lld (max_workgroup_sizes; %s parallel elements <= %lld WGPs x "
-                "%lld SIMDs%s)",
-             (long long)max_wg, par == LS_DYN ? "dynamic" : "", (long long)nwgp, (long long)nsimd,
+        char pbuf[32];
+        snprintf(pbuf, sizeof pbuf, par == LS_DYN ? "dynamic" : "%lld", (long long)par);
+        step(s, "workgroup cap %lld (max_workgroup_sizes; %s parallel elements, not above %lld "
+                "WGPs x %lld SIMDs%s)",
+             (long long)max_wg, pbuf, (long long)nwgp, (long long)nsimd,
              t->wgp_count > 0 ? "" : ", no chip: 512 assumed");
     }
     s->max_workgroup_size = max_wg;

@@ -30,6 +30,8 @@ void ls_chart_free(ls_chart *c)
     free(c->row_name);
     free(c->bars);
     free(c->points);
+    free(c->sweep_us);
+    c->sweep_us = NULL;
     c->row_name = NULL;
     c->bars = NULL;
     c->points = NULL;
@@ -581,6 +583,133 @@ static void compare_draw(cairo_t *cr, const ls_chart *c)
                 false, 0);
 }
 
+/* ------------------------------------------------------------ sweep */
+
+#define SWEEP_W 720.0
+#define SWEEP_H 320.0
+
+void ls_viz_sweep(const char *title, const char *subtitle, const double *us_sorted, size_t n,
+                  size_t iree_rank, double roofline_us, ls_chart *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = LS_CHART_SWEEP;
+    snprintf(out->title, sizeof out->title, "%s", title);
+    snprintf(out->subtitle, sizeof out->subtitle, "%s", subtitle);
+    out->sweep_us = ls_xcalloc(n ? n : 1, sizeof *out->sweep_us);
+    memcpy(out->sweep_us, us_sorted, n * sizeof *us_sorted);
+    out->n_sweep = n;
+    out->sweep_iree_rank = iree_rank;
+    out->roofline_us = roofline_us;
+    if (n > 0) {
+        char buf[200];
+        snprintf(buf, sizeof buf, "best %.3g us = %.0f%% of the DRAM roofline (%.3g us)",
+                 us_sorted[0], 100 * roofline_us / us_sorted[0], roofline_us);
+        snprintf(out->notes[out->n_notes++], sizeof out->notes[0], "%s", buf);
+        if (iree_rank > 0)
+            snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+                     "IREE's choice: rank %zu of %zu, %.3g us = %.2fx the best", iree_rank, n,
+                     us_sorted[iree_rank - 1], us_sorted[iree_rank - 1] / us_sorted[0]);
+        else
+            snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
+                     "IREE's heuristic rejects this dispatch: no IREE point");
+    }
+}
+
+static void sweep_size(const ls_chart *c, double *w, double *h)
+{
+    *w = MARGIN * 2 + 70 + SWEEP_W + 20;
+    *h = header_h(c) + SWEEP_H + 50 + c->n_notes * LABEL_PT * 1.7 + MARGIN;
+}
+
+static void sweep_draw(cairo_t *cr, const ls_chart *c)
+{
+    double px = MARGIN + 70, py = header_h(c) + 8, W = SWEEP_W, H = SWEEP_H;
+    double hi = c->roofline_us, lo = c->roofline_us > 0 ? c->roofline_us : INFINITY;
+    for (size_t i = 0; i < c->n_sweep; i++) {
+        hi = fmax(hi, c->sweep_us[i]);
+        lo = fmin(lo, c->sweep_us[i]);
+    }
+    bool logy = lo > 0 && hi / lo > 20;
+    double a, b;
+    if (logy) {
+        a = floor(log10(lo / 1.2));
+        b = ceil(log10(hi * 1.2));
+    } else {
+        double st = nice_step(hi * 1.1, 6);
+        a = 0;
+        b = ceil(hi * 1.1 / st) * st;
+    }
+#define YMAP(v) (py + H - H * (logy ? (log10(v) - a) / (b - a) : ((v) - a) / (b - a)))
+    size_t n = c->n_sweep ? c->n_sweep : 1;
+#define XMAP(i) (px + W * ((double)(i) + 0.5) / (double)n)
+    cairo_set_line_width(cr, 1.0);
+    int nt = logy ? (int)(b - a) : 6;
+    for (int i = 0; i <= nt; i++) {
+        double v = logy ? pow(10, a + i) : a + (b - a) * i / nt;
+        char buf[32];
+        snprintf(buf, sizeof buf, "%g", v);
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
+        cairo_move_to(cr, px, YMAP(v));
+        cairo_line_to(cr, px + W, YMAP(v));
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        ls_viz_text_at(cr, buf, px - 5, YMAP(v) + 3, LABEL_PT, false, 1);
+    }
+    for (int i = 0; i <= 4; i++) {
+        size_t rk = i == 0 ? 1 : (size_t)((double)n * i / 4);
+        char buf[32];
+        snprintf(buf, sizeof buf, "%zu", rk);
+        ls_viz_text_at(cr, buf, XMAP(rk - 1), py + H + 13, LABEL_PT, false, 0.5);
+    }
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_rectangle(cr, px, py, W, H);
+    cairo_stroke(cr);
+    ls_viz_text_at(cr, "configs, fastest first (rank)", px + W / 2, py + H + 30, 10, true, 0.5);
+    cairo_save(cr);
+    cairo_translate(cr, MARGIN + 12, py + H / 2);
+    cairo_rotate(cr, -LS_PI / 2);
+    ls_viz_text_at(cr, logy ? "simulated time (us, log)" : "simulated time (us)", 0, 0, 10, true,
+                   0.5);
+    cairo_restore(cr);
+    if (c->roofline_us > 0) {
+        double y = YMAP(c->roofline_us);
+        double dash[] = {5, 3};
+        set_rgb(cr, ls_viz_series_colour(5));
+        cairo_set_dash(cr, dash, 2, 0);
+        cairo_move_to(cr, px, y);
+        cairo_line_to(cr, px + W, y);
+        cairo_stroke(cr);
+        cairo_set_dash(cr, NULL, 0, 0);
+        ls_viz_text_at(cr, "DRAM roofline", px + W - 4, y - 4, LABEL_PT, true, 1);
+    }
+    double r = c->n_sweep > 200 ? 1.6 : 2.6;
+    set_rgb(cr, ls_viz_series_colour(4));
+    for (size_t i = 0; i < c->n_sweep; i++) {
+        cairo_arc(cr, XMAP(i), YMAP(c->sweep_us[i]), r, 0, 2 * LS_PI);
+        cairo_fill(cr);
+    }
+    if (c->sweep_iree_rank > 0) {
+        size_t i = c->sweep_iree_rank - 1;
+        double X = XMAP(i), Y = YMAP(c->sweep_us[i]);
+        set_rgb(cr, ls_viz_series_colour(0));
+        cairo_arc(cr, X, Y, 6, 0, 2 * LS_PI);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        cairo_arc(cr, X, Y, 6, 0, 2 * LS_PI);
+        cairo_stroke(cr);
+        char buf[64];
+        snprintf(buf, sizeof buf, "IREE default (rank %zu)", c->sweep_iree_rank);
+        bool right = X < px + W * 0.7;
+        ls_viz_text_at(cr, buf, X + (right ? 9 : -9), Y - 8, LABEL_PT, true, right ? 0 : 1);
+    }
+#undef XMAP
+#undef YMAP
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    for (int i = 0; i < c->n_notes; i++)
+        ls_viz_text_at(cr, c->notes[i], MARGIN, py + H + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT,
+                       false, 0);
+}
+
 /* ------------------------------------------------------------ common */
 
 void ls_chart_size(const ls_chart *c, double *w, double *h)
@@ -589,6 +718,7 @@ void ls_chart_size(const ls_chart *c, double *w, double *h)
     case LS_CHART_TRAFFIC: traffic_size(c, w, h); break;
     case LS_CHART_TIMELINE: timeline_size(c, w, h); break;
     case LS_CHART_COMPARE: compare_size(c, w, h); break;
+    case LS_CHART_SWEEP: sweep_size(c, w, h); break;
     }
     *w = ceil(*w);
     *h = ceil(*h);
@@ -612,6 +742,7 @@ void ls_chart_draw(cairo_t *cr, const ls_chart *c)
     case LS_CHART_TRAFFIC: traffic_draw(cr, c); break;
     case LS_CHART_TIMELINE: timeline_draw(cr, c); break;
     case LS_CHART_COMPARE: compare_draw(cr, c); break;
+    case LS_CHART_SWEEP: sweep_draw(cr, c); break;
     }
     cairo_restore(cr);
 }

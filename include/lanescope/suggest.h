@@ -74,6 +74,8 @@ typedef struct {
     char stored[LS_DISPATCH_MAX_STORES][48];
     int n_inserts;           /* tensor.parallel_insert_slice (inside a forall) */
     char inserted[LS_DISPATCH_MAX_STORES][48];
+    bool has_bindings;       /* hal.interface.binding.subspan / dispatch.tensor.load seen:
+                                real dispatch IR, not a snippet */
     int n_forall;
     bool forall_split_mapping; /* the (first) forall carries split_reduction_mapping */
     int forall_line, forall_col;

@@ -138,7 +138,7 @@ ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t la
 #define LS_CHART_MAX_SERIES 8
 #define LS_CHART_MAX_BARS 16
 
-typedef enum { LS_CHART_TRAFFIC, LS_CHART_TIMELINE, LS_CHART_COMPARE } ls_chart_kind;
+typedef enum { LS_CHART_TRAFFIC, LS_CHART_TIMELINE, LS_CHART_COMPARE, LS_CHART_SWEEP } ls_chart_kind;
 
 typedef struct {
     double start, end; /* cycles */
@@ -173,6 +173,11 @@ typedef struct {
     /* compare */
     ls_compare_point *points; /* owned */
     size_t n_points;
+    /* sweep: simulated times in rank order */
+    double *sweep_us;         /* owned */
+    size_t n_sweep;
+    size_t sweep_iree_rank;   /* 1-based; 0: none */
+    double roofline_us;       /* DRAM bound of the problem */
 } ls_chart;
 
 void ls_chart_free(ls_chart *c);
@@ -186,6 +191,10 @@ ls_status ls_viz_timeline(const ls_problem *p, const ls_hw *hw, const ls_sim_res
                           const ls_trace *tr, int max_wgps, ls_chart *out, ls_diag *diag);
 /* Measured vs simulated from a CSV (name,measured_us,simulated_us). */
 ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag);
+/* A sweep's simulated times, fastest first (n of them), IREE's rank
+ * (1-based, 0 for none) and the DRAM roofline time. */
+void ls_viz_sweep(const char *title, const char *subtitle, const double *us_sorted, size_t n,
+                  size_t iree_rank, double roofline_us, ls_chart *out);
 /* Error figures of a comparison: mean absolute relative error, max, and
  * the share within 10% / 25%. */
 void ls_compare_errors(const ls_compare_point *pts, size_t n, double *mean_rel, double *max_rel,

@@ -1,0 +1,75 @@
+/* sweep.h: every valid config of one reduction, simulated and ranked.
+ *
+ * ls_sweep_enumerate lists the configs a compiler engineer could write for
+ * a problem on a target: subgroup size (the target's choices), elements per
+ * thread per load on the last reduction dim (powers of two up to one
+ * max_load_instruction_bits load), the subgroup's lanes split between that
+ * dim and the innermost parallel dim, subgroups on the reduction dim,
+ * partial_reduction (the per-iteration chunk: lanes x thread x subgroups
+ * times a power of two dividing the dim) and rows per workgroup, within the
+ * target's workgroup-size limit; every candidate is validated and its
+ * layout derived, invalid ones are dropped.  IREE's own choice
+ * (suggest.h) is always among them, flagged.  With more candidates than
+ * max_configs an evenly spaced subset is kept (deterministic).
+ *
+ * ls_sweep_run times each point with the engine on `jobs` threads; each
+ * point is independent and results land in the point's slot, so the output
+ * does not depend on the thread count.  Work: one engine run per point.
+ */
+#ifndef LANESCOPE_SWEEP_H
+#define LANESCOPE_SWEEP_H
+
+#include <stddef.h>
+
+#include "lanescope/engine.h"
+#include "lanescope/hwmodel.h"
+#include "lanescope/problem.h"
+#include "lanescope/suggest.h"
+
+#define LS_SWEEP_MAX_CONFIGS 100000
+#define LS_SWEEP_MAX_JOBS 256
+
+typedef struct {
+    /* the knobs */
+    int64_t subgroup_size, workgroup_size;
+    int64_t thread, lanes_red, lanes_par, subgroups, partial, rows;
+    bool is_iree;
+    ls_lowering_config config;
+    /* the result */
+    ls_status status;
+    char error[200];
+    int64_t cycles, workgroups, occupancy, waves;
+    double time_us, dram_gbps, dram_fraction;
+} ls_sweep_point;
+
+typedef struct {
+    ls_sweep_point *points; /* owned; free() it */
+    size_t n;
+    size_t enumerated;      /* valid candidates before any subsetting */
+    size_t iree;            /* index of IREE's choice in points */
+    bool iree_rejected;     /* IREE would reject the dispatch: no flagged point */
+    char iree_why[400];
+} ls_sweep;
+
+/* p: one reduction (its own config is ignored); t: the target's IREE view;
+ * d: its dispatch (NULL: the one-op dispatch of p). */
+ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
+                             size_t max_configs, ls_sweep *out, ls_diag *diag);
+
+/* Simulate every point (jobs >= 1).  progress (may be NULL) is called,
+ * serialised, after each point with (done, total). */
+ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int jobs,
+                       void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
+                       ls_diag *diag);
+
+/* Point indices ordered by simulated time (failed points last); order must
+ * hold sw->n entries.  Returns the rank (1-based) of IREE's choice, 0 when
+ * there is none. */
+size_t ls_sweep_rank(const ls_sweep *sw, size_t *order);
+
+/* Bytes a reduction must move through DRAM at least (input once, output once). */
+int64_t ls_sweep_min_bytes(const ls_problem *p);
+
+void ls_sweep_free(ls_sweep *sw);
+
+#endif

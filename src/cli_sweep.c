@@ -1,0 +1,286 @@
+/* cli_sweep.c: `lanescope sweep` -- simulate every valid config of one
+ * reduction on N threads, rank them, and show where IREE's choice lands:
+ * a table on standard output, all points as CSV, and a chart. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "lanescope/sweep.h"
+#include "lanescope/viz.h"
+
+#define CMD "sweep"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope sweep INPUT --target NAME [-j N] [--max-configs N]\n"
+            "                       [--csv FILE] [--chart FILE.png|.svg|.pdf] [--top N]\n"
+            "       lanescope sweep --shape AxB.. --iter pr.. [--type T] [--combiner K] ...\n"
+            "\n"
+            "Enumerate the valid configs of a reduction on a target (subgroup size, elements\n"
+            "per load, lanes on the reduction and the rows, subgroups, partial_reduction,\n"
+            "rows per workgroup), simulate each one, rank them by simulated time, and show\n"
+            "where IREE's own choice ranks and how far it is from the best.\n"
+            "\n"
+            "  --target NAME       hardware model: %s\n"
+            "  -j, --jobs N        simulate on N threads (default: the number of cores)\n"
+            "  --max-configs N     keep an evenly spaced N of the valid configs (default 2000;\n"
+            "                      IREE's choice is always kept)\n"
+            "  --index N           which reduction of INPUT (default 0)\n"
+            "  --csv FILE          every point, ranked (default sweep.csv)\n"
+            "  --chart FILE        time of every config by rank, IREE's marked, the DRAM\n"
+            "                      roofline drawn (default sweep.png)\n"
+            "  --top N             rows of the table on standard output (default 10)\n"
+            "\n"
+            "A progress bar shows on standard error when it is a terminal.\n",
+            ls_hw_names());
+}
+
+typedef struct {
+    double start, last;
+    bool shown;
+} bar_state;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void bar(void *ctx, size_t done, size_t total)
+{
+    bar_state *b = ctx;
+    double t = now_s();
+    if (done != total && t - b->last < 0.1)
+        return;
+    b->last = t;
+    b->shown = true;
+    int width = 30, fill = (int)((double)width * (double)done / (double)total);
+    char cells[32];
+    for (int i = 0; i < width; i++)
+        cells[i] = i < fill ? '#' : '.';
+    cells[width] = 0;
+    double el = t - b->start, eta = done ? el * (double)(total - done) / (double)done : 0;
+    fprintf(stderr, "\r\033[Klanescope sweep: [%s] %zu/%zu configs, %.1f s, %.0f s left", cells,
+            done, total, el, eta);
+}
+
+static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
+{
+    snprintf(buf, size, "sg %lld wg %lld thread %lld lanes %lldx%lld subgroups %lld partial %lld rows %lld",
+             (long long)pt->subgroup_size, (long long)pt->workgroup_size, (long long)pt->thread,
+             (long long)pt->lanes_red, (long long)pt->lanes_par, (long long)pt->subgroups,
+             (long long)pt->partial, (long long)pt->rows);
+}
+
+int ls_cmd_sweep(int argc, char **argv)
+{
+    enum { O_TARGET = 256, O_SHAPE, O_ITER, O_TYPE, O_COMB, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX };
+    static const struct option longopts[] = {
+        {"target", required_argument, NULL, O_TARGET}, {"shape", required_argument, NULL, O_SHAPE},
+        {"iter", required_argument, NULL, O_ITER},     {"type", required_argument, NULL, O_TYPE},
+        {"combiner", required_argument, NULL, O_COMB}, {"jobs", required_argument, NULL, 'j'},
+        {"max-configs", required_argument, NULL, O_MAX}, {"csv", required_argument, NULL, O_CSV},
+        {"chart", required_argument, NULL, O_CHART},   {"top", required_argument, NULL, O_TOP},
+        {"index", required_argument, NULL, O_INDEX},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *target = NULL, *shape = NULL, *iter = NULL, *type = NULL, *combiner = NULL;
+    const char *csv_path = "sweep.csv", *chart_path = "sweep.png";
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t jobs = ncpu > 0 ? ncpu : 1, max_configs = 2000, top = 10, index = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_TARGET: target = optarg; break;
+        case O_SHAPE: shape = optarg; break;
+        case O_ITER: iter = optarg; break;
+        case O_TYPE: type = optarg; break;
+        case O_COMB: combiner = optarg; break;
+        case O_CSV: csv_path = optarg; break;
+        case O_CHART: chart_path = optarg; break;
+        case 'j':
+            if (!ls_flag_int(CMD, "-j", optarg, 1, LS_SWEEP_MAX_JOBS, &jobs))
+                return 2;
+            break;
+        case O_MAX:
+            if (!ls_flag_int(CMD, "--max-configs", optarg, 1, LS_SWEEP_MAX_CONFIGS, &max_configs))
+                return 2;
+            break;
+        case O_TOP:
+            if (!ls_flag_int(CMD, "--top", optarg, 0, 1000, &top))
+                return 2;
+            break;
+        case O_INDEX:
+            if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &index))
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
+        default:
+            ls_cli_error(CMD, "unknown option '%s' (see lanescope sweep --help)",
+                         argv[optind - 1]);
+            return 2;
+        }
+    }
+    const char *input = optind < argc ? argv[optind] : NULL;
+    if (argc - optind > 1 || (input != NULL) == (shape != NULL)) {
+        ls_cli_error(CMD, "give one INPUT (.mlir) or --shape/--iter, exactly one of them");
+        return 2;
+    }
+    const char *ext = strrchr(chart_path, '.');
+    if (ext == NULL || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
+        ls_cli_error(CMD, "--chart: '%s' needs a .png, .svg or .pdf extension", chart_path);
+        return 2;
+    }
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_sweep sw = {0};
+    size_t *order = NULL;
+    double *us = NULL;
+    ls_chart chart = {0};
+    int rc = 1;
+    ls_out out, csv;
+    bool out_open = false, csv_open = false;
+    ls_problem *p;
+    if (input) {
+        if (ls_module_load(input, m, &diag))
+            goto fail;
+        if (m->n_problems == 0) {
+            ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
+                        "no linalg.generic/linalg.reduce with a reduction to sweep");
+            goto fail;
+        }
+        if ((size_t)index >= m->n_problems) {
+            ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                        "%s has %zu reductions; --index %lld is outside 0..%zu", input,
+                        m->n_problems, (long long)index, m->n_problems - 1);
+            goto fail;
+        }
+    } else {
+        if (!ls_cli_flags_problem(shape, iter, type, combiner, false, &m->problems[0], NULL,
+                                  NULL, &diag))
+            goto fail;
+        m->n_problems = 1;
+    }
+    p = &m->problems[index];
+    p->has_config = true; /* the sweep sets its own; keep ls_cli_model from suggesting */
+    ls_hw hw;
+    if (ls_cli_model(m, p, target, &hw, &diag))
+        goto fail;
+    const ls_dispatch *d = p->dispatch >= 0 ? &m->dispatches[p->dispatch] : NULL;
+    if (ls_sweep_enumerate(p, d, &p->target, (size_t)max_configs, &sw, &diag))
+        goto fail;
+    bar_state bs = {now_s(), 0, false};
+    double t0 = now_s();
+    ls_status st = ls_sweep_run(p, &hw, &sw, (int)jobs, isatty(STDERR_FILENO) ? bar : NULL, &bs,
+                                &diag);
+    double elapsed = now_s() - t0;
+    if (bs.shown)
+        fprintf(stderr, "\r\033[K");
+    if (st)
+        goto fail;
+    order = ls_xcalloc(sw.n, sizeof *order);
+    size_t iree_rank = ls_sweep_rank(&sw, order);
+    size_t ok = 0;
+    for (size_t i = 0; i < sw.n; i++)
+        ok += sw.points[i].status == LS_OK;
+    double roof_us = (double)ls_sweep_min_bytes(p) / (hw.dram_gbps * 1e3);
+
+    ls_out_open(&csv);
+    csv_open = true;
+    fprintf(csv.f, "rank,iree,subgroup_size,workgroup_size,thread,lanes_reduction,lanes_parallel,"
+                   "subgroups,partial_reduction,rows_per_workgroup,workgroups,cycles,time_us,"
+                   "dram_gbps,fraction_of_peak,occupancy,waves,lowering_config,error\n");
+    for (size_t k = 0; k < sw.n; k++) {
+        const ls_sweep_point *pt = &sw.points[order[k]];
+        char cfg[1024];
+        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+        fprintf(csv.f, "%zu,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,%.4f,%lld,%lld,\"%s\",\"%s\"\n",
+                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, (long long)pt->subgroup_size,
+                (long long)pt->workgroup_size, (long long)pt->thread, (long long)pt->lanes_red,
+                (long long)pt->lanes_par, (long long)pt->subgroups, (long long)pt->partial,
+                (long long)pt->rows, (long long)pt->workgroups, (long long)pt->cycles,
+                pt->time_us, pt->dram_gbps, pt->dram_fraction, (long long)pt->occupancy,
+                (long long)pt->waves, cfg, pt->error);
+    }
+    us = ls_xcalloc(ok ? ok : 1, sizeof *us);
+    for (size_t k = 0; k < ok; k++)
+        us[k] = sw.points[order[k]].time_us;
+    char title[256], sub[256];
+    snprintf(title, sizeof title, "Config sweep: %s on %s", p->name, hw.name);
+    snprintf(sub, sizeof sub, "%zu configs simulated (%zu valid in all), DRAM roofline %.3g us",
+             ok, sw.enumerated, roof_us);
+    ls_viz_sweep(title, sub, us, ok, sw.points[sw.iree].is_iree && !sw.iree_rejected ? iree_rank : 0,
+                 roof_us, &chart);
+    ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0};
+    if (ls_viz_export(chart_path, NULL, &chart, &eo, &diag))
+        goto fail;
+    if (ls_out_commit(&csv, csv_path)) {
+        csv_open = false;
+        goto done_fail;
+    }
+    csv_open = false;
+
+    ls_out_open(&out);
+    out_open = true;
+    fprintf(out.f, "sweep of %s on %s (%s): %zu configs simulated in %.1f s on %lld thread%s",
+            p->name, hw.name, hw.arch, ok, elapsed, (long long)jobs, jobs == 1 ? "" : "s");
+    if (sw.enumerated > sw.n)
+        fprintf(out.f, " (an evenly spaced %zu of %zu valid)", sw.n, sw.enumerated);
+    fprintf(out.f, "\n  DRAM roofline: %.3f MB at %.0f GB/s = %.3f us\n",
+            (double)ls_sweep_min_bytes(p) / 1e6, hw.dram_gbps, roof_us);
+    fprintf(out.f, "  %5s %10s %7s  %s\n", "rank", "time_us", "%roof", "config");
+    for (size_t k = 0; k < ok && k < (size_t)top; k++) {
+        const ls_sweep_point *pt = &sw.points[order[k]];
+        char kn[200];
+        knobs(kn, sizeof kn, pt);
+        fprintf(out.f, "  %5zu %10.3f %7.1f  %s%s\n", k + 1, pt->time_us,
+                100 * roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "");
+    }
+    if (sw.iree_rejected) {
+        fprintf(out.f, "  IREE's choice: none (%s)\n", sw.iree_why);
+    } else if (iree_rank > 0) {
+        const ls_sweep_point *pt = &sw.points[sw.iree];
+        const ls_sweep_point *best = &sw.points[order[0]];
+        char kn[200], cfg[1024];
+        knobs(kn, sizeof kn, pt);
+        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+        fprintf(out.f, "  IREE's choice ranks %zu of %zu: %.3f us = %.2fx the best (%.3f us), "
+                       "%.1f%% of the DRAM roofline\n    %s\n    %s\n",
+                iree_rank, ok, pt->time_us, pt->time_us / best->time_us, best->time_us,
+                100 * roof_us / pt->time_us, kn, cfg);
+    }
+    if (ok < sw.n)
+        fprintf(out.f, "  %zu configs failed to simulate (see the CSV's error column)\n",
+                sw.n - ok);
+    fprintf(out.f, "  wrote %s and %s\n", csv_path, chart_path);
+    rc = ls_out_commit(&out, NULL);
+    out_open = false;
+    goto done;
+done_fail:
+    rc = 1;
+    goto done;
+fail:
+    ls_cli_report(CMD, &diag);
+    rc = diag.status == LS_ERR_USAGE ? 2 : 1;
+done:
+    if (out_open)
+        ls_out_discard(&out);
+    if (csv_open)
+        ls_out_discard(&csv);
+    ls_chart_free(&chart);
+    free(us);
+    free(order);
+    ls_sweep_free(&sw);
+    free(m);
+    ls_viz_shutdown();
+    return rc;
+}

@@ -1,0 +1,377 @@
+/* sweep.c: enumerate a reduction's configs and simulate them on threads.
+ *
+ * Enumeration nests the knobs from the outermost (subgroup size) to the
+ * innermost (rows per workgroup) and keeps a candidate only when the
+ * problem validates and its layout derives: the simulator's own rules
+ * decide validity, so the sweep never offers a config `sim` would refuse.
+ * Threads take points from a shared counter; each writes only its point,
+ * so results are identical for any thread count.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/layout.h"
+#include "lanescope/plan.h"
+#include "lanescope/sweep.h"
+
+static void set_list(ls_i64_list *l, const int64_t *v, int n)
+{
+    memset(l, 0, sizeof *l);
+    l->present = true;
+    l->n = n;
+    memcpy(l->v, v, (size_t)n * sizeof *v);
+}
+
+static void set_basis(ls_basis *b, const int64_t *counts, int n)
+{
+    int64_t map[LS_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        map[i] = i;
+    memset(b, 0, sizeof *b);
+    b->present = true;
+    set_list(&b->counts, counts, n);
+    set_list(&b->mapping, map, n);
+}
+
+/* The problem with point pt's config and sizes. */
+static void with_point(const ls_problem *p, const ls_sweep_point *pt, ls_problem *q)
+{
+    *q = *p;
+    q->config = pt->config;
+    q->has_config = true;
+    memset(&q->ti, 0, sizeof q->ti);
+    q->has_ti = true;
+    q->ti.has_workgroup_size = q->ti.has_subgroup_size = true;
+    q->ti.wg_rank = 3;
+    q->ti.workgroup_size[0] = pt->workgroup_size;
+    q->ti.workgroup_size[1] = q->ti.workgroup_size[2] = 1;
+    q->ti.subgroup_size = pt->subgroup_size;
+}
+
+static bool same_point(const ls_sweep_point *a, const ls_sweep_point *b)
+{
+    const ls_lowering_config *x = &a->config, *y = &b->config;
+    int n = x->thread.n;
+    return a->subgroup_size == b->subgroup_size && a->workgroup_size == b->workgroup_size &&
+           memcmp(x->workgroup.v, y->workgroup.v, (size_t)n * 8) == 0 &&
+           memcmp(x->thread.v, y->thread.v, (size_t)n * 8) == 0 &&
+           memcmp(x->partial_reduction.v, y->partial_reduction.v, (size_t)n * 8) == 0 &&
+           memcmp(x->lane_basis.counts.v, y->lane_basis.counts.v, (size_t)n * 8) == 0 &&
+           memcmp(x->subgroup_basis.counts.v, y->subgroup_basis.counts.v, (size_t)n * 8) == 0;
+}
+
+typedef struct {
+    ls_sweep_point *v;
+    size_t n, cap;
+} point_vec;
+
+static void push(point_vec *pv, const ls_sweep_point *pt)
+{
+    if (pv->n == pv->cap) {
+        pv->cap = pv->cap ? pv->cap * 2 : 256;
+        pv->v = ls_xrealloc(pv->v, pv->cap * sizeof *pv->v);
+    }
+    pv->v[pv->n++] = *pt;
+}
+
+static bool valid(const ls_problem *p, const ls_sweep_point *pt, ls_derived *dv)
+{
+    ls_problem *q = ls_xcalloc(1, sizeof *q);
+    with_point(p, pt, q);
+    ls_diag d;
+    ls_diag_clear(&d);
+    bool ok = ls_derive(q, dv, &d) == LS_OK;
+    free(q);
+    return ok;
+}
+
+ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
+                             size_t max_configs, ls_sweep *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (max_configs < 1 || max_configs > LS_SWEEP_MAX_CONFIGS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, 0, 0,
+                           "%zu configs asked for; the sweep limit is %d", max_configs,
+                           LS_SWEEP_MAX_CONFIGS);
+    int r = -1, pd = -1;
+    for (int i = p->rank; i-- > 0;) {
+        if (p->is_reduction[i] && r < 0)
+            r = i;
+        if (!p->is_reduction[i] && pd < 0)
+            pd = i;
+    }
+    if (r < 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s has no reduction dimension to sweep", p->name);
+    int64_t max_wg = t->max_thread_count > 0 ? t->max_thread_count : 1024;
+    if (t->max_workgroup_sizes[0] > 0 && t->max_workgroup_sizes[0] < max_wg)
+        max_wg = t->max_workgroup_sizes[0];
+    int64_t load_bits = t->max_load_instruction_bits > 0 ? t->max_load_instruction_bits : 128;
+    int64_t max_tl = load_bits / ls_elem_type_bits(p->in_type);
+    if (max_tl < 1)
+        max_tl = 1;
+    int64_t kr = p->size[r], rows_dim = pd >= 0 ? p->size[pd] : 1;
+    point_vec pv = {NULL, 0, 0};
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    for (int si = 0; si < t->n_subgroup_choices; si++) {
+        int64_t sg = t->subgroup_choices[si];
+        for (int64_t tl = 1; tl <= max_tl; tl *= 2) {
+            if (kr % tl != 0)
+                continue;
+            for (int64_t lr = sg; lr >= 1; lr /= 2) {
+                int64_t lp = sg / lr;
+                if (lp > 1 && (pd < 0 || rows_dim % lp != 0))
+                    continue;
+                for (int64_t sgs = 1; sg * sgs <= max_wg; sgs *= 2) {
+                    int64_t chunk = lr * tl * sgs;
+                    for (int64_t part = chunk; part <= kr; part *= 2) {
+                        if (kr % part != 0)
+                            continue;
+                        for (int64_t rows = lp; rows <= 64 && rows <= rows_dim; rows *= 2) {
+                            if (rows_dim % rows != 0)
+                                continue;
+                            ls_sweep_point pt;
+                            memset(&pt, 0, sizeof pt);
+                            pt.subgroup_size = sg;
+                            pt.workgroup_size = sg * sgs;
+                            pt.thread = tl;
+                            pt.lanes_red = lr;
+                            pt.lanes_par = lp;
+                            pt.subgroups = sgs;
+                            pt.partial = part;
+                            pt.rows = rows;
+                            int64_t wgv[LS_MAX_RANK], thr[LS_MAX_RANK], prt[LS_MAX_RANK],
+                                lanes[LS_MAX_RANK], sgc[LS_MAX_RANK];
+                            for (int i = 0; i < p->rank; i++) {
+                                wgv[i] = p->is_reduction[i] ? 0 : 1;
+                                thr[i] = p->is_reduction[i] ? 1 : 0;
+                                prt[i] = p->is_reduction[i] ? 1 : 0;
+                                lanes[i] = sgc[i] = 1;
+                            }
+                            thr[r] = tl;
+                            prt[r] = part;
+                            lanes[r] = lr;
+                            sgc[r] = sgs;
+                            if (pd >= 0) {
+                                wgv[pd] = rows;
+                                lanes[pd] = lp;
+                            }
+                            pt.config.line = p->line;
+                            pt.config.col = p->col;
+                            set_list(&pt.config.workgroup, wgv, p->rank);
+                            set_list(&pt.config.thread, thr, p->rank);
+                            set_list(&pt.config.partial_reduction, prt, p->rank);
+                            set_basis(&pt.config.lane_basis, lanes, p->rank);
+                            set_basis(&pt.config.subgroup_basis, sgc, p->rank);
+                            if (valid(p, &pt, dv))
+                                push(&pv, &pt);
+                            if (pv.n > 4 * (size_t)LS_SWEEP_MAX_CONFIGS)
+                                goto enough;
+                        }
+                    }
+                }
+            }
+        }
+    }
+enough:
+    out->enumerated = pv.n;
+    /* IREE's choice. */
+    ls_sweep_point iree;
+    memset(&iree, 0, sizeof iree);
+    ls_dispatch *one = NULL;
+    if (d == NULL) {
+        one = ls_xcalloc(1, sizeof *one);
+        ls_dispatch_from_problem(p, 0, 0, one);
+        d = one;
+    }
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag sd;
+    ls_diag_clear(&sd);
+    int op = p->dispatch >= 0 ? p->dispatch_op : 0;
+    bool have_iree = ls_suggest(d, t, s, &sd) == LS_OK && ls_suggest_config_of(s, op) != NULL;
+    if (have_iree) {
+        ls_problem *q = ls_xcalloc(1, sizeof *q);
+        *q = *p;
+        ls_suggest_apply(s, op, q);
+        iree.config = q->config;
+        iree.subgroup_size = s->subgroup_size;
+        iree.workgroup_size = s->workgroup_size;
+        iree.thread = q->config.thread.v[r];
+        iree.lanes_red = q->config.lane_basis.counts.v[r];
+        iree.lanes_par = pd >= 0 ? q->config.lane_basis.counts.v[pd] : 1;
+        iree.subgroups = q->config.subgroup_basis.counts.v[r];
+        iree.partial = q->config.partial_reduction.v[r];
+        iree.rows = pd >= 0 ? q->config.workgroup.v[pd] : 1;
+        iree.is_iree = true;
+        free(q);
+    } else {
+        out->iree_rejected = true;
+        ls_diag_format(&sd, out->iree_why, sizeof out->iree_why);
+    }
+    free(s);
+    free(one);
+    free(dv);
+
+    /* Subset: evenly spaced, IREE's choice kept. */
+    size_t keep = pv.n < max_configs ? pv.n : max_configs;
+    out->points = ls_xcalloc(keep + 1, sizeof *out->points);
+    for (size_t i = 0; i < keep; i++)
+        out->points[out->n++] = pv.v[keep == pv.n ? i : (size_t)((double)i * pv.n / keep)];
+    free(pv.v);
+    if (have_iree) {
+        out->iree = out->n;
+        for (size_t i = 0; i < out->n; i++)
+            if (same_point(&out->points[i], &iree)) {
+                out->iree = i;
+                break;
+            }
+        if (out->iree == out->n) {
+            if (out->n == max_configs && out->n > 0)
+                out->n--; /* keep the count asked for */
+            out->iree = out->n;
+            out->points[out->n++] = iree;
+        }
+        out->points[out->iree].is_iree = true;
+    }
+    if (out->n == 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "no valid config of %s on %s", p->name, t->arch);
+    return LS_OK;
+}
+
+typedef struct {
+    const ls_problem *p;
+    const ls_hw *hw;
+    ls_sweep *sw;
+    size_t next, done;
+    pthread_mutex_t lock;
+    void (*progress)(void *ctx, size_t done, size_t total);
+    void *ctx;
+} sweep_job;
+
+static void run_point(const ls_problem *p, const ls_hw *hw, ls_sweep_point *pt)
+{
+    ls_problem *q = ls_xcalloc(1, sizeof *q);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan *plan = ls_xcalloc(1, sizeof *plan);
+    ls_sim_result r;
+    ls_diag d;
+    ls_diag_clear(&d);
+    with_point(p, pt, q);
+    pt->status = ls_derive(q, dv, &d);
+    if (pt->status == LS_OK)
+        pt->status = ls_plan_build(q, dv, ls_plan_target_from_arch(hw->arch), plan, &d);
+    if (pt->status == LS_OK)
+        pt->status = ls_engine_run(plan, hw, &r, NULL, &d);
+    if (pt->status == LS_OK) {
+        pt->cycles = r.cycles;
+        pt->time_us = r.time_us;
+        pt->dram_gbps = r.dram_gbps;
+        pt->dram_fraction = r.dram_fraction;
+        pt->occupancy = r.occupancy;
+        pt->waves = r.waves;
+        pt->workgroups = r.workgroups;
+    } else {
+        ls_diag_format(&d, pt->error, sizeof pt->error);
+    }
+    free(plan);
+    free(dv);
+    free(q);
+}
+
+static void *worker(void *arg)
+{
+    sweep_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        size_t i = j->next < j->sw->n ? j->next++ : j->sw->n;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->sw->n)
+            return NULL;
+        run_point(j->p, j->hw, &j->sw->points[i]);
+        pthread_mutex_lock(&j->lock);
+        j->done++;
+        if (j->progress)
+            j->progress(j->ctx, j->done, j->sw->n);
+        pthread_mutex_unlock(&j->lock);
+    }
+}
+
+ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int jobs,
+                       void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
+                       ls_diag *diag)
+{
+    if (jobs < 1 || jobs > LS_SWEEP_MAX_JOBS)
+        return ls_diag_set(diag, LS_ERR_USAGE, "-j", 0, 0, "%d jobs: the limit is 1..%d", jobs,
+                           LS_SWEEP_MAX_JOBS);
+    sweep_job j = {p, hw, sw, 0, 0, PTHREAD_MUTEX_INITIALIZER, progress, ctx};
+    pthread_t th[LS_SWEEP_MAX_JOBS];
+    int started = 0;
+    for (int k = 1; k < jobs; k++) {
+        if (pthread_create(&th[started], NULL, worker, &j) != 0)
+            break; /* fewer threads: still correct, only slower */
+        started++;
+    }
+    worker(&j);
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&j.lock);
+    for (size_t i = 0; i < sw->n; i++)
+        if (sw->points[i].status == LS_OK)
+            return LS_OK;
+    return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                       "no config could be simulated (first: %s)", sw->points[0].error);
+}
+
+typedef struct {
+    bool failed;
+    int64_t cycles;
+    size_t index;
+} rank_key;
+
+static int by_time(const void *a, const void *b)
+{
+    const rank_key *x = a, *y = b;
+    if (x->failed != y->failed)
+        return x->failed ? 1 : -1;
+    if (x->cycles != y->cycles)
+        return x->cycles < y->cycles ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t ls_sweep_rank(const ls_sweep *sw, size_t *order)
+{
+    rank_key *k = ls_xcalloc(sw->n ? sw->n : 1, sizeof *k);
+    for (size_t i = 0; i < sw->n; i++)
+        k[i] = (rank_key){sw->points[i].status != LS_OK, sw->points[i].cycles, i};
+    qsort(k, sw->n, sizeof *k, by_time);
+    size_t rank = 0;
+    for (size_t i = 0; i < sw->n; i++) {
+        order[i] = k[i].index;
+        if (sw->points[order[i]].is_iree)
+            rank = i + 1;
+    }
+    free(k);
+    return rank;
+}
+
+int64_t ls_sweep_min_bytes(const ls_problem *p)
+{
+    int64_t in = 1, out = 1;
+    for (int i = 0; i < p->rank; i++) {
+        in *= p->size[i];
+        if (!p->is_reduction[i])
+            out *= p->size[i];
+    }
+    return in * (ls_elem_type_bits(p->in_type) / 8) + out * (ls_elem_type_bits(p->acc_type) / 8);
+}
+
+void ls_sweep_free(ls_sweep *sw)
+{
+    free(sw->points);
+    sw->points = NULL;
+    sw->n = 0;
+}
