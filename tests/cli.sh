@@ -4,6 +4,7 @@
 # and the fuzzer's regression inputs.
 set -u
 LANESCOPE=${LANESCOPE:-./lanescope}
+LANESCOPE=$(cd "$(dirname "$LANESCOPE")" && pwd)/$(basename "$LANESCOPE") # sweep runs elsewhere
 EX=${LS_EXAMPLES:-examples}
 REGRESS=${LS_FUZZ_REGRESS:-tests/fuzz/regress}
 tmp=$(mktemp -d)
@@ -168,6 +169,60 @@ $LANESCOPE draw compare "$tmp/bad.csv" -o "$tmp/c.png" 2>"$tmp/stderr"
 [ $? -eq 1 ]; check "draw compare bad csv exits 1" $?
 contains "draw compare bad csv position" "$tmp/stderr" "bad.csv:2:4:"
 ls "$tmp" | grep -q tmp; [ $? -ne 0 ]; check "draw leaves no temporary files" $?
+
+# suggest: IREE's default config, printed ready to paste, with its derivation.
+$LANESCOPE suggest --shape 4x4096 --iter pr --type f32 --target gfx942 >"$tmp/sg.txt" 2>"$tmp/err"
+check "suggest flags exits 0" $?
+contains "suggest 4x4096 config" "$tmp/sg.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [0, 4], workgroup = [1, 0]}>"
+contains "suggest 4x4096 translation" "$tmp/sg.txt" "workgroup_size = [1024, 1, 1] subgroup_size = 64"
+contains "suggest shows its work" "$tmp/sg.txt" "thread loads 4: 128-bit loads / 32 bits"
+$LANESCOPE suggest "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --format json >"$tmp/mv.json"
+check "suggest matvec json exits 0" $?
+contains "matvec split-k" "$tmp/mv.json" 'thread = [0, 8], workgroup = [8, 0]}>'
+$LANESCOPE suggest "$EX/matvec_32000x4096_f16.mlir" --target a100 >"$tmp/mv.txt"
+contains "matvec on a100: no split-k" "$tmp/mv.txt" "workgroup = [1, 0]}>"
+$LANESCOPE suggest --shape 8x48 --iter pr --target gfx1100 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "suggest rejection: exit 1, one line" $?
+contains "suggest rejection reason" "$tmp/err" "no subgroup size choice of gfx1100 ([32, 64]) divides the reduction size 48"
+$LANESCOPE suggest --shape 8x64 --iter pr >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ]; check "suggest without a target exits 2" $?
+contains "suggest names --target" "$tmp/err" "--target: no target"
+$LANESCOPE suggest --shape 8x64 --iter pr --type f64 --target sm_80 >"$tmp/out" 2>"$tmp/err"
+contains "suggest f64 on sm_80" "$tmp/err" "cannot shuffle more than 32 bits"
+
+# A config-less input: sim uses IREE's default, and pasting the printed
+# attributes into the IR gives the same simulation, cycle for cycle.
+$LANESCOPE sim "$EX/rowsum_4096x4096_noconfig.mlir" --target mi300x --no-check --json >"$tmp/d.json" 2>"$tmp/err"
+check "sim without a config exits 0" $?
+contains "sim reports the default" "$tmp/d.json" '"config_source":"iree-default"'
+$LANESCOPE suggest "$EX/rowsum_4096x4096_noconfig.mlir" --target mi300x >"$tmp/rs.txt"
+cfg=$(sed -n 's/^    lowering_config = //p' "$tmp/rs.txt")
+ti=$(sed -n 's/^  translation_info = //p' "$tmp/rs.txt")
+sed -e "s|func.func @rowsum_4096x4096() {|func.func @rowsum_4096x4096() attributes {translation_info = $ti} {|" \
+    -e "s|outs(%4 : tensor<4096xf32>) {|outs(%4 : tensor<4096xf32>) attrs = {lowering_config = $cfg} {|" \
+    "$EX/rowsum_4096x4096_noconfig.mlir" >"$tmp/pasted.mlir"
+$LANESCOPE sim "$tmp/pasted.mlir" --target mi300x --no-check --json >"$tmp/p.json" 2>"$tmp/err"
+check "pasted config simulates" $?
+contains "pasted config is read as the input's" "$tmp/p.json" '"config_source":"input"'
+c1=$(grep -o '"cycles":[0-9]*' "$tmp/d.json"); c2=$(grep -o '"cycles":[0-9]*' "$tmp/p.json")
+[ -n "$c1" ] && [ "$c1" = "$c2" ]; check "pasted config: same cycles ($c1 / $c2)" $?
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ]; check "sim of a matvec: a clear error" $?
+contains "sim matvec message" "$tmp/err" "lanescope simulates one input and one init"
+
+# sweep: CSV with every point ranked, one IREE row, a chart; bad flags write nothing.
+(cd "$tmp" && $LANESCOPE sweep --shape 64x256 --iter pr --target mi300x --max-configs 20 -j 2 \
+    --csv s.csv --chart s.png >sweep.txt 2>"$tmp/err")
+check "sweep exits 0" $?
+[ "$(wc -l <"$tmp/s.csv")" -eq 21 ]; check "sweep CSV has 20 points" $?
+[ "$(cut -d, -f2 "$tmp/s.csv" | grep -c '^1$')" -eq 1 ]; check "sweep CSV flags IREE once" $?
+contains "sweep ranks IREE" "$tmp/sweep.txt" "IREE's choice ranks"
+head -c 8 "$tmp/s.png" | od -An -c | grep -q "P   N   G"; check "sweep chart is a PNG" $?
+$LANESCOPE sweep --shape 64x256 --iter pr --target mi300x --csv "$tmp/sweep-none.csv" --chart "$tmp/x.gif" >/dev/null 2>"$tmp/err"
+rc=$?; [ $rc -eq 2 ] && [ ! -e "$tmp/sweep-none.csv" ]; check "sweep: bad chart name, exit 2, no CSV (rc $rc)" $?
+$LANESCOPE sweep --shape 64x256 --iter pr --target mi300x -j 0 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ]; check "sweep -j 0 exits 2" $?
+contains "sweep -j message" "$tmp/err" "-j: 0 is outside 1..256"
 
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
