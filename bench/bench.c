@@ -12,10 +12,12 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 #include "lanescope/import.h"
+#include "lanescope/sweep.h"
 
 static double now(void)
 {
@@ -99,6 +101,44 @@ int main(int argc, char **argv)
         rc = 1;
         free(m);
         free(dv);
+    }
+    /* The sweep target of issue 5: 500 configs of a 4096x4096 f32 row
+     * reduction on mi300x, on every core (LS_BENCH_JOBS overrides). */
+    {
+        ls_problem p;
+        memset(&p, 0, sizeof p);
+        snprintf(p.name, sizeof p.name, "rowsum 4096x4096 f32");
+        p.dispatch = p.dispatch_op = -1;
+        p.rank = 2;
+        p.size[0] = p.size[1] = 4096;
+        p.is_reduction[1] = true;
+        p.in_map_n = 2;
+        p.in_map[1] = 1;
+        p.out_map_n = 1;
+        p.in_type = p.acc_type = LS_ET_F32;
+        ls_target t;
+        ls_hw hw;
+        ls_sweep sw;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ls_target_lookup("mi300x", &t);
+        p.has_target = true;
+        p.target = t;
+        int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        const char *je = getenv("LS_BENCH_JOBS");
+        if (je && atoi(je) > 0)
+            jobs = atoi(je);
+        double t0 = now();
+        if (ls_hw_load("mi300x", &hw, &d) || ls_sweep_enumerate(&p, NULL, &t, 500, &sw, &d) ||
+            ls_sweep_run(&p, &hw, &sw, jobs, NULL, NULL, &d)) {
+            fprintf(stderr, "bench: sweep: %s\n", d.msg);
+            return 1;
+        }
+        double t1 = now();
+        printf("sweep: %zu configs (of %zu valid) of a 4096x4096 f32 row reduction on mi300x, "
+               "%d jobs: %.2f s wall (target < 60 s), %.1f configs/s, peak RSS %ld MB\n",
+               sw.n, sw.enumerated, jobs, t1 - t0, (double)sw.n / (t1 - t0), peak_rss_mb());
+        ls_sweep_free(&sw);
     }
     return rc;
 }
