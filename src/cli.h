@@ -31,6 +31,8 @@ bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t m
                  int64_t *out);
 /* Print "lanescope CMD: file:line:col: message" for a diag to stderr. */
 void ls_cli_report(const char *cmd, const ls_diag *d);
+/* Monotonic seconds, for progress lines (the simulator never reads a clock). */
+double ls_cli_now(void);
 /* Print "lanescope CMD: message" to stderr. */
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -143,19 +143,12 @@ typedef struct {
     bool shown;
 } progress_state;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void progress(void *ctx, int64_t done, int64_t total)
 {
     progress_state *ps = ctx;
     if ((done & 63) != 0 && done != total)
         return;
-    double t = now_seconds();
+    double t = ls_cli_now();
     if (t - ps->start < 1.0 || t - ps->last < 0.2)
         return;
     ps->last = t;
@@ -356,7 +349,7 @@ int ls_cmd_sim(int argc, char **argv)
         if (dump)
             ls_plan_dump(&plans[i], out.f);
         ls_sim_result r;
-        progress_state ps = {now_seconds(), 0, p->name, false};
+        progress_state ps = {ls_cli_now(), 0, p->name, false};
         ls_engine_opts eo = {trace_path ? &trace : NULL, isatty(STDERR_FILENO) ? progress : NULL,
                              &ps, NULL, NULL};
         ls_status est = ls_engine_run(&plans[i], &hw, &r, &eo, &diag);

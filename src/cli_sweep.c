@@ -44,17 +44,10 @@ typedef struct {
     bool shown;
 } bar_state;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void bar(void *ctx, size_t done, size_t total)
 {
     bar_state *b = ctx;
-    double t = now_s();
+    double t = ls_cli_now();
     if (done != total && t - b->last < 0.1)
         return;
     b->last = t;
@@ -178,11 +171,11 @@ int ls_cmd_sweep(int argc, char **argv)
     const ls_dispatch *d = p->dispatch >= 0 ? &m->dispatches[p->dispatch] : NULL;
     if (ls_sweep_enumerate(p, d, &p->target, (size_t)max_configs, &sw, &diag))
         goto fail;
-    bar_state bs = {now_s(), 0, false};
-    double t0 = now_s();
+    bar_state bs = {ls_cli_now(), 0, false};
+    double t0 = ls_cli_now();
     ls_status st = ls_sweep_run(p, &hw, &sw, (int)jobs, isatty(STDERR_FILENO) ? bar : NULL, &bs,
                                 &diag);
-    double elapsed = now_s() - t0;
+    double elapsed = ls_cli_now() - t0;
     if (bs.shown)
         fprintf(stderr, "\r\033[K");
     if (st)

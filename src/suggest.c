@@ -777,29 +777,42 @@ static void set_basis(ls_basis *b, const int64_t *counts, int n)
     set_list(&b->mapping, map, n);
 }
 
+void ls_config_set(ls_lowering_config *c, int rank, const int64_t *workgroup,
+                   const int64_t *partial, const int64_t *thread, const int64_t *lanes,
+                   const int64_t *subgroups, int line, int col)
+{
+    memset(c, 0, sizeof *c);
+    c->line = line;
+    c->col = col;
+    set_list(&c->workgroup, workgroup, rank);
+    set_list(&c->partial_reduction, partial, rank);
+    set_list(&c->thread, thread, rank);
+    set_basis(&c->lane_basis, lanes, rank);
+    set_basis(&c->subgroup_basis, subgroups, rank);
+}
+
+void ls_translation_set(ls_translation_info *ti, int64_t wg, int64_t sg, int line, int col)
+{
+    memset(ti, 0, sizeof *ti);
+    snprintf(ti->pipeline, sizeof ti->pipeline, "VectorDistribute");
+    ti->has_workgroup_size = ti->has_subgroup_size = true;
+    ti->wg_rank = 3;
+    ti->workgroup_size[0] = wg;
+    ti->workgroup_size[1] = ti->workgroup_size[2] = 1;
+    ti->subgroup_size = sg;
+    ti->line = line;
+    ti->col = col;
+}
+
 void ls_suggest_apply(const ls_suggestion *s, int op, ls_problem *p)
 {
     const ls_op_config *c = ls_suggest_config_of(s, op);
     if (c == NULL)
         return;
-    memset(&p->config, 0, sizeof p->config);
-    p->config.line = p->line;
-    p->config.col = p->col;
-    set_list(&p->config.workgroup, c->wg_tile, c->rank);
-    set_list(&p->config.partial_reduction, c->tile, c->rank);
-    set_list(&p->config.thread, c->thread, c->rank);
-    set_basis(&p->config.lane_basis, c->lanes, c->rank);
-    set_basis(&p->config.subgroup_basis, c->subgroups, c->rank);
+    ls_config_set(&p->config, c->rank, c->wg_tile, c->tile, c->thread, c->lanes, c->subgroups,
+                  p->line, p->col);
     p->has_config = true;
-    memset(&p->ti, 0, sizeof p->ti);
-    snprintf(p->ti.pipeline, sizeof p->ti.pipeline, "VectorDistribute");
-    p->ti.has_workgroup_size = p->ti.has_subgroup_size = true;
-    p->ti.wg_rank = 3;
-    p->ti.workgroup_size[0] = s->workgroup_size;
-    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
-    p->ti.subgroup_size = s->subgroup_size;
-    p->ti.line = p->line;
-    p->ti.col = p->col;
+    ls_translation_set(&p->ti, s->workgroup_size, s->subgroup_size, p->line, p->col);
     p->has_ti = true;
 }
 

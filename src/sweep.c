@@ -17,38 +17,14 @@
 #include "lanescope/plan.h"
 #include "lanescope/sweep.h"
 
-static void set_list(ls_i64_list *l, const int64_t *v, int n)
-{
-    memset(l, 0, sizeof *l);
-    l->present = true;
-    l->n = n;
-    memcpy(l->v, v, (size_t)n * sizeof *v);
-}
-
-static void set_basis(ls_basis *b, const int64_t *counts, int n)
-{
-    int64_t map[LS_MAX_RANK];
-    for (int i = 0; i < n; i++)
-        map[i] = i;
-    memset(b, 0, sizeof *b);
-    b->present = true;
-    set_list(&b->counts, counts, n);
-    set_list(&b->mapping, map, n);
-}
-
 /* The problem with point pt's config and sizes. */
 static void with_point(const ls_problem *p, const ls_sweep_point *pt, ls_problem *q)
 {
     *q = *p;
     q->config = pt->config;
     q->has_config = true;
-    memset(&q->ti, 0, sizeof q->ti);
+    ls_translation_set(&q->ti, pt->workgroup_size, pt->subgroup_size, p->line, p->col);
     q->has_ti = true;
-    q->ti.has_workgroup_size = q->ti.has_subgroup_size = true;
-    q->ti.wg_rank = 3;
-    q->ti.workgroup_size[0] = pt->workgroup_size;
-    q->ti.workgroup_size[1] = q->ti.workgroup_size[2] = 1;
-    q->ti.subgroup_size = pt->subgroup_size;
 }
 
 static bool same_point(const ls_sweep_point *a, const ls_sweep_point *b)
@@ -159,13 +135,8 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
                                 wgv[pd] = rows;
                                 lanes[pd] = lp;
                             }
-                            pt.config.line = p->line;
-                            pt.config.col = p->col;
-                            set_list(&pt.config.workgroup, wgv, p->rank);
-                            set_list(&pt.config.thread, thr, p->rank);
-                            set_list(&pt.config.partial_reduction, prt, p->rank);
-                            set_basis(&pt.config.lane_basis, lanes, p->rank);
-                            set_basis(&pt.config.subgroup_basis, sgc, p->rank);
+                            ls_config_set(&pt.config, p->rank, wgv, prt, thr, lanes, sgc,
+                                          p->line, p->col);
                             if (valid(p, &pt, dv))
                                 push(&pv, &pt);
                             if (pv.n > 4 * (size_t)LS_SWEEP_MAX_CONFIGS)

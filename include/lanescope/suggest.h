@@ -125,6 +125,14 @@ const ls_op_config *ls_suggest_config_of(const ls_suggestion *s, int op);
 void ls_op_config_format(const ls_op_config *c, char *buf, size_t size);
 void ls_suggest_format_translation(const ls_suggestion *s, char *buf, size_t size);
 
+/* A lowering_config from per-dim arrays (rank entries each; bases get the
+ * identity mapping), and a VectorDistribute translation_info of [wg, 1, 1]
+ * threads and subgroup size sg.  Positions are set to (line, col). */
+void ls_config_set(ls_lowering_config *c, int rank, const int64_t *workgroup,
+                   const int64_t *partial, const int64_t *thread, const int64_t *lanes,
+                   const int64_t *subgroups, int line, int col);
+void ls_translation_set(ls_translation_info *ti, int64_t wg, int64_t sg, int line, int col);
+
 /* Give problem p (built from dispatch op `op`) the suggested config and
  * translation_info.  The workgroup tile is the op's tracked tile. */
 void ls_suggest_apply(const ls_suggestion *s, int op, ls_problem *p);
