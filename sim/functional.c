@@ -118,6 +118,22 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
     *value = acc;
 }
 
+bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, double *max_ratio)
+{
+    double dv = ls_value_to_double(v, t), dr = ls_value_to_double(ref, t);
+    if (isnan(dv) || isnan(dr))
+        return isnan(dv) && isnan(dr); /* NaN inputs (from .npy) propagate */
+    if (bound > 0) {
+        double diff = fabs(dv - dr);
+        bool ok = diff <= bound || (isinf(dv) && dv == dr);
+        if (ok && diff / bound > *max_ratio)
+            *max_ratio = diff / bound;
+        return ok;
+    }
+    return (v & ls_value_mask(t)) == (ref & ls_value_mask(t)) ||
+           (ls_elem_type_is_float(t) && dv == dr);
+}
+
 typedef struct {
     const ls_plan *plan;
     const ls_problem *p;
@@ -521,19 +537,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                 reference_fast(s, out, &ref, &bound);
             else
                 ls_reference_output(p, in, out, &ref, &bound);
-            double dv = ls_value_to_double(v, t), dr = ls_value_to_double(ref, t);
-            bool ok;
-            if (isnan(dv) || isnan(dr)) {
-                ok = isnan(dv) && isnan(dr); /* NaN inputs (from .npy) propagate */
-            } else if (bound > 0) {
-                double diff = fabs(dv - dr);
-                ok = diff <= bound || (isinf(dv) && dv == dr);
-                if (ok && diff / bound > res->max_error_bound_ratio)
-                    res->max_error_bound_ratio = diff / bound;
-            } else {
-                ok = (v & ls_value_mask(t)) == (ref & ls_value_mask(t)) ||
-                     (ls_elem_type_is_float(t) && dv == dr);
-            }
+            bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
             res->outputs_checked++;
             if (!ok && res->mismatches++ == 0) {
                 memcpy(res->bad_output, out, sizeof out);

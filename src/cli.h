@@ -60,5 +60,8 @@ int ls_cmd_suggest(int argc, char **argv);
 int ls_cmd_sweep(int argc, char **argv);
 int ls_cmd_draw(int argc, char **argv);
 int ls_cmd_sim(int argc, char **argv);
+int ls_cmd_measure(int argc, char **argv);
+int ls_cmd_calibrate(int argc, char **argv);
+int ls_cmd_compare(int argc, char **argv);
 
 #endif

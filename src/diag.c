@@ -59,6 +59,7 @@ const char *ls_strerror(ls_status st)
     case LS_ERR_NOMEM: return "out of memory";
     case LS_ERR_NOTFOUND: return "not found";
     case LS_ERR_USAGE: return "usage error";
+    case LS_ERR_UNAVAILABLE: return "not available here";
     }
     return "unknown error";
 }

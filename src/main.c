@@ -58,7 +58,13 @@ int main(int argc, char **argv)
         return ls_cmd_suggest(argc - 1, argv + 1);
     if (strcmp(cmd, "sweep") == 0)
         return ls_cmd_sweep(argc - 1, argv + 1);
-    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw, suggest, sweep; see "
+    if (strcmp(cmd, "measure") == 0)
+        return ls_cmd_measure(argc - 1, argv + 1);
+    if (strcmp(cmd, "calibrate") == 0)
+        return ls_cmd_calibrate(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return ls_cmd_compare(argc - 1, argv + 1);
+    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw, suggest, sweep, measure, calibrate, compare; see "
                        "lanescope --help)",
                  cmd);
     return 2;

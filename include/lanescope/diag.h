@@ -19,7 +19,8 @@ typedef enum {
     LS_ERR_IO = -4,       /* file could not be read or written */
     LS_ERR_NOMEM = -5,    /* allocation failed */
     LS_ERR_NOTFOUND = -6, /* something asked for is not in the input */
-    LS_ERR_USAGE = -7     /* bad command-line flag */
+    LS_ERR_USAGE = -7,    /* bad command-line flag */
+    LS_ERR_UNAVAILABLE = -8 /* no NVIDIA driver/GPU, or a CUDA library not found */
 } ls_status;
 
 typedef struct {

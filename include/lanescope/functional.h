@@ -80,6 +80,11 @@ void ls_func_snapshot_free(ls_func_snapshot *snap);
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound);
 
+/* One output against its reference: exact (bit pattern, or equal floats)
+ * when bound is 0, else |v - ref| <= bound; NaN matches NaN.  *max_ratio
+ * keeps the largest |v - ref| / bound seen. */
+bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, double *max_ratio);
+
 /* Linear index of iteration-space element x in the row-major input tensor
  * (through the input indexing map). */
 int64_t ls_input_index(const ls_problem *p, const int64_t *x);

@@ -1,0 +1,337 @@
+/* cli_measure.c: `lanescope measure` -- the plan as CUDA C (--emit-cuda,
+ * --ptx), run on the CPU through the emulator (--emulate), or compiled with
+ * NVRTC, launched on an NVIDIA GPU through the driver API, checked against
+ * the reference and timed, next to the simulator's time for the same plan. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "config.h"
+#include "lanescope/engine.h"
+#include "lanescope/measure.h"
+
+#define CMD "measure"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope measure INPUT [--target MODEL] [--runs N] [--warmup N] [--no-flush]\n"
+            "                         [--seed N] [--json] [--device N] [-o FILE]\n"
+            "       lanescope measure INPUT --emit-cuda [-o FILE]\n"
+            "       lanescope measure INPUT --ptx [--arch sm_XY] [-o FILE]\n"
+            "       lanescope measure INPUT --emulate [--seed N]\n"
+            "\n"
+            "Run the lowered reduction on an NVIDIA GPU: the plan the simulator times becomes\n"
+            "CUDA C (the partial-reduction loop with the plan's vector loads, the thread\n"
+            "reduce, __shfl_xor_sync butterflies as IREE lowers gpu.subgroup_reduce for\n"
+            "NVIDIA, the cross-subgroup buffer in shared memory between two __syncthreads,\n"
+            "the guarded store), compiled at run time by NVRTC and launched through the CUDA\n"
+            "driver API.  Inputs come from the simulator's generator (same seed), every output\n"
+            "is checked against the reference (a wrong value is an error, exit 1), then the\n"
+            "kernel is timed: L2 flushed before each run, CUDA events, median/min/max.\n"
+            "\n"
+            "  --target MODEL  NVIDIA hardware model for the plan and the simulated time\n"
+            "                  (default: the input's target, else h100): %s\n"
+            "  --runs N        timed runs (default 20); --warmup N untimed runs first (default 3)\n"
+            "  --no-flush      keep L2 between runs (default: flush it before each)\n"
+            "  --seed N        input generator seed (default 1)\n"
+            "  --json          machine-readable result with its provenance\n"
+            "  --device N      GPU ordinal (default 0)\n"
+            "  --emit-cuda     print the generated CUDA C; needs no GPU\n"
+            "  --ptx           compile it with NVRTC and print the PTX; needs no GPU\n"
+            "  --arch sm_XY    architecture for --ptx (default: the model's)\n"
+            "  --emulate       run the generated CUDA C on the CPU (one thread per CUDA thread,\n"
+            "                  host C++ compiler: $CXX or c++) and check its values; no timing\n"
+            "  -o FILE         write the output to FILE (atomically)\n"
+            "\n"
+            "Exit status: 0 ok, 1 error (including a wrong value), 2 usage, 3 no NVIDIA\n"
+            "driver/GPU (or this build has no CUDA path).\n",
+            ls_hw_names());
+}
+
+typedef struct {
+    bool emit, ptx, emulate, json, flush;
+    int64_t runs, warmup, seed, device;
+    const char *target, *output, *arch;
+} measure_args;
+
+static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
+{
+    enum { O_EMIT = 256, O_PTX, O_EMU, O_JSON, O_RUNS, O_WARM, O_SEED, O_DEV, O_TARGET, O_ARCH,
+           O_NOFLUSH };
+    static const struct option longopts[] = {
+        {"emit-cuda", no_argument, NULL, O_EMIT}, {"ptx", no_argument, NULL, O_PTX},
+        {"emulate", no_argument, NULL, O_EMU},    {"json", no_argument, NULL, O_JSON},
+        {"runs", required_argument, NULL, O_RUNS}, {"warmup", required_argument, NULL, O_WARM},
+        {"seed", required_argument, NULL, O_SEED}, {"device", required_argument, NULL, O_DEV},
+        {"target", required_argument, NULL, O_TARGET}, {"arch", required_argument, NULL, O_ARCH},
+        {"no-flush", no_argument, NULL, O_NOFLUSH}, {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof *a);
+    a->runs = 20;
+    a->warmup = 3;
+    a->seed = 1;
+    a->flush = true;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_EMIT: a->emit = true; break;
+        case O_PTX: a->ptx = true; break;
+        case O_EMU: a->emulate = true; break;
+        case O_JSON: a->json = true; break;
+        case O_NOFLUSH: a->flush = false; break;
+        case O_RUNS:
+            if (!ls_flag_int(CMD, "--runs", optarg, 1, 100000, &a->runs))
+                return 2;
+            break;
+        case O_WARM:
+            if (!ls_flag_int(CMD, "--warmup", optarg, 0, 100000, &a->warmup))
+                return 2;
+            break;
+        case O_SEED:
+            if (!ls_flag_int(CMD, "--seed", optarg, 0, INT64_MAX, &a->seed))
+                return 2;
+            break;
+        case O_DEV:
+            if (!ls_flag_int(CMD, "--device", optarg, 0, 1024, &a->device))
+                return 2;
+            break;
+        case O_TARGET: a->target = optarg; break;
+        case O_ARCH: a->arch = optarg; break;
+        case 'o': a->output = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
+        default:
+            ls_cli_error(CMD, "unknown option '%s' (see lanescope measure --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if ((int)a->emit + (int)a->ptx + (int)a->emulate > 1) {
+        ls_cli_error(CMD, "give one of --emit-cuda, --ptx and --emulate");
+        return 2;
+    }
+    if (a->arch && !a->ptx) {
+        ls_cli_error(CMD, "--arch applies to --ptx only (a GPU run compiles for its own device)");
+        return 2;
+    }
+    if (a->arch && (strncmp(a->arch, "sm_", 3) != 0 || strlen(a->arch) < 5 ||
+                    strspn(a->arch + 3, "0123456789") != strlen(a->arch + 3))) {
+        ls_cli_error(CMD, "--arch: '%s' is not an NVIDIA architecture like sm_90", a->arch);
+        return 2;
+    }
+    if (argc - optind != 1) {
+        ls_cli_error(CMD, "expected one INPUT (.mlir file)");
+        return 2;
+    }
+    *consumed = optind;
+    return -1;
+}
+
+static void provenance(json_object *o, const ls_gpu_info *gi, int argc, char **argv)
+{
+    char date[32], cmd[1024];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    size_t u = (size_t)snprintf(cmd, sizeof cmd, "lanescope");
+    for (int i = 0; i < argc && u < sizeof cmd; i++)
+        u += (size_t)snprintf(cmd + u, sizeof cmd - u, " %s", argv[i]);
+    json_object_object_add(o, "gpu", json_object_new_string(gi->name));
+    json_object_object_add(o, "sm_count", json_object_new_int(gi->sm_count));
+    char cc[16];
+    snprintf(cc, sizeof cc, "sm_%d%d", gi->cc_major, gi->cc_minor);
+    json_object_object_add(o, "arch", json_object_new_string(cc));
+    json_object_object_add(o, "sm_clock_khz", json_object_new_int(gi->clock_khz));
+    json_object_object_add(o, "mem_clock_khz", json_object_new_int(gi->mem_clock_khz));
+    json_object_object_add(o, "driver_version", json_object_new_int(gi->driver_version));
+    char nv[16];
+    snprintf(nv, sizeof nv, "%d.%d", gi->nvrtc_major, gi->nvrtc_minor);
+    json_object_object_add(o, "nvrtc", json_object_new_string(nv));
+    json_object_object_add(o, "date", json_object_new_string(date));
+    json_object_object_add(o, "command", json_object_new_string(cmd));
+    json_object_object_add(o, "lanescope", json_object_new_string(PACKAGE_VERSION));
+}
+
+static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
+                           const ls_measure_result *r, const ls_sim_result *sim, const ls_hw *hw,
+                           const measure_args *a, const ls_cuda_launch *L)
+{
+    fprintf(f, "%s: measured on %s (%d SMs, sm_%d%d, driver %d.%d, NVRTC %d.%d)\n", p->name,
+            gi->name, gi->sm_count, gi->cc_major, gi->cc_minor, gi->driver_version / 1000,
+            (gi->driver_version % 1000) / 10, gi->nvrtc_major, gi->nvrtc_minor);
+    fprintf(f, "  median %.3f us (min %.3f, max %.3f; %d runs after %lld warm-up, L2 %s)\n",
+            r->median_us, r->min_us, r->max_us, r->runs, (long long)a->warmup,
+            a->flush ? "flushed before each" : "kept warm");
+    fprintf(f, "  %.3f MB moved: %.1f GB/s = %.1f%% of the measured device copy bandwidth "
+               "(%.0f GB/s)\n",
+            (double)(L->in_bytes + L->out_bytes) / 1e6, r->gbytes_per_s, 100 * r->copy_fraction,
+            r->copy_gbps);
+    fprintf(f, "  simulated on %s: %.3f us; measured / simulated = %.3f\n", hw->name, sim->time_us,
+            sim->time_us > 0 ? r->median_us / sim->time_us : 0);
+    fprintf(f, "  kernel: %d registers per thread, %d bytes of shared memory, %d blocks per SM "
+               "resident; %s loads\n",
+            r->regs_per_thread, r->static_smem, r->occupancy_blocks,
+            L->vector_loads ? "vector" : "scalar");
+    fprintf(f, "  values checked: %lld outputs match the reference (%s %s, seed %lld)\n",
+            (long long)r->outputs_checked, ls_combiner_name(p->combiner),
+            ls_elem_type_name(p->acc_type), (long long)a->seed);
+}
+
+/* One reduction: emit, compile, emulate or measure into out. */
+static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, const measure_args *a,
+                             ls_gpu **gpu, FILE *out, json_object *arr, int argc, char **argv,
+                             ls_diag *diag)
+{
+    ls_input_source in = {(uint64_t)a->seed, NULL};
+    if (a->emit || a->ptx) {
+        char *src = NULL;
+        ls_cuda_launch L;
+        ls_status st = ls_cuda_generate(plan, p->file, &src, &L, diag);
+        if (st)
+            return st;
+        if (a->emit) {
+            fputs(src, out);
+            free(src);
+            return LS_OK;
+        }
+        ls_nvrtc *nv = NULL;
+        char *ptx = NULL, *log = NULL;
+        size_t n;
+        if (!(st = ls_nvrtc_open(&nv, diag)))
+            st = ls_nvrtc_compile(nv, src, p->file, a->arch ? a->arch : hw->arch, false, &ptx, &n,
+                                  &log, diag);
+        if (!st) {
+            if (log && *log)
+                fprintf(stderr, "lanescope measure: NVRTC said: %s\n", log);
+            fputs(ptx, out);
+        }
+        free(ptx);
+        free(log);
+        free(src);
+        ls_nvrtc_close(nv);
+        return st;
+    }
+    if (a->emulate) {
+        int64_t checked;
+        double ratio;
+        ls_status st = ls_cuda_emulate(plan, in, &checked, &ratio, diag);
+        if (!st)
+            fprintf(out, "%s: emulated on the CPU: %lld outputs match the reference (%s %s, seed "
+                         "%lld)%s\n",
+                    p->name, (long long)checked, ls_combiner_name(p->combiner),
+                    ls_elem_type_name(p->acc_type), (long long)a->seed,
+                    ratio > 0 ? "; float error within the rounding bound" : "");
+        return st;
+    }
+    ls_status st;
+    if (!*gpu && (st = ls_gpu_open((int)a->device, gpu, diag)))
+        return st;
+    ls_measure_opts mo = {(int)a->runs, (int)a->warmup, a->flush};
+    ls_measure_result r;
+    if ((st = ls_measure_run(*gpu, plan, in, &mo, 0, &r, diag)))
+        return st;
+    ls_sim_result sim;
+    if ((st = ls_engine_run(plan, hw, &sim, NULL, diag)))
+        return st;
+    ls_cuda_launch L;
+    char *src = NULL;
+    if ((st = ls_cuda_generate(plan, p->file, &src, &L, diag)))
+        return st;
+    free(src);
+    const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
+    if (!a->json) {
+        print_measured(out, p, gi, &r, &sim, hw, a, &L);
+        return LS_OK;
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(p->name));
+    json_object_object_add(o, "median_us", json_object_new_double(r.median_us));
+    json_object_object_add(o, "min_us", json_object_new_double(r.min_us));
+    json_object_object_add(o, "max_us", json_object_new_double(r.max_us));
+    json_object_object_add(o, "runs", json_object_new_int(r.runs));
+    json_object_object_add(o, "l2_flushed", json_object_new_boolean(a->flush));
+    json_object_object_add(o, "bytes", json_object_new_int64(L.in_bytes + L.out_bytes));
+    json_object_object_add(o, "gbytes_per_s", json_object_new_double(r.gbytes_per_s));
+    json_object_object_add(o, "copy_gbps", json_object_new_double(r.copy_gbps));
+    json_object_object_add(o, "copy_fraction", json_object_new_double(r.copy_fraction));
+    json_object_object_add(o, "simulated_us", json_object_new_double(sim.time_us));
+    json_object_object_add(o, "model", json_object_new_string(hw->name));
+    json_object_object_add(o, "registers", json_object_new_int(r.regs_per_thread));
+    json_object_object_add(o, "blocks_per_sm", json_object_new_int(r.occupancy_blocks));
+    json_object_object_add(o, "outputs_checked", json_object_new_int64(r.outputs_checked));
+    json_object_object_add(o, "seed", json_object_new_int64(a->seed));
+    provenance(o, gi, argc, argv);
+    json_object_array_add(arr, o);
+    return LS_OK;
+}
+
+int ls_cmd_measure(int argc, char **argv)
+{
+    measure_args a;
+    int optpos;
+    int prc = parse_args(argc, argv, &a, &optpos);
+    if (prc >= 0)
+        return prc;
+    const char *input = argv[optpos];
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_derived *d = NULL;
+    ls_plan *plans = NULL;
+    ls_gpu *gpu = NULL;
+    json_object *arr = a.json ? json_object_new_array() : NULL;
+    ls_out out;
+    ls_out_open(&out);
+    int rc = 1;
+    if (ls_module_load(input, m, &diag))
+        goto fail;
+    if (m->n_problems == 0) {
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
+                    "no linalg.generic/linalg.reduce with a reduction to measure");
+        goto fail;
+    }
+    d = ls_xcalloc(m->n_problems, sizeof *d);
+    plans = ls_xcalloc(m->n_problems, sizeof *plans);
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        ls_hw hw;
+        if (ls_cli_model(m, p, a.target, &hw, &diag))
+            goto fail;
+        if (strncmp(hw.arch, "sm_", 3) != 0) {
+            ls_diag_set(&diag, LS_ERR_INVALID, a.target ? "--target" : input, 0, 0,
+                        "%s (%s) is not an NVIDIA target; the CUDA path runs NVIDIA plans "
+                        "(give --target h100, a100 or an NVIDIA .hw file)",
+                        hw.name, hw.arch);
+            goto fail;
+        }
+        if (ls_derive(p, &d[i], &diag) ||
+            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))
+            goto fail;
+        if (measure_one(p, &plans[i], &hw, &a, &gpu, out.f, arr, argc, argv, &diag))
+            goto fail;
+    }
+    if (arr)
+        fprintf(out.f, "%s\n", json_object_to_json_string_ext(
+                                   arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    rc = ls_out_commit(&out, a.output);
+    goto done;
+fail:
+    ls_out_discard(&out);
+    ls_cli_report(CMD, &diag);
+    rc = diag.status == LS_ERR_UNAVAILABLE ? LS_EXIT_NO_GPU : 1;
+done:
+    if (arr)
+        json_object_put(arr);
+    ls_gpu_close(gpu);
+    free(plans);
+    free(d);
+    free(m);
+    return rc;
+}

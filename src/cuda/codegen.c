@@ -1,0 +1,897 @@
+/* codegen.c: a plan as CUDA C (see measure.h).
+ *
+ * The generator walks the same functions the simulator does (layout.h:
+ * register coordinates, register -> accumulator and result slots, virtual
+ * thread and subgroup ids) and folds their per-register parts into
+ * constants, so the kernel computes exactly the addresses, combine order,
+ * butterflies and buffer slots that the functional model checks.  A
+ * thread's coordinates split into three parts:
+ *   body[k]  = tb_k (the thread's subgroup and lane part, computed once)
+ *            + a per-register constant (batch, outer, element coordinates)
+ *   x[i]     = tile origin (workgroup or iteration) + body contributions
+ *   offset   = sum x[i] * input stride[i]
+ * and a bounds check is emitted only where some thread, tile or register
+ * can actually fall outside (ragged tails, idle lanes).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/measure.h"
+#include "lanescope/value.h"
+
+typedef struct {
+    const ls_plan *plan;
+    const ls_problem *p;
+    const ls_derived *d;
+    const ls_nested_layout *l;
+    FILE *f;
+    int64_t regs, nacc, nres;
+    int64_t *acc_slot, *res_slot, *slot_reg;
+    int64_t in_stride[LS_MAX_RANK];
+    int64_t max_tb[LS_MAX_BODY];   /* largest thread part per body dim */
+    int64_t max_tx[LS_MAX_RANK];   /* largest thread part per loop dim */
+    int64_t max_origin[LS_MAX_RANK];
+    bool wide;                     /* 64-bit index arithmetic */
+    int vdim;                      /* body dim of vector loads, -1: scalar */
+    int64_t vlen;                  /* elements per vector load */
+} gen;
+
+/* ---------------------------------------------------------------- types */
+
+static const char *storage_type(ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_F32: return "float";
+    case LS_ET_F16: return "__half";
+    case LS_ET_BF16: return "__nv_bfloat16";
+    case LS_ET_I8: return "unsigned char";
+    case LS_ET_I16: return "unsigned short";
+    case LS_ET_I32: return "unsigned int";
+    default: return NULL;
+    }
+}
+
+static const char *signed_type(ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_I8: return "signed char";
+    case LS_ET_I16: return "short";
+    default: return "int";
+    }
+}
+
+/* float <-> storage for the 16-bit float types */
+static const char *to_float(ls_elem_type t)
+{
+    return t == LS_ET_F16 ? "__half2float" : t == LS_ET_BF16 ? "__bfloat162float" : "";
+}
+static const char *from_float(ls_elem_type t)
+{
+    return t == LS_ET_F16 ? "__float2half_rn" : t == LS_ET_BF16 ? "__float2bfloat16_rn" : "";
+}
+
+/* A C literal with the exact bits of v in type t. */
+static void literal(ls_elem_type t, ls_value v, char *buf, size_t size)
+{
+    uint64_t m = ls_value_mask(t);
+    switch (t) {
+    case LS_ET_F32: snprintf(buf, size, "__uint_as_float(0x%08llxu)", (unsigned long long)(v & m)); break;
+    case LS_ET_F16: snprintf(buf, size, "__ushort_as_half((unsigned short)0x%04llx)", (unsigned long long)(v & m)); break;
+    case LS_ET_BF16:
+        snprintf(buf, size, "__ushort_as_bfloat16((unsigned short)0x%04llx)", (unsigned long long)(v & m));
+        break;
+    default: snprintf(buf, size, "(ls_acc_t)0x%llxu", (unsigned long long)(v & m)); break;
+    }
+}
+
+static void emit_types(gen *g)
+{
+    const ls_problem *p = g->p;
+    FILE *f = g->f;
+    ls_elem_type in = p->in_type, acc = p->acc_type;
+    if (in == LS_ET_F16 || acc == LS_ET_F16)
+        fprintf(f, "#include <cuda_fp16.h>\n");
+    if (in == LS_ET_BF16 || acc == LS_ET_BF16)
+        fprintf(f, "#include <cuda_bf16.h>\n");
+    fprintf(f, "\ntypedef %s ls_in_t;  /* %s in memory */\n", storage_type(in),
+            ls_elem_type_name(in));
+    fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", storage_type(acc),
+            ls_elem_type_name(acc));
+    fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
+            g->wide ? "the input has 2^31 elements or more" : "every index fits 32 bits");
+    if (g->vdim >= 0)
+        fprintf(f, "typedef struct __align__(%lld) { ls_in_t e[%lld]; } ls_vec_t; /* one "
+                   "%lld-byte load */\n",
+                (long long)(g->vlen * g->plan->load_elem_bytes), (long long)g->vlen,
+                (long long)(g->vlen * g->plan->load_elem_bytes));
+}
+
+/* ls_combine (the combiner, as sim/value.c computes it), ls_extend (the
+ * producer's arith.extf/extsi, or nothing) and ls_shfl_xor (gpu.shuffle xor,
+ * widened to 32 bits). */
+static void emit_helpers(gen *g)
+{
+    const ls_problem *p = g->p;
+    FILE *f = g->f;
+    ls_elem_type t = p->acc_type;
+    bool fl = ls_elem_type_is_float(t);
+    const char *op = ls_combiner_op(p->combiner, fl);
+    fprintf(f, "\n/* %s on %s */\n", op, ls_elem_type_name(t));
+    fprintf(f, "static __device__ __forceinline__ ls_acc_t ls_combine(ls_acc_t a, ls_acc_t b)\n{\n");
+    if (fl) {
+        const char *tf = to_float(t), *ff = from_float(t);
+        fprintf(f, "    const float x = %s(a), y = %s(b);\n", tf, tf);
+        const char *expr = "x";
+        switch (p->combiner) {
+        case LS_COMB_ADD: expr = "x + y"; break;
+        case LS_COMB_MUL: expr = "x * y"; break;
+        case LS_COMB_MINIMUMF:
+        case LS_COMB_MINNUMF:
+        case LS_COMB_MAXIMUMF:
+        case LS_COMB_MAXNUMF: {
+            bool mn = p->combiner == LS_COMB_MINIMUMF || p->combiner == LS_COMB_MINNUMF;
+            bool prop = p->combiner == LS_COMB_MINIMUMF || p->combiner == LS_COMB_MAXIMUMF;
+            if (prop)
+                fprintf(f, "    if (x != x || y != y) /* NaN propagates */\n"
+                           "        return %s(__uint_as_float(0x7fc00000u));\n", ff);
+            else
+                fprintf(f, "    if (x != x || y != y) /* the number wins */\n"
+                           "        return x != x ? b : a;\n");
+            fprintf(f, "    if (x == y) /* -0 %s +0 */\n        return (__float_as_uint(x) >> 31) ? %s : %s;\n",
+                    mn ? "is the minimum of" : "loses to", mn ? "a" : "b", mn ? "b" : "a");
+            expr = mn ? "x < y ? x : y" : "x > y ? x : y";
+            break;
+        }
+        default: break;
+        }
+        fprintf(f, "    return %s(%s);\n}\n", ff, expr);
+    } else {
+        const char *st = signed_type(t);
+        switch (p->combiner) {
+        case LS_COMB_ADD: fprintf(f, "    return (ls_acc_t)(a + b); /* wraps */\n"); break;
+        case LS_COMB_MUL: fprintf(f, "    return (ls_acc_t)((unsigned int)a * (unsigned int)b);\n"); break;
+        case LS_COMB_MINUI: fprintf(f, "    return a < b ? a : b;\n"); break;
+        case LS_COMB_MAXUI: fprintf(f, "    return a > b ? a : b;\n"); break;
+        case LS_COMB_MINSI: fprintf(f, "    return (%s)a < (%s)b ? a : b;\n", st, st); break;
+        case LS_COMB_MAXSI: fprintf(f, "    return (%s)a > (%s)b ? a : b;\n", st, st); break;
+        case LS_COMB_AND: fprintf(f, "    return a & b;\n"); break;
+        case LS_COMB_OR: fprintf(f, "    return a | b;\n"); break;
+        default: fprintf(f, "    return a ^ b;\n"); break;
+        }
+        fprintf(f, "}\n");
+    }
+    /* extension of the loaded element */
+    fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_extend(ls_in_t v)\n{\n");
+    if (p->in_type == t)
+        fprintf(f, "    return v;\n");
+    else if (ls_elem_type_is_float(p->in_type))
+        fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", from_float(t), to_float(p->in_type));
+    else
+        fprintf(f, "    return (ls_acc_t)(%s)(%s)v; /* arith.extsi */\n", signed_type(t),
+                signed_type(p->in_type));
+    fprintf(f, "}\n");
+    /* gpu.shuffle xor: 32-bit lanes; narrower values go through a 32-bit register */
+    bool shuffles = g->plan->n_subgroup_reduces > 0 ||
+                    (g->plan->cross_subgroup && g->plan->read_cluster > 1);
+    if (!shuffles)
+        return;
+    fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_shfl_xor(ls_acc_t v, int offset)\n{\n");
+    if (t == LS_ET_F32)
+        fprintf(f, "    return __shfl_xor_sync(0xffffffffu, v, offset);\n");
+    else if (t == LS_ET_F16)
+        fprintf(f, "    const unsigned int w = __half_as_ushort(v); /* widened to i32 */\n"
+                   "    return __ushort_as_half((unsigned short)__shfl_xor_sync(0xffffffffu, w, offset));\n");
+    else if (t == LS_ET_BF16)
+        fprintf(f, "    const unsigned int w = __bfloat16_as_ushort(v); /* widened to i32 */\n"
+                   "    return __ushort_as_bfloat16((unsigned short)__shfl_xor_sync(0xffffffffu, w, offset));\n");
+    else
+        fprintf(f, "    return (ls_acc_t)__shfl_xor_sync(0xffffffffu, (unsigned int)v, offset);%s\n",
+                t == LS_ET_I32 ? "" : " /* widened to i32 */");
+    fprintf(f, "}\n");
+}
+
+/* ---------------------------------------------------------------- layout parts */
+
+/* Per body dim: multiplier of the virtual subgroup id (B*O*T*E) and of the
+ * virtual thread id (E) in the body coordinate. */
+static void tile_mults(const ls_nested_layout *l, int k, int64_t *sg_mult, int64_t *th_mult)
+{
+    *th_mult = l->element_tile[k];
+    *sg_mult = l->batch_tile[k] * l->outer_tile[k] * l->thread_tile[k] * l->element_tile[k];
+}
+
+/* Per-register constant part of each body coordinate. */
+static void reg_part(const gen *g, int64_t reg, int64_t *rp)
+{
+    ls_nl_coord c;
+    ls_nl_register_coord(g->l, reg, &c);
+    memset(c.subgroup, 0, sizeof c.subgroup);
+    memset(c.thread, 0, sizeof c.thread);
+    ls_nl_compose(g->l, &c, rp);
+}
+
+/* The thread part tb_k for thread tid, per body dim. */
+static void thread_part(const gen *g, int64_t tid, int64_t *tb)
+{
+    const ls_nested_layout *l = g->l;
+    int64_t vs[LS_MAX_BODY], vt[LS_MAX_BODY];
+    ls_nl_virtual_subgroup(l, tid / g->d->subgroup_size, vs);
+    ls_nl_virtual_thread(l, tid % g->d->subgroup_size, vt);
+    for (int k = 0; k < l->rank; k++) {
+        int64_t sm, tm;
+        tile_mults(l, k, &sm, &tm);
+        tb[k] = vs[k] * sm + vt[k] * tm;
+    }
+}
+
+/* Loop-dim contributions of body coordinates. */
+static void body_to_loop(const gen *g, const int64_t *body, int64_t *x)
+{
+    for (int i = 0; i < g->p->rank; i++)
+        x[i] = 0;
+    for (int k = 0; k < g->d->body_rank; k++)
+        x[g->d->body_origin[k]] += body[k] * g->d->body_scale[k];
+}
+
+static int64_t loop_offset(const gen *g, const int64_t *x)
+{
+    int64_t o = 0;
+    for (int i = 0; i < g->p->rank; i++)
+        o += x[i] * g->in_stride[i];
+    return o;
+}
+
+static void scan_bounds(gen *g)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    memset(g->max_tb, 0, sizeof g->max_tb);
+    memset(g->max_tx, 0, sizeof g->max_tx);
+    for (int64_t tid = 0; tid < d->workgroup_size; tid++) {
+        int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];
+        thread_part(g, tid, tb);
+        body_to_loop(g, tb, tx);
+        for (int k = 0; k < d->body_rank; k++)
+            if (tb[k] > g->max_tb[k])
+                g->max_tb[k] = tb[k];
+        for (int i = 0; i < p->rank; i++)
+            if (tx[i] > g->max_tx[i])
+                g->max_tx[i] = tx[i];
+    }
+    for (int i = 0; i < p->rank; i++)
+        g->max_origin[i] = p->is_reduction[i] ? (d->iterations[i] - 1) * d->chunk[i]
+                                              : (d->wg_count[i] - 1) * d->wg_tile[i];
+}
+
+/* Vector loads: one body dim carries the element tile, it is contiguous in
+ * memory (input stride 1, body scale 1), and every other part of the
+ * address is a multiple of the vector, so the load is aligned. */
+static void choose_vector(gen *g, ls_cuda_launch *launch)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    const ls_nested_layout *l = g->l;
+    g->vdim = -1;
+    g->vlen = 1;
+    launch->vector_note[0] = 0;
+    int kv = -1, n = 0;
+    for (int k = 0; k < l->rank; k++)
+        if (l->element_tile[k] > 1) {
+            kv = k;
+            n++;
+        }
+    if (n == 0) {
+        snprintf(launch->vector_note, sizeof launch->vector_note,
+                 "the plan loads one element at a time (element_tile 1)");
+        return;
+    }
+    if (n > 1) {
+        snprintf(launch->vector_note, sizeof launch->vector_note,
+                 "the element tile spans %d dims: scalar loads", n);
+        return;
+    }
+    int iv = d->body_origin[kv];
+    int64_t bytes = g->plan->load_elem_bytes, e = l->element_tile[kv];
+    if (g->in_stride[iv] != 1 || d->body_scale[kv] != 1) {
+        snprintf(launch->vector_note, sizeof launch->vector_note,
+                 "the element tile runs along d%d, which is not contiguous in memory: scalar "
+                 "loads", iv);
+        return;
+    }
+    int64_t vb = e * bytes > 16 ? 16 : e * bytes;
+    while (vb > bytes && ((e * bytes) % vb != 0 || (vb & (vb - 1)) != 0))
+        vb >>= 1;
+    int64_t vl = vb / bytes;
+    if (vl <= 1) {
+        snprintf(launch->vector_note, sizeof launch->vector_note,
+                 "%lld-byte element tile: scalar loads", (long long)(e * bytes));
+        return;
+    }
+    /* alignment of every other address part, in elements */
+    bool ok = true;
+    for (int i = 0; i < p->rank && ok; i++) {
+        int64_t step = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
+        ok = (g->in_stride[i] * step) % vl == 0 && (i == iv || g->in_stride[i] % vl == 0);
+    }
+    for (int64_t tid = 0; tid < d->workgroup_size && ok; tid++) {
+        int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];
+        thread_part(g, tid, tb);
+        body_to_loop(g, tb, tx);
+        ok = loop_offset(g, tx) % vl == 0;
+    }
+    for (int64_t r = 0; r < g->regs && ok; r += vl) {
+        int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
+        reg_part(g, r, rp);
+        body_to_loop(g, rp, rx);
+        ok = loop_offset(g, rx) % vl == 0;
+    }
+    if (!ok) {
+        snprintf(launch->vector_note, sizeof launch->vector_note,
+                 "%lld-element vectors would not be aligned for every thread and tile: "
+                 "scalar loads", (long long)vl);
+        return;
+    }
+    g->vdim = kv;
+    g->vlen = vl;
+}
+
+/* ---------------------------------------------------------------- kernel body */
+
+/* Bounds of register reg: "tbK + c < bound" / "xI + c < size" terms that can
+ * fail for some thread or tile, joined with &&; "" when none can. */
+static void reg_condition(const gen *g, int64_t reg, char *buf, size_t size)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
+    reg_part(g, reg, rp);
+    body_to_loop(g, rp, rx);
+    size_t u = 0;
+    buf[0] = 0;
+    for (int k = 0; k < d->body_rank && u < size; k++)
+        if (g->max_tb[k] + rp[k] >= d->body_bound[k])
+            u += (size_t)snprintf(buf + u, size - u, "%stb%d + %lld < %lld", u ? " && " : "", k,
+                                  (long long)rp[k], (long long)d->body_bound[k]);
+    for (int i = 0; i < p->rank && u < size; i++)
+        if (g->max_origin[i] + g->max_tx[i] + rx[i] >= p->size[i])
+            u += (size_t)snprintf(buf + u, size - u, "%sx%d + %lld < %lld", u ? " && " : "", i,
+                                  (long long)rx[i], (long long)p->size[i]);
+}
+
+static void reg_offset(const gen *g, int64_t reg, int64_t *off)
+{
+    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
+    reg_part(g, reg, rp);
+    body_to_loop(g, rp, rx);
+    *off = loop_offset(g, rx);
+}
+
+static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
+{
+    char cond[1024];
+    int64_t off;
+    reg_condition(g, r, cond, sizeof cond);
+    reg_offset(g, r, &off);
+    if (cond[0])
+        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s ? ls_extend(in[o + %lld]) : ident);\n",
+                indent, (long long)g->acc_slot[r], (long long)g->acc_slot[r], cond,
+                (long long)off);
+    else
+        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], ls_extend(in[o + %lld]));\n", indent,
+                (long long)g->acc_slot[r], (long long)g->acc_slot[r], (long long)off);
+}
+
+/* One load group: registers [r0, r0 + n), a vector when chosen. */
+static void emit_load_group(gen *g, int64_t r0, int64_t n)
+{
+    FILE *f = g->f;
+    const char *in = ls_elem_type_name(g->p->in_type);
+    if (g->vdim < 0 || n % g->vlen != 0) {
+        fprintf(f, "        /* registers %lld..%lld: %lld x vector.transfer_read of 1 %s */\n",
+                (long long)r0, (long long)(r0 + n - 1), (long long)n, in);
+        for (int64_t r = r0; r < r0 + n; r++)
+            emit_scalar_reg(g, r, "        ");
+        return;
+    }
+    for (int64_t v = r0; v < r0 + n; v += g->vlen) {
+        char c0[1024], c1[1024], full[2100];
+        int64_t off;
+        reg_condition(g, v, c0, sizeof c0);
+        reg_condition(g, v + g->vlen - 1, c1, sizeof c1);
+        reg_offset(g, v, &off);
+        snprintf(full, sizeof full, "%s%s%s", c0, c0[0] && c1[0] ? " && " : "", c1);
+        fprintf(f, "        /* registers %lld..%lld: vector.transfer_read vector<%lldx%s> */\n",
+                (long long)v, (long long)(v + g->vlen - 1), (long long)g->vlen, in);
+        const char *ind = "        ";
+        if (full[0]) {
+            fprintf(f, "        if (%s) {\n", full);
+            ind = "            ";
+        } else {
+            fprintf(f, "        {\n");
+            ind = "            ";
+        }
+        fprintf(f, "%sconst ls_vec_t w = *(const ls_vec_t *)(in + o + %lld);\n", ind,
+                (long long)off);
+        for (int64_t e = 0; e < g->vlen; e++)
+            fprintf(f, "%sacc[%lld] = ls_combine(acc[%lld], ls_extend(w.e[%lld]));\n", ind,
+                    (long long)g->acc_slot[v + e], (long long)g->acc_slot[v + e], (long long)e);
+        if (full[0]) {
+            fprintf(f, "        } else { /* the tail: element by element, padding = identity */\n");
+            for (int64_t e = 0; e < g->vlen; e++)
+                emit_scalar_reg(g, v + e, "            ");
+        }
+        fprintf(f, "        }\n");
+    }
+}
+
+static const char *idx(const gen *g) { return g->wide ? "long long" : "int"; }
+
+/* Thread ids, virtual ids and the thread parts tb_k, tx_i. */
+static void emit_thread_setup(gen *g)
+{
+    FILE *f = g->f;
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    const ls_nested_layout *l = g->l;
+    fprintf(f, "    const int tid = threadIdx.x, lane = tid %% 32, sg = tid / 32;\n");
+    fprintf(f, "    (void)lane;\n    (void)sg;\n");
+    char lit[96];
+    literal(p->acc_type, ls_identity(p->combiner, p->acc_type), lit, sizeof lit);
+    fprintf(f, "    const ls_acc_t ident = %s; /* identity of %s */\n", lit,
+            ls_combiner_name(p->combiner));
+    fprintf(f, "    /* workgroup coordinates (linear id, last dim fastest) */\n");
+    int64_t div = 1;
+    for (int i = p->rank - 1; i >= 0; i--) {
+        if (p->is_reduction[i])
+            continue;
+        fprintf(f, "    const %s wg%d = (%s)blockIdx.x / %lld %% %lld;\n", idx(g), i, idx(g),
+                (long long)div, (long long)d->wg_count[i]);
+        div *= d->wg_count[i];
+    }
+    fprintf(f, "    /* nested layout: virtual subgroup and thread ids -> body coordinates */\n");
+    for (int k = 0; k < l->rank; k++) {
+        int64_t sm, tm;
+        tile_mults(l, k, &sm, &tm);
+        fprintf(f, "    const %s tb%d = 0", idx(g), k);
+        if (l->subgroup_tile[k] > 1 && l->subgroup_strides[k] > 0)
+            fprintf(f, " + (sg / %lld) %% %lld * %lld", (long long)l->subgroup_strides[k],
+                    (long long)l->subgroup_tile[k], (long long)sm);
+        if (l->thread_tile[k] > 1 && l->thread_strides[k] > 0)
+            fprintf(f, " + (lane / %lld) %% %lld * %lld", (long long)l->thread_strides[k],
+                    (long long)l->thread_tile[k], (long long)tm);
+        fprintf(f, ";\n    (void)tb%d;\n", k);
+    }
+    for (int i = 0; i < p->rank; i++) {
+        fprintf(f, "    const %s tx%d = 0", idx(g), i);
+        for (int k = 0; k < d->body_rank; k++)
+            if (d->body_origin[k] == i)
+                fprintf(f, " + tb%d * %lld", k, (long long)d->body_scale[k]);
+        fprintf(f, ";\n");
+    }
+}
+
+static void emit_load_accumulate(gen *g)
+{
+    FILE *f = g->f;
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    fprintf(f, "\n    /* [load+accumulate] %%acc = splat identity : %lld accumulators */\n",
+            (long long)g->nacc);
+    fprintf(f, "    ls_acc_t acc[%lld];\n#pragma unroll\n    for (int i = 0; i < %lld; ++i)\n"
+               "        acc[i] = ident;\n",
+            (long long)g->nacc, (long long)g->nacc);
+    fprintf(f, "    /* scf.for over the partial-reduction chunks: %lld iteration%s */\n",
+            (long long)g->plan->iterations, g->plan->iterations == 1 ? "" : "s");
+    fprintf(f, "    for (%s it = 0; it < %lld; ++it) {\n", idx(g), (long long)g->plan->iterations);
+    int64_t div = 1;
+    for (int i = p->rank - 1; i >= 0; i--) {
+        if (!p->is_reduction[i])
+            continue;
+        fprintf(f, "        const %s x%d = (it / %lld) %% %lld * %lld + tx%d;\n", idx(g), i,
+                (long long)div, (long long)d->iterations[i], (long long)d->chunk[i], i);
+        div *= d->iterations[i];
+    }
+    for (int i = 0; i < p->rank; i++)
+        if (!p->is_reduction[i])
+            fprintf(f, "        const %s x%d = wg%d * %lld + tx%d;\n", idx(g), i, i,
+                    (long long)d->wg_tile[i], i);
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "        (void)x%d;\n", i);
+    fprintf(f, "        const %s o = 0", idx(g));
+    for (int i = 0; i < p->rank; i++)
+        if (g->in_stride[i])
+            fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[i]);
+    fprintf(f, "; /* input offset of register 0 */\n");
+    int64_t group = g->plan->load_width > 0 ? g->plan->load_width : 1;
+    for (int64_t r = 0; r < g->regs; r += group)
+        emit_load_group(g, r, group);
+    fprintf(f, "    }\n");
+}
+
+static void emit_reduce_steps(gen *g, const ls_subgroup_reduce *r, const char *v, const char *ind)
+{
+    for (int i = 0; i < r->n_steps; i++)
+        fprintf(g->f, "%s%s = ls_combine(%s, ls_shfl_xor(%s, %lld));\n", ind, v, v, v,
+                (long long)r->steps[i].offset);
+}
+
+/* Per result slot q: the linear position over the parallel body dims'
+ * layout extents (the cross-subgroup buffer's row), thread part + constant. */
+static void parallel_pos_parts(const gen *g, int64_t q, int64_t *cpos, char *tpos, size_t size)
+{
+    const ls_derived *d = g->d;
+    const ls_nested_layout *l = g->l;
+    int64_t rp[LS_MAX_BODY], mult = 1;
+    reg_part(g, g->slot_reg[q], rp);
+    *cpos = 0;
+    size_t u = (size_t)snprintf(tpos, size, "0");
+    for (int k = l->rank - 1; k >= 0; k--) {
+        if (d->body_inner[k] || g->p->is_reduction[d->body_origin[k]])
+            continue;
+        *cpos += rp[k] * mult;
+        if (u < size)
+            u += (size_t)snprintf(tpos + u, size - u, " + tb%d * %lld", k, (long long)mult);
+        mult *= ls_nl_extent(l, k);
+    }
+}
+
+/* Virtual id of this thread on body dim k: "(lane / s) % t" or "0". */
+static void virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t size)
+{
+    int64_t tile = subgroup ? l->subgroup_tile[k] : l->thread_tile[k];
+    int64_t stride = subgroup ? l->subgroup_strides[k] : l->thread_strides[k];
+    if (tile > 1 && stride > 0)
+        snprintf(buf, size, "(%s / %lld %% %lld)", subgroup ? "sg" : "lane", (long long)stride,
+                 (long long)tile);
+    else
+        snprintf(buf, size, "0");
+}
+
+static void emit_reduces(gen *g)
+{
+    FILE *f = g->f;
+    const ls_plan *pl = g->plan;
+    fprintf(f, "\n    /* [thread reduce] vector.multi_reduction over the reduced registers */\n");
+    fprintf(f, "    ls_acc_t res[%lld];\n", (long long)g->nres);
+    for (int64_t q = 0; q < g->nres; q++)
+        fprintf(f, "    res[%lld] = ident;\n", (long long)q);
+    for (int64_t a = 0; a < g->nacc; a++)
+        fprintf(f, "    res[%lld] = ls_combine(res[%lld], acc[%lld]);\n",
+                (long long)g->res_slot[a], (long long)g->res_slot[a], (long long)a);
+    fprintf(f, "\n    /* [subgroup reduce]%s */\n",
+            pl->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
+    for (int i = 0; i < pl->n_subgroup_reduces; i++) {
+        const ls_subgroup_reduce *r = &pl->subgroup_reduces[i];
+        fprintf(f, "    /* gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld): XOR "
+                   "butterfly */\n",
+                ls_combiner_name(g->p->combiner), (long long)r->cluster_size,
+                (long long)r->cluster_stride);
+        fprintf(f, "#pragma unroll\n    for (int q = 0; q < %lld; ++q) {\n", (long long)g->nres);
+        emit_reduce_steps(g, r, "res[q]", "        ");
+        fprintf(f, "    }\n");
+    }
+}
+
+/* The cross-subgroup buffer: rows of [slots + padding] per parallel position. */
+static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
+{
+    FILE *f = g->f;
+    const ls_plan *pl = g->plan;
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    const ls_nested_layout *l = g->l;
+    *smem_bytes = 0;
+    if (!pl->cross_subgroup) {
+        fprintf(f, "\n    /* [cross-subgroup] none: no reduced dim is split across subgroups */\n");
+        return;
+    }
+    int red[LS_MAX_BODY], nred = 0;
+    int64_t nslots = 1, npos = 1;
+    for (int k = 0; k < l->rank; k++) {
+        if (d->body_inner[k])
+            continue;
+        if (p->is_reduction[d->body_origin[k]]) {
+            red[nred++] = k;
+            nslots *= l->subgroup_tile[k];
+        } else {
+            npos *= ls_nl_extent(l, k);
+        }
+    }
+    int64_t row = nslots + pl->buffer_pad;
+    *smem_bytes = npos * row * pl->acc_elem_bytes;
+    fprintf(f, "\n    /* [cross-subgroup] memref<%lldx%lldx%s, workgroup>: %lld slot%s + %lld "
+               "padding per row (%lld bytes) */\n",
+            (long long)npos, (long long)row, ls_elem_type_name(p->acc_type), (long long)nslots,
+            nslots == 1 ? "" : "s", (long long)pl->buffer_pad, (long long)*smem_bytes);
+    fprintf(f, "    __shared__ ls_acc_t buf[%lld];\n", (long long)(npos * row));
+    fprintf(f, "    __syncthreads(); /* gpu.barrier: the buffer may still be read */\n");
+    char wcond[512], slot[512], v[64];
+    size_t u = (size_t)snprintf(wcond, sizeof wcond, "lane < %lld && sg < %lld",
+                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
+    size_t s = (size_t)snprintf(slot, sizeof slot, "0");
+    for (int r = 0; r < nred; r++) {
+        virt(l, red[r], false, v, sizeof v);
+        if (strcmp(v, "0") != 0 && u < sizeof wcond)
+            u += (size_t)snprintf(wcond + u, sizeof wcond - u, " && %s == 0", v);
+        virt(l, red[r], true, v, sizeof v);
+        if (s < sizeof slot)
+            s += (size_t)snprintf(slot + s, sizeof slot - s, " * %lld + %s",
+                                  (long long)l->subgroup_tile[red[r]], v);
+    }
+    fprintf(f, "    if (%s) { /* first thread of its cluster writes its partial */\n", wcond);
+    fprintf(f, "        const int slot = %s;\n", slot);
+    for (int64_t q = 0; q < g->nres; q++) {
+        int64_t cpos;
+        char tpos[512];
+        parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
+        fprintf(f, "        buf[(%s + %lld) * %lld + slot] = res[%lld];\n", tpos, (long long)cpos,
+                (long long)row, (long long)q);
+    }
+    fprintf(f, "    }\n    __syncthreads(); /* gpu.barrier: the partials are visible */\n");
+    if (pl->read_cluster == 1) {
+        fprintf(f, "    /* no lane dim holds %lld slots: every lane folds the row */\n",
+                (long long)nslots);
+    } else {
+        fprintf(f, "    /* lanes read their slot of the row (padding = identity) */\n");
+        fprintf(f, "    int rem = lane / %lld %% %lld;\n    (void)rem;\n",
+                (long long)pl->read_stride, (long long)pl->read_cluster);
+        char in[512], sl[512];
+        size_t a = (size_t)snprintf(in, sizeof in, "true");
+        size_t b = (size_t)snprintf(sl, sizeof sl, "0");
+        for (int r = 0; r < nred; r++) {
+            int64_t tile = 1;
+            while (tile < l->subgroup_tile[red[r]])
+                tile <<= 1;
+            fprintf(f, "    const int c%d = rem %% %lld;\n    rem /= %lld;\n", r, (long long)tile,
+                    (long long)tile);
+            if (a < sizeof in)
+                a += (size_t)snprintf(in + a, sizeof in - a, " && c%d < %lld", r,
+                                      (long long)l->subgroup_tile[red[r]]);
+            if (b < sizeof sl)
+                b += (size_t)snprintf(sl + b, sizeof sl - b, " * %lld + c%d",
+                                      (long long)l->subgroup_tile[red[r]], r);
+        }
+        fprintf(f, "    const bool inside = %s;\n    const int rslot = inside ? %s : 0;\n", in, sl);
+    }
+    for (int64_t q = 0; q < g->nres; q++) {
+        int64_t cpos;
+        char tpos[512];
+        parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
+        fprintf(f, "    {\n        const ls_acc_t *rowp = buf + (%s + %lld) * %lld;\n", tpos,
+                (long long)cpos, (long long)row);
+        if (pl->read_cluster == 1) {
+            fprintf(f, "        ls_acc_t v = ident;\n");
+            for (int64_t k = 0; k < nslots; k++)
+                fprintf(f, "        v = ls_combine(v, rowp[%lld]);\n", (long long)k);
+        } else {
+            fprintf(f, "        ls_acc_t v = inside ? rowp[rslot] : ident;\n");
+            fprintf(f, "        /* gpu.subgroup_reduce cluster(size = %lld, stride = %lld) */\n",
+                    (long long)pl->cross_reduce.cluster_size,
+                    (long long)pl->cross_reduce.cluster_stride);
+            emit_reduce_steps(g, &pl->cross_reduce, "v", "        ");
+        }
+        fprintf(f, "        res[%lld] = v;\n    }\n", (long long)q);
+    }
+}
+
+static void emit_store(gen *g)
+{
+    FILE *f = g->f;
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    const ls_nested_layout *l = g->l;
+    fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is linalg.fill's identity */\n",
+            ls_combiner_name(p->combiner));
+    for (int64_t q = 0; q < g->nres; q++)
+        fprintf(f, "    res[%lld] = ls_combine(res[%lld], ident);\n", (long long)q, (long long)q);
+    char wcond[1024], v[64];
+    size_t u = (size_t)snprintf(wcond, sizeof wcond, "lane < %lld && sg < %lld",
+                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
+    for (int k = 0; k < l->rank; k++) {
+        if (!p->is_reduction[d->body_origin[k]])
+            continue;
+        for (int sgp = 0; sgp < 2; sgp++) {
+            virt(l, k, sgp == 1, v, sizeof v);
+            if (strcmp(v, "0") != 0 && u < sizeof wcond)
+                u += (size_t)snprintf(wcond + u, sizeof wcond - u, " && %s == 0", v);
+        }
+    }
+    /* output strides: row-major over the output operand's dims */
+    int64_t ostride[LS_MAX_RANK] = {0}, s = 1;
+    for (int j = p->out_map_n - 1; j >= 0; j--) {
+        ostride[p->out_map[j]] = s;
+        s *= p->size[p->out_map[j]];
+    }
+    fprintf(f, "\n    /* [store] one thread per output element */\n    if (%s) {\n", wcond);
+    for (int64_t q = 0; q < g->nres; q++) {
+        int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
+        reg_part(g, g->slot_reg[q], rp);
+        body_to_loop(g, rp, rx);
+        char cond[1024], off[1024];
+        size_t a = 0, b = (size_t)snprintf(off, sizeof off, "0");
+        cond[0] = 0;
+        for (int k = 0; k < d->body_rank; k++)
+            if (!p->is_reduction[d->body_origin[k]] && g->max_tb[k] + rp[k] >= d->body_bound[k] &&
+                a < sizeof cond)
+                a += (size_t)snprintf(cond + a, sizeof cond - a, "%stb%d + %lld < %lld",
+                                      a ? " && " : "", k, (long long)rp[k],
+                                      (long long)d->body_bound[k]);
+        for (int i = 0; i < p->rank; i++) {
+            if (p->is_reduction[i])
+                continue;
+            if (g->max_origin[i] + g->max_tx[i] + rx[i] >= p->size[i] && a < sizeof cond)
+                a += (size_t)snprintf(cond + a, sizeof cond - a, "%swg%d * %lld + tx%d + %lld < %lld",
+                                      a ? " && " : "", i, (long long)d->wg_tile[i], i,
+                                      (long long)rx[i], (long long)p->size[i]);
+            if (b < sizeof off)
+                b += (size_t)snprintf(off + b, sizeof off - b, " + (wg%d * %lld + tx%d + %lld) * %lld",
+                                      i, (long long)d->wg_tile[i], i, (long long)rx[i],
+                                      (long long)ostride[i]);
+        }
+        if (cond[0])
+            fprintf(f, "        if (%s)\n    ", cond);
+        fprintf(f, "        out[%s] = res[%lld];\n", off, (long long)q);
+    }
+    fprintf(f, "    }\n");
+}
+
+static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *launch)
+{
+    FILE *f = g->f;
+    const ls_problem *p = g->p;
+    const ls_derived *d = g->d;
+    char buf[2048];
+    fprintf(f, "/* lanescope measure: CUDA C for %s of %s, as IREE's VectorDistribute lowers it.\n",
+            p->name, source_name);
+    ls_lowering_config_format(&p->config, buf, sizeof buf);
+    fprintf(f, " *   lowering_config: %s%s\n", buf, p->config_suggested ? " (IREE's default)" : "");
+    ls_nested_layout_format(&d->layout, buf, sizeof buf);
+    fprintf(f, " *   layout: %s\n", buf);
+    fprintf(f, " *   %s %s reduction, %s in memory; iteration space ", ls_combiner_name(p->combiner),
+            ls_elem_type_name(p->acc_type), ls_elem_type_name(p->in_type));
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "%s%lld%s", i ? "x" : "", (long long)p->size[i], p->is_reduction[i] ? "r" : "");
+    fprintf(f, "\n *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroups of 32), %lld bytes of "
+               "shared memory\n",
+            launch->grid[0], launch->block[0], (long long)d->num_subgroups,
+            (long long)launch->smem_bytes);
+    fprintf(f, " *   input %lld elements (%lld bytes), output %lld elements (%lld bytes)\n",
+            (long long)launch->in_elems, (long long)launch->in_bytes, (long long)launch->out_elems,
+            (long long)launch->out_bytes);
+    if (launch->vector_loads)
+        fprintf(f, " *   loads: %d-byte vectors\n", launch->vector_bytes);
+    else
+        fprintf(f, " *   loads: scalar (%s)\n", launch->vector_note);
+    fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
+}
+
+static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
+{
+    const ls_problem *p = plan->problem;
+    const ls_derived *d = plan->derived;
+    if (plan->amd)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "the CUDA path runs NVIDIA plans; this one is lowered for an AMD "
+                           "target (DPP steps); give --target h100 or another NVIDIA model");
+    if (d->subgroup_size != 32)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "the config's subgroup size is %lld; NVIDIA warps have 32 lanes",
+                           (long long)d->subgroup_size);
+    if (d->workgroup_size > 1024)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "workgroup of %lld threads; a CUDA block holds at most 1024",
+                           (long long)d->workgroup_size);
+    if (d->total_workgroups > 2147483647)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "%lld workgroups; a CUDA grid holds at most 2^31-1 blocks in x",
+                           (long long)d->total_workgroups);
+    if (!storage_type(p->in_type) || !storage_type(p->acc_type))
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s/%s: the CUDA path supports f16, bf16, f32, i8, i16 and i32 "
+                           "(NVIDIA shuffles are 32 bits wide)",
+                           ls_elem_type_name(p->in_type), ls_elem_type_name(p->acc_type));
+    int64_t regs = ls_nl_registers(&d->layout);
+    if (regs > LS_CUDA_MAX_REGISTERS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "%lld registers per thread per iteration; the generator unrolls at "
+                           "most %d",
+                           (long long)regs, LS_CUDA_MAX_REGISTERS);
+    return LS_OK;
+}
+
+static void fill_launch(gen *g, ls_cuda_launch *launch)
+{
+    const ls_problem *p = g->p;
+    const ls_derived *d = g->d;
+    memset(launch, 0, sizeof *launch);
+    snprintf(launch->kernel, sizeof launch->kernel, "lanescope_reduce");
+    launch->grid[0] = (unsigned)d->total_workgroups;
+    launch->grid[1] = launch->grid[2] = 1;
+    launch->block[0] = (unsigned)d->workgroup_size;
+    launch->block[1] = launch->block[2] = 1;
+    launch->in_elems = 1;
+    for (int j = 0; j < p->in_map_n; j++)
+        launch->in_elems *= p->size[p->in_map[j]];
+    launch->out_elems = 1;
+    for (int j = 0; j < p->out_map_n; j++)
+        launch->out_elems *= p->size[p->out_map[j]];
+    launch->in_elem_bytes = ls_elem_type_bits(p->in_type) / 8;
+    launch->out_elem_bytes = ls_elem_type_bits(p->acc_type) / 8;
+    launch->in_bytes = launch->in_elems * launch->in_elem_bytes;
+    launch->out_bytes = launch->out_elems * launch->out_elem_bytes;
+}
+
+ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **src,
+                           ls_cuda_launch *launch, ls_diag *diag)
+{
+    *src = NULL;
+    ls_status st = check_plan(plan, diag);
+    if (st)
+        return st;
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.plan = plan;
+    g.p = plan->problem;
+    g.d = plan->derived;
+    g.l = &g.d->layout;
+    g.regs = ls_nl_registers(g.l);
+    g.nacc = plan->acc_registers;
+    g.nres = plan->results_per_thread;
+    g.acc_slot = ls_xcalloc((size_t)g.regs, sizeof *g.acc_slot);
+    g.res_slot = ls_xcalloc((size_t)g.nacc, sizeof *g.res_slot);
+    g.slot_reg = ls_xcalloc((size_t)g.nres, sizeof *g.slot_reg);
+    for (int64_t r = 0; r < g.regs; r++) {
+        int64_t a, q;
+        ls_register_slots(g.d, g.p, r, &a, &q);
+        g.acc_slot[r] = a;
+        g.res_slot[a] = q;
+    }
+    for (int64_t r = g.regs; r-- > 0;)
+        g.slot_reg[g.res_slot[g.acc_slot[r]]] = r;
+    ls_input_strides(g.p, g.in_stride);
+    fill_launch(&g, launch);
+    g.wide = launch->in_elems >= INT64_C(1) << 31 || launch->out_elems >= INT64_C(1) << 31;
+    scan_bounds(&g);
+    choose_vector(&g, launch);
+    launch->vector_loads = g.vdim >= 0;
+    launch->vector_bytes = g.vdim >= 0 ? (int)(g.vlen * plan->load_elem_bytes) : 0;
+
+    /* the body first (it knows the shared memory size), then header + body */
+    char *body = NULL;
+    size_t body_len = 0;
+    g.f = open_memstream(&body, &body_len);
+    fprintf(g.f, "\nextern \"C\" __global__ void __launch_bounds__(%lld)\n"
+                 "lanescope_reduce(const ls_in_t *__restrict__ in, ls_acc_t *__restrict__ out)\n{\n",
+            (long long)g.d->workgroup_size);
+    emit_thread_setup(&g);
+    emit_load_accumulate(&g);
+    emit_reduces(&g);
+    emit_cross_subgroup(&g, &launch->smem_bytes);
+    emit_store(&g);
+    fprintf(g.f, "}\n");
+    fclose(g.f);
+
+    char *text = NULL;
+    size_t len = 0;
+    g.f = open_memstream(&text, &len);
+    emit_header(&g, source_name, launch);
+    emit_types(&g);
+    emit_helpers(&g);
+    fwrite(body, 1, body_len, g.f);
+    fclose(g.f);
+    free(body);
+    free(g.acc_slot);
+    free(g.res_slot);
+    free(g.slot_reg);
+    if (launch->smem_bytes > 48 * 1024) {
+        free(text);
+        return ls_diag_set(diag, LS_ERR_LIMIT, g.p->file, g.p->line, g.p->col,
+                           "the cross-subgroup buffer needs %lld bytes; static shared memory "
+                           "is limited to 49152",
+                           (long long)launch->smem_bytes);
+    }
+    *src = text;
+    return LS_OK;
+}

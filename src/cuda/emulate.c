@@ -1,0 +1,250 @@
+/* emulate.c: run the generated CUDA C on the CPU (see measure.h).
+ *
+ * The kernel source is compiled unchanged by the host C++ compiler after a
+ * prelude that gives CUDA's names a CPU meaning: every CUDA thread of a
+ * block is a POSIX thread, __syncthreads is a barrier of the block,
+ * __shfl_xor_sync writes the lane's 32 bits to its warp's exchange row,
+ * waits for the warp, reads lane ^ offset, waits again; __shared__ is a
+ * static (blocks run one after another, with a barrier between them).
+ * The 16-bit float types convert with round-to-nearest-even, as the GPU
+ * does.  This checks the generator's index math, combine order, butterflies
+ * and buffer slots against the reference with no GPU; it says nothing
+ * about time.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lanescope/arena.h"
+#include "lanescope/measure.h"
+
+static const char prelude[] =
+    "/* lanescope emulation prelude: CUDA names for the CPU */\n"
+    "#include <cstdlib>\n"
+    "#include <cstring>\n"
+    "#include <pthread.h>\n"
+    "#define __global__\n"
+    "#define __device__\n"
+    "#define __forceinline__ inline\n"
+    "#define __launch_bounds__(n)\n"
+    "#define __restrict__ __restrict\n"
+    "#define __align__(n) alignas(n)\n"
+    "#define __shared__ static\n"
+    "struct ls_dim3 { unsigned x, y, z; };\n"
+    "static thread_local ls_dim3 threadIdx, blockIdx;\n"
+    "static pthread_barrier_t ls_block_bar, ls_warp_bar[32];\n"
+    "static unsigned ls_warp_row[32][32];\n"
+    "static inline void __syncthreads() { pthread_barrier_wait(&ls_block_bar); }\n"
+    "static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }\n"
+    "static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }\n"
+    "static inline unsigned ls_emu_shfl(unsigned v, int off)\n"
+    "{\n"
+    "    unsigned w = threadIdx.x / 32, l = threadIdx.x % 32;\n"
+    "    ls_warp_row[w][l] = v;\n"
+    "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
+    "    unsigned r = ls_warp_row[w][l ^ (unsigned)off];\n"
+    "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
+    "    return r;\n"
+    "}\n"
+    "static inline unsigned __shfl_xor_sync(unsigned, unsigned v, int off) { return ls_emu_shfl(v, off); }\n"
+    "static inline float __shfl_xor_sync(unsigned, float v, int off)\n"
+    "{ return __uint_as_float(ls_emu_shfl(__float_as_uint(v), off)); }\n"
+    "struct __half { unsigned short bits; };\n"
+    "struct __nv_bfloat16 { unsigned short bits; };\n"
+    "static inline unsigned short __half_as_ushort(__half h) { return h.bits; }\n"
+    "static inline __half __ushort_as_half(unsigned short b) { __half h; h.bits = b; return h; }\n"
+    "static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.bits; }\n"
+    "static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short b) { __nv_bfloat16 h; h.bits = b; return h; }\n"
+    "static inline float __half2float(__half h) { _Float16 v; memcpy(&v, &h.bits, 2); return (float)v; }\n"
+    "static inline __half __float2half_rn(float f) { _Float16 v = (_Float16)f; __half h; memcpy(&h.bits, &v, 2); return h; }\n"
+    "static inline float __bfloat162float(__nv_bfloat16 h) { return __uint_as_float((unsigned)h.bits << 16); }\n"
+    "static inline __nv_bfloat16 __float2bfloat16_rn(float f)\n"
+    "{\n"
+    "    unsigned u = __float_as_uint(f);\n"
+    "    if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16((unsigned short)((u >> 16) | 0x40));\n"
+    "    u += 0x7fffu + ((u >> 16) & 1u);\n"
+    "    return __ushort_as_bfloat16((unsigned short)(u >> 16));\n"
+    "}\n"
+    "#line 1 \"kernel.cu\"\n";
+
+static const char launcher[] =
+    "\n/* lanescope emulation launcher */\n"
+    "struct ls_emu_thread { const ls_in_t *in; ls_acc_t *out; unsigned grid, tid; };\n"
+    "static void *ls_emu_body(void *p)\n"
+    "{\n"
+    "    ls_emu_thread *t = (ls_emu_thread *)p;\n"
+    "    threadIdx.x = t->tid; threadIdx.y = threadIdx.z = 0;\n"
+    "    for (unsigned b = 0; b < t->grid; b++) {\n"
+    "        blockIdx.x = b; blockIdx.y = blockIdx.z = 0;\n"
+    "        lanescope_reduce(t->in, t->out);\n"
+    "        pthread_barrier_wait(&ls_block_bar); /* the next block reuses __shared__ */\n"
+    "    }\n"
+    "    return nullptr;\n"
+    "}\n"
+    "extern \"C\" int ls_emu_run(const void *in, void *out, unsigned grid, unsigned block)\n"
+    "{\n"
+    "    pthread_barrier_init(&ls_block_bar, nullptr, block);\n"
+    "    for (unsigned w = 0; w < block / 32; w++) pthread_barrier_init(&ls_warp_bar[w], nullptr, 32);\n"
+    "    ls_emu_thread *ts = new ls_emu_thread[block];\n"
+    "    pthread_t *th = new pthread_t[block];\n"
+    "    pthread_attr_t attr;\n"
+    "    pthread_attr_init(&attr);\n"
+    "    pthread_attr_setstacksize(&attr, 1 << 20);\n"
+    "    int rc = 0;\n"
+    "    unsigned started = 0;\n"
+    "    for (unsigned i = 0; i < block; i++, started++) {\n"
+    "        ts[i] = {(const ls_in_t *)in, (ls_acc_t *)out, grid, i};\n"
+    "        if (pthread_create(&th[i], &attr, ls_emu_body, &ts[i]) != 0) { rc = -1; break; }\n"
+    "    }\n"
+    "    if (rc != 0) { /* cannot finish the barriers: fail loudly, as a fault would */\n"
+    "        std::abort();\n"
+    "    }\n"
+    "    for (unsigned i = 0; i < started; i++) pthread_join(th[i], nullptr);\n"
+    "    pthread_attr_destroy(&attr);\n"
+    "    pthread_barrier_destroy(&ls_block_bar);\n"
+    "    for (unsigned w = 0; w < block / 32; w++) pthread_barrier_destroy(&ls_warp_bar[w]);\n"
+    "    delete[] ts;\n"
+    "    delete[] th;\n"
+    "    return rc;\n"
+    "}\n";
+
+static int write_file(const char *path, const char *a, const char *b, const char *c)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(a, f);
+    if (b)
+        fputs(b, f);
+    if (c)
+        fputs(c, f);
+    return fclose(f);
+}
+
+/* Run the compiler without a shell: argv, output to log. */
+static int compile(const char *cxx, const char *src, const char *so, const char *incdir,
+                   const char *log)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        FILE *l = freopen(log, "w", stderr);
+        (void)l;
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        execlp(cxx, cxx, "-std=c++17", "-O1", "-w", "-fPIC", "-shared", "-pthread", "-I", incdir,
+               "-x", "c++", src, "-o", so, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void first_line(const char *path, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    /* the first line that says "error" */
+    char line[512];
+    while (fgets(line, sizeof line, f))
+        if (strstr(line, "error")) {
+            line[strcspn(line, "\n")] = 0;
+            size_t n = strlen(line) < size - 1 ? strlen(line) : size - 1;
+            memcpy(buf, line, n);
+            buf[n] = 0;
+            break;
+        }
+    fclose(f);
+}
+
+ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, int64_t *checked,
+                          double *max_bound_ratio, ls_diag *diag)
+{
+    char *src = NULL;
+    ls_cuda_launch L;
+    *checked = 0;
+    *max_bound_ratio = 0;
+    ls_status st = ls_cuda_generate(plan, plan->problem->file, &src, &L, diag);
+    if (st)
+        return st;
+    st = ls_cuda_emulate_source(plan, src, &L, in, checked, max_bound_ratio, diag);
+    free(src);
+    return st;
+}
+
+ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
+                                 ls_input_source in, int64_t *checked, double *max_bound_ratio,
+                                 ls_diag *diag)
+{
+    const ls_problem *p = plan->problem;
+    const ls_cuda_launch L = *launch;
+    ls_status st;
+    *checked = 0;
+    *max_bound_ratio = 0;
+    char dir[] = "/tmp/lanescope-emu-XXXXXX";
+    if (!mkdtemp(dir)) {
+        return ls_diag_set(diag, LS_ERR_IO, "/tmp", 0, 0, "cannot make a temporary folder: %s",
+                           strerror(errno));
+    }
+    char cu[64], so[64], log[64], h1[64], h2[64];
+    snprintf(cu, sizeof cu, "%s/kernel.cc", dir);
+    snprintf(so, sizeof so, "%s/kernel.so", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(h1, sizeof h1, "%s/cuda_fp16.h", dir);
+    snprintf(h2, sizeof h2, "%s/cuda_bf16.h", dir);
+    const char *cxx = getenv("CXX") && *getenv("CXX") ? getenv("CXX") : "c++";
+    void *lib = NULL, *hin = NULL, *hout = NULL;
+    if (write_file(cu, prelude, src, launcher) || write_file(h1, "", NULL, NULL) ||
+        write_file(h2, "", NULL, NULL)) {
+        st = ls_diag_set(diag, LS_ERR_IO, dir, 0, 0, "cannot write the emulation sources");
+        goto out;
+    }
+    int rc = compile(cxx, cu, so, dir, log);
+    if (rc != 0) {
+        char why[400];
+        first_line(log, why, sizeof why);
+        st = ls_diag_set(diag, rc == 127 ? LS_ERR_UNAVAILABLE : LS_ERR_INVALID, p->file, p->line,
+                         p->col, "%s",
+                         rc == 127 ? "--emulate needs a C++ compiler ($CXX or c++ on PATH)" : why);
+        goto out;
+    }
+    lib = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* its libstdc++ stays: LSan */
+    int (*run)(const void *, void *, unsigned, unsigned) = NULL;
+    if (lib)
+        *(void **)&run = dlsym(lib, "ls_emu_run");
+    if (!run) {
+        st = ls_diag_set(diag, LS_ERR_IO, so, 0, 0, "cannot load the emulated kernel: %s",
+                         dlerror());
+        goto out;
+    }
+    hin = ls_cuda_make_input(plan, in, &L);
+    hout = ls_xmalloc((size_t)L.out_bytes + 1);
+    memset(hout, 0xa5, (size_t)L.out_bytes); /* an unwritten output cannot pass */
+    if (run(hin, hout, L.grid[0], L.block[0]) != 0) {
+        st = ls_diag_set(diag, LS_ERR_IO, so, 0, 0, "the emulator could not start its threads");
+        goto out;
+    }
+    st = ls_cuda_check_output(plan, in, hout, checked, max_bound_ratio, diag);
+out:
+    if (lib)
+        dlclose(lib);
+    free(hin);
+    free(hout);
+    unlink(cu);
+    unlink(so);
+    unlink(log);
+    unlink(h1);
+    unlink(h2);
+    rmdir(dir);
+    return st;
+}
