@@ -1,0 +1,97 @@
+#!/bin/sh
+# cli_cuda.sh: `lanescope measure` without a GPU: the generated CUDA C and its
+# header, NVRTC's PTX (16-byte loads, shfl.sync.bfly, two bar.sync, no
+# redux.sync), the CPU emulation checked against the reference, and the
+# one-line refusals: no GPU (exit 3, no file written), AMD targets, 64-lane
+# subgroups, bad flags.
+set -u
+LANESCOPE=${LANESCOPE:-./lanescope}
+EX=${LS_EXAMPLES:-examples}
+DATA=$(dirname "$0")/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() { # name, status of the condition
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+contains() { # name, file, fixed string
+    grep -qF -- "$3" "$2"
+    r=$?
+    [ $r -eq 0 ] || { echo "--- $2:"; head -30 "$2"; }
+    check "$1: expects '$3'" $r
+}
+count_is() { # name, file, fixed string, count
+    n=$(grep -cF -- "$3" "$2")
+    [ "$n" -eq "$4" ]
+    r=$?
+    [ $r -eq 0 ] || echo "--- $2 has $n lines with '$3', expected $4"
+    check "$1" $r
+}
+
+F16=$EX/h100_rowsum_f16_2048x8192.mlir
+SMALL=$DATA/cuda_maxsi_i16_6x100.mlir
+
+# --emit-cuda: readable source with the launch facts in its header.
+$LANESCOPE measure "$F16" --emit-cuda >"$tmp/f16.cu" 2>"$tmp/err"
+check "emit-cuda exits 0" $?
+contains "header config" "$tmp/f16.cu" "lowering_config: #iree_gpu.lowering_config<{workgroup = [1, 0], thread = [0, 8], partial_reduction = [0, 2048]"
+contains "header launch" "$tmp/f16.cu" "grid 2048 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32), 40 bytes of shared memory"
+contains "header loads" "$tmp/f16.cu" "loads: 16-byte vectors"
+contains "stage names" "$tmp/f16.cu" "[cross-subgroup] memref<1x10xf32, workgroup>: 8 slots + 2 padding per row"
+contains "extf" "$tmp/f16.cu" "return (__half2float(v)); /* arith.extf */"
+count_is "two barriers" "$tmp/f16.cu" "__syncthreads();" 2
+$LANESCOPE measure "$F16" --emit-cuda -o "$tmp/out.cu"
+cmp -s "$tmp/f16.cu" "$tmp/out.cu"
+check "-o writes the same source" $?
+
+# --ptx: NVRTC, when this build has the CUDA path.
+$LANESCOPE measure "$F16" --ptx >"$tmp/f16.ptx" 2>"$tmp/err"
+r=$?
+if [ $r -eq 3 ] && grep -q "built without the CUDA path" "$tmp/err"; then
+    echo "cli_cuda: this build has no CUDA path: PTX checks skipped"
+else
+    check "ptx exits 0" $r
+    contains "ptx target" "$tmp/f16.ptx" ".target sm_90"
+    contains "16-byte loads" "$tmp/f16.ptx" "ld.global.nc.v4.u32"
+    count_is "butterflies: 5 lane + 3 cross-subgroup shuffles" "$tmp/f16.ptx" "shfl.sync.bfly.b32" 8
+    count_is "no redux.sync" "$tmp/f16.ptx" "redux.sync" 0
+    count_is "two bar.sync" "$tmp/f16.ptx" "bar.sync" 2
+    $LANESCOPE measure "$F16" --ptx --arch sm_80 >"$tmp/f16_80.ptx"
+    contains "--arch" "$tmp/f16_80.ptx" ".target sm_80"
+fi
+
+# --emulate: the generated kernel on the CPU, checked (ragged i16 maxsi with a
+# cross-subgroup stage, a seed of its own).
+$LANESCOPE measure "$SMALL" --emulate --seed 9 >"$tmp/emu.txt" 2>"$tmp/err"
+check "emulate exits 0" $?
+contains "emulated values" "$tmp/emu.txt" "emulated on the CPU: 6 outputs match the reference (maxsi i16, seed 9)"
+
+# No GPU here: exit 3, one line, nothing written.
+LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1 $LANESCOPE measure "$SMALL" -o "$tmp/m.txt" 2>"$tmp/err"
+check "no GPU exits 3" $([ $? -eq 3 ]; echo $?)
+contains "no GPU message" "$tmp/err" "lanescope measure: no NVIDIA driver/GPU found"
+count_is "one line" "$tmp/err" "lanescope" 1
+[ ! -e "$tmp/m.txt" ]
+check "no file written without a GPU" $?
+
+# Refusals with the reason.
+$LANESCOPE measure "$SMALL" --target mi300x --emit-cuda >"$tmp/o" 2>"$tmp/err"
+check "AMD target exits 1" $([ $? -eq 1 ]; echo $?)
+contains "AMD target" "$tmp/err" "mi300x (gfx942) is not an NVIDIA target"
+$LANESCOPE measure "$EX/seed000_example2.mlir" --target h100 --emit-cuda >"$tmp/o" 2>"$tmp/err"
+check "64-lane config exits 1" $([ $? -eq 1 ]; echo $?)
+contains "64-lane config" "$tmp/err" "seed000_example2.mlir:21:14: the config's subgroup size is 64; NVIDIA warps have 32 lanes"
+$LANESCOPE measure "$SMALL" --emit-cuda --ptx 2>"$tmp/err"
+check "two modes exit 2" $([ $? -eq 2 ]; echo $?)
+$LANESCOPE measure "$SMALL" --ptx --arch gfx942 2>"$tmp/err"
+check "bad arch exits 2" $([ $? -eq 2 ]; echo $?)
+contains "bad arch" "$tmp/err" "--arch: 'gfx942' is not an NVIDIA architecture like sm_90"
+$LANESCOPE measure "$SMALL" --runs 0 2>"$tmp/err"
+check "runs 0 exits 2" $([ $? -eq 2 ]; echo $?)
+$LANESCOPE measure --help >"$tmp/help"
+contains "help" "$tmp/help" "usage: lanescope measure INPUT"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
