@@ -161,7 +161,7 @@ static void provenance(json_object *o, const ls_gpu_info *gi, int argc, char **a
 
 static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
                            const ls_measure_result *r, const ls_sim_result *sim, const ls_hw *hw,
-                           const measure_args *a, const ls_cuda_launch *L)
+                           const measure_args *a, const ls_cuda_launch *L, int argc, char **argv)
 {
     fprintf(f, "%s: measured on %s (%d SMs, sm_%d%d, driver %d.%d, NVRTC %d.%d)\n", p->name,
             gi->name, gi->sm_count, gi->cc_major, gi->cc_minor, gi->driver_version / 1000,
@@ -182,6 +182,16 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
     fprintf(f, "  values checked: %lld outputs match the reference (%s %s, seed %lld)\n",
             (long long)r->outputs_checked, ls_combiner_name(p->combiner),
             ls_elem_type_name(p->acc_type), (long long)a->seed);
+    json_object *o = json_object_new_object();
+    provenance(o, gi, argc, argv);
+    json_object *v;
+    fprintf(f, "  provenance:");
+    static const char *keys[] = {"date", "sm_clock_khz", "mem_clock_khz", "command"};
+    for (int i = 0; i < 4; i++)
+        if (json_object_object_get_ex(o, keys[i], &v))
+            fprintf(f, " %s=%s", keys[i], json_object_get_string(v));
+    fprintf(f, "\n");
+    json_object_put(o);
 }
 
 /* One reduction: emit, compile, emulate or measure into out. */
@@ -247,7 +257,7 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     free(src);
     const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
     if (!a->json) {
-        print_measured(out, p, gi, &r, &sim, hw, a, &L);
+        print_measured(out, p, gi, &r, &sim, hw, a, &L, argc, argv);
         return LS_OK;
     }
     json_object *o = json_object_new_object();

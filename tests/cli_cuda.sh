@@ -76,6 +76,15 @@ count_is "one line" "$tmp/err" "lanescope" 1
 [ ! -e "$tmp/m.txt" ]
 check "no file written without a GPU" $?
 
+# Against the toolkit's stub libcuda every driver symbol resolves (a wrong
+# name would say "lacks ..."), and cuInit then fails as it does without a GPU.
+STUB=/usr/local/cuda/lib64/stubs/libcuda.so
+if [ -f "$STUB" ]; then
+    LANESCOPE_LIBCUDA=$STUB $LANESCOPE measure "$SMALL" 2>"$tmp/err"
+    check "stub libcuda exits 3" $([ $? -eq 3 ]; echo $?)
+    contains "stub: every symbol found" "$tmp/err" "no NVIDIA driver/GPU found (cuInit failed)"
+fi
+
 # Refusals with the reason.
 $LANESCOPE measure "$SMALL" --target mi300x --emit-cuda >"$tmp/o" 2>"$tmp/err"
 check "AMD target exits 1" $([ $? -eq 1 ]; echo $?)
