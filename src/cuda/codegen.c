@@ -18,25 +18,10 @@
 #include <string.h>
 
 #include "lanescope/arena.h"
-#include "lanescope/measure.h"
 #include "lanescope/value.h"
+#include "codegen.h"
 
-typedef struct {
-    const ls_plan *plan;
-    const ls_problem *p;
-    const ls_derived *d;
-    const ls_nested_layout *l;
-    FILE *f;
-    int64_t regs, nacc, nres;
-    int64_t *acc_slot, *res_slot, *slot_reg;
-    int64_t in_stride[LS_MAX_RANK];
-    int64_t max_tb[LS_MAX_BODY];   /* largest thread part per body dim */
-    int64_t max_tx[LS_MAX_RANK];   /* largest thread part per loop dim */
-    int64_t max_origin[LS_MAX_RANK];
-    bool wide;                     /* 64-bit index arithmetic */
-    int vdim;                      /* body dim of vector loads, -1: scalar */
-    int64_t vlen;                  /* elements per vector load */
-} gen;
+
 
 /* ---------------------------------------------------------------- types */
 
@@ -194,186 +179,14 @@ static void emit_helpers(gen *g)
 
 /* ---------------------------------------------------------------- layout parts */
 
-/* Per body dim: multiplier of the virtual subgroup id (B*O*T*E) and of the
- * virtual thread id (E) in the body coordinate. */
-static void tile_mults(const ls_nested_layout *l, int k, int64_t *sg_mult, int64_t *th_mult)
-{
-    *th_mult = l->element_tile[k];
-    *sg_mult = l->batch_tile[k] * l->outer_tile[k] * l->thread_tile[k] * l->element_tile[k];
-}
-
-/* Per-register constant part of each body coordinate. */
-static void reg_part(const gen *g, int64_t reg, int64_t *rp)
-{
-    ls_nl_coord c;
-    ls_nl_register_coord(g->l, reg, &c);
-    memset(c.subgroup, 0, sizeof c.subgroup);
-    memset(c.thread, 0, sizeof c.thread);
-    ls_nl_compose(g->l, &c, rp);
-}
-
-/* The thread part tb_k for thread tid, per body dim. */
-static void thread_part(const gen *g, int64_t tid, int64_t *tb)
-{
-    const ls_nested_layout *l = g->l;
-    int64_t vs[LS_MAX_BODY], vt[LS_MAX_BODY];
-    ls_nl_virtual_subgroup(l, tid / g->d->subgroup_size, vs);
-    ls_nl_virtual_thread(l, tid % g->d->subgroup_size, vt);
-    for (int k = 0; k < l->rank; k++) {
-        int64_t sm, tm;
-        tile_mults(l, k, &sm, &tm);
-        tb[k] = vs[k] * sm + vt[k] * tm;
-    }
-}
-
-/* Loop-dim contributions of body coordinates. */
-static void body_to_loop(const gen *g, const int64_t *body, int64_t *x)
-{
-    for (int i = 0; i < g->p->rank; i++)
-        x[i] = 0;
-    for (int k = 0; k < g->d->body_rank; k++)
-        x[g->d->body_origin[k]] += body[k] * g->d->body_scale[k];
-}
-
-static int64_t loop_offset(const gen *g, const int64_t *x)
-{
-    int64_t o = 0;
-    for (int i = 0; i < g->p->rank; i++)
-        o += x[i] * g->in_stride[i];
-    return o;
-}
-
-static void scan_bounds(gen *g)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    memset(g->max_tb, 0, sizeof g->max_tb);
-    memset(g->max_tx, 0, sizeof g->max_tx);
-    for (int64_t tid = 0; tid < d->workgroup_size; tid++) {
-        int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];
-        thread_part(g, tid, tb);
-        body_to_loop(g, tb, tx);
-        for (int k = 0; k < d->body_rank; k++)
-            if (tb[k] > g->max_tb[k])
-                g->max_tb[k] = tb[k];
-        for (int i = 0; i < p->rank; i++)
-            if (tx[i] > g->max_tx[i])
-                g->max_tx[i] = tx[i];
-    }
-    for (int i = 0; i < p->rank; i++)
-        g->max_origin[i] = p->is_reduction[i] ? (d->iterations[i] - 1) * d->chunk[i]
-                                              : (d->wg_count[i] - 1) * d->wg_tile[i];
-}
-
-/* Vector loads: one body dim carries the element tile, it is contiguous in
- * memory (input stride 1, body scale 1), and every other part of the
- * address is a multiple of the vector, so the load is aligned. */
-static void choose_vector(gen *g, ls_cuda_launch *launch)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    const ls_nested_layout *l = g->l;
-    g->vdim = -1;
-    g->vlen = 1;
-    launch->vector_note[0] = 0;
-    int kv = -1, n = 0;
-    for (int k = 0; k < l->rank; k++)
-        if (l->element_tile[k] > 1) {
-            kv = k;
-            n++;
-        }
-    if (n == 0) {
-        snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "the plan loads one element at a time (element_tile 1)");
-        return;
-    }
-    if (n > 1) {
-        snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "the element tile spans %d dims: scalar loads", n);
-        return;
-    }
-    int iv = d->body_origin[kv];
-    int64_t bytes = g->plan->load_elem_bytes, e = l->element_tile[kv];
-    if (g->in_stride[iv] != 1 || d->body_scale[kv] != 1) {
-        snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "the element tile runs along d%d, which is not contiguous in memory: scalar "
-                 "loads", iv);
-        return;
-    }
-    int64_t vb = e * bytes > 16 ? 16 : e * bytes;
-    while (vb > bytes && ((e * bytes) % vb != 0 || (vb & (vb - 1)) != 0))
-        vb >>= 1;
-    int64_t vl = vb / bytes;
-    if (vl <= 1) {
-        snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "%lld-byte element tile: scalar loads", (long long)(e * bytes));
-        return;
-    }
-    /* alignment of every other address part, in elements */
-    bool ok = true;
-    for (int i = 0; i < p->rank && ok; i++) {
-        int64_t step = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
-        ok = (g->in_stride[i] * step) % vl == 0 && (i == iv || g->in_stride[i] % vl == 0);
-    }
-    for (int64_t tid = 0; tid < d->workgroup_size && ok; tid++) {
-        int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];
-        thread_part(g, tid, tb);
-        body_to_loop(g, tb, tx);
-        ok = loop_offset(g, tx) % vl == 0;
-    }
-    for (int64_t r = 0; r < g->regs && ok; r += vl) {
-        int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-        reg_part(g, r, rp);
-        body_to_loop(g, rp, rx);
-        ok = loop_offset(g, rx) % vl == 0;
-    }
-    if (!ok) {
-        snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "%lld-element vectors would not be aligned for every thread and tile: "
-                 "scalar loads", (long long)vl);
-        return;
-    }
-    g->vdim = kv;
-    g->vlen = vl;
-}
-
 /* ---------------------------------------------------------------- kernel body */
-
-/* Bounds of register reg: "tbK + c < bound" / "xI + c < size" terms that can
- * fail for some thread or tile, joined with &&; "" when none can. */
-static void reg_condition(const gen *g, int64_t reg, char *buf, size_t size)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-    reg_part(g, reg, rp);
-    body_to_loop(g, rp, rx);
-    size_t u = 0;
-    buf[0] = 0;
-    for (int k = 0; k < d->body_rank && u < size; k++)
-        if (g->max_tb[k] + rp[k] >= d->body_bound[k])
-            u += (size_t)snprintf(buf + u, size - u, "%stb%d + %lld < %lld", u ? " && " : "", k,
-                                  (long long)rp[k], (long long)d->body_bound[k]);
-    for (int i = 0; i < p->rank && u < size; i++)
-        if (g->max_origin[i] + g->max_tx[i] + rx[i] >= p->size[i])
-            u += (size_t)snprintf(buf + u, size - u, "%sx%d + %lld < %lld", u ? " && " : "", i,
-                                  (long long)rx[i], (long long)p->size[i]);
-}
-
-static void reg_offset(const gen *g, int64_t reg, int64_t *off)
-{
-    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-    reg_part(g, reg, rp);
-    body_to_loop(g, rp, rx);
-    *off = loop_offset(g, rx);
-}
 
 static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
 {
     char cond[1024];
     int64_t off;
-    reg_condition(g, r, cond, sizeof cond);
-    reg_offset(g, r, &off);
+    cg_reg_condition(g, r, cond, sizeof cond);
+    cg_reg_offset(g, r, &off);
     if (cond[0])
         fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s ? ls_extend(in[o + %lld]) : ident);\n",
                 indent, (long long)g->acc_slot[r], (long long)g->acc_slot[r], cond,
@@ -398,9 +211,9 @@ static void emit_load_group(gen *g, int64_t r0, int64_t n)
     for (int64_t v = r0; v < r0 + n; v += g->vlen) {
         char c0[1024], c1[1024], full[2100];
         int64_t off;
-        reg_condition(g, v, c0, sizeof c0);
-        reg_condition(g, v + g->vlen - 1, c1, sizeof c1);
-        reg_offset(g, v, &off);
+        cg_reg_condition(g, v, c0, sizeof c0);
+        cg_reg_condition(g, v + g->vlen - 1, c1, sizeof c1);
+        cg_reg_offset(g, v, &off);
         snprintf(full, sizeof full, "%s%s%s", c0, c0[0] && c1[0] ? " && " : "", c1);
         fprintf(f, "        /* registers %lld..%lld: vector.transfer_read vector<%lldx%s> */\n",
                 (long long)v, (long long)(v + g->vlen - 1), (long long)g->vlen, in);
@@ -426,8 +239,6 @@ static void emit_load_group(gen *g, int64_t r0, int64_t n)
     }
 }
 
-static const char *idx(const gen *g) { return g->wide ? "long long" : "int"; }
-
 /* Thread ids, virtual ids and the thread parts tb_k, tx_i. */
 static void emit_thread_setup(gen *g)
 {
@@ -446,15 +257,15 @@ static void emit_thread_setup(gen *g)
     for (int i = p->rank - 1; i >= 0; i--) {
         if (p->is_reduction[i])
             continue;
-        fprintf(f, "    const %s wg%d = (%s)blockIdx.x / %lld %% %lld;\n", idx(g), i, idx(g),
+        fprintf(f, "    const %s wg%d = (%s)blockIdx.x / %lld %% %lld;\n", cg_idx(g), i, cg_idx(g),
                 (long long)div, (long long)d->wg_count[i]);
         div *= d->wg_count[i];
     }
     fprintf(f, "    /* nested layout: virtual subgroup and thread ids -> body coordinates */\n");
     for (int k = 0; k < l->rank; k++) {
         int64_t sm, tm;
-        tile_mults(l, k, &sm, &tm);
-        fprintf(f, "    const %s tb%d = 0", idx(g), k);
+        cg_tile_mults(l, k, &sm, &tm);
+        fprintf(f, "    const %s tb%d = 0", cg_idx(g), k);
         if (l->subgroup_tile[k] > 1 && l->subgroup_strides[k] > 0)
             fprintf(f, " + (sg / %lld) %% %lld * %lld", (long long)l->subgroup_strides[k],
                     (long long)l->subgroup_tile[k], (long long)sm);
@@ -464,7 +275,7 @@ static void emit_thread_setup(gen *g)
         fprintf(f, ";\n    (void)tb%d;\n", k);
     }
     for (int i = 0; i < p->rank; i++) {
-        fprintf(f, "    const %s tx%d = 0", idx(g), i);
+        fprintf(f, "    const %s tx%d = 0", cg_idx(g), i);
         for (int k = 0; k < d->body_rank; k++)
             if (d->body_origin[k] == i)
                 fprintf(f, " + tb%d * %lld", k, (long long)d->body_scale[k]);
@@ -484,22 +295,22 @@ static void emit_load_accumulate(gen *g)
             (long long)g->nacc, (long long)g->nacc);
     fprintf(f, "    /* scf.for over the partial-reduction chunks: %lld iteration%s */\n",
             (long long)g->plan->iterations, g->plan->iterations == 1 ? "" : "s");
-    fprintf(f, "    for (%s it = 0; it < %lld; ++it) {\n", idx(g), (long long)g->plan->iterations);
+    fprintf(f, "    for (%s it = 0; it < %lld; ++it) {\n", cg_idx(g), (long long)g->plan->iterations);
     int64_t div = 1;
     for (int i = p->rank - 1; i >= 0; i--) {
         if (!p->is_reduction[i])
             continue;
-        fprintf(f, "        const %s x%d = (it / %lld) %% %lld * %lld + tx%d;\n", idx(g), i,
+        fprintf(f, "        const %s x%d = (it / %lld) %% %lld * %lld + tx%d;\n", cg_idx(g), i,
                 (long long)div, (long long)d->iterations[i], (long long)d->chunk[i], i);
         div *= d->iterations[i];
     }
     for (int i = 0; i < p->rank; i++)
         if (!p->is_reduction[i])
-            fprintf(f, "        const %s x%d = wg%d * %lld + tx%d;\n", idx(g), i, i,
+            fprintf(f, "        const %s x%d = wg%d * %lld + tx%d;\n", cg_idx(g), i, i,
                     (long long)d->wg_tile[i], i);
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "        (void)x%d;\n", i);
-    fprintf(f, "        const %s o = 0", idx(g));
+    fprintf(f, "        const %s o = 0", cg_idx(g));
     for (int i = 0; i < p->rank; i++)
         if (g->in_stride[i])
             fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[i]);
@@ -515,38 +326,6 @@ static void emit_reduce_steps(gen *g, const ls_subgroup_reduce *r, const char *v
     for (int i = 0; i < r->n_steps; i++)
         fprintf(g->f, "%s%s = ls_combine(%s, ls_shfl_xor(%s, %lld));\n", ind, v, v, v,
                 (long long)r->steps[i].offset);
-}
-
-/* Per result slot q: the linear position over the parallel body dims'
- * layout extents (the cross-subgroup buffer's row), thread part + constant. */
-static void parallel_pos_parts(const gen *g, int64_t q, int64_t *cpos, char *tpos, size_t size)
-{
-    const ls_derived *d = g->d;
-    const ls_nested_layout *l = g->l;
-    int64_t rp[LS_MAX_BODY], mult = 1;
-    reg_part(g, g->slot_reg[q], rp);
-    *cpos = 0;
-    size_t u = (size_t)snprintf(tpos, size, "0");
-    for (int k = l->rank - 1; k >= 0; k--) {
-        if (d->body_inner[k] || g->p->is_reduction[d->body_origin[k]])
-            continue;
-        *cpos += rp[k] * mult;
-        if (u < size)
-            u += (size_t)snprintf(tpos + u, size - u, " + tb%d * %lld", k, (long long)mult);
-        mult *= ls_nl_extent(l, k);
-    }
-}
-
-/* Virtual id of this thread on body dim k: "(lane / s) % t" or "0". */
-static void virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t size)
-{
-    int64_t tile = subgroup ? l->subgroup_tile[k] : l->thread_tile[k];
-    int64_t stride = subgroup ? l->subgroup_strides[k] : l->thread_strides[k];
-    if (tile > 1 && stride > 0)
-        snprintf(buf, size, "(%s / %lld %% %lld)", subgroup ? "sg" : "lane", (long long)stride,
-                 (long long)tile);
-    else
-        snprintf(buf, size, "0");
 }
 
 static void emit_reduces(gen *g)
@@ -612,10 +391,10 @@ static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
                                 (long long)d->layout_lanes, (long long)d->layout_subgroups);
     size_t s = (size_t)snprintf(slot, sizeof slot, "0");
     for (int r = 0; r < nred; r++) {
-        virt(l, red[r], false, v, sizeof v);
+        cg_virt(l, red[r], false, v, sizeof v);
         if (strcmp(v, "0") != 0 && u < sizeof wcond)
             u += (size_t)snprintf(wcond + u, sizeof wcond - u, " && %s == 0", v);
-        virt(l, red[r], true, v, sizeof v);
+        cg_virt(l, red[r], true, v, sizeof v);
         if (s < sizeof slot)
             s += (size_t)snprintf(slot + s, sizeof slot - s, " * %lld + %s",
                                   (long long)l->subgroup_tile[red[r]], v);
@@ -625,7 +404,7 @@ static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
     for (int64_t q = 0; q < g->nres; q++) {
         int64_t cpos;
         char tpos[512];
-        parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
+        cg_parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
         fprintf(f, "        buf[(%s + %lld) * %lld + slot] = res[%lld];\n", tpos, (long long)cpos,
                 (long long)row, (long long)q);
     }
@@ -658,7 +437,7 @@ static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
     for (int64_t q = 0; q < g->nres; q++) {
         int64_t cpos;
         char tpos[512];
-        parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
+        cg_parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
         fprintf(f, "    {\n        const ls_acc_t *rowp = buf + (%s + %lld) * %lld;\n", tpos,
                 (long long)cpos, (long long)row);
         if (pl->read_cluster == 1) {
@@ -693,7 +472,7 @@ static void emit_store(gen *g)
         if (!p->is_reduction[d->body_origin[k]])
             continue;
         for (int sgp = 0; sgp < 2; sgp++) {
-            virt(l, k, sgp == 1, v, sizeof v);
+            cg_virt(l, k, sgp == 1, v, sizeof v);
             if (strcmp(v, "0") != 0 && u < sizeof wcond)
                 u += (size_t)snprintf(wcond + u, sizeof wcond - u, " && %s == 0", v);
         }
@@ -707,8 +486,8 @@ static void emit_store(gen *g)
     fprintf(f, "\n    /* [store] one thread per output element */\n    if (%s) {\n", wcond);
     for (int64_t q = 0; q < g->nres; q++) {
         int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-        reg_part(g, g->slot_reg[q], rp);
-        body_to_loop(g, rp, rx);
+        cg_reg_part(g, g->slot_reg[q], rp);
+        cg_body_to_loop(g, rp, rx);
         char cond[1024], off[1024];
         size_t a = 0, b = (size_t)snprintf(off, sizeof off, "0");
         cond[0] = 0;
@@ -853,8 +632,8 @@ ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **
     ls_input_strides(g.p, g.in_stride);
     fill_launch(&g, launch);
     g.wide = launch->in_elems >= INT64_C(1) << 31 || launch->out_elems >= INT64_C(1) << 31;
-    scan_bounds(&g);
-    choose_vector(&g, launch);
+    cg_scan_bounds(&g);
+    cg_choose_vector(&g, launch);
     launch->vector_loads = g.vdim >= 0;
     launch->vector_bytes = g.vdim >= 0 ? (int)(g.vlen * plan->load_elem_bytes) : 0;
 

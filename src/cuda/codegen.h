@@ -1,0 +1,41 @@
+/* codegen.h: what the CUDA generator's two halves share (private to
+ * src/cuda): the generation state, and the address decomposition
+ * (codegen_layout.c) that the emitters (codegen.c) print. */
+#ifndef LANESCOPE_CUDA_CODEGEN_H
+#define LANESCOPE_CUDA_CODEGEN_H
+
+#include <stdio.h>
+
+#include "lanescope/measure.h"
+
+typedef struct {
+    const ls_plan *plan;
+    const ls_problem *p;
+    const ls_derived *d;
+    const ls_nested_layout *l;
+    FILE *f;
+    int64_t regs, nacc, nres;
+    int64_t *acc_slot, *res_slot, *slot_reg;
+    int64_t in_stride[LS_MAX_RANK];
+    int64_t max_tb[LS_MAX_BODY];   /* largest thread part per body dim */
+    int64_t max_tx[LS_MAX_RANK];   /* largest thread part per loop dim */
+    int64_t max_origin[LS_MAX_RANK];
+    bool wide;                     /* 64-bit index arithmetic */
+    int vdim;                      /* body dim of vector loads, -1: scalar */
+    int64_t vlen;                  /* elements per vector load */
+} gen;
+
+void cg_tile_mults(const ls_nested_layout *l, int k, int64_t *sg_mult, int64_t *th_mult);
+void cg_reg_part(const gen *g, int64_t reg, int64_t *rp);
+void cg_thread_part(const gen *g, int64_t tid, int64_t *tb);
+void cg_body_to_loop(const gen *g, const int64_t *body, int64_t *x);
+int64_t cg_loop_offset(const gen *g, const int64_t *x);
+void cg_scan_bounds(gen *g);
+void cg_choose_vector(gen *g, ls_cuda_launch *launch);
+void cg_reg_condition(const gen *g, int64_t reg, char *buf, size_t size);
+void cg_reg_offset(const gen *g, int64_t reg, int64_t *off);
+const char *cg_idx(const gen *g);
+void cg_parallel_pos_parts(const gen *g, int64_t q, int64_t *cpos, char *tpos, size_t size);
+void cg_virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t size);
+
+#endif
