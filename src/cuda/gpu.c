@@ -392,19 +392,9 @@ static int attr(ls_gpu *g, CUdevice_attribute a)
     return v;
 }
 
-ls_status ls_gpu_open(int ordinal, ls_gpu **out, ls_diag *diag)
+/* Every driver entry point; the name of the first one missing, or NULL. */
+static const char *load_driver(ls_gpu *g, void *lib)
 {
-    static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
-    char tried[1024];
-    *out = NULL;
-    void *lib = open_lib("LANESCOPE_LIBCUDA", NULL, names, tried, sizeof tried);
-    if (!lib)
-        return ls_diag_set(diag, LS_ERR_UNAVAILABLE, "", 0, 0,
-                           "no NVIDIA driver/GPU found (the CUDA driver library is not "
-                           "installed: tried %s)",
-                           tried);
-    ls_gpu *g = ls_xcalloc(1, sizeof *g);
-    g->lib = lib;
     const char *missing = NULL;
     LOAD(lib, g->Init, cuInit, missing);
     LOAD(lib, g->DriverGetVersion, cuDriverGetVersion, missing);
@@ -436,6 +426,23 @@ ls_status ls_gpu_open(int ordinal, ls_gpu **out, ls_diag *diag)
     LOAD(lib, g->EventRecord, cuEventRecord, missing);
     LOAD(lib, g->EventSynchronize, cuEventSynchronize, missing);
     LOAD(lib, g->EventElapsedTime, cuEventElapsedTime, missing);
+    return missing;
+}
+
+ls_status ls_gpu_open(int ordinal, ls_gpu **out, ls_diag *diag)
+{
+    static const char *const names[] = {"libcuda.so.1", "libcuda.so", NULL};
+    char tried[1024];
+    *out = NULL;
+    void *lib = open_lib("LANESCOPE_LIBCUDA", NULL, names, tried, sizeof tried);
+    if (!lib)
+        return ls_diag_set(diag, LS_ERR_UNAVAILABLE, "", 0, 0,
+                           "no NVIDIA driver/GPU found (the CUDA driver library is not "
+                           "installed: tried %s)",
+                           tried);
+    ls_gpu *g = ls_xcalloc(1, sizeof *g);
+    g->lib = lib;
+    const char *missing = load_driver(g, lib);
     if (missing) {
         ls_diag_set(diag, LS_ERR_UNAVAILABLE, "", 0, 0,
                     "no usable NVIDIA driver found: libcuda lacks %s (driver too old?)",
