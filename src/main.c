@@ -27,10 +27,17 @@ static void usage(FILE *f)
             "  sweep INPUT --target T [-j N]\n"
             "          simulate every valid config of a reduction, rank them, and show where\n"
             "          IREE's choice lands (CSV and a chart)\n"
+            "  measure INPUT [--emit-cuda | --ptx | --emulate]\n"
+            "          the plan as CUDA C, run on an NVIDIA GPU (NVRTC + driver API),\n"
+            "          checked against the reference and timed; or on the CPU (--emulate)\n"
+            "  calibrate -o FILE.hw\n"
+            "          microbenchmarks on an NVIDIA GPU -> a hardware model with provenance\n"
+            "  compare SUITE [--measured FILE.csv]\n"
+            "          simulated against measured times: error figures, rank agreement\n"
             "\n"
             "Inputs without a lowering_config get IREE's default for the target.  Run\n"
-            "'lanescope COMMAND --help' for a command's options.  The viewer (view) and the\n"
-            "CUDA path are not in this version yet.\n");
+            "'lanescope COMMAND --help' for a command's options.  The viewer (view) is not\n"
+            "in this version yet.  Commands that need a GPU exit 3 without one.\n");
 }
 
 int main(int argc, char **argv)

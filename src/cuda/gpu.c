@@ -331,6 +331,7 @@ struct ls_gpu {
     ls_gpu_info info;
     ls_devptr flush_buf;
     size_t flush_bytes;
+    unsigned char flush_value;
     __typeof__(cuInit) *Init;
     __typeof__(cuDriverGetVersion) *DriverGetVersion;
     __typeof__(cuDeviceGetCount) *DeviceGetCount;
@@ -660,9 +661,8 @@ ls_status ls_gpu_flush_l2(ls_gpu *g, ls_diag *diag)
             return st;
     }
     /* a different value each time so nothing can be elided */
-    static unsigned char v;
-    v++;
-    CU(g, g->MemsetD8((CUdeviceptr)g->flush_buf, v, g->flush_bytes), "flushing L2");
+    g->flush_value++;
+    CU(g, g->MemsetD8((CUdeviceptr)g->flush_buf, g->flush_value, g->flush_bytes), "flushing L2");
     return LS_OK;
 }
 

@@ -1,0 +1,792 @@
+/* cli_compare.c: `lanescope compare` -- every case of a suite simulated on
+ * a hardware model and set against its measured time (from a CSV, or
+ * measured here on an NVIDIA GPU through the CUDA path): a table, the error
+ * figures, the rank agreement within groups of configs, the issue's
+ * targets; optionally JSON, a CSV that `lanescope draw compare` reads, a
+ * scatter chart, and the measured rows with their provenance.
+ *
+ * Nothing is written until every case has been simulated (and measured):
+ * a failure part way leaves no output file behind.  The statistics live in
+ * the library (compare.h); this file runs things and formats them. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "lanescope/compare.h"
+#include "lanescope/engine.h"
+#include "lanescope/measure.h"
+#include "lanescope/viz.h"
+
+#define CMD "compare"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope compare SUITE [--target MODEL] [--measured FILE.csv]\n"
+            "                         [--save-measured FILE.csv] [--csv FILE]\n"
+            "                         [--chart FILE.png|.svg|.pdf] [--json] [-o FILE]\n"
+            "                         [--runs N] [--warmup N] [--device N] [--allow-missing]\n"
+            "\n"
+            "Simulate every case of SUITE on a hardware model and compare the simulated time\n"
+            "with the measured one: a table (name, group, simulated, measured, error), the\n"
+            "mean, worst and 90th-percentile absolute error, Pearson's r, and within each\n"
+            "group of configs of one problem how well the simulator ranks them (Spearman's\n"
+            "rho, Kendall's tau-b), with the targets of issue 11: mean |error| < 10%%, worst\n"
+            "< 25%%, Kendall tau-b > 0.8 in every group.  error = (simulated - measured) /\n"
+            "measured.\n"
+            "\n"
+            "SUITE: lines of NAME FILE [group=G] [note=\"...\"] (examples/suite/suite.txt;\n"
+            "the format is in its header).  Measured times come from --measured, or, without\n"
+            "it, from running each case on the GPU (as `lanescope measure` does).\n"
+            "\n"
+            "  --target MODEL        hardware model for the simulation (default h100):\n"
+            "                        %s, or a .hw file\n"
+            "  --measured FILE.csv   measured times (the format --save-measured writes)\n"
+            "  --allow-missing       skip cases without a measured row (counted) instead of\n"
+            "                        failing\n"
+            "  --save-measured FILE  write the rows measured on the GPU, with provenance\n"
+            "  --runs N, --warmup N  timed runs per case (default 20) and untimed ones before\n"
+            "                        (default 3); the L2 is flushed before each timed run\n"
+            "  --device N            GPU ordinal (default 0)\n"
+            "  --json                the same facts as JSON\n"
+            "  --csv FILE            name,measured_us,simulated_us (for lanescope draw compare)\n"
+            "  --chart FILE          the simulated-vs-measured scatter (.png, .svg, .pdf)\n"
+            "  -o FILE               write the report to FILE instead of standard output\n"
+            "\n"
+            "Every file is written atomically, and only when the whole suite went through.\n"
+            "Exit status: 0 (whether or not the targets hold), 1 error, 2 usage, 3 no NVIDIA\n"
+            "driver/GPU to measure on (give --measured FILE.csv).\n",
+            ls_hw_names());
+}
+
+typedef struct {
+    const char *suite, *target, *measured, *save, *csv, *chart, *output;
+    bool json, allow_missing, runs_given;
+    int64_t runs, warmup, device;
+} compare_args;
+
+static bool chart_ext_ok(const char *path)
+{
+    const char *ext = strrchr(path, '.');
+    return ext &&
+           (strcmp(ext, ".png") == 0 || strcmp(ext, ".svg") == 0 || strcmp(ext, ".pdf") == 0);
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, compare_args *a)
+{
+    enum {
+        O_TARGET = 256,
+        O_MEAS,
+        O_SAVE,
+        O_CSV,
+        O_CHART,
+        O_JSON,
+        O_RUNS,
+        O_WARM,
+        O_DEV,
+        O_MISSING
+    };
+    static const struct option longopts[] = {
+        {"target", required_argument, NULL, O_TARGET},
+        {"measured", required_argument, NULL, O_MEAS},
+        {"save-measured", required_argument, NULL, O_SAVE},
+        {"csv", required_argument, NULL, O_CSV},
+        {"chart", required_argument, NULL, O_CHART},
+        {"json", no_argument, NULL, O_JSON},
+        {"runs", required_argument, NULL, O_RUNS},
+        {"warmup", required_argument, NULL, O_WARM},
+        {"device", required_argument, NULL, O_DEV},
+        {"allow-missing", no_argument, NULL, O_MISSING},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof *a);
+    a->target = "h100";
+    a->runs = 20;
+    a->warmup = 3;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_TARGET: a->target = optarg; break;
+        case O_MEAS: a->measured = optarg; break;
+        case O_SAVE: a->save = optarg; break;
+        case O_CSV: a->csv = optarg; break;
+        case O_CHART: a->chart = optarg; break;
+        case O_JSON: a->json = true; break;
+        case O_MISSING: a->allow_missing = true; break;
+        case 'o': a->output = optarg; break;
+        case O_RUNS:
+            a->runs_given = true;
+            if (!ls_flag_int(CMD, "--runs", optarg, 1, 100000, &a->runs))
+                return 2;
+            break;
+        case O_WARM:
+            a->runs_given = true;
+            if (!ls_flag_int(CMD, "--warmup", optarg, 0, 100000, &a->warmup))
+                return 2;
+            break;
+        case O_DEV:
+            a->runs_given = true;
+            if (!ls_flag_int(CMD, "--device", optarg, 0, 1024, &a->device))
+                return 2;
+            break;
+        case 'h': usage(stdout); return 0;
+        case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
+        default:
+            ls_cli_error(CMD, "unknown option '%s' (see lanescope compare --help)",
+                         argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (argc - optind != 1) {
+        ls_cli_error(CMD, "expected one SUITE file (see lanescope compare --help)");
+        return 2;
+    }
+    a->suite = argv[optind];
+    if (a->chart && !chart_ext_ok(a->chart)) {
+        ls_cli_error(CMD, "--chart: '%s' needs a .png, .svg or .pdf extension", a->chart);
+        return 2;
+    }
+    if (a->measured && a->save) {
+        ls_cli_error(CMD, "--save-measured writes what is measured on the GPU; with --measured "
+                          "nothing is");
+        return 2;
+    }
+    if (a->measured && a->runs_given) {
+        ls_cli_error(CMD, "--runs, --warmup and --device apply to measuring on the GPU, not to "
+                          "--measured");
+        return 2;
+    }
+    if (a->allow_missing && !a->measured) {
+        ls_cli_error(CMD, "--allow-missing applies to --measured");
+        return 2;
+    }
+    return -1;
+}
+
+/* What compare keeps of one case. */
+typedef struct {
+    ls_compare_case c;
+    const ls_suite_case *sc;
+    int64_t cycles;
+    bool suggested; /* IREE's default config */
+} case_result;
+
+/* The GPU side, when measuring here. */
+typedef struct {
+    ls_gpu *gpu;
+    ls_measure_opts mo;
+    double copy_gbps; /* measured once, with the first case */
+    const ls_gpu_info *gi;
+} measurer;
+
+/* The .mlir of one case through the simulator (and, when ms->gpu, the
+ * GPU): res->c.simulated_us, and *row when measured. */
+static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measurer *ms,
+                          case_result *res, ls_measured_row *row, ls_diag *diag)
+{
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan *plan = ls_xcalloc(1, sizeof *plan);
+    ls_hw hw;
+    ls_sim_result r;
+    ls_status st = ls_module_load(sc->path, m, diag);
+    if (!st && m->n_problems != 1)
+        st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
+                         "%zu reductions; a suite case needs exactly one", m->n_problems);
+    ls_problem *p = &m->problems[0];
+    if (!st && !(st = ls_cli_model(m, p, a->target, &hw, diag)) && !(st = ls_derive(p, d, diag)) &&
+        !(st = ls_plan_build(p, d, ls_plan_target_from_arch(hw.arch), plan, diag)))
+        st = ls_engine_run(plan, &hw, &r, NULL, diag);
+    if (!st) {
+        res->c.simulated_us = r.time_us;
+        res->cycles = r.cycles;
+        res->suggested = p->config_suggested;
+    }
+    if (!st && ms->gpu) {
+        ls_input_source in = {1, NULL};
+        ls_measure_result mr;
+        if (!(st = ls_measure_run(ms->gpu, plan, in, &ms->mo, ms->copy_gbps, &mr, diag))) {
+            ms->copy_gbps = mr.copy_gbps;
+            memset(row, 0, sizeof *row);
+            snprintf(row->name, sizeof row->name, "%s", sc->name);
+            row->measured_us = mr.median_us;
+            row->min_us = mr.min_us;
+            row->max_us = mr.max_us;
+            row->runs = mr.runs;
+            row->gbytes_per_s = mr.gbytes_per_s;
+            row->copy_fraction = mr.copy_fraction;
+            snprintf(row->gpu, sizeof row->gpu, "%.127s", ms->gi->name);
+            time_t now = time(NULL);
+            struct tm tm;
+            gmtime_r(&now, &tm);
+            strftime(row->date, sizeof row->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        }
+    }
+    free(plan);
+    free(d);
+    free(m);
+    return st;
+}
+
+static void add_prov(ls_measured *m, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void add_prov(ls_measured *m, const char *key, const char *fmt, ...)
+{
+    if (m->n_prov == LS_COMPARE_MAX_PROV)
+        return;
+    ls_prov_entry *e = &m->prov[m->n_prov++];
+    snprintf(e->key, sizeof e->key, "%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->value, sizeof e->value, fmt, ap);
+    va_end(ap);
+}
+
+/* Where and how the rows measured here were measured. */
+static void gpu_provenance(ls_measured *m, const measurer *ms, const compare_args *a,
+                           const char *date, int argc, char **argv)
+{
+    const ls_gpu_info *gi = ms->gi;
+    add_prov(m, "gpu", "%s (sm_%d%d, %d SMs, %lld MB L2, %lld MB memory)", gi->name, gi->cc_major,
+             gi->cc_minor, gi->sm_count, (long long)(gi->l2_bytes >> 20),
+             (long long)(gi->total_mem >> 20));
+    add_prov(m, "clocks",
+             "SM %d MHz, memory %d MHz, %d-bit bus (the driver's reported maxima, "
+             "not the clocks during the runs)",
+             gi->clock_khz / 1000, gi->mem_clock_khz / 1000, gi->mem_bus_bits);
+    add_prov(m, "driver", "%d.%d", gi->driver_version / 1000, (gi->driver_version % 1000) / 10);
+    add_prov(m, "nvrtc", "%d.%d", gi->nvrtc_major, gi->nvrtc_minor);
+    add_prov(m, "date", "%s", date);
+    add_prov(m, "lanescope", "%s", PACKAGE_VERSION);
+    char cmd[400];
+    size_t u = (size_t)snprintf(cmd, sizeof cmd, "lanescope");
+    for (int i = 0; i < argc && u < sizeof cmd; i++)
+        u += (size_t)snprintf(cmd + u, sizeof cmd - u, " %s", argv[i]);
+    add_prov(m, "command", "%s", cmd);
+    add_prov(m, "method",
+             "median of %lld timed launches (CUDA events), the L2 flushed before "
+             "each, after %lld untimed; inputs from the simulator's generator "
+             "(seed 1); every output checked against the reference",
+             (long long)a->runs, (long long)a->warmup);
+    add_prov(m, "copy_bandwidth", "%.0f GB/s device-to-device (copy_fraction's denominator)",
+             ms->copy_gbps);
+}
+
+/* Opens the GPU; on failure prints the reason and returns the exit status. */
+static int open_gpu(const compare_args *a, const ls_hw *hw, measurer *ms)
+{
+    if (strncmp(hw->arch, "sm_", 3) != 0) {
+        ls_cli_error(CMD,
+                     "--target %s (%s) is not an NVIDIA model: the CUDA path measures "
+                     "NVIDIA plans (give --target h100, a100 or an NVIDIA .hw file, or "
+                     "--measured FILE.csv)",
+                     a->target, hw->arch);
+        return 2;
+    }
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    if (ls_gpu_open((int)a->device, &ms->gpu, &diag) == LS_OK) {
+        ms->gi = ls_gpu_get_info(ms->gpu);
+        char arch[32];
+        ls_gpu_arch(ms->gpu, arch, sizeof arch);
+        if (strcmp(arch, hw->arch) != 0)
+            ls_cli_error(CMD, "note: measuring on %s (%s), simulating the %s model (%s)",
+                         ms->gi->name, arch, hw->name, hw->arch);
+        ms->mo.runs = (int)a->runs;
+        ms->mo.warmup = (int)a->warmup;
+        ms->mo.flush_l2 = true;
+        return -1;
+    }
+    char msg[1024];
+    ls_diag_format(&diag, msg, sizeof msg);
+    if (diag.status != LS_ERR_UNAVAILABLE) {
+        ls_cli_error(CMD, "%s", msg);
+        return 1;
+    }
+    if (strncmp(msg, "no NVIDIA driver/GPU found (", 28) == 0)
+        ls_cli_error(CMD, "%s; give --measured FILE.csv", msg);
+    else
+        ls_cli_error(CMD, "no NVIDIA driver/GPU found (%s); give --measured FILE.csv", msg);
+    return LS_EXIT_NO_GPU;
+}
+
+/* ------------------------------------------------------------ reports */
+
+/* v with prec decimals, or "n/a" when it is not defined. */
+static const char *num(char *buf, size_t size, int prec, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, size, "%.*f", prec, v);
+    else
+        snprintf(buf, size, "n/a");
+    return buf;
+}
+
+static const char *holds(bool ok)
+{
+    return ok ? "holds" : "does not hold";
+}
+
+/* One line saying where the measured times come from (brief: without the
+ * file's own words on synthetic data, to fit under a chart). */
+static void describe_source(char *buf, size_t size, const compare_args *a, const ls_measured *m,
+                            const measurer *ms, bool brief)
+{
+    if (ms->gpu) {
+        snprintf(buf, size, "measured here on %s (device %lld)", ms->gi->name,
+                 (long long)a->device);
+        return;
+    }
+    const char *syn = ls_measured_prov(m, "synthetic");
+    const char *gpu = ls_measured_prov(m, "gpu"), *date = ls_measured_prov(m, "date");
+    if (syn && brief)
+        snprintf(buf, size, "%s: SYNTHETIC, not measurements", a->measured);
+    else if (syn)
+        snprintf(buf, size, "%s: SYNTHETIC, not measurements (%s)", a->measured, syn);
+    else
+        snprintf(buf, size, "%s (gpu: %s; date: %s)", a->measured, gpu ? gpu : "not stated",
+                 date ? date : "not stated");
+}
+
+static void print_table(FILE *f, const case_result *cr, size_t n)
+{
+    int wn = 4, wg = 5;
+    for (size_t i = 0; i < n; i++) {
+        int ln = (int)strlen(cr[i].c.name), lg = (int)strlen(cr[i].c.group);
+        wn = ln > wn ? ln : wn;
+        wg = lg > wg ? lg : wg;
+    }
+    fprintf(f, "  %-*s %-*s %13s %12s %8s\n", wn, "case", wg, "group", "simulated_us",
+            "measured_us", "error%");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "  %-*s %-*s %13.3f %12.3f %+8.1f\n", wn, cr[i].c.name, wg,
+                cr[i].c.group[0] ? cr[i].c.group : "-", cr[i].c.simulated_us, cr[i].c.measured_us,
+                ls_compare_error_pct(cr[i].c.simulated_us, cr[i].c.measured_us));
+}
+
+static void print_figures(FILE *f, const case_result *cr, const ls_compare_summary *s)
+{
+    char b1[32], b2[32], b3[32];
+    fprintf(f, "errors, error = (simulated - measured) / measured, over %zu cases:\n", s->n);
+    fprintf(f,
+            "  mean |error|      %6.1f%%  (mean signed error %+.1f%%: the simulator is %s on "
+            "average)\n",
+            s->mean_abs_pct, s->mean_signed_pct, s->mean_signed_pct > 0 ? "slower" : "faster");
+    fprintf(f, "  worst |error|     %6.1f%%  (%s)\n", s->max_abs_pct, cr[s->worst].c.name);
+    fprintf(f, "  90th percentile   %6.1f%%  of |error| (linear between order statistics)\n",
+            s->p90_abs_pct);
+    fprintf(f, "  Pearson r         %s over log10 times, %s over the times themselves\n",
+            num(b1, sizeof b1, 3, s->pearson_log), num(b2, sizeof b2, 3, s->pearson_lin));
+    if (s->n_groups > 0) {
+        int wg = 5;
+        for (size_t g = 0; g < s->n_groups; g++) {
+            int l = (int)strlen(s->groups[g].name);
+            wg = l > wg ? l : wg;
+        }
+        fprintf(f, "ranking within groups (simulated order vs measured order):\n");
+        fprintf(f, "  %-*s %5s %13s %14s\n", wg, "group", "cases", "Spearman rho", "Kendall tau-b");
+        for (size_t g = 0; g < s->n_groups; g++) {
+            const ls_compare_group *gr = &s->groups[g];
+            fprintf(f, "  %-*s %5zu %13s %14s%s\n", wg, gr->name, gr->n,
+                    num(b1, sizeof b1, 3, gr->spearman), num(b2, sizeof b2, 3, gr->kendall),
+                    gr->n < 2            ? "  (one case: nothing to rank)"
+                    : isnan(gr->kendall) ? "  (all tied)"
+                                         : "");
+        }
+        fprintf(f, "  mean Kendall tau-b over %zu group%s: %s\n", s->n_tau,
+                s->n_tau == 1 ? "" : "s", num(b3, sizeof b3, 3, s->mean_tau));
+    }
+    fprintf(f, "targets (issue 11):\n");
+    fprintf(f, "  mean |error| < %.0f%%                   %6.1f%%  %s\n",
+            LS_COMPARE_TARGET_MEAN_PCT, s->mean_abs_pct, holds(s->mean_ok));
+    fprintf(f, "  worst |error| < %.0f%%                  %6.1f%%  %s\n",
+            LS_COMPARE_TARGET_WORST_PCT, s->max_abs_pct, holds(s->worst_ok));
+    if (s->n_ranked == 0)
+        fprintf(f, "  Kendall tau-b > %.1f in every group     no group of 2+ cases: %s\n",
+                LS_COMPARE_TARGET_TAU, holds(false));
+    else
+        fprintf(f, "  Kendall tau-b > %.1f in every group   min %s (%s)  %s\n",
+                LS_COMPARE_TARGET_TAU, num(b1, sizeof b1, 3, s->min_tau),
+                s->n_tau < s->n_ranked ? "a group is all tied" : s->groups[s->min_tau_group].name,
+                holds(s->tau_ok));
+}
+
+static json_object *jnum(double v)
+{
+    return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *json_targets(const ls_compare_summary *s)
+{
+    json_object *t = json_object_new_array();
+    const char *names[3] = {"mean_abs_error_pct_below", "worst_abs_error_pct_below",
+                            "kendall_tau_b_in_every_group_above"};
+    double limit[3] = {LS_COMPARE_TARGET_MEAN_PCT, LS_COMPARE_TARGET_WORST_PCT,
+                       LS_COMPARE_TARGET_TAU};
+    double value[3] = {s->mean_abs_pct, s->max_abs_pct, s->n_tau ? s->min_tau : NAN};
+    bool ok[3] = {s->mean_ok, s->worst_ok, s->tau_ok};
+    for (int k = 0; k < 3; k++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "target", json_object_new_string(names[k]));
+        json_object_object_add(o, "limit", json_object_new_double(limit[k]));
+        json_object_object_add(o, "value", jnum(value[k]));
+        json_object_object_add(o, "holds", json_object_new_boolean(ok[k]));
+        json_object_array_add(t, o);
+    }
+    return t;
+}
+
+static json_object *json_cases(const case_result *cr, size_t n)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(cr[i].c.name));
+        json_object_object_add(o, "group",
+                               cr[i].c.group[0] ? json_object_new_string(cr[i].c.group) : NULL);
+        json_object_object_add(o, "file", json_object_new_string(cr[i].sc->path));
+        json_object_object_add(o, "note", json_object_new_string(cr[i].sc->note));
+        json_object_object_add(o, "config_source",
+                               json_object_new_string(cr[i].suggested ? "iree-default" : "input"));
+        json_object_object_add(o, "simulated_cycles", json_object_new_int64(cr[i].cycles));
+        json_object_object_add(o, "simulated_us", json_object_new_double(cr[i].c.simulated_us));
+        json_object_object_add(o, "measured_us", json_object_new_double(cr[i].c.measured_us));
+        json_object_object_add(o, "error_pct",
+                               json_object_new_double(ls_compare_error_pct(cr[i].c.simulated_us,
+                                                                           cr[i].c.measured_us)));
+        json_object_array_add(arr, o);
+    }
+    return arr;
+}
+
+static json_object *json_report(const compare_args *a, const ls_hw *hw, const ls_measured *m,
+                                const char *source, const case_result *cr,
+                                const ls_compare_summary *s, json_object *skipped)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "suite", json_object_new_string(a->suite));
+    json_object_object_add(o, "model", json_object_new_string(hw->name));
+    json_object_object_add(o, "arch", json_object_new_string(hw->arch));
+    json_object *ms = json_object_new_object();
+    json_object_object_add(ms, "source", json_object_new_string(source));
+    json_object_object_add(ms, "synthetic",
+                           json_object_new_boolean(ls_measured_prov(m, "synthetic") != NULL));
+    json_object *prov = json_object_new_object();
+    for (int k = 0; k < m->n_prov; k++)
+        json_object_object_add(prov, m->prov[k].key, json_object_new_string(m->prov[k].value));
+    json_object_object_add(ms, "provenance", prov);
+    json_object_object_add(o, "measured", ms);
+    json_object_object_add(o, "error_definition",
+                           json_object_new_string("(simulated - measured) / measured"));
+    json_object_object_add(o, "cases", json_cases(cr, s->n));
+    json_object_object_add(o, "skipped", skipped);
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "mean_abs_pct", jnum(s->mean_abs_pct));
+    json_object_object_add(e, "max_abs_pct", jnum(s->max_abs_pct));
+    json_object_object_add(e, "worst_case", json_object_new_string(cr[s->worst].c.name));
+    json_object_object_add(e, "p90_abs_pct", jnum(s->p90_abs_pct));
+    json_object_object_add(e, "mean_signed_pct", jnum(s->mean_signed_pct));
+    json_object_object_add(e, "pearson_r_log10_times", jnum(s->pearson_log));
+    json_object_object_add(e, "pearson_r_times", jnum(s->pearson_lin));
+    json_object_object_add(o, "errors", e);
+    json_object *groups = json_object_new_array();
+    for (size_t g = 0; g < s->n_groups; g++) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "name", json_object_new_string(s->groups[g].name));
+        json_object_object_add(j, "cases", json_object_new_int64((int64_t)s->groups[g].n));
+        json_object_object_add(j, "spearman_rho", jnum(s->groups[g].spearman));
+        json_object_object_add(j, "kendall_tau_b", jnum(s->groups[g].kendall));
+        json_object_array_add(groups, j);
+    }
+    json_object_object_add(o, "groups", groups);
+    json_object_object_add(o, "mean_kendall_tau_b", jnum(s->mean_tau));
+    json_object_object_add(o, "targets", json_targets(s));
+    return o;
+}
+
+/* name,measured_us,simulated_us as `lanescope draw compare` reads it; its
+ * reader takes exactly three fields, so the groups travel in comments. */
+static void write_draw_csv(FILE *f, const compare_args *a, const ls_hw *hw, const char *source,
+                           const case_result *cr, size_t n)
+{
+    fprintf(f, "# lanescope compare %.300s: simulated on %s (%s) vs %.500s\n", a->suite, hw->name,
+            hw->arch, source);
+    fprintf(f, "# times in microseconds; '# group G' comments head each run of a group's rows\n");
+    fprintf(f, "name,measured_us,simulated_us\n");
+    const char *prev = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (prev == NULL || strcmp(prev, cr[i].c.group) != 0)
+            fprintf(f, "# group %s\n", cr[i].c.group[0] ? cr[i].c.group : "(none)");
+        prev = cr[i].c.group;
+        fprintf(f, "%s,%.6g,%.6g\n", cr[i].c.name, cr[i].c.measured_us, cr[i].c.simulated_us);
+    }
+}
+
+static ls_status draw_chart(const compare_args *a, const ls_hw *hw, const char *brief_source,
+                            const case_result *cr, const ls_compare_summary *s, ls_diag *diag)
+{
+    ls_chart ch;
+    memset(&ch, 0, sizeof ch);
+    ch.kind = LS_CHART_COMPARE;
+    ch.points = ls_xcalloc(s->n, sizeof *ch.points);
+    ch.n_points = s->n;
+    for (size_t i = 0; i < s->n; i++) {
+        snprintf(ch.points[i].name, sizeof ch.points[i].name, "%s", cr[i].c.name);
+        ch.points[i].measured = cr[i].c.measured_us;
+        ch.points[i].simulated = cr[i].c.simulated_us;
+    }
+    const char *base = strrchr(a->suite, '/');
+    char b1[32], b2[32];
+    snprintf(ch.title, sizeof ch.title, "simulated (%s) vs measured: %s", hw->name,
+             base ? base + 1 : a->suite);
+    snprintf(ch.subtitle, sizeof ch.subtitle,
+             "%zu kernels; |error| mean %.1f%%, 90th percentile %.1f%%, worst %.1f%%; mean "
+             "Kendall tau-b %s",
+             s->n, s->mean_abs_pct, s->p90_abs_pct, s->max_abs_pct,
+             num(b1, sizeof b1, 2, s->mean_tau));
+    snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0], "measured: %.100s", brief_source);
+    snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0],
+             "error = (simulated - measured) / measured; bands: +-10%% and +-25%% around y = x");
+    snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0],
+             "worst: %.60s (%+.1f%%); Pearson r %s over log10 times; Kendall tau-b over %zu "
+             "groups",
+             cr[s->worst].c.name,
+             ls_compare_error_pct(cr[s->worst].c.simulated_us, cr[s->worst].c.measured_us),
+             num(b2, sizeof b2, 3, s->pearson_log), s->n_tau);
+    snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0],
+             "targets: mean |error| < 10%% %s; worst < 25%% %s; Kendall tau-b > 0.8 in every "
+             "group %s",
+             holds(s->mean_ok), holds(s->worst_ok), holds(s->tau_ok));
+    ls_export_opts eo = {a->suite, "compare", 2.0};
+    ls_status st = ls_viz_export(a->chart, NULL, &ch, &eo, diag);
+    ls_chart_free(&ch);
+    ls_viz_shutdown();
+    return st;
+}
+
+/* ------------------------------------------------------------ the command */
+
+/* Every case (with a measured row, when they come from a file) simulated,
+ * and measured when ms->gpu; measured rows go to meas.  Returns the number
+ * of results in cr, or SIZE_MAX after printing the error. */
+static size_t run_all(const compare_args *a, const ls_suite *suite, const size_t *row_of,
+                      measurer *ms, ls_measured *meas, case_result *cr)
+{
+    bool tty = isatty(STDERR_FILENO);
+    double start = ls_cli_now();
+    size_t n = 0;
+    for (size_t i = 0; i < suite->n; i++) {
+        const ls_suite_case *sc = &suite->cases[i];
+        if (!ms->gpu && row_of[i] == SIZE_MAX)
+            continue; /* --allow-missing */
+        if (tty && ls_cli_now() - start > 0.5)
+            fprintf(stderr, "\r\033[Klanescope compare: %zu/%zu %s (%s)", i + 1, suite->n, sc->name,
+                    ms->gpu ? "simulating and measuring" : "simulating");
+        case_result *r = &cr[n];
+        memset(r, 0, sizeof *r);
+        r->sc = sc;
+        snprintf(r->c.name, sizeof r->c.name, "%s", sc->name);
+        snprintf(r->c.group, sizeof r->c.group, "%s", sc->group);
+        ls_measured_row row;
+        ls_diag diag;
+        ls_diag_clear(&diag);
+        if (run_case(a, sc, ms, r, &row, &diag)) {
+            if (tty)
+                fprintf(stderr, "\r\033[K");
+            char msg[1024];
+            ls_diag_format(&diag, msg, sizeof msg);
+            ls_cli_error(CMD, "case '%s' (%s:%d): %s", sc->name, suite->path, sc->line, msg);
+            return SIZE_MAX;
+        }
+        if (ms->gpu) {
+            meas->rows = ls_xrealloc(meas->rows, (meas->n + 1) * sizeof *meas->rows);
+            meas->rows[meas->n++] = row;
+            r->c.measured_us = row.measured_us;
+        } else {
+            r->c.measured_us = meas->rows[row_of[i]].measured_us;
+        }
+        n++;
+    }
+    if (tty)
+        fprintf(stderr, "\r\033[K");
+    return n;
+}
+
+/* The measured rows: from --measured (matched to the suite), or from the
+ * GPU (opened here).  Returns -1 to go on, else the exit status. */
+static int measured_source(const compare_args *a, const ls_hw *hw, const ls_suite *suite,
+                           ls_measured *meas, measurer *ms, size_t *row_of, size_t *missing,
+                           size_t *extra)
+{
+    if (!a->measured)
+        return open_gpu(a, hw, ms);
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    if (ls_measured_load(a->measured, meas, &diag)) {
+        ls_cli_report(CMD, &diag);
+        return 1;
+    }
+    if (ls_measured_match(meas, suite, a->allow_missing, row_of, missing, extra, &diag)) {
+        char msg[1024];
+        ls_diag_format(&diag, msg, sizeof msg);
+        ls_cli_error(CMD, "%s%s", msg, a->allow_missing ? "" : " (--allow-missing skips it)");
+        return 1;
+    }
+    return -1;
+}
+
+/* After a successful run: the cases --allow-missing skipped (also into
+ * skipped, for --json) and the rows that named no case. */
+static void report_skips(const compare_args *a, const ls_suite *suite, const size_t *row_of,
+                         size_t missing, size_t extra, json_object *skipped)
+{
+    if (missing) {
+        char names[200] = "";
+        size_t u = 0, shown = 0;
+        for (size_t i = 0; i < suite->n; i++)
+            if (row_of[i] == SIZE_MAX) {
+                json_object_array_add(skipped, json_object_new_string(suite->cases[i].name));
+                if (shown < 4 && u < sizeof names)
+                    u += (size_t)snprintf(names + u, sizeof names - u, "%s%s", shown ? ", " : "",
+                                          suite->cases[i].name);
+                shown++;
+            }
+        ls_cli_error(CMD, "warning: %zu case%s without a row in %s skipped: %s%s", missing,
+                     missing == 1 ? "" : "s", a->measured, names, missing > 4 ? ", ..." : "");
+    }
+    if (extra)
+        ls_cli_error(CMD, "note: %zu row%s of %s name%s no case of %s (ignored)", extra,
+                     extra == 1 ? "" : "s", a->measured, extra == 1 ? "s" : "", a->suite);
+}
+
+/* Every output into memory, the chart to its file, then the rest. */
+static int write_outputs(const compare_args *a, const ls_hw *hw, const ls_measured *meas,
+                         const char *source, const char *brief_source, const case_result *cr,
+                         const ls_compare_summary *s, json_object *skipped)
+{
+    ls_out out, csv, save;
+    ls_out_open(&out);
+    if (a->json) {
+        json_object *root = json_report(a, hw, meas, source, cr, s, json_object_get(skipped));
+        fprintf(out.f, "%s\n",
+                json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
+    } else {
+        fprintf(out.f, "compare: %zu cases of %s simulated on %s (%s)\n", s->n, a->suite, hw->name,
+                hw->arch);
+        fprintf(out.f, "measured: %s\n", source);
+        print_table(out.f, cr, s->n);
+        print_figures(out.f, cr, s);
+        if (ls_measured_prov(meas, "synthetic"))
+            fprintf(out.f, "note: the measured times are SYNTHETIC (the file says so): these "
+                           "figures say nothing about a GPU\n");
+    }
+    if (a->csv) {
+        ls_out_open(&csv);
+        write_draw_csv(csv.f, a, hw, source, cr, s->n);
+    }
+    if (a->save) {
+        ls_out_open(&save);
+        ls_measured_write_header(save.f, meas->prov, meas->n_prov);
+        for (size_t i = 0; i < meas->n; i++)
+            ls_measured_write_row(save.f, &meas->rows[i]);
+    }
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    if (a->chart && draw_chart(a, hw, brief_source, cr, s, &diag)) {
+        ls_cli_report(CMD, &diag);
+        ls_out_discard(&out);
+        if (a->csv)
+            ls_out_discard(&csv);
+        if (a->save)
+            ls_out_discard(&save);
+        return 1;
+    }
+    int rc = 0;
+    if (a->csv)
+        rc |= ls_out_commit(&csv, a->csv);
+    if (a->save)
+        rc |= ls_out_commit(&save, a->save);
+    rc |= ls_out_commit(&out, a->output);
+    return rc ? 1 : 0;
+}
+
+int ls_cmd_compare(int argc, char **argv)
+{
+    compare_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_hw hw;
+    if (ls_hw_load(a.target, &hw, &diag)) {
+        ls_cli_report(CMD, &diag);
+        return diag.status == LS_ERR_NOTFOUND ? 2 : 1;
+    }
+    ls_suite suite;
+    if (ls_suite_load(a.suite, &suite, &diag)) {
+        ls_cli_report(CMD, &diag);
+        return 1;
+    }
+    char date[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ls_measured meas;
+    memset(&meas, 0, sizeof meas);
+    measurer ms;
+    memset(&ms, 0, sizeof ms);
+    size_t *row_of = ls_xcalloc(suite.n, sizeof *row_of);
+    case_result *cr = ls_xcalloc(suite.n, sizeof *cr);
+    json_object *skipped = json_object_new_array();
+    ls_compare_summary sum;
+    memset(&sum, 0, sizeof sum);
+    size_t missing = 0, extra = 0;
+    rc = measured_source(&a, &hw, &suite, &meas, &ms, row_of, &missing, &extra);
+    if (rc >= 0)
+        goto done;
+    rc = 1;
+    size_t n = run_all(&a, &suite, row_of, &ms, &meas, cr);
+    if (n == SIZE_MAX)
+        goto done;
+    report_skips(&a, &suite, row_of, missing, extra, skipped);
+    if (ms.gpu)
+        gpu_provenance(&meas, &ms, &a, date, argc, argv);
+    ls_compare_case *cc = ls_xcalloc(n, sizeof *cc);
+    for (size_t i = 0; i < n; i++)
+        cc[i] = cr[i].c;
+    ls_status st = ls_compare_summarize(cc, n, &sum, &diag);
+    free(cc);
+    if (st) {
+        ls_cli_report(CMD, &diag);
+        goto done;
+    }
+    char source[600], brief[300];
+    describe_source(source, sizeof source, &a, &meas, &ms, false);
+    describe_source(brief, sizeof brief, &a, &meas, &ms, true);
+    rc = write_outputs(&a, &hw, &meas, source, brief, cr, &sum, skipped);
+done:
+    ls_compare_summary_free(&sum);
+    json_object_put(skipped);
+    ls_gpu_close(ms.gpu);
+    ls_measured_free(&meas);
+    ls_suite_free(&suite);
+    free(cr);
+    free(row_of);
+    return rc;
+}

@@ -1,0 +1,209 @@
+#!/bin/sh
+# cli_compare.sh: end-to-end checks of `lanescope compare`: every case of
+# examples/suite simulates; the test suite in tests/data/compare against its
+# SYNTHETIC measured CSV gives the error and ranking figures worked by hand
+# (tools/gen-suite.py, TEST_ERRORS, shows the working), in text and JSON;
+# --csv is readable by `lanescope draw compare`; --chart writes a PNG; no
+# GPU and no --measured exits 3 with one line and writes nothing; bad input
+# is one line naming its position, nothing half-written.
+set -u
+LANESCOPE=${LANESCOPE:-./lanescope}
+LANESCOPE=$(cd "$(dirname "$LANESCOPE")" && pwd)/$(basename "$LANESCOPE") # the test cds
+EX=$(cd "${LS_EXAMPLES:-examples}" && pwd)
+DATA=${LS_TESTDATA:-$EX/../tests/data}/compare
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+# Never find a GPU here, so the no-GPU path is the same on every machine.
+LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1
+export LANESCOPE_LIBCUDA
+
+check() { # name, status already evaluated as $?
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+contains() { # name, file, fixed string
+    grep -qF -- "$3" "$2"
+    r=$?
+    [ $r -eq 0 ] || { echo "--- $2:"; head -60 "$2"; }
+    check "$1: expects '$3'" $r
+}
+near() { # name, value, expected, tolerance
+    awk -v v="$2" -v e="$3" -v t="$4" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v != "" && d <= t) }'
+    r=$?
+    [ $r -eq 0 ] || echo "    got '$2', expected $3 +- $4"
+    check "$1" $r
+}
+json_num() { # file, key: the number after "key": (first occurrence)
+    sed -n "s/.*\"$2\": *\(-\{0,1\}[0-9.eE+-]*\).*/\1/p" "$1" | head -1
+}
+
+# ---- every case of the suite simulates (through compare, with a made-up
+# measured time of 1 us per case: SYNTHETIC, only so that compare runs) ----
+SUITE="$EX/suite/suite.txt"
+{
+    echo "# synthetic: every case 1 us, only to run the whole suite through compare"
+    echo "name,measured_us,min_us,max_us,runs,gbytes_per_s,copy_fraction,gpu,date"
+    grep -v '^[[:space:]]*#' "$SUITE" | awk 'NF { print $1 ",1,1,1,1,,,synthetic," }'
+} >"$tmp/ones.csv"
+ncases=$(grep -v '^[[:space:]]*#' "$SUITE" | awk 'NF' | wc -l)
+[ "$ncases" -ge 40 ]; check "the suite has 40+ cases ($ncases)" $?
+$LANESCOPE compare "$SUITE" --measured "$tmp/ones.csv" --csv "$tmp/all.csv" >"$tmp/all.txt" 2>"$tmp/err"
+check "compare runs the whole suite on h100" $?
+contains "whole suite: model" "$tmp/all.txt" "compare: $ncases cases of $SUITE simulated on h100 (sm_90)"
+rows=$(grep -v '^#' "$tmp/all.csv" | tail -n +2 | awk -F, '$3 > 0' | wc -l)
+[ "$rows" -eq "$ncases" ]; check "every case has a positive simulated time ($rows of $ncases)" $?
+for f in "$EX"/suite/*.mlir; do
+    grep -qF " $(basename "$f") " "$SUITE" || { echo "not in the suite: $f"; false; }
+    check "$(basename "$f") is in suite.txt" $?
+done
+
+# ---- the test suite against its synthetic measured times ----
+# error e of each case is fixed by construction (measured = simulated /
+# (1 + e)): |e| = 10 60 10 2 30 8 4 %, so mean 124/7 = 17.7, worst 60
+# (tiny_t4_s4), p90 = 30 + 0.4 x 30 = 42.0, signed mean +84/7 = +12.0;
+# tiny: one discordant pair of 3, tau-b 0.333, rho 0.5; few: 1 and 1.
+cd "$DATA" || exit 1
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured measured_synthetic.csv \
+    --csv "$tmp/t.csv" --chart "$tmp/t.png" >"$tmp/t.txt" 2>"$tmp/err"
+check "compare with the synthetic CSV exits 0" $?
+[ ! -s "$tmp/err" ]; check "nothing on stderr" $?
+# The synthetic times were made from the simulator's times of the day; if
+# the engine's times move, every error below moves with them.
+awk -F, 'BEGIN { e["tiny_t4_s1"] = .10; e["tiny_t4_s4"] = .60; e["tiny_default"] = -.10;
+                 e["few_t4_s1"] = -.02; e["few_t4_s4"] = .30; e["few_t4_s16"] = -.08;
+                 e["ragged"] = .04 }
+         /^#/ || $1 == "name" { next }
+         { d = $3 / $2 - 1 - e[$1]; if (d < 0) d = -d; if (d > 1e-4) bad++ }
+         END { exit bad > 0 }' "$tmp/t.csv"
+r=$?
+[ $r -eq 0 ] || echo "    the simulated times of tests/data/compare changed: rerun" \
+    "'LANESCOPE=./lanescope python3 tools/gen-suite.py --test-data' (the figures stay the same)"
+check "synthetic data matches today's simulated times" $r
+contains "header" "$tmp/t.txt" "compare: 7 cases of suite.txt simulated on h100 (sm_90)"
+contains "labelled synthetic" "$tmp/t.txt" "measured: measured_synthetic.csv: SYNTHETIC, not measurements"
+contains "synthetic note" "$tmp/t.txt" "note: the measured times are SYNTHETIC (the file says so)"
+grep -qE '^  tiny_t4_s4 +tiny +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +\+60\.0$' "$tmp/t.txt"
+check "row: name, group, simulated, measured, error" $?
+grep -qE '^  ragged +- +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +\+4\.0$' "$tmp/t.txt"
+check "row of a case in no group" $?
+contains "mean" "$tmp/t.txt" "mean |error|        17.7%  (mean signed error +12.0%: the simulator is slower on average)"
+contains "worst" "$tmp/t.txt" "worst |error|       60.0%  (tiny_t4_s4)"
+contains "p90" "$tmp/t.txt" "90th percentile     42.0%"
+contains "tiny ranks" "$tmp/t.txt" "tiny      3         0.500          0.333"
+contains "few ranks" "$tmp/t.txt" "few       3         1.000          1.000"
+contains "mean tau" "$tmp/t.txt" "mean Kendall tau-b over 2 groups: 0.667"
+contains "target mean" "$tmp/t.txt" "mean |error| < 10%                     17.7%  does not hold"
+contains "target worst" "$tmp/t.txt" "worst |error| < 25%                    60.0%  does not hold"
+contains "target tau" "$tmp/t.txt" "Kendall tau-b > 0.8 in every group   min 0.333 (tiny)  does not hold"
+# Pearson r depends on the simulated times: recomputed here from --csv.
+pearson() { # column transform: log or lin
+    grep -v '^#' "$tmp/t.csv" | tail -n +2 | awk -F, -v mode="$1" '
+        { x = $2; y = $3; if (mode == "log") { x = log(x) / log(10); y = log(y) / log(10) }
+          n++; sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y }
+        END { printf "%.3f", (sxy - sx * sy / n) / sqrt((sxx - sx * sx / n) * (syy - sy * sy / n)) }'
+}
+contains "Pearson r" "$tmp/t.txt" "Pearson r         $(pearson log) over log10 times, $(pearson lin) over the times themselves"
+
+# JSON: the same facts.
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured measured_synthetic.csv --json \
+    >"$tmp/t.json" 2>"$tmp/err"
+check "compare --json exits 0" $?
+near "json mean_abs_pct" "$(json_num "$tmp/t.json" mean_abs_pct)" 17.7142857 0.001
+near "json max_abs_pct" "$(json_num "$tmp/t.json" max_abs_pct)" 60 0.001
+near "json p90_abs_pct" "$(json_num "$tmp/t.json" p90_abs_pct)" 42 0.001
+near "json mean_signed_pct" "$(json_num "$tmp/t.json" mean_signed_pct)" 12 0.001
+near "json mean tau" "$(json_num "$tmp/t.json" mean_kendall_tau_b)" 0.6666667 0.000001
+tr -d ' \n' <"$tmp/t.json" >"$tmp/t.flat"
+contains "json worst" "$tmp/t.flat" '"worst_case":"tiny_t4_s4"'
+contains "json synthetic" "$tmp/t.flat" '"synthetic":true'
+contains "json tiny group" "$tmp/t.flat" '"name":"tiny","cases":3,"spearman_rho":0.5,"kendall_tau_b":0.33333333333333'
+contains "json targets" "$tmp/t.flat" '"target":"kendall_tau_b_in_every_group_above","limit":0.8'
+contains "json target value" "$tmp/t.flat" '"value":0.33333333333333'
+contains "json target fails" "$tmp/t.flat" '"holds":false}]'
+
+# --csv: the three columns draw compare reads; --chart: a PNG.
+contains "csv header" "$tmp/t.csv" "name,measured_us,simulated_us"
+contains "csv group comment" "$tmp/t.csv" "# group tiny"
+$LANESCOPE draw compare "$tmp/t.csv" -o "$tmp/redrawn.png" 2>"$tmp/err"
+check "draw compare reads compare's --csv" $?
+[ ! -s "$tmp/err" ]; check "draw compare: nothing on stderr" $?
+pngsig=$(printf '\211PNG')
+[ "$(head -c 4 "$tmp/t.png")" = "$pngsig" ]; check "--chart writes a PNG" $?
+[ "$(head -c 4 "$tmp/redrawn.png")" = "$pngsig" ]; check "draw compare of the CSV writes a PNG" $?
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured measured_synthetic.csv \
+    --chart "$tmp/t.svg" -o "$tmp/report.txt" >"$tmp/stdout" 2>&1
+check "--chart .svg and -o exit 0" $?
+head -c 200 "$tmp/t.svg" | grep -q '<svg'; check "--chart .svg writes SVG" $?
+[ ! -s "$tmp/stdout" ] && cmp -s "$tmp/report.txt" "$tmp/t.txt"; check "-o gets the report" $?
+
+# ---- no GPU and no --measured: exit 3, one line, nothing written ----
+mkdir "$tmp/out"
+$LANESCOPE compare suite.txt --csv "$tmp/out/c.csv" --chart "$tmp/out/c.png" \
+    --save-measured "$tmp/out/m.csv" -o "$tmp/out/r.txt" >"$tmp/stdout" 2>"$tmp/err"
+[ $? -eq 3 ]; check "no GPU exits 3" $?
+[ "$(wc -l <"$tmp/err")" -eq 1 ]; check "no GPU: one line" $?
+contains "no GPU message" "$tmp/err" "lanescope compare: no NVIDIA driver/GPU found ("
+contains "no GPU hint" "$tmp/err" "); give --measured FILE.csv"
+[ -z "$(ls -A "$tmp/out")" ] && [ ! -s "$tmp/stdout" ]; check "no GPU: nothing written" $?
+
+# The CUDA toolkit's stub libcuda: every symbol resolves, cuInit fails.
+STUB=/usr/local/cuda/lib64/stubs/libcuda.so
+if [ -e "$STUB" ]; then
+    LANESCOPE_LIBCUDA=$STUB $LANESCOPE compare suite.txt --csv "$tmp/out/c.csv" >"$tmp/stdout" \
+        2>"$tmp/err"
+    [ $? -eq 3 ]; check "stub libcuda exits 3" $?
+    contains "stub libcuda message" "$tmp/err" "no NVIDIA driver/GPU found (cuInit failed); give --measured FILE.csv"
+    [ -z "$(ls -A "$tmp/out")" ]; check "stub libcuda: nothing written" $?
+fi
+
+# ---- errors ----
+# A case without a measured row: named, with its suite line; --allow-missing.
+grep -v '^few_t4_s4,' measured_synthetic.csv >"$tmp/missing.csv"
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured "$tmp/missing.csv" \
+    --csv "$tmp/out/c.csv" >"$tmp/stdout" 2>"$tmp/err"
+[ $? -eq 1 ]; check "missing case exits 1" $?
+contains "missing case named" "$tmp/err" "lanescope compare: suite.txt:8:1: case 'few_t4_s4' has no row in $tmp/missing.csv (--allow-missing skips it)"
+[ -z "$(ls -A "$tmp/out")" ] && [ ! -s "$tmp/stdout" ]; check "missing case: nothing written" $?
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured "$tmp/missing.csv" \
+    --allow-missing >"$tmp/skip.txt" 2>"$tmp/err"
+check "--allow-missing exits 0" $?
+contains "skipped warning" "$tmp/err" "warning: 1 case without a row in $tmp/missing.csv skipped: few_t4_s4"
+contains "skipped count" "$tmp/skip.txt" "compare: 6 cases of suite.txt"
+# A bad row: file:line:col.
+sed 's/^few_t4_s1,[0-9.]*,/few_t4_s1,slow,/' measured_synthetic.csv >"$tmp/bad.csv"
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured "$tmp/bad.csv" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ]; check "bad row exits 1" $?
+contains "bad row position" "$tmp/err" "bad.csv:9:11: measured_us: expected a positive number of microseconds, found 'slow'"
+# Rows that name no case are counted, not an error.
+{ cat measured_synthetic.csv; echo "stranger,1,1,1,1,,,synthetic,"; } >"$tmp/extra.csv"
+$LANESCOPE compare suite.txt --target h100_pinned.hw --measured "$tmp/extra.csv" >/dev/null 2>"$tmp/err"
+check "an extra row is fine" $?
+contains "extra row note" "$tmp/err" "note: 1 row of $tmp/extra.csv names no case of suite.txt (ignored)"
+# A bad suite line, and a case whose file does not load.
+printf 'ok tiny_t4_s1.mlir\nbad tiny_t4_s1.mlir colour=red\n' >"$tmp/bad_suite.txt"
+$LANESCOPE compare "$tmp/bad_suite.txt" --measured measured_synthetic.csv >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ]; check "bad suite exits 1" $?
+contains "bad suite position" "$tmp/err" "bad_suite.txt:2:21: unknown key 'colour' (the keys: group, note)"
+printf 'tiny_t4_s1 nowhere.mlir\n' >"$tmp/nofile.txt"
+$LANESCOPE compare "$tmp/nofile.txt" --measured measured_synthetic.csv >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ]; check "missing .mlir exits 1" $?
+contains "missing .mlir names the case" "$tmp/err" "lanescope compare: case 'tiny_t4_s1' ($tmp/nofile.txt:1): $tmp/nowhere.mlir: cannot open"
+# Usage errors: exit 2.
+for args in "" "suite.txt --measured m.csv --save-measured s.csv" "suite.txt --chart x.gif" \
+    "suite.txt --measured m.csv --runs 5" "suite.txt --allow-missing" "suite.txt --target nosuch" \
+    "suite.txt --bogus"; do
+    # shellcheck disable=SC2086
+    $LANESCOPE compare $args >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "usage '$args' exits 2 with one line" $?
+done
+$LANESCOPE compare suite.txt --target mi300x >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ]; check "measuring with an AMD model exits 2" $?
+contains "AMD model message" "$tmp/err" "is not an NVIDIA model"
+$LANESCOPE compare --help >"$tmp/help.txt"
+check "--help exits 0" $?
+contains "help" "$tmp/help.txt" "usage: lanescope compare SUITE"
+[ -z "$(ls "$DATA" | grep -v -e '\.mlir$' -e '\.txt$' -e '\.csv$' -e '\.hw$')" ]; check "no temporary files left in tests/data/compare" $?
+
+echo "cli_compare.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

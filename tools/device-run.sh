@@ -1,0 +1,146 @@
+#!/bin/sh
+# device-run.sh: the driver of a GPU-machine bundle (tools/device-bundle.sh
+# copies it to the bundle as run.sh).  On a machine with an NVIDIA GPU and
+# nothing installable, from inside the bundle folder:
+#
+#     OUT=/some/folder ./run.sh
+#
+# runs, in one go, each step logged to $OUT/run.log (default OUT: ./out):
+#   1. nvidia-smi -q (what the GPU and driver say about themselves);
+#   2. lanescope calibrate -> $OUT/<gpu>-calibrated.hw, $OUT/calibrate_raw.csv;
+#   3. lanescope compare of the bundled suite on the calibrated model, which
+#      measures every case -> $OUT/measured.csv, compare.csv, compare.png;
+#   4. the same compare on the built-in model (h100, or h200 for an H200 when
+#      the bundle has one), reusing step 3's measurements when there are any
+#      -> $OUT/compare_<model>.csv, compare_<model>.png.
+# A failing step is logged and the next one runs; the end is a summary.  The
+# written files are 8 at most (the device tool brings back 8).  Exit status:
+# 0 all steps went through, 3 no NVIDIA driver/GPU (calibrate said so),
+# 1 otherwise.  LS_STEP_TIMEOUT (seconds, default 300) bounds each step.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+OUT=${OUT:-./out}
+mkdir -p "$OUT" || { echo "run.sh: cannot make $OUT" >&2; exit 1; }
+OUT=$(cd "$OUT" && pwd)
+LS="$here/bin/ls"
+SUITE="$here/share/lanescope/examples/suite/suite.txt"
+log="$OUT/run.log"
+: >"$log"
+limit=${LS_STEP_TIMEOUT:-300}
+tmp=$(mktemp "${TMPDIR:-/tmp}/ls-run.XXXXXX") || exit 1
+trap 'rm -f "$tmp"' EXIT
+summary=""
+failed=0
+no_gpu=0
+
+say() { echo "$*" | tee -a "$log"; }
+
+# step NAME COMMAND...: run it with its output in the log, record the result.
+step() {
+    name=$1
+    shift
+    say ""
+    say "== $name: $*"
+    start=$(date +%s)
+    if command -v timeout >/dev/null 2>&1; then
+        timeout "$limit" "$@" >"$tmp" 2>&1
+    else
+        "$@" >"$tmp" 2>&1
+    fi
+    rc=$?
+    secs=$(($(date +%s) - start))
+    cat "$tmp" >>"$log"
+    if [ $rc -eq 0 ]; then
+        result="ok"
+    else
+        result="FAILED (exit $rc)"
+        [ $rc -eq 124 ] && result="FAILED (over ${limit} s)"
+        failed=1
+        tail -n 3 "$tmp" | sed 's/^/   | /' # the reason, on the console too
+    fi
+    say "== $name: $result, $secs s"
+    summary="$summary
+  $name: $result, $secs s"
+    return $rc
+}
+
+skip() { # NAME REASON
+    say ""
+    say "== $1: skipped: $2"
+    summary="$summary
+  $1: skipped: $2"
+    failed=1
+}
+
+say "lanescope device run, $(date -u '+%Y-%m-%d %H:%M:%S UTC') on $(uname -n)"
+[ -f "$here/share/lanescope/BUILD-INFO" ] && sed 's/^/  /' "$here/share/lanescope/BUILD-INFO" | tee -a "$log"
+
+# NVRTC: configure's toolkit folder first (compiled in); else tell lanescope
+# where this machine keeps it, if the dynamic linker does not know.
+if [ -z "${LANESCOPE_NVRTC:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.13'; then
+    for d in /usr/local/cuda/lib64 /usr/local/cuda-13*/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+        if [ -e "$d/libnvrtc.so.13" ]; then
+            LANESCOPE_NVRTC="$d/libnvrtc.so.13"
+            export LANESCOPE_NVRTC
+            say "NVRTC: $LANESCOPE_NVRTC"
+            break
+        fi
+    done
+fi
+
+step "bundle" "$LS" --version
+
+gpu_name=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+    step "nvidia-smi" nvidia-smi -q
+    gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu \
+        --format=csv >>"$log" 2>&1
+else
+    skip "nvidia-smi" "not installed here"
+fi
+# "NVIDIA H100 80GB HBM3" -> h100 (as lanescope calibrate names the model)
+chip=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9\n' ' ' | tr ' ' '\n' |
+    grep -E '^[a-z][0-9]{2,}$' | head -n 1)
+[ -n "$chip" ] || chip=gpu
+model="$OUT/$chip-calibrated.hw"
+
+step "calibrate" "$LS" calibrate -o "$model" --raw "$OUT/calibrate_raw.csv"
+rc=$?
+[ $rc -eq 3 ] && no_gpu=1
+
+if [ ! -f "$SUITE" ]; then
+    skip "compare (calibrated)" "no suite at $SUITE"
+elif [ ! -f "$model" ]; then
+    skip "compare (calibrated)" "no calibrated model (calibrate failed)"
+else
+    step "compare (calibrated)" "$LS" compare "$SUITE" --target "$model" \
+        --save-measured "$OUT/measured.csv" --csv "$OUT/compare.csv" --chart "$OUT/compare.png"
+fi
+
+builtin=h100
+case $chip in
+h200) [ -f "$here/share/lanescope/targets/h200.hw" ] && builtin=h200 ;;
+esac
+if [ ! -f "$SUITE" ]; then
+    skip "compare ($builtin)" "no suite at $SUITE"
+elif [ -s "$OUT/measured.csv" ]; then
+    step "compare ($builtin)" "$LS" compare "$SUITE" --target "$builtin" \
+        --measured "$OUT/measured.csv" --csv "$OUT/compare_$builtin.csv" \
+        --chart "$OUT/compare_$builtin.png"
+else
+    step "compare ($builtin)" "$LS" compare "$SUITE" --target "$builtin" \
+        --csv "$OUT/compare_$builtin.csv" --chart "$OUT/compare_$builtin.png"
+fi
+
+say ""
+say "summary (${gpu_name:-no GPU named by nvidia-smi}; files in $OUT):$summary"
+for f in "$OUT"/*; do
+    [ -f "$f" ] && [ "$f" != "$log" ] && say "  wrote $(basename "$f") ($(wc -c <"$f") bytes)"
+done
+if [ $no_gpu -eq 1 ]; then
+    say "no NVIDIA driver/GPU here: nothing was measured (exit 3)"
+    exit 3
+fi
+[ $failed -eq 0 ] || exit 1
+exit 0
