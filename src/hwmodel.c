@@ -154,7 +154,7 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
 
 const char *ls_hw_names(void)
 {
-    return "h100, a100, mi300x, rx7900xtx (or the IREE arch: sm_90, sm_80, gfx942, gfx1100)";
+    return "h100, h200, a100, mi300x, rx7900xtx (or the IREE arch: sm_90, sm_80, gfx942, gfx1100)";
 }
 
 static const char *arch_alias(const char *name)

@@ -5,7 +5,8 @@
  * shared/reference/iree-reduction-lowering.md §5.  IREE has no sm_90 entry;
  * the sm_90/h100 row below is lanescope's own: Hopper keeps Ampere's
  * IREE-visible limits except for 227 KiB of opt-in shared memory per block
- * and 132 SMs (NVIDIA H100 SXM5 whitepaper). gfx950 (CDNA4) uses the CDNA3
+ * and 132 SMs (NVIDIA H100 SXM5 whitepaper); h200 is the same chip (H200
+ * datasheet). gfx950 (CDNA4) uses the CDNA3
  * wgp limits with 160 KiB LDS (AMD CDNA4 ISA guide); no chip without a SKU.
  */
 #include <stdio.h>
@@ -32,6 +33,7 @@ static const known_target known[] = {
     {"a100", {"sm_80", "a100", 1, {32}, WG1024, 1024, 166912, 108, 0, 0, 0, 0}},
     {"sm_90|hopper", {"sm_90", "", 1, {32}, WG1024, 1024, 232448, 0, 0, 0, 0, 0}},
     {"h100", {"sm_90", "h100", 1, {32}, WG1024, 1024, 232448, 132, 0, 0, 0, 0}},
+    {"h200", {"sm_90", "h200", 1, {32}, WG1024, 1024, 232448, 132, 0, 0, 0, 0}},
 };
 
 bool ls_target_lookup(const char *name, ls_target *out)
@@ -55,5 +57,5 @@ bool ls_target_lookup(const char *name, ls_target *out)
 const char *ls_target_names(void)
 {
     return "gfx942, cdna3, mi300x, mi325x, mi300a, gfx950, cdna4, gfx1100, rdna3, rx7900xtx, "
-           "sm_80, ampere, a100, sm_90, hopper, h100";
+           "sm_80, ampere, a100, sm_90, hopper, h100, h200";
 }

@@ -107,7 +107,7 @@ $LANESCOPE sim "$EX/seed000_example2.mlir" --target a100 >/dev/null 2>"$tmp/stde
 contains "sim target message" "$tmp/stderr" "the config runs subgroups of 64 lanes but model a100 has 32"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --target nope >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "sim unknown target exits 2" $?
-contains "sim unknown target message" "$tmp/stderr" "no hardware model 'nope' (built in: h100, a100, mi300x, rx7900xtx (or the IREE arch"
+contains "sim unknown target message" "$tmp/stderr" "no hardware model 'nope' (built in: h100, h200, a100, mi300x, rx7900xtx (or the IREE arch"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --json --no-check >"$tmp/sim.json"
 tr -d ' \n' <"$tmp/sim.json" >"$tmp/sim.flat"
 contains "sim json barriers" "$tmp/sim.flat" '"stage":"cross-subgroup"'

@@ -125,5 +125,15 @@ check "runs 0 exits 2" $([ $? -eq 2 ]; echo $?)
 $LANESCOPE measure --help >"$tmp/help"
 contains "help" "$tmp/help" "usage: lanescope measure INPUT"
 
+# The H200 model: the H100 chip with faster memory, so a bandwidth-bound row
+# sum is faster on it and a tiny latency-bound one is not.
+$LANESCOPE sim "$EX/suite/rowsum4k_default.mlir" --target h200 --no-check --json >"$tmp/h200.json"
+check "h200 model loads" $?
+$LANESCOPE sim "$EX/suite/rowsum4k_default.mlir" --target h100 --no-check --json >"$tmp/h100.json"
+t200=$(tr -d ' \n' <"$tmp/h200.json" | sed 's/.*"time_us":\([0-9.e+-]*\).*/\1/')
+t100=$(tr -d ' \n' <"$tmp/h100.json" | sed 's/.*"time_us":\([0-9.e+-]*\).*/\1/')
+awk -v a="$t200" -v b="$t100" 'BEGIN { exit !(a > 0 && a < 0.8 * b) }'
+check "64 MiB row sum: h200 ($t200 us) well under h100 ($t100 us)" $?
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

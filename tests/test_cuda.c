@@ -195,21 +195,8 @@ START_TEST(emulated_matches_reference)
         if (!random_problem(&rng, &p, 5, 70) || p.ti.subgroup_size != 32)
             continue;
         ls_combiner k = (ls_combiner)_i;
-        ls_elem_type t = nv_types[rng_range(&rng, 0, 5)];
-        bool fl = ls_elem_type_is_float(t);
-        if ((fl && ls_combiner_is_int_only(k)) || (!fl && ls_combiner_is_float_only(k)))
-            t = fl ? LS_ET_I32 : LS_ET_F32;
-        p.combiner = k;
-        p.acc_type = p.in_type = t;
-        if ((t == LS_ET_F32 || t == LS_ET_I32) && rng_range(&rng, 0, 2) == 0) {
-            p.in_type = t == LS_ET_F32 ? LS_ET_F16 : LS_ET_I8; /* extf / extsi */
-            p.extended = true;
-        }
-        if (p.rank > 1 && rng_range(&rng, 0, 1)) { /* transposed input map */
-            int a = p.in_map[0];
-            p.in_map[0] = p.in_map[p.rank - 1];
-            p.in_map[p.rank - 1] = a;
-        }
+        random_kind_and_type(&rng, &p, k, nv_types, 6);
+        ls_elem_type t = p.acc_type;
         ls_diag dg;
         ls_diag_clear(&dg);
         if (ls_derive(&p, d, &dg) != LS_OK || d->total_workgroups > 40)

@@ -129,6 +129,30 @@ static inline bool random_problem(uint64_t *rng, ls_problem *p, int64_t max_par,
     return ls_problem_validate(p, &d) == LS_OK;
 }
 
+/* Give a random problem combiner k and an element type drawn from types
+ * (a float type for float-only kinds, an integer one for integer-only
+ * kinds), sometimes an f16/i8 input widened by extf/extsi, sometimes a
+ * transposed input map. */
+static inline void random_kind_and_type(uint64_t *rng, ls_problem *p, ls_combiner k,
+                                        const ls_elem_type *types, int n_types)
+{
+    ls_elem_type t = types[rng_range(rng, 0, n_types - 1)];
+    bool fl = ls_elem_type_is_float(t);
+    if ((fl && ls_combiner_is_int_only(k)) || (!fl && ls_combiner_is_float_only(k)))
+        t = fl ? LS_ET_I32 : LS_ET_F32;
+    p->combiner = k;
+    p->acc_type = p->in_type = t;
+    if ((t == LS_ET_F32 || t == LS_ET_I32) && rng_range(rng, 0, 2) == 0) {
+        p->in_type = t == LS_ET_F32 ? LS_ET_F16 : LS_ET_I8; /* extf / extsi */
+        p->extended = true;
+    }
+    if (p->rank > 1 && rng_range(rng, 0, 1)) { /* transposed input map */
+        int a = p->in_map[0];
+        p->in_map[0] = p->in_map[p->rank - 1];
+        p->in_map[p->rank - 1] = a;
+    }
+}
+
 #define LS_TEST_MAIN(make_suite)                                                                 \
     int main(void)                                                                               \
     {                                                                                            \
