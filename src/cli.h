@@ -36,6 +36,14 @@ double ls_cli_now(void);
 /* Print "lanescope CMD: message" to stderr. */
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The machine a --target means, the same in every command: a built-in model
+ * (h100, h200, a100, mi300x, mi355x, rx7900xtx) or .hw file with its own
+ * target; an IREE target name or an .mlir file with an #iree_gpu.target,
+ * modelled by ls_hw_for_target (hw->note says what is estimated); with no
+ * --target the input's target, else a model by subgroup size (64: mi300x,
+ * else h100).  *t is the IREE target when *has_t. */
+ls_status ls_cli_hw(const ls_module *m, const char *target, int64_t subgroup_size, ls_hw *hw,
+                    ls_target *t, bool *has_t, ls_diag *diag);
 /* The hardware model for reduction p: --target when given, else the
  * file's #iree_gpu.target, else by subgroup size (64: mi300x, 32: h100);
  * a problem without a target takes the model's IREE-visible limits. */

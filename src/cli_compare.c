@@ -733,9 +733,11 @@ int ls_cmd_compare(int argc, char **argv)
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_hw hw;
-    if (ls_hw_load(a.target, &hw, &diag)) {
+    ls_target tt;
+    bool has_tt;
+    if (ls_cli_hw(NULL, a.target, 32, &hw, &tt, &has_tt, &diag)) {
         ls_cli_report(CMD, &diag);
-        return diag.status == LS_ERR_NOTFOUND ? 2 : 1;
+        return diag.status == LS_ERR_NOTFOUND || diag.status == LS_ERR_USAGE ? 2 : 1;
     }
     ls_suite suite;
     if (ls_suite_load(a.suite, &suite, &diag)) {

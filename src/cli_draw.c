@@ -205,7 +205,9 @@ static int run(const draw_opts *o)
                 } else {
                     int64_t banks_n = 32, bank_bytes = 4;
                     if (o->target) {
-                        if ((st = ls_hw_load(o->target, &hw, &diag)))
+                        ls_target tt;
+                        bool has_tt;
+                        if ((st = ls_cli_hw(NULL, o->target, 32, &hw, &tt, &has_tt, &diag)))
                             goto done;
                         banks_n = hw.smem_banks;
                         bank_bytes = hw.smem_bank_bytes;

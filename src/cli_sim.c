@@ -53,6 +53,8 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                "%lld wave%s\n",
             p->name, (long long)r->workgroups, hw->name, hw->arch, (long long)r->occupancy,
             r->occupancy_limit, (long long)r->waves, r->waves == 1 ? "" : "s");
+    if (hw->note[0])
+        fprintf(f, "  note: %s\n", hw->note);
     if (p->config_suggested) {
         char cfg[1024];
         ls_lowering_config_format(&p->config, cfg, sizeof cfg);
@@ -203,6 +205,9 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(o, "cycles", json_object_new_int64(r->cycles));
     json_object_object_add(o, "time_us", json_object_new_double(r->time_us));
     json_object_object_add(o, "clock_mhz", json_object_new_int64(hw->clock_mhz));
+    json_object_object_add(o, "model", json_object_new_string(hw->name));
+    if (hw->note[0])
+        json_object_object_add(o, "model_note", json_object_new_string(hw->note));
     json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
     json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
     json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
@@ -296,11 +301,13 @@ int ls_cmd_sim(int argc, char **argv)
     }
     if (target) {
         ls_hw probe;
+        ls_target pt;
+        bool has_pt;
         ls_diag pd;
         ls_diag_clear(&pd);
-        if (ls_hw_load(target, &probe, &pd)) {
+        if (ls_cli_hw(NULL, target, 32, &probe, &pt, &has_pt, &pd)) {
             ls_cli_report(CMD, &pd);
-            return pd.status == LS_ERR_NOTFOUND ? 2 : 1;
+            return pd.status == LS_ERR_NOTFOUND || pd.status == LS_ERR_USAGE ? 2 : 1;
         }
     }
     if (json && csv) {

@@ -95,17 +95,62 @@ bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t m
     return true;
 }
 
-static const char *model_for_arch(const char *arch)
+/* A .hw model file, a built-in model name, or the name of one. */
+static bool names_model(const char *spec)
 {
-    if (strcmp(arch, "gfx942") == 0)
-        return "mi300x";
-    if (strcmp(arch, "gfx1100") == 0)
-        return "rx7900xtx";
-    if (strcmp(arch, "sm_80") == 0)
-        return "a100";
-    if (strcmp(arch, "sm_90") == 0)
-        return "h100";
-    return NULL;
+    if (strstr(spec, ".hw"))
+        return true;
+    static const char *builtin[] = {"h100", "h200", "a100", "mi300x", "mi355x", "rx7900xtx"};
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        if (strcmp(spec, builtin[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The IREE target a model file stands for: its iree_target line, else the
+ * built-in target of its name. */
+static bool model_target(const ls_hw *hw, ls_target *t)
+{
+    if (hw->has_iree_target) {
+        *t = hw->iree_target;
+        return true;
+    }
+    return ls_target_lookup(hw->name, t);
+}
+
+ls_status ls_cli_hw(const ls_module *m, const char *target, int64_t subgroup_size, ls_hw *hw,
+                    ls_target *t, bool *has_t, ls_diag *diag)
+{
+    *has_t = false;
+    if (target && names_model(target)) {
+        /* a model file or a built-in chip: its own target, if it names one */
+        ls_status st = ls_hw_load(target, hw, diag);
+        if (st)
+            return st;
+        *has_t = model_target(hw, t);
+        return LS_OK;
+    }
+    if (target && !ls_target_lookup(target, t)) {
+        /* a model in the search path ($LANESCOPE_TARGETS: a calibrated one) */
+        ls_diag quiet;
+        ls_diag_clear(&quiet);
+        if (!strstr(target, ".mlir") && ls_hw_load(target, hw, &quiet) == LS_OK) {
+            *has_t = model_target(hw, t);
+            return LS_OK;
+        }
+        /* an .mlir file holding an #iree_gpu.target */
+        if (!ls_cli_target(target, t, diag))
+            return diag->status;
+    } else if (target) {
+        /* an IREE target name: t is set */
+    } else if (m && m->has_target) {
+        *t = m->target;
+    } else { /* nothing says: by subgroup size, as before any target existed */
+        return ls_cli_hw(m, subgroup_size == 64 ? "mi300x" : "h100", subgroup_size, hw, t, has_t,
+                         diag);
+    }
+    *has_t = true;
+    return ls_hw_for_target(t, hw, diag);
 }
 
 ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls_hw *hw,
@@ -113,16 +158,12 @@ ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls
 {
     int64_t sg, wgsz;
     ls_problem_sizes(p, &sg, &wgsz, NULL);
-    const char *model = target                                             ? target
-                        : m->has_target && model_for_arch(m->target.arch) ? model_for_arch(m->target.arch)
-                        : sg == 64                                         ? "mi300x"
-                                                                           : "h100";
-    if (ls_hw_load(model, hw, diag))
+    ls_target t;
+    bool has_t;
+    if (ls_cli_hw(m, target, sg, hw, &t, &has_t, diag))
         return diag->status;
-    if (!p->has_target && hw->has_iree_target) { /* IREE-visible limits of the chip */
-        p->target = hw->iree_target;
-        p->has_target = true;
-    } else if (!p->has_target && ls_target_lookup(hw->name, &p->target)) {
+    if (!p->has_target && has_t) { /* the IREE-visible limits of the same machine */
+        p->target = t;
         p->has_target = true;
     }
     if (!p->has_config && p->has_target)
@@ -244,8 +285,10 @@ bool ls_cli_target(const char *spec, ls_target *t, ls_diag *diag)
         *t = tm->target;
     else if (st == LS_ERR_IO)
         ls_diag_set(diag, LS_ERR_USAGE, "--target", 0, 0,
-                    "'%s' is neither a known target (%s) nor a readable file", spec,
-                    ls_target_names());
+                    "'%s' is not a model (h100, h200, a100, mi300x, mi355x, rx7900xtx, a .hw "
+                    "file), an IREE target name (sm_80, gfx942, rtx3090, ...: `lanescope "
+                    "suggest --help` lists them) or a readable .mlir file",
+                    spec);
     else if (st != LS_OK)
         *diag = local;
     else

@@ -154,7 +154,72 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
 
 const char *ls_hw_names(void)
 {
-    return "h100, h200, a100, mi300x, rx7900xtx (or the IREE arch: sm_90, sm_80, gfx942, gfx1100)";
+    return "h100, h200, a100, mi300x, mi355x, rx7900xtx, any IREE target name (sm_80, gfx942, "
+           "gfx1201, ...), a .hw file or an .mlir file with an #iree_gpu.target";
+}
+
+/* The built-in model whose timing a target borrows. */
+static const char *family_of(const char *arch)
+{
+    if (strncmp(arch, "sm_", 3) == 0)
+        return atoi(arch + 3) >= 90 ? "h100" : "a100";
+    if (strncmp(arch, "gfx", 3) == 0) {
+        if (strcmp(arch, "gfx950") == 0)
+            return "mi355x";
+        return strlen(arch + 3) >= 4 ? "rx7900xtx" : "mi300x"; /* gfx10xx..gfx12xx : gfx9xx */
+    }
+    return NULL;
+}
+
+ls_status ls_hw_for_target(const ls_target *t, ls_hw *hw, ls_diag *diag)
+{
+    if (t->sku[0]) { /* a chip with a model file of its own keeps it */
+        ls_diag quiet;
+        ls_diag_clear(&quiet);
+        if (ls_hw_load(t->sku, hw, &quiet) == LS_OK) {
+            hw->iree_target = *t;
+            hw->has_iree_target = true;
+            return LS_OK;
+        }
+    }
+    const char *fam = family_of(t->arch);
+    if (!fam)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, "--target", 0, 0,
+                           "no timing model for arch '%s' (lanescope models NVIDIA sm_XY and AMD "
+                           "gfxN targets)",
+                           t->arch);
+    ls_status st = ls_hw_load(fam, hw, diag);
+    if (st)
+        return st;
+    char fam_name[32];
+    snprintf(fam_name, sizeof fam_name, "%s", hw->name);
+    snprintf(hw->name, sizeof hw->name, "%s", t->sku[0] ? t->sku : t->arch);
+    snprintf(hw->arch, sizeof hw->arch, "%s", t->arch);
+    bool sg_ok = false;
+    for (int i = 0; i < t->n_subgroup_choices; i++)
+        sg_ok |= t->subgroup_choices[i] == hw->subgroup_size;
+    if (!sg_ok && t->n_subgroup_choices > 0)
+        hw->subgroup_size = t->subgroup_choices[0];
+    char wgps[96];
+    if (t->wgp_count > 0) {
+        hw->wgp_count = t->wgp_count;
+        snprintf(wgps, sizeof wgps, "%lld WGPs from the target's chip", (long long)t->wgp_count);
+    } else {
+        snprintf(wgps, sizeof wgps, "no chip in the target: %lld WGPs assumed (%s's)",
+                 (long long)hw->wgp_count, fam_name);
+    }
+    if (t->max_workgroup_memory_bytes > hw->smem_bytes_per_wgp)
+        hw->smem_bytes_per_wgp = t->max_workgroup_memory_bytes;
+    if (t->simds_per_wgp > 0)
+        hw->schedulers_per_wgp = t->simds_per_wgp;
+    hw->iree_target = *t;
+    hw->has_iree_target = true;
+    snprintf(hw->note, sizeof hw->note,
+             "model for %s built from IREE's target fields (subgroup size, workgroup memory, "
+             "SIMDs; %s) with %s's timing parameters: clock, latencies, caches and DRAM "
+             "bandwidth are estimates",
+             hw->name, wgps, fam_name);
+    return LS_OK;
 }
 
 static const char *arch_alias(const char *name)

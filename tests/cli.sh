@@ -107,7 +107,29 @@ $LANESCOPE sim "$EX/seed000_example2.mlir" --target a100 >/dev/null 2>"$tmp/stde
 contains "sim target message" "$tmp/stderr" "the config runs subgroups of 64 lanes but model a100 has 32"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --target nope >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "sim unknown target exits 2" $?
-contains "sim unknown target message" "$tmp/stderr" "no hardware model 'nope' (built in: h100, h200, a100, mi300x, rx7900xtx (or the IREE arch"
+contains "sim unknown target message" "$tmp/stderr" "lanescope sim: --target: 'nope' is not a model (h100, h200, a100, mi300x, mi355x, rx7900xtx, a .hw file), an IREE target name"
+# One target vocabulary: models, IREE target names (modelled from their
+# fields with a family's timing, and a note saying so), .mlir target files.
+RS=$EX/rowsum_4096x4096_noconfig.mlir
+$LANESCOPE sim "$RS" --target sm_86 --no-check >"$tmp/t86.txt" 2>&1
+check "sim --target sm_86 exits 0" $?
+contains "sm_86 modelled" "$tmp/t86.txt" "note: model for sm_86 built from IREE's target fields (subgroup size, workgroup memory, SIMDs; no chip in the target: 108 WGPs assumed (a100's)) with a100's timing parameters"
+contains "sm_86 bare target" "$tmp/t86.txt" "IREE's default for sm_86, workgroup_size 32"
+$LANESCOPE sim "$RS" --target rtx3090 --no-check >"$tmp/t3090.txt" 2>&1
+contains "rtx3090 chip" "$tmp/t3090.txt" "82 WGPs from the target's chip"
+$LANESCOPE sim "$RS" --target gfx1201 --no-check >"$tmp/t1201.txt" 2>&1
+contains "gfx1201 family" "$tmp/t1201.txt" "with rx7900xtx's timing parameters"
+$LANESCOPE sim "$RS" --target sm_80 --no-check >"$tmp/t80.txt" 2>&1
+contains "sm_80 is the bare target in sim" "$tmp/t80.txt" "IREE's default for sm_80, workgroup_size"
+$LANESCOPE suggest "$RS" --target sm_80 >"$tmp/s80.txt" 2>&1
+contains "sm_80 is the bare target in suggest" "$tmp/s80.txt" "on sm_80:"
+$LANESCOPE sim "$RS" --target a100 --no-check >"$tmp/ta100.txt" 2>&1
+contains "a100 is the chip" "$tmp/ta100.txt" "IREE's default for sm_80/a100"
+grep -q "note:" "$tmp/ta100.txt"
+[ $? -ne 0 ]; check "a model file has no estimate note" $?
+$LANESCOPE sim "$RS" --target "$EX/targets/mi300x.mlir" --no-check >"$tmp/tfile.txt" 2>&1
+contains "target from an .mlir file" "$tmp/tfile.txt" "IREE's default for gfx942/mi300x"
+
 $LANESCOPE sim "$EX/seed000_example2.mlir" --json --no-check >"$tmp/sim.json"
 tr -d ' \n' <"$tmp/sim.json" >"$tmp/sim.flat"
 contains "sim json barriers" "$tmp/sim.flat" '"stage":"cross-subgroup"'

@@ -28,12 +28,22 @@ typedef struct {
     double dram_bytes_per_cycle; /* derived: dram_gbps / clock */
     bool has_iree_target;
     ls_target iree_target;
+    /* "" for a model file; for a model built from a target's fields
+     * (ls_hw_for_target), which parameters are estimates and from where */
+    char note[400];
 } ls_hw;
 
 /* Parse model text; file names the source for messages. */
 ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag);
 /* Load a built-in model by name or a model file by path. */
 ls_status ls_hw_load(const char *name_or_path, ls_hw *hw, ls_diag *diag);
+/* A model for an IREE target without a model file of its own: the target's
+ * fields (subgroup size, WGP count, workgroup memory, SIMDs per WGP) over
+ * the timing parameters of the nearest built-in family (NVIDIA sm_90 and
+ * later: h100, earlier: a100; AMD gfx950: mi355x, other gfx9: mi300x,
+ * gfx10-12: rx7900xtx), with hw->note naming what is estimated.  A target
+ * whose chip has a model file (t->sku) gets that file. */
+ls_status ls_hw_for_target(const ls_target *t, ls_hw *hw, ls_diag *diag);
 /* Names of the built-in models, for messages. */
 const char *ls_hw_names(void);
 
