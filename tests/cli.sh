@@ -119,6 +119,11 @@ $LANESCOPE sim "$RS" --target rtx3090 --no-check >"$tmp/t3090.txt" 2>&1
 contains "rtx3090 chip" "$tmp/t3090.txt" "82 WGPs from the target's chip"
 $LANESCOPE sim "$RS" --target gfx1201 --no-check >"$tmp/t1201.txt" 2>&1
 contains "gfx1201 family" "$tmp/t1201.txt" "with rx7900xtx's timing parameters"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --target mi355x >"$tmp/t355.txt" 2>&1
+contains "mi355x model" "$tmp/t355.txt" "workgroups on mi355x (gfx950)"
+contains "mi355x checked" "$tmp/t355.txt" "functional check passed"
+$LANESCOPE sim "$RS" --target gfx950 --no-check >"$tmp/t950.txt" 2>&1
+contains "gfx950 family" "$tmp/t950.txt" "with mi355x's timing parameters"
 $LANESCOPE sim "$RS" --target sm_80 --no-check >"$tmp/t80.txt" 2>&1
 contains "sm_80 is the bare target in sim" "$tmp/t80.txt" "IREE's default for sm_80, workgroup_size"
 $LANESCOPE suggest "$RS" --target sm_80 >"$tmp/s80.txt" 2>&1
