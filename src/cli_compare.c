@@ -187,6 +187,7 @@ typedef struct {
     ls_gpu *gpu;
     ls_measure_opts mo;
     double copy_gbps; /* measured once, with the first case */
+    size_t failed;    /* cases that failed on the GPU (left out of the figures) */
     const ls_gpu_info *gi;
 } measurer;
 
@@ -226,6 +227,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
             row->runs = mr.runs;
             row->gbytes_per_s = mr.gbytes_per_s;
             row->copy_fraction = mr.copy_fraction;
+            row->launch_us = mr.launch_us;
             snprintf(row->gpu, sizeof row->gpu, "%.127s", ms->gi->name);
             time_t now = time(NULL);
             struct tm tm;
@@ -277,7 +279,8 @@ static void gpu_provenance(ls_measured *m, const measurer *ms, const compare_arg
     add_prov(m, "command", "%s", cmd);
     add_prov(m, "method",
              "median of %lld timed launches (CUDA events), the L2 flushed before "
-             "each, after %lld untimed; inputs from the simulator's generator "
+             "each (by reading twice its size), after at least %lld untimed ones and 25 ms of "
+             "GPU time; launch_us: an empty kernel of the same grid timed alike; inputs from the simulator's generator "
              "(seed 1); every output checked against the reference",
              (long long)a->runs, (long long)a->warmup);
     add_prov(m, "copy_bandwidth", "%.0f GB/s device-to-device (copy_fraction's denominator)",
@@ -608,7 +611,16 @@ static size_t run_all(const compare_args *a, const ls_suite *suite, const size_t
             char msg[1024];
             ls_diag_format(&diag, msg, sizeof msg);
             ls_cli_error(CMD, "case '%s' (%s:%d): %s", sc->name, suite->path, sc->line, msg);
-            return SIZE_MAX;
+            if (!ms->gpu)
+                return SIZE_MAX;
+            /* GPU time is scarce: a case that fails on its own (a wrong value,
+             * a compile error) is left out and the rest still measured; a
+             * driver error may have poisoned the context, so stop there and
+             * keep what was measured. */
+            ms->failed++;
+            if (diag.status != LS_ERR_INVALID)
+                break;
+            continue;
         }
         if (ms->gpu) {
             meas->rows = ls_xrealloc(meas->rows, (meas->n + 1) * sizeof *meas->rows);
@@ -704,6 +716,10 @@ static int write_outputs(const compare_args *a, const ls_hw *hw, const ls_measur
         for (size_t i = 0; i < meas->n; i++)
             ls_measured_write_row(save.f, &meas->rows[i]);
     }
+    /* the measurements first: they cost GPU time, a chart does not */
+    int rc = 0;
+    if (a->save)
+        rc |= ls_out_commit(&save, a->save);
     ls_diag diag;
     ls_diag_clear(&diag);
     if (a->chart && draw_chart(a, hw, brief_source, cr, s, &diag)) {
@@ -711,15 +727,10 @@ static int write_outputs(const compare_args *a, const ls_hw *hw, const ls_measur
         ls_out_discard(&out);
         if (a->csv)
             ls_out_discard(&csv);
-        if (a->save)
-            ls_out_discard(&save);
         return 1;
     }
-    int rc = 0;
     if (a->csv)
         rc |= ls_out_commit(&csv, a->csv);
-    if (a->save)
-        rc |= ls_out_commit(&save, a->save);
     rc |= ls_out_commit(&out, a->output);
     return rc ? 1 : 0;
 }
@@ -782,6 +793,12 @@ int ls_cmd_compare(int argc, char **argv)
     describe_source(source, sizeof source, &a, &meas, &ms, false);
     describe_source(brief, sizeof brief, &a, &meas, &ms, true);
     rc = write_outputs(&a, &hw, &meas, source, brief, cr, &sum, skipped);
+    if (ms.failed) {
+        ls_cli_error(CMD, "%zu case%s failed on the GPU (above) and %s left out; the other "
+                          "measurements are written",
+                     ms.failed, ms.failed == 1 ? "" : "s", ms.failed == 1 ? "is" : "are");
+        rc = 1;
+    }
 done:
     ls_compare_summary_free(&sum);
     json_object_put(skipped);

@@ -35,7 +35,8 @@ static void usage(FILE *f)
             "\n"
             "  --target MODEL  NVIDIA hardware model for the plan and the simulated time\n"
             "                  (default: the input's target, else h100): %s\n"
-            "  --runs N        timed runs (default 20); --warmup N untimed runs first (default 3)\n"
+            "  --runs N        timed runs (default 20); --warmup N untimed runs first (default 3,\n"
+            "                  and at least 25 ms of GPU time, so the clock has ramped up)\n"
             "  --no-flush      keep L2 between runs (default: flush it before each)\n"
             "  --seed N        input generator seed (default 1)\n"
             "  --json          machine-readable result with its provenance\n"
@@ -173,6 +174,9 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
                "(%.0f GB/s)\n",
             (double)(L->in_bytes + L->out_bytes) / 1e6, r->gbytes_per_s, 100 * r->copy_fraction,
             r->copy_gbps);
+    fprintf(f, "  launch floor: %.3f us (an empty kernel of the same grid and block, timed alike; "
+               "the simulated time does not include it)\n",
+            r->launch_us);
     fprintf(f, "  simulated on %s: %.3f us; measured / simulated = %.3f\n", hw->name, sim->time_us,
             sim->time_us > 0 ? r->median_us / sim->time_us : 0);
     fprintf(f, "  kernel: %d registers per thread, %d bytes of shared memory, %d blocks per SM "
@@ -266,6 +270,7 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     json_object_object_add(o, "min_us", json_object_new_double(r.min_us));
     json_object_object_add(o, "max_us", json_object_new_double(r.max_us));
     json_object_object_add(o, "runs", json_object_new_int(r.runs));
+    json_object_object_add(o, "launch_us", json_object_new_double(r.launch_us));
     json_object_object_add(o, "l2_flushed", json_object_new_boolean(a->flush));
     json_object_object_add(o, "bytes", json_object_new_int64(L.in_bytes + L.out_bytes));
     json_object_object_add(o, "gbytes_per_s", json_object_new_double(r.gbytes_per_s));
@@ -312,7 +317,9 @@ int ls_cmd_measure(int argc, char **argv)
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
         ls_hw hw;
-        if (ls_cli_model(m, p, a.target, &hw, &diag))
+        /* nothing names a machine: the CUDA path's, not the by-subgroup-size guess */
+        const char *target = a.target || m->has_target ? a.target : "h100";
+        if (ls_cli_model(m, p, target, &hw, &diag))
             goto fail;
         if (strncmp(hw.arch, "sm_", 3) != 0) {
             ls_diag_set(&diag, LS_ERR_INVALID, a.target ? "--target" : input, 0, 0,

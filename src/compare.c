@@ -355,6 +355,8 @@ static const char *const col_names[N_COLS] = {"name",          "measured_us", "m
                                               "max_us",        "runs",        "gbytes_per_s",
                                               "copy_fraction", "gpu",         "date"};
 #define COLUMN_LINE "name,measured_us,min_us,max_us,runs,gbytes_per_s,copy_fraction,gpu,date"
+/* written after the columns above; readers ignore it (an extra column) */
+#define EXTRA_COLUMNS ",launch_us"
 #define MAX_FIELDS 64
 
 /* Splits ln at commas in place: field starts (spaces trimmed both ends) and
@@ -511,6 +513,7 @@ static ls_status measured_row(ls_measured *m, char *ln, const int *idx, int n_fi
     ls_measured_row r;
     memset(&r, 0, sizeof r);
     r.line = w->lineno;
+    r.launch_us = NAN; /* not read back */
     const char *name = f[idx[COL_NAME]];
     int ncol = col[idx[COL_NAME]];
     ls_status st = text_field(name, r.name, sizeof r.name, "name", ncol, w);
@@ -662,7 +665,7 @@ void ls_measured_write_header(FILE *f, const ls_prov_entry *prov, int n_prov)
             fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
         fputc('\n', f);
     }
-    fprintf(f, "%s\n", COLUMN_LINE);
+    fprintf(f, "%s%s\n", COLUMN_LINE, EXTRA_COLUMNS);
 }
 
 static void put_number(FILE *f, double v)
@@ -682,5 +685,7 @@ void ls_measured_write_row(FILE *f, const ls_measured_row *r)
     put_clean(f, r->gpu);
     fputc(',', f);
     put_clean(f, r->date);
+    fputc(',', f);
+    put_number(f, r->launch_us);
     fputc('\n', f);
 }

@@ -85,6 +85,11 @@ for c in bank_l32x1_s2 col_lanes_par_s4 few_t4_s16 one_t4_s1 tiny8_t2_s16 ragged
     contains "suite $c values" "$tmp/e.txt" "outputs match the reference"
 done
 
+# No target anywhere: the CUDA path means h100 (not the subgroup-size guess).
+$LANESCOPE measure "$EX/suite/tiny8_default.mlir" --emit-cuda >"$tmp/t8.cu" 2>"$tmp/err"
+check "no target: h100" $?
+contains "no target: IREE's default for h100" "$tmp/t8.cu" "(IREE's default)"
+
 # --emulate: the generated kernel on the CPU, checked (ragged i16 maxsi with a
 # cross-subgroup stage, a seed of its own).
 $LANESCOPE measure "$SMALL" --emulate --seed 9 >"$tmp/emu.txt" 2>"$tmp/err"

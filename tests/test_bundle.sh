@@ -145,7 +145,7 @@ if [ $gpu -eq 0 ]; then
     no_gpu_message "run.sh's calibrate step" "$tmp/out-run/run.log"
     contains "run.sh summary" "$tmp/run.out" "summary ("
     contains "run.sh calibrate step" "$tmp/run.out" "calibrate: FAILED (exit 3)"
-    contains "run.sh compare step" "$tmp/run.out" "compare (calibrated): skipped: no calibrated model"
+    contains "run.sh compare step" "$tmp/run.out" "compare (h100): skipped: no GPU"
     contains "run.sh built-in compare step" "$tmp/run.out" "compare (h100): "
     model=no
     for f in "$tmp"/out-run/*-calibrated.hw; do [ -e "$f" ] && model=$f; done

@@ -415,11 +415,14 @@ START_TEST(measured_write_read_round_trip)
     FILE *f = open_memstream(&buf, &len);
     ls_prov_entry prov[2] = {{"gpu", "GPU, with a comma\nand a newline"}, {"runs", "20"}};
     ls_measured_write_header(f, prov, 2);
-    ls_measured_row r = {"k1", 12.345678, 12.0, 13.5, 20, 2500.25, 0.875, "GPU, X", "2026", 0};
+    ls_measured_row r = {"k1", 12.345678, 12.0, 13.5, 20, 2500.25, 0.875, "GPU, X", "2026", 1.75, 0};
     ls_measured_write_row(f, &r);
-    ls_measured_row u = {"k2", 1.5, 1.25, 2, 7, NAN, NAN, "GPU", "", 0};
+    ls_measured_row u = {"k2", 1.5, 1.25, 2, 7, NAN, NAN, "GPU", "", NAN, 0};
     ls_measured_write_row(f, &u);
     fclose(f);
+    /* the extra launch_us column is written, and ignored when read */
+    ck_assert_ptr_nonnull(strstr(buf, "gpu,date,launch_us\n"));
+    ck_assert_ptr_nonnull(strstr(buf, ",2026,1.75\n"));
     ls_measured m;
     ls_diag d;
     ls_diag_clear(&d);

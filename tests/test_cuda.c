@@ -121,6 +121,20 @@ START_TEST(hand_checked_kernel)
 }
 END_TEST
 
+/* The L2 flush reads (a kernel of gpu.c's): it must compile too. */
+START_TEST(flush_kernel_compiles)
+{
+    if (!ls_cuda_built())
+        return;
+    char *ptx = ptx_of(ls_gpu_flush_source(), "L2 flush");
+    if (ptx) {
+        ck_assert_ptr_nonnull(strstr(ptx, ".entry ls_flush_read"));
+        ck_assert_ptr_nonnull(strstr(ptx, "ld.global"));
+        free(ptx);
+    }
+}
+END_TEST
+
 START_TEST(rejections)
 {
     loaded x;
@@ -288,6 +302,7 @@ static Suite *make_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, hand_checked_kernel);
     tcase_add_test(tc, rejections);
+    tcase_add_test(tc, flush_kernel_compiles);
     tcase_add_test(tc, sabotage_is_caught);
     tcase_add_loop_test(tc, emulated_matches_reference, 0, LS_COMB_COUNT);
     tcase_add_test(tc, property_coverage);

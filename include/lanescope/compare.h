@@ -118,6 +118,8 @@ typedef struct {
     double gbytes_per_s, copy_fraction; /* NaN: unknown */
     char gpu[128];
     char date[40];
+    double launch_us; /* written as an extra column: an empty kernel of the same
+                       * grid, timed alike (NaN: unknown; not read back) */
     int line; /* in the CSV (0: not read from one) */
 } ls_measured_row;
 

@@ -87,8 +87,11 @@ int ls_gpu_kernel_occupancy(ls_gpu *g, ls_gpu_kernel *k, int block, size_t smem_
 ls_status ls_gpu_launch(ls_gpu *g, ls_gpu_kernel *k, const unsigned grid[3],
                         const unsigned block[3], size_t smem_dyn, void **args, int reps,
                         float *ms, ls_diag *diag);
-/* Write a scratch buffer of twice the L2 size so no input stays cached. */
+/* Read a scratch buffer of twice the L2 size so no input stays cached (and
+ * no dirty line is left to be written back during the next kernel). */
 ls_status ls_gpu_flush_l2(ls_gpu *g, ls_diag *diag);
+/* The CUDA C of that read kernel (the tests compile it). */
+const char *ls_gpu_flush_source(void);
 /* Device-to-device copy of `bytes`, timed: GB/s counting bytes read and written. */
 ls_status ls_gpu_copy_bandwidth(ls_gpu *g, size_t bytes, int reps, double *gbps,
                                 ls_diag *diag);

@@ -46,6 +46,19 @@ ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **
 /* The input tensor (row-major, element bytes of in_type) from the
  * simulator's generator or a .npy array; malloc'd, launch->in_bytes long. */
 void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_launch *launch);
+/* The reference value and error bound of every output element (row-major
+ * over the output operand), computed once on all host cores. */
+typedef struct {
+    int64_t n;
+    ls_value *value;
+    double *bound;
+} ls_cuda_reference;
+void ls_cuda_reference_compute(const ls_plan *plan, ls_input_source in, ls_cuda_reference *ref);
+void ls_cuda_reference_free(ls_cuda_reference *ref);
+/* Check an output buffer against it: LS_ERR_INVALID naming the first wrong
+ * element. */
+ls_status ls_cuda_check_against(const ls_plan *plan, const ls_cuda_reference *ref, const void *out,
+                                int64_t *checked, double *max_bound_ratio, ls_diag *diag);
 /* Check every output element (row-major over the parallel dims) against
  * the reference reduction, as the functional model does.  Returns
  * LS_ERR_INVALID naming the first wrong element. */
@@ -54,12 +67,16 @@ ls_status ls_cuda_check_output(const ls_plan *plan, ls_input_source in, const vo
 
 /* ---- on a GPU ---- */
 typedef struct {
-    int runs, warmup;           /* timed runs (each after an L2 flush), warm-up runs */
+    int runs, warmup;           /* timed runs (each after an L2 flush); warm-up runs, at
+                                 * least, and at least 25 ms of them (the clock ramps up) */
     bool flush_l2;
 } ls_measure_opts;
 
 typedef struct {
     double median_us, min_us, max_us;
+    double launch_us;           /* an empty kernel of the same grid and block, timed alike:
+                                 * the launch and dispatch floor, which the simulator's
+                                 * time does not include yet */
     double gbytes_per_s;        /* input + output bytes over the median time */
     double copy_gbps;           /* the device copy bandwidth measured alongside */
     double copy_fraction;       /* gbytes_per_s / copy_gbps */
