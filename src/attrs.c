@@ -98,8 +98,22 @@ ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
             st = basis(v, file, key, &out->lane_basis, diag);
         else if (strcmp(key, "subgroup_basis") == 0)
             st = basis(v, file, key, &out->subgroup_basis, diag);
-        else if (out->n_ignored < LS_MAX_IGNORED)
-            snprintf(out->ignored[out->n_ignored++], sizeof out->ignored[0], "%s", key);
+        else if (out->n_ignored < LS_MAX_IGNORED) {
+            int k = out->n_ignored++;
+            snprintf(out->ignored[k], sizeof out->ignored[0], "%s", key);
+            out->ignored_line[k] = v->line;
+            out->ignored_col[k] = v->col;
+            /* an all-zero tiling level tiles nothing */
+            bool inert = (strcmp(key, "reduction") == 0 || strcmp(key, "serial") == 0) &&
+                         v->kind == LS_AV_ARRAY;
+            for (size_t j = 0; inert && j < v->n; j++)
+                inert = v->items[j]->kind == LS_AV_INT && v->items[j]->i == 0;
+            out->ignored_inert[k] = inert;
+        } else {
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, v->line, v->col,
+                               "more than %d lowering_config keys lanescope does not read",
+                               LS_MAX_IGNORED);
+        }
         if (st)
             return st;
     }

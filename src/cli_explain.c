@@ -263,7 +263,8 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
     if (p->config.n_ignored) {
         fprintf(f, "%signored keys (not read by the reduction path):", li);
         for (int i = 0; i < p->config.n_ignored; i++)
-            fprintf(f, "%s %s", i ? "," : "", p->config.ignored[i]);
+            fprintf(f, "%s %s%s", i ? "," : "", p->config.ignored[i],
+                    p->config.ignored_inert[i] ? " (all zeros: tiles nothing)" : "");
         fputc('\n', f);
     }
     ti_text(buf, sizeof buf, p, d);

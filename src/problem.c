@@ -207,6 +207,22 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                            "%s has no lowering_config (pass one with --config)", p->name);
 
     const ls_lowering_config *c = &p->config;
+    /* honour a config field or reject it: never drop it silently */
+    for (int k = 0; k < c->n_ignored; k++) {
+        if (c->ignored_inert[k])
+            continue;
+        const char *key = c->ignored[k];
+        const char *why =
+            strcmp(key, "reduction") == 0 || strcmp(key, "serial") == 0
+                ? "a serial reduction tiling level, which lanescope does not lower yet (only "
+                  "all zeros, which tiles nothing, is accepted)"
+            : strcmp(key, "promote_operands") == 0
+                ? "operand promotion through workgroup memory, which lanescope does not lower "
+                  "yet"
+                : "a field the reduction lowering lanescope models does not read";
+        return verr(d, p, c->ignored_line[k], c->ignored_col[k],
+                    "lowering_config key '%s' asks for %s", key, why);
+    }
     if (check_rank(d, p, &c->workgroup, "workgroup") ||
         check_rank(d, p, &c->thread, "thread") ||
         check_rank(d, p, &c->partial_reduction, "partial_reduction"))

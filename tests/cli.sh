@@ -108,6 +108,19 @@ contains "sim target message" "$tmp/stderr" "the config runs subgroups of 64 lan
 $LANESCOPE sim "$EX/seed000_example2.mlir" --target nope >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "sim unknown target exits 2" $?
 contains "sim unknown target message" "$tmp/stderr" "lanescope sim: --target: 'nope' is not a model (h100, h200, a100, mi300x, mi355x, rx7900xtx, a .hw file), an IREE target name"
+# A config field lanescope does not lower is rejected at its position, never
+# dropped; an all-zero serial level tiles nothing and is accepted.
+sed 's/subgroup_basis = \[\[1, 1\], \[0, 1\]\], thread = \[0, 1\], workgroup = \[1, 0\]}>/subgroup_basis = [[1, 1], [0, 1]], thread = [0, 1], workgroup = [1, 0], reduction = [0, 4]}>/' \
+    "$EX/seed004_reduce_8x64.mlir" >"$tmp/serial.mlir"
+$LANESCOPE sim "$tmp/serial.mlir" --no-check >/dev/null 2>"$tmp/err"
+check "nonzero reduction level exits 1" $([ $? -eq 1 ]; echo $?)
+contains "nonzero reduction level" "$tmp/err" "serial.mlir:5:183: lowering_config key 'reduction' asks for a serial reduction tiling level, which lanescope does not lower yet"
+sed 's/reduction = \[0, 4\]/promote_operands = [0]/' "$tmp/serial.mlir" >"$tmp/promote.mlir"
+$LANESCOPE explain "$tmp/promote.mlir" >/dev/null 2>"$tmp/err"
+contains "promote_operands rejected" "$tmp/err" "lowering_config key 'promote_operands' asks for operand promotion through workgroup memory"
+$LANESCOPE explain "$EX/seed000_example2.mlir" >"$tmp/ex2i.txt"
+contains "zero reduction level accepted" "$tmp/ex2i.txt" "reduction (all zeros: tiles nothing)"
+
 # One target vocabulary: models, IREE target names (modelled from their
 # fields with a family's timing, and a note saying so), .mlir target files.
 RS=$EX/rowsum_4096x4096_noconfig.mlir

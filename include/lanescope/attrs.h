@@ -36,7 +36,12 @@ typedef struct {
     ls_i64_list workgroup, thread, partial_reduction;
     ls_basis lane_basis, subgroup_basis;
     int n_ignored;
-    char ignored[LS_MAX_IGNORED][48]; /* keys kept but not used (reduction, serial, ...) */
+    char ignored[LS_MAX_IGNORED][48]; /* keys the reduction path does not read */
+    int ignored_line[LS_MAX_IGNORED], ignored_col[LS_MAX_IGNORED];
+    /* true for a `reduction` or `serial` level of all zeros: it tiles nothing,
+     * so not reading it changes nothing; any other ignored key is rejected
+     * by validation rather than silently dropped */
+    bool ignored_inert[LS_MAX_IGNORED];
     int line, col;
 } ls_lowering_config;
 
