@@ -29,6 +29,9 @@ void ls_out_discard(ls_out *o);
 /* Parse a non-negative integer flag value; prints "lanescope CMD: --flag: ..." on error. */
 bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
                  int64_t *out);
+/* --dim N=SIZE (repeatable): SIZE for dynamic loop dim dN of the ops read
+ * (ls_import_dims); prints "lanescope CMD: --dim: ..." on error. */
+bool ls_flag_dim(const char *cmd, const char *value, ls_import_dims *dims);
 /* Print "lanescope CMD: file:line:col: message" for a diag to stderr. */
 void ls_cli_report(const char *cmd, const ls_diag *d);
 /* Monotonic seconds, for progress lines (the simulator never reads a clock). */

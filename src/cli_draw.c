@@ -34,6 +34,7 @@ static void usage(FILE *f)
             "  --target MODEL   hardware model: %s, or a .hw file\n"
             "  --dims R,C       the two dims drawn as rows and columns (layout, nested)\n"
             "  --at D=V[,D=V]   coordinate within the tile of a dim not drawn (layout)\n"
+            "  --dim N=SIZE     size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
             "  --workgroup N    workgroup drawn (layout; default 0)\n"
             "  --iteration K    partial-reduction iteration drawn (layout; default 0)\n"
             "  --thread N       highlight thread N's elements (layout, nested)\n"
@@ -50,6 +51,7 @@ typedef struct {
     int64_t index, workgroup, iteration, thread, rows, elem_bytes, lanes, wgps;
     int dim_row, dim_col;
     int64_t at[LS_MAX_RANK];
+    ls_import_dims dims; /* --dim */
 } draw_opts;
 
 static bool parse_dims(const char *s, int *r, int *c)
@@ -122,7 +124,7 @@ static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived 
 static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
                                 ls_hw *hw, ls_diag *diag)
 {
-    if (ls_module_load(o->input, m, diag))
+    if (ls_module_load_dims(o->input, 0, &o->dims, m, diag))
         return diag->status;
     return prepare_reduction(o, m, d, plan, hw, diag);
 }
@@ -172,7 +174,7 @@ static int run(const draw_opts *o)
         }
     } else {
         /* nested, swizzle, banks: attributes or a reduction */
-        if (!(st = ls_module_load(o->input, m, &diag))) {
+        if (!(st = ls_module_load_dims(o->input, 0, &o->dims, m, &diag))) {
             if (strcmp(k, "nested") == 0) {
                 if (m->n_layouts > 0) {
                     if ((size_t)o->index >= m->n_layouts)
@@ -251,7 +253,7 @@ int ls_cmd_draw(int argc, char **argv)
         {"iteration", required_argument, NULL, 'i'}, {"thread", required_argument, NULL, 'T'},
         {"rows", required_argument, NULL, 'r'},   {"elem-bytes", required_argument, NULL, 'e'},
         {"lanes", required_argument, NULL, 'l'},  {"wgps", required_argument, NULL, 'g'},
-        {NULL, 0, NULL, 0}};
+        {"dim", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0}};
     draw_opts o;
     memset(&o, 0, sizeof o);
     o.scale = 2;
@@ -281,6 +283,10 @@ int ls_cmd_draw(int argc, char **argv)
                 return 2;
             break;
         case 't': o.target = optarg; break;
+        case 'S':
+            if (!ls_flag_dim(CMD, optarg, &o.dims))
+                return 2;
+            break;
         case 'D':
             if (!parse_dims(optarg, &o.dim_row, &o.dim_col)) {
                 ls_cli_error(CMD, "--dims: expected two dim numbers like 0,1, found '%s'", optarg);

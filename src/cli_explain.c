@@ -25,6 +25,7 @@ typedef struct {
     int64_t subgroup_size; /* 0 = from the input */
     int64_t workgroup_size;
     const char *target, *config, *shape, *iter, *type, *combiner, *output;
+    ls_import_dims dims; /* --dim */
 } opts;
 
 static void usage(FILE *f)
@@ -45,6 +46,7 @@ static void usage(FILE *f)
             "  --target NAME|FILE    target: a built-in name (%s)\n"
             "                        or an .mlir file holding #iree_gpu.target<...>\n"
             "  --config ATTR         use this #iree_gpu.lowering_config<{...}> for every reduction\n"
+            "  --dim N=SIZE          size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
             "  --shape AxBx..        describe the problem by flags instead of INPUT ...\n"
             "  --iter pr..           ... one letter per dim: p(arallel) or r(eduction)\n"
             "  --type T[:U]          ... element type T, reduced in U (default T)\n"
@@ -769,7 +771,7 @@ int ls_cmd_explain(int argc, char **argv)
     opts o;
     memset(&o, 0, sizeof o);
     enum { O_THREAD = 256, O_FORMAT, O_TARGET, O_CONFIG, O_SHAPE, O_ITER, O_TYPE, O_COMB,
-           O_SGSIZE, O_WGSIZE, O_ROWS, O_SUBGROUPS };
+           O_SGSIZE, O_WGSIZE, O_ROWS, O_SUBGROUPS, O_DIM };
     static const struct option longopts[] = {
         {"thread", required_argument, NULL, O_THREAD},
         {"format", required_argument, NULL, O_FORMAT},
@@ -784,6 +786,7 @@ int ls_cmd_explain(int argc, char **argv)
         {"workgroup-size", required_argument, NULL, O_WGSIZE},
         {"rows", required_argument, NULL, O_ROWS},
         {"subgroups", required_argument, NULL, O_SUBGROUPS},
+        {"dim", required_argument, NULL, O_DIM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -832,6 +835,10 @@ int ls_cmd_explain(int argc, char **argv)
             if (!ls_flag_int(CMD, "--subgroups", optarg, 1, 1 << 16, &o.hw_subgroups))
                 return 2;
             break;
+        case O_DIM:
+            if (!ls_flag_dim(CMD, optarg, &o.dims))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case ':':
             ls_cli_error(CMD, "%s needs a value", argv[optind - 1]);
@@ -870,7 +877,7 @@ int ls_cmd_explain(int argc, char **argv)
     int rc = 1;
     const char *file = input ? input : "--shape";
     if (input) {
-        if (ls_module_load(input, m, &diag))
+        if (ls_module_load_dims(input, 0, &o.dims, m, &diag))
             goto fail;
     } else if (!ls_cli_flags_problem(o.shape, o.iter, o.type, o.combiner, false,
                                      &m->problems[0], NULL, NULL, &diag)) {

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lanescope measure INPUT [--target MODEL] [--runs N] [--warmup N] [--no-flush]\n"
-            "                         [--seed N] [--json] [--device N] [-o FILE]\n"
+            "                         [--seed N] [--json] [--device N] [--dim N=SIZE]... [-o FILE]\n"
             "       lanescope measure INPUT --emit-cuda [-o FILE]\n"
             "       lanescope measure INPUT --ptx [--arch sm_XY] [-o FILE]\n"
             "       lanescope measure INPUT --emulate [--seed N]\n"
@@ -41,6 +41,7 @@ static void usage(FILE *f)
             "  --seed N        input generator seed (default 1)\n"
             "  --json          machine-readable result with its provenance\n"
             "  --device N      GPU ordinal (default 0)\n"
+            "  --dim N=SIZE    size of dynamic ('?') loop dim dN of the ops (repeatable; any mode)\n"
             "  --emit-cuda     print the generated CUDA C; needs no GPU\n"
             "  --ptx           compile it with NVRTC and print the PTX; needs no GPU\n"
             "  --arch sm_XY    architecture for --ptx (default: the model's)\n"
@@ -57,12 +58,13 @@ typedef struct {
     bool emit, ptx, emulate, json, flush;
     int64_t runs, warmup, seed, device;
     const char *target, *output, *arch;
+    ls_import_dims dims; /* --dim */
 } measure_args;
 
 static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
 {
     enum { O_EMIT = 256, O_PTX, O_EMU, O_JSON, O_RUNS, O_WARM, O_SEED, O_DEV, O_TARGET, O_ARCH,
-           O_NOFLUSH };
+           O_NOFLUSH, O_DIM };
     static const struct option longopts[] = {
         {"emit-cuda", no_argument, NULL, O_EMIT}, {"ptx", no_argument, NULL, O_PTX},
         {"emulate", no_argument, NULL, O_EMU},    {"json", no_argument, NULL, O_JSON},
@@ -70,7 +72,8 @@ static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
         {"seed", required_argument, NULL, O_SEED}, {"device", required_argument, NULL, O_DEV},
         {"target", required_argument, NULL, O_TARGET}, {"arch", required_argument, NULL, O_ARCH},
         {"no-flush", no_argument, NULL, O_NOFLUSH}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},         {"dim", required_argument, NULL, O_DIM},
+        {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->runs = 20;
@@ -105,6 +108,10 @@ static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
             break;
         case O_TARGET: a->target = optarg; break;
         case O_ARCH: a->arch = optarg; break;
+        case O_DIM:
+            if (!ls_flag_dim(CMD, optarg, &a->dims))
+                return 2;
+            break;
         case 'o': a->output = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
@@ -305,7 +312,7 @@ int ls_cmd_measure(int argc, char **argv)
     ls_out out;
     ls_out_open(&out);
     int rc = 1;
-    if (ls_module_load(input, m, &diag))
+    if (ls_module_load_dims(input, 0, &a.dims, m, &diag))
         goto fail;
     if (m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,

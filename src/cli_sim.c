@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: lanescope sim INPUT [--target MODEL] [--json | --csv] [--seed N]\n"
                "                     [--dump-plan] [--no-check] [--workgroups N] [--trace FILE]\n"
-               "                     [-o FILE]\n"
+               "                     [--dim N=SIZE]... [-o FILE]\n"
                "\n"
                "Lower every reduction in INPUT (.mlir) as IREE's VectorDistribute pipeline\n"
                "does, time it on a hardware model with the discrete-event engine, and\n"
@@ -32,6 +32,7 @@ static void usage(FILE *f)
                "                    (default: from the input's #iree_gpu.target, else by\n"
                "                    subgroup size: 64 -> mi300x, 32 -> h100)\n"
                "  --json, --csv     machine-readable results (CSV: the per-stage table)\n"
+               "  --dim N=SIZE      size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
                "  --seed N          input generator seed (default 1); timing does not depend on it\n"
                "  --input FILE.npy  take the input tensor from a NumPy array instead (C order,\n"
                "                    the operand's shape and dtype; one reduction per INPUT)\n"
@@ -250,7 +251,8 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
 
 int ls_cmd_sim(int argc, char **argv)
 {
-    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT };
+    enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT,
+           O_DIM };
     static const struct option longopts[] = {
         {"dump-plan", no_argument, NULL, O_DUMP},   {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
@@ -259,12 +261,14 @@ int ls_cmd_sim(int argc, char **argv)
         {"no-check", no_argument, NULL, O_NOCHECK}, {"help", no_argument, NULL, 'h'},
         {"trace", required_argument, NULL, O_TRACE},
         {"input", required_argument, NULL, O_INPUT},
+        {"dim", required_argument, NULL, O_DIM},
         {NULL, 0, NULL, 0},
     };
     bool dump = false, json = false, csv = false, check = true;
     int64_t seed = 1, max_wg = -1;
     const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
     ls_npy npy = {0};
+    ls_import_dims dims = {{0}};
     ls_trace trace = {NULL, 0, 0, false};
     json_object *trace_events = NULL;
     optind = 1;
@@ -283,6 +287,10 @@ int ls_cmd_sim(int argc, char **argv)
         case O_NOCHECK: check = false; break;
         case O_TRACE: trace_path = optarg; break;
         case O_INPUT: npy_path = optarg; break;
+        case O_DIM:
+            if (!ls_flag_dim(CMD, optarg, &dims))
+                return 2;
+            break;
         case O_WG:
             if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &max_wg))
                 return 2;
@@ -324,7 +332,7 @@ int ls_cmd_sim(int argc, char **argv)
     int rc = 1;
     ls_out out;
     bool out_open = false;
-    if (ls_module_load(input, m, &diag))
+    if (ls_module_load_dims(input, 0, &dims, m, &diag))
         goto fail;
     if (m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,

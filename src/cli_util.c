@@ -95,6 +95,38 @@ bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t m
     return true;
 }
 
+bool ls_flag_dim(const char *cmd, const char *value, ls_import_dims *dims)
+{
+    const char *eq = strchr(value, '=');
+    char *end;
+    errno = 0;
+    long long d = eq ? strtoll(value, &end, 10) : -1;
+    if (eq == NULL || end != eq || eq == value || errno == ERANGE) {
+        ls_cli_error(cmd, "--dim: expected N=SIZE (loop dim N of the op, e.g. 0=4096), found '%s'",
+                     value);
+        return false;
+    }
+    if (d < 0 || d >= LS_MAX_RANK) {
+        ls_cli_error(cmd, "--dim: loop dim %lld is outside 0..%d (the rank limit)", d,
+                     LS_MAX_RANK - 1);
+        return false;
+    }
+    char flag[32];
+    snprintf(flag, sizeof flag, "--dim %lld", d);
+    int64_t size;
+    /* The same bound as a parsed static size: int64 index arithmetic on the
+     * whole space must not overflow, which validation checks later. */
+    if (!ls_flag_int(cmd, flag, eq + 1, 1, INT64_MAX, &size))
+        return false;
+    if (dims->size[d] != 0 && dims->size[d] != size) {
+        ls_cli_error(cmd, "--dim: loop dim %lld given twice (%lld and %lld)", d,
+                     (long long)dims->size[d], (long long)size);
+        return false;
+    }
+    dims->size[d] = size;
+    return true;
+}
+
 /* A .hw model file, a built-in model name, or the name of one. */
 static bool names_model(const char *spec)
 {

@@ -27,6 +27,7 @@ typedef struct {
     ls_parser p;
     ls_arena arena;
     ls_alias_table aliases;
+    ls_alias_table type_aliases; /* !name = type */
     ls_module *m;
     ls_diag *diag;
     const char *file;
@@ -42,7 +43,14 @@ typedef struct {
     ls_dispatch *cur; /* the current function's dispatch, NULL until it has an op */
     int func_line, func_col;
     const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
+    ls_import_dims dims; /* sizes for dynamic loop dims; 0: not given */
 } importer;
+
+/* The size a dynamic loop dimension d is bound to, or 0. */
+static int64_t dim_binding(const importer *im, int d)
+{
+    return d >= 0 && d < LS_MAX_RANK ? im->dims.size[d] : 0;
+}
 
 static bool failed(const importer *im)
 {
@@ -186,6 +194,45 @@ static void alias_definition(importer *im)
     collect(im, al.value, al.name, 0);
 }
 
+/* ---- type alias definitions:  !name = type ----
+ *
+ * IREE's test dispatches name their tensor types once (!A = tensor<...>)
+ * and use !A in op and binding types.  Unlike attribute aliases, a second
+ * definition is an error (as in MLIR): with types the last-wins rule would
+ * silently change the shapes of ops already read.  A definition that does
+ * not parse is kept with its error, reported only where it is used. */
+static void type_alias_definition(importer *im)
+{
+    ls_token name = *tok(im);
+    const ls_alias *prev = ls_alias_find(&im->type_aliases, name.text + 1, name.len - 1);
+    if (prev) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, name.line, name.col,
+                    "type alias !%s is already defined at line %d, column %d", prev->name,
+                    prev->line, prev->col);
+        return;
+    }
+    next(im); /* '=' */
+    next(im);
+    ls_alias al;
+    memset(&al, 0, sizeof al);
+    al.name = ls_arena_strndup(&im->arena, name.text + 1, name.len - 1);
+    al.line = name.line;
+    al.col = name.col;
+    ls_diag local;
+    ls_diag_clear(&local);
+    im->p.diag = &local;
+    im->lx.diag = &local;
+    al.value = ls_parse_type(&im->p);
+    im->p.diag = im->diag;
+    im->lx.diag = im->diag;
+    if (al.value == NULL) {
+        al.error = local;
+        while (tok(im)->kind != LS_TOK_EOF && !(tok(im)->col == 1 && tok(im)->line > name.line))
+            next(im);
+    }
+    ls_alias_add(&im->type_aliases, &al);
+}
+
 /* ---- operand lists:  ins(%a, %b : T1, T2) ---- */
 
 typedef struct {
@@ -232,9 +279,10 @@ static bool operands_ex(importer *im, const char *kw, bool allow_scalar, operand
             if (t == NULL)
                 return false;
             out->types[i] = *t->type;
-            if (!allow_scalar && (!out->types[i].shaped || out->types[i].rank == 0)) {
+            /* tensor<f32> (rank 0) is the init of a full reduction. */
+            if (!allow_scalar && !out->types[i].shaped) {
                 ls_diag_set(im->diag, LS_ERR_INVALID, im->file, t->line, t->col,
-                            "operand %s of %s has type %s; a ranked tensor is expected",
+                            "operand %s of %s has type %s; a tensor is expected",
                             out->names[i], kw, t->s);
                 return false;
             }
@@ -608,8 +656,16 @@ static ls_dop *add_dop(importer *im, const char *kind, int line, int col, int ra
         }
     }
     for (int i = 0; i < rank; i++)
-        if (o->size[i] == 0)
-            o->size[i] = LS_DYN;
+        if (o->size[i] == 0 || o->size[i] == LS_DYN)
+            o->size[i] = dim_binding(im, i) > 0 ? dim_binding(im, i) : LS_DYN;
+    /* Operand dims bound by --dim, so IREE's heuristic sees the same sizes
+     * as the reduction does. */
+    for (int k = 0; k < ins->n + outs->n; k++) {
+        ls_dop_operand *od = &o->operand[k];
+        for (int j = 0; j < od->map_n && j < od->rank; j++)
+            if (od->dims[j] == LS_DYN && od->map[j] >= 0)
+                od->dims[j] = o->size[od->map[j]];
+    }
     o->is_fill = strcmp(kind, "linalg.fill") == 0;
     o->is_conv = is_conv_name(kind) || (any_red && complex_in);
     /* checkSingleCombiner */
@@ -850,19 +906,35 @@ static bool bind_map(importer *im, ls_problem *p, const ls_attr *m, const ls_typ
         used[e->value] = true;
         int d = (int)e->value;
         int64_t s = t->dims[j];
-        if (s < 0)
-            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
-                               "%s dimension %d is dynamic ('?'); lanescope needs static shapes",
-                               what, j) == LS_OK;
+        map[j] = d;
+        if (s < 0) {
+            /* Bound by --dim, else sized by the other operand (checked by
+             * the caller once both maps are read). */
+            if (dim_binding(im, d) <= 0)
+                continue;
+            s = dim_binding(im, d);
+        }
         if (p->size[d] != 0 && p->size[d] != s)
             return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
                                "loop dimension d%d is %lld in one operand and %lld in the %s", d,
                                (long long)p->size[d], (long long)s, what) == LS_OK;
         p->size[d] = s;
-        map[j] = d;
     }
     *map_n = am->num_results;
     return true;
+}
+
+/* Loop dim d appears in the input's or the init's map (bind_map fills the
+ * maps even where it leaves a dynamic size unset). */
+static bool dynamic_dim(const ls_problem *p, int d)
+{
+    for (int j = 0; j < p->in_map_n; j++)
+        if (p->in_map[j] == d)
+            return true;
+    for (int j = 0; j < p->out_map_n; j++)
+        if (p->out_map[j] == d)
+            return true;
+    return false;
 }
 
 /* The simulator's own checks of a reduction op run against a private diag:
@@ -1003,6 +1075,13 @@ static void generic_op(importer *im, const char *result_name)
         !bind_map(im, p, maps->items[1], &outs.types[0], p->out_map, &p->out_map_n, "init"))
         goto checked;
     for (int d = 0; d < p->rank; d++) {
+        if (p->size[d] == 0 && dynamic_dim(p, d)) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                        "loop dimension d%d is dynamic ('?') in every operand; give its size "
+                        "with --dim %d=N",
+                        d, d);
+            goto checked;
+        }
         if (p->size[d] == 0) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
                         "loop dimension d%d appears in no operand's indexing map", d);
@@ -1135,12 +1214,25 @@ static void reduce_op(importer *im, const char *result_name)
         p->is_reduction[d->i] = true;
     }
     for (int d = 0; d < p->rank; d++) {
-        if (it->dims[d] < 0) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
-                        "input dimension %d is dynamic ('?'); lanescope needs static shapes", d);
+        int64_t size = it->dims[d];
+        if (size < 0 && dim_binding(im, d) > 0)
+            size = dim_binding(im, d);
+        if (size < 0 && !p->is_reduction[d]) {
+            /* the init may spell the parallel size out */
+            int j = 0;
+            for (int e = 0; e < d; e++)
+                j += !p->is_reduction[e];
+            if (j < outs.types[0].rank && outs.types[0].dims[j] > 0)
+                size = outs.types[0].dims[j];
+        }
+        if (size < 0) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                        "loop dimension d%d (input dimension %d) is dynamic ('?'); give its "
+                        "size with --dim %d=N",
+                        d, d, d);
             goto checked;
         }
-        p->size[d] = it->dims[d];
+        p->size[d] = size;
         p->in_map[d] = d;
         if (!p->is_reduction[d])
             p->out_map[p->out_map_n++] = d;
@@ -1153,7 +1245,7 @@ static void reduce_op(importer *im, const char *result_name)
         goto checked;
     }
     for (int j = 0; j < p->out_map_n; j++)
-        if (outs.types[0].dims[j] != p->size[p->out_map[j]]) {
+        if (outs.types[0].dims[j] >= 0 && outs.types[0].dims[j] != p->size[p->out_map[j]]) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
                         "init dimension %d is %lld but the input's dimension %d is %lld", j,
                         (long long)outs.types[0].dims[j], p->out_map[j],
@@ -1224,7 +1316,9 @@ static void named_op(importer *im, const char *result_name)
     const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
     bool red[LS_MAX_RANK] = {false};
     int rank = 0;
+    bool known = false; /* a fill of rank 0 (a full reduction's init) has no loops */
     if (strcmp(kind, "linalg.fill") == 0 && outs.n == 1 && outs.types[0].rank <= LS_MAX_RANK) {
+        known = true;
         rank = outs.types[0].rank;
         for (int d = 0; d < rank; d++)
             res[1][d] = (ls_aff_expr){LS_AFF_DIM, d};
@@ -1233,6 +1327,7 @@ static void named_op(importer *im, const char *result_name)
         am[0] = &maps[0];
         am[1] = &maps[1];
     } else if (is_conv_name(kind)) {
+        known = true;
         rank = 1; /* only its kind matters: the gate rejects it */
         red[0] = true;
     } else {
@@ -1240,6 +1335,7 @@ static void named_op(importer *im, const char *result_name)
             const named_contraction *nc = &named_ops[i];
             if (strcmp(kind, nc->name) != 0 || ins.n != 2 || outs.n != 1)
                 continue;
+            known = true;
             rank = nc->rank;
             for (int d = 0; d < rank; d++)
                 red[d] = nc->iters[d] == 'r';
@@ -1254,7 +1350,7 @@ static void named_op(importer *im, const char *result_name)
             }
         }
     }
-    if (rank == 0)
+    if (!known)
         return;
     ls_dop *o = add_dop(im, kind, op.line, op.col, rank, red, am, &ins, &outs, NULL, result_name,
                         op.text);
@@ -1400,6 +1496,12 @@ ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_mod
 ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int flags,
                              ls_module *m, ls_diag *diag)
 {
+    return ls_module_parse_dims(text, len, file, flags, NULL, m, diag);
+}
+
+ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, int flags,
+                               const ls_import_dims *dims, ls_module *m, ls_diag *diag)
+{
     memset(m, 0, sizeof *m);
     snprintf(m->file, sizeof m->file, "%s", file);
     importer *im = ls_xcalloc(1, sizeof *im);
@@ -1407,10 +1509,13 @@ ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int
     im->diag = diag;
     im->file = file;
     im->flags = flags;
+    if (dims)
+        im->dims = *dims;
     ls_arena_init(&im->arena);
     ls_alias_table_init(&im->aliases);
     ls_lexer_init(&im->lx, text, len, file, diag);
-    im->p = (ls_parser){&im->lx, &im->arena, &im->aliases, diag, 0};
+    ls_alias_table_init(&im->type_aliases);
+    im->p = (ls_parser){&im->lx, &im->arena, &im->aliases, diag, 0, &im->type_aliases};
     next(im);
     char pending[64] = "";
     while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
@@ -1424,6 +1529,17 @@ ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int
             im->lx = save;
             if (def) {
                 alias_definition(im);
+                continue;
+            }
+            next(im);
+        } else if (t.kind == LS_TOK_BANG && memchr(t.text, '.', t.len) == NULL &&
+                   !ls_lex_adjacent(&im->lx, '<')) {
+            ls_lexer save = im->lx;
+            next(im);
+            bool def = ls_tok_is(tok(im), '=');
+            im->lx = save;
+            if (def) {
+                type_alias_definition(im);
                 continue;
             }
             next(im);
@@ -1505,6 +1621,7 @@ ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int
             m->problems[i].target = m->target;
         }
     ls_alias_table_fini(&im->aliases);
+    ls_alias_table_fini(&im->type_aliases);
     ls_arena_fini(&im->arena);
     free(im);
     return diag->status;
@@ -1516,6 +1633,12 @@ ls_status ls_module_load(const char *path, ls_module *m, ls_diag *diag)
 }
 
 ls_status ls_module_load_ex(const char *path, int flags, ls_module *m, ls_diag *diag)
+{
+    return ls_module_load_dims(path, flags, NULL, m, diag);
+}
+
+ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims,
+                              ls_module *m, ls_diag *diag)
 {
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");
@@ -1551,7 +1674,7 @@ ls_status ls_module_load_ex(const char *path, int flags, ls_module *m, ls_diag *
         return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "file is larger than the %u MiB limit",
                            LS_IMPORT_MAX_BYTES >> 20);
     }
-    ls_status st = ls_module_parse_ex(buf, len, path, flags, m, diag);
+    ls_status st = ls_module_parse_dims(buf, len, path, flags, dims, m, diag);
     free(buf);
     return st;
 }

@@ -795,9 +795,41 @@ static ls_attr *parse_dense_array(ls_parser *p, int line, int col)
     return a;
 }
 
+/* !name without a dialect prefix or parameters is a type alias (MLIR's
+ * type-alias syntax); dialect types always have a '.' in their name. */
+static ls_attr *type_alias_use(ls_parser *p, const ls_token *t)
+{
+    const char *name = t->text + 1;
+    size_t nlen = t->len - 1;
+    const ls_alias *al = ls_alias_find(p->type_aliases, name, nlen);
+    if (al == NULL) {
+        ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, t->line, t->col,
+                    "undefined type alias !%.*s (define it with `!%.*s = TYPE` before its use)",
+                    nlen > 60 ? 60 : (int)nlen, name, nlen > 60 ? 60 : (int)nlen, name);
+        return NULL;
+    }
+    if (al->value == NULL) {
+        ls_diag_set(p->diag, al->error.status ? al->error.status : LS_ERR_SYNTAX,
+                    al->error.file, al->error.line, al->error.col,
+                    "in the definition of !%s (used at line %d): %s", al->name, t->line,
+                    al->error.msg);
+        return NULL;
+    }
+    /* A copy, so errors about this operand point at the use, not the alias. */
+    ls_attr *a = ls_arena_alloc(p->arena, sizeof *a);
+    *a = *al->value;
+    a->line = t->line;
+    a->col = t->col;
+    ls_lex_next(p->lx);
+    return failed(p) ? NULL : a;
+}
+
 ls_attr *ls_parse_type(ls_parser *p)
 {
     ls_token t = p->lx->tok;
+    if (t.kind == LS_TOK_BANG && p->type_aliases && memchr(t.text, '.', t.len) == NULL &&
+        !ls_lex_adjacent(p->lx, '<'))
+        return type_alias_use(p, &t);
     if (t.kind == LS_TOK_IDENT || t.kind == LS_TOK_BANG) {
         const char *start = t.text;
         size_t len = t.len;
@@ -1061,7 +1093,7 @@ ls_attr *ls_parse_attr_string(const char *text, size_t len, const char *file, ls
     ls_lexer lx;
     ls_lexer_init(&lx, text, len, file, diag);
     ls_lex_next(&lx);
-    ls_parser p = {&lx, arena, aliases, diag, 0};
+    ls_parser p = {&lx, arena, aliases, diag, 0, NULL};
     ls_attr *a = ls_parse_attr(&p);
     if (a && lx.tok.kind != LS_TOK_EOF) {
         expected(&p, "end of input");

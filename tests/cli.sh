@@ -7,6 +7,7 @@ LANESCOPE=${LANESCOPE:-./lanescope}
 LANESCOPE=$(cd "$(dirname "$LANESCOPE")" && pwd)/$(basename "$LANESCOPE") # sweep runs elsewhere
 EX=${LS_EXAMPLES:-examples}
 REGRESS=${LS_FUZZ_REGRESS:-tests/fuzz/regress}
+DATA=$(cd "$(dirname "$0")" && pwd)/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0
@@ -108,6 +109,47 @@ contains "sim target message" "$tmp/stderr" "the config runs subgroups of 64 lan
 $LANESCOPE sim "$EX/seed000_example2.mlir" --target nope >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "sim unknown target exits 2" $?
 contains "sim unknown target message" "$tmp/stderr" "lanescope sim: --target: 'nope' is not a model (h100, h200, a100, mi300x, mi355x, rx7900xtx, a .hw file), an IREE target name"
+# Type aliases (!A = tensor<...>, as IREE's test dispatches write them)
+# simulate exactly as the dispatch with its types written out.
+AL=$DATA/alias_rowsum_512x1024.mlir
+sed -e '/^!/d' -e 's/!in_t/!iree_tensor_ext.dispatch.tensor<readonly:!A>/g' \
+    -e 's/!A/tensor<512x1024xf32>/g' -e 's/!B/tensor<512xf32>/g' "$AL" >"$tmp/expanded.mlir"
+$LANESCOPE sim "$AL" --target mi300x --json >"$tmp/alias.json" 2>"$tmp/err"
+check "sim with type aliases exits 0" $?
+$LANESCOPE sim "$tmp/expanded.mlir" --target mi300x --json >"$tmp/expanded.json" 2>&1
+sed 's|"[^"]*\.mlir"|FILE|; s|\.mlir:[0-9]*:[0-9]*|.mlir|' "$tmp/alias.json" >"$tmp/alias.cmp"
+sed 's|"[^"]*\.mlir"|FILE|; s|\.mlir:[0-9]*:[0-9]*|.mlir|' "$tmp/expanded.json" >"$tmp/expanded.cmp"
+cmp -s "$tmp/alias.cmp" "$tmp/expanded.cmp"
+check "type aliases simulate as the written-out dispatch" $?
+tr -d ' \n' <"$tmp/alias.json" >"$tmp/alias.flat"
+contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0}'
+printf '!A = tensor<4x8xf32>\n!A = tensor<4x9xf32>\n' >"$tmp/redef.mlir"
+$LANESCOPE sim "$tmp/redef.mlir" >/dev/null 2>"$tmp/err"
+check "type alias redefinition exits 1" $([ $? -eq 1 ]; echo $?)
+contains "type alias redefinition" "$tmp/err" "redef.mlir:2:1: type alias !A is already defined at line 1, column 1"
+sed 's/ins(%2 : !A)/ins(%2 : !C)/' "$AL" >"$tmp/undef.mlir"
+$LANESCOPE sim "$tmp/undef.mlir" >/dev/null 2>"$tmp/err"
+check "undefined type alias exits 1" $([ $? -eq 1 ]; echo $?)
+contains "undefined type alias" "$tmp/err" "undef.mlir:16:"
+contains "undefined type alias message" "$tmp/err" "undefined type alias !C"
+# Full reductions to a scalar (tensor<f32>, init map `-> ()`): no parallel
+# dims, one workgroup, one output; IREE's heuristic gives the AMD file's config.
+FS=$DATA/full_sum_1x8192_amd.mlir
+$LANESCOPE sim "$FS" --target mi300x >"$tmp/full.txt" 2>&1
+check "full reduction sim (AMD) exits 0" $?
+contains "full reduction (AMD) workgroups" "$tmp/full.txt" "@sum_1x8192:linalg.generic#1: 1 workgroups on mi300x"
+contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 1 outputs of 1 workgroup match the reference (add f32, seed 1)"
+$LANESCOPE sim "$DATA/full_max_1x8192_nv.mlir" --target h100 --json >"$tmp/fullnv.json" 2>&1
+check "full reduction sim (NVIDIA) exits 0" $?
+tr -d ' \n' <"$tmp/fullnv.json" >"$tmp/fullnv.flat"
+contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0}'
+$LANESCOPE suggest "$FS" --target mi300x >"$tmp/fullsug.txt" 2>&1
+check "full reduction suggest exits 0" $?
+contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [1, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [1, 4], workgroup = [0, 0]}>"
+$LANESCOPE explain "$FS" >"$tmp/fullex.txt" 2>&1
+check "full reduction explain exits 0" $?
+contains "full reduction explain map" "$tmp/fullex.txt" "init map (d0, d1) -> ()"
+contains "full reduction explain workgroups" "$tmp/fullex.txt" "1 workgroups in total"
 # A config field lanescope does not lower is rejected at its position, never
 # dropped; an all-zero serial level tiles nothing and is accepted.
 sed 's/subgroup_basis = \[\[1, 1\], \[0, 1\]\], thread = \[0, 1\], workgroup = \[1, 0\]}>/subgroup_basis = [[1, 1], [0, 1]], thread = [0, 1], workgroup = [1, 0], reduction = [0, 4]}>/' \

@@ -96,6 +96,13 @@ $LANESCOPE measure "$SMALL" --emulate --seed 9 >"$tmp/emu.txt" 2>"$tmp/err"
 check "emulate exits 0" $?
 contains "emulated values" "$tmp/emu.txt" "emulated on the CPU: 6 outputs match the reference (maxsi i16, seed 9)"
 
+# A full reduction to a scalar (no parallel dims, one workgroup, one output).
+$LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emulate --seed 4 >"$tmp/full.txt" 2>"$tmp/err"
+check "full reduction emulates" $?
+contains "full reduction values" "$tmp/full.txt" "emulated on the CPU: 1 outputs match the reference (maximumf f32, seed 4)"
+$LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emit-cuda >"$tmp/full.cu" 2>"$tmp/err"
+contains "full reduction launch" "$tmp/full.cu" "grid 1 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32)"
+
 # No GPU here: exit 3, one line, nothing written.
 LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1 $LANESCOPE measure "$SMALL" -o "$tmp/m.txt" 2>"$tmp/err"
 check "no GPU exits 3" $([ $? -eq 3 ]; echo $?)

@@ -153,7 +153,7 @@ static const struct {
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
      "tensor<4x?xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf "
      "%in, %out : f32\n  linalg.yield %1 : f32\n}\n",
-     1, 39, "dynamic"},
+     1, 6, "loop dimension d1 is dynamic ('?') in every operand; give its size with --dim 1=N"},
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
      "tensor<4x8xf32>) outs(%b : tensor<4xf32>) attrs = {lowering_config = #missing} "
@@ -185,7 +185,175 @@ static const struct {
     {"%r = linalg.reduce ins(%a : tensor<5x8xf32>) outs(%b : tensor<8xf32>) dimensions = [1] "
      "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
      1, 46, "init dimension 0 is 8 but the input's dimension 0 is 5"},
+    /* a rank-0 init of a reduction with a parallel loop */
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> ()>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<f32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf "
+     "%in, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 38, "loop dimension d0 is parallel but is missing from the init's indexing map"},
+    {"%r = linalg.reduce ins(%a : tensor<4x8xf32>) outs(%b : tensor<f32>) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 46, "init has rank 0; reducing 1 of 2 dimensions leaves 1"},
+    /* type aliases: used before (or without) a definition, defined twice */
+    {"%r = linalg.reduce ins(%a : !X) outs(%b : tensor<4xf32>) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 29, "undefined type alias !X"},
+    {"!A = tensor<4x8xf32>\n!B = tensor<4xf32>\n!A = tensor<4x9xf32>\n"
+     "%r = linalg.reduce ins(%a : !A) outs(%b : !B) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     3, 1, "type alias !A is already defined at line 1, column 1"},
+    {"!A = tensor<4x8x>\n"
+     "%r = linalg.reduce ins(%a : !A) outs(%b : tensor<4xf32>) dimensions = [1] "
+     "(%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n  linalg.yield %1 : f32\n}\n",
+     1, 6, "in the definition of !A (used at line 2)"},
 };
+
+/* Type aliases: the same reduction with its types named once and written out. */
+static const char *aliased =
+    "!A = tensor<64x4096xf16>\n"
+    "!B = tensor<64xf32>\n"
+    "!Bt = !B\n"
+    "!in = !iree_tensor_ext.dispatch.tensor<readonly:!A>\n"
+    "func.func @rowsum() {\n"
+    "  %0 = hal.interface.binding.subspan layout(#pl) binding(0) : !in\n"
+    "  %2 = iree_tensor_ext.dispatch.tensor.load %0, offsets = [0, 0], sizes = [64, 4096], "
+    "strides = [1, 1] : !in -> !A\n"
+    "  %3 = tensor.empty() : !Bt\n"
+    "  %4 = linalg.fill ins(%cst : f32) outs(%3 : !Bt) -> !Bt\n"
+    "  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+    "ins(%2 : !A) outs(%4 : !Bt) {\n"
+    "  ^bb0(%in: f16, %out: f32):\n"
+    "    %6 = arith.extf %in : f16 to f32\n"
+    "    %7 = arith.addf %6, %out : f32\n"
+    "    linalg.yield %7 : f32\n"
+    "  } -> !B\n"
+    "  %r = linalg.reduce ins(%2 : !A) outs(%4 : !B) dimensions = [1] (%i: f16, %o: f32) {\n"
+    "    %8 = arith.extf %i : f16 to f32\n"
+    "    %9 = arith.maximumf %8, %o : f32\n"
+    "    linalg.yield %9 : f32\n"
+    "  }\n"
+    "  return\n"
+    "}\n";
+
+static const char *written_out =
+    "func.func @rowsum() {\n"
+    "  %0 = hal.interface.binding.subspan layout(#pl) binding(0) : "
+    "!iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf16>>\n"
+    "  %2 = iree_tensor_ext.dispatch.tensor.load %0, offsets = [0, 0], sizes = [64, 4096], "
+    "strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf16>> -> "
+    "tensor<64x4096xf16>\n"
+    "  %3 = tensor.empty() : tensor<64xf32>\n"
+    "  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<64xf32>) -> tensor<64xf32>\n"
+    "  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+    "ins(%2 : tensor<64x4096xf16>) outs(%4 : tensor<64xf32>) {\n"
+    "  ^bb0(%in: f16, %out: f32):\n"
+    "    %6 = arith.extf %in : f16 to f32\n"
+    "    %7 = arith.addf %6, %out : f32\n"
+    "    linalg.yield %7 : f32\n"
+    "  } -> tensor<64xf32>\n"
+    "  %r = linalg.reduce ins(%2 : tensor<64x4096xf16>) outs(%4 : tensor<64xf32>) dimensions "
+    "= [1] (%i: f16, %o: f32) {\n"
+    "    %8 = arith.extf %i : f16 to f32\n"
+    "    %9 = arith.maximumf %8, %o : f32\n"
+    "    linalg.yield %9 : f32\n"
+    "  }\n"
+    "  return\n"
+    "}\n";
+
+START_TEST(type_aliases_expand)
+{
+    ls_diag d;
+    ls_module *a = load_text(aliased, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_module *b = load_text(written_out, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(a->n_problems, 2);
+    ck_assert_int_eq(b->n_problems, 2);
+    for (size_t i = 0; i < 2; i++) {
+        const ls_problem *p = &a->problems[i], *q = &b->problems[i];
+        ck_assert_int_eq(p->rank, 2);
+        ck_assert_int_eq(p->size[0], 64);
+        ck_assert_int_eq(p->size[1], 4096);
+        ck_assert_int_eq(p->in_type, LS_ET_F16);
+        ck_assert_int_eq(p->acc_type, LS_ET_F32);
+        ck_assert(p->extended);
+        /* Everything but the op's position (the aliased file has more lines). */
+        ck_assert_int_eq(p->rank, q->rank);
+        ck_assert(memcmp(p->size, q->size, sizeof p->size) == 0);
+        ck_assert(memcmp(p->is_reduction, q->is_reduction, sizeof p->is_reduction) == 0);
+        ck_assert_int_eq(p->in_type, q->in_type);
+        ck_assert_int_eq(p->acc_type, q->acc_type);
+        ck_assert_int_eq(p->extended, q->extended);
+        ck_assert_int_eq(p->combiner, q->combiner);
+        ck_assert_int_eq(p->in_map_n, q->in_map_n);
+        ck_assert_int_eq(p->out_map_n, q->out_map_n);
+        ck_assert(memcmp(p->in_map, q->in_map, sizeof p->in_map) == 0);
+        ck_assert(memcmp(p->out_map, q->out_map, sizeof p->out_map) == 0);
+        ck_assert_str_eq(p->name, q->name);
+    }
+    /* The dispatch view (for suggest) sees the same operands. */
+    ck_assert_int_eq(a->n_dispatches, 1);
+    ck_assert_int_eq(a->dispatches[0].n_ops, b->dispatches[0].n_ops);
+    ck_assert(a->dispatches[0].has_bindings);
+    for (int i = 0; i < a->dispatches[0].n_ops; i++) {
+        const ls_dop *x = &a->dispatches[0].ops[i], *y = &b->dispatches[0].ops[i];
+        ck_assert_str_eq(x->kind, y->kind);
+        ck_assert(memcmp(x->size, y->size, sizeof x->size) == 0);
+        ck_assert_int_eq(x->operand[0].elem_bits, y->operand[0].elem_bits);
+        ck_assert_int_eq(x->operand[1].rank, y->operand[1].rank);
+    }
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* Full reductions to a scalar: the init is tensor<T> (rank 0) and its map
+ * has no results, so the problem has no parallel dims. */
+START_TEST(rank0_init)
+{
+    ls_diag d;
+    ls_module *m = load_text(
+        "func.func @f() {\n"
+        "  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<f32>) -> tensor<f32>\n"
+        "  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> ()>], iterator_types = [\"reduction\", \"reduction\"]} "
+        "ins(%2 : tensor<1x8192xf32>) outs(%4 : tensor<f32>) {\n"
+        "  ^bb0(%in: f32, %out: f32):\n"
+        "    %6 = arith.addf %in, %out : f32\n"
+        "    linalg.yield %6 : f32\n"
+        "  } -> tensor<f32>\n"
+        "  %r = linalg.reduce ins(%a : tensor<1000xi16>) outs(%b : tensor<i16>) dimensions = [0] "
+        "(%i: i16, %o: i16) {\n"
+        "    %7 = arith.maxsi %i, %o : i16\n"
+        "    linalg.yield %7 : i16\n"
+        "  }\n"
+        "  return\n"
+        "}\n",
+        &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 2);
+    const ls_problem *p = &m->problems[0];
+    ck_assert_int_eq(p->rank, 2);
+    ck_assert_int_eq(p->size[0], 1);
+    ck_assert_int_eq(p->size[1], 8192);
+    ck_assert(p->is_reduction[0] && p->is_reduction[1]);
+    ck_assert_int_eq(p->out_map_n, 0);
+    ck_assert_int_eq(p->in_map_n, 2);
+    p = &m->problems[1];
+    ck_assert_int_eq(p->rank, 1);
+    ck_assert_int_eq(p->size[0], 1000);
+    ck_assert_int_eq(p->out_map_n, 0);
+    ck_assert_int_eq(p->combiner, LS_COMB_MAXSI);
+    /* The dispatch view: the fill and the generic, the init of rank 0. */
+    ck_assert_int_eq(m->dispatches[0].n_ops, 3);
+    ck_assert(m->dispatches[0].ops[0].is_fill);
+    ck_assert_int_eq(m->dispatches[0].ops[1].operand[1].rank, 0);
+    ck_assert_int_eq(m->dispatches[0].ops[1].operand[1].map_n, 0);
+    free(m);
+}
+END_TEST
 
 START_TEST(op_errors)
 {
@@ -269,6 +437,8 @@ static Suite *import_suite(void)
     tcase_add_test(tc, example3_extf_and_iterator_attrs);
     tcase_add_test(tc, reduce_op_forms);
     tcase_add_test(tc, several_reductions);
+    tcase_add_test(tc, type_aliases_expand);
+    tcase_add_test(tc, rank0_init);
     tcase_add_loop_test(tc, op_errors, 0, (int)(sizeof bad_ops / sizeof bad_ops[0]));
     tcase_add_test(tc, unused_broken_alias_is_skipped);
     tcase_add_test(tc, layouts_and_swizzles);

@@ -56,6 +56,13 @@ static const case_t cases[] = {
     /* sm_80: one subgroup size, 32; 3000 rows > 2048 -> cap 32. */
     {"sm_80 3000x4096", "3000x4096", "pr", "sm_80", 32, 32, 32, 32,
      {1, 0}, {0, 128}, {0, 4}, {1, 32}, {1, 1}, NULL},
+    /* Full reductions to a scalar: no parallel dims, so the parallel size is
+     * 1: cap 1024; WG = 8192 / 4 = 2048 > 1024 -> gcd 1024; P = gcd(4096, 8192). */
+    {"8192 -> scalar on gfx942", "8192", "r", "gfx942", 32, 32, 1024, 64,
+     {0}, {4096}, {4}, {64}, {16}, NULL},
+    /* The same with a unit outer reduction dim: it keeps tile 1 everywhere. */
+    {"1x8192 -> scalar on sm_90", "1x8192", "rr", "sm_90", 32, 32, 1024, 32,
+     {0, 0}, {1, 4096}, {1, 4}, {1, 32}, {1, 32}, NULL},
     /* Rejections. */
     {"no subgroup choice divides 48", "8x48", "pr", "gfx1100", 32, 32, 0, 0, {0}, {0}, {0}, {0},
      {0}, "no subgroup size choice of gfx1100 ([32, 64]) divides the reduction size 48"},

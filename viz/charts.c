@@ -483,6 +483,12 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
     return LS_OK;
 }
 
+/* |simulated - measured| / measured, for choosing which points to name */
+static double label_error(const ls_compare_point *p)
+{
+    return p->measured > 0 ? fabs(p->simulated - p->measured) / p->measured : 0;
+}
+
 static void compare_size(const ls_chart *c, double *w, double *h)
 {
     *w = MARGIN * 2 + 70 + COMPARE_PLOT + 30;
@@ -564,19 +570,61 @@ static void compare_draw(cairo_t *cr, const ls_chart *c)
     cairo_rotate(cr, -LS_PI / 2);
     ls_viz_text_at(cr, logx ? "simulated (us, log)" : "simulated (us)", 0, 0, 10, true, 0.5);
     cairo_restore(cr);
-    /* points; names beside them when there are few */
-    for (size_t i = 0; i < c->n_points; i++) {
+    /* points, then names: the points furthest off first, each at the first
+     * of four places beside its point that overlaps no point and no name
+     * already placed; at most 16 names, so a big suite stays readable and its
+     * worst cases are named */
+    size_t np = c->n_points;
+    double *X = ls_xcalloc(np + 1, sizeof *X), *Y = ls_xcalloc(np + 1, sizeof *Y);
+    size_t *order = ls_xcalloc(np + 1, sizeof *order);
+    for (size_t i = 0; i < np; i++) {
         const ls_compare_point *p = &c->points[i];
-        double X = px + S * MAP(p->measured), Y = py + S - S * MAP(p->simulated);
+        X[i] = px + S * MAP(p->measured);
+        Y[i] = py + S - S * MAP(p->simulated);
         set_rgb(cr, ls_viz_series_colour(4));
-        cairo_arc(cr, X, Y, 4, 0, 2 * LS_PI);
+        cairo_arc(cr, X[i], Y[i], 4, 0, 2 * LS_PI);
         cairo_fill(cr);
-        if (c->n_points <= 12) {
-            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-            ls_viz_text_at(cr, p->name, X + 6, Y - 4, 8, false, 0);
-        }
+        order[i] = i;
     }
 #undef MAP
+    for (size_t i = 1; i < np; i++) /* insertion sort by |error|, largest first */
+        for (size_t j = i; j > 0 && label_error(&c->points[order[j]]) >
+                                        label_error(&c->points[order[j - 1]]); j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    double boxes[16][4];
+    int nb = 0;
+    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+    for (size_t k = 0; k < np && nb < 16; k++) {
+        size_t i = order[k];
+        const char *name = c->points[i].name;
+        double w = ls_viz_text_w(cr, name, 8, false), h = 9;
+        const double cand[4][2] = {{X[i] + 6, Y[i] - 4}, {X[i] - 6 - w, Y[i] - 4},
+                                   {X[i] - w / 2, Y[i] - 8}, {X[i] - w / 2, Y[i] + 14}};
+        for (int cnd = 0; cnd < 4; cnd++) {
+            double bx = cand[cnd][0], by = cand[cnd][1] - h + 2; /* box from the baseline */
+            bool clear = bx >= px && bx + w <= px + S && by >= py && by + h <= py + S;
+            for (int bi = 0; bi < nb && clear; bi++)
+                clear = bx + w < boxes[bi][0] || boxes[bi][2] < bx || by + h < boxes[bi][1] ||
+                        boxes[bi][3] < by;
+            for (size_t q = 0; q < np && clear; q++)
+                clear = X[q] + 4 < bx || bx + w < X[q] - 4 || Y[q] + 4 < by || by + h < Y[q] - 4;
+            if (!clear)
+                continue;
+            ls_viz_text_at(cr, name, cand[cnd][0], cand[cnd][1], 8, false, 0);
+            boxes[nb][0] = bx;
+            boxes[nb][1] = by;
+            boxes[nb][2] = bx + w;
+            boxes[nb][3] = by + h;
+            nb++;
+            break;
+        }
+    }
+    free(X);
+    free(Y);
+    free(order);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
     for (int i = 0; i < c->n_notes; i++)
         ls_viz_text_at(cr, c->notes[i], MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT,

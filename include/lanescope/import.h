@@ -71,4 +71,19 @@ ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int
                              ls_module *m, ls_diag *diag);
 ls_status ls_module_load_ex(const char *path, int flags, ls_module *m, ls_diag *diag);
 
+/* Sizes for dynamic ('?') loop dimensions, by index in each op's iteration
+ * space (`--dim 0=4096`): size[d] > 0 binds d<d> of every op whose d<d> is
+ * dynamic, in the reductions and in the dispatch view alike; a static d<d>
+ * keeps its own size.  0: not given, and a dynamic d<d> of a reduction is
+ * then an error at the op naming the dim. */
+typedef struct {
+    int64_t size[LS_MAX_RANK];
+} ls_import_dims;
+
+/* As the _ex forms, with dims (NULL: none given). */
+ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, int flags,
+                               const ls_import_dims *dims, ls_module *m, ls_diag *diag);
+ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims,
+                              ls_module *m, ls_diag *diag);
+
 #endif

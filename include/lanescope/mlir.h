@@ -156,11 +156,16 @@ typedef struct {
     const ls_alias_table *aliases; /* may be NULL */
     ls_diag *diag;
     int depth;
+    /* !name = type definitions (value: an LS_AV_TYPE).  NULL: a bare !name
+     * stays an opaque type; otherwise an undefined one is an error. */
+    const ls_alias_table *type_aliases;
 } ls_parser;
 
 /* Parse one attribute value at the lexer's current token. NULL on error. */
 ls_attr *ls_parse_attr(ls_parser *p);
-/* Parse a type at the current token (f32, tensor<4x?xf16>, !dialect.type<...>). */
+/* Parse a type at the current token (f32, tensor<4x?xf16>, !dialect.type<...>);
+ * a type alias !name is expanded through p->type_aliases (the result carries
+ * the use's line and column). */
 ls_attr *ls_parse_type(ls_parser *p);
 /* Parse a whole string holding one attribute (trailing text is an error). */
 ls_attr *ls_parse_attr_string(const char *text, size_t len, const char *file, ls_arena *arena,
