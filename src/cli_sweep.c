@@ -30,6 +30,7 @@ static void usage(FILE *f)
             "  --max-configs N     keep an evenly spaced N of the valid configs (default 2000;\n"
             "                      IREE's choice is always kept)\n"
             "  --index N           which reduction of INPUT (default 0)\n"
+            "  --dim N=SIZE        size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
             "  --csv FILE          every point, ranked (default sweep.csv)\n"
             "  --chart FILE        time of every config by rank, IREE's marked, the DRAM\n"
             "                      roofline drawn (default sweep.png)\n"
@@ -72,7 +73,8 @@ static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
 
 int ls_cmd_sweep(int argc, char **argv)
 {
-    enum { O_TARGET = 256, O_SHAPE, O_ITER, O_TYPE, O_COMB, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX };
+    enum { O_TARGET = 256, O_SHAPE, O_ITER, O_TYPE, O_COMB, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX,
+           O_DIM };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"shape", required_argument, NULL, O_SHAPE},
         {"iter", required_argument, NULL, O_ITER},     {"type", required_argument, NULL, O_TYPE},
@@ -80,10 +82,11 @@ int ls_cmd_sweep(int argc, char **argv)
         {"max-configs", required_argument, NULL, O_MAX}, {"csv", required_argument, NULL, O_CSV},
         {"chart", required_argument, NULL, O_CHART},   {"top", required_argument, NULL, O_TOP},
         {"index", required_argument, NULL, O_INDEX},   {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"dim", required_argument, NULL, O_DIM},       {NULL, 0, NULL, 0},
     };
     const char *target = NULL, *shape = NULL, *iter = NULL, *type = NULL, *combiner = NULL;
     const char *csv_path = "sweep.csv", *chart_path = "sweep.png";
+    ls_import_dims dims = {{0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = ncpu > 0 ? ncpu : 1, max_configs = 2000, top = 10, index = 0;
     optind = 1;
@@ -93,6 +96,10 @@ int ls_cmd_sweep(int argc, char **argv)
         switch (c) {
         case O_TARGET: target = optarg; break;
         case O_SHAPE: shape = optarg; break;
+        case O_DIM:
+            if (!ls_flag_dim(CMD, optarg, &dims))
+                return 2;
+            break;
         case O_ITER: iter = optarg; break;
         case O_TYPE: type = optarg; break;
         case O_COMB: combiner = optarg; break;
@@ -144,7 +151,7 @@ int ls_cmd_sweep(int argc, char **argv)
     bool out_open = false, csv_open = false;
     ls_problem *p;
     if (input) {
-        if (ls_module_load(input, m, &diag))
+        if (ls_module_load_dims(input, 0, &dims, m, &diag))
             goto fail;
         if (m->n_problems == 0) {
             ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,

@@ -43,7 +43,7 @@ typedef struct {
     ls_dispatch *cur; /* the current function's dispatch, NULL until it has an op */
     int func_line, func_col;
     const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
-    ls_import_dims dims; /* sizes for dynamic loop dims; 0: not given */
+    ls_import_dims dims;                   /* sizes for dynamic loop dims; 0: not given */
 } importer;
 
 /* The size a dynamic loop dimension d is bound to, or 0. */
@@ -282,8 +282,8 @@ static bool operands_ex(importer *im, const char *kw, bool allow_scalar, operand
             /* tensor<f32> (rank 0) is the init of a full reduction. */
             if (!allow_scalar && !out->types[i].shaped) {
                 ls_diag_set(im->diag, LS_ERR_INVALID, im->file, t->line, t->col,
-                            "operand %s of %s has type %s; a tensor is expected",
-                            out->names[i], kw, t->s);
+                            "operand %s of %s has type %s; a tensor is expected", out->names[i], kw,
+                            t->s);
                 return false;
             }
         }
@@ -1637,8 +1637,8 @@ ls_status ls_module_load_ex(const char *path, int flags, ls_module *m, ls_diag *
     return ls_module_load_dims(path, flags, NULL, m, diag);
 }
 
-ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims,
-                              ls_module *m, ls_diag *diag)
+ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims, ls_module *m,
+                              ls_diag *diag)
 {
     memset(m, 0, sizeof *m);
     FILE *f = fopen(path, "rb");

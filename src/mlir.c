@@ -809,10 +809,9 @@ static ls_attr *type_alias_use(ls_parser *p, const ls_token *t)
         return NULL;
     }
     if (al->value == NULL) {
-        ls_diag_set(p->diag, al->error.status ? al->error.status : LS_ERR_SYNTAX,
-                    al->error.file, al->error.line, al->error.col,
-                    "in the definition of !%s (used at line %d): %s", al->name, t->line,
-                    al->error.msg);
+        ls_diag_set(p->diag, al->error.status ? al->error.status : LS_ERR_SYNTAX, al->error.file,
+                    al->error.line, al->error.col, "in the definition of !%s (used at line %d): %s",
+                    al->name, t->line, al->error.msg);
         return NULL;
     }
     /* A copy, so errors about this operand point at the use, not the alias. */

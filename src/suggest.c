@@ -309,8 +309,8 @@ static int64_t bitwidth(const ls_dispatch *d, const ls_dop *o, char *which, size
         for (int j = 0; j < od->rank; j++) {
             if (od->dims[j] == LS_DYN)
                 dyn++;
-            else
-                size *= od->dims[j];
+            else if (!ls_mul_ok(size, od->dims[j], &size))
+                size = INT64_MAX; /* only compared: saturating keeps the order */
         }
         int64_t bits = od->is_index ? 64 : od->elem_bits;
         bool better = !have || dyn > best_dyn || (dyn == best_dyn && size > best_size) ||

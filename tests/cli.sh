@@ -146,10 +146,46 @@ contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"chec
 $LANESCOPE suggest "$FS" --target mi300x >"$tmp/fullsug.txt" 2>&1
 check "full reduction suggest exits 0" $?
 contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [1, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [1, 4], workgroup = [0, 0]}>"
+# Rank 1 (linalg.reduce of a vector to a scalar): simulated, and its layout
+# drawn as one row.
+printf '%%r = linalg.reduce ins(%%a : tensor<1000xi16>) outs(%%b : tensor<i16>) dimensions = [0] {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[32], [0]], partial_reduction = [256], subgroup_basis = [[4], [0]], thread = [2], workgroup = [0]}>} (%%i: i16, %%o: i16) {\n %%1 = arith.maxsi %%i, %%o : i16\n linalg.yield %%1 : i16\n}\n' >"$tmp/scalar1.mlir"
+$LANESCOPE sim "$tmp/scalar1.mlir" --target h100 >"$tmp/scalar1.txt" 2>&1
+contains "rank-1 full reduction check" "$tmp/scalar1.txt" "functional check passed: 1 outputs of 1 workgroup match the reference (maxsi i16, seed 1)"
+$LANESCOPE draw layout "$tmp/scalar1.mlir" --target h100 -o "$tmp/scalar1.svg" 2>"$tmp/err"
+check "rank-1 layout drawn as one row" $?
 $LANESCOPE explain "$FS" >"$tmp/fullex.txt" 2>&1
 check "full reduction explain exits 0" $?
 contains "full reduction explain map" "$tmp/fullex.txt" "init map (d0, d1) -> ()"
 contains "full reduction explain workgroups" "$tmp/fullex.txt" "1 workgroups in total"
+# Dynamic sizes: a '?' dim needs --dim N=SIZE (one line naming the dim and
+# the flag); bound, it simulates as the static dispatch does.
+DY=$DATA/dyn_rowsum_Nx1024.mlir
+$LANESCOPE sim "$DY" --target mi300x >/dev/null 2>"$tmp/err"
+check "dynamic dim without --dim exits 1" $([ $? -eq 1 ]; echo $?)
+[ "$(wc -l <"$tmp/err")" -eq 1 ]; check "dynamic dim: one line" $?
+contains "dynamic dim message" "$tmp/err" "dyn_rowsum_Nx1024.mlir:13:8: loop dimension d0 is dynamic ('?') in every operand; give its size with --dim 0=N"
+$LANESCOPE sim "$DY" --target mi300x --dim 0=512 --json >"$tmp/dyn.json" 2>"$tmp/err"
+check "sim --dim exits 0" $?
+sed 's|"[^"]*\.mlir"|FILE|; s|@rowsum_[a-zA-Z0-9_]*|OP|' "$tmp/dyn.json" >"$tmp/dyn.cmp"
+sed 's|"[^"]*\.mlir"|FILE|; s|@rowsum_[a-zA-Z0-9_]*|OP|' "$tmp/alias.json" >"$tmp/static.cmp"
+cmp -s "$tmp/dyn.cmp" "$tmp/static.cmp"
+check "sim --dim 0=512 gives the static 512x1024 results" $?
+$LANESCOPE explain "$DY" --target mi300x --dim 0=512 >"$tmp/dynex.txt" 2>&1
+contains "explain --dim" "$tmp/dynex.txt" "iteration space: 512x1024 [d0 = parallel(512), d1 = reduction(1024)]"
+$LANESCOPE draw layout "$DY" --target mi300x --dim 0=512 -o "$tmp/dyn.svg" 2>"$tmp/err"
+check "draw --dim exits 0" $?
+$LANESCOPE measure "$DY" --target h100 --dim 0=64 --emit-cuda >"$tmp/dyn.cu" 2>"$tmp/err"
+check "measure --dim exits 0" $?
+contains "measure --dim" "$tmp/dyn.cu" "iteration space 64x1024r"
+$LANESCOPE sweep "$DY" --target mi300x --dim 0=512 --max-configs 20 -j 2 --csv "$tmp/dsw.csv" --chart "$tmp/dsw.svg" >"$tmp/dsw.txt" 2>&1
+check "sweep --dim exits 0" $?
+$LANESCOPE suggest "$DY" --target mi300x >"$tmp/dynsug.txt" 2>&1
+check "suggest still takes '?' sizes" $?
+$LANESCOPE sim "$DY" --dim 0 >/dev/null 2>"$tmp/err"
+check "--dim without SIZE exits 2" $([ $? -eq 2 ]; echo $?)
+contains "--dim syntax" "$tmp/err" "lanescope sim: --dim: expected N=SIZE (loop dim N of the op, e.g. 0=4096), found '0'"
+$LANESCOPE sim "$DY" --dim 0=4 --dim 0=5 >/dev/null 2>"$tmp/err"
+contains "--dim twice" "$tmp/err" "lanescope sim: --dim: loop dim 0 given twice (4 and 5)"
 # A config field lanescope does not lower is rejected at its position, never
 # dropped; an all-zero serial level tiles nothing and is accepted.
 sed 's/subgroup_basis = \[\[1, 1\], \[0, 1\]\], thread = \[0, 1\], workgroup = \[1, 0\]}>/subgroup_basis = [[1, 1], [0, 1]], thread = [0, 1], workgroup = [1, 0], reduction = [0, 4]}>/' \

@@ -355,6 +355,74 @@ START_TEST(rank0_init)
 }
 END_TEST
 
+/* Dynamic sizes bound by --dim (ls_import_dims): the reduction and the
+ * dispatch view see the bound size; an unbound one is an error naming the
+ * loop dim; a dynamic init dim takes the input's static size. */
+static const char *dyn_text =
+    "func.func @f() {\n"
+    "  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<?xf32>) -> tensor<?xf32>\n"
+    "  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+    "ins(%2 : tensor<?x?xf32>) outs(%4 : tensor<?xf32>) {\n"
+    "  ^bb0(%in: f32, %out: f32):\n"
+    "    %6 = arith.addf %in, %out : f32\n"
+    "    linalg.yield %6 : f32\n"
+    "  } -> tensor<?xf32>\n"
+    "  return\n"
+    "}\n";
+
+START_TEST(dynamic_dims)
+{
+    ls_diag d;
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_import_dims dims = {{0}};
+    ls_diag_clear(&d);
+    ls_module_parse_dims(dyn_text, strlen(dyn_text), "dyn.mlir", 0, &dims, m, &d);
+    ck_assert_int_eq(d.status, LS_ERR_INVALID);
+    ck_assert_str_eq(d.file, "dyn.mlir");
+    ck_assert_int_eq(d.line, 3);
+    ck_assert_int_eq(d.col, 8);
+    ck_assert_msg(strstr(d.msg, "loop dimension d0 is dynamic ('?') in every operand; give its "
+                                "size with --dim 0=N") != NULL,
+                  "%s", d.msg);
+    dims.size[0] = 12;
+    ls_diag_clear(&d);
+    ls_module_parse_dims(dyn_text, strlen(dyn_text), "dyn.mlir", 0, &dims, m, &d);
+    ck_assert_msg(strstr(d.msg, "--dim 1=N") != NULL, "%s", d.msg);
+    dims.size[1] = 300;
+    dims.size[5] = 7; /* no op has a d5: no effect */
+    ls_diag_clear(&d);
+    ls_module_parse_dims(dyn_text, strlen(dyn_text), "dyn.mlir", 0, &dims, m, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 1);
+    ck_assert_int_eq(m->problems[0].size[0], 12);
+    ck_assert_int_eq(m->problems[0].size[1], 300);
+    const ls_dop *o = &m->dispatches[0].ops[1];
+    ck_assert_int_eq(o->size[0], 12);
+    ck_assert_int_eq(o->size[1], 300);
+    ck_assert_int_eq(o->operand[0].dims[1], 300);
+    ck_assert_int_eq(o->operand[1].dims[0], 12);
+    ck_assert_int_eq(m->dispatches[0].ops[0].size[0], 12); /* the fill's d0 */
+    /* Without dims the dispatch keeps '?' for suggest. */
+    ls_diag_clear(&d);
+    ls_module_parse_ex(dyn_text, strlen(dyn_text), "dyn.mlir", LS_IMPORT_KEEP_UNSUPPORTED, m, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 0);
+    ck_assert_int_eq(m->n_unsupported, 1);
+    ck_assert_int_eq(m->dispatches[0].ops[1].size[0], LS_DYN);
+    free(m);
+    /* linalg.reduce: a dynamic input dim takes the init's static size. */
+    m = load_text("%r = linalg.reduce ins(%a : tensor<?x8xf32>) outs(%b : tensor<4xf32>) "
+                  "dimensions = [1] (%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o : f32\n"
+                  "  linalg.yield %1 : f32\n}\n",
+                  &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->problems[0].size[0], 4);
+    ck_assert_int_eq(m->problems[0].size[1], 8);
+    free(m);
+}
+END_TEST
+
 START_TEST(op_errors)
 {
     ls_diag d;
@@ -439,6 +507,7 @@ static Suite *import_suite(void)
     tcase_add_test(tc, several_reductions);
     tcase_add_test(tc, type_aliases_expand);
     tcase_add_test(tc, rank0_init);
+    tcase_add_test(tc, dynamic_dims);
     tcase_add_loop_test(tc, op_errors, 0, (int)(sizeof bad_ops / sizeof bad_ops[0]));
     tcase_add_test(tc, unused_broken_alias_is_skipped);
     tcase_add_test(tc, layouts_and_swizzles);

@@ -137,10 +137,20 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
     for (int i = 0; i < rank; i++)
         ext[i] = tile_extent(p, d, i);
     int dr = v->dim_row, dc = v->dim_col;
-    if (dr < 0 || dc < 0)
-        choose_dims(rank, ext, &dr, &dc);
-    if (check_dims(rank, dr, dc, diag))
-        return diag->status;
+    /* A full reduction of one dim (rank 1, a scalar result) has no second dim:
+     * it is drawn as one row, through a phantom dim 1 of extent 1 that the
+     * ownership queries never read (they look at the first rank dims). */
+    bool one_row = rank == 1 && dr < 0 && dc < 0;
+    if (one_row) {
+        dr = 1;
+        dc = 0;
+        ext[1] = 1;
+    } else {
+        if (dr < 0 || dc < 0)
+            choose_dims(rank, ext, &dr, &dc);
+        if (check_dims(rank, dr, dc, diag))
+            return diag->status;
+    }
     if (v->workgroup < 0 || v->workgroup >= d->total_workgroups)
         return ls_diag_set(diag, LS_ERR_USAGE, "--workgroup", 0, 0,
                            "workgroup %lld is outside 0..%lld", (long long)v->workgroup,
@@ -162,6 +172,8 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
     ls_workgroup_coord(d, v->workgroup, wgc);
     ls_iteration_coord(d, p, v->iteration, itc);
     ls_tile_origin(d, p, wgc, itc, origin);
+    if (one_row)
+        origin[1] = 0;
 
     int64_t kr = ceil_div(ext[dr], LS_VIZ_MAX_AXIS_CELLS);
     int64_t kc = ceil_div(ext[dc], LS_VIZ_MAX_AXIS_CELLS);
@@ -178,7 +190,11 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
                  (long long)v->workgroup, (long long)v->iteration,
                  (long long)d->total_iterations, o);
     }
-    fmt(g->row_axis, sizeof g->row_axis, "d%d%s", dr, p->is_reduction[dr] ? " (red)" : "");
+    if (one_row)
+        g->row_axis[0] = 0;
+    else
+        fmt(g->row_axis, sizeof g->row_axis, "d%d%s", dr,
+            p->is_reduction[dr] ? " (red)" : "");
     fmt(g->col_axis, sizeof g->col_axis, "d%d%s", dc, p->is_reduction[dc] ? " (red)" : "");
     axis_heads(g->row_head, rows, origin[dr], kr, ext[dr]);
     axis_heads(g->col_head, cols, origin[dc], kc, ext[dc]);

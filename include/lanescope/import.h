@@ -83,7 +83,7 @@ typedef struct {
 /* As the _ex forms, with dims (NULL: none given). */
 ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, int flags,
                                const ls_import_dims *dims, ls_module *m, ls_diag *diag);
-ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims,
-                              ls_module *m, ls_diag *diag);
+ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims, ls_module *m,
+                              ls_diag *diag);
 
 #endif
