@@ -163,9 +163,12 @@ static ls_module_layout *find_layout(importer *im, const ls_attr *a)
 
 /* ---- alias definitions:  #name = value ---- */
 
-static void alias_definition(importer *im)
+/* The value of an alias definition `NAME = ...` at the current token,
+ * parsed with a private diag: a broken alias is an error only where it is
+ * used, so its error is kept in the alias and the reader resynchronises at
+ * the next token in column 1 (top-level syntax). */
+static ls_alias alias_body(importer *im, ls_token name, bool type)
 {
-    ls_token name = *tok(im);
     next(im); /* '=' */
     next(im);
     ls_alias al;
@@ -173,25 +176,29 @@ static void alias_definition(importer *im)
     al.name = ls_arena_strndup(&im->arena, name.text + 1, name.len - 1);
     al.line = name.line;
     al.col = name.col;
-    /* Parse with a private diag: a broken alias is an error only when used. */
     ls_diag local;
     ls_diag_clear(&local);
     im->p.diag = &local;
     im->lx.diag = &local;
     im->p.depth = 0;
-    al.value = ls_parse_attr(&im->p);
+    al.value = type ? ls_parse_type(&im->p) : ls_parse_attr(&im->p);
     im->p.diag = im->diag;
     im->lx.diag = im->diag;
     if (al.value == NULL) {
         al.error = local;
-        ls_alias_add(&im->aliases, &al);
-        /* Resynchronise at the next token in column 1 (top-level syntax). */
         while (tok(im)->kind != LS_TOK_EOF && !(tok(im)->col == 1 && tok(im)->line > name.line))
             next(im);
-        return;
     }
+    return al;
+}
+
+static void alias_definition(importer *im)
+{
+    ls_token name = *tok(im);
+    ls_alias al = alias_body(im, name, false);
     ls_alias_add(&im->aliases, &al);
-    collect(im, al.value, al.name, 0);
+    if (al.value)
+        collect(im, al.value, al.name, 0);
 }
 
 /* ---- type alias definitions:  !name = type ----
@@ -211,25 +218,7 @@ static void type_alias_definition(importer *im)
                     prev->line, prev->col);
         return;
     }
-    next(im); /* '=' */
-    next(im);
-    ls_alias al;
-    memset(&al, 0, sizeof al);
-    al.name = ls_arena_strndup(&im->arena, name.text + 1, name.len - 1);
-    al.line = name.line;
-    al.col = name.col;
-    ls_diag local;
-    ls_diag_clear(&local);
-    im->p.diag = &local;
-    im->lx.diag = &local;
-    al.value = ls_parse_type(&im->p);
-    im->p.diag = im->diag;
-    im->lx.diag = im->diag;
-    if (al.value == NULL) {
-        al.error = local;
-        while (tok(im)->kind != LS_TOK_EOF && !(tok(im)->col == 1 && tok(im)->line > name.line))
-            next(im);
-    }
+    ls_alias al = alias_body(im, name, true);
     ls_alias_add(&im->type_aliases, &al);
 }
 
