@@ -261,11 +261,7 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     ls_sim_result sim;
     if ((st = ls_engine_run(plan, hw, &sim, NULL, diag)))
         return st;
-    ls_cuda_launch L;
-    char *src = NULL;
-    if ((st = ls_cuda_generate(plan, p->file, &src, &L, diag)))
-        return st;
-    free(src);
+    const ls_cuda_launch L = r.launch; /* what ran, not generated again */
     const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
     if (!a->json) {
         print_measured(out, p, gi, &r, &sim, hw, a, &L, argc, argv);

@@ -1510,25 +1510,18 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
     while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
         ls_token t = *tok(im);
         im->p.depth = 0;
-        if (t.kind == LS_TOK_HASH && memchr(t.text, '.', t.len) == NULL &&
-            !ls_lex_adjacent(&im->lx, '<')) {
+        if ((t.kind == LS_TOK_HASH || t.kind == LS_TOK_BANG) &&
+            memchr(t.text, '.', t.len) == NULL && !ls_lex_adjacent(&im->lx, '<')) {
+            /* #name = attr / !name = type: an alias definition when '=' follows */
             ls_lexer save = im->lx;
             next(im);
             bool def = ls_tok_is(tok(im), '=');
             im->lx = save;
             if (def) {
-                alias_definition(im);
-                continue;
-            }
-            next(im);
-        } else if (t.kind == LS_TOK_BANG && memchr(t.text, '.', t.len) == NULL &&
-                   !ls_lex_adjacent(&im->lx, '<')) {
-            ls_lexer save = im->lx;
-            next(im);
-            bool def = ls_tok_is(tok(im), '=');
-            im->lx = save;
-            if (def) {
-                type_alias_definition(im);
+                if (t.kind == LS_TOK_HASH)
+                    alias_definition(im);
+                else
+                    type_alias_definition(im);
                 continue;
             }
             next(im);

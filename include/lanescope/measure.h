@@ -84,6 +84,7 @@ typedef struct {
     double max_bound_ratio;
     int regs_per_thread, static_smem;
     int occupancy_blocks;       /* resident blocks per SM (driver) */
+    ls_cuda_launch launch;      /* what ran: grid, block, bytes, vector loads */
     int runs;
 } ls_measure_result;
 

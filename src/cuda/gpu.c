@@ -511,10 +511,7 @@ void ls_gpu_close(ls_gpu *g)
 {
     if (!g)
         return;
-    if (g->flush_kernel) {
-        g->ModuleUnload(g->flush_kernel->mod);
-        free(g->flush_kernel);
-    }
+    ls_gpu_kernel_free(g, g->flush_kernel);
     if (g->flush_buf)
         g->MemFree((CUdeviceptr)g->flush_buf);
     if (g->ctx)

@@ -257,6 +257,7 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
                         diag)))
         goto out;
     res->runs = runs;
+    res->launch = L;
     res->launch_us = e_med;
     res->gbytes_per_s =
         res->median_us > 0 ? (double)(L.in_bytes + L.out_bytes) / (res->median_us * 1e3) : 0;
