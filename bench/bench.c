@@ -112,10 +112,11 @@ int main(int argc, char **argv)
         p.rank = 2;
         p.size[0] = p.size[1] = 4096;
         p.is_reduction[1] = true;
-        p.in_map_n = 2;
-        p.in_map[1] = 1;
+        p.n_inputs = 1;
+        p.inputs[0].map_n = 2;
+        p.inputs[0].map[1] = 1;
         p.out_map_n = 1;
-        p.in_type = p.acc_type = LS_ET_F32;
+        p.inputs[0].type = p.acc_type = LS_ET_F32;
         ls_target t;
         ls_hw hw;
         ls_sweep sw;

@@ -1,9 +1,10 @@
 // A matvec (32000x4096 f16 weights times a 4096 vector), the shape of an LLM
 // decode step.  IREE sends matvec-like contractions to its reduction
 // heuristic; on ROCm targets it adds a local split-k (several rows per
-// workgroup).  Compare: lanescope suggest ... --target gfx942 / --target sm_80
-// (lanescope's simulator models single-input reductions, so this file is
-// for suggest only.)
+// workgroup).  Compare: lanescope suggest ... --target gfx942 / --target sm_80.
+// The file has no lowering_config, so `lanescope sim` simulates IREE's own
+// choice for the target: both operands read (the vector once per row
+// group), a multiply per element, the sum checked against the reference.
 func.func @matvec_32000x4096() {
   %c0 = arith.constant 0 : index
   %cst = arith.constant 0.000000e+00 : f16

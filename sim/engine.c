@@ -25,7 +25,8 @@ typedef struct {
     ikind kind;
     ls_stage stage;
     int dep[2];       /* template entries whose results it reads (-1: none) */
-    int load;         /* I_GLOAD: load index within the iteration */
+    int load;         /* I_GLOAD: load index within the iteration, of input `operand` */
+    int operand;
     int result;       /* smem/store: result slot */
     int step;         /* shuffle/DPP: step index within its reduction, else -1 */
 } tinst;
@@ -83,7 +84,7 @@ typedef struct {
     int64_t done_cycle;
     int64_t tile_iteration; /* iteration the cached tile data below is for */
     int64_t it_coord[LS_MAX_RANK];
-    int64_t tile_base;
+    int64_t tile_base[LS_MAX_INPUTS];
     bool tile_ragged;
 } sgstate;
 
@@ -121,9 +122,12 @@ typedef struct {
     /* memory */
     l2model l2;
     int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
-    int64_t in_strides[LS_MAX_RANK];
-    interval *ivals;     /* per (subgroup in wg, load): merged intervals, interior tiles */
+    int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];
+    int64_t op_base[LS_MAX_INPUTS]; /* byte address of each input tensor */
+    ls_operand_regs oregs[LS_MAX_INPUTS];
+    interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
     int *ival_start, *ival_count;
+    int ival_first[LS_MAX_INPUTS]; /* index of (input, subgroup 0, load 0) */
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int64_t last_finish;
     int64_t store_bytes, store_ticks; /* per GSTORE instruction */
@@ -299,26 +303,42 @@ static void build_template(engine *e)
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread;
     int64_t per_q = 4 + 2 * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
-    int64_t cap = pl->loads_per_iteration * (1 + pl->load_width) + pl->local_reduce_ops +
-                  q_n * per_q + 16;
+    int64_t nb = pl->body_alu_ops, regs = e->d->elems_per_iteration, loads = 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        loads += pl->inputs[k].loads;
+    int64_t cap = loads + regs * (nb + 1) + pl->local_reduce_ops + q_n * per_q + 16;
     e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
-    /* LOAD_ACCUMULATE: the loads of an iteration, then their combines.  An
-     * accumulator chains on itself across iterations; packed inner elements
-     * chain one after another within a load. */
+    /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
+     * register the body's ops and the combine.  An accumulator chains on
+     * itself across iterations; packed inner elements chain one after
+     * another. */
     e->loop_begin = 0;
-    int first_load = e->ncode;
-    for (int64_t l = 0; l < pl->loads_per_iteration; l++) {
-        int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
-        e->code[i].load = (int)l;
-    }
-    int64_t w = pl->load_width;
-    int64_t chain = pl->inner_elems > 1 && w % pl->inner_elems == 0 ? pl->inner_elems : 1;
-    for (int64_t l = 0; l < pl->loads_per_iteration; l++)
-        for (int64_t el = 0; el < w; el++) {
-            int self = e->ncode;
-            int prev = el % chain == 0 ? (int)(self + chain - 1) : self - 1;
-            emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, first_load + (int)l, prev);
+    int first_load[LS_MAX_INPUTS];
+    for (int k = 0; k < pl->n_inputs; k++) {
+        first_load[k] = e->ncode;
+        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+            int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
         }
+    }
+    int64_t chain = pl->inner_elems > 1 && pl->load_width % pl->inner_elems == 0
+                        ? pl->inner_elems
+                        : 1;
+    int base = e->ncode;
+#define COMBINE_OF(r) ((int)(base + (r) * (nb + 1) + nb))
+    for (int64_t r = 0; r < regs; r++) {
+        int ld[LS_MAX_INPUTS];
+        for (int k = 0; k < pl->n_inputs; k++)
+            ld[k] = first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+        int v = ld[0];
+        for (int64_t o = 0; o < nb; o++)
+            v = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
+                     o + 1 < pl->n_inputs ? ld[o + 1] : -1);
+        int prev = r % chain == 0 ? COMBINE_OF(r + chain - 1) : COMBINE_OF(r - 1);
+        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
+    }
+#undef COMBINE_OF
     e->loop_end = e->ncode;
     int last_loop = e->ncode - 1;
     /* THREAD_REDUCE: one chain per result slot. */
@@ -538,12 +558,13 @@ static int merge_intervals(interval *v, int n)
     return m;
 }
 
-/* Byte intervals a subgroup's load touches in workgroup/iteration coords. */
-static int load_intervals(engine *e, int sg, int load, const int64_t *wg_coord,
+/* Byte intervals a subgroup's load of input k touches in workgroup /
+ * iteration coords, relative to the tile base. */
+static int load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
                           const int64_t *it_coord, interval *out, int64_t *active_bytes)
 {
     const ls_derived *d = e->d;
-    int64_t w = e->plan->load_width, ebytes = e->plan->load_elem_bytes;
+    int64_t w = e->plan->inputs[k].width, ebytes = e->plan->inputs[k].elem_bytes;
     int n = 0;
     *active_bytes = 0;
     for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
@@ -551,10 +572,11 @@ static int load_intervals(engine *e, int sg, int load, const int64_t *wg_coord,
         for (int64_t el = 0; el < w; el++) {
             int64_t x[LS_MAX_RANK];
             bool valid;
-            ls_thread_element(d, e->p, tid, wg_coord, it_coord, load * w + el, x, &valid);
+            int64_t reg = ls_operand_register(d, &e->oregs[k], load, el);
+            ls_thread_element(d, e->p, tid, wg_coord, it_coord, reg, x, &valid);
             if (!valid)
                 continue;
-            int64_t a = ls_input_index(e->p, x) * ebytes;
+            int64_t a = ls_operand_index(e->p, k, x) * ebytes;
             out[n].lo = a;
             out[n].hi = a + ebytes;
             n++;
@@ -567,21 +589,29 @@ static int load_intervals(engine *e, int sg, int load, const int64_t *wg_coord,
 static void precompute_loads(engine *e)
 {
     const ls_derived *d = e->d;
-    int64_t nl = e->plan->loads_per_iteration, per = d->subgroup_size * e->plan->load_width;
+    const ls_plan *pl = e->plan;
+    int64_t entries = 0, total = 0;
+    for (int k = 0; k < pl->n_inputs; k++) {
+        e->ival_first[k] = (int)entries;
+        entries += e->nsub * pl->inputs[k].loads;
+        total += e->nsub * pl->inputs[k].loads * d->subgroup_size * pl->inputs[k].width;
+    }
     int64_t zero[LS_MAX_RANK] = {0};
-    e->ival_start = ls_xcalloc((size_t)(e->nsub * nl), sizeof *e->ival_start);
-    e->ival_count = ls_xcalloc((size_t)(e->nsub * nl), sizeof *e->ival_count);
-    e->ivals = ls_xcalloc((size_t)(e->nsub * nl * per), sizeof *e->ivals);
+    e->ival_start = ls_xcalloc((size_t)entries, sizeof *e->ival_start);
+    e->ival_count = ls_xcalloc((size_t)entries, sizeof *e->ival_count);
+    e->ivals = ls_xcalloc((size_t)total, sizeof *e->ivals);
     int64_t at = 0, dummy;
-    for (int sg = 0; sg < e->nsub; sg++)
-        for (int64_t l = 0; l < nl; l++) {
-            /* workgroup 0, iteration 0 is an interior tile unless the problem is
-             * smaller than one tile; ragged tiles take the slow path anyway. */
-            int c = load_intervals(e, sg, (int)l, zero, zero, e->ivals + at, &dummy);
-            e->ival_start[sg * nl + l] = (int)at;
-            e->ival_count[sg * nl + l] = c;
-            at += c;
-        }
+    for (int k = 0; k < pl->n_inputs; k++)
+        for (int sg = 0; sg < e->nsub; sg++)
+            for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+                /* workgroup 0, iteration 0 is an interior tile unless the problem
+                 * is smaller than one tile; ragged tiles take the slow path anyway. */
+                int c = load_intervals(e, k, sg, (int)l, zero, zero, e->ivals + at, &dummy);
+                int64_t i = e->ival_first[k] + sg * pl->inputs[k].loads + l;
+                e->ival_start[i] = (int)at;
+                e->ival_count[i] = c;
+                at += c;
+            }
 }
 
 /* ------------------------------------------------------------- execution */
@@ -729,30 +759,34 @@ static void step(engine *e, int slot, int64_t t)
         if (g->tile_iteration != g->iteration) { /* once per iteration, not per load */
             ls_iteration_coord(e->d, e->p, g->iteration, g->it_coord);
             g->tile_ragged = ls_tile_is_ragged(e->d, e->p, w->wg_coord, g->it_coord);
-            g->tile_base = ls_tile_input_base(e->d, e->p, e->in_strides, w->wg_coord,
-                                              g->it_coord) *
-                           e->plan->load_elem_bytes;
+            for (int k = 0; k < e->plan->n_inputs; k++)
+                g->tile_base[k] = e->op_base[k] +
+                                  ls_tile_input_base(e->d, e->p, e->in_strides[k], w->wg_coord,
+                                                     g->it_coord) *
+                                      e->plan->inputs[k].elem_bytes;
             g->tile_iteration = g->iteration;
         }
         const int64_t *it_coord = g->it_coord;
-        int64_t nl = e->plan->loads_per_iteration;
+        int k = in->operand;
         done = t;
         if (!g->tile_ragged) {
-            int64_t base = g->tile_base;
-            const interval *iv = e->ivals + e->ival_start[g->sg * nl + in->load];
-            for (int i = 0; i < e->ival_count[g->sg * nl + in->load]; i++) {
+            int64_t base = g->tile_base[k];
+            int64_t i0 = e->ival_first[k] + g->sg * e->plan->inputs[k].loads + in->load;
+            const interval *iv = e->ivals + e->ival_start[i0];
+            for (int i = 0; i < e->ival_count[i0]; i++) {
                 int64_t r = touch_range(e, base + iv[i].lo, base + iv[i].hi, t, st);
                 st->global_bytes += iv[i].hi - iv[i].lo;
                 if (r > done)
                     done = r;
             }
         } else {
-            interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * e->plan->load_width),
+            interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * e->plan->inputs[k].width),
                                        sizeof *tmp);
             int64_t active;
-            int n = load_intervals(e, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
+            int n = load_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++) {
-                int64_t r = touch_range(e, tmp[i].lo, tmp[i].hi, t, st);
+                int64_t r = touch_range(e, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
+                                        t, st);
                 if (r > done)
                     done = r;
             }
@@ -971,6 +1005,15 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     if (resident > d->total_workgroups)
         resident = d->total_workgroups;
     e.n_wg_slots = (int)resident;
+    /* Inputs lie one after another, each 4 KiB aligned, so their lines
+     * never alias in the L2. */
+    int64_t at = 0;
+    for (int k = 0; k < p->n_inputs; k++) {
+        ls_operand_strides(p, k, e.in_strides[k]);
+        ls_operand_regs_of(d, p, k, &e.oregs[k]);
+        e.op_base[k] = at;
+        at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bytes + 4095) / 4096) * 4096;
+    }
     build_template(&e);
     int64_t loop = e.loop_end - e.loop_begin, per_sg, total;
     if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
@@ -982,7 +1025,6 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
                            "(the limit); simulate a smaller problem",
                            (long long)LS_MAX_SIM_INSTRUCTIONS);
     }
-    ls_input_strides(p, e.in_strides);
     l2model *c = &e.l2;
     c->sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
     c->sets_pow2 = (c->sets & (c->sets - 1)) == 0;

@@ -10,49 +10,90 @@
 
 #include "lanescope/functional.h"
 
+int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x)
+{
+    /* Operand dim j is loop dim map[j]; operand shape = sizes of those dims. */
+    const ls_operand *o = &p->inputs[k];
+    int64_t idx = 0;
+    for (int j = 0; j < o->map_n; j++)
+        idx = idx * p->size[o->map[j]] + x[o->map[j]];
+    return idx;
+}
+
+void ls_operand_strides(const ls_problem *p, int k, int64_t *strides)
+{
+    const ls_operand *o = &p->inputs[k];
+    int64_t s = 1;
+    for (int i = 0; i < p->rank; i++)
+        strides[i] = 0;
+    for (int j = o->map_n - 1; j >= 0; j--) {
+        strides[o->map[j]] = s;
+        s *= p->size[o->map[j]];
+    }
+}
+
+int64_t ls_operand_elements(const ls_problem *p, int k)
+{
+    int64_t n = 1;
+    for (int j = 0; j < p->inputs[k].map_n; j++)
+        n *= p->size[p->inputs[k].map[j]];
+    return n;
+}
+
 int64_t ls_input_index(const ls_problem *p, const int64_t *x)
 {
-    /* Operand dim j is loop dim in_map[j]; operand shape = sizes of those dims. */
-    int64_t idx = 0;
-    for (int j = 0; j < p->in_map_n; j++)
-        idx = idx * p->size[p->in_map[j]] + x[p->in_map[j]];
-    return idx;
+    return ls_operand_index(p, 0, x);
 }
 
 void ls_input_strides(const ls_problem *p, int64_t *strides)
 {
-    int64_t s = 1;
-    for (int i = 0; i < p->rank; i++)
-        strides[i] = 0;
-    for (int j = p->in_map_n - 1; j >= 0; j--) {
-        strides[p->in_map[j]] = s;
-        s *= p->size[p->in_map[j]];
-    }
+    ls_operand_strides(p, 0, strides);
+}
+
+uint64_t ls_operand_seed(uint64_t seed, int k)
+{
+    return k == 0 ? seed : seed + (uint64_t)k * 0x632be59bd9b4e019ull;
+}
+
+ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const int64_t *x)
+{
+    int64_t idx = ls_operand_index(p, k, x);
+    if (in.npy && k == 0)
+        return ls_npy_get(in.npy, idx);
+    return ls_input_value(ls_operand_seed(in.seed, k), (uint64_t)idx, p->inputs[k].type,
+                          p->combiner);
+}
+
+ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x)
+{
+    if (p->body.n == 0)
+        return ls_value_extend(ls_operand_value(p, in, 0, x), p->inputs[0].type, p->acc_type);
+    ls_value v[LS_MAX_INPUTS], scratch[LS_MAX_BODY_INSTS];
+    for (int k = 0; k < p->n_inputs; k++)
+        v[k] = ls_operand_value(p, in, k, x);
+    return ls_body_eval(&p->body, v, x, scratch);
 }
 
 static ls_value load_input(const ls_problem *p, ls_input_source in, const int64_t *x)
 {
-    int64_t idx = ls_input_index(p, x);
-    ls_value v = in.npy ? ls_npy_get(in.npy, idx)
-                        : ls_input_value(in.seed, (uint64_t)idx, p->in_type, p->combiner);
-    return ls_value_extend(v, p->in_type, p->acc_type);
+    return ls_problem_element(p, in, x);
 }
 
 ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag)
 {
-    if (a->type != p->in_type)
+    if (a->type != p->inputs[0].type)
         return ls_diag_set(diag, LS_ERR_INVALID, path, 0, 0,
                            "the array holds %s but %s reads %s", ls_elem_type_name(a->type),
-                           p->name, ls_elem_type_name(p->in_type));
-    bool same = a->rank == p->in_map_n;
-    for (int j = 0; same && j < p->in_map_n; j++)
-        same = a->shape[j] == p->size[p->in_map[j]];
+                           p->name, ls_elem_type_name(p->inputs[0].type));
+    bool same = a->rank == p->inputs[0].map_n;
+    for (int j = 0; same && j < p->inputs[0].map_n; j++)
+        same = a->shape[j] == p->size[p->inputs[0].map[j]];
     if (!same) {
         char want[160], got[160];
         size_t u = 0, v = 0;
-        for (int j = 0; j < p->in_map_n; j++)
+        for (int j = 0; j < p->inputs[0].map_n; j++)
             u += (size_t)snprintf(want + u, sizeof want - u, "%s%lld", j ? "x" : "",
-                                  (long long)p->size[p->in_map[j]]);
+                                  (long long)p->size[p->inputs[0].map[j]]);
         for (int j = 0; j < a->rank && v < sizeof got; j++)
             v += (size_t)snprintf(got + v, sizeof got - v, "%s%lld", j ? "x" : "",
                                   (long long)a->shape[j]);
@@ -576,7 +617,7 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     s->slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s->slot_reg);
     build_slots(s);
     const ls_problem *p = plan->problem;
-    s->fast = in.npy == NULL && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->in_type) &&
+    s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->inputs[0].type) &&
               s->threads * s->regs <= (1 << 22);
     if (s->fast) {
         s->seed_hash = ls_mix64(in.seed);

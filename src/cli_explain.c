@@ -253,13 +253,33 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
         fprintf(f, "%sd%d = %s(%lld)", i ? ", " : "", i,
                 p->is_reduction[i] ? "reduction" : "parallel", (long long)p->size[i]);
     fprintf(f, "]\n");
-    fprintf(f, "%stypes: %s in memory%s, reduced in %s; combiner %s (%s)\n", li,
-            ls_elem_type_name(p->in_type), p->extended ? " (arith.extf looked through)" : "", elem,
-            ls_combiner_name(p->combiner),
-            ls_combiner_op(p->combiner, ls_elem_type_is_float(p->acc_type)));
-    map_text(a, sizeof a, p, p->in_map, p->in_map_n);
-    map_text(b, sizeof b, p, p->out_map, p->out_map_n);
-    fprintf(f, "%sinput map %s; init map %s\n", li, a, b);
+    if (p->n_inputs == 1 && p->body.n == 0) {
+        fprintf(f, "%stypes: %s in memory%s, reduced in %s; combiner %s (%s)\n", li,
+                ls_elem_type_name(p->inputs[0].type),
+                p->extended ? " (arith.extf looked through)" : "", elem,
+                ls_combiner_name(p->combiner),
+                ls_combiner_op(p->combiner, ls_elem_type_is_float(p->acc_type)));
+        map_text(a, sizeof a, p, p->inputs[0].map, p->inputs[0].map_n);
+        map_text(b, sizeof b, p, p->out_map, p->out_map_n);
+        fprintf(f, "%sinput map %s; init map %s\n", li, a, b);
+    } else {
+        fprintf(f, "%sreduced in %s; combiner %s (%s) folds in the body's value\n", li, elem,
+                ls_combiner_name(p->combiner),
+                ls_combiner_op(p->combiner, ls_elem_type_is_float(p->acc_type)));
+        for (int k = 0; k < p->n_inputs; k++) {
+            map_text(a, sizeof a, p, p->inputs[k].map, p->inputs[k].map_n);
+            fprintf(f, "%sinput %d %s: %s, map %s\n", li, k,
+                    p->inputs[k].name[0] ? p->inputs[k].name : "", 
+                    ls_elem_type_name(p->inputs[k].type), a);
+        }
+        map_text(b, sizeof b, p, p->out_map, p->out_map_n);
+        fprintf(f, "%sinit map %s\n", li, b);
+        fprintf(f, "%sbody (per element, inputs numbered as above; fused producers inlined):\n%s",
+                li, md ? "\n```\n" : "");
+        ls_body_print(&p->body, md ? "" : "    ", f);
+        if (md)
+            fprintf(f, "```\n\n");
+    }
     ls_lowering_config_format(&p->config, buf, sizeof buf);
     fprintf(f, "%slowering_config: %s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "");
     if (p->config.n_ignored) {
@@ -344,9 +364,38 @@ static json_object *json_problem(const ls_problem *p, const ls_derived *d, const
     jset(r, "name", json_object_new_string(p->name));
     snprintf(buf, sizeof buf, "%.900s:%d:%d", p->file, p->line, p->col);
     jset(r, "location", json_object_new_string(buf));
-    jset(r, "input_type", json_object_new_string(ls_elem_type_name(p->in_type)));
+    jset(r, "input_type", json_object_new_string(ls_elem_type_name(p->inputs[0].type)));
     jset(r, "reduction_type", json_object_new_string(ls_elem_type_name(p->acc_type)));
     jset(r, "extended", json_object_new_boolean(p->extended));
+    json_object *ins = json_object_new_array();
+    for (int k = 0; k < p->n_inputs; k++) {
+        json_object *ij = json_object_new_object();
+        jset(ij, "name", json_object_new_string(p->inputs[k].name));
+        jset(ij, "type", json_object_new_string(ls_elem_type_name(p->inputs[k].type)));
+        json_object *mj = json_object_new_array();
+        for (int j = 0; j < p->inputs[k].map_n; j++)
+            json_object_array_add(mj, json_object_new_int(p->inputs[k].map[j]));
+        jset(ij, "map", mj);
+        json_object_array_add(ins, ij);
+    }
+    jset(r, "inputs", ins);
+    json_object *body = json_object_new_array();
+    for (int i = 0; i < p->body.n; i++) {
+        const ls_body_inst *in = &p->body.inst[i];
+        json_object *bj = json_object_new_object();
+        jset(bj, "op", json_object_new_string(ls_body_opcode_name((ls_body_opcode)in->op)));
+        jset(bj, "type", json_object_new_string(ls_elem_type_name((ls_elem_type)in->type)));
+        json_object *aj = json_object_new_array();
+        const int16_t opnd[3] = {in->a, in->b, in->c};
+        for (int k = 0; k < 3; k++)
+            if (opnd[k] >= 0)
+                json_object_array_add(aj, json_object_new_int(opnd[k]));
+        jset(bj, "operands", aj);
+        if (in->op == LS_BOP_INPUT || in->op == LS_BOP_INDEX)
+            jset(bj, "index", json_object_new_int(in->index));
+        json_object_array_add(body, bj);
+    }
+    jset(r, "body", body);
     jset(r, "combiner", json_object_new_string(ls_combiner_name(p->combiner)));
     ls_lowering_config_format(&p->config, buf, sizeof buf);
     jset(r, "lowering_config", json_object_new_string(buf));

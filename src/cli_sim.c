@@ -384,6 +384,13 @@ int ls_cmd_sim(int argc, char **argv)
                             input, m->n_problems);
                 goto fail;
             }
+            if (p->n_inputs > 1) {
+                ls_diag_set(&diag, LS_ERR_USAGE, "--input", 0, 0,
+                            "%s reads %d inputs; --input supplies one array (one file per "
+                            "input is not supported yet: drop --input to use the generator)",
+                            p->name, p->n_inputs);
+                goto fail;
+            }
             if (ls_npy_load(npy_path, &npy, &diag) || ls_npy_check(&npy, p, npy_path, &diag))
                 goto fail;
             src.npy = &npy;

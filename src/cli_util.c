@@ -270,7 +270,7 @@ bool ls_cli_flags_problem(const char *shape, const char *iter, const char *type,
             return ls_diag_set(diag, LS_ERR_USAGE, "--iter", 0, 0,
                                "'%c' is not p (parallel) or r (reduction)", c) == LS_OK;
         p->is_reduction[i] = c == 'r';
-        p->in_map[p->in_map_n++] = i;
+        p->inputs[0].map[p->inputs[0].map_n++] = i;
         if (c == 'p')
             p->out_map[p->out_map_n++] = i;
     }
@@ -278,13 +278,14 @@ bool ls_cli_flags_problem(const char *shape, const char *iter, const char *type,
     const char *colon = strchr(ty, ':');
     size_t n1 = colon ? (size_t)(colon - ty) : strlen(ty);
     int b1, b2;
-    p->in_type = flag_type(ty, n1, &b1);
-    p->acc_type = colon ? flag_type(colon + 1, strlen(colon + 1), &b2) : p->in_type;
+    p->n_inputs = 1;
+    p->inputs[0].type = flag_type(ty, n1, &b1);
+    p->acc_type = colon ? flag_type(colon + 1, strlen(colon + 1), &b2) : p->inputs[0].type;
     if (!colon)
         b2 = b1;
     p->extended = colon != NULL;
-    bool known = p->in_type != LS_ET_UNKNOWN && p->acc_type != LS_ET_UNKNOWN &&
-                 p->in_type != LS_ET_INDEX;
+    bool known = p->inputs[0].type != LS_ET_UNKNOWN && p->acc_type != LS_ET_UNKNOWN &&
+                 p->inputs[0].type != LS_ET_INDEX;
     if (!known && !(lenient && b1 > 0 && b2 > 0))
         return ls_diag_set(diag, LS_ERR_USAGE, "--type", 0, 0,
                            "'%s' is not one of f16, bf16, f32, f64, i8, i16, i32, i64 (T or "

@@ -13,82 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lanescope/import.h"
-
-enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_PRODUCERS = 256 };
-
-typedef struct {
-    char name[64];
-    ls_elem_type src_type; /* element type before the extension */
-} producer;
-
-typedef struct {
-    ls_lexer lx;
-    ls_parser p;
-    ls_arena arena;
-    ls_alias_table aliases;
-    ls_alias_table type_aliases; /* !name = type */
-    ls_module *m;
-    ls_diag *diag;
-    const char *file;
-    bool has_ti;
-    ls_translation_info ti;
-    char func[96];
-    int op_index;
-    producer producers[MAX_PRODUCERS];
-    int n_producers;
-    const ls_attr *seen_attrs[LS_IMPORT_MAX_ITEMS * 2];
-    int n_seen;
-    int flags;
-    ls_dispatch *cur; /* the current function's dispatch, NULL until it has an op */
-    int func_line, func_col;
-    const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
-    ls_import_dims dims;                   /* sizes for dynamic loop dims; 0: not given */
-} importer;
-
-/* The size a dynamic loop dimension d is bound to, or 0. */
-static int64_t dim_binding(const importer *im, int d)
-{
-    return d >= 0 && d < LS_MAX_RANK ? im->dims.size[d] : 0;
-}
-
-static bool failed(const importer *im)
-{
-    return im->diag->status != LS_OK;
-}
-
-static void next(importer *im)
-{
-    ls_lex_next(&im->lx);
-}
-
-static ls_token *tok(importer *im)
-{
-    return &im->lx.tok;
-}
-
-static ls_status syntax(importer *im, const char *what)
-{
-    char found[64];
-    const ls_token *t = tok(im);
-    if (t->kind == LS_TOK_EOF)
-        snprintf(found, sizeof found, "end of input");
-    else
-        snprintf(found, sizeof found, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->text);
-    return ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, t->line, t->col, "expected %s, found %s",
-                       what, found);
-}
-
-static bool expect(importer *im, char c)
-{
-    if (!ls_tok_is(tok(im), c)) {
-        char what[8] = {'\'', c, '\'', 0};
-        syntax(im, what);
-        return false;
-    }
-    next(im);
-    return !failed(im);
-}
+#include "import_internal.h"
 
 /* ---- collecting IREE attributes found anywhere ---- */
 
@@ -222,502 +147,6 @@ static void type_alias_definition(importer *im)
     ls_alias_add(&im->type_aliases, &al);
 }
 
-/* ---- operand lists:  ins(%a, %b : T1, T2) ---- */
-
-typedef struct {
-    int n;
-    char names[MAX_OPERANDS][64];
-    ls_type_info types[MAX_OPERANDS];
-    int line, col;
-} operand_list;
-
-static bool operands_ex(importer *im, const char *kw, bool allow_scalar, operand_list *out)
-{
-    memset(out, 0, sizeof *out);
-    out->line = tok(im)->line;
-    out->col = tok(im)->col;
-    if (!ls_tok_ident(tok(im), kw)) {
-        char what[32];
-        snprintf(what, sizeof what, "'%s('", kw);
-        syntax(im, what);
-        return false;
-    }
-    next(im);
-    if (!expect(im, '('))
-        return false;
-    while (tok(im)->kind == LS_TOK_PERCENT) {
-        if (out->n >= MAX_OPERANDS) {
-            ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, tok(im)->line, tok(im)->col,
-                        "more than %d operands in %s(...)", MAX_OPERANDS, kw);
-            return false;
-        }
-        snprintf(out->names[out->n++], sizeof out->names[0], "%.*s",
-                 tok(im)->len > 63 ? 63 : (int)tok(im)->len, tok(im)->text);
-        next(im);
-        if (!ls_tok_is(tok(im), ','))
-            break;
-        next(im);
-    }
-    if (out->n > 0) {
-        if (!expect(im, ':'))
-            return false;
-        for (int i = 0; i < out->n; i++) {
-            if (i > 0 && !expect(im, ','))
-                return false;
-            ls_attr *t = ls_parse_type(&im->p);
-            if (t == NULL)
-                return false;
-            out->types[i] = *t->type;
-            /* tensor<f32> (rank 0) is the init of a full reduction. */
-            if (!allow_scalar && !out->types[i].shaped) {
-                ls_diag_set(im->diag, LS_ERR_INVALID, im->file, t->line, t->col,
-                            "operand %s of %s has type %s; a tensor is expected", out->names[i], kw,
-                            t->s);
-                return false;
-            }
-        }
-    }
-    return expect(im, ')');
-}
-
-static bool operands(importer *im, const char *kw, operand_list *out)
-{
-    return operands_ex(im, kw, false, out);
-}
-
-/* ---- regions: block arguments, simple statements, the yield ---- */
-
-typedef struct {
-    char res[64];
-    char op[48];
-    int n_args;
-    char args[3][64];
-    ls_elem_type from, to; /* for casts: "f16 to f32" */
-    int line, col;
-} stmt;
-
-typedef struct {
-    int n_args;
-    char arg[MAX_OPERANDS][64];
-    int n_stmts;
-    stmt stmts[MAX_STMTS];
-    int n_yield;
-    char yield[MAX_OPERANDS][64];
-    int yield_line, yield_col;
-    char short_op[48]; /* linalg.reduce { arith.addf } */
-} region;
-
-static void copy_tok(char *dst, size_t size, const ls_token *t)
-{
-    snprintf(dst, size, "%.*s", t->len >= size ? (int)size - 1 : (int)t->len, t->text);
-}
-
-static bool block_args(importer *im, region *r)
-{
-    /* at '(' */
-    next(im);
-    while (tok(im)->kind == LS_TOK_PERCENT) {
-        if (r->n_args >= MAX_OPERANDS) {
-            ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, tok(im)->line, tok(im)->col,
-                        "more than %d block arguments", MAX_OPERANDS);
-            return false;
-        }
-        copy_tok(r->arg[r->n_args++], sizeof r->arg[0], tok(im));
-        next(im);
-        if (!expect(im, ':'))
-            return false;
-        if (ls_parse_type(&im->p) == NULL)
-            return false;
-        if (!ls_tok_is(tok(im), ','))
-            break;
-        next(im);
-    }
-    return expect(im, ')');
-}
-
-static bool parse_region(importer *im, region *r)
-{
-    int open_line = tok(im)->line, open_col = tok(im)->col;
-    if (!expect(im, '{'))
-        return false;
-    int depth = 1;
-    while (depth > 0 && !failed(im)) {
-        ls_token t = *tok(im);
-        if (t.kind == LS_TOK_EOF) {
-            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, open_line, open_col,
-                        "unterminated region: no '}' matches this '{'");
-            return false;
-        }
-        if (ls_tok_is(&t, '{')) {
-            depth++;
-            next(im);
-        } else if (ls_tok_is(&t, '}')) {
-            depth--;
-            next(im);
-        } else if (depth == 1 && t.kind == LS_TOK_CARET) {
-            next(im);
-            if (ls_tok_is(tok(im), '(') && !block_args(im, r))
-                return false;
-        } else if (depth == 1 && t.kind == LS_TOK_IDENT && r->n_stmts == 0 && r->n_args == 0 &&
-                   !ls_tok_ident(&t, "linalg.yield")) {
-            /* short form: { arith.addf } */
-            copy_tok(r->short_op, sizeof r->short_op, &t);
-            next(im);
-        } else if (depth == 1 && t.kind == LS_TOK_PERCENT) {
-            next(im);
-            if (!ls_tok_is(tok(im), '='))
-                continue;
-            next(im);
-            if (tok(im)->kind != LS_TOK_IDENT)
-                continue;
-            if (r->n_stmts >= MAX_STMTS) {
-                ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, t.line, t.col,
-                            "region has more than %d statements", MAX_STMTS);
-                return false;
-            }
-            stmt *s = &r->stmts[r->n_stmts++];
-            memset(s, 0, sizeof *s);
-            s->line = t.line;
-            s->col = t.col;
-            copy_tok(s->res, sizeof s->res, &t);
-            copy_tok(s->op, sizeof s->op, tok(im));
-            next(im);
-            while (tok(im)->kind == LS_TOK_PERCENT || ls_tok_is(tok(im), ',')) {
-                if (tok(im)->kind == LS_TOK_PERCENT && s->n_args < 3)
-                    copy_tok(s->args[s->n_args++], sizeof s->args[0], tok(im));
-                next(im);
-            }
-            if (ls_tok_is(tok(im), ':')) {
-                next(im);
-                if (tok(im)->kind == LS_TOK_IDENT) {
-                    s->from = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
-                    s->to = s->from;
-                    next(im);
-                    if (ls_tok_ident(tok(im), "to")) {
-                        next(im);
-                        if (tok(im)->kind == LS_TOK_IDENT) {
-                            s->to = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
-                            next(im);
-                        }
-                    }
-                }
-            }
-        } else if (depth == 1 && ls_tok_ident(&t, "linalg.yield")) {
-            r->yield_line = t.line;
-            r->yield_col = t.col;
-            next(im);
-            while (tok(im)->kind == LS_TOK_PERCENT || ls_tok_is(tok(im), ',')) {
-                if (tok(im)->kind == LS_TOK_PERCENT && r->n_yield < MAX_OPERANDS)
-                    copy_tok(r->yield[r->n_yield++], sizeof r->yield[0], tok(im));
-                next(im);
-            }
-        } else {
-            next(im);
-        }
-    }
-    return !failed(im);
-}
-
-static const stmt *def_of(const region *r, const char *name)
-{
-    for (int i = r->n_stmts; i-- > 0;)
-        if (strcmp(r->stmts[i].res, name) == 0)
-            return &r->stmts[i];
-    return NULL;
-}
-
-static bool is_ext_op(const char *op)
-{
-    return strcmp(op, "arith.extf") == 0 || strcmp(op, "arith.extsi") == 0 ||
-           strcmp(op, "arith.extui") == 0;
-}
-
-/* ---- the dispatch: every linalg op of a function, for suggest.h ---- */
-
-static ls_dispatch *cur_dispatch(importer *im, int line, int col)
-{
-    if (im->cur)
-        return im->cur;
-    if (im->m->n_dispatches >= LS_IMPORT_MAX_FUNCS) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
-                    "more than %d functions with linalg ops in one file", LS_IMPORT_MAX_FUNCS);
-        return NULL;
-    }
-    ls_dispatch *d = &im->m->dispatches[im->m->n_dispatches++];
-    memset(d, 0, sizeof *d);
-    snprintf(d->file, sizeof d->file, "%s", im->file);
-    snprintf(d->func, sizeof d->func, "%s", im->func[0] == '@' ? im->func + 1 : im->func);
-    d->line = im->func_line ? im->func_line : line;
-    d->col = im->func_line ? im->func_col : col;
-    im->cur = d;
-    return d;
-}
-
-/* Element width of a spelled element type; 0 for anything not an integer,
- * float or index type (complex, tuples...). */
-static int elem_bits_of(const char *t, bool *is_index)
-{
-    *is_index = false;
-    if (t == NULL)
-        return 0;
-    if (strcmp(t, "index") == 0) {
-        *is_index = true;
-        return 64;
-    }
-    if (strcmp(t, "bf16") == 0 || strcmp(t, "tf32") == 0)
-        return t[0] == 'b' ? 16 : 32;
-    if ((t[0] == 'i' || t[0] == 'f') && t[1] >= '1' && t[1] <= '9') {
-        char *end;
-        long v = strtol(t + 1, &end, 10);
-        if (v > 0 && v <= 1 << 16 && (*end == 0 || t[0] == 'f'))
-            return (int)v; /* f8E4M3FN and friends: the digits give the width */
-    }
-    if ((t[0] == 's' || t[0] == 'u') && t[1] == 'i' && t[2] >= '1' && t[2] <= '9')
-        return atoi(t + 2);
-    return 0;
-}
-
-static int uses_of(const region *r, const char *name)
-{
-    int n = 0;
-    for (int i = 0; i < r->n_stmts; i++)
-        for (int a = 0; a < r->stmts[i].n_args; a++)
-            n += strcmp(r->stmts[i].args[a], name) == 0;
-    for (int i = 0; i < r->n_yield; i++)
-        n += strcmp(r->yield[i], name) == 0;
-    return n;
-}
-
-static const stmt *user_of(const region *r, const char *name)
-{
-    for (int i = 0; i < r->n_stmts; i++)
-        for (int a = 0; a < r->stmts[i].n_args; a++)
-            if (strcmp(r->stmts[i].args[a], name) == 0)
-                return &r->stmts[i];
-    return NULL;
-}
-
-/* matchReduction with one combiner: the init's block argument has one use,
- * an op whose single-use result is yielded at the init's position. */
-static bool single_combiner(const region *r, int n_inputs, int k)
-{
-    if (r->short_op[0])
-        return true;
-    if (n_inputs + k >= r->n_args || k >= r->n_yield)
-        return false;
-    const char *out = r->arg[n_inputs + k];
-    if (uses_of(r, out) != 1)
-        return false;
-    const stmt *c = user_of(r, out);
-    return c != NULL && uses_of(r, c->res) == 1 && strcmp(r->yield[k], c->res) == 0;
-}
-
-static bool is_cast_op(const char *op)
-{
-    static const char *casts[] = {"arith.extf", "arith.extsi", "arith.extui", "arith.truncf",
-                                  "arith.trunci", "arith.sitofp", "arith.uitofp",
-                                  "arith.fptosi", "arith.fptoui"};
-    for (size_t i = 0; i < sizeof casts / sizeof casts[0]; i++)
-        if (strcmp(op, casts[i]) == 0)
-            return true;
-    return false;
-}
-
-/* The block argument a value is, directly or through one cast. */
-static int arg_through_cast(const region *r, const char *v)
-{
-    for (int i = 0; i < r->n_args; i++)
-        if (strcmp(r->arg[i], v) == 0)
-            return i;
-    const stmt *s = def_of(r, v);
-    if (s && is_cast_op(s->op) && s->n_args == 1)
-        for (int i = 0; i < r->n_args; i++)
-            if (strcmp(r->arg[i], s->args[0]) == 0)
-                return i;
-    return -1;
-}
-
-/* linalg's contraction body: yield(add(mul(cast(a), cast(b)), out)). */
-static bool contraction_body(const region *r)
-{
-    if (r->n_args != 3 || r->n_yield != 1)
-        return false;
-    const stmt *add = def_of(r, r->yield[0]);
-    if (add == NULL || add->n_args != 2 ||
-        !(strcmp(add->op, "arith.addf") == 0 || strcmp(add->op, "arith.addi") == 0 ||
-          strcmp(add->op, "arith.ori") == 0))
-        return false;
-    int out_side = strcmp(add->args[0], r->arg[2]) == 0 ? 0 : strcmp(add->args[1], r->arg[2]) == 0 ? 1 : -1;
-    if (out_side < 0)
-        return false;
-    const stmt *mul = def_of(r, add->args[1 - out_side]);
-    if (mul == NULL || mul->n_args != 2 ||
-        !(strcmp(mul->op, "arith.mulf") == 0 || strcmp(mul->op, "arith.muli") == 0 ||
-          strcmp(mul->op, "arith.andi") == 0))
-        return false;
-    int a = arg_through_cast(r, mul->args[0]), b = arg_through_cast(r, mul->args[1]);
-    return (a == 0 && b == 1) || (a == 1 && b == 0);
-}
-
-static bool name_has_prefix(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool is_conv_name(const char *kind)
-{
-    return name_has_prefix(kind, "linalg.conv") || name_has_prefix(kind, "linalg.depthwise_conv") ||
-           name_has_prefix(kind, "linalg.pooling");
-}
-
-static int find_producer(const ls_dispatch *d, const char *value, int *result)
-{
-    *result = 0;
-    for (int i = d->n_ops; i-- > 0;) {
-        size_t n = strlen(d->ops[i].result);
-        if (n && strncmp(value, d->ops[i].result, n) == 0 &&
-            (value[n] == 0 || value[n] == '#')) {
-            if (value[n] == '#')
-                *result = atoi(value + n + 1);
-            return i;
-        }
-    }
-    return -1;
-}
-
-/* Append one linalg op.  maps[k] (NULL: none known) gives operand k's
- * indexing map; the loop bounds come from the operand shapes through them. */
-static ls_dop *add_dop(importer *im, const char *kind, int line, int col, int rank,
-                       const bool *red, const ls_affine_map *const *maps,
-                       const operand_list *ins, const operand_list *outs, const region *r,
-                       const char *result, const char *text_at)
-{
-    ls_dispatch *d = cur_dispatch(im, line, col);
-    if (d == NULL)
-        return NULL;
-    if (d->n_ops >= LS_DISPATCH_MAX_OPS) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
-                    "more than %d linalg ops in function @%s", LS_DISPATCH_MAX_OPS, d->func);
-        return NULL;
-    }
-    if (rank > LS_MAX_RANK || ins->n + outs->n > LS_DISPATCH_MAX_OPERANDS)
-        return NULL; /* the problem import reports the limit */
-    ls_dop *o = &d->ops[d->n_ops];
-    memset(o, 0, sizeof *o);
-    snprintf(o->kind, sizeof o->kind, "%s", kind);
-    o->line = line;
-    o->col = col;
-    o->rank = rank;
-    o->problem = -1;
-    o->in_forall = im->forall_begin && text_at >= im->forall_begin && text_at <= im->forall_end;
-    snprintf(o->result, sizeof o->result, "%s", result ? result : "");
-    o->n_inputs = ins->n;
-    o->n_inits = outs->n;
-    bool any_red = false, complex_in = false;
-    for (int i = 0; i < rank; i++) {
-        o->is_reduction[i] = red[i];
-        o->size[i] = 0;
-        any_red |= red[i];
-    }
-    for (int k = 0; k < ins->n + outs->n; k++) {
-        const operand_list *l = k < ins->n ? ins : outs;
-        int j0 = k < ins->n ? k : k - ins->n;
-        const ls_type_info *t = &l->types[j0];
-        ls_dop_operand *od = &o->operand[k];
-        snprintf(od->value, sizeof od->value, "%s", l->names[j0]);
-        od->producer = find_producer(d, od->value, &od->producer_result);
-        od->rank = t->shaped ? t->rank : 0;
-        if (od->rank > LS_MAX_RANK)
-            od->rank = LS_MAX_RANK;
-        for (int j = 0; j < od->rank; j++)
-            od->dims[j] = t->dims[j] < 0 ? LS_DYN : t->dims[j];
-        od->elem_bits = elem_bits_of(t->elem_text, &od->is_index);
-        const ls_affine_map *am = maps ? maps[k] : NULL;
-        if (am == NULL || am->num_dims != rank)
-            continue;
-        od->map_n = am->num_results > LS_MAX_RANK ? LS_MAX_RANK : am->num_results;
-        for (int j = 0; j < od->map_n; j++) {
-            const ls_aff_expr *e = &am->results[j];
-            od->map[j] = e->kind == LS_AFF_DIM && e->value < rank ? (int)e->value : -1;
-            complex_in |= k < ins->n && e->kind == LS_AFF_COMPLEX;
-            if (od->map[j] >= 0 && j < od->rank && o->size[od->map[j]] == 0)
-                o->size[od->map[j]] = od->dims[j];
-        }
-    }
-    for (int i = 0; i < rank; i++)
-        if (o->size[i] == 0 || o->size[i] == LS_DYN)
-            o->size[i] = dim_binding(im, i) > 0 ? dim_binding(im, i) : LS_DYN;
-    /* Operand dims bound by --dim, so IREE's heuristic sees the same sizes
-     * as the reduction does. */
-    for (int k = 0; k < ins->n + outs->n; k++) {
-        ls_dop_operand *od = &o->operand[k];
-        for (int j = 0; j < od->map_n && j < od->rank; j++)
-            if (od->dims[j] == LS_DYN && od->map[j] >= 0)
-                od->dims[j] = o->size[od->map[j]];
-    }
-    o->is_fill = strcmp(kind, "linalg.fill") == 0;
-    o->is_conv = is_conv_name(kind) || (any_red && complex_in);
-    /* checkSingleCombiner */
-    o->combiner_ok = true;
-    if (any_red && r) {
-        bool found = false;
-        for (int k = 0; k < outs->n && o->combiner_ok; k++) {
-            if (single_combiner(r, ins->n, k)) {
-                o->reduced_inits++;
-                if (found) {
-                    o->combiner_ok = false;
-                    snprintf(o->combiner_why, sizeof o->combiner_why,
-                             "more than one init is reduced (one combiner per op is supported)");
-                }
-                found = true;
-                continue;
-            }
-            const ls_dop_operand *init = &o->operand[ins->n + k];
-            bool identity = init->map_n == rank;
-            for (int j = 0; j < init->map_n && identity; j++)
-                identity = init->map[j] == j;
-            if (!identity) {
-                char value[sizeof init->value];
-                memcpy(value, init->value, sizeof value);
-                o->combiner_ok = false;
-                snprintf(o->combiner_why, sizeof o->combiner_why,
-                         "init %s is not reduced by a single combining op, and its indexing "
-                         "map is not the identity",
-                         value);
-            }
-        }
-        if (o->combiner_ok && !found) {
-            o->combiner_ok = false;
-            snprintf(o->combiner_why, sizeof o->combiner_why,
-                     "no init is reduced by a single combining op (its chain from the init "
-                     "to the yield is longer, or the init is used twice)");
-        }
-    }
-    if (!any_red && r && ins->n == 1 && outs->n == 1 && r->n_stmts == 1 && r->n_yield == 1 &&
-        r->n_args >= 1) {
-        const stmt *c = &r->stmts[0];
-        o->is_bit_extend = is_ext_op(c->op) && c->n_args == 1 &&
-                           strcmp(c->args[0], r->arg[0]) == 0 && strcmp(r->yield[0], c->res) == 0;
-    }
-    bool projected = true;
-    for (int k = 0; k < ins->n + outs->n; k++) {
-        const ls_dop_operand *od = &o->operand[k];
-        bool used[LS_MAX_RANK] = {false};
-        for (int j = 0; j < od->map_n; j++) {
-            if (od->map[j] < 0 || used[od->map[j]])
-                projected = false;
-            else
-                used[od->map[j]] = true;
-        }
-        if (maps == NULL || maps[k] == NULL)
-            projected = false;
-    }
-    o->is_contraction = ins->n == 2 && outs->n == 1 && any_red && projected && r &&
-                        contraction_body(r);
-    d->n_ops++;
-    return o;
-}
-
 /* Find the combiner: yield(kind(in-or-ext(in), out)). */
 static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_line, int op_col)
 {
@@ -734,7 +163,7 @@ static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_li
                            "reduction body has %d block arguments and yields %d values; "
                            "lanescope models one input and one init",
                            r->n_args, r->n_yield) == LS_OK;
-    const stmt *c = def_of(r, r->yield[0]);
+    const stmt *c = ls_imp_def_of(r, r->yield[0]);
     if (c == NULL)
         return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->yield_line, r->yield_col,
                            "the yielded value %s is not computed in the body", r->yield[0]) ==
@@ -756,11 +185,11 @@ static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_li
     const char *other = c->args[1 - out_side];
     if (strcmp(other, r->arg[0]) == 0)
         return true;
-    const stmt *e = def_of(r, other);
-    if (e && is_ext_op(e->op) && e->n_args == 1 && strcmp(e->args[0], r->arg[0]) == 0) {
+    const stmt *e = ls_imp_def_of(r, other);
+    if (e && ls_imp_is_ext_op(e->op) && e->n_args == 1 && strcmp(e->args[0], r->arg[0]) == 0) {
         p->extended = true;
         if (e->from != LS_ET_UNKNOWN)
-            p->in_type = e->from;
+            p->inputs[0].type = e->from;
         return true;
     }
     return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
@@ -774,8 +203,8 @@ static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_li
  * int.  Anything else (i32 into an f32 addf, say) is not valid IR. */
 static bool check_types(importer *im, ls_problem *p, int line, int col)
 {
-    ls_elem_type a = p->in_type, b = p->acc_type;
-    bool ok = a == b || (p->extended && ls_elem_type_is_float(a) == ls_elem_type_is_float(b) &&
+    ls_elem_type a = p->inputs[0].type, b = p->acc_type;
+    bool ok = p->body.n > 0 || a == b || (p->extended && ls_elem_type_is_float(a) == ls_elem_type_is_float(b) &&
                          ls_elem_type_bits(a) < ls_elem_type_bits(b));
     if (!ok)
         return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
@@ -793,7 +222,7 @@ static bool check_types(importer *im, ls_problem *p, int line, int col)
 
 /* ---- lowering_config / compilation_info in an op's attribute dictionary ---- */
 
-static bool take_op_attrs(importer *im, const ls_attr *dict, ls_problem *p)
+bool ls_imp_take_op_attrs(importer *im, const ls_attr *dict, ls_problem *p)
 {
     if (dict == NULL)
         return true;
@@ -817,7 +246,7 @@ static bool take_op_attrs(importer *im, const ls_attr *dict, ls_problem *p)
     return true;
 }
 
-static ls_problem *new_problem(importer *im, int line, int col, const char *opname)
+ls_problem *ls_imp_new_problem(importer *im, int line, int col, const char *opname)
 {
     if (im->m->n_problems >= LS_IMPORT_MAX_ITEMS) {
         ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
@@ -827,6 +256,7 @@ static ls_problem *new_problem(importer *im, int line, int col, const char *opna
     ls_problem *p = &im->m->problems[im->m->n_problems];
     memset(p, 0, sizeof *p);
     snprintf(p->file, sizeof p->file, "%s", im->file);
+    p->n_inputs = 1;
     p->line = line;
     p->col = col;
     im->op_index++;
@@ -839,43 +269,41 @@ static ls_problem *new_problem(importer *im, int line, int col, const char *opna
     return p;
 }
 
+/* A linalg.reduce reads its input as it is, or through an elementwise
+ * producer that only widens it (arith.extf / arith.extsi). */
 static ls_elem_type producer_type(importer *im, const char *name)
 {
-    for (int i = im->n_producers; i-- > 0;)
-        if (strcmp(im->producers[i].name, name) == 0)
-            return im->producers[i].src_type;
+    const fused_producer *f = ls_imp_fused_of(im, name);
+    if (f && f->n_inputs == 1 && f->body.n == 2 && f->body.inst[0].op == LS_BOP_INPUT &&
+        (f->body.inst[1].op == LS_BOP_EXTF || f->body.inst[1].op == LS_BOP_EXTSI))
+        return f->inputs[0].type;
     return LS_ET_UNKNOWN;
 }
 
 static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
                       const operand_list *outs, int line, int col)
 {
-    if (ins->n != 1 || outs->n != 1)
+    if (ins->n < 1 || outs->n != 1)
         return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
-                           "reduction has %d inputs and %d inits; lanescope models one of each",
+                           "reduction has %d inputs and %d inits; lanescope models one init",
                            ins->n, outs->n) == LS_OK;
-    p->in_type = ins->types[0].elem;
+    p->inputs[0].type = ins->types[0].elem;
     p->acc_type = outs->types[0].elem;
-    if (p->acc_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_I1 || p->acc_type == LS_ET_INDEX ||
-        p->in_type == LS_ET_UNKNOWN || p->in_type == LS_ET_I1 || p->in_type == LS_ET_INDEX)
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins->line, ins->col,
-                           "element types %s -> %s: lanescope models f16, bf16, f32, f64, i8, "
+    if (p->acc_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_I1 || p->acc_type == LS_ET_INDEX)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                           "the init holds %s: lanescope reduces into f16, bf16, f32, f64, i8, "
                            "i16, i32 and i64",
-                           ins->types[0].elem_text ? ins->types[0].elem_text : "?",
                            outs->types[0].elem_text ? outs->types[0].elem_text : "?") == LS_OK;
-    ls_elem_type src = producer_type(im, ins->names[0]);
-    if (src != LS_ET_UNKNOWN) {
-        p->in_type = src;
-        p->extended = true;
-    }
     return true;
 }
 
 /* Shapes through projected-permutation maps give the loop sizes. */
-static bool bind_map(importer *im, ls_problem *p, const ls_attr *m, const ls_type_info *t,
-                     int *map, int *map_n, const char *what)
+bool ls_imp_bind_map(importer *im, ls_problem *p, const ls_affine_map *am, int line, int col,
+                     const ls_type_info *t, int *map, int *map_n, const char *what)
 {
-    const ls_affine_map *am = m->map;
+    struct {
+        int line, col;
+    } loc = {line, col}, *m = &loc;
     if (am->num_dims != p->rank)
         return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
                            "%s indexing map has %d dims but iterator_types has %d", what,
@@ -913,30 +341,17 @@ static bool bind_map(importer *im, ls_problem *p, const ls_attr *m, const ls_typ
     return true;
 }
 
-/* Loop dim d appears in the input's or the init's map (bind_map fills the
- * maps even where it leaves a dynamic size unset). */
-static bool dynamic_dim(const ls_problem *p, int d)
-{
-    for (int j = 0; j < p->in_map_n; j++)
-        if (p->in_map[j] == d)
-            return true;
-    for (int j = 0; j < p->out_map_n; j++)
-        if (p->out_map[j] == d)
-            return true;
-    return false;
-}
-
 /* The simulator's own checks of a reduction op run against a private diag:
  * an op it cannot model is still a valid op of the dispatch, so the first
  * such problem is kept in the module (unsupported) and the import goes on. */
-static void begin_problem_checks(importer *im, ls_diag *saved_owner, ls_diag **saved)
+void ls_imp_begin_problem_checks(importer *im, ls_diag *saved_owner, ls_diag **saved)
 {
     ls_diag_clear(saved_owner);
     *saved = im->diag;
     im->diag = saved_owner;
 }
 
-static void end_problem_checks(importer *im, ls_diag *local, ls_diag *saved)
+void ls_imp_end_problem_checks(importer *im, ls_diag *local, ls_diag *saved)
 {
     im->diag = saved;
     if (local->status != LS_OK) {
@@ -945,7 +360,7 @@ static void end_problem_checks(importer *im, ls_diag *local, ls_diag *saved)
     }
 }
 
-static void link_problem(importer *im, ls_dop *o)
+void ls_imp_link_problem(importer *im, ls_dop *o)
 {
     ls_problem *p = &im->m->problems[im->m->n_problems];
     p->dispatch = -1;
@@ -956,6 +371,31 @@ static void link_problem(importer *im, ls_dop *o)
         p->dispatch_op = (int)(o - im->cur->ops);
     }
     im->m->n_problems++;
+}
+
+bool ls_imp_check_loops(importer *im, ls_problem *p, const bool *in_input, int line, int col,
+                        int maps_line, int maps_col)
+{
+    for (int d = 0; d < p->rank; d++) {
+        bool in_out = false;
+        for (int j = 0; j < p->out_map_n; j++)
+            in_out |= p->out_map[j] == d;
+        if (p->size[d] == 0 && (in_input[d] || in_out))
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                               "loop dimension d%d is dynamic ('?') in every operand; give its "
+                               "size with --dim %d=N",
+                               d, d) == LS_OK;
+        if (p->size[d] == 0)
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps_line, maps_col,
+                               "loop dimension d%d appears in no operand's indexing map",
+                               d) == LS_OK;
+        if (in_out == p->is_reduction[d])
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps_line, maps_col,
+                               "loop dimension d%d is %s but %s the init's indexing map", d,
+                               p->is_reduction[d] ? "a reduction" : "parallel",
+                               in_out ? "appears in" : "is missing from") == LS_OK;
+    }
+    return true;
 }
 
 static void generic_op(importer *im, const char *result_name)
@@ -970,7 +410,7 @@ static void generic_op(importer *im, const char *result_name)
     if (dict == NULL)
         return;
     operand_list ins, outs;
-    if (!operands(im, "ins", &ins) || !operands(im, "outs", &outs))
+    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
         return;
     ls_attr *attrs = NULL;
     if (ls_tok_ident(tok(im), "attrs")) {
@@ -983,7 +423,7 @@ static void generic_op(importer *im, const char *result_name)
     }
     region r;
     memset(&r, 0, sizeof r);
-    if (!parse_region(im, &r))
+    if (!ls_imp_parse_region(im, &r))
         return;
 
     const ls_attr *its = ls_attr_get(dict, "iterator_types");
@@ -1019,39 +459,53 @@ static void generic_op(importer *im, const char *result_name)
         const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
         for (size_t i = 0; i < maps->n && i < LS_DISPATCH_MAX_OPERANDS; i++)
             am[i] = maps->items[i]->kind == LS_AV_AFFINE_MAP ? maps->items[i]->map : NULL;
-        dop = add_dop(im, "linalg.generic", op.line, op.col, (int)its->n, red, am, &ins, &outs,
+        dop = ls_imp_add_dop(im, "linalg.generic", op.line, op.col, (int)its->n, red, am, &ins, &outs,
                       &r, result_name, op.text);
         if (failed(im))
             return;
     }
-    if (!any_red) {
-        /* Elementwise: remember extension producers so a consumer reduction can
-         * look through them (the bit-extend rule of the heuristic). */
-        const stmt *c = r.n_yield == 1 ? def_of(&r, r.yield[0]) : NULL;
-        if (result_name && c && strcmp(c->op, "arith.extf") == 0 && r.n_args >= 1 &&
-            c->n_args == 1 && strcmp(c->args[0], r.arg[0]) == 0 && ins.n == 1 &&
-            im->n_producers < MAX_PRODUCERS) {
-            producer *pr = &im->producers[im->n_producers++];
-            snprintf(pr->name, sizeof pr->name, "%s", result_name);
-            pr->src_type = ins.types[0].elem;
+    /* Loop dims of every operand's map (-1: not a plain dim). */
+    int opmap[MAX_OPERANDS][LS_MAX_RANK], opmap_n[MAX_OPERANDS] = {0};
+    bool maps_ok = maps->n == (size_t)(ins.n + outs.n) && outs.n == 1;
+    for (size_t k = 0; maps_ok && k < maps->n; k++) {
+        const ls_attr *m = maps->items[k];
+        if (m->kind != LS_AV_AFFINE_MAP || m->map->num_dims != (int)its->n ||
+            m->map->num_results > LS_MAX_RANK) {
+            maps_ok = false;
+            break;
         }
+        opmap_n[k] = m->map->num_results;
+        for (int j = 0; j < opmap_n[k]; j++)
+            opmap[k][j] = m->map->results[j].kind == LS_AFF_DIM ? (int)m->map->results[j].value
+                                                                 : -1;
+    }
+    if (!any_red) {
+        /* Elementwise: a consumer reduction in the dispatch inlines it. */
+        if (maps_ok)
+            ls_imp_record_fused(im, result_name, &r, &ins, (int)its->n, opmap, opmap_n);
         return;
     }
-    ls_problem *p = new_problem(im, op.line, op.col, "linalg.generic");
+    ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.generic");
     if (p == NULL)
         return;
     ls_diag local, *saved;
-    begin_problem_checks(im, &local, &saved);
+    ls_imp_begin_problem_checks(im, &local, &saved);
     bool ok = false;
     p->rank = (int)its->n;
     memcpy(p->is_reduction, red, sizeof red);
-    if (maps->n != 2) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
-                    "indexing_maps has %zu maps; lanescope simulates one input and one init",
-                    maps->n);
+    if (outs.n != 1 || ins.n < 1) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                    "the reduction has %d inputs and %d inits; lanescope simulates one init "
+                    "(several results, as in argmax written as a generic, are not modelled)",
+                    ins.n, outs.n);
         goto checked;
     }
-    for (size_t i = 0; i < 2; i++)
+    if (maps->n != (size_t)(ins.n + outs.n)) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
+                    "indexing_maps has %zu maps for %d operands", maps->n, ins.n + outs.n);
+        goto checked;
+    }
+    for (size_t i = 0; i < maps->n; i++)
         if (maps->items[i]->kind != LS_AV_AFFINE_MAP) {
             ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, maps->items[i]->line,
                         maps->items[i]->col, "expected an affine_map in indexing_maps, found %s",
@@ -1060,40 +514,32 @@ static void generic_op(importer *im, const char *result_name)
         }
     if (!set_types(im, p, &ins, &outs, op.line, op.col))
         goto checked;
-    if (!bind_map(im, p, maps->items[0], &ins.types[0], p->in_map, &p->in_map_n, "input") ||
-        !bind_map(im, p, maps->items[1], &outs.types[0], p->out_map, &p->out_map_n, "init"))
-        goto checked;
-    for (int d = 0; d < p->rank; d++) {
-        if (p->size[d] == 0 && dynamic_dim(p, d)) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
-                        "loop dimension d%d is dynamic ('?') in every operand; give its size "
-                        "with --dim %d=N",
-                        d, d);
+    for (int k = 0; k < ins.n; k++) {
+        char what[32];
+        snprintf(what, sizeof what, ins.n == 1 ? "input" : "input %d", k);
+        if (!ls_imp_bind_map(im, p, maps->items[k]->map, maps->items[k]->line, maps->items[k]->col,
+                             &ins.types[k], opmap[k], &opmap_n[k], what))
             goto checked;
-        }
-        if (p->size[d] == 0) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
-                        "loop dimension d%d appears in no operand's indexing map", d);
-            goto checked;
-        }
-        bool in_out = false;
-        for (int j = 0; j < p->out_map_n; j++)
-            in_out |= p->out_map[j] == d;
-        if (in_out == p->is_reduction[d]) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
-                        "loop dimension d%d is %s but %s the init's indexing map", d,
-                        red[d] ? "a reduction" : "parallel", in_out ? "appears in" : "is missing from");
-            goto checked;
-        }
     }
-    ok = analyse_body(im, &r, p, op.line, op.col) && check_types(im, p, op.line, op.col);
+    if (!ls_imp_bind_map(im, p, maps->items[ins.n]->map, maps->items[ins.n]->line,
+                         maps->items[ins.n]->col, &outs.types[0], p->out_map, &p->out_map_n,
+                         "init"))
+        goto checked;
+    bool used[LS_MAX_RANK] = {false};
+    for (int k = 0; k < ins.n; k++)
+        for (int j = 0; j < opmap_n[k]; j++)
+            used[opmap[k][j]] = true;
+    if (!ls_imp_check_loops(im, p, used, op.line, op.col, maps->line, maps->col))
+        goto checked;
+    ok = ls_imp_compile_reduction(im, &r, &ins, opmap, opmap_n, p, op.line, op.col) &&
+         check_types(im, p, op.line, op.col);
 checked:
-    end_problem_checks(im, &local, saved);
+    ls_imp_end_problem_checks(im, &local, saved);
     if (!ok)
         return;
-    if (!take_op_attrs(im, dict, p) || !take_op_attrs(im, attrs, p))
+    if (!ls_imp_take_op_attrs(im, dict, p) || !ls_imp_take_op_attrs(im, attrs, p))
         return;
-    link_problem(im, dop);
+    ls_imp_link_problem(im, dop);
 }
 
 static void reduce_op(importer *im, const char *result_name)
@@ -1103,11 +549,11 @@ static void reduce_op(importer *im, const char *result_name)
     region r;
     memset(&r, 0, sizeof r);
     if (ls_tok_is(tok(im), '{')) {
-        if (!parse_region(im, &r))
+        if (!ls_imp_parse_region(im, &r))
             return;
     }
     operand_list ins, outs;
-    if (!operands(im, "ins", &ins) || !operands(im, "outs", &outs))
+    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
         return;
     if (!ls_tok_ident(tok(im), "dimensions")) {
         syntax(im, "'dimensions = [...]'");
@@ -1135,9 +581,9 @@ static void reduce_op(importer *im, const char *result_name)
             return;
     }
     if (r.short_op[0] == 0) {
-        if (ls_tok_is(tok(im), '(') && !block_args(im, &r))
+        if (ls_tok_is(tok(im), '(') && !ls_imp_block_args(im, &r))
             return;
-        if (!parse_region(im, &r))
+        if (!ls_imp_parse_region(im, &r))
             return;
     }
     if (dims->kind != LS_AV_ARRAY) {
@@ -1171,20 +617,39 @@ static void reduce_op(importer *im, const char *result_name)
             const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
             for (int k = 0; k < ins.n + outs.n && k < LS_DISPATCH_MAX_OPERANDS; k++)
                 am[k] = k < ins.n ? &in_map : &out_map;
-            dop = add_dop(im, "linalg.reduce", op.line, op.col, in_rank, red, am, &ins, &outs,
+            dop = ls_imp_add_dop(im, "linalg.reduce", op.line, op.col, in_rank, red, am, &ins, &outs,
                           &r, result_name, op.text);
             if (failed(im))
                 return;
         }
     }
-    ls_problem *p = new_problem(im, op.line, op.col, "linalg.reduce");
+    ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.reduce");
     if (p == NULL)
         return;
     ls_diag local, *saved;
-    begin_problem_checks(im, &local, &saved);
+    ls_imp_begin_problem_checks(im, &local, &saved);
     bool ok = false;
     if (!set_types(im, p, &ins, &outs, op.line, op.col))
         goto checked;
+    if (ins.n != 1) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
+                    "linalg.reduce with %d inputs and inits (a variadic reduce such as an "
+                    "argmax); lanescope models one of each",
+                    ins.n);
+        goto checked;
+    }
+    if (p->inputs[0].type == LS_ET_UNKNOWN || p->inputs[0].type == LS_ET_I1 ||
+        p->inputs[0].type == LS_ET_INDEX) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
+                    "the input holds %s: lanescope reads f16, bf16, f32, f64, i8, i16, i32 and "
+                    "i64",
+                    ins.types[0].elem_text ? ins.types[0].elem_text : "?");
+        goto checked;
+    }
+    if (producer_type(im, ins.names[0]) != LS_ET_UNKNOWN) {
+        p->inputs[0].type = producer_type(im, ins.names[0]);
+        p->extended = true;
+    }
     const ls_type_info *it = &ins.types[0];
     if (it->rank > LS_MAX_RANK) {
         ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
@@ -1222,11 +687,11 @@ static void reduce_op(importer *im, const char *result_name)
             goto checked;
         }
         p->size[d] = size;
-        p->in_map[d] = d;
+        p->inputs[0].map[d] = d;
         if (!p->is_reduction[d])
             p->out_map[p->out_map_n++] = d;
     }
-    p->in_map_n = p->rank;
+    p->inputs[0].map_n = p->rank;
     if (outs.types[0].rank != p->out_map_n) {
         ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
                     "init has rank %d; reducing %zu of %d dimensions leaves %d",
@@ -1243,113 +708,13 @@ static void reduce_op(importer *im, const char *result_name)
         }
     ok = analyse_body(im, &r, p, op.line, op.col) && check_types(im, p, op.line, op.col);
 checked:
-    end_problem_checks(im, &local, saved);
+    ls_imp_end_problem_checks(im, &local, saved);
     if (!ok)
         return;
-    if (!take_op_attrs(im, attrs, p))
+    if (!ls_imp_take_op_attrs(im, attrs, p))
         return;
-    link_problem(im, dop);
+    ls_imp_link_problem(im, dop);
 }
-
-/* Named structured ops, for the dispatch only: contractions with their
- * implied maps, linalg.fill, and convolutions / pooling (which the gate
- * rejects).  linalg.matmul {attrs} [indexing_maps = [...]] ins(...) outs(...) */
-typedef struct {
-    const char *name;
-    int rank;
-    const char *iters;     /* p / r per loop */
-    int8_t map[3][4];      /* per operand: loop dims, -1 ends */
-} named_contraction;
-
-static const named_contraction named_ops[] = {
-    {"linalg.matmul", 3, "ppr", {{0, 2, -1}, {2, 1, -1}, {0, 1, -1}}},
-    {"linalg.matmul_transpose_b", 3, "ppr", {{0, 2, -1}, {1, 2, -1}, {0, 1, -1}}},
-    {"linalg.matvec", 2, "pr", {{0, 1, -1}, {1, -1}, {0, -1}}},
-    {"linalg.vecmat", 2, "pr", {{1, -1}, {1, 0, -1}, {0, -1}}},
-    {"linalg.batch_matmul", 4, "pppr", {{0, 1, 3, -1}, {0, 3, 2, -1}, {0, 1, 2, -1}}},
-    {"linalg.batch_matvec", 3, "ppr", {{0, 1, 2, -1}, {0, 2, -1}, {0, 1, -1}}},
-};
-
-static bool is_named_op(const ls_token *t)
-{
-    if (ls_tok_ident(t, "linalg.fill"))
-        return true;
-    for (size_t i = 0; i < sizeof named_ops / sizeof named_ops[0]; i++)
-        if (ls_tok_ident(t, named_ops[i].name))
-            return true;
-    char name[64];
-    copy_tok(name, sizeof name, t);
-    return is_conv_name(name);
-}
-
-static void named_op(importer *im, const char *result_name)
-{
-    ls_token op = *tok(im);
-    char kind[48];
-    copy_tok(kind, sizeof kind, &op);
-    next(im);
-    while (ls_tok_is(tok(im), '{') || ls_tok_ident(tok(im), "indexing_maps")) {
-        if (ls_tok_ident(tok(im), "indexing_maps")) {
-            next(im);
-            if (!expect(im, '='))
-                return;
-        }
-        if (ls_parse_attr(&im->p) == NULL)
-            return;
-    }
-    operand_list ins, outs;
-    if (!operands_ex(im, "ins", true, &ins) || !operands_ex(im, "outs", true, &outs))
-        return;
-    ls_aff_expr res[3][LS_MAX_RANK];
-    ls_affine_map maps[3];
-    const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
-    bool red[LS_MAX_RANK] = {false};
-    int rank = 0;
-    bool known = false; /* a fill of rank 0 (a full reduction's init) has no loops */
-    if (strcmp(kind, "linalg.fill") == 0 && outs.n == 1 && outs.types[0].rank <= LS_MAX_RANK) {
-        known = true;
-        rank = outs.types[0].rank;
-        for (int d = 0; d < rank; d++)
-            res[1][d] = (ls_aff_expr){LS_AFF_DIM, d};
-        maps[0] = (ls_affine_map){rank, 0, 0, res[0]};
-        maps[1] = (ls_affine_map){rank, 0, rank, res[1]};
-        am[0] = &maps[0];
-        am[1] = &maps[1];
-    } else if (is_conv_name(kind)) {
-        known = true;
-        rank = 1; /* only its kind matters: the gate rejects it */
-        red[0] = true;
-    } else {
-        for (size_t i = 0; i < sizeof named_ops / sizeof named_ops[0]; i++) {
-            const named_contraction *nc = &named_ops[i];
-            if (strcmp(kind, nc->name) != 0 || ins.n != 2 || outs.n != 1)
-                continue;
-            known = true;
-            rank = nc->rank;
-            for (int d = 0; d < rank; d++)
-                red[d] = nc->iters[d] == 'r';
-            for (int k = 0; k < 3; k++) {
-                int n = 0;
-                while (n < 4 && nc->map[k][n] >= 0) {
-                    res[k][n] = (ls_aff_expr){LS_AFF_DIM, nc->map[k][n]};
-                    n++;
-                }
-                maps[k] = (ls_affine_map){rank, 0, n, res[k]};
-                am[k] = &maps[k];
-            }
-        }
-    }
-    if (!known)
-        return;
-    ls_dop *o = add_dop(im, kind, op.line, op.col, rank, red, am, &ins, &outs, NULL, result_name,
-                        op.text);
-    if (o && !o->is_conv && !o->is_fill) {
-        /* The named contraction's body is multiply-accumulate by definition. */
-        o->is_contraction = true;
-        o->reduced_inits = 1;
-    }
-}
-
 /* iree_tensor_ext.dispatch.tensor.store %v, ...  (and its relatives) */
 static void store_op(importer *im, bool insert)
 {
@@ -1357,7 +722,7 @@ static void store_op(importer *im, bool insert)
     next(im);
     if (tok(im)->kind != LS_TOK_PERCENT)
         return;
-    ls_dispatch *d = cur_dispatch(im, op.line, op.col);
+    ls_dispatch *d = ls_imp_cur_dispatch(im, op.line, op.col);
     if (d == NULL)
         return;
     int *n = insert ? &d->n_inserts : &d->n_stores;
@@ -1385,7 +750,7 @@ static bool token_contains(const ls_token *t, const char *word)
 static void forall_op(importer *im)
 {
     ls_token op = *tok(im);
-    ls_dispatch *d = cur_dispatch(im, op.line, op.col);
+    ls_dispatch *d = ls_imp_cur_dispatch(im, op.line, op.col);
     if (d == NULL)
         return;
     ls_lexer save = im->lx;
@@ -1570,8 +935,10 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
             generic_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "linalg.reduce")) {
             reduce_op(im, pending[0] ? pending : NULL);
-        } else if (is_named_op(&t)) {
-            named_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "arith.constant") && pending[0]) {
+            ls_imp_constant(im, pending);
+        } else if (ls_imp_is_named_op(&t)) {
+            ls_imp_named_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "iree_tensor_ext.dispatch.tensor.store") ||
                    ls_tok_ident(&t, "flow.dispatch.tensor.store") ||
                    ls_tok_ident(&t, "iree_codegen.store_to_buffer")) {
@@ -1580,7 +947,7 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
                    ls_tok_ident(&t, "iree_tensor_ext.dispatch.tensor.load") ||
                    ls_tok_ident(&t, "flow.dispatch.tensor.load") ||
                    ls_tok_ident(&t, "iree_codegen.load_from_buffer")) {
-            ls_dispatch *d = cur_dispatch(im, t.line, t.col);
+            ls_dispatch *d = ls_imp_cur_dispatch(im, t.line, t.col);
             if (d)
                 d->has_bindings = true;
             next(im);

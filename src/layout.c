@@ -505,3 +505,58 @@ int64_t ls_tile_input_base(const ls_derived *d, const ls_problem *p, const int64
         base += origin[i] * strides[i];
     return base;
 }
+
+/* ------------------------------------------------------ operand projections */
+
+void ls_operand_regs_of(const ls_derived *d, const ls_problem *p, int k, ls_operand_regs *o)
+{
+    const ls_nested_layout *l = &d->layout;
+    memset(o, 0, sizeof *o);
+    o->loads = o->width = 1;
+    for (int b = 0; b < d->body_rank; b++) {
+        for (int j = 0; j < p->inputs[k].map_n; j++)
+            o->dim_in[b] |= p->inputs[k].map[j] == d->body_origin[b];
+        if (!o->dim_in[b])
+            continue;
+        o->loads *= l->batch_tile[b] * l->outer_tile[b];
+        o->width *= l->element_tile[b];
+    }
+}
+
+int64_t ls_operand_register(const ls_derived *d, const ls_operand_regs *o, int64_t load,
+                            int64_t el)
+{
+    const ls_nested_layout *l = &d->layout;
+    ls_nl_coord c;
+    memset(&c, 0, sizeof c);
+    for (int b = d->body_rank - 1; b >= 0; b--) {
+        if (!o->dim_in[b])
+            continue;
+        c.element[b] = el % l->element_tile[b];
+        el /= l->element_tile[b];
+        c.outer[b] = load % l->outer_tile[b];
+        load /= l->outer_tile[b];
+    }
+    for (int b = d->body_rank - 1; b >= 0; b--) {
+        if (!o->dim_in[b])
+            continue;
+        c.batch[b] = load % l->batch_tile[b];
+        load /= l->batch_tile[b];
+    }
+    return ls_nl_register_of(l, &c);
+}
+
+int64_t ls_operand_load_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg)
+{
+    const ls_nested_layout *l = &d->layout;
+    ls_nl_coord c;
+    ls_nl_register_coord(l, reg, &c);
+    int64_t load = 0;
+    for (int b = 0; b < d->body_rank; b++)
+        if (o->dim_in[b])
+            load = load * l->batch_tile[b] + c.batch[b];
+    for (int b = 0; b < d->body_rank; b++)
+        if (o->dim_in[b])
+            load = load * l->outer_tile[b] + c.outer[b];
+    return load;
+}

@@ -104,7 +104,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->amd = t.amd;
     plan->gfx_major = t.gfx_major;
     const ls_nested_layout *l = &d->layout;
-    int in_bits = ls_elem_type_bits(p->in_type), acc_bits = ls_elem_type_bits(p->acc_type);
+    int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
     if (acc_bits > 32 && !t.amd)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s reductions need shuffles wider than 32 bits; IREE lowers them "
@@ -116,6 +116,20 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->iterations = d->total_iterations;
     plan->loads_per_iteration = d->loads_per_iteration;
     plan->load_width = d->elems_per_load;
+    plan->n_inputs = p->n_inputs;
+    for (int k = 0; k < p->n_inputs; k++) {
+        ls_operand_regs o;
+        ls_operand_regs_of(d, p, k, &o);
+        plan->inputs[k].loads = o.loads;
+        plan->inputs[k].width = o.width;
+        plan->inputs[k].elem_bytes = ls_elem_type_bits(p->inputs[k].type) / 8;
+    }
+    if (p->n_inputs > 1) { /* input 0's own projection */
+        plan->loads_per_iteration = plan->inputs[0].loads;
+        plan->load_width = plan->inputs[0].width;
+    }
+    plan->body_alu_ops = ls_body_alu_ops(&p->body);
+    plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
 
     /* Accumulator: the layout without the packed inner dims. */
     plan->acc_registers = 1;
@@ -232,7 +246,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
     const char *kind = ls_combiner_name(p->combiner);
-    const char *acc = ls_elem_type_name(p->acc_type), *in = ls_elem_type_name(p->in_type);
+    const char *acc = ls_elem_type_name(p->acc_type), *in = ls_elem_type_name(p->inputs[0].type);
     char buf[1024];
     fprintf(f, "plan for %s (%s target): workgroup of %lld threads = %lld subgroups x %lld, "
                "%lld workgroups\n",
@@ -248,15 +262,26 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
         fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
     else
         fprintf(f, "    (loop elided: one iteration) {\n");
-    fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread (padding = "
-               "identity)%s\n",
-            (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
-            p->extended ? ", arith.extf" : "");
+    if (p->n_inputs == 1)
+        fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread (padding = "
+                   "identity)%s\n",
+                (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
+                p->extended ? ", arith.extf" : "");
+    for (int k = 0; k < p->n_inputs && p->n_inputs > 1; k++)
+        fprintf(f, "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread\n",
+                k, p->inputs[k].name, (long long)plan->inputs[k].loads,
+                (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type));
+    if (p->body.n > 0) {
+        fprintf(f, "      body, per element (%d op%s, inputs numbered as above):\n",
+                plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s");
+        ls_body_print(&p->body, "        ", f);
+    }
     if (plan->inner_elems > 1)
         fprintf(f, "      reduce the packed inner %lld elements in registers into each "
                    "accumulator\n",
                 (long long)plan->inner_elems);
-    fprintf(f, "      %%acc = %s(%%acc, loaded) elementwise (%lld accumulators)\n    }\n", kind,
+    fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
+            p->body.n > 0 ? "body" : "loaded",
             (long long)plan->acc_registers);
     fprintf(f, "  [%s]\n    vector.multi_reduction %s over the reduced registers: %lld ops, "
                "%lld value%s per thread\n",

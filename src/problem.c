@@ -195,6 +195,43 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
     }
     if (!any_red)
         return verr(d, p, 0, 0, "the op has no reduction dimension");
+    if (p->n_inputs < 1 || p->n_inputs > LS_MAX_INPUTS)
+        return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "the op has %d inputs; lanescope simulates 1 to %d", p->n_inputs,
+                           LS_MAX_INPUTS);
+    for (int k = 0; k < p->n_inputs; k++) {
+        const ls_operand *o = &p->inputs[k];
+        for (int j = 0; j < o->map_n; j++)
+            if (o->map[j] < 0 || o->map[j] >= p->rank)
+                return verr(d, p, 0, 0, "input %d's indexing map names loop dimension %d of %d",
+                            k, o->map[j], p->rank);
+        int bits = ls_elem_type_bits(o->type);
+        if (bits < 8 || bits % 8 != 0 || o->type == LS_ET_INDEX)
+            return verr(d, p, 0, 0,
+                        "input %d holds %s elements; lanescope loads f16, bf16, f32, f64, i8, "
+                        "i16, i32 and i64",
+                        k, ls_elem_type_name(o->type));
+    }
+    if (p->body.n > 0) {
+        int bad;
+        const char *why;
+        if (!ls_body_check(&p->body, &bad, &why))
+            return verr(d, p, p->body.inst[bad].line, p->body.inst[bad].col, "%s: %s",
+                        ls_body_opcode_name((ls_body_opcode)p->body.inst[bad].op), why);
+        const ls_body_inst *last = &p->body.inst[p->body.n - 1];
+        if (last->type != p->acc_type)
+            return verr(d, p, last->line, last->col,
+                        "the body's value folded into the init is %s but the init is %s",
+                        ls_elem_type_name((ls_elem_type)last->type),
+                        ls_elem_type_name(p->acc_type));
+        for (int i = 0; i < p->body.n; i++)
+            if (p->body.inst[i].op == LS_BOP_INPUT && p->body.inst[i].index >= p->n_inputs)
+                return verr(d, p, 0, 0, "the body reads input %d of %d", p->body.inst[i].index,
+                            p->n_inputs);
+    } else if (p->n_inputs != 1) {
+        return verr(d, p, 0, 0, "%d inputs but no body computes one value from them",
+                    p->n_inputs);
+    }
     bool is_float = ls_elem_type_is_float(p->acc_type);
     if (is_float && ls_combiner_is_int_only(p->combiner))
         return verr(d, p, 0, 0, "combiner %s needs an integer type, but the reduction is in %s",

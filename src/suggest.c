@@ -849,9 +849,17 @@ void ls_dispatch_from_problem(const ls_problem *p, int in_bits, int out_bits, ls
         o->size[i] = p->size[i] < 1 ? LS_DYN : p->size[i];
         o->is_reduction[i] = p->is_reduction[i];
     }
-    o->n_inputs = o->n_inits = 1;
-    operand_from_map(&o->operand[0], p, p->in_map, p->in_map_n, p->in_type, in_bits, "%input");
-    operand_from_map(&o->operand[1], p, p->out_map, p->out_map_n, p->acc_type, out_bits, "%init");
+    o->n_inputs = p->n_inputs;
+    o->n_inits = 1;
+    for (int k = 0; k < p->n_inputs; k++) {
+        char name[32];
+        snprintf(name, sizeof name, k ? "%%input%d" : "%%input", k);
+        operand_from_map(&o->operand[k], p, p->inputs[k].map, p->inputs[k].map_n,
+                         p->inputs[k].type, k ? ls_elem_type_bits(p->inputs[k].type) : in_bits,
+                         name);
+    }
+    operand_from_map(&o->operand[p->n_inputs], p, p->out_map, p->out_map_n, p->acc_type, out_bits,
+                     "%init");
     snprintf(o->result, sizeof o->result, "%%result");
     o->reduced_inits = 1;
     o->combiner_ok = true;

@@ -86,7 +86,13 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
     if (t->max_workgroup_sizes[0] > 0 && t->max_workgroup_sizes[0] < max_wg)
         max_wg = t->max_workgroup_sizes[0];
     int64_t load_bits = t->max_load_instruction_bits > 0 ? t->max_load_instruction_bits : 128;
-    int64_t max_tl = load_bits / ls_elem_type_bits(p->in_type);
+    /* The widest input bounds the vector (IREE's getBitWidth takes the
+     * largest operand). */
+    int widest = 8;
+    for (int k = 0; k < p->n_inputs; k++)
+        if (ls_elem_type_bits(p->inputs[k].type) > widest)
+            widest = ls_elem_type_bits(p->inputs[k].type);
+    int64_t max_tl = load_bits / widest;
     if (max_tl < 1)
         max_tl = 1;
     int64_t kr = p->size[r], rows_dim = pd >= 0 ? p->size[pd] : 1;
@@ -331,13 +337,18 @@ size_t ls_sweep_rank(const ls_sweep *sw, size_t *order)
 
 int64_t ls_sweep_min_bytes(const ls_problem *p)
 {
-    int64_t in = 1, out = 1;
-    for (int i = 0; i < p->rank; i++) {
-        in *= p->size[i];
+    /* every input read once, every output written once */
+    int64_t bytes = 0, out = 1;
+    for (int k = 0; k < p->n_inputs; k++) {
+        int64_t n = 1;
+        for (int j = 0; j < p->inputs[k].map_n; j++)
+            n *= p->size[p->inputs[k].map[j]];
+        bytes += n * (ls_elem_type_bits(p->inputs[k].type) / 8);
+    }
+    for (int i = 0; i < p->rank; i++)
         if (!p->is_reduction[i])
             out *= p->size[i];
-    }
-    return in * (ls_elem_type_bits(p->in_type) / 8) + out * (ls_elem_type_bits(p->acc_type) / 8);
+    return bytes + out * (ls_elem_type_bits(p->acc_type) / 8);
 }
 
 void ls_sweep_free(ls_sweep *sw)

@@ -324,9 +324,18 @@ check "pasted config simulates" $?
 contains "pasted config is read as the input's" "$tmp/p.json" '"config_source":"input"'
 c1=$(grep -o '"cycles":[0-9]*' "$tmp/d.json"); c2=$(grep -o '"cycles":[0-9]*' "$tmp/p.json")
 [ -n "$c1" ] && [ "$c1" = "$c2" ]; check "pasted config: same cycles ($c1 / $c2)" $?
-$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 1 ]; check "sim of a matvec: a clear error" $?
-contains "sim matvec message" "$tmp/err" "lanescope simulates one input and one init"
+# A matvec simulates: both inputs read, the functional check against the
+# reference (IREE's default config for the target, since the file has none).
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --workgroups 64 >"$tmp/out" 2>"$tmp/err"
+check "sim of a matvec exits 0" $?
+contains "sim matvec: IREE's split-k config" "$tmp/out" "workgroup = [8, 0], thread = [0, 8]"
+contains "sim matvec: checked" "$tmp/out" "functional check passed: 512 outputs of 64 workgroups"
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan >"$tmp/out" 2>"$tmp/err"
+contains "sim matvec plan: the vector's loads" "$tmp/out" "input 1 %4: 1 x vector.transfer_read vector<8xf16> per thread"
+contains "sim matvec plan: the body" "$tmp/out" "%2 = arith.mulf %0, %1 : f16"
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --input "$tmp/none.npy" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ]; check "sim matvec --input: an error" $?
+contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input supplies one array"
 
 # sweep: CSV with every point ranked, one IREE row, a chart; bad flags write nothing.
 (cd "$tmp" && $LANESCOPE sweep --shape 64x256 --iter pr --target mi300x --max-configs 20 -j 2 \

@@ -226,7 +226,7 @@ START_TEST(emulated_matches_reference)
         REQUIRE(gs == LS_OK, "%s", dg.msg);
         char what[128];
         snprintf(what, sizeof what, "%s %s<-%s", ls_combiner_name(k), ls_elem_type_name(t),
-                 ls_elem_type_name(p.in_type));
+                 ls_elem_type_name(p.inputs[0].type));
         free(ptx_of(src, what));
         int64_t checked;
         double ratio;

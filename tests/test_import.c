@@ -14,7 +14,7 @@ START_TEST(example2_generic)
     ck_assert(!p->is_reduction[0]);
     ck_assert(p->is_reduction[1]);
     ck_assert_int_eq(p->combiner, LS_COMB_MAXNUMF);
-    ck_assert_int_eq(p->in_type, LS_ET_F32);
+    ck_assert_int_eq(p->inputs[0].type, LS_ET_F32);
     ck_assert_int_eq(p->acc_type, LS_ET_F32);
     ck_assert(p->has_config);
     ck_assert_int_eq(p->config.workgroup.v[0], 16);
@@ -43,7 +43,7 @@ START_TEST(example3_extf_and_iterator_attrs)
     const ls_problem *p = &m->problems[0];
     ck_assert_int_eq(p->rank, 3);
     ck_assert(p->is_reduction[1] && p->is_reduction[2] && !p->is_reduction[0]);
-    ck_assert_int_eq(p->in_type, LS_ET_F16);
+    ck_assert_int_eq(p->inputs[0].type, LS_ET_F16);
     ck_assert_int_eq(p->acc_type, LS_ET_F32);
     ck_assert(p->extended);
     ck_assert_str_eq(p->ti.pipeline, "VectorDistribute");
@@ -123,14 +123,14 @@ START_TEST(several_reductions)
     ck_assert_int_eq(m->n_problems, 2);
     const ls_problem *a = &m->problems[0], *b = &m->problems[1];
     ck_assert_int_eq(a->combiner, LS_COMB_MAXIMUMF);
-    ck_assert_int_eq(a->in_type, LS_ET_F16); /* through the extf producer */
+    ck_assert_int_eq(a->inputs[0].type, LS_ET_F16); /* through the extf producer */
     ck_assert(a->extended);
     ck_assert_int_eq(a->ti.workgroup_size[0], 64);
     ck_assert_int_eq(b->combiner, LS_COMB_ADD);
-    ck_assert_int_eq(b->in_type, LS_ET_I8);
+    ck_assert_int_eq(b->inputs[0].type, LS_ET_I8);
     ck_assert_int_eq(b->acc_type, LS_ET_I32);
-    ck_assert_int_eq(b->in_map[0], 1); /* transposed input */
-    ck_assert_int_eq(b->in_map[1], 0);
+    ck_assert_int_eq(b->inputs[0].map[0], 1); /* transposed input */
+    ck_assert_int_eq(b->inputs[0].map[1], 0);
     ck_assert_int_eq(b->size[0], 32);
     ck_assert_int_eq(b->size[1], 1024);
     ck_assert_int_eq(b->ti.workgroup_size[0], 128); /* from compilation_info */
@@ -147,8 +147,24 @@ static const struct {
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
      "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %0 = arith.mulf "
+     "%in, %out : f32\n  %1 = arith.addf %0, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     3, 3, "the init %out is read before the combiner folds it in"},
+    /* an i32 tensor fed to a float op without a conversion */
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xi32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %0 = arith.mulf "
      "%in, %in : f32\n  %1 = arith.addf %0, %out : f32\n  linalg.yield %1 : f32\n}\n",
-     4, 3, "other operand %0 is computed by arith.mulf"},
+     3, 3, "arith.mulf: a float op whose operands and result are not all the same float type"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %0 = "
+     "tensor.extract %t[%in] : f32\n  %1 = arith.addf %0, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     3, 3, "tensor.extract in the body is not an arith/math op lanescope interprets"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xi4>) outs(%b : tensor<4xi32>) {\n^bb0(%in: i4, %out: i32):\n  %0 = "
+     "arith.extsi %in : i4 to i32\n  %1 = arith.addi %0, %out : i32\n  linalg.yield %1 : i32\n}\n",
+     3, 3, "element type i4 is not one lanescope models"},
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
      "tensor<4x?xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf "
@@ -276,20 +292,20 @@ START_TEST(type_aliases_expand)
         ck_assert_int_eq(p->rank, 2);
         ck_assert_int_eq(p->size[0], 64);
         ck_assert_int_eq(p->size[1], 4096);
-        ck_assert_int_eq(p->in_type, LS_ET_F16);
+        ck_assert_int_eq(p->inputs[0].type, LS_ET_F16);
         ck_assert_int_eq(p->acc_type, LS_ET_F32);
         ck_assert(p->extended);
         /* Everything but the op's position (the aliased file has more lines). */
         ck_assert_int_eq(p->rank, q->rank);
         ck_assert(memcmp(p->size, q->size, sizeof p->size) == 0);
         ck_assert(memcmp(p->is_reduction, q->is_reduction, sizeof p->is_reduction) == 0);
-        ck_assert_int_eq(p->in_type, q->in_type);
+        ck_assert_int_eq(p->inputs[0].type, q->inputs[0].type);
         ck_assert_int_eq(p->acc_type, q->acc_type);
         ck_assert_int_eq(p->extended, q->extended);
         ck_assert_int_eq(p->combiner, q->combiner);
-        ck_assert_int_eq(p->in_map_n, q->in_map_n);
+        ck_assert_int_eq(p->inputs[0].map_n, q->inputs[0].map_n);
         ck_assert_int_eq(p->out_map_n, q->out_map_n);
-        ck_assert(memcmp(p->in_map, q->in_map, sizeof p->in_map) == 0);
+        ck_assert(memcmp(p->inputs[0].map, q->inputs[0].map, sizeof p->inputs[0].map) == 0);
         ck_assert(memcmp(p->out_map, q->out_map, sizeof p->out_map) == 0);
         ck_assert_str_eq(p->name, q->name);
     }
@@ -340,7 +356,7 @@ START_TEST(rank0_init)
     ck_assert_int_eq(p->size[1], 8192);
     ck_assert(p->is_reduction[0] && p->is_reduction[1]);
     ck_assert_int_eq(p->out_map_n, 0);
-    ck_assert_int_eq(p->in_map_n, 2);
+    ck_assert_int_eq(p->inputs[0].map_n, 2);
     p = &m->problems[1];
     ck_assert_int_eq(p->rank, 1);
     ck_assert_int_eq(p->size[0], 1000);

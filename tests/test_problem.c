@@ -22,10 +22,11 @@ static void example2(ls_problem *p)
     p->size[0] = 1152;
     p->size[1] = 384;
     p->is_reduction[1] = true;
-    p->in_type = p->acc_type = LS_ET_F32;
+    p->n_inputs = 1;
+    p->inputs[0].type = p->acc_type = LS_ET_F32;
     p->combiner = LS_COMB_ADD;
-    p->in_map_n = 2;
-    p->in_map[1] = 1;
+    p->inputs[0].map_n = 2;
+    p->inputs[0].map[1] = 1;
     p->out_map_n = 1;
     p->has_config = true;
     set_list(&p->config.workgroup, 2, (int64_t[]){16, 0});
@@ -106,7 +107,7 @@ static void m_noconfig(ls_problem *p) { p->has_config = false; }
 static void m_combiner(ls_problem *p) { p->combiner = LS_COMB_XOR; }
 static void m_int_minimumf(ls_problem *p)
 {
-    p->in_type = p->acc_type = LS_ET_I32;
+    p->inputs[0].type = p->acc_type = LS_ET_I32;
     p->combiner = LS_COMB_MINIMUMF;
 }
 static void m_no_lane(ls_problem *p) { p->config.lane_basis.present = false; }

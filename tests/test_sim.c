@@ -267,7 +267,7 @@ START_TEST(wide_shuffles_need_amd)
     ls_module *m = load_example("seed004_reduce_8x64.mlir", &dg);
     p = m->problems[0];
     free(m);
-    p.in_type = p.acc_type = LS_ET_F64;
+    p.inputs[0].type = p.acc_type = LS_ET_F64;
     ck_assert_int_eq(ls_derive(&p, d, &dg), LS_OK);
     ls_plan plan;
     ck_assert_int_eq(ls_plan_build(&p, d, ls_plan_target_from_arch("sm_80"), &plan, &dg),
@@ -347,7 +347,7 @@ START_TEST(npy_inputs)
     ck_assert(strstr(d.msg, "the array's shape is 4x8 but") != NULL);
     ck_assert(strstr(d.msg, "input is 4x16") != NULL);
     p.size[1] = 8;
-    p.in_type = LS_ET_F16;
+    p.inputs[0].type = LS_ET_F16;
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_npy_check(&a, &p, path, &d), LS_ERR_INVALID);
     ck_assert(strstr(d.msg, "the array holds f32 but") != NULL);

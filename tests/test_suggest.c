@@ -93,11 +93,12 @@ static void flags_problem(const case_t *c, ls_problem *p)
     }
     for (int i = 0; i < p->rank; i++) {
         p->is_reduction[i] = c->iter[i] == 'r';
-        p->in_map[p->in_map_n++] = i;
+        p->inputs[0].map[p->inputs[0].map_n++] = i;
         if (c->iter[i] == 'p')
             p->out_map[p->out_map_n++] = i;
     }
-    p->in_type = p->acc_type = LS_ET_F32;
+    p->n_inputs = 1;
+    p->inputs[0].type = p->acc_type = LS_ET_F32;
 }
 
 START_TEST(table)
@@ -290,10 +291,12 @@ START_TEST(multi_op_dispatch)
     ck_assert_int_eq(s->configs[2].wg_tile[0], 1);
     ck_assert_int_eq(s->configs[2].wg_tile[1], 1);
     ck_assert_int_eq(s->configs[2].wg_tile[2], 0);
-    /* The first reduction is simulatable; the variance one (two inputs) is not. */
-    ck_assert_int_eq(m->n_problems, 1);
-    ck_assert_int_eq(m->n_unsupported, 1);
+    /* Both reductions simulate: the variance one reads two inputs. */
+    ck_assert_int_eq(m->n_problems, 2);
+    ck_assert_int_eq(m->n_unsupported, 0);
     ck_assert_int_eq(m->problems[0].dispatch_op, 2);
+    ck_assert_int_eq(m->problems[1].dispatch_op, 4);
+    ck_assert_int_eq(m->problems[1].n_inputs, 2);
     free(m);
     free(s);
 }

@@ -84,7 +84,8 @@ static inline bool random_problem(uint64_t *rng, ls_problem *p, int64_t max_par,
     memset(p, 0, sizeof *p);
     snprintf(p->file, sizeof p->file, "random");
     p->rank = (int)rng_range(rng, 1, 3);
-    p->in_type = p->acc_type = LS_ET_F32;
+    p->n_inputs = 1;
+    p->inputs[0].type = p->acc_type = LS_ET_F32;
     bool any = false;
     for (int i = 0; i < p->rank; i++) {
         p->is_reduction[i] = rng_range(rng, 0, 1);
@@ -117,7 +118,7 @@ static inline bool random_problem(uint64_t *rng, ls_problem *p, int64_t max_par,
             c->thread.v[i] = rng_range(rng, 0, 4) == 0 ? 0 : t;
             c->partial_reduction.v[i] = pr;
         }
-        p->in_map[p->in_map_n++] = i;
+        p->inputs[0].map[p->inputs[0].map_n++] = i;
     }
     p->has_ti = true;
     p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
@@ -141,15 +142,15 @@ static inline void random_kind_and_type(uint64_t *rng, ls_problem *p, ls_combine
     if ((fl && ls_combiner_is_int_only(k)) || (!fl && ls_combiner_is_float_only(k)))
         t = fl ? LS_ET_I32 : LS_ET_F32;
     p->combiner = k;
-    p->acc_type = p->in_type = t;
+    p->acc_type = p->inputs[0].type = t;
     if ((t == LS_ET_F32 || t == LS_ET_I32) && rng_range(rng, 0, 2) == 0) {
-        p->in_type = t == LS_ET_F32 ? LS_ET_F16 : LS_ET_I8; /* extf / extsi */
+        p->inputs[0].type = t == LS_ET_F32 ? LS_ET_F16 : LS_ET_I8; /* extf / extsi */
         p->extended = true;
     }
     if (p->rank > 1 && rng_range(rng, 0, 1)) { /* transposed input map */
-        int a = p->in_map[0];
-        p->in_map[0] = p->in_map[p->rank - 1];
-        p->in_map[p->rank - 1] = a;
+        int a = p->inputs[0].map[0];
+        p->inputs[0].map[0] = p->inputs[0].map[p->rank - 1];
+        p->inputs[0].map[p->rank - 1] = a;
     }
 }
 

@@ -85,6 +85,20 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
  * keeps the largest |v - ref| / bound seen. */
 bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, double *max_ratio);
 
+/* Linear index of iteration-space element x in input k's row-major tensor
+ * (through its indexing map), and per loop dim the index step. */
+int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x);
+void ls_operand_strides(const ls_problem *p, int k, int64_t *strides);
+int64_t ls_operand_elements(const ls_problem *p, int k);
+/* The generator's seed for input k: input 0 keeps the run's seed, so a
+ * single-input reduction reads what it always did. */
+uint64_t ls_operand_seed(uint64_t seed, int k);
+/* Input k's element at iteration point x (its memory type). */
+ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const int64_t *x);
+/* The value the combiner folds in at iteration point x: the body evaluated
+ * on every input's element (body.h), in the reduced type. */
+ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x);
+
 /* Linear index of iteration-space element x in the row-major input tensor
  * (through the input indexing map). */
 int64_t ls_input_index(const ls_problem *p, const int64_t *x);

@@ -143,6 +143,26 @@ void ls_register_slots(const ls_derived *d, const ls_problem *p, int64_t reg, in
 int64_t ls_tile_input_base(const ls_derived *d, const ls_problem *p, const int64_t *strides,
                            const int64_t *wg_coord, const int64_t *it_coord);
 
+/* Input k's share of a thread's registers.  IREE gives each operand the
+ * iteration-space layout projected through its indexing map
+ * (NestedLayoutAttr::apply in setGPULoweringConfigLayout), so a thread
+ * reads, per iteration, one vector of `width` elements (the element tiles
+ * of the body dims the operand has) for each of `loads` batch/outer
+ * positions of those dims: a matvec's vector operand, which lacks the row
+ * dim, is read once for all the rows a thread holds. */
+typedef struct {
+    int64_t loads, width;
+    bool dim_in[LS_MAX_BODY]; /* body dim reaches the operand */
+} ls_operand_regs;
+
+void ls_operand_regs_of(const ls_derived *d, const ls_problem *p, int k, ls_operand_regs *o);
+/* A full register index holding element el of operand load `load` (the
+ * dims the operand lacks at 0), and the operand load that holds register
+ * reg. */
+int64_t ls_operand_register(const ls_derived *d, const ls_operand_regs *o, int64_t load,
+                            int64_t el);
+int64_t ls_operand_load_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg);
+
 /* Linear <-> coordinates for workgroups and iterations. */
 void ls_workgroup_coord(const ls_derived *d, int64_t wg, int64_t *coord);
 void ls_iteration_coord(const ls_derived *d, const ls_problem *p, int64_t it, int64_t *coord);

@@ -90,6 +90,15 @@ typedef struct {
     int64_t inner_elems;     /* packed inner elements reduced into each accumulator */
     int64_t load_elem_bytes, acc_elem_bytes;
 
+    /* Per input (input 0's figures are also the fields above): vector
+     * reads per thread per iteration, elements each, element bytes. */
+    int n_inputs;
+    struct {
+        int64_t loads, width, elem_bytes;
+    } inputs[LS_MAX_INPUTS];
+    int body_alu_ops;           /* body ops per element before the combine */
+    int body_transcendental_ops; /* of those, special-function ops */
+
     /* THREAD_REDUCE */
     int64_t results_per_thread;     /* values per thread after the local reduce (parallel regs) */
     int64_t local_reduce_ops;       /* combine ops per thread */

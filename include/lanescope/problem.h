@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "lanescope/attrs.h"
+#include "lanescope/body.h"
 #include "lanescope/diag.h"
 #include "lanescope/mlir.h"
 
@@ -34,6 +35,13 @@ typedef enum {
 #define LS_MAX_WORKGROUP_SIZE 65536 /* threads; real GPUs allow 1024 */
 
 typedef struct {
+    ls_elem_type type; /* element type in memory */
+    int map_n;         /* operand rank */
+    int map[LS_MAX_RANK];
+    char name[64];     /* SSA value in the source ("%3"), or "" */
+} ls_operand;
+
+typedef struct {
     char name[128]; /* function or op name for reports */
     char file[256];
     int line, col;  /* of the op */
@@ -42,13 +50,20 @@ typedef struct {
     int64_t size[LS_MAX_RANK];
     bool is_reduction[LS_MAX_RANK];
 
-    ls_elem_type in_type;  /* element type in memory */
+    /* Inputs in operand order: element type in memory and indexing map
+     * (operand dim j is loop dim map[j]).  Input 0 is the one a
+     * single-input reduction reads. */
+    int n_inputs;
+    ls_operand inputs[LS_MAX_INPUTS];
+    /* The contribution of one iteration point, computed from the inputs
+     * (body.h); n == 0: input 0 itself, widened to acc_type when extended. */
+    ls_body body;
     ls_elem_type acc_type; /* element type reduced in (= output) */
-    bool extended;         /* an arith.extf was looked through */
+    bool extended;         /* input 0 reaches the combiner through an extension only */
     ls_combiner combiner;
 
-    int in_map_n, out_map_n; /* operand rank; entries are loop dims */
-    int in_map[LS_MAX_RANK], out_map[LS_MAX_RANK];
+    int out_map_n; /* init operand rank; entries are loop dims */
+    int out_map[LS_MAX_RANK];
 
     bool has_config;
     ls_lowering_config config;

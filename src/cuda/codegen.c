@@ -75,7 +75,7 @@ static void emit_types(gen *g)
 {
     const ls_problem *p = g->p;
     FILE *f = g->f;
-    ls_elem_type in = p->in_type, acc = p->acc_type;
+    ls_elem_type in = p->inputs[0].type, acc = p->acc_type;
     if (in == LS_ET_F16 || acc == LS_ET_F16)
         fprintf(f, "#include <cuda_fp16.h>\n");
     if (in == LS_ET_BF16 || acc == LS_ET_BF16)
@@ -149,13 +149,13 @@ static void emit_helpers(gen *g)
     }
     /* extension of the loaded element */
     fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_extend(ls_in_t v)\n{\n");
-    if (p->in_type == t)
+    if (p->inputs[0].type == t)
         fprintf(f, "    return v;\n");
-    else if (ls_elem_type_is_float(p->in_type))
-        fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", from_float(t), to_float(p->in_type));
+    else if (ls_elem_type_is_float(p->inputs[0].type))
+        fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", from_float(t), to_float(p->inputs[0].type));
     else
         fprintf(f, "    return (ls_acc_t)(%s)(%s)v; /* arith.extsi */\n", signed_type(t),
-                signed_type(p->in_type));
+                signed_type(p->inputs[0].type));
     fprintf(f, "}\n");
     /* gpu.shuffle xor: 32-bit lanes; narrower values go through a 32-bit register */
     bool shuffles = g->plan->n_subgroup_reduces > 0 ||
@@ -200,7 +200,7 @@ static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
 static void emit_load_group(gen *g, int64_t r0, int64_t n)
 {
     FILE *f = g->f;
-    const char *in = ls_elem_type_name(g->p->in_type);
+    const char *in = ls_elem_type_name(g->p->inputs[0].type);
     if (g->vdim < 0 || n % g->vlen != 0) {
         fprintf(f, "        /* registers %lld..%lld: %lld x vector.transfer_read of 1 %s */\n",
                 (long long)r0, (long long)(r0 + n - 1), (long long)n, in);
@@ -529,7 +529,7 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
     ls_nested_layout_format(&d->layout, buf, sizeof buf);
     fprintf(f, " *   layout: %s\n", buf);
     fprintf(f, " *   %s %s reduction, %s in memory; iteration space ", ls_combiner_name(p->combiner),
-            ls_elem_type_name(p->acc_type), ls_elem_type_name(p->in_type));
+            ls_elem_type_name(p->acc_type), ls_elem_type_name(p->inputs[0].type));
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "%s%lld%s", i ? "x" : "", (long long)p->size[i], p->is_reduction[i] ? "r" : "");
     fprintf(f, "\n *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroups of 32), %lld bytes of "
@@ -566,11 +566,17 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "%lld workgroups; a CUDA grid holds at most 2^31-1 blocks in x",
                            (long long)d->total_workgroups);
-    if (!storage_type(p->in_type) || !storage_type(p->acc_type))
+    if (p->n_inputs > 1 || p->body.n > 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s reads %d input%s through a body of %d ops; the CUDA generator "
+                           "emits single-input reductions only (sim, explain and draw model "
+                           "this one)",
+                           p->name, p->n_inputs, p->n_inputs == 1 ? "" : "s", p->body.n);
+    if (!storage_type(p->inputs[0].type) || !storage_type(p->acc_type))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s/%s: the CUDA path supports f16, bf16, f32, i8, i16 and i32 "
                            "(NVIDIA shuffles are 32 bits wide)",
-                           ls_elem_type_name(p->in_type), ls_elem_type_name(p->acc_type));
+                           ls_elem_type_name(p->inputs[0].type), ls_elem_type_name(p->acc_type));
     int64_t regs = ls_nl_registers(&d->layout);
     if (regs > LS_CUDA_MAX_REGISTERS)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
@@ -591,12 +597,12 @@ static void fill_launch(gen *g, ls_cuda_launch *launch)
     launch->block[0] = (unsigned)d->workgroup_size;
     launch->block[1] = launch->block[2] = 1;
     launch->in_elems = 1;
-    for (int j = 0; j < p->in_map_n; j++)
-        launch->in_elems *= p->size[p->in_map[j]];
+    for (int j = 0; j < p->inputs[0].map_n; j++)
+        launch->in_elems *= p->size[p->inputs[0].map[j]];
     launch->out_elems = 1;
     for (int j = 0; j < p->out_map_n; j++)
         launch->out_elems *= p->size[p->out_map[j]];
-    launch->in_elem_bytes = ls_elem_type_bits(p->in_type) / 8;
+    launch->in_elem_bytes = ls_elem_type_bits(p->inputs[0].type) / 8;
     launch->out_elem_bytes = ls_elem_type_bits(p->acc_type) / 8;
     launch->in_bytes = launch->in_elems * launch->in_elem_bytes;
     launch->out_bytes = launch->out_elems * launch->out_elem_bytes;

@@ -18,7 +18,7 @@ void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_
     int eb = launch->in_elem_bytes;
     for (int64_t i = 0; i < launch->in_elems; i++) {
         ls_value v = in.npy ? ls_npy_get(in.npy, i)
-                            : ls_input_value(in.seed, (uint64_t)i, p->in_type, p->combiner);
+                            : ls_input_value(in.seed, (uint64_t)i, p->inputs[0].type, p->combiner);
         for (int b = 0; b < eb; b++) /* little-endian, as the GPU stores it */
             buf[i * eb + b] = (unsigned char)(v >> (8 * b));
     }

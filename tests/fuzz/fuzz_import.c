@@ -37,7 +37,7 @@ static void simulate(const ls_problem *p, const ls_derived *dv)
     if (elems > 4096 || dv->total_workgroups * dv->total_iterations > 256)
         return;
     char text[4096];
-    bool amd = p->in_map_n % 2 == 0;
+    bool amd = p->inputs[0].map_n % 2 == 0;
     snprintf(text, sizeof text, model, amd ? "gfx942" : "sm_80", (int)dv->subgroup_size);
     ls_hw hw;
     ls_plan plan;

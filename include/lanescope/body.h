@@ -1,0 +1,108 @@
+/* body.h: the elementwise part of a reduction's body, as a small SSA program.
+ *
+ * A linalg reduction body computes, at every point of the iteration space,
+ * a contribution from its inputs (a product for a contraction, a square for
+ * a sum of squares, extui -> uitofp -> subf -> mulf for a dequantized
+ * weight...) and folds it into the init with one combining op.  The
+ * importer compiles the ops before the combiner (and those of elementwise
+ * producers fused into the dispatch) into an ls_body; the simulator's lanes
+ * and its reference both evaluate that one program, so they agree on every
+ * rounding, and the timing engine issues one ALU instruction per op.
+ *
+ * Semantics per op follow the arith and math dialects: every float op is
+ * rounded to its result type (computed in double, then rounded: correctly
+ * rounded for +, -, *, / and sqrt of f16/bf16/f32 operands); integer ops
+ * wrap at their width; fptosi/fptoui saturate (what the NVVM and AMDGPU
+ * conversions produce) instead of being undefined.
+ */
+#ifndef LANESCOPE_BODY_H
+#define LANESCOPE_BODY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lanescope/mlir.h"
+
+#define LS_MAX_INPUTS 4        /* input operands of one reduction */
+#define LS_MAX_BODY_INSTS 64   /* ops of one body, producers inlined */
+
+typedef enum {
+    LS_BOP_INPUT,  /* input operand number `index` (its block argument) */
+    LS_BOP_CONST,  /* arith.constant: imm */
+    LS_BOP_INDEX,  /* linalg.index `index`: the loop coordinate, as index */
+    /* float binary */
+    LS_BOP_ADDF, LS_BOP_SUBF, LS_BOP_MULF, LS_BOP_DIVF,
+    LS_BOP_MAXIMUMF, LS_BOP_MINIMUMF, LS_BOP_MAXNUMF, LS_BOP_MINNUMF, LS_BOP_POWF,
+    /* float unary */
+    LS_BOP_NEGF, LS_BOP_ABSF, LS_BOP_EXP, LS_BOP_EXP2, LS_BOP_LOG, LS_BOP_LOG2, LS_BOP_SQRT,
+    LS_BOP_RSQRT, LS_BOP_TANH, LS_BOP_SIN, LS_BOP_COS, LS_BOP_ERF, LS_BOP_FLOOR, LS_BOP_CEIL,
+    /* integer binary */
+    LS_BOP_ADDI, LS_BOP_SUBI, LS_BOP_MULI, LS_BOP_DIVSI, LS_BOP_DIVUI, LS_BOP_REMSI,
+    LS_BOP_REMUI, LS_BOP_ANDI, LS_BOP_ORI, LS_BOP_XORI, LS_BOP_SHLI, LS_BOP_SHRSI,
+    LS_BOP_SHRUI, LS_BOP_MAXSI, LS_BOP_MINSI, LS_BOP_MAXUI, LS_BOP_MINUI,
+    /* casts: src -> type */
+    LS_BOP_EXTF, LS_BOP_TRUNCF, LS_BOP_EXTSI, LS_BOP_EXTUI, LS_BOP_TRUNCI, LS_BOP_SITOFP,
+    LS_BOP_UITOFP, LS_BOP_FPTOSI, LS_BOP_FPTOUI, LS_BOP_INDEX_CAST,
+    /* comparisons (-> i1) and select */
+    LS_BOP_CMPF, LS_BOP_CMPI, LS_BOP_SELECT,
+    LS_BOP_COUNT
+} ls_body_opcode;
+
+/* arith.cmpf / arith.cmpi predicates. */
+typedef enum {
+    LS_PRED_FALSE, LS_PRED_OEQ, LS_PRED_OGT, LS_PRED_OGE, LS_PRED_OLT, LS_PRED_OLE, LS_PRED_ONE,
+    LS_PRED_ORD, LS_PRED_UEQ, LS_PRED_UGT, LS_PRED_UGE, LS_PRED_ULT, LS_PRED_ULE, LS_PRED_UNE,
+    LS_PRED_UNO, LS_PRED_TRUE,
+    LS_PRED_EQ, LS_PRED_NE, LS_PRED_SLT, LS_PRED_SLE, LS_PRED_SGT, LS_PRED_SGE, LS_PRED_ULT_I,
+    LS_PRED_ULE_I, LS_PRED_UGT_I, LS_PRED_UGE_I
+} ls_body_pred;
+
+typedef struct {
+    uint8_t op;         /* ls_body_opcode */
+    uint8_t pred;       /* ls_body_pred for CMPF/CMPI */
+    uint8_t type;       /* ls_elem_type of the result */
+    uint8_t src;        /* ls_elem_type of the operands (casts, comparisons) */
+    int16_t a, b, c;    /* operand instructions (earlier in the body), -1: none */
+    int32_t index;      /* INPUT: operand number; INDEX: loop dim */
+    uint64_t imm;       /* CONST: the value's bit pattern */
+    int line, col;      /* of the op in the source, for messages */
+} ls_body_inst;
+
+/* The program: instructions in SSA order; the last one is the contribution
+ * the combiner folds in.  n == 0: the contribution is input 0 itself. */
+typedef struct {
+    int n;
+    ls_body_inst inst[LS_MAX_BODY_INSTS];
+} ls_body;
+
+/* Opcode from an op name ("arith.mulf", "math.exp"); false when unknown. */
+bool ls_body_opcode_from_name(const char *name, ls_body_opcode *op);
+const char *ls_body_opcode_name(ls_body_opcode op); /* "arith.mulf" */
+int ls_body_opcode_arity(ls_body_opcode op);         /* operands it takes (0..3) */
+/* Predicate from its keyword ("ogt", "slt"); is_float picks the family. */
+bool ls_body_pred_from_name(const char *name, bool is_float, ls_body_pred *pred);
+
+/* Result of the program for one iteration point: inputs[k] is input k's
+ * element (bit pattern, its memory type), x the loop coordinates (for
+ * linalg.index).  scratch holds n values. */
+uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x,
+                      uint64_t *scratch);
+
+/* Instructions the body issues per element: every op but inputs, constants
+ * and linalg.index (materialised once, outside the loop). */
+int ls_body_alu_ops(const ls_body *b);
+/* Of those, transcendental ops (math.exp, log, tanh, rsqrt, ...), which run
+ * on the special-function unit of NVIDIA SMs and as several instructions on
+ * AMD. */
+int ls_body_transcendental_ops(const ls_body *b);
+
+/* Checks the program's types (operands precede uses, operand and result
+ * types agree with each op's rules).  On failure *bad is the instruction and
+ * *why the reason. */
+bool ls_body_check(const ls_body *b, int *bad, const char **why);
+
+/* "%3 = arith.mulf %1, %2 : f16" style listing, one line per op, into f. */
+void ls_body_print(const ls_body *b, const char *indent, FILE *f);
+
+#endif

@@ -1,0 +1,458 @@
+/* body.c: the reduction body's elementwise program: names, type rules and
+ * the one evaluator the lanes and the reference share (see body.h). */
+#include <math.h>
+#include <string.h>
+
+#include "lanescope/body.h"
+#include "lanescope/value.h"
+
+typedef struct {
+    const char *name;
+    int arity;
+    char kind; /* f: float op, i: integer op, c: cast, x: other */
+} op_info;
+
+static const op_info ops[LS_BOP_COUNT] = {
+    [LS_BOP_INPUT] = {"input", 0, 'x'},
+    [LS_BOP_CONST] = {"arith.constant", 0, 'x'},
+    [LS_BOP_INDEX] = {"linalg.index", 0, 'x'},
+    [LS_BOP_ADDF] = {"arith.addf", 2, 'f'},
+    [LS_BOP_SUBF] = {"arith.subf", 2, 'f'},
+    [LS_BOP_MULF] = {"arith.mulf", 2, 'f'},
+    [LS_BOP_DIVF] = {"arith.divf", 2, 'f'},
+    [LS_BOP_MAXIMUMF] = {"arith.maximumf", 2, 'f'},
+    [LS_BOP_MINIMUMF] = {"arith.minimumf", 2, 'f'},
+    [LS_BOP_MAXNUMF] = {"arith.maxnumf", 2, 'f'},
+    [LS_BOP_MINNUMF] = {"arith.minnumf", 2, 'f'},
+    [LS_BOP_POWF] = {"math.powf", 2, 'f'},
+    [LS_BOP_NEGF] = {"arith.negf", 1, 'f'},
+    [LS_BOP_ABSF] = {"math.absf", 1, 'f'},
+    [LS_BOP_EXP] = {"math.exp", 1, 'f'},
+    [LS_BOP_EXP2] = {"math.exp2", 1, 'f'},
+    [LS_BOP_LOG] = {"math.log", 1, 'f'},
+    [LS_BOP_LOG2] = {"math.log2", 1, 'f'},
+    [LS_BOP_SQRT] = {"math.sqrt", 1, 'f'},
+    [LS_BOP_RSQRT] = {"math.rsqrt", 1, 'f'},
+    [LS_BOP_TANH] = {"math.tanh", 1, 'f'},
+    [LS_BOP_SIN] = {"math.sin", 1, 'f'},
+    [LS_BOP_COS] = {"math.cos", 1, 'f'},
+    [LS_BOP_ERF] = {"math.erf", 1, 'f'},
+    [LS_BOP_FLOOR] = {"math.floor", 1, 'f'},
+    [LS_BOP_CEIL] = {"math.ceil", 1, 'f'},
+    [LS_BOP_ADDI] = {"arith.addi", 2, 'i'},
+    [LS_BOP_SUBI] = {"arith.subi", 2, 'i'},
+    [LS_BOP_MULI] = {"arith.muli", 2, 'i'},
+    [LS_BOP_DIVSI] = {"arith.divsi", 2, 'i'},
+    [LS_BOP_DIVUI] = {"arith.divui", 2, 'i'},
+    [LS_BOP_REMSI] = {"arith.remsi", 2, 'i'},
+    [LS_BOP_REMUI] = {"arith.remui", 2, 'i'},
+    [LS_BOP_ANDI] = {"arith.andi", 2, 'i'},
+    [LS_BOP_ORI] = {"arith.ori", 2, 'i'},
+    [LS_BOP_XORI] = {"arith.xori", 2, 'i'},
+    [LS_BOP_SHLI] = {"arith.shli", 2, 'i'},
+    [LS_BOP_SHRSI] = {"arith.shrsi", 2, 'i'},
+    [LS_BOP_SHRUI] = {"arith.shrui", 2, 'i'},
+    [LS_BOP_MAXSI] = {"arith.maxsi", 2, 'i'},
+    [LS_BOP_MINSI] = {"arith.minsi", 2, 'i'},
+    [LS_BOP_MAXUI] = {"arith.maxui", 2, 'i'},
+    [LS_BOP_MINUI] = {"arith.minui", 2, 'i'},
+    [LS_BOP_EXTF] = {"arith.extf", 1, 'c'},
+    [LS_BOP_TRUNCF] = {"arith.truncf", 1, 'c'},
+    [LS_BOP_EXTSI] = {"arith.extsi", 1, 'c'},
+    [LS_BOP_EXTUI] = {"arith.extui", 1, 'c'},
+    [LS_BOP_TRUNCI] = {"arith.trunci", 1, 'c'},
+    [LS_BOP_SITOFP] = {"arith.sitofp", 1, 'c'},
+    [LS_BOP_UITOFP] = {"arith.uitofp", 1, 'c'},
+    [LS_BOP_FPTOSI] = {"arith.fptosi", 1, 'c'},
+    [LS_BOP_FPTOUI] = {"arith.fptoui", 1, 'c'},
+    [LS_BOP_INDEX_CAST] = {"arith.index_cast", 1, 'c'},
+    [LS_BOP_CMPF] = {"arith.cmpf", 2, 'x'},
+    [LS_BOP_CMPI] = {"arith.cmpi", 2, 'x'},
+    [LS_BOP_SELECT] = {"arith.select", 3, 'x'},
+};
+
+bool ls_body_opcode_from_name(const char *name, ls_body_opcode *op)
+{
+    for (int i = LS_BOP_CONST; i < LS_BOP_COUNT; i++)
+        if (ops[i].name && strcmp(ops[i].name, name) == 0) {
+            *op = (ls_body_opcode)i;
+            return true;
+        }
+    return false;
+}
+
+const char *ls_body_opcode_name(ls_body_opcode op)
+{
+    return op < LS_BOP_COUNT && ops[op].name ? ops[op].name : "?";
+}
+
+int ls_body_opcode_arity(ls_body_opcode op)
+{
+    return op < LS_BOP_COUNT ? ops[op].arity : 0;
+}
+
+static const char *const pred_names[] = {
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule",
+    "une",   "uno", "true", "eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"};
+
+bool ls_body_pred_from_name(const char *name, bool is_float, ls_body_pred *pred)
+{
+    int lo = is_float ? LS_PRED_FALSE : LS_PRED_EQ, hi = is_float ? LS_PRED_TRUE : LS_PRED_UGE_I;
+    for (int i = lo; i <= hi; i++)
+        if (strcmp(pred_names[i], name) == 0) {
+            *pred = (ls_body_pred)i;
+            return true;
+        }
+    return false;
+}
+
+/* ---- evaluation ---- */
+
+static double fval(uint64_t v, ls_elem_type t)
+{
+    return ls_value_to_double(v, t);
+}
+
+static uint64_t fres(double d, ls_elem_type t)
+{
+    return ls_value_from_double(d, t);
+}
+
+/* Saturating float -> integer of a width, NaN -> 0 (PTX cvt.rzi.sat and the
+ * AMDGPU conversions both saturate). */
+static uint64_t to_int_sat(double d, ls_elem_type t, bool is_unsigned)
+{
+    int bits = ls_elem_type_bits(t);
+    if (isnan(d))
+        return 0;
+    d = trunc(d);
+    if (is_unsigned) {
+        double max = ldexp(1.0, bits) - 1;
+        if (d <= 0)
+            return 0;
+        if (d >= max)
+            return ls_value_mask(t);
+        return (uint64_t)d & ls_value_mask(t);
+    }
+    double max = ldexp(1.0, bits - 1) - 1, min = -ldexp(1.0, bits - 1);
+    if (d >= max)
+        return ls_value_mask(t) >> 1;
+    if (d <= min)
+        return (UINT64_C(1) << (bits - 1)) & ls_value_mask(t);
+    return (uint64_t)(int64_t)d & ls_value_mask(t);
+}
+
+static double maxmin(double a, double b, bool max, bool nan_wins)
+{
+    if (isnan(a) || isnan(b)) {
+        if (nan_wins)
+            return NAN;
+        return isnan(a) ? b : a;
+    }
+    if (a == b) /* +0 vs -0: maximum prefers +0, minimum -0 */
+        return max ? (signbit(a) ? b : a) : (signbit(a) ? a : b);
+    return max ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+static bool cmpf(ls_body_pred p, double a, double b)
+{
+    bool unord = isnan(a) || isnan(b);
+    switch (p) {
+    case LS_PRED_FALSE: return false;
+    case LS_PRED_TRUE: return true;
+    case LS_PRED_ORD: return !unord;
+    case LS_PRED_UNO: return unord;
+    case LS_PRED_OEQ: return !unord && a == b;
+    case LS_PRED_OGT: return !unord && a > b;
+    case LS_PRED_OGE: return !unord && a >= b;
+    case LS_PRED_OLT: return !unord && a < b;
+    case LS_PRED_OLE: return !unord && a <= b;
+    case LS_PRED_ONE: return !unord && a != b;
+    case LS_PRED_UEQ: return unord || a == b;
+    case LS_PRED_UGT: return unord || a > b;
+    case LS_PRED_UGE: return unord || a >= b;
+    case LS_PRED_ULT: return unord || a < b;
+    case LS_PRED_ULE: return unord || a <= b;
+    case LS_PRED_UNE: return unord || a != b;
+    default: return false;
+    }
+}
+
+static bool cmpi(ls_body_pred p, int64_t a, int64_t b, uint64_t ua, uint64_t ub)
+{
+    switch (p) {
+    case LS_PRED_EQ: return ua == ub;
+    case LS_PRED_NE: return ua != ub;
+    case LS_PRED_SLT: return a < b;
+    case LS_PRED_SLE: return a <= b;
+    case LS_PRED_SGT: return a > b;
+    case LS_PRED_SGE: return a >= b;
+    case LS_PRED_ULT_I: return ua < ub;
+    case LS_PRED_ULE_I: return ua <= ub;
+    case LS_PRED_UGT_I: return ua > ub;
+    case LS_PRED_UGE_I: return ua >= ub;
+    default: return false;
+    }
+}
+
+static uint64_t int_binary(ls_body_opcode op, ls_elem_type t, uint64_t ua, uint64_t ub)
+{
+    uint64_t m = ls_value_mask(t);
+    int bits = ls_elem_type_bits(t);
+    int64_t a = ls_value_to_int(ua, t), b = ls_value_to_int(ub, t);
+    ua &= m;
+    ub &= m;
+    switch (op) {
+    case LS_BOP_ADDI: return (ua + ub) & m;
+    case LS_BOP_SUBI: return (ua - ub) & m;
+    case LS_BOP_MULI: return (ua * ub) & m;
+    /* Division by zero is undefined in arith; the hardware sequences give
+     * all ones for unsigned and -1 for signed, which is what is kept. */
+    case LS_BOP_DIVUI: return ub ? (ua / ub) & m : m;
+    case LS_BOP_REMUI: return ub ? (ua % ub) & m : ua;
+    case LS_BOP_DIVSI:
+        if (b == 0)
+            return m;
+        if (b == -1)
+            return (uint64_t)(0 - ua) & m; /* INT_MIN / -1 wraps */
+        return (uint64_t)(a / b) & m;
+    case LS_BOP_REMSI:
+        if (b == 0)
+            return ua;
+        if (b == -1)
+            return 0;
+        return (uint64_t)(a % b) & m;
+    case LS_BOP_ANDI: return ua & ub;
+    case LS_BOP_ORI: return ua | ub;
+    case LS_BOP_XORI: return ua ^ ub;
+    /* Shifts by the width or more are poison in arith; 0 / sign fill. */
+    case LS_BOP_SHLI: return ub >= (uint64_t)bits ? 0 : (ua << ub) & m;
+    case LS_BOP_SHRUI: return ub >= (uint64_t)bits ? 0 : ua >> ub;
+    case LS_BOP_SHRSI:
+        return (uint64_t)(ub >= (uint64_t)bits ? (a < 0 ? -1 : 0) : a >> ub) & m;
+    case LS_BOP_MAXSI: return a > b ? ua : ub;
+    case LS_BOP_MINSI: return a < b ? ua : ub;
+    case LS_BOP_MAXUI: return ua > ub ? ua : ub;
+    case LS_BOP_MINUI: return ua < ub ? ua : ub;
+    default: return 0;
+    }
+}
+
+static uint64_t float_op(ls_body_opcode op, ls_elem_type t, double a, double b)
+{
+    switch (op) {
+    case LS_BOP_ADDF: return fres(a + b, t);
+    case LS_BOP_SUBF: return fres(a - b, t);
+    case LS_BOP_MULF: return fres(a * b, t);
+    case LS_BOP_DIVF: return fres(a / b, t);
+    case LS_BOP_MAXIMUMF: return fres(maxmin(a, b, true, true), t);
+    case LS_BOP_MINIMUMF: return fres(maxmin(a, b, false, true), t);
+    case LS_BOP_MAXNUMF: return fres(maxmin(a, b, true, false), t);
+    case LS_BOP_MINNUMF: return fres(maxmin(a, b, false, false), t);
+    case LS_BOP_POWF: return fres(pow(a, b), t);
+    case LS_BOP_NEGF: return fres(-a, t);
+    case LS_BOP_ABSF: return fres(fabs(a), t);
+    case LS_BOP_EXP: return fres(exp(a), t);
+    case LS_BOP_EXP2: return fres(exp2(a), t);
+    case LS_BOP_LOG: return fres(log(a), t);
+    case LS_BOP_LOG2: return fres(log2(a), t);
+    case LS_BOP_SQRT: return fres(sqrt(a), t);
+    case LS_BOP_RSQRT: return fres(1.0 / sqrt(a), t);
+    case LS_BOP_TANH: return fres(tanh(a), t);
+    case LS_BOP_SIN: return fres(sin(a), t);
+    case LS_BOP_COS: return fres(cos(a), t);
+    case LS_BOP_ERF: return fres(erf(a), t);
+    case LS_BOP_FLOOR: return fres(floor(a), t);
+    case LS_BOP_CEIL: return fres(ceil(a), t);
+    default: return 0;
+    }
+}
+
+uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x,
+                      uint64_t *v)
+{
+    if (b->n == 0)
+        return inputs[0];
+    for (int i = 0; i < b->n; i++) {
+        const ls_body_inst *in = &b->inst[i];
+        ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+        uint64_t va = in->a >= 0 ? v[in->a] : 0, vb = in->b >= 0 ? v[in->b] : 0;
+        ls_body_opcode op = (ls_body_opcode)in->op;
+        switch (ops[op].kind) {
+        case 'f':
+            v[i] = float_op(op, t, fval(va, t), in->b >= 0 ? fval(vb, t) : 0);
+            continue;
+        case 'i':
+            v[i] = int_binary(op, t, va, vb);
+            continue;
+        default: break;
+        }
+        switch (op) {
+        case LS_BOP_INPUT: v[i] = inputs[in->index]; break;
+        case LS_BOP_CONST: v[i] = in->imm; break;
+        case LS_BOP_INDEX: v[i] = (uint64_t)x[in->index]; break;
+        case LS_BOP_EXTF:
+        case LS_BOP_TRUNCF: v[i] = fres(fval(va, s), t); break;
+        case LS_BOP_EXTSI:
+        case LS_BOP_INDEX_CAST:
+        case LS_BOP_TRUNCI: v[i] = (uint64_t)ls_value_to_int(va, s) & ls_value_mask(t); break;
+        case LS_BOP_EXTUI: v[i] = va & ls_value_mask(s); break;
+        case LS_BOP_SITOFP: v[i] = fres((double)ls_value_to_int(va, s), t); break;
+        case LS_BOP_UITOFP: v[i] = fres((double)(va & ls_value_mask(s)), t); break;
+        case LS_BOP_FPTOSI: v[i] = to_int_sat(fval(va, s), t, false); break;
+        case LS_BOP_FPTOUI: v[i] = to_int_sat(fval(va, s), t, true); break;
+        case LS_BOP_CMPF: v[i] = cmpf((ls_body_pred)in->pred, fval(va, s), fval(vb, s)); break;
+        case LS_BOP_CMPI:
+            v[i] = cmpi((ls_body_pred)in->pred, ls_value_to_int(va, s), ls_value_to_int(vb, s),
+                        va & ls_value_mask(s), vb & ls_value_mask(s));
+            break;
+        case LS_BOP_SELECT: v[i] = (va & 1) ? vb : v[in->c]; break;
+        default: v[i] = 0; break;
+        }
+    }
+    return v[b->n - 1];
+}
+
+int ls_body_alu_ops(const ls_body *b)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++)
+        n += b->inst[i].op != LS_BOP_INPUT && b->inst[i].op != LS_BOP_CONST &&
+             b->inst[i].op != LS_BOP_INDEX;
+    return n;
+}
+
+int ls_body_transcendental_ops(const ls_body *b)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++)
+        switch (b->inst[i].op) {
+        case LS_BOP_EXP: case LS_BOP_EXP2: case LS_BOP_LOG: case LS_BOP_LOG2: case LS_BOP_RSQRT:
+        case LS_BOP_SQRT: case LS_BOP_TANH: case LS_BOP_SIN: case LS_BOP_COS: case LS_BOP_ERF:
+        case LS_BOP_POWF: case LS_BOP_DIVF:
+            n++;
+            break;
+        default: break;
+        }
+    return n;
+}
+
+/* ---- type rules ---- */
+
+static bool is_int(ls_elem_type t)
+{
+    return t == LS_ET_I1 || t == LS_ET_I8 || t == LS_ET_I16 || t == LS_ET_I32 || t == LS_ET_I64 ||
+           t == LS_ET_INDEX;
+}
+
+bool ls_body_check(const ls_body *b, int *bad, const char **why)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ls_body_inst *in = &b->inst[i];
+        *bad = i;
+        ls_body_opcode op = (ls_body_opcode)in->op;
+        ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+        int ar = ops[op].arity;
+        const int16_t opnd[3] = {in->a, in->b, in->c};
+        for (int k = 0; k < 3; k++)
+            if ((k < ar) != (opnd[k] >= 0) || opnd[k] >= i) {
+                *why = "an operand is missing or not defined before its use";
+                return false;
+            }
+        ls_elem_type at = ar > 0 ? (ls_elem_type)b->inst[in->a].type : LS_ET_UNKNOWN;
+        ls_elem_type bt = ar > 1 ? (ls_elem_type)b->inst[in->b].type : LS_ET_UNKNOWN;
+        switch (ops[op].kind) {
+        case 'f':
+            if (!ls_elem_type_is_float(t) || at != t || (ar > 1 && bt != t)) {
+                *why = "a float op whose operands and result are not all the same float type";
+                return false;
+            }
+            continue;
+        case 'i':
+            if (!is_int(t) || at != t || bt != t) {
+                *why = "an integer op whose operands and result are not all the same integer "
+                       "type";
+                return false;
+            }
+            continue;
+        case 'c': {
+            bool ok = at == s;
+            int sb = ls_elem_type_bits(s), tb = ls_elem_type_bits(t);
+            bool sf = ls_elem_type_is_float(s), tf = ls_elem_type_is_float(t);
+            switch (op) {
+            case LS_BOP_EXTF: ok &= sf && tf && tb > sb; break;
+            case LS_BOP_TRUNCF: ok &= sf && tf && tb < sb; break;
+            case LS_BOP_EXTSI:
+            case LS_BOP_EXTUI: ok &= is_int(s) && is_int(t) && tb > sb; break;
+            case LS_BOP_TRUNCI: ok &= is_int(s) && is_int(t) && tb < sb; break;
+            case LS_BOP_SITOFP:
+            case LS_BOP_UITOFP: ok &= is_int(s) && tf; break;
+            case LS_BOP_FPTOSI:
+            case LS_BOP_FPTOUI: ok &= sf && is_int(t); break;
+            case LS_BOP_INDEX_CAST: ok &= is_int(s) && is_int(t); break;
+            default: break;
+            }
+            if (!ok) {
+                *why = "a cast between types it does not convert (or its operand is not of the "
+                       "source type it names)";
+                return false;
+            }
+            continue;
+        }
+        default: break;
+        }
+        bool ok = true;
+        switch (op) {
+        case LS_BOP_CMPF: ok = ls_elem_type_is_float(s) && at == s && bt == s && t == LS_ET_I1; break;
+        case LS_BOP_CMPI: ok = is_int(s) && at == s && bt == s && t == LS_ET_I1; break;
+        case LS_BOP_SELECT:
+            ok = at == LS_ET_I1 && bt == t && (ls_elem_type)b->inst[in->c].type == t;
+            break;
+        case LS_BOP_INDEX: ok = t == LS_ET_INDEX; break;
+        default: break;
+        }
+        if (!ok) {
+            *why = "operand types do not match the op (cmpf/cmpi take two operands of one "
+                   "type and give i1; select takes i1 and two values of its result type)";
+            return false;
+        }
+    }
+    return true;
+}
+
+void ls_body_print(const ls_body *b, const char *indent, FILE *f)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ls_body_inst *in = &b->inst[i];
+        ls_body_opcode op = (ls_body_opcode)in->op;
+        ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+        fprintf(f, "%s%%%d = ", indent, i);
+        switch (op) {
+        case LS_BOP_INPUT:
+            fprintf(f, "input %d : %s\n", in->index, ls_elem_type_name(t));
+            continue;
+        case LS_BOP_CONST: {
+            char buf[48];
+            ls_value_format(in->imm, t, buf, sizeof buf);
+            fprintf(f, "arith.constant %s : %s\n", buf, ls_elem_type_name(t));
+            continue;
+        }
+        case LS_BOP_INDEX: fprintf(f, "linalg.index %d : index\n", in->index); continue;
+        default: break;
+        }
+        fprintf(f, "%s ", ops[op].name);
+        if (op == LS_BOP_CMPF || op == LS_BOP_CMPI)
+            fprintf(f, "%s, ", pred_names[in->pred]);
+        fprintf(f, "%%%d", in->a);
+        if (in->b >= 0)
+            fprintf(f, ", %%%d", in->b);
+        if (in->c >= 0)
+            fprintf(f, ", %%%d", in->c);
+        if (ops[op].kind == 'c')
+            fprintf(f, " : %s to %s\n", ls_elem_type_name(s), ls_elem_type_name(t));
+        else if (op == LS_BOP_CMPF || op == LS_BOP_CMPI)
+            fprintf(f, " : %s\n", ls_elem_type_name(s));
+        else
+            fprintf(f, " : %s\n", ls_elem_type_name(t));
+    }
+}

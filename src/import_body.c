@@ -1,0 +1,482 @@
+/* import_body.c: compile a linalg body into an ls_body (body.h).
+ *
+ * A reduction body is `yield(combine(f(inputs...), init))`: the combiner
+ * (linalg::getCombinerOpKind's kinds) folds the init in once, and f -- any
+ * tree of arith / math ops, constants and linalg.index -- is compiled into
+ * the program the lanes and the reference both run.  Inputs produced by an
+ * elementwise linalg.generic in the same dispatch are inlined: IREE tiles
+ * and fuses such producers into the consumer (the dispatch is formed around
+ * the reduction root, and GPUApplyTilingLevel fuses producers of its
+ * operands), so the tile reads the producer's inputs, never its result.
+ * Their maps are composed through the consumer's: producer loop l, which
+ * writes result dim j (l = out_map[j]), is the consumer loop the consumer's
+ * operand map gives for dim j.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+
+#include "import_internal.h"
+#include "lanescope/value.h"
+
+typedef struct {
+    importer *im;
+    const region *r;
+    int n_in;                     /* block arguments that are inputs */
+    const char *out_arg;          /* the init's block argument */
+    const operand_list *ins;
+    int (*in_map)[LS_MAX_RANK];   /* per input: loop dims */
+    const int *in_map_n;
+    int memo_stmt[MAX_STMTS];     /* statement -> instruction + 1 */
+    int memo_arg[MAX_OPERANDS];   /* input block argument -> instruction + 1 */
+    ls_body *body;
+    int n_leaves;
+    ls_operand leaves[LS_MAX_INPUTS];
+    int rank;                     /* loops of the op (linalg.index bound) */
+} builder;
+
+static int fail_at(builder *b, int line, int col, ls_status st, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static int fail_at(builder *b, int line, int col, ls_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!failed(b->im))
+        ls_diag_vset(b->im->diag, st, b->im->file, line, col, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int emit(builder *b, const ls_body_inst *in, int line, int col)
+{
+    if (b->body->n >= LS_MAX_BODY_INSTS)
+        return fail_at(b, line, col, LS_ERR_LIMIT,
+                       "the body has more than %d ops (fused producers included); the limit is "
+                       "%d",
+                       LS_MAX_BODY_INSTS, LS_MAX_BODY_INSTS);
+    ls_body_inst *o = &b->body->inst[b->body->n];
+    *o = *in;
+    o->line = line;
+    o->col = col;
+    return b->body->n++;
+}
+
+static ls_body_inst blank(ls_body_opcode op, ls_elem_type t)
+{
+    ls_body_inst in;
+    memset(&in, 0, sizeof in);
+    in.op = (uint8_t)op;
+    in.type = (uint8_t)t;
+    in.src = (uint8_t)t;
+    in.a = in.b = in.c = -1;
+    return in;
+}
+
+static bool same_map(const ls_operand *o, const int *map, int n)
+{
+    if (o->map_n != n)
+        return false;
+    for (int j = 0; j < n; j++)
+        if (o->map[j] != map[j])
+            return false;
+    return true;
+}
+
+/* The instruction reading tensor `name` through `map` (one per distinct
+ * tensor and map: x*x reads x once). */
+static int leaf(builder *b, const char *name, ls_elem_type t, const int *map, int map_n,
+                int line, int col)
+{
+    int k = 0;
+    while (k < b->n_leaves &&
+           !(strcmp(b->leaves[k].name, name) == 0 && same_map(&b->leaves[k], map, map_n)))
+        k++;
+    if (k == b->n_leaves) {
+        if (b->n_leaves >= LS_MAX_INPUTS)
+            return fail_at(b, line, col, LS_ERR_LIMIT,
+                           "the reduction reads more than %d tensors (fused producers' inputs "
+                           "included); the limit is %d",
+                           LS_MAX_INPUTS, LS_MAX_INPUTS);
+        ls_operand *o = &b->leaves[b->n_leaves++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", name);
+        o->type = t;
+        o->map_n = map_n;
+        memcpy(o->map, map, sizeof(int) * (size_t)map_n);
+    }
+    for (int i = 0; i < b->body->n; i++)
+        if (b->body->inst[i].op == LS_BOP_INPUT && b->body->inst[i].index == k)
+            return i;
+    ls_body_inst in = blank(LS_BOP_INPUT, t);
+    in.index = k;
+    return emit(b, &in, line, col);
+}
+
+static bool type_ok(builder *b, ls_elem_type t, const char *text, int line, int col)
+{
+    if (t != LS_ET_UNKNOWN)
+        return true;
+    fail_at(b, line, col, LS_ERR_INVALID,
+            "element type %s is not one lanescope models (f16, bf16, f32, f64, i1, i8, i16, "
+            "i32, i64, index; sub-byte integers such as i4 are not modelled yet)",
+            text[0] ? text : "(none given)");
+    return false;
+}
+
+/* Input k of the op: a fused producer's body, or a tensor read. */
+static int input(builder *b, int k, int line, int col)
+{
+    if (b->memo_arg[k])
+        return b->memo_arg[k] - 1;
+    const char *name = b->ins->names[k];
+    const fused_producer *f = ls_imp_fused_of(b->im, name);
+    int at;
+    if (f && f->rank == b->in_map_n[k]) {
+        int loop[LS_MAX_RANK];
+        for (int j = 0; j < f->rank; j++)
+            loop[f->out_map[j]] = b->in_map[k][j];
+        int local[LS_MAX_BODY_INSTS];
+        at = -1;
+        for (int i = 0; i < f->body.n && !failed(b->im); i++) {
+            ls_body_inst in = f->body.inst[i];
+            if (in.op == LS_BOP_INPUT) {
+                const ls_operand *src = &f->inputs[in.index];
+                int map[LS_MAX_RANK];
+                for (int j = 0; j < src->map_n; j++)
+                    map[j] = loop[src->map[j]];
+                at = leaf(b, src->name, src->type, map, src->map_n, in.line, in.col);
+            } else {
+                if (in.op == LS_BOP_INDEX)
+                    in.index = loop[in.index];
+                in.a = in.a >= 0 ? (int16_t)local[in.a] : -1;
+                in.b = in.b >= 0 ? (int16_t)local[in.b] : -1;
+                in.c = in.c >= 0 ? (int16_t)local[in.c] : -1;
+                at = emit(b, &in, in.line, in.col);
+            }
+            if (at < 0)
+                return -1;
+            local[i] = at;
+        }
+    } else {
+        if (!type_ok(b, b->ins->types[k].elem, b->ins->types[k].elem_text ?
+                         b->ins->types[k].elem_text : "", line, col))
+            return -1;
+        at = leaf(b, name, b->ins->types[k].elem, b->in_map[k], b->in_map_n[k], line, col);
+    }
+    if (at >= 0)
+        b->memo_arg[k] = at + 1;
+    return at;
+}
+
+static int value(builder *b, const char *name, int line, int col, int depth);
+
+static int statement(builder *b, const stmt *s, int depth)
+{
+    int si = (int)(s - b->r->stmts);
+    if (b->memo_stmt[si])
+        return b->memo_stmt[si] - 1;
+    ls_body_inst in;
+    if (strcmp(s->op, "arith.constant") == 0) {
+        if (!type_ok(b, s->from, s->from_text, s->line, s->col))
+            return -1;
+        in = blank(LS_BOP_CONST, s->from);
+        if (!ls_imp_literal_bits(s->lit, s->from, &in.imm))
+            return fail_at(b, s->line, s->col, LS_ERR_INVALID,
+                           "arith.constant %s: expected a number literal of type %s",
+                           s->lit[0] ? s->lit : "(none)", ls_elem_type_name(s->from));
+    } else if (strcmp(s->op, "linalg.index") == 0) {
+        char *end;
+        long d = strtol(s->lit, &end, 10);
+        if (!s->lit[0] || *end || d < 0 || d >= b->rank)
+            return fail_at(b, s->line, s->col, LS_ERR_INVALID,
+                           "linalg.index %s: expected a loop dimension below %d", s->lit,
+                           b->rank);
+        in = blank(LS_BOP_INDEX, LS_ET_INDEX);
+        in.index = (int32_t)d;
+    } else {
+        ls_body_opcode op;
+        if (!ls_body_opcode_from_name(s->op, &op))
+            return fail_at(b, s->line, s->col, LS_ERR_INVALID,
+                           "%s in the body is not an arith/math op lanescope interprets", s->op);
+        int ar = ls_body_opcode_arity(op);
+        if (s->n_args != ar)
+            return fail_at(b, s->line, s->col, LS_ERR_INVALID, "%s has %d operands; expected %d",
+                           s->op, s->n_args, ar);
+        if (!type_ok(b, s->from, s->from_text, s->line, s->col) ||
+            !type_ok(b, s->to, "", s->line, s->col))
+            return -1;
+        in = blank(op, s->to);
+        in.src = (uint8_t)s->from;
+        if (op == LS_BOP_CMPF || op == LS_BOP_CMPI) {
+            ls_body_pred pr;
+            if (!ls_body_pred_from_name(s->pred, op == LS_BOP_CMPF, &pr))
+                return fail_at(b, s->line, s->col, LS_ERR_INVALID,
+                               "%s: '%s' is not a predicate of it", s->op, s->pred);
+            in.pred = (uint8_t)pr;
+            in.type = LS_ET_I1;
+        }
+        int16_t *opnd[3] = {&in.a, &in.b, &in.c};
+        for (int k = 0; k < ar; k++) {
+            int v = value(b, s->args[k], s->line, s->col, depth + 1);
+            if (v < 0)
+                return -1;
+            *opnd[k] = (int16_t)v;
+        }
+    }
+    int at = emit(b, &in, s->line, s->col);
+    if (at >= 0)
+        b->memo_stmt[si] = at + 1;
+    return at;
+}
+
+static int value(builder *b, const char *name, int line, int col, int depth)
+{
+    if (depth > MAX_STMTS)
+        return fail_at(b, line, col, LS_ERR_INVALID, "the body's values form a cycle");
+    if (b->out_arg && strcmp(name, b->out_arg) == 0)
+        return fail_at(b, line, col, LS_ERR_INVALID,
+                       "the init %s is read before the combiner folds it in; lanescope models "
+                       "bodies that use the init once, in the combining op",
+                       name);
+    for (int k = 0; k < b->n_in; k++)
+        if (strcmp(b->r->arg[k], name) == 0)
+            return input(b, k, line, col);
+    const stmt *s = ls_imp_def_of(b->r, name);
+    if (s)
+        return statement(b, s, depth);
+    for (int i = b->im->n_constants; i-- > 0;)
+        if (strcmp(b->im->constants[i].name, name) == 0) {
+            ls_body_inst in = blank(LS_BOP_CONST, b->im->constants[i].type);
+            in.imm = b->im->constants[i].bits;
+            return emit(b, &in, line, col);
+        }
+    return fail_at(b, line, col, LS_ERR_INVALID,
+                   "%s is defined outside the body and is not an arith.constant lanescope can "
+                   "read",
+                   name);
+}
+
+static void builder_init(builder *b, importer *im, const region *r, const operand_list *ins,
+                         int in_map[][LS_MAX_RANK], const int *in_map_n, ls_body *body, int rank)
+{
+    memset(b, 0, sizeof *b);
+    b->im = im;
+    b->r = r;
+    b->ins = ins;
+    b->n_in = ins->n;
+    b->in_map = in_map;
+    b->in_map_n = in_map_n;
+    b->body = body;
+    b->rank = rank;
+    memset(body, 0, sizeof *body);
+}
+
+bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list *ins,
+                              int in_map[][LS_MAX_RANK], const int *in_map_n, ls_problem *p,
+                              int line, int col)
+{
+    builder *b = ls_xcalloc(1, sizeof *b);
+    builder_init(b, im, r, ins, in_map, in_map_n, &p->body, p->rank);
+    bool ok = false;
+    int root = -1;
+    if (r->short_op[0]) {
+        if (!ls_combiner_from_op(r->short_op, &p->combiner)) {
+            fail_at(b, line, col, LS_ERR_INVALID,
+                    "'%s' is not a combining op lanescope models (addf/addi, mulf/muli, min/max "
+                    "variants, andi, ori, xori)",
+                    r->short_op);
+            goto done;
+        }
+        root = input(b, 0, line, col);
+    } else {
+        if (r->n_args != ins->n + 1 || r->n_yield != 1) {
+            fail_at(b, line, col, LS_ERR_INVALID,
+                    "reduction body has %d block arguments and yields %d values; lanescope "
+                    "models %d inputs and one init",
+                    r->n_args, r->n_yield, ins->n);
+            goto done;
+        }
+        b->out_arg = r->arg[ins->n];
+        const stmt *c = ls_imp_def_of(r, r->yield[0]);
+        if (c == NULL) {
+            fail_at(b, r->yield_line, r->yield_col, LS_ERR_INVALID,
+                    "the yielded value %s is not computed in the body", r->yield[0]);
+            goto done;
+        }
+        if (!ls_combiner_from_op(c->op, &p->combiner)) {
+            fail_at(b, c->line, c->col, LS_ERR_INVALID,
+                    "the yielded value comes from %s, which is not a combining op (addf/addi, "
+                    "mulf/muli, min/max variants, andi, ori, xori)",
+                    c->op);
+            goto done;
+        }
+        if (c->n_args != 2) {
+            fail_at(b, c->line, c->col, LS_ERR_INVALID, "%s has %d operands; expected 2", c->op,
+                    c->n_args);
+            goto done;
+        }
+        int side = strcmp(c->args[1], b->out_arg) == 0   ? 1
+                   : strcmp(c->args[0], b->out_arg) == 0 ? 0
+                                                          : -1;
+        if (side < 0) {
+            fail_at(b, c->line, c->col, LS_ERR_INVALID,
+                    "%s does not combine with the init argument %s; not a reduction lanescope "
+                    "models",
+                    c->op, b->out_arg);
+            goto done;
+        }
+        root = value(b, c->args[1 - side], c->line, c->col, 0);
+    }
+    if (root < 0)
+        goto done;
+    /* The value folded in must be the last instruction: drop anything
+     * computed after it (memoised operands appear before their users, so
+     * only dead code can follow). */
+    p->body.n = root + 1;
+    int bad;
+    const char *why;
+    if (!ls_body_check(&p->body, &bad, &why)) {
+        fail_at(b, p->body.inst[bad].line, p->body.inst[bad].col, LS_ERR_INVALID, "%s: %s",
+                ls_body_opcode_name((ls_body_opcode)p->body.inst[bad].op), why);
+        goto done;
+    }
+    p->n_inputs = b->n_leaves;
+    memcpy(p->inputs, b->leaves, sizeof b->leaves);
+    /* The plain forms keep their classic description: the input itself, or
+     * its arith.extf / arith.extsi. */
+    const ls_body_inst *in = p->body.inst;
+    if (p->n_inputs == 1 && p->body.n == 1) {
+        p->body.n = 0;
+    } else if (p->n_inputs == 1 && p->body.n == 2 && in[0].op == LS_BOP_INPUT &&
+               (in[1].op == LS_BOP_EXTF || in[1].op == LS_BOP_EXTSI)) {
+        p->body.n = 0;
+        p->extended = true;
+    }
+    ok = true;
+done:
+    free(b);
+    return ok && !failed(im);
+}
+
+void ls_imp_record_fused(importer *im, const char *result, const region *r,
+                         const operand_list *ins, int rank, int maps[][LS_MAX_RANK],
+                         const int *map_n)
+{
+    if (result == NULL || r->n_yield != 1 || r->n_args != ins->n + 1 || ins->n < 1 ||
+        ins->n > MAX_OPERANDS - 1 || map_n[ins->n] != rank)
+        return;
+    bool seen[LS_MAX_RANK] = {false};
+    for (int j = 0; j < rank; j++) {
+        int l = maps[ins->n][j];
+        if (l < 0 || l >= rank || seen[l])
+            return;
+        seen[l] = true;
+    }
+    for (int k = 0; k < ins->n; k++)
+        for (int j = 0; j < map_n[k]; j++)
+            if (maps[k][j] < 0)
+                return;
+    fused_producer *f = ls_xcalloc(1, sizeof *f);
+    builder *b = ls_xcalloc(1, sizeof *b);
+    builder_init(b, im, r, ins, maps, map_n, &f->body, rank);
+    b->out_arg = r->arg[ins->n];
+    /* Failures here are not the file's errors: the producer just stays a
+     * plain tensor for its consumer. */
+    ls_diag local, *saved = im->diag;
+    ls_diag_clear(&local);
+    im->diag = &local;
+    int root = value(b, r->yield[0], r->yield_line, r->yield_col, 0);
+    im->diag = saved;
+    if (root >= 0 && local.status == LS_OK) {
+        f->body.n = root + 1;
+        snprintf(f->name, sizeof f->name, "%s", result);
+        f->rank = rank;
+        memcpy(f->out_map, maps[ins->n], sizeof f->out_map);
+        f->n_inputs = b->n_leaves;
+        memcpy(f->inputs, b->leaves, sizeof b->leaves);
+        if (im->n_fused < MAX_FUSED)
+            im->fused[im->n_fused++] = *f;
+        else /* keep the latest: consumers follow their producers closely */
+            memmove(im->fused, im->fused + 1, sizeof im->fused - sizeof im->fused[0]),
+                im->fused[MAX_FUSED - 1] = *f;
+    }
+    free(b);
+    free(f);
+}
+
+const fused_producer *ls_imp_fused_of(const importer *im, const char *name)
+{
+    for (int i = im->n_fused; i-- > 0;)
+        if (strcmp(im->fused[i].name, name) == 0)
+            return &im->fused[i];
+    return NULL;
+}
+
+bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits)
+{
+    if (lit == NULL || !lit[0])
+        return false;
+    if (t == LS_ET_I1 && (strcmp(lit, "true") == 0 || strcmp(lit, "false") == 0)) {
+        *bits = lit[0] == 't';
+        return true;
+    }
+    char *end;
+    errno = 0;
+    if (ls_elem_type_is_float(t)) {
+        if (lit[0] == '0' && (lit[1] == 'x' || lit[1] == 'X')) {
+            /* MLIR spells a float by its bit pattern in hex (0xFF800000 = -inf) */
+            unsigned long long v = strtoull(lit, &end, 16);
+            if (*end || errno)
+                return false;
+            *bits = (uint64_t)v & ls_value_mask(t);
+            return true;
+        }
+        double d = strtod(lit, &end);
+        if (*end)
+            return false;
+        *bits = ls_value_from_double(d, t);
+        return true;
+    }
+    bool neg = lit[0] == '-';
+    unsigned long long v = strtoull(neg ? lit + 1 : lit, &end, 0);
+    if (*end || errno || t == LS_ET_UNKNOWN)
+        return false;
+    *bits = (neg ? (uint64_t)0 - (uint64_t)v : (uint64_t)v) & ls_value_mask(t);
+    return true;
+}
+
+void ls_imp_constant(importer *im, const char *name)
+{
+    /* at arith.constant */
+    next(im);
+    char lit[48] = "";
+    bool minus = false;
+    if (ls_tok_is(tok(im), '-')) {
+        minus = true;
+        next(im);
+    }
+    if (tok(im)->kind == LS_TOK_INT || tok(im)->kind == LS_TOK_FLOAT ||
+        ls_tok_ident(tok(im), "true") || ls_tok_ident(tok(im), "false")) {
+        snprintf(lit, sizeof lit, "%s%.*s", minus ? "-" : "",
+                 tok(im)->len > 44 ? 44 : (int)tok(im)->len, tok(im)->text);
+        next(im);
+    }
+    if (!lit[0] || !ls_tok_is(tok(im), ':'))
+        return;
+    next(im);
+    if (tok(im)->kind != LS_TOK_IDENT)
+        return;
+    ls_elem_type t = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
+    next(im);
+    uint64_t bits;
+    if (t == LS_ET_UNKNOWN || !ls_imp_literal_bits(lit, t, &bits))
+        return;
+    if (im->n_constants >= MAX_CONSTANTS) /* the oldest go: bodies use nearby ones */
+        memmove(im->constants, im->constants + 1, sizeof im->constants - sizeof im->constants[0]),
+            im->n_constants--;
+    constant *c = &im->constants[im->n_constants++];
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->type = t;
+    c->bits = bits;
+}
