@@ -83,7 +83,7 @@ int main(int argc, char **argv)
         }
         qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
         double med = times[repeat / 2], best = times[0];
-        if (ls_functional_run(&plan, (ls_input_source){1, NULL}, 0, -1, &fr, &d))
+        if (ls_functional_run(&plan, (ls_input_source){1, NULL, {NULL}}, 0, -1, &fr, &d))
             goto fail;
         t2 = now();
         char es[32], is[32];

@@ -330,7 +330,9 @@ static void build_template(engine *e)
     for (int64_t r = 0; r < regs; r++) {
         int ld[LS_MAX_INPUTS];
         for (int k = 0; k < pl->n_inputs; k++)
-            ld[k] = first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+            ld[k] = pl->inputs[k].loads == 0
+                        ? -1
+                        : first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
         int v = ld[0];
         for (int64_t o = 0; o < nb; o++)
             v = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,

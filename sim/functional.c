@@ -58,10 +58,17 @@ uint64_t ls_operand_seed(uint64_t seed, int k)
 ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const int64_t *x)
 {
     int64_t idx = ls_operand_index(p, k, x);
+    if (in.values[k])
+        return in.values[k][idx];
     if (in.npy && k == 0)
         return ls_npy_get(in.npy, idx);
     return ls_input_value(ls_operand_seed(in.seed, k), (uint64_t)idx, p->inputs[k].type,
                           p->combiner);
+}
+
+ls_value ls_problem_init(const ls_problem *p)
+{
+    return p->has_init ? p->init : ls_identity(p->combiner, p->acc_type);
 }
 
 ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x)
@@ -130,8 +137,8 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
     }
     bool fl = ls_elem_type_is_float(p->acc_type);
     bool approx = fl && (p->combiner == LS_COMB_ADD || p->combiner == LS_COMB_MUL);
-    ls_value acc = ls_identity(p->combiner, p->acc_type);
-    long double exact = p->combiner == LS_COMB_MUL ? 1.0L : 0.0L, abs_sum = 0.0L;
+    ls_value acc = ls_problem_init(p);
+    long double exact = ls_value_to_double(acc, p->acc_type), abs_sum = fabsl(exact);
     for (int64_t lin = 0; lin < n; lin++) {
         int64_t rem = lin;
         for (int r = nred - 1; r >= 0; r--) {
@@ -226,7 +233,10 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
         }
     }
     ls_combiner k = p->combiner;
-    double exact = k == LS_COMB_MUL ? 1.0 : 0.0, abs_sum = 0;
+    /* Sums start at the init; min/max fold it in last, through ls_combine,
+     * since fast_combine assumes no NaN and IREE's maxnumf fills are NaN. */
+    ls_value init = ls_problem_init(p);
+    double exact = ls_value_to_double(init, LS_ET_F32), abs_sum = fabs(exact);
     float ext = (float)ls_value_to_double(ls_identity(k, LS_ET_F32), LS_ET_F32);
     int64_t idx = base;
     int last = nred - 1;
@@ -258,7 +268,7 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
         *value = ls_value_from_double(exact, LS_ET_F32);
     } else {
         *bound = 0;
-        *value = ls_value_from_double(ext, LS_ET_F32);
+        *value = ls_combine(k, LS_ET_F32, ls_value_from_double(ext, LS_ET_F32), init);
     }
 }
 
@@ -523,10 +533,11 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
     }
     if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP)
         return LS_OK;
-    /* ACC_COMBINE with the init (the identity), then STORE: every holder of an
-     * output element must agree; the first one's value is compared. */
+    /* ACC_COMBINE with the init, then STORE: every holder of an output
+     * element must agree; the first one's value is compared. */
+    ls_value init = ls_problem_init(p);
     for (int64_t i = 0; i < s->threads * nres; i++)
-        s->res[i] = ls_combine(k, t, s->res[i], ident);
+        s->res[i] = ls_combine(k, t, s->res[i], init);
     if (stop)
         return LS_OK; /* snapshot of the final values; the check is not run */
     /* The writer of each output is the thread whose virtual thread and
@@ -723,4 +734,64 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
         run_workgroup(&s, wg, in, NULL, res, diag);
     state_fini(&s);
     return res->mismatches ? LS_ERR_INVALID : LS_OK;
+}
+
+void ls_reference_outputs(const ls_problem *p, ls_input_source in, ls_value *out)
+{
+    int64_t n = 1;
+    for (int j = 0; j < p->out_map_n; j++)
+        n *= p->size[p->out_map[j]];
+    for (int64_t lin = 0; lin < n; lin++) {
+        /* init index -> loop coords -> the parallel coords in loop order */
+        int64_t x[LS_MAX_RANK] = {0}, rem = lin, oc[LS_MAX_RANK];
+        for (int j = p->out_map_n - 1; j >= 0; j--) {
+            x[p->out_map[j]] = rem % p->size[p->out_map[j]];
+            rem /= p->size[p->out_map[j]];
+        }
+        int no = 0;
+        for (int i = 0; i < p->rank; i++)
+            if (!p->is_reduction[i])
+                oc[no++] = x[i];
+        double bound;
+        ls_reference_output(p, in, oc, &out[lin], &bound);
+    }
+}
+
+ls_status ls_bind_intermediates(const ls_problem *probs, size_t n, size_t i, ls_input_source *in,
+                                ls_diag *diag)
+{
+    const ls_problem *p = &probs[i];
+    for (int k = 0; k < p->n_inputs; k++) {
+        const ls_operand *o = &p->inputs[k];
+        if (!o->intermediate || in->values[k])
+            continue;
+        if (o->producer < 0 || (size_t)o->producer >= n || (size_t)o->producer == i)
+            return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                               "input %s is the result of a reduction that is not in the file",
+                               o->name);
+        const ls_problem *q = &probs[o->producer];
+        int64_t count = ls_operand_elements(p, k);
+        if (count > LS_MAX_FUNCTIONAL_ELEMENTS / 64)
+            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                               "input %s holds %lld values of another reduction; lanescope "
+                               "materialises at most %lld",
+                               o->name, (long long)count,
+                               (long long)(LS_MAX_FUNCTIONAL_ELEMENTS / 64));
+        ls_input_source qin = {in->seed, NULL, {NULL}};
+        /* The producer reads the same tensors: its own intermediates first. */
+        if (ls_bind_intermediates(probs, n, (size_t)o->producer, &qin, diag))
+            return diag->status;
+        in->values[k] = ls_xcalloc((size_t)count, sizeof(ls_value));
+        ls_reference_outputs(q, qin, in->values[k]);
+        ls_free_intermediates(&qin);
+    }
+    return LS_OK;
+}
+
+void ls_free_intermediates(ls_input_source *in)
+{
+    for (int k = 0; k < LS_MAX_INPUTS; k++) {
+        free(in->values[k]);
+        in->values[k] = NULL;
+    }
 }

@@ -215,7 +215,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
         res->suggested = p->config_suggested;
     }
     if (!st && ms->gpu) {
-        ls_input_source in = {1, NULL};
+        ls_input_source in = {1, NULL, {NULL}};
         ls_measure_result mr;
         if (!(st = ls_measure_run(ms->gpu, plan, in, &ms->mo, ms->copy_gbps, &mr, diag))) {
             ms->copy_gbps = mr.copy_gbps;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lanescope/functional.h"
 #include "lanescope/import.h"
 #include "lanescope/layout.h"
 #include "lanescope/swizzle.h"
@@ -268,9 +269,13 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
                 ls_combiner_op(p->combiner, ls_elem_type_is_float(p->acc_type)));
         for (int k = 0; k < p->n_inputs; k++) {
             map_text(a, sizeof a, p, p->inputs[k].map, p->inputs[k].map_n);
-            fprintf(f, "%sinput %d %s: %s, map %s\n", li, k,
-                    p->inputs[k].name[0] ? p->inputs[k].name : "", 
-                    ls_elem_type_name(p->inputs[k].type), a);
+            fprintf(f, "%sinput %d %s: %s, map %s%s\n", li, k,
+                    p->inputs[k].name[0] ? p->inputs[k].name : "",
+                    ls_elem_type_name(p->inputs[k].type), a,
+                    p->inputs[k].intermediate
+                        ? " (the result of an earlier reduction in the dispatch: held in "
+                          "registers, its reference values used)"
+                        : "");
         }
         map_text(b, sizeof b, p, p->out_map, p->out_map_n);
         fprintf(f, "%sinit map %s\n", li, b);
@@ -280,6 +285,12 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
         if (md)
             fprintf(f, "```\n\n");
     }
+    ls_value_format(ls_problem_init(p), p->acc_type, b, sizeof b);
+    fprintf(f, "%sinit: %s%s\n", li, b,
+            p->has_init       ? " (its linalg.fill)"
+            : p->init_unknown ? " (the combiner's identity: the init is not a linalg.fill of a "
+                                "constant, so its values are not known)"
+                              : " (the combiner's identity)");
     ls_lowering_config_format(&p->config, buf, sizeof buf);
     fprintf(f, "%slowering_config: %s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "");
     if (p->config.n_ignored) {
@@ -367,6 +378,11 @@ static json_object *json_problem(const ls_problem *p, const ls_derived *d, const
     jset(r, "input_type", json_object_new_string(ls_elem_type_name(p->inputs[0].type)));
     jset(r, "reduction_type", json_object_new_string(ls_elem_type_name(p->acc_type)));
     jset(r, "extended", json_object_new_boolean(p->extended));
+    ls_value_format(ls_problem_init(p), p->acc_type, buf, sizeof buf);
+    jset(r, "init", json_object_new_string(buf));
+    jset(r, "init_source", json_object_new_string(p->has_init ? "fill" : p->init_unknown
+                                                                             ? "unknown"
+                                                                             : "identity"));
     json_object *ins = json_object_new_array();
     for (int k = 0; k < p->n_inputs; k++) {
         json_object *ij = json_object_new_object();

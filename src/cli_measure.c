@@ -210,7 +210,7 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
                              ls_gpu **gpu, FILE *out, json_object *arr, int argc, char **argv,
                              ls_diag *diag)
 {
-    ls_input_source in = {(uint64_t)a->seed, NULL};
+    ls_input_source in = {(uint64_t)a->seed, NULL, {NULL}};
     if (a->emit || a->ptx) {
         char *src = NULL;
         ls_cuda_launch L;

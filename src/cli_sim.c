@@ -376,7 +376,7 @@ int ls_cmd_sim(int argc, char **argv)
             trace_add(trace_events, p, &hw, &trace, (int)i);
         ls_functional_result fr;
         memset(&fr, 0, sizeof fr);
-        ls_input_source src = {(uint64_t)seed, NULL};
+        ls_input_source src = {(uint64_t)seed, NULL, {NULL}};
         if (check && npy_path) {
             if (m->n_problems != 1) {
                 ls_diag_set(&diag, LS_ERR_USAGE, "--input", 0, 0,
@@ -395,7 +395,11 @@ int ls_cmd_sim(int argc, char **argv)
                 goto fail;
             src.npy = &npy;
         }
-        if (check && ls_functional_run(&plans[i], src, 0, max_wg, &fr, &diag))
+        if (check && ls_bind_intermediates(m->problems, m->n_problems, i, &src, &diag))
+            goto fail;
+        ls_status fst = check ? ls_functional_run(&plans[i], src, 0, max_wg, &fr, &diag) : LS_OK;
+        ls_free_intermediates(&src);
+        if (fst)
             goto fail;
         if (json) {
             json_object *arr;

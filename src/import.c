@@ -533,6 +533,8 @@ static void generic_op(importer *im, const char *result_name)
         goto checked;
     ok = ls_imp_compile_reduction(im, &r, &ins, opmap, opmap_n, p, op.line, op.col) &&
          check_types(im, p, op.line, op.col);
+    if (ok)
+        ls_imp_set_init(im, p, outs.names[0]);
 checked:
     ls_imp_end_problem_checks(im, &local, saved);
     if (!ok)
@@ -707,6 +709,8 @@ static void reduce_op(importer *im, const char *result_name)
             goto checked;
         }
     ok = analyse_body(im, &r, p, op.line, op.col) && check_types(im, p, op.line, op.col);
+    if (ok)
+        ls_imp_set_init(im, p, outs.names[0]);
 checked:
     ls_imp_end_problem_checks(im, &local, saved);
     if (!ok)
@@ -841,36 +845,9 @@ static bool wanted_inline(const ls_token *t)
     return false;
 }
 
-ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,
-                          ls_diag *diag)
+/* Read ops until the end of the current lexer's text. */
+void ls_imp_scan_ops(importer *im)
 {
-    return ls_module_parse_ex(text, len, file, 0, m, diag);
-}
-
-ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int flags,
-                             ls_module *m, ls_diag *diag)
-{
-    return ls_module_parse_dims(text, len, file, flags, NULL, m, diag);
-}
-
-ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, int flags,
-                               const ls_import_dims *dims, ls_module *m, ls_diag *diag)
-{
-    memset(m, 0, sizeof *m);
-    snprintf(m->file, sizeof m->file, "%s", file);
-    importer *im = ls_xcalloc(1, sizeof *im);
-    im->m = m;
-    im->diag = diag;
-    im->file = file;
-    im->flags = flags;
-    if (dims)
-        im->dims = *dims;
-    ls_arena_init(&im->arena);
-    ls_alias_table_init(&im->aliases);
-    ls_lexer_init(&im->lx, text, len, file, diag);
-    ls_alias_table_init(&im->type_aliases);
-    im->p = (ls_parser){&im->lx, &im->arena, &im->aliases, diag, 0, &im->type_aliases};
-    next(im);
     char pending[64] = "";
     while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
         ls_token t = *tok(im);
@@ -928,11 +905,13 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
             if (ls_tok_is(tok(im), '=')) {
                 next(im);
                 ls_attr *a = ls_parse_attr(&im->p);
-                if (a && ls_translation_info_from_attr(a, file, &im->ti, diag) == LS_OK)
+                if (a && ls_translation_info_from_attr(a, im->file, &im->ti, im->diag) == LS_OK)
                     im->has_ti = true;
             }
         } else if (ls_tok_ident(&t, "linalg.generic")) {
             generic_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "linalg.softmax")) {
+            ls_imp_softmax_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "linalg.reduce")) {
             reduce_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "arith.constant") && pending[0]) {
@@ -962,6 +941,39 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
         }
         pending[0] = 0;
     }
+}
+
+ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,
+                          ls_diag *diag)
+{
+    return ls_module_parse_ex(text, len, file, 0, m, diag);
+}
+
+ls_status ls_module_parse_ex(const char *text, size_t len, const char *file, int flags,
+                             ls_module *m, ls_diag *diag)
+{
+    return ls_module_parse_dims(text, len, file, flags, NULL, m, diag);
+}
+
+ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, int flags,
+                               const ls_import_dims *dims, ls_module *m, ls_diag *diag)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->file, sizeof m->file, "%s", file);
+    importer *im = ls_xcalloc(1, sizeof *im);
+    im->m = m;
+    im->diag = diag;
+    im->file = file;
+    im->flags = flags;
+    if (dims)
+        im->dims = *dims;
+    ls_arena_init(&im->arena);
+    ls_alias_table_init(&im->aliases);
+    ls_lexer_init(&im->lx, text, len, file, diag);
+    ls_alias_table_init(&im->type_aliases);
+    im->p = (ls_parser){&im->lx, &im->arena, &im->aliases, diag, 0, &im->type_aliases};
+    next(im);
+    ls_imp_scan_ops(im);
     if (!failed(im) && m->n_unsupported > 0 && !(flags & LS_IMPORT_KEEP_UNSUPPORTED))
         *diag = m->unsupported;
     if (!failed(im) && m->has_target)

@@ -101,6 +101,11 @@ static int leaf(builder *b, const char *name, ls_elem_type t, const int *map, in
         ls_operand *o = &b->leaves[b->n_leaves++];
         memset(o, 0, sizeof *o);
         snprintf(o->name, sizeof o->name, "%s", name);
+        int res, at = b->im->cur ? ls_imp_find_producer(b->im->cur, name, &res) : -1;
+        if (at >= 0 && b->im->cur->ops[at].problem >= 0) {
+            o->intermediate = true;
+            o->producer = b->im->cur->ops[at].problem;
+        }
         o->type = t;
         o->map_n = map_n;
         memcpy(o->map, map, sizeof(int) * (size_t)map_n);
@@ -479,4 +484,29 @@ void ls_imp_constant(importer *im, const char *name)
     snprintf(c->name, sizeof c->name, "%s", name);
     c->type = t;
     c->bits = bits;
+}
+
+void ls_imp_fill(importer *im, const char *result, const char *value)
+{
+    for (int i = im->n_constants; i-- > 0;)
+        if (strcmp(im->constants[i].name, value) == 0) {
+            if (im->n_fills >= MAX_CONSTANTS)
+                memmove(im->fills, im->fills + 1, sizeof im->fills - sizeof im->fills[0]),
+                    im->n_fills--;
+            constant *c = &im->fills[im->n_fills++];
+            *c = im->constants[i];
+            snprintf(c->name, sizeof c->name, "%s", result);
+            return;
+        }
+}
+
+void ls_imp_set_init(importer *im, ls_problem *p, const char *init)
+{
+    for (int i = im->n_fills; i-- > 0;)
+        if (strcmp(im->fills[i].name, init) == 0 && im->fills[i].type == p->acc_type) {
+            p->has_init = true;
+            p->init = im->fills[i].bits;
+            return;
+        }
+    p->init_unknown = true;
 }

@@ -49,6 +49,8 @@ typedef struct {
     int n_fused;
     constant constants[MAX_CONSTANTS];
     int n_constants;
+    constant fills[MAX_CONSTANTS]; /* linalg.fill results of a constant */
+    int n_fills;
     const ls_attr *seen_attrs[LS_IMPORT_MAX_ITEMS * 2];
     int n_seen;
     int flags;
@@ -198,6 +200,10 @@ void ls_imp_record_fused(importer *im, const char *result, const region *r,
 const fused_producer *ls_imp_fused_of(const importer *im, const char *name);
 /* At `arith.constant` after `%name =`: record the value. */
 void ls_imp_constant(importer *im, const char *name);
+/* At linalg.fill: remember `result` as filled with the constant `value`. */
+void ls_imp_fill(importer *im, const char *result, const char *value);
+/* Set p's init from the linalg.fill producing `init` (or mark it unknown). */
+void ls_imp_set_init(importer *im, ls_problem *p, const char *init);
 /* A literal's bit pattern in type t; false when it is not a number. */
 bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits);
 
@@ -211,6 +217,11 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
                        const bool *red, const ls_affine_map *const *maps,
                        const operand_list *ins, const operand_list *outs, const region *r,
                        const char *result, const char *text_at);
+
+/* Read ops until the end of the current lexer's text. */
+void ls_imp_scan_ops(importer *im);
+/* ---- import_softmax.c: linalg.softmax, decomposed as IREE does ---- */
+void ls_imp_softmax_op(importer *im, const char *result_name);
 
 /* ---- import_named.c: named structured ops ---- */
 bool ls_imp_is_named_op(const ls_token *t);

@@ -139,6 +139,7 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
     }
     add_inst(&p->body, fl ? LS_BOP_MULF : LS_BOP_MULI, p->acc_type, p->acc_type, v[0], v[1],
              line, col);
+    ls_imp_set_init(im, p, outs->names[0]);
     ok = true;
 checked:
     ls_imp_end_problem_checks(im, &local, saved);
@@ -203,6 +204,8 @@ void ls_imp_named_op(importer *im, const char *result_name)
     if (strcmp(kind, "linalg.fill") == 0 && outs.n == 1 && outs.types[0].rank <= LS_MAX_RANK) {
         /* a fill of rank 0 (a full reduction's init) has no loops */
         known = true;
+        if (result_name && ins.n == 1)
+            ls_imp_fill(im, result_name, ins.names[0]);
         rank = outs.types[0].rank;
         for (int d = 0; d < rank; d++)
             res[1][d] = (ls_aff_expr){LS_AFF_DIM, d};

@@ -120,7 +120,9 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     for (int k = 0; k < p->n_inputs; k++) {
         ls_operand_regs o;
         ls_operand_regs_of(d, p, k, &o);
-        plan->inputs[k].loads = o.loads;
+        /* A reduction's result from earlier in the dispatch is already in
+         * every thread's registers: nothing to load. */
+        plan->inputs[k].loads = p->inputs[k].intermediate ? 0 : o.loads;
         plan->inputs[k].width = o.width;
         plan->inputs[k].elem_bytes = ls_elem_type_bits(p->inputs[k].type) / 8;
     }
@@ -268,9 +270,15 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
                 p->extended ? ", arith.extf" : "");
     for (int k = 0; k < p->n_inputs && p->n_inputs > 1; k++)
-        fprintf(f, "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread\n",
-                k, p->inputs[k].name, (long long)plan->inputs[k].loads,
-                (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type));
+        if (p->inputs[k].intermediate)
+            fprintf(f, "      input %d %s: reduced earlier in the dispatch, held in registers "
+                       "(no load)\n",
+                    k, p->inputs[k].name);
+        else
+            fprintf(f,
+                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread\n",
+                    k, p->inputs[k].name, (long long)plan->inputs[k].loads,
+                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type));
     if (p->body.n > 0) {
         fprintf(f, "      body, per element (%d op%s, inputs numbered as above):\n",
                 plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s");

@@ -39,7 +39,7 @@ static void run_all(const ls_problem *p, const char *arch, ls_derived *d, ls_pla
     ck_assert_msg(ls_derive(p, d, &dg) == LS_OK, "%s", dg.msg);
     ck_assert_msg(ls_plan_build(p, d, ls_plan_target_from_arch(arch), plan, &dg) == LS_OK, "%s",
                   dg.msg);
-    ck_assert_msg(ls_functional_run(plan, (ls_input_source){seed, NULL}, 0, -1, fr, &dg) == LS_OK,
+    ck_assert_msg(ls_functional_run(plan, (ls_input_source){seed, NULL, {NULL}}, 0, -1, fr, &dg) == LS_OK,
                   "%s", dg.msg);
     ck_assert_int_gt(fr->outputs_checked, 0);
 }
@@ -75,15 +75,15 @@ START_TEST(generic_matvec)
         int64_t out[1] = {row}, x[2] = {row, 0};
         uint64_t want = 0;
         for (x[1] = 0; x[1] < 200; x[1]++) {
-            int64_t a = ls_value_to_int(ls_operand_value(p, (ls_input_source){5, NULL}, 0, x),
+            int64_t a = ls_value_to_int(ls_operand_value(p, (ls_input_source){5, NULL, {NULL}}, 0, x),
                                         LS_ET_I32);
-            int64_t b = ls_value_to_int(ls_operand_value(p, (ls_input_source){5, NULL}, 1, x),
+            int64_t b = ls_value_to_int(ls_operand_value(p, (ls_input_source){5, NULL, {NULL}}, 1, x),
                                         LS_ET_I32);
             want += (uint64_t)(a * b);
         }
         ls_value v;
         double bound;
-        ls_reference_output(p, (ls_input_source){5, NULL}, out, &v, &bound);
+        ls_reference_output(p, (ls_input_source){5, NULL, {NULL}}, out, &v, &bound);
         ck_assert_uint_eq(v, want & 0xffffffffu);
         ck_assert(bound == 0);
     }
@@ -91,8 +91,8 @@ START_TEST(generic_matvec)
     int64_t x0[2] = {0, 0};
     bool differ = false;
     for (x0[1] = 0; x0[1] < 8; x0[1]++)
-        differ |= ls_operand_value(p, (ls_input_source){5, NULL}, 0, x0) !=
-                  ls_operand_value(p, (ls_input_source){5, NULL}, 1, x0);
+        differ |= ls_operand_value(p, (ls_input_source){5, NULL, {NULL}}, 0, x0) !=
+                  ls_operand_value(p, (ls_input_source){5, NULL, {NULL}}, 1, x0);
     ck_assert(differ);
     free(d);
     free(m);
@@ -232,7 +232,7 @@ START_TEST(fused_dequant_producer)
     ck_assert_int_eq(plan.body_alu_ops, 4); /* sitofp, subf, mulf (scale), mulf (x) */
     /* One element by hand, in f32 arithmetic. */
     int64_t x[2] = {5, 77};
-    ls_input_source in = {11, NULL};
+    ls_input_source in = {11, NULL, {NULL}};
     float xv = (float)ls_value_to_double(ls_operand_value(p, in, 0, x), LS_ET_F32);
     float q = (float)ls_value_to_int(ls_operand_value(p, in, 1, x), LS_ET_I8);
     float sc = (float)ls_value_to_double(ls_operand_value(p, in, 2, x), LS_ET_F32);
@@ -319,7 +319,7 @@ START_TEST(constants_and_index)
     const ls_problem *p = &m->problems[0];
     ck_assert_int_eq(p->n_inputs, 1);
     ck_assert_int_gt(p->body.n, 0);
-    ls_input_source in = {3, NULL};
+    ls_input_source in = {3, NULL, {NULL}};
     int64_t x[2] = {2, 41};
     float a = (float)ls_value_to_double(ls_operand_value(p, in, 0, x), LS_ET_F32);
     volatile float want = a * a * 0.5f + 41.0f;
@@ -403,7 +403,7 @@ START_TEST(random_contractions)
                 dg.msg);
         ls_functional_result fr;
         int64_t wgs = d->total_workgroups < 3 ? d->total_workgroups : 3;
-        ls_status st = ls_functional_run(&plan, (ls_input_source){99, NULL},
+        ls_status st = ls_functional_run(&plan, (ls_input_source){99, NULL, {NULL}},
                                          d->total_workgroups - wgs, wgs, &fr, &dg);
         REQUIRE(st == LS_OK, "%s %s on %s: %s", ls_elem_type_name(ty),
                 ls_combiner_name(p.combiner), arch, dg.msg);

@@ -173,7 +173,7 @@ START_TEST(sabotage_is_caught)
     ck_assert_int_eq(ls_cuda_generate(&x.plan, "small", &src, &L, &d), LS_OK);
     int64_t checked;
     double ratio;
-    ls_input_source in = {5, NULL};
+    ls_input_source in = {5, NULL, {NULL}};
     ck_assert_msg(ls_cuda_emulate_source(&x.plan, src, &L, in, &checked, &ratio, &d) == LS_OK,
                   "%s", d.msg);
     ck_assert_int_eq(checked, 4);
@@ -230,7 +230,7 @@ START_TEST(emulated_matches_reference)
         free(ptx_of(src, what));
         int64_t checked;
         double ratio;
-        ls_status st = ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){4321, NULL},
+        ls_status st = ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){4321, NULL, {NULL}},
                                               &checked, &ratio, &dg);
         if (st != LS_OK) {
             fprintf(stderr, "--- %s:\n%s\n", what, src);
@@ -279,7 +279,7 @@ START_TEST(property_coverage)
         int64_t checked;
         double ratio;
         if (n < 12 && /* a dozen more, with seeds of their own */
-            ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){(uint64_t)n, NULL},
+            ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){(uint64_t)n, NULL, {NULL}},
                                    &checked, &ratio, &dg) != LS_OK) {
             fprintf(stderr, "---\n%s\n", src);
             ck_abort_msg("%s (source on stderr)", dg.msg);

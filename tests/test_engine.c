@@ -221,7 +221,7 @@ START_TEST(stepping)
     ck_assert(ls_derive(&p, dv, &d) == LS_OK);
     ls_plan plan;
     ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d) == LS_OK);
-    ls_input_source in = {5, NULL};
+    ls_input_source in = {5, NULL, {NULL}};
     ls_stepper *st;
     ck_assert_msg(ls_stepper_new(&plan, &hw, in, 0, &st, &d) == LS_OK, "%s", d.msg);
     /* load, accumulate, 6 x (shuffle, combine), init combine, store, done */

@@ -218,7 +218,7 @@ START_TEST(functional_matches_reference)
                 dg.msg);
         ls_functional_result fr;
         int64_t wgs = d->total_workgroups < 3 ? d->total_workgroups : 3;
-        ls_status st = ls_functional_run(&plan, (ls_input_source){1234, NULL}, d->total_workgroups - wgs, wgs, &fr, &dg);
+        ls_status st = ls_functional_run(&plan, (ls_input_source){1234, NULL, {NULL}}, d->total_workgroups - wgs, wgs, &fr, &dg);
         REQUIRE(st == LS_OK, "kind %s type %s on %s: %s", ls_combiner_name(k),
                 ls_elem_type_name(t), arch, dg.msg);
         REQUIRE(fr.outputs_checked > 0, "no output checked");
@@ -248,11 +248,11 @@ START_TEST(sabotaged_plan_fails)
     ls_functional_result fr;
     ls_diag dg;
     ls_diag_clear(&dg);
-    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL}, 0, -1, &fr, &dg), LS_OK);
+    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL, {NULL}}, 0, -1, &fr, &dg), LS_OK);
     ck_assert_int_eq(fr.outputs_checked, 8);
     plan.subgroup_reduces[0].n_steps--; /* lose the xor-32 round */
     ls_diag_clear(&dg);
-    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL}, 0, -1, &fr, &dg), LS_ERR_INVALID);
+    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL, {NULL}}, 0, -1, &fr, &dg), LS_ERR_INVALID);
     ck_assert_int_eq(fr.mismatches, 8);
     ck_assert(strstr(dg.msg, "but the reference reduction gives") != NULL);
     free(d);
@@ -330,14 +330,14 @@ START_TEST(npy_inputs)
     ck_assert_int_eq(ls_npy_check(&a, &p, path, &d), LS_OK);
     ls_value v;
     double bound;
-    ls_reference_output(&p, (ls_input_source){0, &a}, (int64_t[]){1}, &v, &bound);
+    ls_reference_output(&p, (ls_input_source){0, &a, {NULL}}, (int64_t[]){1}, &v, &bound);
     ck_assert(ls_value_to_double(v, LS_ET_F32) == 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15);
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
     ck_assert(ls_derive(&p, dv, &d) == LS_OK);
     ls_plan plan;
     ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("sm_80"), &plan, &d) == LS_OK);
     ls_functional_result fr;
-    ck_assert_msg(ls_functional_run(&plan, (ls_input_source){0, &a}, 0, -1, &fr, &d) == LS_OK,
+    ck_assert_msg(ls_functional_run(&plan, (ls_input_source){0, &a, {NULL}}, 0, -1, &fr, &d) == LS_OK,
                   "%s", d.msg);
     ck_assert_int_eq(fr.outputs_checked, 4);
     /* the wrong shape or dtype is refused with both named */

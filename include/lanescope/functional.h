@@ -38,7 +38,19 @@ typedef struct {
 typedef struct {
     uint64_t seed;
     const ls_npy *npy;
+    /* Input k's whole tensor (row-major operand order) when it is the
+     * result of another reduction (ls_operand.intermediate): that
+     * reduction's reference values, from ls_bind_intermediates. */
+    ls_value *values[LS_MAX_INPUTS];
 } ls_input_source;
+
+/* Fill in->values for every intermediate input of problem i of probs
+ * (computing each producer's outputs, recursively, from in->seed). */
+ls_status ls_bind_intermediates(const ls_problem *probs, size_t n, size_t i, ls_input_source *in,
+                                ls_diag *diag);
+void ls_free_intermediates(ls_input_source *in);
+/* Every output of p (row-major over its init) into out[0 .. outputs). */
+void ls_reference_outputs(const ls_problem *p, ls_input_source in, ls_value *out);
 
 /* The array must hold the problem's input operand: same shape, same dtype. */
 ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag);
@@ -98,6 +110,9 @@ ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const 
 /* The value the combiner folds in at iteration point x: the body evaluated
  * on every input's element (body.h), in the reduced type. */
 ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x);
+/* The init the reduction folds into (its linalg.fill's value or the
+ * identity). */
+ls_value ls_problem_init(const ls_problem *p);
 
 /* Linear index of iteration-space element x in the row-major input tensor
  * (through the input indexing map). */

@@ -39,6 +39,12 @@ typedef struct {
     int map_n;         /* operand rank */
     int map[LS_MAX_RANK];
     char name[64];     /* SSA value in the source ("%3"), or "" */
+    /* The result of another reduction of the same dispatch (problem number
+     * `producer` of the module): IREE keeps it in registers (every thread
+     * of the workgroup holds the reduced value after the reduction), so it
+     * is not read from memory, and its values are that reduction's. */
+    bool intermediate;
+    int producer;
 } ls_operand;
 
 typedef struct {
@@ -59,6 +65,13 @@ typedef struct {
      * (body.h); n == 0: input 0 itself, widened to acc_type when extended. */
     ls_body body;
     ls_elem_type acc_type; /* element type reduced in (= output) */
+    /* The init the reduction folds into: the value of the linalg.fill that
+     * produces it (has_init), else the combiner's identity (what IREE's
+     * fills write for these reductions). */
+    bool has_init;
+    uint64_t init;
+    bool init_unknown;     /* the init is not a linalg.fill of a constant (a
+                              tensor read, say): simulated as the identity */
     bool extended;         /* input 0 reaches the combiner through an extension only */
     ls_combiner combiner;
 

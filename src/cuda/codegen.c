@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lanescope/arena.h"
+#include "lanescope/functional.h"
 #include "lanescope/value.h"
 #include "codegen.h"
 
@@ -461,10 +462,14 @@ static void emit_store(gen *g)
     const ls_derived *d = g->d;
     const ls_problem *p = g->p;
     const ls_nested_layout *l = g->l;
-    fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is linalg.fill's identity */\n",
-            ls_combiner_name(p->combiner));
+    char init[96];
+    literal(p->acc_type, ls_problem_init(p), init, sizeof init);
+    fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is %s */\n",
+            ls_combiner_name(p->combiner),
+            p->has_init ? "the value of its linalg.fill" : "the identity");
     for (int64_t q = 0; q < g->nres; q++)
-        fprintf(f, "    res[%lld] = ls_combine(res[%lld], ident);\n", (long long)q, (long long)q);
+        fprintf(f, "    res[%lld] = ls_combine(res[%lld], %s);\n", (long long)q, (long long)q,
+                init);
     char wcond[1024], v[64];
     size_t u = (size_t)snprintf(wcond, sizeof wcond, "lane < %lld && sg < %lld",
                                 (long long)d->layout_lanes, (long long)d->layout_subgroups);

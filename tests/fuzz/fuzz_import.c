@@ -50,7 +50,7 @@ static void simulate(const ls_problem *p, const ls_derived *dv)
         return;
     ls_engine_run(&plan, &hw, &r, NULL, &d);
     ls_diag_clear(&d);
-    if (ls_functional_run(&plan, (ls_input_source){1, NULL}, 0, -1, &fr, &d) != LS_OK && fr.mismatches) {
+    if (ls_functional_run(&plan, (ls_input_source){1, NULL, {NULL}}, 0, -1, &fr, &d) != LS_OK && fr.mismatches) {
         /* a value the lowering computes wrong is a bug the fuzzer should report */
         __builtin_trap();
     }
