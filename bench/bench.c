@@ -17,6 +17,7 @@
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 #include "lanescope/import.h"
+#include "lanescope/suggest.h"
 #include "lanescope/sweep.h"
 
 static double now(void)
@@ -39,6 +40,77 @@ static long peak_rss_mb(void)
     return ru.ru_maxrss / 1024;
 }
 
+/* Every reduction of a dispatch file with IREE's suggested config for the
+ * model: engine (median of `repeat`) and functional check, per reduction. */
+static int bench_dispatch(const char *path, const char *name, const char *model, int repeat)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_hw hw;
+    ls_target t;
+    int rc = 0;
+    if (ls_module_load(path, m, &d) || ls_hw_load(model, &hw, &d))
+        goto fail;
+    if (!ls_target_lookup(model, &t)) {
+        ls_diag_set(&d, LS_ERR_NOTFOUND, model, 0, 0, "no IREE target of that name");
+        goto fail;
+    }
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        p->has_target = true;
+        p->target = t;
+        if (ls_suggest(&m->dispatches[p->dispatch], &t, s, &d))
+            goto fail;
+        ls_suggest_apply(s, p->dispatch_op, p);
+        ls_plan plan;
+        ls_sim_result r;
+        ls_functional_result fr;
+        double times[99];
+        if (ls_derive(p, dv, &d) ||
+            ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
+            goto fail;
+        for (int k = 0; k < repeat; k++) {
+            double t0 = now();
+            if (ls_engine_run(&plan, &hw, &r, NULL, &d))
+                goto fail;
+            times[k] = now() - t0;
+        }
+        qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
+        ls_input_source in = {1, NULL, {NULL}};
+        double c0 = now();
+        if (ls_bind_intermediates(m->problems, m->n_problems, i, &in, &d) ||
+            ls_functional_run(&plan, in, 0, -1, &fr, &d)) {
+            ls_free_intermediates(&in);
+            goto fail;
+        }
+        double c1 = now();
+        ls_free_intermediates(&in);
+        const char *part = strrchr(p->name, '.');
+        char label[64];
+        snprintf(label, sizeof label, "%.40s%s", name, part && m->n_problems > 1 ? part : "");
+        fflush(stdout);
+        char es[32], is[32];
+        snprintf(es, sizeof es, "%.3f (%.3f)", times[repeat / 2], times[0]);
+        snprintf(is, sizeof is, "%.3g (%.3g)", (double)r.instructions / times[repeat / 2],
+                 (double)r.instructions / times[0]);
+        printf("%-34s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n",
+               label, model, (long long)r.workgroups, (long long)r.instructions, es,
+               (double)r.events / times[repeat / 2], is, c1 - c0, (long long)fr.outputs_checked, peak_rss_mb());
+    }
+    goto done;
+fail:
+    fprintf(stderr, "bench: %s on %s: %s\n", name, model, d.msg);
+    rc = 1;
+done:
+    free(m);
+    free(s);
+    free(dv);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "examples";
@@ -55,7 +127,7 @@ int main(int argc, char **argv)
     if (repeat > 99)
         repeat = 99;
     printf("engine timed %d times per example: median (best)\n", repeat);
-    printf("%-26s %-8s %10s %12s %15s %12s %21s %9s %10s %8s\n", "example", "model", "workgroups",
+    printf("%-34s %-8s %10s %12s %15s %12s %21s %9s %10s %8s\n", "example", "model", "workgroups",
            "sg-instr", "engine-s", "events/s", "sg-instr/s", "check-s", "outputs", "rss-MB");
     int rc = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -89,7 +161,7 @@ int main(int argc, char **argv)
         char es[32], is[32];
         snprintf(es, sizeof es, "%.3f (%.3f)", med, best);
         snprintf(is, sizeof is, "%.3g (%.3g)", r.instructions / med, r.instructions / best);
-        printf("%-26s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n", cases[i].file,
+        printf("%-34s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n", cases[i].file,
                cases[i].model, (long long)r.workgroups, (long long)r.instructions, es,
                r.events / med, is, t2 - t1, (long long)fr.outputs_checked, peak_rss_mb());
         fflush(stdout);
@@ -101,6 +173,23 @@ int main(int argc, char **argv)
         rc = 1;
         free(m);
         free(dv);
+    }
+    /* Dispatches IREE's reduction pipeline compiles, with IREE's own
+     * configs for the model (the files have none): an LLM-decode matvec and
+     * a vocabulary softmax (two reductions, the second reading the first). */
+    static const struct {
+        const char *file, *model;
+    } dispatches[] = {
+        {"matvec_32000x4096_f16.mlir", "h100"},
+        {"matvec_32000x4096_f16.mlir", "mi300x"},
+        {"softmax_4096x32000_f32.mlir", "h100"},
+        {"softmax_4096x32000_f32.mlir", "mi300x"},
+    };
+    for (size_t i = 0; i < sizeof dispatches / sizeof dispatches[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, dispatches[i].file);
+        if (bench_dispatch(path, dispatches[i].file, dispatches[i].model, repeat))
+            rc = 1;
     }
     /* The sweep target of issue 5: 500 configs of a 4096x4096 f32 row
      * reduction on mi300x, on every core (LS_BENCH_JOBS overrides). */

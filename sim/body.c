@@ -25,6 +25,7 @@ static const op_info ops[LS_BOP_COUNT] = {
     [LS_BOP_MAXNUMF] = {"arith.maxnumf", 2, 'f'},
     [LS_BOP_MINNUMF] = {"arith.minnumf", 2, 'f'},
     [LS_BOP_POWF] = {"math.powf", 2, 'f'},
+    [LS_BOP_FPOWI] = {"math.fpowi", 2, 'x'},
     [LS_BOP_NEGF] = {"arith.negf", 1, 'f'},
     [LS_BOP_ABSF] = {"math.absf", 1, 'f'},
     [LS_BOP_EXP] = {"math.exp", 1, 'f'},
@@ -307,6 +308,11 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
                         va & ls_value_mask(s), vb & ls_value_mask(s));
             break;
         case LS_BOP_SELECT: v[i] = (va & 1) ? vb : v[in->c]; break;
+        case LS_BOP_FPOWI:
+            v[i] = fres(pow(fval(va, t),
+                            (double)ls_value_to_int(vb, (ls_elem_type)b->inst[in->b].type)),
+                        t);
+            break;
         default: v[i] = 0; break;
         }
     }
@@ -329,7 +335,7 @@ int ls_body_transcendental_ops(const ls_body *b)
         switch (b->inst[i].op) {
         case LS_BOP_EXP: case LS_BOP_EXP2: case LS_BOP_LOG: case LS_BOP_LOG2: case LS_BOP_RSQRT:
         case LS_BOP_SQRT: case LS_BOP_TANH: case LS_BOP_SIN: case LS_BOP_COS: case LS_BOP_ERF:
-        case LS_BOP_POWF: case LS_BOP_DIVF:
+        case LS_BOP_POWF: case LS_BOP_FPOWI: case LS_BOP_DIVF:
             n++;
             break;
         default: break;
@@ -409,6 +415,7 @@ bool ls_body_check(const ls_body *b, int *bad, const char **why)
             ok = at == LS_ET_I1 && bt == t && (ls_elem_type)b->inst[in->c].type == t;
             break;
         case LS_BOP_INDEX: ok = t == LS_ET_INDEX; break;
+        case LS_BOP_FPOWI: ok = ls_elem_type_is_float(t) && at == t && is_int(bt); break;
         default: break;
         }
         if (!ok) {

@@ -134,8 +134,16 @@ double ls_value_to_double(ls_value v, ls_elem_type t)
 ls_value ls_value_from_double(double d, ls_elem_type t)
 {
     switch (t) {
-    case LS_ET_F16: return ls_f32_to_f16((float)round_to_format(d, 11, -14, 65504.0));
+    /* A double that is exactly a float (every f16/bf16 operand, their sums
+     * and products mostly) rounds once through the float conversion; the
+     * others go through round_to_format so they are not rounded twice. */
+    case LS_ET_F16:
+        if ((double)(float)d == d)
+            return ls_f32_to_f16((float)d);
+        return ls_f32_to_f16((float)round_to_format(d, 11, -14, 65504.0));
     case LS_ET_BF16:
+        if ((double)(float)d == d)
+            return ls_f32_to_bf16((float)d);
         return ls_f32_to_bf16((float)round_to_format(d, 8, -126, ldexp(255.0, 120)));
     case LS_ET_F32: {
         float f = (float)d;

@@ -410,7 +410,12 @@ static void generic_op(importer *im, const char *result_name)
     if (dict == NULL)
         return;
     operand_list ins, outs;
-    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
+    memset(&ins, 0, sizeof ins);
+    ins.line = tok(im)->line;
+    ins.col = tok(im)->col;
+    /* ins(...) may be absent: a generic that only writes its init */
+    if ((!ls_tok_ident(tok(im), "outs") && !ls_imp_operands(im, "ins", &ins)) ||
+        !ls_imp_operands(im, "outs", &outs))
         return;
     ls_attr *attrs = NULL;
     if (ls_tok_ident(tok(im), "attrs")) {

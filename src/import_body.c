@@ -211,7 +211,7 @@ static int statement(builder *b, const stmt *s, int depth)
         if (!type_ok(b, s->from, s->from_text, s->line, s->col) ||
             !type_ok(b, s->to, "", s->line, s->col))
             return -1;
-        in = blank(op, s->to);
+        in = blank(op, op == LS_BOP_FPOWI ? s->first : s->to);
         in.src = (uint8_t)s->from;
         if (op == LS_BOP_CMPF || op == LS_BOP_CMPI) {
             ls_body_pred pr;
@@ -345,6 +345,16 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
         fail_at(b, p->body.inst[bad].line, p->body.inst[bad].col, LS_ERR_INVALID, "%s: %s",
                 ls_body_opcode_name((ls_body_opcode)p->body.inst[bad].op), why);
         goto done;
+    }
+    if (b->n_leaves == 0 && ins->n > 0) {
+        /* The body reads no tensor (linalg.index only, say): input 0 stays
+         * the op's operand, not loaded (the plan sees it unreferenced). */
+        ls_operand *o = &b->leaves[b->n_leaves++];
+        memset(o, 0, sizeof *o);
+        snprintf(o->name, sizeof o->name, "%s", ins->names[0]);
+        o->type = ins->types[0].elem;
+        o->map_n = in_map_n[0];
+        memcpy(o->map, in_map[0], sizeof(int) * (size_t)in_map_n[0]);
     }
     p->n_inputs = b->n_leaves;
     memcpy(p->inputs, b->leaves, sizeof b->leaves);

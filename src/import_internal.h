@@ -121,7 +121,9 @@ typedef struct {
     char op[48];
     int n_args;
     char args[3][64];
-    ls_elem_type from, to; /* ": T" (from = to = T) or ": A to B" (casts) */
+    ls_elem_type from, to; /* ": T" (from = to = T) or ": A to B" (casts); of
+                              ": A, B" the last (select's value type) */
+    ls_elem_type first;    /* the first type listed (math.fpowi's float) */
     char from_text[16];    /* the spelling of from, for messages ("i4") */
     char pred[16];         /* first keyword after the op: cmpf/cmpi predicate */
     char lit[48];          /* a number literal (arith.constant, linalg.index), sign kept */

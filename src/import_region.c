@@ -125,6 +125,8 @@ static bool stmt_tail(importer *im, stmt *s)
         copy_tok(s->from_text, sizeof s->from_text, tok(im));
         s->from = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
         s->to = s->from;
+        if (s->first == LS_ET_UNKNOWN)
+            s->first = s->from;
         next(im);
         if (!ls_tok_is(tok(im), ','))
             break;

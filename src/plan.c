@@ -122,7 +122,10 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         ls_operand_regs_of(d, p, k, &o);
         /* A reduction's result from earlier in the dispatch is already in
          * every thread's registers: nothing to load. */
-        plan->inputs[k].loads = p->inputs[k].intermediate ? 0 : o.loads;
+        bool read = p->body.n == 0;
+        for (int i = 0; i < p->body.n; i++)
+            read |= p->body.inst[i].op == LS_BOP_INPUT && p->body.inst[i].index == k;
+        plan->inputs[k].loads = p->inputs[k].intermediate || !read ? 0 : o.loads;
         plan->inputs[k].width = o.width;
         plan->inputs[k].elem_bytes = ls_elem_type_bits(p->inputs[k].type) / 8;
     }

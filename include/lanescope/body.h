@@ -34,6 +34,7 @@ typedef enum {
     /* float binary */
     LS_BOP_ADDF, LS_BOP_SUBF, LS_BOP_MULF, LS_BOP_DIVF,
     LS_BOP_MAXIMUMF, LS_BOP_MINIMUMF, LS_BOP_MAXNUMF, LS_BOP_MINNUMF, LS_BOP_POWF,
+    LS_BOP_FPOWI, /* float ^ integer (math.fpowi: a float and an integer operand) */
     /* float unary */
     LS_BOP_NEGF, LS_BOP_ABSF, LS_BOP_EXP, LS_BOP_EXP2, LS_BOP_LOG, LS_BOP_LOG2, LS_BOP_SQRT,
     LS_BOP_RSQRT, LS_BOP_TANH, LS_BOP_SIN, LS_BOP_COS, LS_BOP_ERF, LS_BOP_FLOOR, LS_BOP_CEIL,
