@@ -368,8 +368,14 @@ static void build_template(engine *e)
             qlast[q] = emit_reduce(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, s);
         }
     }
-    for (int64_t q = 0; q < q_n; q++)
-        qlast[q] = emit(e, I_ALU, LS_STAGE_ACC_COMBINE, qlast[q], -1);
+    bool serial = e->d->serial_reduce;
+    for (int64_t q = 0; q < q_n; q++) {
+        /* serial: the carried value is the previous iteration's own result */
+        int self = e->ncode;
+        qlast[q] = emit(e, I_ALU, LS_STAGE_ACC_COMBINE, qlast[q], serial ? self : -1);
+    }
+    if (serial) /* the reduction tiling level: every stage runs in the loop */
+        e->loop_end = e->ncode;
     for (int64_t q = 0; q < q_n; q++) {
         int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
         e->code[s].result = (int)q;

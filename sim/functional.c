@@ -121,6 +121,56 @@ static double float_bound(const ls_problem *p, int64_t n, double magnitude)
     return expm1(steps * log1p(u)) * magnitude;
 }
 
+/* A reference reduction's running state: exact (long double) for float add
+ * and mul, with the magnitude the rounding bound needs; the combiner itself
+ * otherwise (exact for integers, min/max and bitwise kinds). */
+typedef struct {
+    const ls_problem *p;
+    bool approx;
+    ls_value acc;
+    long double exact, abs_sum;
+    int64_t n;
+} ref_acc;
+
+static void ref_begin(ref_acc *r, const ls_problem *p)
+{
+    r->p = p;
+    r->approx = ls_elem_type_is_float(p->acc_type) &&
+                (p->combiner == LS_COMB_ADD || p->combiner == LS_COMB_MUL);
+    r->acc = ls_problem_init(p);
+    r->exact = ls_value_to_double(r->acc, p->acc_type);
+    r->abs_sum = fabsl(r->exact);
+    r->n = 0;
+}
+
+static inline void ref_add(ref_acc *r, ls_value v)
+{
+    r->n++;
+    if (!r->approx) {
+        r->acc = ls_combine(r->p->combiner, r->p->acc_type, r->acc, v);
+        return;
+    }
+    long double d = ls_value_to_double(v, r->p->acc_type);
+    if (r->p->combiner == LS_COMB_ADD) {
+        r->exact += d;
+        r->abs_sum += fabsl(d);
+    } else {
+        r->exact *= d;
+    }
+}
+
+static void ref_end(const ref_acc *r, ls_value *value, double *bound)
+{
+    *bound = 0;
+    *value = r->acc;
+    if (r->approx) {
+        *bound = float_bound(r->p, r->n, (double)(r->p->combiner == LS_COMB_ADD
+                                                      ? r->abs_sum
+                                                      : fabsl(r->exact)));
+        *value = ls_value_from_double((double)r->exact, r->p->acc_type);
+    }
+}
+
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound)
 {
@@ -135,35 +185,17 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
             x[i] = out[j++];
         }
     }
-    bool fl = ls_elem_type_is_float(p->acc_type);
-    bool approx = fl && (p->combiner == LS_COMB_ADD || p->combiner == LS_COMB_MUL);
-    ls_value acc = ls_problem_init(p);
-    long double exact = ls_value_to_double(acc, p->acc_type), abs_sum = fabsl(exact);
+    ref_acc r;
+    ref_begin(&r, p);
     for (int64_t lin = 0; lin < n; lin++) {
         int64_t rem = lin;
-        for (int r = nred - 1; r >= 0; r--) {
-            x[red[r]] = rem % p->size[red[r]];
-            rem /= p->size[red[r]];
+        for (int q = nred - 1; q >= 0; q--) {
+            x[red[q]] = rem % p->size[red[q]];
+            rem /= p->size[red[q]];
         }
-        ls_value v = load_input(p, in, x);
-        if (approx) {
-            long double d = ls_value_to_double(v, p->acc_type);
-            if (p->combiner == LS_COMB_ADD) {
-                exact += d;
-                abs_sum += fabsl(d);
-            } else {
-                exact *= d;
-            }
-        } else {
-            acc = ls_combine(p->combiner, p->acc_type, acc, v);
-        }
+        ref_add(&r, load_input(p, in, x));
     }
-    *bound = 0;
-    if (approx) {
-        *bound = float_bound(p, n, (double)(p->combiner == LS_COMB_ADD ? abs_sum : fabsl(exact)));
-        acc = ls_value_from_double((double)exact, p->acc_type);
-    }
-    *value = acc;
+    ref_end(&r, value, bound);
 }
 
 bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, double *max_ratio)
@@ -202,7 +234,31 @@ typedef struct {
     int64_t *rel;        /* threads x regs: input index relative to the tile origin */
     bool *inside;        /* threads x regs: valid in an interior tile */
     float *facc;         /* threads x acc_registers */
+    /* body path: several inputs or a body, generated inputs, interior tiles */
+    bool body_fast;
+    uint64_t ohash[LS_MAX_INPUTS];             /* ls_mix64 of each input's seed */
+    int64_t ostrides[LS_MAX_INPUTS][LS_MAX_RANK];
+    int64_t *orel[LS_MAX_INPUTS];              /* threads x regs: operand index in the tile */
+    ls_value *scratch;                         /* the body's values */
 } exec_state;
+
+/* Input k's element at operand index idx (generated, or an intermediate). */
+static inline ls_value gen_input(const exec_state *s, ls_input_source in, int k, int64_t idx)
+{
+    if (in.values[k])
+        return in.values[k][idx];
+    return ls_input_value_hashed(ls_input_hash(s->ohash[k], (uint64_t)idx), s->p->inputs[k].type,
+                                 s->p->combiner);
+}
+
+/* The combiner's value from the inputs' elements v[k]. */
+static inline ls_value body_value(const exec_state *s, const ls_value *v)
+{
+    const ls_problem *p = s->p;
+    if (p->body.n == 0)
+        return ls_value_extend(v[0], p->inputs[0].type, p->acc_type);
+    return ls_body_eval(&p->body, v, NULL, s->scratch);
+}
 
 static inline float fast_combine(ls_combiner k, float a, float b)
 {
@@ -270,6 +326,46 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
         *bound = 0;
         *value = ls_combine(k, LS_ET_F32, ls_value_from_double(ext, LS_ET_F32), init);
     }
+}
+
+/* Reference for one output on the body path: the values ls_reference_output
+ * computes, with every input's index stepped by strides. */
+static void reference_body(const exec_state *s, ls_input_source in, const int64_t *out,
+                           ls_value *value, double *bound)
+{
+    const ls_problem *p = s->p;
+    int red[LS_MAX_RANK], nred = 0, ni = p->n_inputs;
+    int64_t idx[LS_MAX_INPUTS] = {0}, coord[LS_MAX_RANK] = {0}, n = 1;
+    for (int i = 0, j = 0; i < p->rank; i++) {
+        if (p->is_reduction[i]) {
+            red[nred++] = i;
+            n *= p->size[i];
+        } else {
+            for (int k = 0; k < ni; k++)
+                idx[k] += out[j] * s->ostrides[k][i];
+            j++;
+        }
+    }
+    ref_acc r;
+    ref_begin(&r, p);
+    ls_value v[LS_MAX_INPUTS];
+    for (int64_t lin = 0; lin < n; lin++) {
+        for (int k = 0; k < ni; k++)
+            v[k] = gen_input(s, in, k, idx[k]);
+        ref_add(&r, body_value(s, v));
+        /* odometer, last reduced dim fastest */
+        for (int q = nred - 1; q >= 0; q--) {
+            int d = red[q];
+            for (int k = 0; k < ni; k++)
+                idx[k] += s->ostrides[k][d];
+            if (++coord[q] < p->size[d])
+                break;
+            for (int k = 0; k < ni; k++)
+                idx[k] -= coord[q] * s->ostrides[k][d];
+            coord[q] = 0;
+        }
+    }
+    ref_end(&r, value, bound);
 }
 
 /* Register -> accumulator and accumulator -> result slot (ls_register_slots),
@@ -355,37 +451,33 @@ static void run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type 
     }
 }
 
-static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
-                               const ls_func_point *stop, ls_functional_result *res,
-                               ls_diag *diag)
+/* LOAD_ACCUMULATE over iterations [first, last): the accumulators start at
+ * the identity.  true: stopped at a LOAD_ACCUMULATE snapshot point. */
+static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, int64_t last,
+                       ls_input_source in, const ls_func_point *stop)
 {
-    const ls_plan *plan = s->plan;
     const ls_problem *p = s->p;
     const ls_derived *d = s->d;
-    const ls_nested_layout *l = &d->layout;
     ls_combiner k = p->combiner;
     ls_elem_type t = p->acc_type;
     ls_value ident = ls_identity(k, t);
-    int64_t nacc = plan->acc_registers, nres = plan->results_per_thread;
-    int64_t sgsz = d->subgroup_size;
-    int64_t wg_coord[LS_MAX_RANK], it_coord[LS_MAX_RANK];
-    ls_workgroup_coord(d, wg, wg_coord);
-
+    int64_t nacc = s->plan->acc_registers;
+    int64_t it_coord[LS_MAX_RANK];
     /* LOAD_ACCUMULATE: registers in order; packed inner elements fold into
      * their accumulator one after another. */
     for (int64_t i = 0; i < s->threads * nacc; i++)
         s->acc[i] = ident;
-    for (int64_t it = 0; it < plan->iterations; it++) {
+    for (int64_t it = first; it < last; it++) {
         if (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE && it == stop->iterations) {
-            if (s->fast && it > 0) /* the float accumulators are the current ones */
+            if (s->fast && it > first) /* the float accumulators are the current ones */
                 for (int64_t i = 0; i < s->threads * nacc; i++)
                     s->acc[i] = ls_value_from_double(s->facc[i], t);
-            return LS_OK; /* snapshot: accumulators after `it` iterations */
+            return true; /* snapshot: accumulators after `it` iterations */
         }
         ls_iteration_coord(d, p, it, it_coord);
         if (s->fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
             int64_t base = ls_tile_input_base(d, p, s->strides, wg_coord, it_coord);
-            if (it == 0)
+            if (it == first)
                 for (int64_t i = 0; i < s->threads * nacc; i++)
                     s->facc[i] = (float)ls_value_to_double(ident, t);
             for (int64_t tid = 0; tid < s->threads; tid++) {
@@ -400,14 +492,34 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                     *a = fast_combine(k, *a, v);
                 }
             }
-            if (it == plan->iterations - 1 || ls_tile_is_ragged(d, p, wg_coord, it_coord))
+            if (it == last - 1 || ls_tile_is_ragged(d, p, wg_coord, it_coord))
                 for (int64_t i = 0; i < s->threads * nacc; i++)
                     s->acc[i] = ls_value_from_double(s->facc[i], t);
             continue;
         }
-        if (s->fast && it > 0) /* leaving the fast path mid-loop: hand over the accumulators */
+        if (s->fast && it > first) /* leaving the fast path mid-loop: hand over the accumulators */
             for (int64_t i = 0; i < s->threads * nacc; i++)
                 s->acc[i] = ls_value_from_double(s->facc[i], t);
+        if (s->body_fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
+            /* operand indices: the tile's base plus each register's offset */
+            int64_t base[LS_MAX_INPUTS];
+            for (int q = 0; q < p->n_inputs; q++)
+                base[q] = ls_tile_input_base(d, p, s->ostrides[q], wg_coord, it_coord);
+            for (int64_t tid = 0; tid < s->threads; tid++)
+                for (int64_t r = 0; r < s->regs; r++) {
+                    int64_t at = tid * s->regs + r;
+                    ls_value v = ident;
+                    if (s->inside[at]) {
+                        ls_value iv[LS_MAX_INPUTS];
+                        for (int q = 0; q < p->n_inputs; q++)
+                            iv[q] = gen_input(s, in, q, base[q] + s->orel[q][at]);
+                        v = body_value(s, iv);
+                    }
+                    ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
+                    *a = ls_combine(k, t, *a, v);
+                }
+            continue;
+        }
         for (int64_t tid = 0; tid < s->threads; tid++)
             for (int64_t r = 0; r < s->regs; r++) {
                 int64_t x[LS_MAX_RANK];
@@ -421,8 +533,22 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             for (int64_t i = 0; i < s->threads * nacc; i++)
                 s->facc[i] = (float)ls_value_to_double(s->acc[i], t);
     }
-    if (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE)
-        return LS_OK;
+    return false;
+}
+
+/* THREAD_REDUCE .. CROSS_SUBGROUP on the accumulators, into s->res.
+ * true: stopped at a snapshot point. */
+static bool reduce_stages(exec_state *s, const ls_func_point *stop)
+{
+    const ls_plan *plan = s->plan;
+    const ls_problem *p = s->p;
+    const ls_derived *d = s->d;
+    const ls_nested_layout *l = &d->layout;
+    ls_combiner k = p->combiner;
+    ls_elem_type t = p->acc_type;
+    ls_value ident = ls_identity(k, t);
+    int64_t nacc = plan->acc_registers, nres = plan->results_per_thread;
+    int64_t sgsz = d->subgroup_size;
     /* THREAD_REDUCE: reduced registers into their parallel result slot, in order. */
     for (int64_t tid = 0; tid < s->threads; tid++) {
         for (int64_t q = 0; q < nres; q++)
@@ -433,11 +559,11 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
         }
     }
     if (stop && stop->stage == LS_STAGE_THREAD_REDUCE)
-        return LS_OK;
+        return true;
     /* SUBGROUP_REDUCE, per subgroup and result slot. */
     for (int i = 0; i < plan->n_subgroup_reduces; i++) {
         if (stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE && i > stop->reduce)
-            return LS_OK;
+            return true;
         for (int64_t sg = 0; sg < d->num_subgroups; sg++)
             for (int64_t q = 0; q < nres; q++) {
                 ls_value lane_v[1024];
@@ -452,7 +578,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             }
     }
     if (stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE)
-        return LS_OK;
+        return true;
     /* CROSS_SUBGROUP: slot per virtual subgroup id of the reduced dims; lanes
      * read slot = their position in the read cluster (identity past the end). */
     if (plan->cross_subgroup) {
@@ -493,7 +619,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
         s->smem_n = npos * nslots;
         if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP && stop->steps < 0) {
             free(buf); /* snapshot: partials written, nothing read yet */
-            return LS_OK;
+            return true;
         }
         for (int64_t sg = 0; sg < d->num_subgroups; sg++)
             for (int64_t q = 0; q < nres; q++) {
@@ -532,12 +658,62 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
         free(buf);
     }
     if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP)
-        return LS_OK;
-    /* ACC_COMBINE with the init, then STORE: every holder of an output
-     * element must agree; the first one's value is compared. */
+        return true;
+    return false;
+}
+
+static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
+                               const ls_func_point *stop, ls_functional_result *res,
+                               ls_diag *diag)
+{
+    const ls_plan *plan = s->plan;
+    const ls_problem *p = s->p;
+    const ls_derived *d = s->d;
+    const ls_nested_layout *l = &d->layout;
+    ls_combiner k = p->combiner;
+    ls_elem_type t = p->acc_type;
+    int64_t nres = plan->results_per_thread;
+    int64_t sgsz = d->subgroup_size;
+    int64_t wg_coord[LS_MAX_RANK];
+    ls_workgroup_coord(d, wg, wg_coord);
     ls_value init = ls_problem_init(p);
-    for (int64_t i = 0; i < s->threads * nres; i++)
-        s->res[i] = ls_combine(k, t, s->res[i], init);
+    if (!d->serial_reduce) {
+        if (load_range(s, wg_coord, 0, plan->iterations, in, stop) ||
+            (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE) || reduce_stages(s, stop))
+            return LS_OK;
+        /* ACC_COMBINE with the init */
+        for (int64_t i = 0; i < s->threads * nres; i++)
+            s->res[i] = ls_combine(k, t, s->res[i], init);
+    } else {
+        /* The reduction tiling level: every iteration reduces its tile through
+         * all stages and folds the result into the carried init.  Snapshots
+         * show the last iteration's stages (LOAD_ACCUMULATE: the iteration
+         * the point names). */
+        ls_value *carried = ls_xmalloc((size_t)(s->threads * nres) * sizeof *carried);
+        for (int64_t i = 0; i < s->threads * nres; i++)
+            carried[i] = init;
+        for (int64_t it = 0; it < plan->iterations; it++) {
+            bool lastit = it == plan->iterations - 1;
+            if (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE &&
+                it + 1 >= stop->iterations) {
+                if (stop->iterations > 0)
+                    load_range(s, wg_coord, it, it + 1, in, NULL);
+                free(carried);
+                return LS_OK;
+            }
+            load_range(s, wg_coord, it, it + 1, in, NULL);
+            if (reduce_stages(s, lastit ? stop : NULL)) {
+                free(carried);
+                return LS_OK;
+            }
+            for (int64_t i = 0; i < s->threads * nres; i++)
+                carried[i] = ls_combine(k, t, carried[i], s->res[i]);
+        }
+        memcpy(s->res, carried, (size_t)(s->threads * nres) * sizeof *carried);
+        free(carried);
+    }
+    /* STORE: every holder of an output element must agree; the first one's
+     * value is compared. */
     if (stop)
         return LS_OK; /* snapshot of the final values; the check is not run */
     /* The writer of each output is the thread whose virtual thread and
@@ -587,6 +763,8 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             double bound;
             if (s->fast)
                 reference_fast(s, out, &ref, &bound);
+            else if (s->body_fast)
+                reference_body(s, in, out, &ref, &bound);
             else
                 ls_reference_output(p, in, out, &ref, &bound);
             bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
@@ -648,10 +826,38 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
                 s->inside[tid * s->regs + r] = valid;
             }
     }
+    bool has_index = false;
+    for (int i = 0; i < p->body.n; i++)
+        has_index |= p->body.inst[i].op == LS_BOP_INDEX;
+    s->body_fast = !s->fast && in.npy == NULL && !has_index &&
+                   s->threads * s->regs * p->n_inputs <= (1 << 23);
+    if (s->body_fast) {
+        s->scratch = ls_xcalloc(LS_MAX_BODY_INSTS, sizeof *s->scratch);
+        if (!s->inside)
+            s->inside = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->inside);
+        int64_t zero[LS_MAX_RANK] = {0};
+        for (int k = 0; k < p->n_inputs; k++) {
+            s->ohash[k] = ls_mix64(ls_operand_seed(in.seed, k));
+            ls_operand_strides(p, k, s->ostrides[k]);
+            s->orel[k] = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->orel[k]);
+        }
+        for (int64_t tid = 0; tid < s->threads; tid++)
+            for (int64_t r = 0; r < s->regs; r++) {
+                int64_t x[LS_MAX_RANK];
+                bool valid;
+                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+                s->inside[tid * s->regs + r] = valid;
+                for (int k = 0; k < p->n_inputs; k++)
+                    s->orel[k][tid * s->regs + r] = valid ? ls_operand_index(p, k, x) : 0;
+            }
+    }
 }
 
 static void state_fini(exec_state *s)
 {
+    for (int k = 0; k < LS_MAX_INPUTS; k++)
+        free(s->orel[k]);
+    free(s->scratch);
     free(s->acc);
     free(s->res);
     free(s->tmp);

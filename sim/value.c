@@ -296,7 +296,11 @@ ls_value ls_combine(ls_combiner k, ls_elem_type t, ls_value a, ls_value b)
 
 ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k)
 {
-    uint64_t h = ls_input_hash(ls_mix64(seed), index);
+    return ls_input_value_hashed(ls_input_hash(ls_mix64(seed), index), t, k);
+}
+
+ls_value ls_input_value_hashed(uint64_t h, ls_elem_type t, ls_combiner k)
+{
     if (ls_elem_type_is_float(t))
         return ls_value_from_double(ls_input_float(h, k), t);
     switch (k) {

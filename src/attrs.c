@@ -94,6 +94,8 @@ ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
             st = int_list(v, file, key, &out->thread, true, diag);
         else if (strcmp(key, "partial_reduction") == 0)
             st = int_list(v, file, key, &out->partial_reduction, true, diag);
+        else if (strcmp(key, "reduction") == 0)
+            st = int_list(v, file, key, &out->reduction, true, diag);
         else if (strcmp(key, "lane_basis") == 0)
             st = basis(v, file, key, &out->lane_basis, diag);
         else if (strcmp(key, "subgroup_basis") == 0)
@@ -104,8 +106,7 @@ ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
             out->ignored_line[k] = v->line;
             out->ignored_col[k] = v->col;
             /* an all-zero tiling level tiles nothing */
-            bool inert = (strcmp(key, "reduction") == 0 || strcmp(key, "serial") == 0) &&
-                         v->kind == LS_AV_ARRAY;
+            bool inert = strcmp(key, "serial") == 0 && v->kind == LS_AV_ARRAY;
             for (size_t j = 0; inert && j < v->n; j++)
                 inert = v->items[j]->kind == LS_AV_INT && v->items[j]->i == 0;
             out->ignored_inert[k] = inert;
@@ -371,8 +372,9 @@ void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t si
         const ls_i64_list *l;
     } lists[] = {{"workgroup", &c->workgroup},
                  {"thread", &c->thread},
-                 {"partial_reduction", &c->partial_reduction}};
-    for (int i = 0; i < 3; i++) {
+                 {"partial_reduction", &c->partial_reduction},
+                 {"reduction", &c->reduction}};
+    for (int i = 0; i < 4; i++) {
         if (!lists[i].l->present)
             continue;
         APPEND("%s%s = ", sep, lists[i].k);

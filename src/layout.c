@@ -227,8 +227,13 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
                 return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                                    "workgroup count overflows int64");
         } else {
-            int64_t pr = cfg(&c->partial_reduction, i);
-            d->chunk[i] = pr ? pr : size;
+            int64_t pr = cfg(&c->partial_reduction, i), rl = cfg(&c->reduction, i);
+            /* GPUApplyTilingLevel(Reduction) runs before PartialReduction
+             * (addGPUVectorDistributePassPipeline): its loop body keeps the
+             * reduction, so the whole pipeline runs per iteration. */
+            d->serial[i] = rl > 0 && pr == 0;
+            d->serial_reduce |= d->serial[i];
+            d->chunk[i] = pr ? pr : rl ? rl : size;
             d->iterations[i] = ceil_div(size, d->chunk[i]);
             if (size % d->chunk[i])
                 d->tail[i] = size % d->chunk[i];

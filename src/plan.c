@@ -263,6 +263,11 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
     fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
             (long long)plan->acc_registers, acc);
+    if (d->serial_reduce)
+        fprintf(f, "    (reduction tiling level: the loop below runs every stage, subgroup "
+                   "reduce included, and folds each iteration's result into the carried "
+                   "init; it closes after [%s])\n",
+                ls_stage_name(LS_STAGE_ACC_COMBINE));
     if (plan->iterations > 1)
         fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
     else

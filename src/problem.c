@@ -250,9 +250,11 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
             continue;
         const char *key = c->ignored[k];
         const char *why =
-            strcmp(key, "reduction") == 0 || strcmp(key, "serial") == 0
-                ? "a serial reduction tiling level, which lanescope does not lower yet (only "
-                  "all zeros, which tiles nothing, is accepted)"
+            strcmp(key, "serial") == 0
+                ? "the serial tiling level, which IREE's reduction configs put on elementwise "
+                  "ops only and lanescope does not lower on a reduction (all zeros, which "
+                  "tiles nothing, is accepted; a serial loop over reduction dims is the "
+                  "`reduction` level)"
             : strcmp(key, "promote_operands") == 0
                 ? "operand promotion through workgroup memory, which lanescope does not lower "
                   "yet"
@@ -262,7 +264,8 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
     }
     if (check_rank(d, p, &c->workgroup, "workgroup") ||
         check_rank(d, p, &c->thread, "thread") ||
-        check_rank(d, p, &c->partial_reduction, "partial_reduction"))
+        check_rank(d, p, &c->partial_reduction, "partial_reduction") ||
+        check_rank(d, p, &c->reduction, "reduction"))
         return d->status;
     if (check_basis(d, p, &c->lane_basis, "lane_basis") ||
         check_basis(d, p, &c->subgroup_basis, "subgroup_basis"))
@@ -279,6 +282,17 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                         "partial_reduction[%d] = %lld is on parallel dimension d%d; it applies "
                         "to reduction dimensions only (use 0)",
                         i, (long long)c->partial_reduction.v[i], i);
+        if (!p->is_reduction[i] && c->reduction.present && c->reduction.v[i] != 0)
+            return verr(d, p, c->reduction.line, c->reduction.col,
+                        "reduction[%d] = %lld is on parallel dimension d%d; the reduction "
+                        "tiling level applies to reduction dimensions only (use 0)",
+                        i, (long long)c->reduction.v[i], i);
+        if (p->is_reduction[i] && c->reduction.present && c->reduction.v[i] != 0 &&
+            c->partial_reduction.present && c->partial_reduction.v[i] != 0)
+            return verr(d, p, c->reduction.line, c->reduction.col,
+                        "d%d is tiled by both reduction (%lld) and partial_reduction (%lld); "
+                        "lanescope lowers one of the two per dimension",
+                        i, (long long)c->reduction.v[i], (long long)c->partial_reduction.v[i]);
         if (p->is_reduction[i] && c->partial_reduction.present && c->thread.present &&
             c->partial_reduction.v[i] > 1 && c->thread.v[i] > 1 &&
             c->partial_reduction.v[i] % c->thread.v[i] != 0)

@@ -31,7 +31,7 @@ contains "ex2 thread 42 loads" "$tmp/ex2.txt" "[2, 10] [6, 10] [10, 10] [14, 10]
 contains "ex2 iterations" "$tmp/ex2.txt" "partial-reduction loop: 12 iterations"
 contains "ex2 workgroup" "$tmp/ex2.txt" "workgroup: 128 threads = 2 subgroups x 64 lanes; 72 workgroups"
 contains "ex2 layout" "$tmp/ex2.txt" "thread_tile = [4, 16], element_tile = [1, 1], subgroup_strides = [0, 1], thread_strides = [1, 4]"
-contains "ex2 ignored key" "$tmp/ex2.txt" "ignored keys (not read by the reduction path): reduction"
+contains "ex2 reduction level read" "$tmp/ex2.txt" "workgroup = [16, 0], thread = [0, 1], partial_reduction = [0, 32], reduction = [0, 0], lane_basis"
 
 # No INPUT: the bundled example.
 $LANESCOPE explain >"$tmp/default.txt" 2>&1
@@ -186,18 +186,25 @@ check "--dim without SIZE exits 2" $([ $? -eq 2 ]; echo $?)
 contains "--dim syntax" "$tmp/err" "lanescope sim: --dim: expected N=SIZE (loop dim N of the op, e.g. 0=4096), found '0'"
 $LANESCOPE sim "$DY" --dim 0=4 --dim 0=5 >/dev/null 2>"$tmp/err"
 contains "--dim twice" "$tmp/err" "lanescope sim: --dim: loop dim 0 given twice (4 and 5)"
-# A config field lanescope does not lower is rejected at its position, never
-# dropped; an all-zero serial level tiles nothing and is accepted.
-sed 's/subgroup_basis = \[\[1, 1\], \[0, 1\]\], thread = \[0, 1\], workgroup = \[1, 0\]}>/subgroup_basis = [[1, 1], [0, 1]], thread = [0, 1], workgroup = [1, 0], reduction = [0, 4]}>/' \
+# The serial `reduction` level is lowered (the subgroup reduce inside the
+# loop); a config field lanescope does not lower is rejected at its
+# position, never dropped.
+sed 's/partial_reduction = \[0, 64\]/reduction = [0, 16]/' \
     "$EX/seed004_reduce_8x64.mlir" >"$tmp/serial.mlir"
-$LANESCOPE sim "$tmp/serial.mlir" --no-check >/dev/null 2>"$tmp/err"
-check "nonzero reduction level exits 1" $([ $? -eq 1 ]; echo $?)
-contains "nonzero reduction level" "$tmp/err" "serial.mlir:5:183: lowering_config key 'reduction' asks for a serial reduction tiling level, which lanescope does not lower yet"
-sed 's/reduction = \[0, 4\]/promote_operands = [0]/' "$tmp/serial.mlir" >"$tmp/promote.mlir"
+$LANESCOPE sim "$tmp/serial.mlir" --dump-plan >"$tmp/out" 2>"$tmp/err"
+check "reduction level simulates" $?
+contains "reduction level: reduce inside the loop" "$tmp/out" "(reduction tiling level: the loop below runs every stage"
+contains "reduction level: 4 iterations" "$tmp/out" "scf.for %k = 0 to 4 {"
+contains "reduction level: checked" "$tmp/out" "functional check passed: 8 outputs of 8 workgroups"
+sed 's/reduction = \[0, 16\]/serial = [0, 16]/' "$tmp/serial.mlir" >"$tmp/serial2.mlir"
+$LANESCOPE sim "$tmp/serial2.mlir" --no-check >/dev/null 2>"$tmp/err"
+check "serial level on a reduction exits 1" $([ $? -eq 1 ]; echo $?)
+contains "serial level on a reduction" "$tmp/err" "serial2.mlir:5:79: lowering_config key 'serial' asks for the serial tiling level"
+sed 's/reduction = \[0, 16\]/promote_operands = [0]/' "$tmp/serial.mlir" >"$tmp/promote.mlir"
 $LANESCOPE explain "$tmp/promote.mlir" >/dev/null 2>"$tmp/err"
 contains "promote_operands rejected" "$tmp/err" "lowering_config key 'promote_operands' asks for operand promotion through workgroup memory"
 $LANESCOPE explain "$EX/seed000_example2.mlir" >"$tmp/ex2i.txt"
-contains "zero reduction level accepted" "$tmp/ex2i.txt" "reduction (all zeros: tiles nothing)"
+contains "zero reduction level accepted" "$tmp/ex2i.txt" "reduction = [0, 0]"
 
 # One target vocabulary: models, IREE target names (modelled from their
 # fields with a family's timing, and a note saying so), .mlir target files.
@@ -333,6 +340,10 @@ contains "sim matvec: checked" "$tmp/out" "functional check passed: 512 outputs 
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan >"$tmp/out" 2>"$tmp/err"
 contains "sim matvec plan: the vector's loads" "$tmp/out" "input 1 %4: 1 x vector.transfer_read vector<8xf16> per thread"
 contains "sim matvec plan: the body" "$tmp/out" "%2 = arith.mulf %0, %1 : f16"
+$LANESCOPE explain "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --thread 3 >"$tmp/out" 2>"$tmp/err"
+contains "explain matvec: the matrix's loads" "$tmp/out" "input 0 %3 (f16): 8 loads of 8 elements, at operand coordinates"
+contains "explain matvec: the vector's load" "$tmp/out" "input 1 %4 (f16): 1 load of 8 elements, at operand coordinates"
+contains "explain matvec: vector coordinates" "$tmp/out" "[24] [25] [26] [27] [28] [29] [30] [31]"
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --input "$tmp/none.npy" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ]; check "sim matvec --input: an error" $?
 contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input supplies one array"

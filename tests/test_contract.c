@@ -442,6 +442,69 @@ START_TEST(engine_reads_both_inputs)
 }
 END_TEST
 
+/* The serial `reduction` level: random problems tiled by it instead of
+ * partial_reduction run every stage per iteration and still match the
+ * reference; the engine repeats the reduce stages per iteration. */
+START_TEST(serial_reduction_level)
+{
+    uint64_t rng = 9001;
+    int ran = 0, cross = 0, multi = 0;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    for (int iter = 0; iter < 600 && ran < 40; iter++) {
+        ls_problem p;
+        if (!random_problem(&rng, &p, 5, 200))
+            continue;
+        ls_lowering_config *c = &p.config;
+        c->reduction = c->partial_reduction;
+        for (int i = 0; i < p.rank; i++)
+            c->partial_reduction.v[i] = 0;
+        ls_diag dg;
+        ls_diag_clear(&dg);
+        if (ls_derive(&p, d, &dg) != LS_OK)
+            continue;
+        const char *arch = rng_range(&rng, 0, 1) ? "gfx942" : "sm_80";
+        ls_plan plan;
+        REQUIRE(ls_plan_build(&p, d, ls_plan_target_from_arch(arch), &plan, &dg) == LS_OK, "%s",
+                dg.msg);
+        ls_functional_result fr;
+        int64_t wgs = d->total_workgroups < 3 ? d->total_workgroups : 3;
+        REQUIRE(ls_functional_run(&plan, (ls_input_source){31, NULL, {NULL}},
+                                  d->total_workgroups - wgs, wgs, &fr, &dg) == LS_OK,
+                "%s: %s", arch, dg.msg);
+        ran++;
+        cross += plan.cross_subgroup;
+        multi += d->serial_reduce && plan.iterations > 1;
+    }
+    ck_assert_int_ge(ran, 30);
+    ck_assert_int_gt(cross, 0);
+    ck_assert_int_gt(multi, 0);
+    free(d);
+    /* both levels on one dim, or the level on a parallel dim: rejected */
+    ls_diag dg;
+    const char *bad[] = {"partial_reduction = [0, 64], reduction = [0, 64]", "reduction = [4, 0]"};
+    const char *why[] = {"tiled by both reduction (64) and partial_reduction (64)",
+                         "reduction[0] = 4 is on parallel dimension d0"};
+    for (int i = 0; i < 2; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+                 "ins(%%a : tensor<4x256xf32>) outs(%%c : tensor<4xf32>) attrs = {lowering_config "
+                 "= #iree_gpu.lowering_config<{%s, thread = [0, 1], lane_basis = [[1, 64], [0, "
+                 "1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n^bb0(%%in: f32, %%out: f32):\n  %%0 "
+                 "= arith.addf %%in, %%out : f32\n  linalg.yield %%0 : f32\n}\n",
+                 bad[i]);
+        ls_module *m = load_text(text, &dg);
+        ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+        ls_derived *dd = ls_xcalloc(1, sizeof *dd);
+        ck_assert_int_eq(ls_derive(&m->problems[0], dd, &dg), LS_ERR_INVALID);
+        ck_assert_msg(strstr(dg.msg, why[i]) != NULL, "got '%s'", dg.msg);
+        free(dd);
+        free(m);
+    }
+}
+END_TEST
+
 static Suite *contract_suite(void)
 {
     Suite *s = suite_create("contract");
@@ -454,6 +517,7 @@ static Suite *contract_suite(void)
     tcase_add_test(tc, constants_and_index);
     tcase_add_test(tc, random_contractions);
     tcase_add_test(tc, engine_reads_both_inputs);
+    tcase_add_test(tc, serial_reduction_level);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -79,6 +79,8 @@ static int64_t fact(const ls_plan *pl, const char *key, bool *known)
         return pl->results_per_thread;
     if (strcmp(base, "body_ops") == 0)
         return pl->body_alu_ops;
+    if (strcmp(base, "serial") == 0)
+        return d->serial_reduce;
     if (strcmp(base, "extended") == 0)
         return p->extended;
     if (strcmp(base, "subgroup_reduces") == 0)

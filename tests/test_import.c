@@ -19,7 +19,10 @@ START_TEST(example2_generic)
     ck_assert(p->has_config);
     ck_assert_int_eq(p->config.workgroup.v[0], 16);
     ck_assert_int_eq(p->config.lane_basis.counts.v[0], 16);
-    ck_assert_int_eq(p->config.n_ignored, 1);
+    ck_assert_int_eq(p->config.n_ignored, 0);
+    /* reduction = [0, 0]: the serial level, read and tiling nothing */
+    ck_assert(p->config.reduction.present);
+    ck_assert_int_eq(p->config.reduction.v[1], 0);
     ck_assert(p->has_ti);
     ck_assert_int_eq(p->ti.workgroup_size[0], 128);
     ck_assert_int_eq(p->ti.subgroup_size, 64);

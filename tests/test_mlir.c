@@ -54,13 +54,15 @@ START_TEST(lowering_config_values)
     ck_assert_int_eq(c.lane_basis.counts.v[1], 4);
     ck_assert_int_eq(c.lane_basis.mapping.v[0], 1);
     ck_assert_int_eq(c.subgroup_basis.counts.v[1], 2);
-    ck_assert_int_eq(c.n_ignored, 2);
-    ck_assert_str_eq(c.ignored[0], "reduction");
-    ck_assert_str_eq(c.ignored[1], "expand_dims");
+    ck_assert_int_eq(c.n_ignored, 1);
+    ck_assert_str_eq(c.ignored[0], "expand_dims");
+    ck_assert(c.reduction.present);
+    ck_assert_int_eq(c.reduction.v[1], 4);
     char buf[512];
     ls_lowering_config_format(&c, buf, sizeof buf);
     ck_assert_str_eq(buf, "#iree_gpu.lowering_config<{workgroup = [16, 0], thread = [0, 1], "
-                          "partial_reduction = [0, 32], lane_basis = [[16, 4], [1, 0]], "
+                          "partial_reduction = [0, 32], reduction = [0, 4], "
+                          "lane_basis = [[16, 4], [1, 0]], "
                           "subgroup_basis = [[1, 2], [0, 1]]}>");
     ls_arena_fini(&a);
 }

@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
 done
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -f "$src/src/main.c" ] || [ ! -d "$src/targets" ]; then
+if [ ! -f "$src/src/cli/main.c" ] || [ ! -d "$src/targets" ]; then
     die "cannot find the source tree (looked in $src)"
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ls-bundle.XXXXXX")

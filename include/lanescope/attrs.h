@@ -34,6 +34,10 @@ typedef struct {
 
 typedef struct {
     ls_i64_list workgroup, thread, partial_reduction;
+    /* The serial `reduction` tiling level: an scf.for over the reduction
+     * dims whose body reduces its tile completely (subgroup reduce inside
+     * the loop) into the carried init. */
+    ls_i64_list reduction;
     ls_basis lane_basis, subgroup_basis;
     int n_ignored;
     char ignored[LS_MAX_IGNORED][48]; /* keys the reduction path does not read */

@@ -3,7 +3,7 @@
  * and the error and ranking statistics it reports.
  *
  * Everything here is a pure function of its arguments: nothing simulates,
- * measures, reads a clock or prints (the CLI, src/cli_compare.c, does).
+ * measures, reads a clock or prints (the CLI, src/cli/cli_compare.c, does).
  * Errors fill an ls_diag naming file:line:col.
  *
  * ---- Suite files ----

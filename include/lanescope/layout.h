@@ -67,6 +67,8 @@ typedef struct {
     int64_t tail[LS_MAX_RANK];      /* valid elements of the last tile/chunk if ragged, else 0 */
     int64_t lanes[LS_MAX_RANK], subgroups[LS_MAX_RANK], thread[LS_MAX_RANK];
     bool packed[LS_MAX_RANK];       /* split by GPUPackPartialReductions */
+    bool serial[LS_MAX_RANK];       /* chunked by the `reduction` level: reduced inside the loop */
+    bool serial_reduce;             /* some dim is: every stage runs once per iteration */
 
     /* the loop body after packing: dims [0, rank) then one inner dim per packed dim */
     int body_rank;

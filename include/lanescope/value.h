@@ -73,6 +73,9 @@ static inline double ls_input_float(uint64_t h, ls_combiner k)
 /* Input element `index` for a seed: a pure function (no array is held).
  * Ranges keep float sums exact-ish and products finite: see value.c. */
 ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k);
+/* The same from the element's hash, ls_input_hash(ls_mix64(seed), index):
+ * callers that draw many elements hash the seed once. */
+ls_value ls_input_value_hashed(uint64_t h, ls_elem_type t, ls_combiner k);
 
 /* Unit roundoff of a float type (2^-p), 0 for integers. */
 double ls_unit_roundoff(ls_elem_type t);

@@ -180,6 +180,46 @@ static void coord_text(char *buf, size_t size, const int64_t *x, int n)
     ls_format_list(buf, size, x, n);
 }
 
+/* Each operand's share of thread tid in iteration 0 of workgroup 0: its
+ * loads, each a vector of operand coordinates (the operand's own dims). */
+static void thread_operands(FILE *f, const ls_problem *p, const ls_derived *d, int64_t tid,
+                            const char *ind, bool md)
+{
+    int64_t zero[LS_MAX_RANK] = {0};
+    char e[160];
+    for (int k = 0; k < p->n_inputs; k++) {
+        const ls_operand *o = &p->inputs[k];
+        ls_operand_regs regs;
+        ls_operand_regs_of(d, p, k, &regs);
+        fprintf(f, "%s%s input %d %s (%s): ", ind, md ? "-" : " ", k, o->name,
+                ls_elem_type_name(o->type));
+        if (o->intermediate) {
+            fprintf(f, "the result of an earlier reduction, held in registers: no load\n");
+            continue;
+        }
+        fprintf(f, "%lld load%s of %lld element%s, at operand coordinates\n",
+                (long long)regs.loads, regs.loads == 1 ? "" : "s", (long long)regs.width,
+                regs.width == 1 ? "" : "s");
+        int64_t shown = regs.loads < 16 ? regs.loads : 16;
+        for (int64_t l = 0; l < shown; l++) {
+            fprintf(f, "%s      ", md ? "" : "");
+            for (int64_t el = 0; el < regs.width && el < 16; el++) {
+                int64_t x[LS_MAX_RANK], oc[LS_MAX_RANK];
+                bool valid;
+                ls_thread_element(d, p, tid, zero, zero, ls_operand_register(d, &regs, l, el),
+                                  x, &valid);
+                for (int j = 0; j < o->map_n; j++)
+                    oc[j] = x[o->map[j]];
+                coord_text(e, sizeof e, oc, o->map_n);
+                fprintf(f, "%s%s%s", el ? " " : "", e, valid ? "" : "(pad)");
+            }
+            fprintf(f, "%s\n", regs.width > 16 ? " ..." : "");
+        }
+        if (shown < regs.loads)
+            fprintf(f, "      ... %lld more loads\n", (long long)(regs.loads - shown));
+    }
+}
+
 static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64_t tid, bool md)
 {
     thread_info t;
@@ -236,6 +276,8 @@ static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64
     if (shown < t.n_regs)
         fprintf(f, "%s      ... %lld more\n", md ? "" : "", (long long)(t.n_regs - shown));
     fprintf(f, md ? "```\n" : "");
+    if (p->n_inputs > 1 || p->body.n > 0)
+        thread_operands(f, p, d, tid, ind, md);
 }
 
 static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, const opts *o)
