@@ -216,7 +216,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     return LS_OK;
 }
 
-static const char *dpp_name(ls_dpp_ctrl c)
+const char *ls_plan_dpp_name(ls_dpp_ctrl c)
 {
     static const char *n[] = {"quad_perm [1,0,3,2]", "quad_perm [2,3,0,1]", "row_half_mirror",
                               "row_mirror",          "row_bcast_15 (row_mask 0xa)",
@@ -235,7 +235,7 @@ static void dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, 
             fprintf(f, "      %%v = %s(%%v, gpu.shuffle xor %%v, %lld)\n", kind,
                     (long long)s->offset);
         else if (s->kind == LS_STEP_DPP)
-            fprintf(f, "      %%v = %s(%%v, amdgpu.dpp %%v %s)\n", kind, dpp_name(s->dpp));
+            fprintf(f, "      %%v = %s(%%v, amdgpu.dpp %%v %s)\n", kind, ls_plan_dpp_name(s->dpp));
         else if (s->lane_b >= 0)
             fprintf(f, "      %%v = %s(readlane %%v, %lld, readlane %%v, %lld)\n", kind,
                     (long long)s->lane_a, (long long)s->lane_b);
@@ -272,21 +272,26 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
         fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
     else
         fprintf(f, "    (loop elided: one iteration) {\n");
-    if (p->n_inputs == 1)
+    if (p->n_inputs == 1) {
+        ls_plan_input_vector_type(plan, 0, buf, sizeof buf);
         fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread (padding = "
-                   "identity)%s\n",
-                (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
+                   "identity; distributed %s)%s\n",
+                (long long)plan->loads_per_iteration, (long long)plan->load_width, in, buf,
                 p->extended ? ", arith.extf" : "");
+    }
     for (int k = 0; k < p->n_inputs && p->n_inputs > 1; k++)
         if (p->inputs[k].intermediate)
             fprintf(f, "      input %d %s: reduced earlier in the dispatch, held in registers "
                        "(no load)\n",
                     k, p->inputs[k].name);
-        else
+        else {
+            ls_plan_input_vector_type(plan, k, buf, sizeof buf);
             fprintf(f,
-                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread\n",
+                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread "
+                    "(distributed %s)\n",
                     k, p->inputs[k].name, (long long)plan->inputs[k].loads,
-                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type));
+                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type), buf);
+        }
     if (p->body.n > 0) {
         fprintf(f, "      body, per element (%d op%s, inputs numbered as above):\n",
                 plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s");
@@ -313,13 +318,9 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
         dump_reduce(f, &plan->subgroup_reduces[i], kind, ty);
     if (plan->cross_subgroup) {
         fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_CROSS_SUBGROUP));
-        size_t u = 0;
-        for (int k = 0; k < plan->buffer_rank; k++)
-            u += (size_t)snprintf(buf + u, sizeof buf - u, "%lldx",
-                                  (long long)plan->buffer_shape[k]);
-        fprintf(f, "    %%buf = memref.alloc() : memref<%s%s, #gpu.address_space<workgroup>> "
-                   "(%lld bytes; innermost padded by %lld)\n",
-                buf, acc, (long long)plan->buffer_bytes, (long long)plan->buffer_pad);
+        ls_plan_buffer_type(plan, buf, sizeof buf);
+        fprintf(f, "    %%buf = memref.alloc() : %s (%lld bytes; innermost padded by %lld)\n",
+                buf, (long long)plan->buffer_bytes, (long long)plan->buffer_pad);
         fprintf(f, "    gpu.barrier\n    scf.if (first thread of its duplication group) { "
                    "vector.transfer_write partials -> %%buf[..., subgroup] }\n    gpu.barrier\n");
         fprintf(f, "    vector.transfer_read %%buf (padding = identity), %lld slot%s per lane "
@@ -334,4 +335,38 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     fprintf(f, "  [%s]\n    scf.if (one thread per output element) { vector.transfer_write %%r "
                "} : %lld output elements per workgroup\n",
             ls_stage_name(LS_STAGE_STORE), (long long)plan->stores_per_workgroup);
+}
+
+void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t size)
+{
+    const ls_problem *p = plan->problem;
+    const ls_derived *d = plan->derived;
+    const ls_nested_layout *l = &d->layout;
+    /* body dims of the operand in its map's order, packed inner parts last */
+    int dims[LS_MAX_BODY], n = 0;
+    for (int j = 0; j < p->inputs[k].map_n; j++)
+        for (int b = 0; b < d->body_rank; b++)
+            if (!d->body_inner[b] && d->body_origin[b] == p->inputs[k].map[j])
+                dims[n++] = b;
+    for (int b = 0; b < d->body_rank; b++)
+        for (int j = 0; d->body_inner[b] && j < p->inputs[k].map_n; j++)
+            if (d->body_origin[b] == p->inputs[k].map[j])
+                dims[n++] = b;
+    size_t u = (size_t)snprintf(buf, size, "vector<");
+    const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < n && u < size; i++)
+            u += (size_t)snprintf(buf + u, size - u, "%lldx", (long long)tiles[g][dims[i]]);
+    if (u < size)
+        snprintf(buf + u, size - u, "%s>", ls_elem_type_name(p->inputs[k].type));
+}
+
+void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size)
+{
+    size_t u = (size_t)snprintf(buf, size, "memref<");
+    for (int k = 0; k < plan->buffer_rank && u < size; k++)
+        u += (size_t)snprintf(buf + u, size - u, "%lldx", (long long)plan->buffer_shape[k]);
+    if (u < size)
+        snprintf(buf + u, size - u, "%s, #gpu.address_space<workgroup>>",
+                 ls_elem_type_name(plan->problem->acc_type));
 }

@@ -340,6 +340,15 @@ contains "sim matvec: checked" "$tmp/out" "functional check passed: 512 outputs 
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan >"$tmp/out" 2>"$tmp/err"
 contains "sim matvec plan: the vector's loads" "$tmp/out" "input 1 %4: 1 x vector.transfer_read vector<8xf16> per thread"
 contains "sim matvec plan: the body" "$tmp/out" "%2 = arith.mulf %0, %1 : f16"
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan=json --workgroups 2 >"$tmp/plan.json" 2>"$tmp/err"
+check "sim --dump-plan=json exits 0" $?
+contains "plan json: the matrix's distributed vector" "$tmp/plan.json" '"distributed_type":"vector<8x1x1x1x1x1x1x1x8xf16>"'
+contains "plan json: the vector's distributed vector" "$tmp/plan.json" '"distributed_type":"vector<1x1x1x1x1x8xf16>"'
+contains "plan json: the loop's level" "$tmp/plan.json" '"tiling_level":"partial_reduction"'
+contains "plan json: the loop's bound" "$tmp/plan.json" '"upper_bound":8'
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --dump-plan=yaml >/dev/null 2>"$tmp/err"
+check "--dump-plan=yaml exits 2" $([ $? -eq 2 ]; echo $?)
+contains "--dump-plan=yaml message" "$tmp/err" "--dump-plan=yaml: expected text or json"
 $LANESCOPE explain "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --thread 3 >"$tmp/out" 2>"$tmp/err"
 contains "explain matvec: the matrix's loads" "$tmp/out" "input 0 %3 (f16): 8 loads of 8 elements, at operand coordinates"
 contains "explain matvec: the vector's load" "$tmp/out" "input 1 %4 (f16): 1 load of 8 elements, at operand coordinates"

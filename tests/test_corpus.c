@@ -124,6 +124,16 @@ static void check_plan(const char *file, int prob, const ls_plan *pl, const char
         ck_assert_msg(eq != NULL, "%s: PLAN %d: '%s' is not key=value", file, prob, kv);
         *eq = 0;
         const char *want = eq + 1;
+        if (strncmp(kv, "distributed.", 12) == 0) { /* a type, compared as text */
+            char type[128];
+            int k = atoi(kv + 12);
+            ck_assert_msg(k >= 0 && k < pl->problem->n_inputs, "%s: PLAN %d: no input %d", file,
+                          prob, k);
+            ls_plan_input_vector_type(pl, k, type, sizeof type);
+            ck_assert_msg(strcmp(type, want) == 0, "%s: reduction %d: %s = %s, expected %s", file,
+                          prob, kv, type, want);
+            continue;
+        }
         bool known;
         int64_t got = fact(pl, kv, &known);
         ck_assert_msg(known, "%s: PLAN %d: unknown fact '%s'", file, prob, kv);

@@ -135,6 +135,15 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
                         ls_plan *plan, ls_diag *diag);
 
 const char *ls_stage_name(ls_stage s);
+/* Input k's per-thread vector as VectorDistribute prints it after
+ * distribution: vector<batch... x outer... x element... x T> over the
+ * operand's dims (the layout projected through its map; packed inner dims
+ * last), e.g. "vector<1x1x1x1x1x8xf16>". */
+void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t size);
+/* The cross-subgroup buffer's type, "memref<1x10xf32, #gpu.address_space<workgroup>>". */
+void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size);
+/* An AMD DPP control by its assembly name ("quad_perm [1,0,3,2]"). */
+const char *ls_plan_dpp_name(ls_dpp_ctrl c);
 
 /* Readable listing of the plan (what `lanescope sim --dump-plan` prints). */
 void ls_plan_dump(const ls_plan *plan, FILE *f);

@@ -11,6 +11,7 @@
 #include "lanescope/diag.h"
 #include "lanescope/hwmodel.h"
 #include "lanescope/import.h"
+#include "lanescope/plan.h"
 
 /* Output collected in memory so a failure leaves nothing half-written. */
 typedef struct {
@@ -74,5 +75,9 @@ int ls_cmd_sim(int argc, char **argv);
 int ls_cmd_measure(int argc, char **argv);
 int ls_cmd_calibrate(int argc, char **argv);
 int ls_cmd_compare(int argc, char **argv);
+
+/* `sim --dump-plan=json`: the plan's facts (plan_json.c). */
+struct json_object;
+struct json_object *ls_cli_plan_json(const ls_plan *plan);
 
 #endif

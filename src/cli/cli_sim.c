@@ -36,7 +36,9 @@ static void usage(FILE *f)
                "  --seed N          input generator seed (default 1); timing does not depend on it\n"
                "  --input FILE.npy  take the input tensor from a NumPy array instead (C order,\n"
                "                    the operand's shape and dtype; one reduction per INPUT)\n"
-               "  --dump-plan       print the lowered per-workgroup program first\n"
+               "  --dump-plan[=text|json]\n"
+               "                    print the lowered per-workgroup program first; =json puts\n"
+               "                    it in the --json report as \"plan\" (implies --json)\n"
                "  --no-check        skip the functional execution\n"
                "  --workgroups N    functional check of the first N workgroups only\n"
                "  --trace FILE      write Chrome trace events (open in Perfetto): a track per\n"
@@ -254,7 +256,7 @@ int ls_cmd_sim(int argc, char **argv)
     enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT,
            O_DIM };
     static const struct option longopts[] = {
-        {"dump-plan", no_argument, NULL, O_DUMP},   {"seed", required_argument, NULL, O_SEED},
+        {"dump-plan", optional_argument, NULL, O_DUMP}, {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
         {"workgroups", required_argument, NULL, O_WG}, {"output", required_argument, NULL, 'o'},
         {"json", no_argument, NULL, O_JSON},        {"csv", no_argument, NULL, O_CSV},
@@ -264,7 +266,7 @@ int ls_cmd_sim(int argc, char **argv)
         {"dim", required_argument, NULL, O_DIM},
         {NULL, 0, NULL, 0},
     };
-    bool dump = false, json = false, csv = false, check = true;
+    bool dump = false, dump_json = false, json = false, csv = false, check = true;
     int64_t seed = 1, max_wg = -1;
     const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
     ls_npy npy = {0};
@@ -276,7 +278,16 @@ int ls_cmd_sim(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_DUMP: dump = true; break;
+        case O_DUMP:
+            if (optarg && strcmp(optarg, "json") == 0) {
+                dump_json = json = true; /* the plans go into the --json report */
+            } else if (optarg && strcmp(optarg, "text") != 0) {
+                ls_cli_error(CMD, "--dump-plan=%s: expected text or json", optarg);
+                return 2;
+            } else {
+                dump = true;
+            }
+            break;
         case O_SEED:
             if (!ls_flag_int(CMD, "--seed", optarg, 0, INT64_MAX, &seed))
                 return 2;
@@ -404,7 +415,10 @@ int ls_cmd_sim(int argc, char **argv)
         if (json) {
             json_object *arr;
             json_object_object_get_ex(root, "reductions", &arr);
-            json_object_array_add(arr, json_result(p, &hw, &r, &fr, check, seed));
+            json_object *jr = json_result(p, &hw, &r, &fr, check, seed);
+            if (dump_json)
+                json_object_object_add(jr, "plan", ls_cli_plan_json(&plans[i]));
+            json_object_array_add(arr, jr);
             continue;
         }
         if (csv) {

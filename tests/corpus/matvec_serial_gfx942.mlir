@@ -12,6 +12,7 @@
 // TARGET: gfx942
 // PLAN 0: serial=1 iterations=32 workgroup_size=64 subgroup_size=64 workgroups=8000
 // PLAN 0: width.0=8 width.1=8 subgroup_reduces=1 cluster.0=16 stride.0=1 dpp.0=1 cross_subgroup=0
+// PLAN 0: distributed.0=vector<1x1x1x1x1x8xf16> distributed.1=vector<1x1x1x1x1x8xf16>
 #config = #iree_gpu.lowering_config<{workgroup = [0, 4, 0], reduction = [0, 0, 128], thread = [0, 0, 8], subgroup_basis = [[1, 1, 1], [0, 1, 2]], lane_basis = [[1, 4, 16], [0, 1, 2]]}>
 #translation = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] subgroup_size = 64, {}>
 func.func @matvec_serial() attributes {translation_info = #translation} {

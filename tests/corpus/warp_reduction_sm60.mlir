@@ -3,10 +3,12 @@
 //   (@warp_reduction_dispatch, sm_60): its CHECK lines give the lowered loop
 //   `scf.for 0 to 2560 step 256` over the packed dim (10 iterations), reads of
 //   vector<1x4xf32>, `gpu.subgroup_reduce add ... cluster(size = 32)` and the
-//   workgroup buffer memref<1x10xf32> (8 subgroups + 64 bits of padding).
+//   workgroup buffer memref<1x10xf32> (8 subgroups + 64 bits of padding);
+//   the thread's vector.multi_reduction reads vector<1x1x1x1x1x1x1x1x4xf32>.
 // TARGET: sm_60
 // PLAN 0: iterations=10 loads.0=1 width.0=4 subgroup_reduces=1 cluster.0=32 stride.0=1
 // PLAN 0: cross_subgroup=1 buffer_bytes=40 workgroup_size=256 subgroup_size=32 workgroups=512
+// PLAN 0: distributed.0=vector<1x1x1x1x1x1x1x1x4xf32>
 func.func @row_sum_512x10240() {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.000000e+00 : f32

@@ -1,0 +1,117 @@
+/* plan_json.c: `sim --dump-plan=json` -- the lowered plan's facts as JSON,
+ * in the vocabulary of IREE's IR (loop bounds, distributed vector types,
+ * gpu.subgroup_reduce cluster sizes and strides, workgroup allocations,
+ * barriers), the same facts `--dump-plan` prints. */
+#include <json-c/json.h>
+
+#include "cli.h"
+#include "lanescope/functional.h"
+#include "lanescope/plan.h"
+#include "lanescope/value.h"
+
+static void jset(json_object *o, const char *k, json_object *v)
+{
+    json_object_object_add(o, k, v);
+}
+
+static json_object *reduce_json(const ls_subgroup_reduce *r, const char *kind)
+{
+    json_object *o = json_object_new_object();
+    jset(o, "op", json_object_new_string("gpu.subgroup_reduce"));
+    jset(o, "kind", json_object_new_string(kind));
+    jset(o, "cluster_size", json_object_new_int64(r->cluster_size));
+    jset(o, "cluster_stride", json_object_new_int64(r->cluster_stride));
+    jset(o, "lowering", json_object_new_string(r->dpp ? "dpp" : "shuffle_xor"));
+    json_object *steps = json_object_new_array();
+    for (int i = 0; i < r->n_steps; i++) {
+        const ls_reduce_step *s = &r->steps[i];
+        json_object *st = json_object_new_object();
+        if (s->kind == LS_STEP_SHUFFLE_XOR) {
+            jset(st, "op", json_object_new_string("gpu.shuffle xor"));
+            jset(st, "offset", json_object_new_int64(s->offset));
+        } else if (s->kind == LS_STEP_DPP) {
+            jset(st, "op", json_object_new_string("amdgpu.dpp"));
+            jset(st, "control", json_object_new_string(ls_plan_dpp_name(s->dpp)));
+        } else {
+            jset(st, "op", json_object_new_string("rocdl.readlane"));
+            jset(st, "lane", json_object_new_int64(s->lane_a));
+            if (s->lane_b >= 0)
+                jset(st, "lane_b", json_object_new_int64(s->lane_b));
+        }
+        json_object_array_add(steps, st);
+    }
+    jset(o, "steps", steps);
+    return o;
+}
+
+json_object *ls_cli_plan_json(const ls_plan *plan)
+{
+    const ls_problem *p = plan->problem;
+    const ls_derived *d = plan->derived;
+    const char *kind = ls_combiner_name(p->combiner);
+    char buf[1024];
+    json_object *o = json_object_new_object();
+    jset(o, "name", json_object_new_string(p->name));
+    jset(o, "lowering", json_object_new_string(plan->amd ? "rocdl" : "nvvm"));
+    jset(o, "workgroup_size", json_object_new_int64(d->workgroup_size));
+    jset(o, "subgroup_size", json_object_new_int64(d->subgroup_size));
+    jset(o, "workgroups", json_object_new_int64(d->total_workgroups));
+    ls_nested_layout_format(&d->layout, buf, sizeof buf);
+    jset(o, "layout", json_object_new_string(buf));
+    json_object *loop = json_object_new_object();
+    jset(loop, "op", json_object_new_string(plan->iterations > 1 ? "scf.for" : "none"));
+    jset(loop, "tiling_level",
+         json_object_new_string(d->serial_reduce ? "reduction" : "partial_reduction"));
+    jset(loop, "lower_bound", json_object_new_int64(0));
+    jset(loop, "upper_bound", json_object_new_int64(plan->iterations));
+    jset(loop, "step", json_object_new_int64(1));
+    jset(loop, "reduces_inside", json_object_new_boolean(d->serial_reduce));
+    jset(o, "loop", loop);
+    json_object *ins = json_object_new_array();
+    for (int k = 0; k < p->n_inputs; k++) {
+        json_object *ij = json_object_new_object();
+        jset(ij, "name", json_object_new_string(p->inputs[k].name));
+        jset(ij, "element_type", json_object_new_string(ls_elem_type_name(p->inputs[k].type)));
+        jset(ij, "transfer_reads", json_object_new_int64(plan->inputs[k].loads));
+        snprintf(buf, sizeof buf, "vector<%lldx%s>", (long long)plan->inputs[k].width,
+                 ls_elem_type_name(p->inputs[k].type));
+        jset(ij, "read_type", json_object_new_string(buf));
+        ls_plan_input_vector_type(plan, k, buf, sizeof buf);
+        jset(ij, "distributed_type", json_object_new_string(buf));
+        jset(ij, "in_registers", json_object_new_boolean(p->inputs[k].intermediate));
+        json_object_array_add(ins, ij);
+    }
+    jset(o, "inputs", ins);
+    jset(o, "body_ops", json_object_new_int(plan->body_alu_ops));
+    jset(o, "accumulators", json_object_new_int64(plan->acc_registers));
+    jset(o, "packed_inner_elements", json_object_new_int64(plan->inner_elems));
+    json_object *tr = json_object_new_object();
+    jset(tr, "op", json_object_new_string("vector.multi_reduction"));
+    jset(tr, "kind", json_object_new_string(kind));
+    jset(tr, "combines", json_object_new_int64(plan->local_reduce_ops));
+    jset(tr, "results_per_thread", json_object_new_int64(plan->results_per_thread));
+    jset(o, "thread_reduce", tr);
+    json_object *sr = json_object_new_array();
+    for (int i = 0; i < plan->n_subgroup_reduces; i++)
+        json_object_array_add(sr, reduce_json(&plan->subgroup_reduces[i], kind));
+    jset(o, "subgroup_reduces", sr);
+    jset(o, "shuffle_bits", json_object_new_int(plan->shuffle_bits));
+    if (plan->cross_subgroup) {
+        json_object *cs = json_object_new_object();
+        ls_plan_buffer_type(plan, buf, sizeof buf);
+        jset(cs, "alloc", json_object_new_string(buf));
+        jset(cs, "bytes", json_object_new_int64(plan->buffer_bytes));
+        jset(cs, "padding_elements", json_object_new_int64(plan->buffer_pad));
+        jset(cs, "barriers", json_object_new_int(plan->barriers));
+        jset(cs, "read_cluster", json_object_new_int64(plan->read_cluster));
+        jset(cs, "read_stride", json_object_new_int64(plan->read_stride));
+        jset(cs, "reduce", reduce_json(&plan->cross_reduce, kind));
+        jset(o, "cross_subgroup", cs);
+    } else {
+        jset(o, "cross_subgroup", NULL);
+    }
+    ls_value_format(ls_problem_init(p), p->acc_type, buf, sizeof buf);
+    jset(o, "init", json_object_new_string(buf));
+    jset(o, "stores_per_workgroup", json_object_new_int64(plan->stores_per_workgroup));
+    return o;
+}
