@@ -16,8 +16,14 @@ int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x)
     const ls_operand *o = &p->inputs[k];
     int64_t idx = 0;
     for (int j = 0; j < o->map_n; j++)
-        idx = idx * p->size[o->map[j]] + x[o->map[j]];
+        idx = idx * ls_operand_dim(p, k, j) + x[o->map[j]] * (o->scale[j] ? o->scale[j] : 1);
     return idx;
+}
+
+int64_t ls_operand_dim(const ls_problem *p, int k, int j)
+{
+    const ls_operand *o = &p->inputs[k];
+    return o->shape[j] ? o->shape[j] : p->size[o->map[j]];
 }
 
 void ls_operand_strides(const ls_problem *p, int k, int64_t *strides)
@@ -27,8 +33,8 @@ void ls_operand_strides(const ls_problem *p, int k, int64_t *strides)
     for (int i = 0; i < p->rank; i++)
         strides[i] = 0;
     for (int j = o->map_n - 1; j >= 0; j--) {
-        strides[o->map[j]] = s;
-        s *= p->size[o->map[j]];
+        strides[o->map[j]] += s * (o->scale[j] ? o->scale[j] : 1);
+        s *= ls_operand_dim(p, k, j);
     }
 }
 
@@ -36,7 +42,7 @@ int64_t ls_operand_elements(const ls_problem *p, int k)
 {
     int64_t n = 1;
     for (int j = 0; j < p->inputs[k].map_n; j++)
-        n *= p->size[p->inputs[k].map[j]];
+        n *= ls_operand_dim(p, k, j);
     return n;
 }
 
@@ -94,13 +100,13 @@ ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, l
                            p->name, ls_elem_type_name(p->inputs[0].type));
     bool same = a->rank == p->inputs[0].map_n;
     for (int j = 0; same && j < p->inputs[0].map_n; j++)
-        same = a->shape[j] == p->size[p->inputs[0].map[j]];
+        same = a->shape[j] == ls_operand_dim(p, 0, j);
     if (!same) {
         char want[160], got[160];
         size_t u = 0, v = 0;
         for (int j = 0; j < p->inputs[0].map_n; j++)
             u += (size_t)snprintf(want + u, sizeof want - u, "%s%lld", j ? "x" : "",
-                                  (long long)p->size[p->inputs[0].map[j]]);
+                                  (long long)ls_operand_dim(p, 0, j));
         for (int j = 0; j < a->rank && v < sizeof got; j++)
             v += (size_t)snprintf(got + v, sizeof got - v, "%s%lld", j ? "x" : "",
                                   (long long)a->shape[j]);

@@ -299,7 +299,8 @@ static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
 
 /* Shapes through projected-permutation maps give the loop sizes. */
 bool ls_imp_bind_map(importer *im, ls_problem *p, const ls_affine_map *am, int line, int col,
-                     const ls_type_info *t, int *map, int *map_n, const char *what)
+                     const ls_type_info *t, int *map, int *map_n, int64_t *scale,
+                     int64_t *shape, const char *what)
 {
     struct {
         int line, col;
@@ -315,15 +316,30 @@ bool ls_imp_bind_map(importer *im, ls_problem *p, const ls_affine_map *am, int l
     bool used[LS_MAX_RANK] = {false};
     for (int j = 0; j < am->num_results; j++) {
         const ls_aff_expr *e = &am->results[j];
-        if (e->kind != LS_AFF_DIM || used[e->value])
+        bool strided = e->kind == LS_AFF_SCALED && scale != NULL;
+        if ((e->kind != LS_AFF_DIM && !strided) || used[e->value])
             return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
-                               "%s indexing map result %d is not a distinct loop dimension; "
-                               "lanescope models projected permutations",
-                               what, j) == LS_OK;
+                               "%s indexing map result %d is not a distinct loop dimension%s; "
+                               "lanescope models projected permutations%s",
+                               what, j, e->kind == LS_AFF_SCALED ? " (a strided init)" : "",
+                               scale ? " and strided inputs (d1 * 2)" : "") == LS_OK;
         used[e->value] = true;
         int d = (int)e->value;
         int64_t s = t->dims[j];
         map[j] = d;
+        if (scale) {
+            scale[j] = strided ? e->scale : 0;
+            shape[j] = strided ? s : 0;
+        }
+        if (strided) {
+            /* the operand's own size; the loop's comes from another operand */
+            if (s < 0)
+                return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                                   "%s dimension %d is read with stride %lld but its size is "
+                                   "dynamic; lanescope needs it static",
+                                   what, j, (long long)e->scale) == LS_OK;
+            continue;
+        }
         if (s < 0) {
             /* Bound by --dim, else sized by the other operand (checked by
              * the caller once both maps are read). */
@@ -471,6 +487,7 @@ static void generic_op(importer *im, const char *result_name)
     }
     /* Loop dims of every operand's map (-1: not a plain dim). */
     int opmap[MAX_OPERANDS][LS_MAX_RANK], opmap_n[MAX_OPERANDS] = {0};
+    int64_t opscale[MAX_OPERANDS][LS_MAX_RANK] = {{0}}, opshape[MAX_OPERANDS][LS_MAX_RANK] = {{0}};
     bool maps_ok = maps->n == (size_t)(ins.n + outs.n) && outs.n == 1;
     for (size_t k = 0; maps_ok && k < maps->n; k++) {
         const ls_attr *m = maps->items[k];
@@ -523,12 +540,12 @@ static void generic_op(importer *im, const char *result_name)
         char what[32];
         snprintf(what, sizeof what, ins.n == 1 ? "input" : "input %d", k);
         if (!ls_imp_bind_map(im, p, maps->items[k]->map, maps->items[k]->line, maps->items[k]->col,
-                             &ins.types[k], opmap[k], &opmap_n[k], what))
+                             &ins.types[k], opmap[k], &opmap_n[k], opscale[k], opshape[k], what))
             goto checked;
     }
     if (!ls_imp_bind_map(im, p, maps->items[ins.n]->map, maps->items[ins.n]->line,
                          maps->items[ins.n]->col, &outs.types[0], p->out_map, &p->out_map_n,
-                         "init"))
+                         NULL, NULL, "init"))
         goto checked;
     bool used[LS_MAX_RANK] = {false};
     for (int k = 0; k < ins.n; k++)
@@ -536,7 +553,8 @@ static void generic_op(importer *im, const char *result_name)
             used[opmap[k][j]] = true;
     if (!ls_imp_check_loops(im, p, used, op.line, op.col, maps->line, maps->col))
         goto checked;
-    ok = ls_imp_compile_reduction(im, &r, &ins, opmap, opmap_n, p, op.line, op.col) &&
+    ok = ls_imp_compile_reduction(im, &r, &ins, opmap, opmap_n, opscale, opshape, p, op.line,
+                                  op.col) &&
          check_types(im, p, op.line, op.col);
     if (ok)
         ls_imp_set_init(im, p, outs.names[0]);
@@ -615,9 +633,9 @@ static void reduce_op(importer *im, const char *result_name)
             ls_aff_expr in_res[LS_MAX_RANK], out_res[LS_MAX_RANK];
             int n_out = 0;
             for (int d = 0; d < in_rank; d++) {
-                in_res[d] = (ls_aff_expr){LS_AFF_DIM, d};
+                in_res[d] = (ls_aff_expr){LS_AFF_DIM, d, 1};
                 if (!red[d])
-                    out_res[n_out++] = (ls_aff_expr){LS_AFF_DIM, d};
+                    out_res[n_out++] = (ls_aff_expr){LS_AFF_DIM, d, 1};
             }
             ls_affine_map in_map = {in_rank, 0, in_rank, in_res};
             ls_affine_map out_map = {in_rank, 0, n_out, out_res};

@@ -27,6 +27,7 @@ typedef struct {
     const operand_list *ins;
     int (*in_map)[LS_MAX_RANK];   /* per input: loop dims */
     const int *in_map_n;
+    int64_t (*in_scale)[LS_MAX_RANK], (*in_shape)[LS_MAX_RANK]; /* strided dims, or NULL */
     int memo_stmt[MAX_STMTS];     /* statement -> instruction + 1 */
     int memo_arg[MAX_OPERANDS];   /* input block argument -> instruction + 1 */
     ls_body *body;
@@ -73,24 +74,24 @@ static ls_body_inst blank(ls_body_opcode op, ls_elem_type t)
     return in;
 }
 
-static bool same_map(const ls_operand *o, const int *map, int n)
+static bool same_map(const ls_operand *o, const int *map, const int64_t *scale, int n)
 {
     if (o->map_n != n)
         return false;
     for (int j = 0; j < n; j++)
-        if (o->map[j] != map[j])
+        if (o->map[j] != map[j] || o->scale[j] != (scale ? scale[j] : 0))
             return false;
     return true;
 }
 
 /* The instruction reading tensor `name` through `map` (one per distinct
  * tensor and map: x*x reads x once). */
-static int leaf(builder *b, const char *name, ls_elem_type t, const int *map, int map_n,
-                int line, int col)
+static int leaf(builder *b, const char *name, ls_elem_type t, const int *map,
+                const int64_t *scale, const int64_t *shape, int map_n, int line, int col)
 {
     int k = 0;
-    while (k < b->n_leaves &&
-           !(strcmp(b->leaves[k].name, name) == 0 && same_map(&b->leaves[k], map, map_n)))
+    while (k < b->n_leaves && !(strcmp(b->leaves[k].name, name) == 0 &&
+                                same_map(&b->leaves[k], map, scale, map_n)))
         k++;
     if (k == b->n_leaves) {
         if (b->n_leaves >= LS_MAX_INPUTS)
@@ -109,6 +110,10 @@ static int leaf(builder *b, const char *name, ls_elem_type t, const int *map, in
         o->type = t;
         o->map_n = map_n;
         memcpy(o->map, map, sizeof(int) * (size_t)map_n);
+        if (scale) {
+            memcpy(o->scale, scale, sizeof(int64_t) * (size_t)map_n);
+            memcpy(o->shape, shape, sizeof(int64_t) * (size_t)map_n);
+        }
     }
     for (int i = 0; i < b->body->n; i++)
         if (b->body->inst[i].op == LS_BOP_INPUT && b->body->inst[i].index == k)
@@ -137,7 +142,10 @@ static int input(builder *b, int k, int line, int col)
     const char *name = b->ins->names[k];
     const fused_producer *f = ls_imp_fused_of(b->im, name);
     int at;
-    if (f && f->rank == b->in_map_n[k]) {
+    bool strided = false;
+    for (int j = 0; b->in_scale && j < b->in_map_n[k]; j++)
+        strided |= b->in_scale[k][j] > 1;
+    if (f && f->rank == b->in_map_n[k] && !strided) {
         int loop[LS_MAX_RANK];
         for (int j = 0; j < f->rank; j++)
             loop[f->out_map[j]] = b->in_map[k][j];
@@ -150,7 +158,8 @@ static int input(builder *b, int k, int line, int col)
                 int map[LS_MAX_RANK];
                 for (int j = 0; j < src->map_n; j++)
                     map[j] = loop[src->map[j]];
-                at = leaf(b, src->name, src->type, map, src->map_n, in.line, in.col);
+                at = leaf(b, src->name, src->type, map, NULL, NULL, src->map_n, in.line,
+                          in.col);
             } else {
                 if (in.op == LS_BOP_INDEX)
                     in.index = loop[in.index];
@@ -167,7 +176,9 @@ static int input(builder *b, int k, int line, int col)
         if (!type_ok(b, b->ins->types[k].elem, b->ins->types[k].elem_text ?
                          b->ins->types[k].elem_text : "", line, col))
             return -1;
-        at = leaf(b, name, b->ins->types[k].elem, b->in_map[k], b->in_map_n[k], line, col);
+        at = leaf(b, name, b->ins->types[k].elem, b->in_map[k],
+                  b->in_scale ? b->in_scale[k] : NULL, b->in_shape ? b->in_shape[k] : NULL,
+                  b->in_map_n[k], line, col);
     }
     if (at >= 0)
         b->memo_arg[k] = at + 1;
@@ -278,11 +289,14 @@ static void builder_init(builder *b, importer *im, const region *r, const operan
 }
 
 bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list *ins,
-                              int in_map[][LS_MAX_RANK], const int *in_map_n, ls_problem *p,
-                              int line, int col)
+                              int in_map[][LS_MAX_RANK], const int *in_map_n,
+                              int64_t in_scale[][LS_MAX_RANK], int64_t in_shape[][LS_MAX_RANK],
+                              ls_problem *p, int line, int col)
 {
     builder *b = ls_xcalloc(1, sizeof *b);
     builder_init(b, im, r, ins, in_map, in_map_n, &p->body, p->rank);
+    b->in_scale = in_scale;
+    b->in_shape = in_shape;
     bool ok = false;
     int root = -1;
     if (r->short_op[0]) {
@@ -355,6 +369,10 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
         o->type = ins->types[0].elem;
         o->map_n = in_map_n[0];
         memcpy(o->map, in_map[0], sizeof(int) * (size_t)in_map_n[0]);
+        if (in_scale) {
+            memcpy(o->scale, in_scale[0], sizeof(int64_t) * (size_t)in_map_n[0]);
+            memcpy(o->shape, in_shape[0], sizeof(int64_t) * (size_t)in_map_n[0]);
+        }
     }
     p->n_inputs = b->n_leaves;
     memcpy(p->inputs, b->leaves, sizeof b->leaves);

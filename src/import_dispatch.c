@@ -145,7 +145,9 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
                 od->dims[j] = o->size[od->map[j]];
     }
     o->is_fill = strcmp(kind, "linalg.fill") == 0;
-    o->is_conv = ls_imp_is_conv_name(kind) || (any_red && complex_in);
+    /* linalg::isaConvolutionOpInterface wants an image and a filter: a
+     * single-input reduction with a strided map is a (strided) reduction. */
+    o->is_conv = ls_imp_is_conv_name(kind) || (any_red && complex_in && ins->n >= 2);
     /* checkSingleCombiner */
     o->combiner_ok = true;
     if (any_red && r) {

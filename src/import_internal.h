@@ -176,7 +176,8 @@ void ls_imp_link_problem(importer *im, ls_dop *o);
 /* Loop sizes from an operand's shape through its map (projected
  * permutations only); map/map_n get the loop dim of each operand dim. */
 bool ls_imp_bind_map(importer *im, ls_problem *p, const ls_affine_map *am, int line, int col,
-                     const ls_type_info *t, int *map, int *map_n, const char *what);
+                     const ls_type_info *t, int *map, int *map_n, int64_t *scale,
+                     int64_t *shape, const char *what);
 /* The checks shared by every reduction op once its operands are bound:
  * every loop dim sized, reduction dims exactly those missing from the
  * init. */
@@ -190,8 +191,9 @@ bool ls_imp_check_loops(importer *im, ls_problem *p, const bool *in_input, int l
  * those read).  in_map[k] / in_map_n[k]: input k's loop dims.  Sets
  * p->combiner, n_inputs, inputs, body, extended. */
 bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list *ins,
-                              int in_map[][LS_MAX_RANK], const int *in_map_n, ls_problem *p,
-                              int line, int col);
+                              int in_map[][LS_MAX_RANK], const int *in_map_n,
+                              int64_t in_scale[][LS_MAX_RANK], int64_t in_shape[][LS_MAX_RANK],
+                              ls_problem *p, int line, int col);
 /* Remember an elementwise generic's body for consumers to inline; silently
  * not recorded when its body is not one lanescope interprets (a consumer
  * reduction then reads its result as a plain input). */

@@ -111,7 +111,8 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
         }
         char what[16];
         snprintf(what, sizeof what, "input %d", k);
-        if (!ls_imp_bind_map(im, p, am[k], line, col, &ins->types[k], o->map, &o->map_n, what))
+        if (!ls_imp_bind_map(im, p, am[k], line, col, &ins->types[k], o->map, &o->map_n, o->scale,
+                             o->shape, what))
             goto checked;
         for (int j = 0; j < o->map_n; j++)
             used[o->map[j]] = true;
@@ -124,7 +125,7 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
         goto checked;
     }
     if (!ls_imp_bind_map(im, p, am[2], line, col, &outs->types[0], p->out_map, &p->out_map_n,
-                         "init") ||
+                         NULL, NULL, "init") ||
         !ls_imp_check_loops(im, p, used, line, col, line, col))
         goto checked;
     int v[2];
@@ -208,7 +209,7 @@ void ls_imp_named_op(importer *im, const char *result_name)
             ls_imp_fill(im, result_name, ins.names[0]);
         rank = outs.types[0].rank;
         for (int d = 0; d < rank; d++)
-            res[1][d] = (ls_aff_expr){LS_AFF_DIM, d};
+            res[1][d] = (ls_aff_expr){LS_AFF_DIM, d, 1};
         maps[0] = (ls_affine_map){rank, 0, 0, res[0]};
         maps[1] = (ls_affine_map){rank, 0, rank, res[1]};
         am[0] = &maps[0];
@@ -262,7 +263,7 @@ void ls_imp_named_op(importer *im, const char *result_name)
             for (int k = 0; k < 3; k++) {
                 int n = 0;
                 while (n < 4 && nc->map[k][n] >= 0) {
-                    res[k][n] = (ls_aff_expr){LS_AFF_DIM, nc->map[k][n]};
+                    res[k][n] = (ls_aff_expr){LS_AFF_DIM, nc->map[k][n], 1};
                     n++;
                 }
                 maps[k] = (ls_affine_map){rank, 0, n, res[k]};

@@ -612,6 +612,7 @@ static bool parse_aff_unary(ls_parser *p, const id_scope *dims, const id_scope *
                     "affine expression nested deeper than %d levels", LS_MLIR_MAX_DEPTH);
         return false;
     }
+    out->scale = 1;
     bool ok = true;
     if (ls_tok_is(&t, '-')) {
         ls_lex_next(p->lx);
@@ -632,6 +633,7 @@ static bool parse_aff_unary(ls_parser *p, const id_scope *dims, const id_scope *
         if (d >= 0) {
             out->kind = LS_AFF_DIM;
             out->value = d;
+            out->scale = 1;
         } else if (scope_find(syms, &t) >= 0) {
             out->kind = LS_AFF_COMPLEX;
         } else {
@@ -656,11 +658,29 @@ static bool parse_aff_term(ls_parser *p, const id_scope *dims, const id_scope *s
         return false;
     while (ls_tok_is(&p->lx->tok, '*') || ls_tok_ident(&p->lx->tok, "floordiv") ||
            ls_tok_ident(&p->lx->tok, "ceildiv") || ls_tok_ident(&p->lx->tok, "mod")) {
+        bool mul = ls_tok_is(&p->lx->tok, '*');
         ls_lex_next(p->lx);
         ls_aff_expr rhs;
         if (!parse_aff_unary(p, dims, syms, &rhs))
             return false;
-        out->kind = LS_AFF_COMPLEX;
+        /* dim * c and c * dim (c > 0) stay strided accesses; the rest is
+         * kept only as "complex" */
+        bool dim_l = out->kind == LS_AFF_DIM || out->kind == LS_AFF_SCALED;
+        bool dim_r = rhs.kind == LS_AFF_DIM || rhs.kind == LS_AFF_SCALED;
+        if (mul && dim_l && rhs.kind == LS_AFF_CONST && rhs.value > 0 &&
+            out->scale <= INT32_MAX / rhs.value) {
+            out->kind = LS_AFF_SCALED;
+            out->scale *= rhs.value;
+        } else if (mul && out->kind == LS_AFF_CONST && out->value > 0 && dim_r &&
+                   rhs.scale <= INT32_MAX / out->value) {
+            out->scale = rhs.scale * out->value;
+            out->value = rhs.value;
+            out->kind = LS_AFF_SCALED;
+        } else {
+            out->kind = LS_AFF_COMPLEX;
+        }
+        if (out->kind == LS_AFF_SCALED && out->scale == 1)
+            out->kind = LS_AFF_DIM;
     }
     return true;
 }

@@ -277,7 +277,9 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
         fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread (padding = "
                    "identity; distributed %s)%s\n",
                 (long long)plan->loads_per_iteration, (long long)plan->load_width, in, buf,
-                p->extended ? ", arith.extf" : "");
+                !p->extended                                 ? ""
+                : ls_elem_type_is_float(p->inputs[0].type) ? ", arith.extf"
+                                                             : ", arith.extsi");
     }
     for (int k = 0; k < p->n_inputs && p->n_inputs > 1; k++)
         if (p->inputs[k].intermediate)

@@ -205,6 +205,15 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
             if (o->map[j] < 0 || o->map[j] >= p->rank)
                 return verr(d, p, 0, 0, "input %d's indexing map names loop dimension %d of %d",
                             k, o->map[j], p->rank);
+        for (int j = 0; j < o->map_n; j++)
+            if (o->scale[j] > 1 &&
+                (p->size[o->map[j]] - 1) * o->scale[j] >= o->shape[j])
+                return verr(d, p, 0, 0,
+                            "input %d dimension %d is read at d%d * %lld up to %lld, past its "
+                            "size %lld",
+                            k, j, o->map[j], (long long)o->scale[j],
+                            (long long)((p->size[o->map[j]] - 1) * o->scale[j]),
+                            (long long)o->shape[j]);
         int bits = ls_elem_type_bits(o->type);
         if (bits < 8 || bits % 8 != 0 || o->type == LS_ET_INDEX)
             return verr(d, p, 0, 0,

@@ -5,8 +5,10 @@
  * The arithmetic is IREE's, including its quirks: gcd on 64-bit values,
  * 2^31 standing for a dynamic reduction size, the one-wave cap comparing the
  * parallel element count with wgp_count x simds_per_wgp, and the split-k
- * loop stopping strictly below WG/4.  Work is tiny (a few ops of rank <= 8),
- * so clarity wins over speed throughout.
+ * loop stopping strictly below WG/4.  Outer reductions are IREE's
+ * TileAndFuse config instead (ConfigUtils.cpp, see "outer reductions").
+ * Work is tiny (a few ops of rank <= 8), so clarity wins over speed
+ * throughout.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 #include "lanescope/arena.h"
 #include "lanescope/suggest.h"
+#include "suggest_internal.h"
 
 #define DYN_TARGET (INT64_C(1) << 31) /* kVectorDistributeReductionSizeToTargetIfDynamic */
 
@@ -52,7 +55,7 @@ static ls_status reject(ls_diag *diag, const char *file, const ls_dop *op, const
 static ls_status reject(ls_diag *diag, const char *file, const ls_dop *op, const ls_dispatch *d,
                         const char *fmt, ...)
 {
-    char msg[400];
+    char msg[sizeof diag->msg];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -99,7 +102,7 @@ static void mark_slice(const ls_dispatch *d, int op, bool *in)
         mark_slice(d, o->operand[k].producer, in);
 }
 
-static int producer_of(const ls_dispatch *d, const char *value)
+int ls_suggest_producer_of(const ls_dispatch *d, const char *value)
 {
     for (int i = d->n_ops; i-- > 0;) {
         const ls_dop *o = &d->ops[i];
@@ -127,7 +130,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
                                "IREE's reduction heuristic rejects this dispatch: its scf.forall "
                                "has no #iree_linalg_ext.split_reduction_mapping");
         for (int i = 0; i < d->n_inserts; i++)
-            mark_slice(d, producer_of(d, d->inserted[i]), in);
+            mark_slice(d, ls_suggest_producer_of(d, d->inserted[i]), in);
         for (int i = 0; i < d->n_ops; i++)
             if (in[i] && !d->ops[i].in_forall)
                 return reject(diag, file, &d->ops[i], d,
@@ -161,7 +164,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
                  d->func);
         }
         for (int i = 0; i < d->n_stores; i++)
-            mark_slice(d, producer_of(d, d->stored[i]), in);
+            mark_slice(d, ls_suggest_producer_of(d, d->stored[i]), in);
     }
     for (int i = d->n_ops; i-- > 0;) {
         const ls_dop *o = &d->ops[i];
@@ -326,11 +329,6 @@ static int64_t bitwidth(const ls_dispatch *d, const ls_dop *o, char *which, size
     return have ? best_bits : 0;
 }
 
-static bool is_power_of_two(int64_t v)
-{
-    return v > 0 && (v & (v - 1)) == 0;
-}
-
 /* getVectorDistributeReductionConfig for one op. */
 static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t *local_wg,
                       int64_t wg, int64_t sg, int64_t tl, ls_op_config *c, ls_suggestion *s)
@@ -481,6 +479,38 @@ static bool contraction_reaches_reduction(const ls_dop *o, int64_t pref, char *w
     return false;
 }
 
+static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64_t pref,
+                                 ls_suggestion *s, ls_diag *diag)
+{
+    ls_tf_answer a;
+    ls_tf_outcome r = ls_suggest_outer_reduction(d, root, pref, &a);
+    if (r == LS_TF_NOT_OUTER)
+        return LS_OK;
+    const char *in = root->operand[a.input].value;
+    if (r == LS_TF_DECLINES) {
+        step(s, "outer reduction (%s's first dim d%d is reduced), but with no parallel loop "
+                "to distribute TileAndFuse declines it",
+             in, a.dim);
+        return LS_OK;
+    }
+    step(s, "outer reduction: %s's first dim d%d is reduced, so setRootConfig gives it "
+            "TileAndFuse before the reduction heuristic",
+         in, a.dim);
+    if (r == LS_TF_UNSIZED)
+        return reject(diag, d->file, root, d,
+                      "IREE picks TileAndFuse for this outer reduction (%s's first dim d%d is "
+                      "reduced; setRootConfig, LLVMGPU/KernelConfig.cpp); lanescope cannot size "
+                      "%s's element type to work out the config",
+                      in, a.dim, a.bad);
+    step(s, "TileAndFuse: %lld threads; assumes no reshape or pack/unpack in the dispatch "
+            "(lanescope imports neither; IREE would tile differently with them)",
+         (long long)a.wg_size);
+    return reject(diag, d->file, root, d,
+                  "IREE picks TileAndFuse for this outer reduction (%s's first dim d%d is "
+                  "reduced; setRootConfig, LLVMGPU/KernelConfig.cpp): %s %s",
+                  in, a.dim, a.translation, a.config);
+}
+
 ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s, ls_diag *diag)
 {
     memset(s, 0, sizeof *s);
@@ -507,6 +537,8 @@ ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
             return reject(diag, file, root, d, "%s", why);
         step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic", why);
     }
+    if (outer_reduction(d, root, pref, s, diag))
+        return diag->status;
 
     int compute[LS_DISPATCH_MAX_OPS], n_compute;
     if (gate(d, file, compute, &n_compute, s, diag))

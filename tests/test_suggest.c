@@ -1,8 +1,9 @@
 /* test_suggest.c: IREE's reduction heuristic against configs worked out by
  * hand from shared/reference/iree-reduction-lowering.md §1.  Each table row
  * names the rule it exercises; the arithmetic is in the comment beside it.
- * Then dispatch IR: a multi-op dispatch, matvec split-k, and every
- * rejection with its reason; and the sweep's enumeration and ranking. */
+ * Then dispatch IR: a multi-op dispatch, matvec split-k, every rejection
+ * with its reason, outer reductions (IREE's TileAndFuse config, worked out
+ * by hand from ConfigUtils.cpp); and the sweep's enumeration and ranking. */
 #include "testutil.h"
 
 #include "lanescope/sweep.h"
@@ -392,6 +393,15 @@ static const reject_case rejects[] = {
      "tensor<256x512xf32>) -> tensor<256x512xf32>\n"
      "  iree_tensor_ext.dispatch.tensor.store %r, %x : tensor<256x512xf32> -> !x\n  return\n}\n",
      "contraction with M = 256 and N = 512", 3},
+    {"an outer reduction of index elements",
+     "func.func @ix() {\n" BIND
+     "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, "
+     "d1) -> (d1)>], iterator_types = [\"reduction\", \"parallel\"]} ins(%a : "
+     "tensor<512x64xindex>) outs(%i : tensor<64xindex>) {\n  ^bb0(%in: index, %out: index):\n    "
+     "%s = arith.addi %in, %out : index\n    linalg.yield %s : index\n  } -> tensor<64xindex>\n"
+     "  iree_tensor_ext.dispatch.tensor.store %r, %x : tensor<64xindex> -> !x\n  return\n}\n",
+     "IREE picks TileAndFuse for this outer reduction (%a's first dim d0 is reduced; "
+     "setRootConfig, LLVMGPU/KernelConfig.cpp); lanescope cannot size %a's element type", 3},
 };
 
 START_TEST(rejections)
@@ -459,6 +469,150 @@ START_TEST(split_reduction_forall)
         }
         free(m);
     }
+    free(s);
+}
+END_TEST
+
+/* ------------------------------------------------ outer reductions */
+
+/* IREE's setRootConfig (LLVMGPU/KernelConfig.cpp) gives an outer reduction
+ * (an input indexed by a permutation whose first dim is reduced)
+ * TileAndFuse before the reduction heuristic; its config follows
+ * ConfigUtils.cpp setTileAndFuseLoweringConfig.  Shapes after IREE's
+ * config_tile_and_fuse_outer_reduction.mlir, plus variants. */
+#define OUTER_GENERIC(MAP, ITER, IN_T, OUT_T, ELEM)                                               \
+    "func.func @outer() {\n" BIND                                                                 \
+    "  %f = linalg.fill ins(%cst : " ELEM ") outs(%e : " OUT_T ") -> " OUT_T "\n"                   \
+    "  %r = linalg.generic {indexing_maps = [" MAP "], iterator_types = [" ITER "]} ins(%in : "   \
+    IN_T ") outs(%f : " OUT_T ") {\n  ^bb0(%a: " ELEM ", %b: " ELEM ")" ":\n    %s = arith.addf "  \
+    "%a, %b : " ELEM "\n    linalg.yield %s : " ELEM "\n  } -> " OUT_T "\n"                        \
+    "  iree_tensor_ext.dispatch.tensor.store %r, %o : " OUT_T " -> !x\n  return\n}\n"
+
+#define OUTER_REDUCE(IN_T, OUT_T)                                                                 \
+    "func.func @outer() {\n" BIND                                                                 \
+    "  %f = linalg.fill ins(%cst : f32) outs(%e : " OUT_T ") -> " OUT_T "\n"                        \
+    "  %r = linalg.reduce ins(%in : " IN_T ") outs(%f : " OUT_T ") dimensions = [0]\n"            \
+    "    (%a: f32, %b: f32) {\n      %s = arith.addf %a, %b : f32\n      linalg.yield %s : "     \
+    "f32\n    }\n"                                                                                \
+    "  iree_tensor_ext.dispatch.tensor.store %r, %o : " OUT_T " -> !x\n  return\n}\n"
+
+#define TRANSPOSED "affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0)>"
+#define PAR_RED "\"parallel\", \"reduction\""
+
+typedef struct {
+    const char *what, *text, *target;
+    const char *in; /* the input whose first dim is reduced, and that dim */
+    int dim;
+    int64_t wg, sg;
+    const char *config;
+} outer_case;
+
+static const outer_case outers[] = {
+    /* IREE's case: 16384 rows in d0, 64 threads x vector 4 = 256 per
+     * workgroup (64 workgroups, so no shrinking); d1 = 512 tiled by 4. */
+    {"IREE's outer_reduction, gfx942",
+     OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<512x16384xf32>", "tensor<16384xf32>", "f32"),
+     "gfx942", "%in", 1, 64, 64,
+     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [256, 0]}>"},
+    /* Wave32 first: 32 threads x 4 = 128 per workgroup. */
+    {"the same on gfx1100",
+     OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<512x16384xf32>", "tensor<16384xf32>", "f32"),
+     "gfx1100", "%in", 1, 32, 32,
+     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [128, 0]}>"},
+    /* linalg.reduce over dim 0: the loops keep the tensor's order. */
+    {"linalg.reduce dimensions = [0]",
+     OUTER_REDUCE("tensor<512x16384xf32>", "tensor<16384xf32>"), "gfx942", "%in", 0, 64, 64,
+     "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], workgroup = [0, 256]}>"},
+    /* f16 (vector 8 shrunk to 4: 8 x 64 > 80); d2 = 80: 16 per workgroup, 4
+     * per thread -> 4 threads, 16 left for d1 = 96 (16, no vectors); d0 = 10
+     * tiled by its smallest prime factor 2. */
+    {"f16, two parallel loops, mi300x",
+     OUTER_GENERIC("affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, "
+                   "d2)>",
+                   "\"reduction\", \"parallel\", \"parallel\"", "tensor<10x96x80xf16>",
+                   "tensor<96x80xf16>", "f16"),
+     "mi300x", "%in", 0, 64, 64,
+     "#iree_gpu.lowering_config<{reduction = [2, 0, 0], thread = [0, 1, 4], workgroup = [0, 16, "
+     "16]}>"},
+    /* 5000 has no power-of-two factor above 8: no lossless split of 64
+     * threads, so the loss factor falls to 1 (64 threads, 8 idle in the last
+     * tile); d0 = 3 tiled by 3. */
+    {"3x5000: idle threads allowed",
+     OUTER_REDUCE("tensor<3x5000xf32>", "tensor<5000xf32>"), "gfx942", "%in", 0, 64, 64,
+     "#iree_gpu.lowering_config<{reduction = [3, 0], thread = [0, 1], workgroup = [0, 64]}>"},
+    /* All parallel loops dynamic: one subgroup over the last, masked. */
+    {"dynamic sizes",
+     OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<?x?xf32>", "tensor<?xf32>", "f32"), "gfx942",
+     "%in", 1, 64, 64,
+     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [1, 0], workgroup = [64, 0]}>"},
+};
+
+START_TEST(outer_reduction_tile_and_fuse)
+{
+    const outer_case *c = &outers[_i];
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ck_assert_msg(suggest_text(c->text, c->target, s, &d, NULL) == LS_ERR_INVALID,
+                  "%s: accepted", c->what);
+    char want[1024];
+    snprintf(want, sizeof want,
+             "IREE's reduction heuristic rejects this dispatch: IREE picks TileAndFuse for this "
+             "outer reduction (%s's first dim d%d is reduced; setRootConfig, "
+             "LLVMGPU/KernelConfig.cpp): #iree_codegen.translation_info<pipeline = "
+             "#iree_gpu.pipeline<TileAndFuse> workgroup_size = [%lld, 1, 1] subgroup_size = "
+             "%lld> %s",
+             c->in, c->dim, (long long)c->wg, (long long)c->sg, c->config);
+    ck_assert_str_eq(d.msg, want);
+    ck_assert_int_eq(d.line, 4); /* the reduction, not the function */
+    /* No VectorDistribute config is proposed. */
+    ck_assert_int_eq(s->n_configs, 0);
+    free(s);
+}
+END_TEST
+
+/* IREE's inner_reduction: 16384 rows of 512, reduced innermost -- not an
+ * outer reduction, so the reduction heuristic keeps it: 16384 > 512 x 4
+ * rows -> cap 64; WG = gcd(512 / 4, 64) = 64; partial = gcd(256, 512). */
+START_TEST(inner_reduction_keeps_vector_distribute)
+{
+    static const char *text =
+        OUTER_GENERIC("affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>", PAR_RED,
+                      "tensor<16384x512xf32>", "tensor<16384xf32>", "f32");
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ck_assert_msg(suggest_text(text, "gfx942", s, &d, NULL) == LS_OK, "%s", d.msg);
+    char buf[1024];
+    ls_suggest_format_translation(s, buf, sizeof buf);
+    ck_assert_str_eq(buf, "#iree_codegen.translation_info<pipeline = "
+                          "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] "
+                          "subgroup_size = 64, {gpu_pipeline_options = "
+                          "#iree_gpu.pipeline_options<>}>");
+    ck_assert_int_eq(s->n_configs, 1);
+    expect_config(&s->configs[0],
+                  "#iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = "
+                  "[0, 256], subgroup_basis = [[1, 1], [0, 1]], thread = [0, 4], workgroup = [1, "
+                  "0]}>");
+    for (int i = 0; i < s->n_steps; i++)
+        ck_assert_msg(strstr(s->steps[i], "TileAndFuse") == NULL, "step: %s", s->steps[i]);
+    free(s);
+}
+END_TEST
+
+/* A full reduction is an outer one too (its only dim is reduced), but with
+ * no parallel loop TileAndFuse declines and the reduction heuristic runs. */
+START_TEST(full_reduction_declines_tile_and_fuse)
+{
+    static const char *text = OUTER_REDUCE("tensor<8192xf32>", "tensor<f32>");
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ck_assert_msg(suggest_text(text, "gfx942", s, &d, NULL) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(s->workgroup_size, 1024);
+    ck_assert_int_eq(s->n_configs, 1);
+    ck_assert(s->configs[0].is_reduction);
+    bool declined = false;
+    for (int i = 0; i < s->n_steps; i++)
+        declined |= strstr(s->steps[i], "TileAndFuse declines it") != NULL;
+    ck_assert(declined);
     free(s);
 }
 END_TEST
@@ -536,6 +690,10 @@ static Suite *suggest_suite(void)
     tcase_add_test(tc, matvec_split_k);
     tcase_add_loop_test(tc, rejections, 0, (int)(sizeof rejects / sizeof rejects[0]));
     tcase_add_test(tc, split_reduction_forall);
+    tcase_add_loop_test(tc, outer_reduction_tile_and_fuse, 0,
+                        (int)(sizeof outers / sizeof outers[0]));
+    tcase_add_test(tc, inner_reduction_keeps_vector_distribute);
+    tcase_add_test(tc, full_reduction_declines_tile_and_fuse);
     tcase_add_test(tc, sweep_enumerates_and_ranks);
     suite_add_tcase(s, tc);
     return s;

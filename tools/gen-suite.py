@@ -241,7 +241,11 @@ CASES = [
     ("two_r1_s4", P_TWO, cfg([1, 0, 0], [0, 4, 128], [0, 1, 4], [1, 1, 32], [1, 4, 1]),
      "1 row, 4 subgroups on d1"),
 
-    ("col_default", P_COL, None, "IREE's default: lanes on the strided reduced dim"),
+    # IREE sends an outer reduction to TileAndFuse (LLVMGPU/KernelConfig.cpp,
+    # isOuterReduction), so no VectorDistribute config is IREE's default
+    # here; this is what its reduction heuristic would give on sm_90.
+    ("col_l32_s8", P_COL, cfg([0, 1], [1024, 0], [4, 0], [32, 1], [8, 1]),
+     "the reduction heuristic's config: lanes on the strided reduced dim"),
     ("col_lanes_par", P_COL, cfg([0, 32], [4, 0], [1, 0], [1, 32], [1, 1]),
      "bad: lanes on the contiguous dim, but only 32 workgroups walk all 4096 rows"),
     ("col_lanes_par_s4", P_COL, cfg([0, 32], [16, 0], [1, 0], [1, 32], [4, 1]),

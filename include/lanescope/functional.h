@@ -102,6 +102,8 @@ bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, doub
 int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x);
 void ls_operand_strides(const ls_problem *p, int k, int64_t *strides);
 int64_t ls_operand_elements(const ls_problem *p, int k);
+/* Size of input k's dim j (its type's, for a strided map result). */
+int64_t ls_operand_dim(const ls_problem *p, int k, int j);
 /* The generator's seed for input k: input 0 keeps the run's seed, so a
  * single-input reduction reads what it always did. */
 uint64_t ls_operand_seed(uint64_t seed, int k);

@@ -91,11 +91,13 @@ typedef enum {
     LS_AV_OPAQUE  /* dense<...> and other bodies kept as text in .s */
 } ls_attr_kind;
 
-/* One result of an affine map: a dim, a constant, or anything else. */
-typedef enum { LS_AFF_DIM, LS_AFF_CONST, LS_AFF_COMPLEX } ls_aff_kind;
+/* One result of an affine map: a dim, a dim times a positive constant (a
+ * strided access, `d1 * 2`), a constant, or anything else. */
+typedef enum { LS_AFF_DIM, LS_AFF_CONST, LS_AFF_COMPLEX, LS_AFF_SCALED } ls_aff_kind;
 typedef struct {
     ls_aff_kind kind;
     int64_t value; /* dim index or constant */
+    int64_t scale; /* LS_AFF_SCALED: the factor (DIM: 1) */
 } ls_aff_expr;
 
 typedef struct {

@@ -38,6 +38,10 @@ typedef struct {
     ls_elem_type type; /* element type in memory */
     int map_n;         /* operand rank */
     int map[LS_MAX_RANK];
+    /* A strided map result (`d1 * 2`): operand dim j is map[j] * scale[j],
+     * and its size shape[j] comes from the operand's type.  0 means a plain
+     * dim: scale 1, the loop's size. */
+    int64_t scale[LS_MAX_RANK], shape[LS_MAX_RANK];
     char name[64];     /* SSA value in the source ("%3"), or "" */
     /* The result of another reduction of the same dispatch (problem number
      * `producer` of the module): IREE keeps it in registers (every thread

@@ -13,8 +13,12 @@
  * workgroup-size caps and halving, then per op the partial_reduction /
  * serial config with ROCm's local split-k, and the workgroup tile the
  * tracked shared dims get.  A dispatch IREE would reject gets
- * LS_ERR_INVALID with the reason and the op's position.  Every decision is
- * also written down as a step, for `lanescope suggest` to show its work.
+ * LS_ERR_INVALID with the reason and the op's position; so does one IREE
+ * gives another pipeline first: a matmul-like contraction, or an outer
+ * reduction (an input indexed by a permutation whose first dim is reduced,
+ * LLVMGPU/KernelConfig.cpp), whose TileAndFuse translation_info and
+ * lowering_config the message carries.  Every decision is also written down
+ * as a step, for `lanescope suggest` to show its work.
  *
  * Sizes: LS_DYN marks a dynamic ('?') size.  Limits: LS_DISPATCH_MAX_OPS
  * linalg ops per function, LS_DISPATCH_MAX_OPERANDS operands per op.

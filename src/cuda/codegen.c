@@ -576,6 +576,12 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
                            "%s uses the reduction tiling level (a subgroup reduce inside the "
                            "loop); the CUDA generator emits partial-reduction plans only",
                            p->name);
+    for (int j = 0; j < p->inputs[0].map_n; j++)
+        if (p->inputs[0].scale[j] > 1)
+            return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                               "%s reads its input with a stride; the CUDA generator emits "
+                               "unit-stride maps only",
+                               p->name);
     if (p->n_inputs > 1 || p->body.n > 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s reads %d input%s through a body of %d ops; the CUDA generator "

@@ -1,0 +1,37 @@
+/* suggest_internal.h: what suggest.c and suggest_tilefuse.c share.  Not
+ * installed. */
+#ifndef LANESCOPE_SUGGEST_INTERNAL_H
+#define LANESCOPE_SUGGEST_INTERNAL_H
+
+#include "lanescope/suggest.h"
+
+typedef enum {
+    LS_TF_NOT_OUTER, /* not an outer reduction: the reduction heuristic goes on */
+    LS_TF_DECLINES,  /* an outer reduction TileAndFuse declines (no parallel loop) */
+    LS_TF_UNSIZED,   /* TileAndFuse takes it; an element type cannot be sized */
+    LS_TF_CONFIG     /* TileAndFuse takes it with the config below */
+} ls_tf_outcome;
+
+typedef struct {
+    int input;            /* the input indexed by a permutation whose first dim is reduced */
+    int dim;              /* that first dim */
+    const char *bad;      /* LS_TF_UNSIZED: the operand whose type cannot be sized */
+    int64_t wg_size;
+    char translation[200], config[400]; /* IREE's attributes, printed */
+} ls_tf_answer;
+
+/* IREE's setRootConfig rule for outer reductions (LLVMGPU/KernelConfig.cpp)
+ * and the TileAndFuse config it computes (setTileAndFuseLoweringConfig),
+ * for subgroup size sg. */
+/* The op that produces a value, -1 if none. */
+int ls_suggest_producer_of(const ls_dispatch *d, const char *value);
+
+static inline bool is_power_of_two(int64_t v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+ls_tf_outcome ls_suggest_outer_reduction(const ls_dispatch *d, const ls_dop *root, int64_t sg,
+                                         ls_tf_answer *a);
+
+#endif
