@@ -196,6 +196,9 @@ check "reduction level simulates" $?
 contains "reduction level: reduce inside the loop" "$tmp/out" "(reduction tiling level: the loop below runs every stage"
 contains "reduction level: 4 iterations" "$tmp/out" "scf.for %k = 0 to 4 {"
 contains "reduction level: checked" "$tmp/out" "functional check passed: 8 outputs of 8 workgroups"
+$LANESCOPE explain "$tmp/serial.mlir" >"$tmp/out" 2>"$tmp/err"
+contains "explain: the reduction-level loop" "$tmp/out" "reduction-level loop: 4 iterations (every iteration reduces its tile"
+contains "explain: the loop column" "$tmp/out" "reduce "
 sed 's/reduction = \[0, 16\]/serial = [0, 16]/' "$tmp/serial.mlir" >"$tmp/serial2.mlir"
 $LANESCOPE sim "$tmp/serial2.mlir" --no-check >/dev/null 2>"$tmp/err"
 check "serial level on a reduction exits 1" $([ $? -eq 1 ]; echo $?)

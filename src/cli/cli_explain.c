@@ -362,7 +362,12 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
         dash_or_int(ch, sizeof ch, r, d->chunk[i]);
         dash_or_int(it, sizeof it, r, d->iterations[i]);
         dash_or_int(th, sizeof th, r, d->thread[i]);
-        const char *loop = !r ? "-" : d->iterations[i] == 1 ? "elided" : "serial";
+        /* partial: the partial_reduction loop (reduce after it); reduce: the
+         * reduction level's loop (subgroup reduce inside every iteration) */
+        const char *loop = !r                      ? "-"
+                           : d->iterations[i] == 1 ? "elided"
+                           : d->serial[i]          ? "reduce"
+                                                   : "partial";
         char kind[16];
         snprintf(kind, sizeof kind, "%s", r ? "reduction" : "parallel");
         if (md)
@@ -380,9 +385,13 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
             d->num_subgroups == 1 ? "" : "s",
             (long long)d->subgroup_size, d->sizes_assumed ? " (derived: no translation_info)" : "",
             (long long)d->total_workgroups);
-    fprintf(f, "%spartial-reduction loop: %lld iteration%s%s\n", li, (long long)d->total_iterations,
-            d->total_iterations == 1 ? "" : "s",
-            d->total_iterations == 1 ? " (loop elided)" : "");
+    fprintf(f, "%s%s loop: %lld iteration%s%s\n", li,
+            d->serial_reduce ? "reduction-level" : "partial-reduction",
+            (long long)d->total_iterations, d->total_iterations == 1 ? "" : "s",
+            d->total_iterations == 1          ? " (loop elided)"
+            : d->serial_reduce ? " (every iteration reduces its tile through the subgroup "
+                                 "reduce and folds it into the carried init)"
+                               : "");
     fprintf(f, "%sper thread per iteration: %lld load%s x %lld element%s = %lld element%s (%lld "
                "along the reduction for each output element)\n",
             li, (long long)d->loads_per_iteration, d->loads_per_iteration == 1 ? "" : "s",
