@@ -87,11 +87,6 @@ ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64
     return ls_body_eval(&p->body, v, x, scratch);
 }
 
-static ls_value load_input(const ls_problem *p, ls_input_source in, const int64_t *x)
-{
-    return ls_problem_element(p, in, x);
-}
-
 ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag)
 {
     if (a->type != p->inputs[0].type)
@@ -199,7 +194,7 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
             x[red[q]] = rem % p->size[red[q]];
             rem /= p->size[red[q]];
         }
-        ref_add(&r, load_input(p, in, x));
+        ref_add(&r, ls_problem_element(p, in, x));
     }
     ref_end(&r, value, bound);
 }
@@ -531,7 +526,7 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
                 int64_t x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, wg_coord, it_coord, r, x, &valid);
-                ls_value v = valid ? load_input(p, in, x) : ident;
+                ls_value v = valid ? ls_problem_element(p, in, x) : ident;
                 ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
                 *a = ls_combine(k, t, *a, v);
             }

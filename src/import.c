@@ -147,57 +147,6 @@ static void type_alias_definition(importer *im)
     ls_alias_add(&im->type_aliases, &al);
 }
 
-/* Find the combiner: yield(kind(in-or-ext(in), out)). */
-static bool analyse_body(importer *im, const region *r, ls_problem *p, int op_line, int op_col)
-{
-    if (r->short_op[0]) {
-        if (!ls_combiner_from_op(r->short_op, &p->combiner))
-            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op_line, op_col,
-                               "'%s' is not a combining op lanescope models (addf/addi, mulf/"
-                               "muli, min/max variants, andi, ori, xori)",
-                               r->short_op) == LS_OK;
-        return true;
-    }
-    if (r->n_args != 2 || r->n_yield != 1)
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op_line, op_col,
-                           "reduction body has %d block arguments and yields %d values; "
-                           "lanescope models one input and one init",
-                           r->n_args, r->n_yield) == LS_OK;
-    const stmt *c = ls_imp_def_of(r, r->yield[0]);
-    if (c == NULL)
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->yield_line, r->yield_col,
-                           "the yielded value %s is not computed in the body", r->yield[0]) ==
-               LS_OK;
-    if (!ls_combiner_from_op(c->op, &p->combiner))
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
-                           "the yielded value comes from %s, which is not a combining op "
-                           "(addf/addi, mulf/muli, min/max variants, andi, ori, xori)",
-                           c->op) == LS_OK;
-    if (c->n_args != 2)
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
-                           "%s has %d operands; expected 2", c->op, c->n_args) == LS_OK;
-    int out_side = strcmp(c->args[1], r->arg[1]) == 0 ? 1 : strcmp(c->args[0], r->arg[1]) == 0 ? 0 : -1;
-    if (out_side < 0)
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
-                           "%s does not combine with the init argument %s; not a reduction "
-                           "lanescope models",
-                           c->op, r->arg[1]) == LS_OK;
-    const char *other = c->args[1 - out_side];
-    if (strcmp(other, r->arg[0]) == 0)
-        return true;
-    const stmt *e = ls_imp_def_of(r, other);
-    if (e && ls_imp_is_ext_op(e->op) && e->n_args == 1 && strcmp(e->args[0], r->arg[0]) == 0) {
-        p->extended = true;
-        if (e->from != LS_ET_UNKNOWN)
-            p->inputs[0].type = e->from;
-        return true;
-    }
-    return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, c->line, c->col,
-                       "%s's other operand %s is computed by %s; only the input itself or an "
-                       "arith.extf of it is supported",
-                       c->op, other, e ? e->op : "something outside the body") == LS_OK;
-}
-
 /* The input may differ from the reduced type only through an extension the
  * body (or a producer op) spells out: f16/bf16 -> wider float, iN -> wider
  * int.  Anything else (i32 into an f32 addf, say) is not valid IR. */
@@ -267,17 +216,6 @@ ls_problem *ls_imp_new_problem(importer *im, int line, int col, const char *opna
         p->ti = im->ti;
     }
     return p;
-}
-
-/* A linalg.reduce reads its input as it is, or through an elementwise
- * producer that only widens it (arith.extf / arith.extsi). */
-static ls_elem_type producer_type(importer *im, const char *name)
-{
-    const fused_producer *f = ls_imp_fused_of(im, name);
-    if (f && f->n_inputs == 1 && f->body.n == 2 && f->body.inst[0].op == LS_BOP_INPUT &&
-        (f->body.inst[1].op == LS_BOP_EXTF || f->body.inst[1].op == LS_BOP_EXTSI))
-        return f->inputs[0].type;
-    return LS_ET_UNKNOWN;
 }
 
 static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
@@ -671,10 +609,6 @@ static void reduce_op(importer *im, const char *result_name)
                     ins.types[0].elem_text ? ins.types[0].elem_text : "?");
         goto checked;
     }
-    if (producer_type(im, ins.names[0]) != LS_ET_UNKNOWN) {
-        p->inputs[0].type = producer_type(im, ins.names[0]);
-        p->extended = true;
-    }
     const ls_type_info *it = &ins.types[0];
     if (it->rank > LS_MAX_RANK) {
         ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
@@ -731,7 +665,14 @@ static void reduce_op(importer *im, const char *result_name)
                         (long long)p->size[p->out_map[j]]);
             goto checked;
         }
-    ok = analyse_body(im, &r, p, op.line, op.col) && check_types(im, p, op.line, op.col);
+    /* The same body compiler as linalg.generic's, through the input's
+     * identity map: fused producers (an extf) and body ops alike. */
+    int in_map[MAX_OPERANDS][LS_MAX_RANK], in_map_n[MAX_OPERANDS] = {p->rank};
+    for (int d = 0; d < p->rank; d++)
+        in_map[0][d] = d;
+    ok = ls_imp_compile_reduction(im, &r, &ins, in_map, in_map_n, NULL, NULL, p, op.line,
+                                  op.col) &&
+         check_types(im, p, op.line, op.col);
     if (ok)
         ls_imp_set_init(im, p, outs.names[0]);
 checked:

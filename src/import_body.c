@@ -428,11 +428,11 @@ void ls_imp_record_fused(importer *im, const char *result, const region *r,
         memcpy(f->out_map, maps[ins->n], sizeof f->out_map);
         f->n_inputs = b->n_leaves;
         memcpy(f->inputs, b->leaves, sizeof b->leaves);
-        if (im->n_fused < MAX_FUSED)
-            im->fused[im->n_fused++] = *f;
-        else /* keep the latest: consumers follow their producers closely */
-            memmove(im->fused, im->fused + 1, sizeof im->fused - sizeof im->fused[0]),
-                im->fused[MAX_FUSED - 1] = *f;
+        if (im->n_fused == MAX_FUSED) { /* keep the latest: consumers follow producers */
+            memmove(im->fused, im->fused + 1, sizeof im->fused - sizeof im->fused[0]);
+            im->n_fused--;
+        }
+        im->fused[im->n_fused++] = *f;
     }
     free(b);
     free(f);
@@ -505,9 +505,10 @@ void ls_imp_constant(importer *im, const char *name)
     uint64_t bits;
     if (t == LS_ET_UNKNOWN || !ls_imp_literal_bits(lit, t, &bits))
         return;
-    if (im->n_constants >= MAX_CONSTANTS) /* the oldest go: bodies use nearby ones */
-        memmove(im->constants, im->constants + 1, sizeof im->constants - sizeof im->constants[0]),
-            im->n_constants--;
+    if (im->n_constants == MAX_CONSTANTS) { /* the oldest go: bodies use nearby ones */
+        memmove(im->constants, im->constants + 1, sizeof im->constants - sizeof im->constants[0]);
+        im->n_constants--;
+    }
     constant *c = &im->constants[im->n_constants++];
     snprintf(c->name, sizeof c->name, "%s", name);
     c->type = t;
@@ -518,9 +519,10 @@ void ls_imp_fill(importer *im, const char *result, const char *value)
 {
     for (int i = im->n_constants; i-- > 0;)
         if (strcmp(im->constants[i].name, value) == 0) {
-            if (im->n_fills >= MAX_CONSTANTS)
-                memmove(im->fills, im->fills + 1, sizeof im->fills - sizeof im->fills[0]),
-                    im->n_fills--;
+            if (im->n_fills == MAX_CONSTANTS) {
+                memmove(im->fills, im->fills + 1, sizeof im->fills - sizeof im->fills[0]);
+                im->n_fills--;
+            }
             constant *c = &im->fills[im->n_fills++];
             *c = im->constants[i];
             snprintf(c->name, sizeof c->name, "%s", result);

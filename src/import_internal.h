@@ -51,6 +51,7 @@ typedef struct {
     int n_constants;
     constant fills[MAX_CONSTANTS]; /* linalg.fill results of a constant */
     int n_fills;
+    int n_softmax; /* linalg.softmax ops decomposed so far */
     const ls_attr *seen_attrs[LS_IMPORT_MAX_ITEMS * 2];
     int n_seen;
     int flags;

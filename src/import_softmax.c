@@ -129,8 +129,7 @@ void ls_imp_softmax_op(importer *im, const char *result_name)
     for (int j = 0; j < t->rank; j++)
         pi += (size_t)snprintf(par_iters + pi, sizeof par_iters - pi, "%s\"parallel\"",
                                j ? ", " : "");
-    static int serial; /* unique value names across softmax ops of one run */
-    int id = ++serial;
+    int id = ++im->n_softmax; /* value names unique within the file */
     const char *e = t->elem_text ? t->elem_text : "f32";
     enum { TEXT = 8192 };
     char *text = ls_arena_alloc(&im->arena, TEXT);

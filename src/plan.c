@@ -114,8 +114,6 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->acc_elem_bytes = acc_bits / 8;
     plan->shuffle_bits = acc_bits < 32 ? 32 : acc_bits;
     plan->iterations = d->total_iterations;
-    plan->loads_per_iteration = d->loads_per_iteration;
-    plan->load_width = d->elems_per_load;
     plan->n_inputs = p->n_inputs;
     for (int k = 0; k < p->n_inputs; k++) {
         ls_operand_regs o;
@@ -129,10 +127,9 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         plan->inputs[k].width = o.width;
         plan->inputs[k].elem_bytes = ls_elem_type_bits(p->inputs[k].type) / 8;
     }
-    if (p->n_inputs > 1) { /* input 0's own projection */
-        plan->loads_per_iteration = plan->inputs[0].loads;
-        plan->load_width = plan->inputs[0].width;
-    }
+    /* input 0's figures, which single-input consumers read */
+    plan->loads_per_iteration = plan->inputs[0].loads;
+    plan->load_width = plan->inputs[0].width;
     plan->body_alu_ops = ls_body_alu_ops(&p->body);
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
 
