@@ -352,6 +352,10 @@ contains "plan json: the loop's bound" "$tmp/plan.json" '"upper_bound":8'
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --dump-plan=yaml >/dev/null 2>"$tmp/err"
 check "--dump-plan=yaml exits 2" $([ $? -eq 2 ]; echo $?)
 contains "--dump-plan=yaml message" "$tmp/err" "--dump-plan=yaml: expected text or json"
+# An init that is not a constant fill is said to be replaced by the identity.
+sed 's/outs(%6 : tensor<32000xf16>)/outs(%5 : tensor<32000xf16>)/' "$EX/matvec_32000x4096_f16.mlir" >"$tmp/noinit.mlir"
+$LANESCOPE sim "$tmp/noinit.mlir" --target gfx942 --workgroups 2 >"$tmp/out" 2>"$tmp/err"
+contains "sim: unknown init noted" "$tmp/out" "note: the init is not a linalg.fill of a constant"
 $LANESCOPE explain "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --thread 3 >"$tmp/out" 2>"$tmp/err"
 contains "explain matvec: the matrix's loads" "$tmp/out" "input 0 %3 (f16): 8 loads of 8 elements, at operand coordinates"
 contains "explain matvec: the vector's load" "$tmp/out" "input 1 %4 (f16): 1 load of 8 elements, at operand coordinates"

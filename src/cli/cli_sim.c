@@ -58,6 +58,9 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
             r->occupancy_limit, (long long)r->waves, r->waves == 1 ? "" : "s");
     if (hw->note[0])
         fprintf(f, "  note: %s\n", hw->note);
+    if (p->init_unknown) /* said, never silently assumed */
+        fprintf(f, "  note: the init is not a linalg.fill of a constant, so its values are not "
+                   "known; the combiner's identity stands in for it\n");
     if (p->config_suggested) {
         char cfg[1024];
         ls_lowering_config_format(&p->config, cfg, sizeof cfg);
@@ -211,6 +214,7 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(o, "model", json_object_new_string(hw->name));
     if (hw->note[0])
         json_object_object_add(o, "model_note", json_object_new_string(hw->note));
+    json_object_object_add(o, "init_known", json_object_new_boolean(!p->init_unknown));
     json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
     json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
     json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
