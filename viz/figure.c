@@ -271,6 +271,23 @@ static void hatch(cairo_t *cr, double x, double y, double w, double h)
     cairo_restore(cr);
 }
 
+/* Broadcast marker: thin dark diagonal stripes over the fill (the other
+ * way from the empty hatch), faint enough for the label to stay legible. */
+static void stripes(cairo_t *cr, double x, double y, double w, double h)
+{
+    cairo_save(cr);
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_clip(cr);
+    cairo_set_source_rgba(cr, 0, 0, 0, 0.30);
+    cairo_set_line_width(cr, 0.9);
+    for (double d = -h; d < w; d += 5) {
+        cairo_move_to(cr, x + d, y);
+        cairo_line_to(cr, x + d + h, y + h);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
 static ls_rgb cell_fill(const ls_cell *c)
 {
     ls_rgb f = c->fill;
@@ -290,6 +307,8 @@ static void draw_cell(cairo_t *cr, const ls_cell *c, double x, double y, double 
         set_rgb(cr, cell_fill(c));
         cairo_rectangle(cr, x, y, w, h);
         cairo_fill(cr);
+        if (c->flags & LS_CELL_SHARED)
+            stripes(cr, x, y, w, h);
     }
     ls_rgb fg = ls_viz_text_on(cell_fill(c));
     if (c->flags & LS_CELL_EMPTY)
@@ -453,7 +472,7 @@ void ls_figure_draw(cairo_t *cr, const ls_figure *f)
         ls_cell sw;
         memset(&sw, 0, sizeof sw);
         sw.fill = f->legend[i].colour;
-        sw.flags = f->legend[i].flags & (LS_CELL_EMPTY | LS_CELL_DIM);
+        sw.flags = f->legend[i].flags & (LS_CELL_EMPTY | LS_CELL_DIM | LS_CELL_SHARED);
         draw_cell(cr, &sw, x, y, 12, 12);
         if (f->legend[i].flags & (LS_CELL_HIGHLIGHT | LS_CELL_ALERT)) {
             if (f->legend[i].flags & LS_CELL_ALERT)

@@ -24,6 +24,7 @@
 
 #include "lanescope/engine.h"
 #include "lanescope/layout.h"
+#include "lanescope/plan.h"
 #include "lanescope/swizzle.h"
 
 typedef struct {
@@ -47,7 +48,8 @@ enum {
     LS_CELL_HIGHLIGHT = 1, /* drawn with a thick dark outline */
     LS_CELL_DIM = 2,       /* faded (not the highlighted thread) */
     LS_CELL_ALERT = 4,     /* a conflict: red outline */
-    LS_CELL_EMPTY = 8      /* nothing there: hatched grey */
+    LS_CELL_EMPTY = 8,     /* nothing there: hatched grey */
+    LS_CELL_SHARED = 16    /* read by several threads (broadcast): dark stripes over the fill */
 };
 
 #define LS_CELL_LABEL 24
@@ -133,6 +135,66 @@ ls_status ls_viz_banks_plan(const ls_plan *pl, const ls_hw *hw, ls_figure *out, 
 ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t lanes,
                                int64_t elem_bytes, int64_t banks, int64_t bank_bytes,
                                ls_figure *out, ls_diag *diag);
+
+/* ---- operands: who reads each element of a reduction's input ----
+ *
+ * Operand k gets the iteration layout projected through its indexing map
+ * (layout.h, ls_operand_regs), so the threads that differ only along a
+ * loop dim the operand lacks read the same elements: a matvec's vector is
+ * read by every thread of a row group (broadcast).  Ownership of operand
+ * element oc = the threads whose loads touch it, exactly as the engine
+ * charges the loads (padding skipped). */
+
+/* LS_ERR_USAGE, naming --operand, unless input k exists and is loaded (an
+ * intermediate input, held in registers, or one the body never reads has
+ * no reads to draw). */
+ls_status ls_viz_operand_check(const ls_plan *pl, int k, ls_diag *diag);
+/* "input 1 %vec : tensor<4096xf16> (d1)": number, SSA name, type, map
+ * (a strided result reads "d1 * 2"). */
+void ls_viz_operand_name(const ls_problem *p, int k, char *buf, size_t size);
+/* The layout projected onto input k (NestedLayoutAttr::apply): its dims are
+ * the operand's body dims in map order, packed inner parts last (the order
+ * of ls_plan_input_vector_type); body_dims (NULL or LS_MAX_BODY entries)
+ * gets the body dim of each.  Returns its rank. */
+int ls_viz_operand_layout_of(const ls_derived *d, const ls_problem *p, int k, ls_nested_layout *out,
+                             int *body_dims);
+
+/* Reads of input k in one workgroup tile of one iteration, over the box of
+ * operand coordinates the tile reaches (origin + [0, extent) per operand
+ * dim; elements past dim[] are outside the operand, elements no load
+ * touches have readers 0, e.g. between the points of a strided map). */
+typedef struct {
+    int input, rank;             /* k; the operand's rank */
+    int64_t origin[LS_MAX_RANK]; /* operand coordinates of the box's first element */
+    int64_t extent[LS_MAX_RANK]; /* box size per operand dim */
+    int64_t dim[LS_MAX_RANK];    /* the operand's size per dim */
+    int64_t n;                   /* elements in the box */
+    /* per box element, row-major (owned): */
+    int32_t *readers;        /* threads whose loads touch it (exact) */
+    int32_t *first, *second; /* the two lowest reading threads, -1: fewer */
+    int32_t *vreg;           /* its index in first's operand vector */
+    uint8_t *mine;           /* read by init's `thread` (NULL when thread < 0) */
+} ls_operand_reads;
+
+/* Caller storage; validates k (ls_viz_operand_check), workgroup, iteration
+ * and thread (errors name --workgroup, --iteration, --thread).  Cost:
+ * workgroup_size x the operand's elements per thread per iteration. */
+ls_status ls_viz_operand_reads_init(const ls_plan *pl, int k, int64_t workgroup, int64_t iteration,
+                                    int64_t thread, ls_operand_reads *r, ls_diag *diag);
+void ls_viz_operand_reads_fini(ls_operand_reads *r);
+/* Box index of operand coordinates oc (absolute), -1 outside the box. */
+int64_t ls_viz_operand_reads_index(const ls_operand_reads *r, const int64_t *oc);
+
+/* Input k's elements in the tile of v->workgroup / v->iteration, coloured by
+ * their first reader; cells read by several threads are LS_CELL_SHARED and
+ * name the count.  v->dim_row/dim_col and v->at name operand dims (at:
+ * within the box); a rank-1 operand is one row. */
+ls_status ls_viz_operand_layout(const ls_plan *pl, int k, const ls_layout_view *v, ls_figure *out,
+                                ls_diag *diag);
+/* The layout projected onto input k over its vector, each element with the
+ * threads of the workgroup whose virtual ids hold it. */
+ls_status ls_viz_operand_nested(const ls_plan *pl, int k, int dim_row, int dim_col, int64_t thread,
+                                ls_figure *out, ls_diag *diag);
 
 /* ---- charts (traffic, timeline, compare) ---- */
 #define LS_CHART_MAX_SERIES 8

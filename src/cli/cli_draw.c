@@ -38,6 +38,12 @@ static void usage(FILE *f)
             "  --workgroup N    workgroup drawn (layout; default 0)\n"
             "  --iteration K    partial-reduction iteration drawn (layout; default 0)\n"
             "  --thread N       highlight thread N's elements (layout, nested)\n"
+            "  --operand K      layout, nested: input K (0-based) of the reduction instead of\n"
+            "                   the iteration space: who loads each of its elements, cells\n"
+            "                   read by several threads striped with the count; --dims and\n"
+            "                   --at then name operand dims.  An input held in registers (a\n"
+            "                   reduction's result) is an error: nothing is loaded.  traffic\n"
+            "                   has no per-input figures, so it takes no --operand\n"
             "  --rows N         rows of a swizzle table (default: one period)\n"
             "  --elem-bytes B   element size for swizzle banks (default 4)\n"
             "  --lanes N        lanes of a swizzle bank access (default 32)\n"
@@ -49,6 +55,7 @@ typedef struct {
     const char *kind, *input, *output, *target;
     double scale;
     int64_t index, workgroup, iteration, thread, rows, elem_bytes, lanes, wgps;
+    int64_t operand; /* input drawn by layout / nested; -1: the iteration space */
     int dim_row, dim_col;
     int64_t at[LS_MAX_RANK];
     ls_import_dims dims; /* --dim */
@@ -157,7 +164,8 @@ static int run(const draw_opts *o)
             v.workgroup = o->workgroup;
             v.iteration = o->iteration;
             v.thread = o->thread;
-            st = ls_viz_layout(&m->problems[o->index], d, &v, &fig, &diag);
+            st = o->operand >= 0 ? ls_viz_operand_layout(&plan, (int)o->operand, &v, &fig, &diag)
+                                 : ls_viz_layout(&m->problems[o->index], d, &v, &fig, &diag);
         }
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
         if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
@@ -176,7 +184,11 @@ static int run(const draw_opts *o)
         /* nested, swizzle, banks: attributes or a reduction */
         if (!(st = ls_module_load_dims(o->input, 0, &o->dims, m, &diag))) {
             if (strcmp(k, "nested") == 0) {
-                if (m->n_layouts > 0) {
+                if (o->operand >= 0) { /* an operand needs a reduction's maps */
+                    if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
+                        st = ls_viz_operand_nested(&plan, (int)o->operand, o->dim_row, o->dim_col,
+                                                   o->thread, &fig, &diag);
+                } else if (m->n_layouts > 0) {
                     if ((size_t)o->index >= m->n_layouts)
                         st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
                                          "%s has %zu nested layouts", o->input, m->n_layouts);
@@ -253,7 +265,8 @@ int ls_cmd_draw(int argc, char **argv)
         {"iteration", required_argument, NULL, 'i'}, {"thread", required_argument, NULL, 'T'},
         {"rows", required_argument, NULL, 'r'},   {"elem-bytes", required_argument, NULL, 'e'},
         {"lanes", required_argument, NULL, 'l'},  {"wgps", required_argument, NULL, 'g'},
-        {"dim", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0}};
+        {"dim", required_argument, NULL, 'S'},    {"operand", required_argument, NULL, 'O'},
+        {NULL, 0, NULL, 0}};
     draw_opts o;
     memset(&o, 0, sizeof o);
     o.scale = 2;
@@ -262,6 +275,7 @@ int ls_cmd_draw(int argc, char **argv)
     o.elem_bytes = 4;
     o.lanes = 32;
     o.wgps = 4;
+    o.operand = -1;
     optind = 1;
     opterr = 0;
     int c;
@@ -328,6 +342,19 @@ int ls_cmd_draw(int argc, char **argv)
             if (!ls_flag_int(CMD, "--wgps", optarg, 1, 64, &o.wgps))
                 return 2;
             break;
+        case 'O': { /* the upper bound is the reduction's input count, checked on load */
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (end == optarg || *end || v < 0 || v > INT32_MAX) {
+                ls_cli_error(CMD,
+                             "--operand: expected an input number (0 for the first), "
+                             "found '%s'",
+                             optarg);
+                return 2;
+            }
+            o.operand = v;
+            break;
+        }
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default: ls_cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]); return 2;
         }
@@ -342,6 +369,12 @@ int ls_cmd_draw(int argc, char **argv)
         ls_cli_error(CMD, "unknown kind '%s' (layout, nested, swizzle, banks, traffic, timeline, "
                           "compare)",
                      o.kind);
+        return 2;
+    }
+    if (o.operand >= 0 && strcmp(o.kind, "layout") != 0 && strcmp(o.kind, "nested") != 0) {
+        ls_cli_error(
+            CMD, "--operand: only layout and nested draw an operand (%s does not%s)", o.kind,
+            strcmp(o.kind, "traffic") == 0 ? ": the simulation has no per-input figures" : "");
         return 2;
     }
     if (o.output == NULL) {

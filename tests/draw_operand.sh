@@ -1,0 +1,97 @@
+#!/bin/sh
+# draw_operand.sh: end-to-end checks of `lanescope draw layout|nested
+# --operand K`: the picture names the operand (PNG tEXt Title), bad requests
+# get one line naming the flag and the limit, a non-zero exit and no file.
+set -u
+LANESCOPE=${LANESCOPE:-./lanescope}
+EX=${LS_EXAMPLES:-examples}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+check() { # name, condition already evaluated as $?
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+contains() { # name, file, fixed string
+    grep -aqF -- "$3" "$2"
+    r=$?
+    [ $r -eq 0 ] || { echo "--- $2:"; head -c 2000 "$2"; echo; }
+    check "$1: expects '$3'" $r
+}
+fails() { # name, expected exit code, output file, stderr message; then the command
+    name=$1 want=$2 out=$3 msg=$4
+    shift 4
+    "$@" 2>"$tmp/stderr"
+    rc=$?
+    [ $rc -eq "$want" ]; check "$name exits $want (got $rc)" $?
+    [ "$(wc -l <"$tmp/stderr")" -eq 1 ]; check "$name: one line" $?
+    contains "$name message" "$tmp/stderr" "$msg"
+    [ ! -e "$out" ]; check "$name writes nothing" $?
+}
+
+# A matvec whose rows are split over 4 lanes: every element of the vector
+# is read by the 4 threads of its d1 lane (broadcast).
+cat >"$tmp/mv.mlir" <<'EOF'
+#config = #iree_gpu.lowering_config<{lane_basis = [[4, 16], [0, 1]], partial_reduction = [0, 64], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 2], workgroup = [8, 0]}>
+#translation = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [128, 1, 1] subgroup_size = 64>
+func.func @matvec_64x256(%mat: tensor<64x256xf16>, %vec: tensor<256xf16>) -> tensor<64xf16> attributes {translation_info = #translation} {
+  %cst = arith.constant 0.000000e+00 : f16
+  %e = tensor.empty() : tensor<64xf16>
+  %f = linalg.fill ins(%cst : f16) outs(%e : tensor<64xf16>) -> tensor<64xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%mat, %vec : tensor<64x256xf16>, tensor<256xf16>) outs(%f : tensor<64xf16>) attrs = {lowering_config = #config} {
+  ^bb0(%in: f16, %in_0: f16, %out: f16):
+    %m = arith.mulf %in, %in_0 : f16
+    %s = arith.addf %m, %out : f16
+    linalg.yield %s : f16
+  } -> tensor<64xf16>
+  return %r : tensor<64xf16>
+}
+EOF
+pngsig=$(printf '\211PNG')
+
+$LANESCOPE draw layout "$tmp/mv.mlir" --operand 1 --thread 20 -o "$tmp/vec.png" --scale 1
+check "draw layout --operand 1 exits 0" $?
+[ "$(head -c 4 "$tmp/vec.png")" = "$pngsig" ]; check "draw layout --operand 1 writes a PNG" $?
+contains "vector title" "$tmp/vec.png" "input 1 %vec : tensor<256xf16> (d1) of @matvec_64x256"
+$LANESCOPE draw layout "$tmp/mv.mlir" --operand 0 --dims 1,0 --iteration 3 -o "$tmp/mat.svg"
+check "draw layout --operand 0 --dims 1,0 (svg) exits 0" $?
+contains "svg root" "$tmp/mat.svg" "<svg"
+$LANESCOPE draw nested "$tmp/mv.mlir" --operand 1 -o "$tmp/nested.png" --scale 1
+check "draw nested --operand 1 exits 0" $?
+contains "nested title" "$tmp/nested.png" "nested layout of input 1 %vec : tensor<256xf16> (d1)"
+# Without --operand: the iteration space, as before.
+$LANESCOPE draw layout "$tmp/mv.mlir" -o "$tmp/space.png" --scale 1
+contains "iteration space by default" "$tmp/space.png" "layout of @matvec_64x256"
+# IREE's own config for the example matvec (no lowering_config in the file).
+$LANESCOPE draw layout "$EX/matvec_32000x4096_f16.mlir" --target mi300x --operand 1 \
+    -o "$tmp/mvdef.pdf"
+check "draw the example matvec's vector (pdf) exits 0" $?
+[ "$(head -c 5 "$tmp/mvdef.pdf")" = "%PDF-" ]; check "pdf written" $?
+
+# Errors.
+fails "--operand past the inputs" 2 "$tmp/e1.png" \
+    "lanescope draw: --operand 5: the reduction has 2 inputs (0..1)" \
+    $LANESCOPE draw layout "$tmp/mv.mlir" --operand 5 -o "$tmp/e1.png"
+fails "nested --operand past the inputs" 2 "$tmp/e2.png" \
+    "--operand 2: the reduction has 2 inputs (0..1)" \
+    $LANESCOPE draw nested "$tmp/mv.mlir" --operand 2 -o "$tmp/e2.png"
+fails "--operand of an intermediate input" 2 "$tmp/e3.png" \
+    "--operand 1: input 1 %__sm1_max is the result of reduction 0, held in registers (not loaded)" \
+    $LANESCOPE draw layout "$EX/softmax_4096x32000_f32.mlir" --index 1 --operand 1 \
+    -o "$tmp/e3.png"
+fails "--operand with traffic" 2 "$tmp/e4.png" \
+    "--operand: only layout and nested draw an operand (traffic does not" \
+    $LANESCOPE draw traffic "$tmp/mv.mlir" --operand 1 -o "$tmp/e4.png"
+fails "--dims on a rank-1 operand" 2 "$tmp/e5.png" \
+    "--dims: input 1 has rank 1: no two dims to draw" \
+    $LANESCOPE draw layout "$tmp/mv.mlir" --operand 1 --dims 0,1 -o "$tmp/e5.png"
+fails "--operand not a number" 2 "$tmp/e6.png" \
+    "--operand: expected an input number (0 for the first), found '-1'" \
+    $LANESCOPE draw layout "$tmp/mv.mlir" --operand -1 -o "$tmp/e6.png"
+fails "--thread past the workgroup" 2 "$tmp/e7.png" \
+    "--thread: thread 128 is outside 0..127 (workgroup size)" \
+    $LANESCOPE draw layout "$tmp/mv.mlir" --operand 1 --thread 128 -o "$tmp/e7.png"
+
+echo "draw_operand: $pass passed, $fail failed"
+[ $fail -eq 0 ]
