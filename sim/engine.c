@@ -29,6 +29,7 @@ typedef struct {
     int operand;
     int result;       /* smem/store: result slot */
     int step;         /* shuffle/DPP: step index within its reduction, else -1 */
+    bool index;       /* arg_compare: the index half (its store and buffer bytes) */
 } tinst;
 
 typedef struct {
@@ -131,6 +132,7 @@ typedef struct {
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int64_t last_finish;
     int64_t store_bytes, store_ticks; /* per GSTORE instruction */
+    int64_t index_store_bytes, index_store_ticks; /* arg_compare's index stores */
     ls_trace *trace;
     const ls_engine_opts *opts;
     bool recording;
@@ -380,6 +382,140 @@ static void build_template(engine *e)
         int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
         e->code[s].result = (int)q;
     }
+    free(qlast);
+}
+
+/* An arg_compare (plan.h): the partial generic's per-element index
+ * arithmetic, comparator and two selects; the merge's local compares; the
+ * lane combines (ballot or butterfly); two buffers; two stores per output.
+ * Its compares chain through the value select, the index select hangs off
+ * the compare. */
+static int emit_compare(engine *e, ls_stage st, int cand, int best)
+{
+    int c = cand;
+    for (int o = 0; o < e->plan->cmp_ops; o++)
+        c = emit(e, I_ALU, st, o == 0 ? cand : c, o == 0 ? best : -1);
+    return c;
+}
+
+static int emit_lane_combine(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
+{
+    const ls_plan *pl = e->plan;
+    if (!pl->ballot) {
+        for (int i = 0; i < r->n_steps; i++) {
+            int sv = emit(e, I_SHUFFLE, st, prev, -1);
+            int si = emit(e, I_SHUFFLE, st, prev, -1);
+            e->code[sv].step = e->code[si].step = i;
+            e->code[si].index = true;
+            int c = emit_compare(e, st, prev, sv);
+            prev = emit(e, I_ALU, st, c, sv);
+            e->code[prev].step = i; /* the stepper counts one combine per step */
+            emit(e, I_ALU, st, c, si);
+        }
+        return prev;
+    }
+    if (pl->problem->argcmp.transform >= 0)
+        prev = emit(e, I_ALU, st, prev, -1); /* U(value) */
+    int red = emit_reduce(e, r, st, prev);
+    int x = emit(e, I_ALU, st, red, prev);          /* cmp oeq */
+    x = emit(e, I_ALU, st, x, -1);                  /* gpu.ballot */
+    if (r->cluster_stride > 1)
+        x = emit(e, I_ALU, st, x, -1);              /* arith.andi with the cluster mask */
+    x = emit(e, I_ALU, st, x, -1);                  /* math.cttz */
+    if (e->d->subgroup_size > 32)
+        x = emit(e, I_ALU, st, x, -1);              /* arith.trunci */
+    int si = emit(e, I_SHUFFLE, st, x, -1);         /* gpu.shuffle idx of the index */
+    e->code[si].index = true;
+    if (pl->ballot_shuffles > 1)
+        return emit(e, I_SHUFFLE, st, x, -1);       /* and of the value */
+    return si;
+}
+
+static void build_template_argcmp(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    int64_t q_n = pl->results_per_thread, regs = e->d->elems_per_iteration, loads = 0;
+    int64_t red_regs = q_n ? pl->acc_registers / q_n : 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        loads += pl->inputs[k].loads;
+    int64_t per_combine = 2 * LS_MAX_STEPS * (pl->cmp_ops + 4) + 16;
+    int64_t cap = loads + regs * (pl->body_alu_ops + 1) + q_n * red_regs * (pl->cmp_ops + 2) +
+                  q_n * (pl->n_subgroup_reduces + 1) * per_combine + q_n * (pl->cmp_ops + 16) + 16;
+    e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
+    e->loop_begin = 0;
+    int first_load[LS_MAX_INPUTS];
+    for (int k = 0; k < pl->n_inputs; k++) {
+        first_load[k] = e->ncode;
+        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+            int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
+        }
+    }
+    /* per register: index ops, compare, select value, select index; the
+     * value select of the previous iteration is the compare's other operand */
+    int per_reg = pl->index_ops + pl->cmp_ops + 2, base = e->ncode;
+    for (int64_t r = 0; r < regs; r++) {
+        int ld = first_load[0] + (int)ls_operand_load_of(e->d, &e->oregs[0], r);
+        int idx = pl->n_inputs > 1
+                      ? first_load[1] + (int)ls_operand_load_of(e->d, &e->oregs[1], r)
+                      : -1;
+        for (int o = 0; o < pl->index_ops; o++)
+            idx = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, idx, -1);
+        int selv = base + (int)r * per_reg + per_reg - 2;
+        int c = emit_compare(e, LS_STAGE_LOAD_ACCUMULATE, ld, selv);
+        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, c, selv);
+        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, c, idx);
+    }
+    e->loop_end = e->ncode;
+    int last_loop = e->ncode - 1;
+    int *qlast = ls_xcalloc((size_t)q_n, sizeof *qlast);
+    for (int64_t q = 0; q < q_n; q++) { /* the merge's local step, the inits first */
+        int prev = last_loop;
+        for (int64_t o = 0; o < red_regs; o++) {
+            int c = emit_compare(e, LS_STAGE_THREAD_REDUCE, prev, -1);
+            prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, c, prev);
+            emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, c, -1);
+        }
+        qlast[q] = prev;
+    }
+    for (int r = 0; r < pl->n_subgroup_reduces; r++)
+        for (int64_t q = 0; q < q_n; q++)
+            qlast[q] = emit_lane_combine(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE,
+                                         qlast[q]);
+    if (pl->cross_subgroup) {
+        int b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++)
+            for (int h = 0; h < 2; h++) {
+                int s = emit(e, I_SMEM_ST, LS_STAGE_CROSS_SUBGROUP, qlast[q], b);
+                e->code[s].result = (int)q;
+                e->code[s].index = h == 1;
+            }
+        b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++) {
+            int sv = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
+            int si = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
+            e->code[sv].result = e->code[si].result = (int)q;
+            e->code[si].index = true;
+            int64_t slots = pl->read_cluster > 1 ? 1 : pl->buffer_shape[pl->buffer_rank - 1] -
+                                                           pl->buffer_pad;
+            int prev = sv;
+            for (int64_t o = 0; o < slots; o++) { /* folded into the inits */
+                int c = emit_compare(e, LS_STAGE_CROSS_SUBGROUP, prev, -1);
+                prev = emit(e, I_ALU, LS_STAGE_CROSS_SUBGROUP, c, prev);
+                emit(e, I_ALU, LS_STAGE_CROSS_SUBGROUP, c, si);
+            }
+            qlast[q] = pl->read_cluster > 1
+                           ? emit_lane_combine(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, prev)
+                           : prev;
+        }
+    }
+    for (int64_t q = 0; q < q_n; q++)
+        for (int h = 0; h < 2; h++) {
+            int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
+            e->code[s].result = (int)q;
+            e->code[s].index = h == 1;
+        }
     free(qlast);
 }
 
@@ -821,9 +957,10 @@ static void step(engine *e, int slot, int64_t t)
     }
     case I_GSTORE: {
         /* writes of this subgroup for one result slot, posted through L2 */
-        int64_t bytes = e->store_bytes;
+        int64_t bytes = in->index ? e->index_store_bytes : e->store_bytes;
         int64_t now = t << LS_TICK_SHIFT;
-        e->dram_free = (e->dram_free > now ? e->dram_free : now) + e->store_ticks;
+        e->dram_free = (e->dram_free > now ? e->dram_free : now) +
+                       (in->index ? e->index_store_ticks : e->store_ticks);
         st->global_bytes += bytes;
         st->dram_bytes += bytes;
         e->res->dram_bytes += bytes;
@@ -1022,7 +1159,10 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         e.op_base[k] = at;
         at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bytes + 4095) / 4096) * 4096;
     }
-    build_template(&e);
+    if (plan->argcmp)
+        build_template_argcmp(&e);
+    else
+        build_template(&e);
     int64_t loop = e.loop_end - e.loop_begin, per_sg, total;
     if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
         !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, &total) ||
@@ -1064,6 +1204,9 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     int64_t per_store = plan->stores_per_workgroup / (e.nsub * plan->results_per_thread);
     e.store_bytes = (per_store > 0 ? per_store : 1) * plan->acc_elem_bytes;
     e.store_ticks = llround((double)e.store_bytes * LS_TICK / hw->dram_bytes_per_cycle);
+    e.index_store_bytes = (per_store > 0 ? per_store : 1) * plan->index_bytes;
+    e.index_store_ticks =
+        llround((double)e.index_store_bytes * LS_TICK / hw->dram_bytes_per_cycle);
     smem_degrees(&e);
     e.head = ls_xmalloc(LS_WHEEL * sizeof *e.head);
     e.tail = ls_xmalloc(LS_WHEEL * sizeof *e.tail);

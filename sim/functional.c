@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lanescope/functional.h"
+#include "functional_internal.h"
 
 int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x)
 {
@@ -74,7 +74,8 @@ ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const 
 
 ls_value ls_problem_init(const ls_problem *p)
 {
-    return p->has_init ? p->init : ls_identity(p->combiner, p->acc_type);
+    /* an arg_compare's init is its fill's, or the comparator's identity */
+    return p->has_init || p->argcmp.on ? p->init : ls_identity(p->combiner, p->acc_type);
 }
 
 ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x)
@@ -175,6 +176,12 @@ static void ref_end(const ref_acc *r, ls_value *value, double *bound)
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound)
 {
+    if (p->argcmp.on) { /* the value result; ls_argcmp_reference gives both */
+        ls_value index;
+        ls_argcmp_reference(p, in, out, value, &index);
+        *bound = 0;
+        return;
+    }
     int64_t x[LS_MAX_RANK] = {0};
     int red[LS_MAX_RANK], nred = 0;
     int64_t n = 1;
@@ -383,23 +390,26 @@ static void build_slots(exec_state *s)
         s->slot_reg[s->res_slot[s->acc_slot[r]]] = r;
 }
 
-/* Linear position, over the parallel body dims' layout extents, of the
- * output that result slot q of thread tid belongs to. */
-static int64_t parallel_pos(const exec_state *s, int64_t tid, int64_t q)
+int64_t ls_func_parallel_pos(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
+                             int64_t tid, int64_t q)
 {
-    const ls_derived *d = s->d;
     const ls_nested_layout *l = &d->layout;
     int64_t sgsz = d->subgroup_size;
     ls_nl_coord c;
-    ls_nl_register_coord(l, s->slot_reg[q], &c);
+    ls_nl_register_coord(l, slot_reg[q], &c);
     ls_nl_virtual_subgroup(l, tid / sgsz, c.subgroup);
     ls_nl_virtual_thread(l, tid % sgsz, c.thread);
     int64_t body[LS_MAX_BODY], pos = 0;
     ls_nl_compose(l, &c, body);
     for (int k = 0; k < l->rank; k++)
-        if (!d->body_inner[k] && !s->p->is_reduction[d->body_origin[k]])
+        if (!d->body_inner[k] && !p->is_reduction[d->body_origin[k]])
             pos = pos * ls_nl_extent(l, k) + body[k];
     return pos;
+}
+
+static int64_t parallel_pos(const exec_state *s, int64_t tid, int64_t q)
+{
+    return ls_func_parallel_pos(s->d, s->p, s->slot_reg, tid, q);
 }
 
 static int64_t dpp_source(ls_dpp_ctrl c, int64_t l)
@@ -414,8 +424,7 @@ static int64_t dpp_source(ls_dpp_ctrl c, int64_t l)
     }
 }
 
-/* One gpu.subgroup_reduce over the lanes of one subgroup: v[lane]. */
-static void run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type t, ls_value *v,
+void ls_func_run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type t, ls_value *v,
                        ls_value *tmp, int64_t sg_size, int max_steps)
 {
     int n = max_steps >= 0 && max_steps < r->n_steps ? max_steps : r->n_steps;
@@ -570,7 +579,7 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
                 ls_value lane_v[1024];
                 for (int64_t ln = 0; ln < sgsz; ln++)
                     lane_v[ln] = s->res[(sg * sgsz + ln) * nres + q];
-                run_reduce(&plan->subgroup_reduces[i], k, t, lane_v, s->tmp, sgsz,
+                ls_func_run_reduce(&plan->subgroup_reduces[i], k, t, lane_v, s->tmp, sgsz,
                            stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE && stop->reduce == i
                                ? stop->steps
                                : -1);
@@ -651,7 +660,7 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
                         slot = slot * slot_tile[r] + (inside ? coord[r] : 0);
                     lane_v[ln] = inside ? row[slot] : ident; /* masked read pads with identity */
                 }
-                run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz,
+                ls_func_run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz,
                            stop && stop->stage == LS_STAGE_CROSS_SUBGROUP ? stop->steps : -1);
                 for (int64_t ln = 0; ln < sgsz; ln++)
                     s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
@@ -661,6 +670,34 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP)
         return true;
     return false;
+}
+
+bool ls_func_output_of(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
+                       int64_t tid, const int64_t *wg_coord, int64_t q, int64_t *out, int *no)
+{
+    const ls_nested_layout *l = &d->layout;
+    int64_t it0[LS_MAX_RANK] = {0}, r = slot_reg[q];
+    int64_t x[LS_MAX_RANK], body[LS_MAX_BODY];
+    bool valid;
+    ls_thread_element(d, p, tid, wg_coord, it0, r, x, &valid);
+    ls_nl_coord c;
+    ls_nl_register_coord(l, r, &c);
+    ls_nl_virtual_subgroup(l, tid / d->subgroup_size, c.subgroup);
+    ls_nl_virtual_thread(l, tid % d->subgroup_size, c.thread);
+    ls_nl_compose(l, &c, body);
+    /* Only the parallel coordinates matter: padding along the reduction
+     * still belongs to a real output row. */
+    bool out_valid = true;
+    *no = 0;
+    for (int i = 0; i < p->rank; i++)
+        if (!p->is_reduction[i]) {
+            out[(*no)++] = x[i];
+            out_valid &= x[i] < p->size[i];
+        }
+    for (int k = 0; k < d->body_rank; k++)
+        if (!p->is_reduction[d->body_origin[k]])
+            out_valid &= body[k] < d->body_bound[k];
+    return out_valid;
 }
 
 static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
@@ -733,31 +770,10 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                 writer = false;
         if (!writer)
             continue;
-        int64_t it0[LS_MAX_RANK] = {0};
         for (int64_t q = 0; q < nres; q++) {
-            int64_t r = s->slot_reg[q];
-            int64_t x[LS_MAX_RANK], body[LS_MAX_BODY];
-            bool valid;
-            ls_thread_element(d, p, tid, wg_coord, it0, r, x, &valid);
-            ls_nl_coord c;
-            ls_nl_register_coord(l, r, &c);
-            memcpy(c.subgroup, vs, sizeof vs);
-            memcpy(c.thread, vt, sizeof vt);
-            ls_nl_compose(l, &c, body);
-            /* Only the parallel coordinates matter: padding along the
-             * reduction still belongs to a real output row. */
-            bool out_valid = true;
             int64_t out[LS_MAX_RANK];
-            int no = 0;
-            for (int i = 0; i < p->rank; i++)
-                if (!p->is_reduction[i]) {
-                    out[no++] = x[i];
-                    out_valid &= x[i] < p->size[i];
-                }
-            for (int kk = 0; kk < d->body_rank; kk++)
-                if (!p->is_reduction[d->body_origin[kk]])
-                    out_valid &= body[kk] < d->body_bound[kk];
-            if (!out_valid)
+            int no;
+            if (!ls_func_output_of(d, p, s->slot_reg, tid, wg_coord, q, out, &no))
                 continue;
             ls_value v = s->res[tid * nres + q];
             ls_value ref;
@@ -880,6 +896,10 @@ ls_status ls_functional_snapshot(const ls_plan *plan, ls_input_source in, int64_
         return ls_diag_set(diag, LS_ERR_INVALID, plan->problem->file, 0, 0,
                            "workgroup %lld is outside 0..%lld", (long long)workgroup,
                            (long long)d->total_workgroups - 1);
+    if (plan->argcmp) {
+        ls_argcmp_snapshot(plan, in, workgroup, at, out);
+        return LS_OK;
+    }
     exec_state s;
     state_init(&s, plan, in);
     ls_functional_result res;
@@ -905,7 +925,9 @@ void ls_func_snapshot_free(ls_func_snapshot *snap)
 {
     free(snap->values);
     free(snap->smem);
-    snap->values = snap->smem = NULL;
+    free(snap->indices);
+    free(snap->smem_indices);
+    snap->values = snap->smem = snap->indices = snap->smem_indices = NULL;
 }
 
 ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
@@ -933,10 +955,12 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
                            "limit); check fewer workgroups (--workgroups N) or skip it "
                            "(--no-check)",
                            (long long)LS_MAX_FUNCTIONAL_ELEMENTS);
-    exec_state s;
-    state_init(&s, plan, in);
     int64_t last = count < 0 || first + count > d->total_workgroups ? d->total_workgroups
                                                                      : first + count;
+    if (plan->argcmp)
+        return ls_argcmp_run(plan, in, first, last, res, diag);
+    exec_state s;
+    state_init(&s, plan, in);
     for (int64_t wg = first; wg < last; wg++)
         run_workgroup(&s, wg, in, NULL, res, diag);
     state_fini(&s);

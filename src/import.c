@@ -876,6 +876,8 @@ void ls_imp_scan_ops(importer *im)
             generic_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "linalg.softmax")) {
             ls_imp_softmax_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "iree_linalg_ext.arg_compare")) {
+            ls_imp_arg_compare_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "linalg.reduce")) {
             reduce_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "arith.constant") && pending[0]) {

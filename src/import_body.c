@@ -34,6 +34,10 @@ typedef struct {
     int n_leaves;
     ls_operand leaves[LS_MAX_INPUTS];
     int rank;                     /* loops of the op (linalg.index bound) */
+    /* A comparator region: its block arguments are read as INPUT 0, 1, ...
+     * of type raw_type themselves (no operand list behind them). */
+    int n_raw;
+    ls_elem_type raw_type;
 } builder;
 
 static int fail_at(builder *b, int line, int col, ls_status st, const char *fmt, ...)
@@ -255,6 +259,17 @@ static int value(builder *b, const char *name, int line, int col, int depth)
                        "the init %s is read before the combiner folds it in; lanescope models "
                        "bodies that use the init once, in the combining op",
                        name);
+    for (int k = 0; k < b->n_raw; k++)
+        if (strcmp(b->r->arg[k], name) == 0) {
+            if (b->memo_arg[k])
+                return b->memo_arg[k] - 1;
+            ls_body_inst in = blank(LS_BOP_INPUT, b->raw_type);
+            in.index = k;
+            int at = emit(b, &in, line, col);
+            if (at >= 0)
+                b->memo_arg[k] = at + 1;
+            return at;
+        }
     for (int k = 0; k < b->n_in; k++)
         if (strcmp(b->r->arg[k], name) == 0)
             return input(b, k, line, col);
@@ -390,6 +405,69 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
 done:
     free(b);
     return ok && !failed(im);
+}
+
+bool ls_imp_compile_comparator(importer *im, const region *r, ls_elem_type t, ls_body *out,
+                               int line, int col)
+{
+    static const operand_list none;
+    builder *b = ls_xcalloc(1, sizeof *b);
+    builder_init(b, im, r, &none, NULL, NULL, out, 0);
+    b->n_raw = 2;
+    b->raw_type = t;
+    bool ok = false;
+    int at = -1;
+    if (r->n_args != 2 || r->n_yield != 1) {
+        fail_at(b, line, col, LS_ERR_INVALID,
+                "the comparator region has %d block arguments and yields %d values; "
+                "arg_compare's takes two (candidate, best) and yields one i1",
+                r->n_args, r->n_yield);
+        goto done;
+    }
+    /* Both arguments first, so INPUT 0 and 1 are instructions 0 and 1 even
+     * when the comparator reads one of them only. */
+    if (value(b, r->arg[0], line, col, 0) != 0 || value(b, r->arg[1], line, col, 0) != 1 ||
+        (at = value(b, r->yield[0], r->yield_line, r->yield_col, 0)) < 0)
+        goto done;
+    out->n = at + 1;
+    int bad;
+    const char *why;
+    if (!ls_body_check(out, &bad, &why)) {
+        fail_at(b, out->inst[bad].line, out->inst[bad].col, LS_ERR_INVALID, "%s: %s",
+                ls_body_opcode_name((ls_body_opcode)out->inst[bad].op), why);
+        goto done;
+    }
+    if (out->inst[at].type != LS_ET_I1) {
+        fail_at(b, r->yield_line, r->yield_col, LS_ERR_INVALID,
+                "the comparator yields %s; arg_compare's yields an i1",
+                ls_elem_type_name((ls_elem_type)out->inst[at].type));
+        goto done;
+    }
+    ok = true;
+done:
+    free(b);
+    return ok && !failed(im);
+}
+
+bool ls_imp_fill_of(const importer *im, const char *name, ls_elem_type t, uint64_t *bits)
+{
+    for (int i = im->n_fills; i-- > 0;)
+        if (strcmp(im->fills[i].name, name) == 0 && im->fills[i].type == t) {
+            *bits = im->fills[i].bits;
+            return true;
+        }
+    return false;
+}
+
+bool ls_imp_constant_of(const importer *im, const char *name, ls_elem_type *t, uint64_t *bits)
+{
+    for (int i = im->n_constants; i-- > 0;)
+        if (strcmp(im->constants[i].name, name) == 0) {
+            *t = im->constants[i].type;
+            *bits = im->constants[i].bits;
+            return true;
+        }
+    return false;
 }
 
 void ls_imp_record_fused(importer *im, const char *result, const region *r,
@@ -532,11 +610,6 @@ void ls_imp_fill(importer *im, const char *result, const char *value)
 
 void ls_imp_set_init(importer *im, ls_problem *p, const char *init)
 {
-    for (int i = im->n_fills; i-- > 0;)
-        if (strcmp(im->fills[i].name, init) == 0 && im->fills[i].type == p->acc_type) {
-            p->has_init = true;
-            p->init = im->fills[i].bits;
-            return;
-        }
-    p->init_unknown = true;
+    p->has_init = ls_imp_fill_of(im, init, p->acc_type, &p->init);
+    p->init_unknown = !p->has_init;
 }

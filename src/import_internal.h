@@ -209,6 +209,14 @@ void ls_imp_constant(importer *im, const char *name);
 void ls_imp_fill(importer *im, const char *result, const char *value);
 /* Set p's init from the linalg.fill producing `init` (or mark it unknown). */
 void ls_imp_set_init(importer *im, ls_problem *p, const char *init);
+/* Compile arg_compare's comparator region: its two block arguments (of
+ * type t) become INPUT 0 and 1, the yielded i1 the last instruction. */
+bool ls_imp_compile_comparator(importer *im, const region *r, ls_elem_type t, ls_body *out,
+                               int line, int col);
+/* The constant a linalg.fill of type t wrote into `name`, or an
+ * arith.constant's value and type; false when there is none. */
+bool ls_imp_fill_of(const importer *im, const char *name, ls_elem_type t, uint64_t *bits);
+bool ls_imp_constant_of(const importer *im, const char *name, ls_elem_type *t, uint64_t *bits);
 /* A literal's bit pattern in type t; false when it is not a number. */
 bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits);
 
@@ -227,6 +235,9 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
 void ls_imp_scan_ops(importer *im);
 /* ---- import_softmax.c: linalg.softmax, decomposed as IREE does ---- */
 void ls_imp_softmax_op(importer *im, const char *result_name);
+
+/* ---- import_argcmp.c: iree_linalg_ext.arg_compare ---- */
+void ls_imp_arg_compare_op(importer *im, const char *result_name);
 
 /* ---- import_named.c: named structured ops ---- */
 bool ls_imp_is_named_op(const ls_token *t);

@@ -80,6 +80,12 @@ bool ls_imp_block_args(importer *im, region *r)
     return expect(im, ')');
 }
 
+/* linalg's terminator, or iree_linalg_ext's (arg_compare's comparator). */
+static bool is_yield(const ls_token *t)
+{
+    return ls_tok_ident(t, "linalg.yield") || ls_tok_ident(t, "iree_linalg_ext.yield");
+}
+
 /* The rest of `%r = op ...`: operands, a leading keyword (cmpf's
  * predicate), a number literal, attributes (fastmath<...>, {...}) skipped,
  * then ": T", ": A, B" (the last counts) or ": A to B".  Stops before the
@@ -91,7 +97,7 @@ static bool stmt_tail(importer *im, stmt *s)
     while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
         ls_token *u = tok(im);
         if (nest == 0 && (ls_tok_is(u, ':') || ls_tok_is(u, '}') || u->kind == LS_TOK_CARET ||
-                          ls_tok_ident(u, "linalg.yield")))
+                          is_yield(u)))
             break;
         if (ls_tok_is(u, '<') || ls_tok_is(u, '{') || ls_tok_is(u, '(') || ls_tok_is(u, '[')) {
             nest++;
@@ -166,7 +172,7 @@ bool ls_imp_parse_region(importer *im, region *r)
             if (ls_tok_is(tok(im), '(') && !ls_imp_block_args(im, r))
                 return false;
         } else if (depth == 1 && t.kind == LS_TOK_IDENT && r->n_stmts == 0 && r->n_args == 0 &&
-                   !ls_tok_ident(&t, "linalg.yield")) {
+                   !is_yield(&t)) {
             /* short form: { arith.addf } */
             copy_tok(r->short_op, sizeof r->short_op, &t);
             next(im);
@@ -191,7 +197,7 @@ bool ls_imp_parse_region(importer *im, region *r)
             next(im);
             if (!stmt_tail(im, s))
                 return false;
-        } else if (depth == 1 && ls_tok_ident(&t, "linalg.yield")) {
+        } else if (depth == 1 && is_yield(&t)) {
             r->yield_line = t.line;
             r->yield_col = t.col;
             next(im);

@@ -250,7 +250,9 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
     for (int i = 0; i < n; i++) {
         int64_t pr = cfg(&c->partial_reduction, i), t = cfg(&c->thread, i);
         elem[i] = t ? t : 1;
-        if (p->is_reduction[i] && pr > 1 && t > 1) {
+        /* GPUPackPartialReductions walks linalg ops only: an arg_compare's
+         * partial tile keeps its thread tile as the element tile. */
+        if (p->is_reduction[i] && pr > 1 && t > 1 && !p->argcmp.on) {
             int k = d->body_rank++;
             d->packed[i] = true;
             d->body_bound[i] = pr / t;

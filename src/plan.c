@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lanescope/plan.h"
+#include "plan_internal.h"
 
 static int64_t pow2ceil(int64_t x)
 {
@@ -33,7 +33,7 @@ const char *ls_stage_name(ls_stage s)
 
 /* XOR butterfly from the stride upward (createSubgroupShuffleReduction), or
  * the DPP sequence of createSubgroupDPPReduction for stride-1 clusters on AMD. */
-static void lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t, int64_t wave)
+void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t)
 {
     r->n_steps = 0;
     r->dpp = t.amd && r->cluster_stride == 1 && r->cluster_size > 1;
@@ -92,7 +92,6 @@ static void lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t, int64
         s->lane_a = 31;
         s->lane_b = -2; /* per 32-lane half: lane 31 of the half */
     }
-    (void)wave;
 }
 
 ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t,
@@ -160,7 +159,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         r->body_dim = k;
         r->cluster_size = l->thread_tile[k];
         r->cluster_stride = l->thread_strides[k];
-        lower_subgroup_reduce(r, t, d->subgroup_size);
+        ls_plan_lower_subgroup_reduce(r, t);
     }
 
     /* Cross-subgroup stage when a reduced dim is split over subgroups. */
@@ -202,7 +201,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         r->body_dim = -1;
         r->cluster_size = plan->read_cluster;
         r->cluster_stride = plan->read_stride;
-        lower_subgroup_reduce(r, t, d->subgroup_size);
+        ls_plan_lower_subgroup_reduce(r, t);
         plan->barriers = 2; /* reuse guard before the writes, visibility after */
     }
     int64_t outputs = 1;
@@ -210,7 +209,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         if (!p->is_reduction[i])
             outputs *= d->wg_tile[i] < p->size[i] ? d->wg_tile[i] : p->size[i];
     plan->stores_per_workgroup = outputs;
-    return LS_OK;
+    return p->argcmp.on ? ls_plan_argcmp(p, d, t, plan, diag) : LS_OK;
 }
 
 const char *ls_plan_dpp_name(ls_dpp_ctrl c)
@@ -221,7 +220,7 @@ const char *ls_plan_dpp_name(ls_dpp_ctrl c)
     return (unsigned)c <= LS_DPP_PERMLANEX16 ? n[c] : "?";
 }
 
-static void dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, const char *ty)
+void ls_plan_dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, const char *ty)
 {
     fprintf(f, "    gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld) : %s -> %s\n", kind,
             (long long)r->cluster_size, (long long)r->cluster_stride, ty,
@@ -245,6 +244,10 @@ static void dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, 
 
 void ls_plan_dump(const ls_plan *plan, FILE *f)
 {
+    if (plan->argcmp) {
+        ls_plan_argcmp_dump(plan, f);
+        return;
+    }
     const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
     const char *kind = ls_combiner_name(p->combiner);
@@ -314,7 +317,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                                             ? " (widened to i32 for the shuffle)"
                                             : "");
     for (int i = 0; i < plan->n_subgroup_reduces; i++)
-        dump_reduce(f, &plan->subgroup_reduces[i], kind, ty);
+        ls_plan_dump_reduce(f, &plan->subgroup_reduces[i], kind, ty);
     if (plan->cross_subgroup) {
         fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_CROSS_SUBGROUP));
         ls_plan_buffer_type(plan, buf, sizeof buf);
@@ -325,7 +328,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
         fprintf(f, "    vector.transfer_read %%buf (padding = identity), %lld slot%s per lane "
                    "group\n",
                 (long long)plan->read_cluster, plan->read_cluster == 1 ? "" : "s");
-        dump_reduce(f, &plan->cross_reduce, kind, ty);
+        ls_plan_dump_reduce(f, &plan->cross_reduce, kind, ty);
     } else {
         fprintf(f, "  [%s] none: no reduced dim is split across subgroups\n",
                 ls_stage_name(LS_STAGE_CROSS_SUBGROUP));

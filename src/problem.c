@@ -237,7 +237,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
             if (p->body.inst[i].op == LS_BOP_INPUT && p->body.inst[i].index >= p->n_inputs)
                 return verr(d, p, 0, 0, "the body reads input %d of %d", p->body.inst[i].index,
                             p->n_inputs);
-    } else if (p->n_inputs != 1) {
+    } else if (p->n_inputs != 1 && !p->argcmp.on) { /* arg_compare: values, indices */
         return verr(d, p, 0, 0, "%d inputs but no body computes one value from them",
                     p->n_inputs);
     }

@@ -278,14 +278,6 @@ static bool is_amd(const ls_target *t)
     return strncmp(t->arch, "gfx", 3) == 0;
 }
 
-static int64_t preferred_subgroup(const ls_target *t)
-{
-    int64_t m = t->subgroup_choices[0];
-    for (int i = 1; i < t->n_subgroup_choices; i++)
-        if (t->subgroup_choices[i] < m)
-            m = t->subgroup_choices[i];
-    return m;
-}
 
 /* calculateTensorSize + getBitWidth: the element width of the "largest"
  * operand, inits first, looking through a bit-extending producer. */
@@ -511,7 +503,8 @@ static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64
                   in, a.dim, a.translation, a.config);
 }
 
-ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s, ls_diag *diag)
+static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
+                                   ls_diag *diag)
 {
     memset(s, 0, sizeof *s);
     s->root = -1;
@@ -530,15 +523,26 @@ ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
     const ls_dop *root = &d->ops[s->root];
     step(s, "root op: %s at line %d (the last linalg op with a reduction loop)", root->kind,
          root->line);
-    int64_t pref = preferred_subgroup(t);
+    int64_t pref = ls_suggest_preferred_subgroup(t);
     if (root->is_contraction) {
         char why[240];
         if (!contraction_reaches_reduction(root, pref, why, sizeof why))
             return reject(diag, file, root, d, "%s", why);
         step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic", why);
     }
-    if (outer_reduction(d, root, pref, s, diag))
+    bool argcmp = ls_suggest_is_argcmp(root);
+    /* setRootConfig's linalg-only rules (the outer reduction) do not see an
+     * arg_compare; its VectorDistribute attempt needs a dispatch store, with
+     * no snippet leniency: IREE's config_argcompare.mlir pins TileAndFuse for
+     * plain functions. */
+    if (!argcmp && outer_reduction(d, root, pref, s, diag))
         return diag->status;
+    if (argcmp && d->n_stores == 0)
+        return reject(diag, file, root, d,
+                      "@%s stores nothing (no iree_tensor_ext.dispatch.tensor.store or "
+                      "iree_codegen.store_to_buffer), which checkDispatchForVectorDistribution "
+                      "requires",
+                      d->func);
 
     int compute[LS_DISPATCH_MAX_OPS], n_compute;
     if (gate(d, file, compute, &n_compute, s, diag))
@@ -732,6 +736,16 @@ ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
     }
     free(tr);
     return LS_OK;
+}
+
+ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s, ls_diag *diag)
+{
+    ls_status st = suggest_reduction(d, t, s, diag);
+    /* KernelConfig.cpp setRootConfig: an arg_compare that setReductionConfig
+     * refuses goes to setArgCompareConfig (TileAndFuse). */
+    if (st == LS_ERR_INVALID && s->root >= 0 && ls_suggest_is_argcmp(&d->ops[s->root]))
+        return ls_suggest_argcmp_fallback(d, &d->ops[s->root], t, s, diag);
+    return st;
 }
 
 const ls_op_config *ls_suggest_config_of(const ls_suggestion *s, int op)

@@ -3,6 +3,8 @@
 #ifndef LANESCOPE_SUGGEST_INTERNAL_H
 #define LANESCOPE_SUGGEST_INTERNAL_H
 
+#include <string.h>
+
 #include "lanescope/suggest.h"
 
 typedef enum {
@@ -30,6 +32,27 @@ static inline bool is_power_of_two(int64_t v)
 {
     return v > 0 && (v & (v - 1)) == 0;
 }
+
+/* TargetAttr::getPreferredSubgroupSize: the smallest choice. */
+static inline int64_t ls_suggest_preferred_subgroup(const ls_target *t)
+{
+    int64_t m = t->subgroup_choices[0];
+    for (int i = 1; i < t->n_subgroup_choices; i++)
+        if (t->subgroup_choices[i] < m)
+            m = t->subgroup_choices[i];
+    return m;
+}
+
+static inline bool ls_suggest_is_argcmp(const ls_dop *o)
+{
+    return strcmp(o->kind, "iree_linalg_ext.arg_compare") == 0;
+}
+
+/* suggest_argcmp.c: setArgCompareConfig's TileAndFuse config for an
+ * arg_compare root that setReductionConfig refused (diag holds why);
+ * returns LS_ERR_INVALID naming the pipeline and the config. */
+ls_status ls_suggest_argcmp_fallback(const ls_dispatch *d, const ls_dop *root,
+                                     const ls_target *t, ls_suggestion *s, ls_diag *diag);
 
 ls_tf_outcome ls_suggest_outer_reduction(const ls_dispatch *d, const ls_dop *root, int64_t sg,
                                          ls_tf_answer *a);

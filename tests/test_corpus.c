@@ -93,6 +93,27 @@ static int64_t fact(const ls_plan *pl, const char *key, bool *known)
         return isnan(ls_value_to_double(ls_problem_init(p), p->acc_type));
     if (strcmp(base, "combiner") == 0) /* compared by name: see check_plan */
         return p->combiner;
+    if (strcmp(base, "local_reduce_ops") == 0)
+        return pl->local_reduce_ops;
+    /* arg_compare */
+    if (strcmp(base, "argcmp") == 0)
+        return pl->argcmp;
+    if (strcmp(base, "ballot") == 0)
+        return pl->ballot;
+    if (strcmp(base, "ballot_shuffles") == 0)
+        return pl->ballot_shuffles;
+    if (strcmp(base, "cmp_ops") == 0)
+        return pl->cmp_ops;
+    if (strcmp(base, "index_ops") == 0)
+        return pl->index_ops;
+    if (strcmp(base, "index_bytes") == 0)
+        return pl->index_bytes;
+    if (strcmp(base, "index_buffer_bytes") == 0)
+        return pl->index_buffer_bytes;
+    if (strcmp(base, "hazard") == 0)
+        return pl->hazard_cluster || pl->hazard_oob;
+    if (strcmp(base, "read_cluster") == 0)
+        return pl->read_cluster;
     if (idx >= 0 && idx < p->n_inputs) {
         if (strcmp(base, "loads") == 0)
             return pl->inputs[idx].loads;

@@ -619,6 +619,137 @@ END_TEST
 
 /* ---------------------------------------------------------------- sweep */
 
+/* arg_compare (docs/arg-compare-lowering.md §1): a dispatch with stores
+ * goes to the reduction heuristic with no single-combiner gate, the bit
+ * width of the values (or the wider of values and explicit indices); a
+ * plain function, or one the heuristic refuses, to setArgCompareConfig's
+ * TileAndFuse.  Configs worked by hand; the TileAndFuse ones are the CHECK
+ * lines of IREE's LLVMGPU/test/ROCDL/config_argcompare.mlir. */
+#define ARGCMP(in_t, out_v, out_i, cmp, dim, elem, stores)                       \
+    "func.func @f(%in: " in_t ", %ov: " out_v ", %oi: " out_i ") {\n"                   \
+    "  %c0 = arith.constant 0 : index\n"                                                        \
+    "  %b = hal.interface.binding.subspan layout(#l) binding(0) offset(%c0) : "                 \
+    "!iree_tensor_ext.dispatch.tensor<writeonly:" out_i ">\n"                                   \
+    "  %r:2 = iree_linalg_ext.arg_compare dimension(" dim ") ins(%in : " in_t                     \
+    ") outs(%ov, %oi : " out_v ", " out_i ") {\n"                                               \
+    "  ^bb0(%a: " elem ", %x: " elem "):\n"                                                      \
+    "    %c = " cmp ", %a, %x : " elem "\n"                                                     \
+    "    iree_linalg_ext.yield %c : i1\n"                                                       \
+    "  } -> " out_v ", " out_i "\n" stores "  return\n}\n"
+#define STORE(t) "  iree_tensor_ext.dispatch.tensor.store %r#1, %b, offsets = [], sizes = [], " \
+                 "strides = [] : " t " -> !iree_tensor_ext.dispatch.tensor<writeonly:" t ">\n"
+
+typedef struct {
+    const char *what, *text, *target;
+    const char *want; /* the config, or for TileAndFuse the message's attributes */
+    bool tile_and_fuse;
+} argcmp_case;
+
+static const argcmp_case argcmps[] = {
+    /* 4096 f32 -> 4 per load, 1024 threads (16 subgroups), chunk 4096 */
+    {"1-d to a scalar",
+     ARGCMP("tensor<4096xf32>", "tensor<f32>", "tensor<i32>", "arith.cmpf ogt", "0",
+            "f32", STORE("tensor<i32>")),
+     "gfx942",
+     "#iree_gpu.lowering_config<{lane_basis = [[64], [0]], partial_reduction = [4096], "
+     "subgroup_basis = [[16], [0]], thread = [4], workgroup = [0]}>",
+     false},
+    /* f16: 8 per load, 2048 / 8 = 256 threads */
+    {"8x2048 f16",
+     ARGCMP("tensor<8x2048xf16>", "tensor<8xf16>", "tensor<8xi32>", "arith.cmpf ogt",
+            "1", "f16", STORE("tensor<8xi32>")),
+     "gfx942",
+     "#iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 2048], "
+     "subgroup_basis = [[1, 4], [0, 1]], thread = [0, 8], workgroup = [1, 0]}>",
+     false},
+    /* f16 values with explicit i32 indices of the same shape: 32 bits, 4 per
+     * load, 512 threads */
+    {"explicit i32 indices widen the bit width",
+     "func.func @f(%in: tensor<8x2048xf16>, %idx: tensor<8x2048xi32>, %ov: tensor<8xf16>, "
+     "%oi: tensor<8xi32>) {\n"
+     "  %c0 = arith.constant 0 : index\n"
+     "  %b = hal.interface.binding.subspan layout(#l) binding(0) offset(%c0) : "
+     "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<8xi32>>\n"
+     "  %r:2 = iree_linalg_ext.arg_compare dimension(1) ins(%in, %idx : tensor<8x2048xf16>, "
+     "tensor<8x2048xi32>) outs(%ov, %oi : tensor<8xf16>, tensor<8xi32>) {\n"
+     "  ^bb0(%a: f16, %x: f16):\n"
+     "    %c = arith.cmpf ogt, %a, %x : f16\n"
+     "    iree_linalg_ext.yield %c : i1\n"
+     "  } -> tensor<8xf16>, tensor<8xi32>\n" STORE("tensor<8xi32>") "  return\n}\n",
+     "gfx942",
+     "#iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 2048], "
+     "subgroup_basis = [[1, 8], [0, 1]], thread = [0, 4], workgroup = [1, 0]}>",
+     false},
+    /* i64 on gfx942 (AMD shuffles 64 bits): 2 per load, 2048 threads capped
+     * to gcd(2048, 1024) = 1024, chunk gcd(2048, 4096) = 2048 */
+    {"1-d i64 on gfx942",
+     ARGCMP("tensor<4096xi64>", "tensor<i64>", "tensor<i32>", "arith.cmpi sgt", "0",
+            "i64", STORE("tensor<i32>")),
+     "gfx942",
+     "#iree_gpu.lowering_config<{lane_basis = [[64], [0]], partial_reduction = [2048], "
+     "subgroup_basis = [[16], [0]], thread = [2], workgroup = [0]}>",
+     false},
+    /* config_argcompare.mlir's TileAndFuse cases (plain functions: no
+     * dispatch store) */
+    {"2x3x4 d0: d2 = 4 and d1 = 3 do not divide 128 / 4",
+     ARGCMP("tensor<2x3x4xf32>", "tensor<3x4xf32>", "tensor<3x4xi64>", "arith.cmpf ogt",
+            "0", "f32", ""),
+     "gfx942",
+     "workgroup_size = [64, 1, 1] subgroup_size = 64> #iree_gpu.lowering_config<{thread = [0, 1, "
+     "1], workgroup = [0, 1, 4]}>",
+     true},
+    {"8x100 d1",
+     ARGCMP("tensor<8x100xf32>", "tensor<8xf32>", "tensor<8xi32>", "arith.cmpf ogt", "1",
+            "f32", ""),
+     "gfx942",
+     "workgroup_size = [64, 1, 1] subgroup_size = 64> #iree_gpu.lowering_config<{thread = [1, "
+     "0], workgroup = [8, 0]}>",
+     true},
+    {"5 to a scalar: one thread",
+     ARGCMP("tensor<5xf32>", "tensor<f32>", "tensor<i32>", "arith.cmpf ogt", "0", "f32",
+            ""),
+     "gfx942",
+     "workgroup_size = [1, 1, 1] subgroup_size = 64> #iree_gpu.lowering_config<{thread = [0], "
+     "workgroup = [0]}>",
+     true},
+    /* with a store, but f64 on sm_80 cannot shuffle: the heuristic refuses,
+     * TileAndFuse takes it; 128 threads, 16 rows packed, 32 = one subgroup */
+    {"f64 on sm_80",
+     ARGCMP("tensor<16x256xf64>", "tensor<16xf64>", "tensor<16xi32>", "arith.cmpf ogt",
+            "1", "f64", STORE("tensor<16xi32>")),
+     "sm_80",
+     "workgroup_size = [32, 1, 1] subgroup_size = 32> #iree_gpu.lowering_config<{thread = [1, "
+     "0], workgroup = [16, 0]}>",
+     true},
+};
+
+START_TEST(arg_compare_configs)
+{
+    const argcmp_case *c = &argcmps[_i];
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ls_module *m;
+    ls_status st = suggest_text(c->text, c->target, s, &d, &m);
+    if (c->tile_and_fuse) {
+        ck_assert_msg(st == LS_ERR_INVALID, "%s: accepted", c->what);
+        ck_assert_msg(strstr(d.msg, "IREE picks TileAndFuse for this arg_compare") != NULL &&
+                          strstr(d.msg, c->want) != NULL,
+                      "%s: %s", c->what, d.msg);
+        ck_assert_int_eq(s->n_configs, 0);
+    } else {
+        ck_assert_msg(st == LS_OK, "%s: %s", c->what, d.msg);
+        const ls_op_config *cfg = ls_suggest_config_of(s, 0);
+        ck_assert_msg(cfg != NULL, "%s", c->what);
+        expect_config(cfg, c->want);
+        /* the suggested config lowers and simulates */
+        ls_problem *p = &m->problems[0];
+        ck_assert(p->argcmp.on);
+    }
+    free(m);
+    free(s);
+}
+END_TEST
+
 START_TEST(sweep_enumerates_and_ranks)
 {
     const case_t c = {"sweep", "64x256", "pr", "gfx942", 32, 32, 0, 0, {0}, {0}, {0}, {0},
@@ -695,6 +826,7 @@ static Suite *suggest_suite(void)
     tcase_add_test(tc, inner_reduction_keeps_vector_distribute);
     tcase_add_test(tc, full_reduction_declines_tile_and_fuse);
     tcase_add_test(tc, sweep_enumerates_and_ranks);
+    tcase_add_loop_test(tc, arg_compare_configs, 0, sizeof argcmps / sizeof argcmps[0]);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -28,9 +28,15 @@ typedef struct {
     int64_t outputs_checked;
     int64_t mismatches;
     double max_error_bound_ratio; /* max |sim - ref| / bound over float add/mul outputs */
+    /* arg_compare: outputs whose index differs from the op's scalar
+     * semantics (the first best position) but names a position holding the
+     * same value: IREE's lowering broke a tie its own way
+     * (docs/arg-compare-lowering.md §3.4).  Not mismatches. */
+    int64_t index_ties;
+    int64_t tie_output[LS_MAX_RANK]; /* the first one */
     /* first mismatch */
     int64_t bad_output[LS_MAX_RANK];
-    char bad_sim[48], bad_ref[48];
+    char bad_sim[96], bad_ref[96];
 } ls_functional_result;
 
 /* Where input values come from: the seeded generator, or a .npy array
@@ -79,6 +85,8 @@ typedef struct {
     ls_value *values;  /* threads x per_thread, owned */
     ls_value *smem;    /* the cross-subgroup buffer once written, owned (NULL before) */
     int64_t smem_n;
+    /* arg_compare: each value's index, and the index buffer (NULL else) */
+    ls_value *indices, *smem_indices;
 } ls_func_snapshot;
 
 /* Every lane's values of one workgroup at a point: a deterministic replay of
@@ -91,6 +99,13 @@ void ls_func_snapshot_free(ls_func_snapshot *snap);
  * problem's parallel dims in order) and its error bound. */
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound);
+
+/* arg_compare: the op's scalar semantics at output `out` (the inits, then
+ * every position in increasing order through the comparator), and the
+ * index init (its fill, else 0). */
+void ls_argcmp_reference(const ls_problem *p, ls_input_source in, const int64_t *out,
+                         ls_value *value, ls_value *index);
+ls_value ls_argcmp_init_index(const ls_problem *p);
 
 /* One output against its reference: exact (bit pattern, or equal floats)
  * when bound is 0, else |v - ref| <= bound; NaN matches NaN.  *max_ratio

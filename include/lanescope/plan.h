@@ -120,6 +120,31 @@ typedef struct {
 
     /* STORE */
     int64_t stores_per_workgroup;       /* output elements written */
+
+    /* iree_linalg_ext.arg_compare (docs/arg-compare-lowering.md): every
+     * stage carries a (value, index) pair.  LOAD_ACCUMULATE is the partial
+     * linalg.generic (compare, two selects, index arithmetic per element);
+     * THREAD_REDUCE the merge arg_compare's local step, the init folded in
+     * first; SUBGROUP_REDUCE either the ballot path (gpu.subgroup_reduce of
+     * the value, cmp oeq, gpu.ballot, math.cttz, gpu.shuffle idx of the
+     * index) or a butterfly of gpu.shuffle xor pairs from width/2 down;
+     * CROSS_SUBGROUP two buffers (values, indices) and a second merge; no
+     * ACC_COMBINE (the init was folded in at the start); STORE writes
+     * both results. */
+    bool argcmp;
+    bool ballot;
+    int ballot_shuffles;       /* gpu.shuffle idx per lane combine: index (+ value under U) */
+    int cmp_ops;               /* comparator instructions per compare */
+    int index_ops;             /* index arithmetic per element: addi iv + j (+ base) (+ cast) */
+    int index_bytes;           /* the index result's element size (index: 8) */
+    int64_t index_buffer_bytes; /* the cross-subgroup index buffer */
+    /* Read from IREE's code, never from a generated config: the ballot's
+     * lane mask ignores which cluster a lane is in, so with several
+     * reduction clusters in one subgroup every cluster takes the winner of
+     * the cluster at lane 0; and with a subgroup count that is not a power
+     * of two the second merge's lanes read past the buffers (simulated as
+     * reading the init).  Both are reported with the plan. */
+    bool hazard_cluster, hazard_oob;
 } ls_plan;
 
 typedef struct {

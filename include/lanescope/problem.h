@@ -51,6 +51,33 @@ typedef struct {
     int producer;
 } ls_operand;
 
+/* iree_linalg_ext.arg_compare (argmax / argmin): the best value along one
+ * dimension and its index, reduced together (docs/arg-compare-lowering.md
+ * and IREE's Dialect/LinalgExt/IR/LinalgExtOps.td).  The problem's
+ * inputs[0] is the value operand, inputs[1] the index operand in explicit
+ * mode; acc_type, has_init/init/init_unknown describe the value result.
+ * The combiner is the gpu.subgroup_reduce kind of the ballot path
+ * (maxnumf for ogt, ...), or for a comparator without one (the butterfly
+ * path) the max kind of the value type, used for nothing but typing. */
+typedef struct {
+    bool on;
+    /* The comparator region: INPUT 0 is the candidate (%a), INPUT 1 the
+     * best so far (%b); the last instruction is the yielded i1. */
+    ls_body cmp;
+    bool explicit_index;     /* ins(%values, %indices): inputs[1] */
+    bool has_base;           /* index_base(%b : index), a constant */
+    int64_t base;
+    bool base_unknown;       /* index_base is not a constant: indices relative to it */
+    ls_elem_type index_type; /* the index result's element type */
+    bool has_init_index;     /* the index init is a linalg.fill of a constant */
+    uint64_t init_index;
+    /* IREE's analyzeComparatorForThreadReduction: `yield cmp(U(a), U(b))`
+     * (U absent or one single-operand op) with a predicate that has a
+     * max/min kind takes the ballot path; anything else the butterfly. */
+    bool ballot;
+    int transform;           /* cmp instruction of U, -1: none */
+} ls_argcmp;
+
 typedef struct {
     char name[128]; /* function or op name for reports */
     char file[256];
@@ -78,6 +105,8 @@ typedef struct {
                               tensor read, say): simulated as the identity */
     bool extended;         /* input 0 reaches the combiner through an extension only */
     ls_combiner combiner;
+
+    ls_argcmp argcmp;      /* argcmp.on: an iree_linalg_ext.arg_compare */
 
     int out_map_n; /* init operand rank; entries are loop dims */
     int out_map[LS_MAX_RANK];

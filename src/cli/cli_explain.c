@@ -280,6 +280,46 @@ static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64
         thread_operands(f, p, d, tid, ind, md);
 }
 
+/* An arg_compare's operands, comparator and lane-combine path. */
+static void explain_argcmp(FILE *f, const ls_problem *p, const char *li, bool md)
+{
+    const ls_argcmp *a = &p->argcmp;
+    char m[256];
+    int dim = 0;
+    while (dim < p->rank && !p->is_reduction[dim])
+        dim++;
+    fprintf(f, "%siree_linalg_ext.arg_compare dimension(%d): the best %s value and its %s "
+               "index\n",
+            li, dim, ls_elem_type_name(p->acc_type), ls_elem_type_name(a->index_type));
+    for (int k = 0; k < p->n_inputs; k++) {
+        map_text(m, sizeof m, p, p->inputs[k].map, p->inputs[k].map_n);
+        fprintf(f, "%sinput %d %s: %s, map %s%s\n", li, k, p->inputs[k].name,
+                ls_elem_type_name(p->inputs[k].type), m, k == 1 ? " (explicit indices)" : "");
+    }
+    if (!a->explicit_index)
+        fprintf(f, "%sindices: the position along d%d%s\n", li, dim,
+                a->has_base       ? ", plus index_base"
+                : a->base_unknown ? ", relative to index_base (not a constant: simulated as 0)"
+                                  : "");
+    if (a->has_base)
+        fprintf(f, "%sindex_base: %lld\n", li, (long long)a->base);
+    map_text(m, sizeof m, p, p->out_map, p->out_map_n);
+    fprintf(f, "%sinit map %s\n", li, m);
+    fprintf(f, "%scomparator (candidate = input 0, best = input 1):\n%s", li, md ? "\n```\n" : "");
+    ls_body_print(&a->cmp, md ? "" : "    ", f);
+    if (md)
+        fprintf(f, "```\n\n");
+    fprintf(f, "%slane combine: %s\n", li,
+            !a->ballot ? "butterfly of (value, index) shuffles: the comparator has no max/min "
+                         "kind (analyzeComparatorForThreadReduction)"
+            : a->transform >= 0 ? "ballot over the comparator's transform of the values, the "
+                                  "value shuffled from the winner"
+                                : "ballot: gpu.subgroup_reduce, cmp eq, gpu.ballot, math.cttz, "
+                                  "gpu.shuffle idx");
+    if (a->ballot)
+        fprintf(f, "%sgpu.subgroup_reduce kind: %s\n", li, ls_combiner_name(p->combiner));
+}
+
 static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, const opts *o)
 {
     bool md = o->fmt == FMT_MD;
@@ -296,7 +336,9 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
         fprintf(f, "%sd%d = %s(%lld)", i ? ", " : "", i,
                 p->is_reduction[i] ? "reduction" : "parallel", (long long)p->size[i]);
     fprintf(f, "]\n");
-    if (p->n_inputs == 1 && p->body.n == 0) {
+    if (p->argcmp.on) {
+        explain_argcmp(f, p, li, md);
+    } else if (p->n_inputs == 1 && p->body.n == 0) {
         fprintf(f, "%stypes: %s in memory%s, reduced in %s; combiner %s (%s)\n", li,
                 ls_elem_type_name(p->inputs[0].type),
                 p->extended ? " (arith.extf looked through)" : "", elem,
@@ -328,6 +370,16 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
             fprintf(f, "```\n\n");
     }
     ls_value_format(ls_problem_init(p), p->acc_type, b, sizeof b);
+    if (p->argcmp.on) {
+        char ib[48];
+        ls_value_format(p->argcmp.has_init_index ? p->argcmp.init_index : 0,
+                        p->argcmp.index_type, ib, sizeof ib);
+        fprintf(f, "%sinits: value %s%s, index %s%s\n", li, b,
+                p->has_init ? " (its linalg.fill)"
+                            : " (not a linalg.fill of a constant: the comparator's identity "
+                              "stands in)",
+                ib, p->argcmp.has_init_index ? " (its linalg.fill)" : " (not a fill: 0 stands in)");
+    } else
     fprintf(f, "%sinit: %s%s\n", li, b,
             p->has_init       ? " (its linalg.fill)"
             : p->init_unknown ? " (the combiner's identity: the init is not a linalg.fill of a "
@@ -399,7 +451,10 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
             (long long)d->elems_per_iteration, d->elems_per_iteration == 1 ? "" : "s",
             (long long)d->red_elems_per_iteration);
     body_text(a, sizeof a, d);
-    fprintf(f, "%sloop body (after GPUPackPartialReductions): %s", li, a);
+    fprintf(f, "%sloop body (%s): %s", li,
+            p->argcmp.on ? "no GPUPackPartialReductions: arg_compare is not a linalg op"
+                         : "after GPUPackPartialReductions",
+            a);
     for (int i = 0; i < p->rank; i++)
         if (d->packed[i])
             fprintf(f, "; d%d's chunk %lld packed as %lld x %lld", i, (long long)d->chunk[i],

@@ -251,8 +251,37 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(fj, "seed", json_object_new_int64(seed));
     json_object_object_add(fj, "outputs", json_object_new_int64(checked ? fr->outputs_checked : 0));
     json_object_object_add(fj, "mismatches", json_object_new_int64(checked ? fr->mismatches : 0));
+    if (p->argcmp.on)
+        json_object_object_add(fj, "index_ties",
+                               json_object_new_int64(checked ? fr->index_ties : 0));
     json_object_object_add(o, "functional", fj);
     return o;
+}
+
+/* An arg_compare's check: values and indices, and the ties IREE's
+ * lowering breaks its own way (functional.h: index_ties). */
+static void print_argcmp_check(FILE *f, const ls_problem *p, const ls_functional_result *fr,
+                               const char *from)
+{
+    fprintf(f, "  functional check passed: %lld (value, index) outputs of %lld workgroup%s match "
+               "the op's semantics (%s arg_compare, %s)\n",
+            (long long)fr->outputs_checked, (long long)fr->workgroups_run,
+            fr->workgroups_run == 1 ? "" : "s", ls_elem_type_name(p->acc_type), from);
+    if (fr->index_ties == 0)
+        return;
+    int no = 0;
+    char where[160] = "";
+    size_t u = 0;
+    for (int i = 0; i < p->rank; i++)
+        if (!p->is_reduction[i] && u < sizeof where) {
+            u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", no ? ", " : "",
+                                  (long long)fr->tie_output[no]);
+            no++;
+        }
+    fprintf(f, "  finding: %lld of them get another position of the best value than the op's "
+               "first-index semantics (the first at output [%s]): IREE's lowering breaks ties by "
+               "slot, lane and subgroup, not by position (docs/arg-compare-lowering.md)\n",
+            (long long)fr->index_ties, where);
 }
 
 int ls_cmd_sim(int argc, char **argv)
@@ -436,15 +465,19 @@ int ls_cmd_sim(int argc, char **argv)
                 snprintf(from, sizeof from, "inputs from %s", npy_path);
             else
                 snprintf(from, sizeof from, "seed %lld", (long long)seed);
-            fprintf(out.f, "  functional check passed: %lld outputs of %lld workgroup%s match the "
-                           "reference (%s %s, %s",
-                    (long long)fr.outputs_checked, (long long)fr.workgroups_run,
-                    fr.workgroups_run == 1 ? "" : "s", ls_combiner_name(p->combiner),
-                    ls_elem_type_name(p->acc_type), from);
-            if (fr.max_error_bound_ratio > 0)
-                fprintf(out.f, "; largest float error %.3g of the rounding bound",
-                        fr.max_error_bound_ratio);
-            fprintf(out.f, ")\n");
+            if (p->argcmp.on)
+                print_argcmp_check(out.f, p, &fr, from);
+            else {
+                fprintf(out.f, "  functional check passed: %lld outputs of %lld workgroup%s "
+                               "match the reference (%s %s, %s",
+                        (long long)fr.outputs_checked, (long long)fr.workgroups_run,
+                        fr.workgroups_run == 1 ? "" : "s", ls_combiner_name(p->combiner),
+                        ls_elem_type_name(p->acc_type), from);
+                if (fr.max_error_bound_ratio > 0)
+                    fprintf(out.f, "; largest float error %.3g of the rounding bound",
+                            fr.max_error_bound_ratio);
+                fprintf(out.f, ")\n");
+            }
         }
     }
     if (json)

@@ -44,6 +44,39 @@ static json_object *reduce_json(const ls_subgroup_reduce *r, const char *kind)
     return o;
 }
 
+/* The arg_compare facts (plan.h): the lane combine's path and its ops, the
+ * index side, the hazards.  The thread_reduce entry above is the merge's
+ * local step (compares and selects, not a vector.multi_reduction). */
+static json_object *argcmp_json(const ls_plan *plan)
+{
+    const ls_argcmp *a = &plan->problem->argcmp;
+    char buf[48];
+    json_object *o = json_object_new_object();
+    jset(o, "lane_combine", json_object_new_string(plan->ballot ? "ballot" : "butterfly"));
+    if (plan->ballot) {
+        json_object *ops = json_object_new_array();
+        static const char *names[] = {"gpu.subgroup_reduce", "arith.cmp eq", "gpu.ballot",
+                                      "math.cttz", "gpu.shuffle idx"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            json_object_array_add(ops, json_object_new_string(names[i]));
+        jset(o, "ops", ops);
+        jset(o, "shuffles_idx", json_object_new_int(plan->ballot_shuffles));
+        jset(o, "transform", json_object_new_boolean(a->transform >= 0));
+    }
+    jset(o, "explicit_index", json_object_new_boolean(a->explicit_index));
+    jset(o, "index_type", json_object_new_string(ls_elem_type_name(a->index_type)));
+    ls_value_format(a->has_init_index ? a->init_index : 0, a->index_type, buf, sizeof buf);
+    jset(o, "init_index", json_object_new_string(buf));
+    if (a->has_base || a->base_unknown)
+        jset(o, "index_base", a->has_base ? json_object_new_int64(a->base) : NULL);
+    jset(o, "comparator_ops", json_object_new_int(plan->cmp_ops));
+    jset(o, "index_ops", json_object_new_int(plan->index_ops));
+    jset(o, "index_buffer_bytes", json_object_new_int64(plan->index_buffer_bytes));
+    jset(o, "hazard_cluster_mask", json_object_new_boolean(plan->hazard_cluster));
+    jset(o, "hazard_out_of_bounds_read", json_object_new_boolean(plan->hazard_oob));
+    return o;
+}
+
 json_object *ls_cli_plan_json(const ls_plan *plan)
 {
     const ls_problem *p = plan->problem;
@@ -113,5 +146,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     ls_value_format(ls_problem_init(p), p->acc_type, buf, sizeof buf);
     jset(o, "init", json_object_new_string(buf));
     jset(o, "stores_per_workgroup", json_object_new_int64(plan->stores_per_workgroup));
+    if (plan->argcmp)
+        jset(o, "arg_compare", argcmp_json(plan));
     return o;
 }

@@ -1,0 +1,29 @@
+/* functional_internal.h: what functional.c and argcmp.c share.  Not
+ * installed. */
+#ifndef LANESCOPE_FUNCTIONAL_INTERNAL_H
+#define LANESCOPE_FUNCTIONAL_INTERNAL_H
+
+#include "lanescope/functional.h"
+
+/* One gpu.subgroup_reduce over the lanes of one subgroup, v[lane] in
+ * place (tmp: sg_size scratch); max_steps >= 0 stops after that many. */
+void ls_func_run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type t, ls_value *v,
+                        ls_value *tmp, int64_t sg_size, int max_steps);
+/* Linear position, over the parallel body dims' layout extents, of the
+ * output result slot q of thread tid belongs to (slot_reg: each result
+ * slot's first register). */
+int64_t ls_func_parallel_pos(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
+                             int64_t tid, int64_t q);
+/* The output coordinates (parallel loop dims in order, *no of them) that
+ * result slot q of writer thread tid holds in workgroup wg_coord; false when
+ * the slot is padding past the parallel bounds. */
+bool ls_func_output_of(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
+                       int64_t tid, const int64_t *wg_coord, int64_t q, int64_t *out, int *no);
+
+/* argcmp.c: the functional run and the snapshots of an arg_compare plan. */
+ls_status ls_argcmp_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t last,
+                        ls_functional_result *res, ls_diag *diag);
+void ls_argcmp_snapshot(const ls_plan *plan, ls_input_source in, int64_t workgroup,
+                        const ls_func_point *at, ls_func_snapshot *out);
+
+#endif

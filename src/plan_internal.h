@@ -1,0 +1,18 @@
+/* plan_internal.h: what plan.c and plan_argcmp.c share.  Not installed. */
+#ifndef LANESCOPE_PLAN_INTERNAL_H
+#define LANESCOPE_PLAN_INTERNAL_H
+
+#include "lanescope/plan.h"
+
+/* The instruction steps of one gpu.subgroup_reduce (r's cluster size and
+ * stride set): XOR butterfly, or the DPP sequence on AMD. */
+void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t);
+/* The arg_compare fields of a plan whose generic part is built. */
+ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_target t,
+                         ls_plan *plan, ls_diag *diag);
+/* The listing of an arg_compare plan (ls_plan_dump's). */
+void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f);
+/* The text of one gpu.subgroup_reduce and its steps. */
+void ls_plan_dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, const char *ty);
+
+#endif
