@@ -4,6 +4,7 @@
  * the workgroup's threads (<= 1024) to list duplicated holders, and
  * ls_derive's idle-lane count, which looks at one register per thread.
  */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -189,7 +190,22 @@ static int64_t cfg(const ls_i64_list *l, int i)
     return l->present && i < l->n ? l->v[i] : 0;
 }
 
+static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag);
+
 ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
+{
+    if (!ls_argcmp_is_tile_and_fuse(p))
+        return derive(p, d, diag);
+    ls_problem *q = ls_xmalloc(sizeof *q);
+    ls_status st = ls_argcmp_tile_and_fuse_view(p, q, diag);
+    if (st == LS_OK)
+        st = derive(q, d, diag);
+    d->tile_and_fuse = st == LS_OK;
+    free(q);
+    return st;
+}
+
+static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
 {
     memset(d, 0, sizeof *d);
     if (ls_problem_validate(p, diag))

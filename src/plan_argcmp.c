@@ -135,7 +135,13 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f)
     fprintf(f, "  iree_linalg_ext.arg_compare dimension(%d), %s indices, comparator:\n", dim,
             a->explicit_index ? "explicit" : "implicit");
     ls_body_print(&a->cmp, "    ", f);
-    fprintf(f, "  lane combine: %s\n",
+    if (d->tile_and_fuse)
+        fprintf(f, "  TileAndFuse pipeline (LowerArgCompareToVector.cpp): each thread reads its "
+                   "slice and walks it from the inits, one compare and two selects per element; "
+                   "no lane or subgroup combine%s\n",
+                plan->iterations > 1 ? " (a long reduction: one element per iteration)" : "");
+    else
+        fprintf(f, "  lane combine: %s\n",
             a->ballot ? (a->transform >= 0
                              ? "ballot (gpu.subgroup_reduce of the transformed value)"
                              : "ballot (gpu.subgroup_reduce, gpu.ballot, math.cttz)")

@@ -12,6 +12,7 @@
  * the op's scalar loop (LowerArgCompareToVector.cpp), no lanes combined.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "lanescope/attrs.h"
 #include "suggest_internal.h"
@@ -73,10 +74,42 @@ ls_status ls_suggest_argcmp_fallback(const ls_dispatch *d, const ls_dop *root,
                  "reduction",
                  (long long)(wg_size[0] * wg_size[1] * wg_size[2]));
     s->n_configs = 0;
+    s->tile_and_fuse = true;
+    s->subgroup_size = sg;
+    for (int l = 0; l < n; l++) {
+        s->tf_workgroup[l] = wg_tile[l];
+        s->tf_thread[l] = th_tile[l];
+    }
+    memcpy(s->tf_workgroup_size, wg_size, sizeof wg_size);
     return ls_diag_set(diag, LS_ERR_INVALID, d->file, root->line, root->col,
                        "IREE's reduction heuristic rejects this dispatch: IREE picks TileAndFuse "
                        "for this arg_compare (setArgCompareConfig, "
                        "Dialect/GPU/TargetUtils/ConfigUtils.cpp): %s %s; the reduction "
                        "heuristic's reason: %s",
                        ti, lc, why);
+}
+
+void ls_suggest_apply_tile_and_fuse(const ls_suggestion *s, ls_problem *p)
+{
+    ls_lowering_config *c = &p->config;
+    memset(c, 0, sizeof *c);
+    c->workgroup.present = c->thread.present = true;
+    c->workgroup.n = c->thread.n = p->rank;
+    for (int l = 0; l < p->rank; l++) {
+        c->workgroup.v[l] = s->tf_workgroup[l];
+        c->thread.v[l] = s->tf_thread[l];
+    }
+    c->line = p->line;
+    c->col = p->col;
+    p->has_config = true;
+    ls_translation_info *ti = &p->ti;
+    memset(ti, 0, sizeof *ti);
+    snprintf(ti->pipeline, sizeof ti->pipeline, "TileAndFuse");
+    ti->has_workgroup_size = ti->has_subgroup_size = true;
+    ti->wg_rank = 3;
+    memcpy(ti->workgroup_size, s->tf_workgroup_size, sizeof ti->workgroup_size);
+    ti->subgroup_size = s->subgroup_size;
+    ti->line = p->line;
+    ti->col = p->col;
+    p->has_ti = true;
 }

@@ -241,6 +241,12 @@ static void run_point(const ls_problem *p, const ls_hw *hw, ls_sweep_point *pt)
     pt->status = ls_derive(q, dv, &d);
     if (pt->status == LS_OK)
         pt->status = ls_plan_build(q, dv, ls_plan_target_from_arch(hw->arch), plan, &d);
+    /* An arg_compare config on which IREE's ballot hands one row's index to
+     * another computes wrong results: not a candidate, whatever its time. */
+    if (pt->status == LS_OK && plan->hazard_cluster)
+        pt->status = ls_diag_set(&d, LS_ERR_INVALID, q->file, q->line, q->col,
+                                 "several rows share a subgroup: IREE's arg_compare ballot gives "
+                                 "them the index of the row at lane 0 (wrong results)");
     if (pt->status == LS_OK)
         pt->status = ls_engine_run(plan, hw, &r, NULL, &d);
     if (pt->status == LS_OK) {

@@ -364,6 +364,30 @@ $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --input "$tmp/no
 [ $? -eq 1 ]; check "sim matvec --input: an error" $?
 contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input supplies one array"
 
+# arg_compare: IREE's config, the check of values and indices, the tie finding,
+# the plan in IREE's ops; bad operands are one-line errors at the op.
+$LANESCOPE sim "$EX/argmax_vocab_64x32000_f32.mlir" --target mi300x --workgroups 8 >"$tmp/am.txt" 2>"$tmp/err"
+check "sim argmax exits 0" $?
+contains "argmax config" "$tmp/am.txt" "#iree_gpu.lowering_config<{workgroup = [1, 0], thread = [0, 4], partial_reduction = [0, 256], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>"
+contains "argmax check" "$tmp/am.txt" "functional check passed: 8 (value, index) outputs of 8 workgroups match the op's semantics (f32 arg_compare, seed 1)"
+contains "argmax ties" "$tmp/am.txt" "finding: 8 of them get another position of the best value"
+$LANESCOPE sim "$EX/argmax_vocab_64x32000_f32.mlir" --target mi300x --workgroups 1 --dump-plan >"$tmp/amp.txt" 2>"$tmp/err"
+contains "argmax plan loop" "$tmp/amp.txt" "scf.for %iv = 0 to 32000 step 256 {"
+contains "argmax plan ballot" "$tmp/amp.txt" "%win = arith.cmpf oeq, %x, %red; %m = gpu.ballot %win : i64"
+contains "argmax plan shuffle idx" "$tmp/amp.txt" "%i = gpu.shuffle idx %i, %w, 64 : i32; %v = %red"
+$LANESCOPE sim "$EX/argmax_vocab_64x32000_f32.mlir" --target mi300x --workgroups 2 --json >"$tmp/am.json" 2>"$tmp/err"
+tr -d ' \n' <"$tmp/am.json" >"$tmp/am.flat"
+contains "argmax json ties" "$tmp/am.flat" '"index_ties":2'
+sed 's/ins(%3 : tensor<64x32000xf32>)/ins(%3, %3 : tensor<64x32000xf32>, tensor<64x32000xf32>)/' \
+    "$EX/argmax_vocab_64x32000_f32.mlir" >"$tmp/am_badidx.mlir"
+$LANESCOPE sim "$tmp/am_badidx.mlir" --target mi300x >/dev/null 2>"$tmp/err"
+[ $? -ne 0 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "arg_compare f32 indices: one-line error" $?
+contains "arg_compare index type message" "$tmp/err" "am_badidx.mlir:20:5: the index input holds f32 but the index init i32; they must match"
+sed 's/dimension(1)/dimension(2)/' "$EX/argmax_vocab_64x32000_f32.mlir" >"$tmp/am_baddim.mlir"
+$LANESCOPE sim "$tmp/am_baddim.mlir" --target mi300x >/dev/null 2>"$tmp/err"
+[ $? -ne 0 ]; check "arg_compare bad dimension fails" $?
+contains "arg_compare dimension message" "$tmp/err" "dimension(2) is not a dimension of the rank-2 input"
+
 # sweep: CSV with every point ranked, one IREE row, a chart; bad flags write nothing.
 (cd "$tmp" && $LANESCOPE sweep --shape 64x256 --iter pr --target mi300x --max-configs 20 -j 2 \
     --csv s.csv --chart s.png >sweep.txt 2>"$tmp/err")

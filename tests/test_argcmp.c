@@ -279,6 +279,85 @@ START_TEST(no_hazard_one_row)
 }
 END_TEST
 
+/* A TileAndFuse arg_compare, written with IREE's translation_info. */
+static void build_tf(built *b, int rows, int n, const char *config)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "func.func @t() attributes {translation_info = #iree_codegen.translation_info<"
+             "pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [64, 1, 1] "
+             "subgroup_size = 64>} {\n"
+             "  %%cst = arith.constant 0xFF800000 : f32\n"
+             "  %%zero = arith.constant 0 : i32\n"
+             "  %%in = tensor.empty() : tensor<%dx%dxf32>\n"
+             "  %%e0 = tensor.empty() : tensor<%dxf32>\n"
+             "  %%e1 = tensor.empty() : tensor<%dxi32>\n"
+             "  %%f0 = linalg.fill ins(%%cst : f32) outs(%%e0 : tensor<%dxf32>) -> tensor<%dxf32>\n"
+             "  %%f1 = linalg.fill ins(%%zero : i32) outs(%%e1 : tensor<%dxi32>) -> tensor<%dxi32>\n"
+             "  %%r:2 = iree_linalg_ext.arg_compare {lowering_config = %s} dimension(1)\n"
+             "    ins(%%in : tensor<%dx%dxf32>) outs(%%f0, %%f1 : tensor<%dxf32>, tensor<%dxi32>) {\n"
+             "  ^bb0(%%a: f32, %%b: f32):\n    %%c = arith.cmpf ogt, %%a, %%b : f32\n"
+             "    iree_linalg_ext.yield %%c : i1\n"
+             "  } -> tensor<%dxf32>, tensor<%dxi32>\n"
+             "  return\n}\n",
+             rows, n, rows, rows, rows, rows, rows, rows, config, rows, n, rows, rows, rows, rows);
+    ls_diag d;
+    b->m = load_text(text, &d);
+    ck_assert_msg(d.status == LS_OK && b->m->n_problems == 1, "%s", d.msg);
+    ls_problem *p = &b->m->problems[0];
+    ck_assert(ls_argcmp_is_tile_and_fuse(p));
+    ck_assert_msg(ls_derive(p, &b->d, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_plan_build(p, &b->d, ls_plan_target_from_arch("gfx942"), &b->plan, &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    ck_assert(b->d.tile_and_fuse);
+}
+
+/* TileAndFuse (setArgCompareConfig's 8x100 config from config_argcompare.mlir):
+ * each of 8 threads walks its row in order, so ties go to the first
+ * position, exactly the scalar loop -- no finding. */
+START_TEST(tile_and_fuse_walks_in_order)
+{
+    built b;
+    build_tf(&b, 8, 100, "#iree_gpu.lowering_config<{thread = [1, 0], workgroup = [8, 0]}>");
+    ck_assert_int_eq(b.d.total_workgroups, 1);
+    ck_assert_int_eq(b.d.layout_lanes, 8);
+    ck_assert_int_eq(b.plan.iterations, 1);
+    ck_assert_int_eq(b.plan.acc_registers, 100); /* the slice, read before the walk */
+    ck_assert_int_eq(b.plan.n_subgroup_reduces, 0);
+    ck_assert(!b.plan.cross_subgroup);
+    ls_value *x = zeros(800), v, i;
+    x[3 * 100 + 70] = x[3 * 100 + 20] = f32(2); /* row 3: 20 first */
+    ls_functional_result fr;
+    ls_input_source in = {1, NULL, {x, NULL}};
+    ls_diag d;
+    ck_assert_msg(ls_functional_run(&b.plan, in, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    ck_assert_int_eq(fr.index_ties, 0);
+    ls_func_point at = {LS_STAGE_STORE, 0, 0, 0};
+    ls_func_snapshot snap;
+    ck_assert(ls_functional_snapshot(&b.plan, in, 0, &at, &snap, &d) == LS_OK);
+    ck_assert_int_eq((int64_t)snap.indices[3], 20); /* thread 3 holds row 3 */
+    ck_assert(snap.values[3] == f32(2));
+    ls_func_snapshot_free(&snap);
+    (void)v;
+    (void)i;
+    free(x);
+    free(b.m);
+    /* a long row is walked one element per iteration, still in order: with
+     * chunks of 1024, slot 1 (1025) would beat slot 2 (2) */
+    build_tf(&b, 4, 3000, "#iree_gpu.lowering_config<{thread = [1, 0], workgroup = [4, 0]}>");
+    ck_assert_int_eq(b.plan.iterations, 3000);
+    x = zeros(12000);
+    x[2 * 3000 + 1025] = x[2 * 3000 + 2] = f32(7);
+    in.values[0] = x;
+    ck_assert_msg(ls_functional_run(&b.plan, in, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(fr.index_ties, 0);
+    free(x);
+    free(b.m);
+}
+END_TEST
+
 static Suite *argcmp_suite(void)
 {
     Suite *s = suite_create("argcmp");
@@ -291,6 +370,7 @@ static Suite *argcmp_suite(void)
     tcase_add_test(tc, butterfly_takes_partner_on_tie);
     tcase_add_test(tc, ballot_hazard_two_rows);
     tcase_add_test(tc, no_hazard_one_row);
+    tcase_add_test(tc, tile_and_fuse_walks_in_order);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

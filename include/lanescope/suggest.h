@@ -109,6 +109,11 @@ typedef struct {
     char steps[LS_SUGGEST_MAX_STEPS][200]; /* how each rule decided, in order */
     int n_configs;
     ls_op_config configs[LS_DISPATCH_MAX_OPS];
+    /* An arg_compare root IREE gives TileAndFuse (setArgCompareConfig):
+     * ls_suggest returns LS_ERR_INVALID naming it, and these hold the
+     * config, which lanescope simulates (layout.h). */
+    bool tile_and_fuse;
+    int64_t tf_workgroup[LS_MAX_RANK], tf_thread[LS_MAX_RANK], tf_workgroup_size[3];
 } ls_suggestion;
 
 /* The one-op dispatch of a problem described without IR (--shape ...): an
@@ -140,5 +145,7 @@ void ls_translation_set(ls_translation_info *ti, int64_t wg, int64_t sg, int lin
 /* Give problem p (built from dispatch op `op`) the suggested config and
  * translation_info.  The workgroup tile is the op's tracked tile. */
 void ls_suggest_apply(const ls_suggestion *s, int op, ls_problem *p);
+/* The same for an arg_compare that IREE gives TileAndFuse (s->tile_and_fuse). */
+void ls_suggest_apply_tile_and_fuse(const ls_suggestion *s, ls_problem *p);
 
 #endif

@@ -60,13 +60,18 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
         fprintf(f, "  note: %s\n", hw->note);
     if (p->init_unknown) /* said, never silently assumed */
         fprintf(f, "  note: the init is not a linalg.fill of a constant, so its values are not "
-                   "known; the combiner's identity stands in for it\n");
+                   "known; the %s identity stands in for it\n",
+                p->argcmp.on ? "comparator's" : "combiner's");
     if (p->config_suggested) {
         char cfg[1024];
         ls_lowering_config_format(&p->config, cfg, sizeof cfg);
-        fprintf(f, "  no lowering_config in the input: IREE's default for %s%s%s, workgroup_size "
+        fprintf(f, "  no lowering_config in the input: IREE's default for %s%s%s, %sworkgroup_size "
                    "%lld, subgroup_size %lld:\n    %s\n",
                 p->target.arch, p->target.sku[0] ? "/" : "", p->target.sku,
+                ls_argcmp_is_tile_and_fuse(p)
+                    ? "the TileAndFuse pipeline (setArgCompareConfig: each thread walks the "
+                      "reduction), "
+                    : "",
                 (long long)p->ti.workgroup_size[0], (long long)p->ti.subgroup_size, cfg);
     }
     fprintf(f, "  %lld cycles = %.3f us at %lld MHz; DRAM %.3f MB moved, %.1f GB/s = %.1f%% of "

@@ -345,7 +345,13 @@ ls_status ls_cli_suggest_config(ls_module *m, ls_problem *p, ls_diag *diag)
     }
     ls_suggestion *s = ls_xcalloc(1, sizeof *s);
     ls_status st = ls_suggest(d, &p->target, s, diag);
-    if (st == LS_OK) {
+    if (st == LS_ERR_INVALID && s->tile_and_fuse && s->root == op && p->argcmp.on) {
+        /* IREE's TileAndFuse fallback for an arg_compare: simulated too */
+        ls_diag_clear(diag);
+        ls_suggest_apply_tile_and_fuse(s, p);
+        p->config_suggested = true;
+        st = LS_OK;
+    } else if (st == LS_OK) {
         if (ls_suggest_config_of(s, op) == NULL)
             st = ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                              "%s has no lowering_config and IREE's heuristic gives it none "

@@ -1,0 +1,143 @@
+/* layout_tilefuse.c: an arg_compare on IREE's TileAndFuse pipeline, seen by
+ * the VectorDistribute machinery.
+ *
+ * setArgCompareConfig (Dialect/GPU/TargetUtils/ConfigUtils.cpp) tiles the
+ * parallel loops by `workgroup`, gives every thread one parallel element
+ * (`thread` = 1) and leaves the reduction untiled (0); LowerArgCompareToVector
+ * (Dialect/VectorExt/Transforms/) then has each thread walk the whole
+ * reduction in an scf.for from the inits, comparing and selecting one element
+ * at a time (docs/arg-compare-lowering.md §1.5, §3.7).  Threads take the
+ * tile's elements in row-major order, the innermost dim fastest.
+ *
+ * The same program in lanescope's terms: lanes (then subgroups, once a
+ * subgroup is full) laid over the parallel tile innermost first, one lane on
+ * the reduction, and no lane or subgroup combine.  Up to LS_TF_MAX_WALK
+ * elements the thread reads its whole slice first (IREE's transfer_read of
+ * the slice before the loop, in loads of up to 128 bits) and the merge's
+ * local step is the loop: the inits, then every element in order.  Longer
+ * reductions are walked one element per iteration (a chunk of 1), each
+ * iteration's slot folding into the one before; chunks of several elements
+ * would merge slot by slot, not in order, and change which tie wins.  The
+ * partial step folds the inits in once more, which changes nothing: a slot
+ * only leaves the inits for a value that beats them.  A workgroup
+ * smaller than a subgroup (the one-thread config of a reduction to a scalar)
+ * still occupies one subgroup of the machine, so the view has one.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lanescope/layout.h"
+
+enum { LS_TF_MAX_WALK = 1024 };
+
+static void set_list(ls_i64_list *l, const int64_t *v, int n)
+{
+    memset(l, 0, sizeof *l);
+    l->present = true;
+    l->n = n;
+    for (int i = 0; i < n; i++)
+        l->v[i] = v[i];
+}
+
+static void set_basis(ls_basis *b, const int64_t *counts, int n)
+{
+    int64_t map[LS_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        map[i] = i;
+    memset(b, 0, sizeof *b);
+    b->present = true;
+    set_list(&b->counts, counts, n);
+    set_list(&b->mapping, map, n);
+}
+
+bool ls_argcmp_is_tile_and_fuse(const ls_problem *p)
+{
+    return p->argcmp.on && p->has_ti && strcmp(p->ti.pipeline, "TileAndFuse") == 0;
+}
+
+ls_status ls_argcmp_tile_and_fuse_view(const ls_problem *p, ls_problem *q, ls_diag *diag)
+{
+    const ls_lowering_config *c = &p->config;
+    int n = p->rank;
+    *q = *p;
+    if (!p->has_config)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, p->file, p->line, p->col,
+                           "%s has no lowering_config (pass one with --config)", p->name);
+    if (c->partial_reduction.present || c->reduction.present || c->lane_basis.present ||
+        c->subgroup_basis.present || c->n_ignored)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, c->line, c->col,
+                           "a TileAndFuse arg_compare's lowering_config has workgroup and thread "
+                           "tiles only (setArgCompareConfig); lanescope does not lower the other "
+                           "keys on this pipeline");
+    int64_t sg = p->ti.has_subgroup_size ? p->ti.subgroup_size : 0;
+    if (sg < 1)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->ti.line, p->ti.col,
+                           "a TileAndFuse translation_info without a subgroup_size");
+    int64_t wg = 1;
+    for (int i = 0; i < p->ti.wg_rank; i++)
+        wg *= p->ti.workgroup_size[i];
+    int64_t lanes[LS_MAX_RANK], sgs[LS_MAX_RANK], elem[LS_MAX_RANK], part[LS_MAX_RANK];
+    int64_t used = 1, room = sg;
+    for (int i = n - 1; i >= 0; i--) {
+        int64_t t = c->thread.present && i < c->thread.n ? c->thread.v[i] : 0;
+        int64_t w = c->workgroup.present && i < c->workgroup.n ? c->workgroup.v[i] : 0;
+        lanes[i] = sgs[i] = 1;
+        part[i] = 0;
+        elem[i] = 0;
+        if (p->is_reduction[i]) {
+            int64_t nred = p->size[i], e = 128 / ls_elem_type_bits(p->inputs[0].type);
+            while (e > 1 && nred % e != 0)
+                e /= 2;
+            part[i] = nred <= LS_TF_MAX_WALK ? nred : 1;
+            elem[i] = nred <= LS_TF_MAX_WALK ? e : 0;
+            if (t != 0 || w != 0)
+                return ls_diag_set(diag, LS_ERR_INVALID, p->file, c->line, c->col,
+                                   "thread[%d] = %lld / workgroup[%d] = %lld tile the reduced "
+                                   "dimension d%d of a TileAndFuse arg_compare; each thread "
+                                   "walks it whole (0)",
+                                   i, (long long)t, i, (long long)w, i);
+            continue;
+        }
+        if (t > 1)
+            return ls_diag_set(diag, LS_ERR_INVALID, p->file, c->line, c->col,
+                               "thread[%d] = %lld: lanescope simulates one parallel element per "
+                               "thread of a TileAndFuse arg_compare (setArgCompareConfig's 1)",
+                               i, (long long)t);
+        if (w == 0)
+            w = p->size[i];
+        /* threads along d_i: fill the subgroup's lanes, then subgroups */
+        int64_t l = w <= room ? w : room;
+        if (w % l != 0 || (l < w && room != l))
+            return ls_diag_set(diag, LS_ERR_INVALID, p->file, c->line, c->col,
+                               "workgroup[%d] = %lld does not split into whole subgroups of %lld "
+                               "lanes; lanescope cannot lay the TileAndFuse tile on lanes",
+                               i, (long long)w, (long long)sg);
+        lanes[i] = l;
+        sgs[i] = w / l;
+        room /= l;
+        used *= w;
+    }
+    if (used > wg && wg >= sg)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->ti.line, p->ti.col,
+                           "the workgroup tile holds %lld elements but the workgroup %lld "
+                           "threads; TileAndFuse gives each thread one",
+                           (long long)used, (long long)wg);
+    ls_lowering_config *v = &q->config;
+    int64_t wgt[LS_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        wgt[i] = c->workgroup.present && i < c->workgroup.n ? c->workgroup.v[i] : 0;
+    memset(v, 0, sizeof *v);
+    v->line = c->line;
+    v->col = c->col;
+    set_list(&v->workgroup, wgt, n);
+    set_list(&v->thread, elem, n);
+    set_list(&v->partial_reduction, part, n);
+    set_basis(&v->lane_basis, lanes, n);
+    set_basis(&v->subgroup_basis, sgs, n);
+    q->ti.workgroup_size[0] = wg < sg ? sg : wg;
+    q->ti.workgroup_size[1] = q->ti.workgroup_size[2] = 1;
+    q->ti.wg_rank = 3;
+    q->ti.has_workgroup_size = true;
+    snprintf(q->ti.pipeline, sizeof q->ti.pipeline, "VectorDistribute");
+    return LS_OK;
+}
