@@ -175,8 +175,9 @@ int main(int argc, char **argv)
         free(dv);
     }
     /* Dispatches IREE's reduction pipeline compiles, with IREE's own
-     * configs for the model (the files have none): an LLM-decode matvec and
-     * a vocabulary softmax (two reductions, the second reading the first). */
+     * configs for the model (the files have none): an LLM-decode matvec, a
+     * vocabulary softmax (two reductions, the second reading the first) and
+     * greedy sampling's argmax over the vocabulary (an arg_compare). */
     static const struct {
         const char *file, *model;
     } dispatches[] = {
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
         {"matvec_32000x4096_f16.mlir", "mi300x"},
         {"softmax_4096x32000_f32.mlir", "h100"},
         {"softmax_4096x32000_f32.mlir", "mi300x"},
+        {"argmax_vocab_64x32000_f32.mlir", "mi300x"},
     };
     for (size_t i = 0; i < sizeof dispatches / sizeof dispatches[0]; i++) {
         char path[1024];
