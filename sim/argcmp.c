@@ -63,14 +63,6 @@ static ls_value index_at(const ls_problem *p, ls_input_source in, const int64_t 
     return g & ls_value_mask(a->index_type);
 }
 
-static int reduced_dim(const ls_problem *p)
-{
-    for (int i = 0; i < p->rank; i++)
-        if (p->is_reduction[i])
-            return i;
-    return 0;
-}
-
 ls_value ls_argcmp_init_index(const ls_problem *p)
 {
     return p->argcmp.has_init_index ? p->argcmp.init_index : 0;
@@ -79,7 +71,7 @@ ls_value ls_argcmp_init_index(const ls_problem *p)
 void ls_argcmp_reference(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, ls_value *index)
 {
-    int dim = reduced_dim(p);
+    int dim = ls_argcmp_dim(p);
     int64_t x[LS_MAX_RANK] = {0};
     for (int i = 0, j = 0; i < p->rank; i++)
         if (!p->is_reduction[i])
@@ -414,7 +406,7 @@ static void state_init(ac_state *s, const ls_plan *plan, ls_input_source in)
     s->p = plan->problem;
     s->d = plan->derived;
     s->in = in;
-    s->dim = reduced_dim(s->p);
+    s->dim = ls_argcmp_dim(s->p);
     s->threads = s->d->workgroup_size;
     s->regs = ls_nl_registers(&s->d->layout);
     s->nres = plan->results_per_thread;

@@ -27,28 +27,9 @@
 #include <string.h>
 
 #include "lanescope/layout.h"
+#include "lanescope/suggest.h"
 
 enum { LS_TF_MAX_WALK = 1024 };
-
-static void set_list(ls_i64_list *l, const int64_t *v, int n)
-{
-    memset(l, 0, sizeof *l);
-    l->present = true;
-    l->n = n;
-    for (int i = 0; i < n; i++)
-        l->v[i] = v[i];
-}
-
-static void set_basis(ls_basis *b, const int64_t *counts, int n)
-{
-    int64_t map[LS_MAX_RANK];
-    for (int i = 0; i < n; i++)
-        map[i] = i;
-    memset(b, 0, sizeof *b);
-    b->present = true;
-    set_list(&b->counts, counts, n);
-    set_list(&b->mapping, map, n);
-}
 
 bool ls_argcmp_is_tile_and_fuse(const ls_problem *p)
 {
@@ -122,22 +103,10 @@ ls_status ls_argcmp_tile_and_fuse_view(const ls_problem *p, ls_problem *q, ls_di
                            "the workgroup tile holds %lld elements but the workgroup %lld "
                            "threads; TileAndFuse gives each thread one",
                            (long long)used, (long long)wg);
-    ls_lowering_config *v = &q->config;
     int64_t wgt[LS_MAX_RANK];
     for (int i = 0; i < n; i++)
         wgt[i] = c->workgroup.present && i < c->workgroup.n ? c->workgroup.v[i] : 0;
-    memset(v, 0, sizeof *v);
-    v->line = c->line;
-    v->col = c->col;
-    set_list(&v->workgroup, wgt, n);
-    set_list(&v->thread, elem, n);
-    set_list(&v->partial_reduction, part, n);
-    set_basis(&v->lane_basis, lanes, n);
-    set_basis(&v->subgroup_basis, sgs, n);
-    q->ti.workgroup_size[0] = wg < sg ? sg : wg;
-    q->ti.workgroup_size[1] = q->ti.workgroup_size[2] = 1;
-    q->ti.wg_rank = 3;
-    q->ti.has_workgroup_size = true;
-    snprintf(q->ti.pipeline, sizeof q->ti.pipeline, "VectorDistribute");
+    ls_config_set(&q->config, n, wgt, part, elem, lanes, sgs, c->line, c->col);
+    ls_translation_set(&q->ti, wg < sg ? sg : wg, sg, p->ti.line, p->ti.col);
     return LS_OK;
 }

@@ -4,14 +4,6 @@
 
 #include "plan_internal.h"
 
-static int64_t pow2ceil(int64_t x)
-{
-    int64_t p = 1;
-    while (p < x)
-        p <<= 1;
-    return p;
-}
-
 ls_plan_target ls_plan_target_from_arch(const char *arch)
 {
     ls_plan_target t = {false, 0};
@@ -167,7 +159,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     for (int k = 0; k < d->body_rank; k++)
         if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]] && l->subgroup_tile[k] > 1) {
             plan->cross_subgroup = true;
-            need *= pow2ceil(l->subgroup_tile[k]);
+            need *= ls_pow2ceil(l->subgroup_tile[k]);
         }
     if (plan->cross_subgroup) {
         int64_t elems = 1;

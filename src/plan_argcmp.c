@@ -9,14 +9,6 @@
 
 #include "plan_internal.h"
 
-static int64_t pow2ceil(int64_t x)
-{
-    int64_t p = 1;
-    while (p < x)
-        p <<= 1;
-    return p;
-}
-
 /* doThreadReductionWithShuffles: XOR offsets from width/2 * stride down to
  * the stride (the opposite order of createSubgroupShuffleReduction's). */
 static void butterfly_down(ls_subgroup_reduce *r)
@@ -79,7 +71,7 @@ ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_targe
         plan->index_buffer_bytes = elems * plan->index_bytes;
         for (int k = 0; k < d->body_rank; k++)
             if (p->is_reduction[d->body_origin[k]] && plan->read_cluster > 1 &&
-                pow2ceil(l->subgroup_tile[k]) != l->subgroup_tile[k])
+                ls_pow2ceil(l->subgroup_tile[k]) != l->subgroup_tile[k])
                 plan->hazard_oob = true;
     }
     return LS_OK;
@@ -122,9 +114,7 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f)
     const char *vt = ls_elem_type_name(p->acc_type), *it = ls_elem_type_name(a->index_type);
     const char *kind = ls_combiner_name(p->combiner);
     char buf[1024];
-    int dim = 0;
-    while (dim < p->rank && !p->is_reduction[dim])
-        dim++;
+    int dim = ls_argcmp_dim(p);
     fprintf(f, "plan for %s (%s target): workgroup of %lld threads = %lld subgroups x %lld, "
                "%lld workgroups\n",
             p->name, plan->amd ? "AMD" : "NVIDIA", (long long)d->workgroup_size,

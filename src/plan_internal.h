@@ -4,6 +4,14 @@
 
 #include "lanescope/plan.h"
 
+static inline int64_t ls_pow2ceil(int64_t x)
+{
+    int64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
 /* The instruction steps of one gpu.subgroup_reduce (r's cluster size and
  * stride set): XOR butterfly, or the DPP sequence on AMD. */
 void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t);

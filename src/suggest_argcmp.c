@@ -102,14 +102,7 @@ void ls_suggest_apply_tile_and_fuse(const ls_suggestion *s, ls_problem *p)
     c->line = p->line;
     c->col = p->col;
     p->has_config = true;
-    ls_translation_info *ti = &p->ti;
-    memset(ti, 0, sizeof *ti);
-    snprintf(ti->pipeline, sizeof ti->pipeline, "TileAndFuse");
-    ti->has_workgroup_size = ti->has_subgroup_size = true;
-    ti->wg_rank = 3;
-    memcpy(ti->workgroup_size, s->tf_workgroup_size, sizeof ti->workgroup_size);
-    ti->subgroup_size = s->subgroup_size;
-    ti->line = p->line;
-    ti->col = p->col;
+    ls_translation_set(&p->ti, s->tf_workgroup_size[0], s->subgroup_size, p->line, p->col);
+    snprintf(p->ti.pipeline, sizeof p->ti.pipeline, "TileAndFuse");
     p->has_ti = true;
 }

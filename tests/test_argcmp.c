@@ -21,13 +21,13 @@ typedef struct {
 
 /* A 1-row (or `rows`-row) arg_compare of n f32 values with the config and
  * comparator given; value init `init` (a hex f32), index init 0. */
-static void build(built *b, int rows, int n, const char *config, int wg, const char *cmp,
-                  const char *init, const char *arch)
+static void build_on(built *b, const char *pipeline, int rows, int n, const char *config, int wg,
+                     const char *cmp, const char *init, const char *arch)
 {
     char text[4096];
     snprintf(text, sizeof text,
              "func.func @t() attributes {translation_info = #iree_codegen.translation_info<"
-             "pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [%d, 1, 1] "
+             "pipeline = #iree_gpu.pipeline<%s> workgroup_size = [%d, 1, 1] "
              "subgroup_size = %d>} {\n"
              "  %%cst = arith.constant %s : f32\n"
              "  %%zero = arith.constant 0 : i32\n"
@@ -42,7 +42,7 @@ static void build(built *b, int rows, int n, const char *config, int wg, const c
              "    iree_linalg_ext.yield %%c : i1\n"
              "  } -> tensor<%dxf32>, tensor<%dxi32>\n"
              "  return\n}\n",
-             wg, strncmp(arch, "gfx", 3) == 0 ? 64 : 32, init, rows, n, rows, rows, rows, rows,
+             pipeline, wg, strncmp(arch, "gfx", 3) == 0 ? 64 : 32, init, rows, n, rows, rows, rows, rows,
              rows, rows, config, rows, n, rows, rows, cmp, rows, rows);
     ls_diag d;
     b->m = load_text(text, &d);
@@ -56,6 +56,12 @@ static void build(built *b, int rows, int n, const char *config, int wg, const c
 
 static const char *OGT = "    %c = arith.cmpf ogt, %a, %b : f32";
 static const char *NINF = "0xFF800000";
+
+static void build(built *b, int rows, int n, const char *config, int wg, const char *cmp,
+                  const char *init, const char *arch)
+{
+    build_on(b, "VectorDistribute", rows, n, config, wg, cmp, init, arch);
+}
 /* 1 x 8192 f32 on gfx942: T = 4096 = 16 subgroups x 64 lanes x 4, so two
  * iterations; slot j = position mod 4096, lane (j / 4) % 64, subgroup j / 256. */
 static const char *CFG_2IT =
@@ -282,34 +288,8 @@ END_TEST
 /* A TileAndFuse arg_compare, written with IREE's translation_info. */
 static void build_tf(built *b, int rows, int n, const char *config)
 {
-    char text[4096];
-    snprintf(text, sizeof text,
-             "func.func @t() attributes {translation_info = #iree_codegen.translation_info<"
-             "pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [64, 1, 1] "
-             "subgroup_size = 64>} {\n"
-             "  %%cst = arith.constant 0xFF800000 : f32\n"
-             "  %%zero = arith.constant 0 : i32\n"
-             "  %%in = tensor.empty() : tensor<%dx%dxf32>\n"
-             "  %%e0 = tensor.empty() : tensor<%dxf32>\n"
-             "  %%e1 = tensor.empty() : tensor<%dxi32>\n"
-             "  %%f0 = linalg.fill ins(%%cst : f32) outs(%%e0 : tensor<%dxf32>) -> tensor<%dxf32>\n"
-             "  %%f1 = linalg.fill ins(%%zero : i32) outs(%%e1 : tensor<%dxi32>) -> tensor<%dxi32>\n"
-             "  %%r:2 = iree_linalg_ext.arg_compare {lowering_config = %s} dimension(1)\n"
-             "    ins(%%in : tensor<%dx%dxf32>) outs(%%f0, %%f1 : tensor<%dxf32>, tensor<%dxi32>) {\n"
-             "  ^bb0(%%a: f32, %%b: f32):\n    %%c = arith.cmpf ogt, %%a, %%b : f32\n"
-             "    iree_linalg_ext.yield %%c : i1\n"
-             "  } -> tensor<%dxf32>, tensor<%dxi32>\n"
-             "  return\n}\n",
-             rows, n, rows, rows, rows, rows, rows, rows, config, rows, n, rows, rows, rows, rows);
-    ls_diag d;
-    b->m = load_text(text, &d);
-    ck_assert_msg(d.status == LS_OK && b->m->n_problems == 1, "%s", d.msg);
-    ls_problem *p = &b->m->problems[0];
-    ck_assert(ls_argcmp_is_tile_and_fuse(p));
-    ck_assert_msg(ls_derive(p, &b->d, &d) == LS_OK, "%s", d.msg);
-    ck_assert_msg(ls_plan_build(p, &b->d, ls_plan_target_from_arch("gfx942"), &b->plan, &d) ==
-                      LS_OK,
-                  "%s", d.msg);
+    build_on(b, "TileAndFuse", rows, n, config, 64, OGT, NINF, "gfx942");
+    ck_assert(ls_argcmp_is_tile_and_fuse(&b->m->problems[0]));
     ck_assert(b->d.tile_and_fuse);
 }
 
@@ -326,7 +306,7 @@ START_TEST(tile_and_fuse_walks_in_order)
     ck_assert_int_eq(b.plan.acc_registers, 100); /* the slice, read before the walk */
     ck_assert_int_eq(b.plan.n_subgroup_reduces, 0);
     ck_assert(!b.plan.cross_subgroup);
-    ls_value *x = zeros(800), v, i;
+    ls_value *x = zeros(800);
     x[3 * 100 + 70] = x[3 * 100 + 20] = f32(2); /* row 3: 20 first */
     ls_functional_result fr;
     ls_input_source in = {1, NULL, {x, NULL}};
@@ -340,8 +320,6 @@ START_TEST(tile_and_fuse_walks_in_order)
     ck_assert_int_eq((int64_t)snap.indices[3], 20); /* thread 3 holds row 3 */
     ck_assert(snap.values[3] == f32(2));
     ls_func_snapshot_free(&snap);
-    (void)v;
-    (void)i;
     free(x);
     free(b.m);
     /* a long row is walked one element per iteration, still in order: with

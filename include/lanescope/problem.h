@@ -122,6 +122,15 @@ typedef struct {
     int dispatch, dispatch_op; /* where the importer found it (ls_module), -1: not imported */
 } ls_problem;
 
+/* An arg_compare's reduced loop dim (its `dimension`). */
+static inline int ls_argcmp_dim(const ls_problem *p)
+{
+    int d = 0;
+    while (d < p->rank - 1 && !p->is_reduction[d])
+        d++;
+    return d;
+}
+
 /* "arith.addf" -> kind; the op name's float/int flavour is checked against the
  * element type by validation. */
 bool ls_combiner_from_op(const char *op, ls_combiner *out);

@@ -285,9 +285,7 @@ static void explain_argcmp(FILE *f, const ls_problem *p, const char *li, bool md
 {
     const ls_argcmp *a = &p->argcmp;
     char m[256];
-    int dim = 0;
-    while (dim < p->rank && !p->is_reduction[dim])
-        dim++;
+    int dim = ls_argcmp_dim(p);
     fprintf(f, "%siree_linalg_ext.arg_compare dimension(%d): the best %s value and its %s "
                "index\n",
             li, dim, ls_elem_type_name(p->acc_type), ls_elem_type_name(a->index_type));
