@@ -824,6 +824,7 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     build_slots(s);
     const ls_problem *p = plan->problem;
     s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->inputs[0].type) &&
+              ls_elem_type_bits(p->inputs[0].type) >= 16 && /* f8 inputs: a coarser generator */
               s->threads * s->regs <= (1 << 22);
     if (s->fast) {
         s->seed_hash = ls_mix64(in.seed);

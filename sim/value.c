@@ -91,6 +91,78 @@ float ls_bf16_to_f32(uint16_t h)
     return f;
 }
 
+/* ---- 8-bit floats ---- */
+
+/* The four FP8 formats MLIR names, as APFloat defines them
+ * (llvm/lib/Support/APFloat.cpp): E4M3FN has no infinity and one NaN
+ * pattern per sign (S.1111.111), max 448; E5M2 is IEEE-like with
+ * infinities; the FNUZ variants have no infinity, no negative zero, NaN is
+ * 0x80, and their bias is one larger (8 and 16).  Overflow on conversion
+ * gives infinity where the format has one and NaN where it has not
+ * (APFloat's handleOverflow through makeInf). */
+typedef struct {
+    int mbits, bias;
+    bool ieee;   /* E5M2: infinities and NaN at the top exponent */
+    bool fnuz;   /* NaN is 0x80, no -0 */
+    double max;
+} f8_format;
+
+static const f8_format *f8_of(ls_elem_type t)
+{
+    static const f8_format e4m3fn = {3, 7, false, false, 448.0};
+    static const f8_format e5m2 = {2, 15, true, false, 57344.0};
+    static const f8_format e4m3fnuz = {3, 8, false, true, 240.0};
+    static const f8_format e5m2fnuz = {2, 16, false, true, 57344.0};
+    switch (t) {
+    case LS_ET_F8E4M3FN: return &e4m3fn;
+    case LS_ET_F8E5M2: return &e5m2;
+    case LS_ET_F8E4M3FNUZ: return &e4m3fnuz;
+    case LS_ET_F8E5M2FNUZ: return &e5m2fnuz;
+    default: return NULL;
+    }
+}
+
+static double f8_to_double(const f8_format *f, uint8_t b)
+{
+    int ebits = 7 - f->mbits, emax = (1 << ebits) - 1;
+    int e = (b >> f->mbits) & emax, m = b & ((1 << f->mbits) - 1);
+    bool neg = b & 0x80;
+    if (f->fnuz && b == 0x80)
+        return NAN;
+    if (f->ieee && e == emax)
+        return m ? NAN : neg ? -INFINITY : INFINITY;
+    if (!f->ieee && !f->fnuz && e == emax && m == (1 << f->mbits) - 1)
+        return NAN;
+    double mag = e == 0 ? ldexp(m, 1 - f->bias - f->mbits)
+                        : ldexp((1 << f->mbits) + m, e - f->bias - f->mbits);
+    return neg ? -mag : mag;
+}
+
+static uint8_t f8_nan(const f8_format *f)
+{
+    return f->fnuz ? 0x80 : f->ieee ? 0x7e : 0x7f;
+}
+
+static double round_to_format(double d, int p, int emin, double max);
+
+static uint8_t f8_from_double(const f8_format *f, double d)
+{
+    if (isnan(d))
+        return f8_nan(f);
+    double r = round_to_format(d, f->mbits + 1, 1 - f->bias, f->max);
+    if (isinf(r))
+        return f->ieee ? (uint8_t)(signbit(d) ? 0xfc : 0x7c) : f8_nan(f);
+    uint8_t sign = signbit(r) && !(f->fnuz && r == 0) ? 0x80 : 0;
+    double a = fabs(r);
+    if (a == 0)
+        return sign;
+    int e = ilogb(a);
+    if (e < 1 - f->bias) /* subnormal: a multiple of the smallest step */
+        return sign | (uint8_t)llround(ldexp(a, f->bias - 1 + f->mbits));
+    int m = (int)llround(ldexp(a, f->mbits - e)) - (1 << f->mbits);
+    return sign | (uint8_t)((e + f->bias) << f->mbits) | (uint8_t)m;
+}
+
 /* ---- conversions ---- */
 
 /* Round d once to a p-bit significand with minimum normal exponent emin
@@ -127,7 +199,10 @@ double ls_value_to_double(ls_value v, ls_elem_type t)
         memcpy(&d, &v, 8);
         return d;
     }
-    default: return (double)ls_value_to_int(v, t);
+    default:
+        if (f8_of(t))
+            return f8_to_double(f8_of(t), (uint8_t)v);
+        return (double)ls_value_to_int(v, t);
     }
 }
 
@@ -156,7 +231,10 @@ ls_value ls_value_from_double(double d, ls_elem_type t)
         memcpy(&v, &d, 8);
         return v;
     }
-    default: return (ls_value)(int64_t)d & ls_value_mask(t);
+    default:
+        if (f8_of(t))
+            return f8_from_double(f8_of(t), d);
+        return (ls_value)(int64_t)d & ls_value_mask(t);
     }
 }
 
@@ -194,11 +272,19 @@ double ls_unit_roundoff(ls_elem_type t)
     case LS_ET_BF16: return ldexp(1.0, -8);
     case LS_ET_F32: return ldexp(1.0, -24);
     case LS_ET_F64: return ldexp(1.0, -53);
-    default: return 0;
+    default: return f8_of(t) ? ldexp(1.0, -(f8_of(t)->mbits + 1)) : 0;
     }
 }
 
 /* ---- identities and combiners ---- */
+
+/* A format without infinities (the FN / FNUZ 8-bit floats): min and max
+ * start from the largest finite value instead, which every value but NaN
+ * beats, as an infinity would. */
+static bool no_inf(ls_elem_type t)
+{
+    return f8_of(t) && !f8_of(t)->ieee;
+}
 
 ls_value ls_identity(ls_combiner k, ls_elem_type t)
 {
@@ -215,9 +301,9 @@ ls_value ls_identity(ls_combiner k, ls_elem_type t)
     case LS_COMB_MINSI: return m >> 1;                        /* INT_MAX of the width */
     case LS_COMB_MAXSI: return (UINT64_C(1) << (b - 1)) & m; /* INT_MIN of the width */
     case LS_COMB_MINIMUMF:
-    case LS_COMB_MINNUMF: return ls_value_from_double(INFINITY, t);
+    case LS_COMB_MINNUMF: return ls_value_from_double(no_inf(t) ? f8_of(t)->max : INFINITY, t);
     case LS_COMB_MAXIMUMF:
-    case LS_COMB_MAXNUMF: return ls_value_from_double(-INFINITY, t);
+    case LS_COMB_MAXNUMF: return ls_value_from_double(no_inf(t) ? -f8_of(t)->max : -INFINITY, t);
     default: return 0;
     }
 }
@@ -301,6 +387,13 @@ ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combin
 
 ls_value ls_input_value_hashed(uint64_t h, ls_elem_type t, ls_combiner k)
 {
+    /* 8-bit floats hold only 2 or 3 significand bits: multiples of 1/8
+     * (E4M3) or 1/4 (E5M2) in [-2, 2), which they hold exactly.  Products
+     * keep the +-1, 2, 0.5 of every float type. */
+    if (f8_of(t) && k != LS_COMB_MUL) {
+        int steps = 1 << f8_of(t)->mbits;
+        return ls_value_from_double((double)((int64_t)(h % (uint64_t)(4 * steps)) - 2 * steps) / steps, t);
+    }
     if (ls_elem_type_is_float(t))
         return ls_value_from_double(ls_input_float(h, k), t);
     switch (k) {

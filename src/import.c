@@ -227,10 +227,9 @@ static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
                            ins->n, outs->n) == LS_OK;
     p->inputs[0].type = ins->types[0].elem;
     p->acc_type = outs->types[0].elem;
-    if (p->acc_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_I1 || p->acc_type == LS_ET_INDEX)
+    if (!ls_elem_type_is_data(p->acc_type))
         return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
-                           "the init holds %s: lanescope reduces into f16, bf16, f32, f64, i8, "
-                           "i16, i32 and i64",
+                           "the init holds %s: lanescope reduces into " LS_ELEM_TYPES_TEXT,
                            outs->types[0].elem_text ? outs->types[0].elem_text : "?") == LS_OK;
     return true;
 }
@@ -601,11 +600,9 @@ static void reduce_op(importer *im, const char *result_name)
                     ins.n);
         goto checked;
     }
-    if (p->inputs[0].type == LS_ET_UNKNOWN || p->inputs[0].type == LS_ET_I1 ||
-        p->inputs[0].type == LS_ET_INDEX) {
+    if (!ls_elem_type_is_data(p->inputs[0].type)) {
         ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
-                    "the input holds %s: lanescope reads f16, bf16, f32, f64, i8, i16, i32 and "
-                    "i64",
+                    "the input holds %s: lanescope reads " LS_ELEM_TYPES_TEXT,
                     ins.types[0].elem_text ? ins.types[0].elem_text : "?");
         goto checked;
     }

@@ -128,10 +128,9 @@ static bool check_operands(importer *im, const argcmp_syntax *a, ls_problem *p)
                            "dimension(%d) is not a dimension of the rank-%d input", a->dimension,
                            v->rank) == LS_OK;
     int bits = ls_elem_type_bits(v->elem);
-    if (v->elem == LS_ET_UNKNOWN || v->elem == LS_ET_I1 || v->elem == LS_ET_INDEX || bits < 8)
+    if (!ls_elem_type_is_data(v->elem) || bits < 8)
         return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins->line, ins->col,
-                           "the input holds %s: lanescope reads f16, bf16, f32, f64, i8, i16, "
-                           "i32 and i64",
+                           "the input holds %s: lanescope reads " LS_ELEM_TYPES_TEXT,
                            v->elem_text ? v->elem_text : "?") == LS_OK;
     for (int k = 0; k < 2; k++) {
         const ls_type_info *o = &outs->types[k];

@@ -132,8 +132,8 @@ static bool type_ok(builder *b, ls_elem_type t, const char *text, int line, int 
     if (t != LS_ET_UNKNOWN)
         return true;
     fail_at(b, line, col, LS_ERR_INVALID,
-            "element type %s is not one lanescope models (f16, bf16, f32, f64, i1, i8, i16, "
-            "i32, i64, index; sub-byte integers such as i4 are not modelled yet)",
+            "element type %s is not one lanescope models (" LS_ELEM_TYPES_TEXT
+            ", i1 and index; sub-byte types such as i4 are not modelled yet)",
             text[0] ? text : "(none given)");
     return false;
 }

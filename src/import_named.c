@@ -102,10 +102,10 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
         ls_operand *o = &p->inputs[k];
         o->type = ins->types[k].elem;
         snprintf(o->name, sizeof o->name, "%s", ins->names[k]);
-        if (o->type == LS_ET_UNKNOWN || o->type == LS_ET_I1 || o->type == LS_ET_INDEX) {
+        if (!ls_elem_type_is_data(o->type)) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins->line, ins->col,
-                        "input %s holds %s: lanescope reads f16, bf16, f32, f64, i8, i16, i32 "
-                        "and i64 (sub-byte types such as i4 are not modelled yet)",
+                        "input %s holds %s: lanescope reads " LS_ELEM_TYPES_TEXT
+                        " (sub-byte types such as i4 are not modelled yet)",
                         ins->names[k], ins->types[k].elem_text ? ins->types[k].elem_text : "?");
             goto checked;
         }
@@ -117,10 +117,9 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
         for (int j = 0; j < o->map_n; j++)
             used[o->map[j]] = true;
     }
-    if (p->acc_type == LS_ET_UNKNOWN || p->acc_type == LS_ET_I1 || p->acc_type == LS_ET_INDEX) {
+    if (!ls_elem_type_is_data(p->acc_type)) {
         ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
-                    "the init holds %s: lanescope reduces into f16, bf16, f32, f64, i8, i16, "
-                    "i32 and i64",
+                    "the init holds %s: lanescope reduces into " LS_ELEM_TYPES_TEXT,
                     outs->types[0].elem_text ? outs->types[0].elem_text : "?");
         goto checked;
     }

@@ -237,6 +237,8 @@ static const struct {
     {"i64", LS_ET_I64, 64, false},   {"f16", LS_ET_F16, 16, true},
     {"bf16", LS_ET_BF16, 16, true},  {"f32", LS_ET_F32, 32, true},
     {"f64", LS_ET_F64, 64, true},    {"index", LS_ET_INDEX, 64, false},
+    {"f8E4M3FN", LS_ET_F8E4M3FN, 8, true},     {"f8E5M2", LS_ET_F8E5M2, 8, true},
+    {"f8E4M3FNUZ", LS_ET_F8E4M3FNUZ, 8, true}, {"f8E5M2FNUZ", LS_ET_F8E5M2FNUZ, 8, true},
 };
 
 ls_elem_type ls_elem_type_from_name(const char *s, size_t len)
@@ -269,6 +271,11 @@ bool ls_elem_type_is_float(ls_elem_type t)
         if (elem_types[i].t == t)
             return elem_types[i].is_float;
     return false;
+}
+
+bool ls_elem_type_is_data(ls_elem_type t)
+{
+    return t != LS_ET_UNKNOWN && t != LS_ET_I1 && t != LS_ET_INDEX;
 }
 
 static bool starts_with(const char *s, size_t len, const char *prefix)

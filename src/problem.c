@@ -217,8 +217,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
         int bits = ls_elem_type_bits(o->type);
         if (bits < 8 || bits % 8 != 0 || o->type == LS_ET_INDEX)
             return verr(d, p, 0, 0,
-                        "input %d holds %s elements; lanescope loads f16, bf16, f32, f64, i8, "
-                        "i16, i32 and i64",
+                        "input %d holds %s elements; lanescope loads " LS_ELEM_TYPES_TEXT,
                         k, ls_elem_type_name(o->type));
     }
     if (p->body.n > 0) {

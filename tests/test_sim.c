@@ -38,6 +38,66 @@ START_TEST(half_precision_rounding)
 }
 END_TEST
 
+/* The FP8 formats, bit patterns derived by hand from APFloat's definitions
+ * (sign, exponent, mantissa; bias 7/15 for FN/E5M2, 8/16 for FNUZ). */
+START_TEST(fp8_formats)
+{
+    /* 1.0: E4M3FN 0.0111.000, E4M3FNUZ 0.1000.000, E5M2 0.01111.00, E5M2FNUZ 0.10000.00 */
+    ck_assert_uint_eq(ls_value_from_double(1.0, LS_ET_F8E4M3FN), 0x38);
+    ck_assert_uint_eq(ls_value_from_double(1.0, LS_ET_F8E4M3FNUZ), 0x40);
+    ck_assert_uint_eq(ls_value_from_double(1.0, LS_ET_F8E5M2), 0x3c);
+    ck_assert_uint_eq(ls_value_from_double(1.0, LS_ET_F8E5M2FNUZ), 0x40);
+    /* the largest finite values: 448 (0x7e), 240 (0x7f), 57344 (0x7b, 0x7f) */
+    ck_assert(ls_value_to_double(0x7e, LS_ET_F8E4M3FN) == 448.0);
+    ck_assert(ls_value_to_double(0x7f, LS_ET_F8E4M3FNUZ) == 240.0);
+    ck_assert(ls_value_to_double(0x7b, LS_ET_F8E5M2) == 57344.0);
+    ck_assert(ls_value_to_double(0x7f, LS_ET_F8E5M2FNUZ) == 57344.0);
+    /* NaN patterns; no NaN at E4M3FNUZ's 0x7f, none at 0x80 in the OCP formats (-0) */
+    ck_assert(isnan(ls_value_to_double(0x7f, LS_ET_F8E4M3FN)));
+    ck_assert(isnan(ls_value_to_double(0x80, LS_ET_F8E4M3FNUZ)));
+    ck_assert(isnan(ls_value_to_double(0x80, LS_ET_F8E5M2FNUZ)));
+    ck_assert(ls_value_to_double(0x80, LS_ET_F8E4M3FN) == 0 && signbit(ls_value_to_double(0x80, LS_ET_F8E4M3FN)));
+    ck_assert(isinf(ls_value_to_double(0x7c, LS_ET_F8E5M2)));
+    /* smallest subnormals: 2^-9 (E4M3FN), 2^-10 (E4M3FNUZ), 2^-16 (E5M2), 2^-17 (E5M2FNUZ) */
+    ck_assert(ls_value_to_double(0x01, LS_ET_F8E4M3FN) == 0x1p-9);
+    ck_assert(ls_value_to_double(0x01, LS_ET_F8E4M3FNUZ) == 0x1p-10);
+    ck_assert(ls_value_to_double(0x01, LS_ET_F8E5M2) == 0x1p-16);
+    ck_assert(ls_value_to_double(0x01, LS_ET_F8E5M2FNUZ) == 0x1p-17);
+    /* rounding: 1 + 1/16 ties to 1 (even) in E4M3; 1 + 3/16 ties up to 1.25 */
+    ck_assert_uint_eq(ls_value_from_double(1.0625, LS_ET_F8E4M3FN), 0x38);
+    ck_assert_uint_eq(ls_value_from_double(1.1875, LS_ET_F8E4M3FN), 0x3a);
+    /* overflow: NaN where there is no infinity, infinity in E5M2; 464 rounds to 448 */
+    ck_assert_uint_eq(ls_value_from_double(464.0, LS_ET_F8E4M3FN), 0x7e);
+    ck_assert_uint_eq(ls_value_from_double(500.0, LS_ET_F8E4M3FN), 0x7f);
+    ck_assert_uint_eq(ls_value_from_double(300.0, LS_ET_F8E4M3FNUZ), 0x80);
+    ck_assert_uint_eq(ls_value_from_double(-1e6, LS_ET_F8E5M2), 0xfc);
+    /* FNUZ has no -0 */
+    ck_assert_uint_eq(ls_value_from_double(-0.0, LS_ET_F8E4M3FNUZ), 0x00);
+    /* max/min start at the largest finite value where there is no infinity */
+    ck_assert_uint_eq(ls_identity(LS_COMB_MAXIMUMF, LS_ET_F8E4M3FNUZ), 0xff);
+    ck_assert_uint_eq(ls_identity(LS_COMB_MINNUMF, LS_ET_F8E4M3FN), 0x7e);
+    ck_assert_uint_eq(ls_identity(LS_COMB_MAXNUMF, LS_ET_F8E5M2), 0xfc);
+    /* every non-NaN pattern round-trips, and every input value is exact */
+    ls_elem_type f8[] = {LS_ET_F8E4M3FN, LS_ET_F8E5M2, LS_ET_F8E4M3FNUZ, LS_ET_F8E5M2FNUZ};
+    for (int k = 0; k < 4; k++) {
+        for (unsigned b = 0; b < 256; b++) {
+            double d = ls_value_to_double(b, f8[k]);
+            if (isnan(d))
+                continue;
+            REQUIRE(ls_value_from_double(d, f8[k]) == b, "%s 0x%02x does not round-trip",
+                    ls_elem_type_name(f8[k]), b);
+        }
+        for (uint64_t i = 0; i < 1000; i++) {
+            ls_value v = ls_input_value(7, i, f8[k], LS_COMB_ADD);
+            double d = ls_value_to_double(v, f8[k]);
+            REQUIRE(d >= -2 && d < 2 && ls_value_from_double(d, f8[k]) == v,
+                    "%s input %g is not exact", ls_elem_type_name(f8[k]), d);
+        }
+    }
+    ck_assert_int_eq(ls_elem_type_bits(ls_elem_type_from_name("f8E5M2FNUZ", 10)), 8);
+}
+END_TEST
+
 START_TEST(identities)
 {
     ck_assert_uint_eq(ls_identity(LS_COMB_MINSI, LS_ET_I8), 0x7f);
@@ -191,21 +251,23 @@ START_TEST(dpp_and_xor_lowerings)
 }
 END_TEST
 
-static const ls_elem_type all_types[] = {LS_ET_I8,  LS_ET_I16,  LS_ET_I32, LS_ET_I64,
-                                         LS_ET_F16, LS_ET_BF16, LS_ET_F32, LS_ET_F64};
+static const ls_elem_type all_types[] = {LS_ET_I8,       LS_ET_I16,       LS_ET_I32,
+                                         LS_ET_I64,      LS_ET_F16,       LS_ET_BF16,
+                                         LS_ET_F32,      LS_ET_F64,       LS_ET_F8E4M3FNUZ,
+                                         LS_ET_F8E5M2};
 
 /* Every combiner x element type, random valid configs, both lowerings. */
 START_TEST(functional_matches_reference)
 {
     uint64_t rng = 77 + (uint64_t)_i;
-    int ran = 0, cross = 0, dpp = 0, extended = 0;
+    int ran = 0, cross = 0, dpp = 0, extended = 0, fp8 = 0;
     ls_derived *d = ls_xcalloc(1, sizeof *d);
     for (int iter = 0; iter < 400 && ran < 60; iter++) {
         ls_problem p;
         if (!random_problem(&rng, &p, 6, 90))
             continue;
         ls_combiner k = (ls_combiner)_i;
-        random_kind_and_type(&rng, &p, k, all_types, 8);
+        random_kind_and_type(&rng, &p, k, all_types, 10);
         ls_elem_type t = p.acc_type;
         ls_diag dg;
         ls_diag_clear(&dg);
@@ -226,6 +288,7 @@ START_TEST(functional_matches_reference)
         ran++;
         cross += plan.cross_subgroup;
         extended += p.extended;
+        fp8 += ls_elem_type_is_float(p.inputs[0].type) && ls_elem_type_bits(p.inputs[0].type) == 8;
         for (int i = 0; i < plan.n_subgroup_reduces; i++)
             dpp += plan.subgroup_reduces[i].dpp;
     }
@@ -235,6 +298,8 @@ START_TEST(functional_matches_reference)
     ck_assert_int_gt(dpp, 0);
     if (_i == LS_COMB_ADD)
         ck_assert_int_gt(extended, 0);
+    if (!ls_combiner_is_int_only((ls_combiner)_i))
+        ck_assert_int_gt(fp8, 0);
 }
 END_TEST
 
@@ -367,6 +432,7 @@ static Suite *sim_suite(void)
     Suite *s = suite_create("sim");
     TCase *tc = tcase_create("functional");
     tcase_add_test(tc, half_precision_rounding);
+    tcase_add_test(tc, fp8_formats);
     tcase_add_test(tc, identities);
     tcase_add_test(tc, example2_plan);
     tcase_add_test(tc, dpp_and_xor_lowerings);

@@ -144,7 +144,8 @@ static inline void random_kind_and_type(uint64_t *rng, ls_problem *p, ls_combine
     p->combiner = k;
     p->acc_type = p->inputs[0].type = t;
     if ((t == LS_ET_F32 || t == LS_ET_I32) && rng_range(rng, 0, 2) == 0) {
-        p->inputs[0].type = t == LS_ET_F32 ? LS_ET_F16 : LS_ET_I8; /* extf / extsi */
+        /* extf from f16 or an 8-bit float / extsi */
+        p->inputs[0].type = t == LS_ET_I32 ? LS_ET_I8 : rng_range(rng, 0, 1) ? LS_ET_F16 : LS_ET_F8E4M3FN;
         p->extended = true;
     }
     if (p->rank > 1 && rng_range(rng, 0, 1)) { /* transposed input map */

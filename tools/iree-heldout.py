@@ -57,8 +57,8 @@ def read_source(iree, path):
     return out.stdout if out.returncode == 0 else None
 
 
-def targets(text):
-    """The --iree-gpu-test-target of each RUN line (continued lines joined)."""
+def run_lines(text):
+    """Each RUN line (continued lines joined) as (target, check prefixes)."""
     runs, cur = [], None
     for line in text.splitlines():
         m = re.match(r"^//\s*RUN:(.*)$", line)
@@ -73,8 +73,66 @@ def targets(text):
         else:
             runs.append(cur)
             cur = None
-    found = [m.group(1) for r in runs for m in [re.search(r"--iree-gpu-test-target=(\S+)", r)] if m]
-    return sorted(set(found)) or ["gfx942"]
+    out = {}
+    for r in runs:
+        m = re.search(r"--iree-gpu-test-target=(\S+)", r)
+        t = m.group(1) if m else "gfx942"
+        p = re.search(r"--check-prefix(?:es)?=(\S+)", r)
+        out.setdefault(t, set()).update(p.group(1).split(",") if p else ["CHECK"])
+    return sorted(out.items()) or [("gfx942", {"CHECK"})]
+
+
+def bracketed(s, i):
+    """The balanced [...] starting at s[i], or None."""
+    depth = 0
+    for j in range(i, len(s)):
+        depth += {"[": 1, "]": -1}.get(s[j], 0)
+        if depth == 0:
+            return s[i:j + 1]
+    return None
+
+
+def expected_config(case, prefixes):
+    """What IREE's FileCheck lines for these prefixes say the strategy is:
+    the pipeline, workgroup and subgroup sizes, and each `key = [...]` of a
+    lowering config.  Fragments that still hold a FileCheck regex after the
+    usual `{{\\[}}` escape is undone are left out (they are patterns, not
+    values)."""
+    lines = []
+    for line in case.splitlines():
+        m = re.match(r"^//\s*([A-Z0-9_]+)(?:-(?:DAG|SAME|LABEL|NEXT))?:\s*(.*)$", line)
+        if m and m.group(1) in prefixes:
+            lines.append(m.group(2))
+    text = " ".join(lines).replace("{{\\[}}", "[")
+    facts = []
+    m = re.search(r"#iree_gpu\.pipeline<(\w+)>", text)
+    if m:
+        facts.append(("pipeline", m.group(1)))
+    for key in ("workgroup_size", "subgroup_size"):
+        m = re.search(key + r"\s*=\s*(\[[^\]]*\]|\d+)", text)
+        if m:
+            facts.append((key, m.group(1)))
+    for m in re.finditer(r"\b(workgroup|reduction|partial_reduction|thread|subgroup_basis|lane_basis|"
+                         r"promote_operands|subgroup|serial)\s*=\s*\[", text):
+        val = bracketed(text, m.end() - 1)
+        if val and "{{" not in val:
+            facts.append((m.group(1), val))
+    return facts
+
+
+def normal(s):
+    return re.sub(r"\s+", "", s)
+
+
+def config_matches(facts, out):
+    """Each expected fact appears in lanescope's suggest output."""
+    flat = normal(out)
+    miss = []
+    for key, val in facts:
+        want = {"pipeline": "pipeline<" + val + ">"}.get(key, key + "=" + val)
+        if normal(want) not in flat:
+            miss.append(f"{key} = {val}")
+    return miss
 
 
 def reason(err):
@@ -83,40 +141,84 @@ def reason(err):
     return re.sub(r"\d+", "N", first)
 
 
+DYN = re.compile(r"give its size with --dim (\w+)=N")
+DYN_SIZE = "1024"
+
+
+def simulate(ls, fn, t):
+    """sim with the functional check; dynamic sizes are given as --dim 1024,
+    as the message asks a user to.  Returns (rc, stderr, dims given)."""
+    dims = []
+    while True:
+        cmd = [ls, "sim", fn, "--target", t, "--workgroups", "4"]
+        for d in dims:
+            cmd += ["--dim", d + "=" + DYN_SIZE]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        m = DYN.search(r.stderr)
+        if r.returncode == 0 or not m or m.group(1) in dims or len(dims) > 8:
+            return r.returncode, r.stderr, dims
+        dims.append(m.group(1))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--iree", required=True, help="IREE checkout or bare git directory")
     ap.add_argument("--lanescope", default="./lanescope")
     ap.add_argument("--verbose", action="store_true", help="one line per case")
     a = ap.parse_args()
-    ok, fails, total = 0, {}, 0
+    ok, with_dims, fails, total = 0, 0, {}, 0
+    cfg_total, cfg_ok, cfg_miss = 0, 0, []
     with tempfile.TemporaryDirectory() as tmp:
         for path in FILES:
             text = read_source(a.iree, path)
             if text is None:
                 print(f"iree-heldout: {PREFIX + path}: not in {a.iree}", file=sys.stderr)
                 continue
-            tgts = targets(text)
+            # Only files whose RUN lines pick the strategy (IREE's
+            # select-lowering-strategy or whole configuration pipeline) say
+            # in their CHECK lines which config IREE chooses.
+            selects = ("select-lowering-strategy" in text or "configuration-pipeline" in text)
             for n, case in enumerate(re.split(r"(?m)^// -----\s*$", text)):
                 if "func.func" not in case and "util.func" not in case:
                     continue
                 fn = os.path.join(tmp, f"{os.path.basename(path)[:-5]}__{n}.mlir")
                 with open(fn, "w") as f:
                     f.write(case)
-                for t in tgts:
+                name = os.path.basename(fn)
+                for t, prefixes in run_lines(text):
                     total += 1
-                    r = subprocess.run([a.lanescope, "sim", fn, "--target", t, "--workgroups", "4",
-                                        "--no-check"], capture_output=True, text=True, timeout=120)
-                    if r.returncode == 0:
+                    rc, err, dims = simulate(a.lanescope, fn, t)
+                    if rc == 0:
                         ok += 1
+                        with_dims += bool(dims)
                     else:
-                        fails.setdefault(reason(r.stderr), []).append(f"{os.path.basename(fn)}@{t}")
+                        fails.setdefault(reason(err), []).append(f"{name}@{t}")
+                    line = f"{name} {t}: sim " + ("ok" if rc == 0 else reason(err))
+                    if dims:
+                        line += " (--dim " + ",".join(dims) + ")"
+                    # IREE's chosen strategy, where the case has none and
+                    # its CHECK lines say which one IREE picks.
+                    facts = expected_config(case, prefixes)
+                    code = "\n".join(l for l in case.splitlines() if not l.lstrip().startswith("//"))
+                    if selects and "lowering_config" not in code and facts:
+                        cfg_total += 1
+                        r = subprocess.run([a.lanescope, "suggest", fn, "--target", t],
+                                           capture_output=True, text=True, timeout=120)
+                        miss = config_matches(facts, r.stdout + r.stderr)
+                        if miss:
+                            cfg_miss.append(f"{name}@{t}: " + "; ".join(miss))
+                        else:
+                            cfg_ok += 1
+                        line += "; suggest " + ("= IREE" if not miss else "differs: " + "; ".join(miss))
                     if a.verbose:
-                        print(f"{os.path.basename(fn)} {t}: "
-                              f"{'ok' if r.returncode == 0 else reason(r.stderr)}")
-    print(f"{ok} of {total} case x target rows simulate")
+                        print(line)
+    print(f"{ok} of {total} case x target rows simulate with the functional check"
+          f" ({with_dims} of them with --dim {DYN_SIZE} for their dynamic sizes)")
     for why, where in sorted(fails.items(), key=lambda kv: -len(kv[1])):
         print(f"{len(where):4d}  {why}  (e.g. {where[0]})")
+    print(f"{cfg_ok} of {cfg_total} rows whose CHECK lines give IREE's strategy: suggest gives it")
+    for m in cfg_miss:
+        print("      " + m)
     return 0
 
 

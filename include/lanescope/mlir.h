@@ -108,7 +108,10 @@ typedef struct {
 typedef enum {
     LS_ET_UNKNOWN = 0,
     LS_ET_I1, LS_ET_I8, LS_ET_I16, LS_ET_I32, LS_ET_I64,
-    LS_ET_F16, LS_ET_BF16, LS_ET_F32, LS_ET_F64, LS_ET_INDEX
+    LS_ET_F16, LS_ET_BF16, LS_ET_F32, LS_ET_F64, LS_ET_INDEX,
+    /* the 8-bit floats of FP8 inference (MLIR's Float8E*Type): OCP FN/E5M2
+     * on NVIDIA and gfx950, the FNUZ variants on gfx942 */
+    LS_ET_F8E4M3FN, LS_ET_F8E5M2, LS_ET_F8E4M3FNUZ, LS_ET_F8E5M2FNUZ
 } ls_elem_type;
 
 typedef struct {
@@ -179,6 +182,11 @@ ls_elem_type ls_elem_type_from_name(const char *s, size_t len);
 const char *ls_elem_type_name(ls_elem_type t);
 int ls_elem_type_bits(ls_elem_type t);
 bool ls_elem_type_is_float(ls_elem_type t);
+/* An element type a reduction's operand may hold in memory (not i1, index
+ * or unknown), and the list of them for messages. */
+bool ls_elem_type_is_data(ls_elem_type t);
+#define LS_ELEM_TYPES_TEXT                                                                   \
+    "f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, i8, i16, i32 and i64"
 
 /* Dictionary / parameter lookup by key; NULL when absent. */
 ls_attr *ls_attr_get(const ls_attr *a, const char *key);
