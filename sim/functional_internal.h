@@ -1,9 +1,12 @@
-/* functional_internal.h: what functional.c and argcmp.c share.  Not
+/* functional_internal.h: what functional.c, reference.c and argcmp.c share.  Not
  * installed. */
 #ifndef LANESCOPE_FUNCTIONAL_INTERNAL_H
 #define LANESCOPE_FUNCTIONAL_INTERNAL_H
 
+#include <math.h>
+
 #include "lanescope/functional.h"
+#include "lanescope/value.h"
 
 /* One gpu.subgroup_reduce over the lanes of one subgroup, v[lane] in
  * place (tmp: sg_size scratch); max_steps >= 0 stops after that many. */
@@ -19,6 +22,38 @@ int64_t ls_func_parallel_pos(const ls_derived *d, const ls_problem *p, const int
  * the slot is padding past the parallel bounds. */
 bool ls_func_output_of(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
                        int64_t tid, const int64_t *wg_coord, int64_t q, int64_t *out, int *no);
+
+/* reference.c: the reference loop's accumulator, its rounding bound. */
+/* A reference reduction's running state: exact (long double) for float add
+ * and mul, with the magnitude the rounding bound needs; the combiner itself
+ * otherwise (exact for integers, min/max and bitwise kinds). */
+typedef struct {
+    const ls_problem *p;
+    bool approx;
+    ls_value acc;
+    long double exact, abs_sum;
+    int64_t n;
+} ls_ref_acc;
+
+double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude);
+void ls_ref_begin(ls_ref_acc *r, const ls_problem *p);
+void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound);
+static inline void ls_ref_add(ls_ref_acc *r, ls_value v)
+{
+    r->n++;
+    if (!r->approx) {
+        r->acc = ls_combine(r->p->combiner, r->p->acc_type, r->acc, v);
+        return;
+    }
+    long double d = ls_value_to_double(v, r->p->acc_type);
+    if (r->p->combiner == LS_COMB_ADD) {
+        r->exact += d;
+        r->abs_sum += fabsl(d);
+    } else {
+        r->exact *= d;
+    }
+}
+
 
 /* argcmp.c: the functional run and the snapshots of an arg_compare plan. */
 ls_status ls_argcmp_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t last,

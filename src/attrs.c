@@ -75,6 +75,16 @@ ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
             d = a; /* tolerate keyed parameters without the braces */
     } else if (a->kind == LS_AV_DICT) {
         d = a;
+    } else if (dialect_params(a, "iree_codegen.lowering_config")) {
+        /* IREE's legacy config, tile_sizes = [[...], ...]: its warp-reduction
+         * pass (GPUTileReduction) and the older pipelines read it, not the
+         * VectorDistribute reduction pipeline lanescope lowers. */
+        return ls_diag_set(diag, LS_ERR_INVALID, file, a->line, a->col,
+                           "#iree_codegen.lowering_config<tile_sizes = ...> is IREE's legacy "
+                           "config (its GPUTileReduction pass reads it); the VectorDistribute "
+                           "reduction pipeline lanescope lowers reads "
+                           "#iree_gpu.lowering_config<{...}>: drop the attribute to get IREE's "
+                           "default (`lanescope suggest` prints it)");
     } else {
         return ls_diag_set(diag, LS_ERR_SYNTAX, file, a->line, a->col,
                            "expected #iree_gpu.lowering_config<{...}>, found %s%s%s",

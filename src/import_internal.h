@@ -233,6 +233,9 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
 
 /* Read ops until the end of the current lexer's text. */
 void ls_imp_scan_ops(importer *im);
+/* import_generic.c: at linalg.generic / linalg.reduce (the op name token). */
+void ls_imp_generic_op(importer *im, const char *result_name);
+void ls_imp_reduce_op(importer *im, const char *result_name);
 /* ---- import_softmax.c: linalg.softmax, decomposed as IREE does ---- */
 void ls_imp_softmax_op(importer *im, const char *result_name);
 

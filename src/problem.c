@@ -144,7 +144,8 @@ static ls_status check_basis(ls_diag *d, const ls_problem *p, const ls_basis *b,
     if (!b->present)
         return verr(d, p, p->config.line, p->config.col,
                     "lowering_config has no %s; VectorDistribute needs it to distribute the "
-                    "iteration space",
+                    "iteration space (IREE stops there too: LLVMGPUConfigureTensorLayouts' "
+                    "'Could not find a subgroup basis from lowering config')",
                     name);
     snprintf(what, sizeof what, "%s counts", name);
     if (check_rank(d, p, &b->counts, what))
@@ -266,7 +267,9 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
             : strcmp(key, "promote_operands") == 0
                 ? "operand promotion through workgroup memory, which lanescope does not lower "
                   "yet"
-                : "a field the reduction lowering lanescope models does not read";
+                : "a field the reduction lowering lanescope models does not read (nor does "
+                  "IREE's VectorDistribute pipeline, as far as lanescope knows: "
+                  "docs/reduction-families.md lists the keys it reads)";
         return verr(d, p, c->ignored_line[k], c->ignored_col[k],
                     "lowering_config key '%s' asks for %s", key, why);
     }

@@ -168,6 +168,13 @@ static const struct {
      "tensor<4x8xi4>) outs(%b : tensor<4xi32>) {\n^bb0(%in: i4, %out: i32):\n  %0 = "
      "arith.extsi %in : i4 to i32\n  %1 = arith.addi %0, %out : i32\n  linalg.yield %1 : i32\n}\n",
      3, 3, "element type i4 is not one lanescope models"},
+    /* IREE's legacy config: named, not misread as a VectorDistribute one */
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>)\n attrs = {lowering_config = "
+     "#iree_codegen.lowering_config<tile_sizes = [[1], [0, 8]]>} {\n^bb0(%in: f32, %out: f32):\n"
+     "  %1 = arith.addf %in, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     2, 29, "#iree_codegen.lowering_config<tile_sizes = ...> is IREE's legacy config"},
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
      "tensor<4x?xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = arith.addf "

@@ -1,0 +1,137 @@
+/* engine_internal.h: the engine's state, shared by the event loop
+ * (engine.c) and the per-subgroup program it runs (engine_program.c): the
+ * instruction template, the subgroup and workgroup slots, the L2 arrays. */
+#ifndef LANESCOPE_ENGINE_INTERNAL_H
+#define LANESCOPE_ENGINE_INTERNAL_H
+
+#include "lanescope/engine.h"
+#include "lanescope/functional.h"
+
+typedef enum { I_GLOAD, I_ALU, I_SHUFFLE, I_DPP, I_BARRIER, I_SMEM_ST, I_SMEM_LD, I_GSTORE } ikind;
+
+typedef struct {
+    ikind kind;
+    ls_stage stage;
+    int dep[2];       /* template entries whose results it reads (-1: none) */
+    int load;         /* I_GLOAD: load index within the iteration, of input `operand` */
+    int operand;
+    int result;       /* smem/store: result slot */
+    int step;         /* shuffle/DPP: step index within its reduction, else -1 */
+    bool index;       /* arg_compare: the index half (its store and buffer bytes) */
+} tinst;
+
+typedef struct {
+    int64_t cycle;
+    uint64_t seq;
+    int32_t slot;
+} event;
+
+typedef struct { /* an event in a wheel bucket */
+    int64_t cycle;
+    uint64_t seq;
+    int32_t slot, next;
+} wnode;
+
+typedef struct {
+    int64_t lo, hi; /* relative byte interval [lo, hi) */
+} interval;
+
+/* One L2 way.  Tag, valid mask and fill cycle sit together because a lookup
+ * that found its way (through the fingerprints) reads all three: one host
+ * cache line instead of three. */
+typedef struct {
+    int64_t tag;    /* line index, -1 when empty */
+    uint64_t valid; /* valid-sector mask */
+    int64_t fill;   /* cycle the last fill of the line arrives */
+} l2way;
+
+/* The L2's arrays and geometry.  touch_range copies this into a local for
+ * its loop, so the compiler keeps the fields in registers although the
+ * byte-array stores (which may alias anything) come in between. */
+typedef struct {
+    l2way *way;          /* per way: tag, valid sectors, fill cycle */
+    uint8_t *order;      /* per set: way indices, most recently used first (exact LRU) */
+    uint8_t *fp;         /* per way: 8-bit fingerprint of its tag */
+    int64_t sets;
+    bool sets_pow2;
+    int ways;
+    int sector_shift, sectors_per_line_shift;
+    int64_t latency, dram_latency, sector_bytes;
+    int64_t sector_ticks; /* DRAM time of one sector, in ticks */
+} l2model;
+
+typedef struct {
+    int wg_slot;          /* resident workgroup slot, -1 when free */
+    int sg;               /* subgroup index within the workgroup */
+    int wgp, sched;
+    int pc;
+    int64_t iteration;
+    int64_t *ready;       /* template entry -> completion cycle */
+    int64_t stage_first[LS_STAGE_COUNT], stage_last[LS_STAGE_COUNT];
+    int64_t barrier_arrival;
+    bool waiting;
+    int64_t done_cycle;
+    int64_t tile_iteration; /* iteration the cached tile data below is for */
+    int64_t it_coord[LS_MAX_RANK];
+    int64_t tile_base[LS_MAX_INPUTS];
+    bool tile_ragged;
+} sgstate;
+
+typedef struct {
+    int64_t wg;           /* workgroup id, -1 when free */
+    int wgp;
+    int arrived, finished;
+    int64_t wg_coord[LS_MAX_RANK];
+} wgstate;
+
+typedef struct {
+    const ls_plan *plan;
+    const ls_problem *p;
+    const ls_derived *d;
+    const ls_hw *hw;
+    ls_sim_result *res;
+    tinst *code;
+    int ncode, loop_begin, loop_end;
+    /* events: timing wheel + overflow heap */
+    event *heap;
+    int nheap, capheap;
+    uint64_t seq;
+    int64_t now;
+    wnode *nodes;
+    int32_t n_nodes, cap_nodes, free_node;
+    int32_t *head, *tail;
+    int64_t in_wheel;
+    /* machine */
+    int64_t *sched_free; /* wgp x schedulers */
+    int64_t *shfl_free, *smem_free;
+    sgstate *sgs;
+    wgstate *wgs;
+    int n_wg_slots, nsub;
+    int64_t next_wg;
+    /* memory */
+    l2model l2;
+    int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
+    int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];
+    int64_t op_base[LS_MAX_INPUTS]; /* byte address of each input tensor */
+    ls_operand_regs oregs[LS_MAX_INPUTS];
+    interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
+    int *ival_start, *ival_count;
+    int ival_first[LS_MAX_INPUTS]; /* index of (input, subgroup 0, load 0) */
+    int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
+    int64_t last_finish;
+    int64_t store_bytes, store_ticks; /* per GSTORE instruction */
+    int64_t index_store_bytes, index_store_ticks; /* arg_compare's index stores */
+    ls_trace *trace;
+    const ls_engine_opts *opts;
+    bool recording;
+    int64_t finished_wgs;
+    int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
+} engine;
+
+/* engine_program.c: the template of one subgroup's instructions, and the
+ * bank-conflict degrees of its cross-subgroup buffer accesses. */
+void ls_engine_build_template(engine *e);
+void ls_engine_build_template_argcmp(engine *e);
+void ls_engine_smem_degrees(engine *e);
+
+#endif

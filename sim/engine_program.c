@@ -1,0 +1,342 @@
+/* engine_program.c: what one subgroup of the engine executes -- the
+ * template of instructions built from a plan (loads, body ops, combines,
+ * shuffle/DPP steps, barriers, workgroup-memory accesses, stores; the
+ * arg_compare variant), and the cross-subgroup buffer's addresses per lane
+ * with their bank-conflict degrees.  engine.c runs the template once per
+ * resident subgroup and iteration. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+/* ------------------------------------------------------------- template */
+
+static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
+{
+    tinst *t = &e->code[e->ncode];
+    memset(t, 0, sizeof *t);
+    t->kind = k;
+    t->stage = st;
+    t->dep[0] = dep0;
+    t->dep[1] = dep1;
+    t->load = -1;
+    t->result = -1;
+    t->step = -1;
+    return e->ncode++;
+}
+
+static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
+{
+    for (int i = 0; i < r->n_steps; i++) {
+        const ls_reduce_step *s = &r->steps[i];
+        int x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
+        e->code[x].step = i;
+        prev = emit(e, I_ALU, st, x, prev);
+        e->code[prev].step = i;
+    }
+    return prev;
+}
+
+void ls_engine_build_template(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    int64_t q_n = pl->results_per_thread;
+    int64_t per_q = 4 + 2 * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
+    int64_t nb = pl->body_alu_ops, regs = e->d->elems_per_iteration, loads = 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        loads += pl->inputs[k].loads;
+    int64_t cap = loads + regs * (nb + 1) + pl->local_reduce_ops + q_n * per_q + 16;
+    e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
+    /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
+     * register the body's ops and the combine.  An accumulator chains on
+     * itself across iterations; packed inner elements chain one after
+     * another. */
+    e->loop_begin = 0;
+    int first_load[LS_MAX_INPUTS];
+    for (int k = 0; k < pl->n_inputs; k++) {
+        first_load[k] = e->ncode;
+        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+            int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
+        }
+    }
+    int64_t chain = pl->inner_elems > 1 && pl->load_width % pl->inner_elems == 0
+                        ? pl->inner_elems
+                        : 1;
+    int base = e->ncode;
+#define COMBINE_OF(r) ((int)(base + (r) * (nb + 1) + nb))
+    for (int64_t r = 0; r < regs; r++) {
+        int ld[LS_MAX_INPUTS];
+        for (int k = 0; k < pl->n_inputs; k++)
+            ld[k] = pl->inputs[k].loads == 0
+                        ? -1
+                        : first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+        int v = ld[0];
+        for (int64_t o = 0; o < nb; o++)
+            v = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
+                     o + 1 < pl->n_inputs ? ld[o + 1] : -1);
+        int prev = r % chain == 0 ? COMBINE_OF(r + chain - 1) : COMBINE_OF(r - 1);
+        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
+    }
+#undef COMBINE_OF
+    e->loop_end = e->ncode;
+    int last_loop = e->ncode - 1;
+    /* THREAD_REDUCE: one chain per result slot. */
+    int *qlast = ls_xcalloc((size_t)q_n, sizeof *qlast);
+    int64_t ops_per_q = q_n ? pl->local_reduce_ops / q_n : 0;
+    for (int64_t q = 0; q < q_n; q++) {
+        int prev = last_loop;
+        for (int64_t o = 0; o < ops_per_q; o++)
+            prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, prev, -1);
+        qlast[q] = prev;
+    }
+    for (int r = 0; r < pl->n_subgroup_reduces; r++)
+        for (int64_t q = 0; q < q_n; q++)
+            qlast[q] = emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE, qlast[q]);
+    if (pl->cross_subgroup) {
+        int b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++) {
+            int s = emit(e, I_SMEM_ST, LS_STAGE_CROSS_SUBGROUP, qlast[q], b);
+            e->code[s].result = (int)q;
+        }
+        b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++) {
+            int s = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
+            e->code[s].result = (int)q;
+            qlast[q] = emit_reduce(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, s);
+        }
+    }
+    bool serial = e->d->serial_reduce;
+    for (int64_t q = 0; q < q_n; q++) {
+        /* serial: the carried value is the previous iteration's own result */
+        int self = e->ncode;
+        qlast[q] = emit(e, I_ALU, LS_STAGE_ACC_COMBINE, qlast[q], serial ? self : -1);
+    }
+    if (serial) /* the reduction tiling level: every stage runs in the loop */
+        e->loop_end = e->ncode;
+    for (int64_t q = 0; q < q_n; q++) {
+        int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
+        e->code[s].result = (int)q;
+    }
+    free(qlast);
+}
+
+/* An arg_compare (plan.h): the partial generic's per-element index
+ * arithmetic, comparator and two selects; the merge's local compares; the
+ * lane combines (ballot or butterfly); two buffers; two stores per output.
+ * Its compares chain through the value select, the index select hangs off
+ * the compare. */
+static int emit_compare(engine *e, ls_stage st, int cand, int best)
+{
+    int c = cand;
+    for (int o = 0; o < e->plan->cmp_ops; o++)
+        c = emit(e, I_ALU, st, o == 0 ? cand : c, o == 0 ? best : -1);
+    return c;
+}
+
+static int emit_lane_combine(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
+{
+    const ls_plan *pl = e->plan;
+    if (!pl->ballot) {
+        for (int i = 0; i < r->n_steps; i++) {
+            int sv = emit(e, I_SHUFFLE, st, prev, -1);
+            int si = emit(e, I_SHUFFLE, st, prev, -1);
+            e->code[sv].step = e->code[si].step = i;
+            e->code[si].index = true;
+            int c = emit_compare(e, st, prev, sv);
+            prev = emit(e, I_ALU, st, c, sv);
+            e->code[prev].step = i; /* the stepper counts one combine per step */
+            emit(e, I_ALU, st, c, si);
+        }
+        return prev;
+    }
+    if (pl->problem->argcmp.transform >= 0)
+        prev = emit(e, I_ALU, st, prev, -1); /* U(value) */
+    int red = emit_reduce(e, r, st, prev);
+    int x = emit(e, I_ALU, st, red, prev);          /* cmp oeq */
+    x = emit(e, I_ALU, st, x, -1);                  /* gpu.ballot */
+    if (r->cluster_stride > 1)
+        x = emit(e, I_ALU, st, x, -1);              /* arith.andi with the cluster mask */
+    x = emit(e, I_ALU, st, x, -1);                  /* math.cttz */
+    if (e->d->subgroup_size > 32)
+        x = emit(e, I_ALU, st, x, -1);              /* arith.trunci */
+    int si = emit(e, I_SHUFFLE, st, x, -1);         /* gpu.shuffle idx of the index */
+    e->code[si].index = true;
+    if (pl->ballot_shuffles > 1)
+        return emit(e, I_SHUFFLE, st, x, -1);       /* and of the value */
+    return si;
+}
+
+void ls_engine_build_template_argcmp(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    int64_t q_n = pl->results_per_thread, regs = e->d->elems_per_iteration, loads = 0;
+    int64_t red_regs = q_n ? pl->acc_registers / q_n : 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        loads += pl->inputs[k].loads;
+    int64_t per_combine = 2 * LS_MAX_STEPS * (pl->cmp_ops + 4) + 16;
+    int64_t cap = loads + regs * (pl->body_alu_ops + 1) + q_n * red_regs * (pl->cmp_ops + 2) +
+                  q_n * (pl->n_subgroup_reduces + 1) * per_combine + q_n * (pl->cmp_ops + 16) + 16;
+    e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
+    e->loop_begin = 0;
+    int first_load[LS_MAX_INPUTS];
+    for (int k = 0; k < pl->n_inputs; k++) {
+        first_load[k] = e->ncode;
+        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+            int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
+        }
+    }
+    /* per register: index ops, compare, select value, select index; the
+     * value select of the previous iteration is the compare's other operand */
+    int per_reg = pl->index_ops + pl->cmp_ops + 2, base = e->ncode;
+    for (int64_t r = 0; r < regs; r++) {
+        int ld = first_load[0] + (int)ls_operand_load_of(e->d, &e->oregs[0], r);
+        int idx = pl->n_inputs > 1
+                      ? first_load[1] + (int)ls_operand_load_of(e->d, &e->oregs[1], r)
+                      : -1;
+        for (int o = 0; o < pl->index_ops; o++)
+            idx = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, idx, -1);
+        int selv = base + (int)r * per_reg + per_reg - 2;
+        int c = emit_compare(e, LS_STAGE_LOAD_ACCUMULATE, ld, selv);
+        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, c, selv);
+        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, c, idx);
+    }
+    e->loop_end = e->ncode;
+    int last_loop = e->ncode - 1;
+    int *qlast = ls_xcalloc((size_t)q_n, sizeof *qlast);
+    for (int64_t q = 0; q < q_n; q++) { /* the merge's local step, the inits first */
+        int prev = last_loop;
+        for (int64_t o = 0; o < red_regs; o++) {
+            int c = emit_compare(e, LS_STAGE_THREAD_REDUCE, prev, -1);
+            prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, c, prev);
+            emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, c, -1);
+        }
+        qlast[q] = prev;
+    }
+    for (int r = 0; r < pl->n_subgroup_reduces; r++)
+        for (int64_t q = 0; q < q_n; q++)
+            qlast[q] = emit_lane_combine(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE,
+                                         qlast[q]);
+    if (pl->cross_subgroup) {
+        int b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++)
+            for (int h = 0; h < 2; h++) {
+                int s = emit(e, I_SMEM_ST, LS_STAGE_CROSS_SUBGROUP, qlast[q], b);
+                e->code[s].result = (int)q;
+                e->code[s].index = h == 1;
+            }
+        b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
+        for (int64_t q = 0; q < q_n; q++) {
+            int sv = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
+            int si = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
+            e->code[sv].result = e->code[si].result = (int)q;
+            e->code[si].index = true;
+            int64_t slots = pl->read_cluster > 1 ? 1 : pl->buffer_shape[pl->buffer_rank - 1] -
+                                                           pl->buffer_pad;
+            int prev = sv;
+            for (int64_t o = 0; o < slots; o++) { /* folded into the inits */
+                int c = emit_compare(e, LS_STAGE_CROSS_SUBGROUP, prev, -1);
+                prev = emit(e, I_ALU, LS_STAGE_CROSS_SUBGROUP, c, prev);
+                emit(e, I_ALU, LS_STAGE_CROSS_SUBGROUP, c, si);
+            }
+            qlast[q] = pl->read_cluster > 1
+                           ? emit_lane_combine(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, prev)
+                           : prev;
+        }
+    }
+    for (int64_t q = 0; q < q_n; q++)
+        for (int h = 0; h < 2; h++) {
+            int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
+            e->code[s].result = (int)q;
+            e->code[s].index = h == 1;
+        }
+    free(qlast);
+}
+
+void ls_result_slot_registers(const ls_derived *d, const ls_problem *p, int64_t *slot_reg)
+{
+    /* the last register feeding each slot, scanning down: its first one */
+    for (int64_t r = ls_nl_registers(&d->layout); r-- > 0;) {
+        int64_t a, q;
+        ls_register_slots(d, p, r, &a, &q);
+        slot_reg[q] = r;
+    }
+}
+
+int ls_smem_access(const ls_plan *pl, int64_t reg, bool read, int64_t *lanes, int64_t *addr)
+{
+    const ls_derived *d = pl->derived;
+    const ls_problem *p = pl->problem;
+    const ls_nested_layout *l = &d->layout;
+    int64_t row = pl->buffer_shape[pl->buffer_rank - 1];
+    int64_t nslots = 1;
+    for (int k = 0; k < l->rank; k++)
+        if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]])
+            nslots *= l->subgroup_tile[k];
+    int n = 0;
+    for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+        int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY], pos = 0, slot = 0;
+        ls_nl_virtual_thread(l, ln, vt);
+        ls_nl_virtual_subgroup(l, 0, vs);
+        bool writer = ln < d->layout_lanes;
+        ls_nl_coord c;
+        ls_nl_register_coord(l, reg, &c);
+        memcpy(c.thread, vt, sizeof vt);
+        memcpy(c.subgroup, vs, sizeof vs);
+        int64_t body[LS_MAX_BODY];
+        ls_nl_compose(l, &c, body);
+        for (int k = 0; k < l->rank; k++) {
+            if (d->body_inner[k])
+                continue;
+            if (p->is_reduction[d->body_origin[k]])
+                writer &= vt[k] == 0;
+            else
+                pos = pos * ls_nl_extent(l, k) + body[k];
+        }
+        int64_t a;
+        if (!read) {
+            if (!writer)
+                continue;
+            a = (pos * row + slot) * pl->acc_elem_bytes;
+        } else {
+            int64_t cpos = (ln / pl->read_stride) % pl->read_cluster;
+            if (pl->read_cluster > 1 && cpos >= nslots)
+                continue; /* masked */
+            a = (pos * row + (pl->read_cluster > 1 ? cpos : 0)) * pl->acc_elem_bytes;
+        }
+        if (lanes)
+            lanes[n] = ln;
+        addr[n++] = a;
+    }
+    return n;
+}
+
+/* Conflict degrees of the cross-subgroup buffer accesses, per result slot. */
+void ls_engine_smem_degrees(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    const ls_derived *d = e->d;
+    int64_t nq = pl->results_per_thread;
+    e->smem_degree = ls_xcalloc((size_t)(2 * nq), sizeof *e->smem_degree);
+    for (int64_t i = 0; i < 2 * nq; i++)
+        e->smem_degree[i] = 1;
+    if (!pl->cross_subgroup)
+        return;
+    int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
+    int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
+    ls_result_slot_registers(d, e->p, slot_reg);
+    for (int64_t q = 0; q < nq; q++)
+        for (int rd = 0; rd < 2; rd++) {
+            int n = ls_smem_access(pl, slot_reg[q], rd == 1, NULL, addr);
+            e->smem_degree[rd * nq + q] =
+                n ? ls_bank_conflict_degree(addr, n, pl->acc_elem_bytes, e->hw->smem_banks,
+                                            e->hw->smem_bank_bytes)
+                  : 1;
+        }
+    free(addr);
+    free(slot_reg);
+}
+

@@ -1,0 +1,195 @@
+/* reference.c: the scalar reference the functional check compares with --
+ * operand addressing and generated input values, the op's own loop over
+ * the reduction in exact arithmetic where the type rounds, the rounding
+ * bound a float result is held to, and the value check itself. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functional_internal.h"
+
+int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x)
+{
+    /* Operand dim j is loop dim map[j]; operand shape = sizes of those dims. */
+    const ls_operand *o = &p->inputs[k];
+    int64_t idx = 0;
+    for (int j = 0; j < o->map_n; j++)
+        idx = idx * ls_operand_dim(p, k, j) + x[o->map[j]] * (o->scale[j] ? o->scale[j] : 1);
+    return idx;
+}
+
+int64_t ls_operand_dim(const ls_problem *p, int k, int j)
+{
+    const ls_operand *o = &p->inputs[k];
+    return o->shape[j] ? o->shape[j] : p->size[o->map[j]];
+}
+
+void ls_operand_strides(const ls_problem *p, int k, int64_t *strides)
+{
+    const ls_operand *o = &p->inputs[k];
+    int64_t s = 1;
+    for (int i = 0; i < p->rank; i++)
+        strides[i] = 0;
+    for (int j = o->map_n - 1; j >= 0; j--) {
+        strides[o->map[j]] += s * (o->scale[j] ? o->scale[j] : 1);
+        s *= ls_operand_dim(p, k, j);
+    }
+}
+
+int64_t ls_operand_elements(const ls_problem *p, int k)
+{
+    int64_t n = 1;
+    for (int j = 0; j < p->inputs[k].map_n; j++)
+        n *= ls_operand_dim(p, k, j);
+    return n;
+}
+
+int64_t ls_input_index(const ls_problem *p, const int64_t *x)
+{
+    return ls_operand_index(p, 0, x);
+}
+
+void ls_input_strides(const ls_problem *p, int64_t *strides)
+{
+    ls_operand_strides(p, 0, strides);
+}
+
+uint64_t ls_operand_seed(uint64_t seed, int k)
+{
+    return k == 0 ? seed : seed + (uint64_t)k * 0x632be59bd9b4e019ull;
+}
+
+ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const int64_t *x)
+{
+    int64_t idx = ls_operand_index(p, k, x);
+    if (in.values[k])
+        return in.values[k][idx];
+    if (in.npy && k == 0)
+        return ls_npy_get(in.npy, idx);
+    return ls_input_value(ls_operand_seed(in.seed, k), (uint64_t)idx, p->inputs[k].type,
+                          p->combiner);
+}
+
+ls_value ls_problem_init(const ls_problem *p)
+{
+    /* an arg_compare's init is its fill's, or the comparator's identity */
+    return p->has_init || p->argcmp.on ? p->init : ls_identity(p->combiner, p->acc_type);
+}
+
+ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x)
+{
+    if (p->body.n == 0)
+        return ls_value_extend(ls_operand_value(p, in, 0, x), p->inputs[0].type, p->acc_type);
+    ls_value v[LS_MAX_INPUTS], scratch[LS_MAX_BODY_INSTS];
+    for (int k = 0; k < p->n_inputs; k++)
+        v[k] = ls_operand_value(p, in, k, x);
+    return ls_body_eval(&p->body, v, x, scratch);
+}
+
+ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag)
+{
+    if (a->type != p->inputs[0].type)
+        return ls_diag_set(diag, LS_ERR_INVALID, path, 0, 0,
+                           "the array holds %s but %s reads %s", ls_elem_type_name(a->type),
+                           p->name, ls_elem_type_name(p->inputs[0].type));
+    bool same = a->rank == p->inputs[0].map_n;
+    for (int j = 0; same && j < p->inputs[0].map_n; j++)
+        same = a->shape[j] == ls_operand_dim(p, 0, j);
+    if (!same) {
+        char want[160], got[160];
+        size_t u = 0, v = 0;
+        for (int j = 0; j < p->inputs[0].map_n; j++)
+            u += (size_t)snprintf(want + u, sizeof want - u, "%s%lld", j ? "x" : "",
+                                  (long long)ls_operand_dim(p, 0, j));
+        for (int j = 0; j < a->rank && v < sizeof got; j++)
+            v += (size_t)snprintf(got + v, sizeof got - v, "%s%lld", j ? "x" : "",
+                                  (long long)a->shape[j]);
+        return ls_diag_set(diag, LS_ERR_INVALID, path, 0, 0,
+                           "the array's shape is %s but %s's input is %s", a->rank ? got : "()",
+                           p->name, want);
+    }
+    return LS_OK;
+}
+
+/* (1+u)^n - 1 bounds the relative growth of every partial sum or product,
+ * whatever the order; n*u/(1-n*u) is its usual form but only holds for
+ * n*u < 1 (bf16 sums pass that at 256 elements). */
+double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude)
+{
+    double u = ls_unit_roundoff(p->acc_type);
+    double steps = (double)n + 8; /* + the identity/init combines and the final rounding */
+    return expm1(steps * log1p(u)) * magnitude;
+}
+
+void ls_ref_begin(ls_ref_acc *r, const ls_problem *p)
+{
+    r->p = p;
+    r->approx = ls_elem_type_is_float(p->acc_type) &&
+                (p->combiner == LS_COMB_ADD || p->combiner == LS_COMB_MUL);
+    r->acc = ls_problem_init(p);
+    r->exact = ls_value_to_double(r->acc, p->acc_type);
+    r->abs_sum = fabsl(r->exact);
+    r->n = 0;
+}
+
+void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
+{
+    *bound = 0;
+    *value = r->acc;
+    if (r->approx) {
+        *bound = ls_ref_float_bound(r->p, r->n, (double)(r->p->combiner == LS_COMB_ADD
+                                                      ? r->abs_sum
+                                                      : fabsl(r->exact)));
+        *value = ls_value_from_double((double)r->exact, r->p->acc_type);
+    }
+}
+
+void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
+                         ls_value *value, double *bound)
+{
+    if (p->argcmp.on) { /* the value result; ls_argcmp_reference gives both */
+        ls_value index;
+        ls_argcmp_reference(p, in, out, value, &index);
+        *bound = 0;
+        return;
+    }
+    int64_t x[LS_MAX_RANK] = {0};
+    int red[LS_MAX_RANK], nred = 0;
+    int64_t n = 1;
+    for (int i = 0, j = 0; i < p->rank; i++) {
+        if (p->is_reduction[i]) {
+            red[nred++] = i;
+            n *= p->size[i];
+        } else {
+            x[i] = out[j++];
+        }
+    }
+    ls_ref_acc r;
+    ls_ref_begin(&r, p);
+    for (int64_t lin = 0; lin < n; lin++) {
+        int64_t rem = lin;
+        for (int q = nred - 1; q >= 0; q--) {
+            x[red[q]] = rem % p->size[red[q]];
+            rem /= p->size[red[q]];
+        }
+        ls_ref_add(&r, ls_problem_element(p, in, x));
+    }
+    ls_ref_end(&r, value, bound);
+}
+
+bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, double *max_ratio)
+{
+    double dv = ls_value_to_double(v, t), dr = ls_value_to_double(ref, t);
+    if (isnan(dv) || isnan(dr))
+        return isnan(dv) && isnan(dr); /* NaN inputs (from .npy) propagate */
+    if (bound > 0) {
+        double diff = fabs(dv - dr);
+        bool ok = diff <= bound || (isinf(dv) && dv == dr);
+        if (ok && diff / bound > *max_ratio)
+            *max_ratio = diff / bound;
+        return ok;
+    }
+    return (v & ls_value_mask(t)) == (ref & ls_value_mask(t)) ||
+           (ls_elem_type_is_float(t) && dv == dr);
+}
+

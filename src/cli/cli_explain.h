@@ -1,0 +1,47 @@
+/* cli_explain.h: what the two halves of `lanescope explain` share -- the
+ * options, the JSON helpers, and the nested-layout and swizzle reports
+ * (cli_explain_layouts.c) the command (cli_explain.c) calls. */
+#ifndef LANESCOPE_CLI_EXPLAIN_H
+#define LANESCOPE_CLI_EXPLAIN_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "lanescope/import.h"
+
+typedef enum { FMT_TEXT, FMT_MD, FMT_JSON } out_format;
+
+typedef struct {
+    out_format fmt;
+    bool has_thread;
+    int64_t thread;
+    int64_t rows;      /* swizzle table rows; 0 = one period */
+    int64_t hw_subgroups; /* nested layouts: subgroups on the hardware; 0 = as used */
+    int64_t subgroup_size; /* 0 = from the input */
+    int64_t workgroup_size;
+    const char *target, *config, *shape, *iter, *type, *combiner, *output;
+    ls_import_dims dims; /* --dim */
+} opts;
+
+static inline json_object *jlist(const int64_t *v, int n)
+{
+    json_object *a = json_object_new_array();
+    for (int i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_int64(v[i]));
+    return a;
+}
+
+static inline void jset(json_object *o, const char *k, json_object *v)
+{
+    json_object_object_add(o, k, v);
+}
+
+/* cli_explain_layouts.c */
+bool explain_layout_check(const ls_module_layout *ml, const char *file, const opts *o,
+                          ls_diag *diag);
+void explain_text_layout(FILE *f, const ls_module_layout *ml, const char *file, const opts *o);
+json_object *explain_json_layout(const ls_module_layout *ml, const char *file, const opts *o);
+void explain_text_swizzle(FILE *f, const ls_module_swizzle *ms, const char *file, const opts *o);
+json_object *explain_json_swizzle(const ls_module_swizzle *ms, const char *file, const opts *o);
+
+#endif

@@ -1,0 +1,380 @@
+/* import_generic.c: linalg.generic and linalg.reduce, the ops most of
+ * IREE's reductions arrive as -- their operands, indexing maps, iterator
+ * types, body (compiled to the interpreter's program) and element types,
+ * into an ls_problem. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "import_internal.h"
+
+/* The input may differ from the reduced type only through an extension the
+ * body (or a producer op) spells out: f16/bf16 -> wider float, iN -> wider
+ * int.  Anything else (i32 into an f32 addf, say) is not valid IR. */
+static bool check_types(importer *im, ls_problem *p, int line, int col)
+{
+    ls_elem_type a = p->inputs[0].type, b = p->acc_type;
+    bool ok = p->body.n > 0 || a == b || (p->extended && ls_elem_type_is_float(a) == ls_elem_type_is_float(b) &&
+                         ls_elem_type_bits(a) < ls_elem_type_bits(b));
+    if (!ok)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "the input is %s but the reduction is in %s, and no arith.extf / "
+                           "arith.extsi widens it",
+                           ls_elem_type_name(a), ls_elem_type_name(b)) == LS_OK;
+    bool fl = ls_elem_type_is_float(b);
+    if ((fl && ls_combiner_is_int_only(p->combiner)) ||
+        (!fl && ls_combiner_is_float_only(p->combiner)))
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "%s does not apply to %s values", ls_combiner_op(p->combiner, fl),
+                           ls_elem_type_name(b)) == LS_OK;
+    return true;
+}
+
+static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
+                      const operand_list *outs, int line, int col)
+{
+    if (ins->n < 1 || outs->n != 1)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "reduction has %d inputs and %d inits; lanescope models one init",
+                           ins->n, outs->n) == LS_OK;
+    p->inputs[0].type = ins->types[0].elem;
+    p->acc_type = outs->types[0].elem;
+    if (!ls_elem_type_is_data(p->acc_type))
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                           "the init holds %s: lanescope reduces into " LS_ELEM_TYPES_TEXT,
+                           outs->types[0].elem_text ? outs->types[0].elem_text : "?") == LS_OK;
+    return true;
+}
+
+/* Shapes through projected-permutation maps give the loop sizes. */
+void ls_imp_generic_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    next(im);
+    if (!ls_tok_is(tok(im), '{')) {
+        syntax(im, "'{' with indexing_maps and iterator_types");
+        return;
+    }
+    ls_attr *dict = ls_parse_attr(&im->p);
+    if (dict == NULL)
+        return;
+    operand_list ins, outs;
+    memset(&ins, 0, sizeof ins);
+    ins.line = tok(im)->line;
+    ins.col = tok(im)->col;
+    /* ins(...) may be absent: a generic that only writes its init */
+    if ((!ls_tok_ident(tok(im), "outs") && !ls_imp_operands(im, "ins", &ins)) ||
+        !ls_imp_operands(im, "outs", &outs))
+        return;
+    ls_attr *attrs = NULL;
+    if (ls_tok_ident(tok(im), "attrs")) {
+        next(im);
+        if (!expect(im, '='))
+            return;
+        attrs = ls_parse_attr(&im->p);
+        if (attrs == NULL)
+            return;
+    }
+    region r;
+    memset(&r, 0, sizeof r);
+    if (!ls_imp_parse_region(im, &r))
+        return;
+
+    const ls_attr *its = ls_attr_get(dict, "iterator_types");
+    const ls_attr *maps = ls_attr_get(dict, "indexing_maps");
+    if (its == NULL || its->kind != LS_AV_ARRAY || maps == NULL || maps->kind != LS_AV_ARRAY) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dict->line, dict->col,
+                    "linalg.generic needs indexing_maps = [...] and iterator_types = [...]");
+        return;
+    }
+    if (its->n > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, its->line, its->col,
+                    "linalg.generic has %zu loops; the rank limit is %d", its->n, LS_MAX_RANK);
+        return;
+    }
+    bool red[LS_MAX_RANK] = {false}, any_red = false;
+    for (size_t i = 0; i < its->n; i++) {
+        const ls_attr *it = its->items[i];
+        const char *s = NULL;
+        if (it->kind == LS_AV_STRING)
+            s = it->s;
+        else if (it->kind == LS_AV_DIALECT && it->n == 1 && it->items[0]->kind == LS_AV_IDENT)
+            s = it->items[0]->s;
+        if (s == NULL || (strcmp(s, "parallel") != 0 && strcmp(s, "reduction") != 0)) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, it->line, it->col,
+                        "expected \"parallel\" or \"reduction\" in iterator_types");
+            return;
+        }
+        red[i] = strcmp(s, "reduction") == 0;
+        any_red |= red[i];
+    }
+    ls_dop *dop = NULL;
+    if (maps->n == (size_t)(ins.n + outs.n)) {
+        const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+        for (size_t i = 0; i < maps->n && i < LS_DISPATCH_MAX_OPERANDS; i++)
+            am[i] = maps->items[i]->kind == LS_AV_AFFINE_MAP ? maps->items[i]->map : NULL;
+        dop = ls_imp_add_dop(im, "linalg.generic", op.line, op.col, (int)its->n, red, am, &ins, &outs,
+                      &r, result_name, op.text);
+        if (failed(im))
+            return;
+    }
+    /* Loop dims of every operand's map (-1: not a plain dim). */
+    int opmap[MAX_OPERANDS][LS_MAX_RANK], opmap_n[MAX_OPERANDS] = {0};
+    int64_t opscale[MAX_OPERANDS][LS_MAX_RANK] = {{0}}, opshape[MAX_OPERANDS][LS_MAX_RANK] = {{0}};
+    bool maps_ok = maps->n == (size_t)(ins.n + outs.n) && outs.n == 1;
+    for (size_t k = 0; maps_ok && k < maps->n; k++) {
+        const ls_attr *m = maps->items[k];
+        if (m->kind != LS_AV_AFFINE_MAP || m->map->num_dims != (int)its->n ||
+            m->map->num_results > LS_MAX_RANK) {
+            maps_ok = false;
+            break;
+        }
+        opmap_n[k] = m->map->num_results;
+        for (int j = 0; j < opmap_n[k]; j++)
+            opmap[k][j] = m->map->results[j].kind == LS_AFF_DIM ? (int)m->map->results[j].value
+                                                                 : -1;
+    }
+    if (!any_red) {
+        /* Elementwise: a consumer reduction in the dispatch inlines it. */
+        if (maps_ok)
+            ls_imp_record_fused(im, result_name, &r, &ins, (int)its->n, opmap, opmap_n);
+        return;
+    }
+    ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.generic");
+    if (p == NULL)
+        return;
+    ls_diag local, *saved;
+    ls_imp_begin_problem_checks(im, &local, &saved);
+    bool ok = false;
+    p->rank = (int)its->n;
+    memcpy(p->is_reduction, red, sizeof red);
+    if (outs.n != 1 || ins.n < 1) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                    "the reduction has %d inputs and %d inits; lanescope simulates one init "
+                    "(several results, as in argmax written as a generic, are not modelled)",
+                    ins.n, outs.n);
+        goto checked;
+    }
+    if (maps->n != (size_t)(ins.n + outs.n)) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
+                    "indexing_maps has %zu maps for %d operands", maps->n, ins.n + outs.n);
+        goto checked;
+    }
+    for (size_t i = 0; i < maps->n; i++)
+        if (maps->items[i]->kind != LS_AV_AFFINE_MAP) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, maps->items[i]->line,
+                        maps->items[i]->col, "expected an affine_map in indexing_maps, found %s",
+                        ls_attr_kind_name(maps->items[i]->kind));
+            goto checked;
+        }
+    if (!set_types(im, p, &ins, &outs, op.line, op.col))
+        goto checked;
+    for (int k = 0; k < ins.n; k++) {
+        char what[32];
+        snprintf(what, sizeof what, ins.n == 1 ? "input" : "input %d", k);
+        if (!ls_imp_bind_map(im, p, maps->items[k]->map, maps->items[k]->line, maps->items[k]->col,
+                             &ins.types[k], opmap[k], &opmap_n[k], opscale[k], opshape[k], what))
+            goto checked;
+    }
+    if (!ls_imp_bind_map(im, p, maps->items[ins.n]->map, maps->items[ins.n]->line,
+                         maps->items[ins.n]->col, &outs.types[0], p->out_map, &p->out_map_n,
+                         NULL, NULL, "init"))
+        goto checked;
+    bool used[LS_MAX_RANK] = {false};
+    for (int k = 0; k < ins.n; k++)
+        for (int j = 0; j < opmap_n[k]; j++)
+            used[opmap[k][j]] = true;
+    if (!ls_imp_check_loops(im, p, used, op.line, op.col, maps->line, maps->col))
+        goto checked;
+    ok = ls_imp_compile_reduction(im, &r, &ins, opmap, opmap_n, opscale, opshape, p, op.line,
+                                  op.col) &&
+         check_types(im, p, op.line, op.col);
+    if (ok)
+        ls_imp_set_init(im, p, outs.names[0]);
+checked:
+    ls_imp_end_problem_checks(im, &local, saved);
+    if (!ok)
+        return;
+    if (!ls_imp_take_op_attrs(im, dict, p) || !ls_imp_take_op_attrs(im, attrs, p))
+        return;
+    ls_imp_link_problem(im, dop);
+}
+
+void ls_imp_reduce_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    next(im);
+    region r;
+    memset(&r, 0, sizeof r);
+    if (ls_tok_is(tok(im), '{')) {
+        if (!ls_imp_parse_region(im, &r))
+            return;
+    }
+    operand_list ins, outs;
+    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
+        return;
+    if (!ls_tok_ident(tok(im), "dimensions")) {
+        syntax(im, "'dimensions = [...]'");
+        return;
+    }
+    next(im);
+    if (!expect(im, '='))
+        return;
+    ls_attr *dims = ls_parse_attr(&im->p);
+    if (dims == NULL)
+        return;
+    ls_attr *attrs = NULL;
+    if (ls_tok_is(tok(im), '{')) {
+        /* An attribute dictionary starts with `key =`; a region does not. */
+        ls_lexer save = im->lx;
+        next(im);
+        bool is_dict = tok(im)->kind == LS_TOK_IDENT || ls_tok_is(tok(im), '}');
+        if (is_dict) {
+            next(im);
+            is_dict = ls_tok_is(tok(im), '=') || ls_tok_is(tok(im), ',') ||
+                      ls_tok_is(tok(im), '}');
+        }
+        im->lx = save;
+        if (is_dict && (attrs = ls_parse_attr(&im->p)) == NULL)
+            return;
+    }
+    if (r.short_op[0] == 0) {
+        if (ls_tok_is(tok(im), '(') && !ls_imp_block_args(im, &r))
+            return;
+        if (!ls_imp_parse_region(im, &r))
+            return;
+    }
+    if (dims->kind != LS_AV_ARRAY) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dims->line, dims->col,
+                    "expected an array for dimensions, found %s", ls_attr_kind_name(dims->kind));
+        return;
+    }
+    /* The dispatch view: inputs read whole, inits through the kept dims. */
+    ls_dop *dop = NULL;
+    int in_rank = ins.n > 0 ? ins.types[0].rank : 0;
+    if (in_rank >= 1 && in_rank <= LS_MAX_RANK) {
+        bool red[LS_MAX_RANK] = {false};
+        bool dims_ok = true;
+        for (size_t i = 0; i < dims->n; i++) {
+            const ls_attr *d = dims->items[i];
+            if (d->kind != LS_AV_INT || d->i < 0 || d->i >= in_rank)
+                dims_ok = false;
+            else
+                red[d->i] = true;
+        }
+        if (dims_ok) {
+            ls_aff_expr in_res[LS_MAX_RANK], out_res[LS_MAX_RANK];
+            int n_out = 0;
+            for (int d = 0; d < in_rank; d++) {
+                in_res[d] = (ls_aff_expr){LS_AFF_DIM, d, 1};
+                if (!red[d])
+                    out_res[n_out++] = (ls_aff_expr){LS_AFF_DIM, d, 1};
+            }
+            ls_affine_map in_map = {in_rank, 0, in_rank, in_res};
+            ls_affine_map out_map = {in_rank, 0, n_out, out_res};
+            const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+            for (int k = 0; k < ins.n + outs.n && k < LS_DISPATCH_MAX_OPERANDS; k++)
+                am[k] = k < ins.n ? &in_map : &out_map;
+            dop = ls_imp_add_dop(im, "linalg.reduce", op.line, op.col, in_rank, red, am, &ins, &outs,
+                          &r, result_name, op.text);
+            if (failed(im))
+                return;
+        }
+    }
+    ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.reduce");
+    if (p == NULL)
+        return;
+    ls_diag local, *saved;
+    ls_imp_begin_problem_checks(im, &local, &saved);
+    bool ok = false;
+    if (!set_types(im, p, &ins, &outs, op.line, op.col))
+        goto checked;
+    if (ins.n != 1) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
+                    "linalg.reduce with %d inputs and inits (a variadic reduce such as an "
+                    "argmax); lanescope models one of each",
+                    ins.n);
+        goto checked;
+    }
+    if (!ls_elem_type_is_data(p->inputs[0].type)) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
+                    "the input holds %s: lanescope reads " LS_ELEM_TYPES_TEXT,
+                    ins.types[0].elem_text ? ins.types[0].elem_text : "?");
+        goto checked;
+    }
+    const ls_type_info *it = &ins.types[0];
+    if (it->rank > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
+                    "input has rank %d; the rank limit is %d", it->rank, LS_MAX_RANK);
+        goto checked;
+    }
+    p->rank = it->rank;
+    for (size_t i = 0; i < dims->n; i++) {
+        const ls_attr *d = dims->items[i];
+        if (d->kind != LS_AV_INT || d->i < 0 || d->i >= p->rank || p->is_reduction[d->i]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, d->line, d->col,
+                        "dimensions[%zu] must be a distinct dimension index below %d", i,
+                        p->rank);
+            goto checked;
+        }
+        p->is_reduction[d->i] = true;
+    }
+    for (int d = 0; d < p->rank; d++) {
+        int64_t size = it->dims[d];
+        if (size < 0 && dim_binding(im, d) > 0)
+            size = dim_binding(im, d);
+        if (size < 0 && !p->is_reduction[d]) {
+            /* the init may spell the parallel size out */
+            int j = 0;
+            for (int e = 0; e < d; e++)
+                j += !p->is_reduction[e];
+            if (j < outs.types[0].rank && outs.types[0].dims[j] > 0)
+                size = outs.types[0].dims[j];
+        }
+        if (size < 0) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                        "loop dimension d%d (input dimension %d) is dynamic ('?'); give its "
+                        "size with --dim %d=N",
+                        d, d, d);
+            goto checked;
+        }
+        p->size[d] = size;
+        p->inputs[0].map[d] = d;
+        if (!p->is_reduction[d])
+            p->out_map[p->out_map_n++] = d;
+    }
+    p->inputs[0].map_n = p->rank;
+    if (outs.types[0].rank != p->out_map_n) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
+                    "init has rank %d; reducing %zu of %d dimensions leaves %d",
+                    outs.types[0].rank, dims->n, p->rank, p->out_map_n);
+        goto checked;
+    }
+    for (int j = 0; j < p->out_map_n; j++)
+        if (outs.types[0].dims[j] >= 0 && outs.types[0].dims[j] != p->size[p->out_map[j]]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
+                        "init dimension %d is %lld but the input's dimension %d is %lld", j,
+                        (long long)outs.types[0].dims[j], p->out_map[j],
+                        (long long)p->size[p->out_map[j]]);
+            goto checked;
+        }
+    /* The same body compiler as linalg.generic's, through the input's
+     * identity map: fused producers (an extf) and body ops alike. */
+    int in_map[MAX_OPERANDS][LS_MAX_RANK], in_map_n[MAX_OPERANDS] = {p->rank};
+    for (int d = 0; d < p->rank; d++)
+        in_map[0][d] = d;
+    ok = ls_imp_compile_reduction(im, &r, &ins, in_map, in_map_n, NULL, NULL, p, op.line,
+                                  op.col) &&
+         check_types(im, p, op.line, op.col);
+    if (ok)
+        ls_imp_set_init(im, p, outs.names[0]);
+checked:
+    ls_imp_end_problem_checks(im, &local, saved);
+    if (!ok)
+        return;
+    if (!ls_imp_take_op_attrs(im, attrs, p))
+        return;
+    ls_imp_link_problem(im, dop);
+}
+/* iree_tensor_ext.dispatch.tensor.store %v, ...  (and its relatives) */

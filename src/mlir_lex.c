@@ -1,0 +1,223 @@
+/* mlir_lex.c: the MLIR lexer (see mlir.h): identifiers, SSA names,
+ * attribute and type aliases, numbers, strings and punctuation, with their
+ * line and column for messages; balanced <...> bodies skipped whole. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/mlir.h"
+
+/* ------------------------------------------------------------------ lexer */
+
+static bool is_id_start(int c) { return isalpha(c) || c == '_'; }
+static bool is_id_char(int c) { return isalnum(c) || c == '_' || c == '$' || c == '.'; }
+
+void ls_lexer_init(ls_lexer *lx, const char *src, size_t len, const char *file, ls_diag *diag)
+{
+    memset(lx, 0, sizeof *lx);
+    lx->src = src;
+    lx->len = len;
+    lx->line = 1;
+    lx->col = 1;
+    lx->file = file ? file : "";
+    lx->diag = diag;
+}
+
+static int peekc(const ls_lexer *lx, size_t off)
+{
+    return lx->pos + off < lx->len ? (unsigned char)lx->src[lx->pos + off] : -1;
+}
+
+static void advance(ls_lexer *lx)
+{
+    if (lx->pos >= lx->len)
+        return;
+    if (lx->src[lx->pos] == '\n') {
+        lx->line++;
+        lx->col = 1;
+    } else {
+        lx->col++;
+    }
+    lx->pos++;
+}
+
+static void lex_error(ls_lexer *lx, int line, int col, const char *msg)
+{
+    ls_diag_set(lx->diag, LS_ERR_SYNTAX, lx->file, line, col, "%s", msg);
+    lx->tok.kind = LS_TOK_ERROR;
+}
+
+void ls_lex_next(ls_lexer *lx)
+{
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            advance(lx);
+        } else if (c == '/' && peekc(lx, 1) == '/') {
+            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '\n')
+                advance(lx);
+        } else {
+            break;
+        }
+    }
+    ls_token *t = &lx->tok;
+    t->line = lx->line;
+    t->col = lx->col;
+    t->text = lx->src + lx->pos;
+    t->punct = 0;
+    size_t start = lx->pos;
+    int c = peekc(lx, 0);
+    if (c == -1) {
+        t->kind = LS_TOK_EOF;
+        t->len = 0;
+        return;
+    }
+    if (is_id_start(c)) {
+        while (is_id_char(peekc(lx, 0)))
+            advance(lx);
+        t->kind = LS_TOK_IDENT;
+    } else if ((c == '#' || c == '%' || c == '^' || c == '@' || c == '!') &&
+               (is_id_char(peekc(lx, 1)) || (c == '@' && peekc(lx, 1) == '"'))) {
+        advance(lx);
+        if (c == '@' && peekc(lx, 0) == '"') {
+            advance(lx);
+            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '"' && peekc(lx, 0) != '\n')
+                advance(lx);
+            if (peekc(lx, 0) != '"') {
+                lex_error(lx, t->line, t->col, "unterminated quoted symbol name");
+                t->len = lx->pos - start;
+                return;
+            }
+            advance(lx);
+        } else {
+            while (is_id_char(peekc(lx, 0)) || peekc(lx, 0) == '-')
+                advance(lx);
+            /* %3#1 names result 1 of a multi-result op. */
+            if (c == '%' && peekc(lx, 0) == '#' && isdigit(peekc(lx, 1))) {
+                advance(lx);
+                while (isdigit(peekc(lx, 0)))
+                    advance(lx);
+            }
+        }
+        t->kind = c == '#' ? LS_TOK_HASH
+                  : c == '%' ? LS_TOK_PERCENT
+                  : c == '^' ? LS_TOK_CARET
+                  : c == '@' ? LS_TOK_AT
+                             : LS_TOK_BANG;
+    } else if (isdigit(c)) {
+        t->kind = LS_TOK_INT;
+        if (c == '0' && (peekc(lx, 1) == 'x' || peekc(lx, 1) == 'X') && isxdigit(peekc(lx, 2))) {
+            advance(lx);
+            advance(lx);
+            while (isxdigit(peekc(lx, 0)))
+                advance(lx);
+        } else {
+            while (isdigit(peekc(lx, 0)))
+                advance(lx);
+            if (peekc(lx, 0) == '.' && isdigit(peekc(lx, 1))) {
+                t->kind = LS_TOK_FLOAT;
+                advance(lx);
+                while (isdigit(peekc(lx, 0)))
+                    advance(lx);
+            }
+            if ((peekc(lx, 0) == 'e' || peekc(lx, 0) == 'E') &&
+                (isdigit(peekc(lx, 1)) ||
+                 ((peekc(lx, 1) == '+' || peekc(lx, 1) == '-') && isdigit(peekc(lx, 2))))) {
+                t->kind = LS_TOK_FLOAT;
+                advance(lx);
+                advance(lx);
+                while (isdigit(peekc(lx, 0)))
+                    advance(lx);
+            }
+        }
+    } else if (c == '"') {
+        advance(lx);
+        for (;;) {
+            int d = peekc(lx, 0);
+            if (d == -1) {
+                lex_error(lx, t->line, t->col, "unterminated string literal");
+                t->len = lx->pos - start;
+                return;
+            }
+            advance(lx);
+            if (d == '\\' && peekc(lx, 0) != -1)
+                advance(lx);
+            else if (d == '"')
+                break;
+        }
+        t->kind = LS_TOK_STRING;
+        t->text = lx->src + start + 1;
+        t->len = lx->pos - start - 2;
+        return;
+    } else if (c == '-' && peekc(lx, 1) == '>') {
+        advance(lx);
+        advance(lx);
+        t->kind = LS_TOK_ARROW;
+    } else {
+        advance(lx);
+        t->kind = LS_TOK_PUNCT;
+        t->punct = (char)c;
+    }
+    t->len = lx->pos - start;
+}
+
+bool ls_tok_is(const ls_token *t, char c)
+{
+    return t->kind == LS_TOK_PUNCT && t->punct == c;
+}
+
+bool ls_tok_ident(const ls_token *t, const char *s)
+{
+    size_t n = strlen(s);
+    return t->kind == LS_TOK_IDENT && t->len == n && memcmp(t->text, s, n) == 0;
+}
+
+bool ls_lex_adjacent(const ls_lexer *lx, char c)
+{
+    return lx->pos < lx->len && lx->src[lx->pos] == c;
+}
+
+bool ls_lex_skip_angle(ls_lexer *lx, const char **body, size_t *blen)
+{
+    int line = lx->line, col = lx->col;
+    if (!ls_lex_adjacent(lx, '<'))
+        return false;
+    advance(lx);
+    size_t start = lx->pos;
+    int depth = 1;
+    for (;;) {
+        int c = peekc(lx, 0);
+        if (c == -1) {
+            lex_error(lx, line, col, "unterminated '<': no matching '>' before end of input");
+            return false;
+        }
+        if (c == '"') {
+            advance(lx);
+            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '"') {
+                if (peekc(lx, 0) == '\\')
+                    advance(lx);
+                advance(lx);
+            }
+            advance(lx);
+            continue;
+        }
+        if (c == '-' && peekc(lx, 1) == '>') {
+            advance(lx);
+            advance(lx);
+            continue;
+        }
+        if (c == '<')
+            depth++;
+        else if (c == '>' && --depth == 0)
+            break;
+        advance(lx);
+    }
+    *body = lx->src + start;
+    *blen = lx->pos - start;
+    advance(lx); /* the closing '>' */
+    ls_lex_next(lx);
+    return true;
+}
+
