@@ -364,6 +364,42 @@ static int load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_
     return merge_intervals(out, n);
 }
 
+/* A promoted input's copy vector `load` of every lane of subgroup sg: the
+ * derived thread layout's elements of the operand tile, at the tile's
+ * origin (elements past a ragged edge are masked). */
+static int copy_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
+                          const int64_t *it_coord, interval *out, int64_t *active_bytes)
+{
+    const ls_derived *d = e->d;
+    const ls_problem *p = e->p;
+    const ls_operand *o = &p->inputs[k];
+    int64_t w = e->plan->promote[k].copy_width, ebytes = e->plan->inputs[k].elem_bytes;
+    int64_t origin[LS_MAX_RANK];
+    ls_tile_origin(d, p, wg_coord, it_coord, origin);
+    int n = 0;
+    *active_bytes = 0;
+    for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+        int64_t tid = (int64_t)sg * d->subgroup_size + ln;
+        for (int64_t el = 0; el < w; el++) {
+            int64_t y[LS_MAX_RANK], x[LS_MAX_RANK] = {0};
+            ls_plan_promote_coord(e->plan, k, tid, load, el, y);
+            bool valid = true;
+            for (int j = 0; j < o->map_n; j++) {
+                x[o->map[j]] = origin[o->map[j]] + y[j];
+                valid &= x[o->map[j]] < p->size[o->map[j]];
+            }
+            if (!valid)
+                continue;
+            int64_t a = ls_operand_index(p, k, x) * ebytes;
+            out[n].lo = a;
+            out[n].hi = a + ebytes;
+            n++;
+            *active_bytes += ebytes;
+        }
+    }
+    return merge_intervals(out, n);
+}
+
 static void precompute_loads(engine *e)
 {
     const ls_derived *d = e->d;
@@ -373,6 +409,13 @@ static void precompute_loads(engine *e)
         e->ival_first[k] = (int)entries;
         entries += e->nsub * pl->inputs[k].loads;
         total += e->nsub * pl->inputs[k].loads * d->subgroup_size * pl->inputs[k].width;
+    }
+    for (int k = 0; k < pl->n_inputs; k++) {
+        e->copy_first[k] = (int)entries;
+        if (!pl->promote[k].on)
+            continue;
+        entries += e->nsub * pl->promote[k].copy_loads;
+        total += e->nsub * pl->promote[k].copy_loads * d->subgroup_size * pl->promote[k].copy_width;
     }
     int64_t zero[LS_MAX_RANK] = {0};
     e->ival_start = ls_xcalloc((size_t)entries, sizeof *e->ival_start);
@@ -386,6 +429,15 @@ static void precompute_loads(engine *e)
                  * is smaller than one tile; ragged tiles take the slow path anyway. */
                 int c = load_intervals(e, k, sg, (int)l, zero, zero, e->ivals + at, &dummy);
                 int64_t i = e->ival_first[k] + sg * pl->inputs[k].loads + l;
+                e->ival_start[i] = (int)at;
+                e->ival_count[i] = c;
+                at += c;
+            }
+    for (int k = 0; k < pl->n_inputs; k++)
+        for (int sg = 0; pl->promote[k].on && sg < e->nsub; sg++)
+            for (int64_t l = 0; l < pl->promote[k].copy_loads; l++) {
+                int c = copy_intervals(e, k, sg, (int)l, zero, zero, e->ivals + at, &dummy);
+                int64_t i = e->copy_first[k] + sg * pl->promote[k].copy_loads + l;
                 e->ival_start[i] = (int)at;
                 e->ival_count[i] = c;
                 at += c;
@@ -549,7 +601,8 @@ static void step(engine *e, int slot, int64_t t)
         done = t;
         if (!g->tile_ragged) {
             int64_t base = g->tile_base[k];
-            int64_t i0 = e->ival_first[k] + g->sg * e->plan->inputs[k].loads + in->load;
+            int64_t i0 = in->copy ? e->copy_first[k] + g->sg * e->plan->promote[k].copy_loads + in->load
+                                  : e->ival_first[k] + g->sg * e->plan->inputs[k].loads + in->load;
             const interval *iv = e->ivals + e->ival_start[i0];
             for (int i = 0; i < e->ival_count[i0]; i++) {
                 int64_t r = touch_range(e, base + iv[i].lo, base + iv[i].hi, t, st);
@@ -558,10 +611,11 @@ static void step(engine *e, int slot, int64_t t)
                     done = r;
             }
         } else {
-            interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * e->plan->inputs[k].width),
-                                       sizeof *tmp);
+            int64_t width = in->copy ? e->plan->promote[k].copy_width : e->plan->inputs[k].width;
+            interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * width), sizeof *tmp);
             int64_t active;
-            int n = load_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
+            int n = in->copy ? copy_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active)
+                             : load_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++) {
                 int64_t r = touch_range(e, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
                                         t, st);
@@ -577,8 +631,12 @@ static void step(engine *e, int slot, int64_t t)
     }
     case I_SMEM_ST:
     case I_SMEM_LD: {
-        int64_t deg = e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread +
-                                     in->result];
+        int64_t deg =
+            in->promote ? e->promote_degree[in->operand][(in->kind == I_SMEM_LD) *
+                                                             e->plan->promote[in->operand].copy_loads +
+                                                         in->load]
+                        : e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread +
+                                         in->result];
         int64_t *unit = &e->smem_free[g->wgp];
         int64_t start = *unit > t ? *unit : t;
         *unit = start + deg;
@@ -684,15 +742,17 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         occ = hw->max_workgroups_per_wgp;
         res->occupancy_limit = "workgroups";
     }
-    if (plan->buffer_bytes > 0 && hw->smem_bytes_per_wgp / plan->buffer_bytes < occ) {
-        occ = hw->smem_bytes_per_wgp / plan->buffer_bytes;
+    /* every workgroup allocation: the cross-subgroup buffer(s), promoted inputs */
+    int64_t smem = plan->buffer_bytes + plan->index_buffer_bytes + plan->promote_bytes;
+    if (smem > 0 && hw->smem_bytes_per_wgp / smem < occ) {
+        occ = hw->smem_bytes_per_wgp / smem;
         res->occupancy_limit = "shared memory";
     }
     if (occ < 1)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "a workgroup of %lld threads (%lld bytes of shared memory) does not "
                            "fit on one %s WGP",
-                           (long long)d->workgroup_size, (long long)plan->buffer_bytes, hw->name);
+                           (long long)d->workgroup_size, (long long)smem, hw->name);
     res->occupancy = occ;
     res->workgroups = d->total_workgroups;
     res->waves = (d->total_workgroups + hw->wgp_count * occ - 1) / (hw->wgp_count * occ);
@@ -793,5 +853,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.ival_start);
     free(e.ival_count);
     free(e.smem_degree);
+    for (int k = 0; k < p->n_inputs; k++)
+        free(e.promote_degree[k]);
     return LS_OK;
 }

@@ -18,6 +18,8 @@ typedef struct {
     int result;       /* smem/store: result slot */
     int step;         /* shuffle/DPP: step index within its reduction, else -1 */
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
+    bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
+    bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */
 } tinst;
 
 typedef struct {
@@ -118,6 +120,8 @@ typedef struct {
     int *ival_start, *ival_count;
     int ival_first[LS_MAX_INPUTS]; /* index of (input, subgroup 0, load 0) */
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
+    int copy_first[LS_MAX_INPUTS]; /* index of (promoted input, subgroup 0, copy load 0) */
+    int64_t *promote_degree[LS_MAX_INPUTS]; /* copy stores, then compute reads */
     int64_t last_finish;
     int64_t store_bytes, store_ticks; /* per GSTORE instruction */
     int64_t index_store_bytes, index_store_ticks; /* arg_compare's index stores */

@@ -45,20 +45,43 @@ void ls_engine_build_template(engine *e)
     int64_t nb = pl->body_alu_ops, regs = e->d->elems_per_iteration, loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;
-    int64_t cap = loads + regs * (nb + 1) + pl->local_reduce_ops + q_n * per_q + 16;
+    int64_t copies = 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        copies += pl->promote[k].on ? 2 * pl->promote[k].copy_loads : 0;
+    int64_t cap = loads + copies + regs * (nb + 1) + pl->local_reduce_ops + q_n * per_q + 18;
     e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
     /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
      * register the body's ops and the combine.  An accumulator chains on
      * itself across iterations; packed inner elements chain one after
      * another. */
     e->loop_begin = 0;
+    /* promote_operands (plan_promote.c): barrier, the copy's global loads
+     * and buffer writes, barrier; the compute reads then come from the
+     * buffer. */
+    if (pl->n_promoted > 0) {
+        emit(e, I_BARRIER, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+        for (int k = 0; k < pl->n_inputs; k++)
+            for (int64_t l = 0; pl->promote[k].on && l < pl->promote[k].copy_loads; l++) {
+                int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+                e->code[i].load = (int)l;
+                e->code[i].operand = k;
+                e->code[i].copy = true;
+                int s = emit(e, I_SMEM_ST, LS_STAGE_LOAD_ACCUMULATE, i, -1);
+                e->code[s].load = (int)l;
+                e->code[s].operand = k;
+                e->code[s].promote = true;
+            }
+        emit(e, I_BARRIER, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+    }
     int first_load[LS_MAX_INPUTS];
     for (int k = 0; k < pl->n_inputs; k++) {
         first_load[k] = e->ncode;
         for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
-            int i = emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            int i = emit(e, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1,
+                         -1);
             e->code[i].load = (int)l;
             e->code[i].operand = k;
+            e->code[i].promote = pl->promote[k].on;
         }
     }
     int64_t chain = pl->inner_elems > 1 && pl->load_width % pl->inner_elems == 0
@@ -314,12 +337,60 @@ int ls_smem_access(const ls_plan *pl, int64_t reg, bool read, int64_t *lanes, in
     return n;
 }
 
+/* Conflict degrees of a promoted input's buffer accesses by subgroup 0:
+ * each copy vector's writes (derived layout), then each compute read. */
+static void promote_degrees(engine *e, int k)
+{
+    const ls_plan *pl = e->plan;
+    const ls_promote *pr = &pl->promote[k];
+    const ls_derived *d = e->d;
+    const ls_operand *o = &e->p->inputs[k];
+    int64_t ebytes = pl->inputs[k].elem_bytes, n_ld = pl->inputs[k].loads;
+    e->promote_degree[k] = ls_xcalloc((size_t)(pr->copy_loads + n_ld), sizeof(int64_t));
+    int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
+    int64_t zero[LS_MAX_RANK] = {0};
+    /* A vector spanning several dims is not contiguous in the padded
+     * buffer; its first element's bank and its full width stand for it. */
+    for (int64_t l = 0; l < pr->copy_loads; l++) {
+        for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+            int64_t y[LS_MAX_RANK];
+            ls_plan_promote_coord(pl, k, ln, l, 0, y);
+            addr[ln] = ls_plan_promote_offset(pl, k, y);
+        }
+        e->promote_degree[k][l] =
+            ls_bank_conflict_degree(addr, (int)d->subgroup_size, pr->copy_width * ebytes,
+                                    e->hw->smem_banks, e->hw->smem_bank_bytes);
+    }
+    for (int64_t l = 0; l < n_ld; l++) {
+        int n = 0;
+        int64_t reg = ls_operand_register(d, &e->oregs[k], (int)l, 0);
+        for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
+            int64_t x[LS_MAX_RANK], y[LS_MAX_RANK];
+            bool valid;
+            ls_thread_element(d, e->p, ln, zero, zero, reg, x, &valid);
+            if (!valid)
+                continue;
+            for (int j = 0; j < o->map_n; j++)
+                y[j] = x[o->map[j]];
+            addr[n++] = ls_plan_promote_offset(pl, k, y);
+        }
+        e->promote_degree[k][pr->copy_loads + l] =
+            n ? ls_bank_conflict_degree(addr, n, pl->inputs[k].width * ebytes, e->hw->smem_banks,
+                                        e->hw->smem_bank_bytes)
+              : 1;
+    }
+    free(addr);
+}
+
 /* Conflict degrees of the cross-subgroup buffer accesses, per result slot. */
 void ls_engine_smem_degrees(engine *e)
 {
     const ls_plan *pl = e->plan;
     const ls_derived *d = e->d;
     int64_t nq = pl->results_per_thread;
+    for (int k = 0; k < pl->n_inputs; k++)
+        if (pl->promote[k].on)
+            promote_degrees(e, k);
     e->smem_degree = ls_xcalloc((size_t)(2 * nq), sizeof *e->smem_degree);
     for (int64_t i = 0; i < 2 * nq; i++)
         e->smem_degree[i] = 1;

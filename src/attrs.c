@@ -110,6 +110,8 @@ ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
             st = basis(v, file, key, &out->lane_basis, diag);
         else if (strcmp(key, "subgroup_basis") == 0)
             st = basis(v, file, key, &out->subgroup_basis, diag);
+        else if (strcmp(key, "promote_operands") == 0)
+            st = int_list(v, file, key, &out->promote_operands, true, diag);
         else if (out->n_ignored < LS_MAX_IGNORED) {
             int k = out->n_ignored++;
             snprintf(out->ignored[k], sizeof out->ignored[0], "%s", key);

@@ -118,6 +118,8 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         plan->inputs[k].width = o.width;
         plan->inputs[k].elem_bytes = ls_elem_type_bits(p->inputs[k].type) / 8;
     }
+    if (ls_plan_promote(p, d, plan, diag))
+        return diag->status;
     /* input 0's figures, which single-input consumers read */
     plan->loads_per_iteration = plan->inputs[0].loads;
     plan->load_width = plan->inputs[0].width;
@@ -260,15 +262,18 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                    "reduce included, and folds each iteration's result into the carried "
                    "init; it closes after [%s])\n",
                 ls_stage_name(LS_STAGE_ACC_COMBINE));
+    ls_plan_promote_dump_alloc(plan, f);
     if (plan->iterations > 1)
         fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
     else
         fprintf(f, "    (loop elided: one iteration) {\n");
+    ls_plan_promote_dump_copy(plan, f);
     if (p->n_inputs == 1) {
         ls_plan_input_vector_type(plan, 0, buf, sizeof buf);
-        fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread (padding = "
+        fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread%s (padding = "
                    "identity; distributed %s)%s\n",
-                (long long)plan->loads_per_iteration, (long long)plan->load_width, in, buf,
+                (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
+                plan->promote[0].on ? " from %prom0" : "", buf,
                 !p->extended                                 ? ""
                 : ls_elem_type_is_float(p->inputs[0].type) ? ", arith.extf"
                                                              : ", arith.extsi");
@@ -280,11 +285,15 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                     k, p->inputs[k].name);
         else {
             ls_plan_input_vector_type(plan, k, buf, sizeof buf);
+            char from[32] = "";
+            if (plan->promote[k].on)
+                snprintf(from, sizeof from, " from %%prom%d", k);
             fprintf(f,
-                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread "
+                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread%s "
                     "(distributed %s)\n",
                     k, p->inputs[k].name, (long long)plan->inputs[k].loads,
-                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type), buf);
+                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type), from,
+                    buf);
         }
     if (p->body.n > 0) {
         fprintf(f, "      body, per element (%d op%s, inputs numbered as above):\n",

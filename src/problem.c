@@ -137,6 +137,43 @@ static ls_status check_rank(ls_diag *d, const ls_problem *p, const ls_i64_list *
     return LS_OK;
 }
 
+/* promote_operands names op operands (inputs, then the init).  lanescope
+ * lowers IREE's promotion of an input read from memory through a plain
+ * (projected permutation) map; anything else is named and refused. */
+static ls_status check_promote(ls_diag *d, const ls_problem *p)
+{
+    const ls_i64_list *l = &p->config.promote_operands;
+    for (int i = 0; l->present && i < l->n; i++) {
+        int64_t k = l->v[i];
+        if (k >= p->n_inputs + 1)
+            return verr(d, p, l->line, l->col,
+                        "promote_operands[%d] = %lld: the op has %d operands (%d input%s and "
+                        "the init)",
+                        i, (long long)k, p->n_inputs + 1, p->n_inputs, p->n_inputs == 1 ? "" : "s");
+        if (k == p->n_inputs)
+            return verr(d, p, l->line, l->col,
+                        "promote_operands[%d] = %lld is the init; lanescope promotes inputs "
+                        "only (IREE's reduction configs never promote the accumulator)",
+                        i, (long long)k);
+        const ls_operand *o = &p->inputs[k];
+        if (o->intermediate)
+            return verr(d, p, l->line, l->col,
+                        "promote_operands[%d] = %lld: input %s is a result already in "
+                        "registers; nothing is read from memory to promote",
+                        i, (long long)k, o->name);
+        for (int j = 0; j < o->map_n; j++)
+            if (o->scale[j] > 1)
+                return verr(d, p, l->line, l->col,
+                            "promote_operands[%d] = %lld: input %s is read through a strided "
+                            "map; lanescope promotes plainly indexed inputs only",
+                            i, (long long)k, o->name);
+        if (p->argcmp.on)
+            return verr(d, p, l->line, l->col,
+                        "promote_operands on an arg_compare: lanescope does not lower it");
+    }
+    return LS_OK;
+}
+
 static ls_status check_basis(ls_diag *d, const ls_problem *p, const ls_basis *b,
                              const char *name)
 {
@@ -264,9 +301,9 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                   "ops only and lanescope does not lower on a reduction (all zeros, which "
                   "tiles nothing, is accepted; a serial loop over reduction dims is the "
                   "`reduction` level)"
-            : strcmp(key, "promote_operands") == 0
-                ? "operand promotion through workgroup memory, which lanescope does not lower "
-                  "yet"
+            : strcmp(key, "promotion_types") == 0
+                ? "promotion kinds other than IREE's default (derived_thread_config), which "
+                  "lanescope does not lower"
                 : "a field the reduction lowering lanescope models does not read (nor does "
                   "IREE's VectorDistribute pipeline, as far as lanescope knows: "
                   "docs/reduction-families.md lists the keys it reads)";
@@ -280,6 +317,8 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
         return d->status;
     if (check_basis(d, p, &c->lane_basis, "lane_basis") ||
         check_basis(d, p, &c->subgroup_basis, "subgroup_basis"))
+        return d->status;
+    if (check_promote(d, p))
         return d->status;
     for (int i = 0; i < p->rank; i++) {
         if (p->is_reduction[i] && c->workgroup.present && c->workgroup.v[i] != 0)

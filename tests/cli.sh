@@ -203,9 +203,19 @@ sed 's/reduction = \[0, 16\]/serial = [0, 16]/' "$tmp/serial.mlir" >"$tmp/serial
 $LANESCOPE sim "$tmp/serial2.mlir" --no-check >/dev/null 2>"$tmp/err"
 check "serial level on a reduction exits 1" $([ $? -eq 1 ]; echo $?)
 contains "serial level on a reduction" "$tmp/err" "serial2.mlir:5:79: lowering_config key 'serial' asks for the serial tiling level"
-sed 's/reduction = \[0, 16\]/promote_operands = [0]/' "$tmp/serial.mlir" >"$tmp/promote.mlir"
-$LANESCOPE explain "$tmp/promote.mlir" >/dev/null 2>"$tmp/err"
-contains "promote_operands rejected" "$tmp/err" "lowering_config key 'promote_operands' asks for operand promotion through workgroup memory"
+# promote_operands: the 1 x 16 tile through a buffer padded by 64 bits (2
+# f32); 16 elements over 64 threads is indivisible, so deriveThreadTileSizes
+# keeps the 128-bit vector: 4 threads x 4 elements, the rest duplicates.
+sed 's/reduction = \[0, 16\]/reduction = [0, 16], promote_operands = [0]/' "$tmp/serial.mlir" >"$tmp/promote.mlir"
+$LANESCOPE sim "$tmp/promote.mlir" --dump-plan >"$tmp/out" 2>"$tmp/err"
+check "promote_operands simulates" $?
+contains "promote_operands: the buffer" "$tmp/out" "%prom0 = memref.alloc() : memref<1x18xf32, #gpu.address_space<workgroup>> (72 bytes; innermost padded by 2)"
+contains "promote_operands: the copy" "$tmp/out" "derived thread layout: threads [1, 4], elements [1, 4]"
+contains "promote_operands: read back" "$tmp/out" "per thread from %prom0"
+contains "promote_operands: checked" "$tmp/out" "functional check passed: 8 outputs of 8 workgroups"
+sed 's/reduction = \[0, 16\]/reduction = [0, 16], promotion_types = [1]/' "$tmp/serial.mlir" >"$tmp/promote2.mlir"
+$LANESCOPE explain "$tmp/promote2.mlir" >/dev/null 2>"$tmp/err"
+contains "promotion_types rejected" "$tmp/err" "lowering_config key 'promotion_types' asks for promotion kinds other than IREE's default"
 $LANESCOPE explain "$EX/seed000_example2.mlir" >"$tmp/ex2i.txt"
 contains "zero reduction level accepted" "$tmp/ex2i.txt" "reduction = [0, 0]"
 

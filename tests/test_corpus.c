@@ -121,6 +121,14 @@ static int64_t fact(const ls_plan *pl, const char *key, bool *known)
             return pl->inputs[idx].width;
         if (strcmp(base, "intermediate") == 0)
             return p->inputs[idx].intermediate;
+        if (strcmp(base, "promoted") == 0)
+            return pl->promote[idx].on;
+        if (strcmp(base, "copy_loads") == 0)
+            return pl->promote[idx].copy_loads;
+        if (strcmp(base, "copy_width") == 0)
+            return pl->promote[idx].copy_width;
+        if (strcmp(base, "promote_bytes") == 0)
+            return pl->promote[idx].bytes;
     }
     if (idx >= 0 && idx < pl->n_subgroup_reduces) {
         const ls_subgroup_reduce *r = &pl->subgroup_reduces[idx];
@@ -145,12 +153,22 @@ static void check_plan(const char *file, int prob, const ls_plan *pl, const char
         ck_assert_msg(eq != NULL, "%s: PLAN %d: '%s' is not key=value", file, prob, kv);
         *eq = 0;
         const char *want = eq + 1;
-        if (strncmp(kv, "distributed.", 12) == 0) { /* a type, compared as text */
+        bool dist = strncmp(kv, "distributed.", 12) == 0;
+        if (dist || strncmp(kv, "promote_alloc.", 14) == 0) { /* a type, compared as text */
             char type[128];
-            int k = atoi(kv + 12);
+            int k = atoi(kv + (dist ? 12 : 14));
             ck_assert_msg(k >= 0 && k < pl->problem->n_inputs, "%s: PLAN %d: no input %d", file,
                           prob, k);
-            ls_plan_input_vector_type(pl, k, type, sizeof type);
+            if (dist)
+                ls_plan_input_vector_type(pl, k, type, sizeof type);
+            else
+                ls_plan_promote_type(pl, k, type, sizeof type);
+            /* facts are space-separated: compare types without their spaces */
+            char *w = type;
+            for (const char *r = type; *r; r++)
+                if (*r != ' ')
+                    *w++ = *r;
+            *w = 0;
             ck_assert_msg(strcmp(type, want) == 0, "%s: reduction %d: %s = %s, expected %s", file,
                           prob, kv, type, want);
             continue;
@@ -173,6 +191,8 @@ START_TEST(corpus_file)
 {
     list_corpus();
     ck_assert_int_ge(n_files, 6);
+    /* the loop below runs MAX_FILES / 4 cases: never skip a file quietly */
+    ck_assert_msg(n_files <= MAX_FILES / 4, "%d corpus files; raise the loop count", n_files);
     if (_i >= n_files)
         return;
     const char *file = files[_i];

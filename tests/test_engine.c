@@ -151,6 +151,72 @@ START_TEST(hand_computed_critical_path)
 }
 END_TEST
 
+/* promote_operands = [0] on a serial-level row reduction (4 x 1024 f32,
+ * two rows a workgroup, one a subgroup, 256-element chunks).  By hand from
+ * plan_promote.c's sources: the tile is 2 x 256; deriveThreadTileSizes gives
+ * 128 / 32 = 4 elements (512 / 128 threads = 4 as well); the derived layout
+ * puts 64 threads on the 64 vectors of a row and 2 on the rows: one 4-wide
+ * copy read a thread.  Buffer 2 x (256 + 64 / 32) f32 = 2064 bytes. */
+START_TEST(promote_operands_copy)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    const char *cfg = "workgroup = [2, 0], reduction = [0, 256], thread = [0, 4], lane_basis = "
+                      "[[1, 64], [0, 1]], subgroup_basis = [[2, 1], [0, 1]]";
+    char text[2048], with[512];
+    snprintf(with, sizeof with, "%s, promote_operands = [0]", cfg);
+    reduce_text(text, sizeof text, 4, 1024, with, 128);
+    ls_sim_result r, plain;
+    ls_plan plan;
+    simulate(text, &hw, &r, &plan);
+    ck_assert(plan.promote[0].on);
+    ck_assert_int_eq(plan.n_promoted, 1);
+    ck_assert_int_eq(plan.promote[0].shape[0], 2);
+    ck_assert_int_eq(plan.promote[0].shape[1], 256);
+    ck_assert_int_eq(plan.promote[0].pad, 2);
+    ck_assert_int_eq(plan.promote[0].bytes, 2 * 258 * 4);
+    ck_assert_int_eq(plan.promote[0].elem_tile[1], 4);
+    ck_assert_int_eq(plan.promote[0].thread_tile[0], 2);
+    ck_assert_int_eq(plan.promote[0].thread_tile[1], 64);
+    ck_assert_int_eq(plan.promote[0].copy_loads, 1);
+    ck_assert_int_eq(plan.promote[0].copy_width, 4);
+    /* thread 70 copies row 1, columns 24..27: byte (258 + 24) x 4 */
+    int64_t y[2];
+    ls_plan_promote_coord(&plan, 0, 70, 0, 0, y);
+    ck_assert_int_eq(y[0], 1);
+    ck_assert_int_eq(y[1], 24);
+    ck_assert_int_eq(ls_plan_promote_offset(&plan, 0, y), (258 + 24) * 4);
+    /* 2 workgroups x 4 iterations: two barriers each; per subgroup one
+     * buffer write and one read; 64 lanes x 16 bytes = 256 words over 32
+     * banks: 8 words a bank */
+    const ls_stage_stats *la = &r.stage[LS_STAGE_LOAD_ACCUMULATE];
+    ck_assert_int_eq(la->barriers, 2 * 4 * 2);
+    ck_assert_int_eq(la->smem_accesses, 2 * 4 * 2 * 2);
+    ck_assert_int_eq(la->smem_max_degree, 8);
+    /* the same config without promotion: the same global traffic, no
+     * buffer, no barrier, and faster */
+    reduce_text(text, sizeof text, 4, 1024, cfg, 128);
+    simulate(text, &hw, &plain, NULL);
+    ck_assert_int_eq(plain.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, la->global_bytes);
+    ck_assert_int_eq(la->global_bytes, 4 * 1024 * 4);
+    ck_assert_int_eq(plain.stage[LS_STAGE_LOAD_ACCUMULATE].smem_accesses, 0);
+    ck_assert_int_eq(plain.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, 0);
+    ck_assert_int_gt(r.cycles, plain.cycles);
+    /* the init is not an input: refused, naming the rule */
+    snprintf(with, sizeof with, "%s, promote_operands = [1]", cfg);
+    reduce_text(text, sizeof text, 4, 1024, with, 128);
+    ls_module *m = load_text(text, &d);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_derive(&m->problems[0], dv, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "promote_operands[0] = 1 is the init") != NULL, "%s", d.msg);
+    free(dv);
+    free(m);
+}
+END_TEST
+
 START_TEST(barriers_and_smem)
 {
     ls_hw hw;
@@ -296,6 +362,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, models_load);
     tcase_add_test(tc, hand_computed_critical_path);
     tcase_add_test(tc, barriers_and_smem);
+    tcase_add_test(tc, promote_operands_copy);
     tcase_add_test(tc, bandwidth_bound_scaling);
     tcase_add_test(tc, stepping);
     tcase_set_timeout(tc, 120);

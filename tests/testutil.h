@@ -144,8 +144,13 @@ static inline void random_kind_and_type(uint64_t *rng, ls_problem *p, ls_combine
     p->combiner = k;
     p->acc_type = p->inputs[0].type = t;
     if ((t == LS_ET_F32 || t == LS_ET_I32) && rng_range(rng, 0, 2) == 0) {
-        /* extf from f16 or an 8-bit float / extsi */
-        p->inputs[0].type = t == LS_ET_I32 ? LS_ET_I8 : rng_range(rng, 0, 1) ? LS_ET_F16 : LS_ET_F8E4M3FN;
+        /* extsi from i8; extf from f16, or from an 8-bit float where the
+         * caller's types have one */
+        ls_elem_type f8 = LS_ET_F16;
+        for (int i = 0; i < n_types; i++)
+            if (ls_elem_type_is_float(types[i]) && ls_elem_type_bits(types[i]) == 8)
+                f8 = types[i];
+        p->inputs[0].type = t == LS_ET_I32 ? LS_ET_I8 : rng_range(rng, 0, 1) ? LS_ET_F16 : f8;
         p->extended = true;
     }
     if (p->rank > 1 && rng_range(rng, 0, 1)) { /* transposed input map */

@@ -39,6 +39,9 @@ typedef struct {
      * the loop) into the carried init. */
     ls_i64_list reduction;
     ls_basis lane_basis, subgroup_basis;
+    /* Operands (op operand numbers: inputs, then the init) read through
+     * workgroup memory (plan.h's promote). */
+    ls_i64_list promote_operands;
     int n_ignored;
     char ignored[LS_MAX_IGNORED][48]; /* keys the reduction path does not read */
     int ignored_line[LS_MAX_IGNORED], ignored_col[LS_MAX_IGNORED];

@@ -77,6 +77,24 @@ typedef struct {
     ls_reduce_step steps[LS_MAX_STEPS];
 } ls_subgroup_reduce;
 
+/* promote_operands (LLVMGPUConfigureTensorLayouts marks the operand,
+ * GPUVectorAlloc.cpp materializes it): every iteration, after a
+ * barrier, all threads read input k's tile from global memory in a
+ * derived thread layout (128-bit vectors where the tile allows,
+ * getDerivedThreadLayout), write it to a workgroup buffer (innermost dim
+ * padded by 64 bits, GPUReduceBankConflicts), and after a second
+ * barrier read their compute-layout vectors (the plan's inputs[k].loads x
+ * width) from the buffer instead of global memory. */
+typedef struct {
+    bool on;
+    int rank;                          /* the operand's rank */
+    int64_t shape[LS_MAX_RANK];        /* its tile per iteration, operand dims */
+    int64_t pad, bytes;                /* innermost padding (elements), buffer bytes */
+    int64_t elem_tile[LS_MAX_RANK], thread_tile[LS_MAX_RANK];
+    int64_t thread_stride[LS_MAX_RANK], batch[LS_MAX_RANK];
+    int64_t copy_loads, copy_width;    /* copy vectors per thread per iteration, elements */
+} ls_promote;
+
 typedef struct {
     const ls_problem *problem;
     const ls_derived *derived;
@@ -96,6 +114,9 @@ typedef struct {
     struct {
         int64_t loads, width, elem_bytes;
     } inputs[LS_MAX_INPUTS];
+    ls_promote promote[LS_MAX_INPUTS];
+    int n_promoted;
+    int64_t promote_bytes;                 /* every promoted buffer */
     int body_alu_ops;           /* body ops per element before the combine */
     int body_transcendental_ops; /* of those, special-function ops */
 
@@ -169,6 +190,15 @@ void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t siz
 void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size);
 /* An AMD DPP control by its assembly name ("quad_perm [1,0,3,2]"). */
 const char *ls_plan_dpp_name(ls_dpp_ctrl c);
+
+/* A promoted input's copy: the operand-tile coordinate (operand dims) of
+ * element `el` of copy vector `load` of thread `tid`, and the byte offset of
+ * an operand-tile coordinate in its padded workgroup buffer. */
+void ls_plan_promote_coord(const ls_plan *plan, int k, int64_t tid, int64_t load, int64_t el,
+                           int64_t *y);
+int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y);
+/* Its buffer's type, "memref<4x516xf16, #gpu.address_space<workgroup>>". */
+void ls_plan_promote_type(const ls_plan *plan, int k, char *buf, size_t size);
 
 /* Readable listing of the plan (what `lanescope sim --dump-plan` prints). */
 void ls_plan_dump(const ls_plan *plan, FILE *f);

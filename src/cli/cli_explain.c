@@ -256,6 +256,16 @@ static void text_thread(FILE *f, const ls_problem *p, const ls_derived *d, int64
 }
 
 /* An arg_compare's operands, comparator and lane-combine path. */
+/* Input k is named by the config's promote_operands. */
+static bool promoted(const ls_problem *p, int k)
+{
+    const ls_i64_list *l = &p->config.promote_operands;
+    for (int i = 0; l->present && i < l->n; i++)
+        if (l->v[i] == k)
+            return true;
+    return false;
+}
+
 static void explain_argcmp(FILE *f, const ls_problem *p, const char *li, bool md)
 {
     const ls_argcmp *a = &p->argcmp;
@@ -332,6 +342,10 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
                     p->inputs[k].intermediate
                         ? " (the result of an earlier reduction in the dispatch: held in "
                           "registers, its reference values used)"
+                    : promoted(p, k)
+                        ? " (promote_operands: copied through workgroup memory every "
+                          "iteration, between two barriers; `sim --dump-plan` shows the "
+                          "buffer and the copy's layout)"
                         : "");
         }
         map_text(b, sizeof b, p, p->out_map, p->out_map_n);
@@ -471,6 +485,7 @@ static json_object *json_problem(const ls_problem *p, const ls_derived *d, const
         for (int j = 0; j < p->inputs[k].map_n; j++)
             json_object_array_add(mj, json_object_new_int(p->inputs[k].map[j]));
         jset(ij, "map", mj);
+        jset(ij, "promoted", json_object_new_boolean(promoted(p, k)));
         json_object_array_add(ins, ij);
     }
     jset(r, "inputs", ins);

@@ -77,6 +77,33 @@ static json_object *argcmp_json(const ls_plan *plan)
     return o;
 }
 
+/* promote_operands: the buffer and the copy's derived layout, or null. */
+static json_object *promote_json(const ls_plan *plan, int k)
+{
+    const ls_promote *pr = &plan->promote[k];
+    if (!pr->on)
+        return NULL;
+    char buf[256];
+    json_object *o = json_object_new_object();
+    ls_plan_promote_type(plan, k, buf, sizeof buf);
+    jset(o, "alloc", json_object_new_string(buf));
+    jset(o, "bytes", json_object_new_int64(pr->bytes));
+    jset(o, "padding_elements", json_object_new_int64(pr->pad));
+    jset(o, "copy_reads", json_object_new_int64(pr->copy_loads));
+    snprintf(buf, sizeof buf, "vector<%lldx%s>", (long long)pr->copy_width,
+             ls_elem_type_name(plan->problem->inputs[k].type));
+    jset(o, "copy_read_type", json_object_new_string(buf));
+    json_object *th = json_object_new_array(), *el = json_object_new_array();
+    for (int j = 0; j < pr->rank; j++) {
+        json_object_array_add(th, json_object_new_int64(pr->thread_tile[j]));
+        json_object_array_add(el, json_object_new_int64(pr->elem_tile[j]));
+    }
+    jset(o, "copy_thread_tile", th);
+    jset(o, "copy_element_tile", el);
+    jset(o, "barriers", json_object_new_int(2));
+    return o;
+}
+
 json_object *ls_cli_plan_json(const ls_plan *plan)
 {
     const ls_problem *p = plan->problem;
@@ -112,6 +139,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
         ls_plan_input_vector_type(plan, k, buf, sizeof buf);
         jset(ij, "distributed_type", json_object_new_string(buf));
         jset(ij, "in_registers", json_object_new_boolean(p->inputs[k].intermediate));
+        jset(ij, "promoted", promote_json(plan, k));
         json_object_array_add(ins, ij);
     }
     jset(o, "inputs", ins);

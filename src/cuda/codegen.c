@@ -582,6 +582,11 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
                                "%s reads its input with a stride; the CUDA generator emits "
                                "unit-stride maps only",
                                p->name);
+    if (plan->n_promoted > 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s promotes an input through workgroup memory (promote_operands); "
+                           "the CUDA generator does not emit the copy",
+                           p->name);
     if (p->n_inputs > 1 || p->body.n > 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s reads %d input%s through a body of %d ops; the CUDA generator "
