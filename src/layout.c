@@ -194,10 +194,10 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag);
 
 ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
 {
-    if (!ls_argcmp_is_tile_and_fuse(p))
+    if (!ls_is_tile_and_fuse(p))
         return derive(p, d, diag);
     ls_problem *q = ls_xmalloc(sizeof *q);
-    ls_status st = ls_argcmp_tile_and_fuse_view(p, q, diag);
+    ls_status st = ls_tile_and_fuse_view(p, q, diag);
     if (st == LS_OK)
         st = derive(q, d, diag);
     d->tile_and_fuse = st == LS_OK;

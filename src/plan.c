@@ -254,6 +254,12 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
             (long long)d->total_workgroups);
     ls_nested_layout_format(&d->layout, buf, sizeof buf);
     fprintf(f, "  layout: %s\n", buf);
+    if (d->tile_and_fuse)
+        fprintf(f, "  TileAndFuse pipeline (setTileAndFuseLoweringConfig), in VectorDistribute's "
+                   "terms: each thread's thread tile is its element tile, the reduction tile the "
+                   "loop's chunk; every thread reduces its own outputs, no lane or subgroup "
+                   "combine (IREE folds each chunk into the carried value; the same additions "
+                   "in another order)\n");
     fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
     fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
             (long long)plan->acc_registers, acc);

@@ -350,7 +350,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                         "partial_reduction[%d] = %lld is not a multiple of thread[%d] = %lld; "
                         "GPUPackPartialReductions splits the chunk into chunk/thread x thread",
                         i, (long long)c->partial_reduction.v[i], i, (long long)c->thread.v[i]);
-        if (!p->is_reduction[i] && c->thread.present && c->thread.v[i] != 0)
+        if (!p->is_reduction[i] && c->thread.present && c->thread.v[i] != 0 && !p->tf_view)
             return verr(d, p, c->thread.line, c->thread.col,
                         "thread[%d] = %lld is on parallel dimension d%d; thread tiles apply to "
                         "reduction dimensions only (use 0)",

@@ -497,6 +497,16 @@ static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64
     step(s, "TileAndFuse: %lld threads; assumes no reshape or pack/unpack in the dispatch "
             "(lanescope imports neither; IREE would tile differently with them)",
          (long long)a.wg_size);
+    /* kept for `sim`, which runs the TileAndFuse program (layout_tilefuse.c) */
+    s->tile_and_fuse = true;
+    s->subgroup_size = pref;
+    s->tf_workgroup_size[0] = a.wg_size;
+    s->tf_workgroup_size[1] = s->tf_workgroup_size[2] = 1;
+    for (int l = 0; l < a.rank; l++) {
+        s->tf_workgroup[l] = a.workgroup[l];
+        s->tf_thread[l] = a.thread[l];
+        s->tf_reduction[l] = a.reduction[l];
+    }
     return reject(diag, d->file, root, d,
                   "IREE picks TileAndFuse for this outer reduction (%s's first dim d%d is "
                   "reduced; setRootConfig, LLVMGPU/KernelConfig.cpp): %s %s",

@@ -94,10 +94,12 @@ void ls_suggest_apply_tile_and_fuse(const ls_suggestion *s, ls_problem *p)
     ls_lowering_config *c = &p->config;
     memset(c, 0, sizeof *c);
     c->workgroup.present = c->thread.present = true;
-    c->workgroup.n = c->thread.n = p->rank;
+    c->workgroup.n = c->thread.n = c->reduction.n = p->rank;
     for (int l = 0; l < p->rank; l++) {
         c->workgroup.v[l] = s->tf_workgroup[l];
         c->thread.v[l] = s->tf_thread[l];
+        c->reduction.v[l] = s->tf_reduction[l];
+        c->reduction.present |= s->tf_reduction[l] != 0;
     }
     c->line = p->line;
     c->col = p->col;

@@ -20,6 +20,8 @@ typedef struct {
     const char *bad;      /* LS_TF_UNSIZED: the operand whose type cannot be sized */
     int64_t wg_size;
     char translation[200], config[400]; /* IREE's attributes, printed */
+    int rank;                           /* and as lists, for the simulation */
+    int64_t workgroup[LS_MAX_RANK], thread[LS_MAX_RANK], reduction[LS_MAX_RANK];
 } ls_tf_answer;
 
 /* IREE's setRootConfig rule for outer reductions (LLVMGPU/KernelConfig.cpp)

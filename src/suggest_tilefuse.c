@@ -320,5 +320,9 @@ ls_tf_outcome ls_suggest_outer_reduction(const ls_dispatch *d, const ls_dop *roo
         return LS_TF_UNSIZED;
     a->wg_size = st.wg_size;
     tf_format(&st, a->translation, sizeof a->translation, a->config, sizeof a->config);
+    a->rank = st.rank;
+    memcpy(a->workgroup, st.workgroup, sizeof a->workgroup);
+    memcpy(a->thread, st.thread, sizeof a->thread);
+    memcpy(a->reduction, st.reduction, sizeof a->reduction);
     return LS_TF_CONFIG;
 }

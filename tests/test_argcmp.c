@@ -289,7 +289,7 @@ END_TEST
 static void build_tf(built *b, int rows, int n, const char *config)
 {
     build_on(b, "TileAndFuse", rows, n, config, 64, OGT, NINF, "gfx942");
-    ck_assert(ls_argcmp_is_tile_and_fuse(&b->m->problems[0]));
+    ck_assert(ls_is_tile_and_fuse(&b->m->problems[0]));
     ck_assert(b->d.tile_and_fuse);
 }
 

@@ -6,6 +6,7 @@
  * by hand from ConfigUtils.cpp); and the sweep's enumeration and ranking. */
 #include "testutil.h"
 
+#include "lanescope/functional.h"
 #include "lanescope/sweep.h"
 
 typedef struct {
@@ -505,6 +506,11 @@ typedef struct {
     int dim;
     int64_t wg, sg;
     const char *config;
+    /* `sim` runs the TileAndFuse program (layout_tilefuse.c): loop trips,
+     * and input loads of `width` elements per thread per trip, by hand
+     * (the thread tile along the input's contiguous dim is one vector; the
+     * reduction tile along another dim, one load a row); 0: dynamic */
+    int64_t iters, loads, width;
 } outer_case;
 
 static const outer_case outers[] = {
@@ -513,16 +519,19 @@ static const outer_case outers[] = {
     {"IREE's outer_reduction, gfx942",
      OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<512x16384xf32>", "tensor<16384xf32>", "f32"),
      "gfx942", "%in", 1, 64, 64,
-     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [256, 0]}>"},
+     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [256, 0]}>",
+     512 / 4, 4, 4},
     /* Wave32 first: 32 threads x 4 = 128 per workgroup. */
     {"the same on gfx1100",
      OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<512x16384xf32>", "tensor<16384xf32>", "f32"),
      "gfx1100", "%in", 1, 32, 32,
-     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [128, 0]}>"},
+     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [128, 0]}>",
+     512 / 4, 4, 4},
     /* linalg.reduce over dim 0: the loops keep the tensor's order. */
     {"linalg.reduce dimensions = [0]",
      OUTER_REDUCE("tensor<512x16384xf32>", "tensor<16384xf32>"), "gfx942", "%in", 0, 64, 64,
-     "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], workgroup = [0, 256]}>"},
+     "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], workgroup = [0, 256]}>",
+     512 / 4, 4, 4},
     /* f16 (vector 8 shrunk to 4: 8 x 64 > 80); d2 = 80: 16 per workgroup, 4
      * per thread -> 4 threads, 16 left for d1 = 96 (16, no vectors); d0 = 10
      * tiled by its smallest prime factor 2. */
@@ -533,18 +542,21 @@ static const outer_case outers[] = {
                    "tensor<96x80xf16>", "f16"),
      "mi300x", "%in", 0, 64, 64,
      "#iree_gpu.lowering_config<{reduction = [2, 0, 0], thread = [0, 1, 4], workgroup = [0, 16, "
-     "16]}>"},
+     "16]}>",
+     10 / 2, 2, 4},
     /* 5000 has no power-of-two factor above 8: no lossless split of 64
      * threads, so the loss factor falls to 1 (64 threads, 8 idle in the last
      * tile); d0 = 3 tiled by 3. */
     {"3x5000: idle threads allowed",
      OUTER_REDUCE("tensor<3x5000xf32>", "tensor<5000xf32>"), "gfx942", "%in", 0, 64, 64,
-     "#iree_gpu.lowering_config<{reduction = [3, 0], thread = [0, 1], workgroup = [0, 64]}>"},
+     "#iree_gpu.lowering_config<{reduction = [3, 0], thread = [0, 1], workgroup = [0, 64]}>",
+     1, 3, 1},
     /* All parallel loops dynamic: one subgroup over the last, masked. */
     {"dynamic sizes",
      OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<?x?xf32>", "tensor<?xf32>", "f32"), "gfx942",
      "%in", 1, 64, 64,
-     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [1, 0], workgroup = [64, 0]}>"},
+     "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [1, 0], workgroup = [64, 0]}>",
+     0, 0, 0},
 };
 
 START_TEST(outer_reduction_tile_and_fuse)
@@ -566,6 +578,36 @@ START_TEST(outer_reduction_tile_and_fuse)
     ck_assert_int_eq(d.line, 4); /* the reduction, not the function */
     /* No VectorDistribute config is proposed. */
     ck_assert_int_eq(s->n_configs, 0);
+    ck_assert(s->tile_and_fuse);
+    if (c->iters > 0) { /* and the TileAndFuse program runs, checked */
+        ls_module *m;
+        suggest_text(c->text, c->target, s, &d, &m);
+        ck_assert_int_ge(m->n_problems, 1);
+        ls_problem *p = &m->problems[0];
+        ck_assert(ls_target_lookup(c->target, &p->target));
+        p->has_target = true;
+        ls_suggest_apply_tile_and_fuse(s, p);
+        ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+        ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s: %s", c->what, d.msg);
+        ck_assert(dv->tile_and_fuse);
+        ck_assert_int_eq(dv->workgroup_size, c->wg);
+        ls_plan plan;
+        ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(p->target.arch), &plan, &d) ==
+                          LS_OK,
+                      "%s: %s", c->what, d.msg);
+        ck_assert_int_eq(plan.iterations, c->iters);
+        ck_assert_int_eq(plan.inputs[0].loads, c->loads);
+        ck_assert_int_eq(plan.inputs[0].width, c->width);
+        ck_assert_int_eq(plan.n_subgroup_reduces, 0); /* each thread alone */
+        ck_assert(!plan.cross_subgroup);
+        ls_functional_result fr;
+        ck_assert_msg(ls_functional_run(&plan, (ls_input_source){3, NULL, {NULL}}, 0, 2, &fr,
+                                        &d) == LS_OK,
+                      "%s: %s", c->what, d.msg);
+        ck_assert_int_gt(fr.outputs_checked, 0);
+        free(dv);
+        free(m);
+    }
     free(s);
 }
 END_TEST

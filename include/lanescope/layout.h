@@ -89,22 +89,22 @@ typedef struct {
     int64_t loads_per_iteration;     /* product of batch*outer tiles */
     int64_t elems_per_iteration;     /* registers per thread per iteration */
     int64_t red_elems_per_iteration; /* of those, per output element */
-    bool tile_and_fuse;              /* an arg_compare's TileAndFuse program (layout_tilefuse.c) */
+    bool tile_and_fuse;              /* a TileAndFuse program (layout_tilefuse.c) */
     int n_warnings;
     char warnings[LS_MAX_WARNINGS][320];
 } ls_derived;
 
-/* Validates the problem, then derives.  d is caller storage.  An
- * arg_compare on the TileAndFuse pipeline is derived from its VectorDistribute
- * view (d->tile_and_fuse). */
+/* Validates the problem, then derives.  d is caller storage.  A reduction
+ * on the TileAndFuse pipeline is derived from its VectorDistribute view
+ * (d->tile_and_fuse). */
 ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag);
 
-/* layout_tilefuse.c: an arg_compare whose translation_info names the
+/* layout_tilefuse.c: a reduction whose translation_info names the
  * TileAndFuse pipeline, and the problem q that runs the same program through
- * the VectorDistribute machinery (each thread one parallel element, the
- * reduction walked one element per iteration, no lane combine). */
-bool ls_argcmp_is_tile_and_fuse(const ls_problem *p);
-ls_status ls_argcmp_tile_and_fuse_view(const ls_problem *p, ls_problem *q, ls_diag *diag);
+ * the VectorDistribute machinery (threads over the parallel tile, each
+ * walking the reduction alone, no lane combine). */
+bool ls_is_tile_and_fuse(const ls_problem *p);
+ls_status ls_tile_and_fuse_view(const ls_problem *p, ls_problem *q, ls_diag *diag);
 
 typedef struct {
     int64_t tid, subgroup, lane;

@@ -108,6 +108,12 @@ typedef struct {
 
     ls_argcmp argcmp;      /* argcmp.on: an iree_linalg_ext.arg_compare */
 
+    /* a TileAndFuse program seen through VectorDistribute (layout_tilefuse.c):
+
+     * element tiles on parallel dims are the threads' tiles */
+
+    bool tf_view;
+
     int out_map_n; /* init operand rank; entries are loop dims */
     int out_map[LS_MAX_RANK];
 

@@ -114,6 +114,7 @@ typedef struct {
      * config, which lanescope simulates (layout.h). */
     bool tile_and_fuse;
     int64_t tf_workgroup[LS_MAX_RANK], tf_thread[LS_MAX_RANK], tf_workgroup_size[3];
+    int64_t tf_reduction[LS_MAX_RANK]; /* the serial reduction tile; all 0: none */
 } ls_suggestion;
 
 /* The one-op dispatch of a problem described without IR (--shape ...): an

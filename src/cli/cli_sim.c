@@ -68,10 +68,11 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
         fprintf(f, "  no lowering_config in the input: IREE's default for %s%s%s, %sworkgroup_size "
                    "%lld, subgroup_size %lld:\n    %s\n",
                 p->target.arch, p->target.sku[0] ? "/" : "", p->target.sku,
-                ls_argcmp_is_tile_and_fuse(p)
-                    ? "the TileAndFuse pipeline (setArgCompareConfig: each thread walks the "
-                      "reduction), "
-                    : "",
+                !ls_is_tile_and_fuse(p) ? ""
+                : p->argcmp.on          ? "the TileAndFuse pipeline (setArgCompareConfig: each "
+                                          "thread walks the reduction), "
+                                        : "the TileAndFuse pipeline (setTileAndFuseLoweringConfig: "
+                                          "each thread walks the reduction for its own outputs), ",
                 (long long)p->ti.workgroup_size[0], (long long)p->ti.subgroup_size, cfg);
     }
     fprintf(f, "  %lld cycles = %.3f us at %lld MHz; DRAM %.3f MB moved, %.1f GB/s = %.1f%% of "

@@ -345,8 +345,9 @@ ls_status ls_cli_suggest_config(ls_module *m, ls_problem *p, ls_diag *diag)
     }
     ls_suggestion *s = ls_xcalloc(1, sizeof *s);
     ls_status st = ls_suggest(d, &p->target, s, diag);
-    if (st == LS_ERR_INVALID && s->tile_and_fuse && s->root == op && p->argcmp.on) {
-        /* IREE's TileAndFuse fallback for an arg_compare: simulated too */
+    if (st == LS_ERR_INVALID && s->tile_and_fuse && s->root == op) {
+        /* IREE's TileAndFuse config (an arg_compare's fallback, an outer
+         * reduction): simulated too */
         ls_diag_clear(diag);
         ls_suggest_apply_tile_and_fuse(s, p);
         p->config_suggested = true;
