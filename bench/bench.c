@@ -19,26 +19,8 @@
 #include "lanescope/import.h"
 #include "lanescope/suggest.h"
 #include "lanescope/sweep.h"
+#include "bench_util.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static long peak_rss_mb(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss / 1024;
-}
 
 /* Every reduction of a dispatch file with IREE's suggested config for the
  * model: engine (median of `repeat`) and functional check, per reduction. */

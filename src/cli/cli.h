@@ -75,6 +75,11 @@ int ls_cmd_sim(int argc, char **argv);
 int ls_cmd_measure(int argc, char **argv);
 int ls_cmd_calibrate(int argc, char **argv);
 int ls_cmd_compare(int argc, char **argv);
+int ls_cmd_view(int argc, char **argv);
+
+/* A bundled example by file name: $LANESCOPE_EXAMPLES, the installed
+ * examples, then the source tree's; NULL when none has it (cli_view.c). */
+const char *ls_cli_bundled_example(const char *name, char *buf, size_t size);
 
 /* `sim --dump-plan=json`: the plan's facts (plan_json.c). */
 struct json_object;

@@ -602,23 +602,6 @@ static json_object *json_problem(const ls_problem *p, const ls_derived *d, const
 
 /* ------------------------------------------------------------ input */
 
-static const char *default_example(char *buf, size_t size)
-{
-    const char *env = getenv("LANESCOPE_EXAMPLES");
-    const char *dirs[] = {env, LS_EXAMPLES_DIR, LS_SRC_EXAMPLES_DIR};
-    for (size_t i = 0; i < 3; i++) {
-        if (dirs[i] == NULL)
-            continue;
-        snprintf(buf, size, "%s/seed000_example2.mlir", dirs[i]);
-        FILE *f = fopen(buf, "r");
-        if (f) {
-            fclose(f);
-            return buf;
-        }
-    }
-    return NULL;
-}
-
 int ls_cmd_explain(int argc, char **argv)
 {
     opts o;
@@ -713,7 +696,7 @@ int ls_cmd_explain(int argc, char **argv)
     }
     char exbuf[1024];
     if (!input && !o.shape) {
-        input = default_example(exbuf, sizeof exbuf);
+        input = ls_cli_bundled_example("seed000_example2.mlir", exbuf, sizeof exbuf);
         if (input == NULL) {
             ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
                               "LANESCOPE_EXAMPLES)");

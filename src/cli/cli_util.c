@@ -367,3 +367,19 @@ ls_status ls_cli_suggest_config(ls_module *m, ls_problem *p, ls_diag *diag)
     free(one);
     return st;
 }
+
+const char *ls_cli_bundled_example(const char *name, char *buf, size_t size)
+{
+    const char *dirs[] = {getenv("LANESCOPE_EXAMPLES"), LS_EXAMPLES_DIR, LS_SRC_EXAMPLES_DIR};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (dirs[i] == NULL)
+            continue;
+        snprintf(buf, size, "%s/%s", dirs[i], name);
+        FILE *f = fopen(buf, "r");
+        if (f) {
+            fclose(f);
+            return buf;
+        }
+    }
+    return NULL;
+}

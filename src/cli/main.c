@@ -34,10 +34,13 @@ static void usage(FILE *f)
             "          microbenchmarks on an NVIDIA GPU -> a hardware model with provenance\n"
             "  compare SUITE [--measured FILE.csv]\n"
             "          simulated against measured times: error figures, rank agreement\n"
+            "  view [INPUT] [--workgroup N] [--keys \"...\" --headless --out DIR]\n"
+            "          step through a workgroup in a window, like a debugger: tile, lanes,\n"
+            "          shared memory, timeline, traffic, whole GPU, each step explained\n"
             "\n"
             "Inputs without a lowering_config get IREE's default for the target.  Run\n"
-            "'lanescope COMMAND --help' for a command's options.  The viewer (view) is not\n"
-            "in this version yet.  Commands that need a GPU exit 3 without one.\n");
+            "'lanescope COMMAND --help' for a command's options.  Commands that need a GPU\n"
+            "exit 3 without one.\n");
 }
 
 int main(int argc, char **argv)
@@ -71,7 +74,9 @@ int main(int argc, char **argv)
         return ls_cmd_calibrate(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0)
         return ls_cmd_compare(argc - 1, argv + 1);
-    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw, suggest, sweep, measure, calibrate, compare; see "
+    if (strcmp(cmd, "view") == 0)
+        return ls_cmd_view(argc - 1, argv + 1);
+    ls_cli_error(NULL, "unknown command '%s' (this version implements: explain, sim, draw, suggest, sweep, measure, calibrate, compare, view; see "
                        "lanescope --help)",
                  cmd);
     return 2;

@@ -1,0 +1,502 @@
+/* cli_view.c: `lanescope view` -- step through one workgroup of a reduction
+ * in an SDL2 window, or, with --headless, feed a script of keys to the same
+ * handler and write every frame as a PNG (no display, no SDL at all).
+ *
+ * The window is a thin front end: SDL events become the action names of
+ * view.h ("right", "ctrl+right", "hover X,Y", ...), the view is drawn by
+ * ls_view_render into a cairo image surface at the drawable's pixel size
+ * and uploaded to a streaming texture.  When not playing it sleeps in
+ * SDL_WaitEvent; while playing it wakes once per tick.
+ */
+#define SDL_MAIN_HANDLED /* lanescope's main is its own */
+#include <SDL.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "lanescope/arena.h"
+#include "lanescope/view.h"
+
+#define CMD "view"
+#define MAX_KEYS 4096
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lanescope view [INPUT] [--target MODEL] [--index N] [--workgroup N]\n"
+            "                      [--dim N=SIZE]... [--seed N] [--size WxH]\n"
+            "                      [--keys \"KEY KEY ...\" [--headless --out DIR]]\n"
+            "\n"
+            "Step through one workgroup of a simulated reduction the way a debugger steps\n"
+            "through code: the tile and who owns it, the lanes and their butterfly rounds,\n"
+            "shared memory and barriers, the timeline, the traffic, the whole GPU, with a\n"
+            "caption explaining every step.  INPUT is an .mlir file (none: the bundled seed\n"
+            "example 2); without a lowering_config it gets IREE's default, as in sim.\n"
+            "\n"
+            "  --target MODEL   hardware model: %s, a .hw file or an IREE target\n"
+            "  --index N        which reduction of INPUT (a multi-op dispatch; default 0)\n"
+            "  --workgroup N    the workgroup stepped through (default 0)\n"
+            "  --dim N=SIZE     size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
+            "  --seed N         input generator seed (default 1)\n"
+            "  --size WxH       window or frame size in pixels (default 1280x800)\n"
+            "  --keys \"...\"     keys applied in order (names below, plus \"hover X,Y\",\n"
+            "                   \"pan DX,DY\", \"resize WxH\", \"wheel N\", \"scale S\": text\n"
+            "                   pixels per point, as on a HiDPI screen)\n"
+            "  --headless       no window: render a frame after every key to\n"
+            "                   DIR/frame-NNN.png (frame-000: the start) and print one\n"
+            "                   line per frame: key, position, cycle, stage, subgroup,\n"
+            "                   workgroup, panel\n"
+            "  --out DIR        where frames (headless) and saved views (s) go\n"
+            "\n"
+            "keys:\n",
+            ls_hw_names());
+    for (int i = 0; ls_view_help[i]; i++) {
+        const char *tab = strchr(ls_view_help[i], '\t');
+        fprintf(f, "  %-30.*s %s\n", (int)(tab - ls_view_help[i]), ls_view_help[i], tab + 1);
+    }
+    fprintf(f, "\n--keys names: right n shift+right ctrl+right left shift+left ctrl+left home\n"
+               "end tab shift+tab 1..6 [ ] { } + - 0 space < > ? s q escape leave\n");
+}
+
+typedef struct {
+    const char *input, *target, *keys, *out;
+    int64_t index, workgroup, seed;
+    int width, height;
+    bool headless;
+    ls_import_dims dims;
+} view_opts;
+
+/* --keys: words, with "hover X,Y" and the other commands taking the next
+ * word as their argument.  Every name is checked before anything runs. */
+static int split_keys(const char *keys, char (*out)[64], int max)
+{
+    int n = 0, word = 0;
+    const char *s = keys;
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        const char *e = s;
+        while (*e && *e != ' ' && *e != '\t')
+            e++;
+        word++;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(e - s), s);
+        bool takes_arg = strcmp(name, "hover") == 0 || strcmp(name, "pan") == 0 ||
+                         strcmp(name, "resize") == 0 || strcmp(name, "wheel") == 0 ||
+                         strcmp(name, "scale") == 0;
+        if (takes_arg) {
+            const char *a = e;
+            while (*a == ' ')
+                a++;
+            const char *b = a;
+            while (*b && *b != ' ' && *b != '\t')
+                b++;
+            snprintf(name + strlen(name), sizeof name - strlen(name), " %.*s", (int)(b - a), a);
+            e = b;
+        }
+        if (n == max) {
+            ls_cli_error(CMD, "--keys: more than %d keys", max);
+            return -1;
+        }
+        if (e - s >= 60 || !ls_view_action_valid(name)) {
+            ls_cli_error(CMD, "--keys: '%s' (word %d) is not a key (see lanescope view --help)",
+                         name, word);
+            return -1;
+        }
+        snprintf(out[n++], 64, "%s", name);
+        s = e;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------ headless */
+
+static void frame_line(const ls_view *v, int k, const char *key)
+{
+    ls_view_state s;
+    ls_view_get_state(v, &s);
+    char stage[32];
+    snprintf(stage, sizeof stage, "%s", s.record ? ls_stage_name(s.stage) : "start");
+    for (char *c = stage; *c; c++)
+        if (*c == ' ')
+            *c = '-';
+    printf("frame %03d key=%s position=%lld length=%lld cycle=%lld stage=%s subgroup=%d "
+           "workgroup=%lld panel=%d zoom=%.3g\n",
+           k, key, (long long)s.position, (long long)s.length, (long long)s.cycle, stage,
+           s.subgroup, (long long)s.workgroup, (int)s.panel + 1, s.zoom);
+}
+
+static bool save_view(const ls_view *v, const char *dir, ls_diag *diag)
+{
+    ls_view_state s;
+    ls_view_get_state(v, &s);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/lanescope-view-wg%lld-pos%lld-%d.png", dir ? dir : ".",
+             (long long)s.workgroup, (long long)s.position + 1, (int)s.panel + 1);
+    if (ls_view_save_png(v, path, diag))
+        return false;
+    printf("saved %s\n", path);
+    fflush(stdout);
+    return true;
+}
+
+static int run_headless(ls_view *v, const view_opts *o, char (*keys)[64], int n, ls_diag *diag)
+{
+    char path[4096];
+    for (int k = 0; k <= n; k++) {
+        const char *key = k == 0 ? "start" : keys[k - 1];
+        int flags = 0;
+        if (k > 0 && (flags = ls_view_action(v, key, diag)) < 0)
+            return 1;
+        if ((flags & LS_VIEW_SAVE) && !save_view(v, o->out, diag))
+            return 1;
+        snprintf(path, sizeof path, "%s/frame-%03d.png", o->out, k);
+        if (ls_view_save_png(v, path, diag))
+            return 1;
+        frame_line(v, k, key);
+        if (flags & LS_VIEW_QUIT)
+            break;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ window */
+
+/* Non-text keys; the printable ones come as SDL_TEXTINPUT, so [ ] { } +
+ * < > ? follow the keyboard layout. */
+static const char *key_name(const SDL_KeyboardEvent *k, char *buf, size_t size)
+{
+    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
+    const char *base = NULL;
+    switch (k->keysym.sym) {
+    case SDLK_RIGHT: base = "right"; break;
+    case SDLK_LEFT: base = "left"; break;
+    case SDLK_HOME: return "home";
+    case SDLK_END: return "end";
+    case SDLK_ESCAPE: return "escape";
+    case SDLK_TAB: return shift ? "shift+tab" : "tab";
+    case SDLK_KP_PLUS: return "+";
+    case SDLK_KP_MINUS: return "-";
+    default: return NULL;
+    }
+    snprintf(buf, size, "%s%s", ctrl ? "ctrl+" : shift ? "shift+" : "", base);
+    return buf;
+}
+
+typedef struct {
+    SDL_Window *win;
+    SDL_Renderer *ren;
+    SDL_Texture *tex;
+    int tw, th;        /* texture size, pixels */
+    double px_per_pt;  /* drawable pixels per window coordinate */
+} window;
+
+/* The drawable's pixel size (HiDPI: larger than the window's). */
+static void pixel_size(window *w, int *pw, int *ph)
+{
+    int ww, wh;
+    SDL_GetWindowSize(w->win, &ww, &wh);
+    if (SDL_GetRendererOutputSize(w->ren, pw, ph) != 0 || *pw <= 0 || *ph <= 0) {
+        *pw = ww;
+        *ph = wh;
+    }
+    w->px_per_pt = ww > 0 ? (double)*pw / ww : 1;
+}
+
+static void present(window *w, const ls_view *v)
+{
+    ls_view_state s;
+    ls_view_get_state(v, &s);
+    if (w->tex == NULL || w->tw != s.width || w->th != s.height) {
+        if (w->tex)
+            SDL_DestroyTexture(w->tex);
+        w->tex = SDL_CreateTexture(w->ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING,
+                                   s.width, s.height);
+        w->tw = s.width;
+        w->th = s.height;
+    }
+    cairo_surface_t *img = ls_view_render_image(v);
+    if (w->tex && cairo_surface_status(img) == CAIRO_STATUS_SUCCESS)
+        SDL_UpdateTexture(w->tex, NULL, cairo_image_surface_get_data(img),
+                          cairo_image_surface_get_stride(img));
+    cairo_surface_destroy(img);
+    SDL_RenderClear(w->ren);
+    if (w->tex)
+        SDL_RenderCopy(w->ren, w->tex, NULL, NULL);
+    SDL_RenderPresent(w->ren);
+}
+
+/* One SDL event as an action name (NULL: none). */
+static const char *event_action(window *w, const SDL_Event *e, bool *dragging, char *buf,
+                                size_t size)
+{
+    double s = w->px_per_pt;
+    switch (e->type) {
+    case SDL_QUIT: return "q";
+    case SDL_KEYDOWN: return key_name(&e->key, buf, size);
+    case SDL_TEXTINPUT:
+        if (strcmp(e->text.text, " ") == 0)
+            return "space";
+        if (strlen(e->text.text) != 1 || !ls_view_action_valid(e->text.text))
+            return NULL;
+        snprintf(buf, size, "%s", e->text.text);
+        return buf;
+    case SDL_MOUSEWHEEL: snprintf(buf, size, "wheel %d", e->wheel.y > 0 ? 1 : -1); return buf;
+    case SDL_MOUSEBUTTONDOWN: *dragging = e->button.button == SDL_BUTTON_LEFT; return NULL;
+    case SDL_MOUSEBUTTONUP: *dragging = false; return NULL;
+    case SDL_MOUSEMOTION:
+        if (*dragging)
+            snprintf(buf, size, "pan %d,%d", (int)(e->motion.xrel * s), (int)(e->motion.yrel * s));
+        else
+            snprintf(buf, size, "hover %d,%d", (int)(e->motion.x * s), (int)(e->motion.y * s));
+        return buf;
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_LEAVE)
+            return "leave";
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
+            int pw, ph;
+            pixel_size(w, &pw, &ph);
+            snprintf(buf, size, "resize %dx%d", pw < 64 ? 64 : pw, ph < 64 ? 64 : ph);
+            return buf;
+        }
+        return NULL;
+    default: return NULL;
+    }
+}
+
+static int run_window(ls_view *v, const view_opts *o, ls_diag *diag)
+{
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        ls_cli_error(CMD, "cannot open a window: %s (--headless --keys renders frames without one)",
+                     SDL_GetError());
+        return 1;
+    }
+    window w = {0};
+    w.win = SDL_CreateWindow("lanescope view", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
+                             o->width, o->height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (w.win)
+        w.ren = SDL_CreateRenderer(w.win, -1, 0);
+    if (w.ren == NULL) {
+        ls_cli_error(CMD, "cannot open a window: %s", SDL_GetError());
+        if (w.win)
+            SDL_DestroyWindow(w.win);
+        SDL_Quit();
+        return 1;
+    }
+    int pw, ph, rc = 0;
+    pixel_size(&w, &pw, &ph);
+    char buf[96];
+    snprintf(buf, sizeof buf, "scale %g", w.px_per_pt);
+    ls_view_action(v, buf, diag);
+    snprintf(buf, sizeof buf, "resize %dx%d", pw < 64 ? 64 : pw, ph < 64 ? 64 : ph);
+    ls_view_action(v, buf, diag);
+    SDL_StartTextInput();
+    present(&w, v);
+    bool dragging = false, quit = false;
+    while (!quit) {
+        SDL_Event e;
+        ls_view_state s;
+        ls_view_get_state(v, &s);
+        /* asleep until something happens; while playing, until the next tick */
+        int got = s.playing ? SDL_WaitEventTimeout(&e, (int)(ls_view_tick_interval(v) * 1000))
+                            : SDL_WaitEvent(&e);
+        bool redraw = false;
+        if (!got) {
+            redraw = ls_view_tick(v);
+        } else {
+            do {
+                const char *name = event_action(&w, &e, &dragging, buf, sizeof buf);
+                if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_EXPOSED)
+                    redraw = true;
+                if (name == NULL)
+                    continue;
+                ls_diag_clear(diag);
+                int f = ls_view_action(v, name, diag);
+                if (f < 0) { /* a workgroup the engine could not run: say so, go on */
+                    ls_cli_report(CMD, diag);
+                    continue;
+                }
+                if ((f & LS_VIEW_SAVE) && !save_view(v, o->out, diag))
+                    ls_cli_report(CMD, diag);
+                quit |= (f & LS_VIEW_QUIT) != 0;
+                redraw |= (f & LS_VIEW_REDRAW) != 0;
+            } while (!quit && SDL_PollEvent(&e));
+        }
+        if (redraw && !quit)
+            present(&w, v);
+    }
+    if (w.tex)
+        SDL_DestroyTexture(w.tex);
+    SDL_DestroyRenderer(w.ren);
+    SDL_DestroyWindow(w.win);
+    SDL_Quit();
+    return rc;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static int run(const view_opts *o, char (*keys)[64], int n_keys)
+{
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    ls_hw hw;
+    ls_view *v = NULL;
+    ls_input_source in = {(uint64_t)o->seed, NULL, {NULL}};
+    int rc = 1;
+    if (ls_module_load_dims(o->input, 0, &o->dims, m, &diag))
+        goto fail;
+    if (m->n_problems == 0) {
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                    "no linalg.generic/linalg.reduce with a reduction to view");
+        goto fail;
+    }
+    if ((size_t)o->index >= m->n_problems) {
+        ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                    "%s has %zu reductions; --index %lld is outside 0..%zu", o->input,
+                    m->n_problems, (long long)o->index, m->n_problems - 1);
+        goto fail;
+    }
+    ls_problem *p = &m->problems[o->index];
+    if (ls_cli_model(m, p, o->target, &hw, &diag) || ls_derive(p, d, &diag) ||
+        ls_plan_build(p, d, ls_plan_target_from_arch(hw.arch), &plan, &diag) ||
+        ls_bind_intermediates(m->problems, m->n_problems, (size_t)o->index, &in, &diag))
+        goto fail;
+    if (o->workgroup >= d->total_workgroups) {
+        ls_diag_set(&diag, LS_ERR_USAGE, "--workgroup", 0, 0,
+                    "workgroup %lld is outside 0..%lld (%s has %lld workgroups)",
+                    (long long)o->workgroup, (long long)d->total_workgroups - 1, p->name,
+                    (long long)d->total_workgroups);
+        goto fail;
+    }
+    if (o->headless && mkdir(o->out, 0777) != 0 && errno != EEXIST) {
+        ls_diag_set(&diag, LS_ERR_USAGE, "--out", 0, 0, "cannot create %s: %s", o->out,
+                    strerror(errno));
+        goto fail;
+    }
+    ls_view_config vc = {&plan, &hw, in, o->workgroup, o->width, o->height, 1};
+    if (ls_view_new(&vc, &v, &diag))
+        goto fail;
+    if (o->headless) {
+        rc = run_headless(v, o, keys, n_keys, &diag);
+    } else {
+        rc = 0;
+        for (int k = 0; k < n_keys && rc == 0; k++)
+            if (ls_view_action(v, keys[k], &diag) < 0)
+                rc = 1;
+        if (rc == 0)
+            rc = run_window(v, o, &diag);
+    }
+    if (rc && diag.status)
+        goto fail;
+    goto done;
+fail:
+    ls_cli_report(CMD, &diag);
+    rc = diag.status == LS_ERR_USAGE ? 2 : 1;
+done:
+    ls_view_free(v);
+    ls_free_intermediates(&in);
+    ls_viz_shutdown();
+    free(m);
+    free(d);
+    return rc;
+}
+
+static bool parse_size(const char *s, int *w, int *h)
+{
+    char *end;
+    long a = strtol(s, &end, 10);
+    if (end == s || *end != 'x')
+        return false;
+    const char *t = end + 1;
+    long b = strtol(t, &end, 10);
+    if (end == t || *end || a < 64 || b < 64 || a > 16384 || b > 16384)
+        return false;
+    *w = (int)a;
+    *h = (int)b;
+    return true;
+}
+
+int ls_cmd_view(int argc, char **argv)
+{
+    enum { O_TARGET = 256, O_INDEX, O_WG, O_DIM, O_SEED, O_SIZE, O_KEYS, O_HEADLESS, O_OUT };
+    static const struct option longopts[] = {
+        {"target", required_argument, NULL, O_TARGET}, {"index", required_argument, NULL, O_INDEX},
+        {"workgroup", required_argument, NULL, O_WG},  {"dim", required_argument, NULL, O_DIM},
+        {"seed", required_argument, NULL, O_SEED},     {"size", required_argument, NULL, O_SIZE},
+        {"keys", required_argument, NULL, O_KEYS},     {"headless", no_argument, NULL, O_HEADLESS},
+        {"out", required_argument, NULL, O_OUT},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    view_opts o;
+    memset(&o, 0, sizeof o);
+    o.seed = 1;
+    o.width = 1280;
+    o.height = 800;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_TARGET: o.target = optarg; break;
+        case O_INDEX:
+            if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &o.index))
+                return 2;
+            break;
+        case O_WG:
+            if (!ls_flag_int(CMD, "--workgroup", optarg, 0, INT64_MAX, &o.workgroup))
+                return 2;
+            break;
+        case O_DIM:
+            if (!ls_flag_dim(CMD, optarg, &o.dims))
+                return 2;
+            break;
+        case O_SEED:
+            if (!ls_flag_int(CMD, "--seed", optarg, 0, INT64_MAX, &o.seed))
+                return 2;
+            break;
+        case O_SIZE:
+            if (!parse_size(optarg, &o.width, &o.height)) {
+                ls_cli_error(CMD, "--size: expected WxH with each side in 64..16384, found '%s'",
+                             optarg);
+                return 2;
+            }
+            break;
+        case O_KEYS: o.keys = optarg; break;
+        case O_HEADLESS: o.headless = true; break;
+        case O_OUT: o.out = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
+        default:
+            ls_cli_error(CMD, "unknown option '%s' (see lanescope view --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (argc - optind > 1) {
+        ls_cli_error(CMD, "expected at most one INPUT, found %d", argc - optind);
+        return 2;
+    }
+    if (o.headless && o.out == NULL) {
+        ls_cli_error(CMD, "--headless needs --out DIR for the frames");
+        return 2;
+    }
+    char exbuf[1024];
+    o.input = optind < argc ? argv[optind] : NULL;
+    if (o.input == NULL &&
+        (o.input = ls_cli_bundled_example("seed000_example2.mlir", exbuf, sizeof exbuf)) == NULL) {
+        ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
+                          "LANESCOPE_EXAMPLES)");
+        return 2;
+    }
+    char(*keys)[64] = ls_xcalloc(MAX_KEYS, sizeof *keys);
+    int n = o.keys ? split_keys(o.keys, keys, MAX_KEYS) : 0;
+    int rc = n < 0 ? 2 : run(&o, keys, n);
+    free(keys);
+    return rc;
+}
