@@ -27,7 +27,10 @@
  * setRootConfig sends to setTileAndFuseLoweringConfig) walks its
  * `reduction` tile per iteration: the view's partial-reduction chunk is that
  * tile, read as one vector along the input's contiguous dim (separate rows
- * otherwise), accumulated elementwise and reduced once after the loop.
+ * otherwise), accumulated elementwise and reduced once after the loop.  A
+ * thread's contiguous run is one load instruction here, as IREE's
+ * transfer_read of it is one op; the hardware splits it into 128-bit
+ * pieces, so the model under-counts issue slots, not bytes.
  * IREE reduces each iteration's tile into the carried accumulator instead:
  * the same additions per element, summed in another order, which the check's
  * rounding bound covers.  A workgroup smaller than a subgroup (the

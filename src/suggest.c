@@ -6,7 +6,9 @@
  * 2^31 standing for a dynamic reduction size, the one-wave cap comparing the
  * parallel element count with wgp_count x simds_per_wgp, and the split-k
  * loop stopping strictly below WG/4.  Outer reductions are IREE's
- * TileAndFuse config instead (ConfigUtils.cpp, see "outer reductions").
+ * TileAndFuse config instead (ConfigUtils.cpp, see "outer reductions"), and
+ * so is any linalg reduction the heuristic refuses (setRootConfig's next
+ * candidate, tile_and_fuse_fallback).
  * Work is tiny (a few ops of rank <= 8), so clarity wins over speed
  * throughout.
  */
@@ -471,6 +473,57 @@ static bool contraction_reaches_reduction(const ls_dop *o, int64_t pref, char *w
     return false;
 }
 
+/* A TileAndFuse config, kept for `sim`, which runs it (layout_tilefuse.c). */
+static void keep_tile_and_fuse(ls_suggestion *s, const ls_tf_answer *a, int64_t sg)
+{
+    s->tile_and_fuse = true;
+    s->subgroup_size = sg;
+    s->tf_workgroup_size[0] = a->wg_size;
+    s->tf_workgroup_size[1] = s->tf_workgroup_size[2] = 1;
+    for (int l = 0; l < a->rank; l++) {
+        s->tf_workgroup[l] = a->workgroup[l];
+        s->tf_thread[l] = a->thread[l];
+        s->tf_reduction[l] = a->reduction[l];
+    }
+}
+
+/* KernelConfig.cpp setRootConfig, after setReductionConfig refuses a linalg
+ * root: no convolution or transpose config takes a reduction, so
+ * setTileAndFuseLoweringConfig does (the Tile and Fuse / default case).  The
+ * heuristic's reason stays in the message. */
+static ls_status tile_and_fuse_fallback(const ls_dispatch *d, const ls_target *t,
+                                        ls_suggestion *s, ls_diag *diag)
+{
+    const ls_dop *root = &d->ops[s->root];
+    int64_t pref = ls_suggest_preferred_subgroup(t);
+    char why[sizeof diag->msg], file[sizeof diag->file];
+    snprintf(why, sizeof why, "%s", diag->msg);
+    snprintf(file, sizeof file, "%s", diag->file);
+    int line = diag->line, col = diag->col;
+    ls_diag_clear(diag); /* the message is rewritten, the reason kept in it */
+    ls_tf_answer a;
+    ls_tf_outcome r = ls_suggest_tile_and_fuse(d, root, pref, &a);
+    if (r == LS_TF_DECLINES)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, line, col,
+                           "%.700s; TileAndFuse declines it too (no parallel loop to "
+                           "distribute), so IREE falls back to setRootDefaultConfig, which "
+                           "lanescope does not model",
+                           why);
+    if (r == LS_TF_UNSIZED)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, line, col,
+                           "%.700s; IREE then gives it TileAndFuse, whose config lanescope cannot "
+                           "work out (%s's element type has no size)",
+                           why, a.bad);
+    step(s, "the reduction heuristic refuses, so setRootConfig gives it TileAndFuse "
+            "(setTileAndFuseLoweringConfig): %lld threads, each reducing its own outputs",
+         (long long)a.wg_size);
+    keep_tile_and_fuse(s, &a, pref);
+    return ls_diag_set(diag, LS_ERR_INVALID, file, line, col,
+                       "%.600s; IREE then gives it TileAndFuse (setTileAndFuseLoweringConfig, "
+                       "Dialect/GPU/TargetUtils/ConfigUtils.cpp): %s %s",
+                       why, a.translation, a.config);
+}
+
 static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64_t pref,
                                  ls_suggestion *s, ls_diag *diag)
 {
@@ -497,16 +550,7 @@ static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64
     step(s, "TileAndFuse: %lld threads; assumes no reshape or pack/unpack in the dispatch "
             "(lanescope imports neither; IREE would tile differently with them)",
          (long long)a.wg_size);
-    /* kept for `sim`, which runs the TileAndFuse program (layout_tilefuse.c) */
-    s->tile_and_fuse = true;
-    s->subgroup_size = pref;
-    s->tf_workgroup_size[0] = a.wg_size;
-    s->tf_workgroup_size[1] = s->tf_workgroup_size[2] = 1;
-    for (int l = 0; l < a.rank; l++) {
-        s->tf_workgroup[l] = a.workgroup[l];
-        s->tf_thread[l] = a.thread[l];
-        s->tf_reduction[l] = a.reduction[l];
-    }
+    keep_tile_and_fuse(s, &a, pref);
     return reject(diag, d->file, root, d,
                   "IREE picks TileAndFuse for this outer reduction (%s's first dim d%d is "
                   "reduced; setRootConfig, LLVMGPU/KernelConfig.cpp): %s %s",
@@ -547,6 +591,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
      * plain functions. */
     if (!argcmp && outer_reduction(d, root, pref, s, diag))
         return diag->status;
+    s->tf_candidate = !argcmp;
     if (argcmp && d->n_stores == 0)
         return reject(diag, file, root, d,
                       "@%s stores nothing (no iree_tensor_ext.dispatch.tensor.store or "
@@ -755,6 +800,8 @@ ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
      * refuses goes to setArgCompareConfig (TileAndFuse). */
     if (st == LS_ERR_INVALID && s->root >= 0 && ls_suggest_is_argcmp(&d->ops[s->root]))
         return ls_suggest_argcmp_fallback(d, &d->ops[s->root], t, s, diag);
+    if (st == LS_ERR_INVALID && s->root >= 0 && s->tf_candidate && !s->tile_and_fuse)
+        return tile_and_fuse_fallback(d, t, s, diag);
     return st;
 }
 

@@ -58,5 +58,10 @@ ls_status ls_suggest_argcmp_fallback(const ls_dispatch *d, const ls_dop *root,
 
 ls_tf_outcome ls_suggest_outer_reduction(const ls_dispatch *d, const ls_dop *root, int64_t sg,
                                          ls_tf_answer *a);
+/* setTileAndFuseLoweringConfig for any linalg root: where setRootConfig
+ * sends a reduction the reduction heuristic refuses (KernelConfig.cpp).
+ * Never LS_TF_NOT_OUTER. */
+ls_tf_outcome ls_suggest_tile_and_fuse(const ls_dispatch *d, const ls_dop *root, int64_t sg,
+                                       ls_tf_answer *a);
 
 #endif

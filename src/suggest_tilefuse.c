@@ -310,7 +310,18 @@ ls_tf_outcome ls_suggest_outer_reduction(const ls_dispatch *d, const ls_dop *roo
     a->input = outer_reduced_input(root);
     if (a->input < 0)
         return LS_TF_NOT_OUTER;
-    a->dim = root->operand[a->input].map[0];
+    int input = a->input, dim = root->operand[a->input].map[0];
+    ls_tf_outcome r = ls_suggest_tile_and_fuse(d, root, sg, a);
+    a->input = input;
+    a->dim = dim;
+    return r;
+}
+
+ls_tf_outcome ls_suggest_tile_and_fuse(const ls_dispatch *d, const ls_dop *root, int64_t sg,
+                                       ls_tf_answer *a)
+{
+    memset(a, 0, sizeof *a);
+    a->input = -1;
     a->bad = "";
     tf_state st;
     tf_result r = tile_and_fuse_config(d, root, sg, &st, &a->bad);

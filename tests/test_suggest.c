@@ -612,6 +612,54 @@ START_TEST(outer_reduction_tile_and_fuse)
 }
 END_TEST
 
+/* IREE's small_reduction (reduction_pipeline_cuda.mlir, sm_60): rows of 13
+ * that no subgroup size divides, so setReductionConfig refuses and
+ * setRootConfig gives the generic TileAndFuse.  IREE's CHECK lines read
+ * vector<4x13xf32> per thread and reduce it to vector<4xf32>: 4 rows a thread
+ * (thread = [4, 0]), the 13 whole (reduction = [0, 13]); 32 threads x 4 =
+ * 128 rows a workgroup, 1024 / 128 = 8 workgroups.  sim runs it. */
+START_TEST(refused_reduction_gets_tile_and_fuse)
+{
+    static const char *text =
+        OUTER_GENERIC("affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>", PAR_RED,
+                      "tensor<1024x13xf32>", "tensor<1024xf32>", "f32");
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ls_module *m;
+    ck_assert(suggest_text(text, "sm_60", s, &d, &m) == LS_ERR_INVALID);
+    ck_assert_str_eq(d.msg,
+                     "IREE's reduction heuristic rejects this dispatch: no subgroup size choice of "
+                     "sm_60 ([32]) divides the reduction size 13; IREE then gives it TileAndFuse "
+                     "(setTileAndFuseLoweringConfig, Dialect/GPU/TargetUtils/ConfigUtils.cpp): "
+                     "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<TileAndFuse> "
+                     "workgroup_size = [32, 1, 1] subgroup_size = 32> "
+                     "#iree_gpu.lowering_config<{reduction = [0, 13], thread = [4, 0], workgroup "
+                     "= [128, 0]}>");
+    ck_assert(s->tile_and_fuse);
+    ls_problem *p = &m->problems[0];
+    ck_assert(ls_target_lookup("sm_60", &p->target));
+    p->has_target = true;
+    ls_suggest_apply_tile_and_fuse(s, p);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert(dv->tile_and_fuse);
+    ck_assert_int_eq(dv->total_workgroups, 8);
+    ls_plan plan;
+    ck_assert(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_60"), &plan, &d) == LS_OK);
+    ck_assert_int_eq(plan.iterations, 1);
+    ck_assert_int_eq(plan.inputs[0].width, 4 * 13); /* the thread's 4 x 13, one run */
+    ck_assert_int_eq(plan.results_per_thread, 4);
+    ck_assert_int_eq(plan.n_subgroup_reduces, 0);
+    ls_functional_result fr;
+    ck_assert(ls_functional_run(&plan, (ls_input_source){5, NULL, {NULL}}, 0, 8, &fr, &d) ==
+              LS_OK);
+    ck_assert_int_eq(fr.outputs_checked, 1024);
+    free(dv);
+    free(m);
+    free(s);
+}
+END_TEST
+
 /* IREE's inner_reduction: 16384 rows of 512, reduced innermost -- not an
  * outer reduction, so the reduction heuristic keeps it: 16384 > 512 x 4
  * rows -> cap 64; WG = gcd(512 / 4, 64) = 64; partial = gcd(256, 512). */
@@ -863,6 +911,7 @@ static Suite *suggest_suite(void)
     tcase_add_test(tc, matvec_split_k);
     tcase_add_loop_test(tc, rejections, 0, (int)(sizeof rejects / sizeof rejects[0]));
     tcase_add_test(tc, split_reduction_forall);
+    tcase_add_test(tc, refused_reduction_gets_tile_and_fuse);
     tcase_add_loop_test(tc, outer_reduction_tile_and_fuse, 0,
                         (int)(sizeof outers / sizeof outers[0]));
     tcase_add_test(tc, inner_reduction_keeps_vector_distribute);
