@@ -113,6 +113,9 @@ typedef struct {
      * ls_suggest returns LS_ERR_INVALID naming it, and these hold the
      * config, which lanescope simulates (layout.h). */
     bool tile_and_fuse;
+    /* the root reached the reduction heuristic (not a matmul, not an outer
+     * reduction): where it refuses, IREE tries TileAndFuse next */
+    bool tf_candidate;
     int64_t tf_workgroup[LS_MAX_RANK], tf_thread[LS_MAX_RANK], tf_workgroup_size[3];
     int64_t tf_reduction[LS_MAX_RANK]; /* the serial reduction tile; all 0: none */
 } ls_suggestion;
