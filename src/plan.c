@@ -96,7 +96,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->gfx_major = t.gfx_major;
     const ls_nested_layout *l = &d->layout;
     int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
-    if (acc_bits > 32 && !t.amd)
+    if (acc_bits > 32 && !t.amd && !d->tile_and_fuse) /* TileAndFuse: no shuffle at all */
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s reductions need shuffles wider than 32 bits; IREE lowers them "
                            "only on AMD targets (DistributeMultiReduction bails out otherwise)",

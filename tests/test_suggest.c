@@ -660,6 +660,42 @@ START_TEST(refused_reduction_gets_tile_and_fuse)
 }
 END_TEST
 
+/* IREE's reduction_f64_sm80_no_vector_distribute: 64-bit values cannot be
+ * shuffled on NVIDIA, so the heuristic refuses and TileAndFuse takes it --
+ * whose threads never shuffle, so the plan builds where VectorDistribute's
+ * would be refused. */
+START_TEST(f64_on_nvidia_runs_tile_and_fuse)
+{
+    static const char *text =
+        OUTER_GENERIC("affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>", PAR_RED,
+                      "tensor<8x4096xf64>", "tensor<8xf64>", "f64");
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ls_module *m;
+    ck_assert(suggest_text(text, "sm_80", s, &d, &m) == LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "sm_80 cannot shuffle more than 32 bits") != NULL, "%s", d.msg);
+    ck_assert_msg(strstr(d.msg, "IREE then gives it TileAndFuse") != NULL, "%s", d.msg);
+    ck_assert(s->tile_and_fuse);
+    ls_problem *p = &m->problems[0];
+    ck_assert(ls_target_lookup("sm_80", &p->target));
+    p->has_target = true;
+    ls_suggest_apply_tile_and_fuse(s, p);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ls_plan plan;
+    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_80"), &plan, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(plan.n_subgroup_reduces, 0);
+    ls_functional_result fr;
+    ck_assert(ls_functional_run(&plan, (ls_input_source){5, NULL, {NULL}}, 0,
+                                dv->total_workgroups, &fr, &d) == LS_OK);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    free(dv);
+    free(m);
+    free(s);
+}
+END_TEST
+
 /* IREE's inner_reduction: 16384 rows of 512, reduced innermost -- not an
  * outer reduction, so the reduction heuristic keeps it: 16384 > 512 x 4
  * rows -> cap 64; WG = gcd(512 / 4, 64) = 64; partial = gcd(256, 512). */
@@ -912,6 +948,7 @@ static Suite *suggest_suite(void)
     tcase_add_loop_test(tc, rejections, 0, (int)(sizeof rejects / sizeof rejects[0]));
     tcase_add_test(tc, split_reduction_forall);
     tcase_add_test(tc, refused_reduction_gets_tile_and_fuse);
+    tcase_add_test(tc, f64_on_nvidia_runs_tile_and_fuse);
     tcase_add_loop_test(tc, outer_reduction_tile_and_fuse, 0,
                         (int)(sizeof outers / sizeof outers[0]));
     tcase_add_test(tc, inner_reduction_keeps_vector_distribute);
