@@ -24,6 +24,8 @@ static void with_point(const ls_problem *p, const ls_sweep_point *pt, ls_problem
     q->config = pt->config;
     q->has_config = true;
     ls_translation_set(&q->ti, pt->workgroup_size, pt->subgroup_size, p->line, p->col);
+    if (pt->tile_and_fuse)
+        snprintf(q->ti.pipeline, sizeof q->ti.pipeline, "TileAndFuse");
     q->has_ti = true;
 }
 
@@ -31,7 +33,8 @@ static bool same_point(const ls_sweep_point *a, const ls_sweep_point *b)
 {
     const ls_lowering_config *x = &a->config, *y = &b->config;
     int n = x->thread.n;
-    return a->subgroup_size == b->subgroup_size && a->workgroup_size == b->workgroup_size &&
+    return a->tile_and_fuse == b->tile_and_fuse && a->subgroup_size == b->subgroup_size &&
+           a->workgroup_size == b->workgroup_size &&
            memcmp(x->workgroup.v, y->workgroup.v, (size_t)n * 8) == 0 &&
            memcmp(x->thread.v, y->thread.v, (size_t)n * 8) == 0 &&
            memcmp(x->partial_reduction.v, y->partial_reduction.v, (size_t)n * 8) == 0 &&
@@ -168,8 +171,22 @@ enough:
     ls_diag sd;
     ls_diag_clear(&sd);
     int op = p->dispatch >= 0 ? p->dispatch_op : 0;
-    bool have_iree = ls_suggest(d, t, s, &sd) == LS_OK && ls_suggest_config_of(s, op) != NULL;
-    if (have_iree) {
+    ls_status ss = ls_suggest(d, t, s, &sd);
+    bool have_iree = ss == LS_OK && ls_suggest_config_of(s, op) != NULL;
+    if (ss == LS_ERR_INVALID && s->tile_and_fuse && s->root == op) {
+        /* IREE's choice is its TileAndFuse config: ranked with the
+         * VectorDistribute ones, which is the comparison a user wants */
+        ls_problem *q = ls_xcalloc(1, sizeof *q);
+        *q = *p;
+        ls_suggest_apply_tile_and_fuse(s, q);
+        iree.config = q->config;
+        iree.subgroup_size = s->subgroup_size;
+        iree.workgroup_size = s->tf_workgroup_size[0];
+        iree.tile_and_fuse = true;
+        iree.is_iree = true;
+        have_iree = true;
+        free(q);
+    } else if (have_iree) {
         ls_problem *q = ls_xcalloc(1, sizeof *q);
         *q = *p;
         ls_suggest_apply(s, op, q);

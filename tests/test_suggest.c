@@ -936,6 +936,46 @@ START_TEST(sweep_enumerates_and_ranks)
 }
 END_TEST
 
+/* Where IREE's choice is TileAndFuse (an outer reduction), the sweep ranks
+ * that config among the VectorDistribute ones. */
+START_TEST(sweep_ranks_tile_and_fuse_choice)
+{
+    static const char *text =
+        OUTER_GENERIC(TRANSPOSED, PAR_RED, "tensor<64x4096xf32>", "tensor<4096xf32>", "f32");
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ls_module *m;
+    ck_assert(suggest_text(text, "gfx942", s, &d, &m) == LS_ERR_INVALID && s->tile_and_fuse);
+    ls_problem *p = &m->problems[0];
+    ck_assert(ls_target_lookup("gfx942", &p->target));
+    p->has_target = true;
+    ls_hw hw;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_hw_load("mi300x", &hw, &d) == LS_OK, "%s", d.msg);
+    ls_sweep sw;
+    ck_assert_msg(ls_sweep_enumerate(p, &m->dispatches[0], &p->target, 8, &sw, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert(!sw.iree_rejected);
+    int iree = 0, tf = 0;
+    for (size_t i = 0; i < sw.n; i++) {
+        iree += sw.points[i].is_iree;
+        tf += sw.points[i].tile_and_fuse;
+    }
+    ck_assert_int_eq(iree, 1);
+    ck_assert_int_eq(tf, 1);
+    ck_assert(sw.points[sw.iree].tile_and_fuse);
+    ck_assert_msg(ls_sweep_run(p, &hw, &sw, 2, NULL, NULL, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(sw.points[sw.iree].status == LS_OK, "%s", sw.points[sw.iree].error);
+    ck_assert_int_gt(sw.points[sw.iree].cycles, 0);
+    size_t order[16];
+    size_t rank = ls_sweep_rank(&sw, order);
+    ck_assert(rank >= 1 && rank <= sw.n);
+    ls_sweep_free(&sw);
+    free(m);
+    free(s);
+}
+END_TEST
+
 static Suite *suggest_suite(void)
 {
     Suite *s = suite_create("suggest");
@@ -954,6 +994,7 @@ static Suite *suggest_suite(void)
     tcase_add_test(tc, inner_reduction_keeps_vector_distribute);
     tcase_add_test(tc, full_reduction_declines_tile_and_fuse);
     tcase_add_test(tc, sweep_enumerates_and_ranks);
+    tcase_add_test(tc, sweep_ranks_tile_and_fuse_choice);
     tcase_add_loop_test(tc, arg_compare_configs, 0, sizeof argcmps / sizeof argcmps[0]);
     suite_add_tcase(s, tc);
     return s;

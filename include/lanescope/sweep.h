@@ -34,6 +34,8 @@ typedef struct {
     int64_t subgroup_size, workgroup_size;
     int64_t thread, lanes_red, lanes_par, subgroups, partial, rows;
     bool is_iree;
+    bool tile_and_fuse; /* IREE's TileAndFuse config (its choice where the
+                           reduction heuristic refuses); the knobs above are 0 */
     ls_lowering_config config;
     /* the result */
     ls_status status;

@@ -65,6 +65,11 @@ static void bar(void *ctx, size_t done, size_t total)
 
 static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
 {
+    if (pt->tile_and_fuse) {
+        snprintf(buf, size, "TileAndFuse: sg %lld wg %lld, each thread reduces its own outputs",
+                 (long long)pt->subgroup_size, (long long)pt->workgroup_size);
+        return;
+    }
     snprintf(buf, size, "sg %lld wg %lld thread %lld lanes %lldx%lld subgroups %lld partial %lld rows %lld",
              (long long)pt->subgroup_size, (long long)pt->workgroup_size, (long long)pt->thread,
              (long long)pt->lanes_red, (long long)pt->lanes_par, (long long)pt->subgroups,
