@@ -449,10 +449,33 @@ START_TEST(timeline_rows_and_waves)
     ck_assert(c.t_end == (double)r.cycles);
     for (size_t i = 0; i < c.n_bars; i++)
         ck_assert(c.bars[i].end <= c.t_end && c.bars[i].start <= c.bars[i].end);
+    ck_assert(c.cursor < 0); /* none unless asked for */
     const char *png = tmp_path("timeline.png");
     export_png(png, NULL, &c, 1);
     image im = read_png(png);
     ck_assert_int_eq(im.w, 1000);
+    /* a cursor at half the run: the pixels it changes are its red line and
+     * its label, in one narrow band */
+    c.cursor = c.t_end / 2;
+    const char *png2 = tmp_path("timeline_cursor.png");
+    export_png(png2, NULL, &c, 1);
+    image im2 = read_png(png2);
+    ck_assert(im2.w == im.w && im2.h == im.h);
+    int changed = 0, red = 0, xmin = im.w, xmax = -1;
+    for (int y = 0; y < im.h; y++)
+        for (int x = 0; x < im.w; x++) {
+            const uint8_t *a = im.px + ((size_t)y * im.w + x) * 3, *b = im2.px + ((size_t)y * im.w + x) * 3;
+            if (memcmp(a, b, 3) == 0)
+                continue;
+            changed++;
+            red += b[0] > 150 && b[1] < 110 && b[2] < 110;
+            xmin = x < xmin ? x : xmin;
+            xmax = x > xmax ? x : xmax;
+        }
+    ck_assert_int_gt(changed, 0);
+    ck_assert_int_gt(red, changed / 3);
+    ck_assert_int_lt(xmax - xmin, 80); /* a line and a short label, not a shifted chart */
+    free(im2.px);
     free(im.px);
     ls_chart_free(&c);
     free(tr.slices);

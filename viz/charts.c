@@ -188,8 +188,11 @@ static void traffic_draw(cairo_t *cr, const ls_chart *c)
     human(t0, sizeof t0, v[0]);
     snprintf(t0 + strlen(t0), sizeof t0 - strlen(t0), " cycles");
     human(t1, sizeof t1, v[1]);
-    snprintf(t1 + strlen(t1), sizeof t1 - strlen(t1), " (%.0f%%)",
-             c->sim_cycles > 0 ? 100 * v[1] / c->sim_cycles : 0);
+    /* the share of the simulated time, with a decimal where it is small
+     * (one workgroup of a viewer session is far from its DRAM bound) */
+    double share = c->sim_cycles > 0 ? 100 * v[1] / c->sim_cycles : 0;
+    snprintf(t1 + strlen(t1), sizeof t1 - strlen(t1), " cycles (%.*f%% of it)",
+             share < 10 ? 1 : 0, share);
     const char *texts[2] = {t0, t1};
     hbar_panel(cr, x, y, "time vs the DRAM roofline", 2, names, v, rc, texts);
     double ny = y0 + ((c->n_metrics + 2) / 2) * ph;
@@ -205,6 +208,7 @@ ls_status ls_viz_timeline(const ls_problem *p, const ls_hw *hw, const ls_sim_res
 {
     memset(out, 0, sizeof *out);
     out->kind = LS_CHART_TIMELINE;
+    out->cursor = -1;
     if (max_wgps < 1)
         max_wgps = 1;
     int32_t max_track = 0;
@@ -347,6 +351,17 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
         ls_viz_text_at(cr, buf, x, y0 + plot_h + 12, LABEL_PT, false, 0.5);
     }
     ls_viz_text_at(cr, "cycles", x1, y0 + plot_h + 26, LABEL_PT, true, 1);
+    if (c->cursor >= 0) { /* over the bars: a dark line with its cycle on top */
+        double x = x0 + (c->cursor < t_end ? c->cursor : t_end) * sx;
+        cairo_set_source_rgb(cr, 0.8, 0.1, 0.1);
+        cairo_set_line_width(cr, 1.6);
+        cairo_move_to(cr, x, y0 - 4);
+        cairo_line_to(cr, x, y0 + plot_h + 2);
+        cairo_stroke(cr);
+        char buf[32];
+        human(buf, sizeof buf, c->cursor);
+        ls_viz_text_at(cr, buf, x, y0 - 7, LABEL_PT, true, x > (x0 + x1) / 2 ? 1 : 0);
+    }
     /* legend: stages */
     double lx = MARGIN, ly = y0 + plot_h + 34;
     for (int s = 0; s < c->n_stages; s++) {

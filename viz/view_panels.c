@@ -372,11 +372,8 @@ static ls_status timeline_build(const ls_view *v, ls_chart *chart, ls_diag *diag
         open[r->subgroup] = (int64_t)++tr.n;
     }
     free(open);
-    /* the cursor: a thin grey (colour 7) bar on every row, drawn last */
     const ls_engine_record *cur = ls_stepper_record(st, ls_stepper_position(st));
-    int64_t c = cur ? cur->cycle - t0 : 0, w = t_end / 250 + 1;
-    for (int64_t s = 0; s < ns; s++)
-        tr.slices[tr.n++] = (ls_trace_slice){0, (int32_t)s, v->workgroup, (int32_t)s, 7, c, c + w};
+    int64_t c = cur ? cur->cycle - t0 : 0;
     ls_sim_result r;
     memset(&r, 0, sizeof r);
     r.cycles = t_end;
@@ -385,13 +382,14 @@ static ls_status timeline_build(const ls_view *v, ls_chart *chart, ls_diag *diag
     free(tr.slices);
     if (s)
         return s;
+    chart->cursor = (double)c;
     for (int i = 0; i < chart->n_rows; i++)
         fmt(chart->row_name[i], sizeof chart->row_name[0], "S%d%s", i,
             i == v->subgroup ? " (selected)" : "");
     fmt(chart->title, sizeof chart->title, "timeline of workgroup %lld of %s on %s",
         (long long)v->workgroup, v->p->name, v->hw->name);
     fmt(chart->subtitle, sizeof chart->subtitle,
-        "cycles from the workgroup's first issue (cycle %lld); the grey line is the cursor, "
+        "cycles from the workgroup's first issue (cycle %lld); the red line is the cursor, "
         "cycle %lld",
         (long long)t0, (long long)(c + t0));
     chart->n_notes = 0;

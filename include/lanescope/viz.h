@@ -232,6 +232,7 @@ typedef struct {
     size_t n_bars;
     double t_end;
     int64_t waves;
+    double cursor;            /* a cycle marked across every row (the viewer's); < 0: none */
     /* compare */
     ls_compare_point *points; /* owned */
     size_t n_points;
