@@ -488,6 +488,12 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.op = in ? (int32_t)in->kind : -1;
     r.iteration = g->iteration;
     r.step = in ? in->step : -1;
+    r.bytes = e->rec_cost.bytes;
+    r.sectors = e->rec_cost.sectors;
+    r.sector_hits = e->rec_cost.sector_hits;
+    r.smem_cycles = e->rec_cost.smem_cycles;
+    r.barrier_wait = e->rec_cost.barrier_wait;
+    memset(&e->rec_cost, 0, sizeof e->rec_cost); /* one record's */
     e->opts->record(e->opts->record_ctx, &r);
 }
 
@@ -571,6 +577,9 @@ static void step(engine *e, int slot, int64_t t)
         g->stage_first[in->stage] = t;
     int64_t done = t + hw->alu_latency;
     wgstate *w = &e->wgs[g->wg_slot];
+    /* the stage figures before, for a recorder: this issue's own share */
+    int64_t b_bytes = st->global_bytes, b_sectors = st->sectors, b_hits = st->sector_hits,
+            b_smem = st->smem_cycles;
     switch (in->kind) {
     case I_ALU: break;
     case I_DPP:
@@ -668,9 +677,12 @@ static void step(engine *e, int slot, int64_t t)
             record(e, LS_REC_ISSUE, g, t, t, in);
             return;
         }
-        int64_t release = t + hw->barrier_latency;
+        int64_t release = t + hw->barrier_latency, waited = 0;
         st->barriers++; /* one per workgroup release */
+        for (int s = 0; s < e->nsub; s++)
+            waited += release - e->sgs[g->wg_slot * e->nsub + s].barrier_arrival;
         record(e, LS_REC_ISSUE, g, t, t, in);
+        e->rec_cost.barrier_wait = waited;
         record(e, LS_REC_BARRIER, g, release, release, in);
         w->arrived = 0;
         for (int s = 0; s < e->nsub; s++) {
@@ -685,6 +697,12 @@ static void step(engine *e, int slot, int64_t t)
     }
     }
     g->ready[g->pc] = done;
+    if (e->recording) {
+        e->rec_cost.bytes = st->global_bytes - b_bytes;
+        e->rec_cost.sectors = st->sectors - b_sectors;
+        e->rec_cost.sector_hits = st->sector_hits - b_hits;
+        e->rec_cost.smem_cycles = st->smem_cycles - b_smem;
+    }
     record(e, LS_REC_ISSUE, g, t, done, in);
     if (done > g->stage_last[in->stage])
         g->stage_last[in->stage] = done;

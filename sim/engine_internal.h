@@ -121,6 +121,7 @@ typedef struct {
     int ival_first[LS_MAX_INPUTS]; /* index of (input, subgroup 0, load 0) */
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int copy_first[LS_MAX_INPUTS]; /* index of (promoted input, subgroup 0, copy load 0) */
+    ls_engine_record rec_cost;     /* recording: the memory figures of the next record */
     int64_t *promote_degree[LS_MAX_INPUTS]; /* copy stores, then compute reads */
     int64_t last_finish;
     int64_t store_bytes, store_ticks; /* per GSTORE instruction */

@@ -217,6 +217,54 @@ START_TEST(promote_operands_copy)
 }
 END_TEST
 
+/* The records' memory figures, summed over a whole run, are the run's stage
+ * figures: what the viewer's traffic panel adds up is what sim prints. */
+static void sum_record(void *ctx, const ls_engine_record *r)
+{
+    ls_stage_stats *s = &((ls_stage_stats *)ctx)[r->stage];
+    s->global_bytes += r->bytes;
+    s->sectors += r->sectors;
+    s->sector_hits += r->sector_hits;
+    s->smem_cycles += r->smem_cycles;
+    s->barrier_wait_cycles += r->barrier_wait;
+    s->barriers += r->kind == LS_REC_BARRIER;
+}
+
+START_TEST(records_add_up_to_the_run)
+{
+    const char *files[] = {"seed000_example2.mlir", "seed000_example3.mlir"};
+    for (int f = 0; f < 2; f++) {
+        ls_hw hw;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+        ls_module *m = load_example(files[f], &d);
+        ls_problem p = m->problems[0];
+        free(m);
+        ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+        ck_assert(ls_derive(&p, dv, &d) == LS_OK);
+        ls_plan plan;
+        ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
+        ls_stage_stats sum[LS_STAGE_COUNT];
+        memset(sum, 0, sizeof sum);
+        ls_engine_opts o = {NULL, NULL, NULL, sum_record, sum};
+        ls_sim_result r;
+        ck_assert(ls_engine_run(&plan, &hw, &r, &o, &d) == LS_OK);
+        for (int k = 0; k < LS_STAGE_COUNT; k++) {
+            const ls_stage_stats *a = &sum[k], *b = &r.stage[k];
+            ck_assert_int_eq(a->global_bytes, b->global_bytes);
+            ck_assert_int_eq(a->sectors, b->sectors);
+            ck_assert_int_eq(a->sector_hits, b->sector_hits);
+            ck_assert_int_eq(a->smem_cycles, b->smem_cycles);
+            ck_assert_int_eq(a->barrier_wait_cycles, b->barrier_wait_cycles);
+            ck_assert_int_eq(a->barriers, b->barriers);
+        }
+        ck_assert_int_gt(sum[LS_STAGE_LOAD_ACCUMULATE].sectors, 0);
+        free(dv);
+    }
+}
+END_TEST
+
 START_TEST(barriers_and_smem)
 {
     ls_hw hw;
@@ -363,6 +411,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, hand_computed_critical_path);
     tcase_add_test(tc, barriers_and_smem);
     tcase_add_test(tc, promote_operands_copy);
+    tcase_add_test(tc, records_add_up_to_the_run);
     tcase_add_test(tc, bandwidth_bound_scaling);
     tcase_add_test(tc, stepping);
     tcase_set_timeout(tc, 120);

@@ -401,69 +401,20 @@ static ls_status timeline_build(const ls_view *v, ls_chart *chart, ls_diag *diag
 
 /* ------------------------------------------------------------ traffic */
 
-/* Bytes the active lanes of load record rec ask for: every element of the
- * vector inside the problem (padding lanes ask for nothing). */
-static int64_t load_bytes(const ls_view *v, int64_t rec, int64_t nth)
-{
-    const ls_plan *pl = v->plan;
-    const ls_derived *d = v->d;
-    const ls_engine_record *r = ls_stepper_record(v->st, rec);
-    int k = 0;
-    while (k + 1 < pl->n_inputs && nth >= pl->inputs[k].loads)
-        nth -= pl->inputs[k++].loads;
-    ls_operand_regs o;
-    ls_operand_regs_of(d, v->p, k, &o);
-    int64_t wgc[LS_MAX_RANK], itc[LS_MAX_RANK], x[LS_MAX_RANK], bytes = 0;
-    ls_workgroup_coord(d, v->workgroup, wgc);
-    ls_iteration_coord(d, v->p, r->iteration, itc);
-    for (int64_t l = 0; l < d->subgroup_size; l++)
-        for (int64_t el = 0; el < pl->inputs[k].width; el++) {
-            bool valid;
-            int64_t reg = ls_operand_register(d, &o, nth, el);
-            ls_thread_element(d, v->p, r->subgroup * d->subgroup_size + l, wgc, itc, reg, x,
-                              &valid);
-            bytes += valid ? pl->inputs[k].elem_bytes : 0;
-        }
-    return bytes;
-}
-
-static void smem_degrees(const ls_view *v, int64_t *deg, int64_t nq)
-{
-    const ls_plan *pl = v->plan;
-    int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
-    int64_t *addr = ls_xcalloc((size_t)v->d->subgroup_size, sizeof *addr);
-    ls_result_slot_registers(v->d, v->p, slot_reg);
-    for (int64_t q = 0; q < nq; q++)
-        for (int rd = 0; rd < 2; rd++) {
-            int n = ls_smem_access(pl, slot_reg[q], rd == 1, NULL, addr);
-            deg[rd * nq + q] = n ? ls_bank_conflict_degree(addr, n, pl->acc_elem_bytes,
-                                                           v->hw->smem_banks,
-                                                           v->hw->smem_bank_bytes)
-                                 : 0;
-        }
-    free(slot_reg);
-    free(addr);
-}
-
-/* Per-stage work of this workgroup from its first record to the cursor. */
+/* Per-stage work of this workgroup from its first record to the cursor,
+ * summed from what the engine's records say each issue cost (bytes,
+ * sectors, L2 hits, workgroup-memory cycles, barrier waits): the same
+ * figures `sim` totals for the whole run. */
 static void traffic_so_far(const ls_view *v, ls_sim_result *res)
 {
-    const ls_plan *pl = v->plan;
     int64_t pos = ls_stepper_position(v->st), ns = v->d->num_subgroups;
-    int64_t nq = pl->results_per_thread > 0 ? pl->results_per_thread : 1, stores = 0;
-    int64_t *deg = ls_xcalloc((size_t)(2 * nq), sizeof *deg);
-    if (pl->cross_subgroup)
-        smem_degrees(v, deg, nq);
-    for (int64_t i = 0; i < ls_stepper_length(v->st); i++)
-        stores += ls_stepper_record(v->st, i)->op == 7;
     int64_t first[LS_STAGE_COUNT], last[LS_STAGE_COUNT];
     for (int k = 0; k < LS_STAGE_COUNT; k++)
         first[k] = last[k] = -1;
     int64_t *wait_from = ls_xcalloc((size_t)ns, sizeof *wait_from);
-    int64_t *loads_it = ls_xcalloc((size_t)(2 * ns), sizeof *loads_it); /* iteration, count */
-    int64_t *smem_n = ls_xcalloc((size_t)(2 * ns), sizeof *smem_n);
+    int *wait_stage = ls_xcalloc((size_t)ns, sizeof *wait_stage);
     for (int64_t s = 0; s < ns; s++)
-        wait_from[s] = loads_it[2 * s] = -1;
+        wait_from[s] = -1;
     int64_t t0 = -1, now = 0;
     for (int64_t i = 0; i <= pos; i++) {
         const ls_engine_record *r = ls_stepper_record(v->st, i);
@@ -471,12 +422,11 @@ static void traffic_so_far(const ls_view *v, ls_sim_result *res)
         now = r->cycle;
         if (t0 < 0)
             t0 = r->cycle;
-        if (r->kind == LS_REC_BARRIER) {
+        if (r->kind == LS_REC_BARRIER) { /* one per workgroup release, as sim counts */
+            s->barriers++;
+            s->barrier_wait_cycles += r->barrier_wait;
             for (int64_t g = 0; g < ns; g++)
-                if (wait_from[g] >= 0) {
-                    res->stage[LS_STAGE_CROSS_SUBGROUP].barrier_wait_cycles += r->cycle - wait_from[g];
-                    wait_from[g] = -1;
-                }
+                wait_from[g] = -1;
             continue;
         }
         if (r->kind != LS_REC_ISSUE || r->subgroup < 0 || r->subgroup >= ns)
@@ -487,48 +437,38 @@ static void traffic_so_far(const ls_view *v, ls_sim_result *res)
         if (end > last[r->stage])
             last[r->stage] = end;
         s->instructions++;
+        s->global_bytes += r->bytes;
+        s->sectors += r->sectors;
+        s->sector_hits += r->sector_hits;
         switch (r->op) {
-        case 0:
-            if (loads_it[2 * sg] != r->iteration) {
-                loads_it[2 * sg] = r->iteration;
-                loads_it[2 * sg + 1] = 0;
-            }
-            s->global_bytes += load_bytes(v, i, loads_it[2 * sg + 1]++);
-            break;
         case 2: s->shuffles++; break;
         case 3: s->dpp_steps++; break;
         case 4:
-            s->barriers++;
             wait_from[sg] = r->cycle;
+            wait_stage[sg] = (int)r->stage;
             break;
         case 5:
-        case 6: {
-            int64_t d = deg[(r->op == 6) * nq + smem_n[2 * sg + (r->op == 6)]++ % nq];
+        case 6:
             s->smem_accesses++;
-            s->smem_cycles += d;
-            if (d > s->smem_max_degree)
-                s->smem_max_degree = d;
-            break;
-        }
-        case 7:
-            s->global_bytes += stores ? pl->stores_per_workgroup * pl->acc_elem_bytes / stores : 0;
+            s->smem_cycles += r->smem_cycles;
+            if (r->smem_cycles > s->smem_max_degree)
+                s->smem_max_degree = r->smem_cycles;
             break;
         default: break;
         }
     }
-    for (int64_t g = 0; g < ns; g++) /* still waiting: the wait so far */
+    /* subgroups still waiting at the cursor: their wait so far */
+    for (int64_t g = 0; g < ns; g++)
         if (wait_from[g] >= 0)
-            res->stage[LS_STAGE_CROSS_SUBGROUP].barrier_wait_cycles += now - wait_from[g];
+            res->stage[wait_stage[g]].barrier_wait_cycles += now - wait_from[g];
     for (int k = 0; k < LS_STAGE_COUNT; k++)
         res->stage[k].critical_cycles = first[k] >= 0 ? last[k] - first[k] : 0;
     res->cycles = t0 >= 0 ? now - t0 : 0;
     res->workgroups = 1;
     for (int k = 0; k < LS_STAGE_COUNT; k++)
         res->dram_bytes += res->stage[k].global_bytes;
-    free(deg);
     free(wait_from);
-    free(loads_it);
-    free(smem_n);
+    free(wait_stage);
 }
 
 static ls_status traffic_build(const ls_view *v, ls_chart *chart)
@@ -545,11 +485,9 @@ static ls_status traffic_build(const ls_view *v, ls_chart *chart)
         (long long)r.cycles, v->hw->name);
     chart->n_notes = 0;
     fmt(chart->notes[chart->n_notes++], sizeof chart->notes[0],
-        "One workgroup, so far: bytes its active lanes asked for (stores: the workgroup's "
-        "outputs spread over its store instructions).");
-    fmt(chart->notes[chart->n_notes++], sizeof chart->notes[0],
-        "Sectors and L2 hits come from the engine's memory model: lanescope sim or draw "
-        "traffic show them for the whole run.");
+        "One workgroup, so far: what the engine charged each of its issues (bytes asked for, "
+        "L2 sectors and hits, bank-conflict cycles, barrier waits); lanescope sim totals the "
+        "same figures for the whole run.");
     return LS_OK;
 }
 

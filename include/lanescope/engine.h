@@ -95,6 +95,11 @@ typedef struct {
     int32_t op;            /* 0 load, 1 ALU, 2 shuffle, 3 DPP, 4 barrier, 5/6 smem st/ld, 7 store */
     int64_t iteration;     /* partial-reduction iteration of a LOAD_ACCUMULATE instruction */
     int32_t step;          /* butterfly/DPP step index within its stage, -1 otherwise */
+    /* What the issue cost the memory system, as the run's stage figures
+     * count it: global bytes, L2 sectors and the sectors that hit (loads,
+     * stores), workgroup-memory cycles (its conflict degree); for BARRIER,
+     * the cycles every subgroup of the workgroup waited for this release. */
+    int64_t bytes, sectors, sector_hits, smem_cycles, barrier_wait;
 } ls_engine_record;
 
 typedef struct {
