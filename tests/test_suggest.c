@@ -559,6 +559,28 @@ static const outer_case outers[] = {
      0, 0, 0},
 };
 
+/* IREE's TileAndFuse config of suggestion s applied to problem 0 of m on
+ * target, derived (through its VectorDistribute view) and planned. */
+static ls_derived *tf_plan(const ls_suggestion *s, ls_module *m, const char *target,
+                           ls_plan *plan)
+{
+    ls_problem *p = &m->problems[0];
+    ck_assert(ls_target_lookup(target, &p->target));
+    p->has_target = true;
+    ls_suggest_apply_tile_and_fuse(s, p);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert(dv->tile_and_fuse);
+    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(p->target.arch), plan, &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(plan->n_subgroup_reduces, 0); /* each thread alone */
+    ck_assert(!plan->cross_subgroup);
+    return dv;
+}
+
 START_TEST(outer_reduction_tile_and_fuse)
 {
     const outer_case *c = &outers[_i];
@@ -583,23 +605,12 @@ START_TEST(outer_reduction_tile_and_fuse)
         ls_module *m;
         suggest_text(c->text, c->target, s, &d, &m);
         ck_assert_int_ge(m->n_problems, 1);
-        ls_problem *p = &m->problems[0];
-        ck_assert(ls_target_lookup(c->target, &p->target));
-        p->has_target = true;
-        ls_suggest_apply_tile_and_fuse(s, p);
-        ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-        ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s: %s", c->what, d.msg);
-        ck_assert(dv->tile_and_fuse);
-        ck_assert_int_eq(dv->workgroup_size, c->wg);
         ls_plan plan;
-        ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(p->target.arch), &plan, &d) ==
-                          LS_OK,
-                      "%s: %s", c->what, d.msg);
+        ls_derived *dv = tf_plan(s, m, c->target, &plan);
+        ck_assert_int_eq(dv->workgroup_size, c->wg);
         ck_assert_int_eq(plan.iterations, c->iters);
         ck_assert_int_eq(plan.inputs[0].loads, c->loads);
         ck_assert_int_eq(plan.inputs[0].width, c->width);
-        ck_assert_int_eq(plan.n_subgroup_reduces, 0); /* each thread alone */
-        ck_assert(!plan.cross_subgroup);
         ls_functional_result fr;
         ck_assert_msg(ls_functional_run(&plan, (ls_input_source){3, NULL, {NULL}}, 0, 2, &fr,
                                         &d) == LS_OK,
@@ -636,20 +647,12 @@ START_TEST(refused_reduction_gets_tile_and_fuse)
                      "#iree_gpu.lowering_config<{reduction = [0, 13], thread = [4, 0], workgroup "
                      "= [128, 0]}>");
     ck_assert(s->tile_and_fuse);
-    ls_problem *p = &m->problems[0];
-    ck_assert(ls_target_lookup("sm_60", &p->target));
-    p->has_target = true;
-    ls_suggest_apply_tile_and_fuse(s, p);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
-    ck_assert(dv->tile_and_fuse);
-    ck_assert_int_eq(dv->total_workgroups, 8);
     ls_plan plan;
-    ck_assert(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_60"), &plan, &d) == LS_OK);
+    ls_derived *dv = tf_plan(s, m, "sm_60", &plan);
+    ck_assert_int_eq(dv->total_workgroups, 8);
     ck_assert_int_eq(plan.iterations, 1);
     ck_assert_int_eq(plan.inputs[0].width, 4 * 13); /* the thread's 4 x 13, one run */
     ck_assert_int_eq(plan.results_per_thread, 4);
-    ck_assert_int_eq(plan.n_subgroup_reduces, 0);
     ls_functional_result fr;
     ck_assert(ls_functional_run(&plan, (ls_input_source){5, NULL, {NULL}}, 0, 8, &fr, &d) ==
               LS_OK);
@@ -676,16 +679,8 @@ START_TEST(f64_on_nvidia_runs_tile_and_fuse)
     ck_assert_msg(strstr(d.msg, "sm_80 cannot shuffle more than 32 bits") != NULL, "%s", d.msg);
     ck_assert_msg(strstr(d.msg, "IREE then gives it TileAndFuse") != NULL, "%s", d.msg);
     ck_assert(s->tile_and_fuse);
-    ls_problem *p = &m->problems[0];
-    ck_assert(ls_target_lookup("sm_80", &p->target));
-    p->has_target = true;
-    ls_suggest_apply_tile_and_fuse(s, p);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
     ls_plan plan;
-    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_80"), &plan, &d) == LS_OK,
-                  "%s", d.msg);
-    ck_assert_int_eq(plan.n_subgroup_reduces, 0);
+    ls_derived *dv = tf_plan(s, m, "sm_80", &plan);
     ls_functional_result fr;
     ck_assert(ls_functional_run(&plan, (ls_input_source){5, NULL, {NULL}}, 0,
                                 dv->total_workgroups, &fr, &d) == LS_OK);
