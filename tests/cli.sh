@@ -10,18 +10,8 @@ REGRESS=${LS_FUZZ_REGRESS:-tests/fuzz/regress}
 DATA=$(cd "$(dirname "$0")" && pwd)/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 
-check() { # name, condition already evaluated as $?
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-contains() { # name, file, fixed string
-    grep -qF -- "$3" "$2"
-    r=$?
-    [ $r -eq 0 ] || { echo "--- $2:"; head -40 "$2"; }
-    check "$1: expects '$3'" $r
-}
 
 # Example 2, thread 42: the seed's worked example, computed.
 $LANESCOPE explain "$EX/seed000_example2.mlir" --thread 42 >"$tmp/ex2.txt" 2>"$tmp/err"
@@ -423,5 +413,4 @@ if [ -d "$REGRESS" ]; then
     done
 fi
 
-echo "cli: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary cli

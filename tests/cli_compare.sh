@@ -13,21 +13,11 @@ EX=$(cd "${LS_EXAMPLES:-examples}" && pwd)
 DATA=${LS_TESTDATA:-$EX/../tests/data}/compare
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 # Never find a GPU here, so the no-GPU path is the same on every machine.
 LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1
 export LANESCOPE_LIBCUDA
 
-check() { # name, status already evaluated as $?
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-contains() { # name, file, fixed string
-    grep -qF -- "$3" "$2"
-    r=$?
-    [ $r -eq 0 ] || { echo "--- $2:"; head -60 "$2"; }
-    check "$1: expects '$3'" $r
-}
 near() { # name, value, expected, tolerance
     awk -v v="$2" -v e="$3" -v t="$4" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(v != "" && d <= t) }'
     r=$?
@@ -205,5 +195,4 @@ check "--help exits 0" $?
 contains "help" "$tmp/help.txt" "usage: lanescope compare SUITE"
 [ -z "$(ls "$DATA" | grep -v -e '\.mlir$' -e '\.txt$' -e '\.csv$' -e '\.hw$')" ]; check "no temporary files left in tests/data/compare" $?
 
-echo "cli_compare.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary cli_compare.sh

@@ -10,18 +10,8 @@ EX=${LS_EXAMPLES:-examples}
 DATA=$(dirname "$0")/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 
-check() { # name, status of the condition
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-contains() { # name, file, fixed string
-    grep -qF -- "$3" "$2"
-    r=$?
-    [ $r -eq 0 ] || { echo "--- $2:"; head -30 "$2"; }
-    check "$1: expects '$3'" $r
-}
 count_is() { # name, file, fixed string, count
     n=$(grep -cF -- "$3" "$2")
     [ "$n" -eq "$4" ]
@@ -147,5 +137,4 @@ t100=$(tr -d ' \n' <"$tmp/h100.json" | sed 's/.*"time_us":\([0-9.e+-]*\).*/\1/')
 awk -v a="$t200" -v b="$t100" 'BEGIN { exit !(a > 0 && a < 0.8 * b) }'
 check "64 MiB row sum: h200 ($t200 us) well under h100 ($t100 us)" $?
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary cli_cuda.sh

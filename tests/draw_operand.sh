@@ -7,18 +7,8 @@ LANESCOPE=${LANESCOPE:-./lanescope}
 EX=${LS_EXAMPLES:-examples}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 
-check() { # name, condition already evaluated as $?
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-contains() { # name, file, fixed string
-    grep -aqF -- "$3" "$2"
-    r=$?
-    [ $r -eq 0 ] || { echo "--- $2:"; head -c 2000 "$2"; echo; }
-    check "$1: expects '$3'" $r
-}
 fails() { # name, expected exit code, output file, stderr message; then the command
     name=$1 want=$2 out=$3 msg=$4
     shift 4
@@ -93,5 +83,4 @@ fails "--thread past the workgroup" 2 "$tmp/e7.png" \
     "--thread: thread 128 is outside 0..127 (workgroup size)" \
     $LANESCOPE draw layout "$tmp/mv.mlir" --operand 1 --thread 128 -o "$tmp/e7.png"
 
-echo "draw_operand: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary draw_operand

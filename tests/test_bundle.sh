@@ -12,18 +12,8 @@ LANESCOPE=$(cd "$(dirname "$LANESCOPE")" && pwd)/$(basename "$LANESCOPE")
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ls-test-bundle.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 
-check() { # name, status of the condition
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-contains() { # name, file, fixed string
-    grep -qF -- "$3" "$2"
-    r=$?
-    [ $r -eq 0 ] || { echo "--- $2:"; head -40 "$2"; }
-    check "$1: expects '$3'" $r
-}
 one_line() { # name, file
     [ "$(wc -l <"$2")" -eq 1 ]
     r=$?
@@ -165,5 +155,4 @@ sh "$top/tools/device-bundle.sh" --bogus >"$tmp/out" 2>&1
 [ $? -eq 2 ]
 check "device-bundle.sh: unknown argument exits 2" $?
 
-echo "test_bundle.sh: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary test_bundle.sh

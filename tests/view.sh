@@ -12,18 +12,8 @@ EX=${LS_EXAMPLES:-examples}
 export LANESCOPE_EXAMPLES="$EX"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+. "$(dirname "$0")/harness.sh"
 
-check() { # name, condition already evaluated as $?
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
-contains() { # name, file, fixed string
-    grep -aqF -- "$3" "$2"
-    r=$?
-    [ $r -eq 0 ] || { echo "--- $2:"; head -c 2000 "$2"; echo; }
-    check "$1: expects '$3'" $r
-}
 field() { # frame number, key of the frame line -> value
     sed -n "s/^frame $(printf %03d "$1") .* $2=\([^ ]*\).*/\1/p" "$tmp/out.txt"
 }
@@ -152,5 +142,4 @@ else
     echo "SKIP: window test (needs xvfb-run and xdotool)"
 fi
 
-echo "view.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary view.sh
