@@ -28,7 +28,7 @@ $LANESCOPE measure "$F16" --emit-cuda >"$tmp/f16.cu" 2>"$tmp/err"
 check "emit-cuda exits 0" $?
 contains "header config" "$tmp/f16.cu" "lowering_config: #iree_gpu.lowering_config<{workgroup = [1, 0], thread = [0, 8], partial_reduction = [0, 2048]"
 contains "header launch" "$tmp/f16.cu" "grid 2048 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32), 40 bytes of shared memory"
-contains "header loads" "$tmp/f16.cu" "loads: 16-byte vectors"
+contains "header loads" "$tmp/f16.cu" "16-byte vector loads"
 contains "stage names" "$tmp/f16.cu" "[cross-subgroup] memref<1x10xf32, workgroup>: 8 slots + 2 padding per row"
 contains "extf" "$tmp/f16.cu" "return (__half2float(v)); /* arith.extf */"
 count_is "two barriers" "$tmp/f16.cu" "__syncthreads();" 2
@@ -68,8 +68,8 @@ fi
 
 # Suite cases small enough to emulate: their kernels give the reference's
 # values on the CPU (column walks, bank-conflicting buffers, 16 subgroups,
-# ragged tails).
-for c in bank_l32x1_s2 col_lanes_par_s4 few_t4_s16 one_t4_s1 tiny8_t2_s16 ragged4099_l4x8_t2_r4; do
+# ragged tails, a matvec with extf on both operands).
+for c in bank_l32x1_s2 col_lanes_par_s4 few_t4_s16 one_t4_s1 tiny8_t2_s16 ragged4099_l4x8_t2_r4 mv32_t2_s1; do
     $LANESCOPE measure "$EX/suite/$c.mlir" --target h100 --emulate >"$tmp/e.txt" 2>"$tmp/err"
     check "suite $c emulates" $?
     contains "suite $c values" "$tmp/e.txt" "outputs match the reference"

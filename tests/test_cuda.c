@@ -9,7 +9,11 @@
  *    butterfly's five shfl.sync.bfly, no redux.sync, two bar.sync and the
  *    padded buffer when subgroups split the reduction;
  *  - a sabotaged kernel (one butterfly offset changed) fails the check;
- *  - AMD plans and subgroup size 64 are refused with the reason. */
+ *  - a matvec (two inputs through a body) takes a vector load of each
+ *    operand and no FMA, and checks; random bodies of every op family
+ *    compile and check;
+ *  - AMD plans, subgroup size 64, arg_compare and f8 operands are refused
+ *    with the reason. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +299,381 @@ START_TEST(property_coverage)
 }
 END_TEST
 
+/* A matvec (IREE's decode shape, shrunk): both operands take 16-byte
+ * loads, the multiply stays a separately rounded mulf (no FMA: IREE's body
+ * rounds the product to f16 before the add), and the kernel checks. */
+static const char *matvec_text =
+    "func.func @mv() {\n"
+    "  %cst = arith.constant 0.000000e+00 : f16\n"
+    "  %a = tensor.empty() : tensor<64x512xf16>\n"
+    "  %x = tensor.empty() : tensor<512xf16>\n"
+    "  %e = tensor.empty() : tensor<64xf16>\n"
+    "  %f = linalg.fill ins(%cst : f16) outs(%e : tensor<64xf16>) -> tensor<64xf16>\n"
+    "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+    "[\"parallel\", \"reduction\"]} ins(%a, %x : tensor<64x512xf16>, tensor<512xf16>) "
+    "outs(%f : tensor<64xf16>) attrs = {lowering_config = #iree_gpu.lowering_config<{"
+    "workgroup = [1, 0], thread = [0, 8], partial_reduction = [0, 512], "
+    "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 2], [0, 1]]}>} {\n"
+    "  ^bb0(%in: f16, %in_0: f16, %out: f16):\n"
+    "    %m = arith.mulf %in, %in_0 : f16\n"
+    "    %s = arith.addf %m, %out : f16\n"
+    "    linalg.yield %s : f16\n"
+    "  } -> tensor<64xf16>\n"
+    "  return\n"
+    "}\n";
+
+START_TEST(matvec_kernel)
+{
+    ls_diag d;
+    ls_module *m = load_text(matvec_text, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_problem *p = &m->problems[0];
+    p->has_ti = true; /* translation_info: 64 threads, subgroups of 32 */
+    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
+    p->ti.subgroup_size = 32;
+    p->ti.workgroup_size[0] = 64;
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_msg(ls_cuda_generate(&plan, "mv", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(L.n_inputs, 2);
+    ck_assert_int_eq(L.input_bytes[0], 64 * 512 * 2);
+    ck_assert_int_eq(L.input_bytes[1], 512 * 2);
+    ck_assert_int_eq(L.in_bytes, 64 * 512 * 2 + 512 * 2);
+    ck_assert_int_eq(L.vector_bytes, 16);
+    /* one 16-byte load of each operand per thread: 8 of 512 elements x 64 threads */
+    ck_assert_int_eq(count(src, "*(const ls_vec0_t *)"), 1);
+    ck_assert_int_eq(count(src, "*(const ls_vec1_t *)"), 1);
+    ck_assert_int_eq(count(src, "ls_body(w0.e["), 8);
+    ck_assert_ptr_nonnull(strstr(src, "ls_rnd_f16(__fmul_rn(v0, v1))"));
+    char *ptx = ptx_of(src, "matvec f16");
+    if (ptx) {
+        ck_assert_int_eq(count(ptx, "ld.global.nc.v4"), 2);
+        ck_assert_int_eq(count(ptx, "fma.rn"), 0); /* the product is rounded before the add */
+        free(ptx);
+    }
+    int64_t checked;
+    double ratio;
+    ls_input_source in = {7, NULL, {NULL}};
+    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(checked, 64);
+    /* swapping the operands' roles in the body must fail: a * a instead of a * x */
+    char *mul = strstr(src, "__fmul_rn(v0, v1)");
+    memcpy(mul, "__fmul_rn(v0, v0)", strlen("__fmul_rn(v0, v0)"));
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d),
+                     LS_ERR_INVALID);
+    free(src);
+    free(dv);
+    free(m);
+}
+END_TEST
+
+/* A strided input map (`d1 * 2`) is addressed through the operand's own
+ * shape: output (r, c) sums row 2c of slab r. */
+START_TEST(strided_map_kernel)
+{
+    ls_diag d;
+    ls_module *m = load_text(
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1 * 2, d2)>, "
+        "affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\", "
+        "\"reduction\"]} ins(%a : tensor<4x16x64xi32>) outs(%c : tensor<4x8xi32>) attrs = "
+        "{lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0], partial_reduction = "
+        "[0, 0, 32], thread = [0, 0, 1], lane_basis = [[1, 1, 32], [0, 1, 2]], subgroup_basis = "
+        "[[1, 1, 1], [0, 1, 2]]}>} {\n^bb0(%in: i32, %out: i32):\n  %0 = arith.addi %in, %out : "
+        "i32\n  linalg.yield %0 : i32\n} -> tensor<4x8xi32>\n",
+        &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_problem *p = &m->problems[0];
+    p->has_ti = true;
+    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
+    p->ti.subgroup_size = 32;
+    p->ti.workgroup_size[0] = 32;
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_msg(ls_cuda_generate(&plan, "strided", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(L.input_elems[0], 4 * 16 * 64); /* the operand's shape, not the loops' */
+    /* d1 steps two rows of 64: stride 128 */
+    ck_assert_ptr_nonnull(strstr(src, "x1 * 128"));
+    free(ptx_of(src, "strided map"));
+    int64_t checked;
+    double ratio;
+    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){17, NULL, {NULL}},
+                                         &checked, &ratio, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(checked, 32);
+    free(src);
+    free(dv);
+    free(m);
+}
+END_TEST
+
+/* ---- random bodies ---- */
+
+static int body_add(ls_body *b, ls_body_opcode op, ls_elem_type t, ls_elem_type src, int a, int x,
+                    int c)
+{
+    ls_body_inst *in = &b->inst[b->n];
+    memset(in, 0, sizeof *in);
+    in->op = (uint8_t)op;
+    in->type = (uint8_t)t;
+    in->src = (uint8_t)src;
+    in->a = (int16_t)a;
+    in->b = (int16_t)x;
+    in->c = (int16_t)c;
+    return b->n++;
+}
+
+static int body_const(ls_body *b, ls_elem_type t, uint64_t bits)
+{
+    int i = body_add(b, LS_BOP_CONST, t, t, -1, -1, -1);
+    b->inst[i].imm = bits;
+    return i;
+}
+
+/* An input of type it brought to t (extf/extsi/extui when narrower). */
+static int body_input(uint64_t *rng, ls_body *b, int k, ls_elem_type it, ls_elem_type t)
+{
+    int v = body_add(b, LS_BOP_INPUT, it, it, -1, -1, -1);
+    b->inst[v].index = k;
+    if (it == t)
+        return v;
+    if (ls_elem_type_is_float(t))
+        return body_add(b, LS_BOP_EXTF, t, it, v, -1, -1);
+    return body_add(b, rng_range(rng, 0, 1) ? LS_BOP_EXTSI : LS_BOP_EXTUI, t, it, v, -1, -1);
+}
+
+/* One random op on values of type t drawn from vals; returns the new value. */
+static int body_random_op(uint64_t *rng, ls_body *b, ls_elem_type t, const int *vals, int nv,
+                          int red_dim)
+{
+    int a = vals[rng_range(rng, 0, nv - 1)], c = vals[rng_range(rng, 0, nv - 1)];
+    if (ls_elem_type_is_float(t)) {
+        static const ls_body_opcode bin[] = {LS_BOP_ADDF,     LS_BOP_SUBF,     LS_BOP_MULF,
+                                             LS_BOP_DIVF,     LS_BOP_MAXIMUMF, LS_BOP_MINNUMF,
+                                             LS_BOP_MAXNUMF, LS_BOP_MINIMUMF};
+        static const ls_body_opcode un[] = {LS_BOP_NEGF, LS_BOP_ABSF, LS_BOP_EXP,  LS_BOP_TANH,
+                                            LS_BOP_FLOOR, LS_BOP_EXP2, LS_BOP_ERF, LS_BOP_COS};
+        switch (rng_range(rng, 0, 6)) {
+        case 0:
+        case 1: return body_add(b, bin[rng_range(rng, 0, 7)], t, t, a, c, -1);
+        case 2: return body_add(b, un[rng_range(rng, 0, 7)], t, t, a, -1, -1);
+        case 3: { /* sqrt(|a|), log of 1 + |a| */
+            int ab = body_add(b, LS_BOP_ABSF, t, t, a, -1, -1);
+            return body_add(b, rng_range(rng, 0, 1) ? LS_BOP_SQRT : LS_BOP_RSQRT, t, t, ab, -1, -1);
+        }
+        case 4: { /* select(a > c, a, c) */
+            int cmp = body_add(b, LS_BOP_CMPF, LS_ET_I1, t, a, c, -1);
+            b->inst[cmp].pred = (uint8_t)rng_range(rng, LS_PRED_OEQ, LS_PRED_UNE);
+            return body_add(b, LS_BOP_SELECT, t, t, cmp, a, c);
+        }
+        case 5: { /* through f64 and back, or a round trip through i32 */
+            if (rng_range(rng, 0, 1)) {
+                int w = body_add(b, LS_BOP_EXTF, LS_ET_F64, t, a, -1, -1);
+                int e = body_add(b, LS_BOP_EXP, LS_ET_F64, LS_ET_F64, w, -1, -1);
+                return body_add(b, LS_BOP_TRUNCF, t, LS_ET_F64, e, -1, -1);
+            }
+            int k = body_const(b, t, ls_value_from_double(16.0, t));
+            int m = body_add(b, LS_BOP_MULF, t, t, a, k, -1);
+            int i = body_add(b, rng_range(rng, 0, 1) ? LS_BOP_FPTOSI : LS_BOP_FPTOUI, LS_ET_I8, t,
+                             m, -1, -1);
+            return body_add(b, LS_BOP_SITOFP, t, LS_ET_I8, i, -1, -1);
+        }
+        default: { /* a * float(index of the reduced dim) */
+            int x = body_add(b, LS_BOP_INDEX, LS_ET_INDEX, LS_ET_INDEX, -1, -1, -1);
+            b->inst[x].index = red_dim;
+            int i = body_add(b, LS_BOP_INDEX_CAST, LS_ET_I32, LS_ET_INDEX, x, -1, -1);
+            int f = body_add(b, LS_BOP_SITOFP, t, LS_ET_I32, i, -1, -1);
+            return body_add(b, LS_BOP_MULF, t, t, a, f, -1);
+        }
+        }
+    }
+    static const ls_body_opcode ibin[] = {
+        LS_BOP_ADDI,  LS_BOP_SUBI,  LS_BOP_MULI,  LS_BOP_DIVSI, LS_BOP_DIVUI, LS_BOP_REMSI,
+        LS_BOP_REMUI, LS_BOP_ANDI,  LS_BOP_ORI,   LS_BOP_XORI,  LS_BOP_MAXSI, LS_BOP_MINSI,
+        LS_BOP_MAXUI, LS_BOP_MINUI, LS_BOP_SHLI,  LS_BOP_SHRSI, LS_BOP_SHRUI};
+    switch (rng_range(rng, 0, 4)) {
+    case 0:
+    case 1: return body_add(b, ibin[rng_range(rng, 0, 16)], t, t, a, c, -1);
+    case 2: { /* shifts by a small constant, or by the width (poison: 0 / sign fill) */
+        int bits = ls_elem_type_bits(t);
+        int k = body_const(b, t, (uint64_t)(rng_range(rng, 0, 1) ? rng_range(rng, 0, bits - 1)
+                                                                  : bits));
+        static const ls_body_opcode sh[] = {LS_BOP_SHLI, LS_BOP_SHRSI, LS_BOP_SHRUI};
+        return body_add(b, sh[rng_range(rng, 0, 2)], t, t, a, k, -1);
+    }
+    case 3: { /* select(a <s c, a, c) */
+        int cmp = body_add(b, LS_BOP_CMPI, LS_ET_I1, t, a, c, -1);
+        b->inst[cmp].pred = (uint8_t)rng_range(rng, LS_PRED_EQ, LS_PRED_UGE_I);
+        return body_add(b, LS_BOP_SELECT, t, t, cmp, a, c);
+    }
+    default: { /* + index, or through i64 / f32 */
+        if (rng_range(rng, 0, 1)) {
+            int x = body_add(b, LS_BOP_INDEX, LS_ET_INDEX, LS_ET_INDEX, -1, -1, -1);
+            b->inst[x].index = red_dim;
+            int i = body_add(b, LS_BOP_INDEX_CAST, t, LS_ET_INDEX, x, -1, -1);
+            return body_add(b, LS_BOP_ADDI, t, t, a, i, -1);
+        }
+        int w = body_add(b, LS_BOP_EXTSI, LS_ET_I64, t, a, -1, -1);
+        int f = body_add(b, LS_BOP_SITOFP, LS_ET_F32, LS_ET_I64, w, -1, -1);
+        return body_add(b, LS_BOP_FPTOSI, t, LS_ET_F32, f, -1, -1);
+    }
+    }
+}
+
+/* Property: random two-input contractions with random bodies (casts,
+ * float and integer ops, math functions, comparisons and selects,
+ * linalg.index, f64 and i64 intermediates), compiled by NVRTC without a
+ * warning and emulated: every output matches the reference. */
+START_TEST(random_bodies_match_reference)
+{
+    uint64_t rng = 0xb0d1e5 + (uint64_t)_i * 104729;
+    static const ls_elem_type accs[] = {LS_ET_F32, LS_ET_F16, LS_ET_BF16,
+                                        LS_ET_I32, LS_ET_I16, LS_ET_I8};
+    int ran = 0;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    for (int iter = 0; iter < 800 && ran < 3; iter++) {
+        ls_problem p;
+        if (!random_problem(&rng, &p, 5, 70) || p.ti.subgroup_size != 32)
+            continue;
+        ls_elem_type t = accs[(_i * 3 + ran) % 6];
+        bool fl = ls_elem_type_is_float(t);
+        ls_elem_type narrow = t == LS_ET_F32 ? LS_ET_F16 : t == LS_ET_I32 ? LS_ET_I8 : t;
+        p.acc_type = t;
+        p.inputs[0].type = rng_range(&rng, 0, 1) ? narrow : t;
+        ls_operand *o = &p.inputs[1];
+        memset(o, 0, sizeof *o);
+        o->type = rng_range(&rng, 0, 1) ? narrow : t;
+        int red = -1;
+        for (int i = 0; i < p.rank; i++) {
+            if (p.is_reduction[i])
+                red = i;
+            if (rng_range(&rng, 0, 2) > 0)
+                o->map[o->map_n++] = i;
+        }
+        if (o->map_n == 0)
+            o->map[o->map_n++] = p.rank - 1;
+        p.n_inputs = 2;
+        static const ls_combiner fk[] = {LS_COMB_ADD, LS_COMB_MAXNUMF, LS_COMB_MINIMUMF};
+        static const ls_combiner ik[] = {LS_COMB_ADD, LS_COMB_XOR, LS_COMB_MAXSI, LS_COMB_MINUI};
+        p.combiner = fl ? fk[rng_range(&rng, 0, 2)] : ik[rng_range(&rng, 0, 3)];
+        ls_body *b = &p.body;
+        memset(b, 0, sizeof *b);
+        int vals[16], nv = 0;
+        vals[nv++] = body_input(&rng, b, 0, p.inputs[0].type, t);
+        vals[nv++] = body_input(&rng, b, 1, o->type, t);
+        int nops = (int)rng_range(&rng, 2, 4);
+        for (int j = 0; j < nops; j++) {
+            int v = body_random_op(&rng, b, t, vals, nv, red);
+            vals[nv++] = v;
+        }
+        int bad;
+        const char *why;
+        REQUIRE(ls_body_check(b, &bad, &why), "test body: %s at %d", why, bad);
+        ls_diag dg;
+        ls_diag_clear(&dg);
+        if (ls_derive(&p, d, &dg) != LS_OK || d->total_workgroups > 40)
+            continue;
+        ls_plan plan;
+        REQUIRE(ls_plan_build(&p, d, ls_plan_target_from_arch("sm_90"), &plan, &dg) == LS_OK,
+                "%s", dg.msg);
+        char *src = NULL;
+        ls_cuda_launch L;
+        ls_status gs = ls_cuda_generate(&plan, "random", &src, &L, &dg);
+        if (gs == LS_ERR_LIMIT)
+            continue;
+        REQUIRE(gs == LS_OK, "%s", dg.msg);
+        char what[160];
+        snprintf(what, sizeof what, "%s %s body of %d ops", ls_combiner_name(p.combiner),
+                 ls_elem_type_name(t), b->n);
+        free(ptx_of(src, what));
+        int64_t checked;
+        double ratio;
+        ls_status st = ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){77, NULL, {NULL}},
+                                              &checked, &ratio, &dg);
+        if (st != LS_OK) {
+            fprintf(stderr, "--- %s:\n", what);
+            ls_body_print(b, "  ", stderr);
+            fprintf(stderr, "%s\n", src);
+            ck_abort_msg("%s: %s (body and source on stderr)", what, dg.msg);
+        }
+        REQUIRE(checked == L.out_elems, "%s: %lld of %lld outputs checked", what,
+                (long long)checked, (long long)L.out_elems);
+        free(src);
+        ran++;
+    }
+    free(d);
+    ck_assert_int_eq(ran, 3);
+}
+END_TEST
+
+/* What the generator cannot express is refused with the reason, never
+ * generated half-right: an arg_compare (its index), an f8 operand. */
+START_TEST(refuses_what_it_cannot_emit)
+{
+    ls_diag d;
+    ls_module *m = load_text(
+        "func.func @t() attributes {translation_info = #iree_codegen.translation_info<"
+        "pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [32, 1, 1] "
+        "subgroup_size = 32>} {\n"
+        "  %cst = arith.constant 0xFF800000 : f32\n"
+        "  %zero = arith.constant 0 : i32\n"
+        "  %in = tensor.empty() : tensor<4x64xf32>\n"
+        "  %e0 = tensor.empty() : tensor<4xf32>\n"
+        "  %e1 = tensor.empty() : tensor<4xi32>\n"
+        "  %f0 = linalg.fill ins(%cst : f32) outs(%e0 : tensor<4xf32>) -> tensor<4xf32>\n"
+        "  %f1 = linalg.fill ins(%zero : i32) outs(%e1 : tensor<4xi32>) -> tensor<4xi32>\n"
+        "  %r:2 = iree_linalg_ext.arg_compare {lowering_config = #iree_gpu.lowering_config<{"
+        "workgroup = [1, 0], partial_reduction = [0, 64], thread = [0, 2], "
+        "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} dimension(1)\n"
+        "    ins(%in : tensor<4x64xf32>) outs(%f0, %f1 : tensor<4xf32>, tensor<4xi32>) {\n"
+        "  ^bb0(%a: f32, %b: f32):\n"
+        "    %c = arith.cmpf ogt, %a, %b : f32\n"
+        "    iree_linalg_ext.yield %c : i1\n"
+        "  } -> tensor<4xf32>, tensor<4xi32>\n"
+        "  return\n}\n",
+        &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_problem *p = &m->problems[0];
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_int_eq(ls_cuda_generate(&plan, "argmax", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(d.msg, "arg_compare"));
+    ck_assert_ptr_null(src);
+    free(m);
+    m = load_text(matvec_text, &d);
+    p = &m->problems[0];
+    p->inputs[1].type = LS_ET_F8E4M3FN;
+    p->has_ti = true;
+    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
+    p->ti.subgroup_size = 32;
+    p->ti.workgroup_size[0] = 64;
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_generate(&plan, "mv", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(d.msg, "input 1 is f8E4M3FN"));
+    free(dv);
+    free(m);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cuda");
@@ -306,6 +685,10 @@ static Suite *make_suite(void)
     tcase_add_test(tc, sabotage_is_caught);
     tcase_add_loop_test(tc, emulated_matches_reference, 0, LS_COMB_COUNT);
     tcase_add_test(tc, property_coverage);
+    tcase_add_test(tc, matvec_kernel);
+    tcase_add_test(tc, strided_map_kernel);
+    tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
+    tcase_add_test(tc, refuses_what_it_cannot_emit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -41,9 +41,13 @@ TYPE_BYTES = {"f16": 2, "f32": 4}
 class Problem:
     """A reduction: sizes, which dims reduce, element types, combiner."""
 
-    def __init__(self, key, sizes, iters, in_t="f32", acc_t="f32", comb="add", what=""):
+    def __init__(self, key, sizes, iters, in_t="f32", acc_t="f32", comb="add", what="",
+                 kind="reduce"):
         self.key, self.sizes, self.iters = key, sizes, iters
         self.in_t, self.acc_t, self.comb, self.what = in_t, acc_t, comb, what
+        # reduce: the input itself; sumsq: in * in (RMSNorm's reduction);
+        # matvec: [M, K] x [K] -> [M], a product of two inputs (LLM decode)
+        self.kind = kind
 
     @property
     def rank(self):
@@ -53,6 +57,8 @@ class Problem:
         n = 1
         for s in self.sizes:
             n *= s
+        if self.kind == "matvec":
+            n += self.sizes[-1]
         return n * TYPE_BYTES[self.in_t]
 
 
@@ -115,29 +121,57 @@ def mlir(name, prob, c, comment):
         attrs = " attrs =  {lowering_config = #config}"
         fattrs = " attributes {translation_info = #translation}"
     dt = "!iree_tensor_ext.dispatch.tensor"
-    body = ["  ^bb0(%%in: %s, %%out: %s):" % (prob.in_t, prob.acc_t)]
-    val = "%in"
+    mv = prob.kind == "matvec"
+    tvec = tensor(prob.sizes[-1:], prob.in_t)
+    if mv:
+        body = ["  ^bb0(%%in: %s, %%in_0: %s, %%out: %s):" % (prob.in_t, prob.in_t, prob.acc_t)]
+    else:
+        body = ["  ^bb0(%%in: %s, %%out: %s):" % (prob.in_t, prob.acc_t)]
+    val, val2 = "%in", "%in_0" if mv else "%in"
     if prob.in_t != prob.acc_t:
         body.append("    %%e = arith.extf %%in : %s to %s" % (prob.in_t, prob.acc_t))
         val = "%e"
+        val2 = "%e"
+        if mv:
+            body.append("    %%e2 = arith.extf %%in_0 : %s to %s" % (prob.in_t, prob.acc_t))
+            val2 = "%e2"
+    if prob.kind in ("matvec", "sumsq"):
+        body.append("    %%m = arith.mulf %s, %s : %s" % (val, val2, prob.acc_t))
+        val = "%m"
     body.append("    %%6 = %s %s, %%out : %s" % (op, val, prob.acc_t))
     body.append("    linalg.yield %6 : " + prob.acc_t)
+    out_binding = 2 if mv else 1
+    maps = "affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(dims))
+    ins = "%%2 : %s" % tin
+    if mv:
+        maps += ", affine_map<(%s) -> (%s)>" % (", ".join(dims), dims[-1])
+        ins = "%%2, %%7 : %s, %s" % (tin, tvec)
+    maps += ", affine_map<(%s) -> (%s)>" % (", ".join(dims), ", ".join(par))
     lines += [
         "func.func @%s()%s {" % (name, fattrs),
         "  %%cst = arith.constant %s : %s" % (init, prob.acc_t),
         "  %c0 = arith.constant 0 : index",
         "  %%0 = hal.interface.binding.subspan layout(#pipeline_layout) binding(0) alignment(64) "
         "offset(%%c0) flags(ReadOnly) : %s<readonly:%s>" % (dt, tin),
-        "  %%1 = hal.interface.binding.subspan layout(#pipeline_layout) binding(1) alignment(64) "
-        "offset(%%c0) : %s<writeonly:%s>" % (dt, tout),
+    ]
+    if mv:
+        lines.append("  %%8 = hal.interface.binding.subspan layout(#pipeline_layout) binding(1) "
+                     "alignment(64) offset(%%c0) flags(ReadOnly) : %s<readonly:%s>" % (dt, tvec))
+    lines += [
+        "  %%1 = hal.interface.binding.subspan layout(#pipeline_layout) binding(%d) alignment(64) "
+        "offset(%%c0) : %s<writeonly:%s>" % (out_binding, dt, tout),
         "  %%2 = iree_tensor_ext.dispatch.tensor.load %%0, offsets = %s, sizes = %s, strides = %s "
         ": %s<readonly:%s> -> %s" % (zeros_in, ilist(prob.sizes), ones_in, dt, tin, tin),
+    ]
+    if mv:
+        lines.append("  %%7 = iree_tensor_ext.dispatch.tensor.load %%8, offsets = [0], sizes = "
+                     "[%d], strides = [1] : %s<readonly:%s> -> %s"
+                     % (prob.sizes[-1], dt, tvec, tvec))
+    lines += [
         "  %%3 = tensor.empty() : %s" % tout,
         "  %%4 = linalg.fill ins(%%cst : %s) outs(%%3 : %s) -> %s" % (prob.acc_t, tout, tout),
-        "  %%5 = linalg.generic {indexing_maps = [affine_map<(%s) -> (%s)>, affine_map<(%s) -> "
-        "(%s)>], iterator_types = [%s]} ins(%%2 : %s) outs(%%4 : %s)%s {"
-        % (", ".join(dims), ", ".join(dims), ", ".join(dims), ", ".join(par), iters, tin, tout,
-           attrs),
+        "  %%5 = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%s) "
+        "outs(%%4 : %s)%s {" % (maps, iters, ins, tout, attrs),
     ] + body + [
         "  } -> %s" % tout,
         "  iree_tensor_ext.dispatch.tensor.store %%5, %%1, offsets = %s, sizes = %s, strides = %s "
@@ -177,6 +211,13 @@ P_MAX = Problem("rowmax_2048x2048_f32", [2048, 2048], "pr", comb="max",
                 what="2048x2048 f32 row max (maxnumf)")
 P_BATCH = Problem("batch_16x512x1024_f16", [16, 512, 1024], "ppr", "f16", "f32",
                   what="16x512 rows of 1024 f16->f32 (16 MiB), two parallel dims")
+
+P_MV = Problem("matvec_32000x4096_f16", [32000, 4096], "pr", "f16", "f16", kind="matvec",
+               what="LLM decode: 32000x4096 f16 weights times a 4096 vector (250 MiB)")
+P_MV32 = Problem("matvec_4096x4096_f16_f32", [4096, 4096], "pr", "f16", "f32", kind="matvec",
+                 what="4096x4096 f16 matvec accumulated in f32 (32 MiB, extf on both operands)")
+P_SSQ = Problem("sumsq_4096x4096_f32", [4096, 4096], "pr", kind="sumsq",
+                what="RMSNorm's reduction: sum of squares of 4096x4096 f32 (64 MiB)")
 
 # (name, problem, config or None for IREE's default, note)
 CASES = [
@@ -260,6 +301,19 @@ CASES = [
     ("batch_default", P_BATCH, None, "IREE's default: 8 per load, 1 subgroup, partial 256"),
     ("batch_t8_s2", P_BATCH, cfg([1, 1, 0], [0, 0, 512], [0, 0, 8], [1, 1, 32], [1, 1, 2]),
      "8 per load, 2 subgroups"),
+
+    ("mv_default", P_MV, None, "IREE's default: 8 per load, 1 subgroup, partial 256"),
+    ("mv_t8_s4", P_MV, row(1, 1024, 8, S=4), "8 per load, 4 subgroups on the row"),
+    ("mv_t8_s16", P_MV, row(1, 4096, 8, S=16), "8 per load, 16 subgroups: the whole row per step"),
+    ("mv_l4x8_r4", P_MV, row(4, 64, 8, Lp=4, Lr=8), "lanes 4 rows x 8, 4 rows per workgroup"),
+    ("mv_t1_s1", P_MV, row(1, 32, 1), "bad: 1 element of each operand per load"),
+
+    ("mv32_default", P_MV32, None, "IREE's default: 8 per load, 1 subgroup, partial 256"),
+    ("mv32_t8_s4", P_MV32, row(1, 1024, 8, S=4), "4 subgroups"),
+    ("mv32_t2_s1", P_MV32, row(1, 64, 2), "2 per load"),
+
+    ("ssq_default", P_SSQ, None, "IREE's default: 4 per load, 1 subgroup, partial 128"),
+    ("ssq_t4_s4", P_SSQ, row(1, 512, 4, S=4), "4 subgroups"),
 ]
 
 

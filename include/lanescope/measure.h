@@ -29,9 +29,12 @@ typedef struct {
     char kernel[64];            /* entry point name */
     unsigned grid[3], block[3];
     int64_t smem_bytes;         /* static __shared__ bytes */
-    int64_t in_elems, out_elems;
-    int in_elem_bytes, out_elem_bytes;
-    int64_t in_bytes, out_bytes;
+    int n_inputs;               /* the kernel's arguments: inputs 0..n-1, then the output */
+    int64_t input_elems[LS_MAX_INPUTS], input_bytes[LS_MAX_INPUTS];
+    int input_elem_bytes[LS_MAX_INPUTS];
+    int64_t in_elems, out_elems;   /* input 0's elements */
+    int in_elem_bytes, out_elem_bytes; /* input 0's */
+    int64_t in_bytes, out_bytes;   /* in_bytes: every input's together */
     bool vector_loads;          /* 4/8/16-byte loads where the plan loads vectors */
     int vector_bytes;           /* bytes per vector load (0: none) */
     char vector_note[200];      /* why not, when the plan's loads stay scalar */
@@ -43,9 +46,11 @@ typedef struct {
 ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **src,
                            ls_cuda_launch *launch, ls_diag *diag);
 
-/* The input tensor (row-major, element bytes of in_type) from the
- * simulator's generator or a .npy array; malloc'd, launch->in_bytes long. */
-void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_launch *launch);
+/* Input k's tensor (row-major over its operand dims, its element bytes)
+ * from the simulator's generator or a .npy array (input 0), the values the
+ * reference reads; malloc'd, launch->input_bytes[k] long. */
+void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_launch *launch,
+                         int k);
 /* The reference value and error bound of every output element (row-major
  * over the output operand), computed once on all host cores. */
 typedef struct {

@@ -26,19 +26,6 @@
 
 /* ---------------------------------------------------------------- types */
 
-static const char *storage_type(ls_elem_type t)
-{
-    switch (t) {
-    case LS_ET_F32: return "float";
-    case LS_ET_F16: return "__half";
-    case LS_ET_BF16: return "__nv_bfloat16";
-    case LS_ET_I8: return "unsigned char";
-    case LS_ET_I16: return "unsigned short";
-    case LS_ET_I32: return "unsigned int";
-    default: return NULL;
-    }
-}
-
 static const char *signed_type(ls_elem_type t)
 {
     switch (t) {
@@ -48,15 +35,9 @@ static const char *signed_type(ls_elem_type t)
     }
 }
 
-/* float <-> storage for the 16-bit float types */
-static const char *to_float(ls_elem_type t)
-{
-    return t == LS_ET_F16 ? "__half2float" : t == LS_ET_BF16 ? "__bfloat162float" : "";
-}
-static const char *from_float(ls_elem_type t)
-{
-    return t == LS_ET_F16 ? "__float2half_rn" : t == LS_ET_BF16 ? "__float2bfloat16_rn" : "";
-}
+#define storage_type cg_storage_type
+#define to_float cg_to_float
+#define from_float cg_from_float
 
 /* A C literal with the exact bits of v in type t. */
 static void literal(ls_elem_type t, ls_value v, char *buf, size_t size)
@@ -76,22 +57,31 @@ static void emit_types(gen *g)
 {
     const ls_problem *p = g->p;
     FILE *f = g->f;
-    ls_elem_type in = p->inputs[0].type, acc = p->acc_type;
-    if (in == LS_ET_F16 || acc == LS_ET_F16)
+    bool f16 = p->acc_type == LS_ET_F16 || p->body.n > 0, bf16 = p->acc_type == LS_ET_BF16 || p->body.n > 0;
+    for (int k = 0; k < g->nin; k++) {
+        f16 |= p->inputs[k].type == LS_ET_F16;
+        bf16 |= p->inputs[k].type == LS_ET_BF16;
+    }
+    if (f16)
         fprintf(f, "#include <cuda_fp16.h>\n");
-    if (in == LS_ET_BF16 || acc == LS_ET_BF16)
+    if (bf16)
         fprintf(f, "#include <cuda_bf16.h>\n");
-    fprintf(f, "\ntypedef %s ls_in_t;  /* %s in memory */\n", storage_type(in),
-            ls_elem_type_name(in));
-    fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", storage_type(acc),
-            ls_elem_type_name(acc));
+    fprintf(f, "\n");
+    for (int k = 0; k < g->nin; k++)
+        fprintf(f, "typedef %s ls_in%d_t; /* input %d: %s in memory */\n",
+                storage_type(p->inputs[k].type), k, k, ls_elem_type_name(p->inputs[k].type));
+    fprintf(f, "typedef ls_in0_t ls_in_t;\n");
+    fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", storage_type(p->acc_type),
+            ls_elem_type_name(p->acc_type));
     fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
-            g->wide ? "the input has 2^31 elements or more" : "every index fits 32 bits");
-    if (g->vdim >= 0)
-        fprintf(f, "typedef struct __align__(%lld) { ls_in_t e[%lld]; } ls_vec_t; /* one "
-                   "%lld-byte load */\n",
-                (long long)(g->vlen * g->plan->load_elem_bytes), (long long)g->vlen,
-                (long long)(g->vlen * g->plan->load_elem_bytes));
+            g->wide ? "an input has 2^31 elements or more" : "every index fits 32 bits");
+    for (int k = 0; k < g->nin && g->vdim >= 0; k++)
+        if (g->vec_in[k]) {
+            int64_t bytes = g->vlen * (ls_elem_type_bits(p->inputs[k].type) / 8);
+            fprintf(f, "typedef struct __align__(%lld) { ls_in%d_t e[%lld]; } ls_vec%d_t; /* one "
+                       "%lld-byte load of input %d */\n",
+                    (long long)bytes, k, (long long)g->vlen, k, (long long)bytes, k);
+        }
 }
 
 /* ls_combine (the combiner, as sim/value.c computes it), ls_extend (the
@@ -148,16 +138,21 @@ static void emit_helpers(gen *g)
         }
         fprintf(f, "}\n");
     }
-    /* extension of the loaded element */
-    fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_extend(ls_in_t v)\n{\n");
-    if (p->inputs[0].type == t)
-        fprintf(f, "    return v;\n");
-    else if (ls_elem_type_is_float(p->inputs[0].type))
-        fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", from_float(t), to_float(p->inputs[0].type));
-    else
-        fprintf(f, "    return (ls_acc_t)(%s)(%s)v; /* arith.extsi */\n", signed_type(t),
-                signed_type(p->inputs[0].type));
-    fprintf(f, "}\n");
+    /* the body, or the extension of the loaded element */
+    if (p->body.n > 0) {
+        cg_emit_body(g);
+    } else {
+        fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_extend(ls_in_t v)\n{\n");
+        if (p->inputs[0].type == t)
+            fprintf(f, "    return v;\n");
+        else if (ls_elem_type_is_float(p->inputs[0].type))
+            fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", from_float(t),
+                    to_float(p->inputs[0].type));
+        else
+            fprintf(f, "    return (ls_acc_t)(%s)(%s)v; /* arith.extsi */\n", signed_type(t),
+                    signed_type(p->inputs[0].type));
+        fprintf(f, "}\n");
+    }
     /* gpu.shuffle xor: 32-bit lanes; narrower values go through a 32-bit register */
     bool shuffles = g->plan->n_subgroup_reduces > 0 ||
                     (g->plan->cross_subgroup && g->plan->read_cluster > 1);
@@ -182,55 +177,98 @@ static void emit_helpers(gen *g)
 
 /* ---------------------------------------------------------------- kernel body */
 
-static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
+/* The contribution of register r, given each input's element expression:
+ * ls_extend(elem) or ls_body(elems..., coordinates...). */
+static void elem_expr(const gen *g, int64_t r, char src[][160], char *buf, size_t size)
 {
-    char cond[1024];
-    int64_t off;
-    cg_reg_condition(g, r, cond, sizeof cond);
-    cg_reg_offset(g, r, &off);
-    if (cond[0])
-        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s ? ls_extend(in[o + %lld]) : ident);\n",
-                indent, (long long)g->acc_slot[r], (long long)g->acc_slot[r], cond,
-                (long long)off);
-    else
-        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], ls_extend(in[o + %lld]));\n", indent,
-                (long long)g->acc_slot[r], (long long)g->acc_slot[r], (long long)off);
+    const ls_problem *p = g->p;
+    if (p->body.n == 0) {
+        snprintf(buf, size, "ls_extend(%s)", src[0]);
+        return;
+    }
+    size_t u = (size_t)snprintf(buf, size, "ls_body(");
+    for (int k = 0; k < g->nin && u < size; k++)
+        u += (size_t)snprintf(buf + u, size - u, "%s%s", k ? ", " : "", src[k]);
+    if (cg_body_uses_index(p)) {
+        int64_t rx[LS_MAX_RANK];
+        cg_reg_loop_part(g, r, rx);
+        for (int i = 0; i < p->rank && u < size; i++)
+            u += (size_t)snprintf(buf + u, size - u, ", x%d + %lld", i, (long long)rx[i]);
+    }
+    if (u < size)
+        snprintf(buf + u, size - u, ")");
 }
 
-/* One load group: registers [r0, r0 + n), a vector when chosen. */
+static void scalar_src(const gen *g, int k, int64_t r, char *buf, size_t size)
+{
+    int64_t off;
+    cg_reg_offset(g, k, r, &off);
+    snprintf(buf, size, "in%d[o%d + %lld]", k, k, (long long)off);
+}
+
+static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
+{
+    char cond[1024], src[LS_MAX_INPUTS][160], e[1024];
+    cg_reg_condition(g, r, cond, sizeof cond);
+    for (int k = 0; k < g->nin; k++)
+        scalar_src(g, k, r, src[k], sizeof src[k]);
+    elem_expr(g, r, src, e, sizeof e);
+    if (cond[0])
+        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s ? %s : ident);\n", indent,
+                (long long)g->acc_slot[r], (long long)g->acc_slot[r], cond, e);
+    else
+        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", indent,
+                (long long)g->acc_slot[r], (long long)g->acc_slot[r], e);
+}
+
+/* One load group: registers [r0, r0 + n), vectors where chosen. */
 static void emit_load_group(gen *g, int64_t r0, int64_t n)
 {
     FILE *f = g->f;
-    const char *in = ls_elem_type_name(g->p->inputs[0].type);
+    const ls_problem *p = g->p;
     if (g->vdim < 0 || n % g->vlen != 0) {
-        fprintf(f, "        /* registers %lld..%lld: %lld x vector.transfer_read of 1 %s */\n",
-                (long long)r0, (long long)(r0 + n - 1), (long long)n, in);
+        fprintf(f, "        /* registers %lld..%lld: element by element */\n", (long long)r0,
+                (long long)(r0 + n - 1));
         for (int64_t r = r0; r < r0 + n; r++)
             emit_scalar_reg(g, r, "        ");
         return;
     }
     for (int64_t v = r0; v < r0 + n; v += g->vlen) {
         char c0[1024], c1[1024], full[2100];
-        int64_t off;
         cg_reg_condition(g, v, c0, sizeof c0);
         cg_reg_condition(g, v + g->vlen - 1, c1, sizeof c1);
-        cg_reg_offset(g, v, &off);
         snprintf(full, sizeof full, "%s%s%s", c0, c0[0] && c1[0] ? " && " : "", c1);
-        fprintf(f, "        /* registers %lld..%lld: vector.transfer_read vector<%lldx%s> */\n",
-                (long long)v, (long long)(v + g->vlen - 1), (long long)g->vlen, in);
-        const char *ind = "        ";
-        if (full[0]) {
+        fprintf(f, "        /* registers %lld..%lld:", (long long)v, (long long)(v + g->vlen - 1));
+        for (int k = 0; k < g->nin; k++)
+            if (g->vec_in[k])
+                fprintf(f, " vector.transfer_read vector<%lldx%s> of input %d;", (long long)g->vlen,
+                        ls_elem_type_name(p->inputs[k].type), k);
+            else
+                fprintf(f, " input %d element by element;", k);
+        fprintf(f, " */\n");
+        if (full[0])
             fprintf(f, "        if (%s) {\n", full);
-            ind = "            ";
-        } else {
+        else
             fprintf(f, "        {\n");
-            ind = "            ";
+        const char *ind = "            ";
+        for (int k = 0; k < g->nin; k++)
+            if (g->vec_in[k]) {
+                int64_t off;
+                cg_reg_offset(g, k, v, &off);
+                fprintf(f, "%sconst ls_vec%d_t w%d = *(const ls_vec%d_t *)(in%d + o%d + %lld);\n",
+                        ind, k, k, k, k, k, (long long)off);
+            }
+        for (int64_t e = 0; e < g->vlen; e++) {
+            char src[LS_MAX_INPUTS][160], x[1024];
+            for (int k = 0; k < g->nin; k++)
+                if (g->vec_in[k])
+                    snprintf(src[k], sizeof src[k], "w%d.e[%lld]", k, (long long)e);
+                else
+                    scalar_src(g, k, v + e, src[k], sizeof src[k]);
+            elem_expr(g, v + e, src, x, sizeof x);
+            fprintf(f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", ind,
+                    (long long)g->acc_slot[v + e], (long long)g->acc_slot[v + e], x);
         }
-        fprintf(f, "%sconst ls_vec_t w = *(const ls_vec_t *)(in + o + %lld);\n", ind,
-                (long long)off);
-        for (int64_t e = 0; e < g->vlen; e++)
-            fprintf(f, "%sacc[%lld] = ls_combine(acc[%lld], ls_extend(w.e[%lld]));\n", ind,
-                    (long long)g->acc_slot[v + e], (long long)g->acc_slot[v + e], (long long)e);
         if (full[0]) {
             fprintf(f, "        } else { /* the tail: element by element, padding = identity */\n");
             for (int64_t e = 0; e < g->vlen; e++)
@@ -311,11 +349,13 @@ static void emit_load_accumulate(gen *g)
                     (long long)d->wg_tile[i], i);
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "        (void)x%d;\n", i);
-    fprintf(f, "        const %s o = 0", cg_idx(g));
-    for (int i = 0; i < p->rank; i++)
-        if (g->in_stride[i])
-            fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[i]);
-    fprintf(f, "; /* input offset of register 0 */\n");
+    for (int k = 0; k < g->nin; k++) {
+        fprintf(f, "        const %s o%d = 0", cg_idx(g), k);
+        for (int i = 0; i < p->rank; i++)
+            if (g->in_stride[k][i])
+                fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[k][i]);
+        fprintf(f, "; /* input %d's offset of register 0 */\n", k);
+    }
     int64_t group = g->plan->load_width > 0 ? g->plan->load_width : 1;
     for (int64_t r = 0; r < g->regs; r += group)
         emit_load_group(g, r, group);
@@ -541,13 +581,27 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
                "shared memory\n",
             launch->grid[0], launch->block[0], (long long)d->num_subgroups,
             (long long)launch->smem_bytes);
-    fprintf(f, " *   input %lld elements (%lld bytes), output %lld elements (%lld bytes)\n",
-            (long long)launch->in_elems, (long long)launch->in_bytes, (long long)launch->out_elems,
+    for (int k = 0; k < g->nin; k++) {
+        fprintf(f, " *   input %d: %lld elements (%lld bytes), ", k,
+                (long long)launch->input_elems[k], (long long)launch->input_bytes[k]);
+        if (g->vdim >= 0 && g->vec_in[k])
+            fprintf(f, "%lld-byte vector loads\n",
+                    (long long)(g->vlen * launch->input_elem_bytes[k]));
+        else
+            fprintf(f, "scalar loads (%s)\n",
+                    g->vdim >= 0 ? g->vec_why[k] : launch->vector_note);
+    }
+    fprintf(f, " *   output %lld elements (%lld bytes)\n", (long long)launch->out_elems,
             (long long)launch->out_bytes);
-    if (launch->vector_loads)
-        fprintf(f, " *   loads: %d-byte vectors\n", launch->vector_bytes);
-    else
-        fprintf(f, " *   loads: scalar (%s)\n", launch->vector_note);
+    if (p->body.n > 0) {
+        fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
+        if (ls_body_transcendental_ops(&p->body) > 0)
+            fprintf(f, "; its %d math.* op%s run in double precision to match the reference "
+                       "bit for bit (IREE calls libdevice's float functions: a faster kernel)",
+                    ls_body_transcendental_ops(&p->body),
+                    ls_body_transcendental_ops(&p->body) == 1 ? "" : "s");
+        fprintf(f, "\n");
+    }
     fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
 }
 
@@ -555,6 +609,16 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
 {
     const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
+    if (p->argcmp.on)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s is an arg_compare (a value and its index reduced together); the "
+                           "CUDA generator does not emit its index reduction",
+                           p->name);
+    if (d->tile_and_fuse)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s is lowered by TileAndFuse (each thread reduces alone); the CUDA "
+                           "generator emits VectorDistribute plans",
+                           p->name);
     if (plan->amd)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "the CUDA path runs NVIDIA plans; this one is lowered for an AMD "
@@ -576,28 +640,28 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
                            "%s uses the reduction tiling level (a subgroup reduce inside the "
                            "loop); the CUDA generator emits partial-reduction plans only",
                            p->name);
-    for (int j = 0; j < p->inputs[0].map_n; j++)
-        if (p->inputs[0].scale[j] > 1)
-            return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                               "%s reads its input with a stride; the CUDA generator emits "
-                               "unit-stride maps only",
-                               p->name);
     if (plan->n_promoted > 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s promotes an input through workgroup memory (promote_operands); "
                            "the CUDA generator does not emit the copy",
                            p->name);
-    if (p->n_inputs > 1 || p->body.n > 0)
+    if (p->n_inputs > 1 && p->body.n == 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s reads %d input%s through a body of %d ops; the CUDA generator "
-                           "emits single-input reductions only (sim, explain and draw model "
-                           "this one)",
-                           p->name, p->n_inputs, p->n_inputs == 1 ? "" : "s", p->body.n);
-    if (!storage_type(p->inputs[0].type) || !storage_type(p->acc_type))
+                           "%s reads %d inputs but has no body combining them", p->name,
+                           p->n_inputs);
+    char why[400];
+    if (!cg_body_supported(p, why, sizeof why))
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col, "%s", why);
+    if (!storage_type(p->acc_type))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s/%s: the CUDA path supports f16, bf16, f32, i8, i16 and i32 "
+                           "%s: the CUDA path reduces in f16, bf16, f32, i8, i16 and i32 "
                            "(NVIDIA shuffles are 32 bits wide)",
-                           ls_elem_type_name(p->inputs[0].type), ls_elem_type_name(p->acc_type));
+                           ls_elem_type_name(p->acc_type));
+    if (p->body.n > 0 && p->body.inst[p->body.n - 1].type != p->acc_type)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s's body yields %s but reduces in %s", p->name,
+                           ls_elem_type_name((ls_elem_type)p->body.inst[p->body.n - 1].type),
+                           ls_elem_type_name(p->acc_type));
     int64_t regs = ls_nl_registers(&d->layout);
     if (regs > LS_CUDA_MAX_REGISTERS)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
@@ -617,15 +681,19 @@ static void fill_launch(gen *g, ls_cuda_launch *launch)
     launch->grid[1] = launch->grid[2] = 1;
     launch->block[0] = (unsigned)d->workgroup_size;
     launch->block[1] = launch->block[2] = 1;
-    launch->in_elems = 1;
-    for (int j = 0; j < p->inputs[0].map_n; j++)
-        launch->in_elems *= p->size[p->inputs[0].map[j]];
+    launch->n_inputs = p->n_inputs;
+    for (int k = 0; k < p->n_inputs; k++) {
+        launch->input_elems[k] = ls_operand_elements(p, k);
+        launch->input_elem_bytes[k] = ls_elem_type_bits(p->inputs[k].type) / 8;
+        launch->input_bytes[k] = launch->input_elems[k] * launch->input_elem_bytes[k];
+        launch->in_bytes += launch->input_bytes[k];
+    }
+    launch->in_elems = launch->input_elems[0];
+    launch->in_elem_bytes = launch->input_elem_bytes[0];
     launch->out_elems = 1;
     for (int j = 0; j < p->out_map_n; j++)
         launch->out_elems *= p->size[p->out_map[j]];
-    launch->in_elem_bytes = ls_elem_type_bits(p->inputs[0].type) / 8;
     launch->out_elem_bytes = ls_elem_type_bits(p->acc_type) / 8;
-    launch->in_bytes = launch->in_elems * launch->in_elem_bytes;
     launch->out_bytes = launch->out_elems * launch->out_elem_bytes;
 }
 
@@ -656,21 +724,29 @@ ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **
     }
     for (int64_t r = g.regs; r-- > 0;)
         g.slot_reg[g.res_slot[g.acc_slot[r]]] = r;
-    ls_input_strides(g.p, g.in_stride);
+    g.nin = g.p->n_inputs;
+    for (int k = 0; k < g.nin; k++)
+        ls_operand_strides(g.p, k, g.in_stride[k]);
     fill_launch(&g, launch);
-    g.wide = launch->in_elems >= INT64_C(1) << 31 || launch->out_elems >= INT64_C(1) << 31;
+    g.wide = launch->out_elems >= INT64_C(1) << 31;
+    for (int k = 0; k < g.nin; k++)
+        g.wide |= launch->input_elems[k] >= INT64_C(1) << 31;
     cg_scan_bounds(&g);
     cg_choose_vector(&g, launch);
     launch->vector_loads = g.vdim >= 0;
-    launch->vector_bytes = g.vdim >= 0 ? (int)(g.vlen * plan->load_elem_bytes) : 0;
+    for (int k = 0; k < g.nin && g.vdim >= 0 && !launch->vector_bytes; k++)
+        if (g.vec_in[k]) /* input 0's, else the first input that takes vectors */
+            launch->vector_bytes = (int)(g.vlen * launch->input_elem_bytes[k]);
 
     /* the body first (it knows the shared memory size), then header + body */
     char *body = NULL;
     size_t body_len = 0;
     g.f = open_memstream(&body, &body_len);
-    fprintf(g.f, "\nextern \"C\" __global__ void __launch_bounds__(%lld)\n"
-                 "lanescope_reduce(const ls_in_t *__restrict__ in, ls_acc_t *__restrict__ out)\n{\n",
+    fprintf(g.f, "\nextern \"C\" __global__ void __launch_bounds__(%lld)\nlanescope_reduce(",
             (long long)g.d->workgroup_size);
+    for (int k = 0; k < g.nin; k++)
+        fprintf(g.f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
+    fprintf(g.f, "ls_acc_t *__restrict__ out)\n{\n");
     emit_thread_setup(&g);
     emit_load_accumulate(&g);
     emit_reduces(&g);

@@ -16,26 +16,42 @@ typedef struct {
     FILE *f;
     int64_t regs, nacc, nres;
     int64_t *acc_slot, *res_slot, *slot_reg;
-    int64_t in_stride[LS_MAX_RANK];
+    int nin;                       /* input operands */
+    int64_t in_stride[LS_MAX_INPUTS][LS_MAX_RANK]; /* per input, per loop dim (0: broadcast) */
     int64_t max_tb[LS_MAX_BODY];   /* largest thread part per body dim */
     int64_t max_tx[LS_MAX_RANK];   /* largest thread part per loop dim */
     int64_t max_origin[LS_MAX_RANK];
     bool wide;                     /* 64-bit index arithmetic */
     int vdim;                      /* body dim of vector loads, -1: scalar */
     int64_t vlen;                  /* elements per vector load */
+    bool vec_in[LS_MAX_INPUTS];    /* input k loads vlen-element vectors */
+    char vec_why[LS_MAX_INPUTS][200]; /* why not, when the others do */
 } gen;
 
 void cg_tile_mults(const ls_nested_layout *l, int k, int64_t *sg_mult, int64_t *th_mult);
 void cg_reg_part(const gen *g, int64_t reg, int64_t *rp);
 void cg_thread_part(const gen *g, int64_t tid, int64_t *tb);
 void cg_body_to_loop(const gen *g, const int64_t *body, int64_t *x);
-int64_t cg_loop_offset(const gen *g, const int64_t *x);
+int64_t cg_loop_offset(const gen *g, int k, const int64_t *x);
 void cg_scan_bounds(gen *g);
 void cg_choose_vector(gen *g, ls_cuda_launch *launch);
 void cg_reg_condition(const gen *g, int64_t reg, char *buf, size_t size);
-void cg_reg_offset(const gen *g, int64_t reg, int64_t *off);
+void cg_reg_offset(const gen *g, int k, int64_t reg, int64_t *off);
+/* The register's loop coordinates relative to x (its per-register part). */
+void cg_reg_loop_part(const gen *g, int64_t reg, int64_t *rx);
 const char *cg_idx(const gen *g);
 void cg_parallel_pos_parts(const gen *g, int64_t q, int64_t *cpos, char *tpos, size_t size);
 void cg_virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t size);
+
+/* codegen_body.c: the reduction body (body.h) as a device function
+ * ls_body(inputs..., loop coordinates...) computing what sim/body.c
+ * computes, bit for bit; and whether a body can be expressed. */
+bool cg_body_supported(const ls_problem *p, char *why, size_t size);
+bool cg_body_uses_index(const ls_problem *p);
+void cg_emit_body(gen *g);
+/* "float", "__half", ... for a type in memory; NULL when the CUDA path has none */
+const char *cg_storage_type(ls_elem_type t);
+const char *cg_to_float(ls_elem_type t);
+const char *cg_from_float(ls_elem_type t);
 
 #endif

@@ -52,11 +52,11 @@ void cg_body_to_loop(const gen *g, const int64_t *body, int64_t *x)
         x[g->d->body_origin[k]] += body[k] * g->d->body_scale[k];
 }
 
-int64_t cg_loop_offset(const gen *g, const int64_t *x)
+int64_t cg_loop_offset(const gen *g, int k, const int64_t *x)
 {
     int64_t o = 0;
     for (int i = 0; i < g->p->rank; i++)
-        o += x[i] * g->in_stride[i];
+        o += x[i] * g->in_stride[k][i];
     return o;
 }
 
@@ -82,16 +82,57 @@ void cg_scan_bounds(gen *g)
                                               : (d->wg_count[i] - 1) * d->wg_tile[i];
 }
 
-/* Vector loads: one body dim carries the element tile, it is contiguous in
- * memory (input stride 1, body scale 1), and every other part of the
- * address is a multiple of the vector, so the load is aligned. */
-void cg_choose_vector(gen *g, ls_cuda_launch *launch)
+/* Vector loads: one body dim carries the element tile; an input takes
+ * vlen-element loads when it is contiguous along that dim (stride 1, body
+ * scale 1) and every other part of its address is a multiple of the vector,
+ * so the load is aligned.  vlen comes from the plan's load width (input 0's
+ * element size, as IREE's config derives the tile); an input of wider
+ * elements takes vectors while vlen of them fit 16 bytes. */
+static bool input_vector_ok(const gen *g, int k, int iv, int64_t vl, char *why, size_t size)
 {
     const ls_derived *d = g->d;
     const ls_problem *p = g->p;
+    int64_t eb = ls_elem_type_bits(p->inputs[k].type) / 8;
+    if (g->in_stride[k][iv] != 1) {
+        snprintf(why, size, "the element tile runs along d%d, which is not contiguous in input "
+                 "%d: scalar loads", iv, k);
+        return false;
+    }
+    if (vl * eb > 16) {
+        snprintf(why, size, "%lld elements of input %d are %lld bytes, more than one 16-byte "
+                 "load: scalar loads", (long long)vl, k, (long long)(vl * eb));
+        return false;
+    }
+    bool ok = true;
+    for (int i = 0; i < p->rank && ok; i++) {
+        int64_t step = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
+        ok = (g->in_stride[k][i] * step) % vl == 0 && (i == iv || g->in_stride[k][i] % vl == 0);
+    }
+    for (int64_t tid = 0; tid < d->workgroup_size && ok; tid++) {
+        int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];
+        cg_thread_part(g, tid, tb);
+        cg_body_to_loop(g, tb, tx);
+        ok = cg_loop_offset(g, k, tx) % vl == 0;
+    }
+    for (int64_t r = 0; r < g->regs && ok; r += vl) {
+        int64_t rx[LS_MAX_RANK];
+        cg_reg_loop_part(g, r, rx);
+        ok = cg_loop_offset(g, k, rx) % vl == 0;
+    }
+    if (!ok)
+        snprintf(why, size, "%lld-element vectors of input %d would not be aligned for every "
+                 "thread and tile: scalar loads", (long long)vl, k);
+    return ok;
+}
+
+void cg_choose_vector(gen *g, ls_cuda_launch *launch)
+{
+    const ls_derived *d = g->d;
     const ls_nested_layout *l = g->l;
     g->vdim = -1;
     g->vlen = 1;
+    memset(g->vec_in, 0, sizeof g->vec_in);
+    memset(g->vec_why, 0, sizeof g->vec_why);
     launch->vector_note[0] = 0;
     int kv = -1, n = 0;
     for (int k = 0; k < l->rank; k++)
@@ -111,10 +152,10 @@ void cg_choose_vector(gen *g, ls_cuda_launch *launch)
     }
     int iv = d->body_origin[kv];
     int64_t bytes = g->plan->load_elem_bytes, e = l->element_tile[kv];
-    if (g->in_stride[iv] != 1 || d->body_scale[kv] != 1) {
+    if (d->body_scale[kv] != 1) {
         snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "the element tile runs along d%d, which is not contiguous in memory: scalar "
-                 "loads", iv);
+                 "the element tile steps d%d by %lld: scalar loads", iv,
+                 (long long)d->body_scale[kv]);
         return;
     }
     int64_t vb = e * bytes > 16 ? 16 : e * bytes;
@@ -126,30 +167,17 @@ void cg_choose_vector(gen *g, ls_cuda_launch *launch)
                  "%lld-byte element tile: scalar loads", (long long)(e * bytes));
         return;
     }
-    /* alignment of every other address part, in elements */
-    bool ok = true;
-    for (int i = 0; i < p->rank && ok; i++) {
-        int64_t step = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
-        ok = (g->in_stride[i] * step) % vl == 0 && (i == iv || g->in_stride[i] % vl == 0);
+    int any = 0;
+    char why[200] = "";
+    for (int k = 0; k < g->nin; k++) {
+        g->vec_in[k] = input_vector_ok(g, k, iv, vl, g->vec_why[k], sizeof g->vec_why[k]);
+        any += g->vec_in[k];
+        if (!g->vec_in[k] && !why[0])
+            snprintf(why, sizeof why, "%s", g->vec_why[k]);
     }
-    for (int64_t tid = 0; tid < d->workgroup_size && ok; tid++) {
-        int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];
-        cg_thread_part(g, tid, tb);
-        cg_body_to_loop(g, tb, tx);
-        ok = cg_loop_offset(g, tx) % vl == 0;
-    }
-    for (int64_t r = 0; r < g->regs && ok; r += vl) {
-        int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-        cg_reg_part(g, r, rp);
-        cg_body_to_loop(g, rp, rx);
-        ok = cg_loop_offset(g, rx) % vl == 0;
-    }
-    if (!ok) {
-        snprintf(launch->vector_note, sizeof launch->vector_note,
-                 "%lld-element vectors would not be aligned for every thread and tile: "
-                 "scalar loads", (long long)vl);
+    snprintf(launch->vector_note, sizeof launch->vector_note, "%s", why);
+    if (!any)
         return;
-    }
     g->vdim = kv;
     g->vlen = vl;
 }
@@ -175,12 +203,18 @@ void cg_reg_condition(const gen *g, int64_t reg, char *buf, size_t size)
                                   (long long)rx[i], (long long)p->size[i]);
 }
 
-void cg_reg_offset(const gen *g, int64_t reg, int64_t *off)
+void cg_reg_loop_part(const gen *g, int64_t reg, int64_t *rx)
 {
-    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
+    int64_t rp[LS_MAX_BODY];
     cg_reg_part(g, reg, rp);
     cg_body_to_loop(g, rp, rx);
-    *off = cg_loop_offset(g, rx);
+}
+
+void cg_reg_offset(const gen *g, int k, int64_t reg, int64_t *off)
+{
+    int64_t rx[LS_MAX_RANK];
+    cg_reg_loop_part(g, reg, rx);
+    *off = cg_loop_offset(g, k, rx);
 }
 
 const char *cg_idx(const gen *g) { return g->wide ? "long long" : "int"; }

@@ -26,6 +26,7 @@ static const char prelude[] =
     "/* lanescope emulation prelude: CUDA names for the CPU */\n"
     "#include <cstdlib>\n"
     "#include <cstring>\n"
+    "#include <math.h>\n"
     "#include <pthread.h>\n"
     "#define __global__\n"
     "#define __device__\n"
@@ -69,48 +70,87 @@ static const char prelude[] =
     "    u += 0x7fffu + ((u >> 16) & 1u);\n"
     "    return __ushort_as_bfloat16((unsigned short)(u >> 16));\n"
     "}\n"
+    "/* correctly rounded float and double ops: the host's IEEE arithmetic (ISO C++ mode: no\n"
+    " * contraction into FMA) */\n"
+    "static inline float __fadd_rn(float a, float b) { return a + b; }\n"
+    "static inline float __fsub_rn(float a, float b) { return a - b; }\n"
+    "static inline float __fmul_rn(float a, float b) { return a * b; }\n"
+    "static inline float __fdiv_rn(float a, float b) { return a / b; }\n"
+    "static inline float __fsqrt_rn(float a) { return sqrtf(a); }\n"
+    "static inline double __dadd_rn(double a, double b) { return a + b; }\n"
+    "static inline double __dsub_rn(double a, double b) { return a - b; }\n"
+    "static inline double __dmul_rn(double a, double b) { return a * b; }\n"
+    "static inline double __ddiv_rn(double a, double b) { return a / b; }\n"
+    "static inline double __dsqrt_rn(double a) { return sqrt(a); }\n"
+    "static inline float __double2float_rn(double d) { return (float)d; }\n"
+    "static inline float __double2float_rz(double d)\n"
+    "{\n"
+    "    float f = (float)d;\n"
+    "    if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);\n"
+    "    return f;\n"
+    "}\n"
+    "static inline double __longlong_as_double(long long v) { double d; memcpy(&d, &v, 8); return d; }\n"
     "#line 1 \"kernel.cu\"\n";
 
-static const char launcher[] =
-    "\n/* lanescope emulation launcher */\n"
-    "struct ls_emu_thread { const ls_in_t *in; ls_acc_t *out; unsigned grid, tid; };\n"
-    "static void *ls_emu_body(void *p)\n"
-    "{\n"
-    "    ls_emu_thread *t = (ls_emu_thread *)p;\n"
-    "    threadIdx.x = t->tid; threadIdx.y = threadIdx.z = 0;\n"
-    "    for (unsigned b = 0; b < t->grid; b++) {\n"
-    "        blockIdx.x = b; blockIdx.y = blockIdx.z = 0;\n"
-    "        lanescope_reduce(t->in, t->out);\n"
-    "        pthread_barrier_wait(&ls_block_bar); /* the next block reuses __shared__ */\n"
-    "    }\n"
-    "    return nullptr;\n"
-    "}\n"
-    "extern \"C\" int ls_emu_run(const void *in, void *out, unsigned grid, unsigned block)\n"
-    "{\n"
-    "    pthread_barrier_init(&ls_block_bar, nullptr, block);\n"
-    "    for (unsigned w = 0; w < block / 32; w++) pthread_barrier_init(&ls_warp_bar[w], nullptr, 32);\n"
-    "    ls_emu_thread *ts = new ls_emu_thread[block];\n"
-    "    pthread_t *th = new pthread_t[block];\n"
-    "    pthread_attr_t attr;\n"
-    "    pthread_attr_init(&attr);\n"
-    "    pthread_attr_setstacksize(&attr, 1 << 20);\n"
-    "    int rc = 0;\n"
-    "    unsigned started = 0;\n"
-    "    for (unsigned i = 0; i < block; i++, started++) {\n"
-    "        ts[i] = {(const ls_in_t *)in, (ls_acc_t *)out, grid, i};\n"
-    "        if (pthread_create(&th[i], &attr, ls_emu_body, &ts[i]) != 0) { rc = -1; break; }\n"
-    "    }\n"
-    "    if (rc != 0) { /* cannot finish the barriers: fail loudly, as a fault would */\n"
-    "        std::abort();\n"
-    "    }\n"
-    "    for (unsigned i = 0; i < started; i++) pthread_join(th[i], nullptr);\n"
-    "    pthread_attr_destroy(&attr);\n"
-    "    pthread_barrier_destroy(&ls_block_bar);\n"
-    "    for (unsigned w = 0; w < block / 32; w++) pthread_barrier_destroy(&ls_warp_bar[w]);\n"
-    "    delete[] ts;\n"
-    "    delete[] th;\n"
-    "    return rc;\n"
-    "}\n";
+/* The launcher: one POSIX thread per CUDA thread, blocks one after another;
+ * the kernel call names as many inputs as the kernel takes. */
+static char *launcher(int n_inputs)
+{
+    char call[400];
+    size_t u = (size_t)snprintf(call, sizeof call, "lanescope_reduce(");
+    for (int k = 0; k < n_inputs && u < sizeof call; k++)
+        u += (size_t)snprintf(call + u, sizeof call - u, "(const ls_in%d_t *)t->in[%d], ", k, k);
+    if (u < sizeof call)
+        snprintf(call + u, sizeof call - u, "t->out)");
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f,
+            "\n/* lanescope emulation launcher */\n"
+            "struct ls_emu_thread { const void *const *in; ls_acc_t *out; unsigned grid, tid; };\n"
+            "static void *ls_emu_body(void *p)\n"
+            "{\n"
+            "    ls_emu_thread *t = (ls_emu_thread *)p;\n"
+            "    threadIdx.x = t->tid; threadIdx.y = threadIdx.z = 0;\n"
+            "    for (unsigned b = 0; b < t->grid; b++) {\n"
+            "        blockIdx.x = b; blockIdx.y = blockIdx.z = 0;\n"
+            "        %s;\n"
+            "        pthread_barrier_wait(&ls_block_bar); /* the next block reuses __shared__ */\n"
+            "    }\n"
+            "    return nullptr;\n"
+            "}\n"
+            "extern \"C\" int ls_emu_run(const void *const *in, void *out, unsigned grid, "
+            "unsigned block)\n"
+            "{\n"
+            "    pthread_barrier_init(&ls_block_bar, nullptr, block);\n"
+            "    for (unsigned w = 0; w < block / 32; w++) pthread_barrier_init(&ls_warp_bar[w], "
+            "nullptr, 32);\n"
+            "    ls_emu_thread *ts = new ls_emu_thread[block];\n"
+            "    pthread_t *th = new pthread_t[block];\n"
+            "    pthread_attr_t attr;\n"
+            "    pthread_attr_init(&attr);\n"
+            "    pthread_attr_setstacksize(&attr, 1 << 20);\n"
+            "    int rc = 0;\n"
+            "    unsigned started = 0;\n"
+            "    for (unsigned i = 0; i < block; i++, started++) {\n"
+            "        ts[i] = {in, (ls_acc_t *)out, grid, i};\n"
+            "        if (pthread_create(&th[i], &attr, ls_emu_body, &ts[i]) != 0) { rc = -1; break; }\n"
+            "    }\n"
+            "    if (rc != 0) { /* cannot finish the barriers: fail loudly, as a fault would */\n"
+            "        std::abort();\n"
+            "    }\n"
+            "    for (unsigned i = 0; i < started; i++) pthread_join(th[i], nullptr);\n"
+            "    pthread_attr_destroy(&attr);\n"
+            "    pthread_barrier_destroy(&ls_block_bar);\n"
+            "    for (unsigned w = 0; w < block / 32; w++) pthread_barrier_destroy(&ls_warp_bar[w]);\n"
+            "    delete[] ts;\n"
+            "    delete[] th;\n"
+            "    return rc;\n"
+            "}\n",
+            call);
+    fclose(f);
+    return text;
+}
 
 static int write_file(const char *path, const char *a, const char *b, const char *c)
 {
@@ -203,8 +243,11 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
     snprintf(h1, sizeof h1, "%s/cuda_fp16.h", dir);
     snprintf(h2, sizeof h2, "%s/cuda_bf16.h", dir);
     const char *cxx = getenv("CXX") && *getenv("CXX") ? getenv("CXX") : "c++";
-    void *lib = NULL, *hin = NULL, *hout = NULL;
-    if (write_file(cu, prelude, src, launcher) || write_file(h1, "", NULL, NULL) ||
+    void *lib = NULL, *hin[LS_MAX_INPUTS] = {NULL}, *hout = NULL;
+    char *launch_text = launcher(L.n_inputs);
+    int wrote = write_file(cu, prelude, src, launch_text);
+    free(launch_text);
+    if (wrote || write_file(h1, "", NULL, NULL) ||
         write_file(h2, "", NULL, NULL)) {
         st = ls_diag_set(diag, LS_ERR_IO, dir, 0, 0, "cannot write the emulation sources");
         goto out;
@@ -219,7 +262,7 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
         goto out;
     }
     lib = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* its libstdc++ stays: LSan */
-    int (*run)(const void *, void *, unsigned, unsigned) = NULL;
+    int (*run)(const void *const *, void *, unsigned, unsigned) = NULL;
     if (lib)
         *(void **)&run = dlsym(lib, "ls_emu_run");
     if (!run) {
@@ -227,10 +270,11 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
                          dlerror());
         goto out;
     }
-    hin = ls_cuda_make_input(plan, in, &L);
+    for (int k = 0; k < L.n_inputs; k++)
+        hin[k] = ls_cuda_make_input(plan, in, &L, k);
     hout = ls_xmalloc((size_t)L.out_bytes + 1);
     memset(hout, 0xa5, (size_t)L.out_bytes); /* an unwritten output cannot pass */
-    if (run(hin, hout, L.grid[0], L.block[0]) != 0) {
+    if (run((const void *const *)hin, hout, L.grid[0], L.block[0]) != 0) {
         st = ls_diag_set(diag, LS_ERR_IO, so, 0, 0, "the emulator could not start its threads");
         goto out;
     }
@@ -238,7 +282,8 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
 out:
     if (lib)
         dlclose(lib);
-    free(hin);
+    for (int k = 0; k < LS_MAX_INPUTS; k++)
+        free(hin[k]);
     free(hout);
     unlink(cu);
     unlink(so);

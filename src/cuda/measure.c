@@ -11,14 +11,18 @@
 #include "lanescope/measure.h"
 #include "lanescope/value.h"
 
-void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_launch *launch)
+void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_launch *launch,
+                         int k)
 {
     const ls_problem *p = plan->problem;
-    unsigned char *buf = ls_xmalloc((size_t)launch->in_bytes + 1);
-    int eb = launch->in_elem_bytes;
-    for (int64_t i = 0; i < launch->in_elems; i++) {
-        ls_value v = in.npy ? ls_npy_get(in.npy, i)
-                            : ls_input_value(in.seed, (uint64_t)i, p->inputs[0].type, p->combiner);
+    unsigned char *buf = ls_xmalloc((size_t)launch->input_bytes[k] + 1);
+    int eb = launch->input_elem_bytes[k];
+    /* the values ls_operand_value gives the reference, element by element */
+    uint64_t seed = ls_operand_seed(in.seed, k);
+    for (int64_t i = 0; i < launch->input_elems[k]; i++) {
+        ls_value v = in.npy && k == 0
+                         ? ls_npy_get(in.npy, i)
+                         : ls_input_value(seed, (uint64_t)i, p->inputs[k].type, p->combiner);
         for (int b = 0; b < eb; b++) /* little-endian, as the GPU stores it */
             buf[i * eb + b] = (unsigned char)(v >> (8 * b));
     }
@@ -149,10 +153,9 @@ static int cmp_double(const void *a, const void *b)
 /* One checked run: the output buffer is poisoned first so an element the
  * kernel never writes cannot pass. */
 static ls_status run_checked(ls_gpu *g, ls_gpu_kernel *k, const ls_plan *plan,
-                             const ls_cuda_reference *ref, const ls_cuda_launch *L, ls_devptr din,
+                             const ls_cuda_reference *ref, const ls_cuda_launch *L, void **args,
                              ls_devptr dout, ls_measure_result *res, ls_diag *diag)
 {
-    void *args[] = {&din, &dout};
     ls_status st = ls_gpu_memset(g, dout, 0xa5, (size_t)L->out_bytes, diag);
     if (!st)
         st = ls_gpu_launch(g, k, L->grid, L->block, 0, args, 1, NULL, diag);
@@ -206,8 +209,15 @@ static ls_status warm_up(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_launch *L, v
     return LS_OK;
 }
 
-static const char empty_src[] = "extern \"C\" __global__ void lanescope_empty(const void *in, "
-                                "void *out) {}\n";
+/* An empty kernel with the generated one's arguments: the launch floor. */
+static void empty_source(int n_inputs, char *buf, size_t size)
+{
+    size_t u = (size_t)snprintf(buf, size, "extern \"C\" __global__ void lanescope_empty(");
+    for (int k = 0; k < n_inputs && u < size; k++)
+        u += (size_t)snprintf(buf + u, size - u, "const void *in%d, ", k);
+    if (u < size)
+        snprintf(buf + u, size - u, "void *out) {}\n");
+}
 
 ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
                          const ls_measure_opts *opts, double copy_gbps, ls_measure_result *res,
@@ -217,26 +227,34 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
     char *src = NULL;
     ls_cuda_launch L;
     ls_gpu_kernel *k = NULL, *empty = NULL;
-    ls_devptr din = 0, dout = 0;
+    ls_devptr din[LS_MAX_INPUTS] = {0}, dout = 0;
+    void *args[LS_MAX_INPUTS + 1];
+    char empty_src[400];
     double *t = NULL;
     ls_cuda_reference ref = {0, NULL, NULL};
     ls_status st = ls_cuda_generate(plan, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
+    empty_source(L.n_inputs, empty_src, sizeof empty_src);
     if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
         (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
         goto out;
     ls_gpu_kernel_attrs(g, k, &res->regs_per_thread, &res->static_smem);
     res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
-    void *host_in = ls_cuda_make_input(plan, in, &L);
-    if (!(st = ls_gpu_alloc(g, (size_t)L.in_bytes, &din, diag)) &&
-        !(st = ls_gpu_alloc(g, (size_t)L.out_bytes, &dout, diag)))
-        st = ls_gpu_upload(g, din, host_in, (size_t)L.in_bytes, diag);
-    free(host_in);
-    if (st)
+    for (int i = 0; i < L.n_inputs; i++) {
+        void *host_in = ls_cuda_make_input(plan, in, &L, i);
+        if (!(st = ls_gpu_alloc(g, (size_t)L.input_bytes[i], &din[i], diag)))
+            st = ls_gpu_upload(g, din[i], host_in, (size_t)L.input_bytes[i], diag);
+        free(host_in);
+        if (st)
+            goto out;
+        args[i] = &din[i];
+    }
+    if ((st = ls_gpu_alloc(g, (size_t)L.out_bytes, &dout, diag)))
         goto out;
+    args[L.n_inputs] = &dout;
     ls_cuda_reference_compute(plan, in, &ref); /* once, for both checks */
-    if ((st = run_checked(g, k, plan, &ref, &L, din, dout, res, diag)))
+    if ((st = run_checked(g, k, plan, &ref, &L, args, dout, res, diag)))
         goto out;
     if (copy_gbps <= 0) {
         /* several times the L2 each way, so the copy streams from DRAM */
@@ -246,7 +264,6 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
             goto out;
     }
     res->copy_gbps = copy_gbps;
-    void *args[] = {&din, &dout};
     int runs = opts->runs > 0 ? opts->runs : 1;
     t = ls_xcalloc((size_t)runs, sizeof *t);
     double e_med, e_min, e_max;
@@ -263,11 +280,12 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
         res->median_us > 0 ? (double)(L.in_bytes + L.out_bytes) / (res->median_us * 1e3) : 0;
     res->copy_fraction = copy_gbps > 0 ? res->gbytes_per_s / copy_gbps : 0;
     /* the timed runs must not have changed the values */
-    st = run_checked(g, k, plan, &ref, &L, din, dout, res, diag);
+    st = run_checked(g, k, plan, &ref, &L, args, dout, res, diag);
 out:
     ls_cuda_reference_free(&ref);
     free(t);
-    ls_gpu_free(g, din);
+    for (int i = 0; i < LS_MAX_INPUTS; i++)
+        ls_gpu_free(g, din[i]);
     ls_gpu_free(g, dout);
     ls_gpu_kernel_free(g, k);
     ls_gpu_kernel_free(g, empty);

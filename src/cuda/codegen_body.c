@@ -1,0 +1,531 @@
+/* codegen_body.c: a reduction's body (body.h) as CUDA C.
+ *
+ * The kernel calls ls_body(one element of each input, the loop
+ * coordinates) for every iteration point; it returns the contribution the
+ * combiner folds in, computed exactly as sim/body.c computes it, so the
+ * generated kernel checks against the same reference bit for bit per
+ * element:
+ *   - float values live in float (f16, bf16, f32) or double (f64) and are
+ *     rounded to their type after every op.  +, -, *, / and sqrt of 16-bit
+ *     operands are computed in float and rounded once more: float has at
+ *     least 2p+2 bits, so the second rounding cannot differ from rounding
+ *     the exact result (the simulator rounds the double result);
+ *   - the __f*_rn / __d*_rn intrinsics keep NVCC from contracting a
+ *     multiply and an add into an FMA, which would round once where the
+ *     body rounds twice;
+ *   - math.* ops (exp, log, tanh, ...) are evaluated in double and rounded
+ *     to their type, as the simulator's reference does.  IREE calls
+ *     libdevice's single-precision functions (faster, within 2 ulp of the
+ *     exact value), so a body heavy in them runs slower here than IREE's
+ *     kernel; the generated header says so;
+ *   - integers live in unsigned int (up to 32 bits) or unsigned long long,
+ *     masked to their width: ops wrap, and division by zero, shifts by the
+ *     width or more and float -> int saturation give the values sim/body.c
+ *     gives (the hardware sequences' results).
+ * Rounding a double to a 16-bit float goes through float rounded to odd
+ * (__double2float_rz, then the lowest bit set when inexact), which makes
+ * the final rounding to 16 bits exact.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/value.h"
+#include "codegen.h"
+
+const char *cg_storage_type(ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_F32: return "float";
+    case LS_ET_F16: return "__half";
+    case LS_ET_BF16: return "__nv_bfloat16";
+    case LS_ET_I8: return "unsigned char";
+    case LS_ET_I16: return "unsigned short";
+    case LS_ET_I32: return "unsigned int";
+    default: return NULL;
+    }
+}
+
+const char *cg_to_float(ls_elem_type t)
+{
+    return t == LS_ET_F16 ? "__half2float" : t == LS_ET_BF16 ? "__bfloat162float" : "";
+}
+
+const char *cg_from_float(ls_elem_type t)
+{
+    return t == LS_ET_F16 ? "__float2half_rn" : t == LS_ET_BF16 ? "__float2bfloat16_rn" : "";
+}
+
+/* The C type a body value of type t lives in; NULL: not expressible. */
+static const char *value_type(ls_elem_type t)
+{
+    switch (t) {
+    case LS_ET_F16:
+    case LS_ET_BF16:
+    case LS_ET_F32: return "float";
+    case LS_ET_F64: return "double";
+    case LS_ET_I1:
+    case LS_ET_I8:
+    case LS_ET_I16:
+    case LS_ET_I32: return "unsigned int";
+    case LS_ET_I64:
+    case LS_ET_INDEX: return "unsigned long long";
+    default: return NULL;
+    }
+}
+
+static bool is_double(ls_elem_type t) { return t == LS_ET_F64; }
+static bool is_wide_int(ls_elem_type t) { return t == LS_ET_I64 || t == LS_ET_INDEX; }
+
+bool cg_body_uses_index(const ls_problem *p)
+{
+    for (int i = 0; i < p->body.n; i++)
+        if (p->body.inst[i].op == LS_BOP_INDEX)
+            return true;
+    return false;
+}
+
+bool cg_body_supported(const ls_problem *p, char *why, size_t size)
+{
+    for (int k = 0; k < p->n_inputs; k++) {
+        if (p->inputs[k].intermediate) {
+            snprintf(why, size, "input %d of %s is the result of another reduction of the "
+                     "dispatch; the CUDA generator emits one reduction per kernel", k, p->name);
+            return false;
+        }
+        if (!cg_storage_type(p->inputs[k].type)) {
+            snprintf(why, size, "input %d is %s; the CUDA path reads f16, bf16, f32, i8, i16 "
+                     "and i32", k, ls_elem_type_name(p->inputs[k].type));
+            return false;
+        }
+    }
+    for (int i = 0; i < p->body.n; i++) {
+        const ls_body_inst *in = &p->body.inst[i];
+        ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+        bool uses_src = in->op == LS_BOP_CMPF || in->op == LS_BOP_CMPI ||
+                        (in->op >= LS_BOP_EXTF && in->op <= LS_BOP_INDEX_CAST);
+        if (!value_type(t) || (uses_src && !value_type(s))) {
+            snprintf(why, size, "%s:%d:%d: %s on %s; the CUDA generator computes f16, bf16, "
+                     "f32, f64 and i1-i64 values", p->file, in->line, in->col,
+                     ls_body_opcode_name((ls_body_opcode)in->op),
+                     ls_elem_type_name(value_type(t) ? s : t));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Helpers the body may call (rounding, saturation, sign extension,
+ * min/max), each emitted only when the body uses it: NVRTC warns about an
+ * unused function, and the tests want an empty log. */
+static const struct {
+    const char *name, *text;
+} helpers[] = {
+    {"ls_rnd_f16", "static __device__ __forceinline__ float ls_rnd_f16(float x) "
+                   "{ return __half2float(__float2half_rn(x)); }\n"},
+    {"ls_rnd_bf16", "static __device__ __forceinline__ float ls_rnd_bf16(float x) "
+                    "{ return __bfloat162float(__float2bfloat16_rn(x)); }\n"},
+    {"ls_d2f_odd", "/* double -> float rounded to odd: a later rounding to 16 bits is then exact */\n"
+                   "static __device__ __forceinline__ float ls_d2f_odd(double d)\n{\n"
+                   "    float f = __double2float_rz(d);\n"
+                   "    if ((double)f != d && f == f)\n"
+                   "        f = __uint_as_float(__float_as_uint(f) | 1u);\n"
+                   "    return f;\n}\n"},
+    {"ls_sx32", "static __device__ __forceinline__ int ls_sx32(unsigned int v, int w) "
+                "{ return w >= 32 ? (int)v : (int)(v << (32 - w)) >> (32 - w); }\n"},
+    {"ls_sx64", "static __device__ __forceinline__ long long ls_sx64(unsigned long long v, int w) "
+                "{ return w >= 64 ? (long long)v : (long long)(v << (64 - w)) >> (64 - w); }\n"},
+    {"ls_maxmin(", "/* maximumf/minimumf (NaN wins), maxnumf/minnumf (the number wins); -0 < +0 */\n"
+                   "static __device__ __forceinline__ double ls_maxmin(double a, double b, bool mx, "
+                   "bool nan_wins)\n{\n"
+                   "    if (a != a || b != b)\n"
+                   "        return nan_wins ? __longlong_as_double(0x7ff8000000000000ll) : "
+                   "(a != a ? b : a);\n"
+                   "    if (a == b)\n"
+                   "        return mx ? (signbit(a) ? b : a) : (signbit(a) ? a : b);\n"
+                   "    return mx ? (a > b ? a : b) : (a < b ? a : b);\n}\n"},
+    {"ls_maxminf(", "/* maximumf/minimumf (NaN wins), maxnumf/minnumf (the number wins); -0 < +0 */\n"
+                    "static __device__ __forceinline__ float ls_maxminf(float a, float b, bool mx, "
+                    "bool nan_wins)\n{\n"
+                    "    if (a != a || b != b)\n"
+                    "        return nan_wins ? __uint_as_float(0x7fc00000u) : (a != a ? b : a);\n"
+                    "    if (a == b)\n"
+                    "        return mx ? (signbit(a) ? b : a) : (signbit(a) ? a : b);\n"
+                    "    return mx ? (a > b ? a : b) : (a < b ? a : b);\n}\n"},
+    {"ls_fptoi", "/* fptosi/fptoui: truncate, saturate at the width, NaN -> 0 */\n"
+                 "static __device__ __forceinline__ unsigned long long ls_fptoi(double d, int w, "
+                 "bool uns)\n{\n"
+                 "    const unsigned long long m = w >= 64 ? ~0ull : (1ull << w) - 1;\n"
+                 "    if (d != d)\n        return 0;\n"
+                 "    d = trunc(d);\n"
+                 "    if (uns) {\n"
+                 "        if (d <= 0)\n            return 0;\n"
+                 "        if (d >= ldexp(1.0, w) - 1)\n            return m;\n"
+                 "        return (unsigned long long)d & m;\n    }\n"
+                 "    if (d >= ldexp(1.0, w - 1) - 1)\n        return m >> 1;\n"
+                 "    if (d <= -ldexp(1.0, w - 1))\n        return (1ull << (w - 1)) & m;\n"
+                 "    return (unsigned long long)(long long)d & m;\n}\n"},
+};
+
+/* A double expression e rounded to float type t, as an expression of t's value type. */
+static void from_double(ls_elem_type t, const char *e, char *buf, size_t size)
+{
+    switch (t) {
+    case LS_ET_F64: snprintf(buf, size, "(%s)", e); break;
+    case LS_ET_F32: snprintf(buf, size, "__double2float_rn(%s)", e); break;
+    case LS_ET_F16: snprintf(buf, size, "ls_rnd_f16(ls_d2f_odd(%s))", e); break;
+    default: snprintf(buf, size, "ls_rnd_bf16(ls_d2f_odd(%s))", e); break;
+    }
+}
+
+/* A float expression (exact or rounded once to float) rounded to type t. */
+static void from_float(ls_elem_type t, const char *e, char *buf, size_t size)
+{
+    switch (t) {
+    case LS_ET_F64: snprintf(buf, size, "(double)(%s)", e); break;
+    case LS_ET_F32: snprintf(buf, size, "(%s)", e); break;
+    case LS_ET_F16: snprintf(buf, size, "ls_rnd_f16(%s)", e); break;
+    default: snprintf(buf, size, "ls_rnd_bf16(%s)", e); break;
+    }
+}
+
+/* Value v (an expression of s's value type) converted to type t: rounded
+ * for floats (extf/truncf). */
+static void float_cast(ls_elem_type s, ls_elem_type t, const char *v, char *buf, size_t size)
+{
+    if (is_double(s))
+        from_double(t, v, buf, size);
+    else
+        from_float(t, v, buf, size);
+}
+
+static unsigned long long mask_of(ls_elem_type t)
+{
+    int w = ls_elem_type_bits(t);
+    return w >= 64 ? ~0ull : (1ull << w) - 1;
+}
+
+/* Signed view of value v of integer type t. */
+static void signed_of(ls_elem_type t, const char *v, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s(%s, %d)", is_wide_int(t) ? "ls_sx64" : "ls_sx32", v,
+             ls_elem_type_bits(t));
+}
+
+static const char *float_binary_intrinsic(ls_body_opcode op, bool dbl)
+{
+    switch (op) {
+    case LS_BOP_ADDF: return dbl ? "__dadd_rn" : "__fadd_rn";
+    case LS_BOP_SUBF: return dbl ? "__dsub_rn" : "__fsub_rn";
+    case LS_BOP_MULF: return dbl ? "__dmul_rn" : "__fmul_rn";
+    case LS_BOP_DIVF: return dbl ? "__ddiv_rn" : "__fdiv_rn";
+    default: return NULL;
+    }
+}
+
+/* double-precision math function of a transcendental op */
+static const char *math_fn(ls_body_opcode op)
+{
+    switch (op) {
+    case LS_BOP_EXP: return "exp";
+    case LS_BOP_EXP2: return "exp2";
+    case LS_BOP_LOG: return "log";
+    case LS_BOP_LOG2: return "log2";
+    case LS_BOP_TANH: return "tanh";
+    case LS_BOP_SIN: return "sin";
+    case LS_BOP_COS: return "cos";
+    case LS_BOP_ERF: return "erf";
+    case LS_BOP_FLOOR: return "floor";
+    case LS_BOP_CEIL: return "ceil";
+    default: return NULL;
+    }
+}
+
+static void int_expr(const ls_body_inst *in, ls_elem_type t, char *buf, size_t size)
+{
+    char a[16], b[16], sa[64], sb[64], m[40];
+    snprintf(a, sizeof a, "v%d", in->a);
+    snprintf(b, sizeof b, "v%d", in->b);
+    signed_of(t, a, sa, sizeof sa);
+    signed_of(t, b, sb, sizeof sb);
+    snprintf(m, sizeof m, "0x%llxull", mask_of(t));
+    const char *vt = value_type(t);
+    int w = ls_elem_type_bits(t);
+    switch ((ls_body_opcode)in->op) {
+    case LS_BOP_ADDI: snprintf(buf, size, "(%s)((%s + %s) & %s)", vt, a, b, m); break;
+    case LS_BOP_SUBI: snprintf(buf, size, "(%s)((%s - %s) & %s)", vt, a, b, m); break;
+    case LS_BOP_MULI: snprintf(buf, size, "(%s)((%s * %s) & %s)", vt, a, b, m); break;
+    case LS_BOP_DIVUI: snprintf(buf, size, "(%s)(%s ? %s / %s : %s)", vt, b, a, b, m); break;
+    case LS_BOP_REMUI: snprintf(buf, size, "(%s)(%s ? %s %% %s : %s)", vt, b, a, b, a); break;
+    case LS_BOP_DIVSI:
+        snprintf(buf, size, "(%s)(%s == 0 ? %s : %s == -1 ? (0 - %s) & %s : (%s)(%s / %s) & %s)",
+                 vt, b, m, sb, a, m, vt, sa, sb, m);
+        break;
+    case LS_BOP_REMSI:
+        snprintf(buf, size, "(%s)(%s == 0 ? %s : %s == -1 ? 0 : (%s)(%s %% %s) & %s)", vt, b, a,
+                 sb, vt, sa, sb, m);
+        break;
+    case LS_BOP_ANDI: snprintf(buf, size, "(%s)(%s & %s)", vt, a, b); break;
+    case LS_BOP_ORI: snprintf(buf, size, "(%s)(%s | %s)", vt, a, b); break;
+    case LS_BOP_XORI: snprintf(buf, size, "(%s)(%s ^ %s)", vt, a, b); break;
+    case LS_BOP_SHLI:
+        snprintf(buf, size, "(%s)(%s >= %d ? 0 : (%s << %s) & %s)", vt, b, w, a, b, m);
+        break;
+    case LS_BOP_SHRUI: snprintf(buf, size, "(%s)(%s >= %d ? 0 : %s >> %s)", vt, b, w, a, b); break;
+    case LS_BOP_SHRSI:
+        snprintf(buf, size, "(%s)((%s >= %d ? (%s < 0 ? -1 : 0) : %s >> %s) & %s)", vt, b, w,
+                 sa, sa, b, m);
+        break;
+    case LS_BOP_MAXSI: snprintf(buf, size, "(%s > %s ? %s : %s)", sa, sb, a, b); break;
+    case LS_BOP_MINSI: snprintf(buf, size, "(%s < %s ? %s : %s)", sa, sb, a, b); break;
+    case LS_BOP_MAXUI: snprintf(buf, size, "(%s > %s ? %s : %s)", a, b, a, b); break;
+    default: snprintf(buf, size, "(%s < %s ? %s : %s)", a, b, a, b); break; /* MINUI */
+    }
+}
+
+static void float_expr(const ls_body_inst *in, ls_elem_type t, char *buf, size_t size)
+{
+    char a[16], b[16], e[256];
+    snprintf(a, sizeof a, "v%d", in->a);
+    snprintf(b, sizeof b, "v%d", in->b);
+    bool dbl = is_double(t);
+    ls_body_opcode op = (ls_body_opcode)in->op;
+    const char *bin = float_binary_intrinsic(op, dbl), *fn = math_fn(op);
+    if (bin) {
+        snprintf(e, sizeof e, "%s(%s, %s)", bin, a, b);
+        if (dbl)
+            snprintf(buf, size, "%s", e);
+        else
+            from_float(t, e, buf, size);
+        return;
+    }
+    switch (op) {
+    case LS_BOP_MAXIMUMF:
+    case LS_BOP_MINIMUMF:
+    case LS_BOP_MAXNUMF:
+    case LS_BOP_MINNUMF: {
+        bool mx = op == LS_BOP_MAXIMUMF || op == LS_BOP_MAXNUMF;
+        bool nw = op == LS_BOP_MAXIMUMF || op == LS_BOP_MINIMUMF;
+        /* the result is an operand or NaN: no rounding */
+        snprintf(buf, size, "%s(%s, %s, %s, %s)", dbl ? "ls_maxmin" : "ls_maxminf", a, b,
+                 mx ? "true" : "false", nw ? "true" : "false");
+        return;
+    }
+    case LS_BOP_SQRT:
+        snprintf(e, sizeof e, "%s(%s)", dbl ? "__dsqrt_rn" : "__fsqrt_rn", a);
+        if (dbl)
+            snprintf(buf, size, "%s", e);
+        else
+            from_float(t, e, buf, size);
+        return;
+    case LS_BOP_RSQRT: /* 1 / sqrt in double, two correctly rounded ops, as the reference */
+        snprintf(e, sizeof e, "__ddiv_rn(1.0, __dsqrt_rn((double)%s))", a);
+        break;
+    case LS_BOP_POWF: snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, b); break;
+    case LS_BOP_NEGF: snprintf(buf, size, "(-%s)", a); return;
+    case LS_BOP_ABSF: snprintf(buf, size, "%s(%s)", dbl ? "fabs" : "fabsf", a); return;
+    default:
+        snprintf(e, sizeof e, "%s((double)%s)", fn ? fn : "exp", a);
+        break;
+    }
+    from_double(t, e, buf, size);
+}
+
+static const char *cmpf_expr(ls_body_pred p)
+{
+    switch (p) {
+    case LS_PRED_FALSE: return "false";
+    case LS_PRED_TRUE: return "true";
+    case LS_PRED_ORD: return "!(A != A || B != B)";
+    case LS_PRED_UNO: return "(A != A || B != B)";
+    case LS_PRED_OEQ: return "(A == B)";
+    case LS_PRED_OGT: return "(A > B)";
+    case LS_PRED_OGE: return "(A >= B)";
+    case LS_PRED_OLT: return "(A < B)";
+    case LS_PRED_OLE: return "(A <= B)";
+    case LS_PRED_ONE: return "(A == A && B == B && A != B)";
+    case LS_PRED_UEQ: return "!(A < B || A > B)";
+    case LS_PRED_UGT: return "!(A <= B)";
+    case LS_PRED_UGE: return "!(A < B)";
+    case LS_PRED_ULT: return "!(A >= B)";
+    case LS_PRED_ULE: return "!(A > B)";
+    case LS_PRED_UNE: return "(A != B)";
+    default: return "false";
+    }
+}
+
+static const char *cmpi_op(ls_body_pred p, bool *is_signed)
+{
+    *is_signed = p >= LS_PRED_SLT && p <= LS_PRED_SGE;
+    switch (p) {
+    case LS_PRED_EQ: return "==";
+    case LS_PRED_NE: return "!=";
+    case LS_PRED_SLT: case LS_PRED_ULT_I: return "<";
+    case LS_PRED_SLE: case LS_PRED_ULE_I: return "<=";
+    case LS_PRED_SGT: case LS_PRED_UGT_I: return ">";
+    default: return ">=";
+    }
+}
+
+/* Replace every A and B of a template with a and b. */
+static void fill_template(const char *tpl, const char *a, const char *b, char *buf, size_t size)
+{
+    size_t u = 0;
+    for (const char *s = tpl; *s && u + 1 < size; s++) {
+        const char *r = *s == 'A' ? a : *s == 'B' ? b : NULL;
+        if (r)
+            u += (size_t)snprintf(buf + u, size - u, "%s", r);
+        else
+            buf[u++] = *s;
+        if (u >= size)
+            u = size - 1;
+    }
+    buf[u] = 0;
+}
+
+/* The right-hand side of instruction i. */
+static void inst_expr(const ls_problem *p, int i, char *buf, size_t size)
+{
+    const ls_body_inst *in = &p->body.inst[i];
+    ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+    char a[16], b[16], c[16], x[256];
+    snprintf(a, sizeof a, "v%d", in->a);
+    snprintf(b, sizeof b, "v%d", in->b);
+    snprintf(c, sizeof c, "v%d", in->c);
+    const char *vt = value_type(t);
+    ls_body_opcode op = (ls_body_opcode)in->op;
+    switch (op) {
+    case LS_BOP_INPUT: {
+        ls_elem_type it = p->inputs[in->index].type;
+        if (ls_elem_type_is_float(it))
+            snprintf(buf, size, "%s(a%d)", cg_to_float(it), in->index);
+        else
+            snprintf(buf, size, "(%s)a%d", vt, in->index);
+        return;
+    }
+    case LS_BOP_CONST:
+        if (t == LS_ET_F64)
+            snprintf(buf, size, "__longlong_as_double(0x%016llxll)", (unsigned long long)in->imm);
+        else if (ls_elem_type_is_float(t)) {
+            double dv = ls_value_to_double(in->imm, t);
+            snprintf(buf, size, "__uint_as_float(0x%08xu) /* %g */",
+                     (unsigned)ls_value_from_double(dv, LS_ET_F32), dv);
+        } else
+            snprintf(buf, size, "(%s)0x%llxull", vt, (unsigned long long)(in->imm & mask_of(t)));
+        return;
+    case LS_BOP_INDEX: snprintf(buf, size, "(unsigned long long)(long long)x%d", in->index); return;
+    case LS_BOP_EXTF:
+    case LS_BOP_TRUNCF: float_cast(s, t, a, buf, size); return;
+    case LS_BOP_EXTSI:
+    case LS_BOP_INDEX_CAST:
+    case LS_BOP_TRUNCI:
+        signed_of(s, a, x, sizeof x);
+        snprintf(buf, size, "(%s)((unsigned long long)(long long)%s & 0x%llxull)", vt, x,
+                 mask_of(t));
+        return;
+    case LS_BOP_EXTUI: snprintf(buf, size, "(%s)%s", vt, a); return;
+    case LS_BOP_SITOFP: {
+        char sx[64], e[128];
+        signed_of(s, a, sx, sizeof sx);
+        snprintf(e, sizeof e, "(double)%s", sx);
+        from_double(t, e, buf, size);
+        return;
+    }
+    case LS_BOP_UITOFP: {
+        char e[64];
+        snprintf(e, sizeof e, "(double)%s", a);
+        from_double(t, e, buf, size);
+        return;
+    }
+    case LS_BOP_FPTOSI:
+    case LS_BOP_FPTOUI:
+        snprintf(buf, size, "(%s)ls_fptoi((double)%s, %d, %s)", vt, a, ls_elem_type_bits(t),
+                 op == LS_BOP_FPTOUI ? "true" : "false");
+        return;
+    case LS_BOP_CMPF:
+        fill_template(cmpf_expr((ls_body_pred)in->pred), a, b, x, sizeof x);
+        snprintf(buf, size, "(unsigned int)%s", x);
+        return;
+    case LS_BOP_CMPI: {
+        bool sg;
+        const char *o = cmpi_op((ls_body_pred)in->pred, &sg);
+        char sa[64], sb[64];
+        if (sg) {
+            signed_of(s, a, sa, sizeof sa);
+            signed_of(s, b, sb, sizeof sb);
+        } else {
+            snprintf(sa, sizeof sa, "%s", a);
+            snprintf(sb, sizeof sb, "%s", b);
+        }
+        snprintf(buf, size, "(unsigned int)(%s %s %s)", sa, o, sb);
+        return;
+    }
+    case LS_BOP_SELECT: snprintf(buf, size, "((%s & 1u) ? %s : %s)", a, b, c); return;
+    case LS_BOP_FPOWI: {
+        ls_elem_type et = (ls_elem_type)p->body.inst[in->b].type;
+        char sb[64], e[160];
+        signed_of(et, b, sb, sizeof sb);
+        snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, sb);
+        from_double(t, e, buf, size);
+        return;
+    }
+    default: break;
+    }
+    if (ls_elem_type_is_float(t))
+        float_expr(in, t, buf, size);
+    else
+        int_expr(in, t, buf, size);
+}
+
+void cg_emit_body(gen *g)
+{
+    const ls_problem *p = g->p;
+    /* the function first, so the helpers it calls are known */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    fprintf(f, "\n/* the linalg body: one iteration point's contribution */\n"
+               "static __device__ __forceinline__ ls_acc_t ls_body(");
+    for (int k = 0; k < p->n_inputs; k++)
+        fprintf(f, "%sls_in%d_t a%d", k ? ", " : "", k, k);
+    if (cg_body_uses_index(p))
+        for (int i = 0; i < p->rank; i++)
+            fprintf(f, ", ls_idx_t x%d", i);
+    fprintf(f, ")\n{\n");
+    bool used[LS_MAX_BODY_INSTS] = {false};
+    for (int i = 0; i < p->body.n; i++) {
+        const ls_body_inst *in = &p->body.inst[i];
+        const int16_t opnd[3] = {in->a, in->b, in->c};
+        for (int k = 0; k < 3; k++)
+            if (opnd[k] >= 0)
+                used[opnd[k]] = true;
+    }
+    for (int i = 0; i < p->body.n; i++) {
+        const ls_body_inst *in = &p->body.inst[i];
+        char e[1024];
+        inst_expr(p, i, e, sizeof e);
+        fprintf(f, "    const %s v%d = %s; /* %s : %s */\n", value_type((ls_elem_type)in->type), i,
+                e, ls_body_opcode_name((ls_body_opcode)in->op),
+                ls_elem_type_name((ls_elem_type)in->type));
+        if (!used[i] && i < p->body.n - 1)
+            fprintf(f, "    (void)v%d; /* the body computes it, nothing reads it */\n", i);
+    }
+    int last = p->body.n - 1;
+    ls_elem_type rt = (ls_elem_type)p->body.inst[last].type;
+    if (ls_elem_type_is_float(rt))
+        fprintf(f, "    return %s(v%d);\n}\n", cg_from_float(p->acc_type), last);
+    else
+        fprintf(f, "    return (ls_acc_t)v%d;\n}\n", last);
+    fclose(f);
+    bool any = false;
+    for (size_t h = 0; h < sizeof helpers / sizeof helpers[0]; h++)
+        if (strstr(text, helpers[h].name)) {
+            if (!any)
+                fprintf(g->f, "\n/* body helpers: values rounded to their type, integers masked "
+                              "to their width */\n");
+            any = true;
+            fputs(helpers[h].text, g->f);
+        }
+    fputs(text, g->f);
+    free(text);
+}
