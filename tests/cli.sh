@@ -402,6 +402,21 @@ $LANESCOPE sweep --shape 64x256 --iter pr --target mi300x -j 0 >/dev/null 2>"$tm
 [ $? -eq 2 ]; check "sweep -j 0 exits 2" $?
 contains "sweep -j message" "$tmp/err" "-j: 0 is outside 1..256"
 
+# The bottleneck line names the limit, with numbers checked by hand:
+#  rowsum4k_t1_s1 (h100): one f32 per lane per load, 1 subgroup per workgroup,
+#  occupancy 32 -> 32 x 32 lanes x 4 B = 4096 B in flight per SM; Little's law
+#  needs 2750e9 / 1.98e9 B/cycle x 834 cycles / 132 SMs = 8775 B, over
+#  834 / 1980 us = 421 ns; 4096 / 8775 = 47% of the roof.
+$LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
+contains "bottleneck: MLP" "$tmp/bn.txt" "bound by memory-level parallelism: 32 subgroups per WGP keep 4.1 KB in flight, 8.8 KB needed to cover 421 ns at 2750 GB/s (Little's law), so at most 47% of the DRAM roof"
+$LANESCOPE sim "$EX/suite/rowsum4k_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
+contains "bottleneck: DRAM" "$tmp/bn.txt" "bound by DRAM bandwidth"
+$LANESCOPE sim "$EX/suite/tiny8_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
+contains "bottleneck: workgroups" "$tmp/bn.txt" "bound by parallelism: 8 workgroups on 132 WGPs leave 124 WGPs idle"
+$LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check --json >"$tmp/bn.json" 2>&1
+contains "bottleneck JSON kind" "$tmp/bn.json" '"kind":"mlp"'
+contains "bottleneck JSON in flight" "$tmp/bn.json" '"in_flight_bytes_per_wgp":4096.0'
+
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then
     for f in "$REGRESS"/*.mlir; do

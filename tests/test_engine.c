@@ -3,6 +3,7 @@
  * critical path, bandwidth scaling, determinism. */
 #include <math.h>
 
+#include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 #include "lanescope/stepper.h"
 #include "lanescope/swizzle.h"
@@ -402,6 +403,83 @@ START_TEST(stepping)
 }
 END_TEST
 
+/* The bottleneck verdicts that real suite cases do not reach cheaply
+ * (tests/cli.sh checks DRAM, memory-level parallelism and too few
+ * workgroups on real runs): each built from a run's figures to hit it. */
+START_TEST(bottleneck_verdicts)
+{
+    ls_hw hw;
+    memset(&hw, 0, sizeof hw);
+    hw.wgp_count = 100;
+    hw.clock_mhz = 1000;
+    hw.schedulers_per_wgp = 4;
+    hw.dram_latency = 500;
+    hw.dram_gbps = 1000;
+    hw.dram_bytes_per_cycle = 1.0; /* 1000 GB/s at 1 GHz */
+    ls_derived d;
+    memset(&d, 0, sizeof d);
+    d.num_subgroups = 2;
+    ls_plan plan;
+    memset(&plan, 0, sizeof plan);
+    plan.derived = &d;
+    plan.iterations = 4;
+    ls_sim_result r;
+    memset(&r, 0, sizeof r);
+    r.cycles = 100000;
+    r.time_us = 100;
+    r.occupancy = 4;
+    r.workgroups = 500; /* 1.25 waves of 400 slots */
+    r.waves = 2;
+    r.dram_fraction = 0.3;
+    /* plenty in flight: 16 KB per subgroup-iteration, 8 subgroups per WGP */
+    r.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes = INT64_C(500) * 2 * 4 * 16384;
+    r.stage[LS_STAGE_LOAD_ACCUMULATE].subgroup_cycles = 900;
+    r.stage[LS_STAGE_SUBGROUP_REDUCE].subgroup_cycles = 100;
+    ls_bottleneck b;
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    /* the last wave fills 100 of 400 slots: (1 - 0.25) / 2 = 37.5% idle */
+    ck_assert_int_eq(b.kind, LS_BN_TAIL);
+    ck_assert_double_eq_tol(b.last_wave_fill, 0.25, 1e-12);
+    ck_assert_ptr_nonnull(strstr(b.line, "the last of 2 waves fills 25%"));
+    ck_assert_double_eq_tol(b.subgroups_per_wgp, 8, 1e-12);
+    ck_assert_double_eq_tol(b.in_flight_bytes_per_wgp, 8 * 16384, 1e-9);
+    ck_assert_double_eq_tol(b.needed_bytes_per_wgp, 500.0 / 100, 1e-9);
+    ck_assert_double_eq_tol(b.mlp_cap, 1, 1e-12);
+    r.workgroups = 800; /* two full waves */
+    r.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes = INT64_C(800) * 2 * 4 * 16384;
+    r.stage[LS_STAGE_LOAD_ACCUMULATE].subgroup_cycles = 500;
+    r.stage[LS_STAGE_SUBGROUP_REDUCE].subgroup_cycles = 300;
+    r.stage[LS_STAGE_CROSS_SUBGROUP].subgroup_cycles = 200;
+    r.stage[LS_STAGE_SUBGROUP_REDUCE].shuffles = 5;
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    ck_assert_int_eq(b.kind, LS_BN_REDUCTION);
+    ck_assert_ptr_nonnull(strstr(b.line, "50% of the subgroups' time"));
+    r.stage[LS_STAGE_SUBGROUP_REDUCE].subgroup_cycles = 100;
+    r.stage[LS_STAGE_CROSS_SUBGROUP].subgroup_cycles = 100;
+    r.stage[LS_STAGE_LOAD_ACCUMULATE].subgroup_cycles = 800;
+    r.stage[LS_STAGE_CROSS_SUBGROUP].barrier_wait_cycles = 250; /* 25% of 1000 */
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    ck_assert_int_eq(b.kind, LS_BN_BARRIER);
+    r.stage[LS_STAGE_CROSS_SUBGROUP].barrier_wait_cycles = 0;
+    r.stage[LS_STAGE_CROSS_SUBGROUP].smem_accesses = 40;
+    r.stage[LS_STAGE_CROSS_SUBGROUP].smem_cycles = 160; /* 120 conflict cycles: 12% */
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    ck_assert_int_eq(b.kind, LS_BN_SMEM);
+    r.stage[LS_STAGE_CROSS_SUBGROUP].smem_cycles = 40;
+    r.instructions = 100000 * 100 * 4 * 7 / 10; /* 70% of the issue slots */
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    ck_assert_int_eq(b.kind, LS_BN_ISSUE);
+    ck_assert_double_eq_tol(b.issue_utilisation, 0.7, 1e-12);
+    r.instructions = 1000;
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    ck_assert_int_eq(b.kind, LS_BN_LATENCY);
+    r.dram_fraction = 0.9;
+    ls_bottleneck_analyze(&plan, &hw, &r, &b);
+    ck_assert_int_eq(b.kind, LS_BN_DRAM);
+    ck_assert_str_eq(ls_bottleneck_name(LS_BN_SMEM), "smem");
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -414,6 +492,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, records_add_up_to_the_run);
     tcase_add_test(tc, bandwidth_bound_scaling);
     tcase_add_test(tc, stepping);
+    tcase_add_test(tc, bottleneck_verdicts);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 #include "lanescope/npy.h"
@@ -50,7 +51,8 @@ static void usage(FILE *f)
             ls_hw_names());
 }
 
-static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r)
+static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
+                       const ls_bottleneck *bn)
 {
     fprintf(f, "%s: %lld workgroups on %s (%s): occupancy %lld workgroups per WGP (limit: %s), "
                "%lld wave%s\n",
@@ -101,6 +103,32 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 hit, (long long)(s->shuffles + s->dpp_steps), (long long)s->smem_accesses,
                 (long long)s->smem_max_degree, (long long)s->barrier_wait_cycles);
     }
+    fprintf(f, "  %s\n", bn->line);
+}
+
+static json_object *bottleneck_json(const ls_bottleneck *b)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "kind", json_object_new_string(ls_bottleneck_name(b->kind)));
+    json_object_object_add(o, "line", json_object_new_string(b->line));
+    json_object_object_add(o, "dram_fraction", json_object_new_double(b->dram_fraction));
+    json_object_object_add(o, "load_gbps", json_object_new_double(b->load_gbps));
+    json_object_object_add(o, "wgps_used", json_object_new_int64(b->wgps_used));
+    json_object_object_add(o, "last_wave_fill", json_object_new_double(b->last_wave_fill));
+    json_object_object_add(o, "subgroups_per_wgp", json_object_new_double(b->subgroups_per_wgp));
+    json_object_object_add(o, "in_flight_bytes_per_wgp",
+                           json_object_new_double(b->in_flight_bytes_per_wgp));
+    json_object_object_add(o, "needed_bytes_per_wgp",
+                           json_object_new_double(b->needed_bytes_per_wgp));
+    json_object_object_add(o, "dram_latency_ns", json_object_new_double(b->latency_ns));
+    json_object_object_add(o, "mlp_cap", json_object_new_double(b->mlp_cap));
+    json_object_object_add(o, "load_share", json_object_new_double(b->load_share));
+    json_object_object_add(o, "reduce_share", json_object_new_double(b->reduce_share));
+    json_object_object_add(o, "barrier_share", json_object_new_double(b->barrier_share));
+    json_object_object_add(o, "smem_conflict_share",
+                           json_object_new_double(b->smem_conflict_share));
+    json_object_object_add(o, "issue_utilisation", json_object_new_double(b->issue_utilisation));
+    return o;
 }
 
 /* Chrome trace events: a process per WGP, a thread per resident subgroup
@@ -422,6 +450,8 @@ int ls_cmd_sim(int argc, char **argv)
             fprintf(stderr, "\r\033[K");
         if (est)
             goto fail;
+        ls_bottleneck bn;
+        ls_bottleneck_analyze(&plans[i], &hw, &r, &bn);
         if (trace_path)
             trace_add(trace_events, p, &hw, &trace, (int)i);
         ls_functional_result fr;
@@ -455,6 +485,7 @@ int ls_cmd_sim(int argc, char **argv)
             json_object *arr;
             json_object_object_get_ex(root, "reductions", &arr);
             json_object *jr = json_result(p, &hw, &r, &fr, check, seed);
+            json_object_object_add(jr, "bottleneck", bottleneck_json(&bn));
             if (dump_json)
                 json_object_object_add(jr, "plan", ls_cli_plan_json(&plans[i]));
             json_object_array_add(arr, jr);
@@ -464,7 +495,7 @@ int ls_cmd_sim(int argc, char **argv)
             print_csv(out.f, p, &hw, &r);
             continue;
         }
-        print_text(out.f, p, &hw, &r);
+        print_text(out.f, p, &hw, &r, &bn);
         if (check) {
             char from[300];
             if (npy_path)
