@@ -3,6 +3,8 @@
  * Every figure comes from the engine's own run and model, so the verdict
  * explains the simulated time, not a separate estimate of it.  The
  * thresholds are judgement, stated here so a reader can disagree with them:
+ *   - the launch first: when the model's launch cost is at least the
+ *     kernel's time, nothing inside the kernel matters as much;
  *   - DRAM at 70% of the model's peak or more: what a well-tuned streaming
  *     kernel reaches on these GPUs is 85-95%, so 70% means the memory system
  *     is the wall and a config change buys little;
@@ -22,7 +24,7 @@
 
 #include "lanescope/bottleneck.h"
 
-static const char *const names[] = {"dram",      "workgroups", "tail",  "mlp",    "reduction",
+static const char *const names[] = {"launch", "dram",      "workgroups", "tail",  "mlp",    "reduction",
                                     "barrier",   "smem",       "issue", "latency"};
 
 const char *ls_bottleneck_name(ls_bottleneck_kind k)
@@ -52,7 +54,7 @@ static void figures(const ls_plan *plan, const ls_hw *hw, const ls_sim_result *r
     int64_t occ = r->occupancy > 0 ? r->occupancy : 1;
     b->dram_fraction = r->dram_fraction;
     int64_t loads = r->stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes;
-    b->load_gbps = r->time_us > 0 ? (double)loads / (r->time_us * 1e3) : 0;
+    b->load_gbps = r->kernel_us > 0 ? (double)loads / (r->kernel_us * 1e3) : 0;
     b->wgps_used = wgs < hw->wgp_count ? wgs : hw->wgp_count;
     int64_t full = hw->wgp_count * occ;
     int64_t last = wgs - (r->waves - 1) * full;
@@ -97,7 +99,12 @@ void ls_bottleneck_analyze(const ls_plan *plan, const ls_hw *hw, const ls_sim_re
     bytes_text(b->in_flight_bytes_per_wgp, have, sizeof have);
     bytes_text(b->needed_bytes_per_wgp, need, sizeof need);
     double idle_share = r->waves > 1 ? (1 - b->last_wave_fill) / (double)r->waves : 0;
-    if (b->dram_fraction >= 0.70) {
+    if (r->launch_us > 0 && r->launch_us >= r->kernel_us) {
+        b->kind = LS_BN_LAUNCH;
+        snprintf(L, n, "bound by launch overhead: the model's %.1f us launch is longer than the "
+                 "kernel's %.2f us; more work per dispatch (fusion, batching) is what helps",
+                 r->launch_us, r->kernel_us);
+    } else if (b->dram_fraction >= 0.70) {
         b->kind = LS_BN_DRAM;
         snprintf(L, n, "bound by DRAM bandwidth: %.0f GB/s is %.0f%% of the model's %.0f GB/s",
                  r->dram_gbps, 100 * b->dram_fraction, hw->dram_gbps);

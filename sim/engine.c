@@ -459,7 +459,12 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
         g->wg_slot = wg_slot;
         g->sg = s;
         g->wgp = wgp;
-        g->sched = s % (int)e->hw->schedulers_per_wgp;
+        /* Warps take the SM's sub-partitions by warp slot (slot % 4 on
+         * NVIDIA since Volta), so workgroups resident side by side spread
+         * over the schedulers: the slot of subgroup s is its workgroup's
+         * resident position on the WGP times nsub, plus s. */
+        g->sched = (int)(((int64_t)(wg_slot / (int)e->hw->wgp_count) * e->nsub + s) %
+                         e->hw->schedulers_per_wgp);
         g->pc = 0;
         g->iteration = 0;
         g->tile_iteration = -1;
@@ -847,8 +852,10 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     while (pop(&e, &ev))
         step(&e, ev.slot, ev.cycle);
     res->cycles = e.last_finish;
-    res->time_us = (double)res->cycles / (double)hw->clock_mhz;
-    res->dram_gbps = res->time_us > 0 ? (double)res->dram_bytes / (res->time_us * 1e3) : 0;
+    res->kernel_us = (double)res->cycles / (double)hw->clock_mhz;
+    res->launch_us = hw->launch_us;
+    res->time_us = res->kernel_us + res->launch_us;
+    res->dram_gbps = res->kernel_us > 0 ? (double)res->dram_bytes / (res->kernel_us * 1e3) : 0;
     res->dram_fraction = res->dram_gbps / hw->dram_gbps;
     for (int k = 0; k < LS_STAGE_COUNT; k++)
         if (e.crit_first[k] >= 0 && e.crit_last[k] >= e.crit_first[k])

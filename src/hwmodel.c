@@ -32,6 +32,7 @@ static const field fields[] = {
     F(l2_line_bytes, 16, 4096),        F(sector_bytes, 4, 4096),
     F(l2_latency, 0, 1000000),         F(dram_latency, 0, 1000000),
     {"dram_gbps", offsetof(ls_hw, dram_gbps), true, 1, 1000000},
+    {"launch_us", offsetof(ls_hw, launch_us), true, 0, 1000},
 };
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])

@@ -411,8 +411,15 @@ $LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check >"$tmp/b
 contains "bottleneck: MLP" "$tmp/bn.txt" "bound by memory-level parallelism: 32 subgroups per WGP keep 4.1 KB in flight, 8.8 KB needed to cover 421 ns at 2750 GB/s (Little's law), so at most 47% of the DRAM roof"
 $LANESCOPE sim "$EX/suite/rowsum4k_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
 contains "bottleneck: DRAM" "$tmp/bn.txt" "bound by DRAM bandwidth"
+$LANESCOPE sim "$EX/suite/few_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
+contains "bottleneck: workgroups" "$tmp/bn.txt" "bound by parallelism: 32 workgroups on 132 WGPs leave 100 WGPs idle"
 $LANESCOPE sim "$EX/suite/tiny8_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
-contains "bottleneck: workgroups" "$tmp/bn.txt" "bound by parallelism: 8 workgroups on 132 WGPs leave 124 WGPs idle"
+contains "bottleneck: launch" "$tmp/bn.txt" "bound by launch overhead: the model's 3.0 us launch is longer than the kernel's"
+contains "sim: time includes the launch" "$tmp/bn.txt" "+ 3.0 us launch ="
+# one dispatch, one launch: a softmax's second reduction adds none
+$LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --no-check >"$tmp/sm.txt" 2>&1
+[ "$(grep -c '+ 3.0 us launch =' "$tmp/sm.txt")" -eq 1 ]; check "softmax: one launch" $?
+contains "softmax: later phases" "$tmp/sm.txt" "+ 0.0 us launch (the dispatch's launch counts with its first reduction)"
 $LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check --json >"$tmp/bn.json" 2>&1
 contains "bottleneck JSON kind" "$tmp/bn.json" '"kind":"mlp"'
 contains "bottleneck JSON in flight" "$tmp/bn.json" '"in_flight_bytes_per_wgp":4096.0'

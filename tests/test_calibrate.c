@@ -241,6 +241,9 @@ START_TEST(render_round_trip)
     ck_assert(strstr(text, "#   smem_conflict degree=32 93.6 cycles\n"));
     ck_assert(strstr(text, "#   l1_latency = 33.9 cycles (microbenchmark chase_l1"));
     ck_assert(strstr(text, "#   launch_overhead = 4.5 us"));
+    /* the launch is a model key too: the measured 4.5 us replaces the estimate */
+    ck_assert(strstr(find_line(text, "launch_us"), "launch_us = 4.5"));
+    ck_assert(strstr(find_line(text, "launch_us"), where));
     ck_assert(strstr(text, "# command: lanescope calibrate -o 'a, b.hw'"));
     /* and the same through a file, as --target reads it */
     char dir[] = "/tmp/ls_calib_XXXXXX", path[64];
@@ -256,6 +259,7 @@ START_TEST(render_round_trip)
     unlink(path);
     rmdir(dir);
     ck_assert_int_eq(loaded.dram_latency, 613);
+    ck_assert_double_eq_tol(loaded.launch_us, 4.5, 1e-12);
     free(text);
     free(base_text);
     free(r);

@@ -352,7 +352,8 @@ def header(groups):
 #   (tiny_t4_s4), 90th percentile: sorted 2 4 8 10 10 30 60, h = 0.9 x 6 =
 #   5.4, 30 + 0.4 x (60 - 30) = 42.0; mean signed 84 / 7 = +12.0.
 #   tiny: simulated default < t4_s4 < t4_s1; measured t4_s4 < default <
-#   t4_s1 (e = +60% and -10% swap the first two: 1.106 / 1.6 < 0.701 / 0.9):
+#   t4_s1 (e = +60% and -10% swap the first two: 4.106 / 1.6 < 3.701 / 0.9,
+#   times with the model's 3 us launch):
 #   one discordant pair of 3, tau-b = (2 - 1) / 3 = 0.333; rho = 1 - 6 x 2 /
 #   (3 x 8) = 0.5.  few: orders agree, tau-b = rho = 1.  Mean tau-b 0.667.
 TEST_SUITE = [  # (name, source case in examples/suite, group, e)

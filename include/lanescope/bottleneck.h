@@ -4,6 +4,7 @@
  * analysis reads one engine run (engine.h) with its plan and hardware model
  * and names the limit that explains the time, with the numbers behind it:
  *
+ *   launch      the launch costs as much as the kernel itself;
  *   dram        achieved DRAM bandwidth near the model's peak;
  *   workgroups  fewer workgroups than WGPs: part of the GPU idles;
  *   tail        the last wave fills a small part of the GPU;
@@ -26,6 +27,7 @@
 #include "lanescope/engine.h"
 
 typedef enum {
+    LS_BN_LAUNCH,
     LS_BN_DRAM,
     LS_BN_WORKGROUPS,
     LS_BN_TAIL,

@@ -10,7 +10,8 @@
  *             scheduled while dispatching gets the next sequence number, so
  *             it runs after every event already queued for the same cycle.  Idle time is skipped.  No host clock.
  *  machine    wgp_count WGPs, each with schedulers_per_wgp schedulers (one
- *             issue per cycle each; subgroup s uses scheduler s % n), resident
+ *             issue per cycle each; a subgroup uses scheduler (its resident
+ *             slot on the WGP) % n, so one-subgroup workgroups spread), resident
  *             limits (threads, subgroups, workgroups, shared memory) and a
  *             dispatcher that hands out workgroups in id order, round-robin at
  *             start, then to whichever WGP frees a slot (waves).
@@ -24,6 +25,9 @@
  *             use DRAM bandwidth.  Shared memory: an access occupies the
  *             WGP's banks for its conflict degree (distinct words in the
  *             busiest bank; the same word is a free broadcast).
+ *  launch     the time is the kernel's cycles at the clock plus the model's
+ *             launch_us, the end-to-end cost of a launch (an empty kernel
+ *             timed with events); cycles and records start at the kernel.
  *  reductions shuffles go through a per-WGP unit (shuffle_interval cycles
  *             between issues, shuffle_latency to the result); DPP steps are
  *             VALU ops of dpp_latency; barriers release all the
@@ -69,8 +73,11 @@ typedef struct {
 
 typedef struct {
     int64_t cycles;
-    double time_us;
-    double dram_gbps, dram_fraction; /* achieved, and of the model's peak */
+    double kernel_us;                /* cycles at the model's clock */
+    double launch_us;                /* the model's launch cost (hw->launch_us) */
+    double time_us;                  /* kernel_us + launch_us: what CUDA events around the
+                                      * launch measure */
+    double dram_gbps, dram_fraction; /* achieved while the kernel runs, and of the model's peak */
     int64_t dram_bytes;
     int64_t occupancy;               /* workgroups resident per WGP */
     const char *occupancy_limit;     /* which resource set it */

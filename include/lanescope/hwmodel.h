@@ -25,6 +25,7 @@ typedef struct {
     int64_t l2_bytes, l2_ways, l2_line_bytes, sector_bytes, l2_latency;
     int64_t dram_latency;
     double dram_gbps; /* GB/s (1e9 bytes) */
+    double launch_us; /* a kernel launch, end to end (an empty kernel timed with events) */
     double dram_bytes_per_cycle; /* derived: dram_gbps / clock */
     bool has_iree_target;
     ls_target iree_target;

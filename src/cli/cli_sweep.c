@@ -197,7 +197,8 @@ int ls_cmd_sweep(int argc, char **argv)
     size_t ok = 0;
     for (size_t i = 0; i < sw.n; i++)
         ok += sw.points[i].status == LS_OK;
-    double roof_us = (double)ls_sweep_min_bytes(p) / (hw.dram_gbps * 1e3);
+    /* the roof: every byte once at peak bandwidth, plus the launch */
+    double roof_us = (double)ls_sweep_min_bytes(p) / (hw.dram_gbps * 1e3) + hw.launch_us;
 
     ls_out_open(&csv);
     csv_open = true;

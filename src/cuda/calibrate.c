@@ -258,6 +258,7 @@ static const model_key model_keys[] = {
     {"l2_latency", LS_CAL_L2_LATENCY, 0, 0, false, NULL},
     {"dram_latency", LS_CAL_DRAM_LATENCY, 0, 0, false, NULL},
     {"dram_gbps", LS_CAL_DRAM_GBPS, 0, 1, true, NULL},
+    {"launch_us", LS_CAL_LAUNCH_US, 0, 0, true, NULL}, /* when measured */
 };
 #define N_MODEL_KEYS (sizeof model_keys / sizeof model_keys[0])
 
@@ -373,7 +374,8 @@ static void emit_keys(FILE *f, const ls_calib_result *r, const char *base_text, 
         }
         bool done = false;
         for (size_t i = 0; i < N_MODEL_KEYS && !done; i++)
-            if (strcmp(key, model_keys[i].key) == 0) {
+            if (strcmp(key, model_keys[i].key) == 0 &&
+                (model_keys[i].q < LS_CAL_MODEL_N || r->q[model_keys[i].q].value > 0)) {
                 emit_measured(f, &model_keys[i], r, where);
                 done = true;
             }

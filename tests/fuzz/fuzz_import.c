@@ -26,7 +26,8 @@ static const char *model =
     "l2_bytes = 65536 # source: fuzz\nl2_ways = 4 # source: fuzz\n"
     "l2_line_bytes = 128 # source: fuzz\nsector_bytes = 32 # source: fuzz\n"
     "l2_latency = 100 # source: fuzz\ndram_latency = 500 # source: fuzz\n"
-    "dram_gbps = 256 # source: fuzz\n";
+    "dram_gbps = 256 # source: fuzz\n"
+    "launch_us = 0 # source: fuzz\n";
 
 /* Lower, time and execute a small enough problem. */
 static void simulate(const ls_problem *p, const ls_derived *dv)
