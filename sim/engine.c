@@ -155,13 +155,14 @@ static bool pop(engine *e, event *out)
 
 /* ------------------------------------------------------------- memory */
 
-int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64_t banks,
-                                int64_t bank_bytes)
+/* Distinct words in the busiest bank among accesses [from, to) of addr. */
+static int64_t phase_degree(const int64_t *addr, int from, int to, int64_t bytes, int64_t banks,
+                            int64_t bank_bytes)
 {
     /* distinct words per bank; O(n * words^2) with n <= 1024 lanes */
     int64_t words[4096];
     int nw = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = from; i < to; i++)
         for (int64_t b = 0; b < bytes; b += bank_bytes) {
             int64_t wd = (addr[i] + b) / bank_bytes;
             bool dup = false;
@@ -179,6 +180,31 @@ int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64
             worst = count;
     }
     return worst ? worst : 1;
+}
+
+int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n, int64_t bytes,
+                                int64_t banks, int64_t bank_bytes)
+{
+    /* An access wider than a bank is served in phases: as many lanes as
+     * one pass of the banks holds (128 B on 32 x 4-byte banks: 16 lanes of
+     * 8 bytes, 8 lanes of 16), each phase costing its own degree
+     * (shared/reference/hardware.md: MI300X's ds_write_b128 is serviced in
+     * phases of 8 lanes; NVIDIA splits 64- and 128-bit shared accesses
+     * into half- and quarter-warp phases the same way).  Narrower accesses
+     * are one phase. */
+    int64_t per_phase = bytes > bank_bytes ? banks * bank_bytes / bytes : 0;
+    if (per_phase <= 0)
+        return phase_degree(addr, 0, n, bytes, banks, bank_bytes);
+    int64_t total = 0;
+    for (int i = 0; i < n;) {
+        int64_t phase = (lanes ? lanes[i] : i) / per_phase;
+        int j = i;
+        while (j < n && (lanes ? lanes[j] : j) / per_phase == phase)
+            j++;
+        total += phase_degree(addr, i, j, bytes, banks, bank_bytes);
+        i = j;
+    }
+    return total;
 }
 
 /* Portable popcount (the build does not assume the POPCNT instruction). */

@@ -358,9 +358,10 @@ static void promote_degrees(engine *e, int k)
             addr[ln] = ls_plan_promote_offset(pl, k, y);
         }
         e->promote_degree[k][l] =
-            ls_bank_conflict_degree(addr, (int)d->subgroup_size, pr->copy_width * ebytes,
+            ls_bank_conflict_degree(NULL, addr, (int)d->subgroup_size, pr->copy_width * ebytes,
                                     e->hw->smem_banks, e->hw->smem_bank_bytes);
     }
+    int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
     for (int64_t l = 0; l < n_ld; l++) {
         int n = 0;
         int64_t reg = ls_operand_register(d, &e->oregs[k], (int)l, 0);
@@ -372,13 +373,15 @@ static void promote_degrees(engine *e, int k)
                 continue;
             for (int j = 0; j < o->map_n; j++)
                 y[j] = x[o->map[j]];
+            lanes[n] = ln;
             addr[n++] = ls_plan_promote_offset(pl, k, y);
         }
         e->promote_degree[k][pr->copy_loads + l] =
-            n ? ls_bank_conflict_degree(addr, n, pl->inputs[k].width * ebytes, e->hw->smem_banks,
-                                        e->hw->smem_bank_bytes)
+            n ? ls_bank_conflict_degree(lanes, addr, n, pl->inputs[k].width * ebytes,
+                                        e->hw->smem_banks, e->hw->smem_bank_bytes)
               : 1;
     }
+    free(lanes);
     free(addr);
 }
 
@@ -397,16 +400,18 @@ void ls_engine_smem_degrees(engine *e)
     if (!pl->cross_subgroup)
         return;
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
+    int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
     int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
     ls_result_slot_registers(d, e->p, slot_reg);
     for (int64_t q = 0; q < nq; q++)
         for (int rd = 0; rd < 2; rd++) {
-            int n = ls_smem_access(pl, slot_reg[q], rd == 1, NULL, addr);
+            int n = ls_smem_access(pl, slot_reg[q], rd == 1, lanes, addr);
             e->smem_degree[rd * nq + q] =
-                n ? ls_bank_conflict_degree(addr, n, pl->acc_elem_bytes, e->hw->smem_banks,
-                                            e->hw->smem_bank_bytes)
+                n ? ls_bank_conflict_degree(lanes, addr, n, pl->acc_elem_bytes,
+                                            e->hw->smem_banks, e->hw->smem_bank_bytes)
                   : 1;
         }
+    free(lanes);
     free(addr);
     free(slot_reg);
 }

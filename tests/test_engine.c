@@ -14,22 +14,51 @@ START_TEST(bank_conflicts)
     int64_t addr[32];
     for (int l = 0; l < 32; l++)
         addr[l] = 4 * l; /* stride-1 f32 */
-    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 1);
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 4, 32, 4), 1);
     for (int l = 0; l < 32; l++)
         addr[l] = 4 * 32 * l; /* stride-32 f32: one column of a 32x32 tile */
-    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 32);
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 4, 32, 4), 32);
     /* the same column under xor_shuffle<row_width = 32, access_width = 1>: lane i's
      * element (i, 0) moves to column i, so every lane hits its own bank */
     ls_swizzle s = {LS_SWIZZLE_XOR_SHUFFLE, 32, 1, 32, 1, 0, 0};
     for (int l = 0; l < 32; l++)
         addr[l] = 4 * ls_swizzle_apply(&s, 32 * l);
-    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 1);
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 4, 32, 4), 1);
     for (int l = 0; l < 32; l++)
         addr[l] = 64; /* one word for everybody: a broadcast */
-    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 1);
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 4, 32, 4), 1);
     for (int l = 0; l < 32; l++)
         addr[l] = 4 * 2 * l; /* stride 2: two words per bank */
-    ck_assert_int_eq(ls_bank_conflict_degree(addr, 32, 4, 32, 4), 2);
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 4, 32, 4), 2);
+
+    /* 128-bit accesses go in phases of 8 lanes (128 B of banks each).
+     * Contiguous: 4 phases of 32 distinct banks = 4 passes. */
+    for (int l = 0; l < 32; l++)
+        addr[l] = 16 * l;
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 16, 32, 4), 4);
+    /* lanes 0-7 all on banks 0-3 (a 128-byte stride): 8 passes; lanes 8-15
+     * all on banks 4-7: 8 more; lanes 16-31 contiguous: 1 + 1.  18 by
+     * phases, where one pass over all lanes would count 10 words in bank 0. */
+    for (int l = 0; l < 8; l++)
+        addr[l] = 128 * l;
+    for (int l = 8; l < 16; l++)
+        addr[l] = 4096 + 128 * (l - 8) + 16;
+    for (int l = 16; l < 32; l++)
+        addr[l] = 8192 + 16 * (l - 16);
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 16, 32, 4), 18);
+    /* 64-bit: phases of 16 lanes.  Lanes 0-15 on banks 0-1 (256-byte
+     * stride): 16; lanes 16-31 on banks 2-3: 16.  32 passes. */
+    for (int l = 0; l < 16; l++)
+        addr[l] = 256 * l;
+    for (int l = 16; l < 32; l++)
+        addr[l] = 8192 + 256 * (l - 16) + 8;
+    ck_assert_int_eq(ls_bank_conflict_degree(NULL, addr, 32, 8, 32, 4), 32);
+    /* phases go by lane, not by position: two 128-bit accesses to different
+     * banks cost one pass from lanes 0 and 1 (one phase), two from lanes 0
+     * and 8 (two phases) */
+    int64_t apart[2] = {0, 16}, lanes_far[2] = {0, 8}, lanes_near[2] = {0, 1};
+    ck_assert_int_eq(ls_bank_conflict_degree(lanes_near, apart, 2, 16, 32, 4), 1);
+    ck_assert_int_eq(ls_bank_conflict_degree(lanes_far, apart, 2, 16, 32, 4), 2);
 }
 END_TEST
 

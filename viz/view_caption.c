@@ -328,8 +328,8 @@ static void cap_smem(const ls_view *v, const ls_engine_record *r, const ls_view_
     ls_result_slot_registers(v->d, v->p, slot_reg);
     int64_t q = s->smem_slot % nq;
     int n = ls_smem_access(pl, slot_reg[q], r->op == 6, lanes, addr);
-    int64_t deg = n ? ls_bank_conflict_degree(addr, n, pl->acc_elem_bytes, v->hw->smem_banks,
-                                              v->hw->smem_bank_bytes)
+    int64_t deg = n ? ls_bank_conflict_degree(lanes, addr, n, pl->acc_elem_bytes,
+                                              v->hw->smem_banks, v->hw->smem_bank_bytes)
                     : 0;
     if (r->op == 5)
         add(t,

@@ -24,7 +24,8 @@
  *             dram_bytes_per_cycle, plus dram_latency); stores are posted and
  *             use DRAM bandwidth.  Shared memory: an access occupies the
  *             WGP's banks for its conflict degree (distinct words in the
- *             busiest bank; the same word is a free broadcast).
+ *             busiest bank; the same word is a free broadcast), summed over
+ *             its phases when it is wider than a bank.
  *  launch     the time is the kernel's cycles at the clock plus the model's
  *             launch_us, the end-to-end cost of a launch (an empty kernel
  *             timed with events); cycles and records start at the kernel.
@@ -124,10 +125,14 @@ typedef struct {
 ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
                         const ls_engine_opts *opts, ls_diag *diag);
 
-/* Conflict degree of one shared-memory access: byte addresses of the active
- * lanes (n of them), each access `bytes` wide. */
-int64_t ls_bank_conflict_degree(const int64_t *addr, int n, int64_t bytes, int64_t banks,
-                                int64_t bank_bytes);
+/* Passes of one shared-memory access: byte addresses of the active lanes (n
+ * of them, in lane order; lanes[i] is the lane of addr[i], NULL: lane i),
+ * each access `bytes` wide.  An access up to a bank wide is one phase: its
+ * conflict degree (distinct words in the busiest bank; the same word is a
+ * broadcast).  A wider one is served in phases of banks x bank_bytes / bytes
+ * lanes, each costing its own degree: the sum. */
+int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n, int64_t bytes,
+                                int64_t banks, int64_t bank_bytes);
 
 /* The first register of each result slot (plan->results_per_thread of them). */
 void ls_result_slot_registers(const ls_derived *d, const ls_problem *p, int64_t *slot_reg);
