@@ -224,7 +224,19 @@ static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t li
                                 uint64_t mask, int nsect, int64_t t, int64_t *nmiss_out)
 {
     int ways = c->ways;
-    int64_t set = c->sets_pow2 ? line & (c->sets - 1) : line % c->sets;
+    /* Hashed set index: the line address's higher bits are folded into
+     * the index bits, as GPU L2s hash addresses over slices and sets, so
+     * rows with a power-of-two pitch do not all land in a few sets
+     * (Accel-Sim hashes its L2 set index the same way: the "P" (IPOLY) set
+     * function of its tested configs, e.g. SM7_QV100's -gpgpu_cache:dl2;
+     * its README: XOR and polynomial hashing "to reduce bank and cache set
+     * conflicts"). */
+    /* The higher bits go through a multiplicative scramble first: a plain
+     * XOR fold maps a pitch of sets + 1 lines back onto one set. */
+    uint64_t hi = (uint64_t)line >> c->set_bits;
+    uint64_t fold = (uint64_t)line ^ ((hi * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - c->set_bits));
+    int64_t set = c->sets_pow2 ? (int64_t)(fold & (uint64_t)(c->sets - 1))
+                               : (int64_t)(fold % (uint64_t)c->sets);
     int64_t base = set * ways;
     l2way *ways_of_set = c->way + base;
     uint8_t *order = c->order + base; /* way indices, most recent first */
@@ -835,6 +847,9 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     l2model *c = &e.l2;
     c->sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
     c->sets_pow2 = (c->sets & (c->sets - 1)) == 0;
+    c->set_bits = 1;
+    while (c->set_bits < 62 && (INT64_C(1) << c->set_bits) < c->sets)
+        c->set_bits++;
     c->ways = (int)hw->l2_ways;
     c->sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
     c->sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));

@@ -56,6 +56,7 @@ typedef struct {
     uint8_t *fp;         /* per way: 8-bit fingerprint of its tag */
     int64_t sets;
     bool sets_pow2;
+    int set_bits;        /* ceil(log2(sets)): the width of one hash fold */
     int ways;
     int sector_shift, sectors_per_line_shift;
     int64_t latency, dram_latency, sector_bytes;

@@ -19,7 +19,8 @@
  *             template entry) makes a use wait for its producer while
  *             independent loads overlap.
  *  memory     a subgroup's global access is coalesced into sectors and lines;
- *             a sectored, set-associative, LRU L2 (hit: l2_latency; miss:
+ *             a sectored, set-associative, LRU L2 with a hashed set index
+ *             (hit: l2_latency; miss:
  *             the missing sectors go to DRAM, a FIFO queue draining
  *             dram_bytes_per_cycle, plus dram_latency); stores are posted and
  *             use DRAM bandwidth.  Shared memory: an access occupies the
