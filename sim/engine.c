@@ -216,27 +216,36 @@ static int popcount64(uint64_t x)
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
-/* Look up one line's sectors (mask, nsect of them) at cycle t; returns the data-ready cycle
- * and adds the sectors that missed to *nmiss_out.  Statistics are summed by
- * the caller: this runs once per line of every load, so it keeps to the
- * lookup itself. */
-static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t line,
+/* The L2 set of a line.  Hashed: the line address's higher bits are folded
+ * into the index bits, as GPU L2s hash addresses over slices and sets, so
+ * rows with a power-of-two pitch do not all land in a few sets (Accel-Sim
+ * hashes its L2 set index the same way: the "P" (IPOLY) set function of its
+ * tested configs, e.g. SM7_QV100's -gpgpu_cache:dl2; its README: XOR and
+ * polynomial hashing "to reduce bank and cache set conflicts").  The higher
+ * bits go through a multiplicative scramble first: a plain XOR fold maps a
+ * pitch of sets + 1 lines back onto one set.  The scramble only changes
+ * every 2^set_bits lines, so a walk over consecutive lines keeps the last
+ * one (*hi, *scr) and pays for the multiply once per block. */
+static inline int64_t l2_set(const l2model *c, int64_t line, uint64_t *hi, uint64_t *scr)
+{
+    uint64_t h = (uint64_t)line >> c->set_bits;
+    if (h != *hi) {
+        *hi = h;
+        *scr = (h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - c->set_bits);
+    }
+    uint64_t fold = (uint64_t)line ^ *scr;
+    return c->sets_pow2 ? (int64_t)(fold & (uint64_t)(c->sets - 1))
+                        : (int64_t)(fold % (uint64_t)c->sets);
+}
+
+/* Look up one line's sectors (mask, nsect of them) at cycle t in its set;
+ * returns the data-ready cycle and adds the sectors that missed to
+ * *nmiss_out.  Statistics are summed by the caller: this runs once per line
+ * of every load, so it keeps to the lookup itself. */
+static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t line, int64_t set,
                                 uint64_t mask, int nsect, int64_t t, int64_t *nmiss_out)
 {
     int ways = c->ways;
-    /* Hashed set index: the line address's higher bits are folded into
-     * the index bits, as GPU L2s hash addresses over slices and sets, so
-     * rows with a power-of-two pitch do not all land in a few sets
-     * (Accel-Sim hashes its L2 set index the same way: the "P" (IPOLY) set
-     * function of its tested configs, e.g. SM7_QV100's -gpgpu_cache:dl2;
-     * its README: XOR and polynomial hashing "to reduce bank and cache set
-     * conflicts"). */
-    /* The higher bits go through a multiplicative scramble first: a plain
-     * XOR fold maps a pitch of sets + 1 lines back onto one set. */
-    uint64_t hi = (uint64_t)line >> c->set_bits;
-    uint64_t fold = (uint64_t)line ^ ((hi * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - c->set_bits));
-    int64_t set = c->sets_pow2 ? (int64_t)(fold & (uint64_t)(c->sets - 1))
-                               : (int64_t)(fold % (uint64_t)c->sets);
     int64_t base = set * ways;
     l2way *ways_of_set = c->way + base;
     uint8_t *order = c->order + base; /* way indices, most recent first */
@@ -328,6 +337,7 @@ static int64_t touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stag
     int64_t spl = INT64_C(1) << sls;
     uint64_t full = spl >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << spl) - 1;
     int64_t nmiss = 0;
+    uint64_t blk = ~UINT64_C(0), scr = 0; /* l2_set's last block and scramble */
     for (int64_t line = l0; line <= l1; line++) {
         uint64_t mask = full;
         int64_t nsect = spl;
@@ -338,7 +348,8 @@ static int64_t touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stag
             nsect = b - a + 1;
             mask = (nsect >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << nsect) - 1)) << a;
         }
-        int64_t r = l2_access(&c, &dram_free, line, mask, (int)nsect, t, &nmiss);
+        int64_t r = l2_access(&c, &dram_free, line, l2_set(&c, line, &blk, &scr), mask, (int)nsect,
+                              t, &nmiss);
         if (r > ready)
             ready = r;
     }
