@@ -47,6 +47,11 @@ typedef struct {
     int64_t fill;   /* cycle the last fill of the line arrives */
 } l2way;
 
+/* The DRAM queue counts in ticks of 2^-20 cycle: integer arithmetic, and a
+ * rounding error per sector far below a cycle over any run. */
+#define LS_TICK_SHIFT 20
+#define LS_TICK (INT64_C(1) << LS_TICK_SHIFT)
+
 /* The L2's arrays and geometry.  touch_range copies this into a local for
  * its loop, so the compiler keeps the fields in registers although the
  * byte-array stores (which may alias anything) come in between. */
@@ -139,5 +144,16 @@ typedef struct {
 void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
 void ls_engine_smem_degrees(engine *e);
+
+/* engine_memory.c */
+/* Touch the sectors of byte range [lo, hi) at cycle t: the latest ready cycle. */
+int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st);
+/* Merged byte intervals of load `load` of input k by subgroup sg of a tile. */
+int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
+                             const int64_t *it_coord, interval *out, int64_t *active);
+int ls_engine_copy_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
+                             const int64_t *it_coord, interval *out, int64_t *active);
+/* Intervals of interior tiles, per subgroup slot and load, computed once. */
+void ls_engine_precompute_loads(engine *e);
 
 #endif
