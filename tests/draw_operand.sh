@@ -22,22 +22,7 @@ fails() { # name, expected exit code, output file, stderr message; then the comm
 
 # A matvec whose rows are split over 4 lanes: every element of the vector
 # is read by the 4 threads of its d1 lane (broadcast).
-cat >"$tmp/mv.mlir" <<'EOF'
-#config = #iree_gpu.lowering_config<{lane_basis = [[4, 16], [0, 1]], partial_reduction = [0, 64], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 2], workgroup = [8, 0]}>
-#translation = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [128, 1, 1] subgroup_size = 64>
-func.func @matvec_64x256(%mat: tensor<64x256xf16>, %vec: tensor<256xf16>) -> tensor<64xf16> attributes {translation_info = #translation} {
-  %cst = arith.constant 0.000000e+00 : f16
-  %e = tensor.empty() : tensor<64xf16>
-  %f = linalg.fill ins(%cst : f16) outs(%e : tensor<64xf16>) -> tensor<64xf16>
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%mat, %vec : tensor<64x256xf16>, tensor<256xf16>) outs(%f : tensor<64xf16>) attrs = {lowering_config = #config} {
-  ^bb0(%in: f16, %in_0: f16, %out: f16):
-    %m = arith.mulf %in, %in_0 : f16
-    %s = arith.addf %m, %out : f16
-    linalg.yield %s : f16
-  } -> tensor<64xf16>
-  return %r : tensor<64xf16>
-}
-EOF
+cp "$LS_EXAMPLES/../tests/data/matvec_64x256_lanes4x16.mlir" "$tmp/mv.mlir"
 pngsig=$(printf '\211PNG')
 
 $LANESCOPE draw layout "$tmp/mv.mlir" --operand 1 --thread 20 -o "$tmp/vec.png" --scale 1

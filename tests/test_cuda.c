@@ -323,21 +323,30 @@ static const char *matvec_text =
     "  return\n"
     "}\n";
 
+/* p lowered for NVIDIA (sm_90): translation_info of wg threads in subgroups
+ * of 32, derived and planned. */
+static void plan_nvidia(ls_problem *p, int64_t wg, ls_derived *dv, ls_plan *plan)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    p->has_ti = true;
+    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
+    p->ti.subgroup_size = 32;
+    p->ti.workgroup_size[0] = wg;
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), plan, &d) == LS_OK,
+                  "%s", d.msg);
+}
+
 START_TEST(matvec_kernel)
 {
     ls_diag d;
     ls_module *m = load_text(matvec_text, &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_problem *p = &m->problems[0];
-    p->has_ti = true; /* translation_info: 64 threads, subgroups of 32 */
-    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
-    p->ti.subgroup_size = 32;
-    p->ti.workgroup_size[0] = 64;
-    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
     ls_plan plan;
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    plan_nvidia(&m->problems[0], 64, dv, &plan);
     char *src = NULL;
     ls_cuda_launch L;
     ck_assert_msg(ls_cuda_generate(&plan, "mv", &src, &L, &d) == LS_OK, "%s", d.msg);
@@ -390,16 +399,9 @@ START_TEST(strided_map_kernel)
         "i32\n  linalg.yield %0 : i32\n} -> tensor<4x8xi32>\n",
         &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_problem *p = &m->problems[0];
-    p->has_ti = true;
-    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
-    p->ti.subgroup_size = 32;
-    p->ti.workgroup_size[0] = 32;
-    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
     ls_plan plan;
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    plan_nvidia(&m->problems[0], 32, dv, &plan);
     char *src = NULL;
     ls_cuda_launch L;
     ck_assert_msg(ls_cuda_generate(&plan, "strided", &src, &L, &d) == LS_OK, "%s", d.msg);
@@ -645,11 +647,9 @@ START_TEST(refuses_what_it_cannot_emit)
         "  return\n}\n",
         &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_problem *p = &m->problems[0];
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
     ls_plan plan;
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    plan_nvidia(&m->problems[0], 32, dv, &plan); /* as its translation_info says */
     char *src = NULL;
     ls_cuda_launch L;
     ck_assert_int_eq(ls_cuda_generate(&plan, "argmax", &src, &L, &d), LS_ERR_INVALID);
@@ -657,15 +657,8 @@ START_TEST(refuses_what_it_cannot_emit)
     ck_assert_ptr_null(src);
     free(m);
     m = load_text(matvec_text, &d);
-    p = &m->problems[0];
-    p->inputs[1].type = LS_ET_F8E4M3FN;
-    p->has_ti = true;
-    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
-    p->ti.subgroup_size = 32;
-    p->ti.workgroup_size[0] = 64;
-    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), &plan, &d), LS_OK);
+    m->problems[0].inputs[1].type = LS_ET_F8E4M3FN;
+    plan_nvidia(&m->problems[0], 64, dv, &plan);
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_cuda_generate(&plan, "mv", &src, &L, &d), LS_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(d.msg, "input 1 is f8E4M3FN"));

@@ -461,6 +461,16 @@ START_TEST(scheduler_spread)
 }
 END_TEST
 
+/* The plan fields the bottleneck analysis reads, and nothing else. */
+static void bare_plan(ls_derived *d, ls_plan *plan, int64_t subgroups, int64_t iterations)
+{
+    memset(d, 0, sizeof *d);
+    d->num_subgroups = subgroups;
+    memset(plan, 0, sizeof *plan);
+    plan->derived = d;
+    plan->iterations = iterations;
+}
+
 /* A one-workgroup kernel costs its launch too: 2-5 us end to end, as an
  * H100 measures it (the h100 model's estimate, which the AMD models borrow
  * until measured; this test's kernel is written for 64-lane subgroups),
@@ -483,12 +493,8 @@ START_TEST(launch_cost)
     ck_assert_double_eq_tol(r.time_us, r.kernel_us + 3.0, 1e-12);
     ck_assert_msg(r.time_us >= 2 && r.time_us <= 5, "%.3f us", r.time_us);
     ls_derived dv;
-    memset(&dv, 0, sizeof dv);
-    dv.num_subgroups = 1;
     ls_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.derived = &dv;
-    plan.iterations = 4;
+    bare_plan(&dv, &plan, 1, 4);
     ls_bottleneck b;
     ls_bottleneck_analyze(&plan, &hw, &r, &b);
     ck_assert_int_eq(b.kind, LS_BN_LAUNCH);
@@ -553,12 +559,8 @@ START_TEST(bottleneck_verdicts)
     hw.dram_gbps = 1000;
     hw.dram_bytes_per_cycle = 1.0; /* 1000 GB/s at 1 GHz */
     ls_derived d;
-    memset(&d, 0, sizeof d);
-    d.num_subgroups = 2;
     ls_plan plan;
-    memset(&plan, 0, sizeof plan);
-    plan.derived = &d;
-    plan.iterations = 4;
+    bare_plan(&d, &plan, 2, 4);
     ls_sim_result r;
     memset(&r, 0, sizeof r);
     r.cycles = 100000;

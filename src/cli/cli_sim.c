@@ -2,6 +2,7 @@
  * (--dump-plan prints them), time them with the discrete-event engine on a
  * hardware model, and run them lane by lane against a reference reduction. */
 #include <getopt.h>
+#include <stddef.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,26 +112,32 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
 
 static json_object *bottleneck_json(const ls_bottleneck *b)
 {
+    static const struct {
+        const char *key;
+        size_t offset;
+    } figures[] = {
+        {"dram_fraction", offsetof(ls_bottleneck, dram_fraction)},
+        {"load_gbps", offsetof(ls_bottleneck, load_gbps)},
+        {"last_wave_fill", offsetof(ls_bottleneck, last_wave_fill)},
+        {"subgroups_per_wgp", offsetof(ls_bottleneck, subgroups_per_wgp)},
+        {"in_flight_bytes_per_wgp", offsetof(ls_bottleneck, in_flight_bytes_per_wgp)},
+        {"needed_bytes_per_wgp", offsetof(ls_bottleneck, needed_bytes_per_wgp)},
+        {"dram_latency_ns", offsetof(ls_bottleneck, latency_ns)},
+        {"mlp_cap", offsetof(ls_bottleneck, mlp_cap)},
+        {"load_share", offsetof(ls_bottleneck, load_share)},
+        {"reduce_share", offsetof(ls_bottleneck, reduce_share)},
+        {"barrier_share", offsetof(ls_bottleneck, barrier_share)},
+        {"smem_conflict_share", offsetof(ls_bottleneck, smem_conflict_share)},
+        {"issue_utilisation", offsetof(ls_bottleneck, issue_utilisation)},
+    };
     json_object *o = json_object_new_object();
     json_object_object_add(o, "kind", json_object_new_string(ls_bottleneck_name(b->kind)));
     json_object_object_add(o, "line", json_object_new_string(b->line));
-    json_object_object_add(o, "dram_fraction", json_object_new_double(b->dram_fraction));
-    json_object_object_add(o, "load_gbps", json_object_new_double(b->load_gbps));
     json_object_object_add(o, "wgps_used", json_object_new_int64(b->wgps_used));
-    json_object_object_add(o, "last_wave_fill", json_object_new_double(b->last_wave_fill));
-    json_object_object_add(o, "subgroups_per_wgp", json_object_new_double(b->subgroups_per_wgp));
-    json_object_object_add(o, "in_flight_bytes_per_wgp",
-                           json_object_new_double(b->in_flight_bytes_per_wgp));
-    json_object_object_add(o, "needed_bytes_per_wgp",
-                           json_object_new_double(b->needed_bytes_per_wgp));
-    json_object_object_add(o, "dram_latency_ns", json_object_new_double(b->latency_ns));
-    json_object_object_add(o, "mlp_cap", json_object_new_double(b->mlp_cap));
-    json_object_object_add(o, "load_share", json_object_new_double(b->load_share));
-    json_object_object_add(o, "reduce_share", json_object_new_double(b->reduce_share));
-    json_object_object_add(o, "barrier_share", json_object_new_double(b->barrier_share));
-    json_object_object_add(o, "smem_conflict_share",
-                           json_object_new_double(b->smem_conflict_share));
-    json_object_object_add(o, "issue_utilisation", json_object_new_double(b->issue_utilisation));
+    for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+        json_object_object_add(
+            o, figures[i].key,
+            json_object_new_double(*(const double *)((const char *)b + figures[i].offset)));
     return o;
 }
 

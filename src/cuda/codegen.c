@@ -35,10 +35,6 @@ static const char *signed_type(ls_elem_type t)
     }
 }
 
-#define storage_type cg_storage_type
-#define to_float cg_to_float
-#define from_float cg_from_float
-
 /* A C literal with the exact bits of v in type t. */
 static void literal(ls_elem_type t, ls_value v, char *buf, size_t size)
 {
@@ -69,9 +65,9 @@ static void emit_types(gen *g)
     fprintf(f, "\n");
     for (int k = 0; k < g->nin; k++)
         fprintf(f, "typedef %s ls_in%d_t; /* input %d: %s in memory */\n",
-                storage_type(p->inputs[k].type), k, k, ls_elem_type_name(p->inputs[k].type));
+                cg_storage_type(p->inputs[k].type), k, k, ls_elem_type_name(p->inputs[k].type));
     fprintf(f, "typedef ls_in0_t ls_in_t;\n");
-    fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", storage_type(p->acc_type),
+    fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", cg_storage_type(p->acc_type),
             ls_elem_type_name(p->acc_type));
     fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
             g->wide ? "an input has 2^31 elements or more" : "every index fits 32 bits");
@@ -97,7 +93,7 @@ static void emit_helpers(gen *g)
     fprintf(f, "\n/* %s on %s */\n", op, ls_elem_type_name(t));
     fprintf(f, "static __device__ __forceinline__ ls_acc_t ls_combine(ls_acc_t a, ls_acc_t b)\n{\n");
     if (fl) {
-        const char *tf = to_float(t), *ff = from_float(t);
+        const char *tf = cg_to_float(t), *ff = cg_from_float(t);
         fprintf(f, "    const float x = %s(a), y = %s(b);\n", tf, tf);
         const char *expr = "x";
         switch (p->combiner) {
@@ -146,8 +142,8 @@ static void emit_helpers(gen *g)
         if (p->inputs[0].type == t)
             fprintf(f, "    return v;\n");
         else if (ls_elem_type_is_float(p->inputs[0].type))
-            fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", from_float(t),
-                    to_float(p->inputs[0].type));
+            fprintf(f, "    return %s(%s(v)); /* arith.extf */\n", cg_from_float(t),
+                    cg_to_float(p->inputs[0].type));
         else
             fprintf(f, "    return (ls_acc_t)(%s)(%s)v; /* arith.extsi */\n", signed_type(t),
                     signed_type(p->inputs[0].type));
@@ -652,7 +648,7 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
     char why[400];
     if (!cg_body_supported(p, why, sizeof why))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col, "%s", why);
-    if (!storage_type(p->acc_type))
+    if (!cg_storage_type(p->acc_type))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s: the CUDA path reduces in f16, bf16, f32, i8, i16 and i32 "
                            "(NVIDIA shuffles are 32 bits wide)",
