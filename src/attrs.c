@@ -168,7 +168,11 @@ ls_status ls_translation_info_from_attr(const ls_attr *a, const char *file,
                 out->workgroup_size[k] = k < l.n ? l.v[k] : 1;
         } else if (key && strcmp(key, "subgroup_size") == 0) {
             if (v->kind != LS_AV_INT)
-                return bad(diag, file, v, "an integer", key);
+                return bad(diag, file, v, "a positive integer", key);
+            if (v->i <= 0) /* never silently replaced by a default */
+                return ls_diag_set(diag, LS_ERR_INVALID, file, v->line, v->col,
+                                   "subgroup_size = %lld: expected a positive integer",
+                                   (long long)v->i);
             out->has_subgroup_size = true;
             out->subgroup_size = v->i;
         }

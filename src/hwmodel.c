@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,8 @@ static const field fields[] = {
 ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag)
 {
     memset(hw, 0, sizeof *hw);
-    bool seen[NFIELDS] = {false};
+    int seen[NFIELDS] = {0}; /* the line a key was given on, 0: not yet */
+    int name_line = 0, arch_line = 0, target_line = 0;
     int line = 0;
     const char *p = text;
     while (*p) {
@@ -68,6 +70,12 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             kend--;
         *kend = 0;
         if (strcmp(s, "iree_target") == 0) {
+            if (target_line)
+                return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
+                                   "'iree_target' is given twice (first on line %d); a model "
+                                   "gives each key once",
+                                   target_line);
+            target_line = line;
             /* the attribute text contains '#': parse the raw rest of the line
              * before the comment split below cuts it */
             const char *raw = eq + 1;
@@ -102,6 +110,13 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             *--vend = 0;
         int vcol = (int)(v - buf) + 1;
         if (strcmp(s, "name") == 0 || strcmp(s, "arch") == 0) {
+            int *at = strcmp(s, "name") == 0 ? &name_line : &arch_line;
+            if (*at)
+                return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
+                                   "'%s' is given twice (first on line %d); a model gives each "
+                                   "key once",
+                                   s, *at);
+            *at = line;
             snprintf(strcmp(s, "name") == 0 ? hw->name : hw->arch, sizeof hw->name, "%s", v);
             continue;
         }
@@ -110,6 +125,11 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             fi++;
         if (fi == NFIELDS)
             return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, 1, "unknown key '%.40s'", s);
+        if (seen[fi])
+            return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
+                               "'%s' is given twice (first on line %d); a model gives each key "
+                               "once",
+                               s, seen[fi]);
         if (src == NULL || strncmp(src, "source:", 7) != 0 || strlen(src + 7) < 3)
             return ls_diag_set(diag, LS_ERR_INVALID, file, line, vcol,
                                "'%s' has no '# source: ...'; every number in a model needs one",
@@ -120,7 +140,8 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         if (*v == 0 || *end != 0 || errno == ERANGE)
             return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, vcol,
                                "expected a number for '%s', found '%.40s'", s, v);
-        if (dv < (double)fields[fi].min || dv > (double)fields[fi].max ||
+        /* isfinite first: NaN passes every comparison, and nan/inf parse */
+        if (!isfinite(dv) || dv < (double)fields[fi].min || dv > (double)fields[fi].max ||
             (!fields[fi].is_double && dv != (double)(int64_t)dv))
             return ls_diag_set(diag, LS_ERR_LIMIT, file, line, vcol,
                                "'%s' = %s is outside %lld..%lld%s", s, v,
@@ -130,7 +151,7 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             *(double *)((char *)hw + fields[fi].offset) = dv;
         else
             *(int64_t *)((char *)hw + fields[fi].offset) = (int64_t)dv;
-        seen[fi] = true;
+        seen[fi] = line;
     }
     for (size_t i = 0; i < NFIELDS; i++)
         if (!seen[i])

@@ -96,6 +96,20 @@ static void list_push(ls_parser *p, item_list *l, const char *key, ls_attr *item
     l->n++;
 }
 
+/* MLIR rejects a dictionary or parameter key given twice ("duplicate key");
+ * taking the last would silently drop what the user wrote first. */
+static bool key_is_new(ls_parser *p, const item_list *l, const char *key, int line, int col)
+{
+    for (size_t i = 0; key && i < l->n; i++)
+        if (l->keys[i] && strcmp(l->keys[i], key) == 0) {
+            ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, line, col,
+                        "key '%s' is given twice (first with the value at %d:%d)", key,
+                        l->items[i]->line, l->items[i]->col);
+            return false;
+        }
+    return true;
+}
+
 static void list_store(ls_attr *a, item_list *l, bool with_keys)
 {
     a->items = l->items;
@@ -151,6 +165,7 @@ static bool parse_params_body(ls_parser *p, ls_attr *a, char closer)
             return false;
         }
         const char *key = NULL;
+        int key_line = p->lx->tok.line, key_col = p->lx->tok.col;
         if (p->lx->tok.kind == LS_TOK_IDENT || p->lx->tok.kind == LS_TOK_STRING) {
             ls_lexer save = *p->lx;
             ls_token kt = p->lx->tok;
@@ -162,6 +177,8 @@ static bool parse_params_body(ls_parser *p, ls_attr *a, char closer)
                 *p->lx = save;
             }
         }
+        if (!key_is_new(p, &l, key, key_line, key_col))
+            return false;
         ls_attr *v = parse_value(p);
         if (v == NULL)
             return false;
@@ -186,6 +203,8 @@ static bool parse_dict_body(ls_parser *p, ls_attr *a)
             return false;
         }
         const char *key = ls_arena_strndup(p->arena, kt.text, kt.len);
+        if (!key_is_new(p, &l, key, kt.line, kt.col))
+            return false;
         ls_lex_next(p->lx);
         ls_attr *v;
         if (ls_tok_is(&p->lx->tok, '=')) {

@@ -195,6 +195,13 @@ static const struct {
     {"#iree_gpu.lowering_config<{thread = [0, 1]", LS_ERR_SYNTAX, 1, 43, "expected ',' or '}'"},
     {"{a = 1} trailing", LS_ERR_SYNTAX, 1, 9, "expected end of input"},
     {"tensor<4x", LS_ERR_SYNTAX, 1, 7, "unterminated '<'"},
+    /* a key given twice: MLIR's "duplicate key", never the last one winning */
+    {"#iree_gpu.lowering_config<{thread = [0, 1], lane_basis = [[1, 64], [0, 1]], thread = "
+     "[0, 4]}>",
+     LS_ERR_SYNTAX, 1, 78, "key 'thread' is given twice (first with the value at 1:37)"},
+    {"#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute subgroup_size = 64 "
+     "subgroup_size = 32>",
+     LS_ERR_SYNTAX, 1, 87, "key 'subgroup_size' is given twice (first with the value at 1:83)"},
 };
 
 START_TEST(bad_input_messages)
@@ -260,6 +267,14 @@ START_TEST(typed_view_errors)
                &d);
     ck_assert_int_eq(ls_nested_layout_from_attr(at, "t", &l, &d), LS_ERR_INVALID);
     ck_assert(strstr(d.msg, "'thread_tile' has 2 entries") != NULL);
+    /* a subgroup size of 0 or less is refused, not replaced by a default */
+    ls_translation_info ti;
+    at = parse(&a, "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
+                   "workgroup_size = [64, 1, 1] subgroup_size = 0>",
+               &d);
+    ck_assert_int_eq(ls_translation_info_from_attr(at, "t", &ti, &d), LS_ERR_INVALID);
+    ck_assert_str_eq(d.msg, "subgroup_size = 0: expected a positive integer");
+    ck_assert_int_eq(d.col, 109);
     ls_arena_fini(&a);
 }
 END_TEST
