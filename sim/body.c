@@ -70,6 +70,7 @@ static const op_info ops[LS_BOP_COUNT] = {
     [LS_BOP_CMPF] = {"arith.cmpf", 2, 'x'},
     [LS_BOP_CMPI] = {"arith.cmpi", 2, 'x'},
     [LS_BOP_SELECT] = {"arith.select", 3, 'x'},
+    [LS_BOP_SCALING_EXTF] = {"arith.scaling_extf", 2, 'x'},
 };
 
 bool ls_body_opcode_from_name(const char *name, ls_body_opcode *op)
@@ -269,6 +270,15 @@ static uint64_t float_op(ls_body_opcode op, ls_elem_type t, double a, double b)
     }
 }
 
+/* An f8E8M0FNU scale extended as MLIR's expansion extends it
+ * (ExpandOps.cpp, F8E8M0ExtFOpConverter): the pattern becomes an f32
+ * exponent field, so 0x00 is +0 (not 2^-127) and 0xff NaN. */
+static double e8m0_ext(uint64_t e8)
+{
+    e8 &= 0xff;
+    return e8 == 0 ? 0.0 : ls_value_to_double(e8, LS_ET_F8E8M0FNU);
+}
+
 uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x,
                       uint64_t *v)
 {
@@ -293,6 +303,8 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
         case LS_BOP_CONST: v[i] = in->imm; break;
         case LS_BOP_INDEX: v[i] = (uint64_t)x[in->index]; break;
         case LS_BOP_EXTF:
+            v[i] = fres(s == LS_ET_F8E8M0FNU ? e8m0_ext(va) : fval(va, s), t);
+            break;
         case LS_BOP_TRUNCF: v[i] = fres(fval(va, s), t); break;
         case LS_BOP_EXTSI:
         case LS_BOP_INDEX_CAST:
@@ -308,6 +320,21 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
                         va & ls_value_mask(s), vb & ls_value_mask(s));
             break;
         case LS_BOP_SELECT: v[i] = (va & 1) ? vb : v[in->c]; break;
+        case LS_BOP_SCALING_EXTF: {
+            /* MLIR's expansion (Arith/Transforms/ExpandOps.cpp,
+             * ScalingExtFOpConverter): a scale wider than 8 bits becomes
+             * its f32 exponent field (a truncation to f8E8M0FNU, no
+             * rounding), both operands are extended to the result type and
+             * multiplied there once. */
+            ls_elem_type st = (ls_elem_type)b->inst[in->b].type;
+            uint64_t e8 = vb & 0xff;
+            if (st != LS_ET_F8E8M0FNU)
+                e8 = (ls_value_from_double(fval(vb, st), LS_ET_F32) >> 23) & 0xff;
+            double val = fval(fres(fval(va, s), t), t);
+            double scale = fval(fres(e8m0_ext(e8), t), t);
+            v[i] = fres(val * scale, t);
+            break;
+        }
         case LS_BOP_FPOWI:
             v[i] = fres(pow(fval(va, t),
                             (double)ls_value_to_int(vb, (ls_elem_type)b->inst[in->b].type)),
@@ -347,7 +374,7 @@ int ls_body_transcendental_ops(const ls_body *b)
 
 static bool is_int(ls_elem_type t)
 {
-    return t == LS_ET_I1 || t == LS_ET_I8 || t == LS_ET_I16 || t == LS_ET_I32 || t == LS_ET_I64 ||
+    return t == LS_ET_I1 || t == LS_ET_I4 || t == LS_ET_I8 || t == LS_ET_I16 || t == LS_ET_I32 || t == LS_ET_I64 ||
            t == LS_ET_INDEX;
 }
 
@@ -416,6 +443,10 @@ bool ls_body_check(const ls_body *b, int *bad, const char **why)
             break;
         case LS_BOP_INDEX: ok = t == LS_ET_INDEX; break;
         case LS_BOP_FPOWI: ok = ls_elem_type_is_float(t) && at == t && is_int(bt); break;
+        case LS_BOP_SCALING_EXTF:
+            ok = ls_elem_type_is_float(s) && at == s && ls_elem_type_is_float(bt) &&
+                 ls_elem_type_is_float(t) && ls_elem_type_bits(t) > ls_elem_type_bits(s);
+            break;
         default: break;
         }
         if (!ok) {

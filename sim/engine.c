@@ -312,7 +312,7 @@ static void step(engine *e, int slot, int64_t t)
                 g->tile_base[k] = e->op_base[k] +
                                   ls_tile_input_base(e->d, e->p, e->in_strides[k], w->wg_coord,
                                                      g->it_coord) *
-                                      e->plan->inputs[k].elem_bytes;
+                                      e->plan->inputs[k].elem_bits / 8;
             g->tile_iteration = g->iteration;
         }
         const int64_t *it_coord = g->it_coord;
@@ -495,7 +495,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         ls_operand_strides(p, k, e.in_strides[k]);
         ls_operand_regs_of(d, p, k, &e.oregs[k]);
         e.op_base[k] = at;
-        at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bytes + 4095) / 4096) * 4096;
+        at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
     }
     if (plan->argcmp)
         ls_engine_build_template_argcmp(&e);

@@ -241,14 +241,27 @@ static int merge_intervals(interval *v, int n)
     return m;
 }
 
+/* The bytes element `index` of ebits-bit elements occupies: a packed
+ * sub-byte element touches the byte holding it. */
+static void element_bytes(interval *out, int *n, int64_t index, int64_t ebits,
+                          int64_t *active_bits)
+{
+    int64_t a = index * ebits;
+    out[*n].lo = a >> 3;
+    out[*n].hi = (a + ebits + 7) >> 3;
+    (*n)++;
+    *active_bits += ebits;
+}
+
 /* Byte intervals a subgroup's load of input k touches in workgroup /
  * iteration coords, relative to the tile base. */
 int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
                              const int64_t *it_coord, interval *out, int64_t *active_bytes)
 {
     const ls_derived *d = e->d;
-    int64_t w = e->plan->inputs[k].width, ebytes = e->plan->inputs[k].elem_bytes;
+    int64_t w = e->plan->inputs[k].width, ebits = e->plan->inputs[k].elem_bits;
     int n = 0;
+    int64_t active_bits = 0;
     *active_bytes = 0;
     for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
         int64_t tid = (int64_t)sg * d->subgroup_size + ln;
@@ -259,13 +272,10 @@ int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *
             ls_thread_element(d, e->p, tid, wg_coord, it_coord, reg, x, &valid);
             if (!valid)
                 continue;
-            int64_t a = ls_operand_index(e->p, k, x) * ebytes;
-            out[n].lo = a;
-            out[n].hi = a + ebytes;
-            n++;
-            *active_bytes += ebytes;
+            element_bytes(out, &n, ls_operand_index(e->p, k, x), ebits, &active_bits);
         }
     }
+    *active_bytes = (active_bits + 7) / 8;
     return merge_intervals(out, n);
 }
 
@@ -278,11 +288,11 @@ int ls_engine_copy_intervals(engine *e, int k, int sg, int load, const int64_t *
     const ls_derived *d = e->d;
     const ls_problem *p = e->p;
     const ls_operand *o = &p->inputs[k];
-    int64_t w = e->plan->promote[k].copy_width, ebytes = e->plan->inputs[k].elem_bytes;
+    int64_t w = e->plan->promote[k].copy_width, ebits = e->plan->inputs[k].elem_bits;
     int64_t origin[LS_MAX_RANK];
     ls_tile_origin(d, p, wg_coord, it_coord, origin);
     int n = 0;
-    *active_bytes = 0;
+    int64_t active_bits = 0;
     for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
         int64_t tid = (int64_t)sg * d->subgroup_size + ln;
         for (int64_t el = 0; el < w; el++) {
@@ -295,13 +305,10 @@ int ls_engine_copy_intervals(engine *e, int k, int sg, int load, const int64_t *
             }
             if (!valid)
                 continue;
-            int64_t a = ls_operand_index(p, k, x) * ebytes;
-            out[n].lo = a;
-            out[n].hi = a + ebytes;
-            n++;
-            *active_bytes += ebytes;
+            element_bytes(out, &n, ls_operand_index(p, k, x), ebits, &active_bits);
         }
     }
+    *active_bytes = (active_bits + 7) / 8;
     return merge_intervals(out, n);
 }
 

@@ -345,7 +345,7 @@ static void promote_degrees(engine *e, int k)
     const ls_promote *pr = &pl->promote[k];
     const ls_derived *d = e->d;
     const ls_operand *o = &e->p->inputs[k];
-    int64_t ebytes = pl->inputs[k].elem_bytes, n_ld = pl->inputs[k].loads;
+    int64_t ebits = pl->inputs[k].elem_bits, n_ld = pl->inputs[k].loads;
     e->promote_degree[k] = ls_xcalloc((size_t)(pr->copy_loads + n_ld), sizeof(int64_t));
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
     int64_t zero[LS_MAX_RANK] = {0};
@@ -358,7 +358,7 @@ static void promote_degrees(engine *e, int k)
             addr[ln] = ls_plan_promote_offset(pl, k, y);
         }
         e->promote_degree[k][l] =
-            ls_bank_conflict_degree(NULL, addr, (int)d->subgroup_size, pr->copy_width * ebytes,
+            ls_bank_conflict_degree(NULL, addr, (int)d->subgroup_size, (pr->copy_width * ebits + 7) / 8,
                                     e->hw->smem_banks, e->hw->smem_bank_bytes);
     }
     int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
@@ -377,7 +377,7 @@ static void promote_degrees(engine *e, int k)
             addr[n++] = ls_plan_promote_offset(pl, k, y);
         }
         e->promote_degree[k][pr->copy_loads + l] =
-            n ? ls_bank_conflict_degree(lanes, addr, n, pl->inputs[k].width * ebytes,
+            n ? ls_bank_conflict_degree(lanes, addr, n, (pl->inputs[k].width * ebits + 7) / 8,
                                         e->hw->smem_banks, e->hw->smem_bank_bytes)
               : 1;
     }

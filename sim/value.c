@@ -91,47 +91,53 @@ float ls_bf16_to_f32(uint16_t h)
     return f;
 }
 
-/* ---- 8-bit floats ---- */
+/* ---- 8- and 4-bit floats ---- */
 
-/* The four FP8 formats MLIR names, as APFloat defines them
+/* The small float formats MLIR names, as APFloat defines them
  * (llvm/lib/Support/APFloat.cpp): E4M3FN has no infinity and one NaN
  * pattern per sign (S.1111.111), max 448; E5M2 is IEEE-like with
  * infinities; the FNUZ variants have no infinity, no negative zero, NaN is
  * 0x80, and their bias is one larger (8 and 16).  Overflow on conversion
  * gives infinity where the format has one and NaN where it has not
- * (APFloat's handleOverflow through makeInf). */
+ * (APFloat's handleOverflow through makeInf).  OCP MX's E2M1 (f4E2M1FN)
+ * has neither infinity nor NaN: its 16 patterns are +-{0, 0.5, 1, 1.5, 2,
+ * 3, 4, 6}, and a value past 6 saturates to 6 (see f8_from_double). */
 typedef struct {
-    int mbits, bias;
+    int bits, mbits, bias;
     bool ieee;   /* E5M2: infinities and NaN at the top exponent */
     bool fnuz;   /* NaN is 0x80, no -0 */
+    bool no_nan; /* E2M1: every pattern is a finite number */
     double max;
 } f8_format;
 
 static const f8_format *f8_of(ls_elem_type t)
 {
-    static const f8_format e4m3fn = {3, 7, false, false, 448.0};
-    static const f8_format e5m2 = {2, 15, true, false, 57344.0};
-    static const f8_format e4m3fnuz = {3, 8, false, true, 240.0};
-    static const f8_format e5m2fnuz = {2, 16, false, true, 57344.0};
+    static const f8_format e4m3fn = {8, 3, 7, false, false, false, 448.0};
+    static const f8_format e5m2 = {8, 2, 15, true, false, false, 57344.0};
+    static const f8_format e4m3fnuz = {8, 3, 8, false, true, false, 240.0};
+    static const f8_format e5m2fnuz = {8, 2, 16, false, true, false, 57344.0};
+    static const f8_format e2m1fn = {4, 1, 1, false, false, true, 6.0};
     switch (t) {
     case LS_ET_F8E4M3FN: return &e4m3fn;
     case LS_ET_F8E5M2: return &e5m2;
     case LS_ET_F8E4M3FNUZ: return &e4m3fnuz;
     case LS_ET_F8E5M2FNUZ: return &e5m2fnuz;
+    case LS_ET_F4E2M1FN: return &e2m1fn;
     default: return NULL;
     }
 }
 
 static double f8_to_double(const f8_format *f, uint8_t b)
 {
-    int ebits = 7 - f->mbits, emax = (1 << ebits) - 1;
+    int ebits = f->bits - 1 - f->mbits, emax = (1 << ebits) - 1;
+    uint8_t sign_bit = (uint8_t)(1u << (f->bits - 1));
     int e = (b >> f->mbits) & emax, m = b & ((1 << f->mbits) - 1);
-    bool neg = b & 0x80;
-    if (f->fnuz && b == 0x80)
+    bool neg = b & sign_bit;
+    if (f->fnuz && b == sign_bit)
         return NAN;
     if (f->ieee && e == emax)
         return m ? NAN : neg ? -INFINITY : INFINITY;
-    if (!f->ieee && !f->fnuz && e == emax && m == (1 << f->mbits) - 1)
+    if (!f->ieee && !f->fnuz && !f->no_nan && e == emax && m == (1 << f->mbits) - 1)
         return NAN;
     double mag = e == 0 ? ldexp(m, 1 - f->bias - f->mbits)
                         : ldexp((1 << f->mbits) + m, e - f->bias - f->mbits);
@@ -147,12 +153,25 @@ static double round_to_format(double d, int p, int emin, double max);
 
 static uint8_t f8_from_double(const f8_format *f, double d)
 {
+    uint8_t sign_bit = (uint8_t)(1u << (f->bits - 1));
+    if (f->no_nan) {
+        /* No NaN or infinity to give: a magnitude past 6 saturates to 6
+         * (APFloat's handleOverflow for a FiniteOnly format) and NaN
+         * becomes +6, as MLIR's expansion of truncf to f4E2M1FN
+         * (Arith/Transforms/ExpandOps.cpp) clamps with minnumf/maxnumf.
+         * Ties go to even here, as APFloat rounds; that expansion rounds
+         * them up (1.25 -> 1.5), which the generator's inputs never meet. */
+        if (isnan(d))
+            d = f->max;
+        if (fabs(d) > f->max)
+            d = copysign(f->max, d);
+    }
     if (isnan(d))
         return f8_nan(f);
     double r = round_to_format(d, f->mbits + 1, 1 - f->bias, f->max);
     if (isinf(r))
         return f->ieee ? (uint8_t)(signbit(d) ? 0xfc : 0x7c) : f8_nan(f);
-    uint8_t sign = signbit(r) && !(f->fnuz && r == 0) ? 0x80 : 0;
+    uint8_t sign = signbit(r) && !(f->fnuz && r == 0) ? sign_bit : 0;
     double a = fabs(r);
     if (a == 0)
         return sign;
@@ -161,6 +180,33 @@ static uint8_t f8_from_double(const f8_format *f, double d)
         return sign | (uint8_t)llround(ldexp(a, f->bias - 1 + f->mbits));
     int m = (int)llround(ldexp(a, f->mbits - e)) - (1 << f->mbits);
     return sign | (uint8_t)((e + f->bias) << f->mbits) | (uint8_t)m;
+}
+
+/* f8E8M0FNU, OCP MX's block scale (APFloat's semFloat8E8M0FNU): no sign,
+ * no significand, no zero; pattern e is 2^(e - 127) and 0xff is NaN.  A
+ * value rounds to the nearest power of two, m x 2^e with m >= 1.5 going up
+ * (the tie too: the one significand bit is always odd); anything below
+ * 2^-127, zero included, gives 2^-127; from 1.5 x 2^127 on, and for NaN
+ * and infinity, NaN.  The sign is ignored, as APFloat's convert does.
+ * (The scale of arith.scaling_extf is truncated instead: see body.c.) */
+static double e8m0_to_double(uint8_t b)
+{
+    return b == 0xff ? NAN : ldexp(1.0, (int)b - 127);
+}
+
+static uint8_t e8m0_from_double(double d)
+{
+    d = fabs(d);
+    if (isnan(d) || isinf(d))
+        return 0xff;
+    if (d == 0)
+        return 0;
+    int e;
+    double m = frexp(d, &e); /* d = m * 2^e, m in [0.5, 1) */
+    e = m >= 0.75 ? e : e - 1;
+    if (e < -127)
+        return 0;
+    return e > 127 ? 0xff : (uint8_t)(e + 127);
 }
 
 /* ---- conversions ---- */
@@ -199,9 +245,10 @@ double ls_value_to_double(ls_value v, ls_elem_type t)
         memcpy(&d, &v, 8);
         return d;
     }
+    case LS_ET_F8E8M0FNU: return e8m0_to_double((uint8_t)v);
     default:
         if (f8_of(t))
-            return f8_to_double(f8_of(t), (uint8_t)v);
+            return f8_to_double(f8_of(t), (uint8_t)(v & ls_value_mask(t)));
         return (double)ls_value_to_int(v, t);
     }
 }
@@ -231,6 +278,7 @@ ls_value ls_value_from_double(double d, ls_elem_type t)
         memcpy(&v, &d, 8);
         return v;
     }
+    case LS_ET_F8E8M0FNU: return e8m0_from_double(d);
     default:
         if (f8_of(t))
             return f8_from_double(f8_of(t), d);
@@ -390,6 +438,10 @@ ls_value ls_input_value_hashed(uint64_t h, ls_elem_type t, ls_combiner k)
     /* 8-bit floats hold only 2 or 3 significand bits: multiples of 1/8
      * (E4M3) or 1/4 (E5M2) in [-2, 2), which they hold exactly.  Products
      * keep the +-1, 2, 0.5 of every float type. */
+    if (t == LS_ET_F8E8M0FNU) /* a block scale: 2^-2 .. 2^2 */
+        return (ls_value)(125 + h % 5);
+    if (t == LS_ET_F4E2M1FN || t == LS_ET_I4) /* all 16 patterns are numbers */
+        return h & 0xf;
     if (f8_of(t) && k != LS_COMB_MUL) {
         int steps = 1 << f8_of(t)->mbits;
         return ls_value_from_double((double)((int64_t)(h % (uint64_t)(4 * steps)) - 2 * steps) / steps, t);

@@ -133,7 +133,7 @@ static bool type_ok(builder *b, ls_elem_type t, const char *text, int line, int 
         return true;
     fail_at(b, line, col, LS_ERR_INVALID,
             "element type %s is not one lanescope models (" LS_ELEM_TYPES_TEXT
-            ", i1 and index; sub-byte types such as i4 are not modelled yet)",
+            ", i1 and index)",
             text[0] ? text : "(none given)");
     return false;
 }
@@ -149,7 +149,14 @@ static int input(builder *b, int k, int line, int col)
     bool strided = false;
     for (int j = 0; b->in_scale && j < b->in_map_n[k]; j++)
         strided |= b->in_scale[k][j] > 1;
-    if (f && f->rank == b->in_map_n[k] && !strided) {
+    if (f && (f->failed || f->rank != b->in_map_n[k] || strided))
+        return fail_at(b, line, col, LS_ERR_INVALID,
+                       "%s is computed in this dispatch by the elementwise op at %d:%d, which "
+                       "IREE fuses into this reduction; lanescope cannot inline it: %s",
+                       name, f->line, f->col,
+                       f->failed ? f->why
+                                 : "the reduction reads it through a strided or rank-changing map");
+    if (f) {
         int loop[LS_MAX_RANK];
         for (int j = 0; j < f->rank; j++)
             loop[f->out_map[j]] = b->in_map[k][j];
@@ -191,6 +198,37 @@ static int input(builder *b, int k, int line, int col)
 
 static int value(builder *b, const char *name, int line, int col, int depth);
 
+/* tensor.extract %t[%i, %j] whose indices are the loop coordinates
+ * (linalg.index results): a read of %t through that map, as IREE's
+ * gather-like producers that index by the loops amount to.  Indices
+ * computed from data are a true gather, which is not modelled. */
+static int extract(builder *b, const stmt *s)
+{
+    if (s->n_args != 1 || s->n_idx < 1 || s->n_idx > LS_MAX_RANK)
+        return fail_at(b, s->line, s->col, LS_ERR_INVALID,
+                       "tensor.extract: expected %%tensor[%%i, ...] with 1 to %d indices",
+                       LS_MAX_RANK);
+    if (!type_ok(b, s->from, s->from_text, s->line, s->col))
+        return -1;
+    int map[LS_MAX_RANK];
+    for (int j = 0; j < s->n_idx; j++) {
+        const stmt *d = ls_imp_def_of(b->r, s->idx[j]);
+        char *end;
+        long dim = d && strcmp(d->op, "linalg.index") == 0 ? strtol(d->lit, &end, 10) : -1;
+        if (dim < 0 || dim >= b->rank)
+            return fail_at(b, s->line, s->col, LS_ERR_INVALID,
+                           "tensor.extract at index %s, which is not a linalg.index of the "
+                           "loops: a data-dependent gather, which lanescope does not model",
+                           s->idx[j]);
+        map[j] = (int)dim;
+    }
+    int si = (int)(s - b->r->stmts);
+    int at = leaf(b, s->args[0], s->from, map, NULL, NULL, s->n_idx, s->line, s->col);
+    if (at >= 0)
+        b->memo_stmt[si] = at + 1;
+    return at;
+}
+
 static int statement(builder *b, const stmt *s, int depth)
 {
     int si = (int)(s - b->r->stmts);
@@ -205,6 +243,8 @@ static int statement(builder *b, const stmt *s, int depth)
             return fail_at(b, s->line, s->col, LS_ERR_INVALID,
                            "arith.constant %s: expected a number literal of type %s",
                            s->lit[0] ? s->lit : "(none)", ls_elem_type_name(s->from));
+    } else if (strcmp(s->op, "tensor.extract") == 0) {
+        return extract(b, s);
     } else if (strcmp(s->op, "linalg.index") == 0) {
         char *end;
         long d = strtol(s->lit, &end, 10);
@@ -223,11 +263,13 @@ static int statement(builder *b, const stmt *s, int depth)
         if (s->n_args != ar)
             return fail_at(b, s->line, s->col, LS_ERR_INVALID, "%s has %d operands; expected %d",
                            s->op, s->n_args, ar);
-        if (!type_ok(b, s->from, s->from_text, s->line, s->col) ||
+        if (!type_ok(b, s->first, s->from_text, s->line, s->col) ||
+            !type_ok(b, s->from, s->from_text, s->line, s->col) ||
             !type_ok(b, s->to, "", s->line, s->col))
             return -1;
         in = blank(op, op == LS_BOP_FPOWI ? s->first : s->to);
-        in.src = (uint8_t)s->from;
+        /* scaling_extf's `: A, S to R`: the value's type A is the source */
+        in.src = (uint8_t)(op == LS_BOP_SCALING_EXTF ? s->first : s->from);
         if (op == LS_BOP_CMPF || op == LS_BOP_CMPI) {
             ls_body_pred pr;
             if (!ls_body_pred_from_name(s->pred, op == LS_BOP_CMPF, &pr))
@@ -470,48 +512,87 @@ bool ls_imp_constant_of(const importer *im, const char *name, ls_elem_type *t, u
     return false;
 }
 
-void ls_imp_record_fused(importer *im, const char *result, const region *r,
+static void keep_fused(importer *im, const fused_producer *f)
+{
+    if (im->n_fused == MAX_FUSED) { /* keep the latest: consumers follow producers */
+        memmove(im->fused, im->fused + 1, sizeof im->fused - sizeof im->fused[0]);
+        im->n_fused--;
+    }
+    im->fused[im->n_fused++] = *f;
+}
+
+void ls_imp_record_unfusable(importer *im, const char *result, int line, int col,
+                             const char *why)
+{
+    if (result == NULL)
+        return;
+    fused_producer *f = ls_xcalloc(1, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", result);
+    snprintf(f->why, sizeof f->why, "%s", why);
+    f->failed = true;
+    f->line = line;
+    f->col = col;
+    keep_fused(im, f);
+    free(f);
+}
+
+void ls_imp_record_fused(importer *im, const char *result, int line, int col, const region *r,
                          const operand_list *ins, int rank, int maps[][LS_MAX_RANK],
                          const int *map_n)
 {
-    if (result == NULL || r->n_yield != 1 || r->n_args != ins->n + 1 || ins->n < 1 ||
-        ins->n > MAX_OPERANDS - 1 || map_n[ins->n] != rank)
+    if (result == NULL)
         return;
+    const char *why = NULL;
+    if (r->n_yield != 1)
+        why = "it yields several values";
+    else if (ins->n < 1 || r->n_args != ins->n + 1)
+        why = "it reads no input tensor";
+    else if (ins->n > MAX_OPERANDS - 1)
+        why = "it has more inputs than lanescope inlines";
+    else if (map_n[ins->n] != rank)
+        why = "its result's indexing map does not name every loop";
     bool seen[LS_MAX_RANK] = {false};
-    for (int j = 0; j < rank; j++) {
+    for (int j = 0; !why && j < rank; j++) {
         int l = maps[ins->n][j];
         if (l < 0 || l >= rank || seen[l])
-            return;
-        seen[l] = true;
+            why = "its result's indexing map is not a permutation of its loops";
+        else
+            seen[l] = true;
     }
-    for (int k = 0; k < ins->n; k++)
+    for (int k = 0; !why && k < ins->n; k++)
         for (int j = 0; j < map_n[k]; j++)
             if (maps[k][j] < 0)
-                return;
+                why = "an input's indexing map has a result that is not a loop dimension";
+    if (why)
+        return ls_imp_record_unfusable(im, result, line, col, why);
     fused_producer *f = ls_xcalloc(1, sizeof *f);
     builder *b = ls_xcalloc(1, sizeof *b);
     builder_init(b, im, r, ins, maps, map_n, &f->body, rank);
     b->out_arg = r->arg[ins->n];
-    /* Failures here are not the file's errors: the producer just stays a
-     * plain tensor for its consumer. */
+    /* A failure here is not the file's error until a reduction reads the
+     * producer (an unused elementwise op may hold anything). */
     ls_diag local, *saved = im->diag;
     ls_diag_clear(&local);
     im->diag = &local;
     int root = value(b, r->yield[0], r->yield_line, r->yield_col, 0);
     im->diag = saved;
+    snprintf(f->name, sizeof f->name, "%s", result);
+    f->line = line;
+    f->col = col;
     if (root >= 0 && local.status == LS_OK) {
         f->body.n = root + 1;
-        snprintf(f->name, sizeof f->name, "%s", result);
         f->rank = rank;
         memcpy(f->out_map, maps[ins->n], sizeof f->out_map);
         f->n_inputs = b->n_leaves;
         memcpy(f->inputs, b->leaves, sizeof b->leaves);
-        if (im->n_fused == MAX_FUSED) { /* keep the latest: consumers follow producers */
-            memmove(im->fused, im->fused + 1, sizeof im->fused - sizeof im->fused[0]);
-            im->n_fused--;
-        }
-        im->fused[im->n_fused++] = *f;
+    } else {
+        f->failed = true;
+        if (local.line > 0)
+            snprintf(f->why, sizeof f->why, "%d:%d: %s", local.line, local.col, local.msg);
+        else
+            snprintf(f->why, sizeof f->why, "%s", local.msg);
     }
+    keep_fused(im, f);
     free(b);
     free(f);
 }
@@ -522,6 +603,39 @@ const fused_producer *ls_imp_fused_of(const importer *im, const char *name)
         if (strcmp(im->fused[i].name, name) == 0)
             return &im->fused[i];
     return NULL;
+}
+
+bool ls_imp_init_type_ok(importer *im, const operand_list *outs)
+{
+    ls_elem_type t = outs->types[0].elem;
+    const char *text = outs->types[0].elem_text ? outs->types[0].elem_text : "?";
+    int bits = ls_elem_type_bits(t);
+    if (ls_elem_type_is_data(t) && bits >= 8 && t != LS_ET_F8E8M0FNU)
+        return true;
+    if (t == LS_ET_UNKNOWN && (text[0] == 'i' || text[0] == 'f')) {
+        bool is_index;
+        bits = ls_imp_elem_bits_of(text, &is_index);
+    }
+    /* ReductionConfigUtils.cpp (setReductionVectorDistributionConfig): a
+     * width that is not a power of two of at least 4 bits, or wider than
+     * the largest load (128 bits on every target IREE describes), gets no
+     * reduction config at all. */
+    if (bits > 0 && (t == LS_ET_UNKNOWN || t == LS_ET_I1) &&
+        ((bits & (bits - 1)) != 0 || bits < 4 || bits > 128))
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                           "IREE's reduction heuristic rejects this dispatch: the init holds "
+                           "%d-bit %s elements, and reduction distribution needs a power of two "
+                           "of at least 4 bits that fits the 128-bit largest load",
+                           bits, text) == LS_OK;
+    if (bits > 64 && t == LS_ET_UNKNOWN)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                           "the init holds %s: IREE reduces %d-bit values (`lanescope suggest` "
+                           "prints its config), but lanescope holds a value in at most 64 bits",
+                           text, bits) == LS_OK;
+    return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                       "the init holds %s: lanescope reduces into 8- to 64-bit types (%s)", text,
+                       "f16, bf16, f32, f64, the 8-bit floats but f8E8M0FNU, i8, i16, i32 and "
+                       "i64") == LS_OK;
 }
 
 bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits)

@@ -40,11 +40,7 @@ static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
                            ins->n, outs->n) == LS_OK;
     p->inputs[0].type = ins->types[0].elem;
     p->acc_type = outs->types[0].elem;
-    if (!ls_elem_type_is_data(p->acc_type))
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
-                           "the init holds %s: lanescope reduces into " LS_ELEM_TYPES_TEXT,
-                           outs->types[0].elem_text ? outs->types[0].elem_text : "?") == LS_OK;
-    return true;
+    return ls_imp_init_type_ok(im, outs);
 }
 
 /* Shapes through projected-permutation maps give the loop sizes. */
@@ -138,7 +134,13 @@ void ls_imp_generic_op(importer *im, const char *result_name)
     if (!any_red) {
         /* Elementwise: a consumer reduction in the dispatch inlines it. */
         if (maps_ok)
-            ls_imp_record_fused(im, result_name, &r, &ins, (int)its->n, opmap, opmap_n);
+            ls_imp_record_fused(im, result_name, op.line, op.col, &r, &ins, (int)its->n, opmap,
+                                opmap_n);
+        else
+            ls_imp_record_unfusable(im, result_name, op.line, op.col,
+                                    outs.n != 1 ? "it has several results"
+                                                : "its indexing maps do not match its operands "
+                                                  "and loops");
         return;
     }
     ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.generic");

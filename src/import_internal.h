@@ -18,6 +18,12 @@ enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_FUSED = 64, MAX_CONSTANTS = 256 };
  * body and reads its inputs instead (import_body.c). */
 typedef struct {
     char name[64];                    /* result SSA value */
+    /* A producer lanescope cannot inline: a consumer reduction that reads
+     * it stops with this reason rather than reading the value from memory,
+     * which is not what IREE compiles. */
+    bool failed;
+    char why[600];
+    int line, col;                    /* the producer op */
     int rank;
     int out_map[LS_MAX_RANK];         /* loop of each result dim (a permutation) */
     int n_inputs;
@@ -128,6 +134,8 @@ typedef struct {
     char from_text[16];    /* the spelling of from, for messages ("i4") */
     char pred[16];         /* first keyword after the op: cmpf/cmpi predicate */
     char lit[48];          /* a number literal (arith.constant, linalg.index), sign kept */
+    int n_idx;             /* tensor.extract %t[%i, %j]: the index operands */
+    char idx[LS_MAX_RANK][64];
     int line, col;
 } stmt;
 
@@ -198,9 +206,13 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
 /* Remember an elementwise generic's body for consumers to inline; silently
  * not recorded when its body is not one lanescope interprets (a consumer
  * reduction then reads its result as a plain input). */
-void ls_imp_record_fused(importer *im, const char *result, const region *r,
+void ls_imp_record_fused(importer *im, const char *result, int line, int col, const region *r,
                          const operand_list *ins, int rank, int maps[][LS_MAX_RANK],
                          const int *map_n);
+/* An elementwise producer whose form (several results, maps that are not
+ * plain loop dims...) lanescope cannot inline into a consumer. */
+void ls_imp_record_unfusable(importer *im, const char *result, int line, int col,
+                             const char *why);
 /* The fused producer of a value, or NULL. */
 const fused_producer *ls_imp_fused_of(const importer *im, const char *name);
 /* At `arith.constant` after `%name =`: record the value. */
@@ -219,6 +231,9 @@ bool ls_imp_fill_of(const importer *im, const char *name, ls_elem_type t, uint64
 bool ls_imp_constant_of(const importer *im, const char *name, ls_elem_type *t, uint64_t *bits);
 /* A literal's bit pattern in type t; false when it is not a number. */
 bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits);
+/* The init's element type is one lanescope reduces into; otherwise the
+ * reason (IREE's own where its heuristic refuses the width) is set. */
+bool ls_imp_init_type_ok(importer *im, const operand_list *outs);
 
 /* ---- import_dispatch.c: every linalg op of a function, for suggest.h ---- */
 ls_dispatch *ls_imp_cur_dispatch(importer *im, int line, int col);

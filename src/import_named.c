@@ -104,8 +104,7 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
         snprintf(o->name, sizeof o->name, "%s", ins->names[k]);
         if (!ls_elem_type_is_data(o->type)) {
             ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins->line, ins->col,
-                        "input %s holds %s: lanescope reads " LS_ELEM_TYPES_TEXT
-                        " (sub-byte types such as i4 are not modelled yet)",
+                        "input %s holds %s: lanescope reads " LS_ELEM_TYPES_TEXT,
                         ins->names[k], ins->types[k].elem_text ? ins->types[k].elem_text : "?");
             goto checked;
         }
@@ -117,12 +116,8 @@ static void contraction_problem(importer *im, const char *kind, int line, int co
         for (int j = 0; j < o->map_n; j++)
             used[o->map[j]] = true;
     }
-    if (!ls_elem_type_is_data(p->acc_type)) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
-                    "the init holds %s: lanescope reduces into " LS_ELEM_TYPES_TEXT,
-                    outs->types[0].elem_text ? outs->types[0].elem_text : "?");
+    if (!ls_imp_init_type_ok(im, outs))
         goto checked;
-    }
     if (!ls_imp_bind_map(im, p, am[2], line, col, &outs->types[0], p->out_map, &p->out_map_n,
                          NULL, NULL, "init") ||
         !ls_imp_check_loops(im, p, used, line, col, line, col))

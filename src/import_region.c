@@ -92,10 +92,19 @@ static bool is_yield(const ls_token *t)
  * next statement, the yield or the region's '}'. */
 static bool stmt_tail(importer *im, stmt *s)
 {
-    int nest = 0;
+    int nest = 0, bracket_at = -1; /* nest of an operand's [index list] */
     bool minus = false;
     while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
         ls_token *u = tok(im);
+        if (bracket_at >= 0 && nest == bracket_at + 1 && u->kind == LS_TOK_PERCENT) {
+            if (s->n_idx < LS_MAX_RANK)
+                copy_tok(s->idx[s->n_idx], sizeof s->idx[0], u);
+            s->n_idx++;
+            next(im);
+            continue;
+        }
+        if (nest == 0 && ls_tok_is(u, '[') && s->n_args > 0)
+            bracket_at = 0;
         if (nest == 0 && (ls_tok_is(u, ':') || ls_tok_is(u, '}') || u->kind == LS_TOK_CARET ||
                           is_yield(u)))
             break;
@@ -127,6 +136,17 @@ static bool stmt_tail(importer *im, stmt *s)
     if (!ls_tok_is(tok(im), ':'))
         return true;
     next(im);
+    if (ls_tok_ident(tok(im), "tensor")) { /* tensor.extract's source type */
+        ls_attr *ty = ls_parse_type(&im->p);
+        if (ty == NULL)
+            return false;
+        if (ty->type) {
+            s->from = s->to = s->first = ty->type->elem;
+            snprintf(s->from_text, sizeof s->from_text, "%s",
+                     ty->type->elem_text ? ty->type->elem_text : "?");
+        }
+        return !failed(im);
+    }
     while (tok(im)->kind == LS_TOK_IDENT) {
         copy_tok(s->from_text, sizeof s->from_text, tok(im));
         s->from = ls_elem_type_from_name(tok(im)->text, tok(im)->len);

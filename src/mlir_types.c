@@ -24,6 +24,8 @@ static const struct {
     {"f64", LS_ET_F64, 64, true},    {"index", LS_ET_INDEX, 64, false},
     {"f8E4M3FN", LS_ET_F8E4M3FN, 8, true},     {"f8E5M2", LS_ET_F8E5M2, 8, true},
     {"f8E4M3FNUZ", LS_ET_F8E4M3FNUZ, 8, true}, {"f8E5M2FNUZ", LS_ET_F8E5M2FNUZ, 8, true},
+    {"i4", LS_ET_I4, 4, false},      {"f4E2M1FN", LS_ET_F4E2M1FN, 4, true},
+    {"f8E8M0FNU", LS_ET_F8E8M0FNU, 8, true},
 };
 
 ls_elem_type ls_elem_type_from_name(const char *s, size_t len)

@@ -116,7 +116,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
             read |= p->body.inst[i].op == LS_BOP_INPUT && p->body.inst[i].index == k;
         plan->inputs[k].loads = p->inputs[k].intermediate || !read ? 0 : o.loads;
         plan->inputs[k].width = o.width;
-        plan->inputs[k].elem_bytes = ls_elem_type_bits(p->inputs[k].type) / 8;
+        plan->inputs[k].elem_bits = ls_elem_type_bits(p->inputs[k].type);
     }
     if (ls_plan_promote(p, d, plan, diag))
         return diag->status;

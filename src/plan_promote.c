@@ -122,7 +122,7 @@ ls_status ls_plan_promote(const ls_problem *p, const ls_derived *d, ls_plan *pla
         int64_t elems = 1;
         for (int j = 0; j < pr->rank; j++)
             elems *= pr->shape[j] + (j == pr->rank - 1 ? pr->pad : 0);
-        pr->bytes = elems * (bits / 8);
+        pr->bytes = (elems * bits + 7) / 8; /* a packed i4 / f4 tile: two a byte */
         pr->on = true;
         plan->n_promoted++;
         plan->promote_bytes += pr->bytes;
@@ -150,7 +150,7 @@ int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y)
     int64_t off = 0;
     for (int j = 0; j < pr->rank; j++)
         off = off * (pr->shape[j] + (j == pr->rank - 1 ? pr->pad : 0)) + y[j];
-    return off * plan->inputs[k].elem_bytes;
+    return off * plan->inputs[k].elem_bits / 8;
 }
 
 void ls_plan_promote_type(const ls_plan *plan, int k, char *buf, size_t size)

@@ -253,7 +253,7 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                             (long long)((p->size[o->map[j]] - 1) * o->scale[j]),
                             (long long)o->shape[j]);
         int bits = ls_elem_type_bits(o->type);
-        if (bits < 8 || bits % 8 != 0 || o->type == LS_ET_INDEX)
+        if (bits < 4 || (bits > 4 && bits % 8 != 0) || o->type == LS_ET_INDEX)
             return verr(d, p, 0, 0,
                         "input %d holds %s elements; lanescope loads " LS_ELEM_TYPES_TEXT,
                         k, ls_elem_type_name(o->type));

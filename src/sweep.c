@@ -366,7 +366,7 @@ int64_t ls_sweep_min_bytes(const ls_problem *p)
         int64_t n = 1;
         for (int j = 0; j < p->inputs[k].map_n; j++)
             n *= p->size[p->inputs[k].map[j]];
-        bytes += n * (ls_elem_type_bits(p->inputs[k].type) / 8);
+        bytes += (n * ls_elem_type_bits(p->inputs[k].type) + 7) / 8; /* i4: two a byte */
     }
     for (int i = 0; i < p->rank; i++)
         if (!p->is_reduction[i])

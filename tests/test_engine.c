@@ -99,6 +99,7 @@ START_TEST(models_load)
 }
 END_TEST
 
+
 /* A model with round numbers, so a critical path can be computed by hand. */
 static const char *round_model =
     "name = round\narch = sm_0\n"
@@ -115,6 +116,56 @@ static const char *round_model =
     "l2_latency = 100 # source: test\ndram_latency = 500 # source: test\n"
     "dram_gbps = 256 # source: test: 256 bytes per cycle at 1 GHz\n"
     "launch_us = 0 # source: test: cycles alone\n";
+
+/* Every numeric key of a model: nan, inf and -inf are refused with the
+ * key's range, as is a key given twice (issue 15, class 1 and 2). */
+START_TEST(model_values_checked)
+{
+    static const char *bad[] = {"nan", "inf", "-inf", "NAN", "1e400"};
+    char *text = ls_xmalloc(strlen(round_model) + 256);
+    const char *p = round_model;
+    int fields = 0;
+    while ((p = strstr(p, " # source:")) != NULL) { /* each numeric line */
+        const char *bol = p;
+        while (bol > round_model && bol[-1] != '\n')
+            bol--;
+        const char *eq = strchr(bol, '=');
+        char key[48];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - bol - 1), bol);
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            sprintf(text, "%.*s= %s%s", (int)(eq - round_model), round_model, bad[b],
+                    p);
+            ls_hw hw;
+            ls_diag d;
+            ls_diag_clear(&d);
+            ls_status st = ls_hw_parse(text, "m.hw", &hw, &d);
+            REQUIRE(st != LS_OK, "%s = %s accepted", key, bad[b]);
+            REQUIRE(strstr(d.msg, key) != NULL && d.line > 0, "%s = %s: %s", key, bad[b], d.msg);
+        }
+        /* the same line twice */
+        const char *eol = strchr(p, '\n');
+        sprintf(text, "%.*s%.*s%s", (int)(eol + 1 - round_model), round_model,
+                (int)(eol + 1 - bol), bol, eol + 1);
+        ls_hw hw;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert_int_eq(ls_hw_parse(text, "m.hw", &hw, &d), LS_ERR_INVALID);
+        REQUIRE(strstr(d.msg, "is given twice (first on line") != NULL &&
+                    strstr(d.msg, key) != NULL,
+                "%s twice: %s", key, d.msg);
+        fields++;
+        p++;
+    }
+    ck_assert_int_eq(fields, 24); /* every numeric key of ls_hw */
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_parse("name = a\nname = b\n", "m.hw", &hw, &d), LS_ERR_INVALID);
+    ck_assert_str_eq(d.msg, "'name' is given twice (first on line 1); a model gives each key once");
+    ck_assert_int_eq(d.line, 2);
+    free(text);
+}
+END_TEST
 
 static const char *reduce_text(char *buf, size_t size, int64_t rows, int64_t cols,
                                const char *cfg, int64_t wg_threads)
@@ -508,6 +559,74 @@ END_TEST
  * run alike and both reuse the sectors two workgroups share.  (With the
  * line address modulo the sets, every row of a column landed in one
  * 16-way set: 0% hits and about 10x the time.) */
+/* An 8 x 2048 row sum of t elements, each sign-extended to i32. */
+static const char *int_sum_text(char *buf, size_t size, const char *t)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [64, 1, 1] subgroup_size = 64>} {\n"
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+             "ins(%%a : tensor<8x2048x%s>) outs(%%b : tensor<8xi32>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], "
+             "thread = [0, 16], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
+             "1]]}>} {\n^bb0(%%in: %s, %%out: i32):\n  %%0 = arith.extsi %%in : %s to i32\n"
+             "  %%1 = arith.addi %%0, %%out : i32\n  linalg.yield %%1 : i32\n}\n}\n",
+             t, t, t);
+    return buf;
+}
+
+/* Packed i4: two elements a byte, so a row sum over i4 moves half the
+ * bytes of the same sum over i8 (every byte loaded once), and the
+ * functional model reads each nibble as its own element. */
+START_TEST(packed_i4_loads)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    char text[2048];
+    ls_sim_result r4, r8;
+    ls_plan plan;
+    int_sum_text(text, sizeof text, "i4");
+    simulate(text, &hw, &r4, &plan);
+    ck_assert_int_eq(plan.inputs[0].elem_bits, 4);
+    ck_assert_int_eq(plan.inputs[0].width, 16);
+    ck_assert_int_eq(r4.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 8 * 2048 / 2);
+    int_sum_text(text, sizeof text, "i8");
+    simulate(text, &hw, &r8, NULL);
+    ck_assert_int_eq(r8.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 8 * 2048);
+    /* 16 i4 (8 bytes) a lane: a 64-lane load spans 512 bytes, 16 sectors */
+    ck_assert_int_eq(r4.stage[LS_STAGE_LOAD_ACCUMULATE].sectors * 2,
+                     r8.stage[LS_STAGE_LOAD_ACCUMULATE].sectors);
+    /* the values: each nibble sign-extended, summed per row; the lanes'
+     * result matches the reference on every workgroup */
+    int_sum_text(text, sizeof text, "i4");
+    ls_module *m = load_text(text, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_msg(ls_derive(&m->problems[0], dv, &d) == LS_OK, "%s", d.msg);
+    ls_plan pl;
+    ck_assert_msg(ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch("sm_90"), &pl, &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    ls_input_source src = {.seed = 3};
+    ls_functional_result fr;
+    ck_assert_msg(ls_functional_run(&pl, src, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    ck_assert_int_eq(fr.mismatches, 0);
+    ls_value out[8];
+    ls_reference_outputs(&m->problems[0], src, out);
+    int64_t want = 0;
+    for (int64_t j = 0; j < 2048; j++)
+        want += ls_value_to_int(ls_input_value(3, 2048 + j, LS_ET_I4, LS_COMB_ADD), LS_ET_I4);
+    ck_assert_int_eq(ls_value_to_int(out[1], LS_ET_I32), want);
+    free(dv);
+    free(m);
+}
+END_TEST
+
 static const char *colsum_text(char *buf, size_t size, int64_t cols)
 {
     snprintf(buf, size,
@@ -624,6 +743,7 @@ static Suite *engine_suite(void)
     TCase *tc = tcase_create("engine");
     tcase_add_test(tc, bank_conflicts);
     tcase_add_test(tc, models_load);
+    tcase_add_test(tc, model_values_checked);
     tcase_add_test(tc, hand_computed_critical_path);
     tcase_add_test(tc, barriers_and_smem);
     tcase_add_test(tc, promote_operands_copy);
@@ -634,6 +754,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, scheduler_spread);
     tcase_add_test(tc, launch_cost);
     tcase_add_test(tc, l2_hashed_sets);
+    tcase_add_test(tc, packed_i4_loads);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -161,13 +161,43 @@ static const struct {
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
      "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %0 = "
-     "tensor.extract %t[%in] : f32\n  %1 = arith.addf %0, %out : f32\n  linalg.yield %1 : f32\n}\n",
-     3, 3, "tensor.extract in the body is not an arith/math op lanescope interprets"},
+     "tensor.extract %t[%in] : tensor<8xf32>\n  %1 = arith.addf %0, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     3, 3, "tensor.extract at index %in, which is not a linalg.index of the loops: a "
+     "data-dependent gather"},
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
-     "tensor<4x8xi4>) outs(%b : tensor<4xi32>) {\n^bb0(%in: i4, %out: i32):\n  %0 = "
-     "arith.extsi %in : i4 to i32\n  %1 = arith.addi %0, %out : i32\n  linalg.yield %1 : i32\n}\n",
-     3, 3, "element type i4 is not one lanescope models"},
+     "tensor<4x8xi2>) outs(%b : tensor<4xi32>) {\n^bb0(%in: i2, %out: i32):\n  %0 = "
+     "arith.extsi %in : i2 to i32\n  %1 = arith.addi %0, %out : i32\n  linalg.yield %1 : i32\n}\n",
+     3, 3, "element type i2 is not one lanescope models"},
+    /* an elementwise producer it cannot inline: named, never read from memory instead */
+    {"%p = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+     "ins(%a : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {\n^bb0(%in: f32, %out: f32):\n"
+     "  %0 = math.frobnicate %in : f32\n  linalg.yield %0 : f32\n} -> tensor<4x8xf32>\n"
+     "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%p : "
+     "tensor<4x8xf32>) outs(%b : tensor<4xf32>) {\n^bb0(%in: f32, %out: f32):\n  %1 = "
+     "arith.addf %in, %out : f32\n  linalg.yield %1 : f32\n}\n",
+     8, 3, "%p is computed in this dispatch by the elementwise op at 1:6, which IREE fuses into "
+     "this reduction; lanescope cannot inline it: 3:3: math.frobnicate in the body is not an "
+     "arith/math op"},
+    /* widths IREE's heuristic refuses, and one it takes that lanescope cannot hold */
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xi48>) outs(%b : tensor<4xi48>) {\n^bb0(%in: i48, %out: i48):\n  %1 = "
+     "arith.addi %in, %out : i48\n  linalg.yield %1 : i48\n}\n",
+     1, 174, "IREE's reduction heuristic rejects this dispatch: the init holds 48-bit i48"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xi256>) outs(%b : tensor<4xi256>) {\n^bb0(%in: i256, %out: i256):\n  %1 = "
+     "arith.addi %in, %out : i256\n  linalg.yield %1 : i256\n}\n",
+     1, 175, "fits the 128-bit largest load"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xi128>) outs(%b : tensor<4xi128>) {\n^bb0(%in: i128, %out: i128):\n  %1 = "
+     "arith.addi %in, %out : i128\n  linalg.yield %1 : i128\n}\n",
+     1, 175, "IREE reduces 128-bit values (`lanescope suggest` prints its config), but lanescope "
+     "holds a value in at most 64 bits"},
     /* IREE's legacy config: named, not misread as a VectorDistribute one */
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "

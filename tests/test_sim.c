@@ -98,6 +98,64 @@ START_TEST(fp8_formats)
 }
 END_TEST
 
+/* OCP MX's element and scale formats, values derived by hand from APFloat's
+ * semFloat4E2M1FN (bias 1, no NaN or infinity) and semFloat8E8M0FNU
+ * (2^(e-127), 0xff NaN), and arith.scaling_extf as MLIR's ExpandOps.cpp
+ * expands it. */
+START_TEST(mx_formats)
+{
+    static const double e2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+    for (unsigned b = 0; b < 16; b++) {
+        double d = ls_value_to_double(b, LS_ET_F4E2M1FN);
+        REQUIRE(d == (b & 8 ? -e2m1[b & 7] : e2m1[b & 7]), "f4E2M1FN 0x%x is %g", b, d);
+        REQUIRE(ls_value_from_double(d, LS_ET_F4E2M1FN) == (b == 8 ? 8u : b),
+                "f4E2M1FN 0x%x does not round-trip", b);
+    }
+    /* saturation past 6, NaN to +6, ties to even (1.25 -> 1, 2.5 -> 2) */
+    ck_assert_uint_eq(ls_value_from_double(100.0, LS_ET_F4E2M1FN), 0x7);
+    ck_assert_uint_eq(ls_value_from_double(-7.0, LS_ET_F4E2M1FN), 0xf);
+    ck_assert_uint_eq(ls_value_from_double(NAN, LS_ET_F4E2M1FN), 0x7);
+    ck_assert_uint_eq(ls_value_from_double(1.25, LS_ET_F4E2M1FN), 0x2);
+    ck_assert_uint_eq(ls_value_from_double(2.5, LS_ET_F4E2M1FN), 0x4);
+    /* E8M0: 127 is 1, 0 is 2^-127, 0xff NaN; 3 (1.5 x 2) rounds up to 4,
+     * 2.9 down to 2; zero gives the smallest pattern, overflow NaN */
+    ck_assert(ls_value_to_double(127, LS_ET_F8E8M0FNU) == 1.0);
+    ck_assert(ls_value_to_double(0, LS_ET_F8E8M0FNU) == 0x1p-127);
+    ck_assert(isnan(ls_value_to_double(0xff, LS_ET_F8E8M0FNU)));
+    ck_assert_uint_eq(ls_value_from_double(3.0, LS_ET_F8E8M0FNU), 129);
+    ck_assert_uint_eq(ls_value_from_double(2.9, LS_ET_F8E8M0FNU), 128);
+    ck_assert_uint_eq(ls_value_from_double(0.0, LS_ET_F8E8M0FNU), 0);
+    ck_assert_uint_eq(ls_value_from_double(0x1p200, LS_ET_F8E8M0FNU), 0xff);
+    ck_assert_int_eq(ls_elem_type_bits(LS_ET_F4E2M1FN), 4);
+    ck_assert_int_eq(ls_elem_type_bits(LS_ET_I4), 4);
+    /* scaling_extf: 1.5 x 2^2 = 6; an f32 scale of 3 is truncated to 2
+     * (its exponent field), so 1.5 x 3 -> 3; an E8M0 scale of 0x00 extends
+     * to +0 (not 2^-127), as the expansion's shift does */
+    ls_body b = {0};
+    b.n = 3;
+    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT, .type = LS_ET_F4E2M1FN,
+                               .src = LS_ET_F4E2M1FN, .index = 0, .a = -1, .b = -1, .c = -1};
+    b.inst[1] = (ls_body_inst){.op = LS_BOP_INPUT, .type = LS_ET_F8E8M0FNU,
+                               .src = LS_ET_F8E8M0FNU, .index = 1, .a = -1, .b = -1, .c = -1};
+    b.inst[2] = (ls_body_inst){.op = LS_BOP_SCALING_EXTF, .type = LS_ET_F32,
+                               .src = LS_ET_F4E2M1FN, .a = 0, .b = 1, .c = -1};
+    int bad;
+    const char *why;
+    ck_assert_msg(ls_body_check(&b, &bad, &why), "%d: %s", bad, why);
+    uint64_t v[3], in[2] = {0x3, 129};
+    ck_assert(ls_value_to_double(ls_body_eval(&b, in, NULL, v), LS_ET_F32) == 6.0);
+    in[1] = 0;
+    ck_assert(ls_value_to_double(ls_body_eval(&b, in, NULL, v), LS_ET_F32) == 0.0);
+    b.inst[1].type = b.inst[1].src = LS_ET_F32;
+    in[1] = ls_value_from_double(3.0, LS_ET_F32);
+    ck_assert(ls_value_to_double(ls_body_eval(&b, in, NULL, v), LS_ET_F32) == 3.0);
+    /* a narrowing "extension" is refused */
+    b.inst[2].type = LS_ET_F4E2M1FN;
+    ck_assert(!ls_body_check(&b, &bad, &why));
+    ck_assert_int_eq(bad, 2);
+}
+END_TEST
+
 START_TEST(identities)
 {
     ck_assert_uint_eq(ls_identity(LS_COMB_MINSI, LS_ET_I8), 0x7f);
@@ -433,6 +491,7 @@ static Suite *sim_suite(void)
     TCase *tc = tcase_create("functional");
     tcase_add_test(tc, half_precision_rounding);
     tcase_add_test(tc, fp8_formats);
+    tcase_add_test(tc, mx_formats);
     tcase_add_test(tc, identities);
     tcase_add_test(tc, example2_plan);
     tcase_add_test(tc, dpp_and_xor_lowerings);

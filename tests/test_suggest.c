@@ -197,6 +197,7 @@ END_TEST
 /* IREE's test_multiple_reduction (layer-norm statistics), stored. */
 static const char *multi_op =
     "func.func @norm() {\n" BIND
+    "  %c = arith.constant 1.638400e+05 : f32\n"
     "  %7 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, "
     "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = [\"parallel\", "
     "\"parallel\", \"parallel\", \"parallel\"]} ins(%3 : tensor<2x32x10x16384xf16>) outs(%5 : "

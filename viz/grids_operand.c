@@ -239,11 +239,11 @@ static void operand_layout_notes(ls_figure *out, const ls_plan *pl, int k,
         vt);
     note_add(out, note);
     fmt(note, sizeof note,
-        "Per thread and iteration: %lld load%s of %lld element%s of input %d (%lld-byte "
+        "Per thread and iteration: %lld load%s of %lld element%s of input %d (%lld-bit "
         "elements).",
         (long long)pl->inputs[k].loads, pl->inputs[k].loads == 1 ? "" : "s",
         (long long)pl->inputs[k].width, pl->inputs[k].width == 1 ? "" : "s", k,
-        (long long)pl->inputs[k].elem_bytes);
+        (long long)pl->inputs[k].elem_bits);
     note_add(out, note);
     int64_t er = dr >= 0 ? r->extent[dr] : 1, ec = dc >= 0 ? r->extent[dc] : 1;
     if (kr > 1 || kc > 1) {

@@ -47,6 +47,9 @@ typedef enum {
     LS_BOP_UITOFP, LS_BOP_FPTOSI, LS_BOP_FPTOUI, LS_BOP_INDEX_CAST,
     /* comparisons (-> i1) and select */
     LS_BOP_CMPF, LS_BOP_CMPI, LS_BOP_SELECT,
+    /* arith.scaling_extf: operand a (of type src) widened and multiplied by
+     * the power-of-two block scale b (an f8E8M0FNU, or rounded to one) */
+    LS_BOP_SCALING_EXTF,
     LS_BOP_COUNT
 } ls_body_opcode;
 

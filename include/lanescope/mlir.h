@@ -111,7 +111,11 @@ typedef enum {
     LS_ET_F16, LS_ET_BF16, LS_ET_F32, LS_ET_F64, LS_ET_INDEX,
     /* the 8-bit floats of FP8 inference (MLIR's Float8E*Type): OCP FN/E5M2
      * on NVIDIA and gfx950, the FNUZ variants on gfx942 */
-    LS_ET_F8E4M3FN, LS_ET_F8E5M2, LS_ET_F8E4M3FNUZ, LS_ET_F8E5M2FNUZ
+    LS_ET_F8E4M3FN, LS_ET_F8E5M2, LS_ET_F8E4M3FNUZ, LS_ET_F8E5M2FNUZ,
+    /* the packed types of weight-only and MX quantisation: i4 weights of a
+     * dequantized matvec, OCP MX's f4E2M1FN elements with their
+     * f8E8M0FNU (power-of-two) block scales */
+    LS_ET_I4, LS_ET_F4E2M1FN, LS_ET_F8E8M0FNU
 } ls_elem_type;
 
 typedef struct {
@@ -186,7 +190,8 @@ bool ls_elem_type_is_float(ls_elem_type t);
  * or unknown), and the list of them for messages. */
 bool ls_elem_type_is_data(ls_elem_type t);
 #define LS_ELEM_TYPES_TEXT                                                                   \
-    "f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, i8, i16, i32 and i64"
+    "f16, bf16, f32, f64, f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU, f4E2M1FN, i4, "  \
+    "i8, i16, i32 and i64"
 
 /* Dictionary / parameter lookup by key; NULL when absent. */
 ls_attr *ls_attr_get(const ls_attr *a, const char *key);

@@ -106,13 +106,15 @@ typedef struct {
     int64_t loads_per_iteration, load_width; /* vector transfer_reads per thread, elements each */
     int64_t acc_registers;   /* partial accumulator elements per thread */
     int64_t inner_elems;     /* packed inner elements reduced into each accumulator */
-    int64_t load_elem_bytes, acc_elem_bytes;
+    int64_t load_elem_bytes, acc_elem_bytes; /* load: 0 for a sub-byte input 0 */
 
     /* Per input (input 0's figures are also the fields above): vector
-     * reads per thread per iteration, elements each, element bytes. */
+     * reads per thread per iteration, elements each, element bits (4 for
+     * the packed i4 / f4E2M1FN, two to a byte, the lower index in the low
+     * nibble). */
     int n_inputs;
     struct {
-        int64_t loads, width, elem_bytes;
+        int64_t loads, width, elem_bits;
     } inputs[LS_MAX_INPUTS];
     ls_promote promote[LS_MAX_INPUTS];
     int n_promoted;

@@ -102,6 +102,11 @@ bool cg_body_supported(const ls_problem *p, char *why, size_t size)
     for (int i = 0; i < p->body.n; i++) {
         const ls_body_inst *in = &p->body.inst[i];
         ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+        if (in->op == LS_BOP_SCALING_EXTF) {
+            snprintf(why, size, "%s:%d:%d: arith.scaling_extf; the CUDA generator does not emit "
+                     "MX block scaling", p->file, in->line, in->col);
+            return false;
+        }
         bool uses_src = in->op == LS_BOP_CMPF || in->op == LS_BOP_CMPI ||
                         (in->op >= LS_BOP_EXTF && in->op <= LS_BOP_INDEX_CAST);
         if (!value_type(t) || (uses_src && !value_type(s))) {
