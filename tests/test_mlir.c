@@ -198,10 +198,10 @@ static const struct {
     /* a key given twice: MLIR's "duplicate key", never the last one winning */
     {"#iree_gpu.lowering_config<{thread = [0, 1], lane_basis = [[1, 64], [0, 1]], thread = "
      "[0, 4]}>",
-     LS_ERR_SYNTAX, 1, 78, "key 'thread' is given twice (first with the value at 1:37)"},
+     LS_ERR_SYNTAX, 1, 77, "key 'thread' is given twice (first with the value at 1:37)"},
     {"#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute subgroup_size = 64 "
      "subgroup_size = 32>",
-     LS_ERR_SYNTAX, 1, 87, "key 'subgroup_size' is given twice (first with the value at 1:83)"},
+     LS_ERR_SYNTAX, 1, 86, "key 'subgroup_size' is given twice (first with the value at 1:83)"},
 };
 
 START_TEST(bad_input_messages)
@@ -274,7 +274,7 @@ START_TEST(typed_view_errors)
                &d);
     ck_assert_int_eq(ls_translation_info_from_attr(at, "t", &ti, &d), LS_ERR_INVALID);
     ck_assert_str_eq(d.msg, "subgroup_size = 0: expected a positive integer");
-    ck_assert_int_eq(d.col, 109);
+    ck_assert_int_eq(d.col, 111);
     ls_arena_fini(&a);
 }
 END_TEST
