@@ -38,6 +38,15 @@ static const field fields[] = {
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
+/* A key given a second time, on `line`: never the last one winning. */
+static ls_status given_twice(ls_diag *diag, const char *file, int line, const char *key,
+                             int first)
+{
+    return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
+                       "'%s' is given twice (first on line %d); a model gives each key once", key,
+                       first);
+}
+
 ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag)
 {
     memset(hw, 0, sizeof *hw);
@@ -71,10 +80,7 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         *kend = 0;
         if (strcmp(s, "iree_target") == 0) {
             if (target_line)
-                return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
-                                   "'iree_target' is given twice (first on line %d); a model "
-                                   "gives each key once",
-                                   target_line);
+                return given_twice(diag, file, line, "iree_target", target_line);
             target_line = line;
             /* the attribute text contains '#': parse the raw rest of the line
              * before the comment split below cuts it */
@@ -112,10 +118,7 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         if (strcmp(s, "name") == 0 || strcmp(s, "arch") == 0) {
             int *at = strcmp(s, "name") == 0 ? &name_line : &arch_line;
             if (*at)
-                return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
-                                   "'%s' is given twice (first on line %d); a model gives each "
-                                   "key once",
-                                   s, *at);
+                return given_twice(diag, file, line, s, *at);
             *at = line;
             snprintf(strcmp(s, "name") == 0 ? hw->name : hw->arch, sizeof hw->name, "%s", v);
             continue;
@@ -126,10 +129,7 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
         if (fi == NFIELDS)
             return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, 1, "unknown key '%.40s'", s);
         if (seen[fi])
-            return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
-                               "'%s' is given twice (first on line %d); a model gives each key "
-                               "once",
-                               s, seen[fi]);
+            return given_twice(diag, file, line, s, seen[fi]);
         if (src == NULL || strncmp(src, "source:", 7) != 0 || strlen(src + 7) < 3)
             return ls_diag_set(diag, LS_ERR_INVALID, file, line, vcol,
                                "'%s' has no '# source: ...'; every number in a model needs one",

@@ -181,19 +181,31 @@ static const char *reduce_text(char *buf, size_t size, int64_t rows, int64_t col
     return buf;
 }
 
-static ls_status simulate(const char *text, const ls_hw *hw, ls_sim_result *r, ls_plan *plan_out)
+/* Load text's first reduction, derive it and lower it for arch; the
+ * caller frees *p and *dv. */
+static void plan_text(const char *text, const char *arch, ls_problem **p, ls_derived **dv,
+                      ls_plan *plan)
 {
     ls_diag d;
     ls_module *m = load_text(text, &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_problem *p = ls_xcalloc(1, sizeof *p);
-    *p = m->problems[0];
+    *p = ls_xcalloc(1, sizeof **p);
+    **p = m->problems[0];
     free(m);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    *dv = ls_xcalloc(1, sizeof **dv);
+    ck_assert_msg(ls_derive(*p, *dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_plan_build(*p, *dv, ls_plan_target_from_arch(arch), plan, &d) == LS_OK, "%s",
+                  d.msg);
+}
+
+static ls_status simulate(const char *text, const ls_hw *hw, ls_sim_result *r, ls_plan *plan_out)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_problem *p;
+    ls_derived *dv;
     ls_plan plan;
-    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(hw->arch), &plan, &d) == LS_OK,
-                  "%s", d.msg);
+    plan_text(text, hw->arch, &p, &dv, &plan);
     ls_status st = ls_engine_run(&plan, hw, r, NULL, &d);
     ck_assert_msg(st == LS_OK, "%s", d.msg);
     if (plan_out)
@@ -603,27 +615,23 @@ START_TEST(packed_i4_loads)
     /* the values: each nibble sign-extended, summed per row; the lanes'
      * result matches the reference on every workgroup */
     int_sum_text(text, sizeof text, "i4");
-    ls_module *m = load_text(text, &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ck_assert_msg(ls_derive(&m->problems[0], dv, &d) == LS_OK, "%s", d.msg);
+    ls_problem *p;
+    ls_derived *dv;
     ls_plan pl;
-    ck_assert_msg(ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch("sm_90"), &pl, &d) ==
-                      LS_OK,
-                  "%s", d.msg);
+    plan_text(text, "sm_90", &p, &dv, &pl);
     ls_input_source src = {.seed = 3};
     ls_functional_result fr;
     ck_assert_msg(ls_functional_run(&pl, src, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
     ck_assert_int_eq(fr.outputs_checked, 8);
     ck_assert_int_eq(fr.mismatches, 0);
     ls_value out[8];
-    ls_reference_outputs(&m->problems[0], src, out);
+    ls_reference_outputs(p, src, out);
     int64_t want = 0;
     for (int64_t j = 0; j < 2048; j++)
         want += ls_value_to_int(ls_input_value(3, 2048 + j, LS_ET_I4, LS_COMB_ADD), LS_ET_I4);
     ck_assert_int_eq(ls_value_to_int(out[1], LS_ET_I32), want);
     free(dv);
-    free(m);
+    free(p);
 }
 END_TEST
 
