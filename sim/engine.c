@@ -511,27 +511,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
                            "(the limit); simulate a smaller problem",
                            (long long)LS_MAX_SIM_INSTRUCTIONS);
     }
-    l2model *c = &e.l2;
-    c->sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
-    c->sets_pow2 = (c->sets & (c->sets - 1)) == 0;
-    c->set_bits = 1;
-    while (c->set_bits < 62 && (INT64_C(1) << c->set_bits) < c->sets)
-        c->set_bits++;
-    c->ways = (int)hw->l2_ways;
-    c->sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
-    c->sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
-    c->latency = hw->l2_latency;
-    c->dram_latency = hw->dram_latency;
-    c->sector_bytes = hw->sector_bytes;
-    c->sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
-    size_t nlines = (size_t)(c->sets * hw->l2_ways);
-    c->way = ls_xcalloc(nlines, sizeof *c->way);
-    c->order = ls_xmalloc(nlines);
-    c->fp = ls_xcalloc(nlines, 1);
-    for (size_t i = 0; i < nlines; i++)
-        c->order[i] = (uint8_t)(i % (size_t)hw->l2_ways);
-    for (size_t i = 0; i < nlines; i++)
-        c->way[i].tag = -1;
+    ls_engine_l2_init(&e);
     e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
@@ -579,9 +559,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);
-    free(e.l2.way);
-    free(e.l2.order);
-    free(e.l2.fp);
+    ls_engine_l2_free(&e);
     free(e.ivals);
     free(e.ival_start);
     free(e.ival_count);

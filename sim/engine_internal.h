@@ -66,7 +66,16 @@ typedef struct {
     int sector_shift, sectors_per_line_shift;
     int64_t latency, dram_latency, sector_bytes;
     int64_t sector_ticks; /* DRAM time of one sector, in ticks */
+    /* A large L2 (more than LS_L2_DENSE_LINES lines) keeps only the sets the
+     * run touches: an open-addressed table maps a set to its slot in way,
+     * order and fp, which grow as sets are first touched.  slot_cap == 0:
+     * dense, the set is its own slot. */
+    int64_t *slot_key;   /* set of each table entry, -1: empty */
+    int32_t *slot_of;    /* slot of each table entry */
+    int64_t slot_cap;    /* table entries, a power of two */
+    int64_t nslots, slots_alloc; /* slots in use, slots allocated */
 } l2model;
+
 
 typedef struct {
     int wg_slot;          /* resident workgroup slot, -1 when free */
@@ -147,6 +156,8 @@ void ls_engine_smem_degrees(engine *e);
 
 /* engine_memory.c */
 /* Touch the sectors of byte range [lo, hi) at cycle t: the latest ready cycle. */
+void ls_engine_l2_init(engine *e);
+void ls_engine_l2_free(engine *e);
 int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st);
 /* Merged byte intervals of load `load` of input k by subgroup sg of a tile. */
 int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,

@@ -3,9 +3,11 @@
  * the DRAM queue, and the coalesced byte intervals of every global load
  * (precomputed for interior tiles, recomputed for ragged ones).  engine.c
  * calls in through engine_internal.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/arena.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 
@@ -92,6 +94,115 @@ static inline int64_t l2_set(const l2model *c, int64_t line, uint64_t *hi, uint6
     uint64_t fold = (uint64_t)line ^ *scr;
     return c->sets_pow2 ? (int64_t)(fold & (uint64_t)(c->sets - 1))
                         : (int64_t)(fold % (uint64_t)c->sets);
+}
+
+/* Give slots n .. want-1 of a sparse L2 their empty ways. */
+static void l2_grow(l2model *c, int64_t want)
+{
+    if (want <= c->slots_alloc)
+        return;
+    int64_t n = c->slots_alloc ? c->slots_alloc : 1024;
+    while (n < want)
+        n *= 2;
+    size_t lines = (size_t)(n * c->ways), old = (size_t)(c->slots_alloc * c->ways);
+    c->way = ls_xrealloc(c->way, lines * sizeof *c->way);
+    c->order = ls_xrealloc(c->order, lines);
+    c->fp = ls_xrealloc(c->fp, lines);
+    for (size_t i = old; i < lines; i++) {
+        c->way[i] = (l2way){.tag = -1};
+        c->order[i] = (uint8_t)(i % (size_t)c->ways);
+        c->fp[i] = 0;
+    }
+    c->slots_alloc = n;
+}
+
+static inline uint64_t slot_hash(int64_t set, int64_t cap)
+{
+    return ((uint64_t)set * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - __builtin_ctzll((uint64_t)cap));
+}
+
+/* The slot of a set in a sparse L2, made (empty) on its first touch.  The
+ * table stays at most half full, so a probe is short. */
+static int64_t l2_slot(l2model *c, int64_t set)
+{
+    uint64_t mask = (uint64_t)c->slot_cap - 1;
+    for (uint64_t i = slot_hash(set, c->slot_cap);; i = (i + 1) & mask) {
+        if (c->slot_key[i] == set)
+            return c->slot_of[i];
+        if (c->slot_key[i] < 0) {
+            if (2 * (c->nslots + 1) > c->slot_cap) { /* rehash at twice the size */
+                int64_t cap = c->slot_cap * 2;
+                int64_t *key = ls_xmalloc((size_t)cap * sizeof *key);
+                int32_t *of = ls_xmalloc((size_t)cap * sizeof *of);
+                for (int64_t j = 0; j < cap; j++)
+                    key[j] = -1;
+                for (int64_t j = 0; j < c->slot_cap; j++) {
+                    if (c->slot_key[j] < 0)
+                        continue;
+                    uint64_t h = slot_hash(c->slot_key[j], cap);
+                    while (key[h] >= 0)
+                        h = (h + 1) & (uint64_t)(cap - 1);
+                    key[h] = c->slot_key[j];
+                    of[h] = c->slot_of[j];
+                }
+                free(c->slot_key);
+                free(c->slot_of);
+                c->slot_key = key;
+                c->slot_of = of;
+                c->slot_cap = cap;
+                return l2_slot(c, set);
+            }
+            l2_grow(c, c->nslots + 1);
+            c->slot_key[i] = set;
+            c->slot_of[i] = (int32_t)c->nslots;
+            return c->nslots++;
+        }
+    }
+}
+
+void ls_engine_l2_init(engine *e)
+{
+    const ls_hw *hw = e->hw;
+    l2model *c = &e->l2;
+    c->sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
+    c->sets_pow2 = (c->sets & (c->sets - 1)) == 0;
+    c->set_bits = 1;
+    while (c->set_bits < 62 && (INT64_C(1) << c->set_bits) < c->sets)
+        c->set_bits++;
+    c->ways = (int)hw->l2_ways;
+    c->sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
+    c->sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
+    c->latency = hw->l2_latency;
+    c->dram_latency = hw->dram_latency;
+    c->sector_bytes = hw->sector_bytes;
+    c->sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
+    if (c->sets * c->ways > LS_L2_DENSE_LINES) {
+        c->slot_cap = 4096;
+        c->slot_key = ls_xmalloc((size_t)c->slot_cap * sizeof *c->slot_key);
+        c->slot_of = ls_xmalloc((size_t)c->slot_cap * sizeof *c->slot_of);
+        for (int64_t i = 0; i < c->slot_cap; i++)
+            c->slot_key[i] = -1;
+        l2_grow(c, 1024);
+        return;
+    }
+    c->slots_alloc = c->sets;
+    size_t nlines = (size_t)(c->sets * c->ways);
+    c->way = ls_xmalloc(nlines * sizeof *c->way);
+    c->order = ls_xmalloc(nlines);
+    c->fp = ls_xcalloc(nlines, 1);
+    for (size_t i = 0; i < nlines; i++) {
+        c->way[i] = (l2way){.tag = -1};
+        c->order[i] = (uint8_t)(i % (size_t)c->ways);
+    }
+}
+
+void ls_engine_l2_free(engine *e)
+{
+    free(e->l2.way);
+    free(e->l2.order);
+    free(e->l2.fp);
+    free(e->l2.slot_key);
+    free(e->l2.slot_of);
 }
 
 /* Look up one line's sectors (mask, nsect of them) at cycle t in its set;
@@ -184,7 +295,7 @@ static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t li
  * last line of a range can be partial. */
 int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st)
 {
-    const l2model c = e->l2;
+    l2model c = e->l2;
     int64_t dram_free = e->dram_free;
     int64_t ready = t;
     int sls = c.sectors_per_line_shift;
@@ -204,8 +315,14 @@ int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_s
             nsect = b - a + 1;
             mask = (nsect >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << nsect) - 1)) << a;
         }
-        int64_t r = l2_access(&c, &dram_free, line, l2_set(&c, line, &blk, &scr), mask, (int)nsect,
-                              t, &nmiss);
+        int64_t set = l2_set(&c, line, &blk, &scr);
+        if (c.slot_cap) { /* sparse: the slot may be new, and the arrays moved */
+            set = l2_slot(&e->l2, set);
+            c.way = e->l2.way;
+            c.order = e->l2.order;
+            c.fp = e->l2.fp;
+        }
+        int64_t r = l2_access(&c, &dram_free, line, set, mask, (int)nsect, t, &nmiss);
         if (r > ready)
             ready = r;
     }

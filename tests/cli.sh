@@ -364,6 +364,15 @@ $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --input "$tmp/no
 [ $? -eq 1 ]; check "sim matvec --input: an error" $?
 contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input supplies one array"
 
+# A model file of its own name and no iree_target line stands for IREE's
+# target of its arch: a renamed copy of mi300x gets the same default config.
+sed -e 's/^name = mi300x/name = mylab/' -e '/^iree_target/d' "${LANESCOPE_TARGETS:-targets}/mi300x.hw" >"$tmp/mylab.hw"
+$LANESCOPE sim "$EX/rowsum_4096x4096_noconfig.mlir" --target "$tmp/mylab.hw" --no-check --json >"$tmp/m.json" 2>"$tmp/err"
+check "renamed model without config exits 0" $?
+contains "renamed model gets IREE's default" "$tmp/m.json" '"config_source":"iree-default"'
+c3=$(grep -o '"cycles":[0-9]*' "$tmp/m.json")
+check "renamed model, same cycles" $([ "$c1" = "$c3" ]; echo $?)
+
 # arg_compare: IREE's config, the check of values and indices, the tie finding,
 # the plan in IREE's ops; bad operands are one-line errors at the op.
 $LANESCOPE sim "$EX/argmax_vocab_64x32000_f32.mlir" --target mi300x --workgroups 8 >"$tmp/am.txt" 2>"$tmp/err"

@@ -672,6 +672,34 @@ START_TEST(l2_hashed_sets)
 }
 END_TEST
 
+/* A model L2 beyond LS_L2_DENSE_LINES keeps only the sets a run touches.
+ * Two L2s that never evict (the largest dense one and a 1 TiB one, which
+ * would need 2^33 lines as an array) give the same run, byte for byte, and
+ * the bytes are exactly the compulsory ones: inputs once, outputs once. */
+START_TEST(l2_sparse_sets)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    char text[2048];
+    const int64_t cols = 16384;
+    colsum_text(text, sizeof text, cols);
+    ls_sim_result dense, sparse;
+    hw.l2_bytes = LS_L2_DENSE_LINES * hw.l2_line_bytes;
+    simulate(text, &hw, &dense, NULL);
+    hw.l2_bytes = INT64_C(1) << 40;
+    simulate(text, &hw, &sparse, NULL);
+    ck_assert_int_eq(dense.dram_bytes, 64 * cols * 4 + cols * 4);
+    ck_assert_int_eq(sparse.dram_bytes, dense.dram_bytes);
+    ck_assert_int_eq(sparse.cycles, dense.cycles);
+    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        ck_assert_int_eq(sparse.stage[k].sectors, dense.stage[k].sectors);
+        ck_assert_int_eq(sparse.stage[k].sector_hits, dense.stage[k].sector_hits);
+    }
+}
+END_TEST
+
 /* The bottleneck verdicts that real suite cases do not reach cheaply
  * (tests/cli.sh checks DRAM, memory-level parallelism and too few
  * workgroups on real runs): each built from a run's figures to hit it. */
@@ -762,6 +790,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, scheduler_spread);
     tcase_add_test(tc, launch_cost);
     tcase_add_test(tc, l2_hashed_sets);
+    tcase_add_test(tc, l2_sparse_sets);
     tcase_add_test(tc, packed_i4_loads);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

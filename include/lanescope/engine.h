@@ -67,6 +67,11 @@ typedef struct {
 /* Subgroup-instructions one simulation may issue (about an hour of engine time). */
 #define LS_MAX_SIM_INSTRUCTIONS (INT64_C(1) << 34)
 
+/* The most L2 lines kept as one dense array (about 27 MB of tags, valid
+ * masks, fill cycles, LRU order and fingerprints); beyond, sets come into
+ * being when first touched, so memory follows the run, not the model. */
+#define LS_L2_DENSE_LINES (INT64_C(1) << 20)
+
 typedef struct {
     ls_trace_slice *slices; /* owned; free() it */
     size_t n, cap;

@@ -140,14 +140,15 @@ static bool names_model(const char *spec)
 }
 
 /* The IREE target a model file stands for: its iree_target line, else the
- * built-in target of its name. */
+ * built-in target of its name, else IREE's target for its arch (a copy of
+ * the h100 model renamed is still an sm_90 to IREE's heuristic). */
 static bool model_target(const ls_hw *hw, ls_target *t)
 {
     if (hw->has_iree_target) {
         *t = hw->iree_target;
         return true;
     }
-    return ls_target_lookup(hw->name, t);
+    return ls_target_lookup(hw->name, t) || (hw->arch[0] && ls_target_lookup(hw->arch, t));
 }
 
 ls_status ls_cli_hw(const ls_module *m, const char *target, int64_t subgroup_size, ls_hw *hw,
