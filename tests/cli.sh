@@ -364,6 +364,17 @@ $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --input "$tmp/no
 [ $? -eq 1 ]; check "sim matvec --input: an error" $?
 contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input supplies one array"
 
+# A model so wide that every workgroup of a tall reduction is resident at
+# once: the engine's state is bounded before anything is allocated.
+sed -e 's/^wgp_count = .*/wgp_count = 100000 # source: test/' -e 's/^max_workgroups_per_wgp = .*/max_workgroups_per_wgp = 4096 # source: test/' \
+    -e 's/^max_subgroups_per_wgp = .*/max_subgroups_per_wgp = 4096 # source: test/' \
+    -e 's/^max_threads_per_wgp = .*/max_threads_per_wgp = 1048576 # source: test/' "${LANESCOPE_TARGETS:-targets}/h100.hw" >"$tmp/wide.hw"
+printf 'func.func @tall(%%a: tensor<4194304x64xf32>, %%b: tensor<4194304xf32>) -> tensor<4194304xf32> {\n  %%r = linalg.reduce ins(%%a : tensor<4194304x64xf32>) outs(%%b : tensor<4194304xf32>) dimensions = [1]\n    (%%in: f32, %%o: f32) {\n      %%1 = arith.addf %%in, %%o : f32\n      linalg.yield %%1 : f32\n    }\n  return %%r : tensor<4194304xf32>\n}\n' >"$tmp/tall.mlir"
+$LANESCOPE sim "$tmp/tall.mlir" --target "$tmp/wide.hw" --no-check >"$tmp/out" 2>"$tmp/err"
+check "engine state limit exits 1" $([ $? -eq 1 ]; echo $?)
+contains "engine state limit message" "$tmp/err" "tall.mlir:2:8: 4194304 workgroups would be resident at once (100000 WGPs hold up to 4096 each), "
+contains "engine state limit named" "$tmp/err" " GiB of simulator state; the limit is 1.00 GiB: simulate fewer workgroups (--workgroups)"
+
 # A model file of its own name and no iree_target line stands for IREE's
 # target of its arch: a renamed copy of mi300x gets the same default config.
 sed -e 's/^name = mi300x/name = mylab/' -e '/^iree_target/d' "${LANESCOPE_TARGETS:-targets}/mi300x.hw" >"$tmp/mylab.hw"

@@ -67,6 +67,10 @@ typedef struct {
 /* Subgroup-instructions one simulation may issue (about an hour of engine time). */
 #define LS_MAX_SIM_INSTRUCTIONS (INT64_C(1) << 34)
 
+/* The most memory the engine's per-workgroup state (every resident
+ * workgroup's subgroups, their instruction completion cycles) may take. */
+#define LS_MAX_ENGINE_STATE_BYTES (INT64_C(1) << 30)
+
 /* The most L2 lines kept as one dense array (about 27 MB of tags, valid
  * masks, fill cycles, LRU order and fingerprints); beyond, sets come into
  * being when first touched, so memory follows the run, not the model. */
