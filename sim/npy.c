@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/atomic.h"
 #include "lanescope/arena.h"
 #include "lanescope/npy.h"
 
@@ -18,6 +19,7 @@ ls_status ls_npy_load(const char *path, ls_npy *out, ls_diag *diag)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    ls_io_note_input(fileno(f), path);
     unsigned char pre[12];
     ls_status st = LS_OK;
     char *hdr = NULL;

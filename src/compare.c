@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/atomic.h"
 #include "lanescope/arena.h"
 #include "lanescope/compare.h"
 
@@ -28,6 +29,7 @@ static ls_status read_whole(const char *path, char **buf, size_t *len, ls_diag *
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    ls_io_note_input(fileno(f), path);
     size_t cap = 4096, n = 0;
     char *b = ls_xmalloc(cap + 1);
     for (;;) {

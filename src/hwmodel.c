@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/atomic.h"
 #include "lanescope/arena.h"
 #include "lanescope/hwmodel.h"
 #include "lanescope/mlir.h"
@@ -278,6 +279,7 @@ ls_status ls_hw_load(const char *name, ls_hw *hw, ls_diag *diag)
     }
     if (f == NULL)
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    ls_io_note_input(fileno(f), path);
     char *buf = ls_xmalloc(65537);
     size_t n = fread(buf, 1, 65536, f);
     bool big = n == 65536 && fgetc(f) != EOF;

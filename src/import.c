@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/atomic.h"
 #include "import_internal.h"
 
 /* ---- collecting IREE attributes found anywhere ---- */
@@ -601,6 +602,7 @@ ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims 
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    ls_io_note_input(fileno(f), path);
     size_t cap = 1 << 16, len = 0;
     char *buf = ls_xmalloc(cap);
     for (;;) {

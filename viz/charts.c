@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/atomic.h"
 #include "lanescope/arena.h"
 #include "lanescope/viz.h"
 #include "viztext.h"
@@ -422,6 +423,7 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    ls_io_note_input(fileno(f), path);
     char line[1024];
     int lineno = 0;
     size_t cap = 0;

@@ -1,11 +1,32 @@
-/* atomic.h: whole-file writes that never leave a half-written file. */
+/* atomic.h: every file the tool writes: whole-file writes that never leave a
+ * half-written file, never overwrite an input or another output of the same
+ * run, and leave no temporaries behind on a signal. */
 #ifndef LANESCOPE_ATOMIC_H
 #define LANESCOPE_ATOMIC_H
 
 #include <stddef.h>
 
-/* Write data to path through a temporary file in the same folder, fsync and
- * rename.  Returns 0, or -1 with a one-line reason (naming path) in err. */
+/* Write data to path: "-" and names of open descriptors (/dev/stdout,
+ * /dev/fd/N) through the descriptor; a device or FIFO directly; a symlink's
+ * target, or a regular file, through a synced temporary in the same folder
+ * and a rename.  Refused: a file this run read (ls_io_note_input), a file
+ * it already wrote, a folder.  Returns 0, or -1 with a one-line reason
+ * (naming path) in err. */
 int ls_write_atomic(const char *path, const char *data, size_t len, char *err, size_t errsize);
+
+/* Several outputs as one set: between begin and commit, ls_write_atomic
+ * only stages (each temporary complete and synced); commit renames them
+ * all, with signals held off, so a reader never sees old and new files
+ * mixed; abort removes the temporaries. */
+void ls_out_set_begin(void);
+int ls_out_set_commit(char *err, size_t errsize);
+void ls_out_set_abort(void);
+
+/* A file this run reads (fd open on it): never to be written. */
+void ls_io_note_input(int fd, const char *path);
+
+/* SIGINT, SIGTERM, SIGHUP: remove this run's temporaries, then die of the
+ * signal (exit status 128 + the signal's number in a shell). */
+void ls_io_install_signal_cleanup(void);
 
 #endif

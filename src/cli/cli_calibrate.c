@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lanescope/atomic.h"
 #include "lanescope/calibrate.h"
 #include "lanescope/gpu.h"
 
@@ -148,16 +149,17 @@ static int calibrate(const char *out_path, const char *raw_path, const char *bas
             fputc('\n', stderr); /* end the progress line */
         ls_cli_report(CMD, &diag);
         rc = 1;
-    } else if (raw_path && ls_write_atomic(raw_path, csv, strlen(csv), err, sizeof err)) {
-        ls_cli_error(CMD, "%s", err);
-        rc = 1;
-    } else if (ls_write_atomic(out_path, text, strlen(text), err, sizeof err)) {
-        if (raw_path)
-            unlink(raw_path); /* the pair or nothing */
-        ls_cli_error(CMD, "%s", err);
-        rc = 1;
     } else {
-        print_summary(r, text, base, out_path, raw_path, ls_cli_now() - t0);
+        ls_out_set_begin(); /* the pair or nothing */
+        if ((raw_path && ls_write_atomic(raw_path, csv, strlen(csv), err, sizeof err)) ||
+            ls_write_atomic(out_path, text, strlen(text), err, sizeof err) ||
+            ls_out_set_commit(err, sizeof err)) {
+            ls_out_set_abort();
+            ls_cli_error(CMD, "%s", err);
+            rc = 1;
+        } else {
+            print_summary(r, text, base, out_path, raw_path, ls_cli_now() - t0);
+        }
     }
     free(text);
     free(csv);

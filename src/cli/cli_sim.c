@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lanescope/atomic.h"
 #include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
@@ -539,6 +540,7 @@ int ls_cmd_sim(int argc, char **argv)
         fprintf(out.f, "%s\n",
                 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
+    ls_out_set_begin(); /* the trace and -o as one set: both or neither */
     if (trace_path) {
         json_object *tr = json_object_new_object();
         json_object_object_add(tr, "traceEvents", trace_events);
@@ -550,6 +552,7 @@ int ls_cmd_sim(int argc, char **argv)
         json_object_put(tr);
         if (wr != 0) {
             fprintf(stderr, "lanescope sim: %s\n", err);
+            ls_out_set_abort();
             goto done_fail;
         }
         if (trace.truncated)
@@ -559,6 +562,15 @@ int ls_cmd_sim(int argc, char **argv)
     }
     rc = ls_out_commit(&out, output);
     out_open = false;
+    if (rc != 0) {
+        ls_out_set_abort();
+    } else {
+        char err[512];
+        if (ls_out_set_commit(err, sizeof err) != 0) {
+            fprintf(stderr, "lanescope sim: %s\n", err);
+            rc = 1;
+        }
+    }
     goto done;
 done_fail:
     rc = 1;

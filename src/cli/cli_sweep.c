@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lanescope/atomic.h"
 #include "lanescope/sweep.h"
 #include "lanescope/viz.h"
 
@@ -227,13 +228,24 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_viz_sweep(title, sub, us, ok, sw.points[sw.iree].is_iree && !sw.iree_rejected ? iree_rank : 0,
                  roof_us, &chart);
     ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0};
-    if (ls_viz_export(chart_path, NULL, &chart, &eo, &diag))
+    ls_out_set_begin(); /* the CSV and the chart as one set: never a new one beside an old one */
+    if (ls_viz_export(chart_path, NULL, &chart, &eo, &diag)) {
+        ls_out_set_abort();
         goto fail;
+    }
     if (ls_out_commit(&csv, csv_path)) {
         csv_open = false;
+        ls_out_set_abort();
         goto done_fail;
     }
     csv_open = false;
+    {
+        char err[512];
+        if (ls_out_set_commit(err, sizeof err) != 0) {
+            ls_cli_error(CMD, "%s", err);
+            goto done_fail;
+        }
+    }
 
     ls_out_open(&out);
     out_open = true;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "lanescope/atomic.h"
 #include "config.h"
 
 static void usage(FILE *f)
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    ls_io_install_signal_cleanup(); /* no temporaries left by Ctrl-C */
     const char *cmd = argv[1];
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
