@@ -346,11 +346,17 @@ ls_status ls_swizzle_from_attr(const ls_attr *a, const char *file, ls_swizzle *o
     if (!seen[0] || !seen[1])
         return ls_diag_set(diag, LS_ERR_SYNTAX, file, a->line, a->col,
                            "%s needs row_width and access_width", a->s);
-    for (int k = 0; k < nparams; k++)
+    for (int k = 0; k < nparams; k++) {
         if (vals[k] < 0 || (k < 2 && vals[k] == 0))
             return ls_diag_set(diag, LS_ERR_INVALID, file, a->line, a->col,
                                "%s: %s = %lld must be positive", a->s, names[k],
                                (long long)vals[k]);
+        /* bounded so a period (blocks per row x per_phase) stays exact */
+        if (vals[k] > LS_SWIZZLE_MAX_PARAM)
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, a->line, a->col,
+                               "%s: %s = %lld is past lanescope's limit of %lld", a->s, names[k],
+                               (long long)vals[k], (long long)LS_SWIZZLE_MAX_PARAM);
+    }
     if (vals[0] % vals[1] != 0)
         return ls_diag_set(diag, LS_ERR_INVALID, file, a->line, a->col,
                            "%s: access_width %lld does not divide row_width %lld", a->s,

@@ -16,6 +16,7 @@
 #include "lanescope/atomic.h"
 #include "lanescope/arena.h"
 #include "lanescope/compare.h"
+#include "lanescope/csv.h"
 
 /* ------------------------------------------------------------ input */
 
@@ -46,6 +47,11 @@ static ls_status read_whole(const char *path, char **buf, size_t *len, ls_diag *
         n += got;
         if (got == 0)
             break;
+        if (ls_diag_check_text(diag, path, b, n - got, n)) {
+            free(b);
+            fclose(f);
+            return diag->status;
+        }
     }
     bool bad = ferror(f) != 0;
     fclose(f);
@@ -361,31 +367,19 @@ static const char *const col_names[N_COLS] = {"name",          "measured_us", "m
 #define EXTRA_COLUMNS ",launch_us"
 #define MAX_FIELDS 64
 
-/* Splits ln at commas in place: field starts (spaces trimmed both ends) and
- * their 1-based columns.  Returns the count, or -1 past MAX_FIELDS. */
-static int split(char *ln, char **f, int *col)
+/* Splits ln (RFC 4180, csv.h); a syntax error for a broken quote or too
+ * many fields.  Returns the field count, or -1 with *st set. */
+static int split(char *ln, char **f, int *col, const where *w, ls_status *st)
 {
-    int n = 0;
-    char *p = ln;
-    for (;;) {
-        if (n == MAX_FIELDS)
-            return -1;
-        while (is_space(*p))
-            p++;
-        f[n] = p;
-        col[n] = (int)(p - ln) + 1;
-        char *c = strchr(p, ',');
-        char *end = c ? c : p + strlen(p);
-        while (end > p && is_space(end[-1]))
-            end--;
-        n++;
-        if (c == NULL) {
-            *end = '\0';
-            return n;
-        }
-        *end = '\0';
-        p = c + 1;
-    }
+    int bad = 1;
+    int n = ls_csv_split(ln, f, col, MAX_FIELDS, &bad);
+    if (n == -1)
+        *st = syntax_at(w, col[MAX_FIELDS - 1], LS_ERR_LIMIT, "more than %d fields", MAX_FIELDS);
+    else if (n == -2)
+        *st = syntax_at(w, bad, LS_ERR_SYNTAX,
+                        "a quoted field must close its quote on the same line and be followed by "
+                        "a comma or the line's end");
+    return n < 0 ? -1 : n;
 }
 
 /* "# key: value" into prov (keys: letters, digits, _ and -); anything else
@@ -414,9 +408,10 @@ static ls_status columns(char *ln, int *idx, int *n_fields, const where *w)
 {
     char *f[MAX_FIELDS];
     int col[MAX_FIELDS];
-    int n = split(ln, f, col);
+    ls_status st = LS_OK;
+    int n = split(ln, f, col, w, &st);
     if (n < 0)
-        return syntax_at(w, 1, LS_ERR_LIMIT, "more than %d columns", MAX_FIELDS);
+        return st;
     for (int k = 0; k < N_COLS; k++)
         idx[k] = -1;
     for (int j = 0; j < n; j++)
@@ -504,9 +499,10 @@ static ls_status measured_row(ls_measured *m, char *ln, const int *idx, int n_fi
     char *f[MAX_FIELDS];
     int col[MAX_FIELDS];
     size_t ln_len = strlen(ln);
-    int n = split(ln, f, col);
+    ls_status st = LS_OK;
+    int n = split(ln, f, col, w, &st);
     if (n < 0)
-        return syntax_at(w, col[MAX_FIELDS - 1], LS_ERR_LIMIT, "more than %d fields", MAX_FIELDS);
+        return st;
     if (n != n_fields)
         return syntax_at(w, n > n_fields ? col[n_fields] : (int)ln_len + 1, LS_ERR_SYNTAX,
                          "expected %d fields, as the column line names, found %d", n_fields, n);
@@ -518,7 +514,7 @@ static ls_status measured_row(ls_measured *m, char *ln, const int *idx, int n_fi
     r.launch_us = NAN; /* not read back */
     const char *name = f[idx[COL_NAME]];
     int ncol = col[idx[COL_NAME]];
-    ls_status st = text_field(name, r.name, sizeof r.name, "name", ncol, w);
+    st = text_field(name, r.name, sizeof r.name, "name", ncol, w);
     if (st)
         return st;
     int bad = bad_name_at(r.name);

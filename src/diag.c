@@ -63,3 +63,20 @@ const char *ls_strerror(ls_status st)
     }
     return "unknown error";
 }
+
+ls_status ls_diag_check_text(ls_diag *d, const char *file, const char *buf, size_t from,
+                             size_t len)
+{
+    const char *z = len > from ? memchr(buf + from, '\0', len - from) : NULL;
+    if (z == NULL)
+        return LS_OK;
+    int line = 1;
+    const char *bol = buf;
+    for (const char *p = buf; p < z; p++)
+        if (*p == '\n') {
+            line++;
+            bol = p + 1;
+        }
+    return ls_diag_set(d, LS_ERR_SYNTAX, file, line, (int)(z - bol) + 1,
+                       "a NUL byte: not a text file");
+}

@@ -287,7 +287,9 @@ ls_status ls_hw_load(const char *name, ls_hw *hw, ls_diag *diag)
     buf[n] = 0;
     ls_status st = big ? ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0,
                                      "model file larger than 64 KiB")
-                       : ls_hw_parse(buf, path, hw, diag);
+                       : ls_diag_check_text(diag, path, buf, 0, n);
+    if (st == LS_OK)
+        st = ls_hw_parse(buf, path, hw, diag);
     free(buf);
     return st;
 }

@@ -621,6 +621,11 @@ ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims 
         len += n;
         if (n == 0)
             break;
+        if (ls_diag_check_text(diag, path, buf, len - n, len)) {
+            fclose(f);
+            free(buf);
+            return diag->status;
+        }
     }
     bool err = ferror(f);
     fclose(f);

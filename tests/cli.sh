@@ -292,7 +292,7 @@ $LANESCOPE draw pie "$EX/seed000_example2.mlir" -o "$tmp/p.png" 2>"$tmp/stderr"
 $LANESCOPE draw layout "$EX/seed000_example2.mlir" --dims 0,0 -o "$tmp/d.png" 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "draw --dims 0,0 exits 2" $?
 contains "draw --dims message" "$tmp/stderr" "--dims: dims 0,0"
-printf 'k,1,2\nk2,x,3\n' >"$tmp/bad.csv"
+printf 'name,measured_us,simulated_us\nk2,x,3\n' >"$tmp/bad.csv"
 $LANESCOPE draw compare "$tmp/bad.csv" -o "$tmp/c.png" 2>"$tmp/stderr"
 [ $? -eq 1 ]; check "draw compare bad csv exits 1" $?
 contains "draw compare bad csv position" "$tmp/stderr" "bad.csv:2:4:"
@@ -374,6 +374,21 @@ $LANESCOPE sim "$tmp/tall.mlir" --target "$tmp/wide.hw" --no-check >"$tmp/out" 2
 check "engine state limit exits 1" $([ $? -eq 1 ]; echo $?)
 contains "engine state limit message" "$tmp/err" "tall.mlir:2:8: 4194304 workgroups would be resident at once (100000 WGPs hold up to 4096 each), "
 contains "engine state limit named" "$tmp/err" " GiB of simulator state; the limit is 1.00 GiB: simulate fewer workgroups (--workgroups)"
+
+# Readers: a NUL byte is an error at its line and column, /dev/zero ends
+# at once instead of being read to a size limit.
+printf 'func.func @f() {\n  %%x = \000\n}\n' >"$tmp/nul.mlir"
+$LANESCOPE explain "$tmp/nul.mlir" >"$tmp/out" 2>"$tmp/err"
+check "NUL in .mlir exits 1" $([ $? -eq 1 ]; echo $?)
+contains "NUL in .mlir: position" "$tmp/err" "nul.mlir:2:8: a NUL byte: not a text file"
+printf 'name = x\000\n' >"$tmp/nul.hw"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --target "$tmp/nul.hw" >"$tmp/out" 2>"$tmp/err"
+contains "NUL in .hw: position" "$tmp/err" "nul.hw:1:9: a NUL byte: not a text file"
+for cmd in "sim /dev/zero" "compare /dev/zero" "draw compare /dev/zero -o $tmp/z.png"; do
+    $LANESCOPE $cmd >"$tmp/out" 2>"$tmp/err"
+    check "$cmd exits 1" $([ $? -eq 1 ]; echo $?)
+    contains "$cmd: NUL message" "$tmp/err" "/dev/zero:1:1: a NUL byte: not a text file"
+done
 
 # A model file of its own name and no iree_target line stands for IREE's
 # target of its arch: a renamed copy of mi300x gets the same default config.

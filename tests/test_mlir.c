@@ -1,4 +1,5 @@
 /* test_mlir.c: the lexer, the attribute parser and the typed attribute views. */
+#include "lanescope/swizzle.h"
 #include "testutil.h"
 
 static ls_attr *parse(ls_arena *a, const char *text, ls_diag *d)
@@ -260,6 +261,15 @@ START_TEST(typed_view_errors)
     at = parse(&a, "#iree_codegen.xor_shuffle<16, 5>", &d);
     ck_assert_int_eq(ls_swizzle_from_attr(at, "t", &s, &d), LS_ERR_INVALID);
     ck_assert(strstr(d.msg, "does not divide row_width") != NULL);
+    /* each parameter at the limit is read, one past it is refused (a period
+     * of 2^62 x 2^62 rows overflowed before) */
+    at = parse(&a, "#iree_codegen.xor_shuffle<16777216, 1, 16777216, 16777216>", &d);
+    ck_assert_msg(ls_swizzle_from_attr(at, "t", &s, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_swizzle_period_rows(&s), INT64_C(1) << 48);
+    at = parse(&a, "#iree_codegen.xor_shuffle<16, 1, 16, 16777217>", &d);
+    ck_assert_int_eq(ls_swizzle_from_attr(at, "t", &s, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "per_phase = 16777217 is past lanescope's limit of 16777216"),
+                  "%s", d.msg);
     ls_nested_layout l;
     at = parse(&a, "#iree_vector_ext.nested_layout<subgroup_tile = [1], batch_tile = [1], "
                    "outer_tile = [1], thread_tile = [64, 1], element_tile = [1], "

@@ -515,11 +515,53 @@ START_TEST(compare_csv_and_errors)
     ck_assert_int_eq(d.col, 4);
     ck_assert(strstr(d.msg, "measured_us") != NULL);
     f = fopen(bad, "w");
-    fputs("k1,10\n", f);
+    fputs("name,measured_us,simulated_us\nk1,10\n", f);
     fclose(f);
     ls_diag_clear(&d);
     ck_assert(ls_viz_compare_csv(bad, &c, &d) == LS_ERR_SYNTAX);
-    ck_assert(strstr(d.msg, "3 fields") != NULL);
+    ck_assert_msg(strstr(d.msg, "expected 3 fields, as the column line names, found 2"), "%s",
+                  d.msg);
+    /* no column line: the numbers are not taken by position */
+    f = fopen(bad, "w");
+    fputs("k1,10,12\n", f);
+    fclose(f);
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_compare_csv(bad, &c, &d) == LS_ERR_SYNTAX);
+    ck_assert_msg(strstr(d.msg, "the column line has no 'name' column"), "%s", d.msg);
+    /* columns by name, in any order, extra ones skipped; RFC 4180 quotes */
+    f = fopen(bad, "w");
+    fputs("simulated_us,note,measured_us,name\n12,\"x, \"\"y\"\"\",10,\"k,1\"\n", f);
+    fclose(f);
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_viz_compare_csv(bad, &c, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(c.n_points, 1);
+    ck_assert_str_eq(c.points[0].name, "k,1");
+    ck_assert(c.points[0].measured == 10 && c.points[0].simulated == 12);
+    ls_chart_free(&c);
+    /* an unclosed quote; a timing past the axes' range; a NUL byte */
+    static const struct {
+        const char *text;
+        size_t len;
+        int line, col;
+        const char *msg;
+    } cases[] = {
+        {"name,measured_us,simulated_us\n\"k1,10,12\n", 0, 2, 1, "must close its quote"},
+        {"name,measured_us,simulated_us\nk1,1e308,12\n", 0, 2, 4,
+         "measured_us must be a positive number of microseconds up to 1e+12, found '1e308'"},
+        {"name,measured_us,simulated_us\nk1,10,inf\n", 0, 2, 7, "found 'inf'"},
+        {"name,measured_us\0,simulated_us\n", 31, 1, 17, "a NUL byte"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        f = fopen(bad, "wb");
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+        fwrite(cases[i].text, 1, len, f);
+        fclose(f);
+        ls_diag_clear(&d);
+        ck_assert_int_eq(ls_viz_compare_csv(bad, &c, &d), LS_ERR_SYNTAX);
+        ck_assert_msg(strstr(d.msg, cases[i].msg), "case %zu: %s", i, d.msg);
+        ck_assert_int_eq(d.line, cases[i].line);
+        ck_assert_int_eq(d.col, cases[i].col);
+    }
 }
 END_TEST
 

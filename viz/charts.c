@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lanescope/atomic.h"
+#include "lanescope/csv.h"
 #include "lanescope/arena.h"
 #include "lanescope/viz.h"
 #include "viztext.h"
@@ -403,19 +404,24 @@ void ls_compare_errors(const ls_compare_point *pts, size_t n, double *mean_rel, 
 #define LS_COMPARE_MAX_POINTS 100000
 
 /* Parses a finite positive number filling the whole field. */
+/* The most microseconds a timing may claim (about 11.6 days): past it, the
+ * chart's axes would overflow to infinity. */
+#define COMPARE_MAX_US 1e12
+
 static bool parse_positive(const char *s, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    while (*end == ' ' || *end == '\t' || *end == '\r')
-        end++;
-    if (end == s || *end != '\0' || errno || !isfinite(v) || v <= 0)
+    if (end == s || *end != '\0' || errno || !isfinite(v) || v <= 0 || v > COMPARE_MAX_US)
         return false;
     *out = v;
     return true;
 }
 
+/* A CSV of timings: a column line naming name, measured_us and
+ * simulated_us (in any order; other columns are skipped), then one row per
+ * kernel.  Fields are split as RFC 4180 defines them (csv.h). */
 ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
 {
     memset(out, 0, sizeof *out);
@@ -424,15 +430,29 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
     if (f == NULL)
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
     ls_io_note_input(fileno(f), path);
+    static const char *const names[3] = {"name", "measured_us", "simulated_us"};
+    enum { MAX_FIELDS = 32 };
     char line[1024];
-    int lineno = 0;
+    int lineno = 0, idx[3] = {-1, -1, -1}, n_fields = 0;
     size_t cap = 0;
-    bool header_seen = false;
     ls_status st = LS_OK;
-    while (fgets(line, sizeof line, f)) {
+    for (;;) {
+        /* by hand, not fgets: a NUL byte (/dev/zero, a binary file) is an
+         * error, not the end of a line */
+        size_t len = 0;
+        int c = EOF;
+        while (len < sizeof line - 1 && (c = getc(f)) != EOF && c != '\n' && c != '\0')
+            line[len++] = (char)c;
+        line[len] = '\0';
+        if (c == EOF && len == 0)
+            break;
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+        if (c == '\0') {
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, (int)len + 1,
+                             "a NUL byte: not a text file");
+            break;
+        }
+        if (len == sizeof line - 1 && c != '\n' && (c = getc(f)) != '\n' && c != EOF) {
             st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, (int)len,
                              "line longer than %zu characters", sizeof line - 2);
             break;
@@ -441,28 +461,55 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
             line[--len] = '\0';
         if (len == 0 || line[0] == '#')
             continue;
-        char *f1 = line, *f2 = strchr(f1, ',');
-        char *f3 = f2 ? strchr(f2 + 1, ',') : NULL;
-        if (!f2 || !f3 || strchr(f3 + 1, ',')) {
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
-                             "expected 3 fields: name,measured_us,simulated_us");
+        char *fld[MAX_FIELDS];
+        int col[MAX_FIELDS], bad = 1;
+        int n = ls_csv_split(line, fld, col, MAX_FIELDS, &bad);
+        if (n == -1) {
+            st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d fields",
+                             MAX_FIELDS);
             break;
         }
-        *f2++ = '\0';
-        *f3++ = '\0';
-        double m, s;
-        bool okm = parse_positive(f2, &m), oks = parse_positive(f3, &s);
-        if (!okm || !oks) {
-            if (out->n_points == 0 && !header_seen && !okm && !oks) {
-                header_seen = true; /* the header line */
-                continue;
-            }
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno,
-                             (int)((okm ? f3 : f2) - line) + 1,
-                             "%s must be a positive number of microseconds, found '%s'",
-                             okm ? "simulated_us" : "measured_us", okm ? f3 : f2);
+        if (n == -2) {
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, bad,
+                             "a quoted field must close its quote on the same line and be "
+                             "followed by a comma or the line's end");
             break;
         }
+        if (n_fields == 0) { /* the column line */
+            for (int j = 0; j < n && st == LS_OK; j++)
+                for (int k = 0; k < 3; k++)
+                    if (strcmp(fld[j], names[k]) == 0) {
+                        if (idx[k] >= 0)
+                            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[j],
+                                             "column '%s' named twice", names[k]);
+                        idx[k] = j;
+                    }
+            for (int k = 0; k < 3 && st == LS_OK; k++)
+                if (idx[k] < 0)
+                    st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
+                                     "the column line has no '%s' column (expected "
+                                     "name,measured_us,simulated_us, in any order)",
+                                     names[k]);
+            if (st)
+                break;
+            n_fields = n;
+            continue;
+        }
+        if (n != n_fields) {
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, n > n_fields ? col[n_fields] : 1,
+                             "expected %d fields, as the column line names, found %d", n_fields,
+                             n);
+            break;
+        }
+        double v[2];
+        for (int k = 1; k < 3 && st == LS_OK; k++)
+            if (!parse_positive(fld[idx[k]], &v[k - 1]))
+                st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[idx[k]],
+                                 "%s must be a positive number of microseconds up to %g, "
+                                 "found '%s'",
+                                 names[k], COMPARE_MAX_US, fld[idx[k]]);
+        if (st)
+            break;
         if (out->n_points == LS_COMPARE_MAX_POINTS) {
             st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d points",
                              LS_COMPARE_MAX_POINTS);
@@ -473,10 +520,13 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
             out->points = ls_xrealloc(out->points, cap * sizeof *out->points);
         }
         ls_compare_point *pt = &out->points[out->n_points++];
-        snprintf(pt->name, sizeof pt->name, "%s", f1);
-        pt->measured = m;
-        pt->simulated = s;
+        snprintf(pt->name, sizeof pt->name, "%s", fld[idx[0]]);
+        pt->measured = v[0];
+        pt->simulated = v[1];
     }
+    if (st == LS_OK && n_fields == 0)
+        st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
+                         "no column line (expected name,measured_us,simulated_us)");
     if (st == LS_OK && ferror(f))
         st = ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
     fclose(f);

@@ -87,6 +87,10 @@ typedef struct {
 
 typedef enum { LS_SWIZZLE_XOR_SHUFFLE, LS_SWIZZLE_ROTATE_ROWS } ls_swizzle_kind;
 
+/* The largest swizzle parameter (elements, rows): a period, blocks per row
+ * times per_phase, then fits 64 bits with room; IREE's are in the tens. */
+#define LS_SWIZZLE_MAX_PARAM (INT64_C(1) << 24)
+
 typedef struct {
     ls_swizzle_kind kind;
     int64_t row_width, access_width;

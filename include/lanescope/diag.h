@@ -45,4 +45,9 @@ void ls_diag_format(const ls_diag *d, char *buf, size_t size);
 /* Short name for a status, like strerror. */
 const char *ls_strerror(ls_status st);
 
+/* Text files hold no NUL bytes: checks buf[from, len) (a chunk just read)
+ * and on the first NUL sets an error at its line and column in buf. */
+ls_status ls_diag_check_text(ls_diag *d, const char *file, const char *buf, size_t from,
+                             size_t len);
+
 #endif
