@@ -16,10 +16,9 @@ static ls_status bad(ls_diag *d, const char *path, const char *msg)
 ls_status ls_npy_load(const char *path, ls_npy *out, ls_diag *diag)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
+    FILE *f = ls_open_input(path, diag);
     if (f == NULL)
-        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    ls_io_note_input(fileno(f), path);
+        return diag->status;
     unsigned char pre[12];
     ls_status st = LS_OK;
     char *hdr = NULL;

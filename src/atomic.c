@@ -364,3 +364,20 @@ void ls_io_install_signal_cleanup(void)
         sigaction(sigs[i], &sa, NULL);
     }
 }
+
+FILE *ls_open_input(const char *path, ls_diag *diag)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "is a folder; expected a file");
+        return NULL;
+    }
+    ls_io_note_input(fileno(f), path);
+    return f;
+}

@@ -27,10 +27,9 @@ static ls_status read_whole(const char *path, char **buf, size_t *len, ls_diag *
     const size_t limit = (size_t)LS_COMPARE_MAX_CASES * LS_COMPARE_MAX_LINE;
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = ls_open_input(path, diag);
     if (f == NULL)
-        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    ls_io_note_input(fileno(f), path);
+        return diag->status;
     size_t cap = 4096, n = 0;
     char *b = ls_xmalloc(cap + 1);
     for (;;) {

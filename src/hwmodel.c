@@ -263,7 +263,8 @@ ls_status ls_hw_load(const char *name, ls_hw *hw, ls_diag *diag)
     FILE *f = NULL;
     if (strchr(name, '/') || strstr(name, ".hw")) {
         snprintf(path, sizeof path, "%s", name);
-        f = fopen(path, "rb");
+        if ((f = ls_open_input(path, diag)) == NULL)
+            return diag->status;
     } else {
         const char *dirs[] = {env, LS_TARGETS_DIR, LS_SRC_TARGETS_DIR};
         for (size_t i = 0; i < 3 && f == NULL; i++) {

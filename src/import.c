@@ -599,10 +599,9 @@ ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims 
                               ls_diag *diag)
 {
     memset(m, 0, sizeof *m);
-    FILE *f = fopen(path, "rb");
+    FILE *f = ls_open_input(path, diag);
     if (f == NULL)
-        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    ls_io_note_input(fileno(f), path);
+        return diag->status;
     size_t cap = 1 << 16, len = 0;
     char *buf = ls_xmalloc(cap);
     for (;;) {

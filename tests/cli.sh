@@ -390,6 +390,27 @@ for cmd in "sim /dev/zero" "compare /dev/zero" "draw compare /dev/zero -o $tmp/z
     contains "$cmd: NUL message" "$tmp/err" "/dev/zero:1:1: a NUL byte: not a text file"
 done
 
+# A folder where a file is expected: said so, by every reader.
+mkdir -p "$tmp/folder.hw"
+for cmd in "sim $tmp/folder.hw" "compare $tmp/folder.hw" "draw compare $tmp/folder.hw -o $tmp/f.png" \
+    "sim $EX/seed000_example2.mlir --target $tmp/folder.hw" "sim $EX/seed000_example2.mlir --input $tmp/folder.hw"; do
+    $LANESCOPE $cmd >"$tmp/out" 2>"$tmp/err"
+    check "$cmd exits 1" $([ $? -eq 1 ]; echo $?)
+    contains "$cmd: folder message" "$tmp/err" "folder.hw: is a folder; expected a file"
+done
+
+# The exit-code table (man page, EXIT STATUS), command by command: a bad
+# flag is 2, a missing input file 1.
+for c in explain sim "draw layout" suggest sweep measure calibrate compare view; do
+    $LANESCOPE $c --nope >"$tmp/out" 2>"$tmp/err"
+    check "$c --nope exits 2" $([ $? -eq 2 ]; echo $?)
+    [ "$c" = calibrate ] && continue # it takes no input
+    out=; [ "$c" = sweep ] || [ "$c" = view ] || out="-o $tmp/never.png"
+    $LANESCOPE $c "$tmp/nonexistent.mlir" $out >"$tmp/out" 2>"$tmp/err"
+    check "$c on a missing file exits 1" $([ $? -eq 1 ]; echo $?)
+    contains "$c on a missing file: message" "$tmp/err" "nonexistent.mlir: cannot open: No such file or directory"
+done
+
 # A model file of its own name and no iree_target line stands for IREE's
 # target of its arch: a renamed copy of mi300x gets the same default config.
 sed -e 's/^name = mi300x/name = mylab/' -e '/^iree_target/d' "${LANESCOPE_TARGETS:-targets}/mi300x.hw" >"$tmp/mylab.hw"

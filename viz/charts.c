@@ -426,10 +426,9 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
 {
     memset(out, 0, sizeof *out);
     out->kind = LS_CHART_COMPARE;
-    FILE *f = fopen(path, "r");
+    FILE *f = ls_open_input(path, diag);
     if (f == NULL)
-        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    ls_io_note_input(fileno(f), path);
+        return diag->status;
     static const char *const names[3] = {"name", "measured_us", "simulated_us"};
     enum { MAX_FIELDS = 32 };
     char line[1024];

@@ -5,6 +5,9 @@
 #define LANESCOPE_ATOMIC_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+#include "lanescope/diag.h"
 
 /* Write data to path: "-" and names of open descriptors (/dev/stdout,
  * /dev/fd/N) through the descriptor; a device or FIFO directly; a symlink's
@@ -24,6 +27,11 @@ void ls_out_set_abort(void);
 
 /* A file this run reads (fd open on it): never to be written. */
 void ls_io_note_input(int fd, const char *path);
+
+/* Open path for reading as every reader does: a folder is refused with its
+ * own message (not a "read error" later), and the file is noted as an input
+ * of the run.  Returns NULL with the diag set. */
+FILE *ls_open_input(const char *path, ls_diag *diag);
 
 /* SIGINT, SIGTERM, SIGHUP: remove this run's temporaries, then die of the
  * signal (exit status 128 + the signal's number in a shell). */
