@@ -76,7 +76,6 @@ typedef struct {
     int64_t nslots, slots_alloc; /* slots in use, slots allocated */
 } l2model;
 
-
 typedef struct {
     int wg_slot;          /* resident workgroup slot, -1 when free */
     int sg;               /* subgroup index within the workgroup */

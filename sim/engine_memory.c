@@ -96,14 +96,10 @@ static inline int64_t l2_set(const l2model *c, int64_t line, uint64_t *hi, uint6
                         : (int64_t)(fold % (uint64_t)c->sets);
 }
 
-/* Give slots n .. want-1 of a sparse L2 their empty ways. */
-static void l2_grow(l2model *c, int64_t want)
+/* Make the L2 hold n slots (sets), the new ones with empty ways: all the
+ * sets of a dense L2 at once, a sparse one's as they are first touched. */
+static void l2_grow(l2model *c, int64_t n)
 {
-    if (want <= c->slots_alloc)
-        return;
-    int64_t n = c->slots_alloc ? c->slots_alloc : 1024;
-    while (n < want)
-        n *= 2;
     size_t lines = (size_t)(n * c->ways), old = (size_t)(c->slots_alloc * c->ways);
     c->way = ls_xrealloc(c->way, lines * sizeof *c->way);
     c->order = ls_xrealloc(c->order, lines);
@@ -121,43 +117,48 @@ static inline uint64_t slot_hash(int64_t set, int64_t cap)
     return ((uint64_t)set * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - __builtin_ctzll((uint64_t)cap));
 }
 
+/* The set -> slot table at cap entries (a power of two), every entry kept. */
+static void slot_table(l2model *c, int64_t cap)
+{
+    int64_t *key = ls_xmalloc((size_t)cap * sizeof *key);
+    int32_t *of = ls_xmalloc((size_t)cap * sizeof *of);
+    for (int64_t j = 0; j < cap; j++)
+        key[j] = -1;
+    for (int64_t j = 0; j < c->slot_cap; j++) {
+        if (c->slot_key[j] < 0)
+            continue;
+        uint64_t h = slot_hash(c->slot_key[j], cap);
+        while (key[h] >= 0)
+            h = (h + 1) & (uint64_t)(cap - 1);
+        key[h] = c->slot_key[j];
+        of[h] = c->slot_of[j];
+    }
+    free(c->slot_key);
+    free(c->slot_of);
+    c->slot_key = key;
+    c->slot_of = of;
+    c->slot_cap = cap;
+}
+
 /* The slot of a set in a sparse L2, made (empty) on its first touch.  The
  * table stays at most half full, so a probe is short. */
 static int64_t l2_slot(l2model *c, int64_t set)
 {
-    uint64_t mask = (uint64_t)c->slot_cap - 1;
-    for (uint64_t i = slot_hash(set, c->slot_cap);; i = (i + 1) & mask) {
+    uint64_t mask = (uint64_t)c->slot_cap - 1, i = slot_hash(set, c->slot_cap);
+    while (c->slot_key[i] >= 0) {
         if (c->slot_key[i] == set)
             return c->slot_of[i];
-        if (c->slot_key[i] < 0) {
-            if (2 * (c->nslots + 1) > c->slot_cap) { /* rehash at twice the size */
-                int64_t cap = c->slot_cap * 2;
-                int64_t *key = ls_xmalloc((size_t)cap * sizeof *key);
-                int32_t *of = ls_xmalloc((size_t)cap * sizeof *of);
-                for (int64_t j = 0; j < cap; j++)
-                    key[j] = -1;
-                for (int64_t j = 0; j < c->slot_cap; j++) {
-                    if (c->slot_key[j] < 0)
-                        continue;
-                    uint64_t h = slot_hash(c->slot_key[j], cap);
-                    while (key[h] >= 0)
-                        h = (h + 1) & (uint64_t)(cap - 1);
-                    key[h] = c->slot_key[j];
-                    of[h] = c->slot_of[j];
-                }
-                free(c->slot_key);
-                free(c->slot_of);
-                c->slot_key = key;
-                c->slot_of = of;
-                c->slot_cap = cap;
-                return l2_slot(c, set);
-            }
-            l2_grow(c, c->nslots + 1);
-            c->slot_key[i] = set;
-            c->slot_of[i] = (int32_t)c->nslots;
-            return c->nslots++;
-        }
+        i = (i + 1) & mask;
     }
+    if (2 * (c->nslots + 1) > c->slot_cap) {
+        slot_table(c, c->slot_cap * 2);
+        return l2_slot(c, set); /* probes the new table, finds the empty entry */
+    }
+    if (c->nslots == c->slots_alloc)
+        l2_grow(c, 2 * c->slots_alloc);
+    c->slot_key[i] = set;
+    c->slot_of[i] = (int32_t)c->nslots;
+    return c->nslots++;
 }
 
 void ls_engine_l2_init(engine *e)
@@ -177,22 +178,10 @@ void ls_engine_l2_init(engine *e)
     c->sector_bytes = hw->sector_bytes;
     c->sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
     if (c->sets * c->ways > LS_L2_DENSE_LINES) {
-        c->slot_cap = 4096;
-        c->slot_key = ls_xmalloc((size_t)c->slot_cap * sizeof *c->slot_key);
-        c->slot_of = ls_xmalloc((size_t)c->slot_cap * sizeof *c->slot_of);
-        for (int64_t i = 0; i < c->slot_cap; i++)
-            c->slot_key[i] = -1;
+        slot_table(c, 4096);
         l2_grow(c, 1024);
-        return;
-    }
-    c->slots_alloc = c->sets;
-    size_t nlines = (size_t)(c->sets * c->ways);
-    c->way = ls_xmalloc(nlines * sizeof *c->way);
-    c->order = ls_xmalloc(nlines);
-    c->fp = ls_xcalloc(nlines, 1);
-    for (size_t i = 0; i < nlines; i++) {
-        c->way[i] = (l2way){.tag = -1};
-        c->order[i] = (uint8_t)(i % (size_t)c->ways);
+    } else {
+        l2_grow(c, c->sets);
     }
 }
 

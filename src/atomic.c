@@ -57,14 +57,23 @@ static void block_signals(sigset_t *old)
     sigprocmask(SIG_BLOCK, &all, old);
 }
 
-static void remember(const struct stat *st, const char *path, bool output)
+/* The run's earlier file that st is, or NULL. */
+static known_file *already(const struct stat *st)
 {
     for (int i = 0; i < n_known; i++)
-        if (known[i].dev == st->st_dev && known[i].ino == st->st_ino) {
-            known[i].output |= output;
-            known[i].input |= !output;
-            return;
-        }
+        if (known[i].dev == st->st_dev && known[i].ino == st->st_ino)
+            return &known[i];
+    return NULL;
+}
+
+static void remember(const struct stat *st, const char *path, bool output)
+{
+    known_file *was = already(st);
+    if (was) {
+        was->output |= output;
+        was->input |= !output;
+        return;
+    }
     if (n_known == MAX_KNOWN)
         return; /* a run reads a handful of files; past 64 only the first are guarded */
     known_file *k = &known[n_known++];
@@ -95,15 +104,6 @@ void ls_io_note_input(int fd, const char *path)
         remember(&st, path, false);
 }
 
-/* The run's earlier file that st is, or NULL. */
-static const known_file *already(const struct stat *st)
-{
-    for (int i = 0; i < n_known; i++)
-        if (known[i].dev == st->st_dev && known[i].ino == st->st_ino)
-            return &known[i];
-    return NULL;
-}
-
 static int clash(const known_file *k, const char *path, char *err, size_t errsize)
 {
     if (!k->input)
@@ -115,8 +115,8 @@ static int clash(const known_file *k, const char *path, char *err, size_t errsiz
     return -1;
 }
 
-/* The file a symlink finally names (which need not exist yet): realpath for
- * an existing target, else the links followed by hand. */
+/* The file a symlink finally names, which need not exist yet (so not
+ * realpath): the links followed by hand, at most 40 of them. */
 static bool resolve_link(const char *path, char *out, size_t size)
 {
     char cur[PATH_MAX];
@@ -380,4 +380,65 @@ FILE *ls_open_input(const char *path, ls_diag *diag)
     }
     ls_io_note_input(fileno(f), path);
     return f;
+}
+
+/* "64 MiB", "64 KiB", "1000 bytes": a size limit as a person says it. */
+static void size_words(size_t n, char *buf, size_t size)
+{
+    if (n >= (1u << 20) && n % (1u << 20) == 0)
+        snprintf(buf, size, "%zu MiB", n >> 20);
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, size, "%zu KiB", n >> 10);
+    else
+        snprintf(buf, size, "%zu bytes", n);
+}
+
+ls_status ls_read_text(const char *path, size_t limit, char **out, size_t *out_len,
+                       ls_diag *diag)
+{
+    *out = NULL;
+    *out_len = 0;
+    FILE *f = ls_open_input(path, diag);
+    if (f == NULL)
+        return diag->status;
+    size_t cap = 4096, len = 0;
+    char *buf = ls_xmalloc(cap + 1);
+    ls_status st = LS_OK;
+    for (;;) {
+        if (len == cap) {
+            if (cap > limit) {
+                char words[32];
+                size_words(limit, words, sizeof words);
+                st = ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0,
+                                 "file is larger than the %s limit", words);
+                break;
+            }
+            cap *= 2;
+            buf = ls_xrealloc(buf, cap + 1);
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+        /* chunk by chunk: /dev/zero ends here, not at the size limit */
+        if ((st = ls_diag_check_text(diag, path, buf, len - n, len)))
+            break;
+    }
+    if (st == LS_OK && ferror(f))
+        st = ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
+    if (st == LS_OK && len > limit) {
+        char words[32];
+        size_words(limit, words, sizeof words);
+        st = ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "file is larger than the %s limit",
+                         words);
+    }
+    fclose(f);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *out_len = len;
+    return LS_OK;
 }

@@ -20,49 +20,8 @@
 
 /* ------------------------------------------------------------ input */
 
-/* Whole file into a malloc'd buffer (NUL-terminated), at most
- * LS_COMPARE_MAX_CASES full lines. */
-static ls_status read_whole(const char *path, char **buf, size_t *len, ls_diag *diag)
-{
-    const size_t limit = (size_t)LS_COMPARE_MAX_CASES * LS_COMPARE_MAX_LINE;
-    *buf = NULL;
-    *len = 0;
-    FILE *f = ls_open_input(path, diag);
-    if (f == NULL)
-        return diag->status;
-    size_t cap = 4096, n = 0;
-    char *b = ls_xmalloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            if (cap >= limit) {
-                free(b);
-                fclose(f);
-                return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "larger than %zu bytes", limit);
-            }
-            cap *= 2;
-            b = ls_xrealloc(b, cap + 1);
-        }
-        size_t got = fread(b + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-        if (ls_diag_check_text(diag, path, b, n - got, n)) {
-            free(b);
-            fclose(f);
-            return diag->status;
-        }
-    }
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
-        free(b);
-        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return LS_OK;
-}
+/* A suite or CSV: at most LS_COMPARE_MAX_CASES full lines. */
+#define COMPARE_MAX_BYTES ((size_t)LS_COMPARE_MAX_CASES * LS_COMPARE_MAX_LINE)
 
 /* Steps through text a line at a time: the line (without \r\n) is copied
  * into ln, NUL-terminated.  Returns false at the end; a line that is too
@@ -327,7 +286,7 @@ ls_status ls_suite_load(const char *path, ls_suite *s, ls_diag *diag)
     memset(s, 0, sizeof *s);
     char *buf;
     size_t len;
-    ls_status st = read_whole(path, &buf, &len, diag);
+    ls_status st = ls_read_text(path, COMPARE_MAX_BYTES, &buf, &len, diag);
     if (st)
         return st;
     st = ls_suite_parse(buf, len, path, s, diag);
@@ -583,7 +542,7 @@ ls_status ls_measured_load(const char *path, ls_measured *m, ls_diag *diag)
     memset(m, 0, sizeof *m);
     char *buf;
     size_t len;
-    ls_status st = read_whole(path, &buf, &len, diag);
+    ls_status st = ls_read_text(path, COMPARE_MAX_BYTES, &buf, &len, diag);
     if (st)
         return st;
     st = ls_measured_parse(buf, len, path, m, diag);

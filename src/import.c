@@ -599,44 +599,10 @@ ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims 
                               ls_diag *diag)
 {
     memset(m, 0, sizeof *m);
-    FILE *f = ls_open_input(path, diag);
-    if (f == NULL)
+    char *buf;
+    size_t len;
+    if (ls_read_text(path, LS_IMPORT_MAX_BYTES, &buf, &len, diag))
         return diag->status;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = ls_xmalloc(cap);
-    for (;;) {
-        if (len == cap) {
-            if (cap >= LS_IMPORT_MAX_BYTES) {
-                fclose(f);
-                free(buf);
-                return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0,
-                                   "file is larger than the %u MiB limit",
-                                   LS_IMPORT_MAX_BYTES >> 20);
-            }
-            cap *= 2;
-            buf = ls_xrealloc(buf, cap);
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0)
-            break;
-        if (ls_diag_check_text(diag, path, buf, len - n, len)) {
-            fclose(f);
-            free(buf);
-            return diag->status;
-        }
-    }
-    bool err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
-    }
-    if (len > LS_IMPORT_MAX_BYTES) {
-        free(buf);
-        return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "file is larger than the %u MiB limit",
-                           LS_IMPORT_MAX_BYTES >> 20);
-    }
     ls_status st = ls_module_parse_dims(buf, len, path, flags, dims, m, diag);
     free(buf);
     return st;

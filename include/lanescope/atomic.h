@@ -1,6 +1,7 @@
-/* atomic.h: every file the tool writes: whole-file writes that never leave a
+/* atomic.h: the tool's file I/O.  Whole-file writes that never leave a
  * half-written file, never overwrite an input or another output of the same
- * run, and leave no temporaries behind on a signal. */
+ * run, and leave no temporaries behind on a signal; and the opening and
+ * reading of inputs, which notes them so. */
 #ifndef LANESCOPE_ATOMIC_H
 #define LANESCOPE_ATOMIC_H
 
@@ -32,6 +33,11 @@ void ls_io_note_input(int fd, const char *path);
  * own message (not a "read error" later), and the file is noted as an input
  * of the run.  Returns NULL with the diag set. */
 FILE *ls_open_input(const char *path, ls_diag *diag);
+
+/* A whole text file of at most limit bytes (the limit in the message past
+ * it), NUL-terminated in *buf for the caller to free; a NUL byte inside is
+ * an error at its line and column (ls_diag_check_text). */
+ls_status ls_read_text(const char *path, size_t limit, char **buf, size_t *len, ls_diag *diag);
 
 /* SIGINT, SIGTERM, SIGHUP: remove this run's temporaries, then die of the
  * signal (exit status 128 + the signal's number in a shell). */
