@@ -419,6 +419,54 @@ static bool parse_positive(const char *s, double *out)
     return true;
 }
 
+static const char *const compare_columns[3] = {"name", "measured_us", "simulated_us"};
+
+/* The column line: where name, measured_us and simulated_us are. */
+static ls_status compare_column_line(char **fld, const int *col, int n, int *idx,
+                                     const char *path, int lineno, ls_diag *diag)
+{
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++)
+            if (strcmp(fld[j], compare_columns[k]) == 0) {
+                if (idx[k] >= 0)
+                    return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[j],
+                                       "column '%s' named twice", compare_columns[k]);
+                idx[k] = j;
+            }
+    for (int k = 0; k < 3; k++)
+        if (idx[k] < 0)
+            return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
+                               "the column line has no '%s' column (expected "
+                               "name,measured_us,simulated_us, in any order)",
+                               compare_columns[k]);
+    return LS_OK;
+}
+
+/* One kernel's row, appended to out. */
+static ls_status compare_row(char **fld, const int *col, const int *idx, ls_chart *out,
+                             size_t *cap, const char *path, int lineno, ls_diag *diag)
+{
+    double v[2];
+    for (int k = 1; k < 3; k++)
+        if (!parse_positive(fld[idx[k]], &v[k - 1]))
+            return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[idx[k]],
+                               "%s must be a positive number of microseconds up to %g, found "
+                               "'%s'",
+                               compare_columns[k], COMPARE_MAX_US, fld[idx[k]]);
+    if (out->n_points == LS_COMPARE_MAX_POINTS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d points",
+                           LS_COMPARE_MAX_POINTS);
+    if (out->n_points == *cap) {
+        *cap = *cap ? *cap * 2 : 64;
+        out->points = ls_xrealloc(out->points, *cap * sizeof *out->points);
+    }
+    ls_compare_point *pt = &out->points[out->n_points++];
+    snprintf(pt->name, sizeof pt->name, "%s", fld[idx[0]]);
+    pt->measured = v[0];
+    pt->simulated = v[1];
+    return LS_OK;
+}
+
 /* A CSV of timings: a column line naming name, measured_us and
  * simulated_us (in any order; other columns are skipped), then one row per
  * kernel.  Fields are split as RFC 4180 defines them (csv.h). */
@@ -426,109 +474,56 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
 {
     memset(out, 0, sizeof *out);
     out->kind = LS_CHART_COMPARE;
-    FILE *f = ls_open_input(path, diag);
-    if (f == NULL)
+    enum { MAX_FIELDS = 32, MAX_LINE = 1023 };
+    char *text;
+    size_t len;
+    if (ls_read_text(path, (size_t)LS_COMPARE_MAX_POINTS * (MAX_LINE + 1), &text, &len, diag))
         return diag->status;
-    static const char *const names[3] = {"name", "measured_us", "simulated_us"};
-    enum { MAX_FIELDS = 32 };
-    char line[1024];
+    char line[MAX_LINE + 1];
     int lineno = 0, idx[3] = {-1, -1, -1}, n_fields = 0;
     size_t cap = 0;
     ls_status st = LS_OK;
-    for (;;) {
-        /* by hand, not fgets: a NUL byte (/dev/zero, a binary file) is an
-         * error, not the end of a line */
-        size_t len = 0;
-        int c = EOF;
-        while (len < sizeof line - 1 && (c = getc(f)) != EOF && c != '\n' && c != '\0')
-            line[len++] = (char)c;
-        line[len] = '\0';
-        if (c == EOF && len == 0)
-            break;
+    for (const char *p = text; st == LS_OK && p < text + len;) {
+        const char *eol = memchr(p, '\n', (size_t)(text + len - p));
+        size_t n = eol ? (size_t)(eol - p) : (size_t)(text + len - p);
         lineno++;
-        if (c == '\0') {
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, (int)len + 1,
-                             "a NUL byte: not a text file");
+        if (n > MAX_LINE) {
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, MAX_LINE,
+                             "line longer than %d characters", MAX_LINE - 1);
             break;
         }
-        if (len == sizeof line - 1 && c != '\n' && (c = getc(f)) != '\n' && c != EOF) {
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, (int)len,
-                             "line longer than %zu characters", sizeof line - 2);
-            break;
-        }
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-            line[--len] = '\0';
-        if (len == 0 || line[0] == '#')
+        memcpy(line, p, n);
+        line[n] = '\0';
+        p += n + (eol != NULL);
+        while (n && line[n - 1] == '\r')
+            line[--n] = '\0';
+        if (n == 0 || line[0] == '#')
             continue;
         char *fld[MAX_FIELDS];
         int col[MAX_FIELDS], bad = 1;
-        int n = ls_csv_split(line, fld, col, MAX_FIELDS, &bad);
-        if (n == -1) {
+        int nf = ls_csv_split(line, fld, col, MAX_FIELDS, &bad);
+        if (nf == -1)
             st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d fields",
                              MAX_FIELDS);
-            break;
-        }
-        if (n == -2) {
+        else if (nf == -2)
             st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, bad,
                              "a quoted field must close its quote on the same line and be "
                              "followed by a comma or the line's end");
-            break;
-        }
-        if (n_fields == 0) { /* the column line */
-            for (int j = 0; j < n && st == LS_OK; j++)
-                for (int k = 0; k < 3; k++)
-                    if (strcmp(fld[j], names[k]) == 0) {
-                        if (idx[k] >= 0)
-                            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[j],
-                                             "column '%s' named twice", names[k]);
-                        idx[k] = j;
-                    }
-            for (int k = 0; k < 3 && st == LS_OK; k++)
-                if (idx[k] < 0)
-                    st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
-                                     "the column line has no '%s' column (expected "
-                                     "name,measured_us,simulated_us, in any order)",
-                                     names[k]);
-            if (st)
-                break;
-            n_fields = n;
-            continue;
-        }
-        if (n != n_fields) {
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, n > n_fields ? col[n_fields] : 1,
+        else if (n_fields == 0) {
+            st = compare_column_line(fld, col, nf, idx, path, lineno, diag);
+            n_fields = nf;
+        } else if (nf != n_fields)
+            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno,
+                             nf > n_fields ? col[n_fields] : 1,
                              "expected %d fields, as the column line names, found %d", n_fields,
-                             n);
-            break;
-        }
-        double v[2];
-        for (int k = 1; k < 3 && st == LS_OK; k++)
-            if (!parse_positive(fld[idx[k]], &v[k - 1]))
-                st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[idx[k]],
-                                 "%s must be a positive number of microseconds up to %g, "
-                                 "found '%s'",
-                                 names[k], COMPARE_MAX_US, fld[idx[k]]);
-        if (st)
-            break;
-        if (out->n_points == LS_COMPARE_MAX_POINTS) {
-            st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d points",
-                             LS_COMPARE_MAX_POINTS);
-            break;
-        }
-        if (out->n_points == cap) {
-            cap = cap ? cap * 2 : 64;
-            out->points = ls_xrealloc(out->points, cap * sizeof *out->points);
-        }
-        ls_compare_point *pt = &out->points[out->n_points++];
-        snprintf(pt->name, sizeof pt->name, "%s", fld[idx[0]]);
-        pt->measured = v[0];
-        pt->simulated = v[1];
+                             nf);
+        else
+            st = compare_row(fld, col, idx, out, &cap, path, lineno, diag);
     }
+    free(text);
     if (st == LS_OK && n_fields == 0)
         st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
                          "no column line (expected name,measured_us,simulated_us)");
-    if (st == LS_OK && ferror(f))
-        st = ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "read error");
-    fclose(f);
     if (st == LS_OK && out->n_points == 0)
         st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
                          "no data rows (expected name,measured_us,simulated_us)");
