@@ -1,31 +1,22 @@
 /* charts.c: the chart pictures -- per-stage traffic with the DRAM roofline,
- * the Gantt timeline of a simulation, and measured-vs-simulated scatter --
- * their builders (from a simulation result, a trace, a CSV) and one
- * renderer that draws an ls_chart into any cairo context. */
-#include <errno.h>
+ * the Gantt timeline of a simulation and the config sweep (the
+ * measured-vs-simulated scatter is in charts_compare.c) -- their builders
+ * and one renderer that draws an ls_chart into any cairo context. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lanescope/atomic.h"
-#include "lanescope/csv.h"
 #include "lanescope/arena.h"
 #include "lanescope/viz.h"
+#include "charts_internal.h"
 #include "viztext.h"
-
-#define LS_PI 3.14159265358979323846
-#define MARGIN 18.0
-#define TITLE_PT 15.0
-#define SUB_PT 10.5
-#define LABEL_PT 9.0
 
 #define TRAFFIC_PANEL_W 340.0
 #define TRAFFIC_BAR_H 17.0
 #define TIMELINE_W 1000.0
 #define TIMELINE_ROW_H 13.0
 #define TIMELINE_MAX_ROWS 96
-#define COMPARE_PLOT 440.0
 
 void ls_chart_free(ls_chart *c)
 {
@@ -37,37 +28,6 @@ void ls_chart_free(ls_chart *c)
     c->row_name = NULL;
     c->bars = NULL;
     c->points = NULL;
-}
-
-static void set_rgb(cairo_t *cr, ls_rgb c)
-{
-    cairo_set_source_rgb(cr, c.r, c.g, c.b);
-}
-
-/* 1234567 -> "1.23 M"; keeps axis and bar labels short. */
-static void human(char *buf, size_t size, double v)
-{
-    double a = fabs(v);
-    if (a >= 1e9)
-        snprintf(buf, size, "%.3g G", v / 1e9);
-    else if (a >= 1e6)
-        snprintf(buf, size, "%.3g M", v / 1e6);
-    else if (a >= 1e4)
-        snprintf(buf, size, "%.3g k", v / 1e3);
-    else
-        snprintf(buf, size, "%.4g", v);
-}
-
-static double header_h(const ls_chart *c)
-{
-    return MARGIN + TITLE_PT * 1.5 + (c->subtitle[0] ? SUB_PT * 1.6 : 0) + 10;
-}
-
-/* A "nice" axis step near range / n: 1, 2 or 5 times a power of ten. */
-static double nice_step(double range, int n)
-{
-    double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
-    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
 
 /* ------------------------------------------------------------ traffic */
@@ -380,318 +340,6 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
                 0);
 }
 
-/* ------------------------------------------------------------ compare */
-
-void ls_compare_errors(const ls_compare_point *pts, size_t n, double *mean_rel, double *max_rel,
-                       double *within10, double *within25)
-{
-    double sum = 0, mx = 0;
-    size_t w10 = 0, w25 = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = fabs(pts[i].simulated - pts[i].measured) / pts[i].measured;
-        sum += e;
-        if (e > mx)
-            mx = e;
-        w10 += e <= 0.10;
-        w25 += e <= 0.25;
-    }
-    *mean_rel = n ? sum / (double)n : 0;
-    *max_rel = mx;
-    *within10 = n ? (double)w10 / (double)n : 0;
-    *within25 = n ? (double)w25 / (double)n : 0;
-}
-
-#define LS_COMPARE_MAX_POINTS 100000
-
-/* Parses a finite positive number filling the whole field. */
-/* The most microseconds a timing may claim (about 11.6 days): past it, the
- * chart's axes would overflow to infinity. */
-#define COMPARE_MAX_US 1e12
-
-static bool parse_positive(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno || !isfinite(v) || v <= 0 || v > COMPARE_MAX_US)
-        return false;
-    *out = v;
-    return true;
-}
-
-static const char *const compare_columns[3] = {"name", "measured_us", "simulated_us"};
-
-/* The column line: where name, measured_us and simulated_us are. */
-static ls_status compare_column_line(char **fld, const int *col, int n, int *idx,
-                                     const char *path, int lineno, ls_diag *diag)
-{
-    for (int j = 0; j < n; j++)
-        for (int k = 0; k < 3; k++)
-            if (strcmp(fld[j], compare_columns[k]) == 0) {
-                if (idx[k] >= 0)
-                    return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[j],
-                                       "column '%s' named twice", compare_columns[k]);
-                idx[k] = j;
-            }
-    for (int k = 0; k < 3; k++)
-        if (idx[k] < 0)
-            return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
-                               "the column line has no '%s' column (expected "
-                               "name,measured_us,simulated_us, in any order)",
-                               compare_columns[k]);
-    return LS_OK;
-}
-
-/* One kernel's row, appended to out. */
-static ls_status compare_row(char **fld, const int *col, const int *idx, ls_chart *out,
-                             size_t *cap, const char *path, int lineno, ls_diag *diag)
-{
-    double v[2];
-    for (int k = 1; k < 3; k++)
-        if (!parse_positive(fld[idx[k]], &v[k - 1]))
-            return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[idx[k]],
-                               "%s must be a positive number of microseconds up to %g, found "
-                               "'%s'",
-                               compare_columns[k], COMPARE_MAX_US, fld[idx[k]]);
-    if (out->n_points == LS_COMPARE_MAX_POINTS)
-        return ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d points",
-                           LS_COMPARE_MAX_POINTS);
-    if (out->n_points == *cap) {
-        *cap = *cap ? *cap * 2 : 64;
-        out->points = ls_xrealloc(out->points, *cap * sizeof *out->points);
-    }
-    ls_compare_point *pt = &out->points[out->n_points++];
-    snprintf(pt->name, sizeof pt->name, "%s", fld[idx[0]]);
-    pt->measured = v[0];
-    pt->simulated = v[1];
-    return LS_OK;
-}
-
-/* A CSV of timings: a column line naming name, measured_us and
- * simulated_us (in any order; other columns are skipped), then one row per
- * kernel.  Fields are split as RFC 4180 defines them (csv.h). */
-ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
-{
-    memset(out, 0, sizeof *out);
-    out->kind = LS_CHART_COMPARE;
-    enum { MAX_FIELDS = 32, MAX_LINE = 1023 };
-    char *text;
-    size_t len;
-    if (ls_read_text(path, (size_t)LS_COMPARE_MAX_POINTS * (MAX_LINE + 1), &text, &len, diag))
-        return diag->status;
-    char line[MAX_LINE + 1];
-    int lineno = 0, idx[3] = {-1, -1, -1}, n_fields = 0;
-    size_t cap = 0;
-    ls_status st = LS_OK;
-    for (const char *p = text; st == LS_OK && p < text + len;) {
-        const char *eol = memchr(p, '\n', (size_t)(text + len - p));
-        size_t n = eol ? (size_t)(eol - p) : (size_t)(text + len - p);
-        lineno++;
-        if (n > MAX_LINE) {
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, MAX_LINE,
-                             "line longer than %d characters", MAX_LINE - 1);
-            break;
-        }
-        memcpy(line, p, n);
-        line[n] = '\0';
-        p += n + (eol != NULL);
-        while (n && line[n - 1] == '\r')
-            line[--n] = '\0';
-        if (n == 0 || line[0] == '#')
-            continue;
-        char *fld[MAX_FIELDS];
-        int col[MAX_FIELDS], bad = 1;
-        int nf = ls_csv_split(line, fld, col, MAX_FIELDS, &bad);
-        if (nf == -1)
-            st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d fields",
-                             MAX_FIELDS);
-        else if (nf == -2)
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, bad,
-                             "a quoted field must close its quote on the same line and be "
-                             "followed by a comma or the line's end");
-        else if (n_fields == 0) {
-            st = compare_column_line(fld, col, nf, idx, path, lineno, diag);
-            n_fields = nf;
-        } else if (nf != n_fields)
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno,
-                             nf > n_fields ? col[n_fields] : 1,
-                             "expected %d fields, as the column line names, found %d", n_fields,
-                             nf);
-        else
-            st = compare_row(fld, col, idx, out, &cap, path, lineno, diag);
-    }
-    free(text);
-    if (st == LS_OK && n_fields == 0)
-        st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
-                         "no column line (expected name,measured_us,simulated_us)");
-    if (st == LS_OK && out->n_points == 0)
-        st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, 1,
-                         "no data rows (expected name,measured_us,simulated_us)");
-    if (st) {
-        ls_chart_free(out);
-        return st;
-    }
-    const char *base = strrchr(path, '/');
-    snprintf(out->title, sizeof out->title, "simulated vs measured: %s", base ? base + 1 : path);
-    double mean, mx, w10, w25;
-    ls_compare_errors(out->points, out->n_points, &mean, &mx, &w10, &w25);
-    snprintf(out->subtitle, sizeof out->subtitle,
-             "%zu kernels; mean |error| %.1f%%, max %.1f%%, within 10%%: %.0f%%, within 25%%: "
-             "%.0f%%",
-             out->n_points, 100 * mean, 100 * mx, 100 * w10, 100 * w25);
-    snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
-             "error = |simulated - measured| / measured; bands: +-10%% and +-25%% around y = x.");
-    return LS_OK;
-}
-
-/* |simulated - measured| / measured, for choosing which points to name */
-static double label_error(const ls_compare_point *p)
-{
-    return p->measured > 0 ? fabs(p->simulated - p->measured) / p->measured : 0;
-}
-
-static void compare_size(const ls_chart *c, double *w, double *h)
-{
-    *w = MARGIN * 2 + 70 + COMPARE_PLOT + 30;
-    *h = header_h(c) + COMPARE_PLOT + 50 + c->n_notes * LABEL_PT * 1.7 + MARGIN;
-}
-
-static void compare_draw(cairo_t *cr, const ls_chart *c)
-{
-    double px = MARGIN + 70, py = header_h(c) + 8, S = COMPARE_PLOT;
-    double lo = INFINITY, hi = 0;
-    for (size_t i = 0; i < c->n_points; i++) {
-        lo = fmin(lo, fmin(c->points[i].measured, c->points[i].simulated));
-        hi = fmax(hi, fmax(c->points[i].measured, c->points[i].simulated));
-    }
-    bool logx = hi / lo > 20;
-    double a, b;
-    if (logx) {
-        a = floor(log10(lo / 1.3));
-        b = ceil(log10(hi * 1.3));
-    } else {
-        double st = nice_step(hi * 1.3, 6);
-        a = 0;
-        b = ceil(hi * 1.3 / st) * st;
-    }
-#define MAP(v) (logx ? (log10(v) - a) / (b - a) : ((v) - a) / (b - a))
-    cairo_save(cr);
-    cairo_rectangle(cr, px, py, S, S);
-    cairo_clip(cr);
-    /* error bands around y = x, drawn as polygons sampled along x */
-    for (int band = 1; band >= 0; band--) {
-        double f = band ? 0.25 : 0.10;
-        cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, band ? 0.14 : 0.22);
-        for (int i = 0; i <= 64; i++) {
-            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
-            double X = px + S * MAP(fmax(v, 1e-300)), Y = py + S - S * MAP(fmax(v * (1 + f), 1e-300));
-            if (i == 0)
-                cairo_move_to(cr, X, Y);
-            else
-                cairo_line_to(cr, X, Y);
-        }
-        for (int i = 64; i >= 0; i--) {
-            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
-            double X = px + S * MAP(fmax(v, 1e-300)), Y = py + S - S * MAP(fmax(v * (1 - f), 1e-300));
-            cairo_line_to(cr, X, Y);
-        }
-        cairo_close_path(cr);
-        cairo_fill(cr);
-    }
-    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    cairo_set_line_width(cr, 1.0);
-    cairo_move_to(cr, px, py + S);
-    cairo_line_to(cr, px + S, py);
-    cairo_stroke(cr);
-    cairo_restore(cr);
-    /* axes and ticks */
-    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    cairo_set_line_width(cr, 1.0);
-    cairo_rectangle(cr, px, py, S, S);
-    cairo_stroke(cr);
-    int nt = logx ? (int)(b - a) : 6;
-    for (int i = 0; i <= nt; i++) {
-        double t = (double)i / nt, v = logx ? pow(10, a + i) : a + t * (b - a);
-        char buf[32];
-        snprintf(buf, sizeof buf, "%g", v);
-        cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
-        cairo_move_to(cr, px + t * S, py);
-        cairo_line_to(cr, px + t * S, py + S);
-        cairo_move_to(cr, px, py + S - t * S);
-        cairo_line_to(cr, px + S, py + S - t * S);
-        cairo_stroke(cr);
-        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        ls_viz_text_at(cr, buf, px + t * S, py + S + 13, LABEL_PT, false, 0.5);
-        ls_viz_text_at(cr, buf, px - 5, py + S - t * S + 3, LABEL_PT, false, 1);
-    }
-    ls_viz_text_at(cr, logx ? "measured (us, log)" : "measured (us)", px + S / 2, py + S + 30, 10, true,
-            0.5);
-    cairo_save(cr);
-    cairo_translate(cr, MARGIN + 12, py + S / 2);
-    cairo_rotate(cr, -LS_PI / 2);
-    ls_viz_text_at(cr, logx ? "simulated (us, log)" : "simulated (us)", 0, 0, 10, true, 0.5);
-    cairo_restore(cr);
-    /* points, then names: the points furthest off first, each at the first
-     * of four places beside its point that overlaps no point and no name
-     * already placed; at most 16 names, so a big suite stays readable and its
-     * worst cases are named */
-    size_t np = c->n_points;
-    double *X = ls_xcalloc(np + 1, sizeof *X), *Y = ls_xcalloc(np + 1, sizeof *Y);
-    size_t *order = ls_xcalloc(np + 1, sizeof *order);
-    for (size_t i = 0; i < np; i++) {
-        const ls_compare_point *p = &c->points[i];
-        X[i] = px + S * MAP(p->measured);
-        Y[i] = py + S - S * MAP(p->simulated);
-        set_rgb(cr, ls_viz_series_colour(4));
-        cairo_arc(cr, X[i], Y[i], 4, 0, 2 * LS_PI);
-        cairo_fill(cr);
-        order[i] = i;
-    }
-#undef MAP
-    for (size_t i = 1; i < np; i++) /* insertion sort by |error|, largest first */
-        for (size_t j = i; j > 0 && label_error(&c->points[order[j]]) >
-                                        label_error(&c->points[order[j - 1]]); j--) {
-            size_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    double boxes[16][4];
-    int nb = 0;
-    cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    for (size_t k = 0; k < np && nb < 16; k++) {
-        size_t i = order[k];
-        const char *name = c->points[i].name;
-        double w = ls_viz_text_w(cr, name, 8, false), h = 9;
-        const double cand[4][2] = {{X[i] + 6, Y[i] - 4}, {X[i] - 6 - w, Y[i] - 4},
-                                   {X[i] - w / 2, Y[i] - 8}, {X[i] - w / 2, Y[i] + 14}};
-        for (int cnd = 0; cnd < 4; cnd++) {
-            double bx = cand[cnd][0], by = cand[cnd][1] - h + 2; /* box from the baseline */
-            bool clear = bx >= px && bx + w <= px + S && by >= py && by + h <= py + S;
-            for (int bi = 0; bi < nb && clear; bi++)
-                clear = bx + w < boxes[bi][0] || boxes[bi][2] < bx || by + h < boxes[bi][1] ||
-                        boxes[bi][3] < by;
-            for (size_t q = 0; q < np && clear; q++)
-                clear = X[q] + 4 < bx || bx + w < X[q] - 4 || Y[q] + 4 < by || by + h < Y[q] - 4;
-            if (!clear)
-                continue;
-            ls_viz_text_at(cr, name, cand[cnd][0], cand[cnd][1], 8, false, 0);
-            boxes[nb][0] = bx;
-            boxes[nb][1] = by;
-            boxes[nb][2] = bx + w;
-            boxes[nb][3] = by + h;
-            nb++;
-            break;
-        }
-    }
-    free(X);
-    free(Y);
-    free(order);
-    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    for (int i = 0; i < c->n_notes; i++)
-        ls_viz_text_at(cr, c->notes[i], MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT,
-                false, 0);
-}
-
 /* ------------------------------------------------------------ sweep */
 
 #define SWEEP_W 720.0
@@ -826,7 +474,7 @@ void ls_chart_size(const ls_chart *c, double *w, double *h)
     switch (c->kind) {
     case LS_CHART_TRAFFIC: traffic_size(c, w, h); break;
     case LS_CHART_TIMELINE: timeline_size(c, w, h); break;
-    case LS_CHART_COMPARE: compare_size(c, w, h); break;
+    case LS_CHART_COMPARE: ls_chart_compare_size(c, w, h); break;
     case LS_CHART_SWEEP: sweep_size(c, w, h); break;
     }
     *w = ceil(*w);
@@ -850,7 +498,7 @@ void ls_chart_draw(cairo_t *cr, const ls_chart *c)
     switch (c->kind) {
     case LS_CHART_TRAFFIC: traffic_draw(cr, c); break;
     case LS_CHART_TIMELINE: timeline_draw(cr, c); break;
-    case LS_CHART_COMPARE: compare_draw(cr, c); break;
+    case LS_CHART_COMPARE: ls_chart_compare_draw(cr, c); break;
     case LS_CHART_SWEEP: sweep_draw(cr, c); break;
     }
     cairo_restore(cr);

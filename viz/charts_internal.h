@@ -1,0 +1,53 @@
+/* charts_internal.h: what the chart files share -- the page geometry, the
+ * small drawing helpers, and each chart's size and draw functions, which
+ * charts.c's ls_chart_size and ls_chart_draw dispatch to. */
+#ifndef LANESCOPE_CHARTS_INTERNAL_H
+#define LANESCOPE_CHARTS_INTERNAL_H
+
+#include <math.h>
+#include <stdio.h>
+
+#include "lanescope/viz.h"
+
+#define LS_PI 3.14159265358979323846
+#define MARGIN 18.0
+#define TITLE_PT 15.0
+#define SUB_PT 10.5
+#define LABEL_PT 9.0
+
+static inline void set_rgb(cairo_t *cr, ls_rgb c)
+{
+    cairo_set_source_rgb(cr, c.r, c.g, c.b);
+}
+
+/* 1234567 -> "1.23 M"; keeps axis and bar labels short. */
+static inline void human(char *buf, size_t size, double v)
+{
+    double a = fabs(v);
+    if (a >= 1e9)
+        snprintf(buf, size, "%.3g G", v / 1e9);
+    else if (a >= 1e6)
+        snprintf(buf, size, "%.3g M", v / 1e6);
+    else if (a >= 1e4)
+        snprintf(buf, size, "%.3g k", v / 1e3);
+    else
+        snprintf(buf, size, "%.4g", v);
+}
+
+static inline double header_h(const ls_chart *c)
+{
+    return MARGIN + TITLE_PT * 1.5 + (c->subtitle[0] ? SUB_PT * 1.6 : 0) + 10;
+}
+
+/* A "nice" axis step near range / n: 1, 2 or 5 times a power of ten. */
+static inline double nice_step(double range, int n)
+{
+    double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+}
+
+/* charts_compare.c: the measured-vs-simulated scatter */
+void ls_chart_compare_size(const ls_chart *c, double *w, double *h);
+void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c);
+
+#endif
