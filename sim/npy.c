@@ -1,5 +1,10 @@
-/* npy.c: minimal .npy reader (see npy.h). */
+/* npy.c: the .npy reader (see npy.h).  The header is the Python dict literal
+ * NumPy's format document defines (numpy/lib/format.py): exactly the keys
+ * descr, fortran_order and shape, in any order, each once; the array's bytes
+ * follow it and nothing else does. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,57 +13,71 @@
 #include "lanescope/arena.h"
 #include "lanescope/npy.h"
 
-static ls_status bad(ls_diag *d, const char *path, const char *msg)
+/* The preamble: magic, version, header length (2 bytes in version 1, 4 in
+ * versions 2 and 3). */
+#define NPY_MAX_HEADER 65536
+
+static ls_status bad(ls_diag *d, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static ls_status bad(ls_diag *d, const char *path, const char *fmt, ...)
 {
+    char msg[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     return ls_diag_set(d, LS_ERR_SYNTAX, path, 0, 0, "not a usable .npy file: %s", msg);
 }
 
-ls_status ls_npy_load(const char *path, ls_npy *out, ls_diag *diag)
+/* A cursor over the header text; off is its byte offset in the file, for
+ * messages. */
+typedef struct {
+    const char *p, *end;
+    size_t off;
+    const char *path;
+    ls_diag *diag;
+} hdr_cursor;
+
+static size_t at(const hdr_cursor *c, const char *p)
 {
-    memset(out, 0, sizeof *out);
-    FILE *f = ls_open_input(path, diag);
-    if (f == NULL)
-        return diag->status;
-    unsigned char pre[12];
-    ls_status st = LS_OK;
-    char *hdr = NULL;
-    if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
-        st = bad(diag, path, "no \\x93NUMPY magic");
-        goto done;
+    return c->off + (size_t)(p - c->p);
+}
+
+static const char *skip_space(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* A quoted Python string of at most size-1 characters (no escapes: no key
+ * or dtype NumPy writes has one). */
+static const char *quoted(hdr_cursor *c, const char *p, char *buf, size_t size)
+{
+    if (p >= c->end || (*p != '\'' && *p != '"')) {
+        bad(c->diag, c->path, "expected a quoted string at byte %zu of the header", at(c, p));
+        return NULL;
     }
-    size_t hlen;
-    if (pre[6] == 1) {
-        hlen = pre[8] | (size_t)pre[9] << 8;
-    } else if (pre[6] == 2 || pre[6] == 3) {
-        if (fread(pre + 10, 1, 2, f) != 2) {
-            st = bad(diag, path, "truncated header");
-            goto done;
+    char q = *p++;
+    size_t n = 0;
+    while (p < c->end && *p != q) {
+        if (*p == '\\' || n + 1 >= size) {
+            bad(c->diag, c->path, "unexpected string at byte %zu of the header", at(c, p));
+            return NULL;
         }
-        hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-    } else {
-        st = bad(diag, path, "unknown format version");
-        goto done;
+        buf[n++] = *p++;
     }
-    if (hlen > 65536) {
-        st = bad(diag, path, "header longer than 64 KiB");
-        goto done;
+    if (p >= c->end) {
+        bad(c->diag, c->path, "unterminated string in the header");
+        return NULL;
     }
-    hdr = ls_xmalloc(hlen + 1);
-    if (fread(hdr, 1, hlen, f) != hlen) {
-        st = bad(diag, path, "truncated header");
-        goto done;
-    }
-    hdr[hlen] = 0;
-    char *descr = strstr(hdr, "'descr'"), *fo = strstr(hdr, "'fortran_order'"),
-         *shape = strstr(hdr, "'shape'");
-    if (!descr || !fo || !shape) {
-        st = bad(diag, path, "header lacks descr, fortran_order or shape");
-        goto done;
-    }
-    char dt[8] = "";
-    char *q = strchr(descr + 7, '\'');
-    if (q)
-        sscanf(q + 1, "%7[^']", dt);
+    buf[n] = 0;
+    return p + 1;
+}
+
+static ls_elem_type dtype_of(const char *dt)
+{
     static const struct {
         const char *d;
         ls_elem_type t;
@@ -67,50 +86,240 @@ ls_status ls_npy_load(const char *path, ls_npy *out, ls_diag *diag)
                   {"<u4", LS_ET_I32}, {"<i8", LS_ET_I64}, {"<u8", LS_ET_I64}};
     for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
         if (strcmp(dt, dtypes[i].d) == 0)
-            out->type = dtypes[i].t;
-    if (out->type == LS_ET_UNKNOWN) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "dtype '%s' is not one of <f2 <f4 <f8 i1 i2 i4 i8", dt);
-        st = bad(diag, path, msg);
-        goto done;
+            return dtypes[i].t;
+    return LS_ET_UNKNOWN;
+}
+
+/* shape: a tuple of non-negative integers, "()" for a scalar, "(n,)" for
+ * one dimension. */
+static const char *shape_tuple(hdr_cursor *c, const char *p, ls_npy *out)
+{
+    if (p >= c->end || *p != '(') {
+        bad(c->diag, c->path, "shape is not a tuple (byte %zu of the header)", at(c, p));
+        return NULL;
     }
-    if (strstr(fo, "True") && strstr(fo, "True") < shape) {
-        st = bad(diag, path, "fortran_order arrays are not supported (save in C order)");
-        goto done;
-    }
-    char *p = strchr(shape, '(');
+    p = skip_space(p + 1, c->end);
     out->count = 1;
-    while (p && *++p && *p != ')') {
-        if (*p == ' ' || *p == ',')
-            continue;
-        char *end;
-        long long v = strtoll(p, &end, 10);
-        if (end == p || v < 0 || out->rank >= LS_MAX_SHAPE_RANK) {
-            st = bad(diag, path, "malformed shape (or rank over 16)");
-            goto done;
+    while (p < c->end && *p != ')') {
+        if (*p < '0' || *p > '9') {
+            bad(c->diag, c->path, "malformed shape at byte %zu of the header", at(c, p));
+            return NULL;
+        }
+        int64_t v = 0;
+        while (p < c->end && *p >= '0' && *p <= '9') {
+            if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v)) {
+                ls_diag_set(c->diag, LS_ERR_LIMIT, c->path, 0, 0,
+                            "array larger than the %lld-byte limit", (long long)LS_NPY_MAX_BYTES);
+                return NULL;
+            }
+            p++;
+        }
+        if (out->rank >= LS_MAX_SHAPE_RANK) {
+            bad(c->diag, c->path, "rank over %d", LS_MAX_SHAPE_RANK);
+            return NULL;
         }
         out->shape[out->rank++] = v;
-        if (__builtin_mul_overflow(out->count, (int64_t)v, &out->count) ||
-            out->count > LS_NPY_MAX_BYTES) {
-            st = ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "array larger than the %lld-byte limit",
-                             (long long)LS_NPY_MAX_BYTES);
-            goto done;
+        if (__builtin_mul_overflow(out->count, v, &out->count) || out->count > LS_NPY_MAX_BYTES) {
+            ls_diag_set(c->diag, LS_ERR_LIMIT, c->path, 0, 0, "array larger than the %lld-byte limit",
+                        (long long)LS_NPY_MAX_BYTES);
+            return NULL;
         }
-        p = end - 1;
+        p = skip_space(p, c->end);
+        if (p < c->end && *p == ',')
+            p = skip_space(p + 1, c->end);
+        else if (p < c->end && *p != ')') {
+            bad(c->diag, c->path, "malformed shape at byte %zu of the header", at(c, p));
+            return NULL;
+        }
     }
-    int64_t bytes = out->count * (ls_elem_type_bits(out->type) / 8);
-    if (bytes > LS_NPY_MAX_BYTES) {
-        st = ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "array larger than the %lld-byte limit",
-                         (long long)LS_NPY_MAX_BYTES);
+    if (p >= c->end) {
+        bad(c->diag, c->path, "unterminated shape tuple");
+        return NULL;
+    }
+    return p + 1;
+}
+
+/* The dict: each of the three keys exactly once, nothing else. */
+static ls_status parse_dict(const char *text, size_t len, size_t off, const char *path, ls_npy *out,
+                            ls_diag *diag)
+{
+    hdr_cursor c = {text, text + len, off, path, diag};
+    const char *p = skip_space(text, c.end);
+    bool seen[3] = {false, false, false};
+    static const char *const keys[3] = {"descr", "fortran_order", "shape"};
+    bool fortran = false;
+    char dt[16] = "";
+    if (p >= c.end || *p != '{')
+        return bad(diag, path, "header is not a dict ('{' expected at byte %zu)", at(&c, p));
+    p = skip_space(p + 1, c.end);
+    while (p < c.end && *p != '}') {
+        char key[32];
+        const char *key_at = p;
+        if ((p = quoted(&c, p, key, sizeof key)) == NULL)
+            return diag->status;
+        int k = 0;
+        while (k < 3 && strcmp(key, keys[k]) != 0)
+            k++;
+        if (k == 3)
+            return bad(diag, path,
+                       "unknown header key '%s' at byte %zu (a .npy header holds descr, "
+                       "fortran_order and shape)",
+                       key, at(&c, key_at));
+        if (seen[k])
+            return bad(diag, path, "header key '%s' given twice (again at byte %zu)", key,
+                       at(&c, key_at));
+        seen[k] = true;
+        p = skip_space(p, c.end);
+        if (p >= c.end || *p != ':')
+            return bad(diag, path, "':' expected after '%s' at byte %zu", key, at(&c, p));
+        p = skip_space(p + 1, c.end);
+        if (k == 0) {
+            if ((p = quoted(&c, p, dt, sizeof dt)) == NULL)
+                return diag->status;
+        } else if (k == 1) {
+            size_t rest = (size_t)(c.end - p);
+            if (rest >= 4 && memcmp(p, "True", 4) == 0)
+                fortran = true, p += 4;
+            else if (rest >= 5 && memcmp(p, "False", 5) == 0)
+                p += 5;
+            else
+                return bad(diag, path, "fortran_order is not True or False (byte %zu)", at(&c, p));
+        } else if ((p = shape_tuple(&c, p, out)) == NULL) {
+            return diag->status;
+        }
+        p = skip_space(p, c.end);
+        if (p < c.end && *p == ',')
+            p = skip_space(p + 1, c.end);
+        else if (p < c.end && *p != '}')
+            return bad(diag, path, "',' or '}' expected at byte %zu of the header", at(&c, p));
+    }
+    if (p >= c.end)
+        return bad(diag, path, "header dict has no closing '}'");
+    p = skip_space(p + 1, c.end);
+    if (p != c.end)
+        return bad(diag, path, "text after the header dict at byte %zu", at(&c, p));
+    for (int k = 0; k < 3; k++)
+        if (!seen[k])
+            return bad(diag, path, "header lacks '%s'", keys[k]);
+    if ((out->type = dtype_of(dt)) == LS_ET_UNKNOWN)
+        return bad(diag, path, "dtype '%s' is not one of <f2 <f4 <f8 i1 i2 i4 i8 (or u1-u8)", dt);
+    if (fortran && out->rank > 1)
+        return bad(diag, path, "fortran_order arrays are not supported (save in C order)");
+    return LS_OK;
+}
+
+/* Preamble and header from the first bytes of the file; *data_off is where
+ * the array starts. */
+static ls_status parse_header(const unsigned char *buf, size_t len, const char *path, ls_npy *out,
+                              size_t *data_off, ls_diag *diag)
+{
+    if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
+        return bad(diag, path, "no \\x93NUMPY magic");
+    size_t hlen, pre;
+    if (buf[6] == 1) {
+        hlen = buf[8] | (size_t)buf[9] << 8;
+        pre = 10;
+    } else if (buf[6] == 2 || buf[6] == 3) {
+        if (len < 12)
+            return bad(diag, path, "truncated header");
+        hlen = buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
+        pre = 12;
+    } else {
+        return bad(diag, path, "unknown format version %u", buf[6]);
+    }
+    if (hlen > NPY_MAX_HEADER)
+        return bad(diag, path, "header longer than 64 KiB");
+    if (len - pre < hlen)
+        return bad(diag, path, "truncated header");
+    if (memchr(buf + pre, 0, hlen) != NULL)
+        return bad(diag, path, "NUL byte in the header");
+    *data_off = pre + hlen;
+    return parse_dict((const char *)buf + pre, hlen, pre, path, out, diag);
+}
+
+static int64_t data_bytes(const ls_npy *a)
+{
+    return a->count * (ls_elem_type_bits(a->type) / 8);
+}
+
+static ls_status size_check(const ls_npy *a, const char *path, ls_diag *diag)
+{
+    if (data_bytes(a) > LS_NPY_MAX_BYTES)
+        return ls_diag_set(diag, LS_ERR_LIMIT, path, 0, 0, "array larger than the %lld-byte limit",
+                           (long long)LS_NPY_MAX_BYTES);
+    return LS_OK;
+}
+
+static ls_status trailing(const char *path, int64_t extra, ls_diag *diag)
+{
+    return bad(diag, path, "%lld byte%s after the array's data (a .npy file holds one array)",
+               (long long)extra, extra == 1 ? "" : "s");
+}
+
+ls_status ls_npy_parse(const unsigned char *buf, size_t len, const char *path, ls_npy *out,
+                       ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    size_t off;
+    if (parse_header(buf, len, path, out, &off, diag) != LS_OK ||
+        size_check(out, path, diag) != LS_OK)
+        return diag->status;
+    int64_t bytes = data_bytes(out);
+    if ((int64_t)(len - off) < bytes)
+        return bad(diag, path, "fewer data bytes than the shape needs (%lld of %lld)",
+                   (long long)(len - off), (long long)bytes);
+    if ((int64_t)(len - off) > bytes)
+        return trailing(path, (int64_t)(len - off) - bytes, diag);
+    out->data = ls_xmalloc((size_t)bytes + 1);
+    memcpy(out->data, buf + off, (size_t)bytes);
+    return LS_OK;
+}
+
+ls_status ls_npy_load(const char *path, ls_npy *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = ls_open_input(path, diag);
+    if (f == NULL)
+        return diag->status;
+    /* The header is read whole first (it is at most 64 KiB past a 12-byte
+     * preamble); the array then goes straight into its own buffer. */
+    unsigned char *head = ls_xmalloc(12 + NPY_MAX_HEADER);
+    size_t got = fread(head, 1, 12, f), off = 0;
+    ls_status st = LS_OK;
+    if (got >= 10 && memcmp(head, "\x93NUMPY", 6) == 0) {
+        size_t pre = head[6] == 1 ? 10 : 12;
+        size_t hlen = head[8] | (size_t)head[9] << 8;
+        if (pre == 12 && got == 12)
+            hlen |= (size_t)head[10] << 16 | (size_t)head[11] << 24;
+        if (hlen <= NPY_MAX_HEADER && pre + hlen > got)
+            got += fread(head + got, 1, pre + hlen - got, f);
+    }
+    if (parse_header(head, got, path, out, &off, diag) != LS_OK ||
+        size_check(out, path, diag) != LS_OK) {
+        st = diag->status;
         goto done;
     }
-    out->data = ls_xmalloc((size_t)bytes);
-    if ((int64_t)fread(out->data, 1, (size_t)bytes, f) != bytes) {
+    int64_t bytes = data_bytes(out), have = (int64_t)(got - off);
+    out->data = ls_xmalloc((size_t)bytes + 1);
+    /* bytes read with the header (version 1 reads 12 of which 2 may be data) */
+    if (have > bytes) {
+        st = trailing(path, have - bytes, diag);
+        goto done;
+    }
+    memcpy(out->data, head + off, (size_t)have);
+    int64_t rest = bytes - have;
+    if ((int64_t)fread(out->data + have, 1, (size_t)rest, f) != rest) {
         st = bad(diag, path, "fewer data bytes than the shape needs");
         goto done;
     }
+    int64_t extra = 0;
+    unsigned char sink[4096];
+    for (size_t n; (n = fread(sink, 1, sizeof sink, f)) > 0;)
+        extra += (int64_t)n;
+    if (extra > 0)
+        st = trailing(path, extra, diag);
 done:
-    free(hdr);
+    free(head);
     fclose(f);
     if (st != LS_OK)
         ls_npy_free(out);

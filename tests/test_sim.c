@@ -485,12 +485,109 @@ START_TEST(npy_inputs)
 }
 END_TEST
 
+/* A version-1 .npy in buf: the header text padded as NumPy pads it, then
+ * data_bytes bytes of 0..n-1; returns the file's length. */
+static size_t npy_bytes(unsigned char *buf, const char *header, size_t data_bytes)
+{
+    size_t n = strlen(header);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    memcpy(buf + 10, header, n);
+    while ((10 + n + 1) % 64 != 0)
+        buf[10 + n++] = ' ';
+    buf[10 + n++] = '\n';
+    buf[8] = (unsigned char)(n & 0xff);
+    buf[9] = (unsigned char)(n >> 8);
+    for (size_t i = 0; i < data_bytes; i++)
+        buf[10 + n + i] = (unsigned char)i;
+    return 10 + n + data_bytes;
+}
+
+/* The header is a dict as NumPy's format defines it: key order free, each
+ * key once, no other key; the array's bytes end the file. */
+START_TEST(npy_header_grammar)
+{
+    static const struct {
+        const char *header;
+        int extra; /* data bytes past (or, negative, short of) the 2x3 i16 array */
+        const char *error; /* NULL: loads */
+    } cases[] = {
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }", 0, NULL},
+        /* fortran_order after shape used to be read as C order */
+        {"{'shape': (2, 3), 'descr': '<i2', 'fortran_order': True}", 0,
+         "fortran_order arrays are not supported"},
+        {"{\"shape\": (2,3), \"fortran_order\": False, \"descr\": \"<i2\"}", 0, NULL},
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }", 1,
+         "1 byte after the array's data"},
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }", 7,
+         "7 bytes after the array's data"},
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }", -1,
+         "fewer data bytes than the shape needs (11 of 12)"},
+        {"{'descr': '<i2', 'shape': (2, 3), 'fortran_order': False, 'shape': (2, 3)}", 0,
+         "header key 'shape' given twice"},
+        {"{'descr': '<i2', 'fortran_order': False}", 0, "header lacks 'shape'"},
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), 'align': 4}", 0,
+         "unknown header key 'align'"},
+        {"{'descr': '<i2', 'fortran_order': 0, 'shape': (2, 3)}", 0,
+         "fortran_order is not True or False"},
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, -3)}", 0, "malformed shape"},
+        {"{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3)} x", 0,
+         "text after the header dict"},
+        {"{'descr': '>i2', 'fortran_order': False, 'shape': (2, 3)}", 0, "dtype '>i2'"},
+    };
+    unsigned char buf[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = npy_bytes(buf, cases[i].header, (size_t)(12 + cases[i].extra));
+        ls_npy a;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ls_status st = ls_npy_parse(buf, len, "t.npy", &a, &d);
+        if (cases[i].error == NULL) {
+            ck_assert_msg(st == LS_OK, "case %zu: %s", i, d.msg);
+            ck_assert_int_eq(a.rank, 2);
+            ck_assert_int_eq(a.shape[0] * 10 + a.shape[1], 23);
+            ck_assert_int_eq(a.type, LS_ET_I16);
+            ck_assert_uint_eq(ls_npy_get(&a, 1), 0x0302); /* bytes 2 and 3, little-endian */
+            ls_npy_free(&a);
+        } else {
+            ck_assert_msg(st != LS_OK && strstr(d.msg, cases[i].error) != NULL,
+                          "case %zu: want '%s', got '%s'", i, cases[i].error, d.msg);
+            ck_assert_ptr_null(a.data);
+        }
+    }
+    /* the file reader applies the same rules, trailing bytes included */
+    char path[] = "/tmp/lanescope-test-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    for (int extra = 0; extra <= 5000; extra += 5000) {
+        unsigned char big[6000];
+        size_t len = npy_bytes(big, cases[0].header, 12);
+        memset(big + len, 'x', (size_t)extra);
+        ck_assert_int_eq(ftruncate(fd, 0), 0);
+        ck_assert_int_eq(pwrite(fd, big, len + (size_t)extra, 0), (ssize_t)(len + (size_t)extra));
+        ls_npy a;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ls_status st = ls_npy_load(path, &a, &d);
+        if (extra == 0) {
+            ck_assert_msg(st == LS_OK, "%s", d.msg);
+            ck_assert_uint_eq(ls_npy_get(&a, 5), 0x0b0a);
+            ls_npy_free(&a);
+        } else {
+            ck_assert(strstr(d.msg, "5000 bytes after the array's data") != NULL);
+        }
+    }
+    close(fd);
+    unlink(path);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
     TCase *tc = tcase_create("functional");
     tcase_add_test(tc, half_precision_rounding);
     tcase_add_test(tc, fp8_formats);
+    tcase_add_test(tc, npy_header_grammar);
     tcase_add_test(tc, mx_formats);
     tcase_add_test(tc, identities);
     tcase_add_test(tc, example2_plan);
