@@ -475,12 +475,15 @@ static void run_workgroup(ac_state *s, int64_t wg, const ls_func_point *stop,
 }
 
 ls_status ls_argcmp_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t last,
-                        ls_functional_result *res, ls_diag *diag)
+                        const ls_progress_fn *progress, ls_functional_result *res, ls_diag *diag)
 {
     ac_state s;
     state_init(&s, plan, in);
-    for (int64_t wg = first; wg < last; wg++)
+    for (int64_t wg = first; wg < last; wg++) {
         run_workgroup(&s, wg, NULL, res, diag);
+        if (progress)
+            progress->fn(progress->ctx, wg + 1 - first, last - first);
+    }
     state_fini(&s);
     return res->mismatches ? LS_ERR_INVALID : LS_OK;
 }

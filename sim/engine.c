@@ -436,8 +436,11 @@ static void step(engine *e, int slot, int64_t t)
     push(e, wake, slot);
 }
 
-ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
-                        const ls_engine_opts *opts, ls_diag *diag)
+/* The run's setup up to its program: occupancy, residency, operand
+ * placement and the per-subgroup template; *total is the subgroup-
+ * instructions the run will issue (-1: more than int64 holds). */
+static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
+                         const ls_engine_opts *opts, int64_t *total, ls_diag *diag)
 {
     memset(res, 0, sizeof *res);
     const ls_derived *d = plan->derived;
@@ -501,15 +504,68 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         ls_engine_build_template_argcmp(&e);
     else
         ls_engine_build_template(&e);
-    int64_t loop = e.loop_end - e.loop_begin, per_sg, total;
+    int64_t loop = e.loop_end - e.loop_begin, per_sg;
     if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
-        !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, &total) ||
-        total > LS_MAX_SIM_INSTRUCTIONS) {
-        free(e.code);
+        !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
+        *total = -1;
+    *out = e;
+    return LS_OK;
+}
+
+/* The work is known before anything runs: past the budget (minutes of
+ * wall time) only when asked for, never past the limit. */
+static ls_status work_verdict(const ls_problem *p, int64_t total, bool force, ls_diag *diag)
+{
+    if (total >= 0 && (total <= LS_SIM_BUDGET_INSTRUCTIONS ||
+                       (force && total <= LS_MAX_SIM_INSTRUCTIONS)))
+        return LS_OK;
+    char n[32] = "more than 2^63";
+    if (total >= 0)
+        snprintf(n, sizeof n, "%lld", (long long)total);
+    if (total >= 0 && total <= LS_MAX_SIM_INSTRUCTIONS)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "the simulation would issue more than %lld subgroup-instructions "
-                           "(the limit); simulate a smaller problem",
-                           (long long)LS_MAX_SIM_INSTRUCTIONS);
+                           "the simulation would issue %s subgroup-instructions, past the "
+                           "budget of %lld (minutes of wall time): give --force to run it "
+                           "anyway, or simulate a smaller problem",
+                           n, (long long)LS_SIM_BUDGET_INSTRUCTIONS);
+    return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                       "the simulation would issue %s subgroup-instructions, past the limit "
+                       "of %lld; simulate a smaller problem",
+                       n, (long long)LS_MAX_SIM_INSTRUCTIONS);
+}
+
+ls_status ls_engine_check_work(const ls_plan *plan, const ls_hw *hw, bool force, ls_diag *diag)
+{
+    int64_t total;
+    if (ls_engine_estimate(plan, hw, &total, diag) != LS_OK)
+        return diag->status;
+    return work_verdict(plan->problem, total, force, diag);
+}
+
+ls_status ls_engine_estimate(const ls_plan *plan, const ls_hw *hw, int64_t *instructions,
+                             ls_diag *diag)
+{
+    engine e;
+    ls_sim_result scratch;
+    ls_status st = prepare(&e, plan, hw, &scratch, NULL, instructions, diag);
+    if (st == LS_OK)
+        free(e.code);
+    return st;
+}
+
+ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
+                        const ls_engine_opts *opts, ls_diag *diag)
+{
+    engine e;
+    int64_t total;
+    ls_status st = prepare(&e, plan, hw, res, opts, &total, diag);
+    if (st != LS_OK)
+        return st;
+    const ls_problem *p = plan->problem;
+    int64_t occ = res->occupancy;
+    if (work_verdict(p, total, opts && opts->force, diag) != LS_OK) {
+        free(e.code);
+        return diag->status;
     }
     /* the state of every resident subgroup is held at once: bounded before
      * anything is allocated */

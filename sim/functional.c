@@ -722,7 +722,11 @@ void ls_func_snapshot_free(ls_func_snapshot *snap)
 ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
                             ls_functional_result *res, ls_diag *diag)
 {
-    memset(res, 0, sizeof *res);
+    return ls_functional_run_opts(plan, in, first, count, NULL, res, diag);
+}
+
+ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag)
+{
     const ls_derived *d = plan->derived;
     if (d->subgroup_size > 1024)
         return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, 0, 0,
@@ -744,14 +748,37 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
                            "limit); check fewer workgroups (--workgroups N) or skip it "
                            "(--no-check)",
                            (long long)LS_MAX_FUNCTIONAL_ELEMENTS);
+    if (per_wg > LS_FUNCTIONAL_BUDGET_ELEMENTS && !force)
+        return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, plan->problem->line,
+                           plan->problem->col,
+                           "the functional check would generate %lld elements, past the budget "
+                           "of %lld (minutes of wall time): give --force to run it anyway, check "
+                           "fewer workgroups (--workgroups N) or skip it (--no-check)",
+                           (long long)per_wg, (long long)LS_FUNCTIONAL_BUDGET_ELEMENTS);
+    return LS_OK;
+}
+
+ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_t first,
+                                 int64_t count, const ls_functional_opts *opts,
+                                 ls_functional_result *res, ls_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    const ls_derived *d = plan->derived;
+    if (ls_functional_check_work(plan, count, opts && opts->force, diag) != LS_OK)
+        return diag->status;
+    ls_progress_fn progress_fn = {opts ? opts->progress : NULL, opts ? opts->progress_ctx : NULL};
+    const ls_progress_fn *progress = progress_fn.fn ? &progress_fn : NULL;
     int64_t last = count < 0 || first + count > d->total_workgroups ? d->total_workgroups
                                                                      : first + count;
     if (plan->argcmp)
-        return ls_argcmp_run(plan, in, first, last, res, diag);
+        return ls_argcmp_run(plan, in, first, last, progress, res, diag);
     exec_state s;
     state_init(&s, plan, in);
-    for (int64_t wg = first; wg < last; wg++)
+    for (int64_t wg = first; wg < last; wg++) {
         run_workgroup(&s, wg, in, NULL, res, diag);
+        if (progress)
+            progress->fn(progress->ctx, wg + 1 - first, last - first);
+    }
     state_fini(&s);
     return res->mismatches ? LS_ERR_INVALID : LS_OK;
 }

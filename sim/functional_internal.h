@@ -56,8 +56,13 @@ static inline void ls_ref_add(ls_ref_acc *r, ls_value v)
 
 
 /* argcmp.c: the functional run and the snapshots of an arg_compare plan. */
+/* a progress callback and its context, for the per-workgroup loops */
+typedef struct {
+    void (*fn)(void *ctx, int64_t done, int64_t total);
+    void *ctx;
+} ls_progress_fn;
 ls_status ls_argcmp_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t last,
-                        ls_functional_result *res, ls_diag *diag);
+                        const ls_progress_fn *progress, ls_functional_result *res, ls_diag *diag);
 void ls_argcmp_snapshot(const ls_plan *plan, ls_input_source in, int64_t workgroup,
                         const ls_func_point *at, ls_func_snapshot *out);
 

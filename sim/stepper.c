@@ -44,7 +44,7 @@ ls_status ls_stepper_new(const ls_plan *plan, const ls_hw *hw, ls_input_source i
     st->in = in;
     st->workgroup = workgroup;
     st->pos = -1;
-    ls_engine_opts opts = {NULL, NULL, NULL, on_record, st};
+    ls_engine_opts opts = {NULL, NULL, NULL, on_record, st, false};
     ls_sim_result res;
     ls_status s = ls_engine_run(plan, hw, &res, &opts, diag);
     if (s == LS_OK && st->overflow)

@@ -201,17 +201,18 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-/* Stage path's new content in a complete, synced temporary; the rename
- * waits for commit.  A non-regular target is written at once. */
-static int stage(const char *path, const char *data, size_t len, char *err, size_t errsize)
+/* Open where path's new content goes: the descriptor of "-" or of a
+ * /dev/fd name (a dup), a device or FIFO itself, or a new temporary in the
+ * target's folder registered for the set's rename.  Returns the fd, or -1
+ * with err set. */
+static int stage_open(const char *path, char *err, size_t errsize)
 {
     int direct = strcmp(path, "-") == 0 ? STDOUT_FILENO : named_fd(path);
     if (direct >= 0) {
-        if (write_all(direct, data, len) != 0) {
+        int fd = dup(direct);
+        if (fd < 0)
             snprintf(err, errsize, "%s: cannot write: %s", path, strerror(errno));
-            return -1;
-        }
-        return 0;
+        return fd;
     }
     struct stat st;
     bool exists = stat(path, &st) == 0;
@@ -225,14 +226,9 @@ static int stage(const char *path, const char *data, size_t len, char *err, size
         }
         if (!S_ISREG(st.st_mode)) { /* a terminal, /dev/null, a FIFO, /dev/stdout */
             int fd = open(path, O_WRONLY | O_APPEND);
-            if (fd < 0 || write_all(fd, data, len) != 0) {
+            if (fd < 0)
                 snprintf(err, errsize, "%s: cannot write: %s", path, strerror(errno));
-                if (fd >= 0)
-                    close(fd);
-                return -1;
-            }
-            close(fd);
-            return 0; /* not remembered: -o /dev/null --trace /dev/null is fine */
+            return fd; /* not remembered: -o /dev/null --trace /dev/null is fine */
         }
     }
     char dst[PATH_MAX];
@@ -273,18 +269,74 @@ static int stage(const char *path, const char *data, size_t len, char *err, size
     /* mkstemp creates 0600; give the file the mode a plain fopen would */
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+    if (fchmod(fd, 0666 & ~mask) != 0) {
         snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
-    if (fstat(fd, &st) == 0)
+    return fd;
+}
+
+/* Finish what stage_open began: a temporary is synced and remembered as
+ * an output (a second name for it is then caught). */
+static int stage_close(int fd, const char *path, char *err, size_t errsize)
+{
+    struct stat st;
+    bool temp = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (temp && fsync(fd) != 0 && errno != EINVAL) {
+        snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (temp)
         remember(&st, path, true);
     if (close(fd) != 0) {
         snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
         return -1;
     }
     return 0;
+}
+
+/* Stage path's new content in a complete, synced temporary; the rename
+ * waits for commit.  A non-regular target is written at once. */
+static int stage(const char *path, const char *data, size_t len, char *err, size_t errsize)
+{
+    int fd = stage_open(path, err, errsize);
+    if (fd < 0)
+        return -1;
+    if (write_all(fd, data, len) != 0) {
+        snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return stage_close(fd, path, err, errsize);
+}
+
+FILE *ls_out_set_stream(const char *path, char *err, size_t errsize)
+{
+    int fd = set_open ? stage_open(path, err, errsize) : -1;
+    if (!set_open)
+        snprintf(err, errsize, "%s: a streamed output needs an open output set", path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && f == NULL) {
+        snprintf(err, errsize, "%s: cannot write: %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+int ls_out_set_stream_close(FILE *f, const char *path, char *err, size_t errsize)
+{
+    bool bad = ferror(f) != 0 || fflush(f) != 0;
+    int fd = dup(fileno(f));
+    fclose(f);
+    if (bad || fd < 0) {
+        snprintf(err, errsize, "%s: write failed: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return stage_close(fd, path, err, errsize);
 }
 
 void ls_out_set_abort(void)

@@ -246,7 +246,28 @@ typedef struct {
     void *ctx;
 } sweep_job;
 
-static void run_point(const ls_problem *p, const ls_hw *hw, ls_sweep_point *pt)
+/* The subgroup-instructions point pt would issue; 0 when it does not lower
+ * (its run then fails at once), INT64_MAX past what int64 holds. */
+static int64_t point_work(const ls_problem *p, const ls_hw *hw, const ls_sweep_point *pt)
+{
+    ls_problem *q = ls_xcalloc(1, sizeof *q);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan *plan = ls_xcalloc(1, sizeof *plan);
+    ls_diag d;
+    ls_diag_clear(&d);
+    with_point(p, pt, q);
+    int64_t n = 0;
+    if (ls_derive(q, dv, &d) == LS_OK &&
+        ls_plan_build(q, dv, ls_plan_target_from_arch(hw->arch), plan, &d) == LS_OK &&
+        ls_engine_estimate(plan, hw, &n, &d) == LS_OK && n < 0)
+        n = INT64_MAX;
+    free(plan);
+    free(dv);
+    free(q);
+    return n;
+}
+
+static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep_point *pt)
 {
     ls_problem *q = ls_xcalloc(1, sizeof *q);
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
@@ -264,8 +285,9 @@ static void run_point(const ls_problem *p, const ls_hw *hw, ls_sweep_point *pt)
         pt->status = ls_diag_set(&d, LS_ERR_INVALID, q->file, q->line, q->col,
                                  "several rows share a subgroup: IREE's arg_compare ballot gives "
                                  "them the index of the row at lane 0 (wrong results)");
+    ls_engine_opts opts = {NULL, NULL, NULL, NULL, NULL, force};
     if (pt->status == LS_OK)
-        pt->status = ls_engine_run(plan, hw, &r, NULL, &d);
+        pt->status = ls_engine_run(plan, hw, &r, &opts, &d);
     if (pt->status == LS_OK) {
         pt->cycles = r.cycles;
         pt->time_us = r.time_us;
@@ -291,7 +313,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= j->sw->n)
             return NULL;
-        run_point(j->p, j->hw, &j->sw->points[i]);
+        run_point(j->p, j->hw, j->sw->force, &j->sw->points[i]);
         pthread_mutex_lock(&j->lock);
         j->done++;
         if (j->progress)
@@ -307,6 +329,17 @@ ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int j
     if (jobs < 1 || jobs > LS_SWEEP_MAX_JOBS)
         return ls_diag_set(diag, LS_ERR_USAGE, "-j", 0, 0, "%d jobs: the limit is 1..%d", jobs,
                            LS_SWEEP_MAX_JOBS);
+    sw->estimate = 0;
+    for (size_t i = 0; i < sw->n; i++) {
+        int64_t w = point_work(p, hw, &sw->points[i]);
+        sw->estimate = w > INT64_MAX - sw->estimate ? INT64_MAX : sw->estimate + w;
+    }
+    if (sw->estimate > LS_SWEEP_BUDGET_INSTRUCTIONS && !sw->force)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "the sweep would simulate %lld subgroup-instructions over %zu configs, "
+                           "past the budget of %lld (tens of minutes of wall time): keep fewer configs "
+                           "(--max-configs N) or give --force",
+                           (long long)sw->estimate, sw->n, (long long)LS_SWEEP_BUDGET_INSTRUCTIONS);
     sweep_job j = {p, hw, sw, 0, 0, PTHREAD_MUTEX_INITIALIZER, progress, ctx};
     pthread_t th[LS_SWEEP_MAX_JOBS];
     int started = 0;

@@ -257,6 +257,17 @@ $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --trace "$tmp/trace.json" 
 check "sim --trace exits 0" $?
 [ "$(grep -o '"ph":"X"' "$tmp/trace.json" | wc -l)" -eq 720 ]; check "trace has 720 stage slices" $?
 contains "trace is a Chrome trace" "$tmp/trace.json" '{"traceEvents":['
+contains "trace ends the document" "$tmp/trace.json" '],"displayTimeUnit":"ns"}'
+[ "$(grep -o '"name":"process_name"' "$tmp/trace.json" | wc -l)" -ge 1 ]; check "trace names its processes" $?
+# streamed per reduction: both of a softmax's reductions, one document
+$LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --no-check --trace "$tmp/sm.json" >/dev/null
+check "sim --trace softmax exits 0" $?
+[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.max"' "$tmp/sm.json" | wc -l)" -eq 16384 ] &&
+[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.sum"' "$tmp/sm.json" | wc -l)" -eq 16384 ]
+check "trace holds both reductions' slices" $?
+[ "$(grep -c '' "$tmp/sm.json")" -eq 1 ] && [ "$(grep -o '{"traceEvents":\[' "$tmp/sm.json" | wc -l)" -eq 1 ]
+check "trace is one document" $?
+ls "$tmp"/sm.json.tmp* >/dev/null 2>&1; [ $? -ne 0 ]; check "trace: no temporary left" $?
 
 # draw: every kind to each format; headers and PNG signature checked.
 pngsig=$(printf '\211PNG')
@@ -479,6 +490,73 @@ contains "softmax: later phases" "$tmp/sm.txt" "+ 0.0 us launch (the dispatch's 
 $LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check --json >"$tmp/bn.json" 2>&1
 contains "bottleneck JSON kind" "$tmp/bn.json" '"kind":"mlp"'
 contains "bottleneck JSON in flight" "$tmp/bn.json" '"in_flight_bytes_per_wgp":4096.0'
+
+# Progress off a terminal (issue 15, class 6): a line per percent with
+# LANESCOPE_PROGRESS_SECONDS=0, for the engine and the check; --quiet and a
+# short run at the default 10 s print none.
+LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sim "$EX/seed000_example3.mlir" >"$tmp/out" 2>"$tmp/err"
+check "sim progress: runs" $?
+contains "sim progress: engine lines" "$tmp/err" "engine: 512/512 workgroups (100%)"
+contains "sim progress: check lines" "$tmp/err" "functional check: 512/512 workgroups (100%)"
+[ "$(grep -c 'workgroups (' "$tmp/err")" -ge 100 ]; check "sim progress: a line per percent" $?
+grep -q "$(printf '\r')" "$tmp/err"; [ $? -ne 0 ]; check "sim progress: no carriage returns off a terminal" $?
+LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sim "$EX/seed000_example3.mlir" --quiet >"$tmp/out2" 2>"$tmp/err"
+[ ! -s "$tmp/err" ]; check "sim --quiet: nothing on stderr" $?
+cmp -s "$tmp/out" "$tmp/out2"; check "sim --quiet: same report" $?
+$LANESCOPE sim "$EX/seed000_example3.mlir" >/dev/null 2>"$tmp/err"
+[ ! -s "$tmp/err" ]; check "sim: a short run off a terminal prints no progress" $?
+LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sweep "$EX/seed004_reduce_8x64.mlir" --target mi300x --csv "$tmp/sw.csv" --chart "$tmp/sw.png" >/dev/null 2>"$tmp/err"
+contains "sweep progress" "$tmp/err" "configs (100%)"
+$LANESCOPE sweep "$EX/seed004_reduce_8x64.mlir" --target mi300x --csv "$tmp/sw.csv" --chart "$tmp/sw.png" --quiet >"$tmp/out" 2>"$tmp/err"
+[ ! -s "$tmp/err" ]; check "sweep --quiet: nothing on stderr" $?
+contains "sweep: the work in the report" "$tmp/out" "subgroup-instructions"
+
+# The work budget (issue 15, class 6): estimated before anything runs,
+# refused past it with the estimate, --force past the budget but never past
+# the limit.  Rows of 4096 f32, one 64-lane subgroup of 4-wide loads per row:
+# 96 subgroup-instructions and 4096 checked elements per row.
+big() { # rows, file
+    {
+        echo '#config = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], thread = [0, 4], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>'
+        echo '#translation = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [64, 1, 1] subgroup_size = 64>'
+        echo 'func.func @big() attributes {translation_info = #translation} {'
+        echo "  %r = linalg.reduce ins(%a : tensor<${1}x4096xf32>) outs(%b : tensor<${1}xf32>) dimensions = [1] {lowering_config = #config}"
+        echo '    (%in: f32, %o: f32) {'
+        echo '      %s = arith.addf %in, %o : f32'
+        echo '      linalg.yield %s : f32'
+        echo '    }'
+        echo '  return'
+        echo '}'
+    } >"$2"
+}
+big 134217728 "$tmp/big.mlir"   # 96 x 2^27 = 12884901888 > 2^32
+timeout 60 $LANESCOPE sim "$tmp/big.mlir" --target mi300x --no-check -o "$tmp/big.txt" 2>"$tmp/err"
+[ $? -eq 1 ]; check "budget: sim refused (exit 1)" $?
+contains "budget: the estimate and --force" "$tmp/err" "big.mlir:4:8: the simulation would issue 12884901888 subgroup-instructions, past the budget of 4294967296 (minutes of wall time): give --force"
+[ ! -e "$tmp/big.txt" ]; check "budget: nothing written" $?
+big 268435456 "$tmp/big.mlir"   # 96 x 2^28 = 25769803776 > 2^34
+timeout 60 $LANESCOPE sim "$tmp/big.mlir" --target mi300x --no-check --force 2>"$tmp/err"
+[ $? -eq 1 ]; check "budget: --force stops at the limit" $?
+contains "budget: the limit" "$tmp/err" "the simulation would issue 25769803776 subgroup-instructions, past the limit of 17179869184"
+big 1048576 "$tmp/big.mlir"     # 4096 x 2^20 = 2^32 checked elements > 2^31
+timeout 60 $LANESCOPE sim "$tmp/big.mlir" --target mi300x 2>"$tmp/err"
+[ $? -eq 1 ]; check "budget: the check's, before the engine runs" $?
+contains "budget: check estimate" "$tmp/err" "the functional check would generate 4294967296 elements, past the budget of 2147483648"
+[ "$(wc -l <"$tmp/err")" -eq 1 ]; check "budget: refused before any progress" $?
+
+timeout 60 $LANESCOPE sweep --shape 16777216x4096 --iter pr --type f32 --target mi300x --max-configs 100 --csv "$tmp/b.csv" --chart "$tmp/b.png" 2>"$tmp/err"
+[ $? -eq 1 ]; check "budget: sweep refused (exit 1)" $?
+contains "budget: sweep estimate" "$tmp/err" "the sweep would simulate 250779271168 subgroup-instructions over 100 configs, past the budget of 17179869184"
+[ ! -e "$tmp/b.csv" ] && [ ! -e "$tmp/b.png" ]; check "budget: sweep wrote nothing" $?
+
+# sweep writes files only where --csv/--chart say (issue 16): none in the
+# current folder by default
+mkdir -p "$tmp/cwd"
+ls_abs=$(cd "$(dirname "$LANESCOPE")" && pwd)/$(basename "$LANESCOPE")
+(cd "$tmp/cwd" && "$ls_abs" sweep "$EX/seed004_reduce_8x64.mlir" --target mi300x --quiet >"$tmp/out" 2>"$tmp/err")
+check "sweep without --csv/--chart exits 0" $?
+[ -z "$(ls -A "$tmp/cwd")" ]; check "sweep without --csv/--chart writes no file" $?
+grep -q "wrote" "$tmp/out"; [ $? -ne 0 ]; check "sweep without outputs says none written" $?
 
 # Fuzzer regressions: no crash or hang (exit 0 or 1 within 20 s), at most one line on stderr.
 if [ -d "$REGRESS" ]; then

@@ -341,7 +341,7 @@ START_TEST(records_add_up_to_the_run)
         ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
         ls_stage_stats sum[LS_STAGE_COUNT];
         memset(sum, 0, sizeof sum);
-        ls_engine_opts o = {NULL, NULL, NULL, sum_record, sum};
+        ls_engine_opts o = {NULL, NULL, NULL, sum_record, sum, false};
         ls_sim_result r;
         ck_assert(ls_engine_run(&plan, &hw, &r, &o, &d) == LS_OK);
         for (int k = 0; k < LS_STAGE_COUNT; k++) {
@@ -408,6 +408,80 @@ START_TEST(bandwidth_bound_scaling)
     double ratio = (double)b.cycles / (double)a.cycles;
     ck_assert_msg(fabs(ratio - 2.0) <= 0.1, "doubling the rows scaled cycles by %.3f", ratio);
     ck_assert_msg(a.dram_fraction > 0.9, "not bandwidth bound: %.2f of peak", a.dram_fraction);
+}
+END_TEST
+
+/* The work estimate sim and sweep check before running is the run's own
+ * count, exactly; past the budget a run is refused unless forced, past the
+ * limit always, each with the estimate in the message. */
+START_TEST(work_estimate_is_exact)
+{
+    static const char *const examples[] = {"seed000_example2.mlir", "seed000_example3.mlir",
+                                           "seed004_reduce_8x64.mlir",
+                                           "h100_rowsum_f16_2048x8192.mlir"};
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        ls_diag d;
+        ls_diag_clear(&d);
+        ls_module *m = load_example(examples[i], &d);
+        ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+        ls_problem *p = &m->problems[0];
+        ls_hw hw;
+        ck_assert(ls_hw_load(p->ti.subgroup_size == 32 ? "h100" : "mi300x", &hw, &d) == LS_OK);
+        ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+        ls_plan plan;
+        ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s: %s", examples[i], d.msg);
+        ck_assert(ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d) == LS_OK);
+        int64_t est = 0;
+        ls_sim_result r;
+        ck_assert(ls_engine_estimate(&plan, &hw, &est, &d) == LS_OK);
+        ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &d) == LS_OK);
+        ck_assert_msg(est == r.instructions && est > 0, "%s: estimate %lld, run %lld", examples[i],
+                      (long long)est, (long long)r.instructions);
+        free(dv);
+        free(m);
+    }
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    static const char *cfg = "workgroup = [1, 0], partial_reduction = [0, 256], thread = [0, 4], "
+                             "lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]";
+    char text[2048];
+    ls_problem *p;
+    ls_derived *dv;
+    ls_plan plan;
+    /* 96 subgroup-instructions a row: 2^25 rows are 96 x 2^25 = 3221225472,
+     * under the 2^32 budget; 2^26 rows are past it; 2^28 past the limit */
+    static const struct {
+        int64_t rows;
+        ls_status plain, forced;
+        const char *msg;
+    } cases[] = {
+        {INT64_C(1) << 25, LS_OK, LS_OK, NULL},
+        {INT64_C(1) << 26, LS_ERR_LIMIT, LS_OK, "would issue 6442450944 subgroup-instructions, "
+                                                "past the budget of 4294967296"},
+        {INT64_C(1) << 28, LS_ERR_LIMIT, LS_ERR_LIMIT,
+         "would issue 25769803776 subgroup-instructions, past the limit of 17179869184"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        plan_text(reduce_text(text, sizeof text, cases[i].rows, 4096, cfg, 64), "gfx942", &p, &dv,
+                  &plan);
+        for (int force = 0; force <= 1; force++) {
+            ls_diag_clear(&d);
+            ls_status st = ls_engine_check_work(&plan, &hw, force, &d);
+            ck_assert_int_eq(st, force ? cases[i].forced : cases[i].plain);
+            if (st != LS_OK)
+                ck_assert_msg(strstr(d.msg, cases[i].msg) != NULL, "%s", d.msg);
+        }
+        if (cases[i].plain != LS_OK) { /* the run refuses it the same way, at once */
+            ls_sim_result r;
+            ls_diag_clear(&d);
+            ck_assert_int_eq(ls_engine_run(&plan, &hw, &r, NULL, &d), LS_ERR_LIMIT);
+            ck_assert(strstr(d.msg, cases[i].msg) != NULL);
+        }
+        free(dv);
+        free(p);
+    }
 }
 END_TEST
 
@@ -810,6 +884,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, records_add_up_to_the_run);
     tcase_add_test(tc, bandwidth_bound_scaling);
     tcase_add_test(tc, bandwidth_never_above_model);
+    tcase_add_test(tc, work_estimate_is_exact);
     tcase_add_test(tc, stepping);
     tcase_add_test(tc, bottleneck_verdicts);
     tcase_add_test(tc, scheduler_spread);

@@ -25,6 +25,13 @@ int ls_write_atomic(const char *path, const char *data, size_t len, char *err, s
 void ls_out_set_begin(void);
 int ls_out_set_commit(char *err, size_t errsize);
 void ls_out_set_abort(void);
+/* An output of the open set written as a stream (a trace too large to hold
+ * in memory): the same rules and targets as ls_write_atomic, the same
+ * temporary-and-rename at commit.  NULL with err set when refused;
+ * ls_out_set_stream_close flushes and syncs it (-1 with err on a failed
+ * write: abort the set then). */
+FILE *ls_out_set_stream(const char *path, char *err, size_t errsize);
+int ls_out_set_stream_close(FILE *f, const char *path, char *err, size_t errsize);
 
 /* A file this run reads (fd open on it): never to be written. */
 void ls_io_note_input(int fd, const char *path);

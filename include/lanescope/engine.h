@@ -66,6 +66,10 @@ typedef struct {
 #define LS_TRACE_MAX_SLICES (1 << 21)
 /* Subgroup-instructions one simulation may issue (about an hour of engine time). */
 #define LS_MAX_SIM_INSTRUCTIONS (INT64_C(1) << 34)
+/* Past this many a run needs ls_engine_opts.force (`--force`): minutes of
+ * wall time at the engine's tens of millions of subgroup-instructions per
+ * second (README, Benchmark). */
+#define LS_SIM_BUDGET_INSTRUCTIONS (INT64_C(1) << 32)
 
 /* The most memory the engine's per-workgroup state (every resident
  * workgroup's subgroups, their instruction completion cycles) may take. */
@@ -129,9 +133,20 @@ typedef struct {
     /* Called for every record (NULL: none): the stepping API's timeline. */
     void (*record)(void *ctx, const ls_engine_record *r);
     void *record_ctx;
+    /* run past LS_SIM_BUDGET_INSTRUCTIONS (never past the limit) */
+    bool force;
 } ls_engine_opts;
 
-/* opts may be NULL. */
+/* The subgroup-instructions a run of plan on hw would issue (-1: more than
+ * int64 holds), known before it runs: the work estimate of sim and sweep. */
+ls_status ls_engine_estimate(const ls_plan *plan, const ls_hw *hw, int64_t *instructions,
+                             ls_diag *diag);
+
+/* The error ls_engine_run would give for the run's work (past the budget
+ * without force, past the limit), before anything runs. */
+ls_status ls_engine_check_work(const ls_plan *plan, const ls_hw *hw, bool force, ls_diag *diag);
+
+/* opts may be NULL (no force: the budget holds). */
 ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
                         const ls_engine_opts *opts, ls_diag *diag);
 

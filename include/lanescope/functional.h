@@ -22,6 +22,10 @@
 
 /* Input elements one functional run may generate (simulated + reference). */
 #define LS_MAX_FUNCTIONAL_ELEMENTS (INT64_C(1) << 34)
+/* Past this many a check needs ls_functional_opts.force (`--force`): the
+ * check runs at millions of elements per second (README, Benchmark), so
+ * this is minutes of wall time. */
+#define LS_FUNCTIONAL_BUDGET_ELEMENTS (INT64_C(1) << 31)
 
 typedef struct {
     int64_t workgroups_run;
@@ -65,6 +69,21 @@ ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, l
  * LS_ERR_INVALID with the first mismatch described when a value is wrong. */
 ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t first, int64_t count,
                             ls_functional_result *res, ls_diag *diag);
+/* The check's work for count workgroups (< 0: all) against the limit and,
+ * unless force, the budget: the error a run would give, known before any
+ * simulation starts. */
+ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
+/* The same with options (NULL: none): progress, when not NULL, is called
+ * after each workgroup with the workgroups done and the total of this run;
+ * force runs past the budget. */
+typedef struct {
+    void (*progress)(void *ctx, int64_t done, int64_t total);
+    void *progress_ctx;
+    bool force;
+} ls_functional_opts;
+ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_t first,
+                                 int64_t count, const ls_functional_opts *opts,
+                                 ls_functional_result *res, ls_diag *diag);
 
 /* A point inside one workgroup's execution, for snapshots:
  *   LOAD_ACCUMULATE   after `iterations` iterations of the loop

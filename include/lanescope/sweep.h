@@ -28,6 +28,9 @@
 
 #define LS_SWEEP_MAX_CONFIGS 100000
 #define LS_SWEEP_MAX_JOBS 256
+/* Subgroup-instructions a whole sweep may simulate without force: with the
+ * engine's tens of millions per second per core, minutes on a few cores. */
+#define LS_SWEEP_BUDGET_INSTRUCTIONS (INT64_C(1) << 34)
 
 typedef struct {
     /* the knobs */
@@ -51,6 +54,12 @@ typedef struct {
     size_t iree;            /* index of IREE's choice in points */
     bool iree_rejected;     /* IREE would reject the dispatch: no flagged point */
     char iree_why[400];
+    /* Set before ls_sweep_run: run past LS_SWEEP_BUDGET_INSTRUCTIONS (and
+     * each point past the engine's budget). */
+    bool force;
+    /* From ls_sweep_run, before anything is simulated: the subgroup-
+     * instructions of every point that lowers (its work estimate). */
+    int64_t estimate;
 } ls_sweep;
 
 /* p: one reduction (its own config is ignored); t: the target's IREE view;
@@ -58,8 +67,10 @@ typedef struct {
 ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
                              size_t max_configs, ls_sweep *out, ls_diag *diag);
 
-/* Simulate every point (jobs >= 1).  progress (may be NULL) is called,
- * serialised, after each point with (done, total). */
+/* Simulate every point (jobs >= 1), after estimating the whole sweep's
+ * work (sw->estimate): past the budget, LS_ERR_LIMIT with the estimate
+ * unless sw->force.  progress (may be NULL) is called, serialised, after
+ * each point with (done, total). */
 ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int jobs,
                        void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
                        ls_diag *diag);

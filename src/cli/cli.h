@@ -37,6 +37,20 @@ bool ls_flag_dim(const char *cmd, const char *value, ls_import_dims *dims);
 void ls_cli_report(const char *cmd, const ls_diag *d);
 /* Monotonic seconds, for progress lines (the simulator never reads a clock). */
 double ls_cli_now(void);
+/* Progress of a long run (cli_progress.c): redrawn on a terminal after a
+ * second; elsewhere a line every LANESCOPE_PROGRESS_SECONDS (default 10,
+ * 0: one per percent); nothing with quiet. */
+typedef struct {
+    const char *cmd, *subject, *unit;
+    double start, last, every;
+    int last_pct;
+    bool tty, quiet, shown;
+} ls_cli_progress;
+void ls_cli_progress_init(ls_cli_progress *p, const char *cmd, const char *subject,
+                          const char *unit, bool quiet);
+void ls_cli_progress_update(ls_cli_progress *p, int64_t done, int64_t total);
+/* Clears the terminal line (call before printing anything else). */
+void ls_cli_progress_end(ls_cli_progress *p);
 /* Print "lanescope CMD: message" to stderr. */
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

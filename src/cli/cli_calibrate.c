@@ -44,11 +44,14 @@ static void usage(FILE *f)
             ls_hw_names());
 }
 
+/* A microbenchmark takes seconds: one line each, redrawn on a terminal,
+ * whole lines elsewhere (a log of a calibration is never silent). */
 static void progress(void *ctx, int index, int total, const char *bench)
 {
-    (void)ctx;
-    fprintf(stderr, "\r\033[Klanescope calibrate: [%d/%d] %s", index + 1, total, bench);
-    if (index + 1 == total)
+    bool tty = *(const bool *)ctx;
+    fprintf(stderr, "%slanescope calibrate: [%d/%d] %s%s", tty ? "\r\033[K" : "", index + 1, total,
+            bench, tty ? "" : "\n");
+    if (tty && index + 1 == total)
         fputc('\n', stderr); /* the last line stays; the next output starts clean */
 }
 
@@ -127,7 +130,8 @@ static int calibrate(const char *out_path, const char *raw_path, const char *bas
         return st == LS_ERR_UNAVAILABLE ? LS_EXIT_NO_GPU : st == LS_ERR_USAGE ? 2 : 1;
     }
     ls_calib_result *r = ls_xcalloc(1, sizeof *r);
-    ls_calib_opts opts = {0, quick, isatty(STDERR_FILENO) ? progress : NULL, NULL};
+    bool tty = isatty(STDERR_FILENO);
+    ls_calib_opts opts = {0, quick, progress, &tty};
     double t0 = ls_cli_now();
     st = ls_calib_run(g, &opts, r, &diag);
     ls_gpu_close(g);
@@ -145,7 +149,7 @@ static int calibrate(const char *out_path, const char *raw_path, const char *bas
     int rc = 0;
     char err[512];
     if (st) {
-        if (opts.progress)
+        if (tty)
             fputc('\n', stderr); /* end the progress line */
         ls_cli_report(CMD, &diag);
         rc = 1;

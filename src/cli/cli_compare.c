@@ -32,6 +32,7 @@ static void usage(FILE *f)
             "                         [--save-measured FILE.csv] [--csv FILE]\n"
             "                         [--chart FILE.png|.svg|.pdf] [--json] [-o FILE]\n"
             "                         [--runs N] [--warmup N] [--device N] [--allow-missing]\n"
+            "                         [--quiet]\n"
             "\n"
             "Simulate every case of SUITE on a hardware model and compare the simulated time\n"
             "with the measured one: a table (name, group, simulated, measured, error), the\n"
@@ -58,6 +59,8 @@ static void usage(FILE *f)
             "  --csv FILE            name,measured_us,simulated_us (for lanescope draw compare)\n"
             "  --chart FILE          the simulated-vs-measured scatter (.png, .svg, .pdf)\n"
             "  -o FILE               write the report to FILE instead of standard output\n"
+            "  --quiet               no progress lines (on a terminal: one line redrawn;\n"
+            "                        elsewhere a line every $LANESCOPE_PROGRESS_SECONDS s, 10)\n"
             "\n"
             "Every file is written atomically, and only when the whole suite went through.\n"
             "Exit status: 0 (whether or not the targets hold), 1 error, 2 usage, 3 no NVIDIA\n"
@@ -67,7 +70,7 @@ static void usage(FILE *f)
 
 typedef struct {
     const char *suite, *target, *measured, *save, *csv, *chart, *output;
-    bool json, allow_missing, runs_given;
+    bool json, allow_missing, runs_given, quiet;
     int64_t runs, warmup, device;
 } compare_args;
 
@@ -91,7 +94,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
         O_RUNS,
         O_WARM,
         O_DEV,
-        O_MISSING
+        O_MISSING,
+        O_QUIET
     };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET},
@@ -104,6 +108,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
         {"warmup", required_argument, NULL, O_WARM},
         {"device", required_argument, NULL, O_DEV},
         {"allow-missing", no_argument, NULL, O_MISSING},
+        {"quiet", no_argument, NULL, O_QUIET},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
@@ -124,6 +129,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
         case O_CHART: a->chart = optarg; break;
         case O_JSON: a->json = true; break;
         case O_MISSING: a->allow_missing = true; break;
+        case O_QUIET: a->quiet = true; break;
         case 'o': a->output = optarg; break;
         case O_RUNS:
             a->runs_given = true;
@@ -587,16 +593,15 @@ static ls_status draw_chart(const compare_args *a, const ls_hw *hw, const char *
 static size_t run_all(const compare_args *a, const ls_suite *suite, const size_t *row_of,
                       measurer *ms, ls_measured *meas, case_result *cr)
 {
-    bool tty = isatty(STDERR_FILENO);
-    double start = ls_cli_now();
+    ls_cli_progress pr;
+    ls_cli_progress_init(&pr, CMD, ms->gpu ? "simulating and measuring" : "simulating", "cases",
+                         a->quiet);
     size_t n = 0;
     for (size_t i = 0; i < suite->n; i++) {
         const ls_suite_case *sc = &suite->cases[i];
+        ls_cli_progress_update(&pr, (int64_t)i, (int64_t)suite->n);
         if (!ms->gpu && row_of[i] == SIZE_MAX)
             continue; /* --allow-missing */
-        if (tty && ls_cli_now() - start > 0.5)
-            fprintf(stderr, "\r\033[Klanescope compare: %zu/%zu %s (%s)", i + 1, suite->n, sc->name,
-                    ms->gpu ? "simulating and measuring" : "simulating");
         case_result *r = &cr[n];
         memset(r, 0, sizeof *r);
         r->sc = sc;
@@ -606,8 +611,7 @@ static size_t run_all(const compare_args *a, const ls_suite *suite, const size_t
         ls_diag diag;
         ls_diag_clear(&diag);
         if (run_case(a, sc, ms, r, &row, &diag)) {
-            if (tty)
-                fprintf(stderr, "\r\033[K");
+            ls_cli_progress_end(&pr);
             char msg[1024];
             ls_diag_format(&diag, msg, sizeof msg);
             ls_cli_error(CMD, "case '%s' (%s:%d): %s", sc->name, suite->path, sc->line, msg);
@@ -631,8 +635,7 @@ static size_t run_all(const compare_args *a, const ls_suite *suite, const size_t
         }
         n++;
     }
-    if (tty)
-        fprintf(stderr, "\r\033[K");
+    ls_cli_progress_end(&pr);
     return n;
 }
 

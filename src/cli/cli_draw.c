@@ -170,7 +170,7 @@ static int run(const draw_opts *o)
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
         if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
             bool tl = strcmp(k, "timeline") == 0;
-            ls_engine_opts eo = {tl ? &trace : NULL, NULL, NULL, NULL, NULL};
+            ls_engine_opts eo = {tl ? &trace : NULL, NULL, NULL, NULL, NULL, false};
             ls_sim_result r;
             st = ls_engine_run(&plan, &hw, &r, &eo, &diag);
             if (!st && tl)

@@ -23,7 +23,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: lanescope sim INPUT [--target MODEL] [--json | --csv] [--seed N]\n"
                "                     [--dump-plan] [--no-check] [--workgroups N] [--trace FILE]\n"
-               "                     [--dim N=SIZE]... [-o FILE]\n"
+               "                     [--dim N=SIZE]... [--quiet] [--force] [-o FILE]\n"
                "\n"
                "Lower every reduction in INPUT (.mlir) as IREE's VectorDistribute pipeline\n"
                "does, time it on a hardware model with the discrete-event engine, and\n"
@@ -46,10 +46,15 @@ static void usage(FILE *f)
                "  --workgroups N    functional check of the first N workgroups only\n"
                "  --trace FILE      write Chrome trace events (open in Perfetto): a track per\n"
                "                    WGP and resident subgroup, a slice per stage\n"
+               "  --quiet           no progress lines\n"
+               "  --force           run past the work budget (2^32 simulated subgroup-\n"
+               "                    instructions, 2^31 checked elements: minutes of wall\n"
+               "                    time); the limits (2^34 each) still hold\n"
                "  -o FILE           write the report to FILE (atomically)\n"
                "\n"
-               "A progress line appears on standard error for runs longer than a second, when\n"
-               "it is a terminal.\n",
+               "Progress (the engine's workgroups, then the check's) goes to standard error:\n"
+               "on a terminal one line redrawn after the first second; elsewhere a line every\n"
+               "$LANESCOPE_PROGRESS_SECONDS seconds (default 10).\n",
             ls_hw_names());
 }
 
@@ -142,9 +147,26 @@ static json_object *bottleneck_json(const ls_bottleneck *b)
     return o;
 }
 
-/* Chrome trace events: a process per WGP, a thread per resident subgroup
- * slot, a complete ("X") slice per stage; times in microseconds. */
-static void trace_add(json_object *events, const ls_problem *p, const ls_hw *hw, ls_trace *tr,
+/* A JSON string (names come from the IR: quotes and controls escaped). */
+static void json_str(FILE *f, const char *v)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* Chrome trace events, written as they are made (bounded memory: one
+ * reduction's slices, never a document of objects): a process per WGP, a
+ * thread per resident subgroup slot, a complete ("X") slice per stage;
+ * times in microseconds.  *first: no event written yet (no comma). */
+static void trace_add(FILE *f, bool *first, const ls_problem *p, const ls_hw *hw, ls_trace *tr,
                       int reduction)
 {
     int max_wgp = -1;
@@ -152,63 +174,36 @@ static void trace_add(json_object *events, const ls_problem *p, const ls_hw *hw,
         if (tr->slices[i].wgp > max_wgp)
             max_wgp = tr->slices[i].wgp;
     for (int w = 0; w <= max_wgp; w++) {
-        json_object *m = json_object_new_object();
         char name[96];
         snprintf(name, sizeof name, "%s WGP %d", hw->name, w);
-        json_object_object_add(m, "name", json_object_new_string("process_name"));
-        json_object_object_add(m, "ph", json_object_new_string("M"));
-        json_object_object_add(m, "pid", json_object_new_int(reduction * 100000 + w));
-        json_object *args = json_object_new_object();
-        json_object_object_add(args, "name", json_object_new_string(name));
-        json_object_object_add(m, "args", args);
-        json_object_array_add(events, m);
+        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":",
+                *first ? "" : ",", reduction * 100000 + w);
+        json_str(f, name);
+        fputs("}}", f);
+        *first = false;
     }
     for (size_t i = 0; i < tr->n; i++) {
         const ls_trace_slice *s = &tr->slices[i];
-        json_object *ev = json_object_new_object();
-        json_object_object_add(ev, "name",
-                               json_object_new_string(ls_stage_name((ls_stage)s->stage)));
-        json_object_object_add(ev, "cat", json_object_new_string(p->name));
-        json_object_object_add(ev, "ph", json_object_new_string("X"));
-        json_object_object_add(ev, "ts", json_object_new_double((double)s->start /
-                                                                (double)hw->clock_mhz));
-        json_object_object_add(ev, "dur", json_object_new_double((double)(s->end - s->start) /
-                                                                 (double)hw->clock_mhz));
-        json_object_object_add(ev, "pid", json_object_new_int(reduction * 100000 + s->wgp));
-        json_object_object_add(ev, "tid", json_object_new_int(s->track));
-        json_object *args = json_object_new_object();
-        json_object_object_add(args, "workgroup", json_object_new_int64(s->workgroup));
-        json_object_object_add(args, "subgroup", json_object_new_int(s->subgroup));
-        json_object_object_add(args, "start_cycle", json_object_new_int64(s->start));
-        json_object_object_add(args, "end_cycle", json_object_new_int64(s->end));
-        json_object_object_add(ev, "args", args);
-        json_object_array_add(events, ev);
+        fprintf(f, "%s{\"name\":\"%s\",\"cat\":", *first ? "" : ",",
+                ls_stage_name((ls_stage)s->stage));
+        json_str(f, p->name);
+        fprintf(f,
+                ",\"ph\":\"X\",\"ts\":%.12g,\"dur\":%.12g,\"pid\":%d,\"tid\":%d,\"args\":{"
+                "\"workgroup\":%lld,\"subgroup\":%d,\"start_cycle\":%lld,\"end_cycle\":%lld}}",
+                (double)s->start / (double)hw->clock_mhz,
+                (double)(s->end - s->start) / (double)hw->clock_mhz,
+                reduction * 100000 + s->wgp, s->track, (long long)s->workgroup, s->subgroup,
+                (long long)s->start, (long long)s->end);
+        *first = false;
     }
     tr->n = 0;
     tr->truncated = false;
 }
 
-/* Progress on a terminal, for runs longer than a second: the CLI's clock,
- * not the engine's (the simulator never reads one). */
-typedef struct {
-    double start, last;
-    const char *name;
-    bool shown;
-} progress_state;
-
+/* The engine's and the check's progress callbacks, into one reporter. */
 static void progress(void *ctx, int64_t done, int64_t total)
 {
-    progress_state *ps = ctx;
-    if ((done & 63) != 0 && done != total)
-        return;
-    double t = ls_cli_now();
-    if (t - ps->start < 1.0 || t - ps->last < 0.2)
-        return;
-    ps->last = t;
-    ps->shown = true;
-    fprintf(stderr, "\r\033[Klanescope sim: %s: %lld/%lld workgroups (%.0f%%), %.1f s", ps->name,
-            (long long)done, (long long)total, 100.0 * (double)done / (double)total,
-            t - ps->start);
+    ls_cli_progress_update(ctx, done, total);
 }
 
 static void print_csv_header(FILE *f)
@@ -334,7 +329,7 @@ static void print_argcmp_check(FILE *f, const ls_problem *p, const ls_functional
 int ls_cmd_sim(int argc, char **argv)
 {
     enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT,
-           O_DIM };
+           O_DIM, O_QUIET, O_FORCE };
     static const struct option longopts[] = {
         {"dump-plan", optional_argument, NULL, O_DUMP}, {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
@@ -344,15 +339,18 @@ int ls_cmd_sim(int argc, char **argv)
         {"trace", required_argument, NULL, O_TRACE},
         {"input", required_argument, NULL, O_INPUT},
         {"dim", required_argument, NULL, O_DIM},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"force", no_argument, NULL, O_FORCE},
         {NULL, 0, NULL, 0},
     };
-    bool dump = false, dump_json = false, json = false, csv = false, check = true;
+    bool dump = false, dump_json = false, json = false, csv = false, check = true, quiet = false, force = false;
     int64_t seed = 1, max_wg = -1;
     const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
     ls_npy npy = {0};
     ls_import_dims dims = {{0}};
     ls_trace trace = {NULL, 0, 0, false};
-    json_object *trace_events = NULL;
+    FILE *trace_f = NULL;
+    bool trace_first = true, set_open = false, truncated = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -376,6 +374,8 @@ int ls_cmd_sim(int argc, char **argv)
         case O_JSON: json = true; break;
         case O_CSV: csv = true; break;
         case O_NOCHECK: check = false; break;
+        case O_QUIET: quiet = true; break;
+        case O_FORCE: force = true; break;
         case O_TRACE: trace_path = optarg; break;
         case O_INPUT: npy_path = optarg; break;
         case O_DIM:
@@ -419,6 +419,7 @@ int ls_cmd_sim(int argc, char **argv)
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_derived *d = NULL;
     ls_plan *plans = NULL;
+    ls_hw *hws = NULL;
     json_object *root = NULL;
     int rc = 1;
     ls_out out;
@@ -434,8 +435,17 @@ int ls_cmd_sim(int argc, char **argv)
     plans = ls_xcalloc(m->n_problems, sizeof *plans);
     ls_out_open(&out);
     out_open = true;
-    if (trace_path)
-        trace_events = json_object_new_array();
+    if (trace_path) {
+        /* the trace and -o as one set: both or neither */
+        char err[512];
+        ls_out_set_begin();
+        set_open = true;
+        if ((trace_f = ls_out_set_stream(trace_path, err, sizeof err)) == NULL) {
+            fprintf(stderr, "lanescope sim: %s\n", err);
+            goto done_fail;
+        }
+        fputs("{\"traceEvents\":[", trace_f);
+    }
     if (json) {
         root = json_object_new_object();
         json_object_object_add(root, "input", json_object_new_string(input));
@@ -443,21 +453,28 @@ int ls_cmd_sim(int argc, char **argv)
     }
     if (csv)
         print_csv_header(out.f);
+    /* Every reduction lowered, and every budget checked, before anything
+     * runs: a refusal after minutes of engine time would waste them. */
+    hws = ls_xcalloc(m->n_problems, sizeof *hws);
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
-        ls_hw hw;
-        if (ls_cli_model(m, p, target, &hw, &diag))
+        if (ls_cli_model(m, p, target, &hws[i], &diag) || ls_derive(p, &d[i], &diag) ||
+            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hws[i].arch), &plans[i], &diag) ||
+            ls_engine_check_work(&plans[i], &hws[i], force, &diag) ||
+            (check && ls_functional_check_work(&plans[i], max_wg, force, &diag)))
             goto fail;
-        if (ls_derive(p, &d[i], &diag))
-            goto fail;
-        if (ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))
-            goto fail;
+    }
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        ls_hw hw = hws[i];
         if (dump)
             ls_plan_dump(&plans[i], out.f);
         ls_sim_result r;
-        progress_state ps = {ls_cli_now(), 0, p->name, false};
-        ls_engine_opts eo = {trace_path ? &trace : NULL, isatty(STDERR_FILENO) ? progress : NULL,
-                             &ps, NULL, NULL};
+        char what[160];
+        snprintf(what, sizeof what, "%s: engine", p->name);
+        ls_cli_progress ps;
+        ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
+        ls_engine_opts eo = {trace_path ? &trace : NULL, progress, &ps, NULL, NULL, force};
         /* One dispatch is one launch: its second and later reductions (a
          * softmax's sum after its max) run without another launch cost. */
         ls_hw hw_run = hw;
@@ -465,14 +482,15 @@ int ls_cmd_sim(int argc, char **argv)
         if (same_dispatch)
             hw_run.launch_us = 0;
         ls_status est = ls_engine_run(&plans[i], &hw_run, &r, &eo, &diag);
-        if (ps.shown)
-            fprintf(stderr, "\r\033[K");
+        ls_cli_progress_end(&ps);
         if (est)
             goto fail;
         ls_bottleneck bn;
         ls_bottleneck_analyze(&plans[i], &hw_run, &r, &bn);
-        if (trace_path)
-            trace_add(trace_events, p, &hw, &trace, (int)i);
+        if (trace_path) {
+            truncated |= trace.truncated;
+            trace_add(trace_f, &trace_first, p, &hw, &trace, (int)i);
+        }
         ls_functional_result fr;
         memset(&fr, 0, sizeof fr);
         ls_input_source src = {(uint64_t)seed, NULL, {NULL}};
@@ -496,7 +514,12 @@ int ls_cmd_sim(int argc, char **argv)
         }
         if (check && ls_bind_intermediates(m->problems, m->n_problems, i, &src, &diag))
             goto fail;
-        ls_status fst = check ? ls_functional_run(&plans[i], src, 0, max_wg, &fr, &diag) : LS_OK;
+        snprintf(what, sizeof what, "%s: functional check", p->name);
+        ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
+        ls_functional_opts fo = {progress, &ps, force};
+        ls_status fst =
+            check ? ls_functional_run_opts(&plans[i], src, 0, max_wg, &fo, &fr, &diag) : LS_OK;
+        ls_cli_progress_end(&ps);
         ls_free_intermediates(&src);
         if (fst)
             goto fail;
@@ -540,32 +563,28 @@ int ls_cmd_sim(int argc, char **argv)
         fprintf(out.f, "%s\n",
                 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
-    ls_out_set_begin(); /* the trace and -o as one set: both or neither */
     if (trace_path) {
-        json_object *tr = json_object_new_object();
-        json_object_object_add(tr, "traceEvents", trace_events);
-        trace_events = NULL;
-        json_object_object_add(tr, "displayTimeUnit", json_object_new_string("ns"));
-        const char *txt = json_object_to_json_string_ext(tr, JSON_C_TO_STRING_PLAIN);
+        fputs("],\"displayTimeUnit\":\"ns\"}\n", trace_f);
         char err[512];
-        int wr = ls_write_atomic(trace_path, txt, strlen(txt), err, sizeof err);
-        json_object_put(tr);
+        int wr = ls_out_set_stream_close(trace_f, trace_path, err, sizeof err);
+        trace_f = NULL;
         if (wr != 0) {
             fprintf(stderr, "lanescope sim: %s\n", err);
-            ls_out_set_abort();
             goto done_fail;
         }
-        if (trace.truncated)
+        if (truncated)
             fprintf(stderr, "lanescope sim: warning: the trace keeps the first %d stage slices "
-                            "only\n",
+                            "of a reduction only\n",
                     LS_TRACE_MAX_SLICES);
+    } else {
+        ls_out_set_begin();
+        set_open = true;
     }
     rc = ls_out_commit(&out, output);
     out_open = false;
-    if (rc != 0) {
-        ls_out_set_abort();
-    } else {
+    if (rc == 0) {
         char err[512];
+        set_open = false;
         if (ls_out_set_commit(err, sizeof err) != 0) {
             fprintf(stderr, "lanescope sim: %s\n", err);
             rc = 1;
@@ -581,13 +600,16 @@ fail:
 done:
     ls_npy_free(&npy);
     free(trace.slices);
-    if (trace_events)
-        json_object_put(trace_events);
+    if (trace_f)
+        fclose(trace_f);
+    if (set_open)
+        ls_out_set_abort(); /* the staged trace and report, removed */
     if (root)
         json_object_put(root);
     if (out_open)
         ls_out_discard(&out);
     free(plans);
+    free(hws);
     free(d);
     free(m);
     return rc;

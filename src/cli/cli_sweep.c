@@ -18,7 +18,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lanescope sweep INPUT --target NAME [-j N] [--max-configs N]\n"
-            "                       [--csv FILE] [--chart FILE.png|.svg|.pdf] [--top N]\n"
+            "                       [--csv FILE] [--chart FILE.png|.svg|.pdf] [--top N] [--quiet]\n"
+            "                       [--force]\n"
             "       lanescope sweep --shape AxB.. --iter pr.. [--type T] [--combiner K] ...\n"
             "\n"
             "Enumerate the valid configs of a reduction on a target (subgroup size, elements\n"
@@ -32,36 +33,24 @@ static void usage(FILE *f)
             "                      IREE's choice is always kept)\n"
             "  --index N           which reduction of INPUT (default 0)\n"
             "  --dim N=SIZE        size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
-            "  --csv FILE          every point, ranked (default sweep.csv)\n"
+            "  --csv FILE          every point, ranked (default: none)\n"
             "  --chart FILE        time of every config by rank, IREE's marked, the DRAM\n"
-            "                      roofline drawn (default sweep.png)\n"
+            "                      roofline drawn (default: none)\n"
             "  --top N             rows of the table on standard output (default 10)\n"
             "\n"
-            "A progress bar shows on standard error when it is a terminal.\n",
+            "  --quiet             no progress lines\n"
+            "  --force             run past the work budget (2^34 simulated subgroup-\n"
+            "                      instructions in all, 2^32 per config)\n"
+            "\n"
+            "Progress goes to standard error: on a terminal one line redrawn after the\n"
+            "first second; elsewhere a line every $LANESCOPE_PROGRESS_SECONDS seconds\n"
+            "(default 10).\n",
             ls_hw_names());
 }
 
-typedef struct {
-    double start, last;
-    bool shown;
-} bar_state;
-
-static void bar(void *ctx, size_t done, size_t total)
+static void progress(void *ctx, size_t done, size_t total)
 {
-    bar_state *b = ctx;
-    double t = ls_cli_now();
-    if (done != total && t - b->last < 0.1)
-        return;
-    b->last = t;
-    b->shown = true;
-    int width = 30, fill = (int)((double)width * (double)done / (double)total);
-    char cells[32];
-    for (int i = 0; i < width; i++)
-        cells[i] = i < fill ? '#' : '.';
-    cells[width] = 0;
-    double el = t - b->start, eta = done ? el * (double)(total - done) / (double)done : 0;
-    fprintf(stderr, "\r\033[Klanescope sweep: [%s] %zu/%zu configs, %.1f s, %.0f s left", cells,
-            done, total, el, eta);
+    ls_cli_progress_update(ctx, (int64_t)done, (int64_t)total);
 }
 
 static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
@@ -80,9 +69,10 @@ static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
 int ls_cmd_sweep(int argc, char **argv)
 {
     enum { O_TARGET = 256, O_SHAPE, O_ITER, O_TYPE, O_COMB, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX,
-           O_DIM };
+           O_DIM, O_QUIET, O_FORCE };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET}, {"shape", required_argument, NULL, O_SHAPE},
+        {"quiet", no_argument, NULL, O_QUIET},       {"force", no_argument, NULL, O_FORCE},
         {"iter", required_argument, NULL, O_ITER},     {"type", required_argument, NULL, O_TYPE},
         {"combiner", required_argument, NULL, O_COMB}, {"jobs", required_argument, NULL, 'j'},
         {"max-configs", required_argument, NULL, O_MAX}, {"csv", required_argument, NULL, O_CSV},
@@ -91,16 +81,20 @@ int ls_cmd_sweep(int argc, char **argv)
         {"dim", required_argument, NULL, O_DIM},       {NULL, 0, NULL, 0},
     };
     const char *target = NULL, *shape = NULL, *iter = NULL, *type = NULL, *combiner = NULL;
-    const char *csv_path = "sweep.csv", *chart_path = "sweep.png";
+    /* no file unless asked for: nothing dropped into the current folder */
+    const char *csv_path = NULL, *chart_path = NULL;
     ls_import_dims dims = {{0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = ncpu > 0 ? ncpu : 1, max_configs = 2000, top = 10, index = 0;
+    bool quiet = false, force = false;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
         switch (c) {
         case O_TARGET: target = optarg; break;
+        case O_QUIET: quiet = true; break;
+        case O_FORCE: force = true; break;
         case O_SHAPE: shape = optarg; break;
         case O_DIM:
             if (!ls_flag_dim(CMD, optarg, &dims))
@@ -140,7 +134,7 @@ int ls_cmd_sweep(int argc, char **argv)
         ls_cli_error(CMD, "give one INPUT (.mlir) or --shape/--iter, exactly one of them");
         return 2;
     }
-    const char *ext = strrchr(chart_path, '.');
+    const char *ext = chart_path ? strrchr(chart_path, '.') : ".png";
     if (ext == NULL || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
         ls_cli_error(CMD, "--chart: '%s' needs a .png, .svg or .pdf extension", chart_path);
         return 2;
@@ -184,13 +178,13 @@ int ls_cmd_sweep(int argc, char **argv)
     const ls_dispatch *d = p->dispatch >= 0 ? &m->dispatches[p->dispatch] : NULL;
     if (ls_sweep_enumerate(p, d, &p->target, (size_t)max_configs, &sw, &diag))
         goto fail;
-    bar_state bs = {ls_cli_now(), 0, false};
+    sw.force = force;
+    ls_cli_progress bs;
+    ls_cli_progress_init(&bs, CMD, p->name, "configs", quiet);
     double t0 = ls_cli_now();
-    ls_status st = ls_sweep_run(p, &hw, &sw, (int)jobs, isatty(STDERR_FILENO) ? bar : NULL, &bs,
-                                &diag);
+    ls_status st = ls_sweep_run(p, &hw, &sw, (int)jobs, progress, &bs, &diag);
     double elapsed = ls_cli_now() - t0;
-    if (bs.shown)
-        fprintf(stderr, "\r\033[K");
+    ls_cli_progress_end(&bs);
     if (st)
         goto fail;
     order = ls_xcalloc(sw.n, sizeof *order);
@@ -229,15 +223,17 @@ int ls_cmd_sweep(int argc, char **argv)
                  roof_us, &chart);
     ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0};
     ls_out_set_begin(); /* the CSV and the chart as one set: never a new one beside an old one */
-    if (ls_viz_export(chart_path, NULL, &chart, &eo, &diag)) {
+    if (chart_path && ls_viz_export(chart_path, NULL, &chart, &eo, &diag)) {
         ls_out_set_abort();
         goto fail;
     }
-    if (ls_out_commit(&csv, csv_path)) {
+    if (csv_path && ls_out_commit(&csv, csv_path)) {
         csv_open = false;
         ls_out_set_abort();
         goto done_fail;
     }
+    if (!csv_path)
+        ls_out_discard(&csv);
     csv_open = false;
     {
         char err[512];
@@ -249,8 +245,11 @@ int ls_cmd_sweep(int argc, char **argv)
 
     ls_out_open(&out);
     out_open = true;
-    fprintf(out.f, "sweep of %s on %s (%s): %zu configs simulated in %.1f s on %lld thread%s",
-            p->name, hw.name, hw.arch, ok, elapsed, (long long)jobs, jobs == 1 ? "" : "s");
+    fprintf(out.f,
+            "sweep of %s on %s (%s): %zu configs simulated in %.1f s on %lld thread%s, %.3g "
+            "subgroup-instructions",
+            p->name, hw.name, hw.arch, ok, elapsed, (long long)jobs, jobs == 1 ? "" : "s",
+            (double)sw.estimate);
     if (sw.enumerated > sw.n)
         fprintf(out.f, " (an evenly spaced %zu of %zu valid)", sw.n, sw.enumerated);
     fprintf(out.f, "\n  DRAM roofline: %.3f MB at %.0f GB/s = %.3f us\n",
@@ -277,9 +276,12 @@ int ls_cmd_sweep(int argc, char **argv)
                 100 * roof_us / pt->time_us, kn, cfg);
     }
     if (ok < sw.n)
-        fprintf(out.f, "  %zu configs failed to simulate (see the CSV's error column)\n",
-                sw.n - ok);
-    fprintf(out.f, "  wrote %s and %s\n", csv_path, chart_path);
+        fprintf(out.f, "  %zu configs failed to simulate (%s)\n", sw.n - ok,
+                csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
+    if (csv_path && chart_path)
+        fprintf(out.f, "  wrote %s and %s\n", csv_path, chart_path);
+    else if (csv_path || chart_path)
+        fprintf(out.f, "  wrote %s\n", csv_path ? csv_path : chart_path);
     rc = ls_out_commit(&out, NULL);
     out_open = false;
     goto done;
