@@ -106,6 +106,10 @@ static event heap_pop(engine *e)
 
 static inline void push(engine *e, int64_t cycle, int slot)
 {
+    if (cycle > LS_MAX_SIM_CYCLES) { /* the run stops: see LS_MAX_SIM_CYCLES */
+        e->clock_over = true;
+        return;
+    }
     uint64_t seq = e->seq++;
     if (cycle < e->now + LS_WHEEL)
         bucket_append(e, node_new(e, cycle, seq, slot));
@@ -199,6 +203,7 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.iteration = g->iteration;
     r.step = in ? in->step : -1;
     r.bytes = e->rec_cost.bytes;
+    r.dram_bytes = e->rec_cost.dram_bytes;
     r.sectors = e->rec_cost.sectors;
     r.sector_hits = e->rec_cost.sector_hits;
     r.smem_cycles = e->rec_cost.smem_cycles;
@@ -227,7 +232,7 @@ static void finish_subgroup(engine *e, int slot)
         ls_trace *tr = e->trace;
         if (tr == NULL)
             continue;
-        if (tr->n == LS_TRACE_MAX_SLICES) {
+        if (tr->n >= (tr->max_slices ? tr->max_slices : (size_t)LS_TRACE_MAX_SLICES)) {
             tr->truncated = true;
             continue;
         }
@@ -288,8 +293,8 @@ static void step(engine *e, int slot, int64_t t)
     int64_t done = t + hw->alu_latency;
     wgstate *w = &e->wgs[g->wg_slot];
     /* the stage figures before, for a recorder: this issue's own share */
-    int64_t b_bytes = st->global_bytes, b_sectors = st->sectors, b_hits = st->sector_hits,
-            b_smem = st->smem_cycles;
+    int64_t b_bytes = st->global_bytes, b_dram = st->dram_bytes, b_sectors = st->sectors,
+            b_hits = st->sector_hits, b_smem = st->smem_cycles;
     switch (in->kind) {
     case I_ALU: break;
     case I_DPP:
@@ -369,9 +374,13 @@ static void step(engine *e, int slot, int64_t t)
     case I_GSTORE: {
         /* writes of this subgroup for one result slot, posted through L2 */
         int64_t bytes = in->index ? e->index_store_bytes : e->store_bytes;
-        int64_t now = t << LS_TICK_SHIFT;
+        int64_t now = t << LS_TICK_SHIFT; /* t <= LS_MAX_SIM_CYCLES (push) */
         e->dram_free = (e->dram_free > now ? e->dram_free : now) +
                        (in->index ? e->index_store_ticks : e->store_ticks);
+        if (e->dram_free > LS_MAX_SIM_TICKS) { /* a store adds < 2^40 ticks */
+            e->dram_free = LS_MAX_SIM_TICKS;
+            e->clock_over = true;
+        }
         st->global_bytes += bytes;
         st->dram_bytes += bytes;
         e->res->dram_bytes += bytes;
@@ -409,6 +418,7 @@ static void step(engine *e, int slot, int64_t t)
     g->ready[g->pc] = done;
     if (e->recording) {
         e->rec_cost.bytes = st->global_bytes - b_bytes;
+        e->rec_cost.dram_bytes = st->dram_bytes - b_dram;
         e->rec_cost.sectors = st->sectors - b_sectors;
         e->rec_cost.sector_hits = st->sector_hits - b_hits;
         e->rec_cost.smem_cycles = st->smem_cycles - b_smem;
@@ -486,8 +496,11 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
                            (long long)d->workgroup_size, (long long)smem, hw->name);
     res->occupancy = occ;
     res->workgroups = d->total_workgroups;
-    res->waves = (d->total_workgroups + hw->wgp_count * occ - 1) / (hw->wgp_count * occ);
-    int64_t resident = hw->wgp_count * occ;
+    /* ceil without the sum: the workgroup count may be near int64's limit
+     * (WGPs <= 100000 x occupancy <= 4096 is small) */
+    res->waves = d->total_workgroups / (hw->wgp_count * occ) +
+                 (d->total_workgroups % (hw->wgp_count * occ) != 0);
+    int64_t resident = hw->wgp_count * occ; /* <= 100000 x 4096: an int */
     if (resident > d->total_workgroups)
         resident = d->total_workgroups;
     e.n_wg_slots = (int)resident;
@@ -504,6 +517,10 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
         ls_engine_build_template_argcmp(&e);
     else
         ls_engine_build_template(&e);
+    if (e.ncode < 0)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "one subgroup's program would hold more than 2^31 - 1 instructions "
+                           "(the engine's limit); tile the reduction with partial_reduction");
     int64_t loop = e.loop_end - e.loop_begin, per_sg;
     if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
         !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
@@ -514,7 +531,7 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
 
 /* The work is known before anything runs: past the budget (minutes of
  * wall time) only when asked for, never past the limit. */
-static ls_status work_verdict(const ls_problem *p, int64_t total, bool force, ls_diag *diag)
+ls_status ls_engine_work_verdict(const ls_problem *p, int64_t total, bool force, ls_diag *diag)
 {
     if (total >= 0 && (total <= LS_SIM_BUDGET_INSTRUCTIONS ||
                        (force && total <= LS_MAX_SIM_INSTRUCTIONS)))
@@ -534,12 +551,25 @@ static ls_status work_verdict(const ls_problem *p, int64_t total, bool force, ls
                        n, (long long)LS_MAX_SIM_INSTRUCTIONS);
 }
 
+ls_status ls_engine_state_verdict(const ls_problem *p, int64_t state, int64_t slots, int64_t wgps,
+                                  int64_t occupancy, ls_diag *diag)
+{
+    if (state >= 0 && state <= LS_MAX_ENGINE_STATE_BYTES)
+        return LS_OK;
+    return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                       "%lld workgroups would be resident at once (%lld WGPs hold up to %lld "
+                       "each), %.2f GiB of simulator state; the limit is %.2f GiB: simulate "
+                       "fewer workgroups (--workgroups) or on a model with fewer WGPs",
+                       (long long)slots, (long long)wgps, (long long)occupancy,
+                       (double)state / (1 << 30), (double)LS_MAX_ENGINE_STATE_BYTES / (1 << 30));
+}
+
 ls_status ls_engine_check_work(const ls_plan *plan, const ls_hw *hw, bool force, ls_diag *diag)
 {
     int64_t total;
     if (ls_engine_estimate(plan, hw, &total, diag) != LS_OK)
         return diag->status;
-    return work_verdict(plan->problem, total, force, diag);
+    return ls_engine_work_verdict(plan->problem, total, force, diag);
 }
 
 ls_status ls_engine_estimate(const ls_plan *plan, const ls_hw *hw, int64_t *instructions,
@@ -563,23 +593,22 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         return st;
     const ls_problem *p = plan->problem;
     int64_t occ = res->occupancy;
-    if (work_verdict(p, total, opts && opts->force, diag) != LS_OK) {
+    if (ls_engine_work_verdict(p, total, opts && opts->force, diag) != LS_OK) {
         free(e.code);
         return diag->status;
     }
     /* the state of every resident subgroup is held at once: bounded before
      * anything is allocated */
     int64_t sg_bytes = (int64_t)sizeof(sgstate) + (int64_t)e.ncode * 8 + 32;
-    int64_t state = (int64_t)e.n_wg_slots * ((int64_t)sizeof(wgstate) + e.nsub * sg_bytes);
-    if (state > LS_MAX_ENGINE_STATE_BYTES) {
+    /* slots <= 100000 WGPs x 4096, subgroups <= 65536, the program < 2^31
+     * instructions: the product may pass int64 */
+    int64_t state;
+    if (!ls_mul_ok(e.nsub, sg_bytes, &state) ||
+        !ls_mul_ok(e.n_wg_slots, (int64_t)sizeof(wgstate) + state, &state))
+        state = INT64_MAX; /* saturated: only compared with the limit */
+    if (ls_engine_state_verdict(p, state, e.n_wg_slots, hw->wgp_count, occ, diag) != LS_OK) {
         free(e.code);
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "%d workgroups would be resident at once (%lld WGPs hold up to %lld "
-                           "each), %.2f GiB of simulator state; the limit is %.2f GiB: simulate "
-                           "fewer workgroups (--workgroups) or on a model with fewer WGPs",
-                           e.n_wg_slots, (long long)hw->wgp_count, (long long)occ,
-                           (double)state / (1 << 30),
-                           (double)LS_MAX_ENGINE_STATE_BYTES / (1 << 30));
+        return diag->status;
     }
     ls_engine_l2_init(&e);
     e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
@@ -607,7 +636,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     for (int w = 0; w < e.n_wg_slots; w++)
         dispatch(&e, w, (int)(w % hw->wgp_count), 0);
     event ev;
-    while (pop(&e, &ev))
+    while (!e.clock_over && pop(&e, &ev))
         step(&e, ev.slot, ev.cycle);
     /* The stores are posted: a subgroup is done when they reach the L2, but
      * the DRAM queue may still hold them.  The run ends when it drains, so
@@ -641,5 +670,10 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.smem_degree);
     for (int k = 0; k < p->n_inputs; k++)
         free(e.promote_degree[k]);
+    if (e.clock_over)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "the simulated run passes %lld cycles (the engine clock's limit, "
+                           "2^40); simulate a smaller problem or on a faster model",
+                           (long long)LS_MAX_SIM_CYCLES);
     return LS_OK;
 }

@@ -51,6 +51,14 @@ typedef struct {
  * rounding error per sector far below a cycle over any run. */
 #define LS_TICK_SHIFT 20
 #define LS_TICK (INT64_C(1) << LS_TICK_SHIFT)
+/* The clock's limit: no event past 2^40 cycles, no DRAM queue past 2^60
+ * ticks.  A .hw file may give latencies of 10^6 cycles and 0.01 bytes a
+ * cycle, so a run of legal size could otherwise carry t << LS_TICK_SHIFT
+ * past int64.  Stage sums stay exact too: at most 2^22 resident subgroups
+ * (1 GiB of state, over 256 bytes each) times 2^40 cycles.  A run that gets
+ * there stops with an error (engine.clock_over). */
+#define LS_MAX_SIM_CYCLES (INT64_C(1) << 40)
+#define LS_MAX_SIM_TICKS (LS_MAX_SIM_CYCLES << LS_TICK_SHIFT)
 
 /* The L2's arrays and geometry.  touch_range copies this into a local for
  * its loop, so the compiler keeps the fields in registers although the
@@ -127,11 +135,13 @@ typedef struct {
     /* memory */
     l2model l2;
     int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
+    bool clock_over;     /* an event or the DRAM queue passed the clock's limit */
     int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];
     int64_t op_base[LS_MAX_INPUTS]; /* byte address of each input tensor */
     ls_operand_regs oregs[LS_MAX_INPUTS];
     interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
-    int *ival_start, *ival_count;
+    int64_t *ival_start; /* may pass 2^31: subgroups x loads x lanes x width intervals */
+    int *ival_count;     /* one load's: lanes x width <= 2^30 */
     int ival_first[LS_MAX_INPUTS]; /* index of (input, subgroup 0, load 0) */
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int copy_first[LS_MAX_INPUTS]; /* index of (promoted input, subgroup 0, copy load 0) */

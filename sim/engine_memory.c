@@ -318,6 +318,13 @@ int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_s
     int64_t nsect_all = s1 - s0 + 1;
     st->sectors += nsect_all;
     st->sector_hits += nsect_all - nmiss;
+    /* One range adds at most 2^33 bytes (a load's lanes x width x 8) at
+     * 2^26.6 ticks a byte (0.01 bytes a cycle), about 2^59.6 ticks, to a
+     * queue held at LS_MAX_SIM_TICKS: the sum above stays below 2^61. */
+    if (dram_free > LS_MAX_SIM_TICKS) {
+        dram_free = LS_MAX_SIM_TICKS;
+        e->clock_over = true;
+    }
     e->dram_free = dram_free;
     int64_t bytes = nmiss * c.sector_bytes;
     st->dram_bytes += bytes;
@@ -422,6 +429,9 @@ void ls_engine_precompute_loads(engine *e)
 {
     const ls_derived *d = e->d;
     const ls_plan *pl = e->plan;
+    /* subgroups x registers <= 2^27 (1 GiB of engine state, 8 bytes a
+     * template entry, checked before), times lanes (<= 1024) and 4 inputs:
+     * total < 2^39, entries < 2^30 (an int) */
     int64_t entries = 0, total = 0;
     for (int k = 0; k < pl->n_inputs; k++) {
         e->ival_first[k] = (int)entries;
@@ -447,7 +457,7 @@ void ls_engine_precompute_loads(engine *e)
                  * is smaller than one tile; ragged tiles take the slow path anyway. */
                 int c = ls_engine_load_intervals(e, k, sg, (int)l, zero, zero, e->ivals + at, &dummy);
                 int64_t i = e->ival_first[k] + sg * pl->inputs[k].loads + l;
-                e->ival_start[i] = (int)at;
+                e->ival_start[i] = at;
                 e->ival_count[i] = c;
                 at += c;
             }
@@ -456,7 +466,7 @@ void ls_engine_precompute_loads(engine *e)
             for (int64_t l = 0; l < pl->promote[k].copy_loads; l++) {
                 int c = ls_engine_copy_intervals(e, k, sg, (int)l, zero, zero, e->ivals + at, &dummy);
                 int64_t i = e->copy_first[k] + sg * pl->promote[k].copy_loads + l;
-                e->ival_start[i] = (int)at;
+                e->ival_start[i] = at;
                 e->ival_count[i] = c;
                 at += c;
             }

@@ -48,7 +48,14 @@ void ls_engine_build_template(engine *e)
     int64_t copies = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         copies += pl->promote[k].on ? 2 * pl->promote[k].copy_loads : 0;
+    /* each term is bounded (registers <= 2^20, copies by the workgroup
+     * memory <= 2^32 bytes checked before), the sum may still pass the int
+     * that indexes the program */
     int64_t cap = loads + copies + regs * (nb + 1) + pl->local_reduce_ops + q_n * per_q + 18;
+    if (cap > INT32_MAX) {
+        e->ncode = -1;
+        return;
+    }
     e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
     /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
      * register the body's ops and the combine.  An accumulator chains on
@@ -201,6 +208,10 @@ void ls_engine_build_template_argcmp(engine *e)
     int64_t per_combine = 2 * LS_MAX_STEPS * (pl->cmp_ops + 4) + 16;
     int64_t cap = loads + regs * (pl->body_alu_ops + 1) + q_n * red_regs * (pl->cmp_ops + 2) +
                   q_n * (pl->n_subgroup_reduces + 1) * per_combine + q_n * (pl->cmp_ops + 16) + 16;
+    if (cap > INT32_MAX) { /* as in ls_engine_build_template: about 2^35 at most */
+        e->ncode = -1;
+        return;
+    }
     e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
     e->loop_begin = 0;
     int first_load[LS_MAX_INPUTS];

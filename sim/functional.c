@@ -737,24 +737,33 @@ ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool forc
                                                                          : count;
     int64_t elems = 1;
     for (int i = 0; i < plan->problem->rank; i++)
-        if (!ls_mul_ok(elems, plan->problem->size[i], &elems))
-            elems = INT64_MAX;
+        if (!ls_mul_ok(elems, plan->problem->size[i], &elems)) {
+            elems = -1;
+            break;
+        }
+    /* threads (<= 65536) x registers (<= 2^20) fits; the rest is checked */
     if (!ls_mul_ok(d->workgroup_size * ls_nl_registers(&d->layout), plan->iterations, &per_wg) ||
-        !ls_mul_ok(per_wg, n_wg, &per_wg) || per_wg > LS_MAX_FUNCTIONAL_ELEMENTS ||
-        elems > LS_MAX_FUNCTIONAL_ELEMENTS)
-        return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, plan->problem->line,
-                           plan->problem->col,
+        !ls_mul_ok(per_wg, n_wg, &per_wg))
+        per_wg = -1;
+    return ls_functional_work_verdict(plan->problem, per_wg, elems, force, diag);
+}
+
+ls_status ls_functional_work_verdict(const ls_problem *p, int64_t elements, int64_t problem_elements,
+                                     bool force, ls_diag *diag)
+{
+    if (elements < 0 || elements > LS_MAX_FUNCTIONAL_ELEMENTS || problem_elements < 0 ||
+        problem_elements > LS_MAX_FUNCTIONAL_ELEMENTS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "the functional check would generate more than %lld elements (the "
                            "limit); check fewer workgroups (--workgroups N) or skip it "
                            "(--no-check)",
                            (long long)LS_MAX_FUNCTIONAL_ELEMENTS);
-    if (per_wg > LS_FUNCTIONAL_BUDGET_ELEMENTS && !force)
-        return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, plan->problem->line,
-                           plan->problem->col,
+    if (elements > LS_FUNCTIONAL_BUDGET_ELEMENTS && !force)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "the functional check would generate %lld elements, past the budget "
                            "of %lld (minutes of wall time): give --force to run it anyway, check "
                            "fewer workgroups (--workgroups N) or skip it (--no-check)",
-                           (long long)per_wg, (long long)LS_FUNCTIONAL_BUDGET_ELEMENTS);
+                           (long long)elements, (long long)LS_FUNCTIONAL_BUDGET_ELEMENTS);
     return LS_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lanescope/atomic.h"
 #include "lanescope/arena.h"
@@ -312,12 +313,18 @@ ls_status ls_npy_load(const char *path, ls_npy *out, ls_diag *diag)
         st = bad(diag, path, "fewer data bytes than the shape needs");
         goto done;
     }
-    int64_t extra = 0;
-    unsigned char sink[4096];
-    for (size_t n; (n = fread(sink, 1, sizeof sink, f)) > 0;)
-        extra += (int64_t)n;
-    if (extra > 0)
-        st = trailing(path, extra, diag);
+    /* Anything after the array is an error.  A regular file says how much
+     * from its size; a stream (a pipe, /dev/stdin) is not read past its
+     * first extra byte, so an endless one cannot hold the run. */
+    int c = fgetc(f);
+    if (c != EOF) {
+        struct stat sb;
+        long at = ftell(f);
+        if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && at > 0 && sb.st_size >= at)
+            st = trailing(path, (int64_t)(sb.st_size - at) + 1, diag);
+        else
+            st = bad(diag, path, "bytes after the array's data (a .npy file holds one array)");
+    }
 done:
     free(head);
     fclose(f);

@@ -12,6 +12,7 @@ struct ls_stepper {
     ls_engine_record *log;
     int64_t n, cap, pos;
     bool overflow;
+    int64_t max_records;
 };
 
 static void on_record(void *ctx, const ls_engine_record *r)
@@ -19,7 +20,7 @@ static void on_record(void *ctx, const ls_engine_record *r)
     ls_stepper *st = ctx;
     if (r->workgroup != st->workgroup)
         return;
-    if (st->n == LS_STEPPER_MAX_RECORDS) {
+    if (st->n >= st->max_records) {
         st->overflow = true;
         return;
     }
@@ -33,6 +34,13 @@ static void on_record(void *ctx, const ls_engine_record *r)
 ls_status ls_stepper_new(const ls_plan *plan, const ls_hw *hw, ls_input_source in,
                          int64_t workgroup, ls_stepper **out, ls_diag *diag)
 {
+    return ls_stepper_new_capped(plan, hw, in, workgroup, LS_STEPPER_MAX_RECORDS, out, diag);
+}
+
+ls_status ls_stepper_new_capped(const ls_plan *plan, const ls_hw *hw, ls_input_source in,
+                                int64_t workgroup, int64_t max_records, ls_stepper **out,
+                                ls_diag *diag)
+{
     *out = NULL;
     const ls_derived *d = plan->derived;
     if (workgroup < 0 || workgroup >= d->total_workgroups)
@@ -44,13 +52,14 @@ ls_status ls_stepper_new(const ls_plan *plan, const ls_hw *hw, ls_input_source i
     st->in = in;
     st->workgroup = workgroup;
     st->pos = -1;
+    st->max_records = max_records;
     ls_engine_opts opts = {NULL, NULL, NULL, on_record, st, false};
     ls_sim_result res;
     ls_status s = ls_engine_run(plan, hw, &res, &opts, diag);
     if (s == LS_OK && st->overflow)
         s = ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, 0, 0,
-                        "workgroup %lld has more than %d timeline records (the limit)",
-                        (long long)workgroup, LS_STEPPER_MAX_RECORDS);
+                        "workgroup %lld has more than %lld timeline records (the limit)",
+                        (long long)workgroup, (long long)max_records);
     if (s != LS_OK) {
         ls_stepper_free(st);
         return s;

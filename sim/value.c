@@ -282,6 +282,14 @@ ls_value ls_value_from_double(double d, ls_elem_type t)
     default:
         if (f8_of(t))
             return f8_from_double(f8_of(t), d);
+        /* An integer type: callers give integral values in range, but an
+         * importer may ask for a float identity (+-inf) of a type that
+         * validation refuses later; the cast of NaN or of a value past
+         * int64 is undefined, so those saturate (NaN: 0) */
+        if (isnan(d))
+            return 0;
+        if (!(d >= -0x1p63 && d < 0x1p63))
+            return d < 0 ? (UINT64_C(1) << 63) & ls_value_mask(t) : ls_value_mask(t) >> 1;
         return (ls_value)(int64_t)d & ls_value_mask(t);
     }
 }

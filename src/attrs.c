@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "lanescope/attrs.h"
+#include "lanescope/problem.h"
 
 static ls_status bad(ls_diag *diag, const char *file, const ls_attr *at, const char *what,
                      const char *key)
@@ -231,6 +232,13 @@ ls_status ls_target_from_attr(const ls_attr *a, const char *file, ls_target *out
     for (size_t i = 0; i < ch->n; i++) {
         if (ch->items[i]->kind != LS_AV_INT || ch->items[i]->i <= 0)
             return bad(diag, file, ch->items[i], "a positive integer", "subgroup_size_choices");
+        /* bounded here, not where a config is validated: the heuristics
+         * (suggest, sweep) multiply it before any config exists */
+        if (ch->items[i]->i > LS_MAX_SUBGROUP_SIZE)
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, ch->items[i]->line, ch->items[i]->col,
+                               "subgroup_size_choices[%zu] = %lld is past lanescope's limit of "
+                               "%d lanes",
+                               i, (long long)ch->items[i]->i, LS_MAX_SUBGROUP_SIZE);
         out->subgroup_choices[out->n_subgroup_choices++] = ch->items[i]->i;
     }
     const ls_attr *mws = ls_attr_get(wgp, "max_workgroup_sizes");
@@ -297,6 +305,27 @@ ls_status ls_nested_layout_from_attr(const ls_attr *a, const char *file, ls_nest
         }
     }
     out->rank = rank;
+    /* The layout queries multiply tiles (extents, registers, threads,
+     * subgroups: each at most the vector's element count, the product of
+     * every tile) and add strides x ids (ls_nl_lane_of, at most the sum of
+     * stride x tile): both bounds must fit int64. */
+    int64_t elems = 1, tids = 0, sids = 0;
+    for (int i = 0; i < rank; i++) {
+        bool ok = true;
+        for (int k = 0; k < 5; k++)
+            ok &= !__builtin_mul_overflow(elems, dst[k][i], &elems);
+        if (!ok)
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, a->line, a->col,
+                               "nested_layout: its tiles multiply past int64 (at dim %d)", i);
+        int64_t t, s;
+        if (__builtin_mul_overflow(out->thread_strides[i], out->thread_tile[i], &t) ||
+            __builtin_mul_overflow(out->subgroup_strides[i], out->subgroup_tile[i], &s) ||
+            __builtin_add_overflow(tids, t, &tids) || __builtin_add_overflow(sids, s, &sids))
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, a->line, a->col,
+                               "nested_layout: its strides x tiles add up past int64 (at dim "
+                               "%d)",
+                               i);
+    }
     return LS_OK;
 }
 

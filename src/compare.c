@@ -20,8 +20,6 @@
 
 /* ------------------------------------------------------------ input */
 
-/* A suite or CSV: at most LS_COMPARE_MAX_CASES full lines. */
-#define COMPARE_MAX_BYTES ((size_t)LS_COMPARE_MAX_CASES * LS_COMPARE_MAX_LINE)
 
 /* Steps through text a line at a time: the line (without \r\n) is copied
  * into ln, NUL-terminated.  Returns false at the end; a line that is too
@@ -30,7 +28,7 @@ typedef struct {
     const char *text, *path;
     size_t len, pos;
     int lineno;
-    char ln[LS_COMPARE_MAX_LINE];
+    char ln[LS_COMPARE_MAX_LINE + 1];
 } line_reader;
 
 static bool next_line(line_reader *r, ls_status *st, ls_diag *diag)
@@ -45,9 +43,9 @@ static bool next_line(line_reader *r, ls_status *st, ls_diag *diag)
     r->lineno++;
     if (n > 0 && s[n - 1] == '\r')
         n--;
-    if (n >= sizeof r->ln) {
-        *st = ls_diag_set(diag, LS_ERR_LIMIT, r->path, r->lineno, (int)sizeof r->ln,
-                          "line longer than %zu bytes", sizeof r->ln - 1);
+    if (n > LS_COMPARE_MAX_LINE) {
+        *st = ls_diag_set(diag, LS_ERR_LIMIT, r->path, r->lineno, LS_COMPARE_MAX_LINE + 1,
+                          "line longer than %d bytes (the limit)", LS_COMPARE_MAX_LINE);
         return false;
     }
     const char *z = memchr(s, '\0', n);
@@ -250,7 +248,8 @@ static ls_status suite_line(ls_suite *s, const char *ln, const where *w)
             return syntax_at(w, (int)n0 + 1, LS_ERR_INVALID,
                              "duplicate case name '%s' (first on line %d)", c.name,
                              s->cases[k].line);
-    s->cases = ls_xrealloc(s->cases, (s->n + 1) * sizeof *s->cases);
+    if ((s->n & (s->n - 1)) == 0) /* doubled at each power of two: linear, not n^2 */
+        s->cases = ls_xrealloc(s->cases, (s->n ? 2 * s->n : 1) * sizeof *s->cases);
     s->cases[s->n++] = c;
     return LS_OK;
 }
@@ -286,7 +285,7 @@ ls_status ls_suite_load(const char *path, ls_suite *s, ls_diag *diag)
     memset(s, 0, sizeof *s);
     char *buf;
     size_t len;
-    ls_status st = ls_read_text(path, COMPARE_MAX_BYTES, &buf, &len, diag);
+    ls_status st = ls_read_text(path, (size_t)LS_COMPARE_MAX_FILE, &buf, &len, diag);
     if (st)
         return st;
     st = ls_suite_parse(buf, len, path, s, diag);
@@ -323,7 +322,7 @@ static const char *const col_names[N_COLS] = {"name",          "measured_us", "m
 #define COLUMN_LINE "name,measured_us,min_us,max_us,runs,gbytes_per_s,copy_fraction,gpu,date"
 /* written after the columns above; readers ignore it (an extra column) */
 #define EXTRA_COLUMNS ",launch_us"
-#define MAX_FIELDS 64
+#define MAX_FIELDS LS_COMPARE_MAX_FIELDS
 
 /* Splits ln (RFC 4180, csv.h); a syntax error for a broken quote or too
  * many fields.  Returns the field count, or -1 with *st set. */
@@ -398,6 +397,9 @@ static bool number(const char *s, bool empty_ok, double *out)
         *out = NAN;
         return empty_ok;
     }
+    /* decimal only: strtod would also take hex ("0x10") and "inf" */
+    if (strspn(s, "0123456789+-.eE") != strlen(s))
+        return false;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -413,10 +415,11 @@ static ls_status row_numbers(char **f, const int *col, const int *idx, ls_measur
     double *t[3] = {&r->measured_us, &r->min_us, &r->max_us};
     for (int k = 0; k < 3; k++) {
         int j = idx[COL_MEAS + k];
-        if (!number(f[j], false, t[k]) || *t[k] <= 0)
+        if (!number(f[j], false, t[k]) || *t[k] <= 0 || *t[k] > LS_COMPARE_MAX_US)
             return syntax_at(w, col[j], LS_ERR_SYNTAX,
-                             "%s: expected a positive number of microseconds, found '%s'",
-                             col_names[COL_MEAS + k], f[j]);
+                             "%s: expected a positive number of microseconds up to %g, found "
+                             "'%s'",
+                             col_names[COL_MEAS + k], LS_COMPARE_MAX_US, f[j]);
     }
     int j = idx[COL_RUNS];
     double runs;
@@ -489,7 +492,8 @@ static ls_status measured_row(ls_measured *m, char *ln, const int *idx, int n_fi
         if (strcmp(m->rows[k].name, r.name) == 0)
             return syntax_at(w, ncol, LS_ERR_INVALID, "a second row for '%s' (first on line %d)",
                              r.name, m->rows[k].line);
-    m->rows = ls_xrealloc(m->rows, (m->n + 1) * sizeof *m->rows);
+    if ((m->n & (m->n - 1)) == 0) /* doubled at each power of two: linear, not n^2 */
+        m->rows = ls_xrealloc(m->rows, (m->n ? 2 * m->n : 1) * sizeof *m->rows);
     m->rows[m->n++] = r;
     return LS_OK;
 }
@@ -542,7 +546,7 @@ ls_status ls_measured_load(const char *path, ls_measured *m, ls_diag *diag)
     memset(m, 0, sizeof *m);
     char *buf;
     size_t len;
-    ls_status st = ls_read_text(path, COMPARE_MAX_BYTES, &buf, &len, diag);
+    ls_status st = ls_read_text(path, (size_t)LS_COMPARE_MAX_FILE, &buf, &len, diag);
     if (st)
         return st;
     st = ls_measured_parse(buf, len, path, m, diag);

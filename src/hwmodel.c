@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/datadir.h"
 #include "lanescope/atomic.h"
 #include "lanescope/arena.h"
 #include "lanescope/hwmodel.h"
@@ -131,7 +132,11 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, 1, "unknown key '%.40s'", s);
         if (seen[fi])
             return given_twice(diag, file, line, s, seen[fi]);
-        if (src == NULL || strncmp(src, "source:", 7) != 0 || strlen(src + 7) < 3)
+        bool sourced = src != NULL && strncmp(src, "source:", 7) == 0;
+        size_t said = 0; /* the source's own characters, blanks not counted */
+        for (const char *q = sourced ? src + 7 : ""; *q; q++)
+            said += !isspace((unsigned char)*q);
+        if (!sourced || said < 3)
             return ls_diag_set(diag, LS_ERR_INVALID, file, line, vcol,
                                "'%s' has no '# source: ...'; every number in a model needs one",
                                s);
@@ -181,6 +186,20 @@ const char *ls_hw_names(void)
            "gfx1201, ...), a .hw file or an .mlir file with an #iree_gpu.target";
 }
 
+/* A field a target gives the model keeps the bounds a .hw file's has: the
+ * engine multiplies them (WGPs x occupancy, WGPs x schedulers, ...). */
+static ls_status target_field(const ls_target *t, const char *key, int64_t v, ls_diag *diag)
+{
+    for (size_t i = 0; i < NFIELDS; i++)
+        if (strcmp(fields[i].key, key) == 0 && (v < fields[i].min || v > fields[i].max))
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--target", 0, 0,
+                               "target %s gives the model %s = %lld, outside %lld..%lld (the "
+                               "limit of a model's field)",
+                               t->arch, key, (long long)v, (long long)fields[i].min,
+                               (long long)fields[i].max);
+    return LS_OK;
+}
+
 /* The built-in model whose timing a target borrows. */
 static const char *family_of(const char *arch)
 {
@@ -223,6 +242,12 @@ ls_status ls_hw_for_target(const ls_target *t, ls_hw *hw, ls_diag *diag)
         sg_ok |= t->subgroup_choices[i] == hw->subgroup_size;
     if (!sg_ok && t->n_subgroup_choices > 0)
         hw->subgroup_size = t->subgroup_choices[0];
+    if (target_field(t, "subgroup_size", hw->subgroup_size, diag) ||
+        (t->wgp_count > 0 && target_field(t, "wgp_count", t->wgp_count, diag)) ||
+        (t->max_workgroup_memory_bytes > hw->smem_bytes_per_wgp &&
+         target_field(t, "smem_bytes_per_wgp", t->max_workgroup_memory_bytes, diag)) ||
+        (t->simds_per_wgp > 0 && target_field(t, "schedulers_per_wgp", t->simds_per_wgp, diag)))
+        return diag->status;
     char wgps[96];
     if (t->wgp_count > 0) {
         hw->wgp_count = t->wgp_count;
@@ -262,15 +287,21 @@ ls_status ls_hw_load(const char *name, ls_hw *hw, ls_diag *diag)
     const char *env = getenv("LANESCOPE_TARGETS");
     FILE *f = NULL;
     if (strchr(name, '/') || strstr(name, ".hw")) {
-        snprintf(path, sizeof path, "%s", name);
+        if ((size_t)snprintf(path, sizeof path, "%s", name) >= sizeof path)
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--target", 0, 0,
+                               "the model's file name is longer than %zu bytes", sizeof path - 1);
         if ((f = ls_open_input(path, diag)) == NULL)
             return diag->status;
     } else {
-        const char *dirs[] = {env, LS_TARGETS_DIR, LS_SRC_TARGETS_DIR};
-        for (size_t i = 0; i < 3 && f == NULL; i++) {
+        char beside[1024];
+        const char *dirs[] = {env, ls_exe_data_dir("targets", beside, sizeof beside),
+                              LS_TARGETS_DIR, LS_SRC_TARGETS_DIR};
+        for (size_t i = 0; i < sizeof dirs / sizeof dirs[0] && f == NULL; i++) {
             if (dirs[i] == NULL)
                 continue;
-            snprintf(path, sizeof path, "%s/%s.hw", dirs[i], name);
+            int n = snprintf(path, sizeof path, "%s/%s.hw", dirs[i], name);
+            if (n < 0 || (size_t)n >= sizeof path)
+                continue; /* a shortened name could open another model */
             f = fopen(path, "rb");
         }
         if (f == NULL)

@@ -116,6 +116,17 @@ static ls_alias alias_body(importer *im, ls_token name, bool type)
         al.error = local;
         while (tok(im)->kind != LS_TOK_EOF && !(tok(im)->col == 1 && tok(im)->line > name.line))
             next(im);
+        /* its text is passed over by the bracket check too, but for one
+         * that runs to the end of the file: a file cut short there */
+        if (tok(im)->kind == LS_TOK_EOF)
+            return al;
+        if (im->n_skipped == im->cap_skipped) {
+            im->cap_skipped = im->cap_skipped ? im->cap_skipped * 2 : 16;
+            im->skipped = ls_xrealloc(im->skipped, im->cap_skipped * sizeof *im->skipped);
+        }
+        im->skipped[im->n_skipped].begin = name.text;
+        im->skipped[im->n_skipped].end = tok(im)->text;
+        im->n_skipped++;
     }
     return al;
 }
@@ -148,6 +159,235 @@ static void type_alias_definition(importer *im)
     }
     ls_alias al = alias_body(im, name, true);
     ls_alias_add(&im->type_aliases, &al);
+}
+
+/* ---- a function's signature and its top-level SSA names ---- */
+
+static uint64_t name_hash(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static ssa_def *ssa_slot(const ssa_set *set, const char *name, size_t len)
+{
+    size_t i = (size_t)name_hash(name, len) & (set->cap - 1);
+    while (set->slot[i].name &&
+           !(set->slot[i].len == len && memcmp(set->slot[i].name, name, len) == 0))
+        i = (i + 1) & (set->cap - 1);
+    return &set->slot[i];
+}
+
+static const ssa_def *ssa_find(const ssa_set *set, const char *name, size_t len)
+{
+    if (set->n == 0)
+        return NULL;
+    const ssa_def *d = ssa_slot(set, name, len);
+    return d->name ? d : NULL;
+}
+
+static void ssa_add(ssa_set *set, const char *name, size_t len, int line, int col)
+{
+    if (2 * (set->n + 1) > set->cap) {
+        ssa_set bigger = {ls_xcalloc(set->cap ? set->cap * 2 : 64, sizeof(ssa_def)),
+                          set->cap ? set->cap * 2 : 64, 0};
+        for (size_t i = 0; i < set->cap; i++)
+            if (set->slot[i].name)
+                *ssa_slot(&bigger, set->slot[i].name, set->slot[i].len) = set->slot[i];
+        bigger.n = set->n;
+        free(set->slot);
+        *set = bigger;
+    }
+    ssa_def *d = ssa_slot(set, name, len);
+    if (d->name)
+        return;
+    *d = (ssa_def){name, len, line, col};
+    set->n++;
+}
+
+static void ssa_clear(ssa_set *set)
+{
+    if (set->n)
+        memset(set->slot, 0, set->cap * sizeof *set->slot);
+    set->n = 0;
+}
+
+/* At the '@name' of a func.func: its arguments `(%arg0: T {attrs} loc(..),
+ * ...)` into im->func_args, read on a copy of the lexer with a private
+ * diag (the scan then reads the same tokens as before).  A signature it
+ * cannot follow records nothing: the uses are then not checked. */
+static void func_signature(importer *im)
+{
+    ls_lexer save = im->lx;
+    ls_diag quiet;
+    ls_diag_clear(&quiet);
+    im->lx.diag = &quiet;
+    im->p.diag = &quiet;
+    im->n_func_args = 0;
+    int n = 0;
+    next(im);
+    if (ls_tok_is(tok(im), '(')) {
+        next(im);
+        while (tok(im)->kind == LS_TOK_PERCENT && n < MAX_FUNC_ARGS) {
+            func_arg *a = &im->func_args[n];
+            copy_tok(a->name, sizeof a->name, tok(im));
+            a->line = tok(im)->line;
+            a->col = tok(im)->col;
+            next(im);
+            if (!ls_tok_is(tok(im), ':'))
+                break;
+            next(im);
+            ls_attr *t = ls_parse_type(&im->p);
+            if (t == NULL || t->type == NULL)
+                break;
+            a->type = *t->type;
+            a->text = t->s;
+            n++;
+            if (ls_tok_is(tok(im), '{') && ls_parse_attr(&im->p) == NULL)
+                break;
+            if (ls_tok_ident(tok(im), "loc")) {
+                next(im);
+                int depth = 0;
+                do {
+                    if (ls_tok_is(tok(im), '('))
+                        depth++;
+                    else if (ls_tok_is(tok(im), ')'))
+                        depth--;
+                    next(im);
+                } while (depth > 0 && tok(im)->kind != LS_TOK_EOF && quiet.status == LS_OK);
+            }
+            if (!ls_tok_is(tok(im), ','))
+                break;
+            next(im);
+        }
+        if (ls_tok_is(tok(im), ')') && quiet.status == LS_OK) {
+            im->n_func_args = n;
+            /* on to the body's '{': past `-> T` or `-> (T {attrs}, ...)`
+             * and `attributes {...}` */
+            next(im);
+            if (tok(im)->kind == LS_TOK_ARROW) {
+                next(im);
+                if (ls_tok_is(tok(im), '(')) {
+                    int depth = 0;
+                    do {
+                        if (ls_tok_is(tok(im), '('))
+                            depth++;
+                        else if (ls_tok_is(tok(im), ')'))
+                            depth--;
+                        next(im);
+                    } while (depth > 0 && tok(im)->kind != LS_TOK_EOF &&
+                             quiet.status == LS_OK);
+                } else {
+                    ls_parse_type(&im->p);
+                }
+            }
+            if (ls_tok_ident(tok(im), "attributes")) {
+                next(im);
+                if (!ls_tok_is(tok(im), '{') || ls_parse_attr(&im->p) == NULL)
+                    ls_diag_set(&quiet, LS_ERR_SYNTAX, "", 0, 0, "no attributes");
+            }
+            if (ls_tok_is(tok(im), '{') && quiet.status == LS_OK)
+                im->func_body_at = tok(im)->text;
+        }
+    }
+    im->lx = save;
+    im->lx.diag = im->diag;
+    im->p.diag = im->diag;
+}
+
+/* Two types the same for a use's check: shape and element type (an
+ * encoding or layout after the element type is not compared). */
+static bool same_type(const ls_type_info *a, const ls_type_info *b)
+{
+    if (a->shaped != b->shaped || strcmp(a->container, b->container) != 0 || a->rank != b->rank)
+        return false;
+    for (int i = 0; i < a->rank && i < LS_MAX_SHAPE_RANK; i++)
+        if (a->dims[i] != b->dims[i])
+            return false;
+    return strcmp(a->elem_text, b->elem_text) == 0;
+}
+
+bool ls_imp_check_func_arg_use(importer *im, const char *name, const ls_type_info *t,
+                               const char *text, int line, int col)
+{
+    if (im->func_depth < 0 || t->elem_text == NULL)
+        return true;
+    for (int i = 0; i < im->n_func_args; i++) {
+        const func_arg *a = &im->func_args[i];
+        if (strcmp(a->name, name) != 0)
+            continue;
+        if (a->type.elem_text == NULL || same_type(&a->type, t))
+            return true;
+        /* MLIR: "use of value '%arg0' expects different type than prior uses" */
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, line, col,
+                           "%s is used as %.80s, but the function's signature declares it "
+                           "%.80s (at %d:%d)",
+                           name, text ? text : "?", a->text ? a->text : "?", a->line,
+                           a->col) == LS_OK;
+    }
+    return true;
+}
+
+/* True when t is the first token of its line: `%x = op` starts one in
+ * printed IR, where `scf.for %i = ...` and `iter_args(%a = %b)` (region
+ * arguments, which sibling regions may name alike) do not. */
+static bool first_on_line(const importer *im, const ls_token *t)
+{
+    const char *p = t->text;
+    while (p > im->lx.src && (p[-1] == ' ' || p[-1] == '\t'))
+        p--;
+    return p == im->lx.src || p[-1] == '\n';
+}
+
+/* At %name followed by `=` or `:N =` at the top level of a function's
+ * body: a second definition of a name there (or of an argument) is
+ * MLIR's "redefinition of SSA value". */
+static bool top_level_definition(importer *im, const ls_token *t)
+{
+    if (im->func_depth < 0 || im->brace_depth != im->func_depth || !first_on_line(im, t))
+        return true;
+    ls_lexer save = im->lx;
+    ls_diag quiet;
+    ls_diag_clear(&quiet);
+    im->lx.diag = &quiet;
+    next(im);
+    if (ls_tok_is(tok(im), ':')) {
+        next(im);
+        if (tok(im)->kind == LS_TOK_INT)
+            next(im);
+    }
+    bool def = ls_tok_is(tok(im), '=');
+    im->lx = save;
+    if (!def)
+        return true;
+    size_t len = t->len;
+    const char *hash = memchr(t->text, '#', len);
+    if (hash)
+        return true; /* %3#1 is a use */
+    int at_line = 0, at_col = 0;
+    const char *what = "";
+    const ssa_def *d = ssa_find(&im->func_names, t->text, len);
+    if (d && d->name == t->text)
+        return true; /* the same token read again (after a rewind) */
+    if (d) {
+        at_line = d->line;
+        at_col = d->col;
+    }
+    for (int i = 0; i < im->n_func_args && !at_line; i++)
+        if (strlen(im->func_args[i].name) == len &&
+            memcmp(im->func_args[i].name, t->text, len) == 0) {
+            at_line = im->func_args[i].line;
+            at_col = im->func_args[i].col;
+            what = ", an argument of the function";
+        }
+    if (at_line)
+        return ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, t->line, t->col,
+                           "redefinition of SSA value %.*s (first defined at %d:%d%s)",
+                           len > 60 ? 60 : (int)len, t->text, at_line, at_col, what) == LS_OK;
+    ssa_add(&im->func_names, t->text, len, t->line, t->col);
+    return true;
 }
 
 /* ---- lowering_config / compilation_info in an op's attribute dictionary ---- */
@@ -467,6 +707,8 @@ void ls_imp_scan_ops(importer *im)
             if (a)
                 collect(im, a, NULL, 0);
         } else if (t.kind == LS_TOK_PERCENT) {
+            if (!top_level_definition(im, &t))
+                return;
             copy_tok(pending, sizeof pending, &t);
             next(im);
             if (!ls_tok_is(tok(im), '=') && !ls_tok_is(tok(im), ':') && !ls_tok_is(tok(im), ','))
@@ -490,6 +732,12 @@ void ls_imp_scan_ops(importer *im)
             if (tok(im)->kind == LS_TOK_AT)
                 snprintf(im->func, sizeof im->func, "%.*s",
                          tok(im)->len > 90 ? 90 : (int)tok(im)->len, tok(im)->text);
+            ssa_clear(&im->func_names);
+            im->n_func_args = 0;
+            im->func_depth = -1;
+            im->func_body_at = NULL;
+            if (tok(im)->kind == LS_TOK_AT)
+                func_signature(im);
             im->op_index = 0;
             im->cur = NULL; /* a dispatch starts with the function's first op */
             im->func_line = t.line;
@@ -534,10 +782,189 @@ void ls_imp_scan_ops(importer *im)
         } else if (ls_tok_ident(&t, "iree_vector_ext.to_layout")) {
             to_layout_op(im);
         } else {
+            if (ls_tok_is(&t, '{')) {
+                im->brace_depth++;
+                if (t.text == im->func_body_at)
+                    im->func_depth = im->brace_depth; /* the function's body opens */
+            } else if (ls_tok_is(&t, '}')) {
+                if (im->func_depth >= 0 && im->brace_depth <= im->func_depth) {
+                    im->func_depth = -1; /* and ends */
+                    im->func_body_at = NULL;
+                    im->n_func_args = 0;
+                    ssa_clear(&im->func_names);
+                }
+                im->brace_depth--;
+            }
             next(im);
         }
         pending[0] = 0;
     }
+}
+
+/* ---- brackets: a file that ends inside one was cut short ----
+ *
+ * The scan passes over what it does not read, so a file cut after the
+ * last op it reads (the function's '}' lost, or in `return %2 :
+ * tensor<64x`) would otherwise import as if whole.  One more pass over the
+ * tokens pairs { } ( ) [ ] and < >: the end of input with one still open
+ * is an error naming the innermost and where it opened, as is a closer
+ * that matches no opener.  '<' opens wherever it stands (MLIR has no
+ * less-than operator; `->` is one token); a '>' closes only a '<' (`>=`
+ * in an integer set sits inside parentheses), and a '}' ) or ] closes the
+ * '<'s left open inside it, so only a file that ends inside a type or
+ * attribute reports one.  An alias definition that does not parse is
+ * passed over (its error is reported only where the alias is used).  The
+ * stack grows with the nesting (regions may nest to any depth); the cost
+ * is one more lexing of the file. */
+typedef struct {
+    char open;
+    int line, col;
+    size_t offset;        /* of the opener in the text */
+    const char *prev;     /* the token before it, for the message */
+    size_t prev_len;
+    const char *op;       /* the op it belongs to ("func.func"), or NULL */
+    size_t op_len;
+    const char *sym;      /* that op's @symbol, or NULL */
+    size_t sym_len;
+} bracket;
+
+static char closer_of(char c)
+{
+    return c == '{' ? '}' : c == '(' ? ')' : c == '[' ? ']' : '>';
+}
+
+/* What a '{' opens: an attribute dictionary starts `key =`, `key,` or
+ * `key}`; anything else is a region. */
+static bool opens_dict(const importer *im, const char *text, size_t len, const bracket *b)
+{
+    ls_diag quiet;
+    ls_diag_clear(&quiet);
+    ls_lexer lx;
+    ls_lexer_init(&lx, text, len, im->file, &quiet);
+    lx.pos = b->offset + 1;
+    lx.line = b->line;
+    lx.col = b->col + 1;
+    ls_lex_next(&lx);
+    if (lx.tok.kind != LS_TOK_IDENT && lx.tok.kind != LS_TOK_STRING)
+        return false;
+    ls_lex_next(&lx);
+    return ls_tok_is(&lx.tok, '=') || ls_tok_is(&lx.tok, ',') || ls_tok_is(&lx.tok, '}');
+}
+
+static void describe_bracket(const importer *im, const char *text, size_t len, const bracket *b,
+                             char *out, size_t size)
+{
+    char owner[160] = "";
+    if (b->op)
+        snprintf(owner, sizeof owner, "%.*s%s%.*s", b->op_len > 60 ? 60 : (int)b->op_len, b->op,
+                 b->sym ? " " : "", b->sym ? (b->sym_len > 60 ? 60 : (int)b->sym_len) : 0,
+                 b->sym ? b->sym : "");
+    if (b->open == '{' && opens_dict(im, text, len, b))
+        snprintf(out, size, "an attribute dictionary%s%s", owner[0] ? " of " : "", owner);
+    else if (b->open == '{' && b->op && b->op_len == 9 && memcmp(b->op, "func.func", 9) == 0)
+        snprintf(out, size, "the body of %s", owner);
+    else if (b->open == '{')
+        snprintf(out, size, "a region%s%s", owner[0] ? " of " : "", owner);
+    else if (b->prev && b->prev + b->prev_len == text + b->offset)
+        snprintf(out, size, "in '%.*s%c...%c'", b->prev_len > 40 ? 40 : (int)b->prev_len,
+                 b->prev, b->open, closer_of(b->open));
+    else if (b->prev)
+        snprintf(out, size, "after '%.*s'", b->prev_len > 40 ? 40 : (int)b->prev_len, b->prev);
+    else
+        snprintf(out, size, "at the start of the file");
+}
+
+static void check_brackets(importer *im, const char *text, size_t len)
+{
+    ls_diag local;
+    ls_diag_clear(&local);
+    ls_lexer lx;
+    ls_lexer_init(&lx, text, len, im->file, &local);
+    bracket *stack = NULL;
+    size_t n = 0, cap = 0;
+    const char *prev = NULL, *op = NULL, *sym = NULL;
+    size_t prev_len = 0, op_len = 0, sym_len = 0;
+    int since_op = 0; /* tokens since op: its @symbol follows within two */
+    size_t skip = 0;  /* the next broken alias definition (in file order) */
+    for (ls_lex_next(&lx); lx.tok.kind != LS_TOK_EOF; ls_lex_next(&lx)) {
+        const ls_token *t = &lx.tok;
+        while (skip < im->n_skipped && t->text >= im->skipped[skip].end)
+            skip++;
+        if (skip < im->n_skipped && t->text >= im->skipped[skip].begin)
+            continue;
+        if (t->kind == LS_TOK_ERROR) {
+            *im->diag = local; /* a lexical error the scan passed over */
+            goto done;
+        }
+        since_op++;
+        if (t->kind == LS_TOK_IDENT && memchr(t->text, '.', t->len) &&
+            (n == 0 || stack[n - 1].open != '<')) {
+            /* an op's name, unless it is a dictionary key (`a.b = ...`) */
+            size_t pos = lx.pos;
+            while (pos < len && (text[pos] == ' ' || text[pos] == '\t'))
+                pos++;
+            if (pos >= len || text[pos] != '=') {
+                op = t->text;
+                op_len = t->len;
+                sym = NULL;
+                since_op = 0;
+            }
+        } else if (t->kind == LS_TOK_AT && op && !sym && since_op <= 2) {
+            sym = t->text;
+            sym_len = t->len;
+        } else if (t->kind == LS_TOK_PUNCT) {
+            char c = t->punct;
+            if (c == '{' || c == '(' || c == '[' || c == '<') {
+                if (n == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    stack = ls_xrealloc(stack, cap * sizeof *stack);
+                }
+                stack[n++] = (bracket){c, t->line, t->col, (size_t)(t->text - text), prev,
+                                       prev_len, op, op_len, sym, sym_len};
+            } else if (c == '>') {
+                if (n > 0 && stack[n - 1].open == '<')
+                    n--;
+            } else if (c == '}' || c == ')' || c == ']') {
+                while (n > 0 && stack[n - 1].open == '<')
+                    n--;
+                if (n == 0 || closer_of(stack[n - 1].open) != c) {
+                    char what[200] = "";
+                    if (n > 0)
+                        describe_bracket(im, text, len, &stack[n - 1], what, sizeof what);
+                    if (n == 0)
+                        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, t->line, t->col,
+                                    "'%c' closes nothing: no bracket is open here", c);
+                    else
+                        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, t->line, t->col,
+                                    "'%c' where the '%c' at %d:%d (%s) wants '%c'", c,
+                                    stack[n - 1].open, stack[n - 1].line, stack[n - 1].col,
+                                    what, closer_of(stack[n - 1].open));
+                    goto done;
+                }
+                n--;
+                if (c == '}' && n > 0) {
+                    /* past a region: back in the op around it */
+                    op = stack[n - 1].op;
+                    op_len = stack[n - 1].op_len;
+                    sym = stack[n - 1].sym;
+                    sym_len = stack[n - 1].sym_len;
+                }
+            }
+        }
+        prev = t->text;
+        prev_len = t->len;
+    }
+    if (n > 0) {
+        const bracket *b = &stack[n - 1];
+        char what[200];
+        describe_bracket(im, text, len, b, what, sizeof what);
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, lx.tok.line, lx.tok.col,
+                    "the file ends inside the '%c' at %d:%d (%s): no '%c' matches it; is the "
+                    "file cut short?",
+                    b->open, b->line, b->col, what, closer_of(b->open));
+    }
+done:
+    free(stack);
 }
 
 ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,
@@ -562,6 +989,7 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
     im->diag = diag;
     im->file = file;
     im->flags = flags;
+    im->func_depth = -1;
     if (dims)
         im->dims = *dims;
     ls_arena_init(&im->arena);
@@ -571,6 +999,16 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
     im->p = (ls_parser){&im->lx, &im->arena, &im->aliases, diag, 0, &im->type_aliases};
     next(im);
     ls_imp_scan_ops(im);
+    if (!failed(im))
+        check_brackets(im, text, len);
+    /* a --dim that sized nothing was meant for another file or another
+     * dim: said, not ignored */
+    for (int d = 0; d < LS_MAX_RANK && !failed(im); d++)
+        if (im->dims.size[d] > 0 && !im->dims_used[d])
+            ls_diag_set(diag, LS_ERR_USAGE, "--dim", 0, 0,
+                        "%d=%lld: no op in %s has a dynamic ('?') d%d; --dim sizes dynamic "
+                        "dims only",
+                        d, (long long)im->dims.size[d], file, d);
     if (!failed(im) && m->n_unsupported > 0 && !(flags & LS_IMPORT_KEEP_UNSUPPORTED))
         *diag = m->unsupported;
     if (!failed(im) && m->has_target)
@@ -581,6 +1019,8 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
     ls_alias_table_fini(&im->aliases);
     ls_alias_table_fini(&im->type_aliases);
     ls_arena_fini(&im->arena);
+    free(im->func_names.slot);
+    free(im->skipped);
     free(im);
     return diag->status;
 }

@@ -323,6 +323,11 @@ void ls_imp_arg_compare_op(importer *im, const char *result_name)
     ls_imp_begin_problem_checks(im, &local, &saved);
     bool ok = build_problem(im, a, p);
     ls_imp_end_problem_checks(im, &local, saved);
+    /* the comparator's own type rules (its block arguments' types are the
+     * verifier's business, not checked here) */
+    if ((ok || (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)) &&
+        !ls_imp_verify_region(im, &a->r, NULL, NULL, "iree_linalg_ext.arg_compare"))
+        goto out;
     if (ok && ls_imp_take_op_attrs(im, a->attrs, p))
         ls_imp_link_problem(im, dop);
 out:

@@ -671,12 +671,80 @@ bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits)
     return true;
 }
 
+/* MLIR's checks of a number literal against its type
+ * (AsmParser/AttributeParser.cpp): a decimal float must fit a double and,
+ * here, the type too (MLIR would round 1e39 : f32 to +inf silently: a
+ * value no one wrote); a hex float is the type's bit pattern, so it fits
+ * its width; a float type takes no decimal integer (write 1.0) and an
+ * integer type no float; an integer fits its width, signed or unsigned
+ * (i8: -128 to 255).  Unknown types and non-numbers pass. */
+bool ls_imp_literal_fits(const char *lit, ls_elem_type t, char *why, size_t size)
+{
+    if (lit == NULL || !lit[0] || t == LS_ET_UNKNOWN || strcmp(lit, "true") == 0 ||
+        strcmp(lit, "false") == 0)
+        return true;
+    const char *tn = ls_elem_type_name(t);
+    bool neg = lit[0] == '-';
+    const char *mag = neg ? lit + 1 : lit;
+    bool hex = mag[0] == '0' && (mag[1] == 'x' || mag[1] == 'X');
+    bool is_float_lit = !hex && strpbrk(mag, ".eE") != NULL;
+    char *end;
+    errno = 0;
+    if (ls_elem_type_is_float(t)) {
+        if (hex) {
+            unsigned long long v = strtoull(mag, &end, 16);
+            int bits = ls_elem_type_bits(t);
+            if (neg)
+                snprintf(why, size, "a hexadecimal float literal takes no '-' (it is the bit "
+                                    "pattern: set the sign bit)");
+            else if (errno || *end || (bits < 64 && v >> bits))
+                snprintf(why, size, "the hexadecimal bit pattern is wider than %s's %d bits", tn,
+                         bits);
+            else
+                return true;
+            return false;
+        }
+        if (!is_float_lit) {
+            snprintf(why, size, "a decimal integer is not a %s literal (write %s.0)", tn, lit);
+            return false;
+        }
+        double d = strtod(mag, &end);
+        if (*end)
+            return true; /* not a number: the reader says so where it reads it */
+        if (isinf(d)) {
+            snprintf(why, size, "it is too large for any float type");
+            return false;
+        }
+        if (!isfinite(ls_value_to_double(ls_value_from_double(d, t), t))) {
+            snprintf(why, size, "it is past the largest finite %s", tn);
+            return false;
+        }
+        return true;
+    }
+    if (is_float_lit) {
+        snprintf(why, size, "a float literal is not a value of the integer type %s", tn);
+        return false;
+    }
+    unsigned long long v = strtoull(mag, &end, 0);
+    if (*end)
+        return true;
+    int bits = ls_elem_type_bits(t);
+    bool fits = errno == 0 && (bits >= 64 ? (!neg || v <= (1ull << 63))
+                                          : neg ? v <= (1ull << (bits - 1)) : v >> bits == 0);
+    if (!fits)
+        snprintf(why, size, "it is outside %s's range, %lld to %llu", tn,
+                 bits >= 64 ? (long long)INT64_MIN : -(1ll << (bits - 1)),
+                 bits >= 64 ? (unsigned long long)UINT64_MAX : (1ull << bits) - 1);
+    return fits;
+}
+
 void ls_imp_constant(importer *im, const char *name)
 {
     /* at arith.constant */
     next(im);
     char lit[48] = "";
     bool minus = false;
+    int lit_line = tok(im)->line, lit_col = tok(im)->col;
     if (ls_tok_is(tok(im), '-')) {
         minus = true;
         next(im);
@@ -694,6 +762,13 @@ void ls_imp_constant(importer *im, const char *name)
         return;
     ls_elem_type t = ls_elem_type_from_name(tok(im)->text, tok(im)->len);
     next(im);
+    char why[160];
+    if (!ls_imp_literal_fits(lit, t, why, sizeof why)) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, lit_line, lit_col,
+                    "arith.constant %s : %s: the literal does not fit the type: %s", lit,
+                    ls_elem_type_name(t), why);
+        return;
+    }
     uint64_t bits;
     if (t == LS_ET_UNKNOWN || !ls_imp_literal_bits(lit, t, &bits))
         return;

@@ -132,6 +132,8 @@ void ls_imp_generic_op(importer *im, const char *result_name)
                                                                  : -1;
     }
     if (!any_red) {
+        if (!ls_imp_verify_region(im, &r, &ins, &outs, "linalg.generic"))
+            return;
         /* Elementwise: a consumer reduction in the dispatch inlines it. */
         if (maps_ok)
             ls_imp_record_fused(im, result_name, op.line, op.col, &r, &ins, (int)its->n, opmap,
@@ -196,6 +198,12 @@ void ls_imp_generic_op(importer *im, const char *result_name)
         ls_imp_set_init(im, p, outs.names[0]);
 checked:
     ls_imp_end_problem_checks(im, &local, saved);
+    /* MLIR's type rules after lanescope's own checks: where those stop
+     * first (say at an i32 operand fed to a float op), their message is
+     * the one that names the fault in lanescope's terms */
+    if ((ok || (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)) &&
+        !ls_imp_verify_region(im, &r, &ins, &outs, "linalg.generic"))
+        return;
     if (!ok)
         return;
     if (!ls_imp_take_op_attrs(im, dict, p) || !ls_imp_take_op_attrs(im, attrs, p))
@@ -373,6 +381,9 @@ void ls_imp_reduce_op(importer *im, const char *result_name)
         ls_imp_set_init(im, p, outs.names[0]);
 checked:
     ls_imp_end_problem_checks(im, &local, saved);
+    if ((ok || (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)) &&
+        !ls_imp_verify_region(im, &r, &ins, &outs, "linalg.reduce"))
+        return;
     if (!ok)
         return;
     if (!ls_imp_take_op_attrs(im, attrs, p))

@@ -11,7 +11,29 @@
 
 #include "lanescope/import.h"
 
-enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_FUSED = 64, MAX_CONSTANTS = 256 };
+enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_FUSED = 64, MAX_CONSTANTS = 256, MAX_FUNC_ARGS = 64 };
+
+/* A function argument as its signature declares it. */
+typedef struct {
+    char name[64];
+    ls_type_info type;
+    const char *text; /* the spelled type (arena) */
+    int line, col;
+} func_arg;
+
+/* SSA names defined at the top level of a function's body (the first
+ * definition of each): an open-addressing hash set over the source text,
+ * whose names point into it. */
+typedef struct {
+    const char *name;
+    size_t len;
+    int line, col;
+} ssa_def;
+
+typedef struct {
+    ssa_def *slot; /* cap entries, NULL name: empty */
+    size_t cap, n;
+} ssa_set;
 
 /* An elementwise linalg.generic whose result a later op reads: IREE fuses
  * it into its consumer's dispatch tile, so a consumer reduction inlines its
@@ -64,13 +86,28 @@ typedef struct {
     ls_dispatch *cur; /* the current function's dispatch, NULL until it has an op */
     int func_line, func_col;
     const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
+    func_arg func_args[MAX_FUNC_ARGS];     /* the current function's, when read whole */
+    int n_func_args;
+    ssa_set func_names;  /* defined at the top level of the current function's body */
+    int brace_depth;     /* '{' the scan itself has passed and not closed */
+    const char *func_body_at; /* the '{' of the current function's body */
+    int func_depth;      /* brace_depth inside that body; -1: not in one */
+    struct {
+        const char *begin, *end;
+    } *skipped;          /* text of alias definitions that did not parse */
+    size_t n_skipped, cap_skipped;
     ls_import_dims dims;                   /* sizes for dynamic loop dims; 0: not given */
+    bool dims_used[LS_MAX_RANK];           /* a --dim that bound some dynamic dim */
 } importer;
 
-/* The size a dynamic loop dimension d is bound to, or 0. */
-static inline int64_t dim_binding(const importer *im, int d)
+/* The size a dynamic loop dimension d is bound to, or 0; called only for
+ * a dim that is dynamic, so a binding returned is a --dim that was used. */
+static inline int64_t dim_binding(importer *im, int d)
 {
-    return d >= 0 && d < LS_MAX_RANK ? im->dims.size[d] : 0;
+    if (d < 0 || d >= LS_MAX_RANK || im->dims.size[d] <= 0)
+        return 0;
+    im->dims_used[d] = true;
+    return im->dims.size[d];
 }
 
 static inline bool failed(const importer *im)
@@ -118,6 +155,8 @@ typedef struct {
     int n;
     char names[MAX_OPERANDS][64];
     ls_type_info types[MAX_OPERANDS];
+    const char *type_text[MAX_OPERANDS]; /* as spelled (arena) */
+    int name_line[MAX_OPERANDS], name_col[MAX_OPERANDS];
     int line, col;
 } operand_list;
 
@@ -134,6 +173,8 @@ typedef struct {
     char from_text[16];    /* the spelling of from, for messages ("i4") */
     char pred[16];         /* first keyword after the op: cmpf/cmpi predicate */
     char lit[48];          /* a number literal (arith.constant, linalg.index), sign kept */
+    int lit_line, lit_col;
+    int arg_line[3], arg_col[3];
     int n_idx;             /* tensor.extract %t[%i, %j]: the index operands */
     char idx[LS_MAX_RANK][64];
     int line, col;
@@ -142,10 +183,16 @@ typedef struct {
 typedef struct {
     int n_args;
     char arg[MAX_OPERANDS][64];
+    ls_type_info arg_type[MAX_OPERANDS]; /* as declared */
+    const char *arg_type_text[MAX_OPERANDS];
+    int arg_line[MAX_OPERANDS], arg_col[MAX_OPERANDS];
     int n_stmts;
     stmt stmts[MAX_STMTS];
     int n_yield;
     char yield[MAX_OPERANDS][64];
+    int n_yield_types;                    /* linalg.yield %a : T: the T's */
+    ls_elem_type yield_type[MAX_OPERANDS];
+    int yield_type_line[MAX_OPERANDS], yield_type_col[MAX_OPERANDS];
     int yield_line, yield_col;
     char short_op[48]; /* linalg.reduce { arith.addf } */
 } region;
@@ -161,6 +208,17 @@ bool ls_imp_operands(importer *im, const char *kw, operand_list *out);
 bool ls_imp_block_args(importer *im, region *r);
 bool ls_imp_parse_region(importer *im, region *r);
 const stmt *ls_imp_def_of(const region *r, const char *name);
+/* The type rules MLIR's verifier applies to a region (hard errors: the IR
+ * is invalid, not merely beyond lanescope): one block argument per operand
+ * of its element type, every use of a value at the type it was defined
+ * with, the yield giving each init's element type.  ins/outs NULL: the
+ * region's own rules only (a comparator). */
+bool ls_imp_verify_region(importer *im, const region *r, const operand_list *ins,
+                          const operand_list *outs, const char *opname);
+/* A use of a function argument (in ins/outs) at the type it was declared
+ * with in the signature; false (and the error) when not. */
+bool ls_imp_check_func_arg_use(importer *im, const char *name, const ls_type_info *t,
+                               const char *text, int line, int col);
 bool ls_imp_is_ext_op(const char *op);
 bool ls_imp_is_cast_op(const char *op);
 int ls_imp_uses_of(const region *r, const char *name);
@@ -229,6 +287,9 @@ bool ls_imp_compile_comparator(importer *im, const region *r, ls_elem_type t, ls
  * arith.constant's value and type; false when there is none. */
 bool ls_imp_fill_of(const importer *im, const char *name, ls_elem_type t, uint64_t *bits);
 bool ls_imp_constant_of(const importer *im, const char *name, ls_elem_type *t, uint64_t *bits);
+/* Whether a number literal fits type t as MLIR reads it; why gets the
+ * reason when not.  Unknown types and text that is not a number pass. */
+bool ls_imp_literal_fits(const char *lit, ls_elem_type t, char *why, size_t size);
 /* A literal's bit pattern in type t; false when it is not a number. */
 bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits);
 /* The init's element type is one lanescope reduces into; otherwise the

@@ -23,6 +23,8 @@ bool ls_imp_operands_ex(importer *im, const char *kw, bool allow_scalar, operand
                         "more than %d operands in %s(...)", MAX_OPERANDS, kw);
             return false;
         }
+        out->name_line[out->n] = tok(im)->line;
+        out->name_col[out->n] = tok(im)->col;
         snprintf(out->names[out->n++], sizeof out->names[0], "%.*s",
                  tok(im)->len > 63 ? 63 : (int)tok(im)->len, tok(im)->text);
         next(im);
@@ -40,6 +42,10 @@ bool ls_imp_operands_ex(importer *im, const char *kw, bool allow_scalar, operand
             if (t == NULL)
                 return false;
             out->types[i] = *t->type;
+            out->type_text[i] = t->s;
+            if (!ls_imp_check_func_arg_use(im, out->names[i], &out->types[i], t->s,
+                                           out->name_line[i], out->name_col[i]))
+                return false;
             /* tensor<f32> (rank 0) is the init of a full reduction. */
             if (!allow_scalar && !out->types[i].shaped) {
                 ls_diag_set(im->diag, LS_ERR_INVALID, im->file, t->line, t->col,
@@ -57,6 +63,32 @@ bool ls_imp_operands(importer *im, const char *kw, operand_list *out)
     return ls_imp_operands_ex(im, kw, false, out);
 }
 
+/* MLIR's parser rejects a second definition of a name in the same region
+ * ("redefinition of SSA value"); read on, the later one would silently
+ * replace the first for every use.  Block arguments and the first n_stmts
+ * statements' results are the names defined so far. */
+static bool new_name(importer *im, const region *r, const char *name, int line, int col,
+                     int n_stmts)
+{
+    int at_line = 0, at_col = 0;
+    for (int i = 0; i < r->n_args && !at_line; i++)
+        if (strcmp(r->arg[i], name) == 0) {
+            at_line = r->arg_line[i];
+            at_col = r->arg_col[i];
+        }
+    for (int i = 0; i < n_stmts && !at_line; i++)
+        if (strcmp(r->stmts[i].res, name) == 0) {
+            at_line = r->stmts[i].line;
+            at_col = r->stmts[i].col;
+        }
+    if (!at_line)
+        return true;
+    ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, line, col,
+                "redefinition of SSA value %s (first defined at %d:%d in this region)", name,
+                at_line, at_col);
+    return false;
+}
+
 bool ls_imp_block_args(importer *im, region *r)
 {
     /* at '(' */
@@ -67,12 +99,22 @@ bool ls_imp_block_args(importer *im, region *r)
                         "more than %d block arguments", MAX_OPERANDS);
             return false;
         }
-        copy_tok(r->arg[r->n_args++], sizeof r->arg[0], tok(im));
+        int k = r->n_args;
+        ls_token name = *tok(im);
+        copy_tok(r->arg[k], sizeof r->arg[0], &name);
+        if (!new_name(im, r, r->arg[k], name.line, name.col, 0))
+            return false;
+        r->arg_line[k] = name.line;
+        r->arg_col[k] = name.col;
+        r->n_args++;
         next(im);
         if (!expect(im, ':'))
             return false;
-        if (ls_parse_type(&im->p) == NULL)
+        ls_attr *t = ls_parse_type(&im->p);
+        if (t == NULL)
             return false;
+        r->arg_type[k] = *t->type;
+        r->arg_type_text[k] = t->s;
         if (!ls_tok_is(tok(im), ','))
             break;
         next(im);
@@ -120,14 +162,23 @@ static bool stmt_tail(importer *im, stmt *s)
             im->lx = save;
             if (starts_stmt)
                 return true; /* an op without a type: the next statement begins */
-            if (s->n_args < 3)
+            if (s->n_args < 3) {
+                s->arg_line[s->n_args] = u->line;
+                s->arg_col[s->n_args] = u->col;
                 copy_tok(s->args[s->n_args++], sizeof s->args[0], u);
+            }
         } else if (nest == 0 && u->kind == LS_TOK_IDENT && s->n_args == 0 && !s->pred[0] &&
                    !s->lit[0]) {
             copy_tok(s->pred, sizeof s->pred, u);
         } else if (nest == 0 && ls_tok_is(u, '-')) {
             minus = true;
+            s->lit_line = u->line;
+            s->lit_col = u->col;
         } else if (nest == 0 && (u->kind == LS_TOK_INT || u->kind == LS_TOK_FLOAT) && !s->lit[0]) {
+            if (!minus) {
+                s->lit_line = u->line;
+                s->lit_col = u->col;
+            }
             snprintf(s->lit, sizeof s->lit, "%s%.*s", minus ? "-" : "",
                      u->len > 44 ? 44 : (int)u->len, u->text);
         }
@@ -208,15 +259,26 @@ bool ls_imp_parse_region(importer *im, region *r)
                             "region has more than %d statements", MAX_STMTS);
                 return false;
             }
-            stmt *s = &r->stmts[r->n_stmts++];
+            stmt *s = &r->stmts[r->n_stmts];
             memset(s, 0, sizeof *s);
             s->line = t.line;
             s->col = t.col;
             copy_tok(s->res, sizeof s->res, &t);
+            if (!new_name(im, r, s->res, t.line, t.col, r->n_stmts))
+                return false;
+            r->n_stmts++;
             copy_tok(s->op, sizeof s->op, tok(im));
             next(im);
             if (!stmt_tail(im, s))
                 return false;
+            char why[160];
+            if (strcmp(s->op, "arith.constant") == 0 &&
+                !ls_imp_literal_fits(s->lit, s->from, why, sizeof why)) {
+                ls_diag_set(im->diag, LS_ERR_INVALID, im->file, s->lit_line, s->lit_col,
+                            "arith.constant %s : %s: the literal does not fit the type: %s",
+                            s->lit, ls_elem_type_name(s->from), why);
+                return false;
+            }
         } else if (depth == 1 && is_yield(&t)) {
             r->yield_line = t.line;
             r->yield_col = t.col;
@@ -225,6 +287,27 @@ bool ls_imp_parse_region(importer *im, region *r)
                 if (tok(im)->kind == LS_TOK_PERCENT && r->n_yield < MAX_OPERANDS)
                     copy_tok(r->yield[r->n_yield++], sizeof r->yield[0], tok(im));
                 next(im);
+            }
+            if (r->n_yield > 0 && ls_tok_is(tok(im), ':')) {
+                /* the yielded values' types, for the checks against their
+                 * definitions and the op's inits (ls_imp_verify_region) */
+                next(im);
+                for (;;) {
+                    int k = r->n_yield_types, tl = tok(im)->line, tc = tok(im)->col;
+                    ls_attr *ty = ls_parse_type(&im->p);
+                    if (ty == NULL)
+                        return false;
+                    if (k < MAX_OPERANDS) {
+                        r->yield_type[k] = ty->type && !ty->type->shaped ? ty->type->elem
+                                                                         : LS_ET_UNKNOWN;
+                        r->yield_type_line[k] = tl;
+                        r->yield_type_col[k] = tc;
+                        r->n_yield_types++;
+                    }
+                    if (!ls_tok_is(tok(im), ','))
+                        break;
+                    next(im);
+                }
             }
         } else {
             next(im);
@@ -329,3 +412,170 @@ bool ls_imp_contraction_body(const region *r)
     return (a == 0 && b == 1) || (a == 1 && b == 0);
 }
 
+
+/* ---- the verifier's type rules for a region, where MLIR's apply ---- */
+
+/* What a statement's op wants of operand k and gives as its result, from
+ * its `: T` / `: A to B` / `: A, B` types: the same type throughout for
+ * arith/math arithmetic (SameOperandsAndResultType), the source type for a
+ * cast, i1 from a compare, i1 and T for select.  LS_ET_UNKNOWN: not known
+ * here (an op lanescope does not interpret, or no type written). */
+static ls_elem_type stmt_operand_type(const stmt *s, int k)
+{
+    ls_body_opcode op;
+    if (s->from == LS_ET_UNKNOWN || !ls_body_opcode_from_name(s->op, &op))
+        return LS_ET_UNKNOWN;
+    switch (op) {
+    case LS_BOP_CONST:
+    case LS_BOP_INDEX:
+    case LS_BOP_INPUT: return LS_ET_UNKNOWN;
+    case LS_BOP_FPOWI:
+    case LS_BOP_SCALING_EXTF: return k == 0 ? s->first : s->from;
+    case LS_BOP_CMPF:
+    case LS_BOP_CMPI: return s->from;
+    case LS_BOP_SELECT: return k == 0 ? LS_ET_I1 : s->to;
+    default:
+        if (ls_imp_is_cast_op(s->op) || op == LS_BOP_INDEX_CAST)
+            return s->from;
+        return s->from == s->to ? s->from : LS_ET_UNKNOWN;
+    }
+}
+
+static ls_elem_type stmt_result_type(const stmt *s)
+{
+    ls_body_opcode op;
+    if (strcmp(s->op, "linalg.index") == 0)
+        return LS_ET_INDEX;
+    if (strcmp(s->op, "tensor.extract") == 0)
+        return s->from;
+    if (s->to == LS_ET_UNKNOWN || !ls_body_opcode_from_name(s->op, &op))
+        return LS_ET_UNKNOWN;
+    switch (op) {
+    case LS_BOP_CMPF:
+    case LS_BOP_CMPI: return LS_ET_I1;
+    case LS_BOP_FPOWI: return s->first;
+    default: return s->to;
+    }
+}
+
+/* The type of a value defined before statement `before` of the region
+ * (a block argument or an earlier result); where it was defined and as
+ * what, for the message. */
+static ls_elem_type value_type(const region *r, const char *name, int before, int *line,
+                               int *col, const char **what)
+{
+    for (int i = 0; i < r->n_args; i++)
+        if (strcmp(r->arg[i], name) == 0) {
+            *line = r->arg_line[i];
+            *col = r->arg_col[i];
+            *what = "block argument";
+            return r->arg_type[i].shaped ? LS_ET_UNKNOWN : r->arg_type[i].elem;
+        }
+    for (int i = 0; i < before && i < r->n_stmts; i++)
+        if (strcmp(r->stmts[i].res, name) == 0) {
+            *line = r->stmts[i].line;
+            *col = r->stmts[i].col;
+            *what = r->stmts[i].op;
+            return stmt_result_type(&r->stmts[i]);
+        }
+    return LS_ET_UNKNOWN;
+}
+
+/* Spelled types compared without blanks: "tensor<4x f32>" is "tensor<4xf32>". */
+static bool same_text(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == ' ' || *a == '\t' || *a == '\n' || *a == '\r')
+            a++;
+        while (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r')
+            b++;
+        if (*a != *b)
+            return false;
+        if (*a == 0)
+            return true;
+        a++;
+        b++;
+    }
+}
+
+bool ls_imp_verify_region(importer *im, const region *r, const operand_list *ins,
+                          const operand_list *outs, const char *opname)
+{
+    if (failed(im))
+        return false;
+    /* LinalgOp's verifier: one block argument per operand, of the
+     * operand's element type (its own type for a scalar operand) */
+    int n_ops = ins && outs ? ins->n + outs->n : 0;
+    if (n_ops > 0 && r->n_args > 0 && r->n_args != n_ops)
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->arg_line[0], r->arg_col[0],
+                           "%s's region has %d block arguments for its %d operands (%d ins, "
+                           "%d outs); MLIR wants one per operand",
+                           opname, r->n_args, n_ops, ins->n, outs->n) == LS_OK;
+    for (int k = 0; n_ops > 0 && k < r->n_args; k++) {
+        const operand_list *l = k < ins->n ? ins : outs;
+        int j = k < ins->n ? k : k - ins->n;
+        const char *want = l->types[j].elem_text;
+        const char *got = r->arg_type[k].shaped ? r->arg_type_text[k] : r->arg_type[k].elem_text;
+        if (want == NULL || got == NULL || same_text(want, got))
+            continue;
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->arg_line[k], r->arg_col[k],
+                           "block argument %s is %s, but its operand %s (%s %d) holds %s: the "
+                           "types must match",
+                           r->arg[k], got, l->names[j], l == ins ? "input" : "init", j,
+                           want) == LS_OK;
+    }
+    /* every use of a value has the type it was defined with */
+    for (int i = 0; i < r->n_stmts; i++) {
+        const stmt *s = &r->stmts[i];
+        for (int k = 0; k < s->n_args; k++) {
+            ls_elem_type want = stmt_operand_type(s, k);
+            int dl = 0, dc = 0;
+            const char *what = "";
+            ls_elem_type have = value_type(r, s->args[k], i, &dl, &dc, &what);
+            if (want == LS_ET_UNKNOWN || have == LS_ET_UNKNOWN || want == have)
+                continue;
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, s->arg_line[k],
+                               s->arg_col[k],
+                               "%s uses %s as %s, but it is %s (the %s at %d:%d)", s->op,
+                               s->args[k], ls_elem_type_name(want), ls_elem_type_name(have),
+                               what, dl, dc) == LS_OK;
+        }
+    }
+    for (int k = 0; k < r->n_yield && k < r->n_yield_types; k++) {
+        int dl = 0, dc = 0;
+        const char *what = "";
+        ls_elem_type have = value_type(r, r->yield[k], r->n_stmts, &dl, &dc, &what);
+        ls_elem_type want = r->yield_type[k];
+        if (want == LS_ET_UNKNOWN || have == LS_ET_UNKNOWN || want == have)
+            continue;
+        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->yield_type_line[k],
+                           r->yield_type_col[k],
+                           "the yield gives %s as %s, but it is %s (the %s at %d:%d)",
+                           r->yield[k], ls_elem_type_name(want), ls_elem_type_name(have), what,
+                           dl, dc) == LS_OK;
+    }
+    /* LinalgOp: what the body yields is the element type of each init */
+    if (outs && r->n_yield > 0) {
+        if (r->n_yield != outs->n)
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, r->yield_line, r->yield_col,
+                               "the body yields %d values for %s's %d inits", r->n_yield,
+                               opname, outs->n) == LS_OK;
+        for (int k = 0; k < r->n_yield; k++) {
+            int dl = 0, dc = 0;
+            const char *what = "";
+            ls_elem_type have = k < r->n_yield_types
+                                    ? r->yield_type[k]
+                                    : value_type(r, r->yield[k], r->n_stmts, &dl, &dc, &what);
+            ls_elem_type want = outs->types[k].elem;
+            if (want == LS_ET_UNKNOWN || have == LS_ET_UNKNOWN || want == have)
+                continue;
+            return ls_diag_set(im->diag, LS_ERR_INVALID, im->file,
+                               k < r->n_yield_types ? r->yield_type_line[k] : r->yield_line,
+                               k < r->n_yield_types ? r->yield_type_col[k] : r->yield_col,
+                               "the body yields %s as its value %d, but init %s holds %s",
+                               ls_elem_type_name(have), k, outs->names[k],
+                               ls_elem_type_name(want)) == LS_OK;
+        }
+    }
+    return true;
+}

@@ -178,10 +178,15 @@ void ls_imp_softmax_op(importer *im, const char *result_name)
     ls_dispatch *cur_before = im->cur;
     int op_index = im->op_index;
     ls_lexer saved = im->lx;
+    /* lanescope's own text, with its own names: the function's checks of
+     * SSA names and argument types are for what the user wrote */
+    int func_depth = im->func_depth;
+    im->func_depth = -1;
     ls_lexer_init(&im->lx, text, strlen(text), im->file, im->diag);
     next(im);
     ls_imp_scan_ops(im);
     im->lx = saved;
+    im->func_depth = func_depth;
     if (failed(im)) /* the text is lanescope's own: a failure is a bug, said so */
         return;
     /* The new ops stand at the softmax, named after it. */

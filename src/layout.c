@@ -10,9 +10,10 @@
 
 #include "lanescope/layout.h"
 
+/* a >= 0, b > 0; a + b - 1 would overflow for a size near int64's limit. */
 static int64_t ceil_div(int64_t a, int64_t b)
 {
-    return (a + b - 1) / b;
+    return a / b + (a % b != 0);
 }
 
 void ls_delinearize(int64_t x, const int64_t *b, int n, int64_t *coords)
@@ -296,18 +297,32 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
         b = ceil_div(b, l->element_tile[k]);
         l->batch_tile[k] = b;
         l->outer_tile[k] = 1;
-        d->coverage[k] = ls_nl_extent(l, k);
     }
+    /* batch x element is about the body bound (a size, up to int64) over
+     * subgroups x lanes: checked before any extent is formed. */
     int64_t regs = 1;
     for (int k = 0; k < d->body_rank; k++) {
-        int64_t per = l->batch_tile[k] * l->outer_tile[k] * l->element_tile[k];
-        if (!ls_mul_ok(regs, per, &regs) || regs > LS_MAX_REGISTERS || per > LS_MAX_REGISTERS)
+        int64_t per;
+        if (!ls_mul_ok(l->batch_tile[k] * l->outer_tile[k], l->element_tile[k], &per) ||
+            !ls_mul_ok(regs, per, &regs) || regs > LS_MAX_REGISTERS || per > LS_MAX_REGISTERS)
             return ls_diag_set(diag, LS_ERR_LIMIT, p->file, c->line ? c->line : p->line,
                                c->line ? c->col : p->col,
                                "each thread would hold more than %d elements per iteration "
                                "(the limit); tile the reduction with partial_reduction",
                                LS_MAX_REGISTERS);
     }
+    /* extent = subgroups x lanes (<= the workgroup, 65536) x registers
+     * (<= 2^20): at most 2^36 */
+    for (int k = 0; k < d->body_rank; k++)
+        d->coverage[k] = ls_nl_extent(l, k);
+    /* Every coordinate a thread forms is a tile origin plus an offset in
+     * the tile's padded extent; a dim near int64's limit could pass it. */
+    for (int i = 0; i < n; i++)
+        if (ls_tile_reach(d, p, i) < 0)
+            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                               "d%d of size %lld: its last tile with the layout's padding "
+                               "reaches past int64",
+                               i, (long long)p->size[i]);
     d->layout_lanes = ls_nl_threads(l);
     d->layout_subgroups = ls_nl_subgroups(l);
     d->lane_dup = d->subgroup_size / d->layout_lanes;
@@ -377,6 +392,24 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
                 "only)",
              (long long)d->idle_lanes, (long long)d->workgroup_size);
     return LS_OK;
+}
+
+int64_t ls_tile_reach(const ls_derived *d, const ls_problem *p, int i)
+{
+    bool red = p->is_reduction[i];
+    int64_t count = red ? d->iterations[i] : d->wg_count[i];
+    int64_t tile = red ? d->chunk[i] : d->wg_tile[i];
+    /* offsets: sum of (coverage - 1) x scale over the body dims of i, each
+     * term at most 2^36 x 2^20 (a packed dim's scale is a register count) */
+    int64_t span = tile, off = 0, last;
+    for (int k = 0; k < d->body_rank; k++)
+        if (d->body_origin[k] == i)
+            off += (d->coverage[k] - 1) * d->body_scale[k];
+    if (off + 1 > span)
+        span = off + 1;
+    if (!ls_mul_ok(count - 1, tile, &last) || __builtin_add_overflow(last, span, &last))
+        return -1;
+    return last;
 }
 
 /* ---------------------------------------------------------------- ownership */

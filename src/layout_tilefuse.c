@@ -80,7 +80,9 @@ ls_status ls_tile_and_fuse_view(const ls_problem *p, ls_problem *q, ls_diag *dia
                            "a TileAndFuse translation_info without a subgroup_size");
     int64_t wg = 1;
     for (int i = 0; i < p->ti.wg_rank; i++)
-        wg *= p->ti.workgroup_size[i];
+        if (!ls_mul_ok(wg, p->ti.workgroup_size[i], &wg))
+            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->ti.line, p->ti.col,
+                               "a TileAndFuse workgroup_size whose product overflows int64");
     int64_t lanes[LS_MAX_RANK], sgs[LS_MAX_RANK], elem[LS_MAX_RANK], part[LS_MAX_RANK];
     int64_t used = 1, room = sg;
     for (int i = n - 1; i >= 0; i--) {
@@ -136,7 +138,10 @@ ls_status ls_tile_and_fuse_view(const ls_problem *p, ls_problem *q, ls_diag *dia
         lanes[i] = l;
         sgs[i] = w / l;
         room /= l;
-        used *= w;
+        /* w is a workgroup tile (up to int64) over a thread tile */
+        if (!ls_mul_ok(used, w, &used))
+            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, c->line, c->col,
+                               "the TileAndFuse workgroup tile's thread count overflows int64");
     }
     if (used > wg && wg >= sg)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->ti.line, p->ti.col,

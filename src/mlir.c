@@ -252,7 +252,9 @@ static bool parse_aff_unary(ls_parser *p, const id_scope *dims, const id_scope *
                             ls_aff_expr *out)
 {
     ls_token t = p->lx->tok;
-    if (++p->depth > LS_MLIR_MAX_DEPTH) {
+    /* levels are brackets: the dim or number at the bottom of 64 of them
+     * is the 65th call (LS_MLIR_MAX_DEPTH) */
+    if (++p->depth > LS_MLIR_MAX_DEPTH + 1) {
         ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, t.line, t.col,
                     "affine expression nested deeper than %d levels", LS_MLIR_MAX_DEPTH);
         return false;
@@ -510,9 +512,18 @@ ls_attr *ls_parse_type(ls_parser *p)
         a->s = ls_arena_strndup(p->arena, start, len);
         a->type = ls_arena_alloc(p->arena, sizeof *a->type);
         if (t.kind == LS_TOK_IDENT && !ls_type_info_parse(start, len, p->arena, a->type)) {
-            ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, t.line, t.col,
-                        "malformed type '%.*s' (rank limit %d)", len > 60 ? 60 : (int)len,
-                        start, LS_MAX_SHAPE_RANK);
+            if (a->type->too_many_dims)
+                ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, t.line, t.col,
+                            "type '%.*s' has more than %d dimensions (the limit)",
+                            len > 60 ? 60 : (int)len, start, LS_MAX_SHAPE_RANK);
+            else if (a->type->dim_overflow >= 0)
+                ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, t.line, t.col,
+                            "dimension %d of type '%.*s' is past int64 (the largest size is "
+                            "%" PRId64 ")",
+                            a->type->dim_overflow, len > 60 ? 60 : (int)len, start, INT64_MAX);
+            else
+                ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, t.line, t.col,
+                            "malformed type '%.*s'", len > 60 ? 60 : (int)len, start);
             return NULL;
         }
         return failed(p) ? NULL : a;
@@ -736,7 +747,9 @@ static ls_attr *parse_value(ls_parser *p)
 {
     if (failed(p))
         return NULL;
-    if (++p->depth > LS_MLIR_MAX_DEPTH) {
+    /* levels are brackets: the scalar at the bottom of 64 of them is the
+     * 65th call (LS_MLIR_MAX_DEPTH) */
+    if (++p->depth > LS_MLIR_MAX_DEPTH + 1) {
         ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, p->lx->tok.line, p->lx->tok.col,
                     "attribute nested deeper than %d levels", LS_MLIR_MAX_DEPTH);
         return NULL;

@@ -49,6 +49,41 @@ static void lex_error(ls_lexer *lx, int line, int col, const char *msg)
     lx->tok.kind = LS_TOK_ERROR;
 }
 
+/* At '@': MLIR's bare symbol names are ASCII (bare-id = (letter|_)
+ * (letter|digit|[_$.])*, letters in a-z A-Z), so a non-ASCII byte at the
+ * start or right after the ASCII part is not part of the name: MLIR stops
+ * there with "unexpected character" (or wants a letter after '@').  Read
+ * on, the name would be cut short or lost; the error names the quoted
+ * form, which takes any UTF-8.  True (an error token) when that is so. */
+static bool non_ascii_symbol(ls_lexer *lx)
+{
+    size_t n = 1;
+    if (lx->pos + n < lx->len && is_id_start(peekc(lx, n)))
+        while (is_id_char(peekc(lx, n)))
+            n++;
+    if (peekc(lx, n) < 0x80)
+        return false;
+    /* the whole run of name bytes, ASCII or not, for the suggestion */
+    size_t end = n;
+    while (peekc(lx, end) >= 0x80 || is_id_char(peekc(lx, end)))
+        end++;
+    size_t shown = end - 1 > 60 ? 60 : end - 1;
+    while (shown > 0 && shown < end - 1 &&
+           ((unsigned char)lx->src[lx->pos + 1 + shown] & 0xC0) == 0x80)
+        shown--; /* not in the middle of a UTF-8 sequence */
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "a bare symbol name is ASCII letters, digits, '_', '$' and '.'; quote it: "
+             "@\"%.*s%s\"",
+             (int)shown, lx->src + lx->pos + 1, shown < end - 1 ? "..." : "");
+    ls_token *t = &lx->tok;
+    t->len = end;
+    lex_error(lx, t->line, t->col, msg);
+    for (size_t i = 0; i < end; i++)
+        advance(lx);
+    return true;
+}
+
 void ls_lex_next(ls_lexer *lx)
 {
     for (;;) {
@@ -78,6 +113,8 @@ void ls_lex_next(ls_lexer *lx)
         while (is_id_char(peekc(lx, 0)))
             advance(lx);
         t->kind = LS_TOK_IDENT;
+    } else if (c == '@' && non_ascii_symbol(lx)) {
+        return;
     } else if ((c == '#' || c == '%' || c == '^' || c == '@' || c == '!') &&
                (is_id_char(peekc(lx, 1)) || (c == '@' && peekc(lx, 1) == '"'))) {
         advance(lx);

@@ -74,6 +74,7 @@ static bool starts_with(const char *s, size_t len, const char *prefix)
 bool ls_type_info_parse(const char *text, size_t len, ls_arena *arena, ls_type_info *out)
 {
     memset(out, 0, sizeof *out);
+    out->dim_overflow = -1;
     while (len && isspace((unsigned char)*text)) {
         text++;
         len--;
@@ -105,9 +106,17 @@ bool ls_type_info_parse(const char *text, size_t len, ls_arena *arena, ls_type_i
             if (j < len && isdigit((unsigned char)text[j])) {
                 dim = 0;
                 while (j < len && isdigit((unsigned char)text[j])) {
-                    if (dim > (INT64_MAX - 9) / 10)
+                    int d = text[j] - '0';
+                    if (dim > (INT64_MAX - d) / 10) {
+                        /* a dimension only when an 'x' follows the digits;
+                         * MLIR's shapes hold int64 sizes */
+                        while (j < len && isdigit((unsigned char)text[j]))
+                            j++;
+                        if (j < len && text[j] == (scalable ? ']' : 'x'))
+                            out->dim_overflow = out->rank;
                         return false;
-                    dim = dim * 10 + (text[j] - '0');
+                    }
+                    dim = dim * 10 + d;
                     j++;
                 }
             } else if (j < len && text[j] == '?') {
@@ -123,8 +132,10 @@ bool ls_type_info_parse(const char *text, size_t len, ls_arena *arena, ls_type_i
             }
             if (j >= len || text[j] != 'x')
                 break; /* not a dimension after all: it is the element type */
-            if (out->rank >= LS_MAX_SHAPE_RANK)
+            if (out->rank >= LS_MAX_SHAPE_RANK) {
+                out->too_many_dims = true;
                 return false;
+            }
             out->dims[out->rank++] = dim;
             i = j + 1;
         }

@@ -126,7 +126,11 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->body_alu_ops = ls_body_alu_ops(&p->body);
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
 
-    /* Accumulator: the layout without the packed inner dims. */
+    /* Accumulator: the layout without the packed inner dims.  Every product
+     * below is of a thread's registers (ls_derive: at most 2^20), or, for
+     * the buffer, of extents (subgroups x lanes x registers, at most 2^36)
+     * and subgroup tiles (at most 65536, each rounded up to a power of
+     * two: `need` < 2^24). */
     plan->acc_registers = 1;
     plan->inner_elems = 1;
     plan->results_per_thread = 1;
@@ -198,7 +202,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         ls_plan_lower_subgroup_reduce(r, t);
         plan->barriers = 2; /* reuse guard before the writes, visibility after */
     }
-    int64_t outputs = 1;
+    int64_t outputs = 1; /* min(tile, size) over parallel dims: <= the space's count */
     for (int i = 0; i < p->rank; i++)
         if (!p->is_reduction[i])
             outputs *= d->wg_tile[i] < p->size[i] ? d->wg_tile[i] : p->size[i];

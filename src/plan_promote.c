@@ -104,6 +104,24 @@ ls_status ls_plan_promote(const ls_problem *p, const ls_derived *d, ls_plan *pla
             int m = o->map[j];
             pr->shape[j] = p->is_reduction[m] ? d->chunk[m] : d->wg_tile[m];
         }
+        /* The buffer in bits, padding included, fits int64: a workgroup tile
+         * may be far past the dim's size (one workgroup), and the copy's
+         * tiling and the byte sizes below multiply the shape out. */
+        int64_t tile_elems = 1, tile_bits;
+        for (int j = 0; j < pr->rank; j++) {
+            int64_t e;
+            if (__builtin_add_overflow(pr->shape[j], j == pr->rank - 1 ? 64 / bits : 0, &e) ||
+                !ls_mul_ok(tile_elems, e, &tile_elems))
+                tile_elems = -1;
+            if (tile_elems < 0)
+                break;
+        }
+        if (tile_elems < 0 || !ls_mul_ok(tile_elems, bits, &tile_bits) ||
+            __builtin_add_overflow(tile_bits, 7, &tile_bits))
+            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, l->line, l->col,
+                               "promote_operands: input %d's tile per iteration overflows int64 "
+                               "as a bit count (its workgroup or reduction tile is too large)",
+                               k);
         copy_element_tile(pr->shape, pr->rank, d->workgroup_size, 128 / bits, pr->elem_tile);
         if (!derived_layout(d->workgroup_size, pr->shape, pr->rank, pr->elem_tile,
                             pr->thread_tile, pr->thread_stride, pr->batch))

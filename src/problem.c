@@ -128,6 +128,13 @@ static ls_status verr(ls_diag *d, const ls_problem *p, int line, int col, const 
     return st;
 }
 
+/* n elements of `bits` bits, plus the partial byte a bit offset rounds up
+ * to, fit int64 (byte sizes and bit offsets are then exact). */
+static bool tensor_bits_fit(int64_t n, int bits, int64_t *out)
+{
+    return ls_mul_ok(n, bits, out) && !__builtin_add_overflow(*out, 7, out);
+}
+
 static ls_status check_rank(ls_diag *d, const ls_problem *p, const ls_i64_list *l,
                             const char *what)
 {
@@ -243,21 +250,63 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
             if (o->map[j] < 0 || o->map[j] >= p->rank)
                 return verr(d, p, 0, 0, "input %d's indexing map names loop dimension %d of %d",
                             k, o->map[j], p->rank);
-        for (int j = 0; j < o->map_n; j++)
-            if (o->scale[j] > 1 &&
-                (p->size[o->map[j]] - 1) * o->scale[j] >= o->shape[j])
+        for (int j = 0; j < o->map_n; j++) {
+            int64_t last; /* the last index read: a loop size up to int64 times a stride */
+            if (o->scale[j] <= 1)
+                continue;
+            if (!ls_mul_ok(p->size[o->map[j]] - 1, o->scale[j], &last))
+                return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                                   "input %d dimension %d is read at d%d * %lld: its last index "
+                                   "(%lld x %lld) overflows int64",
+                                   k, j, o->map[j], (long long)o->scale[j],
+                                   (long long)(p->size[o->map[j]] - 1), (long long)o->scale[j]);
+            if (last >= o->shape[j])
                 return verr(d, p, 0, 0,
                             "input %d dimension %d is read at d%d * %lld up to %lld, past its "
                             "size %lld",
-                            k, j, o->map[j], (long long)o->scale[j],
-                            (long long)((p->size[o->map[j]] - 1) * o->scale[j]),
+                            k, j, o->map[j], (long long)o->scale[j], (long long)last,
                             (long long)o->shape[j]);
+        }
         int bits = ls_elem_type_bits(o->type);
         if (bits < 4 || (bits > 4 && bits % 8 != 0) || o->type == LS_ET_INDEX)
             return verr(d, p, 0, 0,
                         "input %d holds %s elements; lanescope loads " LS_ELEM_TYPES_TEXT,
                         k, ls_elem_type_name(o->type));
+        /* The addressing of the engine, the functional check and the CUDA
+         * path forms the operand's element count, its strides (a stride
+         * times a map's scale) and bit offsets: a strided operand's own
+         * sizes are not bounded by the iteration space's count. */
+        int64_t n = 1, stride, nbits;
+        for (int j = o->map_n - 1; j >= 0; j--) {
+            int64_t dim = o->shape[j] ? o->shape[j] : p->size[o->map[j]];
+            if (!ls_mul_ok(n, o->scale[j] ? o->scale[j] : 1, &stride) || !ls_mul_ok(n, dim, &n))
+                return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                                   "input %d: its element count or a stride overflows int64", k);
+        }
+        if (!tensor_bits_fit(n, bits, &nbits))
+            return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                               "input %d: %lld elements of %d bits overflow int64 as a bit "
+                               "count",
+                               k, (long long)n, bits);
     }
+    /* The output (the init): its elements, parallel loop sizes, are within
+     * the iteration space's count when the map's dims are distinct; its
+     * size in bits need not be. */
+    int64_t out_n = 1, out_bits = 0;
+    int acc_bits = ls_elem_type_bits(p->acc_type);
+    if (p->argcmp.on && ls_elem_type_bits(p->argcmp.index_type) > acc_bits)
+        acc_bits = ls_elem_type_bits(p->argcmp.index_type);
+    bool out_ok = true;
+    for (int j = 0; j < p->out_map_n; j++)
+        if (p->out_map[j] >= 0 && p->out_map[j] < p->rank)
+            out_ok &= ls_mul_ok(out_n, p->size[p->out_map[j]], &out_n);
+    if (!out_ok)
+        return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "the output's element count overflows int64");
+    if (!tensor_bits_fit(out_n, acc_bits, &out_bits))
+        return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
+                           "the output's %lld elements of %d bits overflow int64 as a bit count",
+                           (long long)out_n, acc_bits);
     if (p->body.n > 0) {
         int bad;
         const char *why;

@@ -451,25 +451,27 @@ static bool contraction_reaches_reduction(const ls_dop *o, int64_t pref, char *w
         }
         if (o->size[i] != 1)
             nonunit++;
-        if (in_a)
-            m *= o->size[i];
-        else
-            n *= o->size[i];
+        /* M and N are only compared with small thresholds: past int64 they
+         * saturate (and print as such) */
+        int64_t *mn = in_a ? &m : &n;
+        if (!ls_mul_ok(*mn, o->size[i], mn))
+            *mn = INT64_MAX;
     }
+    char ms[32], ns[32];
+    snprintf(ms, sizeof ms, m == INT64_MAX ? "2^63-1 or more" : "%lld", (long long)m);
+    snprintf(ns, sizeof ns, n == INT64_MAX ? "2^63-1 or more" : "%lld", (long long)n);
     if (!dyn && nonunit <= 1) {
-        snprintf(why, wsize, "matvec-like contraction (M = %lld, N = %lld)", (long long)m,
-                 (long long)n);
+        snprintf(why, wsize, "matvec-like contraction (M = %s, N = %s)", ms, ns);
         return true;
     }
     if (!dyn && ((m <= 4 && n > pref) || (n <= 4 && m > pref))) {
-        snprintf(why, wsize, "very skinny contraction (M = %lld, N = %lld; threshold 4)",
-                 (long long)m, (long long)n);
+        snprintf(why, wsize, "very skinny contraction (M = %s, N = %s; threshold 4)", ms, ns);
         return true;
     }
     snprintf(why, wsize,
-             "it is a contraction with M = %lld and N = %lld%s, which IREE's matmul configs "
+             "it is a contraction with M = %s and N = %s%s, which IREE's matmul configs "
              "(TileAndFuse / VectorDistribute with MMA) take before the reduction heuristic",
-             (long long)m, (long long)n, dyn ? " (some dynamic)" : "");
+             ms, ns, dyn ? " (some dynamic)" : "");
     return false;
 }
 
@@ -616,9 +618,16 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     int64_t rsize = root->size[r];
     if (rsize != LS_DYN && rsize % pref != 0) {
         int64_t prod = 1;
-        for (int i = 0; i < root->rank; i++)
-            if (root->is_reduction[i])
-                prod = (root->size[i] == LS_DYN || prod == LS_DYN) ? LS_DYN : prod * root->size[i];
+        for (int i = 0; i < root->rank; i++) {
+            if (!root->is_reduction[i])
+                continue;
+            if (root->size[i] == LS_DYN || prod == LS_DYN)
+                prod = LS_DYN;
+            else if (!ls_mul_ok(prod, root->size[i], &prod))
+                return ls_diag_set(diag, LS_ERR_LIMIT, file, root->line, root->col,
+                                   "the reduction dims' sizes multiply past int64 (the "
+                                   "heuristic's reduction size)");
+        }
         step(s, "reduction size: d%d = %lld is not a multiple of the preferred subgroup size "
                 "%lld, so all reduction dims count: %lld",
              r, (long long)rsize, (long long)pref, (long long)prod);
@@ -677,6 +686,15 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     if (!dyn_red)
         while ((rsize / tl) % sg != 0)
             tl /= 2;
+    /* A load wider than the reduction leaves no thread (IREE divides by the
+     * 0 it gets); with at least one, TL x subgroup <= the reduction size
+     * bounds every product below. */
+    if (rsize / tl == 0)
+        return ls_diag_set(diag, LS_ERR_LIMIT, file, root->line, root->col,
+                           "thread loads %lld (%lld-bit loads / %lld bits) exceed the reduction "
+                           "size %lld: the heuristic's workgroup size (reduction size / thread "
+                           "loads) would be 0",
+                           (long long)tl, (long long)load_bits, (long long)bw, (long long)rsize);
     s->thread_loads = tl;
     step(s, "thread loads %lld: %lld-bit loads / %lld bits%s", (long long)tl,
          (long long)load_bits, (long long)bw,
@@ -685,17 +703,26 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
 
     /* Workgroup size. */
     int64_t par = 1;
-    for (int i = 0; i < root->rank; i++)
-        if (!root->is_reduction[i])
-            par = (par == LS_DYN || root->size[i] == LS_DYN) ? LS_DYN : par * root->size[i];
+    for (int i = 0; i < root->rank; i++) {
+        if (root->is_reduction[i])
+            continue;
+        if (par == LS_DYN || root->size[i] == LS_DYN)
+            par = LS_DYN;
+        else if (!ls_mul_ok(par, root->size[i], &par))
+            return ls_diag_set(diag, LS_ERR_LIMIT, file, root->line, root->col,
+                               "the parallel dims' sizes multiply past int64 (the heuristic's "
+                               "parallel size)");
+    }
     s->parallel_size = par;
     int64_t max_wg = t->max_workgroup_sizes[0];
     for (int i = 1; i < 3; i++)
         if (t->max_workgroup_sizes[i] > max_wg)
             max_wg = t->max_workgroup_sizes[i];
     int64_t nwgp = t->wgp_count > 0 ? t->wgp_count : 512;
-    int64_t nsimd = t->simds_per_wgp > 0 ? t->simds_per_wgp : 4;
-    if (par != LS_DYN && par > nwgp * nsimd) {
+    int64_t nsimd = t->simds_per_wgp > 0 ? t->simds_per_wgp : 4, waves;
+    if (!ls_mul_ok(nwgp, nsimd, &waves))
+        waves = INT64_MAX; /* the target's counts are unbounded; only compared */
+    if (par != LS_DYN && par > waves) {
         step(s, "%lld parallel elements > %lld WGPs x %lld SIMDs%s: one wave per workgroup "
                 "(cap %lld)",
              (long long)par, (long long)nwgp, (long long)nsimd,

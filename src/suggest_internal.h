@@ -35,7 +35,10 @@ static inline bool is_power_of_two(int64_t v)
     return v > 0 && (v & (v - 1)) == 0;
 }
 
-/* TargetAttr::getPreferredSubgroupSize: the smallest choice. */
+/* TargetAttr::getPreferredSubgroupSize: the smallest choice.  At most
+ * 1024 (LS_MAX_SUBGROUP_SIZE: the target's parse bounds every choice), so
+ * the heuristics' products of it stay small: 2 x sg threads, pow2
+ * ceilings of sg, 128 x sg vector candidates. */
 static inline int64_t ls_suggest_preferred_subgroup(const ls_target *t)
 {
     int64_t m = t->subgroup_choices[0];

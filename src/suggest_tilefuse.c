@@ -119,8 +119,10 @@ static bool tf_try(tf_state *st, int dim, int64_t cand, int wg_dim, int64_t loss
         if (!loss || cand - bound % scaled > cand / loss)
             return false;
     }
-    /* Keep at least three workgroups when there is a single parallel loop. */
-    if (st->n_part == 1 && cand > st->sg && (bound + scaled - 1) / scaled <= 2)
+    /* Keep at least three workgroups when there is a single parallel loop.
+     * (ceil without bound + scaled - 1: a bound may be near int64's limit;
+     * scaled itself is small: cand <= 128 x 1024 lanes, scale <= 8) */
+    if (st->n_part == 1 && cand > st->sg && bound / scaled + (bound % scaled != 0) <= 2)
         return false;
     if (st->vectorizable && wg_dim == 0 && !loss && cand % nve == 0) {
         /* Size-1 vectors when a single loop would leave subgroup lanes idle. */

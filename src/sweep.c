@@ -67,6 +67,30 @@ static bool valid(const ls_problem *p, const ls_sweep_point *pt, ls_derived *dv)
     return ok;
 }
 
+/* The knobs of a config given whole (IREE's, the input's): the last
+ * reduction dim r and the last parallel dim pd (-1: none). */
+static void point_knobs(const ls_problem *p, int r, int pd, ls_sweep_point *pt)
+{
+    const ls_lowering_config *c = &pt->config;
+    pt->thread = c->thread.v[r];
+    pt->lanes_red = c->lane_basis.counts.v[r];
+    pt->lanes_par = pd >= 0 ? c->lane_basis.counts.v[pd] : 1;
+    pt->subgroups = c->subgroup_basis.counts.v[r];
+    pt->partial = c->partial_reduction.v[r];
+    pt->rows = pd >= 0 ? c->workgroup.v[pd] : 1;
+}
+
+static void last_dims(const ls_problem *p, int *r, int *pd)
+{
+    *r = *pd = -1;
+    for (int i = p->rank; i-- > 0;) {
+        if (p->is_reduction[i] && *r < 0)
+            *r = i;
+        if (!p->is_reduction[i] && *pd < 0)
+            *pd = i;
+    }
+}
+
 ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
                              size_t max_configs, ls_sweep *out, ls_diag *diag)
 {
@@ -75,19 +99,19 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, 0, 0,
                            "%zu configs asked for; the sweep limit is %d", max_configs,
                            LS_SWEEP_MAX_CONFIGS);
-    int r = -1, pd = -1;
-    for (int i = p->rank; i-- > 0;) {
-        if (p->is_reduction[i] && r < 0)
-            r = i;
-        if (!p->is_reduction[i] && pd < 0)
-            pd = i;
-    }
+    int r, pd;
+    last_dims(p, &r, &pd);
     if (r < 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s has no reduction dimension to sweep", p->name);
     int64_t max_wg = t->max_thread_count > 0 ? t->max_thread_count : 1024;
     if (t->max_workgroup_sizes[0] > 0 && t->max_workgroup_sizes[0] < max_wg)
         max_wg = t->max_workgroup_sizes[0];
+    /* A target's counts are unbounded, and a workgroup past the limit never
+     * validates: the walk stops there, so sg x sgs x 2 stays far from
+     * int64's. */
+    if (max_wg > LS_MAX_WORKGROUP_SIZE)
+        max_wg = LS_MAX_WORKGROUP_SIZE;
     int64_t load_bits = t->max_load_instruction_bits > 0 ? t->max_load_instruction_bits : 128;
     /* The widest input bounds the vector (IREE's getBitWidth takes the
      * largest operand). */
@@ -111,8 +135,15 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
                 if (lp > 1 && (pd < 0 || rows_dim % lp != 0))
                     continue;
                 for (int64_t sgs = 1; sg * sgs <= max_wg; sgs *= 2) {
-                    int64_t chunk = lr * tl * sgs;
-                    for (int64_t part = chunk; part <= kr; part *= 2) {
+                    /* lr x sgs <= the workgroup, tl <= kr: the product may pass
+                     * int64 only when it passes kr, where no part is tried;
+                     * part doubles while it stays <= kr (kr may be near int64's
+                     * limit) */
+                    int64_t chunk;
+                    if (!ls_mul_ok(lr * sgs, tl, &chunk))
+                        continue;
+                    for (int64_t part = chunk; part > 0 && part <= kr;
+                         part = part > kr / 2 ? 0 : part * 2) {
                         if (kr % part != 0)
                             continue;
                         for (int64_t rows = lp; rows <= 64 && rows <= rows_dim; rows *= 2) {
@@ -193,12 +224,7 @@ enough:
         iree.config = q->config;
         iree.subgroup_size = s->subgroup_size;
         iree.workgroup_size = s->workgroup_size;
-        iree.thread = q->config.thread.v[r];
-        iree.lanes_red = q->config.lane_basis.counts.v[r];
-        iree.lanes_par = pd >= 0 ? q->config.lane_basis.counts.v[pd] : 1;
-        iree.subgroups = q->config.subgroup_basis.counts.v[r];
-        iree.partial = q->config.partial_reduction.v[r];
-        iree.rows = pd >= 0 ? q->config.workgroup.v[pd] : 1;
+        point_knobs(p, r, pd, &iree);
         iree.is_iree = true;
         free(q);
     } else {
@@ -234,6 +260,38 @@ enough:
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "no valid config of %s on %s", p->name, t->arch);
     return LS_OK;
+}
+
+void ls_sweep_add_input(const ls_problem *p, ls_sweep *sw)
+{
+    ls_sweep_point in;
+    memset(&in, 0, sizeof in);
+    in.config = p->config;
+    ls_problem_sizes(p, &in.subgroup_size, &in.workgroup_size, NULL);
+    in.tile_and_fuse = ls_is_tile_and_fuse(p);
+    int r, pd;
+    last_dims(p, &r, &pd);
+    if (r >= 0 && !in.tile_and_fuse)
+        point_knobs(p, r, pd, &in);
+    in.is_input = true;
+    /* the same config, key for key (mappings included), and sizes */
+    char want[1024], have[1024];
+    ls_lowering_config_format(&in.config, want, sizeof want);
+    for (size_t i = 0; i < sw->n; i++) {
+        const ls_sweep_point *q = &sw->points[i];
+        ls_lowering_config_format(&q->config, have, sizeof have);
+        if (q->subgroup_size == in.subgroup_size && q->workgroup_size == in.workgroup_size &&
+            q->tile_and_fuse == in.tile_and_fuse && strcmp(want, have) == 0) {
+            sw->points[i].is_input = true;
+            sw->has_input = true;
+            sw->input = i;
+            return;
+        }
+    }
+    sw->points = ls_xrealloc(sw->points, (sw->n + 1) * sizeof *sw->points);
+    sw->input = sw->n;
+    sw->points[sw->n++] = in;
+    sw->has_input = true;
 }
 
 typedef struct {
@@ -322,6 +380,18 @@ static void *worker(void *arg)
     }
 }
 
+ls_status ls_sweep_work_verdict(const ls_problem *p, int64_t estimate, size_t n, bool force,
+                                ls_diag *diag)
+{
+    if (estimate <= LS_SWEEP_BUDGET_INSTRUCTIONS || force)
+        return LS_OK;
+    return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                       "the sweep would simulate %lld subgroup-instructions over %zu configs, "
+                       "past the budget of %lld (tens of minutes of wall time): keep fewer "
+                       "configs (--max-configs N) or give --force",
+                       (long long)estimate, n, (long long)LS_SWEEP_BUDGET_INSTRUCTIONS);
+}
+
 ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int jobs,
                        void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
                        ls_diag *diag)
@@ -334,12 +404,8 @@ ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int j
         int64_t w = point_work(p, hw, &sw->points[i]);
         sw->estimate = w > INT64_MAX - sw->estimate ? INT64_MAX : sw->estimate + w;
     }
-    if (sw->estimate > LS_SWEEP_BUDGET_INSTRUCTIONS && !sw->force)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "the sweep would simulate %lld subgroup-instructions over %zu configs, "
-                           "past the budget of %lld (tens of minutes of wall time): keep fewer configs "
-                           "(--max-configs N) or give --force",
-                           (long long)sw->estimate, sw->n, (long long)LS_SWEEP_BUDGET_INSTRUCTIONS);
+    if (ls_sweep_work_verdict(p, sw->estimate, sw->n, sw->force, diag) != LS_OK)
+        return diag->status;
     sweep_job j = {p, hw, sw, 0, 0, PTHREAD_MUTEX_INITIALIZER, progress, ctx};
     pthread_t th[LS_SWEEP_MAX_JOBS];
     int started = 0;
@@ -393,7 +459,10 @@ size_t ls_sweep_rank(const ls_sweep *sw, size_t *order)
 
 int64_t ls_sweep_min_bytes(const ls_problem *p)
 {
-    /* every input read once, every output written once */
+    /* every input read once, every output written once.  p has validated
+     * (a point of its sweep ran): each operand's bits fit int64 with room
+     * for 7 more, so these byte counts and their sum (at most 4 inputs of
+     * 2^60 bytes and an output) do too. */
     int64_t bytes = 0, out = 1;
     for (int k = 0; k < p->n_inputs; k++) {
         int64_t n = 1;

@@ -5,6 +5,7 @@
 set -u
 LANESCOPE=${LANESCOPE:-./lanescope}
 LANESCOPE=$(cd "$(dirname "$LANESCOPE")" && pwd)/$(basename "$LANESCOPE") # sweep runs elsewhere
+TRACE_CHECK=${LS_TRACE_CHECK:-$(dirname "$LANESCOPE")/tests/trace_check}
 EX=${LS_EXAMPLES:-examples}
 REGRESS=${LS_FUZZ_REGRESS:-tests/fuzz/regress}
 DATA=$(cd "$(dirname "$0")" && pwd)/data
@@ -69,7 +70,7 @@ $LANESCOPE explain "$EX/seed000_example2.mlir" --target gfx1100 --subgroup-size 
 contains "subgroup size message" "$tmp/stderr" "lane_basis counts [16, 4] multiply to 64, which is not the subgroup size 16"
 
 $LANESCOPE explain "$EX/seed000_example2.mlir" --thread 128 >/dev/null 2>"$tmp/stderr"
-[ $? -eq 1 ]; check "--thread outside exits 1" $?
+[ $? -eq 2 ]; check "--thread outside exits 2 (a bad flag)" $?
 contains "--thread message" "$tmp/stderr" "--thread: 128 is outside the workgroup"
 $LANESCOPE explain --format xml >/dev/null 2>"$tmp/stderr"
 [ $? -eq 2 ]; check "bad flag exits 2" $?
@@ -252,20 +253,36 @@ $LANESCOPE sim "$tmp/small.mlir" --input "$tmp/small.mlir" >/dev/null 2>"$tmp/st
 [ $? -eq 1 ]; check "sim --input non-npy exits 1" $?
 contains "sim --input message" "$tmp/stderr" "not a usable .npy file: no \\x93NUMPY magic"
 
-# Chrome trace: 72 workgroups x 2 subgroups x 5 stages with instructions = 720 slices.
+# Chrome trace, checked as Perfetto reads it (tests/trace_check.c: every
+# pid and tid named, slices strictly nested per track, times monotonic).
+# Example 2: 72 workgroups x 2 subgroups, each subgroup a "workgroup N"
+# slice around its 5 stage slices = 864 slices; 144 subgroup tracks, each
+# with an "overlapping stages" track (a stage issues while the previous
+# one's last result is in flight) = 288; 72 WGPs + the counters process;
+# DRAM bandwidth, L2 hit rate and resident workgroups.
 $LANESCOPE sim "$EX/seed000_example2.mlir" --no-check --trace "$tmp/trace.json" >/dev/null
 check "sim --trace exits 0" $?
-[ "$(grep -o '"ph":"X"' "$tmp/trace.json" | wc -l)" -eq 720 ]; check "trace has 720 stage slices" $?
-contains "trace is a Chrome trace" "$tmp/trace.json" '{"traceEvents":['
-contains "trace ends the document" "$tmp/trace.json" '],"displayTimeUnit":"ns"}'
-[ "$(grep -o '"name":"process_name"' "$tmp/trace.json" | wc -l)" -ge 1 ]; check "trace names its processes" $?
+"$TRACE_CHECK" "$tmp/trace.json" --slices 864 --threads 288 --processes 73 --counters 3 \
+    --name-prefix 0 "mi300x WGP 0" --name-prefix 99999 "mi300x counters" >"$tmp/tc.txt" 2>&1
+check "trace follows the Trace Event Format as Perfetto reads it ($(cat "$tmp/tc.txt"))" $?
+[ "$(grep -o '"ph":"X"' "$tmp/trace.json" | wc -l)" -eq 864 ]; check "trace has 864 slices" $?
+contains "trace names subgroup tracks" "$tmp/trace.json" '"tid":1,"args":{"name":"slot 0, subgroup 1"}'
+contains "trace nests stages in workgroups" "$tmp/trace.json" '{"name":"workgroup 71",'
+# a broken trace is caught: a slice crossing its parent's end
+awk '/"ph":"X"/ { if (++n == 2) sub(/"dur":[0-9.]*/, "\"dur\":999999") } 1' "$tmp/trace.json" >"$tmp/broken.json"
+"$TRACE_CHECK" "$tmp/broken.json" >/dev/null 2>"$tmp/tc.txt"
+[ $? -eq 1 ] && grep -q "overlap without nesting\|goes back" "$tmp/tc.txt"; check "trace check catches a partial overlap" $?
 # streamed per reduction: both of a softmax's reductions, one document
+# (2 x 304 WGPs + 2 counter processes; 2 x (16384 stage + 4096 workgroup slices))
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --no-check --trace "$tmp/sm.json" >/dev/null
 check "sim --trace softmax exits 0" $?
-[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.max"' "$tmp/sm.json" | wc -l)" -eq 16384 ] &&
-[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.sum"' "$tmp/sm.json" | wc -l)" -eq 16384 ]
+"$TRACE_CHECK" "$tmp/sm.json" --slices 40960 --processes 610 --counters 6 \
+    --name-prefix 100000 "mi300x WGP 0 (reduction 2)" >"$tmp/tc.txt" 2>&1
+check "softmax trace follows the format ($(cat "$tmp/tc.txt"))" $?
+[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.max"' "$tmp/sm.json" | wc -l)" -eq 20480 ] &&
+[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.sum"' "$tmp/sm.json" | wc -l)" -eq 20480 ]
 check "trace holds both reductions' slices" $?
-[ "$(grep -c '' "$tmp/sm.json")" -eq 1 ] && [ "$(grep -o '{"traceEvents":\[' "$tmp/sm.json" | wc -l)" -eq 1 ]
+[ "$(grep -o '{"traceEvents":\[' "$tmp/sm.json" | wc -l)" -eq 1 ] && [ "$(tail -n 1 "$tmp/sm.json")" = '],"displayTimeUnit":"ns"}' ]
 check "trace is one document" $?
 ls "$tmp"/sm.json.tmp* >/dev/null 2>&1; [ $? -ne 0 ]; check "trace: no temporary left" $?
 
@@ -372,7 +389,7 @@ contains "explain matvec: the matrix's loads" "$tmp/out" "input 0 %3 (f16): 8 lo
 contains "explain matvec: the vector's load" "$tmp/out" "input 1 %4 (f16): 1 load of 8 elements, at operand coordinates"
 contains "explain matvec: vector coordinates" "$tmp/out" "[24] [25] [26] [27] [28] [29] [30] [31]"
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --input "$tmp/none.npy" >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 1 ]; check "sim matvec --input: an error" $?
+[ $? -eq 2 ]; check "sim matvec --input: a usage error" $?
 contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input supplies one array"
 
 # A model so wide that every workgroup of a tall reduction is resident at
@@ -468,6 +485,19 @@ rc=$?; [ $rc -eq 2 ] && [ ! -e "$tmp/sweep-none.csv" ]; check "sweep: bad chart 
 $LANESCOPE sweep --shape 64x256 --iter pr --target mi300x -j 0 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ]; check "sweep -j 0 exits 2" $?
 contains "sweep -j message" "$tmp/err" "-j: 0 is outside 1..256"
+# the input's own config is ranked and marked, and its time is sim's
+$LANESCOPE sweep "$EX/seed000_example2.mlir" --target mi300x --max-configs 30 --quiet \
+    --csv "$tmp/own.csv" >"$tmp/own.txt" 2>"$tmp/err"
+check "sweep of an input with a config exits 0" $?
+[ "$(cut -d, -f3 "$tmp/own.csv" | grep -c '^1$')" -eq 1 ]; check "sweep CSV flags the input's config once" $?
+contains "sweep ranks the input's config" "$tmp/own.txt" "the input's config ranks"
+own_us=$(awk -F, '$3 == 1 { print $14 }' "$tmp/own.csv")
+$LANESCOPE sim "$EX/seed000_example2.mlir" --target mi300x --no-check --json >"$tmp/own.json"
+sim_us=$(tr -d ' \n' <"$tmp/own.json" | sed 's/.*"time_us":\([0-9.e+-]*\).*/\1/')
+awk -v a="$own_us" -v b="$sim_us" 'BEGIN { exit !(a > 0 && (a - b) < 0.001 && (b - a) < 0.001) }'
+check "sweep's time for the input's config is sim's ($own_us vs $sim_us us)" $?
+# a --shape problem has no config of its own: nothing flagged
+[ "$(cut -d, -f3 "$tmp/s.csv" | grep -c '^1$')" -eq 0 ]; check "sweep --shape flags no input config" $?
 
 # The bottleneck line names the limit, with numbers checked by hand:
 #  rowsum4k_t1_s1 (h100): one f32 per lane per load, 1 subgroup per workgroup,

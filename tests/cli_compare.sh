@@ -164,7 +164,7 @@ contains "skipped count" "$tmp/skip.txt" "compare: 6 cases of suite.txt"
 sed 's/^few_t4_s1,[0-9.]*,/few_t4_s1,slow,/' measured_synthetic.csv >"$tmp/bad.csv"
 $LANESCOPE compare suite.txt --target h100_pinned.hw --measured "$tmp/bad.csv" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ]; check "bad row exits 1" $?
-contains "bad row position" "$tmp/err" "bad.csv:9:11: measured_us: expected a positive number of microseconds, found 'slow'"
+contains "bad row position" "$tmp/err" "bad.csv:9:11: measured_us: expected a positive number of microseconds up to 1e+12, found 'slow'"
 # Rows that name no case are counted, not an error.
 { cat measured_synthetic.csv; echo "stranger,1,1,1,1,,,synthetic,"; } >"$tmp/extra.csv"
 $LANESCOPE compare suite.txt --target h100_pinned.hw --measured "$tmp/extra.csv" >/dev/null 2>"$tmp/err"

@@ -112,7 +112,7 @@ fi
 
 # Refusals with the reason.
 $LANESCOPE measure "$SMALL" --target mi300x --emit-cuda >"$tmp/o" 2>"$tmp/err"
-check "AMD target exits 1" $([ $? -eq 1 ]; echo $?)
+check "AMD --target exits 2 (a bad flag)" $([ $? -eq 2 ]; echo $?)
 contains "AMD target" "$tmp/err" "mi300x (gfx942) is not an NVIDIA target"
 $LANESCOPE measure "$EX/seed000_example2.mlir" --target h100 --emit-cuda >"$tmp/o" 2>"$tmp/err"
 check "64-lane config exits 1" $([ $? -eq 1 ]; echo $?)

@@ -97,3 +97,75 @@ ls "$tmp" | grep -q '\.tmp'; check "signal: no temporaries left" $([ $? -ne 0 ];
 [ "$(cat "$tmp/sig.csv")" = old ] && [ ! -e "$tmp/sig.svg" ]; check "signal: the old set untouched" $?
 
 summary cli_paths
+
+# ---- Names no output can have, and outputs met again as inputs (issue 15's
+# adversarial findings; appended, so the counts are summed again below).
+
+# A name past PATH_MAX is refused whole, never cut to another file's name.
+mkdir "$tmp/lp"
+echo victim >"$tmp/lp/victim.txt"
+p="$tmp/lp/"
+while [ ${#p} -lt 4084 ]; do p="$p./"; done
+while [ ${#p} -lt 4085 ]; do p="$p/"; done
+$LANESCOPE explain "$tmp/in.mlir" -o "${p}victim.txtEXTRA" >"$tmp/out" 2>"$tmp/err"
+check "-o past PATH_MAX exits 1" $([ $? -eq 1 ]; echo $?)
+contains "-o past PATH_MAX: message" "$tmp/err" "past the limit of 4095 bytes for a path (PATH_MAX)"
+[ "$(cat "$tmp/lp/victim.txt")" = victim ]; check "-o past PATH_MAX: the cut name untouched" $?
+# The longest legal file name is written (its temporary's name is cut to
+# fit NAME_MAX, not the name); one byte more is refused with the limit.
+long=$(printf '%0251d' 0).txt
+$LANESCOPE explain "$tmp/in.mlir" -o "$tmp/lp/$long" >"$tmp/out" 2>"$tmp/err"
+check "-o a 255-byte name exits 0" $?
+contains "-o a 255-byte name: written" "$tmp/lp/$long" "@example2_max_1152x384"
+$LANESCOPE explain "$tmp/in.mlir" -o "$tmp/lp/0$long" >"$tmp/out" 2>"$tmp/err"
+check "-o a 256-byte name exits 1" $([ $? -eq 1 ]; echo $?)
+contains "-o a 256-byte name: message" "$tmp/err" "for a name in its folder (NAME_MAX)"
+ls -a "$tmp/lp" | grep -q '\.tmp'; check "long names: no temporaries" $([ $? -ne 0 ]; echo $?)
+# An empty name names no file: a usage error naming the flag.
+(cd "$tmp" && exec $LANESCOPE explain in.mlir -o "") >"$tmp/out" 2>"$tmp/err"
+check "-o '' exits 2" $([ $? -eq 2 ]; echo $?)
+contains "-o '': message" "$tmp/err" "lanescope explain: -o: the name is empty"
+ls -a "$tmp" | grep -q '\.tmp'; check "-o '': no temporaries" $([ $? -ne 0 ]; echo $?)
+
+# --trace naming the --input array: the trace is staged before the array is
+# read; opening the array then refuses it, and the array is untouched.
+h="{'descr': '<f4', 'fortran_order': False, 'shape': (1152, 384), }"
+n=$((${#h} + 1))
+{
+    printf '\223NUMPY\001\000'
+    printf "\\$(printf %03o $((n % 256)))\\$(printf %03o $((n / 256)))"
+    printf '%s\n' "$h"
+    head -c 1769472 /dev/zero
+} >"$tmp/a.npy"
+cp "$tmp/a.npy" "$tmp/a.orig"
+$LANESCOPE sim "$tmp/in.mlir" --target mi300x --quiet --input "$tmp/a.npy" --trace "$tmp/a.npy" >"$tmp/out" 2>"$tmp/err"
+check "--trace naming the --input exits 1" $([ $? -eq 1 ]; echo $?)
+contains "--trace naming the --input: message" "$tmp/err" "a.npy: is an input of this run"
+cmp -s "$tmp/a.npy" "$tmp/a.orig"; check "--trace naming the --input: the array untouched" $?
+ls "$tmp" | grep -q '\.tmp'; check "--trace naming the --input: no temporaries" $([ $? -ne 0 ]; echo $?)
+
+# compare's outputs are one set: two on one file, or one on an input,
+# refused before any is written; otherwise all written together.
+mkdir "$tmp/cmp"
+cp "$(dirname "$0")"/adversarial/suite.txt "$(dirname "$0")"/adversarial/measured.csv \
+    "$(dirname "$0")"/adversarial/small.mlir "$(dirname "$0")"/adversarial/small_max.mlir "$tmp/cmp/"
+cd "$tmp/cmp" || exit 1
+$LANESCOPE compare suite.txt --measured measured.csv --quiet --csv c.csv -o ./c.csv >"$tmp/out" 2>"$tmp/err"
+check "compare --csv and -o on one file exit 1" $([ $? -eq 1 ]; echo $?)
+contains "compare --csv and -o: message" "$tmp/err" "lanescope compare: ./c.csv: already an output of this run"
+[ ! -e c.csv ]; check "compare --csv and -o: nothing written" $?
+cp measured.csv m.orig
+$LANESCOPE compare suite.txt --measured measured.csv --quiet --chart c.svg --csv measured.csv -o r.txt >"$tmp/out" 2>"$tmp/err"
+check "compare --csv on its input exits 1" $([ $? -eq 1 ]; echo $?)
+contains "compare --csv on its input: message" "$tmp/err" "measured.csv: is an input of this run"
+[ ! -e c.svg ] && [ ! -e r.txt ] && cmp -s measured.csv m.orig
+check "compare --csv on its input: nothing written, the input untouched" $?
+$LANESCOPE compare suite.txt --measured measured.csv --quiet --chart c.svg --csv c.csv -o r.txt >"$tmp/out" 2>"$tmp/err"
+check "compare set exits 0" $?
+contains "compare set: the report" r.txt "compare: 2 cases"
+contains "compare set: the CSV" c.csv "name,measured_us,simulated_us"
+contains "compare set: the chart" c.svg "<svg"
+ls -a | grep -q '\.tmp'; check "compare: no temporaries" $([ $? -ne 0 ]; echo $?)
+cd - >/dev/null || exit 1
+
+summary cli_paths

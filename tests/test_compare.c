@@ -340,7 +340,7 @@ static const struct {
 } bad_csvs[] = {
     /* the bad row: measured_us is not a number; col = where the field starts */
     {COLS "a,10,9,11,5,,,g,d\nb,fast,9,11,5,,,g,d\n", LS_ERR_SYNTAX, 3, 3,
-     "measured_us: expected a positive number of microseconds, found 'fast'"},
+     "measured_us: expected a positive number of microseconds up to 1e+12, found 'fast'"},
     {COLS "a,-1,9,11,5,,,g,d\n", LS_ERR_SYNTAX, 2, 3, "measured_us"},
     {COLS "a,10,12,13,5,,,g,d\n", LS_ERR_INVALID, 2, 6, "min_us 12 is above measured_us 10"},
     {COLS "a,10,9,9.5,5,,,g,d\n", LS_ERR_INVALID, 2, 8, "max_us 9.5 is below measured_us 10"},

@@ -421,6 +421,42 @@ START_TEST(strided_map_kernel)
 }
 END_TEST
 
+/* Issue 15, class 3: a padded thread's input offset (register 0's, formed
+ * before the mask) decides the index width.  32767 x 65536 f32 has fewer
+ * than 2^31 elements, but rows in tiles of 3 padded to 4 lanes reach row
+ * 32769: offset 2^31 + 65536 + ..., which int would overflow. */
+#define PADDED_TEXT                                                                              \
+    "%%r = linalg.reduce ins(%%a : tensor<%lldx65536xf32>) outs(%%b : tensor<%lldxf32>) "        \
+    "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [3, 0], "         \
+    "partial_reduction = [0, 256], thread = [0, 1], lane_basis = [[4, 8], [0, 1]], "              \
+    "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: f32, %%o: f32) {\n  %%1 = arith.addf %%in, "     \
+    "%%o : f32\n  linalg.yield %%1 : f32\n}\n"
+
+START_TEST(padded_offsets_widen_indices)
+{
+    static const long long rows[2] = {32767, 32766 - 3 * 16}; /* padded past 2^31; not */
+    for (int i = 0; i < 2; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, PADDED_TEXT, rows[i], rows[i]);
+        ls_diag d;
+        ls_module *m = load_text(text, &d);
+        ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+        ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+        ls_plan plan;
+        plan_nvidia(&m->problems[0], 32, dv, &plan);
+        char *src = NULL;
+        ls_cuda_launch L;
+        ck_assert_msg(ls_cuda_generate(&plan, "padded", &src, &L, &d) == LS_OK, "%s", d.msg);
+        ck_assert_int_lt(L.input_elems[0], INT64_C(1) << 31);
+        ck_assert_ptr_nonnull(strstr(src, i == 0 ? "typedef long long ls_idx_t"
+                                                 : "typedef int ls_idx_t"));
+        free(src);
+        free(dv);
+        free(m);
+    }
+}
+END_TEST
+
 /* ---- random bodies ---- */
 
 static int body_add(ls_body *b, ls_body_opcode op, ls_elem_type t, ls_elem_type src, int a, int x,
@@ -680,6 +716,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, property_coverage);
     tcase_add_test(tc, matvec_kernel);
     tcase_add_test(tc, strided_map_kernel);
+    tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
     tcase_add_test(tc, refuses_what_it_cannot_emit);
     suite_add_tcase(s, tc);

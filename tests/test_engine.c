@@ -532,6 +532,32 @@ START_TEST(stepping)
     ck_assert_msg(ls_stepper_new(&plan, &hw, in, 0, &st, &d) == LS_OK, "%s", d.msg);
     /* load, accumulate, 6 x (shuffle, combine), init combine, store, done */
     ck_assert_int_eq(ls_stepper_length(st), 17);
+    /* the record limit at the workgroup's length, and one record short */
+    ls_stepper *capped;
+    ck_assert_msg(ls_stepper_new_capped(&plan, &hw, in, 0, 17, &capped, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_stepper_length(capped), 17);
+    ls_stepper_free(capped);
+    ck_assert_int_eq(ls_stepper_new_capped(&plan, &hw, in, 0, 16, &capped, &d), LS_ERR_LIMIT);
+    ck_assert_str_eq(d.msg, "workgroup 0 has more than 16 timeline records (the limit)");
+    ck_assert_ptr_null(capped);
+    /* the trace's slice limit: all slices kept at their count, the last
+     * one dropped (and the trace marked truncated) one below it */
+    ls_sim_result res;
+    ls_trace tr = {NULL, 0, 0, false, 0};
+    ls_engine_opts topts = {&tr, NULL, NULL, NULL, NULL, false};
+    ck_assert(ls_engine_run(&plan, &hw, &res, &topts, &d) == LS_OK);
+    size_t all = tr.n;
+    ck_assert(all > 1 && !tr.truncated);
+    free(tr.slices);
+    ls_trace at = {NULL, 0, 0, false, all}, under = {NULL, 0, 0, false, all - 1};
+    topts.trace = &at;
+    ck_assert(ls_engine_run(&plan, &hw, &res, &topts, &d) == LS_OK);
+    ck_assert(at.n == all && !at.truncated);
+    topts.trace = &under;
+    ck_assert(ls_engine_run(&plan, &hw, &res, &topts, &d) == LS_OK);
+    ck_assert(under.n == all - 1 && under.truncated);
+    free(at.slices);
+    free(under.slices);
     ck_assert(ls_stepper_forward(st, LS_STEP_INSTRUCTION));
     ck_assert_int_eq(ls_stepper_record(st, ls_stepper_position(st))->cycle, 0);
     ck_assert(ls_stepper_forward(st, LS_STEP_STAGE));
@@ -871,6 +897,76 @@ START_TEST(bottleneck_verdicts)
 }
 END_TEST
 
+/* Issue 15, class 3: the engine's clock (cycles << 20 ticks in int64), a
+ * promoted tile past int64 bits, and a target's fields given to a model
+ * past the model's bounds (each was undefined behaviour before). */
+START_TEST(size_overflow_guards)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    /* 10^6-cycle L2 and DRAM latencies (legal in a .hw file) on a dependent
+     * chain of 2^21 loads: past 2^40 cycles, the clock's limit */
+    const char *at = strstr(round_model, "l2_latency = 100 ");
+    ck_assert_ptr_nonnull(at);
+    char *slow = ls_xmalloc(strlen(round_model) + 64);
+    snprintf(slow, strlen(round_model) + 64, "%.*sl2_latency = 1000000 %s",
+             (int)(at - round_model), round_model, at + strlen("l2_latency = 100 "));
+    ck_assert_msg(ls_hw_parse(slow, "slow.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    free(slow);
+    char text[2048];
+    reduce_text(text, sizeof text, 1, INT64_C(64) << 21,
+                "workgroup = [1, 0], partial_reduction = [0, 64], thread = [0, 1], lane_basis = "
+                "[[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]",
+                64);
+    ls_problem *p;
+    ls_derived *dv;
+    ls_plan plan;
+    plan_text(text, hw.arch, &p, &dv, &plan);
+    ls_sim_result r;
+    ck_assert_int_eq(ls_engine_run(&plan, &hw, &r, NULL, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "the simulated run passes 1099511627776 cycles (the engine "
+                                "clock's limit, 2^40)") != NULL,
+                  "%s", d.msg);
+    free(dv);
+    free(p);
+    /* a workgroup tile of 2^62 rows (over 4) promoted: its buffer */
+    reduce_text(text, sizeof text, 4, 1024,
+                "workgroup = [4611686018427387904, 0], reduction = [0, 256], thread = [0, 4], "
+                "lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[2, 1], [0, 1]], "
+                "promote_operands = [0]",
+                128);
+    ls_module *m = load_text(text, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_msg(ls_derive(&m->problems[0], dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch("sm_80"), &plan,
+                                   &d),
+                     LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "promote_operands: input 0's tile per iteration overflows int64") !=
+                      NULL,
+                  "%s", d.msg);
+    free(dv);
+    free(m);
+    /* a target's chip and memory, given to a model: a .hw file's bounds */
+    ls_target t;
+    ck_assert(ls_target_lookup("gfx942", &t));
+    t.wgp_count = INT64_C(1) << 40;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_for_target(&t, &hw, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "target gfx942 gives the model wgp_count = 1099511627776, outside "
+                                "1..100000") != NULL,
+                  "%s", d.msg);
+    ck_assert(ls_target_lookup("gfx942", &t));
+    t.max_workgroup_memory_bytes = INT64_C(1) << 40;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_hw_for_target(&t, &hw, &d), LS_ERR_LIMIT);
+    ck_assert(ls_target_lookup("gfx942", &t));
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_hw_for_target(&t, &hw, &d) == LS_OK, "%s", d.msg);
+}
+END_TEST
+
 static Suite *engine_suite(void)
 {
     Suite *s = suite_create("engine");
@@ -892,6 +988,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, l2_hashed_sets);
     tcase_add_test(tc, l2_sparse_sets);
     tcase_add_test(tc, packed_i4_loads);
+    tcase_add_test(tc, size_overflow_guards);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -387,6 +387,134 @@ START_TEST(warnings_and_padding)
 }
 END_TEST
 
+/* Issue 15, class 3: sizes and tiles near int64's limit (each case was
+ * undefined behaviour before: a + b - 1 in a ceiling, an unchecked
+ * batch x element product, a nested layout's unchecked tile products). */
+static void set_i64(ls_i64_list *l, int n, const int64_t *v)
+{
+    l->present = true;
+    l->n = n;
+    memcpy(l->v, v, (size_t)n * sizeof *v);
+}
+
+#define TF_TEXT                                                                                  \
+    "func.func @f() attributes {translation_info = #iree_codegen.translation_info<pipeline "     \
+    "= #iree_gpu.pipeline<TileAndFuse> workgroup_size = [%s, 1] subgroup_size = 64>} {\n"        \
+    "%%r = linalg.reduce ins(%%a : tensor<%sx4xf32>) outs(%%b : tensor<%sxf32>) dimensions "      \
+    "= [2] {lowering_config = #iree_gpu.lowering_config<{workgroup = [%s, 0], thread = [1, "     \
+    "1, 0]}>} (%%in: f32, %%o: f32) {\n  %%1 = arith.addf %%in, %%o : f32\n  linalg.yield %%1 : " \
+    "f32\n}\n}\n"
+
+START_TEST(size_overflow_guards)
+{
+    ls_diag dg;
+    /* a chunk of 2^63 - 1 over 64 elements, 2^62 elements a thread */
+    ls_module *m = load_text(
+        "%r = linalg.reduce ins(%a : tensor<2x64xf32>) outs(%b : tensor<2xf32>) dimensions = "
+        "[1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], reduction = [0, "
+        "9223372036854775807], thread = [0, 4611686018427387904], lane_basis = [[1, 1], [0, 1]], "
+        "subgroup_basis = [[1, 1], [0, 1]]}>} (%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o "
+        ": f32\n  linalg.yield %1 : f32\n}\n",
+        &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    ls_problem p = m->problems[0];
+    free(m);
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ck_assert_int_eq(ls_derive(&p, d, &dg), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(dg.msg, "each thread would hold more than 1048576 elements") != NULL,
+                  "%s", dg.msg);
+    /* a workgroup tile of 2^63 - 1 rows over 2: one workgroup */
+    m = load_text(
+        "%r = linalg.reduce ins(%a : tensor<2x64xf32>) outs(%b : tensor<2xf32>) dimensions = "
+        "[1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [9223372036854775807, 0], "
+        "partial_reduction = [0, 64], thread = [0, 1], lane_basis = [[1, 64], [0, 1]], "
+        "subgroup_basis = [[1, 1], [0, 1]]}>} (%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o "
+        ": f32\n  linalg.yield %1 : f32\n}\n",
+        &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    p = m->problems[0];
+    free(m);
+    ls_diag_clear(&dg);
+    ck_assert_msg(ls_derive(&p, d, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_int_eq(d->wg_count[0], 1);
+    ck_assert_int_eq(ls_tile_reach(d, &p, 0), INT64_MAX);
+    ck_assert_int_eq(ls_tile_reach(d, &p, 1), 64);
+    /* 2^63 - 8 rows (one bit each: an i1 result of a broadcast i8), in
+     * tiles of 1000 padded to 1024: the last tile's padding passes int64 */
+    memset(&p, 0, sizeof p);
+    snprintf(p.file, sizeof p.file, "reach.mlir");
+    p.rank = 2;
+    p.size[0] = INT64_MAX - 7;
+    p.size[1] = 1;
+    p.is_reduction[1] = true;
+    p.n_inputs = 1;
+    p.inputs[0].type = LS_ET_I8;
+    p.inputs[0].map_n = 1;
+    p.inputs[0].map[0] = 1;
+    p.acc_type = LS_ET_I1;
+    p.combiner = LS_COMB_OR;
+    p.out_map_n = 1;
+    p.has_config = true;
+    set_i64(&p.config.workgroup, 2, (int64_t[]){1000, 0});
+    p.config.lane_basis.present = p.config.subgroup_basis.present = true;
+    set_i64(&p.config.lane_basis.counts, 2, (int64_t[]){64, 1});
+    set_i64(&p.config.lane_basis.mapping, 2, (int64_t[]){0, 1});
+    set_i64(&p.config.subgroup_basis.counts, 2, (int64_t[]){1, 1});
+    set_i64(&p.config.subgroup_basis.mapping, 2, (int64_t[]){0, 1});
+    ls_diag_clear(&dg);
+    ck_assert_msg(ls_problem_validate(&p, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_int_eq(ls_derive(&p, d, &dg), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(dg.msg, "d0 of size 9223372036854775800: its last tile with the "
+                                 "layout's padding reaches past int64") != NULL,
+                  "%s", dg.msg);
+    p.size[0] = INT64_C(1) << 62; /* far from the edge: fine */
+    ls_diag_clear(&dg);
+    ck_assert_msg(ls_derive(&p, d, &dg) == LS_OK, "%s", dg.msg);
+    free(d);
+    /* a TileAndFuse program: its workgroup_size's product, and its
+     * workgroup tile's threads (two tiles of 2^40 rows), pass int64 */
+    static const struct {
+        const char *wg, *shape, *tiles, *msg;
+    } tfs[] = {
+        {"4294967296, 4294967296", "64x64", "64, 64",
+         "a TileAndFuse workgroup_size whose product overflows int64"},
+        {"64, 1", "1099511627776x1099511627776", "1099511627776, 1099511627776",
+         "the TileAndFuse workgroup tile's thread count overflows int64"},
+    };
+    for (int i = 0; i < 2; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, TF_TEXT, tfs[i].wg, tfs[i].shape, tfs[i].shape, tfs[i].tiles);
+        m = load_text(text, &dg);
+        ck_assert_msg(dg.status == LS_OK && m->n_problems == 1, "%s", dg.msg);
+        d = ls_xcalloc(1, sizeof *d);
+        ck_assert_int_eq(ls_derive(&m->problems[0], d, &dg), LS_ERR_LIMIT);
+        ck_assert_msg(strstr(dg.msg, tfs[i].msg) != NULL, "%s", dg.msg);
+        free(d);
+        free(m);
+    }
+    /* nested layouts: tiles whose product, and strides x tiles whose sum,
+     * pass int64 */
+    m = load_text("#l = #iree_vector_ext.nested_layout<subgroup_tile = [4611686018427387904], "
+                  "batch_tile = [4], outer_tile = [1], thread_tile = [1], element_tile = [1], "
+                  "subgroup_strides = [1], thread_strides = [0]>\n",
+                  &dg);
+    ck_assert_int_eq(dg.status, LS_ERR_LIMIT);
+    ck_assert_msg(strstr(dg.msg, "nested_layout: its tiles multiply past int64") != NULL, "%s",
+                  dg.msg);
+    free(m);
+    m = load_text("#l = #iree_vector_ext.nested_layout<subgroup_tile = [4, 1], batch_tile = [1, "
+                  "1], outer_tile = [1, 1], thread_tile = [1, 2], element_tile = [1, 1], "
+                  "subgroup_strides = [4611686018427387904, 0], thread_strides = [0, "
+                  "4611686018427387904]>\n",
+                  &dg);
+    ck_assert_int_eq(dg.status, LS_ERR_LIMIT);
+    ck_assert_msg(strstr(dg.msg, "nested_layout: its strides x tiles add up past int64 (at dim "
+                                 "0)") != NULL,
+                  "%s", dg.msg);
+    free(m);
+}
+END_TEST
+
 /* ---- property test: ownership over random valid configs ---- */
 
 START_TEST(ownership_property)
@@ -479,6 +607,7 @@ static Suite *layout_suite(void)
     tcase_add_test(tc, reference_multiple_stores);
     tcase_add_test(tc, warnings_and_padding);
     tcase_add_test(tc, ownership_property);
+    tcase_add_test(tc, size_overflow_guards);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -333,6 +333,35 @@ START_TEST(mutation_robustness)
 }
 END_TEST
 
+/* A dimension past int64 is named as such (it was a "malformed type");
+ * INT64_MAX itself is a size, and 17 dimensions is the rank limit. */
+START_TEST(shape_dimension_past_int64)
+{
+    ls_arena a;
+    ls_arena_init(&a);
+    ls_diag d;
+    ck_assert_ptr_null(parse(&a, "[1, tensor<4x99999999999999999999x256xf32>]", &d));
+    ck_assert_int_eq(d.status, LS_ERR_LIMIT);
+    ck_assert_int_eq(d.line, 1);
+    ck_assert_int_eq(d.col, 5);
+    ck_assert_str_eq(d.msg, "dimension 1 of type 'tensor<4x99999999999999999999x256xf32>' is "
+                            "past int64 (the largest size is 9223372036854775807)");
+    ck_assert_ptr_null(parse(&a, "vector<[9223372036854775808]xf32>", &d));
+    ck_assert(strstr(d.msg, "dimension 0 of type") != NULL);
+    ls_attr *t = parse(&a, "tensor<9223372036854775807xf32>", &d);
+    ck_assert_msg(t != NULL, "%s", d.msg);
+    ck_assert_int_eq(t->type->dims[0], INT64_MAX);
+    ck_assert_ptr_null(parse(&a, "tensor<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>", &d));
+    ck_assert_int_eq(d.status, LS_ERR_LIMIT);
+    ck_assert(strstr(d.msg, "has more than 16 dimensions (the limit)") != NULL);
+    /* an element type spelled with digits is no dimension */
+    ck_assert_ptr_null(parse(&a, "tensor<4x99999999999999999999>", &d));
+    ck_assert_int_eq(d.status, LS_ERR_SYNTAX);
+    ck_assert(strstr(d.msg, "malformed type") != NULL);
+    ls_arena_fini(&a);
+}
+END_TEST
+
 static Suite *mlir_suite(void)
 {
     Suite *s = suite_create("mlir");
@@ -347,6 +376,7 @@ static Suite *mlir_suite(void)
     tcase_add_test(tc, nesting_limit);
     tcase_add_test(tc, typed_view_errors);
     tcase_add_test(tc, mutation_robustness);
+    tcase_add_test(tc, shape_dimension_past_int64);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;

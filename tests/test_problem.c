@@ -229,6 +229,61 @@ START_TEST(register_limit)
 }
 END_TEST
 
+/* Issue 15, class 3: products of sizes from the input, refused where they
+ * pass int64 (each was undefined behaviour before, or let through a
+ * problem whose addressing overflowed later). */
+START_TEST(size_products_overflow)
+{
+    ls_problem p;
+    ls_diag d;
+    /* a strided input: (size - 1) x stride, the last index read */
+    example2(&p);
+    p.size[1] = INT64_C(1) << 40;
+    p.inputs[0].scale[1] = INT64_C(1) << 30;
+    p.inputs[0].shape[1] = INT64_MAX;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_problem_validate(&p, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "input 0 dimension 1 is read at d1 * 1073741824: its last index") !=
+                      NULL,
+                  "%s", d.msg);
+    /* a stride: a unit dim read at d0 * (2^31 - 1) over 2^40 inner elements */
+    example2(&p);
+    p.size[0] = 1;
+    p.size[1] = INT64_C(1) << 40;
+    p.inputs[0].scale[0] = INT32_MAX;
+    p.inputs[0].shape[0] = 1;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_problem_validate(&p, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "input 0: its element count or a stride overflows int64") != NULL,
+                  "%s", d.msg);
+    /* 2^61 f32 elements fit int64, their bits do not */
+    example2(&p);
+    p.size[0] = INT64_C(1) << 55;
+    p.size[1] = INT64_C(1) << 6;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_problem_validate(&p, &d), LS_ERR_LIMIT);
+    ck_assert_msg(
+        strstr(d.msg, "input 0: 2305843009213693952 elements of 32 bits overflow int64") != NULL,
+        "%s", d.msg);
+    /* the output: 2^60 rows of a broadcast input (it reads d1 only) */
+    example2(&p);
+    p.size[0] = INT64_C(1) << 60;
+    p.size[1] = 4;
+    p.inputs[0].map_n = 1;
+    p.inputs[0].map[0] = 1;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_problem_validate(&p, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "the output's 1152921504606846976 elements of 32 bits") != NULL,
+                  "%s", d.msg);
+    /* 2^57 f32 elements, 2^62 bits: they pass */
+    example2(&p);
+    p.size[0] = INT64_C(1) << 51;
+    p.size[1] = INT64_C(1) << 6;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_problem_validate(&p, &d) == LS_OK, "%s", d.msg);
+}
+END_TEST
+
 static Suite *problem_suite(void)
 {
     Suite *s = suite_create("problem");
@@ -238,6 +293,7 @@ static Suite *problem_suite(void)
     tcase_add_test(tc, duplication_is_allowed);
     tcase_add_test(tc, combiner_names);
     tcase_add_test(tc, register_limit);
+    tcase_add_test(tc, size_products_overflow);
     suite_add_tcase(s, tc);
     return s;
 }

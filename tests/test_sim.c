@@ -126,6 +126,12 @@ START_TEST(mx_formats)
     ck_assert_uint_eq(ls_value_from_double(2.9, LS_ET_F8E8M0FNU), 128);
     ck_assert_uint_eq(ls_value_from_double(0.0, LS_ET_F8E8M0FNU), 0);
     ck_assert_uint_eq(ls_value_from_double(0x1p200, LS_ET_F8E8M0FNU), 0xff);
+    /* an integer type given a float identity (issue 15, class 3: the cast
+     * of inf or NaN was undefined): saturated, NaN to 0 */
+    ck_assert_uint_eq(ls_value_from_double(-INFINITY, LS_ET_I64), UINT64_C(1) << 63);
+    ck_assert_uint_eq(ls_value_from_double(INFINITY, LS_ET_I32), 0x7fffffffu);
+    ck_assert_uint_eq(ls_value_from_double(NAN, LS_ET_I32), 0);
+    ck_assert_uint_eq(ls_value_from_double(-3.0, LS_ET_I8), 0xfd);
     ck_assert_int_eq(ls_elem_type_bits(LS_ET_F4E2M1FN), 4);
     ck_assert_int_eq(ls_elem_type_bits(LS_ET_I4), 4);
     /* scaling_extf: 1.5 x 2^2 = 6; an f32 scale of 3 is truncated to 2

@@ -972,6 +972,119 @@ START_TEST(sweep_ranks_tile_and_fuse_choice)
 }
 END_TEST
 
+/* Issue 15, class 3: the heuristic's products of a dispatch's sizes and a
+ * target's fields, refused where they pass int64 or leave no thread (each
+ * was undefined behaviour before: an overflow, or a division by 0). */
+static void stored_sum_text(char *buf, size_t size, const char *shape, const char *maps,
+                            const char *iters, const char *out)
+{
+    snprintf(buf, size,
+             "func.func @f() {\n"
+             "  %%b = hal.interface.binding.subspan layout(#l) binding(0) : !x\n"
+             "  %%r = linalg.generic {indexing_maps = [%s], iterator_types = [%s]} ins(%%a : "
+             "tensor<%sxf32>) outs(%%i : tensor<%sxf32>) {\n  ^bb0(%%in: f32, %%out: f32):\n    "
+             "%%s = arith.addf %%in, %%out : f32\n    linalg.yield %%s : f32\n  } -> "
+             "tensor<%sxf32>\n"
+             "  iree_tensor_ext.dispatch.tensor.store %%r, %%x : tensor<%sxf32> -> !x\n  "
+             "return\n}\n",
+             maps, iters, shape, out, out, out);
+}
+
+static ls_status suggest_on(const char *text, const ls_target *t, ls_suggestion *s, ls_diag *d)
+{
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_diag_clear(d);
+    ck_assert_msg(ls_module_parse_ex(text, strlen(text), "o.mlir", LS_IMPORT_KEEP_UNSUPPORTED, m,
+                                     d) == LS_OK,
+                  "%s", d->msg);
+    ls_status st = ls_suggest(&m->dispatches[0], t, s, d);
+    free(m);
+    return st;
+}
+
+START_TEST(size_overflow_guards)
+{
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag d;
+    ls_target t;
+    char text[2048];
+    const char *maps2 = "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>";
+    const char *maps3 = "affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> "
+                        "(d0)>";
+    /* 8192-bit loads of f32 on a 64-long row: 256 elements a load, so
+     * reduction size / thread loads = 0 threads */
+    ck_assert(ls_target_lookup("gfx942", &t));
+    t.max_load_instruction_bits = 8192;
+    stored_sum_text(text, sizeof text, "4096x64", maps2, "\"parallel\", \"reduction\"", "4096");
+    ck_assert_int_eq(suggest_on(text, &t, s, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "thread loads 256 (8192-bit loads / 32 bits) exceed the "
+                                "reduction size 64") != NULL,
+                  "%s", d.msg);
+    /* two reduction dims, the last not a multiple of 64: their product is
+     * the reduction size, past int64 */
+    ck_assert(ls_target_lookup("gfx942", &t));
+    stored_sum_text(text, sizeof text, "2x4611686018427387904x3", maps3,
+                    "\"parallel\", \"reduction\", \"reduction\"", "2");
+    ck_assert_int_eq(suggest_on(text, &t, s, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "the reduction dims' sizes multiply past int64") != NULL, "%s",
+                  d.msg);
+    /* the parallel size likewise */
+    stored_sum_text(text, sizeof text, "4611686018427387904x4x64",
+                    "affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, "
+                    "d1)>",
+                    "\"parallel\", \"parallel\", \"reduction\"", "4611686018427387904x4");
+    ck_assert_int_eq(suggest_on(text, &t, s, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "the parallel dims' sizes multiply past int64") != NULL, "%s",
+                  d.msg);
+    /* a chip of 2^62 WGPs x 4 SIMDs: only compared, saturated */
+    t.wgp_count = INT64_C(1) << 62;
+    stored_sum_text(text, sizeof text, "4096x64", maps2, "\"parallel\", \"reduction\"", "4096");
+    ck_assert_msg(suggest_on(text, &t, s, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(s->workgroup_size, 64);
+    /* a subgroup size past the limit is refused where the target is read */
+    ls_module *m = load_text("#t = #iree_gpu.target<arch = \"gfx942\", features = \"\", wgp = "
+                             "<subgroup_size_choices = [64, 2048], max_workgroup_sizes = [1024, "
+                             "1024, 1024]>>\n",
+                             &d);
+    ck_assert_int_eq(d.status, LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "subgroup_size_choices[1] = 2048 is past lanescope's limit of 1024 "
+                                "lanes") != NULL,
+                  "%s", d.msg);
+    free(m);
+    free(s);
+}
+END_TEST
+
+/* The sweep's walk over a target whose thread count is near int64's limit
+ * and a reduction dim near it: it stops at the workgroup limit and never
+ * doubles a partial tile past the dim. */
+START_TEST(sweep_overflow_guards)
+{
+    const case_t c = {"sweep", "4x64", "pr", "gfx942", 32, 32, 0, 0, {0}, {0}, {0}, {0},
+                      {0}, NULL};
+    ls_problem p;
+    flags_problem(&c, &p);
+    ls_target t;
+    ck_assert(ls_target_lookup("mi300x", &t));
+    t.max_thread_count = INT64_MAX;
+    t.max_workgroup_sizes[0] = 0;
+    p.has_target = true;
+    p.target = t;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_sweep sw;
+    ck_assert_msg(ls_sweep_enumerate(&p, NULL, &t, 100, &sw, &d) == LS_OK, "%s", d.msg);
+    for (size_t i = 0; i < sw.n; i++)
+        ck_assert(sw.points[i].workgroup_size <= LS_MAX_WORKGROUP_SIZE);
+    ls_sweep_free(&sw);
+    /* 3 x 2^61 along the reduction: the partial tile doubles up to 2^62 */
+    p.size[1] = 3 * (INT64_C(1) << 61);
+    ls_status st = ls_sweep_enumerate(&p, NULL, &t, 100, &sw, &d);
+    ck_assert(st == LS_OK || st == LS_ERR_INVALID); /* no point validates: 4 x 3 x 2^61 */
+    ls_sweep_free(&sw);
+}
+END_TEST
+
 static Suite *suggest_suite(void)
 {
     Suite *s = suite_create("suggest");
@@ -991,6 +1104,8 @@ static Suite *suggest_suite(void)
     tcase_add_test(tc, full_reduction_declines_tile_and_fuse);
     tcase_add_test(tc, sweep_enumerates_and_ranks);
     tcase_add_test(tc, sweep_ranks_tile_and_fuse_choice);
+    tcase_add_test(tc, size_overflow_guards);
+    tcase_add_test(tc, sweep_overflow_guards);
     tcase_add_loop_test(tc, arg_compare_configs, 0, sizeof argcmps / sizeof argcmps[0]);
     suite_add_tcase(s, tc);
     return s;

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "lanescope/engine.h"
+#include "lanescope/compare.h"
 #include "lanescope/viz.h"
 #include "testutil.h"
 
@@ -431,7 +432,7 @@ START_TEST(timeline_rows_and_waves)
     ls_plan plan;
     ls_hw hw;
     ls_sim_result r;
-    ls_trace tr = {NULL, 0, 0, false};
+    ls_trace tr = {NULL, 0, 0, false, 0};
     simulate("seed000_example3.mlir", &m, &dv, &plan, &hw, &r, &tr);
     ls_chart c;
     ls_diag d;
@@ -584,6 +585,113 @@ static long file_contains(const char *path, const char *needle, bool exact_page)
     free(buf);
     return count;
 }
+
+/* draw compare's limits, each at the limit and one past: a timing of
+ * 1e12 us, LS_COMPARE_MAX_POINTS rows, LS_COMPARE_MAX_LINE bytes in a line,
+ * LS_COMPARE_MAX_FIELDS fields. */
+static ls_status compare_csv_text(const char *text, ls_diag *d)
+{
+    const char *path = tmp_path("limits.csv");
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+    ls_chart c;
+    ls_diag_clear(d);
+    ls_status st = ls_viz_compare_csv(path, &c, d);
+    ls_chart_free(&c);
+    return st;
+}
+
+START_TEST(compare_csv_limits)
+{
+    ls_diag d;
+    ck_assert_msg(compare_csv_text("name,measured_us,simulated_us\nk,1000000000000,1\n", &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    /* the next decimal past 1e12 that a double tells apart from it */
+    ck_assert_int_ne(compare_csv_text("name,measured_us,simulated_us\nk,1000000000000.001,1\n", &d),
+                     LS_OK);
+    ck_assert_msg(strstr(d.msg, "1e+12"), "%s", d.msg);
+    for (int n = LS_COMPARE_MAX_POINTS; n <= LS_COMPARE_MAX_POINTS + 1; n++) {
+        size_t cap = (size_t)n * 24 + 64, at = 0;
+        char *text = ls_xmalloc(cap);
+        at += (size_t)snprintf(text, cap, "name,measured_us,simulated_us\n");
+        for (int i = 0; i < n; i++)
+            at += (size_t)snprintf(text + at, cap - at, "k%d,%d,2\n", i, i + 1);
+        ls_status st = compare_csv_text(text, &d);
+        free(text);
+        if (n == LS_COMPARE_MAX_POINTS) {
+            ck_assert_msg(st == LS_OK, "%s", d.msg);
+        } else {
+            ck_assert_int_eq(st, LS_ERR_LIMIT);
+            ck_assert_msg(strstr(d.msg, "100000"), "%s", d.msg);
+        }
+    }
+    for (int n = LS_COMPARE_MAX_LINE; n <= LS_COMPARE_MAX_LINE + 1; n++) {
+        /* the row's name pads it to n bytes (CRLF not counted) */
+        char *text = ls_xmalloc((size_t)n + 64);
+        int at = snprintf(text, 64, "name,measured_us,simulated_us\n");
+        memset(text + at, 'k', (size_t)n - 4);
+        memcpy(text + at + n - 4, ",1,2\r\n", 7);
+        ls_status st = compare_csv_text(text, &d);
+        free(text);
+        if (n == LS_COMPARE_MAX_LINE) {
+            ck_assert_msg(st == LS_OK, "%s", d.msg);
+        } else {
+            ck_assert_int_eq(st, LS_ERR_LIMIT);
+            ck_assert_str_eq(d.msg, "line longer than 4096 bytes (the limit)");
+        }
+    }
+    for (int n = LS_COMPARE_MAX_FIELDS; n <= LS_COMPARE_MAX_FIELDS + 1; n++) {
+        char text[1024] = "name,measured_us,simulated_us", row[256] = "k,1,2";
+        for (int i = 3; i < n; i++) {
+            snprintf(text + strlen(text), sizeof text - strlen(text), ",x%d", i);
+            strcat(row, ",");
+        }
+        strcat(text, "\n");
+        strcat(text, row);
+        strcat(text, "\n");
+        ls_status st = compare_csv_text(text, &d);
+        if (n == LS_COMPARE_MAX_FIELDS) {
+            ck_assert_msg(st == LS_OK, "%s", d.msg);
+        } else {
+            ck_assert_int_eq(st, LS_ERR_LIMIT);
+            ck_assert_str_eq(d.msg, "more than 64 fields");
+        }
+    }
+}
+END_TEST
+
+/* A PNG's size: LS_EXPORT_MAX_PIXELS in all, LS_EXPORT_MAX_SIDE a side. */
+START_TEST(export_pixels_limit)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_export_check_pixels(16384, 8192, &d), LS_OK); /* 2^27 */
+    ck_assert_int_eq(ls_export_check_pixels(16384, 8193, &d), LS_ERR_LIMIT);
+    ck_assert_str_eq(d.msg, "the picture would be 16384 x 8193 pixels; the limit is 32767 per "
+                            "side and 134217728 in all");
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_export_check_pixels(LS_EXPORT_MAX_SIDE, 1, &d), LS_OK);
+    ck_assert_int_eq(ls_export_check_pixels(1, LS_EXPORT_MAX_SIDE, &d), LS_OK);
+    ck_assert_int_eq(ls_export_check_pixels(LS_EXPORT_MAX_SIDE + 1, 1, &d), LS_ERR_LIMIT);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_export_check_pixels(1, LS_EXPORT_MAX_SIDE + 1, &d), LS_ERR_LIMIT);
+}
+END_TEST
+
+/* LS_GRID_MAX_CELLS cells in one panel. */
+START_TEST(grid_cells_limit)
+{
+    ls_figure f;
+    memset(&f, 0, sizeof f);
+    ck_assert_ptr_nonnull(ls_figure_add_panel(&f, 1024, LS_GRID_MAX_CELLS / 1024));
+    ck_assert_ptr_null(ls_figure_add_panel(&f, 1024, LS_GRID_MAX_CELLS / 1024 + 1));
+    ck_assert_ptr_null(ls_figure_add_panel(&f, LS_GRID_MAX_CELLS + 1, 1));
+    ck_assert_int_eq(f.n_panels, 1);
+    ls_figure_free(&f);
+}
+END_TEST
 
 START_TEST(svg_pdf_and_png_text)
 {
@@ -943,6 +1051,49 @@ START_TEST(operand_strided_and_scalar)
 }
 END_TEST
 
+/* Issue 15, class 3: a workgroup tile of up to 2^63 - 1 rows (one
+ * workgroup over a small dim) in the pictures' ceilings and operand boxes
+ * (each was undefined behaviour before). */
+START_TEST(size_overflow_guards)
+{
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    ls_module *m = plan_text(
+        "%r = linalg.reduce ins(%a : tensor<8x64xf32>) outs(%b : tensor<8xf32>) dimensions = "
+        "[1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [9223372036854775807, 0], "
+        "partial_reduction = [0, 64], thread = [0, 1], lane_basis = [[1, 64], [0, 1]], "
+        "subgroup_basis = [[1, 1], [0, 1]]}>} (%in: f32, %o: f32) {\n  %1 = arith.addf %in, %o "
+        ": f32\n  linalg.yield %1 : f32\n}\n",
+        dv, &plan);
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_layout_view v = default_view();
+    ck_assert_msg(ls_viz_layout(&m->problems[0], dv, &v, &f, &d) == LS_OK, "%s", d.msg);
+    ck_assert_str_eq(f.panels[0].row_head[0], "0-144115188075855871"); /* 2^57 rows a cell */
+    ls_figure_free(&f);
+    free(m);
+    /* a strided input (d1 * 2) under a tile of 2^62 rows: the box's
+     * extent, (tile - 1) x 2 + 1, passes int64 */
+    m = plan_text(
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1 * 2, d2)>, "
+        "affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\", "
+        "\"reduction\"]} ins(%a : tensor<4x16x64xi32>) outs(%c : tensor<4x8xi32>) attrs = "
+        "{lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 4611686018427387904, 0], "
+        "partial_reduction = [0, 0, 8], thread = [0, 0, 1], lane_basis = [[1, 4, 8], [0, 1, 2]], "
+        "subgroup_basis = [[1, 1, 1], [0, 1, 2]]}>} {\n^bb0(%in: i32, %out: i32):\n  %0 = "
+        "arith.addi %in, %out : i32\n  linalg.yield %0 : i32\n} -> tensor<4x8xi32>\n",
+        dv, &plan);
+    ls_operand_reads r;
+    ck_assert_int_eq(ls_viz_operand_reads_init(&plan, 0, 0, 0, -1, &r, &d), LS_ERR_LIMIT);
+    ck_assert_msg(strstr(d.msg, "input 0: one tile reaches more than 16777216 of its elements") !=
+                      NULL,
+                  "%s", d.msg);
+    free(dv);
+    free(m);
+}
+END_TEST
+
 /* Bad requests: one message naming the flag and the limit. */
 START_TEST(operand_errors)
 {
@@ -1030,12 +1181,16 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, traffic_from_simulation);
     tcase_add_test(tc, timeline_rows_and_waves);
     tcase_add_test(tc, compare_csv_and_errors);
+    tcase_add_test(tc, compare_csv_limits);
+    tcase_add_test(tc, grid_cells_limit);
+    tcase_add_test(tc, export_pixels_limit);
     tcase_add_test(tc, svg_pdf_and_png_text);
     tcase_add_test(tc, operand_reads_matvec);
     tcase_add_test(tc, operand_layout_picture);
     tcase_add_test(tc, operand_nested_projection);
     tcase_add_test(tc, operand_strided_and_scalar);
     tcase_add_test(tc, operand_errors);
+    tcase_add_test(tc, size_overflow_guards);
     tcase_add_test(tc, golden_images);
     suite_add_tcase(s, tc);
     return s;

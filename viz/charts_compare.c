@@ -10,6 +10,7 @@
 
 #include "lanescope/arena.h"
 #include "lanescope/atomic.h"
+#include "lanescope/compare.h"
 #include "lanescope/csv.h"
 #include "lanescope/viz.h"
 #include "charts_internal.h"
@@ -36,19 +37,14 @@ void ls_compare_errors(const ls_compare_point *pts, size_t n, double *mean_rel, 
     *within25 = n ? (double)w25 / (double)n : 0;
 }
 
-#define LS_COMPARE_MAX_POINTS 100000
-
-/* Parses a finite positive number filling the whole field. */
-/* The most microseconds a timing may claim (about 11.6 days): past it, the
- * chart's axes would overflow to infinity. */
-#define COMPARE_MAX_US 1e12
-
+/* Parses a finite positive number filling the whole field, at most
+ * LS_COMPARE_MAX_US (past it the chart's axes would overflow). */
 static bool parse_positive(const char *s, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno || !isfinite(v) || v <= 0 || v > COMPARE_MAX_US)
+    if (end == s || *end != '\0' || errno || !isfinite(v) || v <= 0 || v > LS_COMPARE_MAX_US)
         return false;
     *out = v;
     return true;
@@ -87,7 +83,7 @@ static ls_status compare_row(char **fld, const int *col, const int *idx, ls_char
             return ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, col[idx[k]],
                                "%s must be a positive number of microseconds up to %g, found "
                                "'%s'",
-                               compare_columns[k], COMPARE_MAX_US, fld[idx[k]]);
+                               compare_columns[k], LS_COMPARE_MAX_US, fld[idx[k]]);
     if (out->n_points == LS_COMPARE_MAX_POINTS)
         return ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, 1, "more than %d points",
                            LS_COMPARE_MAX_POINTS);
@@ -109,10 +105,10 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
 {
     memset(out, 0, sizeof *out);
     out->kind = LS_CHART_COMPARE;
-    enum { MAX_FIELDS = 32, MAX_LINE = 1023 };
+    enum { MAX_FIELDS = LS_COMPARE_MAX_FIELDS, MAX_LINE = LS_COMPARE_MAX_LINE };
     char *text;
     size_t len;
-    if (ls_read_text(path, (size_t)LS_COMPARE_MAX_POINTS * (MAX_LINE + 1), &text, &len, diag))
+    if (ls_read_text(path, LS_COMPARE_MAX_FILE, &text, &len, diag))
         return diag->status;
     char line[MAX_LINE + 1];
     int lineno = 0, idx[3] = {-1, -1, -1}, n_fields = 0;
@@ -122,16 +118,17 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag)
         const char *eol = memchr(p, '\n', (size_t)(text + len - p));
         size_t n = eol ? (size_t)(eol - p) : (size_t)(text + len - p);
         lineno++;
+        const char *at = p;
+        p += n + (eol != NULL);
+        while (n && at[n - 1] == '\r')
+            n--;
         if (n > MAX_LINE) {
-            st = ls_diag_set(diag, LS_ERR_SYNTAX, path, lineno, MAX_LINE,
-                             "line longer than %d characters", MAX_LINE - 1);
+            st = ls_diag_set(diag, LS_ERR_LIMIT, path, lineno, MAX_LINE + 1,
+                             "line longer than %d bytes (the limit)", MAX_LINE);
             break;
         }
-        memcpy(line, p, n);
+        memcpy(line, at, n);
         line[n] = '\0';
-        p += n + (eol != NULL);
-        while (n && line[n - 1] == '\r')
-            line[--n] = '\0';
         if (n == 0 || line[0] == '#')
             continue;
         char *fld[MAX_FIELDS];

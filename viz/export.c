@@ -19,7 +19,6 @@
 #include "lanescope/atomic.h"
 #include "lanescope/viz.h"
 
-#define LS_EXPORT_MAX_PIXELS (INT64_C(1) << 27) /* 128 M pixels, 512 MB as ARGB */
 
 typedef struct {
     unsigned char *buf;
@@ -112,6 +111,16 @@ static bool encode_png(cairo_surface_t *s, const ls_export_opts *o, const char *
     return true;
 }
 
+ls_status ls_export_check_pixels(double w, double h, ls_diag *diag)
+{
+    if (w * h <= (double)LS_EXPORT_MAX_PIXELS && w <= LS_EXPORT_MAX_SIDE && h <= LS_EXPORT_MAX_SIDE)
+        return LS_OK;
+    return ls_diag_set(diag, LS_ERR_LIMIT, "--scale", 0, 0,
+                       "the picture would be %.0f x %.0f pixels; the limit is %d per side and "
+                       "%lld in all",
+                       w, h, LS_EXPORT_MAX_SIDE, (long long)LS_EXPORT_MAX_PIXELS);
+}
+
 ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *chart,
                         const ls_export_opts *o, ls_diag *diag)
 {
@@ -139,11 +148,8 @@ ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *
     cairo_surface_t *s;
     if (fmt == PNG) {
         double pw = ceil(w * scale), ph = ceil(h * scale);
-        if (pw * ph > (double)LS_EXPORT_MAX_PIXELS || pw > 32767 || ph > 32767)
-            return ls_diag_set(diag, LS_ERR_LIMIT, "--scale", 0, 0,
-                               "the picture would be %.0f x %.0f pixels; the limit is 32767 per "
-                               "side and %lld in all",
-                               pw, ph, (long long)LS_EXPORT_MAX_PIXELS);
+        if (ls_export_check_pixels(pw, ph, diag) != LS_OK)
+            return diag->status;
         s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)pw, (int)ph);
     } else if (fmt == SVG) {
         s = cairo_svg_surface_create_for_stream(cairo_to_mem, &m, w, h);

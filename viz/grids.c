@@ -268,10 +268,14 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
     }
     if (lanes > LS_MAX_SUBGROUP_SIZE)
         lanes = LS_MAX_SUBGROUP_SIZE;
-    if (thread >= lanes * sgs)
+    /* the attribute's parse bounds each stride x tile and the tiles'
+     * product, not lanes (<= 1024) x subgroups: past int64, every thread
+     * is inside */
+    int64_t threads;
+    if (ls_mul_ok(lanes, sgs, &threads) && thread >= threads)
         return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
                            "thread %lld is outside 0..%lld (subgroups x lanes of the layout)",
-                           (long long)thread, (long long)(lanes * sgs - 1));
+                           (long long)thread, (long long)(threads - 1));
     ls_grid *g = ls_figure_add_panel(out, (int)er, (int)ec);
     if (g == NULL)
         return ls_diag_set(diag, LS_ERR_LIMIT, "", l->line, l->col,
@@ -323,9 +327,15 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
                 continue;
             }
             int64_t sg = ls_nl_subgroup_of(l, co.subgroup);
+            /* sg is below the subgroup tiles' product, which the parse bounds
+             * only by int64: its first thread, sg x lanes, may not fit (no
+             * --thread is then in this subgroup) */
+            int64_t first = -1;
+            if (!ls_mul_ok(sg, lanes, &first) || first > INT64_MAX - lanes)
+                first = -1;
             any_dup |= total > 1;
             cell->fill = ls_viz_thread_colour(sg, holders[0]);
-            cell->block = (int32_t)(sg * lanes + holders[0]);
+            cell->block = (int32_t)(first >= 0 ? first + holders[0] : sg);
             cell->group = (int32_t)sg;
             owners_label(cell->label[0], LS_CELL_LABEL, holders, nh, total);
             fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)sg,
@@ -333,7 +343,7 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
             if (thread >= 0) {
                 bool hit = false;
                 for (int64_t k = 0; k < nh; k++)
-                    hit |= sg * lanes + holders[k] == thread;
+                    hit |= first >= 0 && first + holders[k] == thread;
                 cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
             }
         }

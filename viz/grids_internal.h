@@ -11,9 +11,11 @@
 #include "lanescope/arena.h"
 #include "lanescope/viz.h"
 
+/* a >= 0, b > 0; without a + b - 1, which overflows for a workgroup tile
+ * near int64's limit (a tile may be far past the dim's size). */
 static inline int64_t ceil_div(int64_t a, int64_t b)
 {
-    return (a + b - 1) / b;
+    return a / b + (a % b != 0);
 }
 
 /* snprintf for labels: cutting a long label short is the intent, so the
@@ -48,9 +50,11 @@ static inline void axis_heads(char (*head)[LS_GRID_HEADER], int n, int64_t first
                        int64_t limit)
 {
     for (int i = 0; i < n; i++) {
-        int64_t a = first + i * step, b = a + step - 1;
-        if (b > first + limit - 1)
-            b = first + limit - 1;
+        /* b = min(a + step, first + limit) - 1 without passing the last
+         * coordinate, first + limit - 1, which ls_tile_reach bounds: a + step
+         * may not fit (i * step < limit for every head drawn) */
+        int64_t a = first + i * step, left = limit - i * step;
+        int64_t b = a + (left < step ? left : step) - 1;
         if (step == 1)
             fmt(head[i], LS_GRID_HEADER, "%lld", (long long)a);
         else

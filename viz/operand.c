@@ -152,8 +152,15 @@ static int64_t operand_box(const ls_derived *d, const ls_problem *p, int k,
         int64_t e = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
         if (e < 1)
             e = 1;
-        r->origin[j] = tile_origin[i] * s;
-        r->extent[j] = (e - 1) * s + 1;
+        int64_t end;
+        r->origin[j] = tile_origin[i] * s; /* < the operand's size: validated */
+        /* a workgroup tile may be far past the dim's size, up to int64's
+         * limit, and a stride up to 2^31: checked, as is the box's end */
+        if (!ls_mul_ok(e - 1, s, &r->extent[j]) || r->extent[j] >= MAX_BOX_ELEMS)
+            return -1; /* extent > MAX_BOX_ELEMS: so is the count */
+        r->extent[j]++;
+        if (__builtin_add_overflow(r->origin[j], r->extent[j], &end))
+            return -1;
         r->dim[j] = ls_operand_dim(p, k, j);
         if (!ls_mul_ok(n, r->extent[j], &n) || n > MAX_BOX_ELEMS)
             return -1;

@@ -345,7 +345,7 @@ static ls_status timeline_build(const ls_view *v, ls_chart *chart, ls_diag *diag
     const ls_stepper *st = v->st;
     int64_t n = ls_stepper_length(st), ns = v->d->num_subgroups;
     int64_t t0 = n ? ls_stepper_record(st, 0)->cycle : 0, t_end = 1;
-    ls_trace tr = {NULL, 0, 0, false};
+    ls_trace tr = {NULL, 0, 0, false, 0};
     size_t cap = 64;
     tr.slices = ls_xcalloc(cap, sizeof *tr.slices);
     /* one slice per run of a subgroup's records in the same stage */
@@ -508,7 +508,7 @@ void ls_view_gpu_prepare(ls_view *v)
         ls_diag_format(&diag, v->gpu_msg, sizeof v->gpu_msg);
         return;
     }
-    ls_trace tr = {NULL, 0, 0, false};
+    ls_trace tr = {NULL, 0, 0, false, 0};
     ls_engine_opts eo = {&tr, NULL, NULL, NULL, NULL, false};
     v->gpu_status = ls_engine_run(v->plan, v->hw, &v->gpu_res, &eo, &diag);
     if (v->gpu_status) {

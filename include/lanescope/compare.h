@@ -81,6 +81,11 @@
 #define LS_COMPARE_MAX_CASES 4096 /* cases per suite, rows per CSV */
 #define LS_COMPARE_MAX_LINE 4096  /* bytes per line of a suite or CSV */
 #define LS_COMPARE_MAX_PROV 32    /* provenance lines kept */
+#define LS_COMPARE_MAX_FIELDS 64  /* fields of a CSV line (draw compare's too) */
+/* The most microseconds a timing in a CSV may claim (about 11.6 days):
+ * past it, sums and chart axes stop being exact. */
+#define LS_COMPARE_MAX_US 1e12
+#define LS_COMPARE_MAX_FILE (32u << 20) /* bytes of a suite or CSV, comments included */
 
 /* The issue's targets for the simulator (issue 11). */
 #define LS_COMPARE_TARGET_MEAN_PCT 10.0  /* mean |error| below this */

@@ -83,7 +83,8 @@ typedef struct {
 typedef struct {
     ls_trace_slice *slices; /* owned; free() it */
     size_t n, cap;
-    bool truncated;         /* more than LS_TRACE_MAX_SLICES */
+    bool truncated;         /* more than max_slices: the rest were dropped */
+    size_t max_slices;      /* 0: LS_TRACE_MAX_SLICES (the limit's test sets it lower) */
 } ls_trace;
 
 typedef struct {
@@ -122,6 +123,7 @@ typedef struct {
      * stores), workgroup-memory cycles (its conflict degree); for BARRIER,
      * the cycles every subgroup of the workgroup waited for this release. */
     int64_t bytes, sectors, sector_hits, smem_cycles, barrier_wait;
+    int64_t dram_bytes; /* of those bytes and sectors, what went to or came from DRAM */
 } ls_engine_record;
 
 typedef struct {
@@ -141,6 +143,15 @@ typedef struct {
  * int64 holds), known before it runs: the work estimate of sim and sweep. */
 ls_status ls_engine_estimate(const ls_plan *plan, const ls_hw *hw, int64_t *instructions,
                              ls_diag *diag);
+
+/* The decisions behind those errors, on the numbers alone: total
+ * subgroup-instructions against the budget (unless force) and the limit;
+ * the bytes of simulator state that slots resident workgroups need against
+ * LS_MAX_ENGINE_STATE_BYTES (wgps and occupancy only go into the message).
+ * A negative amount means more than int64 holds. */
+ls_status ls_engine_work_verdict(const ls_problem *p, int64_t total, bool force, ls_diag *diag);
+ls_status ls_engine_state_verdict(const ls_problem *p, int64_t state, int64_t slots, int64_t wgps,
+                                  int64_t occupancy, ls_diag *diag);
 
 /* The error ls_engine_run would give for the run's work (past the budget
  * without force, past the limit), before anything runs. */

@@ -73,6 +73,11 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
  * unless force, the budget: the error a run would give, known before any
  * simulation starts. */
 ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
+/* Its decision on the numbers alone: the elements the run would generate
+ * and the problem's element count (< 0: more than int64 holds), against
+ * LS_MAX_FUNCTIONAL_ELEMENTS and, unless force, the budget. */
+ls_status ls_functional_work_verdict(const ls_problem *p, int64_t elements, int64_t problem_elements,
+                                     bool force, ls_diag *diag);
 /* The same with options (NULL: none): progress, when not NULL, is called
  * after each workgroup with the workgroups done and the total of this run;
  * force runs past the budget. */

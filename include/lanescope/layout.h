@@ -142,6 +142,11 @@ void ls_thread_element(const ls_derived *d, const ls_problem *p, int64_t tid,
  * differs from an interior tile's. */
 bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
                        const int64_t *it_coord);
+/* One past the largest coordinate along loop dim i that any tile forms:
+ * its origin plus an offset inside its padded extent (a thread's element)
+ * or inside the tile (a picture's cell); -1 past int64.  ls_derive refuses
+ * a layout where it is -1, so every such sum fits. */
+int64_t ls_tile_reach(const ls_derived *d, const ls_problem *p, int i);
 /* First iteration-space coordinate of a tile, per dim. */
 void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
                     const int64_t *it_coord, int64_t *origin);

@@ -125,6 +125,9 @@ typedef struct {
     int64_t dims[LS_MAX_SHAPE_RANK]; /* -1 for '?' */
     ls_elem_type elem;
     const char *elem_text; /* spelled element type (arena) */
+    bool too_many_dims; /* parse failed at the LS_MAX_SHAPE_RANK limit */
+    /* parse failed at a dimension past INT64_MAX: its index, else -1 */
+    int dim_overflow;
 } ls_type_info;
 
 typedef struct ls_attr ls_attr;

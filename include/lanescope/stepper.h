@@ -24,6 +24,11 @@ typedef struct ls_stepper ls_stepper;
 /* Runs the engine once; plan and hw must outlive the stepper. */
 ls_status ls_stepper_new(const ls_plan *plan, const ls_hw *hw, ls_input_source in,
                          int64_t workgroup, ls_stepper **out, ls_diag *diag);
+/* The same with a record limit other than LS_STEPPER_MAX_RECORDS (the
+ * limit's own test runs it at a workgroup's exact length). */
+ls_status ls_stepper_new_capped(const ls_plan *plan, const ls_hw *hw, ls_input_source in,
+                                int64_t workgroup, int64_t max_records, ls_stepper **out,
+                                ls_diag *diag);
 void ls_stepper_free(ls_stepper *st);
 
 int64_t ls_stepper_length(const ls_stepper *st);

@@ -37,6 +37,7 @@ typedef struct {
     int64_t subgroup_size, workgroup_size;
     int64_t thread, lanes_red, lanes_par, subgroups, partial, rows;
     bool is_iree;
+    bool is_input; /* the input's own lowering_config (ls_sweep_add_input) */
     bool tile_and_fuse; /* IREE's TileAndFuse config (its choice where the
                            reduction heuristic refuses); the knobs above are 0 */
     ls_lowering_config config;
@@ -53,6 +54,8 @@ typedef struct {
     size_t enumerated;      /* valid candidates before any subsetting */
     size_t iree;            /* index of IREE's choice in points */
     bool iree_rejected;     /* IREE would reject the dispatch: no flagged point */
+    bool has_input;         /* the input's own config is points[input] */
+    size_t input;
     char iree_why[400];
     /* Set before ls_sweep_run: run past LS_SWEEP_BUDGET_INSTRUCTIONS (and
      * each point past the engine's budget). */
@@ -67,6 +70,12 @@ typedef struct {
 ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
                              size_t max_configs, ls_sweep *out, ls_diag *diag);
 
+/* Rank the input's own config too (p's lowering_config and
+ * translation_info, which ls_sweep_enumerate ignores): the enumerated point
+ * with the same config and sizes is marked, or the config is added (even
+ * one that does not validate: its error is then its result). */
+void ls_sweep_add_input(const ls_problem *p, ls_sweep *sw);
+
 /* Simulate every point (jobs >= 1), after estimating the whole sweep's
  * work (sw->estimate): past the budget, LS_ERR_LIMIT with the estimate
  * unless sw->force.  progress (may be NULL) is called, serialised, after
@@ -74,6 +83,11 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
 ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int jobs,
                        void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
                        ls_diag *diag);
+
+/* That budget's decision on the numbers alone (estimate saturates at
+ * INT64_MAX, so it is never negative). */
+ls_status ls_sweep_work_verdict(const ls_problem *p, int64_t estimate, size_t n, bool force,
+                                ls_diag *diag);
 
 /* Point indices ordered by simulated time (failed points last); order must
  * hold sw->n entries.  Returns the rank (1-based) of IREE's choice, 0 when

@@ -199,6 +199,9 @@ ls_status ls_viz_operand_nested(const ls_plan *pl, int k, int dim_row, int dim_c
 /* ---- charts (traffic, timeline, compare) ---- */
 #define LS_CHART_MAX_SERIES 8
 #define LS_CHART_MAX_BARS 16
+/* draw compare's CSV: rows (points); its lines, fields and size are
+ * bounded as compare's are (compare.h). */
+#define LS_COMPARE_MAX_POINTS 100000
 
 typedef enum { LS_CHART_TRAFFIC, LS_CHART_TIMELINE, LS_CHART_COMPARE, LS_CHART_SWEEP } ls_chart_kind;
 
@@ -279,5 +282,11 @@ typedef struct {
  * extension (.png .svg .pdf).  Written to a temporary name and renamed. */
 ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *chart,
                         const ls_export_opts *o, ls_diag *diag);
+
+/* A PNG's size: at most LS_EXPORT_MAX_SIDE pixels a side (cairo's own
+ * limit) and LS_EXPORT_MAX_PIXELS in all (512 MB as ARGB). */
+#define LS_EXPORT_MAX_SIDE 32767
+#define LS_EXPORT_MAX_PIXELS (INT64_C(1) << 27)
+ls_status ls_export_check_pixels(double w, double h, ls_diag *diag);
 
 #endif

@@ -30,6 +30,10 @@ void ls_out_discard(ls_out *o);
 /* Parse a non-negative integer flag value; prints "lanescope CMD: --flag: ..." on error. */
 bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
                  int64_t *out);
+/* A flag that takes one value: *slot = value, or, when it was given
+ * already, "lanescope CMD: FLAG given twice ('a', then 'b')" and false
+ * (never the last one silently winning). */
+bool ls_flag_once(const char *cmd, const char *flag, const char **slot, const char *value);
 /* --dim N=SIZE (repeatable): SIZE for dynamic loop dim dN of the ops read
  * (ls_import_dims); prints "lanescope CMD: --dim: ..." on error. */
 bool ls_flag_dim(const char *cmd, const char *value, ls_import_dims *dims);
@@ -98,5 +102,9 @@ const char *ls_cli_bundled_example(const char *name, char *buf, size_t size);
 /* `sim --dump-plan=json`: the plan's facts (plan_json.c). */
 struct json_object;
 struct json_object *ls_cli_plan_json(const ls_plan *plan);
+/* A JSON report's root object: "schema": "lanescope/NAME" and "version"
+ * first (docs/json.md; the schemas are in docs/schema/). */
+#define LS_JSON_SCHEMA_VERSION 1
+struct json_object *ls_cli_json_root(const char *name);
 
 #endif

@@ -191,7 +191,10 @@ int ls_cmd_calibrate(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': out_path = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &out_path, optarg))
+                return 2;
+            break;
         case O_BASE: base_name = optarg; break;
         case O_RAW: raw_path = optarg; break;
         case O_QUICK: quick = true; break;

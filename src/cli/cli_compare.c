@@ -124,13 +124,25 @@ static int parse_args(int argc, char **argv, compare_args *a)
         switch (c) {
         case O_TARGET: a->target = optarg; break;
         case O_MEAS: a->measured = optarg; break;
-        case O_SAVE: a->save = optarg; break;
-        case O_CSV: a->csv = optarg; break;
-        case O_CHART: a->chart = optarg; break;
+        case O_SAVE:
+            if (!ls_flag_once(CMD, "--save-measured", &a->save, optarg))
+                return 2;
+            break;
+        case O_CSV:
+            if (!ls_flag_once(CMD, "--csv", &a->csv, optarg))
+                return 2;
+            break;
+        case O_CHART:
+            if (!ls_flag_once(CMD, "--chart", &a->chart, optarg))
+                return 2;
+            break;
         case O_JSON: a->json = true; break;
         case O_MISSING: a->allow_missing = true; break;
         case O_QUIET: a->quiet = true; break;
-        case 'o': a->output = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &a->output, optarg))
+                return 2;
+            break;
         case O_RUNS:
             a->runs_given = true;
             if (!ls_flag_int(CMD, "--runs", optarg, 1, 100000, &a->runs))
@@ -484,7 +496,7 @@ static json_object *json_report(const compare_args *a, const ls_hw *hw, const ls
                                 const char *source, const case_result *cr,
                                 const ls_compare_summary *s, json_object *skipped)
 {
-    json_object *o = json_object_new_object();
+    json_object *o = ls_cli_json_root("compare");
     json_object_object_add(o, "suite", json_object_new_string(a->suite));
     json_object_object_add(o, "model", json_object_new_string(hw->name));
     json_object_object_add(o, "arch", json_object_new_string(hw->arch));
@@ -686,7 +698,20 @@ static void report_skips(const compare_args *a, const ls_suite *suite, const siz
                      extra == 1 ? "" : "s", a->measured, extra == 1 ? "s" : "", a->suite);
 }
 
-/* Every output into memory, the chart to its file, then the rest. */
+/* One output held in memory, staged in the open set under path. */
+static int stage_out(ls_out *o, const char *path, char *err, size_t errsize)
+{
+    fclose(o->f);
+    o->f = NULL;
+    return ls_write_atomic(path, o->buf, o->len, err, errsize);
+}
+
+/* Every output into memory, then all of them as one set: each name checked
+ * against the inputs and the others before anything is written (declared),
+ * each staged in a complete temporary (the chart rendered into its own),
+ * then all renamed together; a refusal, a failure or a signal leaves every
+ * old file as it was.  The report goes to standard output (no -o, or -o -)
+ * only once the files are in place. */
 static int write_outputs(const compare_args *a, const ls_hw *hw, const ls_measured *meas,
                          const char *source, const char *brief_source, const case_result *cr,
                          const ls_compare_summary *s, json_object *skipped)
@@ -709,33 +734,57 @@ static int write_outputs(const compare_args *a, const ls_hw *hw, const ls_measur
             fprintf(out.f, "note: the measured times are SYNTHETIC (the file says so): these "
                            "figures say nothing about a GPU\n");
     }
-    if (a->csv) {
-        ls_out_open(&csv);
+    ls_out_open(&csv);
+    if (a->csv)
         write_draw_csv(csv.f, a, hw, source, cr, s->n);
-    }
+    ls_out_open(&save);
     if (a->save) {
-        ls_out_open(&save);
         ls_measured_write_header(save.f, meas->prov, meas->n_prov);
         for (size_t i = 0; i < meas->n; i++)
             ls_measured_write_row(save.f, &meas->rows[i]);
     }
-    /* the measurements first: they cost GPU time, a chart does not */
+    bool report_file = a->output && strcmp(a->output, "-") != 0;
+    const char *files[] = {a->save, a->csv, a->chart, report_file ? a->output : NULL};
+    char err[512];
     int rc = 0;
-    if (a->save)
-        rc |= ls_out_commit(&save, a->save);
     ls_diag diag;
     ls_diag_clear(&diag);
+    ls_out_set_begin();
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i] && ls_out_set_declare(files[i], err, sizeof err))
+            goto refused;
+    if (a->save && stage_out(&save, a->save, err, sizeof err))
+        goto refused;
+    if (a->csv && stage_out(&csv, a->csv, err, sizeof err))
+        goto refused;
     if (a->chart && draw_chart(a, hw, brief_source, cr, s, &diag)) {
         ls_cli_report(CMD, &diag);
-        ls_out_discard(&out);
-        if (a->csv)
-            ls_out_discard(&csv);
-        return 1;
+        goto failed;
     }
-    if (a->csv)
-        rc |= ls_out_commit(&csv, a->csv);
-    rc |= ls_out_commit(&out, a->output);
-    return rc ? 1 : 0;
+    if (report_file && stage_out(&out, a->output, err, sizeof err))
+        goto refused;
+    if (ls_out_set_commit(err, sizeof err)) {
+        ls_cli_error(CMD, "%s", err);
+        rc = 1;
+    } else if (!report_file) {
+        fclose(out.f);
+        out.f = NULL;
+        if (fwrite(out.buf, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {
+            ls_cli_error(CMD, "cannot write to standard output");
+            rc = 1;
+        }
+    }
+    goto done;
+refused:
+    ls_cli_error(CMD, "%s", err);
+failed:
+    ls_out_set_abort(); /* the staged temporaries removed, the old files kept */
+    rc = 1;
+done:
+    ls_out_discard(&out);
+    ls_out_discard(&csv);
+    ls_out_discard(&save);
+    return rc;
 }
 
 int ls_cmd_compare(int argc, char **argv)

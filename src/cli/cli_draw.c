@@ -31,7 +31,7 @@ static void usage(FILE *f)
             "  -o FILE          output; the extension picks PNG, SVG or PDF (required)\n"
             "  --scale S        PNG pixels per point, 0.25..8 (default 2)\n"
             "  --index N        which reduction / layout / swizzle of INPUT (default 0)\n"
-            "  --target MODEL   hardware model: %s, or a .hw file\n"
+            "  --target MODEL   hardware model: %s\n"
             "  --dims R,C       the two dims drawn as rows and columns (layout, nested)\n"
             "  --at D=V[,D=V]   coordinate within the tile of a dim not drawn (layout)\n"
             "  --dim N=SIZE     size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
@@ -149,7 +149,7 @@ static int run(const draw_opts *o)
     memset(&fig, 0, sizeof fig);
     memset(&chart, 0, sizeof chart);
     bool is_chart = false;
-    ls_trace trace = {NULL, 0, 0, false};
+    ls_trace trace = {NULL, 0, 0, false, 0};
     const char *k = o->kind;
     ls_status st = LS_OK;
     if (strcmp(k, "compare") == 0) {
@@ -279,10 +279,16 @@ int ls_cmd_draw(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int c;
+    char given[32] = ""; /* the option letters given, checked against the kind's */
     while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+        if (c != ':' && c != '?' && c != 'h' && !strchr(given, c) && strlen(given) + 1 < sizeof given)
+            given[strlen(given)] = (char)c;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'o': o.output = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &o.output, optarg))
+                return 2;
+            break;
         case 's': {
             char *end;
             o.scale = strtod(optarg, &end);
@@ -356,7 +362,9 @@ int ls_cmd_draw(int argc, char **argv)
             break;
         }
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
-        default: ls_cli_error(CMD, "unknown option '%s' (see --help)", argv[optind - 1]); return 2;
+        default:
+            ls_cli_error(CMD, "unknown option '%s' (see lanescope draw --help)", argv[optind - 1]);
+            return 2;
         }
     }
     if (argc - optind != 2) {
@@ -370,6 +378,27 @@ int ls_cmd_draw(int argc, char **argv)
                           "compare)",
                      o.kind);
         return 2;
+    }
+    /* Each kind reads some options; any other given is refused, never
+     * silently ignored (letters as in longopts). */
+    static const struct {
+        const char *kind, *reads;
+    } reads[] = {{"compare", "os"},       {"layout", "osntSDAwiTO"}, {"nested", "osntSDTO"},
+                 {"swizzle", "osntSre"},  {"banks", "osntSle"},      {"traffic", "osntSO"},
+                 {"timeline", "osntSg"}};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        if (strcmp(reads[i].kind, o.kind) != 0)
+            continue;
+        for (const char *g = given; *g; g++) {
+            if (strchr(reads[i].reads, *g) || (*g == 'O' && strcmp(o.kind, "traffic") == 0))
+                continue;
+            const char *name = "?";
+            for (const struct option *lo = longopts; lo->name; lo++)
+                if (lo->val == *g)
+                    name = lo->name;
+            ls_cli_error(CMD, "draw %s does not use --%s; leave it out", o.kind, name);
+            return 2;
+        }
     }
     if (o.operand >= 0 && strcmp(o.kind, "layout") != 0 && strcmp(o.kind, "nested") != 0) {
         ls_cli_error(

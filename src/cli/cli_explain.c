@@ -373,7 +373,10 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
                                 "constant, so its values are not known)"
                               : " (the combiner's identity)");
     ls_lowering_config_format(&p->config, buf, sizeof buf);
-    fprintf(f, "%slowering_config: %s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "");
+    fprintf(f, "%slowering_config: %s%s%s%s\n", li, md ? "`" : "", buf, md ? "`" : "",
+            p->config_suggested ? " (none in the input: IREE's default for this target, as "
+                                  "`lanescope suggest` derives it)"
+                                : "");
     if (p->config.n_ignored) {
         fprintf(f, "%signored keys (not read by the reduction path):", li);
         for (int i = 0; i < p->config.n_ignored; i++)
@@ -509,6 +512,7 @@ static json_object *json_problem(const ls_problem *p, const ls_derived *d, const
     jset(r, "combiner", json_object_new_string(ls_combiner_name(p->combiner)));
     ls_lowering_config_format(&p->config, buf, sizeof buf);
     jset(r, "lowering_config", json_object_new_string(buf));
+    jset(r, "config_source", json_object_new_string(p->config_suggested ? "iree-default" : "input"));
     json_object *ign = json_object_new_array();
     for (int i = 0; i < p->config.n_ignored; i++)
         json_object_array_add(ign, json_object_new_string(p->config.ignored[i]));
@@ -648,8 +652,14 @@ int ls_cmd_explain(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'o': o.output = optarg; break;
-        case O_TARGET: o.target = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &o.output, optarg))
+                return 2;
+            break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &o.target, optarg))
+                return 2;
+            break;
         case O_CONFIG: o.config = optarg; break;
         case O_SHAPE: o.shape = optarg; break;
         case O_ITER: o.iter = optarg; break;
@@ -764,10 +774,15 @@ int ls_cmd_explain(int argc, char **argv)
                     "nested_layout, no xor_shuffle/rotate_rows");
         goto fail;
     }
-    for (size_t i = 0; i < m->n_problems; i++)
-        if (!m->problems[i].has_config && m->problems[i].has_target &&
-            ls_cli_suggest_config(m, &m->problems[i], &diag))
+    /* no config: IREE's default, as sim uses it; with no target either,
+     * for the machine sim would time it on (chosen by subgroup size) */
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        ls_hw scratch;
+        if (!p->has_config &&
+            (p->has_target ? ls_cli_suggest_config(m, p, &diag) : ls_cli_model(m, p, NULL, &scratch, &diag)))
             goto fail;
+    }
     derived = ls_xcalloc(m->n_problems ? m->n_problems : 1, sizeof *derived);
     for (size_t i = 0; i < m->n_problems; i++) {
         if (ls_derive(&m->problems[i], &derived[i], &diag))
@@ -790,7 +805,7 @@ int ls_cmd_explain(int argc, char **argv)
     ls_out out;
     ls_out_open(&out);
     if (o.fmt == FMT_JSON) {
-        json_object *root = json_object_new_object();
+        json_object *root = ls_cli_json_root("explain");
         jset(root, "input", json_object_new_string(file));
         json_object *items = json_object_new_array();
         for (size_t i = 0; i < m->n_problems; i++)
@@ -818,7 +833,7 @@ int ls_cmd_explain(int argc, char **argv)
     goto done;
 fail:
     ls_cli_report(CMD, &diag);
-    rc = 1;
+    rc = diag.status == LS_ERR_USAGE ? 2 : 1; /* a bad flag is usage, as everywhere */
 done:
     free(derived);
     free(m);

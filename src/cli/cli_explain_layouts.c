@@ -77,11 +77,13 @@ bool explain_layout_check(const ls_module_layout *ml, const char *file, const op
                            "size %lld",
                            (long long)ls_nl_threads(l), (long long)threads) == LS_OK;
     if (o->has_thread) {
-        int64_t sgs = o->hw_subgroups ? o->hw_subgroups : ls_nl_subgroups(l);
-        if (o->thread >= threads * sgs)
+        /* --subgroup-size (<= 2^16) x the layout's subgroups may pass int64:
+         * then every --thread (<= 2^20) is inside */
+        int64_t sgs = o->hw_subgroups ? o->hw_subgroups : ls_nl_subgroups(l), all;
+        if (ls_mul_ok(threads, sgs, &all) && o->thread >= all)
             return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
                                "%lld is outside the %lld threads of this layout",
-                               (long long)o->thread, (long long)(threads * sgs)) == LS_OK;
+                               (long long)o->thread, (long long)all) == LS_OK;
     }
     return true;
 }

@@ -106,13 +106,19 @@ static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
             if (!ls_flag_int(CMD, "--device", optarg, 0, 1024, &a->device))
                 return 2;
             break;
-        case O_TARGET: a->target = optarg; break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &a->target, optarg))
+                return 2;
+            break;
         case O_ARCH: a->arch = optarg; break;
         case O_DIM:
             if (!ls_flag_dim(CMD, optarg, &a->dims))
                 return 2;
             break;
-        case 'o': a->output = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &a->output, optarg))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default:
@@ -325,7 +331,10 @@ int ls_cmd_measure(int argc, char **argv)
         if (ls_cli_model(m, p, target, &hw, &diag))
             goto fail;
         if (strncmp(hw.arch, "sm_", 3) != 0) {
-            ls_diag_set(&diag, LS_ERR_INVALID, a.target ? "--target" : input, 0, 0,
+            /* a --target that names another vendor is a bad flag (usage);
+             * an input whose own target does is bad input */
+            ls_diag_set(&diag, a.target ? LS_ERR_USAGE : LS_ERR_INVALID,
+                        a.target ? "--target" : input, 0, 0,
                         "%s (%s) is not an NVIDIA target; the CUDA path runs NVIDIA plans "
                         "(give --target h100, a100 or an NVIDIA .hw file)",
                         hw.name, hw.arch);
@@ -337,15 +346,21 @@ int ls_cmd_measure(int argc, char **argv)
         if (measure_one(p, &plans[i], &hw, &a, &gpu, out.f, arr, argc, argv, &diag))
             goto fail;
     }
-    if (arr)
+    if (arr) {
+        /* one document: the schema, then every reduction's measurement */
+        json_object *root = ls_cli_json_root("measure");
+        json_object_object_add(root, "input", json_object_new_string(input));
+        json_object_object_add(root, "reductions", json_object_get(arr));
         fprintf(out.f, "%s\n", json_object_to_json_string_ext(
-                                   arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+                                   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(root);
+    }
     rc = ls_out_commit(&out, a.output);
     goto done;
 fail:
     ls_out_discard(&out);
     ls_cli_report(CMD, &diag);
-    rc = diag.status == LS_ERR_UNAVAILABLE ? LS_EXIT_NO_GPU : 1;
+    rc = diag.status == LS_ERR_UNAVAILABLE ? LS_EXIT_NO_GPU : diag.status == LS_ERR_USAGE ? 2 : 1;
 done:
     if (arr)
         json_object_put(arr);

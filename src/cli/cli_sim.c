@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_trace.h"
 #include "lanescope/atomic.h"
 #include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
@@ -31,7 +32,7 @@ static void usage(FILE *f)
                "checking every output against a reference reduction; a mismatch is an\n"
                "error (exit 1).\n"
                "\n"
-               "  --target MODEL    hardware model: %s, or a .hw file\n"
+               "  --target MODEL    hardware model: %s\n"
                "                    (default: from the input's #iree_gpu.target, else by\n"
                "                    subgroup size: 64 -> mi300x, 32 -> h100)\n"
                "  --json, --csv     machine-readable results (CSV: the per-stage table)\n"
@@ -44,8 +45,11 @@ static void usage(FILE *f)
                "                    it in the --json report as \"plan\" (implies --json)\n"
                "  --no-check        skip the functional execution\n"
                "  --workgroups N    functional check of the first N workgroups only\n"
-               "  --trace FILE      write Chrome trace events (open in Perfetto): a track per\n"
-               "                    WGP and resident subgroup, a slice per stage\n"
+               "  --trace FILE      write Chrome trace events (open in Perfetto): a process\n"
+               "                    per WGP, a thread per resident subgroup slot holding\n"
+               "                    workgroup slices around their stage slices, and\n"
+               "                    DRAM bandwidth, L2 hit rate and resident workgroup\n"
+               "                    counters\n"
                "  --quiet           no progress lines\n"
                "  --force           run past the work budget (2^32 simulated subgroup-\n"
                "                    instructions, 2^31 checked elements: minutes of wall\n"
@@ -145,59 +149,6 @@ static json_object *bottleneck_json(const ls_bottleneck *b)
             o, figures[i].key,
             json_object_new_double(*(const double *)((const char *)b + figures[i].offset)));
     return o;
-}
-
-/* A JSON string (names come from the IR: quotes and controls escaped). */
-static void json_str(FILE *f, const char *v)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
-/* Chrome trace events, written as they are made (bounded memory: one
- * reduction's slices, never a document of objects): a process per WGP, a
- * thread per resident subgroup slot, a complete ("X") slice per stage;
- * times in microseconds.  *first: no event written yet (no comma). */
-static void trace_add(FILE *f, bool *first, const ls_problem *p, const ls_hw *hw, ls_trace *tr,
-                      int reduction)
-{
-    int max_wgp = -1;
-    for (size_t i = 0; i < tr->n; i++)
-        if (tr->slices[i].wgp > max_wgp)
-            max_wgp = tr->slices[i].wgp;
-    for (int w = 0; w <= max_wgp; w++) {
-        char name[96];
-        snprintf(name, sizeof name, "%s WGP %d", hw->name, w);
-        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":",
-                *first ? "" : ",", reduction * 100000 + w);
-        json_str(f, name);
-        fputs("}}", f);
-        *first = false;
-    }
-    for (size_t i = 0; i < tr->n; i++) {
-        const ls_trace_slice *s = &tr->slices[i];
-        fprintf(f, "%s{\"name\":\"%s\",\"cat\":", *first ? "" : ",",
-                ls_stage_name((ls_stage)s->stage));
-        json_str(f, p->name);
-        fprintf(f,
-                ",\"ph\":\"X\",\"ts\":%.12g,\"dur\":%.12g,\"pid\":%d,\"tid\":%d,\"args\":{"
-                "\"workgroup\":%lld,\"subgroup\":%d,\"start_cycle\":%lld,\"end_cycle\":%lld}}",
-                (double)s->start / (double)hw->clock_mhz,
-                (double)(s->end - s->start) / (double)hw->clock_mhz,
-                reduction * 100000 + s->wgp, s->track, (long long)s->workgroup, s->subgroup,
-                (long long)s->start, (long long)s->end);
-        *first = false;
-    }
-    tr->n = 0;
-    tr->truncated = false;
 }
 
 /* The engine's and the check's progress callbacks, into one reporter. */
@@ -348,9 +299,11 @@ int ls_cmd_sim(int argc, char **argv)
     const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
     ls_npy npy = {0};
     ls_import_dims dims = {{0}};
-    ls_trace trace = {NULL, 0, 0, false};
+    ls_trace trace = {NULL, 0, 0, false, 0};
+    ls_trace_counters *counters = NULL;
+    ls_trace_writer tw;
     FILE *trace_f = NULL;
-    bool trace_first = true, set_open = false, truncated = false;
+    bool set_open = false, truncated = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -370,14 +323,23 @@ int ls_cmd_sim(int argc, char **argv)
             if (!ls_flag_int(CMD, "--seed", optarg, 0, INT64_MAX, &seed))
                 return 2;
             break;
-        case O_TARGET: target = optarg; break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &target, optarg))
+                return 2;
+            break;
         case O_JSON: json = true; break;
         case O_CSV: csv = true; break;
         case O_NOCHECK: check = false; break;
         case O_QUIET: quiet = true; break;
         case O_FORCE: force = true; break;
-        case O_TRACE: trace_path = optarg; break;
-        case O_INPUT: npy_path = optarg; break;
+        case O_TRACE:
+            if (!ls_flag_once(CMD, "--trace", &trace_path, optarg))
+                return 2;
+            break;
+        case O_INPUT:
+            if (!ls_flag_once(CMD, "--input", &npy_path, optarg))
+                return 2;
+            break;
         case O_DIM:
             if (!ls_flag_dim(CMD, optarg, &dims))
                 return 2;
@@ -386,7 +348,10 @@ int ls_cmd_sim(int argc, char **argv)
             if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &max_wg))
                 return 2;
             break;
-        case 'o': output = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &output, optarg))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default:
@@ -409,8 +374,29 @@ int ls_cmd_sim(int argc, char **argv)
             return pd.status == LS_ERR_NOTFOUND || pd.status == LS_ERR_USAGE ? 2 : 1;
         }
     }
+    if (dump_json && csv) {
+        ls_cli_error(CMD, "--dump-plan=json puts the plan in the --json report, which --csv "
+                          "replaces: give one of them");
+        return 2;
+    }
+    if (dump && csv) {
+        ls_cli_error(CMD, "--dump-plan prints the plan as text, which would break the --csv "
+                          "table: give one of them (or --dump-plan=json with --json)");
+        return 2;
+    }
     if (json && csv) {
         ls_cli_error(CMD, "give --json or --csv, not both");
+        return 2;
+    }
+    /* the functional check's options mean nothing without it */
+    if (!check && npy_path) {
+        ls_cli_error(CMD, "--input feeds the functional check, which --no-check skips: give "
+                          "one of them");
+        return 2;
+    }
+    if (!check && max_wg >= 0) {
+        ls_cli_error(CMD, "--workgroups limits the functional check, which --no-check skips: "
+                          "give one of them");
         return 2;
     }
     const char *input = argv[optind];
@@ -444,10 +430,11 @@ int ls_cmd_sim(int argc, char **argv)
             fprintf(stderr, "lanescope sim: %s\n", err);
             goto done_fail;
         }
-        fputs("{\"traceEvents\":[", trace_f);
+        ls_trace_writer_begin(&tw, trace_f, (int)m->n_problems);
+        counters = ls_xmalloc(sizeof *counters);
     }
     if (json) {
-        root = json_object_new_object();
+        root = ls_cli_json_root("sim");
         json_object_object_add(root, "input", json_object_new_string(input));
         json_object_object_add(root, "reductions", json_object_new_array());
     }
@@ -475,6 +462,12 @@ int ls_cmd_sim(int argc, char **argv)
         ls_cli_progress ps;
         ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
         ls_engine_opts eo = {trace_path ? &trace : NULL, progress, &ps, NULL, NULL, force};
+        if (counters) {
+            /* the trace's counter tracks come from the engine's records */
+            ls_trace_counters_reset(counters);
+            eo.record = ls_trace_counters_record;
+            eo.record_ctx = counters;
+        }
         /* One dispatch is one launch: its second and later reductions (a
          * softmax's sum after its max) run without another launch cost. */
         ls_hw hw_run = hw;
@@ -489,7 +482,7 @@ int ls_cmd_sim(int argc, char **argv)
         ls_bottleneck_analyze(&plans[i], &hw_run, &r, &bn);
         if (trace_path) {
             truncated |= trace.truncated;
-            trace_add(trace_f, &trace_first, p, &hw, &trace, (int)i);
+            ls_trace_writer_add(&tw, p, &hw, &trace, counters, (int)i);
         }
         ls_functional_result fr;
         memset(&fr, 0, sizeof fr);
@@ -564,7 +557,7 @@ int ls_cmd_sim(int argc, char **argv)
                 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
     if (trace_path) {
-        fputs("],\"displayTimeUnit\":\"ns\"}\n", trace_f);
+        ls_trace_writer_end(&tw);
         char err[512];
         int wr = ls_out_set_stream_close(trace_f, trace_path, err, sizeof err);
         trace_f = NULL;
@@ -596,10 +589,11 @@ done_fail:
     goto done;
 fail:
     ls_cli_report(CMD, &diag);
-    rc = 1;
+    rc = diag.status == LS_ERR_USAGE ? 2 : 1;
 done:
     ls_npy_free(&npy);
     free(trace.slices);
+    free(counters);
     if (trace_f)
         fclose(trace_f);
     if (set_open)

@@ -140,7 +140,10 @@ int ls_cmd_suggest(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_TARGET: target = optarg; break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &target, optarg))
+                return 2;
+            break;
         case O_SHAPE: shape = optarg; break;
         case O_ITER: iter = optarg; break;
         case O_TYPE: type = optarg; break;
@@ -153,7 +156,10 @@ int ls_cmd_suggest(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'o': output = optarg; break;
+        case 'o':
+            if (!ls_flag_once(CMD, "-o", &output, optarg))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default:
@@ -217,7 +223,7 @@ int ls_cmd_suggest(int argc, char **argv)
     ls_out_open(&out);
     out_open = true;
     if (json) {
-        root = json_object_new_object();
+        root = ls_cli_json_root("suggest");
         json_object_object_add(root, "input", json_object_new_string(input ? input : "--shape"));
         json_object_object_add(root, "dispatches", json_object_new_array());
     }

@@ -92,7 +92,10 @@ int ls_cmd_sweep(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_TARGET: target = optarg; break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &target, optarg))
+                return 2;
+            break;
         case O_QUIET: quiet = true; break;
         case O_FORCE: force = true; break;
         case O_SHAPE: shape = optarg; break;
@@ -171,6 +174,7 @@ int ls_cmd_sweep(int argc, char **argv)
         m->n_problems = 1;
     }
     p = &m->problems[index];
+    bool had_config = p->has_config; /* the input's own config is ranked too */
     p->has_config = true; /* the sweep sets its own; keep ls_cli_model from suggesting */
     ls_hw hw;
     if (ls_cli_model(m, p, target, &hw, &diag))
@@ -178,6 +182,8 @@ int ls_cmd_sweep(int argc, char **argv)
     const ls_dispatch *d = p->dispatch >= 0 ? &m->dispatches[p->dispatch] : NULL;
     if (ls_sweep_enumerate(p, d, &p->target, (size_t)max_configs, &sw, &diag))
         goto fail;
+    if (had_config)
+        ls_sweep_add_input(p, &sw);
     sw.force = force;
     ls_cli_progress bs;
     ls_cli_progress_init(&bs, CMD, p->name, "configs", quiet);
@@ -197,15 +203,16 @@ int ls_cmd_sweep(int argc, char **argv)
 
     ls_out_open(&csv);
     csv_open = true;
-    fprintf(csv.f, "rank,iree,subgroup_size,workgroup_size,thread,lanes_reduction,lanes_parallel,"
+    fprintf(csv.f, "rank,iree,input,subgroup_size,workgroup_size,thread,lanes_reduction,lanes_parallel,"
                    "subgroups,partial_reduction,rows_per_workgroup,workgroups,cycles,time_us,"
                    "dram_gbps,fraction_of_peak,occupancy,waves,lowering_config,error\n");
     for (size_t k = 0; k < sw.n; k++) {
         const ls_sweep_point *pt = &sw.points[order[k]];
         char cfg[1024];
         ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
-        fprintf(csv.f, "%zu,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,%.4f,%lld,%lld,\"%s\",\"%s\"\n",
-                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, (long long)pt->subgroup_size,
+        fprintf(csv.f, "%zu,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,%.4f,%lld,%lld,\"%s\",\"%s\"\n",
+                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, pt->is_input,
+                (long long)pt->subgroup_size,
                 (long long)pt->workgroup_size, (long long)pt->thread, (long long)pt->lanes_red,
                 (long long)pt->lanes_par, (long long)pt->subgroups, (long long)pt->partial,
                 (long long)pt->rows, (long long)pt->workgroups, (long long)pt->cycles,
@@ -259,8 +266,9 @@ int ls_cmd_sweep(int argc, char **argv)
         const ls_sweep_point *pt = &sw.points[order[k]];
         char kn[200];
         knobs(kn, sizeof kn, pt);
-        fprintf(out.f, "  %5zu %10.3f %7.1f  %s%s\n", k + 1, pt->time_us,
-                100 * roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "");
+        fprintf(out.f, "  %5zu %10.3f %7.1f  %s%s%s\n", k + 1, pt->time_us,
+                100 * roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "",
+                pt->is_input ? "  <- input" : "");
     }
     if (sw.iree_rejected) {
         fprintf(out.f, "  IREE's choice: none (%s)\n", sw.iree_why);
@@ -274,6 +282,22 @@ int ls_cmd_sweep(int argc, char **argv)
                        "%.1f%% of the DRAM roofline\n    %s\n    %s\n",
                 iree_rank, ok, pt->time_us, pt->time_us / best->time_us, best->time_us,
                 100 * roof_us / pt->time_us, kn, cfg);
+    }
+    if (sw.has_input) {
+        const ls_sweep_point *pt = &sw.points[sw.input];
+        size_t in_rank = 0;
+        for (size_t k = 0; k < ok; k++)
+            if (order[k] == sw.input)
+                in_rank = k + 1;
+        char cfg[1024];
+        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+        if (in_rank > 0)
+            fprintf(out.f, "  the input's config ranks %zu of %zu: %.3f us = %.2fx the best, %.1f%% "
+                           "of the DRAM roofline%s\n    %s\n",
+                    in_rank, ok, pt->time_us, pt->time_us / sw.points[order[0]].time_us,
+                    100 * roof_us / pt->time_us, pt->is_iree ? " (it is IREE's choice)" : "", cfg);
+        else
+            fprintf(out.f, "  the input's config does not simulate: %s\n    %s\n", pt->error, cfg);
     }
     if (ok < sw.n)
         fprintf(out.f, "  %zu configs failed to simulate (%s)\n", sw.n - ok,

@@ -6,8 +6,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "cli.h"
+#include "lanescope/datadir.h"
 #include "lanescope/arena.h"
+
+/* The command whose flags were read (ls_flag_once), for ls_out_commit's
+ * messages: "lanescope CMD: PATH: ..." once the command is known. */
+static const char *flags_cmd;
 
 double ls_cli_now(void)
 {
@@ -18,12 +25,27 @@ double ls_cli_now(void)
 
 void ls_cli_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "lanescope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    /* one line, always: a file name or flag value holding a newline or
+     * another control character is shown escaped, not obeyed */
+    fprintf(stderr, "lanescope%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++) {
+        if (*c == '\n')
+            fputs("\\n", stderr);
+        else if (*c == '\r')
+            fputs("\\r", stderr);
+        else if (*c == '\t')
+            fputs("\\t", stderr);
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(stderr, "\\x%02x", *c);
+        else
+            fputc(*c, stderr);
+    }
+    fputc('\n', stderr);
 }
 
 void ls_cli_report(const char *cmd, const ls_diag *d)
@@ -61,13 +83,13 @@ int ls_out_commit(ls_out *o, const char *path)
     int rc = 0;
     if (path == NULL || strcmp(path, "-") == 0) {
         if (fwrite(o->buf, 1, o->len, stdout) != o->len || fflush(stdout) != 0) {
-            fprintf(stderr, "lanescope: cannot write to standard output\n");
+            ls_cli_error(flags_cmd, "cannot write to standard output");
             rc = 1;
         }
     } else {
         char err[512];
         if (ls_write_atomic(path, o->buf, o->len, err, sizeof err) != 0) {
-            fprintf(stderr, "lanescope: %s\n", err);
+            ls_cli_error(flags_cmd, "%s", err);
             rc = 1;
         }
     }
@@ -371,11 +393,16 @@ ls_status ls_cli_suggest_config(ls_module *m, ls_problem *p, ls_diag *diag)
 
 const char *ls_cli_bundled_example(const char *name, char *buf, size_t size)
 {
-    const char *dirs[] = {getenv("LANESCOPE_EXAMPLES"), LS_EXAMPLES_DIR, LS_SRC_EXAMPLES_DIR};
+    char beside[1024];
+    const char *dirs[] = {getenv("LANESCOPE_EXAMPLES"),
+                          ls_exe_data_dir("examples", beside, sizeof beside), LS_EXAMPLES_DIR,
+                          LS_SRC_EXAMPLES_DIR};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         if (dirs[i] == NULL)
             continue;
-        snprintf(buf, size, "%s/%s", dirs[i], name);
+        int n = snprintf(buf, size, "%s/%s", dirs[i], name);
+        if (n < 0 || (size_t)n >= size)
+            continue; /* a shortened name could open another file */
         FILE *f = fopen(buf, "r");
         if (f) {
             fclose(f);
@@ -383,4 +410,43 @@ const char *ls_cli_bundled_example(const char *name, char *buf, size_t size)
         }
     }
     return NULL;
+}
+
+struct json_object *ls_cli_json_root(const char *name)
+{
+    char schema[64];
+    snprintf(schema, sizeof schema, "lanescope/%s", name);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "schema", json_object_new_string(schema));
+    json_object_object_add(o, "version", json_object_new_int(LS_JSON_SCHEMA_VERSION));
+    return o;
+}
+
+/* The flags that name a file (or, --out, a folder) to write: an empty
+ * value names none, a usage error here rather than a write that fails (or
+ * a temporary made in the working folder) later. */
+static bool names_output(const char *flag)
+{
+    static const char *outputs[] = {"-o",      "--output",        "--trace", "--csv",
+                                    "--chart", "--save-measured", "--out",   "--raw"};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
+        if (strcmp(flag, outputs[i]) == 0)
+            return true;
+    return false;
+}
+
+bool ls_flag_once(const char *cmd, const char *flag, const char **slot, const char *value)
+{
+    flags_cmd = cmd;
+    if (value[0] == '\0' && names_output(flag)) {
+        ls_cli_error(cmd, "%s: the name is empty; give a %s", flag,
+                     strcmp(flag, "--out") == 0 ? "folder" : "file (or - for standard output)");
+        return false;
+    }
+    if (*slot) {
+        ls_cli_error(cmd, "%s given twice ('%s', then '%s'): give it once", flag, *slot, value);
+        return false;
+    }
+    *slot = value;
+    return true;
 }

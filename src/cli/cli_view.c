@@ -36,7 +36,7 @@ static void usage(FILE *f)
             "caption explaining every step.  INPUT is an .mlir file (none: the bundled seed\n"
             "example 2); without a lowering_config it gets IREE's default, as in sim.\n"
             "\n"
-            "  --target MODEL   hardware model: %s, a .hw file or an IREE target\n"
+            "  --target MODEL   hardware model: %s\n"
             "  --index N        which reduction of INPUT (a multi-op dispatch; default 0)\n"
             "  --workgroup N    the workgroup stepped through (default 0)\n"
             "  --dim N=SIZE     size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
@@ -136,8 +136,11 @@ static bool save_view(const ls_view *v, const char *dir, ls_diag *diag)
     ls_view_state s;
     ls_view_get_state(v, &s);
     char path[4096];
-    snprintf(path, sizeof path, "%s/lanescope-view-wg%lld-pos%lld-%d.png", dir ? dir : ".",
-             (long long)s.workgroup, (long long)s.position + 1, (int)s.panel + 1);
+    int n = snprintf(path, sizeof path, "%s/lanescope-view-wg%lld-pos%lld-%d.png", dir ? dir : ".",
+                     (long long)s.workgroup, (long long)s.position + 1, (int)s.panel + 1);
+    if (n < 0 || (size_t)n >= sizeof path) /* never a shortened name: another file */
+        return ls_diag_set(diag, LS_ERR_LIMIT, "--out", 0, 0,
+                           "the saved view's path would pass %zu bytes", sizeof path - 1) == LS_OK;
     if (ls_view_save_png(v, path, diag))
         return false;
     printf("saved %s\n", path);
@@ -155,7 +158,13 @@ static int run_headless(ls_view *v, const view_opts *o, char (*keys)[64], int n,
             return 1;
         if ((flags & LS_VIEW_SAVE) && !save_view(v, o->out, diag))
             return 1;
-        snprintf(path, sizeof path, "%s/frame-%03d.png", o->out, k);
+        int len = snprintf(path, sizeof path, "%s/frame-%03d.png", o->out, k);
+        if (len < 0 || (size_t)len >= sizeof path) {
+            ls_diag_set(diag, LS_ERR_LIMIT, "--out", 0, 0,
+                        "a frame's path would pass %zu bytes; give a shorter --out",
+                        sizeof path - 1);
+            return 1;
+        }
         if (ls_view_save_png(v, path, diag))
             return 1;
         frame_line(v, k, key);
@@ -271,9 +280,29 @@ static const char *event_action(window *w, const SDL_Event *e, bool *dragging, c
 
 static int run_window(ls_view *v, const view_opts *o, ls_diag *diag)
 {
+    /* With no display SDL falls back to a driver that draws nowhere
+     * (offscreen, dummy) and the window would wait, unseen, for keys that
+     * never come: refused unless SDL_VIDEODRIVER asks for it by name. */
+    const char *asked = getenv("SDL_VIDEODRIVER");
+    bool any_display = (getenv("DISPLAY") && *getenv("DISPLAY")) ||
+                       (getenv("WAYLAND_DISPLAY") && *getenv("WAYLAND_DISPLAY"));
+    if (!any_display && !(asked && *asked)) {
+        ls_cli_error(CMD, "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are "
+                          "unset; --headless --keys renders frames without one)");
+        return 1;
+    }
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         ls_cli_error(CMD, "cannot open a window: %s (--headless --keys renders frames without one)",
                      SDL_GetError());
+        return 1;
+    }
+    const char *driver = SDL_GetCurrentVideoDriver();
+    if (driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0) &&
+        !(asked && strcmp(asked, driver) == 0)) {
+        ls_cli_error(CMD, "cannot open a window: SDL found only its '%s' video driver, which "
+                          "shows nothing (--headless --keys renders frames without a display)",
+                     driver);
+        SDL_Quit();
         return 1;
     }
     window w = {0};
@@ -444,7 +473,10 @@ int ls_cmd_view(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_TARGET: o.target = optarg; break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &o.target, optarg))
+                return 2;
+            break;
         case O_INDEX:
             if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &o.index))
                 return 2;
@@ -470,7 +502,10 @@ int ls_cmd_view(int argc, char **argv)
             break;
         case O_KEYS: o.keys = optarg; break;
         case O_HEADLESS: o.headless = true; break;
-        case O_OUT: o.out = optarg; break;
+        case O_OUT:
+            if (!ls_flag_once(CMD, "--out", &o.out, optarg))
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default:

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/datadir.h"
 #include "lanescope/arena.h"
 #include "lanescope/calibrate.h"
 #include "calib.h"
@@ -192,12 +193,17 @@ ls_status ls_calib_load_base(const char *name, char **text, char *path, size_t p
             name = alias[i][1];
     FILE *f = NULL;
     if (strchr(name, '/') || strstr(name, ".hw")) {
-        snprintf(path, path_size, "%s", name);
+        if ((size_t)snprintf(path, path_size, "%s", name) >= path_size)
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--base", 0, 0,
+                               "the base model's file name is longer than %zu bytes",
+                               path_size - 1);
         if ((f = fopen(path, "rb")) == NULL)
             return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open the base model: %s",
                                strerror(errno));
     } else {
+        char beside[1024];
         const char *dirs[] = {getenv("LANESCOPE_TARGETS"),
+                              ls_exe_data_dir("targets", beside, sizeof beside),
 #ifdef LS_TARGETS_DIR
                               LS_TARGETS_DIR,
 #endif
@@ -208,7 +214,9 @@ ls_status ls_calib_load_base(const char *name, char **text, char *path, size_t p
         for (size_t i = 0; i + 1 < sizeof dirs / sizeof dirs[0] && f == NULL; i++) {
             if (dirs[i] == NULL)
                 continue;
-            snprintf(path, path_size, "%s/%s.hw", dirs[i], name);
+            int n = snprintf(path, path_size, "%s/%s.hw", dirs[i], name);
+            if (n < 0 || (size_t)n >= path_size)
+                continue; /* a shortened name could open another model */
             f = fopen(path, "rb");
         }
         if (f == NULL)

@@ -70,7 +70,7 @@ static void emit_types(gen *g)
     fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", cg_storage_type(p->acc_type),
             ls_elem_type_name(p->acc_type));
     fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
-            g->wide ? "an input has 2^31 elements or more" : "every index fits 32 bits");
+            g->wide ? "an index (a padded one included) reaches 2^31" : "every index fits 32 bits");
     for (int k = 0; k < g->nin && g->vdim >= 0; k++)
         if (g->vec_in[k]) {
             int64_t bytes = g->vlen * (ls_elem_type_bits(p->inputs[k].type) / 8);
@@ -601,6 +601,22 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
     fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
 }
 
+/* The largest offset into input k a thread forms: register 0's (o%d) is
+ * computed before the mask, so a padded thread's reaches past the tensor,
+ * to sum (ls_tile_reach - 1) x stride.  False past int64. */
+static bool padded_offset(const ls_plan *plan, int k, int64_t *out)
+{
+    const ls_problem *p = plan->problem;
+    int64_t strides[LS_MAX_RANK], o = 0, t;
+    ls_operand_strides(p, k, strides);
+    for (int i = 0; i < p->rank; i++)
+        if (!ls_mul_ok(ls_tile_reach(plan->derived, p, i) - 1, strides[i], &t) ||
+            __builtin_add_overflow(o, t, &o))
+            return false;
+    *out = o;
+    return true;
+}
+
 static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
 {
     const ls_problem *p = plan->problem;
@@ -664,6 +680,14 @@ static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
                            "%lld registers per thread per iteration; the generator unrolls at "
                            "most %d",
                            (long long)regs, LS_CUDA_MAX_REGISTERS);
+    for (int k = 0; k < p->n_inputs; k++) {
+        int64_t o;
+        if (!padded_offset(plan, k, &o))
+            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
+                               "input %d: a padded thread's offset (formed before the mask) "
+                               "overflows int64",
+                               k);
+    }
     return LS_OK;
 }
 
@@ -725,8 +749,11 @@ ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **
         ls_operand_strides(g.p, k, g.in_stride[k]);
     fill_launch(&g, launch);
     g.wide = launch->out_elems >= INT64_C(1) << 31;
-    for (int k = 0; k < g.nin; k++)
-        g.wide |= launch->input_elems[k] >= INT64_C(1) << 31;
+    for (int k = 0; k < g.nin; k++) {
+        int64_t o = 0;
+        padded_offset(plan, k, &o); /* fits: check_plan */
+        g.wide |= launch->input_elems[k] >= INT64_C(1) << 31 || o >= INT64_C(1) << 31;
+    }
     cg_scan_bounds(&g);
     cg_choose_vector(&g, launch);
     launch->vector_loads = g.vdim >= 0;

@@ -106,7 +106,10 @@ static bool input_vector_ok(const gen *g, int k, int iv, int64_t vl, char *why, 
     bool ok = true;
     for (int i = 0; i < p->rank && ok; i++) {
         int64_t step = p->is_reduction[i] ? d->chunk[i] : d->wg_tile[i];
-        ok = (g->in_stride[k][i] * step) % vl == 0 && (i == iv || g->in_stride[k][i] % vl == 0);
+        /* stride x step mod vl, from the factors' residues: a workgroup
+         * tile may be far past the dim's size, up to int64's limit */
+        ok = (g->in_stride[k][i] % vl) * (step % vl) % vl == 0 &&
+             (i == iv || g->in_stride[k][i] % vl == 0);
     }
     for (int64_t tid = 0; tid < d->workgroup_size && ok; tid++) {
         int64_t tb[LS_MAX_BODY], tx[LS_MAX_RANK];

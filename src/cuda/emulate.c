@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lanescope/arena.h"
+#include "lanescope/atomic.h"
 #include "lanescope/measure.h"
 
 static const char prelude[] =
@@ -165,6 +166,17 @@ static int write_file(const char *path, const char *a, const char *b, const char
     return fclose(f);
 }
 
+/* folder/name, allocated to its length (owned). */
+static char *in_folder(const char *folder, const char *name)
+{
+    size_t n = strlen(folder);
+    bool slash = n > 0 && folder[n - 1] == '/';
+    size_t size = n + !slash + strlen(name) + 1;
+    char *path = ls_xmalloc(size);
+    snprintf(path, size, "%s%s%s", folder, slash ? "" : "/", name);
+    return path;
+}
+
 /* Run the compiler without a shell: argv, output to log. */
 static int compile(const char *cxx, const char *src, const char *so, const char *incdir,
                    const char *log)
@@ -231,17 +243,20 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
     ls_status st;
     *checked = 0;
     *max_bound_ratio = 0;
-    char dir[] = "/tmp/lanescope-emu-XXXXXX";
-    if (!mkdtemp(dir)) {
-        return ls_diag_set(diag, LS_ERR_IO, "/tmp", 0, 0, "cannot make a temporary folder: %s",
-                           strerror(errno));
+    /* The sources and the kernel in a folder of $TMPDIR (/tmp when unset)
+     * that a signal removes too (ls_io_temp_dir_make); every name built to
+     * its length, never cut to fit. */
+    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char *dir = in_folder(tmpdir, "lanescope-emu-XXXXXX");
+    if (ls_io_temp_dir_make(dir) != 0) {
+        st = ls_diag_set(diag, LS_ERR_IO, tmpdir, 0, 0, "cannot make a temporary folder: %s",
+                         strerror(errno));
+        free(dir);
+        return st;
     }
-    char cu[64], so[64], log[64], h1[64], h2[64];
-    snprintf(cu, sizeof cu, "%s/kernel.cc", dir);
-    snprintf(so, sizeof so, "%s/kernel.so", dir);
-    snprintf(log, sizeof log, "%s/log", dir);
-    snprintf(h1, sizeof h1, "%s/cuda_fp16.h", dir);
-    snprintf(h2, sizeof h2, "%s/cuda_bf16.h", dir);
+    char *cu = in_folder(dir, "kernel.cc"), *so = in_folder(dir, "kernel.so"),
+         *log = in_folder(dir, "log"), *h1 = in_folder(dir, "cuda_fp16.h"),
+         *h2 = in_folder(dir, "cuda_bf16.h");
     const char *cxx = getenv("CXX") && *getenv("CXX") ? getenv("CXX") : "c++";
     void *lib = NULL, *hin[LS_MAX_INPUTS] = {NULL}, *hout = NULL;
     char *launch_text = launcher(L.n_inputs);
@@ -285,11 +300,12 @@ out:
     for (int k = 0; k < LS_MAX_INPUTS; k++)
         free(hin[k]);
     free(hout);
-    unlink(cu);
-    unlink(so);
-    unlink(log);
-    unlink(h1);
-    unlink(h2);
-    rmdir(dir);
+    ls_io_temp_dir_remove(dir); /* and all in it, whatever the compiler left */
+    free(cu);
+    free(so);
+    free(log);
+    free(h1);
+    free(h2);
+    free(dir);
     return st;
 }

@@ -78,19 +78,18 @@ static size_t write_problem(fz_bytes *b, char *ir, size_t size, bool *amd)
                            "LLVMGPUVectorDistribute workgroup_size = [%lld, 1, 1] subgroup_size "
                            "= %lld>\n#config = #iree_gpu.lowering_config<{workgroup = ",
                            (long long)wgsize, (long long)sg);
-    list(ir, size, &at, wg, rank);
-    at += (size_t)snprintf(ir + at, size - at, ", partial_reduction = ");
-    list(ir, size, &at, part, rank);
-    at += (size_t)snprintf(ir + at, size - at, ", thread = ");
-    list(ir, size, &at, thr, rank);
-    at += (size_t)snprintf(ir + at, size - at, ", lane_basis = [");
-    list(ir, size, &at, lanes, rank);
-    at += (size_t)snprintf(ir + at, size - at, ", ");
-    list(ir, size, &at, map, rank);
-    at += (size_t)snprintf(ir + at, size - at, "], subgroup_basis = [");
-    list(ir, size, &at, sgs, rank);
-    at += (size_t)snprintf(ir + at, size - at, ", ");
-    list(ir, size, &at, map, rank);
+    /* the config's lists in order: a key's text, then its values (the
+     * bases are [counts, mapping] pairs) */
+    const struct {
+        const char *before;
+        const int64_t *v;
+    } fields[] = {{"", wg},          {", partial_reduction = ", part}, {", thread = ", thr},
+                  {", lane_basis = [", lanes}, {", ", map},  {"], subgroup_basis = [", sgs},
+                  {", ", map}};
+    for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+        at += (size_t)snprintf(ir + at, size - at, "%s", fields[f].before);
+        list(ir, size, &at, fields[f].v, rank);
+    }
     at += (size_t)snprintf(ir + at, size - at, "]}>\nfunc.func @f() attributes "
                                                "{translation_info = #translation} {\n");
     char tin[96] = "tensor<", tout[96] = "tensor<", dims[32] = "";
