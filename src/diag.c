@@ -17,7 +17,9 @@ ls_status ls_diag_vset(ls_diag *d, ls_status st, const char *file, int line, int
     if (d->status != LS_OK)
         return d->status;
     d->status = st;
-    snprintf(d->file, sizeof d->file, "%s", file ? file : "");
+    /* "-" as a file is standard input; say so as MLIR's tools do */
+    snprintf(d->file, sizeof d->file, "%s",
+             file == NULL ? "" : strcmp(file, "-") == 0 ? "<stdin>" : file);
     d->line = line;
     d->col = col;
     vsnprintf(d->msg, sizeof d->msg, fmt, ap);

@@ -309,6 +309,10 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
 
 /* Read ops until the end of the current lexer's text. */
 void ls_imp_scan_ops(importer *im);
+/* The last pass (import_brackets.c): { } ( ) [ ] < > paired over the whole
+ * text; one left open at the end, or a closer matching no opener, sets the
+ * error naming where it opened. */
+void ls_imp_check_brackets(importer *im, const char *text, size_t len);
 /* import_generic.c: at linalg.generic / linalg.reduce (the op name token). */
 void ls_imp_generic_op(importer *im, const char *result_name);
 void ls_imp_reduce_op(importer *im, const char *result_name);

@@ -103,6 +103,11 @@ mknpy() {
     } >"$1"
 }
 LS=$LANESCOPE
+# The signal cases run lanescope with the default signal dispositions: a
+# test run started under nohup or as a background job inherits SIGHUP or
+# SIGINT ignored, and lanescope rightly keeps an ignored signal ignored.
+DFL=
+env --default-signal=HUP,INT,TERM true 2>/dev/null && DFL="env --default-signal=HUP,INT,TERM"
 cr=$(printf '\r')
 nl='
 '
@@ -490,7 +495,7 @@ begin sig_hup_sim_engine
 mkdir sg
 echo old >sg/r.txt
 echo old >sg/t.json
-$LS sim "$EX/matvec_32000x4096_f16.mlir" -o sg/r.txt --trace sg/t.json >"$R/out" 2>"$R/err" &
+$DFL $LS sim "$EX/matvec_32000x4096_f16.mlir" -o sg/r.txt --trace sg/t.json >"$R/out" 2>"$R/err" &
 pid=$!
 n=0
 while [ $n -lt 100 ] && ! ls sg | grep -q 't.json.tmp'; do sleep 0.05; n=$((n + 1)); done
@@ -513,7 +518,7 @@ echo old >ex.txt
     kill -KILL "$(cat pid)" 2>/dev/null
 ) &
 killer=$!
-LANESCOPE_TEST_HOLD_OUTPUTS=1 sh -c 'echo $$ >pid; exec "$@"' sh $LS explain small.mlir --target mi300x -o ex.txt \
+LANESCOPE_TEST_HOLD_OUTPUTS=1 sh -c 'echo $$ >pid; exec "$@"' sh $DFL $LS explain small.mlir --target mi300x -o ex.txt \
     >"$R/out" 2>"$R/err"
 rc=$?
 wait $killer
@@ -530,7 +535,7 @@ if command -v "${CXX:-c++}" >/dev/null 2>&1; then
     sed "s/@small_8x64/@$tag/" small.mlir >emu.mlir
     mine() { for d in /tmp/lanescope-emu-* emutmp/*lanescope*; do
         grep -qs "$tag" "$d/kernel.cc" && echo "$d"; done; }
-    TMPDIR=$tmp/emutmp $LS measure emu.mlir --target h100 --emulate >"$R/out" 2>"$R/err" &
+    TMPDIR=$tmp/emutmp $DFL $LS measure emu.mlir --target h100 --emulate >"$R/out" 2>"$R/err" &
     pid=$!
     n=0
     while [ $n -lt 200 ] && [ -z "$(mine)" ] && kill -0 $pid 2>/dev/null; do sleep 0.05; n=$((n + 1)); done
@@ -553,7 +558,7 @@ end
 begin sig_term_compare_output
 echo old >cr.txt
 echo old >cc.csv
-LANESCOPE_TEST_HOLD_OUTPUTS=1 $LS compare suite.txt $C --csv cc.csv -o cr.txt >"$R/out" 2>"$R/err" &
+LANESCOPE_TEST_HOLD_OUTPUTS=1 $DFL $LS compare suite.txt $C --csv cc.csv -o cr.txt >"$R/out" 2>"$R/err" &
 pid=$!
 n=0
 while [ $n -lt 200 ] && ! ls | grep -q 'cc.csv.tmp'; do sleep 0.05; n=$((n + 1)); done
@@ -565,7 +570,7 @@ rc_is 143; no_tmp .
 end
 # SIGHUP while view --headless stages its first frame: 129, no frame.
 begin sig_hup_view_frame
-LANESCOPE_TEST_HOLD_OUTPUTS=1 $LS view small.mlir --target mi300x --headless --out vh --keys "right right" \
+LANESCOPE_TEST_HOLD_OUTPUTS=1 $DFL $LS view small.mlir --target mi300x --headless --out vh --keys "right right" \
     >"$R/out" 2>"$R/err" &
 pid=$!
 n=0

@@ -17,6 +17,7 @@
 #include "lanescope/compare.h"
 #include "lanescope/viz.h"
 #include "testutil.h"
+#include "../viz/charts_internal.h" /* the axis ticks */
 
 /* middle of a traffic bar below its panel's top: 22 + bar height / 2 */
 #define TRAFFIC_TEST_MID 8.5
@@ -111,7 +112,7 @@ static void export_png(const char *path, const ls_figure *f, const ls_chart *c, 
 {
     ls_diag d;
     ls_diag_clear(&d);
-    ls_export_opts o = {"test-input.mlir", "test", scale};
+    ls_export_opts o = {"test-input.mlir", "test", scale, NULL};
     ck_assert_msg(ls_viz_export(path, f, c, &o, &d) == LS_OK, "%s", d.msg);
 }
 
@@ -502,7 +503,7 @@ START_TEST(compare_csv_and_errors)
     ck_assert(fabs(w25 - 5.0 / 6) < 1e-12);
     ck_assert(strstr(c.subtitle, "mean |error| 13.1%") != NULL);
     const char *pdf = tmp_path("compare.pdf");
-    ls_export_opts o = {path, "compare", 1};
+    ls_export_opts o = {path, "compare", 1, NULL};
     ck_assert(ls_viz_export(pdf, NULL, &c, &o, &d) == LS_OK);
     ls_chart_free(&c);
     /* a bad row: file, line and column of the field */
@@ -701,7 +702,7 @@ START_TEST(svg_pdf_and_png_text)
     ls_diag d;
     ls_diag_clear(&d);
     const char *svg = tmp_path("l.svg"), *pdf = tmp_path("l.pdf"), *png = tmp_path("l.png");
-    ls_export_opts o = {"examples/seed000_example2.mlir", "layout", 1};
+    ls_export_opts o = {"examples/seed000_example2.mlir", "layout", 1, NULL};
     ck_assert(ls_viz_export(svg, &f, NULL, &o, &d) == LS_OK);
     ck_assert(ls_viz_export(pdf, &f, NULL, &o, &d) == LS_OK);
     ck_assert(ls_viz_export(png, &f, NULL, &o, &d) == LS_OK);
@@ -739,6 +740,73 @@ START_TEST(svg_pdf_and_png_text)
     ck_assert(strstr(d.msg, "/nonexistent-dir/x.png") != NULL);
     ls_figure_free(&f);
     free(m);
+}
+END_TEST
+
+
+/* ---- axis ticks (viz/ticks.c) ---- */
+
+static void tick_labels(const ls_axis_ticks *t, char *buf, size_t size)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < t->n && u < size; i++) {
+        char one[32];
+        ls_tick_label(t, i, one, sizeof one);
+        u += (size_t)snprintf(buf + u, size - u, "%s%s", i ? "|" : "", one);
+    }
+}
+
+START_TEST(axis_ticks)
+{
+    ls_axis_ticks t;
+    char buf[1024];
+    /* the timeline of a 37039-cycle run: round steps, one unit ("5 k", not 5000) */
+    ls_ticks_linear(0, 37039, 800, 800 / 9.0, &t);
+    tick_labels(&t, buf, sizeof buf);
+    ck_assert_str_eq(buf, "0|5 k|10 k|15 k|20 k|25 k|30 k|35 k");
+    /* a linear time axis ending off a round value: ticks stay round */
+    ls_ticks_linear(0, 70, 300, 300 / 8.0, &t);
+    tick_labels(&t, buf, sizeof buf);
+    ck_assert_str_eq(buf, "0|10|20|30|40|50|60|70");
+    ls_ticks_linear(0, 0.7, 300, 300 / 8.0, &t);
+    tick_labels(&t, buf, sizeof buf);
+    ck_assert_str_eq(buf, "0.0|0.1|0.2|0.3|0.4|0.5|0.6|0.7");
+    /* log: every decade while they fit ... */
+    ls_ticks_log(0, 3, 440, 40, &t);
+    tick_labels(&t, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1|10|100|1000");
+    /* ... and over 212 decades, every 20th (2.07 points a decade) */
+    ls_ticks_log(-200, 12, 440, 40, &t);
+    tick_labels(&t, buf, sizeof buf);
+    ck_assert_str_eq(buf, "1e-200|1e-180|1e-160|1e-140|1e-120|1e-100|1e-80|1e-60|1e-40|1e-20|1");
+    /* property: over random ranges, ticks inside the range, increasing,
+     * at least the gap apart, round (integer multiples of the step) */
+    uint64_t r = 12345;
+    for (int k = 0; k < 2000; k++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        double lo = (double)(r >> 40) / 1e3 - 8000, span = pow(10, (double)((r >> 20) & 0xfff) / 400 - 3);
+        double len = 100 + (double)((r >> 8) & 0x3ff), gap = 10 + (double)(r & 0x3f);
+        bool log_axis = k % 2;
+        if (log_axis) /* the charts' log axes span whole decades */
+            span = ceil(span);
+        if (log_axis)
+            ls_ticks_log(lo / 100, lo / 100 + span, len, gap, &t);
+        else
+            ls_ticks_linear(lo, lo + span, len, gap, &t);
+        double a = log_axis ? lo / 100 : lo, b = a + span;
+        ck_assert_int_ge(t.n, 1);
+        ck_assert_int_le(t.n, LS_MAX_TICKS);
+        for (int i = 0; i < t.n; i++) {
+            ck_assert_msg(t.v[i] >= a - 1e-9 * fabs(a) - 1e-12 && t.v[i] <= b + 1e-9 * fabs(b) + 1e-12,
+                          "tick %g outside [%g, %g]", t.v[i], a, b);
+            double q = t.v[i] / t.step;
+            ck_assert_msg(fabs(q - round(q)) < 1e-6, "tick %g is not a multiple of %g", t.v[i], t.step);
+            if (i > 0)
+                ck_assert_msg((t.v[i] - t.v[i - 1]) * len / span >= gap * (1 - 1e-9),
+                              "ticks %g and %g closer than %g points", t.v[i - 1], t.v[i], gap);
+        }
+    }
 }
 END_TEST
 
@@ -1192,6 +1260,7 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, operand_errors);
     tcase_add_test(tc, size_overflow_guards);
     tcase_add_test(tc, golden_images);
+    tcase_add_test(tc, axis_ticks);
     suite_add_tcase(s, tc);
     return s;
 }

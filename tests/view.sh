@@ -113,8 +113,14 @@ check "--help exits 0" $?
 contains "--help lists the keys" "$tmp/help.txt" "Ctrl+Right"
 contains "--help lists --headless" "$tmp/help.txt" "--headless"
 
-# The real window on a virtual display, when the tools are there.
-if command -v xvfb-run >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1; then
+# The real window on a virtual display, when the tools are there; a build
+# without SDL2 (configure --without-gui) refuses it, before any work.
+if [ "${LS_HAVE_GUI:-yes}" = no ]; then
+    DISPLAY=:0 $LANESCOPE view "$EX/seed000_example2.mlir" >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 1 ]; check "without the GUI, view (no --headless) exits 1" $?
+    contains "without the GUI, view says why" "$tmp/err" "this lanescope was built without SDL2 (--headless --keys renders frames without one)"
+    [ ! -s "$tmp/out" ]; check "without the GUI, view prints nothing" $?
+elif command -v xvfb-run >/dev/null 2>&1 && command -v xdotool >/dev/null 2>&1; then
     ASAN_OPTIONS=detect_leaks=0 timeout 60 xvfb-run -a -s "-screen 0 1024x768x24" sh -c "
         $LANESCOPE view --size 800x500 & pid=\$!
         w=\$(xdotool search --sync --name 'lanescope view' | head -1)

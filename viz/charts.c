@@ -299,16 +299,17 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
     }
     cairo_stroke(cr);
     /* cycle axis */
-    double step = nice_step(t_end, 8);
+    ls_axis_ticks xt;
+    ls_ticks_linear(0, t_end, x1 - x0, fmax(50, (x1 - x0) / 9), &xt);
     cairo_set_line_width(cr, 0.8);
-    for (double t = 0; t <= t_end * 1.0001; t += step) {
-        double x = x0 + t * sx;
+    for (int i = 0; i < xt.n; i++) {
+        double t = xt.v[i], x = x0 + t * sx;
         cairo_set_source_rgba(cr, 0, 0, 0, 0.15);
         cairo_move_to(cr, x, y0);
         cairo_line_to(cr, x, y0 + plot_h);
         cairo_stroke(cr);
         char buf[32];
-        human(buf, sizeof buf, t);
+        ls_tick_label(&xt, i, buf, sizeof buf);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
         ls_viz_text_at(cr, buf, x, y0 + plot_h + 12, LABEL_PT, false, 0.5);
     }
@@ -400,11 +401,15 @@ static void sweep_draw(cairo_t *cr, const ls_chart *c)
     size_t n = c->n_sweep ? c->n_sweep : 1;
 #define XMAP(i) (px + W * ((double)(i) + 0.5) / (double)n)
     cairo_set_line_width(cr, 1.0);
-    int nt = logy ? (int)(b - a) : 6;
-    for (int i = 0; i <= nt; i++) {
-        double v = logy ? pow(10, a + i) : a + (b - a) * i / nt;
+    ls_axis_ticks yt;
+    if (logy)
+        ls_ticks_log(a, b, H, LABEL_PT * 1.8, &yt);
+    else
+        ls_ticks_linear(a, b, H, fmax(LABEL_PT * 2.2, H / 8), &yt);
+    for (int i = 0; i < yt.n; i++) {
+        double v = ls_tick_value(&yt, i);
         char buf[32];
-        snprintf(buf, sizeof buf, "%g", v);
+        ls_tick_label(&yt, i, buf, sizeof buf);
         cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
         cairo_move_to(cr, px, YMAP(v));
         cairo_line_to(cr, px + W, YMAP(v));

@@ -241,11 +241,17 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
     cairo_set_line_width(cr, 1.0);
     cairo_rectangle(cr, px, py, S, S);
     cairo_stroke(cr);
-    int nt = logx ? (int)(b - a) : 6;
-    for (int i = 0; i <= nt; i++) {
-        double t = (double)i / nt, v = logx ? pow(10, a + i) : a + t * (b - a);
+    /* one set of ticks for both axes (the same scale); the gap fits the
+     * horizontal labels of x */
+    ls_axis_ticks at;
+    if (logx)
+        ls_ticks_log(a, b, S, 40, &at);
+    else
+        ls_ticks_linear(a, b, S, fmax(44, S / 8), &at);
+    for (int i = 0; i < at.n; i++) {
+        double t = (at.v[i] - a) / (b - a);
         char buf[32];
-        snprintf(buf, sizeof buf, "%g", v);
+        ls_tick_label(&at, i, buf, sizeof buf);
         cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
         cairo_move_to(cr, px + t * S, py);
         cairo_line_to(cr, px + t * S, py + S);
@@ -287,10 +293,51 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
             order[j] = order[j - 1];
             order[j - 1] = t;
         }
-    double boxes[16][4];
+    double boxes[17][4];
     int nb = 0;
+    /* the legend, top left inside the plot (where simulated >> measured,
+     * rarely a point); names avoid it as they avoid each other */
+    {
+        static const char *const what[] = {"within 10%", "within 25%", "y = x", "a kernel"};
+        double lx = px + 8, ly = py + 8, row = 13, lw = 0;
+        for (int i = 0; i < 4; i++)
+            lw = fmax(lw, ls_viz_text_w(cr, what[i], 8, false));
+        lw += 30;
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+        cairo_rectangle(cr, lx, ly, lw, 4 * row + 6);
+        cairo_fill(cr);
+        for (int i = 0; i < 4; i++) {
+            double y = ly + 3 + i * row;
+            if (i < 2) { /* the bands as drawn: the 10% one lies over the 25% one */
+                cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, 0.14);
+                cairo_rectangle(cr, lx + 4, y + 2, 18, 8);
+                cairo_fill(cr);
+                if (i == 0) {
+                    cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, 0.22);
+                    cairo_rectangle(cr, lx + 4, y + 2, 18, 8);
+                    cairo_fill(cr);
+                }
+            } else if (i == 2) {
+                cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+                cairo_move_to(cr, lx + 4, y + 6);
+                cairo_line_to(cr, lx + 22, y + 6);
+                cairo_stroke(cr);
+            } else {
+                set_rgb(cr, ls_viz_series_colour(4));
+                cairo_arc(cr, lx + 13, y + 6, 4, 0, 2 * LS_PI);
+                cairo_fill(cr);
+            }
+            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+            ls_viz_text_at(cr, what[i], lx + 27, y + 9, 8, false, 0);
+        }
+        boxes[nb][0] = lx;
+        boxes[nb][1] = ly;
+        boxes[nb][2] = lx + lw;
+        boxes[nb][3] = ly + 4 * row + 6;
+        nb++;
+    }
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-    for (size_t k = 0; k < np && nb < 16; k++) {
+    for (size_t k = 0; k < np && nb < 17; k++) {
         size_t i = order[k];
         const char *name = c->points[i].name;
         double w = ls_viz_text_w(cr, name, 8, false), h = 9;

@@ -5,6 +5,7 @@
 #define LANESCOPE_CHARTS_INTERNAL_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "lanescope/viz.h"
@@ -45,6 +46,23 @@ static inline double nice_step(double range, int n)
     double raw = range / n, p = pow(10, floor(log10(raw))), f = raw / p;
     return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
 }
+
+/* Ticks of one axis (ticks.c): linear ticks are values, log ticks are
+ * decade exponents.  ls_ticks_linear chooses round multiples of a 1-2-5
+ * step within [lo, hi]; ls_ticks_log every decade, or every 2nd, 5th, 10th
+ * ..., of [lo_exp, hi_exp]; both keep ticks at least min_gap points apart
+ * on an axis len points long.  Labels share the axis's unit and decimals. */
+#define LS_MAX_TICKS 64
+typedef struct {
+    int n;
+    bool log;
+    double step; /* between ticks: a value, or decades */
+    double v[LS_MAX_TICKS];
+} ls_axis_ticks;
+void ls_ticks_linear(double lo, double hi, double len, double min_gap, ls_axis_ticks *t);
+void ls_ticks_log(double lo_exp, double hi_exp, double len, double min_gap, ls_axis_ticks *t);
+double ls_tick_value(const ls_axis_ticks *t, int i);
+void ls_tick_label(const ls_axis_ticks *t, int i, char *buf, size_t size);
 
 /* charts_compare.c: the measured-vs-simulated scatter */
 void ls_chart_compare_size(const ls_chart *c, double *w, double *h);

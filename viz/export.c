@@ -124,17 +124,32 @@ ls_status ls_export_check_pixels(double w, double h, ls_diag *diag)
 ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *chart,
                         const ls_export_opts *o, ls_diag *diag)
 {
+    static const char *const names[] = {"png", "svg", "pdf"};
+    enum { PNG, SVG, PDF, NONE } fmt = NONE, by_name = NONE;
     const char *dot = strrchr(path, '.');
-    enum { PNG, SVG, PDF } fmt;
-    if (dot && strcasecmp(dot, ".png") == 0)
-        fmt = PNG;
-    else if (dot && strcasecmp(dot, ".svg") == 0)
-        fmt = SVG;
-    else if (dot && strcasecmp(dot, ".pdf") == 0)
-        fmt = PDF;
-    else
+    for (int i = PNG; i < NONE; i++) {
+        if (dot && strcasecmp(dot + 1, names[i]) == 0)
+            fmt = i;
+        if (o->format && strcmp(o->format, names[i]) == 0)
+            by_name = i;
+    }
+    if (o->format && by_name == NONE)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--format", 0, 0,
+                           "expected png, svg or pdf, found '%s'", o->format);
+    if (o->format && fmt != NONE && fmt != by_name)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--format", 0, 0,
+                           "%s disagrees with the extension of %s: give one of them", o->format,
+                           path);
+    if (by_name != NONE)
+        fmt = by_name;
+    if (fmt == NONE)
         return ls_diag_set(diag, LS_ERR_USAGE, "-o", 0, 0,
-                           "%s: the extension picks the format: .png, .svg or .pdf", path);
+                           strcmp(path, "-") == 0
+                               ? "%s (standard output) has no extension to pick the format: "
+                                 "give --format png, svg or pdf"
+                               : "%s: the extension picks the format: .png, .svg or .pdf (or "
+                                 "give --format)",
+                           path);
     double w, h;
     if (fig)
         ls_figure_size(fig, &w, &h);

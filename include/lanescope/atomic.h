@@ -54,7 +54,8 @@ int ls_io_note_input(int fd, const char *path);
 /* Open path for reading as every reader does: a folder is refused with its
  * own message (not a "read error" later), and the file is noted as an input
  * of the run (refused, as the other order is, when it is an output of the
- * open set).  Returns NULL with the diag set. */
+ * open set).  "-" is standard input, once a run.  Returns NULL with the
+ * diag set. */
 FILE *ls_open_input(const char *path, ls_diag *diag);
 
 /* A whole text file of at most limit bytes (the limit in the message past

@@ -125,6 +125,7 @@ typedef struct {
     ls_target target;
 
     bool config_suggested;   /* config and translation_info are IREE's heuristic's */
+    bool config_from_flag;   /* config given by --config, replacing the input's */
     int dispatch, dispatch_op; /* where the importer found it (ls_module), -1: not imported */
 } ls_problem;
 

@@ -276,10 +276,13 @@ typedef struct {
     const char *input;  /* tEXt "Source" */
     const char *kind;   /* tEXt "Title" prefix */
     double scale;       /* PNG pixels per point (1..8) */
+    const char *format; /* "png", "svg", "pdf"; NULL: by path's extension */
 } ls_export_opts;
 
-/* Draw figure or chart (exactly one non-NULL) into path; format by the
- * extension (.png .svg .pdf).  Written to a temporary name and renamed. */
+/* Draw figure or chart (exactly one non-NULL) into path; format by
+ * o->format, else by the extension (.png .svg .pdf); both given must agree.
+ * "-" is standard output (o->format then required).  Written to a
+ * temporary name and renamed. */
 ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *chart,
                         const ls_export_opts *o, ls_diag *diag);
 

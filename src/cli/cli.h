@@ -78,6 +78,36 @@ ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls
 bool ls_cli_flags_problem(const char *shape, const char *iter, const char *type,
                           const char *combiner, bool lenient, ls_problem *p, int *in_bits,
                           int *out_bits, ls_diag *diag);
+/* A problem stated without an INPUT, and --config for every reduction
+ * (cli_problem.c): explain, sim and draw read these the same way.  The
+ * LS_CLI_OPT_* values are getopt_long ids no command uses for another
+ * option; LS_CLI_PROBLEM_LONGOPTS lists the five for a longopts table. */
+typedef struct {
+    const char *config, *shape, *iter, *type, *combiner;
+} ls_cli_problem_flags;
+enum { LS_CLI_OPT_CONFIG = 0x1000, LS_CLI_OPT_SHAPE, LS_CLI_OPT_ITER, LS_CLI_OPT_TYPE,
+       LS_CLI_OPT_COMBINER };
+#define LS_CLI_PROBLEM_LONGOPTS                                                                  \
+    {"config", required_argument, NULL, LS_CLI_OPT_CONFIG},                                     \
+        {"shape", required_argument, NULL, LS_CLI_OPT_SHAPE},                                   \
+        {"iter", required_argument, NULL, LS_CLI_OPT_ITER},                                     \
+        {"type", required_argument, NULL, LS_CLI_OPT_TYPE},                                     \
+        {"combiner", required_argument, NULL, LS_CLI_OPT_COMBINER}
+/* Option id `which` with its value: 1 taken, 0 not one of these, -1 refused
+ * (given twice; the message is printed). */
+int ls_cli_problem_flag(const char *cmd, ls_cli_problem_flags *pf, int which, const char *arg);
+/* Before loading: INPUT and --shape together, or --iter/--type/--combiner
+ * without --shape, are refused with a message (false). */
+bool ls_cli_problem_source(const char *cmd, const char *input, const ls_cli_problem_flags *pf);
+/* The module: INPUT's (with dims), or the one problem the flags state; then
+ * --config given to every reduction. */
+ls_status ls_cli_problem_load(const char *input, const ls_cli_problem_flags *pf,
+                              const ls_import_dims *dims, ls_module *m, ls_diag *diag);
+
+/* Where p's config came from, for reports: "input", "--config" or
+ * "iree-default" (IREE's heuristic, the input having none). */
+const char *ls_cli_config_source(const ls_problem *p);
+
 /* --target: a built-in name or a file with an #iree_gpu.target. */
 bool ls_cli_target(const char *spec, ls_target *t, ls_diag *diag);
 /* Problem i of m has no lowering_config: give it the one IREE's heuristic

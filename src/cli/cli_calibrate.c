@@ -37,6 +37,7 @@ static void usage(FILE *f)
             "                     date and command\n"
             "  --device N         CUDA device ordinal (default 0)\n"
             "  --quick            fewer repetitions and shorter chains\n"
+            "  -h, --help         this help\n"
             "\n"
             "Every measured key's source names the GPU, SM count, driver, date and the\n"
             "microbenchmark.  Exit status: 0 written, 1 a failed measurement or write\n"

@@ -59,6 +59,7 @@ static void usage(FILE *f)
             "  --csv FILE            name,measured_us,simulated_us (for lanescope draw compare)\n"
             "  --chart FILE          the simulated-vs-measured scatter (.png, .svg, .pdf)\n"
             "  -o FILE               write the report to FILE instead of standard output\n"
+            "  -h, --help            this help\n"
             "  --quiet               no progress lines (on a terminal: one line redrawn;\n"
             "                        elsewhere a line every $LANESCOPE_PROGRESS_SECONDS s, 10)\n"
             "\n"
@@ -590,7 +591,7 @@ static ls_status draw_chart(const compare_args *a, const ls_hw *hw, const char *
              "targets: mean |error| < 10%% %s; worst < 25%% %s; Kendall tau-b > 0.8 in every "
              "group %s",
              holds(s->mean_ok), holds(s->worst_ok), holds(s->tau_ok));
-    ls_export_opts eo = {a->suite, "compare", 2.0};
+    ls_export_opts eo = {a->suite, "compare", 2.0, NULL};
     ls_status st = ls_viz_export(a->chart, NULL, &ch, &eo, diag);
     ls_chart_free(&ch);
     ls_viz_shutdown();

@@ -15,6 +15,9 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lanescope draw KIND INPUT -o FILE.png|.svg|.pdf [options]\n"
+            "       lanescope draw KIND --shape AxB.. --iter pr.. -o FILE [options]\n"
+            "\n"
+            "INPUT is an .mlir file (a CSV for compare); - reads standard input.\n"
             "\n"
             "KIND:\n"
             "  layout    who owns each element of a workgroup tile (a reduction's config)\n"
@@ -28,7 +31,9 @@ static void usage(FILE *f)
             "  compare   measured vs simulated scatter from a CSV\n"
             "            (name,measured_us,simulated_us)\n"
             "\n"
-            "  -o FILE          output; the extension picks PNG, SVG or PDF (required)\n"
+            "  -o FILE          output; the extension picks PNG, SVG or PDF (required;\n"
+            "                   - writes standard output, with --format)\n"
+            "  --format F       png, svg or pdf, when -o's extension does not say it\n"
             "  --scale S        PNG pixels per point, 0.25..8 (default 2)\n"
             "  --index N        which reduction / layout / swizzle of INPUT (default 0)\n"
             "  --target MODEL   hardware model: %s\n"
@@ -47,12 +52,21 @@ static void usage(FILE *f)
             "  --rows N         rows of a swizzle table (default: one period)\n"
             "  --elem-bytes B   element size for swizzle banks (default 4)\n"
             "  --lanes N        lanes of a swizzle bank access (default 32)\n"
-            "  --wgps N         WGPs shown in a timeline (default 4)\n",
+            "  --wgps N         WGPs shown in a timeline (default 4)\n"
+            "  --config ATTR    use this #iree_gpu.lowering_config<{...}> for every reduction\n"
+            "  --shape AxBx..   describe the problem by flags instead of INPUT (layout, nested,\n"
+            "                   banks, traffic, timeline) ...\n"
+            "  --iter pr..      ... one letter per dim: p(arallel) or r(eduction)\n"
+            "  --type T[:U]     ... element type T, reduced in U (default T)\n"
+            "  --combiner K     ... add, mul, minsi, maxnumf, ... (default add)\n"
+            "  -h, --help       this help\n",
             ls_hw_names());
 }
 
 typedef struct {
-    const char *kind, *input, *output, *target;
+    const char *kind, *input, *output, *target, *format;
+    const char *src; /* input, or "--shape" in messages */
+    ls_cli_problem_flags pf; /* --shape ... (input is then NULL), --config */
     double scale;
     int64_t index, workgroup, iteration, thread, rows, elem_bytes, lanes, wgps;
     int64_t operand; /* input drawn by layout / nested; -1: the iteration space */
@@ -115,11 +129,11 @@ static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived 
                                    ls_plan *plan, ls_hw *hw, ls_diag *diag)
 {
     if (m->n_problems == 0)
-        return ls_diag_set(diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, o->src, 0, 0,
                            "no linalg.generic/linalg.reduce with a reduction to draw");
     if ((size_t)o->index >= m->n_problems)
         return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
-                           "%s has %zu reductions; --index %lld is outside 0..%zu", o->input,
+                           "%s has %zu reductions; --index %lld is outside 0..%zu", o->src,
                            m->n_problems, (long long)o->index, m->n_problems - 1);
     ls_problem *p = &m->problems[o->index];
     if (ls_cli_model(m, p, o->target, hw, diag) || ls_derive(p, d, diag) ||
@@ -131,7 +145,7 @@ static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived 
 static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
                                 ls_hw *hw, ls_diag *diag)
 {
-    if (ls_module_load_dims(o->input, 0, &o->dims, m, diag))
+    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, m, diag))
         return diag->status;
     return prepare_reduction(o, m, d, plan, hw, diag);
 }
@@ -182,7 +196,7 @@ static int run(const draw_opts *o)
         }
     } else {
         /* nested, swizzle, banks: attributes or a reduction */
-        if (!(st = ls_module_load_dims(o->input, 0, &o->dims, m, &diag))) {
+        if (!(st = ls_cli_problem_load(o->input, &o->pf, &o->dims, m, &diag))) {
             if (strcmp(k, "nested") == 0) {
                 if (o->operand >= 0) { /* an operand needs a reduction's maps */
                     if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
@@ -191,7 +205,7 @@ static int run(const draw_opts *o)
                 } else if (m->n_layouts > 0) {
                     if ((size_t)o->index >= m->n_layouts)
                         st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                                         "%s has %zu nested layouts", o->input, m->n_layouts);
+                                         "%s has %zu nested layouts", o->src, m->n_layouts);
                     else
                         st = ls_viz_nested(&m->layouts[o->index].layout,
                                            m->layouts[o->index].name, o->dim_row, o->dim_col,
@@ -201,7 +215,7 @@ static int run(const draw_opts *o)
                         st = ls_viz_nested(&d->layout, "derived", o->dim_row, o->dim_col,
                                            o->thread, &fig, &diag);
                 } else {
-                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->src, 0, 0,
                                      "no #iree_vector_ext.nested_layout or reduction to draw");
                 }
             } else { /* swizzle, banks */
@@ -210,12 +224,12 @@ static int run(const draw_opts *o)
                     if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
                         st = ls_viz_banks_plan(&plan, &hw, &fig, &diag);
                 } else if (m->n_swizzles == 0) {
-                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->src, 0, 0,
                                      "no #iree_codegen.xor_shuffle / rotate_rows%s to draw",
                                      banks ? " or reduction" : "");
                 } else if ((size_t)o->index >= m->n_swizzles) {
                     st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                                     "%s has %zu swizzles", o->input, m->n_swizzles);
+                                     "%s has %zu swizzles", o->src, m->n_swizzles);
                 } else {
                     int64_t banks_n = 32, bank_bytes = 4;
                     if (o->target) {
@@ -238,7 +252,7 @@ static int run(const draw_opts *o)
     }
 done:
     if (!st) {
-        ls_export_opts eo = {o->input, k, o->scale};
+        ls_export_opts eo = {o->src, k, o->scale, o->format};
         st = ls_viz_export(o->output, is_chart ? NULL : &fig, is_chart ? &chart : NULL, &eo,
                            &diag);
     }
@@ -266,6 +280,9 @@ int ls_cmd_draw(int argc, char **argv)
         {"rows", required_argument, NULL, 'r'},   {"elem-bytes", required_argument, NULL, 'e'},
         {"lanes", required_argument, NULL, 'l'},  {"wgps", required_argument, NULL, 'g'},
         {"dim", required_argument, NULL, 'S'},    {"operand", required_argument, NULL, 'O'},
+        {"format", required_argument, NULL, 'f'}, {"config", required_argument, NULL, 'C'},
+        {"shape", required_argument, NULL, 'H'},  {"iter", required_argument, NULL, 'I'},
+        {"type", required_argument, NULL, 'Y'},   {"combiner", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0}};
     draw_opts o;
     memset(&o, 0, sizeof o);
@@ -361,18 +378,40 @@ int ls_cmd_draw(int argc, char **argv)
             o.operand = v;
             break;
         }
+        case 'f':
+            if (!ls_flag_once(CMD, "--format", &o.format, optarg))
+                return 2;
+            if (strcmp(optarg, "png") && strcmp(optarg, "svg") && strcmp(optarg, "pdf")) {
+                ls_cli_error(CMD, "--format: expected png, svg or pdf, found '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'C':
+        case 'H':
+        case 'I':
+        case 'Y':
+        case 'K': {
+            static const char letters[] = "CHIYK";
+            int which = LS_CLI_OPT_CONFIG + (int)(strchr(letters, c) - letters);
+            if (ls_cli_problem_flag(CMD, &o.pf, which, optarg) < 0)
+                return 2;
+            break;
+        }
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default:
             ls_cli_error(CMD, "unknown option '%s' (see lanescope draw --help)", argv[optind - 1]);
             return 2;
         }
     }
-    if (argc - optind != 2) {
-        ls_cli_error(CMD, "expected KIND and INPUT (see lanescope draw --help)");
+    if (argc - optind != (o.pf.shape ? 1 : 2)) {
+        ls_cli_error(CMD, argc - optind == 2 && o.pf.shape
+                              ? "give INPUT or --shape, not both"
+                              : "expected KIND and INPUT (or --shape; see lanescope draw --help)");
         return 2;
     }
     o.kind = argv[optind];
-    o.input = argv[optind + 1];
+    o.input = o.pf.shape ? NULL : argv[optind + 1];
+    o.src = o.input ? o.input : "--shape";
     if (!known_kind(o.kind)) {
         ls_cli_error(CMD, "unknown kind '%s' (layout, nested, swizzle, banks, traffic, timeline, "
                           "compare)",
@@ -383,9 +422,10 @@ int ls_cmd_draw(int argc, char **argv)
      * silently ignored (letters as in longopts). */
     static const struct {
         const char *kind, *reads;
-    } reads[] = {{"compare", "os"},       {"layout", "osntSDAwiTO"}, {"nested", "osntSDTO"},
-                 {"swizzle", "osntSre"},  {"banks", "osntSle"},      {"traffic", "osntSO"},
-                 {"timeline", "osntSg"}};
+    } reads[] = {{"compare", "osf"},           {"layout", "osntSDAwiTOfCHIYK"},
+                 {"nested", "osntSDTOfCHIYK"},  {"swizzle", "osntSref"},
+                 {"banks", "osntSlefCHIYK"},    {"traffic", "osntSOfCHIYK"},
+                 {"timeline", "osntSgfCHIYK"}};
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
         if (strcmp(reads[i].kind, o.kind) != 0)
             continue;
@@ -406,6 +446,8 @@ int ls_cmd_draw(int argc, char **argv)
             strcmp(o.kind, "traffic") == 0 ? ": the simulation has no per-input figures" : "");
         return 2;
     }
+    if (!ls_cli_problem_source(CMD, o.input, &o.pf))
+        return 2;
     if (o.output == NULL) {
         ls_cli_error(CMD, "-o FILE is required (.png, .svg or .pdf)");
         return 2;

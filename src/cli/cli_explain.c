@@ -309,10 +309,15 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
     char buf[1024], a[256], b[256];
     const char *elem = ls_elem_type_name(p->acc_type);
     shape_text(a, sizeof a, p);
+    char where[sizeof p->file + 32];
+    if (p->line > 0)
+        snprintf(where, sizeof where, "%s:%d:%d", p->file, p->line, p->col);
+    else /* a --shape problem has no place in a file */
+        snprintf(where, sizeof where, "from %s", p->file);
     if (md)
-        fprintf(f, "## Reduction %s (%s:%d:%d)\n\n", p->name, p->file, p->line, p->col);
+        fprintf(f, "## Reduction %s (%s)\n\n", p->name, where);
     else
-        fprintf(f, "reduction %s at %s:%d:%d\n", p->name, p->file, p->line, p->col);
+        fprintf(f, "reduction %s %s%s\n", p->name, p->line > 0 ? "at " : "", where);
     const char *li = md ? "- " : "  ";
     fprintf(f, "%siteration space: %s [", li, a);
     for (int i = 0; i < p->rank; i++)
@@ -512,7 +517,7 @@ static json_object *json_problem(const ls_problem *p, const ls_derived *d, const
     jset(r, "combiner", json_object_new_string(ls_combiner_name(p->combiner)));
     ls_lowering_config_format(&p->config, buf, sizeof buf);
     jset(r, "lowering_config", json_object_new_string(buf));
-    jset(r, "config_source", json_object_new_string(p->config_suggested ? "iree-default" : "input"));
+    jset(r, "config_source", json_object_new_string(ls_cli_config_source(p)));
     json_object *ign = json_object_new_array();
     for (int i = 0; i < p->config.n_ignored; i++)
         json_object_array_add(ign, json_object_new_string(p->config.ignored[i]));
@@ -610,18 +615,13 @@ int ls_cmd_explain(int argc, char **argv)
 {
     opts o;
     memset(&o, 0, sizeof o);
-    enum { O_THREAD = 256, O_FORMAT, O_TARGET, O_CONFIG, O_SHAPE, O_ITER, O_TYPE, O_COMB,
-           O_SGSIZE, O_WGSIZE, O_ROWS, O_SUBGROUPS, O_DIM };
+    enum { O_THREAD = 256, O_FORMAT, O_TARGET, O_SGSIZE, O_WGSIZE, O_ROWS, O_SUBGROUPS, O_DIM };
     static const struct option longopts[] = {
         {"thread", required_argument, NULL, O_THREAD},
         {"format", required_argument, NULL, O_FORMAT},
         {"output", required_argument, NULL, 'o'},
         {"target", required_argument, NULL, O_TARGET},
-        {"config", required_argument, NULL, O_CONFIG},
-        {"shape", required_argument, NULL, O_SHAPE},
-        {"iter", required_argument, NULL, O_ITER},
-        {"type", required_argument, NULL, O_TYPE},
-        {"combiner", required_argument, NULL, O_COMB},
+        LS_CLI_PROBLEM_LONGOPTS,
         {"subgroup-size", required_argument, NULL, O_SGSIZE},
         {"workgroup-size", required_argument, NULL, O_WGSIZE},
         {"rows", required_argument, NULL, O_ROWS},
@@ -660,11 +660,14 @@ int ls_cmd_explain(int argc, char **argv)
             if (!ls_flag_once(CMD, "--target", &o.target, optarg))
                 return 2;
             break;
-        case O_CONFIG: o.config = optarg; break;
-        case O_SHAPE: o.shape = optarg; break;
-        case O_ITER: o.iter = optarg; break;
-        case O_TYPE: o.type = optarg; break;
-        case O_COMB: o.combiner = optarg; break;
+        case LS_CLI_OPT_CONFIG:
+        case LS_CLI_OPT_SHAPE:
+        case LS_CLI_OPT_ITER:
+        case LS_CLI_OPT_TYPE:
+        case LS_CLI_OPT_COMBINER:
+            if (ls_cli_problem_flag(CMD, &o.pf, c, optarg) < 0)
+                return 2;
+            break;
         case O_SGSIZE:
             if (!ls_flag_int(CMD, "--subgroup-size", optarg, 1, 1 << 16, &o.subgroup_size))
                 return 2;
@@ -700,12 +703,10 @@ int ls_cmd_explain(int argc, char **argv)
         return 2;
     }
     const char *input = optind < argc ? argv[optind] : NULL;
-    if (input && o.shape) {
-        ls_cli_error(CMD, "give INPUT or --shape, not both");
+    if (!ls_cli_problem_source(CMD, input, &o.pf))
         return 2;
-    }
     char exbuf[1024];
-    if (!input && !o.shape) {
+    if (!input && !o.pf.shape) {
         input = ls_cli_bundled_example("seed000_example2.mlir", exbuf, sizeof exbuf);
         if (input == NULL) {
             ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
@@ -717,20 +718,11 @@ int ls_cmd_explain(int argc, char **argv)
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_arena arena;
-    ls_arena_init(&arena);
     ls_derived *derived = NULL;
     int rc = 1;
     const char *file = input ? input : "--shape";
-    if (input) {
-        if (ls_module_load_dims(input, 0, &o.dims, m, &diag))
-            goto fail;
-    } else if (!ls_cli_flags_problem(o.shape, o.iter, o.type, o.combiner, false,
-                                     &m->problems[0], NULL, NULL, &diag)) {
+    if (ls_cli_problem_load(input, &o.pf, &o.dims, m, &diag))
         goto fail;
-    } else {
-        m->n_problems = 1;
-    }
     if (o.target) {
         ls_target t;
         if (!ls_cli_target(o.target, &t, &diag))
@@ -740,17 +732,6 @@ int ls_cmd_explain(int argc, char **argv)
         for (size_t i = 0; i < m->n_problems; i++) {
             m->problems[i].has_target = true;
             m->problems[i].target = t;
-        }
-    }
-    if (o.config) {
-        ls_attr *a = ls_parse_attr_string(o.config, strlen(o.config), "--config", &arena, NULL,
-                                          &diag);
-        ls_lowering_config cfg;
-        if (a == NULL || ls_lowering_config_from_attr(a, "--config", &cfg, &diag))
-            goto fail;
-        for (size_t i = 0; i < m->n_problems; i++) {
-            m->problems[i].has_config = true;
-            m->problems[i].config = cfg;
         }
     }
     for (size_t i = 0; i < m->n_problems; i++) {
@@ -837,6 +818,5 @@ fail:
 done:
     free(derived);
     free(m);
-    ls_arena_fini(&arena);
     return rc;
 }

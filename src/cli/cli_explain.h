@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "lanescope/import.h"
 
 typedef enum { FMT_TEXT, FMT_MD, FMT_JSON } out_format;
@@ -19,7 +20,8 @@ typedef struct {
     int64_t hw_subgroups; /* nested layouts: subgroups on the hardware; 0 = as used */
     int64_t subgroup_size; /* 0 = from the input */
     int64_t workgroup_size;
-    const char *target, *config, *shape, *iter, *type, *combiner, *output;
+    const char *target, *output;
+    ls_cli_problem_flags pf; /* --shape ... or INPUT, and --config */
     ls_import_dims dims; /* --dim */
 } opts;
 

@@ -48,6 +48,7 @@ static void usage(FILE *f)
             "  --emulate       run the generated CUDA C on the CPU (one thread per CUDA thread,\n"
             "                  host C++ compiler: $CXX or c++) and check its values; no timing\n"
             "  -o FILE         write the output to FILE (atomically)\n"
+            "  -h, --help      this help\n"
             "\n"
             "Exit status: 0 ok, 1 error (including a wrong value), 2 usage, 3 no NVIDIA\n"
             "driver/GPU (or this build has no CUDA path).\n",

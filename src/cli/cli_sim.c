@@ -24,9 +24,13 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: lanescope sim INPUT [--target MODEL] [--json | --csv] [--seed N]\n"
                "                     [--dump-plan] [--no-check] [--workgroups N] [--trace FILE]\n"
-               "                     [--dim N=SIZE]... [--quiet] [--force] [-o FILE]\n"
+               "                     [--dim N=SIZE]... [--config ATTR] [--quiet] [--force]\n"
+               "                     [-o FILE]\n"
+               "       lanescope sim --shape AxB.. --iter pr.. [--type T[:U]] [--combiner K]\n"
+               "                     [--config ATTR] [options]\n"
                "\n"
-               "Lower every reduction in INPUT (.mlir) as IREE's VectorDistribute pipeline\n"
+               "Lower every reduction in INPUT (.mlir; - reads standard input), or the one\n"
+               "that --shape states, as IREE's VectorDistribute pipeline\n"
                "does, time it on a hardware model with the discrete-event engine, and\n"
                "execute it lane by lane with real values (inputs from a seeded generator),\n"
                "checking every output against a reference reduction; a mismatch is an\n"
@@ -37,6 +41,12 @@ static void usage(FILE *f)
                "                    subgroup size: 64 -> mi300x, 32 -> h100)\n"
                "  --json, --csv     machine-readable results (CSV: the per-stage table)\n"
                "  --dim N=SIZE      size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
+               "  --config ATTR     use this #iree_gpu.lowering_config<{...}> for every\n"
+               "                    reduction (without one: the input's, else IREE's default)\n"
+               "  --shape AxBx..    describe the problem by flags instead of INPUT ...\n"
+               "  --iter pr..       ... one letter per dim: p(arallel) or r(eduction)\n"
+               "  --type T[:U]      ... element type T, reduced in U (default T)\n"
+               "  --combiner K      ... add, mul, minsi, maxnumf, ... (default add)\n"
                "  --seed N          input generator seed (default 1); timing does not depend on it\n"
                "  --input FILE.npy  take the input tensor from a NumPy array instead (C order,\n"
                "                    the operand's shape and dtype; one reduction per INPUT)\n"
@@ -55,10 +65,24 @@ static void usage(FILE *f)
                "                    instructions, 2^31 checked elements: minutes of wall\n"
                "                    time); the limits (2^34 each) still hold\n"
                "  -o FILE           write the report to FILE (atomically)\n"
+               "  -h, --help        this help\n"
                "\n"
                "Progress (the engine's workgroups, then the check's) goes to standard error:\n"
                "on a terminal one line redrawn after the first second; elsewhere a line every\n"
-               "$LANESCOPE_PROGRESS_SECONDS seconds (default 10).\n",
+               "$LANESCOPE_PROGRESS_SECONDS seconds (default 10).\n"
+               "\n"
+               "The per-stage table (text and --csv), one row per stage of the lowering:\n"
+               "  crit-cycles    cycles from first issue to last completion of the stage,\n"
+               "                 for the subgroup that finished last\n"
+               "  sg-cyc%%        the stage's share of all subgroups' cycles (summed spans)\n"
+               "  instructions   subgroup-instructions issued\n"
+               "  global-bytes   bytes of global memory requested by active lanes\n"
+               "  sectors        memory sectors touched (the model's sector_bytes each)\n"
+               "  L2-hit%%        share of those sectors found in L2 (- : none touched)\n"
+               "  shuffles       cross-lane steps: shuffles, or DPP steps on AMD\n"
+               "  smem-acc       workgroup-memory access instructions\n"
+               "  max-deg        the worst bank-conflict degree of one access (1: none)\n"
+               "  barrier-wait   cycles subgroups spent waiting at barriers, summed\n",
             ls_hw_names());
 }
 
@@ -78,9 +102,9 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
     if (p->config_suggested) {
         char cfg[1024];
         ls_lowering_config_format(&p->config, cfg, sizeof cfg);
-        fprintf(f, "  no lowering_config in the input: IREE's default for %s%s%s, %sworkgroup_size "
+        fprintf(f, "  no lowering_config %s: IREE's default for %s%s%s, %sworkgroup_size "
                    "%lld, subgroup_size %lld:\n    %s\n",
-                p->target.arch, p->target.sku[0] ? "/" : "", p->target.sku,
+                p->line > 0 ? "in the input" : "given (--config)", p->target.arch, p->target.sku[0] ? "/" : "", p->target.sku,
                 !ls_is_tile_and_fuse(p) ? ""
                 : p->argcmp.on          ? "the TileAndFuse pipeline (setArgCompareConfig: each "
                                           "thread walks the reduction), "
@@ -197,7 +221,7 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     ls_lowering_config_format(&p->config, cfg, sizeof cfg);
     json_object_object_add(o, "lowering_config", json_object_new_string(cfg));
     json_object_object_add(o, "config_source",
-                           json_object_new_string(p->config_suggested ? "iree-default" : "input"));
+                           json_object_new_string(ls_cli_config_source(p)));
     json_object_object_add(o, "workgroup_size", json_object_new_int64(d_wg(p)));
     json_object_object_add(o, "cycles", json_object_new_int64(r->cycles));
     json_object_object_add(o, "time_us", json_object_new_double(r->time_us));
@@ -292,6 +316,7 @@ int ls_cmd_sim(int argc, char **argv)
         {"dim", required_argument, NULL, O_DIM},
         {"quiet", no_argument, NULL, O_QUIET},
         {"force", no_argument, NULL, O_FORCE},
+        LS_CLI_PROBLEM_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     bool dump = false, dump_json = false, json = false, csv = false, check = true, quiet = false, force = false;
@@ -299,6 +324,7 @@ int ls_cmd_sim(int argc, char **argv)
     const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
     ls_npy npy = {0};
     ls_import_dims dims = {{0}};
+    ls_cli_problem_flags pf = {0};
     ls_trace trace = {NULL, 0, 0, false, 0};
     ls_trace_counters *counters = NULL;
     ls_trace_writer tw;
@@ -354,15 +380,29 @@ int ls_cmd_sim(int argc, char **argv)
             break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
+        case LS_CLI_OPT_CONFIG:
+        case LS_CLI_OPT_SHAPE:
+        case LS_CLI_OPT_ITER:
+        case LS_CLI_OPT_TYPE:
+        case LS_CLI_OPT_COMBINER:
+            if (ls_cli_problem_flag(CMD, &pf, c, optarg) < 0)
+                return 2;
+            break;
         default:
             ls_cli_error(CMD, "unknown option '%s' (see lanescope sim --help)", argv[optind - 1]);
             return 2;
         }
     }
-    if (argc - optind != 1) {
-        ls_cli_error(CMD, "expected one INPUT (.mlir file)");
+    if (argc - optind != (pf.shape ? 0 : 1)) {
+        if (argc - optind == 1 && pf.shape)
+            ls_cli_error(CMD, "give INPUT or --shape, not both");
+        else
+            ls_cli_error(CMD, "expected one INPUT (.mlir file, - for standard input) or --shape");
         return 2;
     }
+    const char *input = pf.shape ? NULL : argv[optind];
+    if (!ls_cli_problem_source(CMD, input, &pf))
+        return 2;
     if (target) {
         ls_hw probe;
         ls_target pt;
@@ -399,7 +439,6 @@ int ls_cmd_sim(int argc, char **argv)
                           "give one of them");
         return 2;
     }
-    const char *input = argv[optind];
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_module *m = ls_xcalloc(1, sizeof *m);
@@ -410,8 +449,10 @@ int ls_cmd_sim(int argc, char **argv)
     int rc = 1;
     ls_out out;
     bool out_open = false;
-    if (ls_module_load_dims(input, 0, &dims, m, &diag))
+    if (ls_cli_problem_load(input, &pf, &dims, m, &diag))
         goto fail;
+    if (input == NULL)
+        input = "--shape";
     if (m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to simulate");

@@ -29,7 +29,8 @@ static void usage(FILE *f)
             "  --target NAME|FILE  %s,\n"
             "                      or a file with #iree_gpu.target (default: INPUT's own)\n"
             "  --format text|json  output format (default text)\n"
-            "  -o, --output FILE   write to FILE (atomically)\n",
+            "  -o, --output FILE   write to FILE (atomically)\n"
+            "  -h, --help          this help\n",
             ls_target_names());
 }
 

@@ -41,10 +41,18 @@ static void usage(FILE *f)
             "  --quiet             no progress lines\n"
             "  --force             run past the work budget (2^34 simulated subgroup-\n"
             "                      instructions in all, 2^32 per config)\n"
+            "  -h, --help          this help\n"
             "\n"
             "Progress goes to standard error: on a terminal one line redrawn after the\n"
             "first second; elsewhere a line every $LANESCOPE_PROGRESS_SECONDS seconds\n"
-            "(default 10).\n",
+            "(default 10).\n"
+            "\n"
+            "The ranking's columns: rank (1: fastest), time_us (simulated, with launch),\n"
+            "%%roof (the DRAM roofline's time as a share of it), and the config: sg\n"
+            "subgroup size, wg workgroup size (threads), thread elements per load, lanes\n"
+            "lanes along the reduced x parallel dims, subgroups per workgroup, partial\n"
+            "the partial_reduction tile, rows outputs per workgroup; <- IREE marks\n"
+            "IREE's choice, <- input the input's own config.\n",
             ls_hw_names());
 }
 
@@ -228,7 +236,7 @@ int ls_cmd_sweep(int argc, char **argv)
              ok, sw.enumerated, roof_us);
     ls_viz_sweep(title, sub, us, ok, sw.points[sw.iree].is_iree && !sw.iree_rejected ? iree_rank : 0,
                  roof_us, &chart);
-    ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0};
+    ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0, NULL};
     ls_out_set_begin(); /* the CSV and the chart as one set: never a new one beside an old one */
     if (chart_path && ls_viz_export(chart_path, NULL, &chart, &eo, &diag)) {
         ls_out_set_abort();

@@ -2,14 +2,9 @@
  * in an SDL2 window, or, with --headless, feed a script of keys to the same
  * handler and write every frame as a PNG (no display, no SDL at all).
  *
- * The window is a thin front end: SDL events become the action names of
- * view.h ("right", "ctrl+right", "hover X,Y", ...), the view is drawn by
- * ls_view_render into a cairo image surface at the drawable's pixel size
- * and uploaded to a streaming texture.  When not playing it sleeps in
- * SDL_WaitEvent; while playing it wakes once per tick.
+ * The window itself is in cli_view_window.c, built when configure finds
+ * SDL2 (--without-gui leaves it out; --headless still works).
  */
-#define SDL_MAIN_HANDLED /* lanescope's main is its own */
-#include <SDL.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -17,10 +12,10 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_view.h"
 #include "lanescope/arena.h"
 #include "lanescope/view.h"
 
-#define CMD "view"
 #define MAX_KEYS 4096
 
 static void usage(FILE *f)
@@ -50,6 +45,7 @@ static void usage(FILE *f)
             "                   line per frame: key, position, cycle, stage, subgroup,\n"
             "                   workgroup, panel\n"
             "  --out DIR        where frames (headless) and saved views (s) go\n"
+            "  -h, --help       this help\n"
             "\n"
             "keys:\n",
             ls_hw_names());
@@ -61,13 +57,6 @@ static void usage(FILE *f)
                "end tab shift+tab 1..6 [ ] { } + - 0 space < > ? s q escape leave\n");
 }
 
-typedef struct {
-    const char *input, *target, *keys, *out;
-    int64_t index, workgroup, seed;
-    int width, height;
-    bool headless;
-    ls_import_dims dims;
-} view_opts;
 
 /* --keys: words, with "hover X,Y" and the other commands taking the next
  * word as their argument.  Every name is checked before anything runs. */
@@ -131,7 +120,7 @@ static void frame_line(const ls_view *v, int k, const char *key)
            s.subgroup, (long long)s.workgroup, (int)s.panel + 1, s.zoom);
 }
 
-static bool save_view(const ls_view *v, const char *dir, ls_diag *diag)
+bool ls_cli_view_save(const ls_view *v, const char *dir, ls_diag *diag)
 {
     ls_view_state s;
     ls_view_get_state(v, &s);
@@ -148,7 +137,7 @@ static bool save_view(const ls_view *v, const char *dir, ls_diag *diag)
     return true;
 }
 
-static int run_headless(ls_view *v, const view_opts *o, char (*keys)[64], int n, ls_diag *diag)
+static int run_headless(ls_view *v, const ls_cli_view_opts *o, char (*keys)[64], int n, ls_diag *diag)
 {
     char path[4096];
     for (int k = 0; k <= n; k++) {
@@ -156,7 +145,7 @@ static int run_headless(ls_view *v, const view_opts *o, char (*keys)[64], int n,
         int flags = 0;
         if (k > 0 && (flags = ls_view_action(v, key, diag)) < 0)
             return 1;
-        if ((flags & LS_VIEW_SAVE) && !save_view(v, o->out, diag))
+        if ((flags & LS_VIEW_SAVE) && !ls_cli_view_save(v, o->out, diag))
             return 1;
         int len = snprintf(path, sizeof path, "%s/frame-%03d.png", o->out, k);
         if (len < 0 || (size_t)len >= sizeof path) {
@@ -174,202 +163,9 @@ static int run_headless(ls_view *v, const view_opts *o, char (*keys)[64], int n,
     return 0;
 }
 
-/* ------------------------------------------------------------ window */
-
-/* Non-text keys; the printable ones come as SDL_TEXTINPUT, so [ ] { } +
- * < > ? follow the keyboard layout. */
-static const char *key_name(const SDL_KeyboardEvent *k, char *buf, size_t size)
-{
-    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0, ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
-    const char *base = NULL;
-    switch (k->keysym.sym) {
-    case SDLK_RIGHT: base = "right"; break;
-    case SDLK_LEFT: base = "left"; break;
-    case SDLK_HOME: return "home";
-    case SDLK_END: return "end";
-    case SDLK_ESCAPE: return "escape";
-    case SDLK_TAB: return shift ? "shift+tab" : "tab";
-    case SDLK_KP_PLUS: return "+";
-    case SDLK_KP_MINUS: return "-";
-    default: return NULL;
-    }
-    snprintf(buf, size, "%s%s", ctrl ? "ctrl+" : shift ? "shift+" : "", base);
-    return buf;
-}
-
-typedef struct {
-    SDL_Window *win;
-    SDL_Renderer *ren;
-    SDL_Texture *tex;
-    int tw, th;        /* texture size, pixels */
-    double px_per_pt;  /* drawable pixels per window coordinate */
-} window;
-
-/* The drawable's pixel size (HiDPI: larger than the window's). */
-static void pixel_size(window *w, int *pw, int *ph)
-{
-    int ww, wh;
-    SDL_GetWindowSize(w->win, &ww, &wh);
-    if (SDL_GetRendererOutputSize(w->ren, pw, ph) != 0 || *pw <= 0 || *ph <= 0) {
-        *pw = ww;
-        *ph = wh;
-    }
-    w->px_per_pt = ww > 0 ? (double)*pw / ww : 1;
-}
-
-static void present(window *w, const ls_view *v)
-{
-    ls_view_state s;
-    ls_view_get_state(v, &s);
-    if (w->tex == NULL || w->tw != s.width || w->th != s.height) {
-        if (w->tex)
-            SDL_DestroyTexture(w->tex);
-        w->tex = SDL_CreateTexture(w->ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING,
-                                   s.width, s.height);
-        w->tw = s.width;
-        w->th = s.height;
-    }
-    cairo_surface_t *img = ls_view_render_image(v);
-    if (w->tex && cairo_surface_status(img) == CAIRO_STATUS_SUCCESS)
-        SDL_UpdateTexture(w->tex, NULL, cairo_image_surface_get_data(img),
-                          cairo_image_surface_get_stride(img));
-    cairo_surface_destroy(img);
-    SDL_RenderClear(w->ren);
-    if (w->tex)
-        SDL_RenderCopy(w->ren, w->tex, NULL, NULL);
-    SDL_RenderPresent(w->ren);
-}
-
-/* One SDL event as an action name (NULL: none). */
-static const char *event_action(window *w, const SDL_Event *e, bool *dragging, char *buf,
-                                size_t size)
-{
-    double s = w->px_per_pt;
-    switch (e->type) {
-    case SDL_QUIT: return "q";
-    case SDL_KEYDOWN: return key_name(&e->key, buf, size);
-    case SDL_TEXTINPUT:
-        if (strcmp(e->text.text, " ") == 0)
-            return "space";
-        if (strlen(e->text.text) != 1 || !ls_view_action_valid(e->text.text))
-            return NULL;
-        snprintf(buf, size, "%s", e->text.text);
-        return buf;
-    case SDL_MOUSEWHEEL: snprintf(buf, size, "wheel %d", e->wheel.y > 0 ? 1 : -1); return buf;
-    case SDL_MOUSEBUTTONDOWN: *dragging = e->button.button == SDL_BUTTON_LEFT; return NULL;
-    case SDL_MOUSEBUTTONUP: *dragging = false; return NULL;
-    case SDL_MOUSEMOTION:
-        if (*dragging)
-            snprintf(buf, size, "pan %d,%d", (int)(e->motion.xrel * s), (int)(e->motion.yrel * s));
-        else
-            snprintf(buf, size, "hover %d,%d", (int)(e->motion.x * s), (int)(e->motion.y * s));
-        return buf;
-    case SDL_WINDOWEVENT:
-        if (e->window.event == SDL_WINDOWEVENT_LEAVE)
-            return "leave";
-        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
-            int pw, ph;
-            pixel_size(w, &pw, &ph);
-            snprintf(buf, size, "resize %dx%d", pw < 64 ? 64 : pw, ph < 64 ? 64 : ph);
-            return buf;
-        }
-        return NULL;
-    default: return NULL;
-    }
-}
-
-static int run_window(ls_view *v, const view_opts *o, ls_diag *diag)
-{
-    /* With no display SDL falls back to a driver that draws nowhere
-     * (offscreen, dummy) and the window would wait, unseen, for keys that
-     * never come: refused unless SDL_VIDEODRIVER asks for it by name. */
-    const char *asked = getenv("SDL_VIDEODRIVER");
-    bool any_display = (getenv("DISPLAY") && *getenv("DISPLAY")) ||
-                       (getenv("WAYLAND_DISPLAY") && *getenv("WAYLAND_DISPLAY"));
-    if (!any_display && !(asked && *asked)) {
-        ls_cli_error(CMD, "cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are "
-                          "unset; --headless --keys renders frames without one)");
-        return 1;
-    }
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        ls_cli_error(CMD, "cannot open a window: %s (--headless --keys renders frames without one)",
-                     SDL_GetError());
-        return 1;
-    }
-    const char *driver = SDL_GetCurrentVideoDriver();
-    if (driver && (strcmp(driver, "offscreen") == 0 || strcmp(driver, "dummy") == 0) &&
-        !(asked && strcmp(asked, driver) == 0)) {
-        ls_cli_error(CMD, "cannot open a window: SDL found only its '%s' video driver, which "
-                          "shows nothing (--headless --keys renders frames without a display)",
-                     driver);
-        SDL_Quit();
-        return 1;
-    }
-    window w = {0};
-    w.win = SDL_CreateWindow("lanescope view", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
-                             o->width, o->height, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    if (w.win)
-        w.ren = SDL_CreateRenderer(w.win, -1, 0);
-    if (w.ren == NULL) {
-        ls_cli_error(CMD, "cannot open a window: %s", SDL_GetError());
-        if (w.win)
-            SDL_DestroyWindow(w.win);
-        SDL_Quit();
-        return 1;
-    }
-    int pw, ph, rc = 0;
-    pixel_size(&w, &pw, &ph);
-    char buf[96];
-    snprintf(buf, sizeof buf, "scale %g", w.px_per_pt);
-    ls_view_action(v, buf, diag);
-    snprintf(buf, sizeof buf, "resize %dx%d", pw < 64 ? 64 : pw, ph < 64 ? 64 : ph);
-    ls_view_action(v, buf, diag);
-    SDL_StartTextInput();
-    present(&w, v);
-    bool dragging = false, quit = false;
-    while (!quit) {
-        SDL_Event e;
-        ls_view_state s;
-        ls_view_get_state(v, &s);
-        /* asleep until something happens; while playing, until the next tick */
-        int got = s.playing ? SDL_WaitEventTimeout(&e, (int)(ls_view_tick_interval(v) * 1000))
-                            : SDL_WaitEvent(&e);
-        bool redraw = false;
-        if (!got) {
-            redraw = ls_view_tick(v);
-        } else {
-            do {
-                const char *name = event_action(&w, &e, &dragging, buf, sizeof buf);
-                if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_EXPOSED)
-                    redraw = true;
-                if (name == NULL)
-                    continue;
-                ls_diag_clear(diag);
-                int f = ls_view_action(v, name, diag);
-                if (f < 0) { /* a workgroup the engine could not run: say so, go on */
-                    ls_cli_report(CMD, diag);
-                    continue;
-                }
-                if ((f & LS_VIEW_SAVE) && !save_view(v, o->out, diag))
-                    ls_cli_report(CMD, diag);
-                quit |= (f & LS_VIEW_QUIT) != 0;
-                redraw |= (f & LS_VIEW_REDRAW) != 0;
-            } while (!quit && SDL_PollEvent(&e));
-        }
-        if (redraw && !quit)
-            present(&w, v);
-    }
-    if (w.tex)
-        SDL_DestroyTexture(w.tex);
-    SDL_DestroyRenderer(w.ren);
-    SDL_DestroyWindow(w.win);
-    SDL_Quit();
-    return rc;
-}
-
 /* ------------------------------------------------------------ setup */
 
-static int run(const view_opts *o, char (*keys)[64], int n_keys)
+static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
 {
     ls_diag diag;
     ls_diag_clear(&diag);
@@ -421,7 +217,7 @@ static int run(const view_opts *o, char (*keys)[64], int n_keys)
             if (ls_view_action(v, keys[k], &diag) < 0)
                 rc = 1;
         if (rc == 0)
-            rc = run_window(v, o, &diag);
+            rc = ls_cli_view_window(v, o, &diag);
     }
     if (rc && diag.status)
         goto fail;
@@ -463,7 +259,7 @@ int ls_cmd_view(int argc, char **argv)
         {"keys", required_argument, NULL, O_KEYS},     {"headless", no_argument, NULL, O_HEADLESS},
         {"out", required_argument, NULL, O_OUT},       {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
-    view_opts o;
+    ls_cli_view_opts o;
     memset(&o, 0, sizeof o);
     o.seed = 1;
     o.width = 1280;
@@ -521,6 +317,8 @@ int ls_cmd_view(int argc, char **argv)
         ls_cli_error(CMD, "--headless needs --out DIR for the frames");
         return 2;
     }
+    if (!o.headless && !ls_cli_view_has_window()) /* before any work */
+        return ls_cli_view_window(NULL, &o, NULL);
     char exbuf[1024];
     o.input = optind < argc ? argv[optind] : NULL;
     if (o.input == NULL &&
