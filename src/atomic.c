@@ -218,6 +218,11 @@ int ls_io_note_input(int fd, const char *path)
     return note_input(fd, path, err, sizeof err);
 }
 
+int ls_io_note_input_err(int fd, const char *path, char *err, size_t errsize)
+{
+    return note_input(fd, path, err, errsize);
+}
+
 /* The file a symlink finally names, which need not exist yet (so not
  * realpath): the links followed by hand, at most 40 of them.  Returns the
  * name (owned), or NULL with errno set (ENAMETOOLONG: the name grew past
@@ -791,62 +796,3 @@ void ls_io_install_signal_cleanup(void)
     }
 }
 
-/* "-" is standard input, which a run can read once: a second input named
- * "-" (the IR and an array, two suites) would find it empty or half read,
- * so it is refused.  Reading goes through a dup, so closing the stream
- * leaves descriptor 0 alone. */
-static bool stdin_taken;
-
-static FILE *open_stdin(ls_diag *diag)
-{
-    if (stdin_taken) {
-        ls_diag_set(diag, LS_ERR_USAGE, "-", 0, 0,
-                    "standard input is named as two inputs of this run; give a file for one");
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(STDIN_FILENO, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ls_diag_set(diag, LS_ERR_IO, "-", 0, 0, "standard input is a folder; expected a file");
-        return NULL;
-    }
-    int fd = dup(STDIN_FILENO);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-    if (f == NULL) {
-        if (fd >= 0)
-            close(fd);
-        ls_diag_set(diag, LS_ERR_IO, "-", 0, 0, "cannot read standard input: %s", strerror(errno));
-        return NULL;
-    }
-    char err[512];
-    if (note_input(fd, "-", err, sizeof err) != 0) {
-        fclose(f);
-        ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
-        return NULL;
-    }
-    stdin_taken = true;
-    return f;
-}
-
-FILE *ls_open_input(const char *path, ls_diag *diag)
-{
-    if (strcmp(path, "-") == 0)
-        return open_stdin(diag);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(f);
-        ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "is a folder; expected a file");
-        return NULL;
-    }
-    char err[512];
-    if (note_input(fileno(f), path, err, sizeof err) != 0) {
-        fclose(f);
-        ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
-        return NULL;
-    }
-    return f;
-}

@@ -128,8 +128,8 @@ contains "undefined type alias message" "$tmp/err" "undefined type alias !C"
 FS=$DATA/full_sum_1x8192_amd.mlir
 $LANESCOPE sim "$FS" --target mi300x >"$tmp/full.txt" 2>&1
 check "full reduction sim (AMD) exits 0" $?
-contains "full reduction (AMD) workgroups" "$tmp/full.txt" "@sum_1x8192:linalg.generic#1: 1 workgroups on mi300x"
-contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 1 outputs of 1 workgroup match the reference (add f32, seed 1)"
+contains "full reduction (AMD) workgroups" "$tmp/full.txt" "@sum_1x8192:linalg.generic#1: 1 workgroup on mi300x"
+contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 1 output of 1 workgroup matches the reference (add f32, seed 1)"
 $LANESCOPE sim "$DATA/full_max_1x8192_nv.mlir" --target h100 --json >"$tmp/fullnv.json" 2>&1
 check "full reduction sim (NVIDIA) exits 0" $?
 tr -d ' \n' <"$tmp/fullnv.json" >"$tmp/fullnv.flat"
@@ -141,13 +141,13 @@ contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gp
 # drawn as one row.
 printf '%%r = linalg.reduce ins(%%a : tensor<1000xi16>) outs(%%b : tensor<i16>) dimensions = [0] {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[32], [0]], partial_reduction = [256], subgroup_basis = [[4], [0]], thread = [2], workgroup = [0]}>} (%%i: i16, %%o: i16) {\n %%1 = arith.maxsi %%i, %%o : i16\n linalg.yield %%1 : i16\n}\n' >"$tmp/scalar1.mlir"
 $LANESCOPE sim "$tmp/scalar1.mlir" --target h100 >"$tmp/scalar1.txt" 2>&1
-contains "rank-1 full reduction check" "$tmp/scalar1.txt" "functional check passed: 1 outputs of 1 workgroup match the reference (maxsi i16, seed 1)"
+contains "rank-1 full reduction check" "$tmp/scalar1.txt" "functional check passed: 1 output of 1 workgroup matches the reference (maxsi i16, seed 1)"
 $LANESCOPE draw layout "$tmp/scalar1.mlir" --target h100 -o "$tmp/scalar1.svg" 2>"$tmp/err"
 check "rank-1 layout drawn as one row" $?
 $LANESCOPE explain "$FS" >"$tmp/fullex.txt" 2>&1
 check "full reduction explain exits 0" $?
 contains "full reduction explain map" "$tmp/fullex.txt" "init map (d0, d1) -> ()"
-contains "full reduction explain workgroups" "$tmp/fullex.txt" "1 workgroups in total"
+contains "full reduction explain workgroups" "$tmp/fullex.txt" "1 workgroup in total"
 # Dynamic sizes: a '?' dim needs --dim N=SIZE (one line naming the dim and
 # the flag); bound, it simulates as the static dispatch does.
 DY=$DATA/dyn_rowsum_Nx1024.mlir
@@ -535,6 +535,11 @@ LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sim "$EX/seed000_example3.mlir" --quiet 
 cmp -s "$tmp/out" "$tmp/out2"; check "sim --quiet: same report" $?
 $LANESCOPE sim "$EX/seed000_example3.mlir" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ]; check "sim: a short run off a terminal prints no progress" $?
+# draw traffic and timeline simulate too: the same progress, and --quiet
+LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE draw traffic "$EX/seed000_example3.mlir" -o "$tmp/pt.svg" 2>"$tmp/err"
+contains "draw traffic progress" "$tmp/err" "lanescope draw: engine: 512/512 workgroups (100%)"
+LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE draw timeline "$EX/seed000_example3.mlir" -o "$tmp/pt.svg" --quiet 2>"$tmp/err"
+[ $? -eq 0 ] && [ ! -s "$tmp/err" ]; check "draw timeline --quiet: nothing on stderr" $?
 LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sweep "$EX/seed004_reduce_8x64.mlir" --target mi300x --csv "$tmp/sw.csv" --chart "$tmp/sw.png" >/dev/null 2>"$tmp/err"
 contains "sweep progress" "$tmp/err" "configs (100%)"
 $LANESCOPE sweep "$EX/seed004_reduce_8x64.mlir" --target mi300x --csv "$tmp/sw.csv" --chart "$tmp/sw.png" --quiet >"$tmp/out" 2>"$tmp/err"

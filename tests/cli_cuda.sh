@@ -89,7 +89,7 @@ contains "emulated values" "$tmp/emu.txt" "emulated on the CPU: 6 outputs match 
 # A full reduction to a scalar (no parallel dims, one workgroup, one output).
 $LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emulate --seed 4 >"$tmp/full.txt" 2>"$tmp/err"
 check "full reduction emulates" $?
-contains "full reduction values" "$tmp/full.txt" "emulated on the CPU: 1 outputs match the reference (maximumf f32, seed 4)"
+contains "full reduction values" "$tmp/full.txt" "emulated on the CPU: 1 output matches the reference (maximumf f32, seed 4)"
 $LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emit-cuda >"$tmp/full.cu" 2>"$tmp/err"
 contains "full reduction launch" "$tmp/full.cu" "grid 1 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32)"
 

@@ -4,8 +4,8 @@
 # an IR file, a suite, a CSV or an array, once a run; "-o -" writes standard
 # output (draw with --format); explain, sim and draw take the same
 # --config/--shape/--iter/--type/--combiner, and refuse a describing flag
-# that has nothing to describe.  Results are compared with the same run on
-# a named file.
+# that has nothing to describe; counts of one read in the singular.  Results
+# are compared with the same run on a named file.
 set -u
 LANESCOPE=${LANESCOPE:-./lanescope}
 EX=${LS_EXAMPLES:-examples}
@@ -123,5 +123,14 @@ $LANESCOPE draw swizzle --shape 4x4 --iter pr -o "$tmp/n.png" 2>"$tmp/err"
 $LANESCOPE sim --shape 64x64 --iter pr --config x --config y >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ]; check "--config twice exits 2" $?
 contains "--config twice" "$tmp/err" "--config given twice"
+
+# ---- one of a kind reads in the singular
+$LANESCOPE sweep --shape 64x256 --iter pr --target mi300x --max-configs 1 --quiet >"$tmp/one.txt" 2>&1
+contains "sweep: 1 config" "$tmp/one.txt" ": 1 config simulated in"
+$LANESCOPE sim --shape 1x8192 --iter pr --target mi300x >"$tmp/one.txt" 2>&1
+contains "sim: 1 workgroup" "$tmp/one.txt" ": 1 workgroup on mi300x (gfx942)"
+contains "sim: 1 output matches" "$tmp/one.txt" "functional check passed: 1 output of 1 workgroup matches"
+$LANESCOPE draw layout --shape 64x64 --iter pr --index 1 -o "$tmp/n.png" 2>"$tmp/err"
+contains "draw: has 1 reduction" "$tmp/err" "--shape has 1 reduction; --index 1 is outside 0..0"
 
 summary cli_stdin

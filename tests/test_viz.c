@@ -18,6 +18,7 @@
 #include "lanescope/viz.h"
 #include "testutil.h"
 #include "../viz/charts_internal.h" /* the axis ticks */
+#include "../viz/viztext.h"
 
 /* middle of a traffic bar below its panel's top: 22 + bar height / 2 */
 #define TRAFFIC_TEST_MID 8.5
@@ -189,6 +190,124 @@ START_TEST(layout_example2_thread42)
     free(m);
 }
 END_TEST
+
+
+/* 32 subgroups: the eight hues repeat, so subgroups 8-15 are dotted, 16-23
+ * barred, 24-31 both, and the legend says which subgroups share a hue. */
+START_TEST(layout_subgroup_marks)
+{
+    static const char ir[] =
+        "#config = #iree_gpu.lowering_config<{workgroup = [32, 0], partial_reduction = [0, 32], "
+        "thread = [0, 1], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[32, 1], [0, 1]]}>\n"
+        "#translation = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
+        "workgroup_size = [1024, 1, 1] subgroup_size = 32>\n"
+        "func.func @f() attributes {translation_info = #translation} {\n"
+        "  %r = linalg.reduce ins(%2 : tensor<32x32xf32>) outs(%4 : tensor<32xf32>) "
+        "dimensions = [1] {lowering_config = #config}\n"
+        "    (%in: f32, %init: f32) {\n"
+        "      %0 = arith.addf %in, %init : f32\n"
+        "      linalg.yield %0 : f32\n"
+        "    }\n"
+        "  return\n"
+        "}\n";
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_module_parse(ir, sizeof ir - 1, "marks.mlir", m, &d) == LS_OK, "%s", d.msg);
+    ls_derived dv;
+    ck_assert_msg(ls_derive(&m->problems[0], &dv, &d) == LS_OK, "%s", d.msg);
+    ls_figure f;
+    ls_layout_view v = default_view();
+    ck_assert_msg(ls_viz_layout(&m->problems[0], &dv, &v, &f, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(f.panels[0].rows, 32);
+    const int marks = LS_CELL_DOTS | LS_CELL_BARS;
+    static const struct {
+        int row, flags;
+        const char *sg;
+    } want[] = {{0, 0, "S0 V0"},
+                {7, 0, "S7 V0"},
+                {8, LS_CELL_DOTS, "S8 V0"},
+                {16, LS_CELL_BARS, "S16 V0"},
+                {24, LS_CELL_DOTS | LS_CELL_BARS, "S24 V0"},
+                {31, LS_CELL_DOTS | LS_CELL_BARS, "S31 V0"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        ls_cell *x = cell(&f, 0, want[i].row, 3);
+        ck_assert_str_eq(x->label[1], want[i].sg);
+        ck_assert_int_eq(x->flags & marks, want[i].flags);
+    }
+    ck_assert_str_eq(f.legend[0].text, "S0,8,16,24: lanes shaded 0..31");
+    ck_assert_str_eq(f.legend[7].text, "S7,15,23,31: lanes shaded 0..31");
+    ck_assert_str_eq(f.legend[8].text, "dotted: S8-S15");
+    ck_assert_int_eq(f.legend[8].flags & marks, LS_CELL_DOTS);
+    ck_assert_str_eq(f.legend[10].text, "dotted and barred: S24-S31");
+    ck_assert_int_eq(f.legend[10].flags & marks, LS_CELL_DOTS | LS_CELL_BARS);
+    /* no two swatches alike: another hue, or other marks */
+    for (int i = 0; i < f.n_legend; i++)
+        for (int j = i + 1; j < f.n_legend; j++) {
+            ls_rgb a = f.legend[i].colour, b = f.legend[j].colour;
+            double dist = fabs(a.r - b.r) + fabs(a.g - b.g) + fabs(a.b - b.b);
+            ck_assert_msg(dist > 0.15 || f.legend[i].flags != f.legend[j].flags,
+                          "legend swatches %d ('%s') and %d ('%s') look alike", i,
+                          f.legend[i].text, j, f.legend[j].text);
+        }
+    /* drawn: a dotted cell has dark dots over its fill, an unmarked one not */
+    const char *png = tmp_path("marks.png");
+    export_png(png, &f, NULL, 2);
+    image im = read_png(png);
+    int dark[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        int row = k ? 9 : 1; /* inside the tile's thick border */
+        uint8_t base[3], px[3];
+        ls_rgb_bytes(cell(&f, 0, row, 3)->fill, base);
+        /* the cell's top left corner, away from its label and borders:
+         * the first dot is 2 points in */
+        double cx, cy, cw, ch;
+        ls_figure_cell_rect(&f, 0, row, 3, &cx, &cy, &cw, &ch);
+        for (int y = (int)((cy + 1) * 2); y < (int)((cy + 3.5) * 2); y++)
+            for (int x = (int)((cx + 1) * 2); x < (int)((cx + 3.5) * 2); x++) {
+                pixel(&im, x, y, px);
+                dark[k] += px[0] + 40 < base[0] && px[1] + 40 < base[1];
+            }
+    }
+    ck_assert_int_eq(dark[0], 0);
+    ck_assert_int_gt(dark[1], 2);
+    free(im.px);
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
+
+/* A width measured at one scale holds at every other: a figure is sized on
+ * a 1x1 surface and drawn at 0.25..8 pixels a point (unhinted metrics). */
+START_TEST(text_width_scale_free)
+{
+    static const char *const texts[] = {
+        "#iree_gpu.lowering_config<{workgroup = [16, 0], thread = [0, 1], partial_reduction = "
+        "[0, 32], lane_basis = [[16, 4], [1, 0]], subgroup_basis = [[1, 2], [0, 1]]}>",
+        "T#: thread in the workgroup, S#: subgroup, V#: register index", "iiiiiiiiiilllllll1111"};
+    double scales[] = {0.25, 1, 2, 3, 4, 8};
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        double w[6];
+        for (int k = 0; k < 6; k++) {
+            cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 1, 1);
+            cairo_t *cr = cairo_create(s);
+            cairo_scale(cr, scales[k], scales[k]);
+            w[k] = ls_viz_text_w(cr, texts[t], 10.5, k % 2);
+            w[k] = k % 2 ? w[k] : ls_viz_text_w(cr, texts[t], 10.5, false);
+            cairo_destroy(cr);
+            cairo_surface_destroy(s);
+        }
+        for (int k = 2; k < 6; k += 2)
+            ck_assert_msg(fabs(w[k] - w[0]) < 1e-6 * w[0], "'%s': %.4f points at scale %g, %.4f at %g",
+                          texts[t], w[k], scales[k], w[0], scales[0]);
+        for (int k = 3; k < 6; k += 2)
+            ck_assert_msg(fabs(w[k] - w[1]) < 1e-6 * w[1], "'%s' bold: %.4f points at scale %g, %.4f at %g",
+                          texts[t], w[k], scales[k], w[1], scales[1]);
+    }
+}
+END_TEST
+
 
 START_TEST(layout_highlight_and_iteration)
 {
@@ -744,6 +863,103 @@ START_TEST(svg_pdf_and_png_text)
 END_TEST
 
 
+/* Every string of a picture inside the canvas and clear of every other, at
+ * scales 1, 2 and 4: the logical boxes (advance x ascent+descent) the text
+ * layer records, in device pixels, with 0.5 pixel of slack. */
+static void assert_text_fits(const char *name, const ls_figure *f, const ls_chart *c)
+{
+    static ls_viz_text_box boxes[8192];
+    const double scales[] = {1, 2, 4};
+    for (int k = 0; k < 3; k++) {
+        size_t n = 0;
+        ls_viz_text_record(boxes, sizeof boxes / sizeof boxes[0], &n);
+        const char *png = tmp_path("fits.png");
+        export_png(png, f, c, scales[k]);
+        ls_viz_text_record(NULL, 0, NULL);
+        ck_assert_msg(n > 0 && n < sizeof boxes / sizeof boxes[0], "%s: %zu strings", name, n);
+        double w, h;
+        if (f)
+            ls_figure_size(f, &w, &h);
+        else
+            ls_chart_size(c, &w, &h);
+        w = ceil(w * scales[k]);
+        h = ceil(h * scales[k]);
+        for (size_t i = 0; i < n; i++) {
+            const ls_viz_text_box *b = &boxes[i];
+            ck_assert_msg(b->x0 >= -0.5 && b->y0 >= -0.5 && b->x1 <= w + 0.5 && b->y1 <= h + 0.5,
+                          "%s at %gx: '%s' [%.1f,%.1f]-[%.1f,%.1f] leaves the %gx%g canvas", name,
+                          scales[k], b->text, b->x0, b->y0, b->x1, b->y1, w, h);
+            for (size_t j = i + 1; j < n; j++) {
+                const ls_viz_text_box *o = &boxes[j];
+                double ox = fmin(b->x1, o->x1) - fmax(b->x0, o->x0);
+                double oy = fmin(b->y1, o->y1) - fmax(b->y0, o->y0);
+                ck_assert_msg(ox <= 0.5 || oy <= 0.5,
+                              "%s at %gx: '%s' and '%s' overlap by %.1f x %.1f pixels", name,
+                              scales[k], b->text, o->text, ox, oy);
+            }
+        }
+    }
+}
+
+START_TEST(text_never_clipped_or_overlapping)
+{
+    /* a layout figure */
+    ls_figure f;
+    ls_layout_view v = default_view();
+    v.thread = 42;
+    ls_module *m = example2_layout(&v, &f);
+    assert_text_fits("layout", &f, NULL);
+    ls_figure_free(&f);
+    free(m);
+    /* the compare chart over 212 decades, and over one */
+    const char *csv = tmp_path("wide.csv");
+    FILE *fp = fopen(csv, "w");
+    ck_assert(fp != NULL);
+    fputs("name,measured_us,simulated_us\nsmall,1e-200,2e-200\nbig,1e11,1.2e11\nmid,5,4\n", fp);
+    fclose(fp);
+    ls_chart c;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_viz_compare_csv(csv, &c, &d) == LS_OK, "%s", d.msg);
+    assert_text_fits("compare, 212 decades", NULL, &c);
+    ls_chart_free(&c);
+    fp = fopen(csv, "w");
+    ck_assert(fp != NULL);
+    fputs("name,measured_us,simulated_us\na,31,33\nb,47,41\nc,58.3333,60\n", fp);
+    fclose(fp);
+    ck_assert_msg(ls_viz_compare_csv(csv, &c, &d) == LS_OK, "%s", d.msg);
+    assert_text_fits("compare, linear", NULL, &c);
+    ls_chart_free(&c);
+    /* a sweep: linear and log time axes */
+    double lin[40], wide[40];
+    for (int i = 0; i < 40; i++) {
+        lin[i] = 3.1 + 0.07 * i;
+        wide[i] = 3.1 * pow(1.9, i);
+    }
+    ls_viz_sweep("Config sweep: x on h100", "40 configs simulated", lin, 40, 3, 2.9, &c);
+    assert_text_fits("sweep, linear", NULL, &c);
+    ls_chart_free(&c);
+    ls_viz_sweep("Config sweep: x on h100", "40 configs simulated", wide, 40, 3, 2.9, &c);
+    assert_text_fits("sweep, log", NULL, &c);
+    ls_chart_free(&c);
+    /* traffic and timeline from a simulation */
+    ls_derived dv;
+    ls_plan plan;
+    ls_hw hw;
+    ls_sim_result r;
+    ls_trace tr = {NULL, 0, 0, false, 0};
+    simulate("seed000_example3.mlir", &m, &dv, &plan, &hw, &r, &tr);
+    ls_viz_traffic(&m->problems[0], &hw, &r, &c);
+    assert_text_fits("traffic", NULL, &c);
+    ls_chart_free(&c);
+    ck_assert(ls_viz_timeline(&m->problems[0], &hw, &r, &tr, 2, &c, &d) == LS_OK);
+    assert_text_fits("timeline", NULL, &c);
+    ls_chart_free(&c);
+    free(tr.slices);
+    free(m);
+}
+END_TEST
+
 /* ---- axis ticks (viz/ticks.c) ---- */
 
 static void tick_labels(const ls_axis_ticks *t, char *buf, size_t size)
@@ -1261,6 +1477,9 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, size_overflow_guards);
     tcase_add_test(tc, golden_images);
     tcase_add_test(tc, axis_ticks);
+    tcase_add_test(tc, layout_subgroup_marks);
+    tcase_add_test(tc, text_width_scale_free);
+    tcase_add_test(tc, text_never_clipped_or_overlapping);
     suite_add_tcase(s, tc);
     return s;
 }

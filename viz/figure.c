@@ -54,6 +54,12 @@ ls_rgb ls_viz_thread_colour(int64_t subgroup, int64_t lane)
     return c;
 }
 
+uint8_t ls_viz_subgroup_marks(int64_t subgroup)
+{
+    int64_t cycle = subgroup / 8; /* which repeat of the eight hues */
+    return (uint8_t)((cycle & 1 ? LS_CELL_DOTS : 0) | (cycle & 2 ? LS_CELL_BARS : 0));
+}
+
 ls_rgb ls_viz_series_colour(int k)
 {
     return ls_rgb_hex(okabe_ito[(k % 8 + 8) % 8]);
@@ -271,6 +277,38 @@ static void hatch(cairo_t *cr, double x, double y, double w, double h)
     cairo_restore(cr);
 }
 
+/* Subgroup marks (ls_viz_subgroup_marks): a grid of small dots, and
+ * horizontal bars, dark and faint like the stripes so labels stay legible;
+ * neither is diagonal, so both read apart from the stripes and the hatch. */
+static void dots(cairo_t *cr, double x, double y, double w, double h)
+{
+    cairo_save(cr);
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_clip(cr);
+    cairo_set_source_rgba(cr, 0, 0, 0, 0.38);
+    for (double yy = y + 2; yy < y + h; yy += 4)
+        for (double xx = x + 2 + ((int)((yy - y) / 4) % 2) * 2; xx < x + w; xx += 4) {
+            cairo_arc(cr, xx, yy, 0.75, 0, 6.2831853);
+            cairo_fill(cr);
+        }
+    cairo_restore(cr);
+}
+
+static void bars(cairo_t *cr, double x, double y, double w, double h)
+{
+    cairo_save(cr);
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_clip(cr);
+    cairo_set_source_rgba(cr, 0, 0, 0, 0.30);
+    cairo_set_line_width(cr, 1.0);
+    for (double yy = y + 2.5; yy < y + h; yy += 4.5) {
+        cairo_move_to(cr, x, yy);
+        cairo_line_to(cr, x + w, yy);
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
+}
+
 /* Broadcast marker: thin dark diagonal stripes over the fill (the other
  * way from the empty hatch), faint enough for the label to stay legible. */
 static void stripes(cairo_t *cr, double x, double y, double w, double h)
@@ -309,6 +347,10 @@ static void draw_cell(cairo_t *cr, const ls_cell *c, double x, double y, double 
         cairo_fill(cr);
         if (c->flags & LS_CELL_SHARED)
             stripes(cr, x, y, w, h);
+        if (c->flags & LS_CELL_DOTS)
+            dots(cr, x, y, w, h);
+        if (c->flags & LS_CELL_BARS)
+            bars(cr, x, y, w, h);
     }
     ls_rgb fg = ls_viz_text_on(cell_fill(c));
     if (c->flags & LS_CELL_EMPTY)
@@ -472,7 +514,8 @@ void ls_figure_draw(cairo_t *cr, const ls_figure *f)
         ls_cell sw;
         memset(&sw, 0, sizeof sw);
         sw.fill = f->legend[i].colour;
-        sw.flags = f->legend[i].flags & (LS_CELL_EMPTY | LS_CELL_DIM | LS_CELL_SHARED);
+        sw.flags = f->legend[i].flags &
+                   (LS_CELL_EMPTY | LS_CELL_DIM | LS_CELL_SHARED | LS_CELL_DOTS | LS_CELL_BARS);
         draw_cell(cr, &sw, x, y, 12, 12);
         if (f->legend[i].flags & (LS_CELL_HIGHLIGHT | LS_CELL_ALERT)) {
             if (f->legend[i].flags & LS_CELL_ALERT)

@@ -157,6 +157,7 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
             cell->group = mixed_sg ? -1 : (int32_t)first_sg;
             if (!mixed_tid) {
                 cell->fill = ls_viz_thread_colour(first_sg, first_lane);
+                cell->flags |= ls_viz_subgroup_marks(first_sg);
                 cell->block = (int32_t)first_tid;
                 owners_label(cell->label[0], LS_CELL_LABEL, dup_tids, dup_listed, dup_total);
                 if (rmin == rmax)
@@ -167,6 +168,8 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
                              (long long)rmax);
             } else {
                 cell->fill = mixed_sg ? (ls_rgb){0.8, 0.8, 0.8} : ls_viz_thread_colour(first_sg, 5);
+                if (!mixed_sg)
+                    cell->flags |= ls_viz_subgroup_marks(first_sg);
                 cell->block = -3 - (r * cols + c); /* its own block: borders all round */
                 fmt(cell->label[0], LS_CELL_LABEL, "T%lld-%lld", (long long)tmin,
                          (long long)tmax);
@@ -179,13 +182,7 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
              d->sizes_assumed ? "sizes derived" : "IREE's lowering config");
     if (p->has_config)
         ls_lowering_config_format(&p->config, out->subtitle, sizeof out->subtitle);
-    int64_t shown = d->num_subgroups > 8 ? 8 : d->num_subgroups;
-    for (int64_t s = 0; s < shown; s++) {
-        char t[64];
-        fmt(t, sizeof t, "S%lld: lanes shaded 0..%lld", (long long)s,
-                 (long long)d->subgroup_size - 1);
-        legend_add(out, ls_viz_thread_colour(s, 0), 0, t);
-    }
+    ls_grid_subgroup_legend(out, d->num_subgroups, d->subgroup_size);
     if (any_pad)
         legend_add(out, (ls_rgb){0.9, 0.9, 0.9}, LS_CELL_EMPTY,
                    "padding (outside the problem: identity)");
@@ -335,6 +332,7 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
                 first = -1;
             any_dup |= total > 1;
             cell->fill = ls_viz_thread_colour(sg, holders[0]);
+            cell->flags |= ls_viz_subgroup_marks(sg);
             cell->block = (int32_t)(first >= 0 ? first + holders[0] : sg);
             cell->group = (int32_t)sg;
             owners_label(cell->label[0], LS_CELL_LABEL, holders, nh, total);
@@ -351,12 +349,7 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
     fmt(out->title, sizeof out->title, "nested layout%s%s", name && name[0] ? " #" : "",
              name ? name : "");
     ls_nested_layout_format(l, out->subtitle, sizeof out->subtitle);
-    int64_t shown = sgs > 8 ? 8 : sgs;
-    for (int64_t s = 0; s < shown; s++) {
-        char t[64];
-        fmt(t, sizeof t, "S%lld: lanes shaded 0..%lld", (long long)s, (long long)lanes - 1);
-        legend_add(out, ls_viz_thread_colour(s, 0), 0, t);
-    }
+    ls_grid_subgroup_legend(out, sgs, lanes);
     if (thread >= 0) {
         char t[64];
         fmt(t, sizeof t, "thread %lld's elements", (long long)thread);
@@ -657,3 +650,25 @@ ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t la
     return LS_OK;
 }
 
+
+void ls_grid_subgroup_legend(ls_figure *f, int64_t subgroups, int64_t lanes)
+{
+    int64_t hues = subgroups > 8 ? 8 : subgroups;
+    for (int64_t s = 0; s < hues; s++) {
+        char t[96];
+        size_t u = (size_t)snprintf(t, sizeof t, "S%lld", (long long)s);
+        for (int64_t r = s + 8; r < subgroups && u < sizeof t; r += 8)
+            u += (size_t)snprintf(t + u, sizeof t - u, ",%lld", (long long)r);
+        if (u < sizeof t)
+            snprintf(t + u, sizeof t - u, ": lanes shaded 0..%lld", (long long)lanes - 1);
+        legend_add(f, ls_viz_thread_colour(s, 0), 0, t);
+    }
+    static const struct {
+        int64_t first;
+        const char *what;
+    } marks[] = {{8, "dotted: S8-S15"}, {16, "barred: S16-S23"}, {24, "dotted and barred: S24-S31"}};
+    for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+        if (subgroups > marks[k].first)
+            legend_add(f, (ls_rgb){0.97, 0.97, 0.97}, ls_viz_subgroup_marks(marks[k].first),
+                       marks[k].what);
+}

@@ -82,6 +82,10 @@ static inline void legend_add(ls_figure *f, ls_rgb c, uint8_t flags, const char 
     f->n_legend++;
 }
 
+/* The subgroups' swatches: one per hue (S0..S7, with the subgroups that
+ * repeat it), and when there are more than eight, one per mark. */
+void ls_grid_subgroup_legend(ls_figure *f, int64_t subgroups, int64_t lanes);
+
 static inline void note_add(ls_figure *f, const char *text)
 {
     if (f->n_notes < LS_FIGURE_MAX_NOTES)

@@ -82,6 +82,7 @@ static void reads_cell_paint(ls_cell *cell, const reads_cell *rc, int64_t thread
     }
     if (!rc->mixed_tid) {
         cell->fill = ls_viz_thread_colour(rc->sg, rc->lane);
+        cell->flags |= ls_viz_subgroup_marks(rc->sg);
         cell->block = (int32_t)rc->first;
         int64_t tids[2] = {rc->first, rc->second};
         owners_label(cell->label[0], LS_CELL_LABEL, tids, rc->second >= 0 ? 2 : 1, rc->rd_max);
@@ -93,6 +94,8 @@ static void reads_cell_paint(ls_cell *cell, const reads_cell *rc, int64_t thread
                 (long long)rc->v_max, count);
     } else {
         cell->fill = rc->mixed_sg ? (ls_rgb){0.8, 0.8, 0.8} : ls_viz_thread_colour(rc->sg, 5);
+        if (!rc->mixed_sg)
+            cell->flags |= ls_viz_subgroup_marks(rc->sg);
         cell->block = own; /* its own block: borders all round */
         fmt(cell->label[0], LS_CELL_LABEL, "T%lld-%lld", (long long)rc->t_min,
             (long long)rc->t_max);
@@ -108,13 +111,8 @@ static void reads_cell_paint(ls_cell *cell, const reads_cell *rc, int64_t thread
 static void operand_legend(ls_figure *out, const ls_problem *p, const ls_derived *d, int k,
                            int64_t shared_min, int64_t shared_max, int64_t thread)
 {
-    int64_t shown = d->num_subgroups > 8 ? 8 : d->num_subgroups;
     char t[64];
-    for (int64_t s = 0; s < shown; s++) {
-        fmt(t, sizeof t, "S%lld: lanes shaded 0..%lld", (long long)s,
-            (long long)d->subgroup_size - 1);
-        legend_add(out, ls_viz_thread_colour(s, 0), 0, t);
-    }
+    ls_grid_subgroup_legend(out, d->num_subgroups, d->subgroup_size);
     if (shared_max > 1) {
         if (shared_min == shared_max)
             fmt(t, sizeof t, "read by %lld threads (broadcast)", (long long)shared_max);

@@ -4,6 +4,7 @@
 
 #include <cairo.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* DejaVu Sans through cairo's toy API, which resolves it with fontconfig. */
 #define LS_VIZ_FONT "DejaVu Sans"
@@ -13,5 +14,13 @@ double ls_viz_text_w(cairo_t *cr, const char *s, double pt, bool bold);
 /* Draw s with its baseline at y; align 0 left, 0.5 centre, 1 right of x. */
 void ls_viz_text_at(cairo_t *cr, const char *s, double x, double y, double pt, bool bold,
                     double align);
+
+/* For the tests: while boxes is set, every string drawn adds its logical
+ * box in device pixels (up to cap; *n counts them).  NULL stops. */
+typedef struct {
+    double x0, y0, x1, y1;
+    char text[64];
+} ls_viz_text_box;
+void ls_viz_text_record(ls_viz_text_box *boxes, size_t cap, size_t *n);
 
 #endif

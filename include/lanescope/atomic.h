@@ -50,6 +50,8 @@ int ls_out_set_stream_close(FILE *f, const char *path, char *err, size_t errsize
  * is then refused at commit, so the input is never overwritten even where
  * the caller goes on. */
 int ls_io_note_input(int fd, const char *path);
+/* The same, with the refusal's message in err. */
+int ls_io_note_input_err(int fd, const char *path, char *err, size_t errsize);
 
 /* Open path for reading as every reader does: a folder is refused with its
  * own message (not a "read error" later), and the file is noted as an input

@@ -49,8 +49,12 @@ enum {
     LS_CELL_DIM = 2,       /* faded (not the highlighted thread) */
     LS_CELL_ALERT = 4,     /* a conflict: red outline */
     LS_CELL_EMPTY = 8,     /* nothing there: hatched grey */
-    LS_CELL_SHARED = 16    /* read by several threads (broadcast): dark stripes over the fill */
+    LS_CELL_SHARED = 16,   /* read by several threads (broadcast): dark stripes over the fill */
+    LS_CELL_DOTS = 32,     /* subgroups 8-15, 24-31: dots over the fill (the 8 hues repeat) */
+    LS_CELL_BARS = 64      /* subgroups 16-31: horizontal bars over the fill */
 };
+/* The marks that tell subgroup s from s mod 8, whose hue it shares. */
+uint8_t ls_viz_subgroup_marks(int64_t subgroup);
 
 #define LS_CELL_LABEL 24
 #define LS_GRID_MAX_CELLS (1 << 20)

@@ -55,6 +55,9 @@ void ls_cli_progress_init(ls_cli_progress *p, const char *cmd, const char *subje
 void ls_cli_progress_update(ls_cli_progress *p, int64_t done, int64_t total);
 /* Clears the terminal line (call before printing anything else). */
 void ls_cli_progress_end(ls_cli_progress *p);
+/* ls_cli_progress_update as the engine's and the check's progress callback
+ * (ctx: the ls_cli_progress). */
+void ls_cli_progress_cb(void *ctx, int64_t done, int64_t total);
 /* Print "lanescope CMD: message" to stderr. */
 void ls_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -103,6 +106,12 @@ bool ls_cli_problem_source(const char *cmd, const char *input, const ls_cli_prob
  * --config given to every reduction. */
 ls_status ls_cli_problem_load(const char *input, const ls_cli_problem_flags *pf,
                               const ls_import_dims *dims, ls_module *m, ls_diag *diag);
+
+/* "s" for a count other than one: "%lld workgroup%s", n, ls_s(n). */
+static inline const char *ls_s(long long n)
+{
+    return n == 1 ? "" : "s";
+}
 
 /* Where p's config came from, for reports: "input", "--config" or
  * "iree-default" (IREE's heuristic, the input having none). */

@@ -53,6 +53,8 @@ static void usage(FILE *f)
             "  --elem-bytes B   element size for swizzle banks (default 4)\n"
             "  --lanes N        lanes of a swizzle bank access (default 32)\n"
             "  --wgps N         WGPs shown in a timeline (default 4)\n"
+            "  --quiet          traffic, timeline: no progress lines while the simulation\n"
+            "                   runs (shown, as in sim, when it runs past a second)\n"
             "  --config ATTR    use this #iree_gpu.lowering_config<{...}> for every reduction\n"
             "  --shape AxBx..   describe the problem by flags instead of INPUT (layout, nested,\n"
             "                   banks, traffic, timeline) ...\n"
@@ -70,6 +72,7 @@ typedef struct {
     double scale;
     int64_t index, workgroup, iteration, thread, rows, elem_bytes, lanes, wgps;
     int64_t operand; /* input drawn by layout / nested; -1: the iteration space */
+    bool quiet;      /* traffic, timeline: no progress lines */
     int dim_row, dim_col;
     int64_t at[LS_MAX_RANK];
     ls_import_dims dims; /* --dim */
@@ -133,8 +136,8 @@ static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived 
                            "no linalg.generic/linalg.reduce with a reduction to draw");
     if ((size_t)o->index >= m->n_problems)
         return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
-                           "%s has %zu reductions; --index %lld is outside 0..%zu", o->src,
-                           m->n_problems, (long long)o->index, m->n_problems - 1);
+                           "%s has %zu reduction%s; --index %lld is outside 0..%zu", o->src,
+                           m->n_problems, ls_s((long long)m->n_problems), (long long)o->index, m->n_problems - 1);
     ls_problem *p = &m->problems[o->index];
     if (ls_cli_model(m, p, o->target, hw, diag) || ls_derive(p, d, diag) ||
         ls_plan_build(p, d, ls_plan_target_from_arch(hw->arch), plan, diag))
@@ -184,9 +187,12 @@ static int run(const draw_opts *o)
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
         if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
             bool tl = strcmp(k, "timeline") == 0;
-            ls_engine_opts eo = {tl ? &trace : NULL, NULL, NULL, NULL, NULL, false};
+            ls_cli_progress ps; /* a long simulation shows how far it is, as sim does */
+            ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
+            ls_engine_opts eo = {tl ? &trace : NULL, ls_cli_progress_cb, &ps, NULL, NULL, false};
             ls_sim_result r;
             st = ls_engine_run(&plan, &hw, &r, &eo, &diag);
+            ls_cli_progress_end(&ps);
             if (!st && tl)
                 st = ls_viz_timeline(&m->problems[o->index], &hw, &r, &trace, (int)o->wgps,
                                      &chart, &diag);
@@ -283,7 +289,7 @@ int ls_cmd_draw(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"config", required_argument, NULL, 'C'},
         {"shape", required_argument, NULL, 'H'},  {"iter", required_argument, NULL, 'I'},
         {"type", required_argument, NULL, 'Y'},   {"combiner", required_argument, NULL, 'K'},
-        {NULL, 0, NULL, 0}};
+        {"quiet", no_argument, NULL, 'q'},        {NULL, 0, NULL, 0}};
     draw_opts o;
     memset(&o, 0, sizeof o);
     o.scale = 2;
@@ -378,6 +384,7 @@ int ls_cmd_draw(int argc, char **argv)
             o.operand = v;
             break;
         }
+        case 'q': o.quiet = true; break;
         case 'f':
             if (!ls_flag_once(CMD, "--format", &o.format, optarg))
                 return 2;
@@ -424,8 +431,8 @@ int ls_cmd_draw(int argc, char **argv)
         const char *kind, *reads;
     } reads[] = {{"compare", "osf"},           {"layout", "osntSDAwiTOfCHIYK"},
                  {"nested", "osntSDTOfCHIYK"},  {"swizzle", "osntSref"},
-                 {"banks", "osntSlefCHIYK"},    {"traffic", "osntSOfCHIYK"},
-                 {"timeline", "osntSgfCHIYK"}};
+                 {"banks", "osntSlefCHIYK"},    {"traffic", "osntSOfCHIYKq"},
+                 {"timeline", "osntSgfCHIYKq"}};
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
         if (strcmp(reads[i].kind, o.kind) != 0)
             continue;

@@ -427,11 +427,11 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
                     (long long)d->subgroups[i], th);
     }
     fputc('\n', f);
-    fprintf(f, "%sworkgroup: %lld threads = %lld subgroup%s x %lld lanes%s; %lld workgroups in total\n",
+    fprintf(f, "%sworkgroup: %lld threads = %lld subgroup%s x %lld lanes%s; %lld workgroup%s in total\n",
             li, (long long)d->workgroup_size, (long long)d->num_subgroups,
             d->num_subgroups == 1 ? "" : "s",
             (long long)d->subgroup_size, d->sizes_assumed ? " (derived: no translation_info)" : "",
-            (long long)d->total_workgroups);
+            (long long)d->total_workgroups, d->total_workgroups == 1 ? "" : "s");
     fprintf(f, "%s%s loop: %lld iteration%s%s\n", li,
             d->serial_reduce ? "reduction-level" : "partial-reduction",
             (long long)d->total_iterations, d->total_iterations == 1 ? "" : "s",

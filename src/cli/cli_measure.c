@@ -197,8 +197,9 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
                "resident; %s loads\n",
             r->regs_per_thread, r->static_smem, r->occupancy_blocks,
             L->vector_loads ? "vector" : "scalar");
-    fprintf(f, "  values checked: %lld outputs match the reference (%s %s, seed %lld)\n",
-            (long long)r->outputs_checked, ls_combiner_name(p->combiner),
+    fprintf(f, "  values checked: %lld output%s match%s the reference (%s %s, seed %lld)\n",
+            (long long)r->outputs_checked, r->outputs_checked == 1 ? "" : "s",
+            r->outputs_checked == 1 ? "es" : "", ls_combiner_name(p->combiner),
             ls_elem_type_name(p->acc_type), (long long)a->seed);
     json_object *o = json_object_new_object();
     provenance(o, gi, argc, argv);
@@ -251,9 +252,10 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
         double ratio;
         ls_status st = ls_cuda_emulate(plan, in, &checked, &ratio, diag);
         if (!st)
-            fprintf(out, "%s: emulated on the CPU: %lld outputs match the reference (%s %s, seed "
+            fprintf(out, "%s: emulated on the CPU: %lld output%s match%s the reference (%s %s, seed "
                          "%lld)%s\n",
-                    p->name, (long long)checked, ls_combiner_name(p->combiner),
+                    p->name, (long long)checked, checked == 1 ? "" : "s", checked == 1 ? "es" : "",
+                    ls_combiner_name(p->combiner),
                     ls_elem_type_name(p->acc_type), (long long)a->seed,
                     ratio > 0 ? "; float error within the rounding bound" : "");
         return st;

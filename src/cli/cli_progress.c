@@ -73,3 +73,8 @@ void ls_cli_progress_end(ls_cli_progress *p)
         fprintf(stderr, "\r\033[K");
     p->shown = false;
 }
+
+void ls_cli_progress_cb(void *ctx, int64_t done, int64_t total)
+{
+    ls_cli_progress_update(ctx, done, total);
+}

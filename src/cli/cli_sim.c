@@ -89,10 +89,11 @@ static void usage(FILE *f)
 static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
                        const ls_bottleneck *bn)
 {
-    fprintf(f, "%s: %lld workgroups on %s (%s): occupancy %lld workgroups per WGP (limit: %s), "
+    fprintf(f, "%s: %lld workgroup%s on %s (%s): occupancy %lld workgroup%s per WGP (limit: %s), "
                "%lld wave%s\n",
-            p->name, (long long)r->workgroups, hw->name, hw->arch, (long long)r->occupancy,
-            r->occupancy_limit, (long long)r->waves, r->waves == 1 ? "" : "s");
+            p->name, (long long)r->workgroups, r->workgroups == 1 ? "" : "s", hw->name, hw->arch,
+            (long long)r->occupancy, r->occupancy == 1 ? "" : "s", r->occupancy_limit,
+            (long long)r->waves, r->waves == 1 ? "" : "s");
     if (hw->note[0])
         fprintf(f, "  note: %s\n", hw->note);
     if (p->init_unknown) /* said, never silently assumed */
@@ -173,12 +174,6 @@ static json_object *bottleneck_json(const ls_bottleneck *b)
             o, figures[i].key,
             json_object_new_double(*(const double *)((const char *)b + figures[i].offset)));
     return o;
-}
-
-/* The engine's and the check's progress callbacks, into one reporter. */
-static void progress(void *ctx, int64_t done, int64_t total)
-{
-    ls_cli_progress_update(ctx, done, total);
 }
 
 static void print_csv_header(FILE *f)
@@ -502,7 +497,7 @@ int ls_cmd_sim(int argc, char **argv)
         snprintf(what, sizeof what, "%s: engine", p->name);
         ls_cli_progress ps;
         ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
-        ls_engine_opts eo = {trace_path ? &trace : NULL, progress, &ps, NULL, NULL, force};
+        ls_engine_opts eo = {trace_path ? &trace : NULL, ls_cli_progress_cb, &ps, NULL, NULL, force};
         if (counters) {
             /* the trace's counter tracks come from the engine's records */
             ls_trace_counters_reset(counters);
@@ -550,7 +545,7 @@ int ls_cmd_sim(int argc, char **argv)
             goto fail;
         snprintf(what, sizeof what, "%s: functional check", p->name);
         ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
-        ls_functional_opts fo = {progress, &ps, force};
+        ls_functional_opts fo = {ls_cli_progress_cb, &ps, force};
         ls_status fst =
             check ? ls_functional_run_opts(&plans[i], src, 0, max_wg, &fo, &fr, &diag) : LS_OK;
         ls_cli_progress_end(&ps);
@@ -581,11 +576,12 @@ int ls_cmd_sim(int argc, char **argv)
             if (p->argcmp.on)
                 print_argcmp_check(out.f, p, &fr, from);
             else {
-                fprintf(out.f, "  functional check passed: %lld outputs of %lld workgroup%s "
-                               "match the reference (%s %s, %s",
-                        (long long)fr.outputs_checked, (long long)fr.workgroups_run,
-                        fr.workgroups_run == 1 ? "" : "s", ls_combiner_name(p->combiner),
-                        ls_elem_type_name(p->acc_type), from);
+                fprintf(out.f, "  functional check passed: %lld output%s of %lld workgroup%s "
+                               "match%s the reference (%s %s, %s",
+                        (long long)fr.outputs_checked, fr.outputs_checked == 1 ? "" : "s",
+                        (long long)fr.workgroups_run,
+                        fr.workgroups_run == 1 ? "" : "s", fr.outputs_checked == 1 ? "es" : "",
+                        ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type), from);
                 if (fr.max_error_bound_ratio > 0)
                     fprintf(out.f, "; largest float error %.3g of the rounding bound",
                             fr.max_error_bound_ratio);

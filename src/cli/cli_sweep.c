@@ -171,8 +171,8 @@ int ls_cmd_sweep(int argc, char **argv)
         }
         if ((size_t)index >= m->n_problems) {
             ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                        "%s has %zu reductions; --index %lld is outside 0..%zu", input,
-                        m->n_problems, (long long)index, m->n_problems - 1);
+                        "%s has %zu reduction%s; --index %lld is outside 0..%zu", input,
+                        m->n_problems, ls_s((long long)m->n_problems), (long long)index, m->n_problems - 1);
             goto fail;
         }
     } else {
@@ -232,8 +232,8 @@ int ls_cmd_sweep(int argc, char **argv)
         us[k] = sw.points[order[k]].time_us;
     char title[256], sub[256];
     snprintf(title, sizeof title, "Config sweep: %s on %s", p->name, hw.name);
-    snprintf(sub, sizeof sub, "%zu configs simulated (%zu valid in all), DRAM roofline %.3g us",
-             ok, sw.enumerated, roof_us);
+    snprintf(sub, sizeof sub, "%zu config%s simulated (%zu valid in all), DRAM roofline %.3g us",
+             ok, ls_s((long long)ok), sw.enumerated, roof_us);
     ls_viz_sweep(title, sub, us, ok, sw.points[sw.iree].is_iree && !sw.iree_rejected ? iree_rank : 0,
                  roof_us, &chart);
     ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0, NULL};
@@ -261,9 +261,9 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_out_open(&out);
     out_open = true;
     fprintf(out.f,
-            "sweep of %s on %s (%s): %zu configs simulated in %.1f s on %lld thread%s, %.3g "
+            "sweep of %s on %s (%s): %zu config%s simulated in %.1f s on %lld thread%s, %.3g "
             "subgroup-instructions",
-            p->name, hw.name, hw.arch, ok, elapsed, (long long)jobs, jobs == 1 ? "" : "s",
+            p->name, hw.name, hw.arch, ok, ls_s((long long)ok), elapsed, (long long)jobs, jobs == 1 ? "" : "s",
             (double)sw.estimate);
     if (sw.enumerated > sw.n)
         fprintf(out.f, " (an evenly spaced %zu of %zu valid)", sw.n, sw.enumerated);
@@ -308,7 +308,8 @@ int ls_cmd_sweep(int argc, char **argv)
             fprintf(out.f, "  the input's config does not simulate: %s\n    %s\n", pt->error, cfg);
     }
     if (ok < sw.n)
-        fprintf(out.f, "  %zu configs failed to simulate (%s)\n", sw.n - ok,
+        fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,
+                ls_s((long long)(sw.n - ok)),
                 csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
     if (csv_path && chart_path)
         fprintf(out.f, "  wrote %s and %s\n", csv_path, chart_path);

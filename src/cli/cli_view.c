@@ -185,8 +185,8 @@ static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
     }
     if ((size_t)o->index >= m->n_problems) {
         ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                    "%s has %zu reductions; --index %lld is outside 0..%zu", o->input,
-                    m->n_problems, (long long)o->index, m->n_problems - 1);
+                    "%s has %zu reduction%s; --index %lld is outside 0..%zu", o->input,
+                    m->n_problems, ls_s((long long)m->n_problems), (long long)o->index, m->n_problems - 1);
         goto fail;
     }
     ls_problem *p = &m->problems[o->index];
