@@ -218,6 +218,21 @@ static void ssa_clear(ssa_set *set)
  * ...)` into im->func_args, read on a copy of the lexer with a private
  * diag (the scan then reads the same tokens as before).  A signature it
  * cannot follow records nothing: the uses are then not checked. */
+/* Past a parenthesised group at the current token (a `loc(...)`, a
+ * result list), nested parentheses included; stops at the end of input or
+ * at a lexical error (quiet). */
+static void skip_parens(importer *im, const ls_diag *quiet)
+{
+    int depth = 0;
+    do {
+        if (ls_tok_is(tok(im), '('))
+            depth++;
+        else if (ls_tok_is(tok(im), ')'))
+            depth--;
+        next(im);
+    } while (depth > 0 && tok(im)->kind != LS_TOK_EOF && quiet->status == LS_OK);
+}
+
 static void func_signature(importer *im)
 {
     ls_lexer save = im->lx;
@@ -249,14 +264,7 @@ static void func_signature(importer *im)
                 break;
             if (ls_tok_ident(tok(im), "loc")) {
                 next(im);
-                int depth = 0;
-                do {
-                    if (ls_tok_is(tok(im), '('))
-                        depth++;
-                    else if (ls_tok_is(tok(im), ')'))
-                        depth--;
-                    next(im);
-                } while (depth > 0 && tok(im)->kind != LS_TOK_EOF && quiet.status == LS_OK);
+                skip_parens(im, &quiet);
             }
             if (!ls_tok_is(tok(im), ','))
                 break;
@@ -270,15 +278,7 @@ static void func_signature(importer *im)
             if (tok(im)->kind == LS_TOK_ARROW) {
                 next(im);
                 if (ls_tok_is(tok(im), '(')) {
-                    int depth = 0;
-                    do {
-                        if (ls_tok_is(tok(im), '('))
-                            depth++;
-                        else if (ls_tok_is(tok(im), ')'))
-                            depth--;
-                        next(im);
-                    } while (depth > 0 && tok(im)->kind != LS_TOK_EOF &&
-                             quiet.status == LS_OK);
+                    skip_parens(im, &quiet);
                 } else {
                     ls_parse_type(&im->p);
                 }

@@ -294,36 +294,34 @@ static void dots(cairo_t *cr, double x, double y, double w, double h)
     cairo_restore(cr);
 }
 
-static void bars(cairo_t *cr, double x, double y, double w, double h)
+/* Faint dark parallel lines over a cell, clipped to it: horizontal
+ * (diagonal false) or falling to the right, gap points apart. */
+static void lines_over(cairo_t *cr, double x, double y, double w, double h, bool diagonal,
+                       double gap, double width)
 {
     cairo_save(cr);
     cairo_rectangle(cr, x, y, w, h);
     cairo_clip(cr);
     cairo_set_source_rgba(cr, 0, 0, 0, 0.30);
-    cairo_set_line_width(cr, 1.0);
-    for (double yy = y + 2.5; yy < y + h; yy += 4.5) {
-        cairo_move_to(cr, x, yy);
-        cairo_line_to(cr, x + w, yy);
+    cairo_set_line_width(cr, width);
+    for (double d = diagonal ? -h : 2.5; d < (diagonal ? w : h); d += gap) {
+        cairo_move_to(cr, diagonal ? x + d : x, diagonal ? y : y + d);
+        cairo_line_to(cr, diagonal ? x + d + h : x + w, diagonal ? y + h : y + d);
     }
     cairo_stroke(cr);
     cairo_restore(cr);
+}
+
+static void bars(cairo_t *cr, double x, double y, double w, double h)
+{
+    lines_over(cr, x, y, w, h, false, 4.5, 1.0);
 }
 
 /* Broadcast marker: thin dark diagonal stripes over the fill (the other
  * way from the empty hatch), faint enough for the label to stay legible. */
 static void stripes(cairo_t *cr, double x, double y, double w, double h)
 {
-    cairo_save(cr);
-    cairo_rectangle(cr, x, y, w, h);
-    cairo_clip(cr);
-    cairo_set_source_rgba(cr, 0, 0, 0, 0.30);
-    cairo_set_line_width(cr, 0.9);
-    for (double d = -h; d < w; d += 5) {
-        cairo_move_to(cr, x + d, y);
-        cairo_line_to(cr, x + d + h, y + h);
-    }
-    cairo_stroke(cr);
-    cairo_restore(cr);
+    lines_over(cr, x, y, w, h, true, 5, 0.9);
 }
 
 static ls_rgb cell_fill(const ls_cell *c)
