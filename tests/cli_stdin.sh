@@ -104,7 +104,16 @@ $LANESCOPE draw traffic --shape 1152x384 --iter pr --config "$CFG" -o "$tmp/st.s
 check "draw traffic --shape exits 0" $?
 contains "draw --shape title names the flags problem" "$tmp/st.svg" "<svg"
 
-for c in "sim $E2 --iter pr" "explain $E2 --type f16" "draw layout $E2 -o $tmp/n.png --combiner mul"; do
+# view too: the same problem by flags, and an INPUT from standard input
+$LANESCOPE view --shape 1152x384 --iter pr --combiner maxnumf --config "$CFG" --target mi300x \
+    --headless --out "$tmp/vf" --keys "end" >"$tmp/vf.txt" 2>"$tmp/err"
+check "view --shape --config exits 0" $?
+$LANESCOPE view - --target mi300x --headless --out "$tmp/vi" --keys "end" <"$E2" >"$tmp/vi.txt" 2>"$tmp/err"
+check "view - exits 0" $?
+cmp -s "$tmp/vf.txt" "$tmp/vi.txt"; check "view --shape steps what view of example 2 steps" $?
+contains "view: the last frame" "$tmp/vf.txt" "frame 001 key=end"
+for c in "sim $E2 --iter pr" "explain $E2 --type f16" "draw layout $E2 -o $tmp/n.png --combiner mul" \
+    "view $E2 --iter pr --headless --out $tmp/vn"; do
     # shellcheck disable=SC2086
     $LANESCOPE $c >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ]; check "'$c' exits 2" $?

@@ -114,7 +114,7 @@ contains "--help lists the keys" "$tmp/help.txt" "Ctrl+Right"
 contains "--help lists --headless" "$tmp/help.txt" "--headless"
 
 # The real window on a virtual display, when the tools are there; a build
-# without SDL2 (configure --without-gui) refuses it, before any work.
+# without SDL2 (configure --without-gui) refuses it once the input has loaded.
 if [ "${LS_HAVE_GUI:-yes}" = no ]; then
     DISPLAY=:0 $LANESCOPE view "$EX/seed000_example2.mlir" >"$tmp/out" 2>"$tmp/err"
     [ $? -eq 1 ]; check "without the GUI, view (no --headless) exits 1" $?

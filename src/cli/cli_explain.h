@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "lanescope/import.h"
+#include "lanescope/layout.h"
 
 typedef enum { FMT_TEXT, FMT_MD, FMT_JSON } out_format;
 
@@ -37,6 +38,22 @@ static inline void jset(json_object *o, const char *k, json_object *v)
 {
     json_object_object_add(o, k, v);
 }
+
+/* A thread of a reduction's workgroup: its subgroup and lane, their basis
+ * coordinates, the layout's virtual ids and its register count. */
+typedef struct {
+    int64_t tid, sg, lane;
+    int64_t lane_basis[LS_MAX_RANK + 1], sg_basis[LS_MAX_RANK + 1];
+    int64_t lane_dims[LS_MAX_RANK], sg_dims[LS_MAX_RANK];
+    int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+    int64_t n_regs;
+} thread_info;
+void explain_thread_info(const ls_problem *p, const ls_derived *d, int64_t tid,
+                         thread_info *t);
+/* Input k is named by the config's promote_operands. */
+bool explain_promoted(const ls_problem *p, int k);
+/* cli_explain_json.c: a reduction as JSON. */
+json_object *explain_json_problem(const ls_problem *p, const ls_derived *d, const opts *o);
 
 /* cli_explain_layouts.c */
 bool explain_layout_check(const ls_module_layout *ml, const char *file, const opts *o,

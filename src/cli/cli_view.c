@@ -21,7 +21,8 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: lanescope view [INPUT] [--target MODEL] [--index N] [--workgroup N]\n"
+            "usage: lanescope view [INPUT | --shape AxB.. --iter pr..] [--config ATTR]\n"
+            "                      [--target MODEL] [--index N] [--workgroup N]\n"
             "                      [--dim N=SIZE]... [--seed N] [--size WxH]\n"
             "                      [--keys \"KEY KEY ...\" [--headless --out DIR]]\n"
             "\n"
@@ -45,6 +46,11 @@ static void usage(FILE *f)
             "                   line per frame: key, position, cycle, stage, subgroup,\n"
             "                   workgroup, panel\n"
             "  --out DIR        where frames (headless) and saved views (s) go\n"
+            "  --config ATTR    use this #iree_gpu.lowering_config<{...}> for every reduction\n"
+            "  --shape AxBx..   describe the problem by flags instead of INPUT ...\n"
+            "  --iter pr..      ... one letter per dim: p(arallel) or r(eduction)\n"
+            "  --type T[:U]     ... element type T, reduced in U (default T)\n"
+            "  --combiner K     ... add, mul, minsi, maxnumf, ... (default add)\n"
             "  -h, --help       this help\n"
             "\n"
             "keys:\n",
@@ -176,16 +182,17 @@ static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
     ls_view *v = NULL;
     ls_input_source in = {(uint64_t)o->seed, NULL, {NULL}};
     int rc = 1;
-    if (ls_module_load_dims(o->input, 0, &o->dims, m, &diag))
+    const char *src = o->input ? o->input : "--shape";
+    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, m, &diag))
         goto fail;
     if (m->n_problems == 0) {
-        ls_diag_set(&diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, src, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to view");
         goto fail;
     }
     if ((size_t)o->index >= m->n_problems) {
         ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                    "%s has %zu reduction%s; --index %lld is outside 0..%zu", o->input,
+                    "%s has %zu reduction%s; --index %lld is outside 0..%zu", src,
                     m->n_problems, ls_s((long long)m->n_problems), (long long)o->index, m->n_problems - 1);
         goto fail;
     }
@@ -258,7 +265,7 @@ int ls_cmd_view(int argc, char **argv)
         {"seed", required_argument, NULL, O_SEED},     {"size", required_argument, NULL, O_SIZE},
         {"keys", required_argument, NULL, O_KEYS},     {"headless", no_argument, NULL, O_HEADLESS},
         {"out", required_argument, NULL, O_OUT},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        LS_CLI_PROBLEM_LONGOPTS,                       {NULL, 0, NULL, 0}};
     ls_cli_view_opts o;
     memset(&o, 0, sizeof o);
     o.seed = 1;
@@ -297,6 +304,14 @@ int ls_cmd_view(int argc, char **argv)
             }
             break;
         case O_KEYS: o.keys = optarg; break;
+        case LS_CLI_OPT_CONFIG:
+        case LS_CLI_OPT_SHAPE:
+        case LS_CLI_OPT_ITER:
+        case LS_CLI_OPT_TYPE:
+        case LS_CLI_OPT_COMBINER:
+            if (ls_cli_problem_flag(CMD, &o.pf, c, optarg) < 0)
+                return 2;
+            break;
         case O_HEADLESS: o.headless = true; break;
         case O_OUT:
             if (!ls_flag_once(CMD, "--out", &o.out, optarg))
@@ -317,11 +332,11 @@ int ls_cmd_view(int argc, char **argv)
         ls_cli_error(CMD, "--headless needs --out DIR for the frames");
         return 2;
     }
-    if (!o.headless && !ls_cli_view_has_window()) /* before any work */
-        return ls_cli_view_window(NULL, &o, NULL);
     char exbuf[1024];
     o.input = optind < argc ? argv[optind] : NULL;
-    if (o.input == NULL &&
+    if (!ls_cli_problem_source(CMD, o.input, &o.pf))
+        return 2;
+    if (o.input == NULL && !o.pf.shape &&
         (o.input = ls_cli_bundled_example("seed000_example2.mlir", exbuf, sizeof exbuf)) == NULL) {
         ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
                           "LANESCOPE_EXAMPLES)");

@@ -14,16 +14,16 @@ typedef struct {
     int width, height;
     bool headless;
     ls_import_dims dims;
+    ls_cli_problem_flags pf; /* --shape ... (input then NULL), --config */
 } ls_cli_view_opts;
 
 /* `s`: the current view as a PNG in dir (the current folder when NULL),
  * its name printed. */
 bool ls_cli_view_save(const ls_view *v, const char *dir, ls_diag *diag);
 
-/* Whether this build has the window (configure found SDL2). */
-bool ls_cli_view_has_window(void);
 /* Run the window on v until the person quits: 0, or 1 with the message
- * printed or the diag set. */
+ * printed or the diag set.  A build without SDL2 refuses here, once the
+ * input has loaded (its errors come first, as with no display). */
 int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag);
 
 #endif

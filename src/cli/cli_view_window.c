@@ -16,11 +16,6 @@
 #define SDL_MAIN_HANDLED /* lanescope's main is its own */
 #include <SDL.h>
 
-bool ls_cli_view_has_window(void)
-{
-    return true;
-}
-
 /* ------------------------------------------------------------ window */
 
 /* Non-text keys; the printable ones come as SDL_TEXTINPUT, so [ ] { } +
@@ -215,11 +210,6 @@ int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
 }
 
 #else /* no SDL2 */
-
-bool ls_cli_view_has_window(void)
-{
-    return false;
-}
 
 int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
 {
