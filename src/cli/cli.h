@@ -96,6 +96,13 @@ enum { LS_CLI_OPT_CONFIG = 0x1000, LS_CLI_OPT_SHAPE, LS_CLI_OPT_ITER, LS_CLI_OPT
         {"iter", required_argument, NULL, LS_CLI_OPT_ITER},                                     \
         {"type", required_argument, NULL, LS_CLI_OPT_TYPE},                                     \
         {"combiner", required_argument, NULL, LS_CLI_OPT_COMBINER}
+/* The five ids as the case labels of a getopt switch. */
+#define LS_CLI_PROBLEM_CASES                                                                     \
+    case LS_CLI_OPT_CONFIG:                                                                     \
+    case LS_CLI_OPT_SHAPE:                                                                      \
+    case LS_CLI_OPT_ITER:                                                                       \
+    case LS_CLI_OPT_TYPE:                                                                       \
+    case LS_CLI_OPT_COMBINER
 /* Option id `which` with its value: 1 taken, 0 not one of these, -1 refused
  * (given twice; the message is printed). */
 int ls_cli_problem_flag(const char *cmd, ls_cli_problem_flags *pf, int which, const char *arg);

@@ -512,11 +512,7 @@ int ls_cmd_explain(int argc, char **argv)
             if (!ls_flag_once(CMD, "--target", &o.target, optarg))
                 return 2;
             break;
-        case LS_CLI_OPT_CONFIG:
-        case LS_CLI_OPT_SHAPE:
-        case LS_CLI_OPT_ITER:
-        case LS_CLI_OPT_TYPE:
-        case LS_CLI_OPT_COMBINER:
+        LS_CLI_PROBLEM_CASES:
             if (ls_cli_problem_flag(CMD, &o.pf, c, optarg) < 0)
                 return 2;
             break;

@@ -375,11 +375,7 @@ int ls_cmd_sim(int argc, char **argv)
             break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
-        case LS_CLI_OPT_CONFIG:
-        case LS_CLI_OPT_SHAPE:
-        case LS_CLI_OPT_ITER:
-        case LS_CLI_OPT_TYPE:
-        case LS_CLI_OPT_COMBINER:
+        LS_CLI_PROBLEM_CASES:
             if (ls_cli_problem_flag(CMD, &pf, c, optarg) < 0)
                 return 2;
             break;

@@ -304,11 +304,7 @@ int ls_cmd_view(int argc, char **argv)
             }
             break;
         case O_KEYS: o.keys = optarg; break;
-        case LS_CLI_OPT_CONFIG:
-        case LS_CLI_OPT_SHAPE:
-        case LS_CLI_OPT_ITER:
-        case LS_CLI_OPT_TYPE:
-        case LS_CLI_OPT_COMBINER:
+        LS_CLI_PROBLEM_CASES:
             if (ls_cli_problem_flag(CMD, &o.pf, c, optarg) < 0)
                 return 2;
             break;
