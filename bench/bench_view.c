@@ -54,7 +54,8 @@ static int bench_example(const char *dir, const char *file, int repeat)
         ls_derive(&m->problems[0], dv, &d) ||
         ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
         goto fail;
-    ls_view_config c = {&plan, &hw, {1, NULL, {NULL}}, 0, 1920, 1080, 1};
+    ls_view_config c = {.plan = &plan, .hw = &hw, .in = {1, NULL, {NULL}}, .width = 1920,
+                        .height = 1080, .ui_scale = 1};
     if (ls_view_new(&c, &v, &d))
         goto fail;
     double t_open = now() - t0;

@@ -37,7 +37,8 @@ static void open_module(fixture *f, ls_module *m, int w, int h)
     ck_assert_int_eq(ls_plan_build(&m->problems[0], f->d, ls_plan_target_from_arch(f->hw.arch),
                                    &f->plan, &diag),
                      LS_OK);
-    ls_view_config c = {&f->plan, &f->hw, {1, NULL, {NULL}}, 0, w, h, 1};
+    ls_view_config c = {.plan = &f->plan, .hw = &f->hw, .in = {1, NULL, {NULL}}, .width = w,
+                        .height = h, .ui_scale = 1};
     ck_assert_msg(ls_view_new(&c, &f->v, &diag) == LS_OK, "%s", diag.msg);
 }
 
@@ -498,7 +499,154 @@ START_TEST(hover_names_the_owner)
 }
 END_TEST
 
+/* Example 1 with a smaller middle dim and a 1024-long reduction: the tile
+ * is 4 x 512 elements, drawn as 4 x 64 cells of 8 (one thread's vector). */
+static const char *aggregated_ir =
+    "#config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 64], [0, 1, 2]], "
+    "partial_reduction = [0, 0, 512], subgroup_basis = [[1, 1, 1], [0, 1, 2]], thread = [0, 0, "
+    "8], workgroup = [4, 1, 0]}>\n"
+    "#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>\n"
+    "#map1 = affine_map<(d0, d1, d2) -> (d0, d1)>\n"
+    "func.func @agg(%in: tensor<4x2x1024xf32>, %init: tensor<4x2xf32>) -> tensor<4x2xf32> {\n"
+    "  %r = linalg.generic {indexing_maps = [#map, #map1], iterator_types = [\"parallel\", "
+    "\"parallel\", \"reduction\"]} ins(%in : tensor<4x2x1024xf32>) outs(%init : "
+    "tensor<4x2xf32>) attrs = {lowering_config = #config} {\n"
+    "  ^bb0(%a: f32, %b: f32):\n"
+    "    %s = arith.addf %a, %b : f32\n"
+    "    linalg.yield %s : f32\n"
+    "  } -> tensor<4x2xf32>\n"
+    "  return %r : tensor<4x2xf32>\n"
+    "}\n";
+
+START_TEST(aggregated_cells_show_their_values)
+{
+    fixture f;
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = load_text(aggregated_ir, &diag);
+    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
+    open_module(&f, m, 1200, 800);
+    const ls_problem *p = &m->problems[0];
+    ls_input_source in = {1, NULL, {NULL}};
+    /* before any load: owners only */
+    ls_figure fig;
+    ls_view_tile t;
+    ck_assert_int_eq(ls_view_tile_build(f.v, &fig, &t, &diag), LS_OK);
+    ck_assert_int_eq(t.kc, 8);
+    ck_assert_str_eq(fig.panels[0].cells[0].label[1], "V0-7"); /* one subgroup: no S# */
+    ls_figure_free(&fig);
+    /* after the first load (row 0 of the tile): the cell's first value, +7 */
+    act(&f, "ctrl+right");
+    ck_assert_int_eq(ls_view_tile_build(f.v, &fig, &t, &diag), LS_OK);
+    const ls_grid *g = &fig.panels[0];
+    for (int c = 0; c < g->cols; c += 9) {
+        int64_t x[3] = {0, 0, c * 8};
+        char want[48], val[40];
+        ls_view_value_text(f.v, ls_problem_element(p, in, x), val, sizeof val);
+        snprintf(want, sizeof want, "%s +7", val);
+        ck_assert_str_eq(g->cells[c].label[1], want);
+        /* ... and the cell's eight values in order */
+        ls_value vals[8];
+        ck_assert_int_eq(ls_view_cell_values(f.v, &t, 0, c, vals, 8), 8);
+        for (int k = 0; k < 8; k++) {
+            x[2] = c * 8 + k;
+            ck_assert(vals[k] == ls_problem_element(p, in, x));
+        }
+    }
+    /* row 1 is not loaded yet */
+    ck_assert_ptr_null(strstr(g->cells[g->cols].label[1], "+7"));
+    ls_figure_free(&fig);
+    /* the hover over cell (0, 3) lists its eight values */
+    double px, py;
+    tile_cell_pixel(&f, 0, 3, &px, &py);
+    char key[64], want[400] = "the cell's values:";
+    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
+    act(&f, key);
+    for (int k = 0; k < 8; k++) {
+        int64_t x[3] = {0, 0, 24 + k};
+        char val[40];
+        ls_view_value_text(f.v, ls_problem_element(p, in, x), val, sizeof val);
+        snprintf(want + strlen(want), sizeof want - strlen(want), " %s", val);
+    }
+    const ls_view_hover *h = ls_view_get_hover(f.v);
+    ck_assert(h->valid);
+    ck_assert_int_eq(h->x[2], 24);
+    ck_assert_msg(strstr(h->text, want) != NULL, "hover '%s' lacks '%s'", h->text, want);
+    close_fixture(&f);
+}
+END_TEST
+
+/* The wheel zooms about the mouse: the element under it stays under it. */
+START_TEST(wheel_zooms_about_the_mouse)
+{
+    fixture f;
+    open_example2(&f, 1200, 800);
+    double px, py;
+    tile_cell_pixel(&f, 13, 27, &px, &py);
+    char key[64];
+    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
+    act(&f, key);
+    ck_assert_int_eq(ls_view_get_hover(f.v)->x[1], 27);
+    for (int k = 0; k < 3; k++) {
+        act(&f, "wheel 2");
+        act(&f, key); /* the hover is recomputed at the same pixel */
+        const ls_view_hover *h = ls_view_get_hover(f.v);
+        ck_assert(h->valid);
+        ck_assert_int_eq(h->x[0], 13);
+        ck_assert_int_eq(h->x[1], 27);
+    }
+    ck_assert(state(&f).zoom > 3);
+    /* the cell is now drawn larger, still centred under the mouse */
+    double qx, qy;
+    tile_cell_pixel(&f, 13, 27, &qx, &qy);
+    ck_assert(fabs(qx - px) < 0.3 * 3.8 * 12 && fabs(qy - py) < 0.3 * 3.8 * 12);
+    close_fixture(&f);
+}
+END_TEST
+
+/* One reduction per view: o / O ask the front end for another one only
+ * when the dispatch has several. */
+START_TEST(op_keys_ask_the_front_end)
+{
+    fixture f;
+    open_example2(&f, 900, 600);
+    ck_assert_int_eq(act(&f, "o"), 0);
+    ck_assert_int_eq(act(&f, "O"), 0);
+    ck_assert_int_eq(state(&f).n_ops, 1);
+    /* a view made as op 1 of 3 keeps the panel and size it is given */
+    ls_view_config c;
+    act(&f, "3");
+    act(&f, "resize 700x500");
+    ls_view_config_like(f.v, &f.plan, &f.hw, (ls_input_source){1, NULL, {NULL}}, 1, &c);
+    c.n_ops = 3;
+    ls_view *w;
+    ls_diag diag;
+    ck_assert_int_eq(ls_view_new(&c, &w, &diag), LS_OK);
+    ls_view_state s;
+    ls_view_get_state(w, &s);
+    ck_assert_int_eq(s.op, 1);
+    ck_assert_int_eq(s.n_ops, 3);
+    ck_assert_int_eq(s.panel, LS_VIEW_SMEM);
+    ck_assert_int_eq(s.width, 700);
+    ck_assert_int_eq(ls_view_action(w, "o", &diag), LS_VIEW_NEXT_OP);
+    ck_assert_int_eq(ls_view_action(w, "O", &diag), LS_VIEW_PREV_OP);
+    char line[400];
+    ls_view_status_line(w, line, sizeof line);
+    ck_assert_ptr_nonnull(strstr(line, "op 1/3"));
+    ls_view_free(w);
+    close_fixture(&f);
+}
+END_TEST
+
 /* ------------------------------------------------------------ saved frames */
+
+static bool holds(const char *hay, size_t n, const char *needle, size_t k)
+{
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(hay + i, needle, k) == 0)
+            return true;
+    return false;
+}
 
 START_TEST(saved_frame_pixels)
 {
@@ -558,6 +706,15 @@ START_TEST(saved_frame_pixels)
 #undef PX
     cairo_surface_destroy(s);
     free(px);
+    /* the tEXt chunks of every exported picture: tool, input, what it shows */
+    static char bytes[1 << 20];
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    size_t len = fread(bytes, 1, sizeof bytes, fp);
+    fclose(fp);
+    static const char software[] = "Software\0lanescope ", title[] = "Title\0view: tile panel of @";
+    ck_assert(holds(bytes, len, software, sizeof software - 1));
+    ck_assert(holds(bytes, len, title, sizeof title - 1));
     unlink(path);
     rmdir(dir);
     close_fixture(&f);
@@ -618,6 +775,9 @@ static Suite *view_suite(void)
     tcase_add_test(tc, dpp_arcs_follow_the_control);
     tcase_add_test(tc, hover_names_the_owner);
     tcase_add_test(tc, saved_frame_pixels);
+    tcase_add_test(tc, aggregated_cells_show_their_values);
+    tcase_add_test(tc, wheel_zooms_about_the_mouse);
+    tcase_add_test(tc, op_keys_ask_the_front_end);
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
     suite_add_tcase(s, tc);
     return s;

@@ -88,6 +88,23 @@ $LANESCOPE view "$EX/argmax_vocab_64x32000_f32.mlir" --headless --out "$tmp/am" 
     --keys "ctrl+right ctrl+right 2" >"$tmp/out.txt"
 check "argmax view exits 0" $?
 
+# A multi-op dispatch (softmax: max, then the sum of exponentials): o / O
+# switch reductions inside the view, keeping the panel and the workgroup;
+# the saved view names the op and carries the input in its tEXt chunks.
+$LANESCOPE view "$LS_EXAMPLES/../tests/data/softmax_8x2048_sm60.mlir" --target sm_60 \
+    --headless --out "$tmp/op" --size 640x400 --keys "3 } o ctrl+right O O s" >"$tmp/out.txt"
+check "softmax view exits 0" $?
+[ "$(field 2 op)" = "0" ] && [ "$(field 3 op)" = "1" ]; check "o shows the next reduction" $?
+[ "$(field 3 panel)" = "3" ] && [ "$(field 3 workgroup)" = "1" ]; check "o keeps panel and workgroup" $?
+[ "$(field 3 position)" = "-1" ] && [ "$(field 4 position)" = "0" ]; check "the new reduction starts at its start" $?
+[ "$(field 3 length)" != "$(field 2 length)" ]; check "the new reduction has its own records" $?
+[ "$(field 5 op)" = "0" ] && [ "$(field 6 op)" = "1" ]; check "O goes back, and wraps" $?
+contains "the saved view names the op" "$tmp/out.txt" "saved $tmp/op/lanescope-view-op1-wg1-pos0-3.png"
+grep -a -q "softmax_8x2048_sm60.mlir" "$tmp/op/lanescope-view-op1-wg1-pos0-3.png"
+check "the saved view's tEXt names the input" $?
+$LANESCOPE view --headless --out "$tmp/op1" --size 400x300 --keys "o O" >"$tmp/out.txt"
+[ "$(field 1 op)" = "0" ] && [ "$(field 2 length)" = "$(field 0 length)" ]; check "o on a one-op dispatch changes nothing" $?
+
 # Errors: one line, the flag or the position, non-zero exit, no frame.
 mkdir -p "$tmp/e"
 fails "unknown key" 2 "$tmp/e" "lanescope view: --keys: 'up' (word 2) is not a key" \

@@ -207,6 +207,27 @@ ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *
     return LS_OK;
 }
 
+ls_status ls_viz_export_image(const char *path, cairo_surface_t *s, const ls_export_opts *o,
+                              const char *title, ls_diag *diag)
+{
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS ||
+        cairo_surface_get_type(s) != CAIRO_SURFACE_TYPE_IMAGE ||
+        cairo_image_surface_get_format(s) != CAIRO_FORMAT_ARGB32)
+        return ls_diag_set(diag, LS_ERR_NOMEM, path, 0, 0, "cannot create the drawing surface");
+    cairo_surface_flush(s);
+    membuf m = {NULL, 0, 0};
+    if (!encode_png(s, o, title, &m)) {
+        free(m.buf);
+        return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "PNG encoding failed");
+    }
+    char err[512];
+    int rc = ls_write_atomic(path, (const char *)m.buf, m.len, err, sizeof err);
+    free(m.buf);
+    if (rc)
+        return ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
+    return LS_OK;
+}
+
 void ls_viz_shutdown(void)
 {
     cairo_debug_reset_static_data();

@@ -7,13 +7,11 @@
  * of the state and stepping forward N then back N redraws the same pixels.
  */
 #include <math.h>
-#include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lanescope/arena.h"
-#include "lanescope/atomic.h"
 #include "view_internal.h"
 #include "viztext.h"
 
@@ -44,15 +42,37 @@ ls_status ls_view_new(const ls_view_config *c, ls_view **out, ls_diag *diag)
     v->in = c->in;
     v->st = st;
     v->workgroup = c->workgroup;
-    v->panel = LS_VIEW_TILE;
+    v->panel = c->panel >= 0 && c->panel < LS_VIEW_PANELS ? c->panel : LS_VIEW_TILE;
+    v->n_ops = c->n_ops > 0 ? c->n_ops : 1;
+    v->op = c->op >= 0 && c->op < v->n_ops ? c->op : 0;
+    snprintf(v->source, sizeof v->source, "%s", c->source ? c->source : "");
     v->zoom = 1;
     v->speed_idx = 3;
     v->width = c->width >= LS_VIEW_MIN_SIZE ? c->width : 1280;
     v->height = c->height >= LS_VIEW_MIN_SIZE ? c->height : 800;
     v->ui = c->ui_scale > 0 ? c->ui_scale : 1;
     v->hover.valid = false;
+    if (v->panel == LS_VIEW_GPU)
+        ls_view_gpu_prepare(v);
     *out = v;
     return LS_OK;
+}
+
+void ls_view_config_like(const ls_view *v, const ls_plan *plan, const ls_hw *hw,
+                         ls_input_source in, int op, ls_view_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->plan = plan;
+    c->hw = hw;
+    c->in = in;
+    c->workgroup = v->workgroup < plan->derived->total_workgroups ? v->workgroup : 0;
+    c->width = v->width;
+    c->height = v->height;
+    c->ui_scale = v->ui;
+    c->panel = v->panel;
+    c->op = op;
+    c->n_ops = v->n_ops;
+    c->source = v->source;
 }
 
 void ls_view_free(ls_view *v)
@@ -92,6 +112,9 @@ void ls_view_get_state(const ls_view *v, ls_view_state *s)
     s->speed = speeds[v->speed_idx];
     s->width = v->width;
     s->height = v->height;
+    s->ui_scale = v->ui;
+    s->op = v->op;
+    s->n_ops = v->n_ops;
 }
 
 const ls_view_hover *ls_view_get_hover(const ls_view *v)
@@ -149,6 +172,23 @@ static bool parse_pair(const char *s, char sep, double *a, double *b)
     return end != t && *end == '\0' && isfinite(*a) && isfinite(*b);
 }
 
+/* Zoom to z keeping the point under the mouse where it is (the panel's
+ * centre when the mouse is not over the window).  The picture's centre
+ * sits at the panel area's centre plus the pan at every zoom
+ * (ls_view_frame_of), so a point d pixels from it moves to d * z / zoom. */
+static void zoom_about(ls_view *v, double z)
+{
+    if (v->hover_on) {
+        ls_view_frame f;
+        ls_view_frame_of(v, 1, 1, &f);
+        double k = z / v->zoom;
+        double cx = f.ax + f.aw / 2 + v->pan_x, cy = f.ay + f.ah / 2 + v->pan_y;
+        v->pan_x += (v->hover_px - cx) * (1 - k);
+        v->pan_y += (v->hover_py - cy) * (1 - k);
+    }
+    v->zoom = z;
+}
+
 /* Commands with an argument: hover X,Y / pan DX,DY / resize WxH / wheel N. */
 static int command(ls_view *v, const char *name, bool apply)
 {
@@ -192,7 +232,7 @@ static int command(ls_view *v, const char *name, bool apply)
         if (end == name + 6 || *end || n < -100 || n > 100)
             return -1;
         if (apply)
-            v->zoom = fmin(32, fmax(0.1, v->zoom * pow(1.25, (double)n)));
+            zoom_about(v, fmin(32, fmax(0.1, v->zoom * pow(1.25, (double)n))));
         return LS_VIEW_REDRAW;
     }
     return -1;
@@ -320,7 +360,7 @@ bool ls_view_action_valid(const char *name)
 {
     bool fwd;
     ls_step_unit u;
-    static const char *other[] = {"home", "end", "{", "}", "s", "q", "escape"};
+    static const char *other[] = {"home", "end", "{", "}", "o", "O", "s", "q", "escape"};
     for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
         if (strcmp(name, other[i]) == 0)
             return true;
@@ -362,6 +402,11 @@ int ls_view_action(ls_view *v, const char *name, ls_diag *diag)
         if (rc < 0)
             return rc;
         rc = LS_VIEW_REDRAW;
+    } else if (strcmp(name, "o") == 0 || strcmp(name, "O") == 0) {
+        /* the front end holds the dispatch; one reduction: nothing to do */
+        if (v->n_ops < 2)
+            return 0;
+        return name[0] == 'o' ? LS_VIEW_NEXT_OP : LS_VIEW_PREV_OP;
     } else if (strcmp(name, "s") == 0) {
         return LS_VIEW_SAVE;
     } else if (strcmp(name, "q") == 0 || strcmp(name, "escape") == 0) {
@@ -434,7 +479,7 @@ void ls_view_frame_of(const ls_view *v, double cw, double ch, ls_view_frame *f)
         fit = 2.5 * v->ui;
     f->scale = fit * v->zoom;
     f->ox = f->ax + (f->aw - f->content_w * f->scale) / 2 + v->pan_x;
-    f->oy = f->ay + fmax(0, (f->ah - f->content_h * f->scale) / 2) + v->pan_y;
+    f->oy = f->ay + (f->ah - f->content_h * f->scale) / 2 + v->pan_y;
 }
 
 static void fill_rect(cairo_t *cr, double x, double y, double w, double h, double r, double g,
@@ -671,40 +716,14 @@ cairo_surface_t *ls_view_render_image(const ls_view *v)
 ls_status ls_view_save_png(const ls_view *v, const char *path, ls_diag *diag)
 {
     cairo_surface_t *s = ls_view_render_image(v);
-    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-        cairo_surface_destroy(s);
-        return ls_diag_set(diag, LS_ERR_NOMEM, path, 0, 0, "cannot create the drawing surface");
-    }
-    /* cairo's ARGB32 is a native-endian word: B G R A in memory on a
-     * little-endian machine; the frame is opaque, so no un-premultiplying */
-    png_image img;
-    memset(&img, 0, sizeof img);
-    img.version = PNG_IMAGE_VERSION;
-    img.width = (png_uint_32)v->width;
-    img.height = (png_uint_32)v->height;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    img.format = PNG_FORMAT_BGRA;
-#else
-    img.format = PNG_FORMAT_ARGB;
-#endif
-    /* png_image counts the stride in components: bytes for 8-bit channels */
-    int stride = cairo_image_surface_get_stride(s);
-    png_alloc_size_t len = 0;
-    const unsigned char *px = cairo_image_surface_get_data(s);
-    ls_status st = LS_OK;
-    if (!png_image_write_to_memory(&img, NULL, &len, 0, px, stride, NULL)) {
-        st = ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "PNG encoding failed: %s", img.message);
-    } else {
-        char *buf = ls_xmalloc(len);
-        char err[512];
-        if (!png_image_write_to_memory(&img, buf, &len, 0, px, stride, NULL))
-            st = ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "PNG encoding failed: %s",
-                             img.message);
-        else if (ls_write_atomic(path, buf, len, err, sizeof err))
-            st = ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
-        free(buf);
-    }
-    png_image_free(&img);
+    ls_view_state st;
+    ls_view_get_state(v, &st);
+    char title[512];
+    snprintf(title, sizeof title, "view: %s panel of %s, workgroup %lld, position %lld of %lld",
+             ls_view_panel_name(v->panel), v->p->name, (long long)v->workgroup,
+             (long long)st.position + 1, (long long)st.length);
+    ls_export_opts o = {v->source, "view", 1, "png"};
+    ls_status rc = ls_viz_export_image(path, s, &o, title, diag);
     cairo_surface_destroy(s);
-    return st;
+    return rc;
 }

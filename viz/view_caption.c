@@ -26,6 +26,7 @@ const char *const ls_view_help[] = {
     "Tab, 1..6\tpanels: tile, lanes, shared memory, timeline, traffic, whole GPU",
     "[ ]\tprevious / next subgroup",
     "{ }\tprevious / next workgroup",
+    "o O\tnext / previous reduction of a multi-op dispatch",
     "+ - wheel, 0\tzoom, fit;  drag to pan",
     "mouse\twhat is under it: owner, lane, register, value, bank",
     "s\tsave the view as PNG",
@@ -101,10 +102,13 @@ void ls_view_status_line(const ls_view *v, char *buf, size_t size)
     ls_view_get_state(v, &s);
     char ins[96];
     ls_view_instruction_name(v, s.position, ins, sizeof ins);
+    char op[48] = "";
+    if (s.n_ops > 1) /* a multi-op dispatch: which reduction, as --index counts */
+        snprintf(op, sizeof op, "op %d/%d   ", s.op, s.n_ops);
     snprintf(buf, size,
-             "cycle %lld   %s   %s   |   subgroup %d/%d   workgroup %lld/%lld   |   position "
+             "cycle %lld   %s   %s   |   %ssubgroup %d/%d   workgroup %lld/%lld   |   position "
              "%lld of %lld   |   %s %g ev/s",
-             (long long)s.cycle, s.record ? ls_stage_name(s.stage) : "not started", ins,
+             (long long)s.cycle, s.record ? ls_stage_name(s.stage) : "not started", ins, op,
              s.subgroup, s.subgroups, (long long)s.workgroup, (long long)s.workgroups,
              (long long)s.position + 1, (long long)s.length, s.playing ? "playing" : "paused",
              s.speed);

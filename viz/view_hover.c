@@ -78,8 +78,21 @@ static void hover_tile(ls_view *v, ls_view_hover *h)
                                     (long long)h->subgroup, (long long)h->lane,
                                     (long long)h->reg, h->value);
         if (own.n_owners > 1 && n < sizeof h->text)
-            snprintf(h->text + n, sizeof h->text - n, "; held by %lld threads (duplication)",
-                     (long long)own.n_owners);
+            n += (size_t)snprintf(h->text + n, sizeof h->text - n,
+                                  "; held by %lld threads (duplication)",
+                                  (long long)own.n_owners);
+        /* a cell standing for several elements: all their values */
+        enum { LIST = 8 };
+        ls_value vals[LIST];
+        int64_t cnt = ls_view_cell_values(v, &t, r, c, vals, LIST);
+        for (int64_t i = 0; cnt > 1 && i < cnt && i < LIST && n < sizeof h->text; i++) {
+            char one[48];
+            ls_view_value_text(v, vals[i], one, sizeof one);
+            n += (size_t)snprintf(h->text + n, sizeof h->text - n, "%s%s",
+                                  i == 0 ? "; the cell's values: " : " ", one);
+        }
+        if (cnt > LIST && n < sizeof h->text)
+            snprintf(h->text + n, sizeof h->text - n, " ... (%lld in all)", (long long)cnt);
     }
     ls_figure_free(&fig);
 }

@@ -18,6 +18,8 @@ struct ls_view {
     ls_stepper *st;
     int64_t workgroup;
     int subgroup;
+    int op, n_ops;             /* this reduction of the dispatch, of how many */
+    char source[256];          /* the input's name, for saved PNGs */
     ls_view_panel panel;
     double zoom, pan_x, pan_y; /* zoom 1 = fit; pan in pixels */
     bool playing, help;
@@ -98,6 +100,10 @@ bool ls_view_lanes_hit(const ls_view_lanes *l, double x, double y, int64_t *lane
 /* The element of cell (r, c) of the tile figure (the first one of an
  * aggregated cell); false outside the problem. */
 bool ls_view_tile_element(const ls_view *v, const ls_view_tile *t, int r, int c, int64_t *x);
+/* The values of the elements cell (r, c) of the tile figure stands for, row
+ * by row (up to max of them into out); returns how many there are. */
+int64_t ls_view_cell_values(const ls_view *v, const ls_view_tile *t, int r, int c, ls_value *out,
+                            int64_t max);
 /* Short form of a value of the reduced type ("-1.953", "12"). */
 void ls_view_value_text(const ls_view *v, ls_value x, char *buf, size_t size);
 

@@ -107,6 +107,34 @@ bool ls_view_tile_element(const ls_view *v, const ls_view_tile *t, int r, int c,
     return true;
 }
 
+int64_t ls_view_cell_values(const ls_view *v, const ls_view_tile *t, int r, int c, ls_value *out,
+                            int64_t max)
+{
+    int64_t x[LS_MAX_RANK], n = 0;
+    if (!ls_view_tile_element(v, t, r, c, x))
+        return 0;
+    int64_t r0 = x[t->dr], c0 = x[t->dc];
+    /* the cell ends at its own span, the tile's edge or the problem's */
+    int64_t r_end = t->one_row ? r0 + 1 : r0 + t->kr, c_end = c0 + t->kc;
+    int64_t r_tile = t->origin[t->dr] + t->ext[t->dr], c_tile = t->origin[t->dc] + t->ext[t->dc];
+    if (!t->one_row && r_end > r_tile)
+        r_end = r_tile;
+    if (c_end > c_tile)
+        c_end = c_tile;
+    if (r_end > v->p->size[t->dr])
+        r_end = v->p->size[t->dr];
+    if (c_end > v->p->size[t->dc])
+        c_end = v->p->size[t->dc];
+    for (int64_t i = r0; i < r_end; i++)
+        for (int64_t j = c0; j < c_end; j++, n++)
+            if (n < max) {
+                x[t->dr] = i;
+                x[t->dc] = j;
+                out[n] = ls_problem_element(v->p, v->in, x);
+            }
+    return n;
+}
+
 static int axis_dim(const char *axis)
 {
     int d = -1;
@@ -195,9 +223,16 @@ ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, 
             int64_t sg = own.owners[0].subgroup, li = load_index_of(v, own.reg);
             bool loaded = sg < ns && (past[sg] || li < n[sg]);
             bool touched = loading && sg == cur_sg && li == cur_li;
-            if (loaded && t->kr == 1 && t->kc == 1) {
-                ls_view_value_text(v, ls_problem_element(v->p, v->in, x), cell->label[1],
-                           sizeof cell->label[1]);
+            if (loaded) {
+                /* an aggregated cell: its first value and how many more */
+                ls_value first;
+                int64_t more = ls_view_cell_values(v, t, r, c, &first, 1) - 1;
+                char val[LS_CELL_LABEL];
+                ls_view_value_text(v, first, val, sizeof val);
+                if (more > 0)
+                    fmt(cell->label[1], sizeof cell->label[1], "%s +%lld", val, (long long)more);
+                else
+                    fmt(cell->label[1], sizeof cell->label[1], "%s", val);
             }
             cell->flags |= touched ? LS_CELL_HIGHLIGHT : loading ? LS_CELL_DIM : 0;
         }
@@ -205,8 +240,9 @@ ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, 
     free(past);
     char note[200];
     fmt(note, sizeof note,
-        "Second line: the element's value once its owner's load has issued (else S# V#: "
-        "subgroup and register).%s",
+        "Second line: the element's value once its owner's load has issued (a cell of several "
+        "elements: the first one's, +N more; hover lists them), else S# V#: subgroup and "
+        "register.%s",
         loading ? "  Outlined: the cells the current load brings in." : "");
     note_set(fig, fig->n_notes < LS_FIGURE_MAX_NOTES ? fig->n_notes : LS_FIGURE_MAX_NOTES - 1,
              note);

@@ -52,18 +52,30 @@ typedef struct {
     int64_t workgroup;
     int width, height;   /* pixels */
     double ui_scale;     /* pixels per point of text (HiDPI: 2); 0 means 1 */
+    ls_view_panel panel; /* the panel shown first */
+    int op, n_ops;       /* which reduction of the dispatch this is, of how many (0: 1) */
+    const char *source;  /* the input's name, for saved PNGs' tEXt "Source" (may be NULL) */
 } ls_view_config;
 
 ls_status ls_view_new(const ls_view_config *c, ls_view **out, ls_diag *diag);
 void ls_view_free(ls_view *v);
 
-/* What an action asks of the front end (bits). */
-enum { LS_VIEW_REDRAW = 1, LS_VIEW_QUIT = 2, LS_VIEW_SAVE = 4 };
+/* What an action asks of the front end (bits).  The view holds one
+ * reduction; `o` / `O` ask the front end, which holds the dispatch, for the
+ * next / previous one (a new view made with ls_view_config_like). */
+enum {
+    LS_VIEW_REDRAW = 1,
+    LS_VIEW_QUIT = 2,
+    LS_VIEW_SAVE = 4,
+    LS_VIEW_NEXT_OP = 8,
+    LS_VIEW_PREV_OP = 16
+};
 
 /* Keys: right n shift+right ctrl+right left shift+left ctrl+left home end
- * tab shift+tab 1..6 [ ] { } + - 0 space < > ? s q escape; commands:
+ * tab shift+tab 1..6 [ ] { } o O + - 0 space < > ? s q escape; commands:
  * "hover X,Y" and "pan DX,DY" (pixels), "leave" (mouse gone), "resize WxH",
- * "wheel N" (N > 0 zooms in), "scale S" (pixels per point of text, 0.5..4:
+ * "wheel N" (N > 0 zooms in, about the mouse's point), "scale S" (pixels
+ * per point of text, 0.5..4:
  * a HiDPI drawable).  Returns LS_VIEW_* bits (>= 0), or a negative
  * ls_status with diag set: LS_ERR_USAGE for a name it does not know, or the
  * engine's error when a workgroup change fails (the view keeps its old
@@ -90,10 +102,17 @@ typedef struct {
     bool playing, help;
     double speed;             /* events per second while playing */
     int width, height;
+    double ui_scale;          /* pixels per point of text */
+    int op, n_ops;            /* the reduction of the dispatch shown, of how many */
     const ls_engine_record *record; /* at the position, NULL before the first */
 } ls_view_state;
 
 void ls_view_get_state(const ls_view *v, ls_view_state *s);
+/* A config for another reduction of the same dispatch that keeps what the
+ * person set in v: panel, window size, text scale, and the workgroup where
+ * the other reduction has it (else 0). */
+void ls_view_config_like(const ls_view *v, const ls_plan *plan, const ls_hw *hw,
+                         ls_input_source in, int op, ls_view_config *c);
 const ls_stepper *ls_view_stepper(const ls_view *v);
 const char *ls_view_panel_name(ls_view_panel p);
 

@@ -290,6 +290,12 @@ typedef struct {
 ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *chart,
                         const ls_export_opts *o, ls_diag *diag);
 
+/* An ARGB32 image surface (opaque: a window frame) as a PNG with the same
+ * tEXt chunks as ls_viz_export (Software, Source = o->input, Title =
+ * title), written atomically. */
+ls_status ls_viz_export_image(const char *path, cairo_surface_t *s, const ls_export_opts *o,
+                              const char *title, ls_diag *diag);
+
 /* A PNG's size: at most LS_EXPORT_MAX_SIDE pixels a side (cairo's own
  * limit) and LS_EXPORT_MAX_PIXELS in all (512 MB as ARGB). */
 #define LS_EXPORT_MAX_SIDE 32767

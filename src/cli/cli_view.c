@@ -33,7 +33,8 @@ static void usage(FILE *f)
             "example 2); without a lowering_config it gets IREE's default, as in sim.\n"
             "\n"
             "  --target MODEL   hardware model: %s\n"
-            "  --index N        which reduction of INPUT (a multi-op dispatch; default 0)\n"
+            "  --index N        which reduction of INPUT to start on (a multi-op dispatch;\n"
+            "                   o and O change it; default 0)\n"
             "  --workgroup N    the workgroup stepped through (default 0)\n"
             "  --dim N=SIZE     size of dynamic ('?') loop dim dN of the ops (repeatable)\n"
             "  --seed N         input generator seed (default 1)\n"
@@ -44,7 +45,7 @@ static void usage(FILE *f)
             "  --headless       no window: render a frame after every key to\n"
             "                   DIR/frame-NNN.png (frame-000: the start) and print one\n"
             "                   line per frame: key, position, cycle, stage, subgroup,\n"
-            "                   workgroup, panel\n"
+            "                   workgroup, panel, zoom, op\n"
             "  --out DIR        where frames (headless) and saved views (s) go\n"
             "  --config ATTR    use this #iree_gpu.lowering_config<{...}> for every reduction\n"
             "  --shape AxBx..   describe the problem by flags instead of INPUT ...\n"
@@ -60,7 +61,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-30.*s %s\n", (int)(tab - ls_view_help[i]), ls_view_help[i], tab + 1);
     }
     fprintf(f, "\n--keys names: right n shift+right ctrl+right left shift+left ctrl+left home\n"
-               "end tab shift+tab 1..6 [ ] { } + - 0 space < > ? s q escape leave\n");
+               "end tab shift+tab 1..6 [ ] { } o O + - 0 space < > ? s q escape leave\n");
 }
 
 
@@ -121,18 +122,21 @@ static void frame_line(const ls_view *v, int k, const char *key)
         if (*c == ' ')
             *c = '-';
     printf("frame %03d key=%s position=%lld length=%lld cycle=%lld stage=%s subgroup=%d "
-           "workgroup=%lld panel=%d zoom=%.3g\n",
+           "workgroup=%lld panel=%d zoom=%.3g op=%d\n",
            k, key, (long long)s.position, (long long)s.length, (long long)s.cycle, stage,
-           s.subgroup, (long long)s.workgroup, (int)s.panel + 1, s.zoom);
+           s.subgroup, (long long)s.workgroup, (int)s.panel + 1, s.zoom, s.op);
 }
 
-bool ls_cli_view_save(const ls_view *v, const char *dir, ls_diag *diag)
+static bool save_view(const ls_view *v, const char *dir, ls_diag *diag)
 {
     ls_view_state s;
     ls_view_get_state(v, &s);
-    char path[4096];
-    int n = snprintf(path, sizeof path, "%s/lanescope-view-wg%lld-pos%lld-%d.png", dir ? dir : ".",
-                     (long long)s.workgroup, (long long)s.position + 1, (int)s.panel + 1);
+    char path[4096], op[32] = "";
+    if (s.n_ops > 1)
+        snprintf(op, sizeof op, "op%d-", s.op);
+    int n = snprintf(path, sizeof path, "%s/lanescope-view-%swg%lld-pos%lld-%d.png",
+                     dir ? dir : ".", op, (long long)s.workgroup, (long long)s.position + 1,
+                     (int)s.panel + 1);
     if (n < 0 || (size_t)n >= sizeof path) /* never a shortened name: another file */
         return ls_diag_set(diag, LS_ERR_LIMIT, "--out", 0, 0,
                            "the saved view's path would pass %zu bytes", sizeof path - 1) == LS_OK;
@@ -143,26 +147,89 @@ bool ls_cli_view_save(const ls_view *v, const char *dir, ls_diag *diag)
     return true;
 }
 
-static int run_headless(ls_view *v, const ls_cli_view_opts *o, char (*keys)[64], int n, ls_diag *diag)
+/* ------------------------------------------------------------ reductions */
+
+static void op_fini(ls_cli_view_op *op)
+{
+    ls_free_intermediates(&op->in);
+    free(op->d);
+    memset(op, 0, sizeof *op);
+}
+
+/* Model, derived sizes, plan and inputs of reduction `index` into op. */
+static ls_status op_load(ls_cli_view_session *s, size_t index, ls_cli_view_op *op, ls_diag *diag)
+{
+    const ls_cli_view_opts *o = s->o;
+    ls_problem *p = &s->m->problems[index];
+    op->d = ls_xcalloc(1, sizeof *op->d);
+    op->in = (ls_input_source){(uint64_t)o->seed, NULL, {NULL}};
+    if (ls_cli_model(s->m, p, o->target, &op->hw, diag) || ls_derive(p, op->d, diag) ||
+        ls_plan_build(p, op->d, ls_plan_target_from_arch(op->hw.arch), &op->plan, diag) ||
+        ls_bind_intermediates(s->m->problems, s->m->n_problems, index, &op->in, diag))
+        return diag->status;
+    return LS_OK;
+}
+
+/* The view on reduction `index` in the free slot, keeping what the person
+ * set; the old view stays when anything fails (its reason in diag). */
+static ls_status switch_op(ls_cli_view_session *s, int index, ls_diag *diag)
+{
+    ls_cli_view_op *next = &s->slot[1 - s->cur];
+    op_fini(next);
+    ls_view_config vc;
+    ls_view *v;
+    if (op_load(s, (size_t)index, next, diag)) {
+        op_fini(next);
+        return diag->status;
+    }
+    ls_view_config_like(s->v, &next->plan, &next->hw, next->in, index, &vc);
+    if (ls_view_new(&vc, &v, diag)) {
+        op_fini(next);
+        return diag->status;
+    }
+    ls_view_free(s->v);
+    op_fini(&s->slot[s->cur]);
+    s->v = v;
+    s->cur = 1 - s->cur;
+    return LS_OK;
+}
+
+int ls_cli_view_apply(ls_cli_view_session *s, const char *key, ls_diag *diag)
+{
+    int f = ls_view_action(s->v, key, diag);
+    if (f < 0)
+        return f;
+    if ((f & LS_VIEW_SAVE) && !save_view(s->v, s->o->out, diag))
+        return diag->status;
+    if (f & (LS_VIEW_NEXT_OP | LS_VIEW_PREV_OP)) {
+        ls_view_state st;
+        ls_view_get_state(s->v, &st);
+        int n = st.n_ops, to = (st.op + ((f & LS_VIEW_NEXT_OP) ? 1 : n - 1)) % n;
+        if (switch_op(s, to, diag))
+            return diag->status;
+        f |= LS_VIEW_REDRAW;
+    }
+    return f;
+}
+
+static int run_headless(ls_cli_view_session *s, char (*keys)[64], int n, ls_diag *diag)
 {
     char path[4096];
     for (int k = 0; k <= n; k++) {
         const char *key = k == 0 ? "start" : keys[k - 1];
         int flags = 0;
-        if (k > 0 && (flags = ls_view_action(v, key, diag)) < 0)
+        if (k > 0 && (flags = ls_cli_view_apply(s, key, diag)) < 0)
             return 1;
-        if ((flags & LS_VIEW_SAVE) && !ls_cli_view_save(v, o->out, diag))
-            return 1;
-        int len = snprintf(path, sizeof path, "%s/frame-%03d.png", o->out, k);
+        int len = snprintf(path, sizeof path, "%s/frame-%03d.png", s->o->out, k);
         if (len < 0 || (size_t)len >= sizeof path) {
             ls_diag_set(diag, LS_ERR_LIMIT, "--out", 0, 0,
                         "a frame's path would pass %zu bytes; give a shorter --out",
                         sizeof path - 1);
             return 1;
         }
-        if (ls_view_save_png(v, path, diag))
+        if (ls_view_save_png(s->v, path, diag))
             return 1;
-        frame_line(v, k, key);
+        frame_line(s->v, k, key);
         if (flags & LS_VIEW_QUIT)
             break;
     }
@@ -175,37 +242,34 @@ static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
 {
     ls_diag diag;
     ls_diag_clear(&diag);
-    ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_derived *d = ls_xcalloc(1, sizeof *d);
-    ls_plan plan;
-    ls_hw hw;
-    ls_view *v = NULL;
-    ls_input_source in = {(uint64_t)o->seed, NULL, {NULL}};
+    ls_cli_view_session s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.m = ls_xcalloc(1, sizeof *s.m);
     int rc = 1;
     const char *src = o->input ? o->input : "--shape";
-    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, m, &diag))
+    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, s.m, &diag))
         goto fail;
-    if (m->n_problems == 0) {
+    if (s.m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, src, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to view");
         goto fail;
     }
-    if ((size_t)o->index >= m->n_problems) {
+    if ((size_t)o->index >= s.m->n_problems) {
         ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
                     "%s has %zu reduction%s; --index %lld is outside 0..%zu", src,
-                    m->n_problems, ls_s((long long)m->n_problems), (long long)o->index, m->n_problems - 1);
+                    s.m->n_problems, ls_s((long long)s.m->n_problems), (long long)o->index,
+                    s.m->n_problems - 1);
         goto fail;
     }
-    ls_problem *p = &m->problems[o->index];
-    if (ls_cli_model(m, p, o->target, &hw, &diag) || ls_derive(p, d, &diag) ||
-        ls_plan_build(p, d, ls_plan_target_from_arch(hw.arch), &plan, &diag) ||
-        ls_bind_intermediates(m->problems, m->n_problems, (size_t)o->index, &in, &diag))
+    ls_cli_view_op *op = &s.slot[0];
+    if (op_load(&s, (size_t)o->index, op, &diag))
         goto fail;
-    if (o->workgroup >= d->total_workgroups) {
+    if (o->workgroup >= op->d->total_workgroups) {
         ls_diag_set(&diag, LS_ERR_USAGE, "--workgroup", 0, 0,
                     "workgroup %lld is outside 0..%lld (%s has %lld workgroups)",
-                    (long long)o->workgroup, (long long)d->total_workgroups - 1, p->name,
-                    (long long)d->total_workgroups);
+                    (long long)o->workgroup, (long long)op->d->total_workgroups - 1,
+                    s.m->problems[o->index].name, (long long)op->d->total_workgroups);
         goto fail;
     }
     if (o->headless && mkdir(o->out, 0777) != 0 && errno != EEXIST) {
@@ -213,18 +277,19 @@ static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
                     strerror(errno));
         goto fail;
     }
-    ls_view_config vc = {&plan, &hw, in, o->workgroup, o->width, o->height, 1};
-    if (ls_view_new(&vc, &v, &diag))
+    ls_view_config vc = {&op->plan, &op->hw, op->in, o->workgroup, o->width, o->height, 1,
+                         LS_VIEW_TILE, (int)o->index, (int)s.m->n_problems, src};
+    if (ls_view_new(&vc, &s.v, &diag))
         goto fail;
     if (o->headless) {
-        rc = run_headless(v, o, keys, n_keys, &diag);
+        rc = run_headless(&s, keys, n_keys, &diag);
     } else {
         rc = 0;
         for (int k = 0; k < n_keys && rc == 0; k++)
-            if (ls_view_action(v, keys[k], &diag) < 0)
+            if (ls_cli_view_apply(&s, keys[k], &diag) < 0)
                 rc = 1;
         if (rc == 0)
-            rc = ls_cli_view_window(v, o, &diag);
+            rc = ls_cli_view_window(&s, &diag);
     }
     if (rc && diag.status)
         goto fail;
@@ -233,11 +298,11 @@ fail:
     ls_cli_report(CMD, &diag);
     rc = diag.status == LS_ERR_USAGE ? 2 : 1;
 done:
-    ls_view_free(v);
-    ls_free_intermediates(&in);
+    ls_view_free(s.v);
+    op_fini(&s.slot[0]);
+    op_fini(&s.slot[1]);
     ls_viz_shutdown();
-    free(m);
-    free(d);
+    free(s.m);
     return rc;
 }
 

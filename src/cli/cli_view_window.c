@@ -120,8 +120,9 @@ static const char *event_action(window *w, const SDL_Event *e, bool *dragging, c
     }
 }
 
-int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
+int ls_cli_view_window(ls_cli_view_session *sess, ls_diag *diag)
 {
+    const ls_cli_view_opts *o = sess->o;
     /* With no display SDL falls back to a driver that draws nowhere
      * (offscreen, dummy) and the window would wait, unseen, for keys that
      * never come: refused unless SDL_VIDEODRIVER asks for it by name. */
@@ -163,22 +164,23 @@ int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
     pixel_size(&w, &pw, &ph);
     char buf[96];
     snprintf(buf, sizeof buf, "scale %g", w.px_per_pt);
-    ls_view_action(v, buf, diag);
+    ls_view_action(sess->v, buf, diag);
     snprintf(buf, sizeof buf, "resize %dx%d", pw < 64 ? 64 : pw, ph < 64 ? 64 : ph);
-    ls_view_action(v, buf, diag);
+    ls_view_action(sess->v, buf, diag);
     SDL_StartTextInput();
-    present(&w, v);
+    present(&w, sess->v);
     bool dragging = false, quit = false;
     while (!quit) {
         SDL_Event e;
         ls_view_state s;
-        ls_view_get_state(v, &s);
+        ls_view_get_state(sess->v, &s);
         /* asleep until something happens; while playing, until the next tick */
-        int got = s.playing ? SDL_WaitEventTimeout(&e, (int)(ls_view_tick_interval(v) * 1000))
-                            : SDL_WaitEvent(&e);
+        int got = s.playing
+                      ? SDL_WaitEventTimeout(&e, (int)(ls_view_tick_interval(sess->v) * 1000))
+                      : SDL_WaitEvent(&e);
         bool redraw = false;
         if (!got) {
-            redraw = ls_view_tick(v);
+            redraw = ls_view_tick(sess->v);
         } else {
             do {
                 const char *name = event_action(&w, &e, &dragging, buf, sizeof buf);
@@ -187,19 +189,19 @@ int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
                 if (name == NULL)
                     continue;
                 ls_diag_clear(diag);
-                int f = ls_view_action(v, name, diag);
-                if (f < 0) { /* a workgroup the engine could not run: say so, go on */
+                /* a workgroup or reduction the engine could not run, a
+                 * save that failed: say so, go on with the view as it is */
+                int f = ls_cli_view_apply(sess, name, diag);
+                if (f < 0) {
                     ls_cli_report(CMD, diag);
                     continue;
                 }
-                if ((f & LS_VIEW_SAVE) && !ls_cli_view_save(v, o->out, diag))
-                    ls_cli_report(CMD, diag);
                 quit |= (f & LS_VIEW_QUIT) != 0;
                 redraw |= (f & LS_VIEW_REDRAW) != 0;
             } while (!quit && SDL_PollEvent(&e));
         }
         if (redraw && !quit)
-            present(&w, v);
+            present(&w, sess->v);
     }
     if (w.tex)
         SDL_DestroyTexture(w.tex);
@@ -211,10 +213,9 @@ int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
 
 #else /* no SDL2 */
 
-int ls_cli_view_window(ls_view *v, const ls_cli_view_opts *o, ls_diag *diag)
+int ls_cli_view_window(ls_cli_view_session *sess, ls_diag *diag)
 {
-    (void)v;
-    (void)o;
+    (void)sess;
     (void)diag;
     ls_cli_error(CMD, "cannot open a window: this lanescope was built without SDL2 "
                       "(--headless --keys renders frames without one)");
