@@ -496,6 +496,132 @@ START_TEST(banks_plan_matches_engine)
 }
 END_TEST
 
+/* The degrees of one access in a banks panel starting at row: its phase
+ * rows' "lanes A-B: degree d" summed (or its one "degree d"); *rows gets
+ * how many rows it took. */
+static int64_t access_degree(const ls_grid *g, int row, int *rows)
+{
+    long long a, b, deg;
+    if (sscanf(g->row_note[row], "degree %lld", &deg) == 1) {
+        *rows = 1;
+        return deg;
+    }
+    int64_t sum = 0;
+    int r = row;
+    do {
+        ck_assert_msg(sscanf(g->row_note[r], "lanes %lld-%lld: degree %lld", &a, &b, &deg) == 3,
+                      "row %d: '%s'", r, g->row_note[r]);
+        sum += deg;
+        r++;
+    } while (r < g->rows && (g->row_head[r][0] == '\0' || g->row_head[r][0] == '='));
+    *rows = r - row;
+    return sum;
+}
+
+/* Wide accesses are drawn in the phases the simulator charges: for random
+ * swizzles and element sizes, each access's phase degrees add up to
+ * ls_bank_conflict_degree of the same addresses, and phases hold
+ * banks x bank_bytes / width lanes.  Hand count: xor_shuffle<16, 4> of f32
+ * (16-byte accesses, 32 lanes on 32 x 4-byte banks): four phases of 8
+ * lanes, degree 4 each without the swizzle (16 cycles), 2 with (8). */
+START_TEST(banks_wide_accesses_in_phases)
+{
+    ls_swizzle s = {LS_SWIZZLE_XOR_SHUFFLE, 16, 4, 16, 1, 0, 0};
+    ls_figure f;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_viz_banks_swizzle(&s, "x", 32, 4, 32, 4, &f, &d) == LS_OK);
+    ck_assert_int_eq(f.panels[0].rows, 16);
+    ck_assert_str_eq(f.panels[0].row_head[0], "block col 0");
+    ck_assert_str_eq(f.panels[0].row_head[1], "= 16 cycles");
+    ck_assert_str_eq(f.panels[0].row_head[4], "block col 1");
+    ck_assert_str_eq(f.panels[0].row_note[0], "lanes 0-7: degree 4");
+    ck_assert_str_eq(f.panels[0].row_note[3], "lanes 24-31: degree 4");
+    ck_assert_str_eq(f.panels[1].row_note[1], "lanes 8-15: degree 2");
+    ck_assert_str_eq(f.panels[1].row_head[1], "= 8 cycles");
+    /* lanes 8-15's cells name lanes 8.. only */
+    ck_assert_str_eq(cell(&f, 0, 1, 0)->label[0], "T8+3");
+    ls_figure_free(&f);
+    uint64_t rng = 99;
+    for (int trial = 0; trial < 200; trial++) {
+        ls_swizzle z;
+        memset(&z, 0, sizeof z);
+        int64_t aw = INT64_C(1) << rng_range(&rng, 0, 3);
+        z.kind = rng_range(&rng, 0, 1) ? LS_SWIZZLE_XOR_SHUFFLE : LS_SWIZZLE_ROTATE_ROWS;
+        z.row_width = aw << rng_range(&rng, 1, 4);
+        z.access_width = aw;
+        z.row_stride = z.row_width;
+        z.per_phase = 1;
+        int64_t eb = INT64_C(1) << rng_range(&rng, 0, 3), lanes = 32 << rng_range(&rng, 0, 1);
+        ls_diag_clear(&d);
+        if (ls_swizzle_check(&z, "", &d) != LS_OK)
+            continue;
+        ck_assert_msg(ls_viz_banks_swizzle(&z, "r", lanes, eb, 32, 4, &f, &d) == LS_OK, "%s",
+                      d.msg);
+        int64_t stride = z.row_stride, bytes = aw * eb;
+        for (int sw = 0; sw < 2; sw++) {
+            const ls_grid *g = &f.panels[sw];
+            int row = 0;
+            for (int64_t c = 0; row < g->rows; c++) {
+                int64_t addr[64];
+                for (int64_t ln = 0; ln < lanes; ln++) {
+                    int64_t off = ln * stride + c * aw;
+                    addr[ln] = (sw ? ls_swizzle_apply(&z, off) : off) * eb;
+                }
+                int rows;
+                int64_t got = access_degree(g, row, &rows);
+                int64_t want = ls_bank_conflict_degree(NULL, addr, (int)lanes, bytes, 32, 4);
+                ck_assert_msg(got == want, "trial %d col %lld: picture %lld, engine %lld", trial,
+                              (long long)c, (long long)got, (long long)want);
+                int64_t per = bytes > 4 ? 128 / bytes : lanes;
+                ck_assert_int_eq(rows, (lanes + per - 1) / per);
+                row += rows;
+            }
+        }
+        ls_figure_free(&f);
+    }
+}
+END_TEST
+
+/* f64 partials on 32 x 4-byte banks: each buffer access in two phases of
+ * 16 lanes; the worst access's phases add up to the engine's degree. */
+START_TEST(banks_plan_f64_in_phases)
+{
+    ls_derived dv;
+    ls_diag d;
+    ls_module *m = load_example("seed000_example2.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    m->problems[0].inputs[0].type = LS_ET_F64;
+    m->problems[0].acc_type = LS_ET_F64;
+    ck_assert_msg(ls_derive(&m->problems[0], &dv, &d) == LS_OK, "%s", d.msg);
+    ls_hw hw;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_plan plan;
+    ck_assert_msg(ls_plan_build(&m->problems[0], &dv, ls_plan_target_from_arch(hw.arch), &plan,
+                                &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(plan.acc_elem_bytes, 8);
+    ls_figure f;
+    ck_assert(ls_viz_banks_plan(&plan, &hw, &f, &d) == LS_OK);
+    ls_sim_result r;
+    ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &d) == LS_OK);
+    const ls_grid *g = &f.panels[0];
+    int64_t worst = 0;
+    int accesses = 0;
+    for (int row = 0; row < g->rows; accesses++) {
+        int rows;
+        int64_t deg = access_degree(g, row, &rows);
+        ck_assert(rows == 1 || strncmp(g->row_note[row], "lanes 0-", 8) == 0);
+        worst = deg > worst ? deg : worst;
+        row += rows;
+    }
+    ck_assert_int_eq(accesses, 2 * (int)(plan.results_per_thread > 16 ? 16 : plan.results_per_thread));
+    ck_assert_int_eq(worst, r.stage[LS_STAGE_CROSS_SUBGROUP].smem_max_degree);
+    ck_assert_ptr_nonnull(strstr(f.notes[f.n_notes - 1], "phases of 16 lanes"));
+    ls_figure_free(&f);
+    free(m);
+}
+END_TEST
+
 static void simulate(const char *name, ls_module **m, ls_derived *dv, ls_plan *plan, ls_hw *hw,
                      ls_sim_result *r, ls_trace *tr)
 {
@@ -1462,6 +1588,8 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, swizzle_seed001);
     tcase_add_test(tc, banks_swizzle_degrees);
     tcase_add_test(tc, banks_plan_matches_engine);
+    tcase_add_test(tc, banks_wide_accesses_in_phases);
+    tcase_add_test(tc, banks_plan_f64_in_phases);
     tcase_add_test(tc, traffic_from_simulation);
     tcase_add_test(tc, timeline_rows_and_waves);
     tcase_add_test(tc, compare_csv_and_errors);

@@ -525,6 +525,76 @@ static int64_t banks_row(ls_grid *g, int row, const int64_t *lanes, const int64_
     return degree;
 }
 
+/* An access wider than a bank is served in phases of this many lanes, by
+ * lane id, each phase costing its own degree: the engine's rule
+ * (ls_bank_conflict_degree, sim/engine_memory.c).  0: one phase. */
+static int64_t lanes_per_phase(int64_t bytes, int64_t banks, int64_t bank_bytes)
+{
+    return bytes > bank_bytes ? banks * bank_bytes / bytes : 0;
+}
+
+/* Runs of consecutive entries of lanes[0..n) in one phase: the rows an
+ * access takes in a banks panel. */
+static int phase_count(const int64_t *lanes, int n, int64_t per)
+{
+    int count = 0;
+    for (int i = 0; i < n; count++) {
+        int64_t ph = per > 0 ? lanes[i] / per : 0;
+        while (i < n && (per > 0 ? lanes[i] / per : 0) == ph)
+            i++;
+    }
+    return count > 0 ? count : 1;
+}
+
+/* One access as rows row0.. of g, one row per phase (head on the first
+ * row; when there are several, "lanes A-B: degree d" on each and the
+ * access's cycles, their sum, under the head).  Returns the
+ * access's degree: the sum over its phases, what the simulator charges. */
+static int64_t banks_access(ls_grid *g, int row0, const char *head, const int64_t *lanes,
+                            const int64_t *addr, int n, int64_t bytes, int64_t banks,
+                            int64_t bank_bytes)
+{
+    int64_t per = lanes_per_phase(bytes, banks, bank_bytes), total = 0;
+    int phases = phase_count(lanes, n, per), row = row0;
+    for (int i = 0; i < n || (n == 0 && row == row0); row++) {
+        int j = i;
+        int64_t ph = per > 0 && n > 0 ? lanes[i] / per : 0;
+        while (j < n && (per > 0 ? lanes[j] / per : 0) == ph)
+            j++;
+        int64_t deg = banks_row(g, row, lanes + i, addr + i, j - i, bytes, banks, bank_bytes, 0);
+        total += deg;
+        copy_str(g->row_head[row], LS_GRID_HEADER, row == row0 ? head : "");
+        if (phases > 1)
+            fmt(g->row_note[row], sizeof g->row_note[0], "lanes %lld-%lld: degree %lld",
+                (long long)lanes[i], (long long)lanes[j - 1], (long long)deg);
+        else
+            fmt(g->row_note[row], sizeof g->row_note[0], "degree %lld", (long long)deg);
+        i = j;
+        if (n == 0)
+            break;
+    }
+    if (phases > 1) /* the access's cost under its name */
+        fmt(g->row_head[row0 + 1], LS_GRID_HEADER, "= %lld cycle%s", (long long)total,
+            total == 1 ? "" : "s");
+    return total;
+}
+
+/* The note that says how wide accesses were drawn. */
+static void phases_note(ls_figure *out, int64_t bytes, int64_t banks, int64_t bank_bytes)
+{
+    int64_t per = lanes_per_phase(bytes, banks, bank_bytes);
+    if (per <= 0)
+        return;
+    char note[240];
+    fmt(note, sizeof note,
+        "A %lld-byte access is wider than a bank: it is served in phases of %lld lanes (%lld "
+        "banks x %lld bytes / %lld), one row each; the access costs the sum of its phases' "
+        "degrees (what the simulator charges).",
+        (long long)bytes, (long long)per, (long long)banks, (long long)bank_bytes,
+        (long long)bytes);
+    note_add(out, note);
+}
+
 /* A panel of `rows` accesses x `banks` banks, with a degree note per row. */
 static ls_grid *banks_panel(ls_figure *out, int rows, int64_t banks, const char *caption)
 {
@@ -562,21 +632,28 @@ ls_status ls_viz_banks_plan(const ls_plan *pl, const ls_hw *hw, ls_figure *out, 
     if (banks > 128)
         return ls_diag_set(diag, LS_ERR_LIMIT, "", 0, 0, "model %s has %lld banks; draw shows at most 128",
                            hw->name, (long long)banks);
-    ls_grid *g = banks_panel(out, (int)(2 * shown), banks,
-                             "cross-subgroup buffer, subgroup 0: lanes per bank in each access");
     int64_t *slot_reg = ls_xcalloc((size_t)nq, sizeof *slot_reg);
     int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
     ls_result_slot_registers(d, p, slot_reg);
+    int64_t per = lanes_per_phase(pl->acc_elem_bytes, banks, hw->smem_bank_bytes);
+    int rows = 0;
     for (int64_t q = 0; q < shown; q++)
         for (int rd = 0; rd < 2; rd++) {
-            int row = (int)(2 * q + rd);
             int n = ls_smem_access(pl, slot_reg[q], rd == 1, lanes, addr);
-            fmt(g->row_head[row], LS_GRID_HEADER, "%s slot %lld", rd ? "read" : "write",
-                     (long long)q);
-            int64_t deg = banks_row(g, row, lanes, addr, n, pl->acc_elem_bytes, banks,
-                                    hw->smem_bank_bytes, 0);
-            fmt(g->row_note[row], sizeof g->row_note[0], "degree %lld", (long long)deg);
+            rows += phase_count(lanes, n, per);
+        }
+    ls_grid *g = banks_panel(out, rows, banks,
+                             "cross-subgroup buffer, subgroup 0: lanes per bank in each access");
+    int row = 0;
+    for (int64_t q = 0; q < shown; q++)
+        for (int rd = 0; rd < 2; rd++) {
+            int n = ls_smem_access(pl, slot_reg[q], rd == 1, lanes, addr);
+            char head[LS_GRID_HEADER];
+            fmt(head, sizeof head, "%s slot %lld", rd ? "read" : "write", (long long)q);
+            banks_access(g, row, head, lanes, addr, n, pl->acc_elem_bytes, banks,
+                         hw->smem_bank_bytes);
+            row += phase_count(lanes, n, per);
         }
     free(slot_reg);
     free(lanes);
@@ -591,6 +668,7 @@ ls_status ls_viz_banks_plan(const ls_plan *pl, const ls_hw *hw, ls_figure *out, 
     banks_legend(out);
     note_add(out, "Degree = distinct words in the busiest bank: the cycles the access takes "
                   "(what the simulator charges).");
+    phases_note(out, pl->acc_elem_bytes, banks, hw->smem_bank_bytes);
     if (shown < nq) {
         char note[200];
         fmt(note, sizeof note, "Result slots 0..%lld of %lld shown.", (long long)shown - 1,
@@ -614,24 +692,32 @@ ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t la
         return ls_diag_set(diag, LS_ERR_USAGE, "--banks", 0, 0, "%lld banks: need 1..128",
                            (long long)banks);
     int64_t n = ls_swizzle_blocks_per_row(s);
+    int64_t bytes = s->access_width * elem_bytes;
+    int64_t per = lanes_per_phase(bytes, banks, bank_bytes);
+    int64_t *lane_id = ls_xcalloc((size_t)lanes, sizeof *lane_id);
+    for (int64_t ln = 0; ln < lanes; ln++)
+        lane_id[ln] = ln;
+    /* at most 32 rows a panel: fewer block columns when each takes phases */
+    int phases = phase_count(lane_id, (int)lanes, per);
+    int64_t cap = 32 / phases > 0 ? 32 / phases : 1;
     int64_t shown = n > 16 ? 16 : n;
+    if (shown > cap)
+        shown = cap;
     int64_t stride = swz_row_elems(s);
     out->stacked = true;
-    int64_t *lane_id = ls_xcalloc((size_t)lanes, sizeof *lane_id);
     int64_t *addr = ls_xcalloc((size_t)lanes, sizeof *addr);
     for (int sw = 0; sw < 2; sw++) {
-        ls_grid *g = banks_panel(out, (int)shown, banks,
+        ls_grid *g = banks_panel(out, (int)(shown * phases), banks,
                                  sw ? "with the swizzle" : "without (plain row-major)");
         for (int64_t c = 0; c < shown; c++) {
             for (int64_t ln = 0; ln < lanes; ln++) {
                 int64_t off = ln * stride + c * s->access_width;
-                lane_id[ln] = ln;
                 addr[ln] = (sw ? ls_swizzle_apply(s, off) : off) * elem_bytes;
             }
-            fmt(g->row_head[c], LS_GRID_HEADER, "block col %lld", (long long)c);
-            int64_t deg = banks_row(g, (int)c, lane_id, addr, (int)lanes,
-                                    s->access_width * elem_bytes, banks, bank_bytes, 0);
-            fmt(g->row_note[c], sizeof g->row_note[0], "degree %lld", (long long)deg);
+            char head[LS_GRID_HEADER];
+            fmt(head, sizeof head, "block col %lld", (long long)c);
+            banks_access(g, (int)(c * phases), head, lane_id, addr, (int)lanes, bytes, banks,
+                         bank_bytes);
         }
     }
     free(lane_id);
@@ -647,6 +733,12 @@ ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t la
              (long long)s->access_width, (long long)elem_bytes, (long long)banks,
              (long long)bank_bytes);
     note_add(out, note);
+    phases_note(out, bytes, banks, bank_bytes);
+    if (shown < n) {
+        fmt(note, sizeof note, "Block columns 0..%lld of %lld shown.", (long long)shown - 1,
+            (long long)n);
+        note_add(out, note);
+    }
     return LS_OK;
 }
 
