@@ -112,8 +112,29 @@ $LANESCOPE view - --target mi300x --headless --out "$tmp/vi" --keys "end" <"$E2"
 check "view - exits 0" $?
 cmp -s "$tmp/vf.txt" "$tmp/vi.txt"; check "view --shape steps what view of example 2 steps" $?
 contains "view: the last frame" "$tmp/vf.txt" "frame 001 key=end"
+# measure and sweep too: the CUDA C generated for a problem stated by flags is
+# the file's (but for the init's comment: a fill value, or the identity)
+MX="$EX/../tests/data/cuda_maxsi_i16_6x100.mlir"
+MXCFG='#iree_gpu.lowering_config<{lane_basis = [[2, 16], [0, 1]], partial_reduction = [0, 64], subgroup_basis = [[1, 2], [0, 1]], thread = [0, 2], workgroup = [2, 0]}>'
+$LANESCOPE measure "$MX" --emit-cuda | tail -n +2 | grep -v 'acc combine' >"$tmp/mf.cu"
+$LANESCOPE measure --shape 6x100 --iter pr --type i16 --combiner maxsi --config "$MXCFG" \
+    --target h100 --emit-cuda >"$tmp/ms.cu" 2>"$tmp/err"
+check "measure --shape --config exits 0" $?
+tail -n +2 "$tmp/ms.cu" | grep -v 'acc combine' | cmp -s - "$tmp/mf.cu"
+check "measure --shape generates the file's kernel" $?
+[ "$(wc -l <"$tmp/mf.cu")" -gt 50 ]; check "measure: a whole kernel compared" $?
+$LANESCOPE sweep --shape 512x4096 --iter pr --target h100 --max-configs 12 --quiet \
+    --config '#iree_gpu.lowering_config<{workgroup = [1, 0], thread = [0, 4], partial_reduction = [0, 512], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>' \
+    --csv "$tmp/swc.csv" >"$tmp/swc.txt" 2>"$tmp/err"
+check "sweep --shape --config exits 0" $?
+[ "$(grep -c '<- --config' "$tmp/swc.txt")" -eq 1 ]; check "sweep marks the --config row" $?
+contains "sweep ranks --config's config" "$tmp/swc.txt" "the config of --config ranks"
+[ "$(cut -d, -f3 "$tmp/swc.csv" | grep -c '^1$')" -eq 1 ]; check "sweep CSV flags one --config row" $?
+grep '^[0-9]*,[01],1,' "$tmp/swc.csv" | grep -q 'partial_reduction = \[0, 512\].*subgroup_basis = \[\[1, 4\]'
+check "the flagged row is --config's" $?
 for c in "sim $E2 --iter pr" "explain $E2 --type f16" "draw layout $E2 -o $tmp/n.png --combiner mul" \
-    "view $E2 --iter pr --headless --out $tmp/vn"; do
+    "view $E2 --iter pr --headless --out $tmp/vn" "measure $E2 --iter pr --emit-cuda" \
+    "sweep $E2 --combiner mul --target mi300x"; do
     # shellcheck disable=SC2086
     $LANESCOPE $c >/dev/null 2>"$tmp/err"
     [ $? -eq 2 ]; check "'$c' exits 2" $?
@@ -121,6 +142,13 @@ for c in "sim $E2 --iter pr" "explain $E2 --type f16" "draw layout $E2 -o $tmp/n
 done
 $LANESCOPE sim --iter pr >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ]; check "sim --iter alone exits 2" $?
+for c in measure sweep; do
+    $LANESCOPE $c --iter pr >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ]; check "$c --iter alone exits 2" $?
+    contains "$c --iter alone says why" "$tmp/err" "--iter describes a --shape problem; give --shape too"
+    $LANESCOPE $c "$E2" --shape 4x4 --iter pr >/dev/null 2>"$tmp/err"
+    [ $? -eq 2 ]; check "$c INPUT --shape exits 2" $?
+done
 $LANESCOPE sim "$E2" --shape 4x4 --iter pr >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ]; check "sim INPUT --shape exits 2" $?
 contains "INPUT and --shape" "$tmp/err" "give INPUT or --shape, not both"

@@ -22,7 +22,7 @@ t lanescope sim x.mlir --target mi
 t lanescope explain --form
 EOS
 (cd "$tmp" && PATH="$tmp/bin:$PATH" bash "$tmp/run.bash" "$SRC" >"$tmp/out" 2>"$tmp/err")
-printf '%s\n' "sim suggest sweep" "--trace" "--chart --combiner --csv" "timeline" "mi300x mi355x" "--format" >"$tmp/want"
+printf '%s\n' "sim suggest sweep" "--trace" "--chart --combiner --config --csv" "timeline" "mi300x mi355x" "--format" >"$tmp/want"
 if cmp -s "$tmp/out" "$tmp/want"; then
     echo "ok: completion"
     exit 0

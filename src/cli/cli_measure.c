@@ -23,6 +23,8 @@ static void usage(FILE *f)
             "       lanescope measure INPUT --emit-cuda [-o FILE]\n"
             "       lanescope measure INPUT --ptx [--arch sm_XY] [-o FILE]\n"
             "       lanescope measure INPUT --emulate [--seed N]\n"
+            "       lanescope measure --shape AxB.. --iter pr.. [--type T] [--combiner K]\n"
+            "                         [--config ATTR] ...   (a problem without an INPUT file)\n"
             "\n"
             "Run the lowered reduction on an NVIDIA GPU: the plan the simulator times becomes\n"
             "CUDA C (the partial-reduction loop with the plan's vector loads, the thread\n"
@@ -48,6 +50,11 @@ static void usage(FILE *f)
             "  --emulate       run the generated CUDA C on the CPU (one thread per CUDA thread,\n"
             "                  host C++ compiler: $CXX or c++) and check its values; no timing\n"
             "  -o FILE         write the output to FILE (atomically)\n"
+            "  --config ATTR   use this #iree_gpu.lowering_config<{...}> for every reduction\n"
+            "  --shape AxBx..  describe the problem by flags instead of INPUT ...\n"
+            "  --iter pr..     ... one letter per dim: p(arallel) or r(eduction)\n"
+            "  --type T[:U]    ... element type T, reduced in U (default T)\n"
+            "  --combiner K    ... add, mul, minsi, maxnumf, ... (default add)\n"
             "  -h, --help      this help\n"
             "\n"
             "Exit status: 0 ok, 1 error (including a wrong value), 2 usage, 3 no NVIDIA\n"
@@ -59,10 +66,12 @@ typedef struct {
     bool emit, ptx, emulate, json, flush;
     int64_t runs, warmup, seed, device;
     const char *target, *output, *arch;
-    ls_import_dims dims; /* --dim */
+    const char *input;        /* NULL: the problem the flags state */
+    ls_import_dims dims;      /* --dim */
+    ls_cli_problem_flags pf;  /* --shape ..., --config */
 } measure_args;
 
-static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
+static int parse_args(int argc, char **argv, measure_args *a)
 {
     enum { O_EMIT = 256, O_PTX, O_EMU, O_JSON, O_RUNS, O_WARM, O_SEED, O_DEV, O_TARGET, O_ARCH,
            O_NOFLUSH, O_DIM };
@@ -74,7 +83,7 @@ static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
         {"target", required_argument, NULL, O_TARGET}, {"arch", required_argument, NULL, O_ARCH},
         {"no-flush", no_argument, NULL, O_NOFLUSH}, {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},         {"dim", required_argument, NULL, O_DIM},
-        {NULL, 0, NULL, 0},
+        LS_CLI_PROBLEM_LONGOPTS,                  {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
     a->runs = 20;
@@ -120,6 +129,10 @@ static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
             if (!ls_flag_once(CMD, "-o", &a->output, optarg))
                 return 2;
             break;
+        LS_CLI_PROBLEM_CASES:
+            if (ls_cli_problem_flag(CMD, &a->pf, c, optarg) < 0)
+                return 2;
+            break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         default:
@@ -140,11 +153,17 @@ static int parse_args(int argc, char **argv, measure_args *a, int *consumed)
         ls_cli_error(CMD, "--arch: '%s' is not an NVIDIA architecture like sm_90", a->arch);
         return 2;
     }
-    if (argc - optind != 1) {
-        ls_cli_error(CMD, "expected one INPUT (.mlir file)");
+    if (argc - optind > 1) {
+        ls_cli_error(CMD, "expected one INPUT (.mlir file), found %d", argc - optind);
         return 2;
     }
-    *consumed = optind;
+    a->input = optind < argc ? argv[optind] : NULL;
+    if (!ls_cli_problem_source(CMD, a->input, &a->pf))
+        return 2;
+    if (a->input == NULL && a->pf.shape == NULL) {
+        ls_cli_error(CMD, "expected one INPUT (.mlir file) or --shape/--iter");
+        return 2;
+    }
     return -1;
 }
 
@@ -302,11 +321,10 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
 int ls_cmd_measure(int argc, char **argv)
 {
     measure_args a;
-    int optpos;
-    int prc = parse_args(argc, argv, &a, &optpos);
+    int prc = parse_args(argc, argv, &a);
     if (prc >= 0)
         return prc;
-    const char *input = argv[optpos];
+    const char *input = a.input ? a.input : "--shape";
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_module *m = ls_xcalloc(1, sizeof *m);
@@ -317,7 +335,7 @@ int ls_cmd_measure(int argc, char **argv)
     ls_out out;
     ls_out_open(&out);
     int rc = 1;
-    if (ls_module_load_dims(input, 0, &a.dims, m, &diag))
+    if (ls_cli_problem_load(a.input, &a.pf, &a.dims, m, &diag))
         goto fail;
     if (m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,

@@ -21,6 +21,7 @@ static void usage(FILE *f)
             "                       [--csv FILE] [--chart FILE.png|.svg|.pdf] [--top N] [--quiet]\n"
             "                       [--force]\n"
             "       lanescope sweep --shape AxB.. --iter pr.. [--type T] [--combiner K] ...\n"
+            "                       [--config ATTR]\n"
             "\n"
             "Enumerate the valid configs of a reduction on a target (subgroup size, elements\n"
             "per load, lanes on the reduction and the rows, subgroups, partial_reduction,\n"
@@ -37,6 +38,12 @@ static void usage(FILE *f)
             "  --chart FILE        time of every config by rank, IREE's marked, the DRAM\n"
             "                      roofline drawn (default: none)\n"
             "  --top N             rows of the table on standard output (default 10)\n"
+            "  --config ATTR       an #iree_gpu.lowering_config<{...}> to rank among the\n"
+            "                      others and mark (as the input's own config is)\n"
+            "  --shape AxBx..      describe the problem by flags instead of INPUT ...\n"
+            "  --iter pr..         ... one letter per dim: p(arallel) or r(eduction)\n"
+            "  --type T[:U]        ... element type T, reduced in U (default T)\n"
+            "  --combiner K        ... add, mul, minsi, maxnumf, ... (default add)\n"
             "\n"
             "  --quiet             no progress lines\n"
             "  --force             run past the work budget (2^34 simulated subgroup-\n"
@@ -52,7 +59,7 @@ static void usage(FILE *f)
             "subgroup size, wg workgroup size (threads), thread elements per load, lanes\n"
             "lanes along the reduced x parallel dims, subgroups per workgroup, partial\n"
             "the partial_reduction tile, rows outputs per workgroup; <- IREE marks\n"
-            "IREE's choice, <- input the input's own config.\n",
+            "IREE's choice, <- input the input's own config, <- --config the one given.\n",
             ls_hw_names());
 }
 
@@ -76,19 +83,19 @@ static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
 
 int ls_cmd_sweep(int argc, char **argv)
 {
-    enum { O_TARGET = 256, O_SHAPE, O_ITER, O_TYPE, O_COMB, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX,
-           O_DIM, O_QUIET, O_FORCE };
+    enum { O_TARGET = 256, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX, O_DIM, O_QUIET, O_FORCE };
     static const struct option longopts[] = {
-        {"target", required_argument, NULL, O_TARGET}, {"shape", required_argument, NULL, O_SHAPE},
+        {"target", required_argument, NULL, O_TARGET},
         {"quiet", no_argument, NULL, O_QUIET},       {"force", no_argument, NULL, O_FORCE},
-        {"iter", required_argument, NULL, O_ITER},     {"type", required_argument, NULL, O_TYPE},
-        {"combiner", required_argument, NULL, O_COMB}, {"jobs", required_argument, NULL, 'j'},
+        {"jobs", required_argument, NULL, 'j'},
         {"max-configs", required_argument, NULL, O_MAX}, {"csv", required_argument, NULL, O_CSV},
         {"chart", required_argument, NULL, O_CHART},   {"top", required_argument, NULL, O_TOP},
         {"index", required_argument, NULL, O_INDEX},   {"help", no_argument, NULL, 'h'},
-        {"dim", required_argument, NULL, O_DIM},       {NULL, 0, NULL, 0},
+        {"dim", required_argument, NULL, O_DIM},       LS_CLI_PROBLEM_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
-    const char *target = NULL, *shape = NULL, *iter = NULL, *type = NULL, *combiner = NULL;
+    const char *target = NULL;
+    ls_cli_problem_flags pf = {0};
     /* no file unless asked for: nothing dropped into the current folder */
     const char *csv_path = NULL, *chart_path = NULL;
     ls_import_dims dims = {{0}};
@@ -106,14 +113,14 @@ int ls_cmd_sweep(int argc, char **argv)
             break;
         case O_QUIET: quiet = true; break;
         case O_FORCE: force = true; break;
-        case O_SHAPE: shape = optarg; break;
+        LS_CLI_PROBLEM_CASES:
+            if (ls_cli_problem_flag(CMD, &pf, c, optarg) < 0)
+                return 2;
+            break;
         case O_DIM:
             if (!ls_flag_dim(CMD, optarg, &dims))
                 return 2;
             break;
-        case O_ITER: iter = optarg; break;
-        case O_TYPE: type = optarg; break;
-        case O_COMB: combiner = optarg; break;
         case O_CSV: csv_path = optarg; break;
         case O_CHART: chart_path = optarg; break;
         case 'j':
@@ -141,7 +148,9 @@ int ls_cmd_sweep(int argc, char **argv)
         }
     }
     const char *input = optind < argc ? argv[optind] : NULL;
-    if (argc - optind > 1 || (input != NULL) == (shape != NULL)) {
+    if (!ls_cli_problem_source(CMD, input, &pf))
+        return 2;
+    if (argc - optind > 1 || (input == NULL && pf.shape == NULL)) {
         ls_cli_error(CMD, "give one INPUT (.mlir) or --shape/--iter, exactly one of them");
         return 2;
     }
@@ -161,25 +170,19 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_out out, csv;
     bool out_open = false, csv_open = false;
     ls_problem *p;
-    if (input) {
-        if (ls_module_load_dims(input, 0, &dims, m, &diag))
-            goto fail;
-        if (m->n_problems == 0) {
-            ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
-                        "no linalg.generic/linalg.reduce with a reduction to sweep");
-            goto fail;
-        }
-        if ((size_t)index >= m->n_problems) {
-            ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                        "%s has %zu reduction%s; --index %lld is outside 0..%zu", input,
-                        m->n_problems, ls_s((long long)m->n_problems), (long long)index, m->n_problems - 1);
-            goto fail;
-        }
-    } else {
-        if (!ls_cli_flags_problem(shape, iter, type, combiner, false, &m->problems[0], NULL,
-                                  NULL, &diag))
-            goto fail;
-        m->n_problems = 1;
+    if (ls_cli_problem_load(input, &pf, &dims, m, &diag))
+        goto fail;
+    if (m->n_problems == 0) {
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
+                    "no linalg.generic/linalg.reduce with a reduction to sweep");
+        goto fail;
+    }
+    if ((size_t)index >= m->n_problems) {
+        ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                    "%s has %zu reduction%s; --index %lld is outside 0..%zu",
+                    input ? input : "--shape", m->n_problems, ls_s((long long)m->n_problems),
+                    (long long)index, m->n_problems - 1);
+        goto fail;
     }
     p = &m->problems[index];
     bool had_config = p->has_config; /* the input's own config is ranked too */
@@ -276,7 +279,7 @@ int ls_cmd_sweep(int argc, char **argv)
         knobs(kn, sizeof kn, pt);
         fprintf(out.f, "  %5zu %10.3f %7.1f  %s%s%s\n", k + 1, pt->time_us,
                 100 * roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "",
-                pt->is_input ? "  <- input" : "");
+                pt->is_input ? (pf.config ? "  <- --config" : "  <- input") : "");
     }
     if (sw.iree_rejected) {
         fprintf(out.f, "  IREE's choice: none (%s)\n", sw.iree_why);
@@ -299,13 +302,14 @@ int ls_cmd_sweep(int argc, char **argv)
                 in_rank = k + 1;
         char cfg[1024];
         ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+        const char *whose = pf.config ? "the config of --config" : "the input's config";
         if (in_rank > 0)
-            fprintf(out.f, "  the input's config ranks %zu of %zu: %.3f us = %.2fx the best, %.1f%% "
+            fprintf(out.f, "  %s ranks %zu of %zu: %.3f us = %.2fx the best, %.1f%% "
                            "of the DRAM roofline%s\n    %s\n",
-                    in_rank, ok, pt->time_us, pt->time_us / sw.points[order[0]].time_us,
+                    whose, in_rank, ok, pt->time_us, pt->time_us / sw.points[order[0]].time_us,
                     100 * roof_us / pt->time_us, pt->is_iree ? " (it is IREE's choice)" : "", cfg);
         else
-            fprintf(out.f, "  the input's config does not simulate: %s\n    %s\n", pt->error, cfg);
+            fprintf(out.f, "  %s does not simulate: %s\n    %s\n", whose, pt->error, cfg);
     }
     if (ok < sw.n)
         fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,

@@ -573,10 +573,10 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
             ls_elem_type_name(p->acc_type), ls_elem_type_name(p->inputs[0].type));
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "%s%lld%s", i ? "x" : "", (long long)p->size[i], p->is_reduction[i] ? "r" : "");
-    fprintf(f, "\n *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroups of 32), %lld bytes of "
+    fprintf(f, "\n *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroup%s of 32), %lld bytes of "
                "shared memory\n",
             launch->grid[0], launch->block[0], (long long)d->num_subgroups,
-            (long long)launch->smem_bytes);
+            d->num_subgroups == 1 ? "" : "s", (long long)launch->smem_bytes);
     for (int k = 0; k < g->nin; k++) {
         fprintf(f, " *   input %d: %lld elements (%lld bytes), ", k,
                 (long long)launch->input_elems[k], (long long)launch->input_bytes[k]);
