@@ -115,11 +115,11 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f)
     const char *kind = ls_combiner_name(p->combiner);
     char buf[1024];
     int dim = ls_argcmp_dim(p);
-    fprintf(f, "plan for %s (%s target): workgroup of %lld threads = %lld subgroups x %lld, "
-               "%lld workgroups\n",
+    fprintf(f, "plan for %s (%s target): workgroup of %lld threads = %lld subgroup%s x %lld, "
+               "%lld workgroup%s\n",
             p->name, plan->amd ? "AMD" : "NVIDIA", (long long)d->workgroup_size,
-            (long long)d->num_subgroups, (long long)d->subgroup_size,
-            (long long)d->total_workgroups);
+            (long long)d->num_subgroups, d->num_subgroups == 1 ? "" : "s", (long long)d->subgroup_size,
+            (long long)d->total_workgroups, d->total_workgroups == 1 ? "" : "s");
     ls_nested_layout_format(&d->layout, buf, sizeof buf);
     fprintf(f, "  layout: %s\n", buf);
     fprintf(f, "  iree_linalg_ext.arg_compare dimension(%d), %s indices, comparator:\n", dim,

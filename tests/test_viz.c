@@ -309,6 +309,39 @@ START_TEST(text_width_scale_free)
 END_TEST
 
 
+/* Text goes through pango: characters DejaVu Sans lacks come from a
+ * fallback font where one is installed, else pango's box with the code
+ * point in hex (either way wider than a Latin letter each, never nothing),
+ * and bytes that are not UTF-8 (a name from the user's file) draw as
+ * U+FFFD instead of putting the cairo context in error. */
+START_TEST(text_unicode_and_invalid_bytes)
+{
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 200, 40);
+    cairo_t *cr = cairo_create(s);
+    double one = ls_viz_text_w(cr, "x", 10, false);
+    double arrow = ls_viz_text_w(cr, "a \xe2\x86\x92 b", 10, false); /* a -> b */
+    double cjk = ls_viz_text_w(cr, "\xe6\xbc\xa2\xe5\xad\x97", 10, false); /* two Han characters */
+    ck_assert(one > 3 && one < 10);
+    ck_assert(arrow > 3 * one);
+    ck_assert_msg(cjk > 1.5 * one, "two CJK characters: %.2f points, 'x': %.2f", cjk, one);
+    static const char bad[] = "@f\xff\xfe" "oo";
+    double wbad = ls_viz_text_w(cr, bad, 10, false);
+    ck_assert(wbad > ls_viz_text_w(cr, "@foo", 10, false));
+    ls_viz_text_at(cr, bad, 4, 20, 10, false, 0);
+    ck_assert_int_eq(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+    /* something was drawn: a dark pixel on the white-less transparent image */
+    cairo_surface_flush(s);
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s), inked = 0;
+    for (int y = 0; y < 40; y++)
+        for (int x = 0; x < 200; x++)
+            inked += px[y * stride + 4 * x + 3] > 128;
+    ck_assert_int_gt(inked, 20);
+    cairo_destroy(cr);
+    cairo_surface_destroy(s);
+}
+END_TEST
+
 START_TEST(layout_highlight_and_iteration)
 {
     ls_derived dv;
@@ -1607,6 +1640,7 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, axis_ticks);
     tcase_add_test(tc, layout_subgroup_marks);
     tcase_add_test(tc, text_width_scale_free);
+    tcase_add_test(tc, text_unicode_and_invalid_bytes);
     tcase_add_test(tc, text_never_clipped_or_overlapping);
     suite_add_tcase(s, tc);
     return s;

@@ -38,10 +38,11 @@ void ls_viz_traffic(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r
     out->kind = LS_CHART_TRAFFIC;
     snprintf(out->title, sizeof out->title, "per-stage traffic of %s on %s", p->name, hw->name);
     snprintf(out->subtitle, sizeof out->subtitle,
-             "%lld cycles = %.3f us at %lld MHz; %lld workgroups, occupancy %lld per WGP, %lld "
-             "waves",
+             "%lld cycles = %.3f us at %lld MHz; %lld workgroup%s, occupancy %lld per WGP, %lld "
+             "wave%s",
              (long long)r->cycles, r->time_us, (long long)hw->clock_mhz,
-             (long long)r->workgroups, (long long)r->occupancy, (long long)r->waves);
+             (long long)r->workgroups, r->workgroups == 1 ? "" : "s", (long long)r->occupancy,
+             (long long)r->waves, r->waves == 1 ? "" : "s");
     static const char *names[] = {"critical-path cycles", "global bytes", "sectors (L2 hits)",
                                   "shuffles + DPP steps", "shared-memory cycles",
                                   "barrier wait cycles"};
@@ -216,10 +217,11 @@ ls_status ls_viz_timeline(const ls_problem *p, const ls_hw *hw, const ls_sim_res
         snprintf(out->stage_name[s], sizeof out->stage_name[s], "%s", ls_stage_name(s));
     snprintf(out->title, sizeof out->title, "timeline of %s on %s", p->name, hw->name);
     snprintf(out->subtitle, sizeof out->subtitle,
-             "%lld cycles; %lld workgroups, %lld per WGP at once, %lld waves; WGPs 0..%d of %lld "
-             "shown",
-             (long long)r->cycles, (long long)r->workgroups, (long long)r->occupancy,
-             (long long)r->waves, max_wgps - 1, (long long)hw->wgp_count);
+             "%lld cycle%s; %lld workgroup%s, %lld per WGP at once, %lld wave%s; WGPs 0..%d of "
+             "%lld shown",
+             (long long)r->cycles, r->cycles == 1 ? "" : "s", (long long)r->workgroups,
+             r->workgroups == 1 ? "" : "s", (long long)r->occupancy, (long long)r->waves,
+             r->waves == 1 ? "" : "s", max_wgps - 1, (long long)hw->wgp_count);
     snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
              "A row is a resident subgroup slot of a WGP; a bar is one stage of one subgroup "
              "(label: workgroup id); a new workgroup in the same slot is the next wave.");

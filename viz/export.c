@@ -18,6 +18,7 @@
 #include "lanescope/arena.h"
 #include "lanescope/atomic.h"
 #include "lanescope/viz.h"
+#include "viztext.h"
 
 
 typedef struct {
@@ -230,6 +231,7 @@ ls_status ls_viz_export_image(const char *path, cairo_surface_t *s, const ls_exp
 
 void ls_viz_shutdown(void)
 {
+    ls_viz_text_shutdown();
     cairo_debug_reset_static_data();
     FcFini();
 }

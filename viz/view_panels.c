@@ -621,12 +621,12 @@ static ls_status gpu_build(const ls_view *v, ls_figure *fig, ls_diag *diag)
         }
     }
     free(count);
-    fmt(fig->title, sizeof fig->title, "the whole GPU at cycle %lld: %lld workgroups resident",
-        (long long)cycle, (long long)resident);
+    fmt(fig->title, sizeof fig->title, "the whole GPU at cycle %lld: %lld workgroup%s resident",
+        (long long)cycle, (long long)resident, resident == 1 ? "" : "s");
     fmt(fig->subtitle, sizeof fig->subtitle,
-        "%s, %lld WGPs; %lld workgroups in %lld wave%s, %lld finished by this cycle, %lld "
+        "%s, %lld WGPs; %lld workgroup%s in %lld wave%s, %lld finished by this cycle, %lld "
         "cycles in all",
-        v->hw->name, (long long)wgps, (long long)n, (long long)v->gpu_res.waves,
+        v->hw->name, (long long)wgps, (long long)n, n == 1 ? "" : "s", (long long)v->gpu_res.waves,
         v->gpu_res.waves == 1 ? "" : "s", (long long)done, (long long)v->gpu_res.cycles);
     char note[200];
     fmt(note, sizeof note,

@@ -1,32 +1,69 @@
-/* viztext.c: measuring and placing text for the renderers. */
+/* viztext.c: measuring and placing text for the renderers, through pango
+ * (pangocairo): real font metrics, fallback fonts for characters DejaVu
+ * Sans lacks, and Unicode shaping, where cairo's toy API had none of them.
+ *
+ * Text is measured on one surface (a 1x1 scratch image, for a figure's
+ * size) and drawn on another (a PNG at 0.25..8 pixels a point, SVG, PDF,
+ * the window).  Hinted metrics, or glyph positions rounded to whole device
+ * pixels, would make widths measured at one scale wrong at another (a
+ * subtitle sized at 1x clipped at 4x); metrics are unhinted and positions
+ * unrounded, so they scale exactly. */
+#include <glib.h>
+#include <pango/pangocairo.h>
+#include <pango/pangofc-fontmap.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "viztext.h"
 
-/* Text is measured on one surface (a 1x1 scratch image, for a figure's
- * size) and drawn on another (a PNG at 0.25..8 pixels a point, SVG, PDF, the
- * window).  With hinted metrics an image surface rounds each advance to
- * whole device pixels, so widths measured at one scale do not hold at
- * another and a subtitle sized at 1x is clipped at 4x; unhinted metrics
- * scale exactly. */
-static void select_font(cairo_t *cr, double pt, bool bold)
+/* One font map, pango context and layout per thread that draws (one, in
+ * practice): made on first use, updated to each cairo context's transform
+ * before a string is measured or drawn, freed by ls_viz_text_shutdown.  The
+ * font map is lanescope's own, not pango's per-thread default, so freeing
+ * it releases every font it loaded (and their cairo fonts) for certain. */
+static _Thread_local PangoFontMap *fontmap;
+static _Thread_local PangoContext *ctx;
+static _Thread_local PangoLayout *layout;
+
+static PangoLayout *prepare(cairo_t *cr, const char *s, double pt, bool bold)
 {
-    cairo_select_font_face(cr, LS_VIZ_FONT, CAIRO_FONT_SLANT_NORMAL,
-                           bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-    cairo_set_font_size(cr, pt);
-    cairo_font_options_t *o = cairo_font_options_create();
-    cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF);
-    cairo_font_options_set_hint_style(o, CAIRO_HINT_STYLE_NONE);
-    cairo_set_font_options(cr, o);
-    cairo_font_options_destroy(o);
+    if (ctx == NULL) {
+        fontmap = pango_cairo_font_map_new();
+        ctx = pango_font_map_create_context(fontmap);
+        cairo_font_options_t *o = cairo_font_options_create();
+        cairo_font_options_set_hint_metrics(o, CAIRO_HINT_METRICS_OFF);
+        cairo_font_options_set_hint_style(o, CAIRO_HINT_STYLE_NONE);
+        pango_cairo_context_set_font_options(ctx, o);
+        cairo_font_options_destroy(o);
+        pango_context_set_round_glyph_positions(ctx, FALSE);
+        layout = pango_layout_new(ctx);
+    }
+    pango_cairo_update_context(cr, ctx);
+    pango_layout_context_changed(layout);
+    PangoFontDescription *fd = pango_font_description_from_string(LS_VIZ_FONT);
+    pango_font_description_set_weight(fd, bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL);
+    /* absolute: in the cairo context's user units, the renderers' points */
+    pango_font_description_set_absolute_size(fd, pt * PANGO_SCALE);
+    pango_layout_set_font_description(layout, fd);
+    pango_font_description_free(fd);
+    /* Names come from the user's IR and file names: pango takes UTF-8 only
+     * (and complains on stderr otherwise), so an invalid byte is drawn as
+     * U+FFFD instead. */
+    if (g_utf8_validate(s, -1, NULL)) {
+        pango_layout_set_text(layout, s, -1);
+    } else {
+        gchar *valid = g_utf8_make_valid(s, -1);
+        pango_layout_set_text(layout, valid, -1);
+        g_free(valid);
+    }
+    return layout;
 }
 
 double ls_viz_text_w(cairo_t *cr, const char *s, double pt, bool bold)
 {
-    select_font(cr, pt, bold);
-    cairo_text_extents_t e;
-    cairo_text_extents(cr, s, &e);
-    return e.x_advance;
+    PangoRectangle logical;
+    pango_layout_get_extents(prepare(cr, s, pt, bold), NULL, &logical);
+    return (double)logical.width / PANGO_SCALE;
 }
 
 /* The recorder a test installs (ls_viz_text_record); NULL: none.  One
@@ -43,16 +80,14 @@ void ls_viz_text_record(ls_viz_text_box *boxes, size_t cap, size_t *n)
         *n = 0;
 }
 
-/* The string's logical box (advance x ascent+descent) in device pixels:
- * the bounding box of its four corners, so rotated labels count too. */
-static void record(cairo_t *cr, const char *s, double x0, double y, double w)
+/* The string's logical box (its layout's logical rectangle, top at ytop)
+ * in device pixels: the bounding box of its four corners, so rotated
+ * labels count too. */
+static void record(cairo_t *cr, const char *s, double x0, double ytop, double w, double h)
 {
     if (rec_boxes == NULL || *rec_n >= rec_cap)
         return;
-    cairo_font_extents_t fe;
-    cairo_font_extents(cr, &fe);
-    double cx[4] = {x0, x0 + w, x0, x0 + w}, cy[4] = {y - fe.ascent, y - fe.ascent,
-                                                      y + fe.descent, y + fe.descent};
+    double cx[4] = {x0, x0 + w, x0, x0 + w}, cy[4] = {ytop, ytop, ytop + h, ytop + h};
     ls_viz_text_box *b = &rec_boxes[(*rec_n)++];
     for (int i = 0; i < 4; i++) {
         cairo_user_to_device(cr, &cx[i], &cy[i]);
@@ -71,9 +106,34 @@ static void record(cairo_t *cr, const char *s, double x0, double y, double w)
 void ls_viz_text_at(cairo_t *cr, const char *s, double x, double y, double pt, bool bold,
                     double align)
 {
-    double w = align != 0 || rec_boxes ? ls_viz_text_w(cr, s, pt, bold)
-                                       : (select_font(cr, pt, bold), 0);
-    cairo_move_to(cr, x - w * align, y);
-    cairo_show_text(cr, s);
-    record(cr, s, x - w * align, y, w);
+    PangoLayout *l = prepare(cr, s, pt, bold);
+    PangoRectangle logical;
+    pango_layout_get_extents(l, NULL, &logical);
+    double w = (double)logical.width / PANGO_SCALE;
+    double h = (double)logical.height / PANGO_SCALE;
+    double base = (double)pango_layout_get_baseline(l) / PANGO_SCALE;
+    double x0 = x - w * align, top = y - base; /* the layout's origin is its top-left */
+    cairo_move_to(cr, x0, top);
+    pango_cairo_show_layout(cr, l);
+    cairo_new_path(cr); /* the text leaves no current point behind */
+    record(cr, s, x0, top, w, h);
+}
+
+void ls_viz_text_shutdown(void)
+{
+    if (layout)
+        g_object_unref(layout);
+    if (ctx)
+        g_object_unref(ctx);
+    if (fontmap) {
+        /* Fonts and fontsets the map cached refer to it and to their cairo
+         * fonts; shutting it down drops them, so the cairo font caches
+         * ls_viz_shutdown resets hold nothing live. */
+        if (PANGO_IS_FC_FONT_MAP(fontmap))
+            pango_fc_font_map_shutdown(PANGO_FC_FONT_MAP(fontmap));
+        g_object_unref(fontmap);
+    }
+    layout = NULL;
+    ctx = NULL;
+    fontmap = NULL;
 }

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* DejaVu Sans through cairo's toy API, which resolves it with fontconfig. */
+/* DejaVu Sans through pango, which resolves it (and fallbacks for the
+ * characters it lacks) with fontconfig. */
 #define LS_VIZ_FONT "DejaVu Sans"
 
 /* Advance width of s at pt points. */
@@ -22,5 +23,8 @@ typedef struct {
     char text[64];
 } ls_viz_text_box;
 void ls_viz_text_record(ls_viz_text_box *boxes, size_t cap, size_t *n);
+
+/* Frees the calling thread's pango context and font map (ls_viz_shutdown). */
+void ls_viz_text_shutdown(void);
 
 #endif
