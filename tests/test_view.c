@@ -604,6 +604,67 @@ START_TEST(wheel_zooms_about_the_mouse)
 }
 END_TEST
 
+/* `i` walks the tile panel through a contraction's operands: the matrix
+ * (read once, each element by the thread that owns its iteration point),
+ * the vector (every element read by the 4 row threads of a 16-lane group,
+ * lane_basis [[4, 16], ...]), then back to the iteration space; a hover
+ * names an element's readers as the picture does. */
+START_TEST(i_shows_each_operand)
+{
+    fixture f;
+    ls_diag diag;
+    ls_module *m = load_example("../tests/data/matvec_64x256_lanes4x16.mlir", &diag);
+    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
+    open_module(&f, m, 1400, 800);
+    ck_assert_int_eq(state(&f).operand, -1);
+    act(&f, "2");
+    act(&f, "i");
+    ck_assert_int_eq(state(&f).operand, 0);
+    ck_assert_int_eq(state(&f).panel, LS_VIEW_TILE);
+    ls_figure fig;
+    ls_chart chart;
+    ck_assert_int_eq(ls_view_panel_build(f.v, LS_VIEW_TILE, &fig, &chart, &diag), LS_OK);
+    ck_assert_ptr_nonnull(strstr(fig.title, "%mat"));
+    ls_figure_free(&fig);
+    /* matrix element [3, 10]: one reader, the owner of iteration point [3, 10] */
+    double px, py;
+    tile_cell_pixel(&f, 3, 10, &px, &py);
+    char key[64];
+    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
+    act(&f, key);
+    const ls_view_hover *h = ls_view_get_hover(f.v);
+    ck_assert(h->valid);
+    ck_assert_int_eq(h->x[0], 3);
+    ck_assert_int_eq(h->x[1], 10);
+    ck_assert_int_eq(h->n_owners, 1);
+    int64_t x[2] = {3, 10};
+    ls_ownership own;
+    ck_assert_int_eq(ls_owner_of(f.d, &m->problems[0], x, &own, &diag), LS_OK);
+    ck_assert_int_eq(h->tid, own.owners[0].tid);
+    ck_assert_ptr_nonnull(strstr(h->text, "input 0 %mat[3, 10]"));
+    /* the vector: one row; element 10 read by 4 threads, the lowest first */
+    act(&f, "i");
+    ck_assert_int_eq(state(&f).operand, 1);
+    tile_cell_pixel(&f, 0, 10, &px, &py);
+    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
+    act(&f, key);
+    h = ls_view_get_hover(f.v);
+    ck_assert(h->valid);
+    ck_assert_int_eq(h->rank, 1);
+    ck_assert_int_eq(h->x[0], 10);
+    ck_assert_int_eq(h->n_owners, 4);
+    /* the readers differ only in their row lane (lane = row lane x 16 + the
+     * d1 lane): the lowest is the matrix owner's d1 lane in row lane 0 */
+    ck_assert_int_eq(own.owners[0].tid, 53);
+    ck_assert_int_eq(h->tid, own.owners[0].tid % 16);
+    ck_assert_ptr_nonnull(strstr(h->text, "read by 4 threads"));
+    /* and back to the iteration space */
+    act(&f, "i");
+    ck_assert_int_eq(state(&f).operand, -1);
+    close_fixture(&f);
+}
+END_TEST
+
 /* One reduction per view: o / O ask the front end for another one only
  * when the dispatch has several. */
 START_TEST(op_keys_ask_the_front_end)
@@ -778,6 +839,7 @@ static Suite *view_suite(void)
     tcase_add_test(tc, aggregated_cells_show_their_values);
     tcase_add_test(tc, wheel_zooms_about_the_mouse);
     tcase_add_test(tc, op_keys_ask_the_front_end);
+    tcase_add_test(tc, i_shows_each_operand);
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
     suite_add_tcase(s, tc);
     return s;

@@ -342,6 +342,37 @@ fail:
     return diag->status;
 }
 
+bool ls_viz_operand_cell(const ls_plan *pl, int k, const ls_layout_view *v, int row, int col,
+                         int64_t *oc, int *rank, int64_t *readers, int64_t *first, int64_t *vreg)
+{
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_operand_reads r;
+    if (ls_viz_operand_reads_init(pl, k, v->workgroup, v->iteration, -1, &r, &diag))
+        return false;
+    int dr = v->dim_row, dc = v->dim_col;
+    bool ok = operand_dims(k, r.rank, r.extent, &dr, &dc, &diag) == LS_OK;
+    int64_t er = dr >= 0 ? r.extent[dr] : 1, ec = dc >= 0 ? r.extent[dc] : 1;
+    int64_t kr = ceil_div(er, LS_VIZ_MAX_AXIS_CELLS), kc = ceil_div(ec, LS_VIZ_MAX_AXIS_CELLS);
+    ok = ok && row >= 0 && col >= 0 && row * kr < er && col * kc < ec;
+    int64_t e = -1;
+    if (ok) {
+        operand_point(&r, v->at, dr, dc, row * kr, col * kc, oc);
+        for (int j = 0; j < r.rank; j++)
+            ok &= oc[j] < r.dim[j];
+        e = ok ? ls_viz_operand_reads_index(&r, oc) : -1;
+        ok = e >= 0 && r.readers[e] > 0;
+    }
+    if (ok) {
+        *rank = r.rank;
+        *readers = r.readers[e];
+        *first = r.first[e];
+        *vreg = r.vreg[e];
+    }
+    ls_viz_operand_reads_fini(&r);
+    return ok;
+}
+
 /* Virtual ids under the projected layout of every lane of a subgroup and
  * every subgroup of the workgroup, computed once per picture. */
 typedef struct {

@@ -52,6 +52,7 @@ ls_status ls_view_new(const ls_view_config *c, ls_view **out, ls_diag *diag)
     v->height = c->height >= LS_VIEW_MIN_SIZE ? c->height : 800;
     v->ui = c->ui_scale > 0 ? c->ui_scale : 1;
     v->hover.valid = false;
+    v->operand = -1;
     if (v->panel == LS_VIEW_GPU)
         ls_view_gpu_prepare(v);
     *out = v;
@@ -115,6 +116,7 @@ void ls_view_get_state(const ls_view *v, ls_view_state *s)
     s->ui_scale = v->ui;
     s->op = v->op;
     s->n_ops = v->n_ops;
+    s->operand = v->operand;
 }
 
 const ls_view_hover *ls_view_get_hover(const ls_view *v)
@@ -263,6 +265,20 @@ static bool step_key(const char *name, bool *fwd, ls_step_unit *unit)
     return false;
 }
 
+/* `i`: the tile panel's next picture: the iteration space, then each input
+ * the plan loads (a contraction's matrix and vector; not an intermediate
+ * held in registers), as `draw layout --operand K` draws it. */
+static int next_operand(const ls_view *v)
+{
+    for (int k = v->operand + 1; k < v->plan->n_inputs; k++) {
+        ls_diag d;
+        ls_diag_clear(&d);
+        if (ls_viz_operand_check(v->plan, k, &d) == LS_OK)
+            return k;
+    }
+    return -1;
+}
+
 /* The keys that only change view settings; -1 when name is not one. */
 static int setting_key(ls_view *v, const char *name, bool apply)
 {
@@ -306,6 +322,13 @@ static int setting_key(ls_view *v, const char *name, bool apply)
     } else if (key_is(name, "leave", NULL)) {
         if (apply)
             v->hover_on = false;
+    } else if (key_is(name, "i", NULL)) {
+        if (apply) {
+            v->operand = next_operand(v);
+            panel = LS_VIEW_TILE; /* the key is about the tile: show it */
+            v->zoom = 1;
+            v->pan_x = v->pan_y = 0;
+        }
     } else {
         return -1;
     }
@@ -368,7 +391,7 @@ bool ls_view_action_valid(const char *name)
         return true;
     /* the setting keys do not depend on the view's numbers for validity */
     static const char *settings[] = {"tab", "shift+tab", "]", "[", "+", "=", "-", "0",
-                                     "space", ">", "<", "?", "leave"};
+                                     "space", ">", "<", "?", "leave", "i"};
     for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
         if (strcmp(name, settings[i]) == 0)
             return true;

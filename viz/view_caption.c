@@ -27,6 +27,7 @@ const char *const ls_view_help[] = {
     "[ ]\tprevious / next subgroup",
     "{ }\tprevious / next workgroup",
     "o O\tnext / previous reduction of a multi-op dispatch",
+    "i\tthe tile as each input the plan loads (a contraction's two), then the iteration space",
     "+ - wheel, 0\tzoom, fit;  drag to pan",
     "mouse\twhat is under it: owner, lane, register, value, bank",
     "s\tsave the view as PNG",

@@ -43,6 +43,42 @@ static bool cell_at(const ls_figure *fig, int k, double x, double y, int *row, i
     return true;
 }
 
+/* The tile showing input k: the element under the mouse and its readers
+ * (the lowest one as the owner, as the picture names it). */
+static void hover_operand(const ls_view *v, const ls_view_tile *t, const ls_figure *fig, double x,
+                          double y, ls_view_hover *h)
+{
+    int r, c;
+    ls_layout_view lv;
+    memset(&lv, 0, sizeof lv);
+    lv.dim_row = lv.dim_col = -1;
+    lv.workgroup = v->workgroup;
+    lv.iteration = t->iteration;
+    lv.thread = -1;
+    int64_t oc[LS_MAX_RANK] = {0}, readers, first, vreg;
+    int rank;
+    if (!cell_at(fig, 0, x, y, &r, &c) ||
+        !ls_viz_operand_cell(v->plan, t->operand, &lv, r, c, oc, &rank, &readers, &first, &vreg))
+        return;
+    const ls_operand *o = &v->p->inputs[t->operand];
+    h->valid = true;
+    h->rank = rank;
+    memcpy(h->x, oc, sizeof h->x);
+    h->tid = first;
+    h->subgroup = first / v->d->subgroup_size;
+    h->lane = first % v->d->subgroup_size;
+    h->n_owners = readers;
+    h->reg = vreg;
+    char at[128];
+    ls_format_list(at, sizeof at, oc, rank);
+    snprintf(h->text, sizeof h->text,
+             "input %d %s%s (iteration %lld): read by %lld thread%s, the lowest T%lld = subgroup "
+             "%lld, lane %lld, element %lld of its vector",
+             t->operand, o->name, at, (long long)t->iteration, (long long)readers,
+             readers == 1 ? "" : "s", (long long)first, (long long)h->subgroup,
+             (long long)h->lane, (long long)vreg);
+}
+
 static void hover_tile(ls_view *v, ls_view_hover *h)
 {
     ls_figure fig;
@@ -58,6 +94,11 @@ static void hover_tile(ls_view *v, ls_view_hover *h)
     ls_figure_size(&fig, &w, &hh);
     to_points(v, w, hh, &x, &y);
     ls_ownership own;
+    if (t.operand >= 0) {
+        hover_operand(v, &t, &fig, x, y, h);
+        ls_figure_free(&fig);
+        return;
+    }
     if (cell_at(&fig, 0, x, y, &r, &c) && ls_view_tile_element(v, &t, r, c, h->x) &&
         ls_owner_of(v->d, v->p, h->x, &own, &diag) == LS_OK && own.n_listed > 0) {
         h->valid = true;

@@ -19,6 +19,7 @@ struct ls_view {
     int64_t workgroup;
     int subgroup;
     int op, n_ops;             /* this reduction of the dispatch, of how many */
+    int operand;               /* tile panel: -1 the iteration space, else input k */
     char source[256];          /* the input's name, for saved PNGs */
     ls_view_panel panel;
     double zoom, pan_x, pan_y; /* zoom 1 = fit; pan in pixels */
@@ -85,6 +86,7 @@ typedef struct {
     bool one_row;
     int64_t origin[LS_MAX_RANK], ext[LS_MAX_RANK];
     int64_t kr, kc;    /* elements per cell along the rows / columns */
+    int operand;       /* -1: the iteration space; else input k's reads (draw's figure) */
 } ls_view_tile;
 
 ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, ls_diag *diag);

@@ -193,12 +193,23 @@ ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, 
 {
     memset(t, 0, sizeof *t);
     t->iteration = ls_view_tile_iteration(v);
+    t->operand = v->operand;
     ls_layout_view lv;
     memset(&lv, 0, sizeof lv);
     lv.dim_row = lv.dim_col = -1;
     lv.workgroup = v->workgroup;
     lv.iteration = t->iteration;
     lv.thread = -1;
+    if (v->operand >= 0) {
+        /* input k's elements and who loads them, as draw layout --operand
+         * draws them for this workgroup and iteration */
+        if (ls_viz_operand_layout(v->plan, v->operand, &lv, fig, diag))
+            return diag->status;
+        note_set(fig, fig->n_notes < LS_FIGURE_MAX_NOTES ? fig->n_notes : LS_FIGURE_MAX_NOTES - 1,
+                 "i: the next input, then the iteration space again; hovering names an "
+                 "element's readers.");
+        return LS_OK;
+    }
     if (ls_viz_layout(v->p, v->d, &lv, fig, diag))
         return diag->status;
     tile_geometry(v, fig, t);

@@ -72,7 +72,7 @@ enum {
 };
 
 /* Keys: right n shift+right ctrl+right left shift+left ctrl+left home end
- * tab shift+tab 1..6 [ ] { } o O + - 0 space < > ? s q escape; commands:
+ * tab shift+tab 1..6 [ ] { } o O i + - 0 space < > ? s q escape; commands:
  * "hover X,Y" and "pan DX,DY" (pixels), "leave" (mouse gone), "resize WxH",
  * "wheel N" (N > 0 zooms in, about the mouse's point), "scale S" (pixels
  * per point of text, 0.5..4:
@@ -104,6 +104,7 @@ typedef struct {
     int width, height;
     double ui_scale;          /* pixels per point of text */
     int op, n_ops;            /* the reduction of the dispatch shown, of how many */
+    int operand;              /* the tile panel: -1 the iteration space, else input k */
     const ls_engine_record *record; /* at the position, NULL before the first */
 } ls_view_state;
 

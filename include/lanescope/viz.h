@@ -195,6 +195,13 @@ int64_t ls_viz_operand_reads_index(const ls_operand_reads *r, const int64_t *oc)
  * within the box); a rank-1 operand is one row. */
 ls_status ls_viz_operand_layout(const ls_plan *pl, int k, const ls_layout_view *v, ls_figure *out,
                                 ls_diag *diag);
+/* The operand element cell (row, col) of ls_viz_operand_layout's figure for
+ * the same pl, k and v stands for (its first when cells aggregate): its
+ * coordinates (the operand's rank of them), how many threads read it, the
+ * lowest of them and its index in that thread's operand vector.  False
+ * outside the operand or where no thread reads. */
+bool ls_viz_operand_cell(const ls_plan *pl, int k, const ls_layout_view *v, int row, int col,
+                         int64_t *oc, int *rank, int64_t *readers, int64_t *first, int64_t *vreg);
 /* The layout projected onto input k over its vector, each element with the
  * threads of the workgroup whose virtual ids hold it. */
 ls_status ls_viz_operand_nested(const ls_plan *pl, int k, int dim_row, int dim_col, int64_t thread,

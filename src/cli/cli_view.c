@@ -61,7 +61,7 @@ static void usage(FILE *f)
         fprintf(f, "  %-30.*s %s\n", (int)(tab - ls_view_help[i]), ls_view_help[i], tab + 1);
     }
     fprintf(f, "\n--keys names: right n shift+right ctrl+right left shift+left ctrl+left home\n"
-               "end tab shift+tab 1..6 [ ] { } o O + - 0 space < > ? s q escape leave\n");
+               "end tab shift+tab 1..6 [ ] { } o O i + - 0 space < > ? s q escape leave\n");
 }
 
 
