@@ -112,6 +112,18 @@ static bool encode_png(cairo_surface_t *s, const ls_export_opts *o, const char *
     return true;
 }
 
+/* The encoded picture to path, atomically; frees it. */
+static ls_status write_out(const char *path, membuf *m, ls_diag *diag)
+{
+    char err[512];
+    int rc = ls_write_atomic(path, (const char *)m->buf, m->len, err, sizeof err);
+    free(m->buf);
+    m->buf = NULL;
+    if (rc)
+        return ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
+    return LS_OK;
+}
+
 ls_status ls_export_check_pixels(double w, double h, ls_diag *diag)
 {
     if (w * h <= (double)LS_EXPORT_MAX_PIXELS && w <= LS_EXPORT_MAX_SIDE && h <= LS_EXPORT_MAX_SIDE)
@@ -200,12 +212,7 @@ ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "drawing failed (%s)",
                            cairo_status_to_string(cst));
     }
-    char err[512];
-    int rc = ls_write_atomic(path, (const char *)m.buf, m.len, err, sizeof err);
-    free(m.buf);
-    if (rc)
-        return ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
-    return LS_OK;
+    return write_out(path, &m, diag);
 }
 
 ls_status ls_viz_export_image(const char *path, cairo_surface_t *s, const ls_export_opts *o,
@@ -221,12 +228,7 @@ ls_status ls_viz_export_image(const char *path, cairo_surface_t *s, const ls_exp
         free(m.buf);
         return ls_diag_set(diag, LS_ERR_IO, path, 0, 0, "PNG encoding failed");
     }
-    char err[512];
-    int rc = ls_write_atomic(path, (const char *)m.buf, m.len, err, sizeof err);
-    free(m.buf);
-    if (rc)
-        return ls_diag_set(diag, LS_ERR_IO, "", 0, 0, "%s", err);
-    return LS_OK;
+    return write_out(path, &m, diag);
 }
 
 void ls_viz_shutdown(void)

@@ -50,11 +50,7 @@ static void hover_operand(const ls_view *v, const ls_view_tile *t, const ls_figu
 {
     int r, c;
     ls_layout_view lv;
-    memset(&lv, 0, sizeof lv);
-    lv.dim_row = lv.dim_col = -1;
-    lv.workgroup = v->workgroup;
-    lv.iteration = t->iteration;
-    lv.thread = -1;
+    ls_view_layout_view(v, t->iteration, &lv);
     int64_t oc[LS_MAX_RANK] = {0}, readers, first, vreg;
     int rank;
     if (!cell_at(fig, 0, x, y, &r, &c) ||

@@ -90,6 +90,8 @@ typedef struct {
 } ls_view_tile;
 
 ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, ls_diag *diag);
+/* The layout view (draw's) of the view's workgroup at iteration it. */
+void ls_view_layout_view(const ls_view *v, int64_t it, ls_layout_view *lv);
 /* The iteration the tile shows: the selected subgroup's loop iteration. */
 int64_t ls_view_tile_iteration(const ls_view *v);
 

@@ -189,17 +189,22 @@ static bool current_load(const ls_view *v, int64_t it, int *sg, int64_t *li)
     return true;
 }
 
+void ls_view_layout_view(const ls_view *v, int64_t it, ls_layout_view *lv)
+{
+    memset(lv, 0, sizeof *lv);
+    lv->dim_row = lv->dim_col = -1;
+    lv->workgroup = v->workgroup;
+    lv->iteration = it;
+    lv->thread = -1;
+}
+
 ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, ls_diag *diag)
 {
     memset(t, 0, sizeof *t);
     t->iteration = ls_view_tile_iteration(v);
     t->operand = v->operand;
     ls_layout_view lv;
-    memset(&lv, 0, sizeof lv);
-    lv.dim_row = lv.dim_col = -1;
-    lv.workgroup = v->workgroup;
-    lv.iteration = t->iteration;
-    lv.thread = -1;
+    ls_view_layout_view(v, t->iteration, &lv);
     if (v->operand >= 0) {
         /* input k's elements and who loads them, as draw layout --operand
          * draws them for this workgroup and iteration */
