@@ -131,7 +131,22 @@ void ls_viz_text_shutdown(void)
          * ls_viz_shutdown resets hold nothing live. */
         if (PANGO_IS_FC_FONT_MAP(fontmap))
             pango_fc_font_map_shutdown(PANGO_FC_FONT_MAP(fontmap));
+        /* pango initialises fontconfig on a worker thread whose task holds
+         * the first font map until it ends; fontconfig's caches may only be
+         * freed (FcFini, after this) once the map is gone, so wait for the
+         * worker to let go (it has finished its work before any text was
+         * measured; this is the last moment of it). */
+        GWeakRef weak;
+        g_weak_ref_init(&weak, fontmap);
         g_object_unref(fontmap);
+        for (int i = 0; i < 2000; i++) {
+            GObject *still = g_weak_ref_get(&weak);
+            if (still == NULL)
+                break;
+            g_object_unref(still);
+            g_usleep(1000);
+        }
+        g_weak_ref_clear(&weak);
     }
     layout = NULL;
     ctx = NULL;
