@@ -40,6 +40,22 @@ static int64_t phase_degree(const int64_t *addr, int from, int to, int64_t bytes
     return worst ? worst : 1;
 }
 
+int64_t ls_bank_phase_lanes(int64_t bytes, int64_t banks, int64_t bank_bytes)
+{
+    return bytes > bank_bytes ? banks * bank_bytes / bytes : 0;
+}
+
+int ls_bank_phase_end(const int64_t *lanes, int n, int i, int64_t per)
+{
+    if (per <= 0 || i >= n)
+        return n;
+    int64_t phase = (lanes ? lanes[i] : i) / per;
+    int j = i;
+    while (j < n && (lanes ? lanes[j] : j) / per == phase)
+        j++;
+    return j;
+}
+
 int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n, int64_t bytes,
                                 int64_t banks, int64_t bank_bytes)
 {
@@ -50,15 +66,12 @@ int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n
      * phases of 8 lanes; NVIDIA splits 64- and 128-bit shared accesses
      * into half- and quarter-warp phases the same way).  Narrower accesses
      * are one phase. */
-    int64_t per_phase = bytes > bank_bytes ? banks * bank_bytes / bytes : 0;
+    int64_t per_phase = ls_bank_phase_lanes(bytes, banks, bank_bytes);
     if (per_phase <= 0)
         return phase_degree(addr, 0, n, bytes, banks, bank_bytes);
     int64_t total = 0;
     for (int i = 0; i < n;) {
-        int64_t phase = (lanes ? lanes[i] : i) / per_phase;
-        int j = i;
-        while (j < n && (lanes ? lanes[j] : j) / per_phase == phase)
-            j++;
+        int j = ls_bank_phase_end(lanes, n, i, per_phase);
         total += phase_degree(addr, i, j, bytes, banks, bank_bytes);
         i = j;
     }

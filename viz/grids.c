@@ -525,24 +525,13 @@ static int64_t banks_row(ls_grid *g, int row, const int64_t *lanes, const int64_
     return degree;
 }
 
-/* An access wider than a bank is served in phases of this many lanes, by
- * lane id, each phase costing its own degree: the engine's rule
- * (ls_bank_conflict_degree, sim/engine_memory.c).  0: one phase. */
-static int64_t lanes_per_phase(int64_t bytes, int64_t banks, int64_t bank_bytes)
-{
-    return bytes > bank_bytes ? banks * bank_bytes / bytes : 0;
-}
-
-/* Runs of consecutive entries of lanes[0..n) in one phase: the rows an
- * access takes in a banks panel. */
+/* Runs of consecutive entries of lanes[0..n) in one phase (the engine's
+ * rule, ls_bank_phase_end): the rows an access takes in a banks panel. */
 static int phase_count(const int64_t *lanes, int n, int64_t per)
 {
     int count = 0;
-    for (int i = 0; i < n; count++) {
-        int64_t ph = per > 0 ? lanes[i] / per : 0;
-        while (i < n && (per > 0 ? lanes[i] / per : 0) == ph)
-            i++;
-    }
+    for (int i = 0; i < n; count++)
+        i = ls_bank_phase_end(lanes, n, i, per);
     return count > 0 ? count : 1;
 }
 
@@ -554,13 +543,10 @@ static int64_t banks_access(ls_grid *g, int row0, const char *head, const int64_
                             const int64_t *addr, int n, int64_t bytes, int64_t banks,
                             int64_t bank_bytes)
 {
-    int64_t per = lanes_per_phase(bytes, banks, bank_bytes), total = 0;
-    int phases = phase_count(lanes, n, per), row = row0;
-    for (int i = 0; i < n || (n == 0 && row == row0); row++) {
-        int j = i;
-        int64_t ph = per > 0 && n > 0 ? lanes[i] / per : 0;
-        while (j < n && (per > 0 ? lanes[j] / per : 0) == ph)
-            j++;
+    int64_t per = ls_bank_phase_lanes(bytes, banks, bank_bytes), total = 0;
+    int phases = phase_count(lanes, n, per), row = row0, i = 0;
+    do { /* one row per phase; an access by no lane still gets its (empty) row */
+        int j = ls_bank_phase_end(lanes, n, i, per);
         int64_t deg = banks_row(g, row, lanes + i, addr + i, j - i, bytes, banks, bank_bytes, 0);
         total += deg;
         copy_str(g->row_head[row], LS_GRID_HEADER, row == row0 ? head : "");
@@ -570,9 +556,8 @@ static int64_t banks_access(ls_grid *g, int row0, const char *head, const int64_
         else
             fmt(g->row_note[row], sizeof g->row_note[0], "degree %lld", (long long)deg);
         i = j;
-        if (n == 0)
-            break;
-    }
+        row++;
+    } while (i < n);
     if (phases > 1) /* the access's cost under its name */
         fmt(g->row_head[row0 + 1], LS_GRID_HEADER, "= %lld cycle%s", (long long)total,
             total == 1 ? "" : "s");
@@ -582,7 +567,7 @@ static int64_t banks_access(ls_grid *g, int row0, const char *head, const int64_
 /* The note that says how wide accesses were drawn. */
 static void phases_note(ls_figure *out, int64_t bytes, int64_t banks, int64_t bank_bytes)
 {
-    int64_t per = lanes_per_phase(bytes, banks, bank_bytes);
+    int64_t per = ls_bank_phase_lanes(bytes, banks, bank_bytes);
     if (per <= 0)
         return;
     char note[240];
@@ -636,7 +621,7 @@ ls_status ls_viz_banks_plan(const ls_plan *pl, const ls_hw *hw, ls_figure *out, 
     int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
     int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
     ls_result_slot_registers(d, p, slot_reg);
-    int64_t per = lanes_per_phase(pl->acc_elem_bytes, banks, hw->smem_bank_bytes);
+    int64_t per = ls_bank_phase_lanes(pl->acc_elem_bytes, banks, hw->smem_bank_bytes);
     int rows = 0;
     for (int64_t q = 0; q < shown; q++)
         for (int rd = 0; rd < 2; rd++) {
@@ -693,7 +678,7 @@ ls_status ls_viz_banks_swizzle(const ls_swizzle *s, const char *name, int64_t la
                            (long long)banks);
     int64_t n = ls_swizzle_blocks_per_row(s);
     int64_t bytes = s->access_width * elem_bytes;
-    int64_t per = lanes_per_phase(bytes, banks, bank_bytes);
+    int64_t per = ls_bank_phase_lanes(bytes, banks, bank_bytes);
     int64_t *lane_id = ls_xcalloc((size_t)lanes, sizeof *lane_id);
     for (int64_t ln = 0; ln < lanes; ln++)
         lane_id[ln] = ln;

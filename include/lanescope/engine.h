@@ -169,6 +169,13 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
  * lanes, each costing its own degree: the sum. */
 int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n, int64_t bytes,
                                 int64_t banks, int64_t bank_bytes);
+/* The phase rule ls_bank_conflict_degree charges by (draw banks draws it):
+ * lanes one phase of a `bytes`-wide access serves, banks x bank_bytes /
+ * bytes, or 0 when the access is no wider than a bank (one phase) ... */
+int64_t ls_bank_phase_lanes(int64_t bytes, int64_t banks, int64_t bank_bytes);
+/* ... and the end of the phase that starts at entry i of lanes[0..n)
+ * (NULL: entry i is lane i; phases go by lane id / per; per 0: n). */
+int ls_bank_phase_end(const int64_t *lanes, int n, int i, int64_t per);
 
 /* The first register of each result slot (plan->results_per_thread of them). */
 void ls_result_slot_registers(const ls_derived *d, const ls_problem *p, int64_t *slot_reg);
