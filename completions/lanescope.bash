@@ -27,13 +27,13 @@ _lanescope()
         mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -X '!*.@(hw|mlir)' -- "$cur")
         return
         ;;
-    -o | --trace | --csv | --chart | --input | --measured | --out)
+    -o | --trace | --csv | --chart | --roofline | --input | --measured | --out)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
     esac
     if [[ $cmd == draw && COMP_CWORD -eq 2 ]]; then
-        mapfile -t COMPREPLY < <(compgen -W "layout nested swizzle banks traffic timeline compare" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "layout nested swizzle banks traffic timeline compare roofline" -- "$cur")
         return
     fi
     if [[ $cur == -* ]]; then

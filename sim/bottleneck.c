@@ -13,7 +13,8 @@
  *   - Little's law: bytes in flight = bandwidth x latency.  The loads of one
  *     partial-reduction iteration are independent (they issue back to back
  *     and the accumulates wait for them), so a subgroup keeps one
- *     iteration's loads in flight; below 80% of what the DRAM latency at
+ *     iteration's loads in flight, and a WGP at most its request slots'
+ *     worth (mshrs_per_wgp sectors); below 80% of what the DRAM latency at
  *     peak bandwidth needs, while the load stage takes most of the time,
  *     the dispatch cannot reach the roof whatever the DRAM does;
  *   - reduce stages above 40% of the subgroups' time, barrier waits above
@@ -64,6 +65,12 @@ static void figures(const ls_plan *plan, const ls_hw *hw, const ls_sim_result *r
     int64_t iters = plan->iterations > 0 ? plan->iterations : 1;
     double per_sg_iter = ratio((double)loads, (double)(wgs * nsub * iters));
     b->in_flight_bytes_per_wgp = per_sg_iter * b->subgroups_per_wgp;
+    /* a WGP's requests past its L1 wait for a free slot (engine_memory.c) */
+    b->request_bytes_per_wgp = (double)(hw->mshrs_per_wgp * hw->sector_bytes);
+    if (b->request_bytes_per_wgp > 0 && b->request_bytes_per_wgp < b->in_flight_bytes_per_wgp) {
+        b->in_flight_bytes_per_wgp = b->request_bytes_per_wgp;
+        b->requests_bind = true;
+    }
     double needed = hw->dram_bytes_per_cycle * (double)hw->dram_latency;
     b->needed_bytes_per_wgp = ratio(needed, (double)b->wgps_used);
     b->latency_ns = ratio((double)hw->dram_latency * 1e3, (double)hw->clock_mhz);
@@ -120,13 +127,22 @@ void ls_bottleneck_analyze(const ls_plan *plan, const ls_hw *hw, const ls_sim_re
         snprintf(L, n, "bound by the tail: the last of %lld waves fills %.0f%% of the GPU's "
                  "workgroup slots, so about %.0f%% of the run's WGP time is idle",
                  (long long)r->waves, 100 * b->last_wave_fill, 100 * idle_share);
+    } else if (b->mlp_cap < 0.8 && b->load_share > 0.5 && b->requests_bind) {
+        b->kind = LS_BN_MLP;
+        snprintf(L, n, "bound by memory-level parallelism: a WGP's %lld request slots hold %s in "
+                 "flight (its %.0f subgroups would keep more), %s needed to cover %.0f ns at "
+                 "%.0f GB/s (Little's law), so at most %.0f%% of the DRAM roof; more busy WGPs "
+                 "(more, smaller workgroups) would reach it",
+                 (long long)hw->mshrs_per_wgp, have, b->subgroups_per_wgp, need, b->latency_ns,
+                 hw->dram_gbps, 100 * b->mlp_cap);
     } else if (b->mlp_cap < 0.8 && b->load_share > 0.5) {
         b->kind = LS_BN_MLP;
-        snprintf(L, n, "bound by memory-level parallelism: %.0f subgroup%s per WGP keep %s in "
+        snprintf(L, n, "bound by memory-level parallelism: %.0f subgroup%s per WGP keep%s %s in "
                  "flight, %s needed to cover %.0f ns at %.0f GB/s (Little's law), so at most "
                  "%.0f%% of the DRAM roof; %.1fx the bytes per subgroup per iteration (more "
                  "elements per thread or subgroups per workgroup) would reach it",
-                 b->subgroups_per_wgp, b->subgroups_per_wgp == 1 ? "" : "s", have, need,
+                 b->subgroups_per_wgp, b->subgroups_per_wgp == 1 ? "" : "s",
+                 b->subgroups_per_wgp == 1 ? "s" : "", have, need,
                  b->latency_ns, hw->dram_gbps, 100 * b->mlp_cap, 1 / (b->mlp_cap > 0 ? b->mlp_cap : 1));
     } else if (b->reduce_share > 0.40) {
         b->kind = LS_BN_REDUCTION;

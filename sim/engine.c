@@ -155,10 +155,32 @@ static bool pop(engine *e, event *out)
 
 /* ------------------------------------------------------------- execution */
 
+/* Whether WGP wgp's dispatcher has workgroups left: one queue, or with
+ * several XCDs the queue of the WGP's XCD (workgroup w runs on XCD
+ * w mod xcds, as AMD's command processor deals them round-robin). */
+static bool has_next(const engine *e, int wgp)
+{
+    int64_t x = e->hw->xcds;
+    return (x > 1 ? e->next_wg_xcd[wgp % x] : e->next_wg) < e->d->total_workgroups;
+}
+
 static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
 {
     wgstate *w = &e->wgs[wg_slot];
-    w->wg = e->next_wg++;
+    int64_t x = e->hw->xcds;
+    if (x > 1) {
+        w->wg = e->next_wg_xcd[wgp % x];
+        e->next_wg_xcd[wgp % x] += x;
+    } else {
+        w->wg = e->next_wg++;
+    }
+    /* The dispatcher starts one workgroup every dispatch_cycles, GPU-wide:
+     * a kernel of many short workgroups waits for it. */
+    if (e->hw->dispatch_cycles > 0) {
+        if (e->dispatch_free > t)
+            t = e->dispatch_free;
+        e->dispatch_free = t + e->hw->dispatch_cycles;
+    }
     w->wgp = wgp;
     w->arrived = w->finished = 0;
     ls_workgroup_coord(e->d, w->wg, w->wg_coord);
@@ -207,6 +229,8 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.sectors = e->rec_cost.sectors;
     r.sector_hits = e->rec_cost.sector_hits;
     r.smem_cycles = e->rec_cost.smem_cycles;
+    r.l1_hits = e->rec_cost.l1_hits;
+    r.mall_hits = e->rec_cost.mall_hits;
     r.barrier_wait = e->rec_cost.barrier_wait;
     memset(&e->rec_cost, 0, sizeof e->rec_cost); /* one record's */
     e->opts->record(e->opts->record_ctx, &r);
@@ -262,7 +286,7 @@ static void finish_subgroup(engine *e, int slot)
         for (int s = 0; s < e->nsub; s++)
             if (e->sgs[g->wg_slot * e->nsub + s].done_cycle > t)
                 t = e->sgs[g->wg_slot * e->nsub + s].done_cycle;
-        if (e->next_wg < e->d->total_workgroups)
+        if (has_next(e, w->wgp))
             dispatch(e, g->wg_slot, w->wgp, t);
         else
             w->wg = -1;
@@ -294,7 +318,8 @@ static void step(engine *e, int slot, int64_t t)
     wgstate *w = &e->wgs[g->wg_slot];
     /* the stage figures before, for a recorder: this issue's own share */
     int64_t b_bytes = st->global_bytes, b_dram = st->dram_bytes, b_sectors = st->sectors,
-            b_hits = st->sector_hits, b_smem = st->smem_cycles;
+            b_hits = st->sector_hits, b_smem = st->smem_cycles, b_l1 = st->l1_hits,
+            b_mall = st->mall_hits;
     switch (in->kind) {
     case I_ALU: break;
     case I_DPP:
@@ -329,7 +354,7 @@ static void step(engine *e, int slot, int64_t t)
                                   : e->ival_first[k] + g->sg * e->plan->inputs[k].loads + in->load;
             const interval *iv = e->ivals + e->ival_start[i0];
             for (int i = 0; i < e->ival_count[i0]; i++) {
-                int64_t r = ls_engine_touch_range(e, base + iv[i].lo, base + iv[i].hi, t, st);
+                int64_t r = ls_engine_touch_range(e, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
                 st->global_bytes += iv[i].hi - iv[i].lo;
                 if (r > done)
                     done = r;
@@ -341,7 +366,7 @@ static void step(engine *e, int slot, int64_t t)
             int n = in->copy ? ls_engine_copy_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active)
                              : ls_engine_load_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++) {
-                int64_t r = ls_engine_touch_range(e, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
+                int64_t r = ls_engine_touch_range(e, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
                                         t, st);
                 if (r > done)
                     done = r;
@@ -422,6 +447,8 @@ static void step(engine *e, int slot, int64_t t)
         e->rec_cost.sectors = st->sectors - b_sectors;
         e->rec_cost.sector_hits = st->sector_hits - b_hits;
         e->rec_cost.smem_cycles = st->smem_cycles - b_smem;
+        e->rec_cost.l1_hits = st->l1_hits - b_l1;
+        e->rec_cost.mall_hits = st->mall_hits - b_mall;
     }
     record(e, LS_REC_ISSUE, g, t, done, in);
     if (done > g->stage_last[in->stage])
@@ -488,6 +515,33 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
     if (smem > 0 && hw->smem_bytes_per_wgp / smem < occ) {
         occ = hw->smem_bytes_per_wgp / smem;
         res->occupancy_limit = "shared memory";
+    }
+    /* The register file: a subgroup takes registers x lanes of it,
+     * rounded to the allocation granule (CUDA: 256 registers a warp). */
+    ls_plan_regs regs;
+    ls_plan_registers(plan, &regs);
+    res->registers = regs.total;
+    res->registers_allocated = (regs.total + hw->reg_granule - 1) / hw->reg_granule * hw->reg_granule;
+    if (hw->max_regs_per_thread > 0 && res->registers_allocated > hw->max_regs_per_thread) {
+        res->registers_allocated = hw->max_regs_per_thread; /* the compiler spills the rest */
+        res->registers_spill = true;
+    }
+    if (hw->regs_per_wgp > 0) {
+        int64_t sgs = hw->regs_per_wgp / (res->registers_allocated * d->subgroup_size);
+        if (sgs < e.nsub) {
+            /* The compiler knows the workgroup size (IREE passes it to
+             * LLVM as the kernel's launch bounds) and spills what does not
+             * fit, so one workgroup always fits: the registers are cut to
+             * the file's share of a thread. */
+            int64_t fit = hw->regs_per_wgp / (e.nsub * d->subgroup_size);
+            res->registers_allocated = fit / hw->reg_granule * hw->reg_granule;
+            sgs = e.nsub;
+            res->registers_spill = true;
+        }
+        if (sgs / e.nsub < occ) {
+            occ = sgs / e.nsub;
+            res->occupancy_limit = "registers";
+        }
     }
     if (occ < 1)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
@@ -606,11 +660,15 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     if (!ls_mul_ok(e.nsub, sg_bytes, &state) ||
         !ls_mul_ok(e.n_wg_slots, (int64_t)sizeof(wgstate) + state, &state))
         state = INT64_MAX; /* saturated: only compared with the limit */
+    /* the request slots of every WGP in use (<= 100000 x 65536 x 8 bytes) */
+    int64_t used_wgps = e.n_wg_slots < hw->wgp_count ? e.n_wg_slots : hw->wgp_count;
+    int64_t slots_bytes = used_wgps * hw->mshrs_per_wgp * 8;
+    state = state > INT64_MAX - slots_bytes ? INT64_MAX : state + slots_bytes;
     if (ls_engine_state_verdict(p, state, e.n_wg_slots, hw->wgp_count, occ, diag) != LS_OK) {
         free(e.code);
         return diag->status;
     }
-    ls_engine_l2_init(&e);
+    ls_engine_memory_init(&e);
     e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
@@ -633,6 +691,10 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     for (int i = 0; i < LS_WHEEL; i++)
         e.head[i] = e.tail[i] = -1;
     e.free_node = -1;
+    for (int64_t x = 0; x < hw->xcds && x < 64; x++)
+        e.next_wg_xcd[x] = x;
+    /* Slot w starts on WGP w mod wgp_count, so at first workgroup w runs on
+     * XCD w mod xcds (xcds divides wgp_count) */
     for (int w = 0; w < e.n_wg_slots; w++)
         dispatch(&e, w, (int)(w % hw->wgp_count), 0);
     event ev;
@@ -663,7 +725,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);
-    ls_engine_l2_free(&e);
+    ls_engine_memory_free(&e);
     free(e.ivals);
     free(e.ival_start);
     free(e.ival_count);

@@ -38,15 +38,6 @@ typedef struct {
     int64_t lo, hi; /* relative byte interval [lo, hi) */
 } interval;
 
-/* One L2 way.  Tag, valid mask and fill cycle sit together because a lookup
- * that found its way (through the fingerprints) reads all three: one host
- * cache line instead of three. */
-typedef struct {
-    int64_t tag;    /* line index, -1 when empty */
-    uint64_t valid; /* valid-sector mask */
-    int64_t fill;   /* cycle the last fill of the line arrives */
-} l2way;
-
 /* The DRAM queue counts in ticks of 2^-20 cycle: integer arithmetic, and a
  * rounding error per sector far below a cycle over any run. */
 #define LS_TICK_SHIFT 20
@@ -60,29 +51,50 @@ typedef struct {
 #define LS_MAX_SIM_CYCLES (INT64_C(1) << 40)
 #define LS_MAX_SIM_TICKS (LS_MAX_SIM_CYCLES << LS_TICK_SHIFT)
 
-/* The L2's arrays and geometry.  touch_range copies this into a local for
- * its loop, so the compiler keeps the fields in registers although the
- * byte-array stores (which may alias anything) come in between. */
+/* One cache way (L1, L2 or the memory-side cache).  Tag, valid mask and
+ * fill cycle sit together because a lookup that found its way (through the
+ * fingerprints) reads all three: one host cache line instead of three. */
 typedef struct {
-    l2way *way;          /* per way: tag, valid sectors, fill cycle */
-    uint8_t *order;      /* per set: way indices, most recently used first (exact LRU) */
-    uint8_t *fp;         /* per way: 8-bit fingerprint of its tag */
-    int64_t sets;
+    int64_t tag;    /* line index + 1, 0 when empty */
+    uint64_t valid; /* valid-sector mask */
+    int64_t fill;   /* cycle the last fill of the line arrives */
+} cway;
+
+/* One set-associative, sectored, LRU cache's arrays and geometry, in
+ * `instances` independent copies of `sets` sets each (the L1 of every WGP,
+ * the L2 of every XCD, one memory-side cache). */
+typedef struct {
+    cway *way;           /* per way: tag, valid sectors, fill cycle */
+    /* per set, 2 x ways bytes: each way's 8-bit fingerprint of its tag,
+     * then the way indices, most recently used first (exact LRU), each
+     * stored XORed with its position so that zero bytes are an order */
+    uint8_t *meta;
+    int64_t sets;        /* per instance */
+    int64_t instances;
     bool sets_pow2;
     int set_bits;        /* ceil(log2(sets)): the width of one hash fold */
-    int ways;
-    int sector_shift, sectors_per_line_shift;
-    int64_t latency, dram_latency, sector_bytes;
-    int64_t sector_ticks; /* DRAM time of one sector, in ticks */
-    /* A large L2 (more than LS_L2_DENSE_LINES lines) keeps only the sets the
-     * run touches: an open-addressed table maps a set to its slot in way,
-     * order and fp, which grow as sets are first touched.  slot_cap == 0:
-     * dense, the set is its own slot. */
+    int ways;            /* 0: the cache is off */
+    /* A large cache (more than LS_L2_DENSE_LINES lines in all) keeps only
+     * the sets the run touches: an open-addressed table maps a set to its
+     * slot in way, order and fp, which grow as sets are first touched.
+     * slot_cap == 0: dense, the set is its own slot. */
     int64_t *slot_key;   /* set of each table entry, -1: empty */
     int32_t *slot_of;    /* slot of each table entry */
     int64_t slot_cap;    /* table entries, a power of two */
     int64_t nslots, slots_alloc; /* slots in use, slots allocated */
-} l2model;
+} cachemodel;
+
+/* The memory system's constants, copied out of the model once. */
+typedef struct {
+    int sector_shift, sectors_per_line_shift;
+    int64_t sector_bytes;
+    int64_t l1_latency, l2_latency, l2_far_latency, mall_latency, dram_latency;
+    int64_t sector_ticks; /* DRAM time of one sector, in ticks */
+    int64_t partitions, wgps, xcds;
+    int64_t mshrs;        /* per WGP, 0: no limit */
+    int mall_block_shift; /* log2 of the lines in a memory-side cache block */
+    int64_t mall_block_bytes;
+} memconst;
 
 typedef struct {
     int wg_slot;          /* resident workgroup slot, -1 when free */
@@ -131,9 +143,14 @@ typedef struct {
     sgstate *sgs;
     wgstate *wgs;
     int n_wg_slots, nsub;
-    int64_t next_wg;
+    int64_t next_wg;     /* the next workgroup to dispatch (one XCD) */
+    int64_t next_wg_xcd[64]; /* per XCD (xcds > 1): workgroups go round-robin over the XCDs */
+    int64_t dispatch_free; /* the dispatcher's next free cycle (dispatch_cycles apart) */
     /* memory */
-    l2model l2;
+    memconst mc;
+    cachemodel l1, l2, mall;
+    int64_t *mshr_done;  /* wgp x mshrs: the cycle each request slot frees */
+    int64_t *mshr_next;  /* per WGP: requests made so far */
     int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
     bool clock_over;     /* an event or the DRAM queue passed the clock's limit */
     int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];
@@ -164,10 +181,13 @@ void ls_engine_build_template_argcmp(engine *e);
 void ls_engine_smem_degrees(engine *e);
 
 /* engine_memory.c */
-/* Touch the sectors of byte range [lo, hi) at cycle t: the latest ready cycle. */
-void ls_engine_l2_init(engine *e);
-void ls_engine_l2_free(engine *e);
-int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st);
+/* The caches, request queues and DRAM queue of a run, and their memory. */
+void ls_engine_memory_init(engine *e);
+void ls_engine_memory_free(engine *e);
+/* WGP wgp reads the sectors of byte range [lo, hi) at cycle t: the latest
+ * ready cycle. */
+int64_t ls_engine_touch_range(engine *e, int wgp, int64_t lo, int64_t hi, int64_t t,
+                              ls_stage_stats *st);
 /* Merged byte intervals of load `load` of input k by subgroup sg of a tile. */
 int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
                              const int64_t *it_coord, interval *out, int64_t *active);

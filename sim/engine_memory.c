@@ -78,26 +78,18 @@ int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n
     return total;
 }
 
-/* Portable popcount (the build does not assume the POPCNT instruction). */
-static int popcount64(uint64_t x)
-{
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-    return (int)((x * 0x0101010101010101ull) >> 56);
-}
-
-/* The L2 set of a line.  Hashed: the line address's higher bits are folded
- * into the index bits, as GPU L2s hash addresses over slices and sets, so
- * rows with a power-of-two pitch do not all land in a few sets (Accel-Sim
- * hashes its L2 set index the same way: the "P" (IPOLY) set function of its
- * tested configs, e.g. SM7_QV100's -gpgpu_cache:dl2; its README: XOR and
- * polynomial hashing "to reduce bank and cache set conflicts").  The higher
- * bits go through a multiplicative scramble first: a plain XOR fold maps a
- * pitch of sets + 1 lines back onto one set.  The scramble only changes
- * every 2^set_bits lines, so a walk over consecutive lines keeps the last
- * one (*hi, *scr) and pays for the multiply once per block. */
-static inline int64_t l2_set(const l2model *c, int64_t line, uint64_t *hi, uint64_t *scr)
+/* The set of a line within one instance of a cache.  Hashed: the line
+ * address's higher bits are folded into the index bits, as GPU L2s hash
+ * addresses over slices and sets, so rows with a power-of-two pitch do not
+ * all land in a few sets (Accel-Sim hashes its L2 set index the same way:
+ * the "P" (IPOLY) set function of its tested configs, e.g. SM7_QV100's
+ * -gpgpu_cache:dl2; its README: XOR and polynomial hashing "to reduce bank
+ * and cache set conflicts").  The higher bits go through a multiplicative
+ * scramble first: a plain XOR fold maps a pitch of sets + 1 lines back onto
+ * one set.  The scramble only changes every 2^set_bits lines, so a walk
+ * over consecutive lines keeps the last one (*hi, *scr) and pays for the
+ * multiply once per block. */
+static inline int64_t cache_set(const cachemodel *c, int64_t line, uint64_t *hi, uint64_t *scr)
 {
     uint64_t h = (uint64_t)line >> c->set_bits;
     if (h != *hi) {
@@ -109,18 +101,22 @@ static inline int64_t l2_set(const l2model *c, int64_t line, uint64_t *hi, uint6
                         : (int64_t)(fold % (uint64_t)c->sets);
 }
 
-/* Make the L2 hold n slots (sets), the new ones with empty ways: all the
- * sets of a dense L2 at once, a sparse one's as they are first touched. */
-static void l2_grow(l2model *c, int64_t n)
+/* Make the cache hold n slots (sets), the new ones empty.  Empty is all
+ * zero bytes (a way's tag is line + 1, 0 for none; the order bytes are
+ * stored XORed with their position, so zero is the order 0, 1, 2, ...),
+ * so a dense cache is one calloc whose pages the system maps as the run
+ * first touches them: memory follows the run, not the model. */
+static void cache_grow(cachemodel *c, int64_t n)
 {
     size_t lines = (size_t)(n * c->ways), old = (size_t)(c->slots_alloc * c->ways);
-    c->way = ls_xrealloc(c->way, lines * sizeof *c->way);
-    c->order = ls_xrealloc(c->order, lines);
-    c->fp = ls_xrealloc(c->fp, lines);
-    for (size_t i = old; i < lines; i++) {
-        c->way[i] = (l2way){.tag = -1};
-        c->order[i] = (uint8_t)(i % (size_t)c->ways);
-        c->fp[i] = 0;
+    if (old == 0) {
+        c->way = ls_xcalloc(lines, sizeof *c->way);
+        c->meta = ls_xcalloc(lines, 2);
+    } else {
+        c->way = ls_xrealloc(c->way, lines * sizeof *c->way);
+        c->meta = ls_xrealloc(c->meta, 2 * lines);
+        memset(c->way + old, 0, (lines - old) * sizeof *c->way);
+        memset(c->meta + 2 * old, 0, 2 * (lines - old));
     }
     c->slots_alloc = n;
 }
@@ -131,7 +127,7 @@ static inline uint64_t slot_hash(int64_t set, int64_t cap)
 }
 
 /* The set -> slot table at cap entries (a power of two), every entry kept. */
-static void slot_table(l2model *c, int64_t cap)
+static void slot_table(cachemodel *c, int64_t cap)
 {
     int64_t *key = ls_xmalloc((size_t)cap * sizeof *key);
     int32_t *of = ls_xmalloc((size_t)cap * sizeof *of);
@@ -153,9 +149,9 @@ static void slot_table(l2model *c, int64_t cap)
     c->slot_cap = cap;
 }
 
-/* The slot of a set in a sparse L2, made (empty) on its first touch.  The
- * table stays at most half full, so a probe is short. */
-static int64_t l2_slot(l2model *c, int64_t set)
+/* The slot of a set in a sparse cache, made (empty) on its first touch.
+ * The table stays at most half full, so a probe is short. */
+static int64_t cache_slot(cachemodel *c, int64_t set)
 {
     uint64_t mask = (uint64_t)c->slot_cap - 1, i = slot_hash(set, c->slot_cap);
     while (c->slot_key[i] >= 0) {
@@ -165,62 +161,110 @@ static int64_t l2_slot(l2model *c, int64_t set)
     }
     if (2 * (c->nslots + 1) > c->slot_cap) {
         slot_table(c, c->slot_cap * 2);
-        return l2_slot(c, set); /* probes the new table, finds the empty entry */
+        return cache_slot(c, set); /* probes the new table, finds the empty entry */
     }
     if (c->nslots == c->slots_alloc)
-        l2_grow(c, 2 * c->slots_alloc);
+        cache_grow(c, 2 * c->slots_alloc);
     c->slot_key[i] = set;
     c->slot_of[i] = (int32_t)c->nslots;
     return c->nslots++;
 }
 
-void ls_engine_l2_init(engine *e)
+/* A cache of `bytes` in `instances` copies (0 bytes or instances: off). */
+static void cache_init(cachemodel *c, int64_t bytes, int64_t instances, int64_t line_bytes,
+                       int64_t ways)
 {
-    const ls_hw *hw = e->hw;
-    l2model *c = &e->l2;
-    c->sets = hw->l2_bytes / (hw->l2_line_bytes * hw->l2_ways);
+    memset(c, 0, sizeof *c);
+    if (bytes <= 0 || instances <= 0)
+        return;
+    c->instances = instances;
+    c->ways = (int)ways;
+    c->sets = bytes / (line_bytes * ways);
     c->sets_pow2 = (c->sets & (c->sets - 1)) == 0;
     c->set_bits = 1;
     while (c->set_bits < 62 && (INT64_C(1) << c->set_bits) < c->sets)
         c->set_bits++;
-    c->ways = (int)hw->l2_ways;
-    c->sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
-    c->sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
-    c->latency = hw->l2_latency;
-    c->dram_latency = hw->dram_latency;
-    c->sector_bytes = hw->sector_bytes;
-    c->sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
-    if (c->sets * c->ways > LS_L2_DENSE_LINES) {
+    if (c->sets * instances * c->ways > LS_L2_DENSE_LINES) {
         slot_table(c, 4096);
-        l2_grow(c, 1024);
+        cache_grow(c, 1024);
     } else {
-        l2_grow(c, c->sets);
+        cache_grow(c, c->sets * instances);
     }
 }
 
-void ls_engine_l2_free(engine *e)
+static void cache_free(cachemodel *c)
 {
-    free(e->l2.way);
-    free(e->l2.order);
-    free(e->l2.fp);
-    free(e->l2.slot_key);
-    free(e->l2.slot_of);
+    free(c->way);
+    free(c->meta);
+    free(c->slot_key);
+    free(c->slot_of);
 }
 
-/* Look up one line's sectors (mask, nsect of them) at cycle t in its set;
- * returns the data-ready cycle and adds the sectors that missed to
- * *nmiss_out.  Statistics are summed by the caller: this runs once per line
- * of every load, so it keeps to the lookup itself. */
-static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t line, int64_t set,
-                                uint64_t mask, int nsect, int64_t t, int64_t *nmiss_out)
+void ls_engine_memory_init(engine *e)
 {
+    const ls_hw *hw = e->hw;
+    memconst *m = &e->mc;
+    m->sector_shift = __builtin_ctzll((uint64_t)hw->sector_bytes);
+    m->sectors_per_line_shift = __builtin_ctzll((uint64_t)(hw->l2_line_bytes / hw->sector_bytes));
+    m->sector_bytes = hw->sector_bytes;
+    m->l1_latency = hw->l1_latency;
+    m->l2_latency = hw->l2_latency;
+    m->l2_far_latency = hw->l2_far_latency;
+    m->mall_latency = hw->mall_latency;
+    m->dram_latency = hw->dram_latency;
+    m->sector_ticks = llround((double)hw->sector_bytes * LS_TICK / hw->dram_bytes_per_cycle);
+    m->partitions = hw->l2_partitions;
+    m->wgps = hw->wgp_count;
+    m->xcds = hw->xcds;
+    m->mshrs = hw->mshrs_per_wgp;
+    cache_init(&e->l1, hw->l1_bytes, hw->wgp_count, hw->l2_line_bytes, hw->l1_ways);
+    cache_init(&e->l2, hw->l2_bytes / hw->xcds, hw->xcds, hw->l2_line_bytes, hw->l2_ways);
+    /* The memory-side cache is tracked in blocks of up to 64 sectors and
+     * 4 KiB, each with its sectors' valid mask: a sectored cache with large
+     * lines.  Its state then fits the host's caches (MI300X's 256 MB in
+     * 128-byte lines would be 2M ways, a host cache miss per lookup).  A
+     * block is allocated and evicted as one, where the hardware replaces
+     * lines: a modelling choice, documented in docs/timing-model.md. */
+    int64_t spl = hw->l2_line_bytes / hw->sector_bytes, block_lines = 1;
+    while (block_lines * 2 * spl <= 64 && block_lines * 2 * hw->l2_line_bytes <= 4096)
+        block_lines *= 2;
+    m->mall_block_shift = __builtin_ctzll((uint64_t)block_lines);
+    m->mall_block_bytes = block_lines * hw->l2_line_bytes;
+    cache_init(&e->mall, hw->mall_bytes, 1, m->mall_block_bytes, hw->mall_ways);
+    if (m->mshrs > 0) { /* the WGPs in use: slot w runs on WGP w mod wgp_count */
+        int64_t used = e->n_wg_slots < hw->wgp_count ? e->n_wg_slots : hw->wgp_count;
+        e->mshr_done = ls_xcalloc((size_t)(used * m->mshrs), sizeof *e->mshr_done);
+        e->mshr_next = ls_xcalloc((size_t)used, sizeof *e->mshr_next);
+    }
+}
+
+void ls_engine_memory_free(engine *e)
+{
+    cache_free(&e->l1);
+    cache_free(&e->l2);
+    cache_free(&e->mall);
+    free(e->mshr_done);
+    free(e->mshr_next);
+}
+
+/* The way holding line in instance inst of cache c, made most recently
+ * used; a missing line takes the least recently used way, emptied.  The
+ * statistics and fills are the caller's: this runs once per line of every
+ * load, so it keeps to the lookup itself. */
+static inline cway *cache_way(cachemodel *c, int64_t inst, int64_t line)
+{
+    uint64_t blk = ~UINT64_C(0), scr = 0;
+    int64_t set = inst * c->sets + cache_set(c, line, &blk, &scr);
+    if (c->slot_cap) /* sparse: the slot may be new */
+        set = cache_slot(c, set);
     int ways = c->ways;
     int64_t base = set * ways;
-    l2way *ways_of_set = c->way + base;
-    uint8_t *order = c->order + base; /* way indices, most recent first */
+    cway *ways_of_set = c->way + base;
     /* 8-bit fingerprints filter the scan: a miss reads 16 bytes, not 16 tags */
     uint8_t fp = (uint8_t)(line ^ (line >> 8) ^ (line >> 16));
-    uint8_t *fps = c->fp + base;
+    int64_t tag = line + 1; /* 0: an empty way */
+    uint8_t *fps = c->meta + 2 * base;
+    uint8_t *order = fps + ways; /* way indices, most recent first */
     int w = ways, pos = ways - 1;
     if (ways == 16) {
         /* SWAR: candidate ways are the zero bytes of fps ^ fp, two words at a time */
@@ -233,7 +277,7 @@ static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t li
             uint64_t cand = (v - ones) & ~v & highs;
             while (cand) {
                 int k = 8 * half + __builtin_ctzll(cand) / 8;
-                if (ways_of_set[k].tag == line) {
+                if (ways_of_set[k].tag == tag) {
                     w = k;
                     break;
                 }
@@ -242,71 +286,221 @@ static inline int64_t l2_access(const l2model *c, int64_t *dram_free, int64_t li
         }
     } else {
         w = 0;
-        while (w < ways && (fps[w] != fp || ways_of_set[w].tag != line))
+        while (w < ways && (fps[w] != fp || ways_of_set[w].tag != tag))
             w++;
     }
+    /* order bytes are stored XORed with their position (zero: 0, 1, 2, ...) */
     if (w == ways) { /* miss: the least recently used way is last in the order */
-        w = order[pos];
-        ways_of_set[w].tag = line;
+        w = order[pos] ^ pos;
+        ways_of_set[w].tag = tag;
         ways_of_set[w].valid = 0;
         ways_of_set[w].fill = 0;
         fps[w] = fp;
     } else {
         pos = 0;
-        while (order[pos] != w)
+        while ((order[pos] ^ pos) != w)
             pos++;
     }
     if (pos > 0) { /* move w to the front (already there: nothing to do) */
         if (ways == 16) {
-            /* bytes 0..pos shift up by one, in one 128-bit step */
-            unsigned __int128 v, moved, m;
+            /* decode, shift bytes 0..pos up by one in one 128-bit step, encode */
+            const unsigned __int128 id = ((unsigned __int128)0x0f0e0d0c0b0a0908ull << 64) |
+                                         0x0706050403020100ull;
+            unsigned __int128 v, moved, msk;
             memcpy(&v, order, 16);
-            m = pos == 15 ? ~(unsigned __int128)0
-                          : (((unsigned __int128)1 << (8 * (pos + 1))) - 1);
+            v ^= id;
+            msk = pos == 15 ? ~(unsigned __int128)0
+                            : (((unsigned __int128)1 << (8 * (pos + 1))) - 1);
             moved = (v << 8) | (unsigned __int128)(uint8_t)w;
-            v = (v & ~m) | (moved & m);
+            v = ((v & ~msk) | (moved & msk)) ^ id;
             memcpy(order, &v, 16);
         } else {
             for (; pos > 0; pos--)
-                order[pos] = order[pos - 1];
+                order[pos] = (uint8_t)(order[pos - 1] ^ (pos - 1) ^ pos);
             order[0] = (uint8_t)w;
         }
     }
-    l2way *lw = &ways_of_set[w];
-    uint64_t missing = mask & ~lw->valid;
-    int64_t ready = t + c->latency;
+    return &ways_of_set[w];
+}
+
+/* Sectors `missing` (n of them) of a way arrive at fill: a sector still in
+ * flight when asked for again (an MSHR merge) is ready when its fill
+ * arrives, so the way keeps the latest. */
+static inline void way_fill(cway *w, uint64_t missing, int64_t fill)
+{
+    w->valid |= missing;
+    if (fill > w->fill)
+        w->fill = fill;
+}
+
+/* n sectors read from DRAM at cycle t: queued behind the DRAM's earlier
+ * transfers, then dram_latency; returns the arrival cycle. */
+static inline int64_t dram_read(engine *e, int64_t n, int64_t t)
+{
+    int64_t now = t << LS_TICK_SHIFT;
+    e->dram_free = (e->dram_free > now ? e->dram_free : now) + n * e->mc.sector_ticks;
+    return ((e->dram_free + LS_TICK - 1) >> LS_TICK_SHIFT) + e->mc.dram_latency;
+}
+
+/* Popcount without assuming the POPCNT instruction. */
+static inline int popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* Sectors `mask` (nsect) of line, asked of the L2 by WGP wgp at cycle t:
+ * the L2 of the WGP's XCD, at the near or far partition's latency; its
+ * misses go to the memory-side cache when there is one, then DRAM.
+ * Returns the ready cycle; counts hits and DRAM sectors. */
+static int64_t l2_read(engine *e, int wgp, int64_t line, uint64_t mask, int nsect, int64_t t,
+                       ls_stage_stats *st)
+{
+    const memconst *m = &e->mc;
+    int64_t xcd = m->xcds > 1 ? wgp % m->xcds : 0;
+    cway *w = cache_way(&e->l2, xcd, line);
+    int64_t latency = m->l2_latency;
+    if (m->partitions > 1) {
+        /* A line lives in one partition (its address hashed); a WGP is
+         * wired to the partition of its half (or share) of the chip. */
+        int64_t home = (int64_t)(((uint64_t)line * UINT64_C(0x9E3779B97F4A7C15)) >> 40) %
+                       m->partitions;
+        if (home != (int64_t)wgp * m->partitions / m->wgps)
+            latency = m->l2_far_latency;
+    }
+    uint64_t missing = mask & ~w->valid;
+    int64_t ready = t + latency;
     if (missing) {
         int nmiss = missing == mask ? nsect : popcount64(missing);
-        *nmiss_out += nmiss;
-        int64_t now = t << LS_TICK_SHIFT;
-        *dram_free = (*dram_free > now ? *dram_free : now) + nmiss * c->sector_ticks;
-        int64_t fill = ((*dram_free + LS_TICK - 1) >> LS_TICK_SHIFT) + c->dram_latency;
-        lw->valid |= missing;
-        if (fill > lw->fill)
-            lw->fill = fill;
+        int64_t fill;
+        if (e->mall.ways) {
+            /* the memory-side cache keeps blocks of mall_block_lines lines
+             * (see ls_engine_memory_init), a sector mask each */
+            int64_t block = line >> m->mall_block_shift;
+            int off = (int)((line & ((INT64_C(1) << m->mall_block_shift) - 1))
+                            << m->sectors_per_line_shift);
+            uint64_t want = missing << off;
+            cway *mw = cache_way(&e->mall, 0, block);
+            uint64_t out = want & ~mw->valid;
+            fill = t + m->mall_latency;
+            if (want & mw->valid && mw->fill > fill)
+                fill = mw->fill;
+            int nout = popcount64(out);
+            if (nout) {
+                int64_t arrive = dram_read(e, nout, t);
+                way_fill(mw, out, arrive);
+                if (arrive > fill)
+                    fill = arrive;
+            }
+            st->mall_hits += nmiss - nout;
+            nmiss = nout;
+        } else {
+            fill = dram_read(e, nmiss, t);
+        }
+        st->dram_bytes += nmiss * m->sector_bytes;
+        e->res->dram_bytes += nmiss * m->sector_bytes;
+        way_fill(w, missing, fill);
+        st->sector_hits += nsect - (missing == mask ? nsect : popcount64(missing));
+    } else {
+        st->sector_hits += nsect;
     }
-    /* a sector still in flight (MSHR merge) is ready when its fill arrives */
-    if (lw->fill > ready)
-        ready = lw->fill;
+    if (w->fill > ready)
+        ready = w->fill;
     return ready;
+}
+
+/* A WGP's requests past its L1 take one of its mshrs_per_wgp slots per
+ * sector, in the order they are made: request j waits for request
+ * j - mshrs to come back.  Returns the cycle n sectors can go at t. */
+static inline int64_t mshr_acquire(const engine *e, int wgp, int n, int64_t t)
+{
+    int64_t m = e->mc.mshrs, next = e->mshr_next[wgp];
+    const int64_t *done = e->mshr_done + (int64_t)wgp * m;
+    for (int i = 0; i < n; i++) {
+        int64_t free_at = done[(next + i) % m];
+        if (free_at > t)
+            t = free_at;
+    }
+    return t;
+}
+
+static inline void mshr_release(engine *e, int wgp, int n, int64_t ready)
+{
+    int64_t m = e->mc.mshrs;
+    int64_t *done = e->mshr_done + (int64_t)wgp * m;
+    for (int i = 0; i < n; i++)
+        done[(e->mshr_next[wgp] + i) % m] = ready;
+    e->mshr_next[wgp] += n;
+}
+
+/* Sectors `mask` (nsect) of line, read by WGP wgp at cycle t: its L1 first
+ * when the model has one (read-allocate; a hit costs l1_latency), the
+ * sectors it lacks through the WGP's request slots to the L2. */
+static inline int64_t line_read(engine *e, int wgp, int64_t line, uint64_t mask, int nsect,
+                                int64_t t, ls_stage_stats *st)
+{
+    const memconst *m = &e->mc;
+    if (e->l1.ways == 0) {
+        int64_t at = m->mshrs ? mshr_acquire(e, wgp, nsect, t) : t;
+        int64_t r = l2_read(e, wgp, line, mask, nsect, at, st);
+        if (m->mshrs)
+            mshr_release(e, wgp, nsect, r);
+        return r;
+    }
+    cway *w = cache_way(&e->l1, wgp, line);
+    uint64_t missing = mask & ~w->valid;
+    int64_t ready = t + m->l1_latency;
+    if ((mask & w->valid) && w->fill > ready)
+        ready = w->fill;
+    if (missing) {
+        int n = missing == mask ? nsect : popcount64(missing);
+        int64_t at = m->mshrs ? mshr_acquire(e, wgp, n, t) : t;
+        int64_t r = l2_read(e, wgp, line, missing, n, at, st);
+        if (m->mshrs)
+            mshr_release(e, wgp, n, r);
+        way_fill(w, missing, r);
+        if (r > ready)
+            ready = r;
+        st->l1_hits += nsect - n;
+    } else {
+        st->l1_hits += nsect;
+    }
+    return ready;
+}
+
+/* Ask the host for the set of line in a dense cache ahead of its lookup:
+ * a range's lines are independent, so their sets' misses in the host's
+ * caches overlap instead of queueing one after another. */
+static inline void cache_prefetch(const cachemodel *c, int64_t inst, int64_t line)
+{
+    if (c->ways == 0 || c->slot_cap)
+        return;
+    uint64_t blk = ~UINT64_C(0), scr = 0;
+    int64_t set = inst * c->sets + cache_set(c, line, &blk, &scr);
+    __builtin_prefetch(c->meta + 2 * set * c->ways, 1);
+    __builtin_prefetch(c->way + set * c->ways, 1);
 }
 
 /* Touch the sectors of byte range [lo, hi); returns the latest ready cycle.
  * Sector and line sizes are powers of two (checked by the model parser), so
- * the walk is shifts and masks, one L2 lookup per line; only the first and
+ * the walk is shifts and masks, one lookup per line; only the first and
  * last line of a range can be partial. */
-int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_stage_stats *st)
+int64_t ls_engine_touch_range(engine *e, int wgp, int64_t lo, int64_t hi, int64_t t,
+                              ls_stage_stats *st)
 {
-    l2model c = e->l2;
-    int64_t dram_free = e->dram_free;
-    int64_t ready = t;
-    int sls = c.sectors_per_line_shift;
-    int64_t s0 = lo >> c.sector_shift, s1 = (hi - 1) >> c.sector_shift;
+    int sls = e->mc.sectors_per_line_shift;
+    int64_t s0 = lo >> e->mc.sector_shift, s1 = (hi - 1) >> e->mc.sector_shift;
     int64_t l0 = s0 >> sls, l1 = s1 >> sls;
     int64_t spl = INT64_C(1) << sls;
     uint64_t full = spl >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << spl) - 1;
-    int64_t nmiss = 0;
-    uint64_t blk = ~UINT64_C(0), scr = 0; /* l2_set's last block and scramble */
+    int64_t ready = t;
+    for (int64_t line = l0; line <= l1 && line < l0 + 16; line++) {
+        cache_prefetch(&e->l1, wgp, line);
+        cache_prefetch(&e->l2, e->mc.xcds > 1 ? wgp % e->mc.xcds : 0, line);
+        cache_prefetch(&e->mall, 0, line >> e->mc.mall_block_shift);
+    }
     for (int64_t line = l0; line <= l1; line++) {
         uint64_t mask = full;
         int64_t nsect = spl;
@@ -317,31 +511,18 @@ int64_t ls_engine_touch_range(engine *e, int64_t lo, int64_t hi, int64_t t, ls_s
             nsect = b - a + 1;
             mask = (nsect >= 64 ? ~UINT64_C(0) : ((UINT64_C(1) << nsect) - 1)) << a;
         }
-        int64_t set = l2_set(&c, line, &blk, &scr);
-        if (c.slot_cap) { /* sparse: the slot may be new, and the arrays moved */
-            set = l2_slot(&e->l2, set);
-            c.way = e->l2.way;
-            c.order = e->l2.order;
-            c.fp = e->l2.fp;
-        }
-        int64_t r = l2_access(&c, &dram_free, line, set, mask, (int)nsect, t, &nmiss);
+        int64_t r = line_read(e, wgp, line, mask, (int)nsect, t, st);
         if (r > ready)
             ready = r;
     }
-    int64_t nsect_all = s1 - s0 + 1;
-    st->sectors += nsect_all;
-    st->sector_hits += nsect_all - nmiss;
+    st->sectors += s1 - s0 + 1;
     /* One range adds at most 2^33 bytes (a load's lanes x width x 8) at
      * 2^26.6 ticks a byte (0.01 bytes a cycle), about 2^59.6 ticks, to a
-     * queue held at LS_MAX_SIM_TICKS: the sum above stays below 2^61. */
-    if (dram_free > LS_MAX_SIM_TICKS) {
-        dram_free = LS_MAX_SIM_TICKS;
+     * queue held at LS_MAX_SIM_TICKS: the sum stays below 2^61. */
+    if (e->dram_free > LS_MAX_SIM_TICKS) {
+        e->dram_free = LS_MAX_SIM_TICKS;
         e->clock_over = true;
     }
-    e->dram_free = dram_free;
-    int64_t bytes = nmiss * c.sector_bytes;
-    st->dram_bytes += bytes;
-    e->res->dram_bytes += bytes;
     return ready;
 }
 

@@ -19,9 +19,16 @@ typedef struct {
     size_t offset;
     bool is_double;
     int64_t min, max;
+    /* Optional keys name mechanisms a model may leave out (an L1, a
+     * request limit, chiplets, ...): absent, the value is def_value and the
+     * mechanism is off, which docs/timing-model.md and `sim`'s model line
+     * say; the key set that older model files give stays enough. */
+    bool optional;
+    int64_t def_value;
 } field;
 
-#define F(k, lo, hi) {#k, offsetof(ls_hw, k), false, lo, hi}
+#define F(k, lo, hi) {#k, offsetof(ls_hw, k), false, lo, hi, false, 0}
+#define O(k, lo, hi, def) {#k, offsetof(ls_hw, k), false, lo, hi, true, def}
 static const field fields[] = {
     F(wgp_count, 1, 100000),           F(clock_mhz, 1, 100000),
     F(subgroup_size, 1, 1024),         F(schedulers_per_wgp, 1, 64),
@@ -34,10 +41,18 @@ static const field fields[] = {
     F(l2_bytes, 1024, INT64_C(1) << 40), F(l2_ways, 1, 255),
     F(l2_line_bytes, 16, 4096),        F(sector_bytes, 4, 4096),
     F(l2_latency, 0, 1000000),         F(dram_latency, 0, 1000000),
-    {"dram_gbps", offsetof(ls_hw, dram_gbps), true, 1, 1000000},
-    {"launch_us", offsetof(ls_hw, launch_us), true, 0, 1000},
+    {"dram_gbps", offsetof(ls_hw, dram_gbps), true, 1, 1000000, false, 0},
+    {"launch_us", offsetof(ls_hw, launch_us), true, 0, 1000, false, 0},
+    O(l1_bytes, 0, INT64_C(1) << 24, 0),  O(l1_ways, 1, 255, 4),
+    O(l1_latency, 0, 100000, 0),          O(mshrs_per_wgp, 0, 65536, 0),
+    O(regs_per_wgp, 0, INT64_C(1) << 24, 0), O(max_regs_per_thread, 0, 65536, 0),
+    O(reg_granule, 1, 1024, 1),           O(l2_partitions, 1, 64, 1),
+    O(l2_far_latency, 0, 1000000, -1),    O(xcds, 1, 64, 1),
+    O(mall_bytes, 0, INT64_C(1) << 40, 0), O(mall_ways, 1, 255, 16),
+    O(mall_latency, 0, 1000000, 0),       O(dispatch_cycles, 0, 1000000, 0),
 };
 #undef F
+#undef O
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 /* A key given a second time, on `line`: never the last one winning. */
@@ -47,6 +62,43 @@ static ls_status given_twice(ls_diag *diag, const char *file, int line, const ch
     return ls_diag_set(diag, LS_ERR_INVALID, file, line, 1,
                        "'%s' is given twice (first on line %d); a model gives each key once", key,
                        first);
+}
+
+/* The optional mechanisms' keys against each other: the caches' sizes
+ * divide into their lines, ways and instances, the chiplets divide the
+ * WGPs, a request queue holds at least one line. */
+static ls_status check_caches(const ls_hw *hw, const char *file, ls_diag *diag)
+{
+    int64_t line = hw->l2_line_bytes;
+    if (hw->l1_bytes > 0 && hw->l1_bytes % (line * hw->l1_ways) != 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "l1_bytes (%lld) must be a multiple of l2_line_bytes x l1_ways (%lld): "
+                           "the L1 keeps the L2's lines and sectors",
+                           (long long)hw->l1_bytes, (long long)(line * hw->l1_ways));
+    if (hw->l1_bytes > 0 && hw->l1_latency == 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "a model with l1_bytes needs l1_latency (its hit latency)");
+    if (hw->wgp_count % hw->xcds != 0 || hw->l2_bytes % (hw->xcds * line * hw->l2_ways) != 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "xcds (%lld) must divide wgp_count (%lld), and l2_bytes must be a "
+                           "multiple of xcds x l2_line_bytes x l2_ways (each XCD has its own L2)",
+                           (long long)hw->xcds, (long long)hw->wgp_count);
+    /* the engine tracks the memory-side cache in blocks of up to 4 KiB */
+    int64_t unit = (line > 4096 ? line : 4096) * hw->mall_ways;
+    if (hw->mall_bytes > 0 && (hw->mall_bytes % unit != 0 || hw->mall_latency == 0))
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "mall_bytes must be a multiple of 4 KiB x mall_ways (%lld), and a "
+                           "model with mall_bytes needs mall_latency",
+                           (long long)unit);
+    if (hw->mshrs_per_wgp > 0 && hw->mshrs_per_wgp < line / hw->sector_bytes)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "mshrs_per_wgp (%lld sectors) must hold at least one line (%lld "
+                           "sectors)",
+                           (long long)hw->mshrs_per_wgp, (long long)(line / hw->sector_bytes));
+    if (hw->l2_partitions > 1 && hw->wgp_count < hw->l2_partitions)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "l2_partitions (%lld) is more than wgp_count", (long long)hw->l2_partitions);
+    return LS_OK;
 }
 
 ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag)
@@ -159,10 +211,16 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             *(int64_t *)((char *)hw + fields[fi].offset) = (int64_t)dv;
         seen[fi] = line;
     }
-    for (size_t i = 0; i < NFIELDS; i++)
-        if (!seen[i])
+    for (size_t i = 0; i < NFIELDS; i++) {
+        if (seen[i])
+            continue;
+        if (!fields[i].optional)
             return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model has no '%s'",
                                fields[i].key);
+        *(int64_t *)((char *)hw + fields[i].offset) = fields[i].def_value;
+    }
+    if (hw->l2_far_latency < 0) /* absent: one L2 latency */
+        hw->l2_far_latency = hw->l2_latency;
     if (hw->name[0] == 0 || hw->arch[0] == 0)
         return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model needs 'name' and 'arch'");
     if (hw->l2_line_bytes % hw->sector_bytes != 0 ||
@@ -176,6 +234,9 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
                            "sector_bytes and l2_line_bytes must be powers of two");
     if (hw->l2_line_bytes / hw->sector_bytes > 64)
         return ls_diag_set(diag, LS_ERR_LIMIT, file, 0, 0, "at most 64 sectors per line");
+    ls_status cst = check_caches(hw, file, diag);
+    if (cst)
+        return cst;
     hw->dram_bytes_per_cycle = hw->dram_gbps * 1e9 / (hw->clock_mhz * 1e6);
     return LS_OK;
 }

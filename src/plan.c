@@ -383,3 +383,27 @@ void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size)
         snprintf(buf + u, size - u, "%s, #gpu.address_space<workgroup>>",
                  ls_elem_type_name(plan->problem->acc_type));
 }
+
+/* ceil(elements x bits / 32): a vector of sub-32-bit elements packs */
+static int64_t regs_of(int64_t elements, int64_t bits)
+{
+    return (elements * bits + 31) / 32;
+}
+
+void ls_plan_registers(const ls_plan *plan, ls_plan_regs *r)
+{
+    memset(r, 0, sizeof *r);
+    r->accumulators = regs_of(plan->acc_registers, plan->acc_elem_bytes * 8);
+    if (plan->argcmp)
+        r->accumulators += regs_of(plan->acc_registers, (int64_t)plan->index_bytes * 8);
+    for (int k = 0; k < plan->n_inputs; k++) {
+        r->loaded += plan->inputs[k].loads * regs_of(plan->inputs[k].width,
+                                                     plan->inputs[k].elem_bits);
+        if (plan->promote[k].on)
+            r->loaded += plan->promote[k].copy_loads *
+                         regs_of(plan->promote[k].copy_width, plan->inputs[k].elem_bits);
+    }
+    r->addresses = 2 * (plan->n_inputs + 1);
+    r->overhead = 6;
+    r->total = r->accumulators + r->loaded + r->addresses + r->overhead;
+}

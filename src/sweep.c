@@ -15,6 +15,7 @@
 #include "lanescope/arena.h"
 #include "lanescope/layout.h"
 #include "lanescope/plan.h"
+#include "lanescope/bottleneck.h"
 #include "lanescope/sweep.h"
 
 /* The problem with point pt's config and sizes. */
@@ -354,6 +355,16 @@ static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep
         pt->occupancy = r.occupancy;
         pt->waves = r.waves;
         pt->workgroups = r.workgroups;
+        pt->kernel_us = r.kernel_us;
+        pt->dram_bytes = r.dram_bytes;
+        double elems = 1;
+        for (int i = 0; i < q->rank; i++)
+            elems *= (double)q->size[i];
+        pt->ops = elems * (1 + plan->body_alu_ops);
+        ls_bottleneck bn;
+        ls_bottleneck_analyze(plan, hw, &r, &bn);
+        pt->mlp_cap = bn.mlp_cap;
+        snprintf(pt->bottleneck, sizeof pt->bottleneck, "%s", ls_bottleneck_name(bn.kind));
     } else {
         ls_diag_format(&d, pt->error, sizeof pt->error);
     }

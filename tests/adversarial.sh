@@ -237,19 +237,19 @@ hw() { # sed script, file: a mutation of the mi300x model
 hw '/^l2_ways/d' hw_missing.hw
 refuse hw_missing_key 1 "hw_missing.hw: model has no 'l2_ways'" $LS sim base.mlir --quiet --target ./hw_missing.hw
 hw 's/^clock_mhz = 2100 /clock_mhz = 2.1GHz /' hw_unit.hw
-refuse hw_unit_suffix 1 "hw_unit.hw:5:13: expected a number for 'clock_mhz', found '2.1GHz'" \
+refuse hw_unit_suffix 1 "hw_unit.hw:9:13: expected a number for 'clock_mhz', found '2.1GHz'" \
     $LS sim base.mlir --quiet --target ./hw_unit.hw
 # "# source:" followed by blanks only is no source (the man page: a number
 # without a source is rejected); today it is accepted.
 hw 's/^\(clock_mhz *= *[0-9]* *\)# source: .*/\1# source:    /' hw_blank_source.hw
 refuse hw_blank_source 1 "'clock_mhz' has no '# source: ...'" $LS sim base.mlir --quiet --target ./hw_blank_source.hw
 hw 's/^clock_mhz = 2100/clock_mhz: 2100/' hw_colon.hw
-refuse hw_colon_syntax 1 "hw_colon.hw:5:1: expected 'key = value  # source: ...'" \
+refuse hw_colon_syntax 1 "hw_colon.hw:9:1: expected 'key = value  # source: ...'" \
     $LS sim base.mlir --quiet --target ./hw_colon.hw
 hw 's/^clock_mhz/CLOCK_MHZ/' hw_case.hw
-refuse hw_key_case 1 "hw_case.hw:5:1: unknown key 'CLOCK_MHZ'" $LS sim base.mlir --quiet --target ./hw_case.hw
+refuse hw_key_case 1 "hw_case.hw:9:1: unknown key 'CLOCK_MHZ'" $LS sim base.mlir --quiet --target ./hw_case.hw
 hw 's/^clock_mhz = 2100 /clock_mhz = 2100.5 /' hw_frac.hw
-refuse hw_fractional_integer 1 "hw_frac.hw:5:13: 'clock_mhz' = 2100.5 is outside 1..100000 (an integer)" \
+refuse hw_fractional_integer 1 "hw_frac.hw:9:13: 'clock_mhz' = 2100.5 is outside 1..100000 (an integer)" \
     $LS sim base.mlir --quiet --target ./hw_frac.hw
 hw 's/^max_threads_per_wgp = [0-9]* /max_threads_per_wgp = 64 /' hw_threads.hw
 refuse hw_threads_below_workgroup 1 "a workgroup of 128 threads (256 bytes of shared memory) does not fit on one mi300x WGP" \

@@ -396,7 +396,7 @@ contains "sim matvec --input message" "$tmp/err" "reads 2 inputs; --input suppli
 # once: the engine's state is bounded before anything is allocated.
 sed -e 's/^wgp_count = .*/wgp_count = 100000 # source: test/' -e 's/^max_workgroups_per_wgp = .*/max_workgroups_per_wgp = 4096 # source: test/' \
     -e 's/^max_subgroups_per_wgp = .*/max_subgroups_per_wgp = 4096 # source: test/' \
-    -e 's/^max_threads_per_wgp = .*/max_threads_per_wgp = 1048576 # source: test/' "${LANESCOPE_TARGETS:-targets}/h100.hw" >"$tmp/wide.hw"
+    -e 's/^max_threads_per_wgp = .*/max_threads_per_wgp = 1048576 # source: test/' -e '/^regs_per_wgp/d' "${LANESCOPE_TARGETS:-targets}/h100.hw" >"$tmp/wide.hw"
 printf 'func.func @tall(%%a: tensor<4194304x64xf32>, %%b: tensor<4194304xf32>) -> tensor<4194304xf32> {\n  %%r = linalg.reduce ins(%%a : tensor<4194304x64xf32>) outs(%%b : tensor<4194304xf32>) dimensions = [1]\n    (%%in: f32, %%o: f32) {\n      %%1 = arith.addf %%in, %%o : f32\n      linalg.yield %%1 : f32\n    }\n  return %%r : tensor<4194304xf32>\n}\n' >"$tmp/tall.mlir"
 $LANESCOPE sim "$tmp/tall.mlir" --target "$tmp/wide.hw" --no-check >"$tmp/out" 2>"$tmp/err"
 check "engine state limit exits 1" $([ $? -eq 1 ]; echo $?)
@@ -505,7 +505,7 @@ check "sweep's time for the input's config is sim's ($own_us vs $sim_us us)" $?
 #  needs 2750e9 / 1.98e9 B/cycle x 834 cycles / 132 SMs = 8775 B, over
 #  834 / 1980 us = 421 ns; 4096 / 8775 = 47% of the roof.
 $LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
-contains "bottleneck: MLP" "$tmp/bn.txt" "bound by memory-level parallelism: 32 subgroups per WGP keep 4.1 KB in flight, 8.8 KB needed to cover 421 ns at 2750 GB/s (Little's law), so at most 47% of the DRAM roof"
+contains "bottleneck: MLP" "$tmp/bn.txt" "bound by memory-level parallelism: 32 subgroups per WGP keep 4.1 KB in flight, 10 KB needed to cover 421 ns at 3136 GB/s (Little's law), so at most 41% of the DRAM roof"
 $LANESCOPE sim "$EX/suite/rowsum4k_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
 contains "bottleneck: DRAM" "$tmp/bn.txt" "bound by DRAM bandwidth"
 $LANESCOPE sim "$EX/suite/few_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
@@ -535,6 +535,28 @@ LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sim "$EX/seed000_example3.mlir" --quiet 
 cmp -s "$tmp/out" "$tmp/out2"; check "sim --quiet: same report" $?
 $LANESCOPE sim "$EX/seed000_example3.mlir" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ]; check "sim: a short run off a terminal prints no progress" $?
+# draw roofline: every reduction of a dispatch (softmax: two), or --index's
+# (the points and verdicts are test_viz's roofline_points_under_roofs)
+$LANESCOPE draw roofline "$EX/softmax_4096x32000_f32.mlir" --target h100 -o "$tmp/roof.png" --quiet 2>"$tmp/err"
+check "draw roofline exits 0" $?
+contains "draw roofline: titled" "$tmp/roof.png" "roofline of $EX/softmax_4096x32000_f32.mlir on h100"
+$LANESCOPE draw roofline "$EX/softmax_4096x32000_f32.mlir" --index 2 --target h100 -o "$tmp/roof1.png" --quiet 2>"$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/roof1.png" ]; check "draw roofline --index past the reductions: a usage error" $?
+contains "draw roofline --index message" "$tmp/err" "has 2 reductions; --index 2 is outside 0..1"
+$LANESCOPE draw roofline "$EX/seed000_example2.mlir" --wgps 3 -o "$tmp/roof2.png" 2>"$tmp/err"
+[ $? -eq 2 ]; check "draw roofline --wgps: a usage error" $?
+contains "draw roofline --wgps refused" "$tmp/err" "draw roofline does not use --wgps; leave it out"
+
+# sweep --roofline: every config on a roofline, written with the CSV as a set
+$LANESCOPE sweep --shape 256x1024 --iter pr --type f32 --target h100 --max-configs 20 -j 1 --quiet \
+    --csv "$tmp/sr.csv" --roofline "$tmp/sr.png" >"$tmp/out" 2>"$tmp/err"
+check "sweep --roofline exits 0" $?
+contains "sweep --roofline: written" "$tmp/out" "wrote $tmp/sr.csv and $tmp/sr.png"
+contains "sweep --roofline: titled" "$tmp/sr.png" "Config roofline: 256x1024 pr f32 on h100"
+$LANESCOPE sweep --shape 256x1024 --iter pr --target h100 --roofline "$tmp/sr.txt" 2>"$tmp/err"
+[ $? -eq 2 ]; check "sweep --roofline .txt: a usage error" $?
+contains "sweep --roofline extension" "$tmp/err" "--roofline: '$tmp/sr.txt' needs a .png, .svg or .pdf extension"
+
 # draw traffic and timeline simulate too: the same progress, and --quiet
 LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE draw traffic "$EX/seed000_example3.mlir" -o "$tmp/pt.svg" 2>"$tmp/err"
 contains "draw traffic progress" "$tmp/err" "lanescope draw: engine: 512/512 workgroups (100%)"

@@ -216,6 +216,8 @@ START_TEST(render_round_trip)
     ck_assert_int_eq(hw.shuffle_interval, 1); /* 0.4 raised to the model's minimum */
     ck_assert_int_eq(hw.barrier_latency, 20);
     ck_assert(fabs(hw.dram_gbps - 1987.3) < 1e-9);
+    ck_assert_int_eq(hw.l1_latency, 34);
+    ck_assert_int_eq(hw.dispatch_cycles, 5); /* 1755.4 MHz / 350 blocks a us */
     /* the driver's limits */
     ck_assert_int_eq(hw.wgp_count, 114);
     ck_assert_int_eq(hw.l2_bytes, 52428800);

@@ -101,21 +101,7 @@ END_TEST
 
 
 /* A model with round numbers, so a critical path can be computed by hand. */
-static const char *round_model =
-    "name = round\narch = sm_0\n"
-    "wgp_count = 1 # source: test\nclock_mhz = 1000 # source: test\n"
-    "subgroup_size = 64 # source: test\nschedulers_per_wgp = 1 # source: test\n"
-    "max_threads_per_wgp = 2048 # source: test\nmax_subgroups_per_wgp = 64 # source: test\n"
-    "max_workgroups_per_wgp = 32 # source: test\nsmem_bytes_per_wgp = 65536 # source: test\n"
-    "smem_banks = 32 # source: test\nsmem_bank_bytes = 4 # source: test\n"
-    "smem_latency = 30 # source: test\nalu_latency = 4 # source: test\n"
-    "shuffle_latency = 20 # source: test\nshuffle_interval = 1 # source: test\n"
-    "dpp_latency = 8 # source: test\nbarrier_latency = 10 # source: test\n"
-    "l2_bytes = 1048576 # source: test\nl2_ways = 16 # source: test\n"
-    "l2_line_bytes = 128 # source: test\nsector_bytes = 32 # source: test\n"
-    "l2_latency = 100 # source: test\ndram_latency = 500 # source: test\n"
-    "dram_gbps = 256 # source: test: 256 bytes per cycle at 1 GHz\n"
-    "launch_us = 0 # source: test: cycles alone\n";
+static const char *round_model = LS_TEST_ROUND_MODEL("1", "256");
 
 /* Every numeric key of a model: nan, inf and -inf are refused with the
  * key's range, as is a key given twice (issue 15, class 1 and 2). */
@@ -319,6 +305,8 @@ static void sum_record(void *ctx, const ls_engine_record *r)
     s->global_bytes += r->bytes;
     s->sectors += r->sectors;
     s->sector_hits += r->sector_hits;
+    s->l1_hits += r->l1_hits;
+    s->mall_hits += r->mall_hits;
     s->smem_cycles += r->smem_cycles;
     s->barrier_wait_cycles += r->barrier_wait;
     s->barriers += r->kind == LS_REC_BARRIER;
@@ -326,8 +314,10 @@ static void sum_record(void *ctx, const ls_engine_record *r)
 
 START_TEST(records_add_up_to_the_run)
 {
-    const char *files[] = {"seed000_example2.mlir", "seed000_example3.mlir"};
-    for (int f = 0; f < 2; f++) {
+    /* the matvec's vector hits in the L1 */
+    const char *files[] = {"seed000_example2.mlir", "seed000_example3.mlir",
+                           "../tests/data/matvec_64x256_lanes4x16.mlir"};
+    for (int f = 0; f < 3; f++) {
         ls_hw hw;
         ls_diag d;
         ls_diag_clear(&d);
@@ -349,11 +339,15 @@ START_TEST(records_add_up_to_the_run)
             ck_assert_int_eq(a->global_bytes, b->global_bytes);
             ck_assert_int_eq(a->sectors, b->sectors);
             ck_assert_int_eq(a->sector_hits, b->sector_hits);
+            ck_assert_int_eq(a->l1_hits, b->l1_hits);
+            ck_assert_int_eq(a->mall_hits, b->mall_hits);
             ck_assert_int_eq(a->smem_cycles, b->smem_cycles);
             ck_assert_int_eq(a->barrier_wait_cycles, b->barrier_wait_cycles);
             ck_assert_int_eq(a->barriers, b->barriers);
         }
         ck_assert_int_gt(sum[LS_STAGE_LOAD_ACCUMULATE].sectors, 0);
+        if (f == 2)
+            ck_assert_int_gt(sum[LS_STAGE_LOAD_ACCUMULATE].l1_hits, 0);
         free(dv);
     }
 }
@@ -781,6 +775,12 @@ START_TEST(l2_hashed_sets)
     ls_diag_clear(&d);
     ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
     hw.l2_bytes = 1024 * 16 * 128; /* 1024 sets of 16 ways: a 128 KiB pitch is 1024 lines */
+    /* The set index alone: one die, no L1 or memory-side cache (with the
+     * XCDs, neighbouring workgroups, which share lines, run on different
+     * L2s; test_memory.c covers that) */
+    hw.xcds = 1;
+    hw.l1_bytes = 0;
+    hw.mall_bytes = 0;
     char text[2048];
     ls_sim_result a, b;
     simulate(colsum_text(text, sizeof text, 32768), &hw, &a, NULL);      /* 128 KiB rows */

@@ -1114,8 +1114,60 @@ START_TEST(text_never_clipped_or_overlapping)
     ck_assert(ls_viz_timeline(&m->problems[0], &hw, &r, &tr, 2, &c, &d) == LS_OK);
     assert_text_fits("timeline", NULL, &c);
     ls_chart_free(&c);
+    /* the roofline of this run with its bottleneck line as a note */
+    ls_roof_point pt;
+    ls_viz_roof_point(&m->problems[0], &plan, &hw, &r, &pt);
+    ls_viz_roofline("roofline of x on mi300x", "1 reduction simulated", &pt, 1, hw.dram_gbps,
+                    ls_viz_issue_gops(&hw), &c);
+    assert_text_fits("roofline", NULL, &c);
+    ls_chart_free(&c);
     free(tr.slices);
     free(m);
+}
+END_TEST
+
+/* A roofline point is the run's own figures: ops over DRAM bytes and
+ * kernel time, under both roofs, and under its Little's-law ceiling; its
+ * dot sits where the axes put those values. */
+START_TEST(roofline_points_under_roofs)
+{
+    static const char *const files[] = {"seed000_example2.mlir", "seed000_example3.mlir"};
+    ls_roof_point pts[2];
+    ls_hw hw;
+    for (int f = 0; f < 2; f++) {
+        ls_module *m;
+        ls_derived dv;
+        ls_plan plan;
+        ls_sim_result r;
+        simulate(files[f], &m, &dv, &plan, &hw, &r, NULL);
+        ls_viz_roof_point(&m->problems[0], &plan, &hw, &r, &pts[f]);
+        double elems = 1;
+        for (int i = 0; i < m->problems[0].rank; i++)
+            elems *= (double)m->problems[0].size[i];
+        ck_assert_double_eq_tol(pts[f].intensity, elems / (double)r.dram_bytes, 1e-12);
+        ck_assert_double_eq_tol(pts[f].gops, elems / (r.kernel_us * 1e3), 1e-9);
+        ck_assert(pts[f].gops <= pts[f].intensity * hw.dram_gbps * 1.0001);
+        ck_assert(pts[f].gops <= ls_viz_issue_gops(&hw));
+        if (pts[f].mlp_gops > 0)
+            ck_assert(pts[f].gops <= pts[f].mlp_gops * 1.05);
+        ck_assert_ptr_nonnull(strstr(pts[f].verdict, "bound by"));
+        free(m);
+    }
+    ls_chart c;
+    ls_viz_roofline("roofline", "2 reductions", pts, 2, hw.dram_gbps, ls_viz_issue_gops(&hw), &c);
+    ck_assert_int_eq(c.n_roof_points, 2);
+    ck_assert_ptr_nonnull(strstr(c.notes[1], "1. "));
+    ls_chart_free(&c);
+    /* only the points with a verdict are numbered and noted (a sweep's
+     * best, IREE's and the given config among hundreds) */
+    pts[0].verdict[0] = 0;
+    ls_viz_roofline("roofline", "2 configs", pts, 2, hw.dram_gbps, ls_viz_issue_gops(&hw), &c);
+    ck_assert(strncmp(c.notes[1], "1. ", 3) == 0);
+    ck_assert_ptr_nonnull(strstr(c.notes[1], pts[1].name));
+    for (int i = 2; i < c.n_notes; i++) /* continuation lines of the one verdict */
+        ck_assert(strncmp(c.notes[i], "    ", 4) == 0);
+    assert_text_fits("roofline, one noted", NULL, &c);
+    ls_chart_free(&c);
 }
 END_TEST
 
@@ -1642,6 +1694,7 @@ static Suite *viz_suite(void)
     tcase_add_test(tc, text_width_scale_free);
     tcase_add_test(tc, text_unicode_and_invalid_bytes);
     tcase_add_test(tc, text_never_clipped_or_overlapping);
+    tcase_add_test(tc, roofline_points_under_roofs);
     suite_add_tcase(s, tc);
     return s;
 }

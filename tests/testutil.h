@@ -160,6 +160,26 @@ static inline void random_kind_and_type(uint64_t *rng, ls_problem *p, ls_combine
     }
 }
 
+/* A hardware model with round numbers (1 GHz, so bytes per cycle are GB/s
+ * / 1000; latencies of 4, 30, 100, 500 cycles), WGPS WGPs and GBPS GB/s of
+ * DRAM (both string literals), no launch cost and none of the optional
+ * mechanisms: the base of the engine tests' hand counts. */
+#define LS_TEST_ROUND_MODEL(WGPS, GBPS)                                                          \
+    "name = round\narch = sm_0\n"                                                                \
+    "wgp_count = " WGPS " # source: test\nclock_mhz = 1000 # source: test\n"                      \
+    "subgroup_size = 64 # source: test\nschedulers_per_wgp = 1 # source: test\n"                 \
+    "max_threads_per_wgp = 2048 # source: test\nmax_subgroups_per_wgp = 64 # source: test\n"     \
+    "max_workgroups_per_wgp = 32 # source: test\nsmem_bytes_per_wgp = 65536 # source: test\n"    \
+    "smem_banks = 32 # source: test\nsmem_bank_bytes = 4 # source: test\n"                       \
+    "smem_latency = 30 # source: test\nalu_latency = 4 # source: test\n"                         \
+    "shuffle_latency = 20 # source: test\nshuffle_interval = 1 # source: test\n"                 \
+    "dpp_latency = 8 # source: test\nbarrier_latency = 10 # source: test\n"                      \
+    "l2_bytes = 1048576 # source: test\nl2_ways = 16 # source: test\n"                           \
+    "l2_line_bytes = 128 # source: test\nsector_bytes = 32 # source: test\n"                     \
+    "l2_latency = 100 # source: test\ndram_latency = 500 # source: test\n"                       \
+    "dram_gbps = " GBPS " # source: test: GB/s at 1 GHz\n"                                        \
+    "launch_us = 0 # source: test: cycles alone\n"
+
 #define LS_TEST_MAIN(make_suite)                                                                 \
     int main(void)                                                                               \
     {                                                                                            \

@@ -24,10 +24,36 @@ void ls_chart_free(ls_chart *c)
     free(c->bars);
     free(c->points);
     free(c->sweep_us);
+    free(c->roof_points);
     c->sweep_us = NULL;
+    c->roof_points = NULL;
     c->row_name = NULL;
     c->bars = NULL;
     c->points = NULL;
+}
+
+void ls_chart_add_note(ls_chart *c, const char *text)
+{
+    const size_t width = 150;
+    bool first = true;
+    while (*text && c->n_notes < LS_FIGURE_MAX_NOTES) {
+        const char *indent = first ? "" : "    ";
+        size_t room = width - strlen(indent), n = strlen(text);
+        if (n > room) { /* break at the last space that fits */
+            n = room;
+            while (n > room / 2 && text[n] != ' ')
+                n--;
+            if (text[n] != ' ')
+                n = room;
+        }
+        bool last_line = c->n_notes == LS_FIGURE_MAX_NOTES - 1 && text[n];
+        snprintf(c->notes[c->n_notes++], sizeof c->notes[0], "%s%.*s%s", indent, (int)n, text,
+                 last_line ? " ..." : "");
+        text += n;
+        while (*text == ' ')
+            text++;
+        first = false;
+    }
 }
 
 /* ------------------------------------------------------------ traffic */
@@ -43,7 +69,7 @@ void ls_viz_traffic(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r
              (long long)r->cycles, r->time_us, (long long)hw->clock_mhz,
              (long long)r->workgroups, r->workgroups == 1 ? "" : "s", (long long)r->occupancy,
              (long long)r->waves, r->waves == 1 ? "" : "s");
-    static const char *names[] = {"critical-path cycles", "global bytes", "sectors (L2 hits)",
+    static const char *names[] = {"critical-path cycles", "global bytes", "sectors (cache hits)",
                                   "shuffles + DPP steps", "shared-memory cycles",
                                   "barrier wait cycles"};
     out->n_metrics = 6;
@@ -59,7 +85,8 @@ void ls_viz_traffic(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r
         out->metric[3][s] = (double)(st->shuffles + st->dpp_steps);
         out->metric[4][s] = (double)st->smem_cycles;
         out->metric[5][s] = (double)st->barrier_wait_cycles;
-        out->metric[6][s] = (double)st->sector_hits; /* shown with the sectors */
+        /* shown with the sectors: found in any cache (L1, L2, memory-side) */
+        out->metric[6][s] = (double)(st->l1_hits + st->sector_hits + st->mall_hits);
     }
     out->sim_cycles = (double)r->cycles;
     out->roofline_cycles = hw->dram_bytes_per_cycle > 0
@@ -351,10 +378,7 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
 void ls_viz_sweep(const char *title, const char *subtitle, const double *us_sorted, size_t n,
                   size_t iree_rank, double roofline_us, ls_chart *out)
 {
-    memset(out, 0, sizeof *out);
-    out->kind = LS_CHART_SWEEP;
-    snprintf(out->title, sizeof out->title, "%s", title);
-    snprintf(out->subtitle, sizeof out->subtitle, "%s", subtitle);
+    ls_chart_begin(out, LS_CHART_SWEEP, title, subtitle);
     out->sweep_us = ls_xcalloc(n ? n : 1, sizeof *out->sweep_us);
     memcpy(out->sweep_us, us_sorted, n * sizeof *us_sorted);
     out->n_sweep = n;
@@ -399,7 +423,7 @@ static void sweep_draw(cairo_t *cr, const ls_chart *c)
         a = 0;
         b = ceil(hi * 1.1 / st) * st;
     }
-#define YMAP(v) (py + H - H * (logy ? (log10(v) - a) / (b - a) : ((v) - a) / (b - a)))
+#define YMAP(v) (ls_axis_at(&ym, (v)))
     size_t n = c->n_sweep ? c->n_sweep : 1;
 #define XMAP(i) (px + W * ((double)(i) + 0.5) / (double)n)
     cairo_set_line_width(cr, 1.0);
@@ -408,17 +432,8 @@ static void sweep_draw(cairo_t *cr, const ls_chart *c)
         ls_ticks_log(a, b, H, LABEL_PT * 1.8, &yt);
     else
         ls_ticks_linear(a, b, H, fmax(LABEL_PT * 2.2, H / 8), &yt);
-    for (int i = 0; i < yt.n; i++) {
-        double v = ls_tick_value(&yt, i);
-        char buf[32];
-        ls_tick_label(&yt, i, buf, sizeof buf);
-        cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
-        cairo_move_to(cr, px, YMAP(v));
-        cairo_line_to(cr, px + W, YMAP(v));
-        cairo_stroke(cr);
-        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-        ls_viz_text_at(cr, buf, px - 5, YMAP(v) + 3, LABEL_PT, false, 1);
-    }
+    ls_axis_map ym = {py, H, a, b, logy, true};
+    ls_chart_y_grid(cr, &yt, &ym, px, W);
     for (int i = 0; i <= 4; i++) {
         size_t rk = i == 0 ? 1 : (size_t)((double)n * i / 4);
         char buf[32];
@@ -429,12 +444,8 @@ static void sweep_draw(cairo_t *cr, const ls_chart *c)
     cairo_rectangle(cr, px, py, W, H);
     cairo_stroke(cr);
     ls_viz_text_at(cr, "configs, fastest first (rank)", px + W / 2, py + H + 30, 10, true, 0.5);
-    cairo_save(cr);
-    cairo_translate(cr, MARGIN + 12, py + H / 2);
-    cairo_rotate(cr, -LS_PI / 2);
-    ls_viz_text_at(cr, logy ? "simulated time (us, log)" : "simulated time (us)", 0, 0, 10, true,
-                   0.5);
-    cairo_restore(cr);
+    ls_chart_y_title(cr, logy ? "simulated time (us, log)" : "simulated time (us)", MARGIN + 12,
+                     py + H / 2);
     if (c->roofline_us > 0) {
         double y = YMAP(c->roofline_us);
         double dash[] = {5, 3};
@@ -483,6 +494,7 @@ void ls_chart_size(const ls_chart *c, double *w, double *h)
     case LS_CHART_TIMELINE: timeline_size(c, w, h); break;
     case LS_CHART_COMPARE: ls_chart_compare_size(c, w, h); break;
     case LS_CHART_SWEEP: sweep_size(c, w, h); break;
+    case LS_CHART_ROOFLINE: ls_chart_roofline_size(c, w, h); break;
     }
     *w = ceil(*w);
     *h = ceil(*h);
@@ -507,6 +519,7 @@ void ls_chart_draw(cairo_t *cr, const ls_chart *c)
     case LS_CHART_TIMELINE: timeline_draw(cr, c); break;
     case LS_CHART_COMPARE: ls_chart_compare_draw(cr, c); break;
     case LS_CHART_SWEEP: sweep_draw(cr, c); break;
+    case LS_CHART_ROOFLINE: ls_chart_roofline_draw(cr, c); break;
     }
     cairo_restore(cr);
 }

@@ -264,11 +264,7 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
     }
     ls_viz_text_at(cr, logx ? "measured (us, log)" : "measured (us)", px + S / 2, py + S + 30, 10, true,
             0.5);
-    cairo_save(cr);
-    cairo_translate(cr, MARGIN + 12, py + S / 2);
-    cairo_rotate(cr, -LS_PI / 2);
-    ls_viz_text_at(cr, logx ? "simulated (us, log)" : "simulated (us)", 0, 0, 10, true, 0.5);
-    cairo_restore(cr);
+    ls_chart_y_title(cr, logx ? "simulated (us, log)" : "simulated (us)", MARGIN + 12, py + S / 2);
     /* points, then names: the points furthest off first, each at the first
      * of four places beside its point that overlaps no point and no name
      * already placed; at most 16 names, so a big suite stays readable and its

@@ -64,8 +64,33 @@ void ls_ticks_log(double lo_exp, double hi_exp, double len, double min_gap, ls_a
 double ls_tick_value(const ls_axis_ticks *t, int i);
 void ls_tick_label(const ls_axis_ticks *t, int i, char *buf, size_t size);
 
+/* An axis's place on the page: values lo..hi (decade exponents on a log
+ * axis) over len points from pos, y growing down (flip: the value grows
+ * up, as a y axis does). */
+typedef struct {
+    double pos, len, lo, hi;
+    bool log, flip;
+} ls_axis_map;
+static inline double ls_axis_at(const ls_axis_map *m, double v)
+{
+    double f = ((m->log ? log10(v) : v) - m->lo) / (m->hi - m->lo);
+    return m->flip ? m->pos + m->len - m->len * f : m->pos + m->len * f;
+}
+/* Grid lines and labels of a y axis's ticks across the plot (x0..x0+w),
+ * labels right-aligned left of it. */
+void ls_chart_y_grid(cairo_t *cr, const ls_axis_ticks *t, const ls_axis_map *y, double x0,
+                     double w);
+/* A y axis's title, bold, turned to read upwards, centred at (x, y). */
+void ls_chart_y_title(cairo_t *cr, const char *text, double x, double y);
+/* A chart's kind, title and subtitle, everything else empty. */
+void ls_chart_begin(ls_chart *out, ls_chart_kind kind, const char *title, const char *subtitle);
+
 /* charts_compare.c: the measured-vs-simulated scatter */
 void ls_chart_compare_size(const ls_chart *c, double *w, double *h);
 void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c);
+
+/* charts_roofline.c: draw roofline */
+void ls_chart_roofline_size(const ls_chart *c, double *w, double *h);
+void ls_chart_roofline_draw(cairo_t *cr, const ls_chart *c);
 
 #endif

@@ -6,7 +6,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include "charts_internal.h"
+#include "viztext.h"
 
 void ls_ticks_linear(double lo, double hi, double len, double min_gap, ls_axis_ticks *t)
 {
@@ -105,4 +108,37 @@ void ls_tick_label(const ls_axis_ticks *t, int i, char *buf, size_t size)
         decimals = 9;
     double v = t->v[i] / unit;
     snprintf(buf, size, "%.*f%s", decimals, v == 0 ? 0.0 : v, v == 0 ? "" : suffix);
+}
+
+void ls_chart_y_grid(cairo_t *cr, const ls_axis_ticks *t, const ls_axis_map *y, double x0,
+                     double w)
+{
+    for (int i = 0; i < t->n; i++) {
+        double v = ls_tick_value(t, i), at = ls_axis_at(y, v);
+        char buf[32];
+        ls_tick_label(t, i, buf, sizeof buf);
+        cairo_set_source_rgba(cr, 0, 0, 0, 0.12);
+        cairo_move_to(cr, x0, at);
+        cairo_line_to(cr, x0 + w, at);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        ls_viz_text_at(cr, buf, x0 - 5, at + 3, LABEL_PT, false, 1);
+    }
+}
+
+void ls_chart_y_title(cairo_t *cr, const char *text, double x, double y)
+{
+    cairo_save(cr);
+    cairo_translate(cr, x, y);
+    cairo_rotate(cr, -LS_PI / 2);
+    ls_viz_text_at(cr, text, 0, 0, 10, true, 0.5);
+    cairo_restore(cr);
+}
+
+void ls_chart_begin(ls_chart *out, ls_chart_kind kind, const char *title, const char *subtitle)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = kind;
+    snprintf(out->title, sizeof out->title, "%s", title);
+    snprintf(out->subtitle, sizeof out->subtitle, "%s", subtitle);
 }

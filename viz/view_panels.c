@@ -455,7 +455,7 @@ static ls_status timeline_build(const ls_view *v, ls_chart *chart, ls_diag *diag
 
 /* Per-stage work of this workgroup from its first record to the cursor,
  * summed from what the engine's records say each issue cost (bytes,
- * sectors, L2 hits, workgroup-memory cycles, barrier waits): the same
+ * sectors, cache hits, workgroup-memory cycles, barrier waits): the same
  * figures `sim` totals for the whole run. */
 static void traffic_so_far(const ls_view *v, ls_sim_result *res)
 {
@@ -492,6 +492,8 @@ static void traffic_so_far(const ls_view *v, ls_sim_result *res)
         s->global_bytes += r->bytes;
         s->sectors += r->sectors;
         s->sector_hits += r->sector_hits;
+        s->l1_hits += r->l1_hits;
+        s->mall_hits += r->mall_hits;
         switch (r->op) {
         case 2: s->shuffles++; break;
         case 3: s->dpp_steps++; break;

@@ -9,8 +9,9 @@
  *   workgroups  fewer workgroups than WGPs: part of the GPU idles;
  *   tail        the last wave fills a small part of the GPU;
  *   mlp         memory-level parallelism (Little's law): the loads the
- *               resident subgroups keep in flight cannot cover the DRAM
- *               latency at peak bandwidth;
+ *               resident subgroups keep in flight, or the WGP's request
+ *               slots (mshrs_per_wgp), cannot cover the DRAM latency at
+ *               peak bandwidth;
  *   reduction   the thread/subgroup/cross-subgroup reduce chain (shuffle and
  *               DPP latencies) takes most of the subgroups' time;
  *   barrier     subgroups wait at workgroup barriers;
@@ -48,7 +49,10 @@ typedef struct {
     int64_t wgps_used;            /* WGPs that ever hold a workgroup */
     double last_wave_fill;        /* resident slots the last wave fills (1: full) */
     double subgroups_per_wgp;     /* resident at once, on a busy WGP */
-    double in_flight_bytes_per_wgp;   /* one iteration's loads of every resident subgroup */
+    double in_flight_bytes_per_wgp;   /* one iteration's loads of every resident subgroup,
+                                       * at most what the request slots hold */
+    double request_bytes_per_wgp;     /* mshrs_per_wgp x sector_bytes (0: no limit) */
+    bool requests_bind;               /* the request slots, not the subgroups, cap it */
     double needed_bytes_per_wgp;      /* peak bytes per cycle x DRAM latency, per WGP */
     double latency_ns;            /* the DRAM latency Little's law covers */
     double mlp_cap;               /* in flight / needed, capped at 1: the reachable roof */

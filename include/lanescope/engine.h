@@ -46,7 +46,10 @@ typedef struct {
     int64_t subgroup_cycles;      /* summed over subgroups: first issue to last completion */
     int64_t critical_cycles;      /* the same span for the subgroup that finished last */
     int64_t global_bytes;         /* bytes requested by active lanes */
-    int64_t sectors, sector_hits; /* sectors touched / found in L2 */
+    int64_t sectors;              /* sectors read (a store posts, it reads none) */
+    int64_t l1_hits;              /* of them, found in the WGP's L1 */
+    int64_t sector_hits;          /* of the rest, found in the L2 */
+    int64_t mall_hits;            /* of the L2's misses, found in the memory-side cache */
     int64_t dram_bytes;
     int64_t shuffles, dpp_steps;
     int64_t smem_accesses, smem_cycles; /* cycles = summed conflict degrees */
@@ -75,10 +78,11 @@ typedef struct {
  * workgroup's subgroups, their instruction completion cycles) may take. */
 #define LS_MAX_ENGINE_STATE_BYTES (INT64_C(1) << 30)
 
-/* The most L2 lines kept as one dense array (about 27 MB of tags, valid
- * masks, fill cycles, LRU order and fingerprints); beyond, sets come into
- * being when first touched, so memory follows the run, not the model. */
-#define LS_L2_DENSE_LINES (INT64_C(1) << 20)
+/* The most lines a cache keeps as one dense array (26 bytes a line: tag,
+ * valid mask, fill cycle, LRU order and fingerprint; 436 MB of address
+ * space, of which only the pages a run touches take memory); beyond, sets
+ * come into being when first touched, through a table. */
+#define LS_L2_DENSE_LINES (INT64_C(1) << 24)
 
 typedef struct {
     ls_trace_slice *slices; /* owned; free() it */
@@ -97,6 +101,10 @@ typedef struct {
     int64_t dram_bytes;
     int64_t occupancy;               /* workgroups resident per WGP */
     const char *occupancy_limit;     /* which resource set it */
+    int64_t registers;               /* per thread, estimated (ls_plan_registers) */
+    int64_t registers_allocated;     /* rounded up to the model's reg_granule, cut to what
+                                      * one workgroup may have (the compiler spills the rest) */
+    bool registers_spill;            /* the estimate did not fit: spilled */
     int64_t waves, workgroups;
     int64_t instructions, events;
     ls_stage_stats stage[LS_STAGE_COUNT];
@@ -124,6 +132,8 @@ typedef struct {
      * the cycles every subgroup of the workgroup waited for this release. */
     int64_t bytes, sectors, sector_hits, smem_cycles, barrier_wait;
     int64_t dram_bytes; /* of those bytes and sectors, what went to or came from DRAM */
+    int64_t l1_hits, mall_hits; /* sectors found in the L1 / the memory-side cache
+                                 * (sector_hits: in the L2), as the stage figures count */
 } ls_engine_record;
 
 typedef struct {

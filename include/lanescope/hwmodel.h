@@ -26,6 +26,18 @@ typedef struct {
     int64_t dram_latency;
     double dram_gbps; /* GB/s (1e9 bytes) */
     double launch_us; /* a kernel launch, end to end (an empty kernel timed with events) */
+    /* Optional mechanisms (docs/timing-model.md); absent keys leave them
+     * off: no L1 (l1_bytes 0), no request limit (mshrs_per_wgp 0), no
+     * register limit (regs_per_wgp 0), one L2 partition at l2_latency, one
+     * die (xcds 1), no memory-side cache (mall_bytes 0), no dispatch rate
+     * (dispatch_cycles 0). */
+    int64_t l1_bytes, l1_ways, l1_latency; /* per WGP, read-allocate, the L2's lines and sectors */
+    int64_t mshrs_per_wgp;       /* sector requests a WGP keeps in flight past its L1 */
+    int64_t regs_per_wgp, max_regs_per_thread, reg_granule; /* 32-bit registers */
+    int64_t l2_partitions, l2_far_latency; /* a line in the other partition: far latency */
+    int64_t xcds;                /* dies, each with its own l2_bytes / xcds of L2 */
+    int64_t mall_bytes, mall_ways, mall_latency; /* memory-side cache (Infinity Cache) */
+    int64_t dispatch_cycles;     /* cycles between two workgroup dispatches, GPU-wide */
     double dram_bytes_per_cycle; /* derived: dram_gbps / clock */
     bool has_iree_target;
     ls_target iree_target;

@@ -46,6 +46,12 @@ typedef struct {
     char error[200];
     int64_t cycles, workgroups, occupancy, waves;
     double time_us, dram_gbps, dram_fraction;
+    /* for a roofline: the kernel alone, its DRAM bytes, its element ops
+     * (iteration-space elements x (1 + fused body ops)), the Little's-law
+     * cap on its DRAM bandwidth (1: none) and its bottleneck's name */
+    double kernel_us, ops, mlp_cap;
+    int64_t dram_bytes;
+    char bottleneck[16];
 } ls_sweep_point;
 
 typedef struct {

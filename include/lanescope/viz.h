@@ -83,7 +83,7 @@ typedef struct {
 
 #define LS_FIGURE_MAX_PANELS 4
 #define LS_FIGURE_MAX_LEGEND 24
-#define LS_FIGURE_MAX_NOTES 6
+#define LS_FIGURE_MAX_NOTES 12
 
 typedef struct {
     char title[256];
@@ -214,7 +214,22 @@ ls_status ls_viz_operand_nested(const ls_plan *pl, int k, int dim_row, int dim_c
  * bounded as compare's are (compare.h). */
 #define LS_COMPARE_MAX_POINTS 100000
 
-typedef enum { LS_CHART_TRAFFIC, LS_CHART_TIMELINE, LS_CHART_COMPARE, LS_CHART_SWEEP } ls_chart_kind;
+typedef enum {
+    LS_CHART_TRAFFIC,
+    LS_CHART_TIMELINE,
+    LS_CHART_COMPARE,
+    LS_CHART_SWEEP,
+    LS_CHART_ROOFLINE
+} ls_chart_kind;
+
+/* One dispatch (or swept config) on a roofline: ops per DRAM byte,
+ * achieved Gop/s, the Gop/s its bytes in flight allow by Little's law (0:
+ * not known), and its bottleneck verdict. */
+typedef struct {
+    char name[96];
+    double intensity, gops, mlp_gops;
+    char verdict[512];
+} ls_roof_point;
 
 typedef struct {
     double start, end; /* cycles */
@@ -255,9 +270,17 @@ typedef struct {
     size_t n_sweep;
     size_t sweep_iree_rank;   /* 1-based; 0: none */
     double roofline_us;       /* DRAM bound of the problem */
+    /* roofline */
+    ls_roof_point *roof_points; /* owned */
+    size_t n_roof_points;
+    double roof_dram_gbps, roof_issue_gops;
 } ls_chart;
 
 void ls_chart_free(ls_chart *c);
+/* Append text to the chart's notes, wrapped at spaces into lines of at
+ * most 150 characters (continuations indented); what does not fit in
+ * LS_FIGURE_MAX_NOTES lines is dropped with an ellipsis. */
+void ls_chart_add_note(ls_chart *c, const char *text);
 void ls_chart_size(const ls_chart *c, double *w, double *h);
 void ls_chart_draw(cairo_t *cr, const ls_chart *c);
 
@@ -272,6 +295,18 @@ ls_status ls_viz_compare_csv(const char *path, ls_chart *out, ls_diag *diag);
  * (1-based, 0 for none) and the DRAM roofline time. */
 void ls_viz_sweep(const char *title, const char *subtitle, const double *us_sorted, size_t n,
                   size_t iree_rank, double roofline_us, ls_chart *out);
+/* A simulated reduction as a roofline point: ops are its iteration-space
+ * elements x (1 + the fused body's ops), over its DRAM bytes and its
+ * kernel time; the verdict is its bottleneck line. */
+void ls_viz_roof_point(const ls_problem *p, const ls_plan *plan, const ls_hw *hw,
+                       const ls_sim_result *r, ls_roof_point *pt);
+/* The model's issue peak: every scheduler of every WGP issuing one
+ * subgroup-wide op a cycle, in Gop/s. */
+double ls_viz_issue_gops(const ls_hw *hw);
+/* A roofline of n points under the model's DRAM roof (GB/s x intensity)
+ * and issue peak (Gop/s), each point's Little's-law ceiling dashed. */
+void ls_viz_roofline(const char *title, const char *subtitle, const ls_roof_point *pts, size_t n,
+                     double dram_gbps, double issue_gops, ls_chart *out);
 /* Error figures of a comparison: mean absolute relative error, max, and
  * the share within 10% / 25%. */
 void ls_compare_errors(const ls_compare_point *pts, size_t n, double *mean_rel, double *max_rel,

@@ -7,6 +7,7 @@
 
 #include "lanescope/viz.h"
 #include "cli.h"
+#include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 
 #define CMD "draw"
@@ -26,7 +27,11 @@ static void usage(FILE *f)
             "  swizzle   an xor_shuffle / rotate_rows before and after, with banks\n"
             "  banks     lanes per shared-memory bank in each access: the cross-subgroup\n"
             "            buffer of a reduction, or a swizzle under a column access\n"
-            "  traffic   per-stage bars from a simulation, with the DRAM roofline\n"
+            "  traffic   per-stage bars from a simulation, with the DRAM roofline and the\n"
+            "            bottleneck line\n"
+            "  roofline  every reduction of INPUT (or --index N's) simulated: achieved\n"
+            "            Gop/s against ops per DRAM byte, under the model's DRAM and issue\n"
+            "            roofs and each one's Little's-law ceiling\n"
             "  timeline  Gantt chart of the simulation per WGP and subgroup slot\n"
             "  compare   measured vs simulated scatter from a CSV\n"
             "            (name,measured_us,simulated_us)\n"
@@ -35,7 +40,8 @@ static void usage(FILE *f)
             "                   - writes standard output, with --format)\n"
             "  --format F       png, svg or pdf, when -o's extension does not say it\n"
             "  --scale S        PNG pixels per point, 0.25..8 (default 2)\n"
-            "  --index N        which reduction / layout / swizzle of INPUT (default 0)\n"
+            "  --index N        which reduction / layout / swizzle of INPUT (default 0;\n"
+            "                   roofline: every reduction unless given)\n"
             "  --target MODEL   hardware model: %s\n"
             "  --dims R,C       the two dims drawn as rows and columns (layout, nested)\n"
             "  --at D=V[,D=V]   coordinate within the tile of a dim not drawn (layout)\n"
@@ -53,7 +59,8 @@ static void usage(FILE *f)
             "  --elem-bytes B   element size for swizzle banks (default 4)\n"
             "  --lanes N        lanes of a swizzle bank access (default 32)\n"
             "  --wgps N         WGPs shown in a timeline (default 4)\n"
-            "  --quiet          traffic, timeline: no progress lines while the simulation\n"
+            "  --quiet          traffic, timeline, roofline: no progress lines while the\n"
+            "                   simulation\n"
             "                   runs (shown, as in sim, when it runs past a second)\n"
             "  --config ATTR    use this #iree_gpu.lowering_config<{...}> for every reduction\n"
             "  --shape AxBx..   describe the problem by flags instead of INPUT (layout, nested,\n"
@@ -72,7 +79,8 @@ typedef struct {
     double scale;
     int64_t index, workgroup, iteration, thread, rows, elem_bytes, lanes, wgps;
     int64_t operand; /* input drawn by layout / nested; -1: the iteration space */
-    bool quiet;      /* traffic, timeline: no progress lines */
+    bool quiet;      /* traffic, timeline, roofline: no progress lines */
+    bool index_given; /* roofline: only --index's reduction, else every one */
     int dim_row, dim_col;
     int64_t at[LS_MAX_RANK];
     ls_import_dims dims; /* --dim */
@@ -119,8 +127,8 @@ static bool parse_at(const char *s, int64_t *at)
 
 static bool known_kind(const char *k)
 {
-    static const char *kinds[] = {"layout", "nested", "swizzle", "banks",
-                                  "traffic", "timeline", "compare"};
+    static const char *kinds[] = {"layout",   "nested",  "swizzle", "banks",
+                                  "traffic",  "timeline", "compare", "roofline"};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(k, kinds[i]) == 0)
             return true;
@@ -151,6 +159,52 @@ static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d,
     if (ls_cli_problem_load(o->input, &o->pf, &o->dims, m, diag))
         return diag->status;
     return prepare_reduction(o, m, d, plan, hw, diag);
+}
+
+static ls_status roofline(const draw_opts *o, ls_module *m, ls_hw *hw, ls_chart *chart,
+                          ls_diag *diag)
+{
+    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, m, diag))
+        return diag->status;
+    if (m->n_problems == 0)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, o->src, 0, 0,
+                           "no linalg.generic/linalg.reduce with a reduction to draw");
+    size_t first = o->index_given ? (size_t)o->index : 0;
+    size_t last = o->index_given ? first + 1 : m->n_problems;
+    if (first >= m->n_problems)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
+                           "%s has %zu reduction%s; --index %lld is outside 0..%zu", o->src,
+                           m->n_problems, ls_s((long long)m->n_problems), (long long)o->index,
+                           m->n_problems - 1);
+    ls_roof_point *pts = ls_xcalloc(last - first, sizeof *pts);
+    ls_status st = LS_OK;
+    for (size_t i = first; i < last && st == LS_OK; i++) {
+        draw_opts one = *o;
+        one.index = (int64_t)i;
+        ls_derived d;
+        ls_plan plan;
+        if ((st = prepare_reduction(&one, m, &d, &plan, hw, diag)))
+            break;
+        ls_cli_progress ps;
+        ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
+        ls_engine_opts eo = {NULL, ls_cli_progress_cb, &ps, NULL, NULL, false};
+        ls_sim_result r;
+        st = ls_engine_run(&plan, hw, &r, &eo, diag);
+        ls_cli_progress_end(&ps);
+        if (!st)
+            ls_viz_roof_point(&m->problems[i], &plan, hw, &r, &pts[i - first]);
+    }
+    if (!st) {
+        char title[256], sub[256];
+        snprintf(title, sizeof title, "roofline of %s on %s", o->src, hw->name);
+        snprintf(sub, sizeof sub,
+                 "%zu reduction%s simulated; ops = iteration-space elements x (1 + fused body ops)",
+                 last - first, last - first == 1 ? "" : "s");
+        ls_viz_roofline(title, sub, pts, last - first, hw->dram_gbps, ls_viz_issue_gops(hw),
+                        chart);
+    }
+    free(pts);
+    return st;
 }
 
 static int run(const draw_opts *o)
@@ -196,10 +250,17 @@ static int run(const draw_opts *o)
             if (!st && tl)
                 st = ls_viz_timeline(&m->problems[o->index], &hw, &r, &trace, (int)o->wgps,
                                      &chart, &diag);
-            else if (!st)
+            else if (!st) {
                 ls_viz_traffic(&m->problems[o->index], &hw, &r, &chart);
+                ls_bottleneck bn;
+                ls_bottleneck_analyze(&plan, &hw, &r, &bn);
+                ls_chart_add_note(&chart, bn.line);
+            }
             is_chart = true;
         }
+    } else if (strcmp(k, "roofline") == 0) {
+        st = roofline(o, m, &hw, &chart, &diag);
+        is_chart = true;
     } else {
         /* nested, swizzle, banks: attributes or a reduction */
         if (!(st = ls_cli_problem_load(o->input, &o->pf, &o->dims, m, &diag))) {
@@ -417,11 +478,12 @@ int ls_cmd_draw(int argc, char **argv)
         return 2;
     }
     o.kind = argv[optind];
+    o.index_given = strchr(given, 'n') != NULL;
     o.input = o.pf.shape ? NULL : argv[optind + 1];
     o.src = o.input ? o.input : "--shape";
     if (!known_kind(o.kind)) {
         ls_cli_error(CMD, "unknown kind '%s' (layout, nested, swizzle, banks, traffic, timeline, "
-                          "compare)",
+                          "compare, roofline)",
                      o.kind);
         return 2;
     }
@@ -432,7 +494,7 @@ int ls_cmd_draw(int argc, char **argv)
     } reads[] = {{"compare", "osf"},           {"layout", "osntSDAwiTOfCHIYK"},
                  {"nested", "osntSDTOfCHIYK"},  {"swizzle", "osntSref"},
                  {"banks", "osntSlefCHIYK"},    {"traffic", "osntSOfCHIYKq"},
-                 {"timeline", "osntSgfCHIYKq"}};
+                 {"timeline", "osntSgfCHIYKq"}, {"roofline", "osntSfCHIYKq"}};
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
         if (strcmp(reads[i].kind, o.kind) != 0)
             continue;

@@ -78,7 +78,8 @@ static void usage(FILE *f)
                "  instructions   subgroup-instructions issued\n"
                "  global-bytes   bytes of global memory requested by active lanes\n"
                "  sectors        memory sectors touched (the model's sector_bytes each)\n"
-               "  L2-hit%%        share of those sectors found in L2 (- : none touched)\n"
+               "  L2-hit%%        share of the sectors that reached the L2 (past the L1, when\n"
+               "                 the model has one) found there (- : none)\n"
                "  shuffles       cross-lane steps: shuffles, or DPP steps on AMD\n"
                "  smem-acc       workgroup-memory access instructions\n"
                "  max-deg        the worst bank-conflict degree of one access (1: none)\n"
@@ -86,13 +87,39 @@ static void usage(FILE *f)
             ls_hw_names());
 }
 
+/* Where the loads' sectors were found, for a model with an L1 or a
+ * memory-side cache (the stage table's L2-hit% is of what reached L2). */
+static void print_caches(FILE *f, const ls_hw *hw, const ls_sim_result *r)
+{
+    if (hw->l1_bytes == 0 && hw->mall_bytes == 0)
+        return;
+    int64_t sectors = 0, l1 = 0, l2 = 0, mall = 0;
+    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        sectors += r->stage[k].sectors;
+        l1 += r->stage[k].l1_hits;
+        l2 += r->stage[k].sector_hits;
+        mall += r->stage[k].mall_hits;
+    }
+    int64_t past_l1 = sectors - l1, past_l2 = past_l1 - l2;
+    fprintf(f, "  caches: %lld sectors read", (long long)sectors);
+    if (hw->l1_bytes > 0)
+        fprintf(f, "; L1 hit %.1f%%", sectors ? 100.0 * (double)l1 / (double)sectors : 0.0);
+    fprintf(f, "; L2 hit %.1f%% of %lld", past_l1 ? 100.0 * (double)l2 / (double)past_l1 : 0.0,
+            (long long)past_l1);
+    if (hw->mall_bytes > 0)
+        fprintf(f, "; memory-side cache hit %.1f%% of %lld",
+                past_l2 ? 100.0 * (double)mall / (double)past_l2 : 0.0, (long long)past_l2);
+    fputc('\n', f);
+}
+
 static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
                        const ls_bottleneck *bn)
 {
-    fprintf(f, "%s: %lld workgroup%s on %s (%s): occupancy %lld workgroup%s per WGP (limit: %s), "
-               "%lld wave%s\n",
+    fprintf(f, "%s: %lld workgroup%s on %s (%s): occupancy %lld workgroup%s per WGP (limit: %s; "
+               "about %lld registers a thread%s), %lld wave%s\n",
             p->name, (long long)r->workgroups, r->workgroups == 1 ? "" : "s", hw->name, hw->arch,
             (long long)r->occupancy, r->occupancy == 1 ? "" : "s", r->occupancy_limit,
+            (long long)r->registers, r->registers_spill ? ", more than fit: spilled" : "",
             (long long)r->waves, r->waves == 1 ? "" : "s");
     if (hw->note[0])
         fprintf(f, "  note: %s\n", hw->note);
@@ -120,6 +147,7 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 ? " (the dispatch's launch counts with its first reduction)"
                 : "",
             r->time_us, r->dram_bytes / 1e6, r->dram_gbps, 100 * r->dram_fraction, hw->dram_gbps);
+    print_caches(f, hw, r);
     fprintf(f, "  %lld subgroup-instructions, %lld events\n", (long long)r->instructions,
             (long long)r->events);
     fprintf(f, "  %-16s %11s %8s %12s %12s %9s %7s %8s %10s %8s %12s\n", "stage", "crit-cycles",
@@ -131,8 +159,9 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         const ls_stage_stats *s = &r->stage[k];
         char hit[16];
-        if (s->sectors)
-            snprintf(hit, sizeof hit, "%.1f", 100.0 * (double)s->sector_hits / (double)s->sectors);
+        if (s->sectors > s->l1_hits)
+            snprintf(hit, sizeof hit, "%.1f",
+                     100.0 * (double)s->sector_hits / (double)(s->sectors - s->l1_hits));
         else
             snprintf(hit, sizeof hit, "-");
         fprintf(f, "  %-16s %11lld %8.1f %12lld %12lld %9lld %7s %8lld %10lld %8lld %12lld\n",
@@ -157,6 +186,7 @@ static json_object *bottleneck_json(const ls_bottleneck *b)
         {"subgroups_per_wgp", offsetof(ls_bottleneck, subgroups_per_wgp)},
         {"in_flight_bytes_per_wgp", offsetof(ls_bottleneck, in_flight_bytes_per_wgp)},
         {"needed_bytes_per_wgp", offsetof(ls_bottleneck, needed_bytes_per_wgp)},
+        {"request_bytes_per_wgp", offsetof(ls_bottleneck, request_bytes_per_wgp)},
         {"dram_latency_ns", offsetof(ls_bottleneck, latency_ns)},
         {"mlp_cap", offsetof(ls_bottleneck, mlp_cap)},
         {"load_share", offsetof(ls_bottleneck, load_share)},
@@ -169,6 +199,7 @@ static json_object *bottleneck_json(const ls_bottleneck *b)
     json_object_object_add(o, "kind", json_object_new_string(ls_bottleneck_name(b->kind)));
     json_object_object_add(o, "line", json_object_new_string(b->line));
     json_object_object_add(o, "wgps_used", json_object_new_int64(b->wgps_used));
+    json_object_object_add(o, "requests_bind", json_object_new_boolean(b->requests_bind));
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
         json_object_object_add(
             o, figures[i].key,
@@ -180,21 +211,23 @@ static void print_csv_header(FILE *f)
 {
     fprintf(f, "reduction,model,stage,critical_cycles,subgroup_cycles,instructions,global_bytes,"
                "sectors,sector_hits,dram_bytes,shuffles,dpp_steps,smem_accesses,smem_cycles,"
-               "smem_max_degree,barriers,barrier_wait_cycles\n");
+               "smem_max_degree,barriers,barrier_wait_cycles,l1_hits,mall_hits\n");
 }
 
 static void print_csv(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r)
 {
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         const ls_stage_stats *s = &r->stage[k];
-        fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n",
+        fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,"
+                   "%lld,%lld\n",
                 p->name, hw->name, ls_stage_name((ls_stage)k), (long long)s->critical_cycles,
                 (long long)s->subgroup_cycles, (long long)s->instructions,
                 (long long)s->global_bytes, (long long)s->sectors, (long long)s->sector_hits,
                 (long long)s->dram_bytes, (long long)s->shuffles, (long long)s->dpp_steps,
                 (long long)s->smem_accesses, (long long)s->smem_cycles,
                 (long long)s->smem_max_degree, (long long)s->barriers,
-                (long long)s->barrier_wait_cycles);
+                (long long)s->barrier_wait_cycles, (long long)s->l1_hits,
+                (long long)s->mall_hits);
     }
 }
 
@@ -232,6 +265,9 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
     json_object_object_add(o, "occupancy", json_object_new_int64(r->occupancy));
     json_object_object_add(o, "occupancy_limit", json_object_new_string(r->occupancy_limit));
+    json_object_object_add(o, "registers", json_object_new_int64(r->registers));
+    json_object_object_add(o, "registers_allocated", json_object_new_int64(r->registers_allocated));
+    json_object_object_add(o, "registers_spill", json_object_new_boolean(r->registers_spill));
     json_object_object_add(o, "waves", json_object_new_int64(r->waves));
     json_object_object_add(o, "workgroups", json_object_new_int64(r->workgroups));
     json_object_object_add(o, "instructions", json_object_new_int64(r->instructions));
@@ -247,6 +283,8 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
         json_object_object_add(j, "global_bytes", json_object_new_int64(s->global_bytes));
         json_object_object_add(j, "sectors", json_object_new_int64(s->sectors));
         json_object_object_add(j, "sector_hits", json_object_new_int64(s->sector_hits));
+        json_object_object_add(j, "l1_hits", json_object_new_int64(s->l1_hits));
+        json_object_object_add(j, "mall_hits", json_object_new_int64(s->mall_hits));
         json_object_object_add(j, "dram_bytes", json_object_new_int64(s->dram_bytes));
         json_object_object_add(j, "shuffles", json_object_new_int64(s->shuffles));
         json_object_object_add(j, "dpp_steps", json_object_new_int64(s->dpp_steps));

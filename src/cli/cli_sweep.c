@@ -18,7 +18,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: lanescope sweep INPUT --target NAME [-j N] [--max-configs N]\n"
-            "                       [--csv FILE] [--chart FILE.png|.svg|.pdf] [--top N] [--quiet]\n"
+            "                       [--csv FILE] [--chart FILE.png|.svg|.pdf] [--roofline FILE]\n"
+            "                       [--top N] [--quiet]\n"
             "                       [--force]\n"
             "       lanescope sweep --shape AxB.. --iter pr.. [--type T] [--combiner K] ...\n"
             "                       [--config ATTR]\n"
@@ -37,6 +38,10 @@ static void usage(FILE *f)
             "  --csv FILE          every point, ranked (default: none)\n"
             "  --chart FILE        time of every config by rank, IREE's marked, the DRAM\n"
             "                      roofline drawn (default: none)\n"
+            "  --roofline FILE     every config on a roofline: achieved Gop/s against ops\n"
+            "                      per DRAM byte under the model's roofs, the best, IREE's\n"
+            "                      and the given config numbered with their bottlenecks\n"
+            "                      (.png, .svg or .pdf; default: none)\n"
             "  --top N             rows of the table on standard output (default 10)\n"
             "  --config ATTR       an #iree_gpu.lowering_config<{...}> to rank among the\n"
             "                      others and mark (as the input's own config is)\n"
@@ -81,9 +86,42 @@ static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
              (long long)pt->partial, (long long)pt->rows);
 }
 
+/* Every simulated config as a roofline point, in rank order; the best,
+ * IREE's and the input's (or --config's) are numbered with a note. */
+static void sweep_roofline(const ls_problem *p, const ls_hw *hw, const ls_sweep *sw,
+                           const size_t *order, size_t ok, ls_chart *out)
+{
+    ls_roof_point *pts = ls_xcalloc(ok ? ok : 1, sizeof *pts);
+    for (size_t k = 0; k < ok; k++) {
+        const ls_sweep_point *pt = &sw->points[order[k]];
+        ls_roof_point *r = &pts[k];
+        r->intensity = pt->dram_bytes > 0 ? pt->ops / (double)pt->dram_bytes : 0;
+        r->gops = pt->kernel_us > 0 ? pt->ops / (pt->kernel_us * 1e3) : 0;
+        r->mlp_gops = pt->mlp_cap > 0 && pt->mlp_cap < 1
+                          ? r->intensity * hw->dram_gbps * pt->mlp_cap
+                          : 0;
+        bool iree = pt->is_iree && !sw->iree_rejected;
+        snprintf(r->name, sizeof r->name, "rank %zu%s%s", k + 1, iree ? " (IREE's)" : "",
+                 pt->is_input ? " (given)" : "");
+        if (k == 0 || iree || pt->is_input) {
+            char cfg[160];
+            knobs(cfg, sizeof cfg, pt);
+            snprintf(r->verdict, sizeof r->verdict, "%.3f us, %.0f GB/s, bound by %s; %s",
+                     pt->time_us, pt->dram_gbps, pt->bottleneck, cfg);
+        }
+    }
+    char title[256], sub[256];
+    snprintf(title, sizeof title, "Config roofline: %.200s on %s", p->name, hw->name);
+    snprintf(sub, sizeof sub, "%zu config%s simulated; ops = iteration-space elements x (1 + "
+                              "fused body ops)",
+             ok, ls_s((long long)ok));
+    ls_viz_roofline(title, sub, pts, ok, hw->dram_gbps, ls_viz_issue_gops(hw), out);
+    free(pts);
+}
+
 int ls_cmd_sweep(int argc, char **argv)
 {
-    enum { O_TARGET = 256, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX, O_DIM, O_QUIET, O_FORCE };
+    enum { O_TARGET = 256, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX, O_DIM, O_QUIET, O_FORCE, O_ROOF };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET},
         {"quiet", no_argument, NULL, O_QUIET},       {"force", no_argument, NULL, O_FORCE},
@@ -91,13 +129,14 @@ int ls_cmd_sweep(int argc, char **argv)
         {"max-configs", required_argument, NULL, O_MAX}, {"csv", required_argument, NULL, O_CSV},
         {"chart", required_argument, NULL, O_CHART},   {"top", required_argument, NULL, O_TOP},
         {"index", required_argument, NULL, O_INDEX},   {"help", no_argument, NULL, 'h'},
-        {"dim", required_argument, NULL, O_DIM},       LS_CLI_PROBLEM_LONGOPTS,
+        {"dim", required_argument, NULL, O_DIM},       {"roofline", required_argument, NULL, O_ROOF},
+        LS_CLI_PROBLEM_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     const char *target = NULL;
     ls_cli_problem_flags pf = {0};
     /* no file unless asked for: nothing dropped into the current folder */
-    const char *csv_path = NULL, *chart_path = NULL;
+    const char *csv_path = NULL, *chart_path = NULL, *roof_path = NULL;
     ls_import_dims dims = {{0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = ncpu > 0 ? ncpu : 1, max_configs = 2000, top = 10, index = 0;
@@ -123,6 +162,7 @@ int ls_cmd_sweep(int argc, char **argv)
             break;
         case O_CSV: csv_path = optarg; break;
         case O_CHART: chart_path = optarg; break;
+        case O_ROOF: roof_path = optarg; break;
         case 'j':
             if (!ls_flag_int(CMD, "-j", optarg, 1, LS_SWEEP_MAX_JOBS, &jobs))
                 return 2;
@@ -154,10 +194,14 @@ int ls_cmd_sweep(int argc, char **argv)
         ls_cli_error(CMD, "give one INPUT (.mlir) or --shape/--iter, exactly one of them");
         return 2;
     }
-    const char *ext = chart_path ? strrchr(chart_path, '.') : ".png";
-    if (ext == NULL || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
-        ls_cli_error(CMD, "--chart: '%s' needs a .png, .svg or .pdf extension", chart_path);
-        return 2;
+    const char *pictures[2][2] = {{"--chart", chart_path}, {"--roofline", roof_path}};
+    for (int i = 0; i < 2; i++) {
+        const char *ext = pictures[i][1] ? strrchr(pictures[i][1], '.') : ".png";
+        if (ext == NULL || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
+            ls_cli_error(CMD, "%s: '%s' needs a .png, .svg or .pdf extension", pictures[i][0],
+                         pictures[i][1]);
+            return 2;
+        }
     }
     ls_diag diag;
     ls_diag_clear(&diag);
@@ -165,7 +209,7 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_sweep sw = {0};
     size_t *order = NULL;
     double *us = NULL;
-    ls_chart chart = {0};
+    ls_chart chart = {0}, roof = {0};
     int rc = 1;
     ls_out out, csv;
     bool out_open = false, csv_open = false;
@@ -245,6 +289,14 @@ int ls_cmd_sweep(int argc, char **argv)
         ls_out_set_abort();
         goto fail;
     }
+    if (roof_path) {
+        sweep_roofline(p, &hw, &sw, order, ok, &roof);
+        ls_export_opts ro = {input ? input : "--shape", "roofline", 2.0, NULL};
+        if (ls_viz_export(roof_path, NULL, &roof, &ro, &diag)) {
+            ls_out_set_abort();
+            goto fail;
+        }
+    }
     if (csv_path && ls_out_commit(&csv, csv_path)) {
         csv_open = false;
         ls_out_set_abort();
@@ -315,10 +367,18 @@ int ls_cmd_sweep(int argc, char **argv)
         fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,
                 ls_s((long long)(sw.n - ok)),
                 csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
-    if (csv_path && chart_path)
-        fprintf(out.f, "  wrote %s and %s\n", csv_path, chart_path);
-    else if (csv_path || chart_path)
-        fprintf(out.f, "  wrote %s\n", csv_path ? csv_path : chart_path);
+    {
+        const char *wrote[3] = {csv_path, chart_path, roof_path};
+        int n = 0;
+        for (int i = 0; i < 3; i++) {
+            if (!wrote[i])
+                continue;
+            fprintf(out.f, "%s%s", n ? " and " : "  wrote ", wrote[i]);
+            n++;
+        }
+        if (n)
+            fputc('\n', out.f);
+    }
     rc = ls_out_commit(&out, NULL);
     out_open = false;
     goto done;
@@ -334,6 +394,7 @@ done:
     if (csv_open)
         ls_out_discard(&csv);
     ls_chart_free(&chart);
+    ls_chart_free(&roof);
     free(us);
     free(order);
     ls_sweep_free(&sw);

@@ -253,20 +253,24 @@ typedef struct {
     int64_t min;
     bool is_double;
     const char *note;
+    bool per_block; /* a rate (per us): the key is clock_mhz / rate, cycles apart */
 } model_key;
 
 static const model_key model_keys[] = {
-    {"clock_mhz", LS_CAL_CLOCK_MHZ, 0, 1, false, NULL},
+    {"clock_mhz", LS_CAL_CLOCK_MHZ, 0, 1, false, NULL, false},
     {"smem_latency", LS_CAL_SMEM_LATENCY, -1, 0, false,
-     "less the 1 cycle per conflict degree the model adds"},
-    {"alu_latency", LS_CAL_ALU_LATENCY, 0, 1, false, NULL},
-    {"shuffle_latency", LS_CAL_SHUFFLE_LATENCY, 0, 1, false, NULL},
-    {"shuffle_interval", LS_CAL_SHUFFLE_INTERVAL, 0, 1, false, NULL},
-    {"barrier_latency", LS_CAL_BARRIER, 0, 0, false, NULL},
-    {"l2_latency", LS_CAL_L2_LATENCY, 0, 0, false, NULL},
-    {"dram_latency", LS_CAL_DRAM_LATENCY, 0, 0, false, NULL},
-    {"dram_gbps", LS_CAL_DRAM_GBPS, 0, 1, true, NULL},
-    {"launch_us", LS_CAL_LAUNCH_US, 0, 0, true, NULL}, /* when measured */
+     "less the 1 cycle per conflict degree the model adds", false},
+    {"alu_latency", LS_CAL_ALU_LATENCY, 0, 1, false, NULL, false},
+    {"shuffle_latency", LS_CAL_SHUFFLE_LATENCY, 0, 1, false, NULL, false},
+    {"shuffle_interval", LS_CAL_SHUFFLE_INTERVAL, 0, 1, false, NULL, false},
+    {"barrier_latency", LS_CAL_BARRIER, 0, 0, false, NULL, false},
+    {"l2_latency", LS_CAL_L2_LATENCY, 0, 0, false, NULL, false},
+    {"dram_latency", LS_CAL_DRAM_LATENCY, 0, 0, false, NULL, false},
+    {"dram_gbps", LS_CAL_DRAM_GBPS, 0, 1, true, NULL, false},
+    {"launch_us", LS_CAL_LAUNCH_US, 0, 0, true, NULL, false}, /* when measured */
+    {"l1_latency", LS_CAL_L1_LATENCY, 0, 1, false, NULL, false},
+    {"dispatch_cycles", LS_CAL_DISPATCH, 0, 0, false,
+     "as cycles between dispatches: the clock over the rate", true},
 };
 #define N_MODEL_KEYS (sizeof model_keys / sizeof model_keys[0])
 
@@ -323,11 +327,12 @@ static void key_line(FILE *f, const char *key, const char *value, const char *fm
     fputc('\n', f);
 }
 
-static void emit_measured(FILE *f, const model_key *mk, const ls_calib_result *r, const char *where)
+static void emit_measured(FILE *f, const model_key *mk, const ls_calib_result *r, const char *where,
+                          double clock_mhz)
 {
     const ls_calib_value *v = &r->q[mk->q];
     char value[64], how[256];
-    double x = v->value + mk->offset;
+    double x = mk->per_block ? clock_mhz / v->value : v->value + mk->offset;
     const char *clamped = "";
     if (mk->is_double) {
         snprintf(value, sizeof value, "%.1f", x);
@@ -384,7 +389,9 @@ static void emit_keys(FILE *f, const ls_calib_result *r, const char *base_text, 
         for (size_t i = 0; i < N_MODEL_KEYS && !done; i++)
             if (strcmp(key, model_keys[i].key) == 0 &&
                 (model_keys[i].q < LS_CAL_MODEL_N || r->q[model_keys[i].q].value > 0)) {
-                emit_measured(f, &model_keys[i], r, where);
+                emit_measured(f, &model_keys[i], r, where,
+                              r->q[LS_CAL_CLOCK_MHZ].value > 0 ? r->q[LS_CAL_CLOCK_MHZ].value
+                                                               : (double)base->clock_mhz);
                 done = true;
             }
         for (int i = 0; i < ndk && !done; i++)
@@ -402,7 +409,9 @@ static void emit_keys(FILE *f, const ls_calib_result *r, const char *base_text, 
 /* The measurements without a model field, and every raw point, as comments. */
 static void emit_extras(FILE *f, const ls_calib_result *r)
 {
-    fprintf(f, "#\n# Measured, no model field (also in the --raw CSV):\n");
+    fprintf(f, "#\n# Measured by the further microbenchmarks (also in the --raw CSV; written\n"
+               "# above as l1_latency, launch_us, dispatch_cycles where the base model has\n"
+               "# the key):\n");
     for (int q = LS_CAL_MODEL_N; q < LS_CAL_N; q++) {
         const ls_calib_value *v = &r->q[q];
         char how[256];

@@ -36,8 +36,9 @@ static inline unsigned fz_below(fz_bytes *b, unsigned n)
     return n ? v % n : 0;
 }
 
-/* A small machine so that fuzzed problems simulate quickly; arch picks the
- * lowering family (gfx942: DPP, sm_80: shuffles). */
+/* A small machine so that fuzzed problems simulate quickly, with every
+ * optional memory mechanism on; arch picks the lowering family (gfx942:
+ * DPP, sm_80: shuffles). */
 static inline ls_status fz_machine(const char *arch, int64_t subgroup_size, ls_hw *hw, ls_diag *d)
 {
     char text[2048];
@@ -54,7 +55,14 @@ static inline ls_status fz_machine(const char *arch, int64_t subgroup_size, ls_h
              "l2_bytes = 65536 # source: fuzz\nl2_ways = 4 # source: fuzz\n"
              "l2_line_bytes = 128 # source: fuzz\nsector_bytes = 32 # source: fuzz\n"
              "l2_latency = 100 # source: fuzz\ndram_latency = 500 # source: fuzz\n"
-             "dram_gbps = 256 # source: fuzz\nlaunch_us = 0 # source: fuzz\n",
+             "dram_gbps = 256 # source: fuzz\nlaunch_us = 0 # source: fuzz\n"
+             /* every optional mechanism on, small, so fuzzed runs reach them */
+             "l1_bytes = 8192 # source: fuzz\nl1_latency = 30 # source: fuzz\n"
+             "mshrs_per_wgp = 16 # source: fuzz\nregs_per_wgp = 65536 # source: fuzz\n"
+             "reg_granule = 8 # source: fuzz\nl2_partitions = 2 # source: fuzz\n"
+             "l2_far_latency = 150 # source: fuzz\nxcds = 2 # source: fuzz\n"
+             "mall_bytes = 262144 # source: fuzz\nmall_latency = 200 # source: fuzz\n"
+             "dispatch_cycles = 3 # source: fuzz\n",
              arch, (long long)subgroup_size);
     return ls_hw_parse(text, "fuzz", hw, d);
 }

@@ -42,6 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof positive / sizeof positive[0]; i++)
         if (positive[i] <= 0)
             __builtin_trap();
+    /* the optional mechanisms: in range, and consistent where the engine
+     * divides by them or indexes with them */
+    if (hw.xcds < 1 || hw.wgp_count % hw.xcds != 0 || hw.l2_partitions < 1 || hw.l1_ways < 1 ||
+        hw.mall_ways < 1 || hw.reg_granule < 1 || hw.l2_far_latency < 0 || hw.l1_bytes < 0 ||
+        hw.mshrs_per_wgp < 0 || (hw.l1_bytes > 0 && hw.l1_latency <= 0) ||
+        (hw.mall_bytes > 0 && hw.mall_latency <= 0))
+        __builtin_trap();
     if (!isfinite(hw.dram_gbps) || hw.dram_gbps <= 0 || !isfinite(hw.launch_us) ||
         hw.launch_us < 0 || !isfinite(hw.dram_bytes_per_cycle))
         __builtin_trap();
