@@ -1168,6 +1168,13 @@ START_TEST(roofline_points_under_roofs)
         ck_assert(strncmp(c.notes[i], "    ", 4) == 0);
     assert_text_fits("roofline, one noted", NULL, &c);
     ls_chart_free(&c);
+    /* two noted points on one spot (a sweep's best that is IREE's too):
+     * their numbers must not cover each other (this hung once, when a
+     * moved label could land where it started) */
+    pts[0] = pts[1];
+    ls_viz_roofline("roofline", "2 configs", pts, 2, hw.dram_gbps, ls_viz_issue_gops(&hw), &c);
+    assert_text_fits("roofline, one spot", NULL, &c);
+    ls_chart_free(&c);
 }
 END_TEST
 

@@ -181,6 +181,8 @@ void ls_chart_roofline_draw(cairo_t *cr, const ls_chart *c)
     ls_viz_text_at(cr, roof, px + W - 4, YMAP(c->roof_issue_gops) - 5, LABEL_PT, true, 1);
     /* the points; those with a verdict larger, numbered as the notes are,
      * and drawn last so the many others never hide them */
+    double placed[LS_FIGURE_MAX_NOTES][2]; /* labels drawn: none may cover another */
+    int n_placed = 0;
     for (int pass = 0; pass < 2; pass++) {
         int number = 0;
         for (size_t i = 0; i < c->n_roof_points; i++) {
@@ -199,8 +201,24 @@ void ls_chart_roofline_draw(cairo_t *cr, const ls_chart *c)
             if (noted) {
                 char buf[24];
                 snprintf(buf, sizeof buf, "%d", number);
+                double tx = X + 7, ty = Y + 4;
+                /* points on one spot (a sweep's best is often IREE's):
+                 * each further label a line lower.  ty only grows, by more
+                 * than the overlap it clears, so the loop ends. */
+                for (bool moved = true; moved;) {
+                    moved = false;
+                    for (int q = 0; q < n_placed; q++)
+                        if (fabs(placed[q][0] - tx) < 14 && fabs(placed[q][1] - ty) < LABEL_PT * 1.2) {
+                            ty = placed[q][1] + LABEL_PT * 1.3;
+                            moved = true;
+                        }
+                }
+                if (n_placed < LS_FIGURE_MAX_NOTES) {
+                    placed[n_placed][0] = tx;
+                    placed[n_placed++][1] = ty;
+                }
                 cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-                ls_viz_text_at(cr, buf, X + 7, Y + 4, LABEL_PT, true, 0);
+                ls_viz_text_at(cr, buf, tx, ty, LABEL_PT, true, 0);
             }
         }
     }
