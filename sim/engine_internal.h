@@ -82,6 +82,7 @@ typedef struct {
     int32_t *slot_of;    /* slot of each table entry */
     int64_t slot_cap;    /* table entries, a power of two */
     int64_t nslots, slots_alloc; /* slots in use, slots allocated */
+    uint64_t hash_block, hash_scramble; /* cache_set's last block and its scramble */
 } cachemodel;
 
 /* The memory system's constants, copied out of the model once. */
@@ -93,7 +94,7 @@ typedef struct {
     int64_t partitions, wgps, xcds;
     int64_t mshrs;        /* per WGP, 0: no limit */
     int mall_block_shift; /* log2 of the lines in a memory-side cache block */
-    int64_t mall_block_bytes;
+    bool partitions_pow2;
 } memconst;
 
 typedef struct {
@@ -151,6 +152,7 @@ typedef struct {
     cachemodel l1, l2, mall;
     int64_t *mshr_done;  /* wgp x mshrs: the cycle each request slot frees */
     int64_t *mshr_next;  /* per WGP: requests made so far */
+    int64_t *near_partition; /* per WGP in use: its L2 partition (l2_partitions > 1) */
     int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
     bool clock_over;     /* an event or the DRAM queue passed the clock's limit */
     int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];

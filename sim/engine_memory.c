@@ -86,17 +86,17 @@ int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n
  * -gpgpu_cache:dl2; its README: XOR and polynomial hashing "to reduce bank
  * and cache set conflicts").  The higher bits go through a multiplicative
  * scramble first: a plain XOR fold maps a pitch of sets + 1 lines back onto
- * one set.  The scramble only changes every 2^set_bits lines, so a walk
- * over consecutive lines keeps the last one (*hi, *scr) and pays for the
- * multiply once per block. */
-static inline int64_t cache_set(const cachemodel *c, int64_t line, uint64_t *hi, uint64_t *scr)
+ * one set.  The scramble only changes every 2^set_bits lines, so the cache
+ * keeps the last one (hash_block, hash_scramble) and a walk over
+ * consecutive lines pays for the multiply once per block. */
+static inline int64_t cache_set(cachemodel *c, int64_t line)
 {
     uint64_t h = (uint64_t)line >> c->set_bits;
-    if (h != *hi) {
-        *hi = h;
-        *scr = (h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - c->set_bits);
+    if (h != c->hash_block) {
+        c->hash_block = h;
+        c->hash_scramble = (h * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - c->set_bits);
     }
-    uint64_t fold = (uint64_t)line ^ *scr;
+    uint64_t fold = (uint64_t)line ^ c->hash_scramble;
     return c->sets_pow2 ? (int64_t)(fold & (uint64_t)(c->sets - 1))
                         : (int64_t)(fold % (uint64_t)c->sets);
 }
@@ -229,8 +229,14 @@ void ls_engine_memory_init(engine *e)
     while (block_lines * 2 * spl <= 64 && block_lines * 2 * hw->l2_line_bytes <= 4096)
         block_lines *= 2;
     m->mall_block_shift = __builtin_ctzll((uint64_t)block_lines);
-    m->mall_block_bytes = block_lines * hw->l2_line_bytes;
-    cache_init(&e->mall, hw->mall_bytes, 1, m->mall_block_bytes, hw->mall_ways);
+    cache_init(&e->mall, hw->mall_bytes, 1, block_lines * hw->l2_line_bytes, hw->mall_ways);
+    m->partitions_pow2 = (m->partitions & (m->partitions - 1)) == 0;
+    if (m->partitions > 1) { /* a WGP is wired to the partition of its share of the chip */
+        int64_t used = e->n_wg_slots < hw->wgp_count ? e->n_wg_slots : hw->wgp_count;
+        e->near_partition = ls_xcalloc((size_t)used, sizeof *e->near_partition);
+        for (int64_t w = 0; w < used; w++)
+            e->near_partition[w] = w * m->partitions / m->wgps;
+    }
     if (m->mshrs > 0) { /* the WGPs in use: slot w runs on WGP w mod wgp_count */
         int64_t used = e->n_wg_slots < hw->wgp_count ? e->n_wg_slots : hw->wgp_count;
         e->mshr_done = ls_xcalloc((size_t)(used * m->mshrs), sizeof *e->mshr_done);
@@ -245,6 +251,7 @@ void ls_engine_memory_free(engine *e)
     cache_free(&e->mall);
     free(e->mshr_done);
     free(e->mshr_next);
+    free(e->near_partition);
 }
 
 /* The way holding line in instance inst of cache c, made most recently
@@ -253,8 +260,7 @@ void ls_engine_memory_free(engine *e)
  * load, so it keeps to the lookup itself. */
 static inline cway *cache_way(cachemodel *c, int64_t inst, int64_t line)
 {
-    uint64_t blk = ~UINT64_C(0), scr = 0;
-    int64_t set = inst * c->sets + cache_set(c, line, &blk, &scr);
+    int64_t set = inst * c->sets + cache_set(c, line);
     if (c->slot_cap) /* sparse: the slot may be new */
         set = cache_slot(c, set);
     int ways = c->ways;
@@ -365,9 +371,10 @@ static int64_t l2_read(engine *e, int wgp, int64_t line, uint64_t mask, int nsec
     if (m->partitions > 1) {
         /* A line lives in one partition (its address hashed); a WGP is
          * wired to the partition of its half (or share) of the chip. */
-        int64_t home = (int64_t)(((uint64_t)line * UINT64_C(0x9E3779B97F4A7C15)) >> 40) %
-                       m->partitions;
-        if (home != (int64_t)wgp * m->partitions / m->wgps)
+        uint64_t h = ((uint64_t)line * UINT64_C(0x9E3779B97F4A7C15)) >> 40;
+        int64_t home = (int64_t)(m->partitions_pow2 ? h & (uint64_t)(m->partitions - 1)
+                                                    : h % (uint64_t)m->partitions);
+        if (home != e->near_partition[wgp])
             latency = m->l2_far_latency;
     }
     uint64_t missing = mask & ~w->valid;
@@ -473,12 +480,11 @@ static inline int64_t line_read(engine *e, int wgp, int64_t line, uint64_t mask,
 /* Ask the host for the set of line in a dense cache ahead of its lookup:
  * a range's lines are independent, so their sets' misses in the host's
  * caches overlap instead of queueing one after another. */
-static inline void cache_prefetch(const cachemodel *c, int64_t inst, int64_t line)
+static inline void cache_prefetch(cachemodel *c, int64_t inst, int64_t line)
 {
     if (c->ways == 0 || c->slot_cap)
         return;
-    uint64_t blk = ~UINT64_C(0), scr = 0;
-    int64_t set = inst * c->sets + cache_set(c, line, &blk, &scr);
+    int64_t set = inst * c->sets + cache_set(c, line);
     __builtin_prefetch(c->meta + 2 * set * c->ways, 1);
     __builtin_prefetch(c->way + set * c->ways, 1);
 }
