@@ -432,17 +432,23 @@ static void tile_cell_pixel(fixture *f, int r, int c, double *px, double *py)
     ls_figure_free(&fig);
 }
 
+/* Hover the middle of tile cell [r, c]; the view's hover then. */
+static const ls_view_hover *hover_cell(fixture *f, int r, int c)
+{
+    double px, py;
+    tile_cell_pixel(f, r, c, &px, &py);
+    char key[64];
+    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
+    act(f, key);
+    return ls_view_get_hover(f->v);
+}
+
 START_TEST(hover_names_the_owner)
 {
     fixture f;
     open_example2(&f, 1200, 800);
     /* the seed's statement: thread 42 works at [d0 = 2, d1 = 10] */
-    double px, py;
-    tile_cell_pixel(&f, 2, 10, &px, &py);
-    char key[64];
-    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
-    act(&f, key);
-    const ls_view_hover *h = ls_view_get_hover(f.v);
+    const ls_view_hover *h = hover_cell(&f, 2, 10);
     ck_assert(h->valid);
     ck_assert_int_eq(h->x[0], 2);
     ck_assert_int_eq(h->x[1], 10);
@@ -452,13 +458,10 @@ START_TEST(hover_names_the_owner)
     ls_diag diag;
     for (int r = 0; r < 16; r += 3)
         for (int c = 0; c < 32; c += 5) {
-            tile_cell_pixel(&f, r, c, &px, &py);
-            snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
-            act(&f, key);
+            h = hover_cell(&f, r, c);
             int64_t x[2] = {r, c};
             ls_ownership own;
             ck_assert_int_eq(ls_owner_of(f.d, &f.m->problems[0], x, &own, &diag), LS_OK);
-            h = ls_view_get_hover(f.v);
             ck_assert(h->valid);
             ck_assert_int_eq(h->tid, own.owners[0].tid);
             ck_assert_int_eq(h->subgroup, own.owners[0].subgroup);
@@ -484,6 +487,7 @@ START_TEST(hover_names_the_owner)
             if (ls_view_lanes_hit(&l, (x - fr.ox) / fr.scale, (y - fr.oy) / fr.scale, &lane,
                                   &row) &&
                 lane == 9 && row == 0) {
+                char key[64];
                 snprintf(key, sizeof key, "hover %.0f,%.0f", x + 3, y + 3);
                 act(&f, key);
                 found = true;
@@ -557,18 +561,14 @@ START_TEST(aggregated_cells_show_their_values)
     ck_assert_ptr_null(strstr(g->cells[g->cols].label[1], "+7"));
     ls_figure_free(&fig);
     /* the hover over cell (0, 3) lists its eight values */
-    double px, py;
-    tile_cell_pixel(&f, 0, 3, &px, &py);
-    char key[64], want[400] = "the cell's values:";
-    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
-    act(&f, key);
+    const ls_view_hover *h = hover_cell(&f, 0, 3);
+    char want[400] = "the cell's values:";
     for (int k = 0; k < 8; k++) {
         int64_t x[3] = {0, 0, 24 + k};
         char val[40];
         ls_view_value_text(f.v, ls_problem_element(p, in, x), val, sizeof val);
         snprintf(want + strlen(want), sizeof want - strlen(want), " %s", val);
     }
-    const ls_view_hover *h = ls_view_get_hover(f.v);
     ck_assert(h->valid);
     ck_assert_int_eq(h->x[2], 24);
     ck_assert_msg(strstr(h->text, want) != NULL, "hover '%s' lacks '%s'", h->text, want);
@@ -627,12 +627,7 @@ START_TEST(i_shows_each_operand)
     ck_assert_ptr_nonnull(strstr(fig.title, "%mat"));
     ls_figure_free(&fig);
     /* matrix element [3, 10]: one reader, the owner of iteration point [3, 10] */
-    double px, py;
-    tile_cell_pixel(&f, 3, 10, &px, &py);
-    char key[64];
-    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
-    act(&f, key);
-    const ls_view_hover *h = ls_view_get_hover(f.v);
+    const ls_view_hover *h = hover_cell(&f, 3, 10);
     ck_assert(h->valid);
     ck_assert_int_eq(h->x[0], 3);
     ck_assert_int_eq(h->x[1], 10);
@@ -645,10 +640,7 @@ START_TEST(i_shows_each_operand)
     /* the vector: one row; element 10 read by 4 threads, the lowest first */
     act(&f, "i");
     ck_assert_int_eq(state(&f).operand, 1);
-    tile_cell_pixel(&f, 0, 10, &px, &py);
-    snprintf(key, sizeof key, "hover %.0f,%.0f", px, py);
-    act(&f, key);
-    h = ls_view_get_hover(f.v);
+    h = hover_cell(&f, 0, 10);
     ck_assert(h->valid);
     ck_assert_int_eq(h->rank, 1);
     ck_assert_int_eq(h->x[0], 10);
