@@ -103,6 +103,8 @@ int main(int argc, char **argv)
         {"seed000_example3.mlir", "mi300x"}, {"seed004_reduce_8x64.mlir", "mi300x"},
     };
     int repeat = 5;
+    /* LS_BENCH_ONLY=TEXT: only the cases whose file (or "sweep") holds TEXT */
+    const char *only = getenv("LS_BENCH_ONLY");
     const char *rep = getenv("LS_BENCH_REPEAT");
     if (rep != NULL && (repeat = atoi(rep)) < 1)
         repeat = 1;
@@ -113,6 +115,8 @@ int main(int argc, char **argv)
            "sg-instr", "engine-s", "events/s", "sg-instr/s", "check-s", "outputs", "rss-MB");
     int rc = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (only && !strstr(cases[i].file, only))
+            continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
         ls_diag d;
@@ -170,6 +174,8 @@ int main(int argc, char **argv)
         {"argmax_vocab_64x32000_f32.mlir", "mi300x"},
     };
     for (size_t i = 0; i < sizeof dispatches / sizeof dispatches[0]; i++) {
+        if (only && !strstr(dispatches[i].file, only))
+            continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, dispatches[i].file);
         if (bench_dispatch(path, dispatches[i].file, dispatches[i].model, repeat))
@@ -177,7 +183,7 @@ int main(int argc, char **argv)
     }
     /* The sweep target of issue 5: 500 configs of a 4096x4096 f32 row
      * reduction on mi300x, on every core (LS_BENCH_JOBS overrides). */
-    {
+    if (!only || strstr("sweep", only)) {
         ls_problem p;
         memset(&p, 0, sizeof p);
         snprintf(p.name, sizeof p.name, "rowsum 4096x4096 f32");

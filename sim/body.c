@@ -110,13 +110,27 @@ bool ls_body_pred_from_name(const char *name, bool is_float, ls_body_pred *pred)
 
 /* ---- evaluation ---- */
 
-static double fval(uint64_t v, ls_elem_type t)
+/* The value conversions, with f32 (most bodies' type after extf) inline:
+ * the same bits as ls_value_to_double / ls_value_from_double give. */
+static inline double fval(uint64_t v, ls_elem_type t)
 {
+    if (t == LS_ET_F32) {
+        uint32_t x = (uint32_t)v;
+        float f;
+        memcpy(&f, &x, 4);
+        return f;
+    }
     return ls_value_to_double(v, t);
 }
 
-static uint64_t fres(double d, ls_elem_type t)
+static inline uint64_t fres(double d, ls_elem_type t)
 {
+    if (t == LS_ET_F32) {
+        float f = (float)d;
+        uint32_t x;
+        memcpy(&x, &f, 4);
+        return x;
+    }
     return ls_value_from_double(d, t);
 }
 

@@ -30,36 +30,26 @@
  * enters its bucket before any direct push to that cycle -- which holds
  * because overflow events migrate as soon as the wheel's window reaches
  * them (advance_to), and a direct push to cycle c only happens once c is
- * inside the window.  Push and pop are O(1) amortised. */
+ * inside the window.  Push and pop are O(1) amortised.
+ *
+ * A subgroup slot has at most one event pending (step pushes its next
+ * wake or nothing; a barrier's release and a dispatch push the subgroups
+ * of one workgroup, none of which has one), so a bucket's list links the
+ * slots themselves (next_slot) and every bucket holds one cycle's events:
+ * the wheel stores no cycles, and allocates nothing while it runs. */
 
-enum { LS_WHEEL = 1 << 14 };
+enum { LS_WHEEL = 1 << 15 };
 
-
-static inline int32_t node_new(engine *e, int64_t cycle, uint64_t seq, int32_t slot)
+static inline void bucket_append(engine *e, int64_t cycle, int32_t slot)
 {
-    int32_t n;
-    if (e->free_node >= 0) {
-        n = e->free_node;
-        e->free_node = e->nodes[n].next;
-    } else {
-        if (e->n_nodes == e->cap_nodes) {
-            e->cap_nodes = e->cap_nodes ? e->cap_nodes * 2 : 4096;
-            e->nodes = ls_xrealloc(e->nodes, (size_t)e->cap_nodes * sizeof *e->nodes);
-        }
-        n = e->n_nodes++;
-    }
-    e->nodes[n] = (wnode){cycle, seq, slot, -1};
-    return n;
-}
-
-static inline void bucket_append(engine *e, int32_t n)
-{
-    int64_t b = e->nodes[n].cycle & (LS_WHEEL - 1);
-    if (e->tail[b] < 0)
-        e->head[b] = n;
+    int64_t b = cycle & (LS_WHEEL - 1);
+    e->next_slot[slot] = -1;
+    bucket *bk = &e->wheel[b];
+    if (bk->tail < 0)
+        bk->head = slot;
     else
-        e->nodes[e->tail[b]].next = n;
-    e->tail[b] = n;
+        e->next_slot[bk->tail] = slot;
+    bk->tail = slot;
     e->in_wheel++;
 }
 
@@ -106,25 +96,41 @@ static event heap_pop(engine *e)
 
 static inline void push(engine *e, int64_t cycle, int slot)
 {
-    if (cycle > LS_MAX_SIM_CYCLES) { /* the run stops: see LS_MAX_SIM_CYCLES */
+    if (__builtin_expect(cycle < e->wheel_end, 1)) /* wheel_end <= LS_MAX_SIM_CYCLES + 1 */
+        bucket_append(e, cycle, slot);
+    else if (cycle > LS_MAX_SIM_CYCLES) /* the run stops: see LS_MAX_SIM_CYCLES */
         e->clock_over = true;
-        return;
-    }
-    uint64_t seq = e->seq++;
-    if (cycle < e->now + LS_WHEEL)
-        bucket_append(e, node_new(e, cycle, seq, slot));
-    else
-        heap_push(e, (event){cycle, seq, slot});
+    else /* only the heap needs sequence numbers: a bucket is FIFO */
+        heap_push(e, (event){cycle, e->seq++, slot});
 }
 
 /* Move the wheel to cycle t, taking in overflow events that are now inside. */
 static void advance_to(engine *e, int64_t t)
 {
     e->now = t;
+    e->wheel_end = t + LS_WHEEL <= LS_MAX_SIM_CYCLES ? t + LS_WHEEL : LS_MAX_SIM_CYCLES + 1;
     while (e->nheap > 0 && e->heap[0].cycle < t + LS_WHEEL) {
         event ev = heap_pop(e);
-        bucket_append(e, node_new(e, ev.cycle, ev.seq, ev.slot));
+        bucket_append(e, ev.cycle, ev.slot);
     }
+}
+
+/* Ask the host for what the next events' steps will read: the state of
+ * the subgroup two events ahead, and the operands' ready cycles of the
+ * one next (whose state the previous pop asked for).  The queue knows the
+ * order of the coming steps, and a step's cost is mostly these misses. */
+static inline void prefetch_next(const engine *e, int32_t next)
+{
+    if (next < 0)
+        return;
+    const sgstate *g = &e->sgs[next];
+    const tinst *in = &e->code[g->pc];
+    __builtin_prefetch(&g->ready[in->rd[0]]);
+    __builtin_prefetch(&g->ready[in->rd[1]]);
+    __builtin_prefetch(&g->ready[g->pc], 1);
+    int32_t after = e->next_slot[next];
+    if (after >= 0)
+        __builtin_prefetch(&e->sgs[after]);
 }
 
 static bool pop(engine *e, event *out)
@@ -137,16 +143,15 @@ static bool pop(engine *e, event *out)
             continue;
         }
         int64_t b = e->now & (LS_WHEEL - 1);
-        int32_t n = e->head[b];
-        if (n >= 0 && e->nodes[n].cycle == e->now) {
-            e->head[b] = e->nodes[n].next;
-            if (e->head[b] < 0)
-                e->tail[b] = -1;
-            *out = (event){e->nodes[n].cycle, e->nodes[n].seq, e->nodes[n].slot};
-            e->nodes[n].next = e->free_node;
-            e->free_node = n;
+        bucket *bk = &e->wheel[b];
+        int32_t n = bk->head;
+        if (n >= 0) {
+            bk->head = e->next_slot[n];
+            if (bk->head < 0)
+                bk->tail = -1;
+            prefetch_next(e, bk->head);
+            *out = (event){e->now, 0, n};
             e->in_wheel--;
-            e->res->events++;
             return true;
         }
         advance_to(e, e->now + 1);
@@ -194,21 +199,43 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
          * NVIDIA since Volta), so workgroups resident side by side spread
          * over the schedulers: the slot of subgroup s is its workgroup's
          * resident position on the WGP times nsub, plus s. */
-        g->sched = (int)(((int64_t)(wg_slot / (int)e->hw->wgp_count) * e->nsub + s) %
-                         e->hw->schedulers_per_wgp);
+        int64_t sched = ((int64_t)(wg_slot / (int)e->hw->wgp_count) * e->nsub + s) %
+                        e->hw->schedulers_per_wgp;
+        g->sched_slot = (int32_t)(wgp * e->hw->schedulers_per_wgp + sched);
         g->pc = 0;
         g->iteration = 0;
         g->tile_iteration = -1;
         g->waiting = false;
         g->done_cycle = 0;
-        for (int i = 0; i < e->ncode; i++)
+        for (int i = 0; i <= e->ncode; i++) /* and the zero entry */
             g->ready[i] = 0;
         for (int k = 0; k < LS_STAGE_COUNT; k++) {
             g->stage_first[k] = -1;
             g->stage_last[k] = -1;
         }
+        g->cur_stage = 0;
+        g->cur_first = g->cur_last = -1;
         push(e, t, slot);
     }
+}
+
+/* Make stage the one whose span the subgroup keeps in its first line. */
+static inline void stage_enter(sgstate *g, int stage)
+{
+    if (g->cur_stage == stage)
+        return;
+    g->stage_first[g->cur_stage] = g->cur_first;
+    g->stage_last[g->cur_stage] = g->cur_last;
+    g->cur_stage = (int8_t)stage;
+    g->cur_first = g->stage_first[stage];
+    g->cur_last = g->stage_last[stage];
+}
+
+/* Every stage's span in the arrays (the subgroup is done). */
+static void stage_flush(sgstate *g)
+{
+    g->stage_first[g->cur_stage] = g->cur_first;
+    g->stage_last[g->cur_stage] = g->cur_last;
 }
 
 static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle,
@@ -249,6 +276,7 @@ static void finish_subgroup(engine *e, int slot)
     sgstate *g = &e->sgs[slot];
     wgstate *w = &e->wgs[g->wg_slot];
     record(e, LS_REC_DONE, g, g->done_cycle, g->done_cycle, NULL);
+    stage_flush(g);
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         if (g->stage_first[k] < 0)
             continue;
@@ -293,33 +321,33 @@ static void finish_subgroup(engine *e, int slot)
     }
 }
 
-static void step(engine *e, int slot, int64_t t)
+/* One issue attempt of subgroup slot at cycle t.  Returns the cycle its
+ * next event is due (the caller pushes it), or -1 when nothing is due
+ * (waiting at a barrier, finished, or pushed already). */
+static int64_t step(engine *e, int slot, int64_t t)
 {
     sgstate *g = &e->sgs[slot];
     const ls_hw *hw = e->hw;
     const tinst *in = &e->code[g->pc];
     /* operands */
-    int64_t ready = t;
-    for (int k = 0; k < 2; k++)
-        if (in->dep[k] >= 0 && g->ready[in->dep[k]] > ready)
-            ready = g->ready[in->dep[k]];
-    int64_t *sched = &e->sched_free[g->wgp * hw->schedulers_per_wgp + g->sched];
-    if (ready > t || *sched > t) { /* wait for both; re-checked when it fires */
-        push(e, ready > *sched ? ready : *sched, slot);
-        return;
-    }
+    int64_t ready = t, r0 = g->ready[in->rd[0]], r1 = g->ready[in->rd[1]];
+    ready = r0 > ready ? r0 : ready;
+    ready = r1 > ready ? r1 : ready;
+    int64_t *sched = &e->sched_free[g->sched_slot];
+    if (ready > t || *sched > t) /* wait for both; re-checked when it fires */
+        return ready > *sched ? ready : *sched;
     *sched = t + 1;
     ls_stage_stats *st = &e->res->stage[in->stage];
-    st->instructions++;
-    e->res->instructions++;
-    if (g->stage_first[in->stage] < 0)
-        g->stage_first[in->stage] = t;
+    st->instructions++; /* the run's total is their sum */
+    stage_enter(g, in->stage);
+    if (g->cur_first < 0)
+        g->cur_first = t;
     int64_t done = t + hw->alu_latency;
+    if (in->kind == I_ALU && !e->recording)
+        goto issued; /* most issues: nothing more to model */
     wgstate *w = &e->wgs[g->wg_slot];
     /* the stage figures before, for a recorder: this issue's own share */
-    int64_t b_bytes = st->global_bytes, b_dram = st->dram_bytes, b_sectors = st->sectors,
-            b_hits = st->sector_hits, b_smem = st->smem_cycles, b_l1 = st->l1_hits,
-            b_mall = st->mall_hits;
+    ls_stage_stats before = *st;
     switch (in->kind) {
     case I_ALU: break;
     case I_DPP:
@@ -419,7 +447,7 @@ static void step(engine *e, int slot, int64_t t)
         if (++w->arrived < e->nsub) {
             g->waiting = true; /* released by the last arrival */
             record(e, LS_REC_ISSUE, g, t, t, in);
-            return;
+            return -1;
         }
         int64_t release = t + hw->barrier_latency, waited = 0;
         st->barriers++; /* one per workgroup release */
@@ -433,44 +461,45 @@ static void step(engine *e, int slot, int64_t t)
             sgstate *o = &e->sgs[g->wg_slot * e->nsub + s];
             st->barrier_wait_cycles += release - o->barrier_arrival;
             o->waiting = false;
-            if (release > o->stage_last[in->stage])
-                o->stage_last[in->stage] = release;
+            stage_enter(o, in->stage);
+            if (release > o->cur_last)
+                o->cur_last = release;
             push(e, release, g->wg_slot * e->nsub + s);
         }
-        return;
+        return -1;
     }
     }
-    g->ready[g->pc] = done;
     if (e->recording) {
-        e->rec_cost.bytes = st->global_bytes - b_bytes;
-        e->rec_cost.dram_bytes = st->dram_bytes - b_dram;
-        e->rec_cost.sectors = st->sectors - b_sectors;
-        e->rec_cost.sector_hits = st->sector_hits - b_hits;
-        e->rec_cost.smem_cycles = st->smem_cycles - b_smem;
-        e->rec_cost.l1_hits = st->l1_hits - b_l1;
-        e->rec_cost.mall_hits = st->mall_hits - b_mall;
+        e->rec_cost.bytes = st->global_bytes - before.global_bytes;
+        e->rec_cost.dram_bytes = st->dram_bytes - before.dram_bytes;
+        e->rec_cost.sectors = st->sectors - before.sectors;
+        e->rec_cost.sector_hits = st->sector_hits - before.sector_hits;
+        e->rec_cost.smem_cycles = st->smem_cycles - before.smem_cycles;
+        e->rec_cost.l1_hits = st->l1_hits - before.l1_hits;
+        e->rec_cost.mall_hits = st->mall_hits - before.mall_hits;
+        record_slow(e, LS_REC_ISSUE, g, t, done, in);
     }
-    record(e, LS_REC_ISSUE, g, t, done, in);
-    if (done > g->stage_last[in->stage])
-        g->stage_last[in->stage] = done;
+issued:
+    g->ready[g->pc] = done;
+    if (done > g->cur_last)
+        g->cur_last = done;
     if (done > g->done_cycle)
         g->done_cycle = done;
     g->pc++;
-    if (g->pc == e->loop_end && ++g->iteration < e->plan->iterations)
+    if (g->pc == e->loop_end && ++g->iteration < e->iterations)
         g->pc = e->loop_begin;
     if (g->pc == e->ncode) {
         finish_subgroup(e, slot);
-        return;
+        return -1;
     }
     /* Wake when the next instruction's operands are ready: only this
      * subgroup's own issues change its scoreboard, so that time is known
      * now, and waking at t+1 just to stall again would cost an event. */
     const tinst *nx = &e->code[g->pc];
-    int64_t wake = t + 1;
-    for (int k = 0; k < 2; k++)
-        if (nx->dep[k] >= 0 && g->ready[nx->dep[k]] > wake)
-            wake = g->ready[nx->dep[k]];
-    push(e, wake, slot);
+    int64_t wake = t + 1, w0 = g->ready[nx->rd[0]], w1 = g->ready[nx->rd[1]];
+    wake = w0 > wake ? w0 : wake;
+    wake = w1 > wake ? w1 : wake;
+    return wake;
 }
 
 /* The run's setup up to its program: occupancy, residency, operand
@@ -567,6 +596,7 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
         e.op_base[k] = at;
         at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
     }
+    e.input_bytes = at;
     if (plan->argcmp)
         ls_engine_build_template_argcmp(&e);
     else
@@ -653,7 +683,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     }
     /* the state of every resident subgroup is held at once: bounded before
      * anything is allocated */
-    int64_t sg_bytes = (int64_t)sizeof(sgstate) + (int64_t)e.ncode * 8 + 32;
+    int64_t sg_bytes = (int64_t)sizeof(sgstate) + ((int64_t)e.ncode + 1) * 8 + 32;
     /* slots <= 100000 WGPs x 4096, subgroups <= 65536, the program < 2^31
      * instructions: the product may pass int64 */
     int64_t state;
@@ -668,17 +698,23 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         free(e.code);
         return diag->status;
     }
-    ls_engine_memory_init(&e);
     e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.wgs = ls_xcalloc((size_t)e.n_wg_slots, sizeof *e.wgs);
-    e.sgs = ls_xcalloc((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgs);
-    int64_t *ready = ls_xcalloc((size_t)(e.n_wg_slots * e.nsub) * (size_t)e.ncode,
+    e.sgs = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgs, 64);
+    /* each subgroup's scoreboard: ncode entries and the zero entry (tinst.rd) */
+    int64_t *ready = ls_xcalloc((size_t)(e.n_wg_slots * e.nsub) * (size_t)(e.ncode + 1),
                                 sizeof *ready);
+    for (int i = 0; i < e.ncode; i++)
+        for (int k = 0; k < 2; k++)
+            e.code[i].rd[k] = e.code[i].dep[k] >= 0 ? e.code[i].dep[k] : e.ncode;
     for (int i = 0; i < e.n_wg_slots * e.nsub; i++)
-        e.sgs[i].ready = ready + (size_t)i * (size_t)e.ncode;
+        e.sgs[i].ready = ready + (size_t)i * (size_t)(e.ncode + 1);
     ls_engine_precompute_loads(&e);
+    e.streaming = !(opts && opts->full_cache_walk) && ls_engine_streams(&e);
+    res->streamed = e.streaming;
+    ls_engine_memory_init(&e);
     int64_t per_store = plan->stores_per_workgroup / (e.nsub * plan->results_per_thread);
     e.store_bytes = (per_store > 0 ? per_store : 1) * plan->acc_elem_bytes;
     e.store_ticks = llround((double)e.store_bytes * LS_TICK / hw->dram_bytes_per_cycle);
@@ -686,11 +722,12 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.index_store_ticks =
         llround((double)e.index_store_bytes * LS_TICK / hw->dram_bytes_per_cycle);
     ls_engine_smem_degrees(&e);
-    e.head = ls_xmalloc(LS_WHEEL * sizeof *e.head);
-    e.tail = ls_xmalloc(LS_WHEEL * sizeof *e.tail);
+    e.wheel = ls_xmalloc(LS_WHEEL * sizeof *e.wheel);
+    e.wheel_end = LS_WHEEL; /* now = 0 */
+    e.iterations = plan->iterations;
     for (int i = 0; i < LS_WHEEL; i++)
-        e.head[i] = e.tail[i] = -1;
-    e.free_node = -1;
+        e.wheel[i].head = e.wheel[i].tail = -1;
+    e.next_slot = ls_xmalloc((size_t)(e.n_wg_slots * e.nsub) * sizeof *e.next_slot);
     for (int64_t x = 0; x < hw->xcds && x < 64; x++)
         e.next_wg_xcd[x] = x;
     /* Slot w starts on WGP w mod wgp_count, so at first workgroup w runs on
@@ -698,8 +735,16 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     for (int w = 0; w < e.n_wg_slots; w++)
         dispatch(&e, w, (int)(w % hw->wgp_count), 0);
     event ev;
-    while (!e.clock_over && pop(&e, &ev))
-        step(&e, ev.slot, ev.cycle);
+    int64_t events = 0;
+    while (!e.clock_over && pop(&e, &ev)) {
+        events++;
+        int64_t due = step(&e, ev.slot, ev.cycle);
+        if (due >= 0)
+            push(&e, due, ev.slot);
+    }
+    res->events = events;
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        res->instructions += res->stage[k].instructions;
     /* The stores are posted: a subgroup is done when they reach the L2, but
      * the DRAM queue may still hold them.  The run ends when it drains, so
      * every byte counted as moved was moved inside the kernel's time and the
@@ -717,9 +762,8 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(ready);
     free(e.code);
     free(e.heap);
-    free(e.nodes);
-    free(e.head);
-    free(e.tail);
+    free(e.next_slot);
+    free(e.wheel);
     free(e.sched_free);
     free(e.shfl_free);
     free(e.smem_free);

@@ -4,6 +4,8 @@
 #ifndef LANESCOPE_ENGINE_INTERNAL_H
 #define LANESCOPE_ENGINE_INTERNAL_H
 
+#include <stddef.h>
+
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 
@@ -20,6 +22,9 @@ typedef struct {
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
     bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */
+    /* dep[] as scoreboard indices: -1 becomes ncode, a subgroup's entry
+     * that always reads 0, so a step reads both without a branch */
+    int32_t rd[2];
 } tinst;
 
 typedef struct {
@@ -28,11 +33,9 @@ typedef struct {
     int32_t slot;
 } event;
 
-typedef struct { /* an event in a wheel bucket */
-    int64_t cycle;
-    uint64_t seq;
-    int32_t slot, next;
-} wnode;
+typedef struct { /* a timing-wheel bucket: its first and last slot, -1 when empty */
+    int32_t head, tail;
+} bucket;
 
 typedef struct {
     int64_t lo, hi; /* relative byte interval [lo, hi) */
@@ -95,24 +98,33 @@ typedef struct {
     int64_t mshrs;        /* per WGP, 0: no limit */
     int mall_block_shift; /* log2 of the lines in a memory-side cache block */
     bool partitions_pow2;
+    bool has_l1, has_mall; /* the model has them (a streaming run allocates neither) */
 } memconst;
 
+/* A resident subgroup.  A step reads the first 64 bytes and its operands'
+ * ready cycles, nothing else unless it loads: the span of the stage it is
+ * in is kept there (cur_*), the other stages' spans apart. */
 typedef struct {
-    int wg_slot;          /* resident workgroup slot, -1 when free */
-    int sg;               /* subgroup index within the workgroup */
-    int wgp, sched;
-    int pc;
+    _Alignas(64) int32_t wg_slot; /* resident workgroup slot, -1 when free */
+    int32_t sg;           /* subgroup index within the workgroup */
+    int32_t wgp;
+    int32_t sched_slot;   /* wgp x schedulers_per_wgp + its scheduler: its sched_free entry */
+    int32_t pc;
+    int8_t cur_stage;     /* the stage cur_first / cur_last are of */
+    bool waiting;
     int64_t iteration;
     int64_t *ready;       /* template entry -> completion cycle */
-    int64_t stage_first[LS_STAGE_COUNT], stage_last[LS_STAGE_COUNT];
-    int64_t barrier_arrival;
-    bool waiting;
     int64_t done_cycle;
+    int64_t cur_first, cur_last; /* cur_stage's span so far (-1: none) */
+    /* -- past the first 64 bytes: the other stages, the tile of loads -- */
+    int64_t stage_first[LS_STAGE_COUNT], stage_last[LS_STAGE_COUNT]; /* cur_stage's: stale */
+    int64_t barrier_arrival;
     int64_t tile_iteration; /* iteration the cached tile data below is for */
     int64_t it_coord[LS_MAX_RANK];
     int64_t tile_base[LS_MAX_INPUTS];
     bool tile_ragged;
 } sgstate;
+_Static_assert(offsetof(sgstate, stage_first) == 64, "a step's fields fill one cache line");
 
 typedef struct {
     int64_t wg;           /* workgroup id, -1 when free */
@@ -134,9 +146,11 @@ typedef struct {
     int nheap, capheap;
     uint64_t seq;
     int64_t now;
-    wnode *nodes;
-    int32_t n_nodes, cap_nodes, free_node;
-    int32_t *head, *tail;
+    int64_t wheel_end;   /* a push below it goes in the wheel: now + LS_WHEEL, at most
+                          * LS_MAX_SIM_CYCLES + 1 */
+    int64_t iterations;  /* the plan's */
+    int32_t *next_slot;  /* per subgroup slot: the next slot in its wheel bucket */
+    bucket *wheel;       /* LS_WHEEL buckets (engine.c) */
     int64_t in_wheel;
     /* machine */
     int64_t *sched_free; /* wgp x schedulers */
@@ -157,6 +171,8 @@ typedef struct {
     bool clock_over;     /* an event or the DRAM queue passed the clock's limit */
     int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];
     int64_t op_base[LS_MAX_INPUTS]; /* byte address of each input tensor */
+    int64_t input_bytes; /* the inputs' bytes, each padded to 4 KiB */
+    bool streaming;      /* no line is asked for twice: the caches are skipped (engine_stream.c) */
     ls_operand_regs oregs[LS_MAX_INPUTS];
     interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
     int64_t *ival_start; /* may pass 2^31: subgroups x loads x lanes x width intervals */
@@ -183,7 +199,8 @@ void ls_engine_build_template_argcmp(engine *e);
 void ls_engine_smem_degrees(engine *e);
 
 /* engine_memory.c */
-/* The caches, request queues and DRAM queue of a run, and their memory. */
+/* The caches, request queues and DRAM queue of a run, and their memory
+ * (none for the caches of a streaming run: after ls_engine_streams). */
 void ls_engine_memory_init(engine *e);
 void ls_engine_memory_free(engine *e);
 /* WGP wgp reads the sectors of byte range [lo, hi) at cycle t: the latest
@@ -197,5 +214,9 @@ int ls_engine_copy_intervals(engine *e, int k, int sg, int load, const int64_t *
                              const int64_t *it_coord, interval *out, int64_t *active);
 /* Intervals of interior tiles, per subgroup slot and load, computed once. */
 void ls_engine_precompute_loads(engine *e);
+
+/* engine_stream.c: whether every line of the inputs is asked for at most
+ * once in the whole run (after ls_engine_precompute_loads). */
+bool ls_engine_streams(engine *e);
 
 #endif

@@ -217,8 +217,12 @@ void ls_engine_memory_init(engine *e)
     m->wgps = hw->wgp_count;
     m->xcds = hw->xcds;
     m->mshrs = hw->mshrs_per_wgp;
-    cache_init(&e->l1, hw->l1_bytes, hw->wgp_count, hw->l2_line_bytes, hw->l1_ways);
-    cache_init(&e->l2, hw->l2_bytes / hw->xcds, hw->xcds, hw->l2_line_bytes, hw->l2_ways);
+    m->has_l1 = hw->l1_bytes > 0 && hw->l1_ways > 0;
+    m->has_mall = hw->mall_bytes > 0 && hw->mall_ways > 0;
+    if (!e->streaming) { /* a streaming run never looks a line up */
+        cache_init(&e->l1, hw->l1_bytes, hw->wgp_count, hw->l2_line_bytes, hw->l1_ways);
+        cache_init(&e->l2, hw->l2_bytes / hw->xcds, hw->xcds, hw->l2_line_bytes, hw->l2_ways);
+    }
     /* The memory-side cache is tracked in blocks of up to 64 sectors and
      * 4 KiB, each with its sectors' valid mask: a sectored cache with large
      * lines.  Its state then fits the host's caches (MI300X's 256 MB in
@@ -229,7 +233,8 @@ void ls_engine_memory_init(engine *e)
     while (block_lines * 2 * spl <= 64 && block_lines * 2 * hw->l2_line_bytes <= 4096)
         block_lines *= 2;
     m->mall_block_shift = __builtin_ctzll((uint64_t)block_lines);
-    cache_init(&e->mall, hw->mall_bytes, 1, block_lines * hw->l2_line_bytes, hw->mall_ways);
+    if (!e->streaming)
+        cache_init(&e->mall, hw->mall_bytes, 1, block_lines * hw->l2_line_bytes, hw->mall_ways);
     m->partitions_pow2 = (m->partitions & (m->partitions - 1)) == 0;
     if (m->partitions > 1) { /* a WGP is wired to the partition of its share of the chip */
         int64_t used = e->n_wg_slots < hw->wgp_count ? e->n_wg_slots : hw->wgp_count;
@@ -357,6 +362,20 @@ static inline int popcount64(uint64_t x)
     return (int)((x * 0x0101010101010101ull) >> 56);
 }
 
+/* The L2 latency WGP wgp sees for line: the near partition's, or the far
+ * one's when the line's address hashes to the other partition (a WGP is
+ * wired to the partition of its half, or share, of the chip). */
+static inline int64_t l2_latency_of(const engine *e, int wgp, int64_t line)
+{
+    const memconst *m = &e->mc;
+    if (m->partitions <= 1)
+        return m->l2_latency;
+    uint64_t h = ((uint64_t)line * UINT64_C(0x9E3779B97F4A7C15)) >> 40;
+    int64_t home = (int64_t)(m->partitions_pow2 ? h & (uint64_t)(m->partitions - 1)
+                                                : h % (uint64_t)m->partitions);
+    return home != e->near_partition[wgp] ? m->l2_far_latency : m->l2_latency;
+}
+
 /* Sectors `mask` (nsect) of line, asked of the L2 by WGP wgp at cycle t:
  * the L2 of the WGP's XCD, at the near or far partition's latency; its
  * misses go to the memory-side cache when there is one, then DRAM.
@@ -367,16 +386,7 @@ static int64_t l2_read(engine *e, int wgp, int64_t line, uint64_t mask, int nsec
     const memconst *m = &e->mc;
     int64_t xcd = m->xcds > 1 ? wgp % m->xcds : 0;
     cway *w = cache_way(&e->l2, xcd, line);
-    int64_t latency = m->l2_latency;
-    if (m->partitions > 1) {
-        /* A line lives in one partition (its address hashed); a WGP is
-         * wired to the partition of its half (or share) of the chip. */
-        uint64_t h = ((uint64_t)line * UINT64_C(0x9E3779B97F4A7C15)) >> 40;
-        int64_t home = (int64_t)(m->partitions_pow2 ? h & (uint64_t)(m->partitions - 1)
-                                                    : h % (uint64_t)m->partitions);
-        if (home != e->near_partition[wgp])
-            latency = m->l2_far_latency;
-    }
+    int64_t latency = l2_latency_of(e, wgp, line);
     uint64_t missing = mask & ~w->valid;
     int64_t ready = t + latency;
     if (missing) {
@@ -477,6 +487,63 @@ static inline int64_t line_read(engine *e, int wgp, int64_t line, uint64_t mask,
     return ready;
 }
 
+/* A streaming run's read of n sectors of a line nobody asked for before
+ * (engine_stream.c): what line_read and l2_read do when every cache
+ * misses -- the request slots, the L2's latency, the memory-side cache's
+ * latency under the DRAM queue's -- without the lookups, whose contents
+ * could never be found again. */
+static inline int64_t stream_line(engine *e, int wgp, int64_t line, int nsect, int64_t t,
+                                  ls_stage_stats *st)
+{
+    const memconst *m = &e->mc;
+    int64_t at = m->mshrs ? mshr_acquire(e, wgp, nsect, t) : t;
+    int64_t fill = dram_read(e, nsect, at);
+    if (m->has_mall && at + m->mall_latency > fill)
+        fill = at + m->mall_latency;
+    int64_t r = at + l2_latency_of(e, wgp, line);
+    if (fill > r)
+        r = fill;
+    if (m->mshrs)
+        mshr_release(e, wgp, nsect, r);
+    if (m->has_l1 && t + m->l1_latency > r)
+        r = t + m->l1_latency;
+    st->dram_bytes += nsect * m->sector_bytes;
+    e->res->dram_bytes += nsect * m->sector_bytes;
+    return r;
+}
+
+/* touch_range for a streaming run.  Without request slots or partitions
+ * every line of the range leaves at t and sees one latency, and the DRAM
+ * queue only grows, so the last line's arrival is the latest: the range
+ * costs one queue update, whatever its length. */
+static int64_t stream_range(engine *e, int wgp, int64_t s0, int64_t s1, int64_t t,
+                            ls_stage_stats *st)
+{
+    const memconst *m = &e->mc;
+    int sls = m->sectors_per_line_shift;
+    if (!m->mshrs && m->partitions <= 1) {
+        int64_t n = s1 - s0 + 1;
+        int64_t r = dram_read(e, n, t);
+        int64_t floor = t + m->l2_latency;
+        if (m->has_mall && t + m->mall_latency > floor)
+            floor = t + m->mall_latency;
+        if (m->has_l1 && t + m->l1_latency > floor)
+            floor = t + m->l1_latency;
+        st->dram_bytes += n * m->sector_bytes;
+        e->res->dram_bytes += n * m->sector_bytes;
+        return r > floor ? r : floor;
+    }
+    int64_t ready = t, spl = INT64_C(1) << sls;
+    for (int64_t line = s0 >> sls, l1 = s1 >> sls; line <= l1; line++) {
+        int64_t first = line << sls, a = s0 > first ? s0 : first;
+        int64_t b = s1 < first + spl - 1 ? s1 : first + spl - 1;
+        int64_t r = stream_line(e, wgp, line, (int)(b - a + 1), t, st);
+        if (r > ready)
+            ready = r;
+    }
+    return ready;
+}
+
 /* Ask the host for the set of line in a dense cache ahead of its lookup:
  * a range's lines are independent, so their sets' misses in the host's
  * caches overlap instead of queueing one after another. */
@@ -498,10 +565,14 @@ int64_t ls_engine_touch_range(engine *e, int wgp, int64_t lo, int64_t hi, int64_
 {
     int sls = e->mc.sectors_per_line_shift;
     int64_t s0 = lo >> e->mc.sector_shift, s1 = (hi - 1) >> e->mc.sector_shift;
+    int64_t ready = t;
+    if (e->streaming) {
+        ready = stream_range(e, wgp, s0, s1, t, st);
+        goto counted;
+    }
     int64_t l0 = s0 >> sls, l1 = s1 >> sls;
     int64_t spl = INT64_C(1) << sls;
     uint64_t full = spl >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << spl) - 1;
-    int64_t ready = t;
     for (int64_t line = l0; line <= l1 && line < l0 + 16; line++) {
         cache_prefetch(&e->l1, wgp, line);
         cache_prefetch(&e->l2, e->mc.xcds > 1 ? wgp % e->mc.xcds : 0, line);
@@ -521,6 +592,7 @@ int64_t ls_engine_touch_range(engine *e, int wgp, int64_t lo, int64_t hi, int64_
         if (r > ready)
             ready = r;
     }
+counted:
     st->sectors += s1 - s0 + 1;
     /* One range adds at most 2^33 bytes (a load's lanes x width x 8) at
      * 2^26.6 ticks a byte (0.01 bytes a cycle), about 2^59.6 ticks, to a

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "func_kernels.h"
 #include "functional_internal.h"
 
 typedef struct {
@@ -27,15 +28,23 @@ typedef struct {
     bool fast;
     uint64_t seed_hash;
     int64_t strides[LS_MAX_RANK];
-    int64_t *rel;        /* threads x regs: input index relative to the tile origin */
-    bool *inside;        /* threads x regs: valid in an interior tile */
-    float *facc;         /* threads x acc_registers */
+    /* register-major (regs x threads), so that a register's value is made
+     * for every thread at once */
+    int64_t *rel;        /* input index relative to the tile origin */
+    int32_t *inside;     /* -1: valid in an interior tile, 0: masked */
+    float *facc;         /* acc_registers x threads */
+    /* body path (threads x regs) */
+    bool *body_inside;   /* valid in an interior tile */
     /* body path: several inputs or a body, generated inputs, interior tiles */
     bool body_fast;
     uint64_t ohash[LS_MAX_INPUTS];             /* ls_mix64 of each input's seed */
     int64_t ostrides[LS_MAX_INPUTS][LS_MAX_RANK];
     int64_t *orel[LS_MAX_INPUTS];              /* threads x regs: operand index in the tile */
     ls_value *scratch;                         /* the body's values */
+    /* Input k's 256 values, when its generator reads only the hash's low
+     * byte (a float of 16 bits or more, not for a product: ls_input_float)
+     * -- ls_input_value_hashed of each byte, looked up instead of made */
+    ls_value *grid[LS_MAX_INPUTS];
 } exec_state;
 
 /* Input k's element at operand index idx (generated, or an intermediate). */
@@ -43,8 +52,10 @@ static inline ls_value gen_input(const exec_state *s, ls_input_source in, int k,
 {
     if (in.values[k])
         return in.values[k][idx];
-    return ls_input_value_hashed(ls_input_hash(s->ohash[k], (uint64_t)idx), s->p->inputs[k].type,
-                                 s->p->combiner);
+    uint64_t h = ls_input_hash(s->ohash[k], (uint64_t)idx);
+    if (s->grid[k])
+        return s->grid[k][h & 255];
+    return ls_input_value_hashed(h, s->p->inputs[k].type, s->p->combiner);
 }
 
 /* The combiner's value from the inputs' elements v[k]. */
@@ -95,16 +106,21 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
     int64_t inner = p->size[red[last]], istride = s->strides[red[last]];
     for (int64_t done = 0; done < n; done += inner) {
         int64_t at = idx;
-        for (int64_t c = 0; c < inner; c++, at += istride) {
+        if (k == LS_COMB_ADD) {
+            /* A sum's element is (h mod 256 - 128) / 64 (ls_input_float):
+             * the run's sum and magnitude are integers over 64, kept as
+             * integers (exact, and no conversion per element) */
+            uint64_t sum = 0, mag = 0;
+            ls_fk_sum_run(s->seed_hash, at, inner, istride, &sum, &mag);
+            exact += ((double)sum - 128.0 * (double)inner) / 64.0;
+            abs_sum += (double)mag / 64.0;
+        }
+        for (int64_t c = 0; k != LS_COMB_ADD && c < inner; c++, at += istride) {
             double d = ls_input_float(ls_input_hash(s->seed_hash, (uint64_t)at), k);
-            if (k == LS_COMB_ADD) {
-                exact += d;
-                abs_sum += fabs(d);
-            } else if (k == LS_COMB_MUL) {
+            if (k == LS_COMB_MUL)
                 exact *= d;
-            } else {
+            else
                 ext = fast_combine(k, ext, (float)d);
-            }
         }
         /* odometer over the outer reduction dims */
         for (int r = last - 1; r >= 0; r--) {
@@ -178,75 +194,19 @@ static void build_slots(exec_state *s)
         s->slot_reg[s->res_slot[s->acc_slot[r]]] = r;
 }
 
-int64_t ls_func_parallel_pos(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
-                             int64_t tid, int64_t q)
-{
-    const ls_nested_layout *l = &d->layout;
-    int64_t sgsz = d->subgroup_size;
-    ls_nl_coord c;
-    ls_nl_register_coord(l, slot_reg[q], &c);
-    ls_nl_virtual_subgroup(l, tid / sgsz, c.subgroup);
-    ls_nl_virtual_thread(l, tid % sgsz, c.thread);
-    int64_t body[LS_MAX_BODY], pos = 0;
-    ls_nl_compose(l, &c, body);
-    for (int k = 0; k < l->rank; k++)
-        if (!d->body_inner[k] && !p->is_reduction[d->body_origin[k]])
-            pos = pos * ls_nl_extent(l, k) + body[k];
-    return pos;
-}
-
 static int64_t parallel_pos(const exec_state *s, int64_t tid, int64_t q)
 {
     return ls_func_parallel_pos(s->d, s->p, s->slot_reg, tid, q);
 }
 
-static int64_t dpp_source(ls_dpp_ctrl c, int64_t l)
+/* The fast path's float accumulators (accumulator-major) into acc. */
+static void facc_to_acc(exec_state *s)
 {
-    switch (c) {
-    case LS_DPP_QUAD_PERM_1032: return (l & ~INT64_C(3)) | ((l & 3) ^ 1);
-    case LS_DPP_QUAD_PERM_2301: return (l & ~INT64_C(3)) | ((l & 3) ^ 2);
-    case LS_DPP_ROW_HALF_MIRROR: return (l & ~INT64_C(7)) | (7 - (l & 7));
-    case LS_DPP_ROW_MIRROR: return (l & ~INT64_C(15)) | (15 - (l & 15));
-    case LS_DPP_PERMLANEX16: return l ^ 16;
-    default: return l;
-    }
-}
-
-void ls_func_run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type t, ls_value *v,
-                       ls_value *tmp, int64_t sg_size, int max_steps)
-{
-    int n = max_steps >= 0 && max_steps < r->n_steps ? max_steps : r->n_steps;
-    for (int i = 0; i < n; i++) {
-        const ls_reduce_step *st = &r->steps[i];
-        memcpy(tmp, v, (size_t)sg_size * sizeof *v);
-        for (int64_t l = 0; l < sg_size; l++) {
-            if (st->kind == LS_STEP_SHUFFLE_XOR) {
-                int64_t src = l ^ st->offset;
-                if (src < sg_size)
-                    v[l] = ls_combine(k, t, tmp[l], tmp[src]);
-            } else if (st->kind == LS_STEP_DPP) {
-                if (st->dpp == LS_DPP_ROW_BCAST_15) {
-                    int64_t row = l / 16;
-                    if (row % 2 == 1) /* row_mask 0xa: rows 1 and 3 */
-                        v[l] = ls_combine(k, t, tmp[l], tmp[row * 16 - 1]);
-                } else if (st->dpp == LS_DPP_ROW_BCAST_31) {
-                    if (l / 16 >= 2 && sg_size > 31) /* row_mask 0xc: rows 2 and 3 */
-                        v[l] = ls_combine(k, t, tmp[l], tmp[31]);
-                } else {
-                    int64_t src = dpp_source(st->dpp, l);
-                    if (src < sg_size)
-                        v[l] = ls_combine(k, t, tmp[l], tmp[src]);
-                }
-            } else if (st->lane_b >= 0) {
-                v[l] = ls_combine(k, t, tmp[st->lane_a < sg_size ? st->lane_a : 0],
-                                  tmp[st->lane_b < sg_size ? st->lane_b : 0]);
-            } else if (st->lane_b == -2) {
-                v[l] = tmp[(l / 32) * 32 + 31 < sg_size ? (l / 32) * 32 + 31 : sg_size - 1];
-            } else {
-                v[l] = tmp[st->lane_a < sg_size ? st->lane_a : sg_size - 1];
-            }
-        }
-    }
+    int64_t nacc = s->plan->acc_registers;
+    for (int64_t tid = 0; tid < s->threads; tid++)
+        for (int64_t a = 0; a < nacc; a++)
+            s->acc[tid * nacc + a] =
+                ls_value_from_double(s->facc[a * s->threads + tid], s->p->acc_type);
 }
 
 /* LOAD_ACCUMULATE over iterations [first, last): the accumulators start at
@@ -268,36 +228,42 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
     for (int64_t it = first; it < last; it++) {
         if (stop && stop->stage == LS_STAGE_LOAD_ACCUMULATE && it == stop->iterations) {
             if (s->fast && it > first) /* the float accumulators are the current ones */
-                for (int64_t i = 0; i < s->threads * nacc; i++)
-                    s->acc[i] = ls_value_from_double(s->facc[i], t);
+                facc_to_acc(s);
             return true; /* snapshot: accumulators after `it` iterations */
         }
         ls_iteration_coord(d, p, it, it_coord);
         if (s->fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
             int64_t base = ls_tile_input_base(d, p, s->strides, wg_coord, it_coord);
+            float fid = (float)ls_value_to_double(ident, t);
             if (it == first)
                 for (int64_t i = 0; i < s->threads * nacc; i++)
-                    s->facc[i] = (float)ls_value_to_double(ident, t);
-            for (int64_t tid = 0; tid < s->threads; tid++) {
-                const int64_t *rel = s->rel + tid * s->regs;
-                const bool *inside = s->inside + tid * s->regs;
-                float *fa = s->facc + tid * nacc, fid = (float)ls_value_to_double(ident, t);
+                    s->facc[i] = fid;
+            if (k == LS_COMB_ADD) {
+                /* register by register, every thread at once, eight at a
+                 * time (func_kernels.c): each accumulator still folds its
+                 * registers in order */
+                ls_fk_sum_accumulate(s->seed_hash, base, s->rel, s->inside, s->acc_slot, s->regs,
+                                     s->threads, fid, s->facc);
+            } else {
                 for (int64_t r = 0; r < s->regs; r++) {
-                    float v = inside[r] ? (float)ls_input_float(
-                                              ls_input_hash(s->seed_hash, (uint64_t)(base + rel[r])), k)
-                                        : fid;
-                    float *a = &fa[s->acc_slot[r]];
-                    *a = fast_combine(k, *a, v);
+                    const int64_t *rel = s->rel + r * s->threads;
+                    const int32_t *inside = s->inside + r * s->threads;
+                    float *fa = s->facc + s->acc_slot[r] * s->threads;
+                    for (int64_t tid = 0; tid < s->threads; tid++) {
+                        float v = inside[tid] ? (float)ls_input_float(ls_input_hash(s->seed_hash,
+                                                                                    (uint64_t)(base + rel[tid])),
+                                                                      k)
+                                              : fid;
+                        fa[tid] = fast_combine(k, fa[tid], v);
+                    }
                 }
             }
-            if (it == last - 1 || ls_tile_is_ragged(d, p, wg_coord, it_coord))
-                for (int64_t i = 0; i < s->threads * nacc; i++)
-                    s->acc[i] = ls_value_from_double(s->facc[i], t);
+            if (it == last - 1)
+                facc_to_acc(s);
             continue;
         }
         if (s->fast && it > first) /* leaving the fast path mid-loop: hand over the accumulators */
-            for (int64_t i = 0; i < s->threads * nacc; i++)
-                s->acc[i] = ls_value_from_double(s->facc[i], t);
+            facc_to_acc(s);
         if (s->body_fast && !ls_tile_is_ragged(d, p, wg_coord, it_coord)) {
             /* operand indices: the tile's base plus each register's offset */
             int64_t base[LS_MAX_INPUTS];
@@ -307,7 +273,7 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
                 for (int64_t r = 0; r < s->regs; r++) {
                     int64_t at = tid * s->regs + r;
                     ls_value v = ident;
-                    if (s->inside[at]) {
+                    if (s->body_inside[at]) {
                         ls_value iv[LS_MAX_INPUTS];
                         for (int q = 0; q < p->n_inputs; q++)
                             iv[q] = gen_input(s, in, q, base[q] + s->orel[q][at]);
@@ -328,8 +294,10 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
                 *a = ls_combine(k, t, *a, v);
             }
         if (s->fast)
-            for (int64_t i = 0; i < s->threads * nacc; i++)
-                s->facc[i] = (float)ls_value_to_double(s->acc[i], t);
+            for (int64_t tid = 0; tid < s->threads; tid++)
+                for (int64_t a = 0; a < nacc; a++)
+                    s->facc[a * s->threads + tid] =
+                        (float)ls_value_to_double(s->acc[tid * nacc + a], t);
     }
     return false;
 }
@@ -458,34 +426,6 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP)
         return true;
     return false;
-}
-
-bool ls_func_output_of(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
-                       int64_t tid, const int64_t *wg_coord, int64_t q, int64_t *out, int *no)
-{
-    const ls_nested_layout *l = &d->layout;
-    int64_t it0[LS_MAX_RANK] = {0}, r = slot_reg[q];
-    int64_t x[LS_MAX_RANK], body[LS_MAX_BODY];
-    bool valid;
-    ls_thread_element(d, p, tid, wg_coord, it0, r, x, &valid);
-    ls_nl_coord c;
-    ls_nl_register_coord(l, r, &c);
-    ls_nl_virtual_subgroup(l, tid / d->subgroup_size, c.subgroup);
-    ls_nl_virtual_thread(l, tid % d->subgroup_size, c.thread);
-    ls_nl_compose(l, &c, body);
-    /* Only the parallel coordinates matter: padding along the reduction
-     * still belongs to a real output row. */
-    bool out_valid = true;
-    *no = 0;
-    for (int i = 0; i < p->rank; i++)
-        if (!p->is_reduction[i]) {
-            out[(*no)++] = x[i];
-            out_valid &= x[i] < p->size[i];
-        }
-    for (int k = 0; k < d->body_rank; k++)
-        if (!p->is_reduction[d->body_origin[k]])
-            out_valid &= body[k] < d->body_bound[k];
-    return out_valid;
 }
 
 static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
@@ -628,8 +568,8 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
                 int64_t x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
-                s->rel[tid * s->regs + r] = valid ? ls_input_index(p, x) : 0;
-                s->inside[tid * s->regs + r] = valid;
+                s->rel[r * s->threads + tid] = valid ? ls_input_index(p, x) : 0;
+                s->inside[r * s->threads + tid] = valid ? -1 : 0;
             }
     }
     bool has_index = false;
@@ -639,10 +579,16 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
                    s->threads * s->regs * p->n_inputs <= (1 << 23);
     if (s->body_fast) {
         s->scratch = ls_xcalloc(LS_MAX_BODY_INSTS, sizeof *s->scratch);
-        if (!s->inside)
-            s->inside = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->inside);
+        s->body_inside = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->body_inside);
         int64_t zero[LS_MAX_RANK] = {0};
         for (int k = 0; k < p->n_inputs; k++) {
+            ls_elem_type ty = p->inputs[k].type;
+            if (p->combiner != LS_COMB_MUL &&
+                (ty == LS_ET_F16 || ty == LS_ET_BF16 || ty == LS_ET_F32 || ty == LS_ET_F64)) {
+                s->grid[k] = ls_xcalloc(256, sizeof *s->grid[k]);
+                for (uint64_t b = 0; b < 256; b++)
+                    s->grid[k][b] = ls_input_value_hashed(b, ty, p->combiner);
+            }
             s->ohash[k] = ls_mix64(ls_operand_seed(in.seed, k));
             ls_operand_strides(p, k, s->ostrides[k]);
             s->orel[k] = ls_xcalloc((size_t)(s->threads * s->regs), sizeof *s->orel[k]);
@@ -652,7 +598,7 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
                 int64_t x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
-                s->inside[tid * s->regs + r] = valid;
+                s->body_inside[tid * s->regs + r] = valid;
                 for (int k = 0; k < p->n_inputs; k++)
                     s->orel[k][tid * s->regs + r] = valid ? ls_operand_index(p, k, x) : 0;
             }
@@ -661,8 +607,10 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
 
 static void state_fini(exec_state *s)
 {
-    for (int k = 0; k < LS_MAX_INPUTS; k++)
+    for (int k = 0; k < LS_MAX_INPUTS; k++) {
         free(s->orel[k]);
+        free(s->grid[k]);
+    }
     free(s->scratch);
     free(s->acc);
     free(s->res);
@@ -673,6 +621,7 @@ static void state_fini(exec_state *s)
     free(s->rel);
     free(s->inside);
     free(s->facc);
+    free(s->body_inside);
     free(s->smem);
 }
 

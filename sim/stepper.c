@@ -53,7 +53,7 @@ ls_status ls_stepper_new_capped(const ls_plan *plan, const ls_hw *hw, ls_input_s
     st->workgroup = workgroup;
     st->pos = -1;
     st->max_records = max_records;
-    ls_engine_opts opts = {NULL, NULL, NULL, on_record, st, false};
+    ls_engine_opts opts = {.record = on_record, .record_ctx = st};
     ls_sim_result res;
     ls_status s = ls_engine_run(plan, hw, &res, &opts, diag);
     if (s == LS_OK && st->overflow)

@@ -399,6 +399,17 @@ static double fmax_ieee(double a, double b, bool propagate_nan)
 
 ls_value ls_combine(ls_combiner k, ls_elem_type t, ls_value a, ls_value b)
 {
+    if (t == LS_ET_F32 && (k == LS_COMB_ADD || k == LS_COMB_MUL)) {
+        /* the case below without the trips through double (the functional
+         * check's reduction steps are mostly this): the same float op */
+        uint32_t ua = (uint32_t)a, ub = (uint32_t)b, ur;
+        float x, y, r;
+        memcpy(&x, &ua, 4);
+        memcpy(&y, &ub, 4);
+        r = k == LS_COMB_ADD ? x + y : x * y;
+        memcpy(&ur, &r, 4);
+        return ur;
+    }
     if (ls_elem_type_is_float(t)) {
         /* f32 ops in float; f16/bf16 in float then rounded; f64 in double. */
         double x = ls_value_to_double(a, t), y = ls_value_to_double(b, t), r;

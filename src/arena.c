@@ -1,5 +1,6 @@
 /* arena.c: bump allocator (see arena.h).  Blocks grow geometrically; a large
  * request gets a block of its own, so waste stays bounded by the block size. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,20 @@ void *ls_xcalloc(size_t n, size_t size)
         abort();
     }
     return p;
+}
+
+void *ls_xcalloc_aligned(size_t n, size_t size, size_t align)
+{
+    size_t bytes = 0;
+    void *p = NULL;
+    if (!__builtin_mul_overflow(n ? n : 1, size ? size : 1, &bytes) &&
+        bytes <= SIZE_MAX - align)
+        p = aligned_alloc(align, (bytes + align - 1) / align * align);
+    if (p == NULL) {
+        fprintf(stderr, "lanescope: out of memory (%zu x %zu bytes)\n", n, size);
+        abort();
+    }
+    return memset(p, 0, bytes);
 }
 
 void *ls_xrealloc(void *p, size_t size)

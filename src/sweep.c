@@ -344,7 +344,7 @@ static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep
         pt->status = ls_diag_set(&d, LS_ERR_INVALID, q->file, q->line, q->col,
                                  "several rows share a subgroup: IREE's arg_compare ballot gives "
                                  "them the index of the row at lane 0 (wrong results)");
-    ls_engine_opts opts = {NULL, NULL, NULL, NULL, NULL, force};
+    ls_engine_opts opts = {.force = force};
     if (pt->status == LS_OK)
         pt->status = ls_engine_run(plan, hw, &r, &opts, &d);
     if (pt->status == LS_OK) {

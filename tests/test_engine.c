@@ -331,7 +331,7 @@ START_TEST(records_add_up_to_the_run)
         ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
         ls_stage_stats sum[LS_STAGE_COUNT];
         memset(sum, 0, sizeof sum);
-        ls_engine_opts o = {NULL, NULL, NULL, sum_record, sum, false};
+        ls_engine_opts o = {.record = sum_record, .record_ctx = sum};
         ls_sim_result r;
         ck_assert(ls_engine_run(&plan, &hw, &r, &o, &d) == LS_OK);
         for (int k = 0; k < LS_STAGE_COUNT; k++) {
@@ -538,7 +538,7 @@ START_TEST(stepping)
      * one dropped (and the trace marked truncated) one below it */
     ls_sim_result res;
     ls_trace tr = {NULL, 0, 0, false, 0};
-    ls_engine_opts topts = {&tr, NULL, NULL, NULL, NULL, false};
+    ls_engine_opts topts = {.trace = &tr};
     ck_assert(ls_engine_run(&plan, &hw, &res, &topts, &d) == LS_OK);
     size_t all = tr.n;
     ck_assert(all > 1 && !tr.truncated);

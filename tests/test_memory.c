@@ -40,8 +40,8 @@ static void run_done(void)
     last_p = NULL;
 }
 
-static void run_text(const char *text, const ls_hw *hw, ls_sim_result *r, ls_plan *plan_out,
-                     ls_trace *trace)
+static void run_opts(const char *text, const ls_hw *hw, ls_sim_result *r, ls_plan *plan_out,
+                     const ls_engine_opts *opts)
 {
     run_done();
     ls_diag d;
@@ -55,12 +55,18 @@ static void run_text(const char *text, const ls_hw *hw, ls_sim_result *r, ls_pla
     ls_plan plan;
     ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(hw->arch), &plan, &d) == LS_OK,
                   "%s", d.msg);
-    ls_engine_opts opts = {.trace = trace};
-    ck_assert_msg(ls_engine_run(&plan, hw, r, &opts, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_engine_run(&plan, hw, r, opts, &d) == LS_OK, "%s", d.msg);
     if (plan_out)
         *plan_out = plan;
     last_p = p;
     last_dv = dv;
+}
+
+static void run_text(const char *text, const ls_hw *hw, ls_sim_result *r, ls_plan *plan_out,
+                     ls_trace *trace)
+{
+    ls_engine_opts opts = {.trace = trace};
+    run_opts(text, hw, r, plan_out, &opts);
 }
 
 /* rows x cols f32 times a cols-long vector, one row a workgroup of one
@@ -392,6 +398,85 @@ START_TEST(mechanism_keys_checked)
 }
 END_TEST
 
+/* A run that never asks for a line twice skips the caches
+ * (engine_stream.c): every figure must be the full walk's, bit for bit, on
+ * models with every mechanism (the L1, request slots, two L2 partitions,
+ * two XCDs, a memory-side cache, a dispatch rate), with some, and on
+ * MI300X's.
+ * Runs that re-read lines (a matvec's vector; rows that share lines) must
+ * take the full walk. */
+START_TEST(streaming_is_exact)
+{
+    ls_hw models[8];
+    model_n(&models[0], 2,
+            "l1_bytes = 16384 # source: test\nl1_latency = 30 # source: test\n"
+            "mshrs_per_wgp = 16 # source: test\nl2_partitions = 2 # source: test\n"
+            "l2_far_latency = 180 # source: test\nxcds = 2 # source: test\n"
+            "mall_bytes = 1048576 # source: test\nmall_latency = 300 # source: test\n"
+            "dispatch_cycles = 7 # source: test\n");
+    /* DRAM fast enough that latencies, not its queue, decide when a load is
+     * back: a memory-side cache slower than DRAM; a far partition slower */
+    char text[4096];
+    ls_diag d;
+    snprintf(text, sizeof text, "%s%s", LS_TEST_ROUND_MODEL("2", "4000"),
+             "mall_bytes = 1048576 # source: test\nmall_latency = 900 # source: test\n");
+    ck_assert_msg(ls_hw_parse(text, "fast.hw", &models[1], &d) == LS_OK, "%s", d.msg);
+    snprintf(text, sizeof text, "%s%s", LS_TEST_ROUND_MODEL("2", "4000"),
+             "mshrs_per_wgp = 8 # source: test\nl2_partitions = 2 # source: test\n"
+             "l2_far_latency = 700 # source: test\n");
+    ck_assert_msg(ls_hw_parse(text, "fast.hw", &models[2], &d) == LS_OK, "%s", d.msg);
+    ck_assert(ls_hw_load("mi300x", &models[3], &d) == LS_OK);
+    /* Latencies no real part has, so that each bound of a streaming read
+     * decides somewhere: the memory-side cache behind request slots; an L1
+     * slower than DRAM behind them; an L1 and an L2 slower than DRAM with
+     * neither slots nor partitions. */
+    snprintf(text, sizeof text, "%s%s", LS_TEST_ROUND_MODEL("2", "4000"),
+             "mshrs_per_wgp = 8 # source: test\nl1_bytes = 16384 # source: test\n"
+             "l1_latency = 30 # source: test\nmall_bytes = 1048576 # source: test\n"
+             "mall_latency = 900 # source: test\n");
+    ck_assert_msg(ls_hw_parse(text, "fast.hw", &models[4], &d) == LS_OK, "%s", d.msg);
+    models[5] = models[4];
+    models[5].l1_latency = 1500;
+    models[5].mshrs_per_wgp = 64; /* a load's lines all leave at once */
+    models[6] = models[1];
+    models[6].mall_bytes = 0;
+    models[6].l2_latency = models[6].l2_far_latency = 700;
+    models[7] = models[6];
+    models[7].l1_bytes = 16384;
+    models[7].l1_latency = 1500;
+    static const struct {
+        int64_t rows, cols, sgs;
+        bool streams;
+    } cases[] = {
+        {2, 4096, 1, true},    /* two workgroups: every load's latency shows */
+        {96, 4096, 1, true},   /* rows of 16 KiB: every line once */
+        {40, 8192, 4, true},   /* four subgroups a workgroup */
+        {33, 1000, 1, false},  /* 4000-byte rows: neighbours share a line; ragged tiles */
+    };
+    for (int m = 0; m < 8; m++) {
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            ls_sim_result fast, full;
+            ls_engine_opts walk = {.full_cache_walk = true};
+            rowsum(text, sizeof text, cases[i].rows, cases[i].cols, cases[i].sgs);
+            run_opts(text, &models[m], &fast, NULL, NULL);
+            run_opts(text, &models[m], &full, NULL, &walk);
+            REQUIRE(fast.streamed == cases[i].streams, "model %d case %zu", m, i);
+            REQUIRE(!full.streamed, "model %d case %zu: the full walk streamed", m, i);
+            full.streamed = fast.streamed;
+            REQUIRE(memcmp(&fast, &full, sizeof fast) == 0,
+                    "model %d case %zu: %lld vs %lld cycles, %lld vs %lld DRAM bytes", m, i,
+                    (long long)fast.cycles, (long long)full.cycles, (long long)fast.dram_bytes,
+                    (long long)full.dram_bytes);
+            ck_assert_int_gt(fast.cycles, 0);
+        }
+        ls_sim_result r;
+        run_text(matvec(text, sizeof text, 64, 2048), &models[m], &r, NULL, NULL);
+        REQUIRE(!r.streamed, "model %d: the matvec's vector is read by every workgroup", m);
+    }
+    run_done();
+}
+END_TEST
+
 static Suite *memory_suite(void)
 {
     Suite *s = suite_create("memory");
@@ -405,6 +490,7 @@ static Suite *memory_suite(void)
     tcase_add_test(tc, dispatch_rate);
     tcase_add_test(tc, h100_against_measurements);
     tcase_add_test(tc, mechanism_keys_checked);
+    tcase_add_test(tc, streaming_is_exact);
     suite_add_tcase(s, tc);
     return s;
 }

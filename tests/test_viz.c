@@ -664,7 +664,7 @@ static void simulate(const char *name, ls_module **m, ls_derived *dv, ls_plan *p
     ck_assert(ls_hw_load("mi300x", hw, &d) == LS_OK);
     ck_assert(ls_plan_build(&(*m)->problems[0], dv, ls_plan_target_from_arch(hw->arch), plan,
                             &d) == LS_OK);
-    ls_engine_opts eo = {tr, NULL, NULL, NULL, NULL, false};
+    ls_engine_opts eo = {.trace = tr};
     ck_assert(ls_engine_run(plan, hw, r, &eo, &d) == LS_OK);
 }
 

@@ -563,7 +563,7 @@ void ls_view_gpu_prepare(ls_view *v)
         return;
     }
     ls_trace tr = {NULL, 0, 0, false, 0};
-    ls_engine_opts eo = {&tr, NULL, NULL, NULL, NULL, false};
+    ls_engine_opts eo = {.trace = &tr};
     v->gpu_status = ls_engine_run(v->plan, v->hw, &v->gpu_res, &eo, &diag);
     if (v->gpu_status) {
         ls_diag_format(&diag, v->gpu_msg, sizeof v->gpu_msg);

@@ -26,6 +26,9 @@ char *ls_arena_strndup(ls_arena *a, const char *s, size_t len);
 /* malloc/calloc/realloc that abort with a message on failure. */
 void *ls_xmalloc(size_t size);
 void *ls_xcalloc(size_t n, size_t size);
+/* ls_xcalloc at an address that is a multiple of align (a power of two):
+ * an array of cache-line-sized records starts on a line.  free() frees it. */
+void *ls_xcalloc_aligned(size_t n, size_t size, size_t align);
 void *ls_xrealloc(void *p, size_t size);
 
 #endif

@@ -108,6 +108,10 @@ typedef struct {
     int64_t waves, workgroups;
     int64_t instructions, events;
     ls_stage_stats stage[LS_STAGE_COUNT];
+    /* No line of the inputs was asked for twice, so no lookup could hit
+     * and the engine skipped the caches (sim/engine_stream.c): the same
+     * figures, faster. */
+    bool streamed;
 } ls_sim_result;
 
 typedef enum {
@@ -147,6 +151,10 @@ typedef struct {
     void *record_ctx;
     /* run past LS_SIM_BUDGET_INSTRUCTIONS (never past the limit) */
     bool force;
+    /* Look every line up in every cache even when the run streams (no
+     * line asked for twice, so no lookup can hit): the figures are the
+     * same; tests compare the two walks. */
+    bool full_cache_walk;
 } ls_engine_opts;
 
 /* The subgroup-instructions a run of plan on hw would issue (-1: more than

@@ -187,7 +187,7 @@ static ls_status roofline(const draw_opts *o, ls_module *m, ls_hw *hw, ls_chart 
             break;
         ls_cli_progress ps;
         ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
-        ls_engine_opts eo = {NULL, ls_cli_progress_cb, &ps, NULL, NULL, false};
+        ls_engine_opts eo = {.progress = ls_cli_progress_cb, .progress_ctx = &ps};
         ls_sim_result r;
         st = ls_engine_run(&plan, hw, &r, &eo, diag);
         ls_cli_progress_end(&ps);
@@ -243,7 +243,7 @@ static int run(const draw_opts *o)
             bool tl = strcmp(k, "timeline") == 0;
             ls_cli_progress ps; /* a long simulation shows how far it is, as sim does */
             ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
-            ls_engine_opts eo = {tl ? &trace : NULL, ls_cli_progress_cb, &ps, NULL, NULL, false};
+            ls_engine_opts eo = {.trace = tl ? &trace : NULL, .progress = ls_cli_progress_cb, .progress_ctx = &ps};
             ls_sim_result r;
             st = ls_engine_run(&plan, &hw, &r, &eo, &diag);
             ls_cli_progress_end(&ps);

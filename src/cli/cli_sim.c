@@ -531,7 +531,7 @@ int ls_cmd_sim(int argc, char **argv)
         snprintf(what, sizeof what, "%s: engine", p->name);
         ls_cli_progress ps;
         ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
-        ls_engine_opts eo = {trace_path ? &trace : NULL, ls_cli_progress_cb, &ps, NULL, NULL, force};
+        ls_engine_opts eo = {.trace = trace_path ? &trace : NULL, .progress = ls_cli_progress_cb, .progress_ctx = &ps, .force = force};
         if (counters) {
             /* the trace's counter tracks come from the engine's records */
             ls_trace_counters_reset(counters);
