@@ -110,8 +110,9 @@ bool ls_body_pred_from_name(const char *name, bool is_float, ls_body_pred *pred)
 
 /* ---- evaluation ---- */
 
-/* The value conversions, with f32 (most bodies' type after extf) inline:
- * the same bits as ls_value_to_double / ls_value_from_double give. */
+/* The value conversions, with f32 and f16 (most bodies' types) inline: the
+ * same bits as ls_value_to_double / ls_value_from_double give (an f16
+ * result that is not exactly a float takes their careful rounding). */
 static inline double fval(uint64_t v, ls_elem_type t)
 {
     if (t == LS_ET_F32) {
@@ -120,6 +121,8 @@ static inline double fval(uint64_t v, ls_elem_type t)
         memcpy(&f, &x, 4);
         return f;
     }
+    if (t == LS_ET_F16)
+        return ls_f16_to_f32((uint16_t)v);
     return ls_value_to_double(v, t);
 }
 
@@ -131,6 +134,8 @@ static inline uint64_t fres(double d, ls_elem_type t)
         memcpy(&x, &f, 4);
         return x;
     }
+    if (t == LS_ET_F16 && (double)(float)d == d)
+        return ls_f32_to_f16((float)d);
     return ls_value_from_double(d, t);
 }
 

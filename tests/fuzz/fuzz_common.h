@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
@@ -68,7 +69,8 @@ static inline ls_status fz_machine(const char *arch, int64_t subgroup_size, ls_h
 }
 
 /* Lower, time and execute a problem small enough for a fuzzer's pace; a
- * value the lowering computes differently from the reference is a bug the
+ * value the lowering computes differently from the reference, or a
+ * streaming run timed differently from the full cache walk, is a bug the
  * fuzzer reports (a trap). */
 static inline void fz_simulate(const ls_problem *p, const ls_derived *dv, bool amd)
 {
@@ -86,7 +88,18 @@ static inline void fz_simulate(const ls_problem *p, const ls_derived *dv, bool a
     if (fz_machine(amd ? "gfx942" : "sm_80", dv->subgroup_size, &hw, &d) ||
         ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
         return;
-    ls_engine_run(&plan, &hw, &r, NULL, &d);
+    /* A run that streams skips the caches: the full walk must give the
+     * same figures, bit for bit (sim/engine_stream.c). */
+    ls_sim_result full;
+    ls_engine_opts walk = {.full_cache_walk = true};
+    ls_status s1 = ls_engine_run(&plan, &hw, &r, NULL, &d);
+    ls_diag_clear(&d);
+    ls_status s2 = ls_engine_run(&plan, &hw, &full, &walk, &d);
+    if (s1 != s2)
+        __builtin_trap();
+    full.streamed = r.streamed;
+    if (s1 == LS_OK && memcmp(&r, &full, sizeof r) != 0)
+        __builtin_trap();
     ls_diag_clear(&d);
     if (ls_functional_run(&plan, (ls_input_source){1, NULL, {NULL}}, 0, -1, &fr, &d) != LS_OK &&
         fr.mismatches)
