@@ -115,12 +115,8 @@ bool ls_body_pred_from_name(const char *name, bool is_float, ls_body_pred *pred)
  * result that is not exactly a float takes their careful rounding). */
 static inline double fval(uint64_t v, ls_elem_type t)
 {
-    if (t == LS_ET_F32) {
-        uint32_t x = (uint32_t)v;
-        float f;
-        memcpy(&f, &x, 4);
-        return f;
-    }
+    if (t == LS_ET_F32)
+        return ls_f32_of_bits((uint32_t)v);
     if (t == LS_ET_F16)
         return ls_f16_to_f32((uint16_t)v);
     return ls_value_to_double(v, t);
@@ -128,12 +124,8 @@ static inline double fval(uint64_t v, ls_elem_type t)
 
 static inline uint64_t fres(double d, ls_elem_type t)
 {
-    if (t == LS_ET_F32) {
-        float f = (float)d;
-        uint32_t x;
-        memcpy(&x, &f, 4);
-        return x;
-    }
+    if (t == LS_ET_F32)
+        return ls_f32_bits((float)d);
     if (t == LS_ET_F16 && (double)(float)d == d)
         return ls_f32_to_f16((float)d);
     return ls_value_from_double(d, t);

@@ -16,8 +16,7 @@ uint64_t ls_value_mask(ls_elem_type t)
 
 uint16_t ls_f32_to_f16(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, 4);
+    uint32_t x = ls_f32_bits(f);
     uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t exp = (x >> 23) & 0xffu;
     uint32_t man = x & 0x7fffffu;
@@ -67,15 +66,12 @@ float ls_f16_to_f32(uint16_t h)
     } else {
         x = sign | ((exp - 15 + 127) << 23) | (man << 13);
     }
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
+    return ls_f32_of_bits(x);
 }
 
 uint16_t ls_f32_to_bf16(float f)
 {
-    uint32_t x;
-    memcpy(&x, &f, 4);
+    uint32_t x = ls_f32_bits(f);
     if ((x & 0x7fffffffu) > 0x7f800000u)
         return (uint16_t)((x >> 16) | 0x40u); /* quiet nan */
     uint32_t lsb = (x >> 16) & 1u;
@@ -85,10 +81,7 @@ uint16_t ls_f32_to_bf16(float f)
 
 float ls_bf16_to_f32(uint16_t h)
 {
-    uint32_t x = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
+    return ls_f32_of_bits((uint32_t)h << 16);
 }
 
 /* ---- 8- and 4-bit floats ---- */
@@ -234,12 +227,7 @@ double ls_value_to_double(ls_value v, ls_elem_type t)
     switch (t) {
     case LS_ET_F16: return ls_f16_to_f32((uint16_t)v);
     case LS_ET_BF16: return ls_bf16_to_f32((uint16_t)v);
-    case LS_ET_F32: {
-        uint32_t x = (uint32_t)v;
-        float f;
-        memcpy(&f, &x, 4);
-        return f;
-    }
+    case LS_ET_F32: return ls_f32_of_bits((uint32_t)v);
     case LS_ET_F64: {
         double d;
         memcpy(&d, &v, 8);
@@ -267,12 +255,7 @@ ls_value ls_value_from_double(double d, ls_elem_type t)
         if ((double)(float)d == d)
             return ls_f32_to_bf16((float)d);
         return ls_f32_to_bf16((float)round_to_format(d, 8, -126, ldexp(255.0, 120)));
-    case LS_ET_F32: {
-        float f = (float)d;
-        uint32_t x;
-        memcpy(&x, &f, 4);
-        return x;
-    }
+    case LS_ET_F32: return ls_f32_bits((float)d);
     case LS_ET_F64: {
         ls_value v;
         memcpy(&v, &d, 8);
@@ -402,13 +385,8 @@ ls_value ls_combine(ls_combiner k, ls_elem_type t, ls_value a, ls_value b)
     if (t == LS_ET_F32 && (k == LS_COMB_ADD || k == LS_COMB_MUL)) {
         /* the case below without the trips through double (the functional
          * check's reduction steps are mostly this): the same float op */
-        uint32_t ua = (uint32_t)a, ub = (uint32_t)b, ur;
-        float x, y, r;
-        memcpy(&x, &ua, 4);
-        memcpy(&y, &ub, 4);
-        r = k == LS_COMB_ADD ? x + y : x * y;
-        memcpy(&ur, &r, 4);
-        return ur;
+        float x = ls_f32_of_bits((uint32_t)a), y = ls_f32_of_bits((uint32_t)b);
+        return ls_f32_bits(k == LS_COMB_ADD ? x + y : x * y);
     }
     if (ls_elem_type_is_float(t)) {
         /* f32 ops in float; f16/bf16 in float then rounded; f64 in double. */

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lanescope/problem.h"
 
@@ -37,6 +38,21 @@ uint16_t ls_f32_to_f16(float f);
 float ls_f16_to_f32(uint16_t h);
 uint16_t ls_f32_to_bf16(float f);
 float ls_bf16_to_f32(uint16_t h);
+
+/* A float's bits and back (an f32 ls_value holds its bits in the low 32). */
+static inline uint32_t ls_f32_bits(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    return x;
+}
+
+static inline float ls_f32_of_bits(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+}
 
 /* splitmix64 finaliser: the generator's hash. */
 static inline uint64_t ls_mix64(uint64_t z)
