@@ -367,10 +367,7 @@ static int64_t step(engine *e, int slot, int64_t t)
             ls_iteration_coord(e->d, e->p, g->iteration, g->it_coord);
             g->tile_ragged = ls_tile_is_ragged(e->d, e->p, w->wg_coord, g->it_coord);
             for (int k = 0; k < e->plan->n_inputs; k++)
-                g->tile_base[k] = e->op_base[k] +
-                                  ls_tile_input_base(e->d, e->p, e->in_strides[k], w->wg_coord,
-                                                     g->it_coord) *
-                                      e->plan->inputs[k].elem_bits / 8;
+                g->tile_base[k] = ls_engine_tile_base(e, k, w->wg_coord, g->it_coord);
             g->tile_iteration = g->iteration;
         }
         const int64_t *it_coord = g->it_coord;
@@ -378,8 +375,7 @@ static int64_t step(engine *e, int slot, int64_t t)
         done = t;
         if (!g->tile_ragged) {
             int64_t base = g->tile_base[k];
-            int64_t i0 = in->copy ? e->copy_first[k] + g->sg * e->plan->promote[k].copy_loads + in->load
-                                  : e->ival_first[k] + g->sg * e->plan->inputs[k].loads + in->load;
+            int64_t i0 = ls_engine_load_slot(e, in, g->sg);
             const interval *iv = e->ivals + e->ival_start[i0];
             for (int i = 0; i < e->ival_count[i0]; i++) {
                 int64_t r = ls_engine_touch_range(e, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
@@ -391,8 +387,7 @@ static int64_t step(engine *e, int slot, int64_t t)
             int64_t width = in->copy ? e->plan->promote[k].copy_width : e->plan->inputs[k].width;
             interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * width), sizeof *tmp);
             int64_t active;
-            int n = in->copy ? ls_engine_copy_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active)
-                             : ls_engine_load_intervals(e, k, g->sg, in->load, w->wg_coord, it_coord, tmp, &active);
+            int n = ls_engine_ragged_intervals(e, in, g->sg, w->wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++) {
                 int64_t r = ls_engine_touch_range(e, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
                                         t, st);

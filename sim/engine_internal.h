@@ -8,6 +8,7 @@
 
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
+#include "lanescope/layout.h"
 
 typedef enum { I_GLOAD, I_ALU, I_SHUFFLE, I_DPP, I_BARRIER, I_SMEM_ST, I_SMEM_LD, I_GSTORE } ikind;
 
@@ -214,6 +215,36 @@ int ls_engine_copy_intervals(engine *e, int k, int sg, int load, const int64_t *
                              const int64_t *it_coord, interval *out, int64_t *active);
 /* Intervals of interior tiles, per subgroup slot and load, computed once. */
 void ls_engine_precompute_loads(engine *e);
+
+/* A global load's addresses, as step() issues it and ls_engine_streams
+ * walks it.  The byte address of input k's tile origin: */
+static inline int64_t ls_engine_tile_base(const engine *e, int k, const int64_t *wg_coord,
+                                          const int64_t *it_coord)
+{
+    return e->op_base[k] + ls_tile_input_base(e->d, e->p, e->in_strides[k], wg_coord, it_coord) *
+                               e->plan->inputs[k].elem_bits / 8;
+}
+
+/* The index of load `in` of subgroup sg in ival_start / ival_count
+ * (interior tiles, relative to the tile base). */
+static inline int64_t ls_engine_load_slot(const engine *e, const tinst *in, int sg)
+{
+    int k = in->operand;
+    return in->copy ? e->copy_first[k] + sg * e->plan->promote[k].copy_loads + in->load
+                    : e->ival_first[k] + sg * e->plan->inputs[k].loads + in->load;
+}
+
+/* A ragged tile's intervals of load `in` of subgroup sg, relative to
+ * input in->operand's address (tmp: subgroup_size x the load's width). */
+static inline int ls_engine_ragged_intervals(engine *e, const tinst *in, int sg,
+                                             const int64_t *wg_coord, const int64_t *it_coord,
+                                             interval *tmp, int64_t *active)
+{
+    return in->copy ? ls_engine_copy_intervals(e, in->operand, sg, in->load, wg_coord, it_coord,
+                                               tmp, active)
+                    : ls_engine_load_intervals(e, in->operand, sg, in->load, wg_coord, it_coord,
+                                               tmp, active);
+}
 
 /* engine_stream.c: whether every line of the inputs is asked for at most
  * once in the whole run (after ls_engine_precompute_loads). */

@@ -53,16 +53,13 @@ static bool mark_tile(engine *e, linemap *m, const int64_t *wg_coord, const int6
     bool ragged = ls_tile_is_ragged(e->d, e->p, wg_coord, it_coord);
     int64_t base[LS_MAX_INPUTS];
     for (int k = 0; k < pl->n_inputs; k++)
-        base[k] = e->op_base[k] +
-                  ls_tile_input_base(e->d, e->p, e->in_strides[k], wg_coord, it_coord) *
-                      pl->inputs[k].elem_bits / 8;
+        base[k] = ls_engine_tile_base(e, k, wg_coord, it_coord);
     for (int j = 0; j < nloads; j++) {
         const tinst *in = &e->code[loads[j]];
         int k = in->operand;
         for (int sg = 0; sg < e->nsub; sg++) {
             if (!ragged) {
-                int64_t i0 = in->copy ? e->copy_first[k] + sg * pl->promote[k].copy_loads + in->load
-                                      : e->ival_first[k] + sg * pl->inputs[k].loads + in->load;
+                int64_t i0 = ls_engine_load_slot(e, in, sg);
                 const interval *iv = e->ivals + e->ival_start[i0];
                 for (int i = 0; i < e->ival_count[i0]; i++)
                     if (!mark_range(m, base[k] + iv[i].lo, base[k] + iv[i].hi))
@@ -70,9 +67,7 @@ static bool mark_tile(engine *e, linemap *m, const int64_t *wg_coord, const int6
                 continue;
             }
             int64_t active;
-            int n = in->copy
-                        ? ls_engine_copy_intervals(e, k, sg, in->load, wg_coord, it_coord, tmp, &active)
-                        : ls_engine_load_intervals(e, k, sg, in->load, wg_coord, it_coord, tmp, &active);
+            int n = ls_engine_ragged_intervals(e, in, sg, wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++)
                 if (!mark_range(m, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi))
                     return false;
