@@ -20,143 +20,7 @@
 #include "lanescope/functional.h"
 
 #include "engine_internal.h"
-
-/* ------------------------------------------------------------- events
- *
- * A timing wheel of LS_WHEEL buckets (one per cycle, FIFO lists) holds the
- * events of the next LS_WHEEL cycles; later ones wait in a binary heap.
- * Order is (cycle, sequence): sequence numbers grow with push order, so a
- * FIFO bucket is already in sequence order, provided an overflow event
- * enters its bucket before any direct push to that cycle -- which holds
- * because overflow events migrate as soon as the wheel's window reaches
- * them (advance_to), and a direct push to cycle c only happens once c is
- * inside the window.  Push and pop are O(1) amortised.
- *
- * A subgroup slot has at most one event pending (step pushes its next
- * wake or nothing; a barrier's release and a dispatch push the subgroups
- * of one workgroup, none of which has one), so a bucket's list links the
- * slots themselves (next_slot) and every bucket holds one cycle's events:
- * the wheel stores no cycles, and allocates nothing while it runs. */
-
-enum { LS_WHEEL = 1 << 15 };
-
-static inline void bucket_append(engine *e, int64_t cycle, int32_t slot)
-{
-    int64_t b = cycle & (LS_WHEEL - 1);
-    e->next_slot[slot] = -1;
-    bucket *bk = &e->wheel[b];
-    if (bk->tail < 0)
-        bk->head = slot;
-    else
-        e->next_slot[bk->tail] = slot;
-    bk->tail = slot;
-    e->in_wheel++;
-}
-
-static void heap_push(engine *e, event ev)
-{
-    if (e->nheap == e->capheap) {
-        e->capheap = e->capheap ? e->capheap * 2 : 1024;
-        e->heap = ls_xrealloc(e->heap, (size_t)e->capheap * sizeof *e->heap);
-    }
-    int i = e->nheap++;
-    while (i > 0) {
-        int parent = (i - 1) / 2;
-        event *pe = &e->heap[parent];
-        if (pe->cycle < ev.cycle || (pe->cycle == ev.cycle && pe->seq < ev.seq))
-            break;
-        e->heap[i] = *pe;
-        i = parent;
-    }
-    e->heap[i] = ev;
-}
-
-static event heap_pop(engine *e)
-{
-    event top = e->heap[0];
-    event last = e->heap[--e->nheap];
-    int i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= e->nheap)
-            break;
-        if (c + 1 < e->nheap &&
-            (e->heap[c + 1].cycle < e->heap[c].cycle ||
-             (e->heap[c + 1].cycle == e->heap[c].cycle && e->heap[c + 1].seq < e->heap[c].seq)))
-            c++;
-        if (last.cycle < e->heap[c].cycle ||
-            (last.cycle == e->heap[c].cycle && last.seq < e->heap[c].seq))
-            break;
-        e->heap[i] = e->heap[c];
-        i = c;
-    }
-    e->heap[i] = last;
-    return top;
-}
-
-static inline void push(engine *e, int64_t cycle, int slot)
-{
-    if (__builtin_expect(cycle < e->wheel_end, 1)) /* wheel_end <= LS_MAX_SIM_CYCLES + 1 */
-        bucket_append(e, cycle, slot);
-    else if (cycle > LS_MAX_SIM_CYCLES) /* the run stops: see LS_MAX_SIM_CYCLES */
-        e->clock_over = true;
-    else /* only the heap needs sequence numbers: a bucket is FIFO */
-        heap_push(e, (event){cycle, e->seq++, slot});
-}
-
-/* Move the wheel to cycle t, taking in overflow events that are now inside. */
-static void advance_to(engine *e, int64_t t)
-{
-    e->now = t;
-    e->wheel_end = t + LS_WHEEL <= LS_MAX_SIM_CYCLES ? t + LS_WHEEL : LS_MAX_SIM_CYCLES + 1;
-    while (e->nheap > 0 && e->heap[0].cycle < t + LS_WHEEL) {
-        event ev = heap_pop(e);
-        bucket_append(e, ev.cycle, ev.slot);
-    }
-}
-
-/* Ask the host for what the next events' steps will read: the state of
- * the subgroup two events ahead, and the operands' ready cycles of the
- * one next (whose state the previous pop asked for).  The queue knows the
- * order of the coming steps, and a step's cost is mostly these misses. */
-static inline void prefetch_next(const engine *e, int32_t next)
-{
-    if (next < 0)
-        return;
-    const sgstate *g = &e->sgs[next];
-    const tinst *in = &e->code[g->pc];
-    __builtin_prefetch(&g->ready[in->rd[0]]);
-    __builtin_prefetch(&g->ready[in->rd[1]]);
-    __builtin_prefetch(&g->ready[g->pc], 1);
-    int32_t after = e->next_slot[next];
-    if (after >= 0)
-        __builtin_prefetch(&e->sgs[after]);
-}
-
-static bool pop(engine *e, event *out)
-{
-    for (;;) {
-        if (e->in_wheel == 0) {
-            if (e->nheap == 0)
-                return false;
-            advance_to(e, e->heap[0].cycle); /* jump over idle time */
-            continue;
-        }
-        int64_t b = e->now & (LS_WHEEL - 1);
-        bucket *bk = &e->wheel[b];
-        int32_t n = bk->head;
-        if (n >= 0) {
-            bk->head = e->next_slot[n];
-            if (bk->head < 0)
-                bk->tail = -1;
-            prefetch_next(e, bk->head);
-            *out = (event){e->now, 0, n};
-            e->in_wheel--;
-            return true;
-        }
-        advance_to(e, e->now + 1);
-    }
-}
+#include "engine_queue.h"
 
 /* ------------------------------------------------------------- execution */
 
@@ -189,11 +53,15 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
     w->wgp = wgp;
     w->arrived = w->finished = 0;
     ls_workgroup_coord(e->d, w->wg, w->wg_coord);
+    w->wg_ragged = ls_tile_ragged_half(e->d, e->p, w->wg_coord, false);
+    for (int k = 0; k < e->plan->n_inputs; k++)
+        w->wg_half[k] = ls_engine_wg_half(e, k, w->wg_coord);
     for (int s = 0; s < e->nsub; s++) {
         int slot = wg_slot * e->nsub + s;
         sgstate *g = &e->sgs[slot];
+        sgcold *c = &e->sgc[slot];
         g->wg_slot = wg_slot;
-        g->sg = s;
+        c->sg = s;
         g->wgp = wgp;
         /* Warps take the SM's sub-partitions by warp slot (slot % 4 on
          * NVIDIA since Volta), so workgroups resident side by side spread
@@ -202,40 +70,44 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
         int64_t sched = ((int64_t)(wg_slot / (int)e->hw->wgp_count) * e->nsub + s) %
                         e->hw->schedulers_per_wgp;
         g->sched_slot = (int32_t)(wgp * e->hw->schedulers_per_wgp + sched);
-        g->pc = 0;
+        g->hp = e->hot;
         g->iteration = 0;
-        g->tile_iteration = -1;
-        g->waiting = false;
+        c->tile_iteration = -1;
+        g->sk.waiting = false;
         g->done_cycle = 0;
-        for (int i = 0; i <= e->ncode; i++) /* and the zero entry */
-            g->ready[i] = 0;
+        for (int i = 0; i < e->sb_entries; i++)
+            g->sb[i] = 0;
         for (int k = 0; k < LS_STAGE_COUNT; k++) {
-            g->stage_first[k] = -1;
-            g->stage_last[k] = -1;
+            c->stage_first[k] = -1;
+            c->stage_last[k] = -1;
         }
-        g->cur_stage = 0;
+        g->sk.stage = -1; /* no stage: its first issue takes step()'s path */
         g->cur_first = g->cur_last = -1;
         push(e, t, slot);
     }
 }
 
 /* Make stage the one whose span the subgroup keeps in its first line. */
-static inline void stage_enter(sgstate *g, int stage)
+static inline void stage_enter(sgstate *g, sgcold *c, int stage)
 {
-    if (g->cur_stage == stage)
+    if (g->sk.stage == stage)
         return;
-    g->stage_first[g->cur_stage] = g->cur_first;
-    g->stage_last[g->cur_stage] = g->cur_last;
-    g->cur_stage = (int8_t)stage;
-    g->cur_first = g->stage_first[stage];
-    g->cur_last = g->stage_last[stage];
+    if (g->sk.stage >= 0) { /* not the subgroup's first issue */
+        c->stage_first[g->sk.stage] = g->cur_first;
+        c->stage_last[g->sk.stage] = g->cur_last;
+    }
+    g->sk.stage = (int8_t)stage;
+    g->cur_first = c->stage_first[stage];
+    g->cur_last = c->stage_last[stage];
 }
 
 /* Every stage's span in the arrays (the subgroup is done). */
-static void stage_flush(sgstate *g)
+static void stage_flush(const sgstate *g, sgcold *c)
 {
-    g->stage_first[g->cur_stage] = g->cur_first;
-    g->stage_last[g->cur_stage] = g->cur_last;
+    if (g->sk.stage < 0) /* issued nothing */
+        return;
+    c->stage_first[g->sk.stage] = g->cur_first;
+    c->stage_last[g->sk.stage] = g->cur_last;
 }
 
 static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle,
@@ -246,7 +118,7 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.cycle = cycle;
     r.ready = ready;
     r.workgroup = e->wgs[g->wg_slot].wg;
-    r.subgroup = kind == LS_REC_BARRIER ? -1 : g->sg;
+    r.subgroup = kind == LS_REC_BARRIER ? -1 : e->sgc[g - e->sgs].sg;
     r.stage = in ? in->stage : LS_STAGE_STORE;
     r.op = in ? (int32_t)in->kind : -1;
     r.iteration = g->iteration;
@@ -274,13 +146,15 @@ static inline void record(engine *e, ls_record_kind kind, const sgstate *g, int6
 static void finish_subgroup(engine *e, int slot)
 {
     sgstate *g = &e->sgs[slot];
+    sgcold *c = &e->sgc[slot];
     wgstate *w = &e->wgs[g->wg_slot];
     record(e, LS_REC_DONE, g, g->done_cycle, g->done_cycle, NULL);
-    stage_flush(g);
+    stage_flush(g, c);
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
-        if (g->stage_first[k] < 0)
+        e->res->stage[k].instructions += e->stage_issues[k]; /* it issued each once */
+        if (c->stage_first[k] < 0)
             continue;
-        e->res->stage[k].subgroup_cycles += g->stage_last[k] - g->stage_first[k];
+        e->res->stage[k].subgroup_cycles += c->stage_last[k] - c->stage_first[k];
         ls_trace *tr = e->trace;
         if (tr == NULL)
             continue;
@@ -294,17 +168,17 @@ static void finish_subgroup(engine *e, int slot)
         }
         ls_trace_slice *sl = &tr->slices[tr->n++];
         sl->wgp = g->wgp;
-        sl->track = (int32_t)((g->wg_slot / (int)e->hw->wgp_count) * e->nsub + g->sg);
+        sl->track = (int32_t)((g->wg_slot / (int)e->hw->wgp_count) * e->nsub + c->sg);
         sl->workgroup = w->wg;
-        sl->subgroup = g->sg;
+        sl->subgroup = c->sg;
         sl->stage = k;
-        sl->start = g->stage_first[k];
-        sl->end = g->stage_last[k];
+        sl->start = c->stage_first[k];
+        sl->end = c->stage_last[k];
     }
     if (g->done_cycle >= e->last_finish) {
         e->last_finish = g->done_cycle;
-        memcpy(e->crit_first, g->stage_first, sizeof e->crit_first);
-        memcpy(e->crit_last, g->stage_last, sizeof e->crit_last);
+        memcpy(e->crit_first, c->stage_first, sizeof e->crit_first);
+        memcpy(e->crit_last, c->stage_last, sizeof e->crit_last);
     }
     if (++w->finished == e->nsub) {
         e->finished_wgs++;
@@ -321,25 +195,58 @@ static void finish_subgroup(engine *e, int slot)
     }
 }
 
+/* What follows an issue at cycle t whose result is complete at done: the
+ * scoreboard, the spans, the next pc.  Returns the cycle of the
+ * subgroup's next event, -1 when it has finished.  The template's
+ * constants come as arguments so the event loop can pass copies the
+ * compiler knows no store changes. */
+static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t *sb, int32_t wr,
+                             int64_t t, int64_t done, const hinst *loop_begin,
+                             const hinst *loop_end, const hinst *end, int64_t iterations)
+{
+    sb[wr] = done;
+    if (done > g->cur_last)
+        g->cur_last = done;
+    if (done > g->done_cycle)
+        g->done_cycle = done;
+    const hinst *nx = g->hp + 1;
+    if (nx == loop_end && ++g->iteration < iterations)
+        nx = loop_begin;
+    g->hp = nx;
+    if (nx == end) {
+        finish_subgroup(e, slot);
+        return -1;
+    }
+    /* Wake when the next instruction's operands are ready: only this
+     * subgroup's own issues change its scoreboard, so that time is known
+     * now, and waking at t+1 just to stall again would cost an event. */
+    int64_t wake = t + 1, w0 = sb[nx->rd[0]], w1 = sb[nx->rd[1]];
+    wake = w0 > wake ? w0 : wake;
+    wake = w1 > wake ? w1 : wake;
+    return wake;
+}
+
 /* One issue attempt of subgroup slot at cycle t.  Returns the cycle its
  * next event is due (the caller pushes it), or -1 when nothing is due
  * (waiting at a barrier, finished, or pushed already). */
 static int64_t step(engine *e, int slot, int64_t t)
 {
     sgstate *g = &e->sgs[slot];
+    sgcold *c = &e->sgc[slot];
+    g->sk.waiting = false; /* what is due next is due no earlier than its operands */
+    int64_t *sb = g->sb;
     const ls_hw *hw = e->hw;
-    const tinst *in = &e->code[g->pc];
+    const tinst *in = &e->code[g->hp - e->hot];
     /* operands */
-    int64_t ready = t, r0 = g->ready[in->rd[0]], r1 = g->ready[in->rd[1]];
+    int64_t ready = t, r0 = sb[in->rd[0]], r1 = sb[in->rd[1]];
     ready = r0 > ready ? r0 : ready;
     ready = r1 > ready ? r1 : ready;
     int64_t *sched = &e->sched_free[g->sched_slot];
     if (ready > t || *sched > t) /* wait for both; re-checked when it fires */
         return ready > *sched ? ready : *sched;
     *sched = t + 1;
-    ls_stage_stats *st = &e->res->stage[in->stage];
-    st->instructions++; /* the run's total is their sum */
-    stage_enter(g, in->stage);
+    ls_stage_stats *st = &e->res->stage[in->stage]; /* instructions: finish_subgroup */
+    stage_enter(g, c, in->stage);
     if (g->cur_first < 0)
         g->cur_first = t;
     int64_t done = t + hw->alu_latency;
@@ -347,7 +254,8 @@ static int64_t step(engine *e, int slot, int64_t t)
         goto issued; /* most issues: nothing more to model */
     wgstate *w = &e->wgs[g->wg_slot];
     /* the stage figures before, for a recorder: this issue's own share */
-    ls_stage_stats before = *st;
+    if (e->recording)
+        e->rec_before = *st;
     switch (in->kind) {
     case I_ALU: break;
     case I_DPP:
@@ -363,19 +271,19 @@ static int64_t step(engine *e, int slot, int64_t t)
         break;
     }
     case I_GLOAD: {
-        if (g->tile_iteration != g->iteration) { /* once per iteration, not per load */
-            ls_iteration_coord(e->d, e->p, g->iteration, g->it_coord);
-            g->tile_ragged = ls_tile_is_ragged(e->d, e->p, w->wg_coord, g->it_coord);
+        if (c->tile_iteration != g->iteration) { /* once per iteration, not per load */
+            ls_iteration_coord(e->d, e->p, g->iteration, c->it_coord);
+            c->tile_ragged = w->wg_ragged || ls_tile_ragged_half(e->d, e->p, c->it_coord, true);
             for (int k = 0; k < e->plan->n_inputs; k++)
-                g->tile_base[k] = ls_engine_tile_base(e, k, w->wg_coord, g->it_coord);
-            g->tile_iteration = g->iteration;
+                c->tile_base[k] = ls_engine_tile_base(e, k, w->wg_half[k], c->it_coord);
+            c->tile_iteration = g->iteration;
         }
-        const int64_t *it_coord = g->it_coord;
+        const int64_t *it_coord = c->it_coord;
         int k = in->operand;
         done = t;
-        if (!g->tile_ragged) {
-            int64_t base = g->tile_base[k];
-            int64_t i0 = ls_engine_load_slot(e, in, g->sg);
+        if (!c->tile_ragged) {
+            int64_t base = c->tile_base[k];
+            int64_t i0 = ls_engine_load_slot(e, in, c->sg);
             const interval *iv = e->ivals + e->ival_start[i0];
             for (int i = 0; i < e->ival_count[i0]; i++) {
                 int64_t r = ls_engine_touch_range(e, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
@@ -387,7 +295,7 @@ static int64_t step(engine *e, int slot, int64_t t)
             int64_t width = in->copy ? e->plan->promote[k].copy_width : e->plan->inputs[k].width;
             interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * width), sizeof *tmp);
             int64_t active;
-            int n = ls_engine_ragged_intervals(e, in, g->sg, w->wg_coord, it_coord, tmp, &active);
+            int n = ls_engine_ragged_intervals(e, in, c->sg, w->wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++) {
                 int64_t r = ls_engine_touch_range(e, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
                                         t, st);
@@ -436,27 +344,28 @@ static int64_t step(engine *e, int slot, int64_t t)
         break;
     }
     case I_BARRIER: {
-        g->barrier_arrival = t;
-        g->ready[g->pc] = t;
-        g->pc++;
+        c->barrier_arrival = t;
+        sb[in->wr] = t;
+        g->hp++;
         if (++w->arrived < e->nsub) {
-            g->waiting = true; /* released by the last arrival */
+            g->sk.waiting = true; /* released by the last arrival */
             record(e, LS_REC_ISSUE, g, t, t, in);
             return -1;
         }
         int64_t release = t + hw->barrier_latency, waited = 0;
         st->barriers++; /* one per workgroup release */
         for (int s = 0; s < e->nsub; s++)
-            waited += release - e->sgs[g->wg_slot * e->nsub + s].barrier_arrival;
+            waited += release - e->sgc[g->wg_slot * e->nsub + s].barrier_arrival;
         record(e, LS_REC_ISSUE, g, t, t, in);
         e->rec_cost.barrier_wait = waited;
         record(e, LS_REC_BARRIER, g, release, release, in);
         w->arrived = 0;
         for (int s = 0; s < e->nsub; s++) {
             sgstate *o = &e->sgs[g->wg_slot * e->nsub + s];
-            st->barrier_wait_cycles += release - o->barrier_arrival;
-            o->waiting = false;
-            stage_enter(o, in->stage);
+            sgcold *oc = &e->sgc[g->wg_slot * e->nsub + s];
+            st->barrier_wait_cycles += release - oc->barrier_arrival;
+            o->sk.waiting = true; /* until its next step(): operands may be pending */
+            stage_enter(o, oc, in->stage);
             if (release > o->cur_last)
                 o->cur_last = release;
             push(e, release, g->wg_slot * e->nsub + s);
@@ -465,36 +374,68 @@ static int64_t step(engine *e, int slot, int64_t t)
     }
     }
     if (e->recording) {
-        e->rec_cost.bytes = st->global_bytes - before.global_bytes;
-        e->rec_cost.dram_bytes = st->dram_bytes - before.dram_bytes;
-        e->rec_cost.sectors = st->sectors - before.sectors;
-        e->rec_cost.sector_hits = st->sector_hits - before.sector_hits;
-        e->rec_cost.smem_cycles = st->smem_cycles - before.smem_cycles;
-        e->rec_cost.l1_hits = st->l1_hits - before.l1_hits;
-        e->rec_cost.mall_hits = st->mall_hits - before.mall_hits;
+        e->rec_cost.bytes = st->global_bytes - e->rec_before.global_bytes;
+        e->rec_cost.dram_bytes = st->dram_bytes - e->rec_before.dram_bytes;
+        e->rec_cost.sectors = st->sectors - e->rec_before.sectors;
+        e->rec_cost.sector_hits = st->sector_hits - e->rec_before.sector_hits;
+        e->rec_cost.smem_cycles = st->smem_cycles - e->rec_before.smem_cycles;
+        e->rec_cost.l1_hits = st->l1_hits - e->rec_before.l1_hits;
+        e->rec_cost.mall_hits = st->mall_hits - e->rec_before.mall_hits;
         record_slow(e, LS_REC_ISSUE, g, t, done, in);
     }
 issued:
-    g->ready[g->pc] = done;
-    if (done > g->cur_last)
-        g->cur_last = done;
-    if (done > g->done_cycle)
-        g->done_cycle = done;
-    g->pc++;
-    if (g->pc == e->loop_end && ++g->iteration < e->iterations)
-        g->pc = e->loop_begin;
-    if (g->pc == e->ncode) {
-        finish_subgroup(e, slot);
-        return -1;
+    return retire(e, slot, g, sb, in->wr, t, done, e->hot + e->loop_begin, e->hot + e->loop_end,
+                  e->hot + e->ncode, e->iterations);
+}
+
+/* The event loop; returns the events it took.  Most events issue an ALU
+ * instruction of the stage the subgroup is already in, and that path is
+ * written out here with the run's constants in locals: the engine's own
+ * fields could be the target of any int64_t store, so the compiler would
+ * reload them after each.  Everything else goes through step(). */
+static int64_t run_events(engine *e)
+{
+    sgstate *const sgs = e->sgs;
+    const hinst *const loop_begin = e->hot + e->loop_begin, *const loop_end = e->hot + e->loop_end,
+                       *const end = e->hot + e->ncode;
+    int64_t *const sched_free = e->sched_free;
+    const int64_t alu_latency = e->hw->alu_latency, iterations = e->iterations;
+    int64_t events = 0;
+    event ev;
+    while (pop(e, &ev)) {
+        events++;
+        int slot = ev.slot;
+        int64_t t = ev.cycle, due;
+        sgstate *g = &sgs[slot];
+        const hinst *h = g->hp;
+        /* An ALU issue in the stage whose span the subgroup holds (its
+         * first issue in a stage sets cur_first: that is step()'s), not
+         * the first event after a barrier.  Its operands are ready: every
+         * other event is due no earlier than they are (retire's wake,
+         * step()'s wait), and only the subgroup's own issues change them. */
+        if (h->fast_key == g->sk.key) {
+            int64_t *sb = g->sb;
+            int64_t *sched = &sched_free[g->sched_slot];
+            if (*sched > t) /* as step() would: wait for the scheduler */
+                due = *sched;
+            else {
+                *sched = t + 1;
+                due = retire(e, slot, g, sb, h->wr, t, t + alu_latency, loop_begin, loop_end, end,
+                             iterations);
+            }
+        } else {
+            due = step(e, slot, t);
+            if (e->clock_over) /* a store's, a barrier's or a dispatch's push */
+                break;
+        }
+        if (due < 0)
+            continue;
+        if (__builtin_expect(due < e->wheel_end, 1))
+            bucket_append(e, due, slot);
+        else if (push(e, due, slot), e->clock_over)
+            break;
     }
-    /* Wake when the next instruction's operands are ready: only this
-     * subgroup's own issues change its scoreboard, so that time is known
-     * now, and waking at t+1 just to stall again would cost an event. */
-    const tinst *nx = &e->code[g->pc];
-    int64_t wake = t + 1, w0 = g->ready[nx->rd[0]], w1 = g->ready[nx->rd[1]];
-    wake = w0 > wake ? w0 : wake;
-    wake = w1 > wake ? w1 : wake;
-    return wake;
+    return events;
 }
 
 /* The run's setup up to its program: occupancy, residency, operand
@@ -604,6 +545,13 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
     if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
         !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
         *total = -1;
+    /* each stage's issues by one subgroup, which finish_subgroup counts
+     * (bounded by per_sg where the run is allowed at all) */
+    for (int i = 0; i < e.ncode; i++) {
+        int64_t *n = &e.stage_issues[e.code[i].stage];
+        int64_t add = i >= e.loop_begin && i < e.loop_end ? plan->iterations : 1;
+        *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
+    }
     *out = e;
     return LS_OK;
 }
@@ -678,7 +626,16 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     }
     /* the state of every resident subgroup is held at once: bounded before
      * anything is allocated */
-    int64_t sg_bytes = (int64_t)sizeof(sgstate) + ((int64_t)e.ncode + 1) * 8 + 32;
+    ls_engine_assign_scoreboard(&e, opts && opts->plain_scoreboard);
+    e.sb_stride = e.sb_entries;
+    e.hot = ls_xcalloc((size_t)e.ncode + 1, sizeof *e.hot);
+    for (int i = 0; i < e.ncode; i++) {
+        const tinst *in = &e.code[i];
+        bool fast = in->kind == I_ALU && !(opts && opts->record);
+        stagekey k = {.stage = (int8_t)(fast ? (int)in->stage : -2), .waiting = false};
+        e.hot[i] = (hinst){{in->rd[0], in->rd[1]}, in->wr, k.key};
+    }
+    int64_t sg_bytes = (int64_t)(sizeof(sgstate) + sizeof(sgcold)) + (int64_t)e.sb_stride * 8 + 32;
     /* slots <= 100000 WGPs x 4096, subgroups <= 65536, the program < 2^31
      * instructions: the product may pass int64 */
     int64_t state;
@@ -690,6 +647,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     int64_t slots_bytes = used_wgps * hw->mshrs_per_wgp * 8;
     state = state > INT64_MAX - slots_bytes ? INT64_MAX : state + slots_bytes;
     if (ls_engine_state_verdict(p, state, e.n_wg_slots, hw->wgp_count, occ, diag) != LS_OK) {
+        free(e.hot);
         free(e.code);
         return diag->status;
     }
@@ -698,14 +656,11 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.wgs = ls_xcalloc((size_t)e.n_wg_slots, sizeof *e.wgs);
     e.sgs = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgs, 64);
-    /* each subgroup's scoreboard: ncode entries and the zero entry (tinst.rd) */
-    int64_t *ready = ls_xcalloc((size_t)(e.n_wg_slots * e.nsub) * (size_t)(e.ncode + 1),
-                                sizeof *ready);
-    for (int i = 0; i < e.ncode; i++)
-        for (int k = 0; k < 2; k++)
-            e.code[i].rd[k] = e.code[i].dep[k] >= 0 ? e.code[i].dep[k] : e.ncode;
+    e.sgc = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgc, 64);
+    /* each subgroup's scoreboard: its live results' entries */
+    e.sb = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub) * (size_t)e.sb_stride, sizeof *e.sb, 64);
     for (int i = 0; i < e.n_wg_slots * e.nsub; i++)
-        e.sgs[i].ready = ready + (size_t)i * (size_t)(e.ncode + 1);
+        e.sgs[i].sb = e.sb + (size_t)i * (size_t)e.sb_stride;
     ls_engine_precompute_loads(&e);
     e.streaming = !(opts && opts->full_cache_walk) && ls_engine_streams(&e);
     res->streamed = e.streaming;
@@ -729,15 +684,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
      * XCD w mod xcds (xcds divides wgp_count) */
     for (int w = 0; w < e.n_wg_slots; w++)
         dispatch(&e, w, (int)(w % hw->wgp_count), 0);
-    event ev;
-    int64_t events = 0;
-    while (!e.clock_over && pop(&e, &ev)) {
-        events++;
-        int64_t due = step(&e, ev.slot, ev.cycle);
-        if (due >= 0)
-            push(&e, due, ev.slot);
-    }
-    res->events = events;
+    res->events = run_events(&e);
     for (int k = 0; k < LS_STAGE_COUNT; k++)
         res->instructions += res->stage[k].instructions;
     /* The stores are posted: a subgroup is done when they reach the L2, but
@@ -754,7 +701,8 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     for (int k = 0; k < LS_STAGE_COUNT; k++)
         if (e.crit_first[k] >= 0 && e.crit_last[k] >= e.crit_first[k])
             res->stage[k].critical_cycles = e.crit_last[k] - e.crit_first[k];
-    free(ready);
+    free(e.sb);
+    free(e.hot);
     free(e.code);
     free(e.heap);
     free(e.next_slot);
@@ -764,6 +712,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);
+    free(e.sgc);
     ls_engine_memory_free(&e);
     free(e.ivals);
     free(e.ival_start);

@@ -23,10 +23,34 @@ typedef struct {
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
     bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */
-    /* dep[] as scoreboard indices: -1 becomes ncode, a subgroup's entry
-     * that always reads 0, so a step reads both without a branch */
+    /* dep[] as scoreboard entries (ls_engine_assign_scoreboard): -1
+     * becomes entry 0, which always reads 0, so a step reads both without
+     * a branch; wr is the entry its own result goes to */
     int32_t rd[2];
+    int32_t wr;
 } tinst;
+
+/* A subgroup's stage and whether it must pass step()'s operand check,
+ * one 16-bit key the event loop compares with an instruction's. */
+typedef union {
+    struct {
+        int8_t stage;    /* the stage sgstate.cur_* are of, -1 before the first issue */
+        bool waiting;    /* at a barrier, or released and not stepped since: the only
+                          * event whose operands may not be ready when it fires */
+    };
+    uint16_t key;
+} stagekey;
+
+typedef struct { /* a timing-wheel bucket: its first and last slot, -1 when empty */
+    int32_t head, tail;
+} bucket;
+
+/* What the event loop's ALU path reads of an instruction, 16 bytes. */
+typedef struct {
+    int32_t rd[2], wr;   /* tinst's */
+    uint16_t fast_key;   /* an ALU instruction's: its stage, not waiting; for any other
+                          * instruction, or when recording, a key no subgroup has */
+} hinst;
 
 typedef struct {
     int64_t cycle;
@@ -34,9 +58,6 @@ typedef struct {
     int32_t slot;
 } event;
 
-typedef struct { /* a timing-wheel bucket: its first and last slot, -1 when empty */
-    int32_t head, tail;
-} bucket;
 
 typedef struct {
     int64_t lo, hi; /* relative byte interval [lo, hi) */
@@ -102,36 +123,44 @@ typedef struct {
     bool has_l1, has_mall; /* the model has them (a streaming run allocates neither) */
 } memconst;
 
-/* A resident subgroup.  A step reads the first 64 bytes and its operands'
- * ready cycles, nothing else unless it loads: the span of the stage it is
- * in is kept there (cur_*), the other stages' spans apart. */
+/* A resident subgroup: one cache line, all a step reads but its
+ * scoreboard, unless it loads -- the span of the stage it is in is kept
+ * here (cur_*), the rest of its state apart in sgcold. */
 typedef struct {
-    _Alignas(64) int32_t wg_slot; /* resident workgroup slot, -1 when free */
-    int32_t sg;           /* subgroup index within the workgroup */
-    int32_t wgp;
-    int32_t sched_slot;   /* wgp x schedulers_per_wgp + its scheduler: its sched_free entry */
-    int32_t pc;
-    int8_t cur_stage;     /* the stage cur_first / cur_last are of */
-    bool waiting;
+    _Alignas(64) const hinst *hp; /* the next instruction's; its template index is hp - engine.hot */
+    int64_t *sb;          /* its scoreboard: sb_stride entries of engine.sb */
     int64_t iteration;
-    int64_t *ready;       /* template entry -> completion cycle */
     int64_t done_cycle;
     int64_t cur_first, cur_last; /* cur_stage's span so far (-1: none) */
-    /* -- past the first 64 bytes: the other stages, the tile of loads -- */
+    int32_t sched_slot;   /* wgp x schedulers_per_wgp + its scheduler: its sched_free entry */
+    stagekey sk;          /* the stage cur_first / cur_last are of; waiting */
+    int32_t wg_slot;      /* resident workgroup slot, -1 when free */
+    int32_t wgp;
+} sgstate;
+_Static_assert(sizeof(sgstate) == 64, "a step's fields fill one cache line");
+_Static_assert(sizeof(stagekey) == 2, "stage and waiting compare as one key");
+
+/* The rest of a resident subgroup (engine.sgc, indexed as engine.sgs):
+ * the other stages' spans, the tile of its loads. */
+typedef struct {
+    /* a load reads the first line */
+    _Alignas(64) int64_t tile_iteration; /* iteration the cached tile data below is for */
+    int64_t tile_base[LS_MAX_INPUTS];
+    int32_t sg;           /* subgroup index within the workgroup */
+    bool tile_ragged;
+    int64_t it_coord[LS_MAX_RANK];
     int64_t stage_first[LS_STAGE_COUNT], stage_last[LS_STAGE_COUNT]; /* cur_stage's: stale */
     int64_t barrier_arrival;
-    int64_t tile_iteration; /* iteration the cached tile data below is for */
-    int64_t it_coord[LS_MAX_RANK];
-    int64_t tile_base[LS_MAX_INPUTS];
-    bool tile_ragged;
-} sgstate;
-_Static_assert(offsetof(sgstate, stage_first) == 64, "a step's fields fill one cache line");
+} sgcold;
+_Static_assert(offsetof(sgcold, tile_ragged) < 64, "a load's fields fit one cache line");
 
 typedef struct {
     int64_t wg;           /* workgroup id, -1 when free */
     int wgp;
     int arrived, finished;
     int64_t wg_coord[LS_MAX_RANK];
+    int64_t wg_half[LS_MAX_INPUTS]; /* ls_engine_wg_half of each input */
+    bool wg_ragged;      /* its half of every tile's raggedness (ls_tile_ragged_half) */
 } wgstate;
 
 typedef struct {
@@ -142,6 +171,10 @@ typedef struct {
     ls_sim_result *res;
     tinst *code;
     int ncode, loop_begin, loop_end;
+    int sb_entries;      /* scoreboard entries a subgroup needs (ls_engine_assign_scoreboard) */
+    int sb_stride;       /* entries from one subgroup's scoreboard to the next */
+    int64_t *sb;         /* per subgroup slot, sb_stride apart: each entry's completion cycle */
+    hinst *hot;          /* per instruction: the event loop's fast path's fields */
     /* events: timing wheel + overflow heap */
     event *heap;
     int nheap, capheap;
@@ -157,6 +190,7 @@ typedef struct {
     int64_t *sched_free; /* wgp x schedulers */
     int64_t *shfl_free, *smem_free;
     sgstate *sgs;
+    sgcold *sgc;
     wgstate *wgs;
     int n_wg_slots, nsub;
     int64_t next_wg;     /* the next workgroup to dispatch (one XCD) */
@@ -182,6 +216,7 @@ typedef struct {
     int64_t *smem_degree; /* per (write 0 / read 1, result slot) */
     int copy_first[LS_MAX_INPUTS]; /* index of (promoted input, subgroup 0, copy load 0) */
     ls_engine_record rec_cost;     /* recording: the memory figures of the next record */
+    ls_stage_stats rec_before;     /* recording: the stage's figures before this issue */
     int64_t *promote_degree[LS_MAX_INPUTS]; /* copy stores, then compute reads */
     int64_t last_finish;
     int64_t store_bytes, store_ticks; /* per GSTORE instruction */
@@ -191,12 +226,14 @@ typedef struct {
     bool recording;
     int64_t finished_wgs;
     int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
+    int64_t stage_issues[LS_STAGE_COUNT]; /* per stage: one subgroup's issues in the run */
 } engine;
 
 /* engine_program.c: the template of one subgroup's instructions, and the
  * bank-conflict degrees of its cross-subgroup buffer accesses. */
 void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
+void ls_engine_assign_scoreboard(engine *e, bool plain);
 void ls_engine_smem_degrees(engine *e);
 
 /* engine_memory.c */
@@ -218,11 +255,17 @@ void ls_engine_precompute_loads(engine *e);
 
 /* A global load's addresses, as step() issues it and ls_engine_streams
  * walks it.  The byte address of input k's tile origin: */
-static inline int64_t ls_engine_tile_base(const engine *e, int k, const int64_t *wg_coord,
+static inline int64_t ls_engine_tile_base(const engine *e, int k, int64_t wg_half,
                                           const int64_t *it_coord)
 {
-    return e->op_base[k] + ls_tile_input_base(e->d, e->p, e->in_strides[k], wg_coord, it_coord) *
-                               e->plan->inputs[k].elem_bits / 8;
+    int64_t elems = wg_half + ls_tile_offset_half(e->d, e->p, e->in_strides[k], it_coord, true);
+    return e->op_base[k] + elems * e->plan->inputs[k].elem_bits / 8;
+}
+/* ... where wg_half is ls_engine_wg_half's: the workgroup's half of the
+ * offset, in elements, once per workgroup (ls_tile_offset_half). */
+static inline int64_t ls_engine_wg_half(const engine *e, int k, const int64_t *wg_coord)
+{
+    return ls_tile_offset_half(e->d, e->p, e->in_strides[k], wg_coord, false);
 }
 
 /* The index of load `in` of subgroup sg in ival_start / ival_count

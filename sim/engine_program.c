@@ -9,6 +9,143 @@
 
 #include "engine_internal.h"
 
+/* A result's span in template order, [first, last], and its instruction
+ * (or, in the heap of busy entries, the entry). */
+typedef struct {
+    int first, last, id;
+} span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    return x->first != y->first ? (x->first > y->first) - (x->first < y->first)
+                                : (x->id > y->id) - (x->id < y->id);
+}
+
+static void heap_push_span(span *h, int *n, span v)
+{
+    int i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2].last > v.last) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static span heap_pop_span(span *h, int *n)
+{
+    span top = h[0], v = h[--*n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].last < h[c].last)
+            c++;
+        if (v.last <= h[c].last)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+    return top;
+}
+
+/* ------------------------------------------------------------- scoreboard
+ *
+ * A subgroup's scoreboard holds the completion cycle of each result some
+ * later instruction reads.  Indexing it by template entry costs ncode
+ * entries a subgroup (hundreds of KB to MB for a full GPU's residents,
+ * which the host caches cannot hold); a step reads only live results, so
+ * entries are shared as a register allocator shares registers: each
+ * result occupies an entry from its instruction to its last reader, a
+ * result read across the loop's back edge or made before the loop and
+ * read in it for the whole loop, and results whose spans do not overlap
+ * share one.
+ *
+ * Why the cycles cannot change: a reader finds its producer's latest
+ * write, as before, because no other result is written into the entry
+ * within the span.  Before its producer's first write (a loop-carried
+ * read in iteration 0) it used to find 0; now it may find an earlier
+ * result's cycle -- but that result's last reader has issued, and a
+ * reader issues only once its operands are complete, so that cycle is at
+ * most the current one, and ready = max(t, ...) ignores it.  A result no
+ * one reads goes to the sink entry (1), never read; dep -1 reads the zero
+ * entry (0), never written.  Sets rd[] and wr of every instruction and
+ * e->sb_entries; plain: an entry per instruction instead (tests). */
+void ls_engine_assign_scoreboard(engine *e, bool plain)
+{
+    if (plain) {
+        for (int r = 0; r < e->ncode; r++) {
+            e->code[r].wr = 2 + r;
+            for (int k = 0; k < 2; k++)
+                e->code[r].rd[k] = e->code[r].dep[k] < 0 ? 0 : 2 + e->code[r].dep[k];
+        }
+        e->sb_entries = 2 + e->ncode;
+        return;
+    }
+    int n = e->ncode, lb = e->loop_begin, le = e->loop_end;
+    int *first = ls_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *first);
+    int *last = ls_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *last);
+    for (int p = 0; p < n; p++) {
+        first[p] = p;
+        last[p] = -1; /* no reader */
+    }
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < 2; k++) {
+            int p = e->code[r].dep[k];
+            if (p < 0)
+                continue;
+            bool r_in = r >= lb && r < le, p_in = p >= lb && p < le;
+            if (r > p && r_in && !p_in) { /* made before the loop, read in every iteration */
+                if (le - 1 > last[p])
+                    last[p] = le - 1;
+            } else if (r > p) {
+                if (r > last[p])
+                    last[p] = r;
+            } else if (r_in && p_in) { /* read in the next iteration */
+                first[p] = lb < first[p] ? lb : first[p];
+                last[p] = le - 1 > last[p] ? le - 1 : last[p];
+            } else { /* read before it is written, outside the loop: its own entry */
+                first[p] = 0;
+                last[p] = n;
+            }
+        }
+    /* Interval partitioning: spans in order of first use, each taking an
+     * entry whose last span ended strictly before it begins (a min-heap
+     * of the busy entries' ends), else a new one -- as few entries as any
+     * assignment can have, in O(n log n). */
+    span *sp = ls_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *sp);
+    int m = 0;
+    for (int p = 0; p < n; p++)
+        if (last[p] >= 0)
+            sp[m++] = (span){first[p], last[p], p};
+    qsort(sp, (size_t)m, sizeof *sp, span_cmp);
+    span *busy = ls_xmalloc((size_t)(m > 0 ? m : 1) * sizeof *busy); /* heap by last; id: entry */
+    int *free_ent = ls_xmalloc((size_t)(m > 0 ? m : 1) * sizeof *free_ent);
+    int nbusy = 0, nfree = 0, nent = 0;
+    for (int p = 0; p < n; p++)
+        e->code[p].wr = 1;
+    for (int i = 0; i < m; i++) {
+        while (nbusy > 0 && busy[0].last < sp[i].first)
+            free_ent[nfree++] = heap_pop_span(busy, &nbusy).id;
+        int x = nfree > 0 ? free_ent[--nfree] : nent++;
+        e->code[sp[i].id].wr = 2 + x;
+        heap_push_span(busy, &nbusy, (span){sp[i].first, sp[i].last, x});
+    }
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < 2; k++) {
+            int p = e->code[r].dep[k];
+            e->code[r].rd[k] = p < 0 ? 0 : e->code[p].wr;
+        }
+    e->sb_entries = 2 + nent;
+    free(first);
+    free(last);
+    free(sp);
+    free(busy);
+    free(free_ent);
+}
+
 /* ------------------------------------------------------------- template */
 
 static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)

@@ -509,19 +509,26 @@ ls_status ls_owner_of(const ls_derived *d, const ls_problem *p, const int64_t *x
     return LS_OK;
 }
 
-bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
-                       const int64_t *it_coord)
+bool ls_tile_ragged_half(const ls_derived *d, const ls_problem *p, const int64_t *coord,
+                         bool reduction)
 {
     for (int i = 0; i < p->rank; i++) {
-        if (p->is_reduction[i]) {
-            if ((d->tail[i] || d->chunk[i] > p->size[i]) && it_coord[i] == d->iterations[i] - 1)
+        if (p->is_reduction[i] != reduction)
+            continue;
+        if (reduction) {
+            if ((d->tail[i] || d->chunk[i] > p->size[i]) && coord[i] == d->iterations[i] - 1)
                 return true;
-        } else if ((d->tail[i] && wg_coord[i] == d->wg_count[i] - 1) ||
-                   d->wg_tile[i] > p->size[i]) {
+        } else if ((d->tail[i] && coord[i] == d->wg_count[i] - 1) || d->wg_tile[i] > p->size[i]) {
             return true;
         }
     }
     return false;
+}
+
+bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
+                       const int64_t *it_coord)
+{
+    return ls_tile_ragged_half(d, p, wg_coord, false) || ls_tile_ragged_half(d, p, it_coord, true);
 }
 
 void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
@@ -552,14 +559,21 @@ void ls_register_slots(const ls_derived *d, const ls_problem *p, int64_t reg, in
     *result = q;
 }
 
+int64_t ls_tile_offset_half(const ls_derived *d, const ls_problem *p, const int64_t *strides,
+                            const int64_t *coord, bool reduction)
+{
+    int64_t off = 0;
+    for (int i = 0; i < p->rank; i++)
+        if (p->is_reduction[i] == reduction)
+            off += coord[i] * (reduction ? d->chunk[i] : d->wg_tile[i]) * strides[i];
+    return off;
+}
+
 int64_t ls_tile_input_base(const ls_derived *d, const ls_problem *p, const int64_t *strides,
                            const int64_t *wg_coord, const int64_t *it_coord)
 {
-    int64_t origin[LS_MAX_RANK], base = 0;
-    ls_tile_origin(d, p, wg_coord, it_coord, origin);
-    for (int i = 0; i < p->rank; i++)
-        base += origin[i] * strides[i];
-    return base;
+    return ls_tile_offset_half(d, p, strides, wg_coord, false) +
+           ls_tile_offset_half(d, p, strides, it_coord, true);
 }
 
 /* ------------------------------------------------------ operand projections */

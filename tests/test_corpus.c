@@ -231,7 +231,7 @@ START_TEST(corpus_file)
     ck_assert_int_gt(m->n_problems, 0);
     ls_suggestion *s = ls_xcalloc(1, sizeof *s);
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    int checked_suggest = 0, checked_plan = 0;
+    int checked_suggest = 0, checked_plan = 0, timed = 0;
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
         p->has_target = true;
@@ -269,7 +269,36 @@ START_TEST(corpus_file)
         ls_free_intermediates(&in);
         ck_assert_msg(st == LS_OK, "%s: reduction %zu: %s", file, i, d.msg);
         ck_assert_int_gt(fr.outputs_checked, 0);
+        /* timing: results sharing scoreboard entries (engine_program.c)
+         * change no figure against an entry per instruction.  Four
+         * workgroup tiles along each parallel dim keep every program
+         * shape (the reduction is whole) at a test's cost. */
+        ls_hw hw;
+        ck_assert_msg(ls_hw_for_target(&t, &hw, &d) == LS_OK, "%s: %s", file, d.msg);
+        ls_problem small = *p;
+        for (int r = 0; r < small.rank; r++)
+            if (!small.is_reduction[r] && small.size[r] > 4 * dv->wg_tile[r])
+                small.size[r] = 4 * dv->wg_tile[r];
+        ck_assert_msg(ls_derive(&small, dv, &d) == LS_OK, "%s: %s", file, d.msg);
+        ck_assert_msg(ls_plan_build(&small, dv, ls_plan_target_from_arch(t.arch), &plan, &d) == LS_OK,
+                      "%s: %s", file, d.msg);
+        int64_t work = -1;
+        ck_assert_msg(ls_engine_estimate(&plan, &hw, &work, &d) == LS_OK, "%s: %s", file, d.msg);
+        if (work >= 0 && work <= 4000000) {
+            ls_sim_result shared, plain;
+            ls_engine_opts one_each = {.plain_scoreboard = true};
+            ck_assert_msg(ls_engine_run(&plan, &hw, &shared, NULL, &d) == LS_OK, "%s: %s", file,
+                          d.msg);
+            ck_assert_msg(ls_engine_run(&plan, &hw, &plain, &one_each, &d) == LS_OK, "%s: %s",
+                          file, d.msg);
+            ck_assert_msg(memcmp(&shared, &plain, sizeof shared) == 0,
+                          "%s: reduction %zu: %lld vs %lld cycles with shared scoreboard entries",
+                          file, i, (long long)shared.cycles, (long long)plain.cycles);
+            ck_assert_int_gt(shared.cycles, 0);
+            timed++;
+        }
     }
+    ck_assert_msg(timed > 0, "%s: no reduction small enough to time both ways", file);
     ck_assert_msg(checked_plan > 0, "%s checks no plan fact", file);
     (void)checked_suggest;
     for (int i = 0; i < 8; i++) {

@@ -155,6 +155,10 @@ typedef struct {
      * line asked for twice, so no lookup can hit): the figures are the
      * same; tests compare the two walks. */
     bool full_cache_walk;
+    /* One scoreboard entry per template instruction instead of entries
+     * shared by results whose lifetimes do not overlap: the figures are
+     * the same; tests compare the two. */
+    bool plain_scoreboard;
 } ls_engine_opts;
 
 /* The subgroup-instructions a run of plan on hw would issue (-1: more than

@@ -142,6 +142,17 @@ void ls_thread_element(const ls_derived *d, const ls_problem *p, int64_t tid,
  * differs from an interior tile's. */
 bool ls_tile_is_ragged(const ls_derived *d, const ls_problem *p, const int64_t *wg_coord,
                        const int64_t *it_coord);
+/* The workgroup's half (reduction false: the parallel dims, coord a
+ * workgroup's) or the iteration's half (reduction true: the reduction
+ * dims, coord an iteration's) of a tile's raggedness and of its origin's
+ * element offset (sum of origin x strides).  Each dim's origin comes from
+ * one side, so a tile is ragged when either half is, and its offset is
+ * the sum of the halves: an engine computes the workgroup's half once per
+ * workgroup instead of once per iteration. */
+bool ls_tile_ragged_half(const ls_derived *d, const ls_problem *p, const int64_t *coord,
+                         bool reduction);
+int64_t ls_tile_offset_half(const ls_derived *d, const ls_problem *p, const int64_t *strides,
+                            const int64_t *coord, bool reduction);
 /* One past the largest coordinate along loop dim i that any tile forms:
  * its origin plus an offset inside its padded extent (a thread's element)
  * or inside the tile (a picture's cell); -1 past int64.  ls_derive refuses

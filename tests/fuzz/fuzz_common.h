@@ -88,10 +88,11 @@ static inline void fz_simulate(const ls_problem *p, const ls_derived *dv, bool a
     if (fz_machine(amd ? "gfx942" : "sm_80", dv->subgroup_size, &hw, &d) ||
         ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
         return;
-    /* A run that streams skips the caches: the full walk must give the
-     * same figures, bit for bit (sim/engine_stream.c). */
+    /* A run that streams skips the caches, and results share scoreboard
+     * entries: the full walk with an entry per instruction must give the
+     * same figures, bit for bit (sim/engine_stream.c, engine_program.c). */
     ls_sim_result full;
-    ls_engine_opts walk = {.full_cache_walk = true};
+    ls_engine_opts walk = {.full_cache_walk = true, .plain_scoreboard = true};
     ls_status s1 = ls_engine_run(&plan, &hw, &r, NULL, &d);
     ls_diag_clear(&d);
     ls_status s2 = ls_engine_run(&plan, &hw, &full, &walk, &d);

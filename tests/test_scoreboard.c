@@ -1,0 +1,143 @@
+/* test_scoreboard.c: the engine's shared scoreboard entries
+ * (ls_engine_assign_scoreboard in sim/engine_program.c) on random
+ * templates: executed in program order -- the part before the loop, the
+ * loop three times, the part after -- every read must find its producer's
+ * latest write, or, before the producer's first write, either nothing or
+ * a dead result (one no later read asks for), whose cycle a reader that
+ * waited for it has passed.  The end-to-end check (the same figures as an
+ * entry per instruction) is in test_corpus. */
+#include <check.h>
+#include <stdlib.h>
+
+#include "../sim/engine_internal.h"
+#include "testutil.h"
+
+enum { ITERS = 3, MAXN = 48 };
+
+/* The program order of template positions for one subgroup. */
+static int trace_of(int n, int lb, int le, int *out)
+{
+    int k = 0;
+    for (int i = 0; i < lb; i++)
+        out[k++] = i;
+    for (int it = 0; it < ITERS; it++)
+        for (int i = lb; i < le; i++)
+            out[k++] = i;
+    for (int i = le; i < n; i++)
+        out[k++] = i;
+    return k;
+}
+
+/* Whether producer q's result is read at trace position from or later. */
+static bool read_later(const tinst *code, const int *tr, int len, int from, int q)
+{
+    for (int s = from; s < len; s++)
+        if (code[tr[s]].dep[0] == q || code[tr[s]].dep[1] == q)
+            return true;
+    return false;
+}
+
+START_TEST(random_templates_read_their_producers)
+{
+    uint64_t rng = 0x5c0feb0a7dULL;
+    tinst code[MAXN];
+    int tr[MAXN * (ITERS + 1)], owner[MAXN + 2];
+    bool written[MAXN];
+    int64_t shared_total = 0, plain_total = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        int n = (int)rng_range(&rng, 1, MAXN);
+        int lb = (int)rng_range(&rng, 0, n), le = (int)rng_range(&rng, lb, n);
+        if (le == lb && trial % 2) /* most templates have a loop */
+            le = lb + (lb < n);
+        engine e = {.code = code, .ncode = n, .loop_begin = lb, .loop_end = le};
+        for (int i = 0; i < n; i++) {
+            code[i] = (tinst){.kind = I_ALU};
+            for (int k = 0; k < 2; k++) {
+                int64_t c = rng_range(&rng, 0, 9);
+                /* mostly earlier results, some later (read across the back
+                 * edge, or before their first write), some none */
+                code[i].dep[k] = c < 2 ? -1 : c < 8 && i > 0 ? (int)rng_range(&rng, 0, i - 1)
+                                                            : (int)rng_range(&rng, 0, n - 1);
+            }
+        }
+        ls_engine_assign_scoreboard(&e, false);
+        REQUIRE(e.sb_entries >= 2 && e.sb_entries <= n + 2, "trial %d: %d entries for %d", trial,
+                e.sb_entries, n);
+        int len = trace_of(n, lb, le, tr);
+        for (int x = 0; x < e.sb_entries; x++)
+            owner[x] = -1;
+        for (int i = 0; i < n; i++)
+            written[i] = false;
+        for (int s = 0; s < len; s++) {
+            const tinst *in = &code[tr[s]];
+            for (int k = 0; k < 2; k++) {
+                int p = in->dep[k], x = in->rd[k];
+                REQUIRE(x >= 0 && x < e.sb_entries, "trial %d: entry %d of %d", trial, x,
+                        e.sb_entries);
+                if (p < 0) {
+                    REQUIRE(x == 0, "trial %d: no operand reads entry %d, not the zero entry",
+                            trial, x);
+                    continue;
+                }
+                if (written[p])
+                    REQUIRE(owner[x] == p, "trial %d: position %d reads %d's entry %d, holding %d",
+                            trial, tr[s], p, x, owner[x]);
+                else
+                    REQUIRE(owner[x] < 0 || !read_later(code, tr, len, s + 1, owner[x]) ||
+                                owner[x] == p,
+                            "trial %d: position %d reads %d before its write and finds live %d",
+                            trial, tr[s], p, owner[x]);
+            }
+            REQUIRE(in->wr != 0, "trial %d: the zero entry written", trial);
+            if (in->wr == 1) /* the sink: nothing reads it */
+                REQUIRE(!read_later(code, tr, len, 0, tr[s]), "trial %d: %d is read, in the sink",
+                        trial, tr[s]);
+            owner[in->wr] = tr[s];
+            written[tr[s]] = true;
+        }
+        shared_total += e.sb_entries;
+        ls_engine_assign_scoreboard(&e, true);
+        REQUIRE(e.sb_entries == n + 2, "trial %d: plain has %d entries", trial, e.sb_entries);
+        for (int i = 0; i < n; i++)
+            REQUIRE(code[i].wr == 2 + i && code[i].rd[0] == (code[i].dep[0] < 0 ? 0 : 2 + code[i].dep[0]),
+                    "trial %d: plain entry of %d", trial, i);
+        plain_total += e.sb_entries;
+    }
+    /* sharing saves entries (the point of it) */
+    ck_assert_int_lt(shared_total, plain_total);
+}
+END_TEST
+
+/* A hand-made template: an accumulator made before the loop and read in
+ * every iteration must keep its entry through the whole loop, though its
+ * last reader in template order is the loop's first instruction. */
+START_TEST(value_made_before_the_loop_lives_through_it)
+{
+    tinst code[4] = {
+        {.kind = I_ALU, .dep = {-1, -1}}, /* 0: made before the loop */
+        {.kind = I_ALU, .dep = {0, -1}},  /* 1: loop, reads 0 each iteration */
+        {.kind = I_ALU, .dep = {-1, -1}}, /* 2: loop, a temporary ... */
+        {.kind = I_ALU, .dep = {2, -1}},  /* 3: ... read at once */
+    };
+    engine e = {.code = code, .ncode = 4, .loop_begin = 1, .loop_end = 4};
+    ls_engine_assign_scoreboard(&e, false);
+    ck_assert_int_ne(code[2].wr, code[0].wr);
+    ck_assert_int_eq(code[1].rd[0], code[0].wr);
+    ck_assert_int_eq(code[3].rd[0], code[2].wr);
+    ck_assert_int_eq(code[1].wr, 1); /* nothing reads 1 or 3: the sink */
+    ck_assert_int_eq(code[3].wr, 1);
+    ck_assert_int_eq(e.sb_entries, 4);
+}
+END_TEST
+
+static Suite *scoreboard_suite(void)
+{
+    Suite *s = suite_create("scoreboard");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, random_templates_read_their_producers);
+    tcase_add_test(tc, value_made_before_the_loop_lives_through_it);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(scoreboard_suite)
