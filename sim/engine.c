@@ -401,11 +401,9 @@ static int64_t run_events(engine *e)
     int64_t *const sched_free = e->sched_free;
     const int64_t alu_latency = e->hw->alu_latency, iterations = e->iterations;
     int64_t events = 0;
-    event ev;
-    while (pop(e, &ev)) {
+    for (int slot; (slot = pop(e)) >= 0;) {
         events++;
-        int slot = ev.slot;
-        int64_t t = ev.cycle, due;
+        int64_t t = e->now, due;
         sgstate *g = &sgs[slot];
         const hinst *h = g->hp;
         /* An ALU issue in the stage whose span the subgroup holds (its

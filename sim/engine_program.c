@@ -51,6 +51,34 @@ static span heap_pop_span(span *h, int *n)
     return top;
 }
 
+static void heap_push_int(int *h, int *n, int v)
+{
+    int i = (*n)++;
+    while (i > 0 && h[(i - 1) / 2] > v) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static int heap_pop_int(int *h, int *n)
+{
+    int top = h[0], v = h[--*n], i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1] < h[c])
+            c++;
+        if (v <= h[c])
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+    return top;
+}
+
 /* ------------------------------------------------------------- scoreboard
  *
  * A subgroup's scoreboard holds the completion cycle of each result some
@@ -128,8 +156,10 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
         e->code[p].wr = 1;
     for (int i = 0; i < m; i++) {
         while (nbusy > 0 && busy[0].last < sp[i].first)
-            free_ent[nfree++] = heap_pop_span(busy, &nbusy).id;
-        int x = nfree > 0 ? free_ent[--nfree] : nent++;
+            heap_push_int(free_ent, &nfree, heap_pop_span(busy, &nbusy).id);
+        /* the lowest free entry: the busiest results stay in the first
+         * host cache line of the subgroup's scoreboard */
+        int x = nfree > 0 ? heap_pop_int(free_ent, &nfree) : nent++;
         e->code[sp[i].id].wr = 2 + x;
         heap_push_span(busy, &nbusy, (span){sp[i].first, sp[i].last, x});
     }

@@ -39,7 +39,7 @@ static inline void bucket_append(engine *e, int64_t cycle, int32_t slot)
     e->in_wheel++;
 }
 
-static inline void heap_push(engine *e, event ev)
+static void heap_push(engine *e, event ev)
 {
     if (e->nheap == e->capheap) {
         e->capheap = e->capheap ? e->capheap * 2 : 1024;
@@ -57,7 +57,7 @@ static inline void heap_push(engine *e, event ev)
     e->heap[i] = ev;
 }
 
-static inline event heap_pop(engine *e)
+static event heap_pop(engine *e)
 {
     event top = e->heap[0];
     event last = e->heap[--e->nheap];
@@ -91,7 +91,7 @@ static inline void push(engine *e, int64_t cycle, int slot)
 }
 
 /* Move the wheel to cycle t, taking in overflow events that are now inside. */
-static inline void advance_to(engine *e, int64_t t)
+static void advance_to(engine *e, int64_t t)
 {
     e->now = t;
     e->wheel_end = t + LS_WHEEL <= LS_MAX_SIM_CYCLES ? t + LS_WHEEL : LS_MAX_SIM_CYCLES + 1;
@@ -117,7 +117,8 @@ static inline void prefetch_next(const engine *e, int32_t next, int32_t tail)
         __builtin_prefetch(&e->sgs[e->next_slot[next]]);
 }
 
-static inline bool pop(engine *e, event *out)
+/* The slot of the next event, at cycle e->now; -1 when none is left. */
+static int32_t pop(engine *e)
 {
     for (;;) {
         bucket *bk = &e->wheel[e->now & (LS_WHEEL - 1)];
@@ -129,16 +130,15 @@ static inline bool pop(engine *e, event *out)
                 bk->head = e->next_slot[n];
                 prefetch_next(e, bk->head, bk->tail);
             }
-            *out = (event){e->now, 0, n};
             e->in_wheel--;
-            return true;
+            return n;
         }
         if (e->in_wheel > 0)
             advance_to(e, e->now + 1);
         else if (e->nheap > 0)
             advance_to(e, e->heap[0].cycle); /* jump over idle time */
         else
-            return false;
+            return -1;
     }
 }
 
