@@ -8,7 +8,7 @@
  *       '---pc == end--> DONE --all subgroups of the workgroup--> slot freed,
  *                                next workgroup dispatched (engine_finish_wg)
  *
- * Cost: O(events x log(resident subgroups)); a global load additionally walks
+ * Cost: O(1) amortised per event (engine_queue.h); a global load additionally walks
  * its coalesced byte intervals (precomputed per subgroup slot and load), so
  * interior tiles cost O(sectors) and only ragged tiles recompute addresses.
  */

@@ -1,7 +1,8 @@
 /* engine_queue.h: the engine's event queue (engine.c's only): a timing
  * wheel of per-cycle FIFO buckets that link subgroup slots, an overflow
  * heap for events past the wheel, and the prefetch of what the next
- * events' steps will read.  Inline, as every event passes through it. */
+ * events' steps will read.  A header, so that the event loop can inline
+ * what every event passes through. */
 #ifndef LANESCOPE_ENGINE_QUEUE_H
 #define LANESCOPE_ENGINE_QUEUE_H
 
