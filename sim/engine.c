@@ -200,11 +200,12 @@ static void finish_subgroup(engine *e, int slot)
  * subgroup's next event, -1 when it has finished.  The template's
  * constants come as arguments so the event loop can pass copies the
  * compiler knows no store changes. */
-static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t *sb, int32_t wr,
-                             int64_t t, int64_t done, const hinst *loop_begin,
-                             const hinst *loop_end, const hinst *end, int64_t iterations)
+static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t t, int64_t done,
+                             const hinst *loop_begin, const hinst *loop_end, const hinst *end,
+                             int64_t iterations)
 {
-    sb[wr] = done;
+    int64_t *sb = g->sb;
+    sb[g->hp->wr] = done;
     if (done > g->cur_last)
         g->cur_last = done;
     if (done > g->done_cycle)
@@ -384,7 +385,7 @@ static int64_t step(engine *e, int slot, int64_t t)
         record_slow(e, LS_REC_ISSUE, g, t, done, in);
     }
 issued:
-    return retire(e, slot, g, sb, in->wr, t, done, e->hot + e->loop_begin, e->hot + e->loop_end,
+    return retire(e, slot, g, t, done, e->hot + e->loop_begin, e->hot + e->loop_end,
                   e->hot + e->ncode, e->iterations);
 }
 
@@ -412,13 +413,12 @@ static int64_t run_events(engine *e)
          * other event is due no earlier than they are (retire's wake,
          * step()'s wait), and only the subgroup's own issues change them. */
         if (h->fast_key == g->sk.key) {
-            int64_t *sb = g->sb;
             int64_t *sched = &sched_free[g->sched_slot];
             if (*sched > t) /* as step() would: wait for the scheduler */
                 due = *sched;
             else {
                 *sched = t + 1;
-                due = retire(e, slot, g, sb, h->wr, t, t + alu_latency, loop_begin, loop_end, end,
+                due = retire(e, slot, g, t, t + alu_latency, loop_begin, loop_end, end,
                              iterations);
             }
         } else {

@@ -9,8 +9,7 @@
 
 #include "engine_internal.h"
 
-/* A result's span in template order, [first, last], and its instruction
- * (or, in the heap of busy entries, the entry). */
+/* A result's span in template order, [first, last], and its instruction. */
 typedef struct {
     int first, last, id;
 } span;
@@ -22,55 +21,33 @@ static int span_cmp(const void *a, const void *b)
                                 : (x->id > y->id) - (x->id < y->id);
 }
 
-static void heap_push_span(span *h, int *n, span v)
+/* A min-heap of (key, entry): the busy entries by the end of their span,
+ * the free ones by their number. */
+typedef struct {
+    int key, ent;
+} keyed;
+
+static void keyed_push(keyed *h, int *n, keyed v)
 {
     int i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2].last > v.last) {
+    while (i > 0 && h[(i - 1) / 2].key > v.key) {
         h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
     }
     h[i] = v;
 }
 
-static span heap_pop_span(span *h, int *n)
+static keyed keyed_pop(keyed *h, int *n)
 {
-    span top = h[0], v = h[--*n];
+    keyed top = h[0], v = h[--*n];
     int i = 0;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= *n)
             break;
-        if (c + 1 < *n && h[c + 1].last < h[c].last)
+        if (c + 1 < *n && h[c + 1].key < h[c].key)
             c++;
-        if (v.last <= h[c].last)
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = v;
-    return top;
-}
-
-static void heap_push_int(int *h, int *n, int v)
-{
-    int i = (*n)++;
-    while (i > 0 && h[(i - 1) / 2] > v) {
-        h[i] = h[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    h[i] = v;
-}
-
-static int heap_pop_int(int *h, int *n)
-{
-    int top = h[0], v = h[--*n], i = 0;
-    for (;;) {
-        int c = 2 * i + 1;
-        if (c >= *n)
-            break;
-        if (c + 1 < *n && h[c + 1] < h[c])
-            c++;
-        if (v <= h[c])
+        if (v.key <= h[c].key)
             break;
         h[i] = h[c];
         i = c;
@@ -149,19 +126,21 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
         if (last[p] >= 0)
             sp[m++] = (span){first[p], last[p], p};
     qsort(sp, (size_t)m, sizeof *sp, span_cmp);
-    span *busy = ls_xmalloc((size_t)(m > 0 ? m : 1) * sizeof *busy); /* heap by last; id: entry */
-    int *free_ent = ls_xmalloc((size_t)(m > 0 ? m : 1) * sizeof *free_ent);
+    keyed *busy = ls_xmalloc((size_t)(m > 0 ? m : 1) * sizeof *busy);
+    keyed *free_ent = ls_xmalloc((size_t)(m > 0 ? m : 1) * sizeof *free_ent);
     int nbusy = 0, nfree = 0, nent = 0;
     for (int p = 0; p < n; p++)
         e->code[p].wr = 1;
     for (int i = 0; i < m; i++) {
-        while (nbusy > 0 && busy[0].last < sp[i].first)
-            heap_push_int(free_ent, &nfree, heap_pop_span(busy, &nbusy).id);
-        /* the lowest free entry: the busiest results stay in the first
-         * host cache line of the subgroup's scoreboard */
-        int x = nfree > 0 ? heap_pop_int(free_ent, &nfree) : nent++;
+        while (nbusy > 0 && busy[0].key < sp[i].first) {
+            int x = keyed_pop(busy, &nbusy).ent;
+            keyed_push(free_ent, &nfree, (keyed){x, x});
+        }
+        /* the lowest free entry: entries in use stay packed at the front of
+         * the subgroup's scoreboard, in as few host cache lines as can be */
+        int x = nfree > 0 ? keyed_pop(free_ent, &nfree).ent : nent++;
         e->code[sp[i].id].wr = 2 + x;
-        heap_push_span(busy, &nbusy, (span){sp[i].first, sp[i].last, x});
+        keyed_push(busy, &nbusy, (keyed){sp[i].last, x});
     }
     for (int r = 0; r < n; r++)
         for (int k = 0; k < 2; k++) {
