@@ -126,6 +126,20 @@ r=$?
 [ $r -eq 0 ] || cat "$tmp/out"
 check "bin/ls finds the bundle's hardware models" $r
 
+# fonts: the bundle's own, through its fonts.conf (a GPU machine without
+# fontconfig's configuration drew every glyph as a box)
+for f in share/lanescope/fonts/DejaVuSans.ttf share/lanescope/fonts/fonts.conf; do
+    [ -f "$b/$f" ]
+    check "bundle has $f" $?
+done
+# (fontconfig's debug printing leaks a string: no leak check for this run)
+env -i PATH=/usr/bin:/bin HOME="$tmp" FC_DEBUG=1024 ASAN_OPTIONS=detect_leaks=0 "$b/bin/ls" draw compare \
+    "$top/targets/measured/h100-2026-11-26/compare.csv" -o "$tmp/fonts.png" >"$tmp/out" 2>&1
+r=$?
+[ $r -eq 0 ] || tail -3 "$tmp/out"
+check "bin/ls draws with the bundle's fonts (exit 0)" $r
+contains "bin/ls reads the bundle's fonts.conf" "$tmp/out" "$b/share/lanescope/fonts/fonts.conf"
+
 # run.sh: every step, then the summary
 if [ $gpu -eq 0 ]; then
     (cd "$b" && OUT="$tmp/out-run" ./run.sh) >"$tmp/run.out" 2>&1

@@ -18,6 +18,8 @@
 #                                libcuda and libnvrtc come from the machine)
 #   share/lanescope/targets      the hardware models (targets/*.hw)
 #   share/lanescope/examples     examples/, the compare suite included
+#   share/lanescope/fonts        the DejaVu faces and a fonts.conf naming only
+#                                them (the GPU machine may have neither)
 #   share/lanescope/BUILD-INFO   what was built, from which commit, when
 #   run.sh                       the driver (tools/device-run.sh): calibrate,
 #                                then compare, everything into $OUT
@@ -122,6 +124,28 @@ awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' "$work/ldd.txt" | while read -r 
 done
 
 cp "$src"/targets/*.hw "$stage/share/lanescope/targets/"
+
+# Fonts: the GPU machine may have no fontconfig configuration or fonts
+# (compare's chart came back as boxes from an H100 machine with neither), so
+# the bundle carries the DejaVu faces the pictures use and a fonts.conf that
+# names only them; bin/ls points FONTCONFIG_FILE at it.
+mkdir -p "$stage/share/lanescope/fonts"
+nfonts=0
+for face in "DejaVu Sans" "DejaVu Sans:bold" "DejaVu Sans Mono"; do
+    f=$(fc-match -f '%{file}' "$face" 2>/dev/null) || continue
+    [ -f "$f" ] || continue
+    cp -L "$f" "$stage/share/lanescope/fonts/" && nfonts=$((nfonts + 1))
+done
+[ $nfonts -gt 0 ] || die "no DejaVu fonts found here (fc-match): pictures made on the GPU machine would have no glyphs"
+cat >"$stage/share/lanescope/fonts/fonts.conf" <<'EOF'
+<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<!-- the bundle's own fonts only: relative paths are against this file -->
+<fontconfig>
+  <dir prefix="relative">.</dir>
+  <cachedir>/tmp/lanescope-fontconfig-cache</cachedir>
+</fontconfig>
+EOF
 cp -R "$src/examples" "$stage/share/lanescope/examples"
 chmod -R u+w "$stage/share" # a distcheck tree is read-only; the copy need not be
 
@@ -131,7 +155,8 @@ cat >"$stage/bin/ls" <<'EOF'
 here=$(cd "$(dirname "$0")/.." && pwd)
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 LANESCOPE_TARGETS="$here/share/lanescope/targets"
-export LD_LIBRARY_PATH LANESCOPE_TARGETS
+FONTCONFIG_FILE="$here/share/lanescope/fonts/fonts.conf"
+export LD_LIBRARY_PATH LANESCOPE_TARGETS FONTCONFIG_FILE
 exec "$here/bin/lanescope" "$@"
 EOF
 chmod 755 "$stage/bin/ls"
