@@ -63,8 +63,11 @@ static void figures(const ls_plan *plan, const ls_hw *hw, const ls_sim_result *r
     int64_t per_wgp = (wgs + b->wgps_used - 1) / b->wgps_used;
     b->subgroups_per_wgp = (double)((per_wgp < occ ? per_wgp : occ) * nsub);
     int64_t iters = plan->iterations > 0 ? plan->iterations : 1;
-    double per_sg_iter = ratio((double)loads, (double)(wgs * nsub * iters));
-    b->in_flight_bytes_per_wgp = per_sg_iter * b->subgroups_per_wgp;
+    /* a subgroup keeps the loads of one trip of the compiled loop in
+     * flight: `unroll` iterations' (ls_engine_unroll) */
+    double per_sg_trip = ratio((double)loads, (double)(wgs * nsub * iters)) *
+                         (double)(r->unroll > 0 ? r->unroll : 1);
+    b->in_flight_bytes_per_wgp = per_sg_trip * b->subgroups_per_wgp;
     /* a WGP's requests past its L1 wait for a free slot (engine_memory.c) */
     b->request_bytes_per_wgp = (double)(hw->mshrs_per_wgp * hw->sector_bytes);
     if (b->request_bytes_per_wgp > 0 && b->request_bytes_per_wgp < b->in_flight_bytes_per_wgp) {

@@ -121,7 +121,7 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.subgroup = kind == LS_REC_BARRIER ? -1 : e->sgc[g - e->sgs].sg;
     r.stage = in ? in->stage : LS_STAGE_STORE;
     r.op = in ? (int32_t)in->kind : -1;
-    r.iteration = g->iteration;
+    r.iteration = g->iteration * e->unroll + (in ? in->iter_offset : 0);
     r.step = in ? in->step : -1;
     r.bytes = e->rec_cost.bytes;
     r.dram_bytes = e->rec_cost.dram_bytes;
@@ -272,12 +272,13 @@ static int64_t step(engine *e, int slot, int64_t t)
         break;
     }
     case I_GLOAD: {
-        if (c->tile_iteration != g->iteration) { /* once per iteration, not per load */
-            ls_iteration_coord(e->d, e->p, g->iteration, c->it_coord);
+        int64_t iteration = g->iteration * e->unroll + in->iter_offset;
+        if (c->tile_iteration != iteration) { /* once per iteration, not per load */
+            ls_iteration_coord(e->d, e->p, iteration, c->it_coord);
             c->tile_ragged = w->wg_ragged || ls_tile_ragged_half(e->d, e->p, c->it_coord, true);
             for (int k = 0; k < e->plan->n_inputs; k++)
                 c->tile_base[k] = ls_engine_tile_base(e, k, w->wg_half[k], c->it_coord);
-            c->tile_iteration = g->iteration;
+            c->tile_iteration = iteration;
         }
         const int64_t *it_coord = c->it_coord;
         int k = in->operand;
@@ -481,8 +482,10 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
     }
     /* The register file: a subgroup takes registers x lanes of it,
      * rounded to the allocation granule (CUDA: 256 registers a warp). */
+    e.unroll = ls_engine_unroll(plan, hw);
+    res->unroll = e.unroll;
     ls_plan_regs regs;
-    ls_plan_registers(plan, &regs);
+    ls_plan_registers(plan, e.unroll, &regs);
     res->registers = regs.total;
     res->registers_allocated = (regs.total + hw->reg_granule - 1) / hw->reg_granule * hw->reg_granule;
     if (hw->max_regs_per_thread > 0 && res->registers_allocated > hw->max_regs_per_thread) {
@@ -539,15 +542,15 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "one subgroup's program would hold more than 2^31 - 1 instructions "
                            "(the engine's limit); tile the reduction with partial_reduction");
-    int64_t loop = e.loop_end - e.loop_begin, per_sg;
-    if (!ls_mul_ok(loop, plan->iterations, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
+    int64_t loop = e.loop_end - e.loop_begin, per_sg, trips = plan->iterations / e.unroll;
+    if (!ls_mul_ok(loop, trips, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
         !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
         *total = -1;
     /* each stage's issues by one subgroup, which finish_subgroup counts
      * (bounded by per_sg where the run is allowed at all) */
     for (int i = 0; i < e.ncode; i++) {
         int64_t *n = &e.stage_issues[e.code[i].stage];
-        int64_t add = i >= e.loop_begin && i < e.loop_end ? plan->iterations : 1;
+        int64_t add = i >= e.loop_begin && i < e.loop_end ? trips : 1;
         *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
     }
     *out = e;
@@ -672,7 +675,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     ls_engine_smem_degrees(&e);
     e.wheel = ls_xmalloc(LS_WHEEL * sizeof *e.wheel);
     e.wheel_end = LS_WHEEL; /* now = 0 */
-    e.iterations = plan->iterations;
+    e.iterations = plan->iterations / e.unroll;
     for (int i = 0; i < LS_WHEEL; i++)
         e.wheel[i].head = e.wheel[i].tail = -1;
     e.next_slot = ls_xmalloc((size_t)(e.n_wg_slots * e.nsub) * sizeof *e.next_slot);

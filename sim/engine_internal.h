@@ -17,6 +17,7 @@ typedef struct {
     ls_stage stage;
     int dep[2];       /* template entries whose results it reads (-1: none) */
     int load;         /* I_GLOAD: load index within the iteration, of input `operand` */
+    int iter_offset;  /* loop body: which iteration of the unrolled body (0..unroll-1) */
     int operand;
     int result;       /* smem/store: result slot */
     int step;         /* shuffle/DPP: step index within its reduction, else -1 */
@@ -182,7 +183,9 @@ typedef struct {
     int64_t now;
     int64_t wheel_end;   /* a push below it goes in the wheel: now + LS_WHEEL, at most
                           * LS_MAX_SIM_CYCLES + 1 */
-    int64_t iterations;  /* the plan's */
+    int64_t iterations;  /* the loop's trips: the plan's iterations / unroll */
+    int64_t unroll;      /* the plan's iterations per trip of the compiled loop
+                          * (ls_engine_unroll) */
     int32_t *next_slot;  /* per subgroup slot: the next slot in its wheel bucket */
     bucket *wheel;       /* LS_WHEEL buckets (engine.c) */
     int64_t in_wheel;
@@ -231,6 +234,8 @@ typedef struct {
 
 /* engine_program.c: the template of one subgroup's instructions, and the
  * bank-conflict degrees of its cross-subgroup buffer accesses. */
+/* LLVM's code-size estimate of one iteration of the plan's loop. */
+int64_t ls_engine_loop_ir_size(const ls_plan *pl, bool nvptx);
 void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
 void ls_engine_assign_scoreboard(engine *e, bool plain);

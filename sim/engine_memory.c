@@ -348,9 +348,16 @@ static inline void way_fill(cway *w, uint64_t missing, int64_t fill)
  * transfers, then dram_latency; returns the arrival cycle. */
 static inline int64_t dram_read(engine *e, int64_t n, int64_t t)
 {
-    int64_t now = t << LS_TICK_SHIFT;
-    e->dram_free = (e->dram_free > now ? e->dram_free : now) + n * e->mc.sector_ticks;
-    return ((e->dram_free + LS_TICK - 1) >> LS_TICK_SHIFT) + e->mc.dram_latency;
+    /* The queue takes requests in event order.  A request its WGP's
+     * request slots hold back (t past the current event) joins it now:
+     * queued at t, it would reserve the DRAM ahead of the requests other
+     * WGPs make before t and leave the DRAM idle until then (an H100 run of
+     * 8 loads in flight per subgroup timed 50x slow).  Its data still
+     * leaves no earlier than t. */
+    int64_t q = (t < e->now ? t : e->now) << LS_TICK_SHIFT;
+    e->dram_free = (e->dram_free > q ? e->dram_free : q) + n * e->mc.sector_ticks;
+    int64_t out = (e->dram_free + LS_TICK - 1) >> LS_TICK_SHIFT;
+    return (out > t ? out : t) + e->mc.dram_latency;
 }
 
 /* Popcount without assuming the POPCNT instruction. */

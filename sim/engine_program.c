@@ -183,10 +183,84 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
     return prev;
 }
 
+/* LLVM's code-size estimate of one iteration of the loop (CodeMetrics with
+ * TTI::TCK_CodeSize, llvm/lib/Transforms/Scalar/LoopUnrollPass.cpp's
+ * UnrollCostEstimator): per transfer_read an address (GEP, 1) and the
+ * load, then per vector of the iteration the body's elementwise ops and
+ * the combine into the accumulator, then the loop's own increment (an i64
+ * add, 2), compare and branch.  NVPTX (NVPTXTargetTransformInfo.cpp falls
+ * back on BasicTTIImpl): a vector op costs 1, a load the legal pieces it
+ * splits into (32 bits each before sm_100: v2f16, v4i8 or one f32);
+ * AMDGPU (AMDGPUTargetTransformInfo.cpp): a load costs 1, an op the
+ * 32-bit pieces it works on. */
+int64_t ls_engine_loop_ir_size(const ls_plan *pl, bool nvptx)
+{
+    int64_t size = 4, vectors = 0, width = 1, bits = 32;
+    for (int k = 0; k < pl->n_inputs; k++) {
+        int64_t loads = pl->inputs[k].loads;
+        int64_t pieces = (pl->inputs[k].width * pl->inputs[k].elem_bits + 31) / 32;
+        size += loads * (1 + (nvptx ? pieces : 1));
+        if (loads > vectors) {
+            vectors = loads;
+            width = pl->inputs[k].width;
+            bits = pl->inputs[k].elem_bits;
+        }
+    }
+    int64_t op = nvptx ? 1 : (width * bits + 31) / 32;
+    return size + vectors * (pl->body_alu_ops + 1) * op;
+}
+
+int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
+{
+    const ls_derived *d = pl->derived;
+    int64_t trips = pl->iterations, u = 1;
+    if (pl->argcmp || pl->n_promoted > 0 || d->serial_reduce || trips <= 1 ||
+        hw->unroll_partial_threshold <= 0)
+        return 1;
+    /* llvm/lib/Transforms/Scalar/LoopUnrollPass.cpp, computeUnrollCount for
+     * a constant trip count: unrolled completely when the whole loop's size
+     * stays under Threshold; else partially, by the count whose body fits
+     * PartialThreshold, lowered until it divides the trip count.  The size
+     * of n iterations is (size - BEInsns) x n + BEInsns. */
+    int64_t be = hw->unroll_be_insns, size = ls_engine_loop_ir_size(pl, hw->arch[0] != 'g');
+    if (size <= be)
+        size = be + 1;
+    int64_t body = size - be;
+    if (trips <= (hw->unroll_threshold - be - 1) / body) {
+        u = trips; /* (size - be) x trips + be < Threshold */
+    } else if (trips <= (hw->unroll_partial_threshold - be) / body) {
+        u = trips;
+    } else {
+        int64_t pt = hw->unroll_partial_threshold > be + 1 ? hw->unroll_partial_threshold : be + 1;
+        u = (pt - be) / body;
+        while (u > 1 && trips % u != 0)
+            u--;
+        /* Count <= 1: LLVM tries 8, 4, 2 with a remainder loop; the engine
+         * runs whole bodies only, so the loop stays rolled (the model's
+         * one departure, docs/timing-model.md) */
+        if (u < 2)
+            u = 1;
+    }
+    /* The registers: every load of the unrolled body is in flight at once.
+     * A compiler short of registers keeps fewer loads ahead; the model
+     * keeps fewer iterations in the body. */
+    ls_plan_regs regs;
+    while (u > 1 && hw->max_regs_per_thread > 0) {
+        ls_plan_registers(pl, u, &regs);
+        if (regs.total <= hw->max_regs_per_thread)
+            break;
+        int64_t v = u / 2;
+        while (v > 1 && trips % v != 0)
+            v--;
+        u = v;
+    }
+    return u;
+}
+
 void ls_engine_build_template(engine *e)
 {
     const ls_plan *pl = e->plan;
-    int64_t q_n = pl->results_per_thread;
+    int64_t q_n = pl->results_per_thread, u = e->unroll;
     int64_t per_q = 4 + 2 * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
     int64_t nb = pl->body_alu_ops, regs = e->d->elems_per_iteration, loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
@@ -195,9 +269,10 @@ void ls_engine_build_template(engine *e)
     for (int k = 0; k < pl->n_inputs; k++)
         copies += pl->promote[k].on ? 2 * pl->promote[k].copy_loads : 0;
     /* each term is bounded (registers <= 2^20, copies by the workgroup
-     * memory <= 2^32 bytes checked before), the sum may still pass the int
+     * memory <= 2^32 bytes checked before, the unrolled body by the model's
+     * unroll_insts or unroll_full_insts), the sum may still pass the int
      * that indexes the program */
-    int64_t cap = loads + copies + regs * (nb + 1) + pl->local_reduce_ops + q_n * per_q + 18;
+    int64_t cap = u * (loads + regs * (nb + 1)) + copies + pl->local_reduce_ops + q_n * per_q + 18;
     if (cap > INT32_MAX) {
         e->ncode = -1;
         return;
@@ -206,7 +281,10 @@ void ls_engine_build_template(engine *e)
     /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
      * register the body's ops and the combine.  An accumulator chains on
      * itself across iterations; packed inner elements chain one after
-     * another. */
+     * another.  An unrolled body (u iterations) issues the loads of all its
+     * iterations first, as the compiler schedules them (loads are
+     * independent; the combines wait), then the combines in iteration
+     * order. */
     e->loop_begin = 0;
     /* promote_operands (plan_promote.c): barrier, the copy's global loads
      * and buffer writes, barrier; the compute reads then come from the
@@ -226,34 +304,49 @@ void ls_engine_build_template(engine *e)
             }
         emit(e, I_BARRIER, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
     }
-    int first_load[LS_MAX_INPUTS];
-    for (int k = 0; k < pl->n_inputs; k++) {
-        first_load[k] = e->ncode;
-        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
-            int i = emit(e, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1,
-                         -1);
-            e->code[i].load = (int)l;
-            e->code[i].operand = k;
-            e->code[i].promote = pl->promote[k].on;
+    int first_load = e->ncode; /* iteration j's input k: first_load + j * loads + in_off[k] */
+    int in_off[LS_MAX_INPUTS];
+    for (int64_t j = 0; j < u; j++) {
+        int off = 0;
+        for (int k = 0; k < pl->n_inputs; k++) {
+            in_off[k] = off;
+            off += (int)pl->inputs[k].loads;
+            for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+                int i = emit(e, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, LS_STAGE_LOAD_ACCUMULATE,
+                             -1, -1);
+                e->code[i].load = (int)l;
+                e->code[i].operand = k;
+                e->code[i].promote = pl->promote[k].on;
+                e->code[i].iter_offset = (int)j;
+            }
         }
     }
     int64_t chain = pl->inner_elems > 1 && pl->load_width % pl->inner_elems == 0
                         ? pl->inner_elems
                         : 1;
     int base = e->ncode;
-#define COMBINE_OF(r) ((int)(base + (r) * (nb + 1) + nb))
-    for (int64_t r = 0; r < regs; r++) {
-        int ld[LS_MAX_INPUTS];
-        for (int k = 0; k < pl->n_inputs; k++)
-            ld[k] = pl->inputs[k].loads == 0
-                        ? -1
-                        : first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
-        int v = ld[0];
-        for (int64_t o = 0; o < nb; o++)
-            v = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
-                     o + 1 < pl->n_inputs ? ld[o + 1] : -1);
-        int prev = r % chain == 0 ? COMBINE_OF(r + chain - 1) : COMBINE_OF(r - 1);
-        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
+    /* iteration j's register r combine; the first iteration's accumulators
+     * chain on the last iteration's across the back edge */
+#define COMBINE_OF(j, r) ((int)(base + ((j) * regs + (r)) * (nb + 1) + nb))
+    for (int64_t j = 0; j < u; j++) {
+        int64_t pj = j == 0 ? u - 1 : j - 1;
+        for (int64_t r = 0; r < regs; r++) {
+            int ld[LS_MAX_INPUTS];
+            for (int k = 0; k < pl->n_inputs; k++)
+                ld[k] = pl->inputs[k].loads == 0
+                            ? -1
+                            : first_load + (int)(j * loads) + in_off[k] +
+                                  (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+            int v = ld[0];
+            for (int64_t o = 0; o < nb; o++) {
+                v = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
+                         o + 1 < pl->n_inputs ? ld[o + 1] : -1);
+                e->code[v].iter_offset = (int)j;
+            }
+            int prev = r % chain == 0 ? COMBINE_OF(pj, r + chain - 1) : COMBINE_OF(j, r - 1);
+            int c = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
+            e->code[c].iter_offset = (int)j;
+        }
     }
 #undef COMBINE_OF
     e->loop_end = e->ncode;

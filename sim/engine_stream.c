@@ -87,11 +87,13 @@ bool ls_engine_streams(engine *e)
             continue;
         if (pc < e->loop_begin || pc >= e->loop_end)
             return false;
-        nloads++;
+        nloads += e->code[pc].iter_offset == 0;
     }
+    /* one iteration's loads: the pass walks every iteration itself, so an
+     * unrolled body's other copies would mark the same lines again */
     int *loads = ls_xcalloc((size_t)nloads, sizeof *loads);
     for (int pc = e->loop_begin, j = 0; pc < e->loop_end; pc++)
-        if (e->code[pc].kind == I_GLOAD)
+        if (e->code[pc].kind == I_GLOAD && e->code[pc].iter_offset == 0)
             loads[j++] = pc;
     int64_t lines = (e->input_bytes + e->hw->l2_line_bytes - 1) / e->hw->l2_line_bytes;
     if (lines > LS_STREAM_MAX_LINES) {

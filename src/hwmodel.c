@@ -50,6 +50,8 @@ static const field fields[] = {
     O(l2_far_latency, 0, 1000000, -1),    O(xcds, 1, 64, 1),
     O(mall_bytes, 0, INT64_C(1) << 40, 0), O(mall_ways, 1, 255, 16),
     O(mall_latency, 0, 1000000, 0),       O(dispatch_cycles, 0, 1000000, 0),
+    O(unroll_threshold, 0, 100000, 0),    O(unroll_partial_threshold, 0, 100000, 0),
+    O(unroll_be_insns, 0, 1000, 0),
 };
 #undef F
 #undef O

@@ -390,15 +390,15 @@ static int64_t regs_of(int64_t elements, int64_t bits)
     return (elements * bits + 31) / 32;
 }
 
-void ls_plan_registers(const ls_plan *plan, ls_plan_regs *r)
+void ls_plan_registers(const ls_plan *plan, int64_t unroll, ls_plan_regs *r)
 {
     memset(r, 0, sizeof *r);
     r->accumulators = regs_of(plan->acc_registers, plan->acc_elem_bytes * 8);
     if (plan->argcmp)
         r->accumulators += regs_of(plan->acc_registers, (int64_t)plan->index_bytes * 8);
     for (int k = 0; k < plan->n_inputs; k++) {
-        r->loaded += plan->inputs[k].loads * regs_of(plan->inputs[k].width,
-                                                     plan->inputs[k].elem_bits);
+        r->loaded += unroll * plan->inputs[k].loads *
+                     regs_of(plan->inputs[k].width, plan->inputs[k].elem_bits);
         if (plan->promote[k].on)
             r->loaded += plan->promote[k].copy_loads *
                          regs_of(plan->promote[k].copy_width, plan->inputs[k].elem_bits);

@@ -500,26 +500,30 @@ check "sweep's time for the input's config is sim's ($own_us vs $sim_us us)" $?
 [ "$(cut -d, -f3 "$tmp/s.csv" | grep -c '^1$')" -eq 0 ]; check "sweep --shape flags no input config" $?
 
 # The bottleneck line names the limit, with numbers checked by hand:
-#  rowsum4k_t1_s1 (h100): one f32 per lane per load, 1 subgroup per workgroup,
-#  occupancy 32 -> 32 x 32 lanes x 4 B = 4096 B in flight per SM; Little's law
-#  needs 2750e9 / 1.98e9 B/cycle x 834 cycles / 132 SMs = 8775 B, over
-#  834 / 1980 us = 421 ns; 4096 / 8775 = 47% of the roof.
-$LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
-contains "bottleneck: MLP" "$tmp/bn.txt" "bound by memory-level parallelism: 32 subgroups per WGP keep 4.1 KB in flight, 10 KB needed to cover 421 ns at 3136 GB/s (Little's law), so at most 41% of the DRAM roof"
+#  few_t4_s1 widened to 132 rows (h100): one workgroup of one subgroup per
+#  SM, a 16-byte load per lane per iteration, the loop unrolled by 4 (LLVM's
+#  count for NVPTX at O2, docs/timing-model.md) -> 4 x 32 x 16 = 2048 B in
+#  flight per SM; Little's law needs 3115e9 / 1981e6 B/cycle x 681 cycles /
+#  132 SMs = 8113 B, over 681 / 1981 us = 344 ns; 2048 / 8113 = 25%.
+sed -e 's/32x65536/132x65536/g' -e 's/tensor<32xf32>/tensor<132xf32>/g' -e 's/sizes = \[32\]/sizes = [132]/g' \
+    -e 's/sizes = \[32, 65536\]/sizes = [132, 65536]/g' "$EX/suite/few_t4_s1.mlir" >"$tmp/mlp.mlir"
+$LANESCOPE sim "$tmp/mlp.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
+contains "bottleneck: MLP" "$tmp/bn.txt" "bound by memory-level parallelism: 1 subgroup per WGP keeps 2.0 KB in flight, 8.1 KB needed to cover 344 ns at 3115 GB/s (Little's law), so at most 25% of the DRAM roof"
+contains "sim: the loop's unrolling" "$tmp/bn.txt" "loop: the backend unrolls it by 4"
 $LANESCOPE sim "$EX/suite/rowsum4k_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
 contains "bottleneck: DRAM" "$tmp/bn.txt" "bound by DRAM bandwidth"
 $LANESCOPE sim "$EX/suite/few_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
 contains "bottleneck: workgroups" "$tmp/bn.txt" "bound by parallelism: 32 workgroups on 132 WGPs leave 100 WGPs idle"
 $LANESCOPE sim "$EX/suite/tiny8_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
-contains "bottleneck: launch" "$tmp/bn.txt" "bound by launch overhead: the model's 3.0 us launch is longer than the kernel's"
-contains "sim: time includes the launch" "$tmp/bn.txt" "+ 3.0 us launch ="
+contains "bottleneck: launch" "$tmp/bn.txt" "bound by launch overhead: the model's 6.0 us launch is longer than the kernel's"
+contains "sim: time includes the launch" "$tmp/bn.txt" "+ 6.0 us launch ="
 # one dispatch, one launch: a softmax's second reduction adds none
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --no-check >"$tmp/sm.txt" 2>&1
-[ "$(grep -c '+ 3.0 us launch =' "$tmp/sm.txt")" -eq 1 ]; check "softmax: one launch" $?
+[ "$(grep -c '+ 6.0 us launch =' "$tmp/sm.txt")" -eq 1 ]; check "softmax: one launch" $?
 contains "softmax: later phases" "$tmp/sm.txt" "+ 0.0 us launch (the dispatch's launch counts with its first reduction)"
-$LANESCOPE sim "$EX/suite/rowsum4k_t1_s1.mlir" --target h100 --no-check --json >"$tmp/bn.json" 2>&1
+$LANESCOPE sim "$tmp/mlp.mlir" --target h100 --no-check --json >"$tmp/bn.json" 2>&1
 contains "bottleneck JSON kind" "$tmp/bn.json" '"kind":"mlp"'
-contains "bottleneck JSON in flight" "$tmp/bn.json" '"in_flight_bytes_per_wgp":4096.0'
+contains "bottleneck JSON in flight" "$tmp/bn.json" '"in_flight_bytes_per_wgp":2048.0'
 
 # Progress off a terminal (issue 15, class 6): a line per percent with
 # LANESCOPE_PROGRESS_SECONDS=0, for the engine and the check; --quiet and a

@@ -95,7 +95,7 @@ START_TEST(hand_checked_kernel)
     ls_cuda_launch L;
     ls_diag d;
     ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_generate(&x.plan, "h100_rowsum_f16_2048x8192.mlir", &src, &L, &d),
+    ck_assert_int_eq(ls_cuda_generate(&x.plan, 0, "h100_rowsum_f16_2048x8192.mlir", &src, &L, &d),
                      LS_OK);
     ck_assert_uint_eq(L.grid[0], 2048);
     ck_assert_uint_eq(L.block[0], 256);
@@ -147,14 +147,14 @@ START_TEST(rejections)
     ls_cuda_launch L;
     ls_diag d;
     ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_generate(&x.plan, "ex2", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_int_eq(ls_cuda_generate(&x.plan, 0, "ex2", &src, &L, &d), LS_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(d.msg, "AMD target"));
     ck_assert_ptr_null(src);
     free(x.m);
     /* the same config lowered as for NVIDIA still has 64-lane subgroups */
     load_plan(&x, "seed000_example2.mlir", "sm_90");
     ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_generate(&x.plan, "ex2", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_int_eq(ls_cuda_generate(&x.plan, 0, "ex2", &src, &L, &d), LS_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(d.msg, "subgroup size is 64"));
     free(x.m);
 }
@@ -174,7 +174,7 @@ START_TEST(sabotage_is_caught)
     ck_assert_int_eq(ls_plan_build(p, &x.d, ls_plan_target_from_arch("sm_90"), &x.plan, &d), LS_OK);
     char *src = NULL;
     ls_cuda_launch L;
-    ck_assert_int_eq(ls_cuda_generate(&x.plan, "small", &src, &L, &d), LS_OK);
+    ck_assert_int_eq(ls_cuda_generate(&x.plan, 0, "small", &src, &L, &d), LS_OK);
     int64_t checked;
     double ratio;
     ls_input_source in = {5, NULL, {NULL}};
@@ -224,7 +224,7 @@ START_TEST(emulated_matches_reference)
                 "%s", dg.msg);
         char *src = NULL;
         ls_cuda_launch L;
-        ls_status gs = ls_cuda_generate(&plan, "random", &src, &L, &dg);
+        ls_status gs = ls_cuda_generate(&plan, 0, "random", &src, &L, &dg);
         if (gs == LS_ERR_LIMIT)
             continue; /* e.g. more registers than the generator unrolls */
         REQUIRE(gs == LS_OK, "%s", dg.msg);
@@ -273,7 +273,7 @@ START_TEST(property_coverage)
             continue;
         char *src = NULL;
         ls_cuda_launch L;
-        ls_status gs = ls_cuda_generate(&plan, "random", &src, &L, &dg);
+        ls_status gs = ls_cuda_generate(&plan, 0, "random", &src, &L, &dg);
         if (gs == LS_ERR_LIMIT)
             continue;
         REQUIRE(gs == LS_OK, "%s", dg.msg);
@@ -349,7 +349,7 @@ START_TEST(matvec_kernel)
     plan_nvidia(&m->problems[0], 64, dv, &plan);
     char *src = NULL;
     ls_cuda_launch L;
-    ck_assert_msg(ls_cuda_generate(&plan, "mv", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "mv", &src, &L, &d) == LS_OK, "%s", d.msg);
     ck_assert_int_eq(L.n_inputs, 2);
     ck_assert_int_eq(L.input_bytes[0], 64 * 512 * 2);
     ck_assert_int_eq(L.input_bytes[1], 512 * 2);
@@ -404,7 +404,7 @@ START_TEST(strided_map_kernel)
     plan_nvidia(&m->problems[0], 32, dv, &plan);
     char *src = NULL;
     ls_cuda_launch L;
-    ck_assert_msg(ls_cuda_generate(&plan, "strided", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "strided", &src, &L, &d) == LS_OK, "%s", d.msg);
     ck_assert_int_eq(L.input_elems[0], 4 * 16 * 64); /* the operand's shape, not the loops' */
     /* d1 steps two rows of 64: stride 128 */
     ck_assert_ptr_nonnull(strstr(src, "x1 * 128"));
@@ -446,7 +446,7 @@ START_TEST(padded_offsets_widen_indices)
         plan_nvidia(&m->problems[0], 32, dv, &plan);
         char *src = NULL;
         ls_cuda_launch L;
-        ck_assert_msg(ls_cuda_generate(&plan, "padded", &src, &L, &d) == LS_OK, "%s", d.msg);
+        ck_assert_msg(ls_cuda_generate(&plan, 0, "padded", &src, &L, &d) == LS_OK, "%s", d.msg);
         ck_assert_int_lt(L.input_elems[0], INT64_C(1) << 31);
         ck_assert_ptr_nonnull(strstr(src, i == 0 ? "typedef long long ls_idx_t"
                                                  : "typedef int ls_idx_t"));
@@ -628,7 +628,7 @@ START_TEST(random_bodies_match_reference)
                 "%s", dg.msg);
         char *src = NULL;
         ls_cuda_launch L;
-        ls_status gs = ls_cuda_generate(&plan, "random", &src, &L, &dg);
+        ls_status gs = ls_cuda_generate(&plan, 0, "random", &src, &L, &dg);
         if (gs == LS_ERR_LIMIT)
             continue;
         REQUIRE(gs == LS_OK, "%s", dg.msg);
@@ -688,7 +688,7 @@ START_TEST(refuses_what_it_cannot_emit)
     plan_nvidia(&m->problems[0], 32, dv, &plan); /* as its translation_info says */
     char *src = NULL;
     ls_cuda_launch L;
-    ck_assert_int_eq(ls_cuda_generate(&plan, "argmax", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_int_eq(ls_cuda_generate(&plan, 0, "argmax", &src, &L, &d), LS_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(d.msg, "arg_compare"));
     ck_assert_ptr_null(src);
     free(m);
@@ -696,7 +696,7 @@ START_TEST(refuses_what_it_cannot_emit)
     m->problems[0].inputs[1].type = LS_ET_F8E4M3FN;
     plan_nvidia(&m->problems[0], 64, dv, &plan);
     ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_generate(&plan, "mv", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_int_eq(ls_cuda_generate(&plan, 0, "mv", &src, &L, &d), LS_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(d.msg, "input 1 is f8E4M3FN"));
     free(dv);
     free(m);

@@ -652,17 +652,19 @@ static void bare_plan(ls_derived *d, ls_plan *plan, int64_t subgroups, int64_t i
     plan->iterations = iterations;
 }
 
-/* A one-workgroup kernel costs its launch too: 2-5 us end to end, as an
- * H100 measures it (the h100 model's estimate, which the AMD models borrow
- * until measured; this test's kernel is written for 64-lane subgroups),
- * and the verdict says so. */
+/* A one-workgroup kernel costs its launch too, and the verdict says so.
+ * The h100 model's launch is measured (calibrate on an H100 SXM: an empty
+ * kernel 6.0 us between two events; the suite's one-workgroup kernels
+ * measured 5.7-6.9 us, targets/measured/); the AMD models keep the earlier
+ * 3 us estimate until measured, so this kernel (64-lane subgroups) costs
+ * 2-5 us end to end on mi300x. */
 START_TEST(launch_cost)
 {
     ls_hw hw;
     ls_diag d;
     ls_diag_clear(&d);
     ck_assert(ls_hw_load("h100", &hw, &d) == LS_OK);
-    ck_assert_double_eq_tol(hw.launch_us, 3.0, 1e-12);
+    ck_assert_double_eq_tol(hw.launch_us, 6.0, 1e-12);
     ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
     static const char *cfg = "workgroup = [1, 0], partial_reduction = [0, 256], thread = [0, 4], "
                              "lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]";

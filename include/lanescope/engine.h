@@ -102,6 +102,8 @@ typedef struct {
     int64_t occupancy;               /* workgroups resident per WGP */
     const char *occupancy_limit;     /* which resource set it */
     int64_t registers;               /* per thread, estimated (ls_plan_registers) */
+    int64_t unroll;                  /* iterations per trip of the compiled loop (the
+                                      * backend's unrolling, ls_engine_unroll) */
     int64_t registers_allocated;     /* rounded up to the model's reg_granule, cut to what
                                       * one workgroup may have (the compiler spills the rest) */
     bool registers_spill;            /* the estimate did not fit: spilled */
@@ -178,6 +180,15 @@ ls_status ls_engine_state_verdict(const ls_problem *p, int64_t state, int64_t sl
 /* The error ls_engine_run would give for the run's work (past the budget
  * without force, past the limit), before anything runs. */
 ls_status ls_engine_check_work(const ls_plan *plan, const ls_hw *hw, bool force, ls_diag *diag);
+
+/* How many of the plan's iterations one trip of the compiled loop holds,
+ * as LLVM's loop unroller chooses for the model's backend (the unroll_*
+ * keys; docs/timing-model.md, "The compiler's unrolling"): 1 when the
+ * model gives no unrolling, or the loop holds barriers (promoted operands,
+ * a serial reduction level), or for an arg_compare; lowered while the
+ * loads in flight would pass the thread's register limit.  The CUDA
+ * generator unrolls its loop by the same count. */
+int64_t ls_engine_unroll(const ls_plan *plan, const ls_hw *hw);
 
 /* opts may be NULL (no force: the budget holds). */
 ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,

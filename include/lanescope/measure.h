@@ -41,9 +41,12 @@ typedef struct {
 } ls_cuda_launch;
 
 /* The CUDA C source of plan (NVIDIA target, subgroup size 32) into a
- * malloc'd string; source_name is quoted in the header comment.  A plan the
- * generator cannot express is LS_ERR_INVALID with the reason. */
-ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **src,
+ * malloc'd string; source_name is quoted in the header comment.  unroll
+ * (ls_engine_unroll): iterations per trip of the reduction loop, pinned
+ * with #pragma unroll so the measured kernel is the program the simulator
+ * times; 0 leaves it to NVRTC.  A plan the generator cannot express is
+ * LS_ERR_INVALID with the reason. */
+ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *source_name, char **src,
                            ls_cuda_launch *launch, ls_diag *diag);
 
 /* Input k's tensor (row-major over its operand dims, its element bytes)
@@ -75,6 +78,7 @@ typedef struct {
     int runs, warmup;           /* timed runs (each after an L2 flush); warm-up runs, at
                                  * least, and at least 25 ms of them (the clock ramps up) */
     bool flush_l2;
+    int64_t unroll;             /* the loop's unrolling (ls_cuda_generate); 0: NVRTC's */
 } ls_measure_opts;
 
 typedef struct {

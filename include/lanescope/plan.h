@@ -207,14 +207,14 @@ void ls_plan_dump(const ls_plan *plan, FILE *f);
 
 /* The 32-bit registers per thread the plan's kernel needs at its peak (the
  * loop), an estimate to compare with ptxas -v or -Rpass-analysis: the
- * partial accumulators (and arg_compare's indices), one iteration's loaded
- * vectors (all in flight at once: the loads issue before the first
- * accumulate), a promoted input's copy vectors, 64-bit base addresses of
+ * partial accumulators (and arg_compare's indices), the loaded vectors of
+ * `unroll` iterations (the compiled loop body's: all in flight at once, the
+ * loads issue before the first accumulate), a promoted input's copy vectors, 64-bit base addresses of
  * every operand and the result, and a fixed overhead (thread and workgroup
  * ids, the loop counter and bound, two offsets). */
 typedef struct {
     int64_t accumulators, loaded, addresses, overhead, total;
 } ls_plan_regs;
-void ls_plan_registers(const ls_plan *plan, ls_plan_regs *r);
+void ls_plan_registers(const ls_plan *plan, int64_t unroll, ls_plan_regs *r);
 
 #endif

@@ -214,6 +214,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
     if (!st && ms->gpu) {
         ls_input_source in = {1, NULL, {NULL}};
         ls_measure_result mr;
+        ms->mo.unroll = r.unroll; /* the measured loop unrolled as the simulated one */
         if (!(st = ls_measure_run(ms->gpu, plan, in, &ms->mo, ms->copy_gbps, &mr, diag))) {
             ms->copy_gbps = mr.copy_gbps;
             memset(row, 0, sizeof *row);

@@ -241,7 +241,7 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     if (a->emit || a->ptx) {
         char *src = NULL;
         ls_cuda_launch L;
-        ls_status st = ls_cuda_generate(plan, p->file, &src, &L, diag);
+        ls_status st = ls_cuda_generate(plan, ls_engine_unroll(plan, hw), p->file, &src, &L, diag);
         if (st)
             return st;
         if (a->emit) {
@@ -282,7 +282,7 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     ls_status st;
     if (!*gpu && (st = ls_gpu_open((int)a->device, gpu, diag)))
         return st;
-    ls_measure_opts mo = {(int)a->runs, (int)a->warmup, a->flush};
+    ls_measure_opts mo = {(int)a->runs, (int)a->warmup, a->flush, ls_engine_unroll(plan, hw)};
     ls_measure_result r;
     if ((st = ls_measure_run(*gpu, plan, in, &mo, 0, &r, diag)))
         return st;

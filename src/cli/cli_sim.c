@@ -121,6 +121,10 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
             (long long)r->occupancy, r->occupancy == 1 ? "" : "s", r->occupancy_limit,
             (long long)r->registers, r->registers_spill ? ", more than fit: spilled" : "",
             (long long)r->waves, r->waves == 1 ? "" : "s");
+    if (r->unroll > 1)
+        fprintf(f, "  loop: the backend unrolls it by %lld (LLVM's partial unrolling for %s): "
+                   "the loads of %lld iterations in flight before their combines\n",
+                (long long)r->unroll, hw->arch, (long long)r->unroll);
     if (hw->note[0])
         fprintf(f, "  note: %s\n", hw->note);
     if (p->init_unknown) /* said, never silently assumed */
@@ -268,6 +272,7 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(o, "registers", json_object_new_int64(r->registers));
     json_object_object_add(o, "registers_allocated", json_object_new_int64(r->registers_allocated));
     json_object_object_add(o, "registers_spill", json_object_new_boolean(r->registers_spill));
+    json_object_object_add(o, "unroll", json_object_new_int64(r->unroll));
     json_object_object_add(o, "waves", json_object_new_int64(r->waves));
     json_object_object_add(o, "workgroups", json_object_new_int64(r->workgroups));
     json_object_object_add(o, "instructions", json_object_new_int64(r->instructions));

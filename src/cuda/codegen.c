@@ -330,6 +330,11 @@ static void emit_load_accumulate(gen *g)
             (long long)g->nacc, (long long)g->nacc);
     fprintf(f, "    /* scf.for over the partial-reduction chunks: %lld iteration%s */\n",
             (long long)g->plan->iterations, g->plan->iterations == 1 ? "" : "s");
+    if (g->unroll > 0)
+        fprintf(f, "    /* unrolled by %lld, as the simulator models LLVM's unroller for the "
+                   "target (IREE's kernel); NVRTC would choose its own count */\n"
+                   "#pragma unroll %lld\n",
+                (long long)g->unroll, (long long)g->unroll);
     fprintf(f, "    for (%s it = 0; it < %lld; ++it) {\n", cg_idx(g), (long long)g->plan->iterations);
     int64_t div = 1;
     for (int i = p->rank - 1; i >= 0; i--) {
@@ -717,7 +722,7 @@ static void fill_launch(gen *g, ls_cuda_launch *launch)
     launch->out_bytes = launch->out_elems * launch->out_elem_bytes;
 }
 
-ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **src,
+ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *source_name, char **src,
                            ls_cuda_launch *launch, ls_diag *diag)
 {
     *src = NULL;
@@ -727,6 +732,7 @@ ls_status ls_cuda_generate(const ls_plan *plan, const char *source_name, char **
     gen g;
     memset(&g, 0, sizeof g);
     g.plan = plan;
+    g.unroll = unroll;
     g.p = plan->problem;
     g.d = plan->derived;
     g.l = &g.d->layout;

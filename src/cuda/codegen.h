@@ -15,6 +15,7 @@ typedef struct {
     const ls_nested_layout *l;
     FILE *f;
     int64_t regs, nacc, nres;
+    int64_t unroll;                /* the loop's #pragma unroll count, 0: none */
     int64_t *acc_slot, *res_slot, *slot_reg;
     int nin;                       /* input operands */
     int64_t in_stride[LS_MAX_INPUTS][LS_MAX_RANK]; /* per input, per loop dim (0: broadcast) */

@@ -226,7 +226,7 @@ ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, int64_t *chec
     ls_cuda_launch L;
     *checked = 0;
     *max_bound_ratio = 0;
-    ls_status st = ls_cuda_generate(plan, plan->problem->file, &src, &L, diag);
+    ls_status st = ls_cuda_generate(plan, 0, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
     st = ls_cuda_emulate_source(plan, src, &L, in, checked, max_bound_ratio, diag);

@@ -232,7 +232,7 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
     char empty_src[400];
     double *t = NULL;
     ls_cuda_reference ref = {0, NULL, NULL};
-    ls_status st = ls_cuda_generate(plan, plan->problem->file, &src, &L, diag);
+    ls_status st = ls_cuda_generate(plan, opts->unroll, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
     empty_source(L.n_inputs, empty_src, sizeof empty_src);
