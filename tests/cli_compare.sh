@@ -213,6 +213,13 @@ if [ -f "$HWDATA" ]; then
     awk -v v="$rlog" 'BEGIN { exit !(v != "" && v >= 0.98) }'; check "H100: Pearson r over log times >= 0.98 (got $rlog)" $?
     ncmp=$(grep -c '"error_pct"' "$tmp/hw.json")
     [ "$ncmp" -eq "$ncases" ]; check "H100: every suite case compared ($ncmp of $ncases)" $?
+    # the Little's-law sweep of the third run: 1-32 subgroups per SM
+    SWEEP=$(dirname "$HWDATA")/../h100-2026-11-26-calib3
+    $LANESCOPE compare "$SWEEP/inputs/suite.txt" --target h100 --measured "$SWEEP/mlp_measured.csv" \
+        --json >"$tmp/mlp.json" 2>"$tmp/err"
+    check "compare of the H100 Little's-law sweep exits 0" $?
+    mean=$(json_num "$tmp/mlp.json" mean_abs_pct)
+    awk -v v="$mean" 'BEGIN { exit !(v != "" && v <= 16) }'; check "H100 sweep: mean |error| <= 16% (got $mean)" $?
 else
     check "the committed H100 measurements are at $HWDATA" 1
 fi

@@ -147,6 +147,8 @@ static void synthetic(ls_calib_result *r)
         {LS_CAL_L2_GBPS, 5500, "l2_bw"},
         {LS_CAL_LAUNCH_US, 4.5, "launch"},
         {LS_CAL_DISPATCH, 350, "dispatch"},
+        {LS_CAL_L2_FAR_LATENCY, 470.4, "chase_l2_steps"},
+        {LS_CAL_MSHRS, 600, "mlp"},
     };
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         r->q[vals[i].q].value = vals[i].v;
@@ -218,6 +220,8 @@ START_TEST(render_round_trip)
     ck_assert(fabs(hw.dram_gbps - 1987.3) < 1e-9);
     ck_assert_int_eq(hw.l1_latency, 34);
     ck_assert_int_eq(hw.dispatch_cycles, 5); /* 1755.4 MHz / 350 blocks a us */
+    ck_assert_int_eq(hw.l2_far_latency, 470);
+    ck_assert_int_eq(hw.mshrs_per_wgp, 600);
     /* the driver's limits */
     ck_assert_int_eq(hw.wgp_count, 114);
     ck_assert_int_eq(hw.l2_bytes, 52428800);
@@ -341,6 +345,41 @@ START_TEST(incomplete_results_rejected)
 }
 END_TEST
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Timed L2 loads: two clusters (an L2 in two partitions) found with their
+ * medians less the clock reads' cost; one cluster, or a far one that is
+ * too small or too close, is not a split. */
+START_TEST(l2_split)
+{
+    enum { N = 1000 };
+    double v[N], near, far, share;
+    for (int i = 0; i < N; i++) /* 60% near 230 +- 4, 40% far 430 +- 4 (with 30 of clock reads) */
+        v[i] = i < 600 ? 226 + (i % 9) : 426 + (i % 9);
+    qsort(v, N, sizeof *v, cmp_dbl);
+    ck_assert(ls_calib_l2_split(v, N, 30, &near, &far, &share));
+    /* sorted: the near cluster's 600 values are 226..234, 67 each of the
+     * first six: its median v[300] is 230; the far cluster's v[800] is 430 */
+    ck_assert_double_eq_tol(near, 200, 1e-9);
+    ck_assert_double_eq_tol(far, 400, 1e-9);
+    ck_assert_double_eq_tol(share, 0.4, 1e-12);
+    for (int i = 0; i < N; i++) /* one cluster: 200 .. 240 */
+        v[i] = 200 + 40.0 * i / N;
+    ck_assert(!ls_calib_l2_split(v, N, 0, &near, &far, &share));
+    for (int i = 0; i < N; i++) /* far 5%: under the 15% a partition's share is */
+        v[i] = i < 950 ? 200 : 400;
+    ck_assert(!ls_calib_l2_split(v, N, 0, &near, &far, &share));
+    for (int i = 0; i < N; i++) /* 10% apart: not two partitions */
+        v[i] = i < 500 ? 200 : 220;
+    ck_assert(!ls_calib_l2_split(v, N, 0, &near, &far, &share));
+    ck_assert(!ls_calib_l2_split(v, 5, 0, &near, &far, &share)); /* too few */
+}
+END_TEST
+
 START_TEST(csv_rows_carry_provenance)
 {
     ls_calib_result *r = ls_xcalloc(1, sizeof *r);
@@ -428,6 +467,7 @@ static Suite *calibrate_suite(void)
     tcase_add_test(tc, base_keys_keep_their_source);
     tcase_add_loop_test(tc, incomplete_results_rejected, 0, (int)(sizeof bad / sizeof bad[0]));
     tcase_add_test(tc, csv_rows_carry_provenance);
+    tcase_add_test(tc, l2_split);
     tcase_add_loop_test(tc, short_names, 0, (int)(sizeof names / sizeof names[0]));
     tcase_add_test(tc, base_lookup);
     suite_add_tcase(s, tc);

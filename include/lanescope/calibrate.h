@@ -43,8 +43,24 @@ typedef enum {
     LS_CAL_L2_GBPS,          /* streaming read of an L2-resident set, GB/s */
     LS_CAL_LAUNCH_US,        /* one empty-kernel launch, event to event, us */
     LS_CAL_DISPATCH,         /* block dispatch rate, blocks per us (whole GPU) */
+    LS_CAL_L2_FAR_LATENCY,   /* cycles per dependent load of a line in the other L2
+                              * partition -> l2_far_latency (when the chase's per-load
+                              * latencies split in two; l2_latency is then the near one) */
+    LS_CAL_MSHRS,            /* sector requests one SM keeps in flight (Little's law on a
+                              * few SMs' streaming bandwidth) -> mshrs_per_wgp, when the
+                              * bandwidth levels off */
     LS_CAL_N
 } ls_calib_qty;
+
+/* An L2 in two partitions from one SM's timed loads: v[0..n) sorted
+ * cycles, each load's plus `overhead` (the clock reads').  Splits them in
+ * the two clusters with the least squared distance to their means (the
+ * split between n/10 and 9n/10); *near and *far are the clusters' medians
+ * less the overhead, *far_share the far cluster's share of the loads.
+ * True when they are two partitions: each cluster holds 15% of the loads
+ * or more and the far one is 25% slower or more. */
+bool ls_calib_l2_split(const double *v, int n, double overhead, double *near, double *far,
+                       double *far_share);
 
 /* Quantities below this one feed model keys; ls_calib_check requires them. */
 #define LS_CAL_MODEL_N (LS_CAL_DRAM_GBPS + 1)

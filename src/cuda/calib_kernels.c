@@ -147,6 +147,28 @@
     "    ls_wait_u64(p, out + 1);\n"                                                               \
     "    long long t1 = ls_clock();\n"                                                             \
     "    out[0] = t1 - t0 - ovh;\n"                                                                \
+    "}\n"                                                                                         \
+    "\n"                                                                                           \
+    "/* The same chain, each load timed on its own: lat[i] = cycles of step i,\n"                  \
+    " * the clock reads and the wait included (the caller subtracts what the\n"                    \
+    " * averaged chase says they cost).  An L2 split in partitions shows two\n"                    \
+    " * latencies: lines in the SM's own partition and lines in the other. */\n"                   \
+    "extern \"C\" __global__ void ls_cal_chase_steps(const char *base, ls_u64 slot_bytes,\n"       \
+    "                                              unsigned bits, unsigned warm,\n"                \
+    "                                              unsigned steps, long long *lat)\n"              \
+    "{\n"                                                                                          \
+    "    ls_u64 p = (ls_u64)(base + ls_perm(0, bits) * slot_bytes);\n"                             \
+    "    for (unsigned i = 0; i < warm; i++)\n"                                                    \
+    "        asm volatile(\"ld.global.cg.u64 %0, [%0];\" : \"+l\"(p));\n"                          \
+    "    ls_wait_u64(p, lat);\n"                                                                   \
+    "#pragma unroll 1\n"                                                                           \
+    "    for (unsigned i = 0; i < steps; i++) {\n"                                                 \
+    "        long long t0 = ls_clock();\n"                                                         \
+    "        asm volatile(\"ld.global.cg.u64 %0, [%0];\" : \"+l\"(p));\n"                          \
+    "        ls_wait_u64(p, lat);\n"                                                               \
+    "        long long t1 = ls_clock();\n"                                                         \
+    "        lat[i] = t1 - t0;\n"                                                                  \
+    "    }\n"                                                                                      \
     "}\n"
 
 #define SRC_SMEM                                                                                   \
@@ -280,7 +302,8 @@
     "/* Streaming read: each thread keeps U independent 16-byte loads in flight\n"                 \
     " * (ld.global.cg: L2 and below), then folds them; iteration `it` of the\n"                    \
     " * grid reads U consecutive grid-wide rows, each row coalesced.  Bytes read:\n"               \
-    " * passes x iters x U x 16 x threads. */\n"                                                   \
+    " * passes x iters x U x 16 x threads.  The loop stays rolled, so exactly U\n"                \
+    " * loads a thread are in flight (NVRTC would unroll it and keep more). */\n"                \
     "template <int U>\n"                                                                           \
     "__device__ __forceinline__ unsigned ls_stream(const char *buf, ls_u64 iters, int passes)\n"   \
     "{\n"                                                                                          \
@@ -288,6 +311,7 @@
     "    ls_u64 tid = (ls_u64)blockIdx.x * blockDim.x + threadIdx.x;\n"                            \
     "    unsigned acc = 0;\n"                                                                      \
     "    for (int pass = 0; pass < passes; pass++) {\n"                                            \
+    "#pragma unroll 1\n"                                                                          \
     "        for (ls_u64 it = 0; it < iters; it++) {\n"                                            \
     "            unsigned v[U][4];\n"                                                              \
     "#pragma unroll\n"                                                                             \
@@ -346,7 +370,7 @@
 
 static const ls_calib_source sources[S_N] = {
     [S_CLOCK] = {"clock", "ls_cal_spin", PRELUDE SRC_SPIN},
-    [S_CHASE] = {"chase", "ls_cal_chase_init ls_cal_chase", PRELUDE SRC_CHASE},
+    [S_CHASE] = {"chase", "ls_cal_chase_init ls_cal_chase ls_cal_chase_steps", PRELUDE SRC_CHASE},
     [S_SMEM] = {"smem_conflict", "ls_cal_smem", PRELUDE SRC_SMEM},
     [S_DEP] = {"dependent", "ls_cal_dep", PRELUDE SRC_DEP},
     [S_SHFL] = {"shuffle_throughput", "ls_cal_shfl_tput", PRELUDE SRC_SHFL},

@@ -232,6 +232,72 @@ static ls_status chase_one(cal *c, ls_gpu_kernel *init, ls_gpu_kernel *run, ls_d
     return LS_OK;
 }
 
+/* The L2 chase once more with every load timed on its own.  An L2 in
+ * partitions answers from the SM's own partition or from the other one, so
+ * the latencies fall in two clusters (ls_calib_l2_split); the clock reads'
+ * cost is the mean of the timed loads less the averaged chase's latency.
+ * Two clusters: the near one is l2_latency, the far one l2_far_latency.
+ * Else the averaged chase stays l2_latency and the far latency is not
+ * measured. */
+static ls_status chase_split(cal *c, ls_gpu_kernel *init, ls_devptr buf)
+{
+    uint64_t slot = 512;
+    unsigned bits = 11, nodes = 2048, warm = 2048, steps = c->quick ? 1024 : 2048;
+    ls_gpu_kernel *k = NULL;
+    ls_devptr lat = 0;
+    void *ia[] = {&buf, &slot, &bits, &nodes};
+    void *ra[] = {&buf, &slot, &bits, &warm, &steps, &lat};
+    long long *h = ls_xcalloc(steps, sizeof *h);
+    double *v = ls_xcalloc(steps, sizeof *v);
+    ls_status st = load(c, S_CHASE, "ls_cal_chase_steps", &k);
+    if (!st)
+        st = ls_gpu_alloc(c->g, steps * sizeof *h, &lat, c->diag);
+    if (!st)
+        st = ls_gpu_memset(c->g, buf, 0, slot << bits, c->diag);
+    if (!st)
+        st = launch(c, init, (nodes + 255) / 256, 256, ia, NULL);
+    if (!st)
+        st = launch(c, k, 1, 1, ra, NULL);
+    if (!st)
+        st = ls_gpu_download(c->g, h, lat, steps * sizeof *h, c->diag);
+    double avg = c->r->q[LS_CAL_L2_LATENCY].value, mean = 0;
+    for (unsigned i = 0; !st && i < steps; i++) {
+        v[i] = (double)h[i];
+        mean += v[i] / steps;
+    }
+    if (!st && !(mean > 0 && avg > 0))
+        st = implausible(c, "chase_l2_steps", "cycles per timed load", mean);
+    if (!st) {
+        qsort(v, steps, sizeof *v, cmp_double);
+        int n = (int)steps;
+        double overhead = mean - avg > 0 ? mean - avg : 0, near, far, far_share;
+        bool two = ls_calib_l2_split(v, n, overhead, &near, &far, &far_share);
+        static const int pct[] = {10, 25, 50, 75, 90};
+        for (int i = 0; i < 5; i++)
+            point(c, "chase_l2_steps", v[(n - 1) * pct[i] / 100], "cycles",
+                  "percentile=%d;timed_load_with_clock_reads", pct[i]);
+        point(c, "chase_l2_steps", overhead, "cycles", "clock_read_overhead");
+        point(c, "chase_l2_steps", near, "cycles", "near_cluster;share=%.2f", 1 - far_share);
+        point(c, "chase_l2_steps", far, "cycles", "far_cluster;share=%.2f", far_share);
+        if (two) {
+            set_q(c, LS_CAL_L2_LATENCY, near, "chase_l2_steps",
+                  "ld.global.cg L2 hits timed one by one, %u loads over %u random %llu-byte "
+                  "slots: the near cluster's median (%.0f%% of loads), less %.1f cycles of "
+                  "clock reads",
+                  steps, nodes, (unsigned long long)slot, 100 * (1 - far_share), overhead);
+            set_q(c, LS_CAL_L2_FAR_LATENCY, far, "chase_l2_steps",
+                  "the same loads' far cluster's median (%.0f%% of loads; averaged chase %.1f "
+                  "cycles)",
+                  100 * far_share, avg);
+        }
+    }
+    free(h);
+    free(v);
+    ls_gpu_free(c->g, lat);
+    ls_gpu_kernel_free(c->g, k);
+    return st;
+}
+
 /* Load-to-use latency of L1, L2 and DRAM: one thread, one chain each. */
 static ls_status bench_chase(cal *c)
 {
@@ -255,6 +321,8 @@ static ls_status bench_chase(cal *c)
         st = ls_gpu_alloc(c->g, (size_t)4096 << 14, &buf, c->diag);
     for (size_t i = 0; i < sizeof levels / sizeof levels[0] && !st; i++)
         st = chase_one(c, init, run, buf, &levels[i]);
+    if (!st)
+        st = chase_split(c, init, buf);
     ls_gpu_free(c->g, buf);
     ls_gpu_kernel_free(c->g, init);
     ls_gpu_kernel_free(c->g, run);
@@ -417,23 +485,20 @@ static int loads_index(int loads)
 }
 
 /* Median GB/s of reading `bytes` (from the buffer's start, `passes` times)
- * with `bps` blocks of 256 threads per SM, `loads` 16-byte loads each. */
-static ls_status stream_gbps(streamer *s, int bps, int loads, uint64_t bytes, int passes,
-                             double *gbps, int *resident)
+ * with a grid of `grid` blocks of `threads`, `loads` 16-byte loads each. */
+static ls_status stream_grid(streamer *s, unsigned grid, unsigned threads, int loads,
+                             uint64_t bytes, int passes, double *gbps)
 {
     cal *c = s->c;
     ls_gpu_kernel *k = s->k[loads_index(loads)];
-    int occ = ls_gpu_kernel_occupancy(c->g, k, 256, 0);
-    *resident = occ > 0 && occ < bps ? occ : bps;
-    unsigned grid = (unsigned)(*resident * c->info->sm_count);
-    uint64_t chunk = (uint64_t)grid * 256 * (uint64_t)loads * 16;
+    uint64_t chunk = (uint64_t)grid * threads * (uint64_t)loads * 16;
     uint64_t iters = bytes / chunk ? bytes / chunk : 1;
     void *args[] = {&s->buf, &iters, &passes, &c->out};
     double t[MAX_REPS];
     float ms = 0;
-    ls_status st = launch(c, k, grid, 256, args, NULL); /* warm-up (and L2 fill) */
+    ls_status st = launch(c, k, grid, threads, args, NULL); /* warm-up (and L2 fill) */
     for (int i = 0; i < c->reps && !st; i++)
-        if (!(st = launch(c, k, grid, 256, args, &ms)))
+        if (!(st = launch(c, k, grid, threads, args, &ms)))
             t[i] = ms;
     if (st)
         return st;
@@ -442,6 +507,65 @@ static ls_status stream_gbps(streamer *s, int bps, int loads, uint64_t bytes, in
     *gbps = (double)(iters * chunk) * passes / (net * 1e-3) / 1e9;
     if (!(*gbps > 0) || !isfinite(*gbps))
         return implausible(c, "stream", "GB/s", *gbps);
+    return LS_OK;
+}
+
+/* The same with `bps` blocks of 256 threads per SM on every SM (fewer when
+ * the driver says fewer fit: *resident). */
+static ls_status stream_gbps(streamer *s, int bps, int loads, uint64_t bytes, int passes,
+                             double *gbps, int *resident)
+{
+    cal *c = s->c;
+    int occ = ls_gpu_kernel_occupancy(c->g, s->k[loads_index(loads)], 256, 0);
+    *resident = occ > 0 && occ < bps ? occ : bps;
+    return stream_grid(s, (unsigned)(*resident * c->info->sm_count), 256, loads, bytes, passes,
+                       gbps);
+}
+
+/* Sector requests one SM keeps in flight.  A few SMs (an eighth of them,
+ * one block each: together far from the DRAM's bandwidth) stream with 4 KiB
+ * to 128 KiB of loads issued per SM.  By Little's law an SM's bandwidth
+ * times the DRAM latency is what it really keeps in flight; when that
+ * levels off (under 10% more from 64 KiB to 128 KiB issued) the level is
+ * the SM's limit, in 32-byte sectors (NVIDIA's), whatever imposes it (its
+ * miss-handling registers, its port to the L2): mshrs_per_wgp, the model's
+ * limit of the same kind.  Still rising: not written, the points say how
+ * far it got. */
+static ls_status stream_mlp(streamer *s, uint64_t bytes)
+{
+    cal *c = s->c;
+    static const int cfg[][2] = {{256, 1}, {256, 2}, {256, 4}, {256, 8},
+                                 {1024, 2}, {1024, 4}, {1024, 8}};
+    const int n = (int)(sizeof cfg / sizeof cfg[0]);
+    unsigned sms = c->info->sm_count >= 8 ? (unsigned)c->info->sm_count / 8 : 1;
+    double mhz = c->r->q[LS_CAL_CLOCK_MHZ].value, lat = c->r->q[LS_CAL_DRAM_LATENCY].value;
+    double sectors[8] = {0}, gbps = 0;
+    if (!(mhz > 0 && lat > 0))
+        return implausible(c, "mlp", "the clock or the DRAM latency", mhz > 0 ? lat : mhz);
+    for (int i = 0; i < n; i++) {
+        ls_status st = stream_grid(s, sms, (unsigned)cfg[i][0], cfg[i][1], bytes, 1, &gbps);
+        if (st)
+            return st;
+        int issued = cfg[i][0] * cfg[i][1] * 16;
+        double per_sm = gbps / sms, bytes_per_cycle = per_sm * 1e3 / mhz;
+        sectors[i] = bytes_per_cycle * lat / 32;
+        point(c, "mlp", per_sm, "GB/s",
+              "per_sm;bytes_issued_per_sm=%d;threads=%d;loads=%d;sms=%u", issued, cfg[i][0],
+              cfg[i][1], sms);
+        point(c, "mlp", sectors[i], "sectors", "in_flight_by_littles_law;bytes_issued_per_sm=%d",
+              issued);
+    }
+    double top = 0;
+    for (int i = 0; i < n; i++)
+        top = sectors[i] > top ? sectors[i] : top;
+    if (sectors[n - 1] < 1.1 * sectors[n - 2])
+        set_q(c, LS_CAL_MSHRS, round(top), "mlp",
+              "%u SMs of one 256- or 1024-thread block streaming %llu MiB with 4-128 KiB "
+              "issued each: per-SM GB/s x DRAM latency (%.0f cycles) / 32 B, where it levels "
+              "off, median of %d",
+              sms, (unsigned long long)(bytes >> 20), lat, c->reps);
+    else
+        point(c, "mlp", top, "sectors", "still_rising_at_128KiB;lower_bound");
     return LS_OK;
 }
 
@@ -502,6 +626,8 @@ static ls_status bench_stream(cal *c)
         st = load(c, S_STREAM, names[i], &s.k[i]);
     if (!st)
         st = stream_curves(&s, bytes);
+    if (!st)
+        st = stream_mlp(&s, bytes / 4);
     for (int i = 0; i < 4; i++)
         ls_gpu_kernel_free(c->g, s.k[i]);
     ls_gpu_free(c->g, s.buf);

@@ -47,6 +47,8 @@ static const char *const qty_name[LS_CAL_N] = {
     [LS_CAL_L2_GBPS] = "l2_gbps",
     [LS_CAL_LAUNCH_US] = "launch_overhead",
     [LS_CAL_DISPATCH] = "block_dispatch_rate",
+    [LS_CAL_L2_FAR_LATENCY] = "l2_far_latency",
+    [LS_CAL_MSHRS] = "requests_in_flight_per_sm",
 };
 static const char *const qty_unit[LS_CAL_N] = {
     [LS_CAL_CLOCK_MHZ] = "MHz",
@@ -62,6 +64,8 @@ static const char *const qty_unit[LS_CAL_N] = {
     [LS_CAL_L2_GBPS] = "GB/s",
     [LS_CAL_LAUNCH_US] = "us",
     [LS_CAL_DISPATCH] = "blocks/us",
+    [LS_CAL_L2_FAR_LATENCY] = "cycles",
+    [LS_CAL_MSHRS] = "sectors",
 };
 
 bool ls_calib_add_point(ls_calib_result *r, const char *bench, const char *param, double value,
@@ -240,6 +244,38 @@ ls_status ls_calib_load_base(const char *name, char **text, char *path, size_t p
     return LS_OK;
 }
 
+/* --------------------------------------------------------- the L2 split */
+
+bool ls_calib_l2_split(const double *v, int n, double overhead, double *near, double *far,
+                       double *far_share)
+{
+    *near = *far = *far_share = 0;
+    if (n < 10)
+        return false;
+    double *sum = ls_xcalloc((size_t)n + 1, sizeof *sum);
+    double *sq = ls_xcalloc((size_t)n + 1, sizeof *sq);
+    for (int i = 0; i < n; i++) {
+        sum[i + 1] = sum[i] + v[i];
+        sq[i + 1] = sq[i] + v[i] * v[i];
+    }
+    int split = n / 2;
+    double best = INFINITY;
+    for (int k = n / 10; k <= n - n / 10; k++) {
+        double a = sum[k], b = sum[n] - sum[k];
+        double sse = sq[n] - a * a / k - b * b / (n - k);
+        if (sse < best) {
+            best = sse;
+            split = k;
+        }
+    }
+    free(sum);
+    free(sq);
+    *near = v[split / 2] - overhead;
+    *far = v[split + (n - split) / 2] - overhead;
+    *far_share = (double)(n - split) / n;
+    return *far_share >= 0.15 && *far_share <= 0.85 && *near > 0 && *far >= 1.25 * *near;
+}
+
 /* ------------------------------------------------------------- rendering */
 
 /* Model keys written from measurements.  offset is added before rounding
@@ -271,6 +307,8 @@ static const model_key model_keys[] = {
     {"l1_latency", LS_CAL_L1_LATENCY, 0, 1, false, NULL, false},
     {"dispatch_cycles", LS_CAL_DISPATCH, 0, 0, false,
      "as cycles between dispatches: the clock over the rate", true},
+    {"l2_far_latency", LS_CAL_L2_FAR_LATENCY, 0, 0, false, NULL, false}, /* when measured */
+    {"mshrs_per_wgp", LS_CAL_MSHRS, 0, 1, false, NULL, false},          /* when measured */
 };
 #define N_MODEL_KEYS (sizeof model_keys / sizeof model_keys[0])
 
