@@ -123,14 +123,14 @@ chip=$(echo "$gpu_name" | tr '[:upper:]' '[:lower:]' | tr -c 'a-z0-9\n' ' ' | tr
 [ -n "$chip" ] || chip=gpu
 model="$OUT/$chip-calibrated.hw"
 
-step "calibrate" 120 "$LS" calibrate -o "$model" --raw "$OUT/calibrate_raw.csv"
-rc=$?
-[ $rc -eq 3 ] && no_gpu=1
-
 builtin=h100
 case $chip in
 h200) [ -f "$here/share/lanescope/targets/h200.hw" ] && builtin=h200 ;;
 esac
+# the keys calibrate does not measure come from the built-in model of the chip
+step "calibrate" 120 "$LS" calibrate -o "$model" --raw "$OUT/calibrate_raw.csv" --base "$builtin"
+rc=$?
+[ $rc -eq 3 ] && no_gpu=1
 # The measurements are what the GPU is lent for: take them on the calibrated
 # model, or on the built-in one when calibration failed.
 first=$model
