@@ -610,6 +610,45 @@ static ls_status stream_curves(streamer *s, uint64_t dram_bytes)
     return LS_OK;
 }
 
+/* The latency a streaming load sees: one warp per SM with one 16-byte load
+ * a lane in flight (the loop stays rolled: each trip waits for its load
+ * before the next one issues), reading DRAM once, then the same over an
+ * L2-resident set.  A trip is the load's latency plus the loop's own
+ * instructions; the L2 trip less the chased L2 latency is the latter, and
+ * comes off the DRAM trip.  Reductions stream, and on an H100 their loads
+ * wait longer than the random chase's (a one-subgroup-per-SM sweep ran
+ * 15-25% slower than a model on the chased latency): the model's
+ * dram_latency takes this one; the chase stays a data point. */
+static ls_status stream_latency(streamer *s, uint64_t bytes)
+{
+    cal *c = s->c;
+    unsigned grid = (unsigned)c->info->sm_count;
+    double mhz = c->r->q[LS_CAL_CLOCK_MHZ].value, l2 = c->r->q[LS_CAL_L2_LATENCY].value;
+    double chase = c->r->q[LS_CAL_DRAM_LATENCY].value, dram_gbps = 0, l2_gbps = 0;
+    uint64_t l2_set = (uint64_t)grid * 32 * 16 * 64; /* 64 trips a pass */
+    ls_status st = stream_grid(s, grid, 32, 1, bytes, 1, &dram_gbps);
+    if (!st)
+        st = stream_grid(s, grid, 32, 1, l2_set, 64, &l2_gbps);
+    if (st)
+        return st;
+    /* 512 bytes a trip per SM, over the SM's bytes a cycle */
+    double trip_dram = 512.0 * grid * mhz / (dram_gbps * 1e3);
+    double trip_l2 = 512.0 * grid * mhz / (l2_gbps * 1e3);
+    double loop = trip_l2 - l2 > 0 ? trip_l2 - l2 : 0, lat = trip_dram - loop;
+    point(c, "stream_latency", trip_dram, "cycles", "trip;dram;one_warp_per_sm;loads=1");
+    point(c, "stream_latency", trip_l2, "cycles", "trip;l2_resident;one_warp_per_sm;loads=1");
+    point(c, "stream_latency", loop, "cycles", "loop_instructions;l2_trip_less_chased_l2");
+    point(c, "stream_latency", chase, "cycles", "random_chase_for_comparison");
+    if (!(lat > 0.5 * chase && lat < 4 * chase))
+        return implausible(c, "stream_latency", "cycles per streaming DRAM load", lat);
+    set_q(c, LS_CAL_DRAM_LATENCY, lat, "stream_latency",
+          "one warp per SM streaming %llu MiB with one 16-byte load a lane in flight: cycles "
+          "a trip (%.0f) less the loop's own (%.0f: an L2-resident trip less the L2 latency); "
+          "the random chase: %.0f",
+          (unsigned long long)(bytes >> 20), trip_dram, loop, chase);
+    return LS_OK;
+}
+
 static ls_status bench_stream(cal *c)
 {
     static const char *const names[4] = {"ls_cal_stream1", "ls_cal_stream2", "ls_cal_stream4",
@@ -626,6 +665,10 @@ static ls_status bench_stream(cal *c)
         st = load(c, S_STREAM, names[i], &s.k[i]);
     if (!st)
         st = stream_curves(&s, bytes);
+    /* the streaming latency first: the request limit's Little's law uses it;
+     * an eighth of the buffer is still 2.5x an H200's L2, so every read misses */
+    if (!st)
+        st = stream_latency(&s, bytes / 8);
     if (!st)
         st = stream_mlp(&s, bytes / 4);
     for (int i = 0; i < 4; i++)
