@@ -210,6 +210,14 @@ int64_t ls_engine_loop_ir_size(const ls_plan *pl, bool nvptx)
     return size + vectors * (pl->body_alu_ops + 1) * op;
 }
 
+/* The largest count from 1 to n that divides trips. */
+static int64_t divisor_at_most(int64_t trips, int64_t n)
+{
+    while (n > 1 && trips % n != 0)
+        n--;
+    return n > 1 ? n : 1;
+}
+
 int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
 {
     const ls_derived *d = pl->derived;
@@ -231,15 +239,11 @@ int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
     } else if (trips <= (hw->unroll_partial_threshold - be) / body) {
         u = trips;
     } else {
-        int64_t pt = hw->unroll_partial_threshold > be + 1 ? hw->unroll_partial_threshold : be + 1;
-        u = (pt - be) / body;
-        while (u > 1 && trips % u != 0)
-            u--;
         /* Count <= 1: LLVM tries 8, 4, 2 with a remainder loop; the engine
          * runs whole bodies only, so the loop stays rolled (the model's
          * one departure, docs/timing-model.md) */
-        if (u < 2)
-            u = 1;
+        int64_t pt = hw->unroll_partial_threshold > be + 1 ? hw->unroll_partial_threshold : be + 1;
+        u = divisor_at_most(trips, (pt - be) / body);
     }
     /* The registers: every load of the unrolled body is in flight at once.
      * A compiler short of registers keeps fewer loads ahead; the model
@@ -249,10 +253,7 @@ int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
         ls_plan_registers(pl, u, &regs);
         if (regs.total <= hw->max_regs_per_thread)
             break;
-        int64_t v = u / 2;
-        while (v > 1 && trips % v != 0)
-            v--;
-        u = v;
+        u = divisor_at_most(trips, u / 2);
     }
     return u;
 }
@@ -269,8 +270,8 @@ void ls_engine_build_template(engine *e)
     for (int k = 0; k < pl->n_inputs; k++)
         copies += pl->promote[k].on ? 2 * pl->promote[k].copy_loads : 0;
     /* each term is bounded (registers <= 2^20, copies by the workgroup
-     * memory <= 2^32 bytes checked before, the unrolled body by the model's
-     * unroll_insts or unroll_full_insts), the sum may still pass the int
+     * memory <= 2^32 bytes checked before, the unrolled body by LLVM's
+     * thresholds in ls_engine_unroll), the sum may still pass the int
      * that indexes the program */
     int64_t cap = u * (loads + regs * (nb + 1)) + copies + pl->local_reduce_ops + q_n * per_q + 18;
     if (cap > INT32_MAX) {

@@ -348,7 +348,10 @@ refuse suite_key_twice 1 "group= given twice" $LS compare s.txt $C
 sed 's/^sum8,4,3.5,4.5/sum8,1e13,1e13,1e13/' measured.csv >m_big.csv
 refuse csv_time_past_the_limit 1 "m_big.csv:3:" $LS compare suite.txt --measured m_big.csv --quiet
 sed "s/\$/$cr/" measured.csv >m_crlf.csv
-accept csv_crlf "mean |error|        47.0%" $LS compare suite.txt --measured m_crlf.csv --quiet
+# CRLF line ends read as LF ones: the same error figure as the LF file's
+# (whatever the model makes of it)
+lf_mean=$($LS compare suite.txt --measured measured.csv --quiet 2>/dev/null | grep 'mean |error|' | head -n 1)
+accept csv_crlf "${lf_mean:-the LF file gave no mean}" $LS compare suite.txt --measured m_crlf.csv --quiet
 { printf '\357\273\277'; cat measured.csv; } >m_bom.csv
 refuse csv_bom 1 "m_bom.csv:1:1:" $LS compare suite.txt --measured m_bom.csv --quiet
 sed 's/^sum8,4,3.5,4.5,5/sum8,4,3.5,4.5,-3/' measured.csv >m_runs.csv
