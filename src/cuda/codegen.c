@@ -606,96 +606,6 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
     fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
 }
 
-/* The largest offset into input k a thread forms: register 0's (o%d) is
- * computed before the mask, so a padded thread's reaches past the tensor,
- * to sum (ls_tile_reach - 1) x stride.  False past int64. */
-static bool padded_offset(const ls_plan *plan, int k, int64_t *out)
-{
-    const ls_problem *p = plan->problem;
-    int64_t strides[LS_MAX_RANK], o = 0, t;
-    ls_operand_strides(p, k, strides);
-    for (int i = 0; i < p->rank; i++)
-        if (!ls_mul_ok(ls_tile_reach(plan->derived, p, i) - 1, strides[i], &t) ||
-            __builtin_add_overflow(o, t, &o))
-            return false;
-    *out = o;
-    return true;
-}
-
-static ls_status check_plan(const ls_plan *plan, ls_diag *diag)
-{
-    const ls_problem *p = plan->problem;
-    const ls_derived *d = plan->derived;
-    if (p->argcmp.on)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s is an arg_compare (a value and its index reduced together); the "
-                           "CUDA generator does not emit its index reduction",
-                           p->name);
-    if (d->tile_and_fuse)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s is lowered by TileAndFuse (each thread reduces alone); the CUDA "
-                           "generator emits VectorDistribute plans",
-                           p->name);
-    if (plan->amd)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "the CUDA path runs NVIDIA plans; this one is lowered for an AMD "
-                           "target (DPP steps); give --target h100 or another NVIDIA model");
-    if (d->subgroup_size != 32)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "the config's subgroup size is %lld; NVIDIA warps have 32 lanes",
-                           (long long)d->subgroup_size);
-    if (d->workgroup_size > 1024)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "workgroup of %lld threads; a CUDA block holds at most 1024",
-                           (long long)d->workgroup_size);
-    if (d->total_workgroups > 2147483647)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "%lld workgroups; a CUDA grid holds at most 2^31-1 blocks in x",
-                           (long long)d->total_workgroups);
-    if (d->serial_reduce)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s uses the reduction tiling level (a subgroup reduce inside the "
-                           "loop); the CUDA generator emits partial-reduction plans only",
-                           p->name);
-    if (plan->n_promoted > 0)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s promotes an input through workgroup memory (promote_operands); "
-                           "the CUDA generator does not emit the copy",
-                           p->name);
-    if (p->n_inputs > 1 && p->body.n == 0)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s reads %d inputs but has no body combining them", p->name,
-                           p->n_inputs);
-    char why[400];
-    if (!cg_body_supported(p, why, sizeof why))
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col, "%s", why);
-    if (!cg_storage_type(p->acc_type))
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s: the CUDA path reduces in f16, bf16, f32, i8, i16 and i32 "
-                           "(NVIDIA shuffles are 32 bits wide)",
-                           ls_elem_type_name(p->acc_type));
-    if (p->body.n > 0 && p->body.inst[p->body.n - 1].type != p->acc_type)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s's body yields %s but reduces in %s", p->name,
-                           ls_elem_type_name((ls_elem_type)p->body.inst[p->body.n - 1].type),
-                           ls_elem_type_name(p->acc_type));
-    int64_t regs = ls_nl_registers(&d->layout);
-    if (regs > LS_CUDA_MAX_REGISTERS)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "%lld registers per thread per iteration; the generator unrolls at "
-                           "most %d",
-                           (long long)regs, LS_CUDA_MAX_REGISTERS);
-    for (int k = 0; k < p->n_inputs; k++) {
-        int64_t o;
-        if (!padded_offset(plan, k, &o))
-            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                               "input %d: a padded thread's offset (formed before the mask) "
-                               "overflows int64",
-                               k);
-    }
-    return LS_OK;
-}
-
 static void fill_launch(gen *g, ls_cuda_launch *launch)
 {
     const ls_problem *p = g->p;
@@ -726,7 +636,7 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
                            ls_cuda_launch *launch, ls_diag *diag)
 {
     *src = NULL;
-    ls_status st = check_plan(plan, diag);
+    ls_status st = cg_check_plan(plan, diag);
     if (st)
         return st;
     gen g;
@@ -757,7 +667,7 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     g.wide = launch->out_elems >= INT64_C(1) << 31;
     for (int k = 0; k < g.nin; k++) {
         int64_t o = 0;
-        padded_offset(plan, k, &o); /* fits: check_plan */
+        cg_padded_offset(plan, k, &o); /* fits: cg_check_plan */
         g.wide |= launch->input_elems[k] >= INT64_C(1) << 31 || o >= INT64_C(1) << 31;
     }
     cg_scan_bounds(&g);

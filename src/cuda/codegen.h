@@ -55,4 +55,10 @@ const char *cg_storage_type(ls_elem_type t);
 const char *cg_to_float(ls_elem_type t);
 const char *cg_from_float(ls_elem_type t);
 
+/* codegen_check.c: LS_OK when the generator can express the plan, else the
+ * refusal with its reason; and the largest offset into input k a thread
+ * forms (false past int64). */
+ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag);
+bool cg_padded_offset(const ls_plan *plan, int k, int64_t *out);
+
 #endif
