@@ -1088,6 +1088,12 @@ START_TEST(text_never_clipped_or_overlapping)
     fclose(fp);
     ck_assert_msg(ls_viz_compare_csv(csv, &c, &d) == LS_OK, "%s", d.msg);
     assert_text_fits("compare, linear", NULL, &c);
+    /* a note longer than the chart is wide (compare's provenance once ran
+     * past the edge): cut, with an ellipsis */
+    memset(c.notes[c.n_notes], 'x', sizeof c.notes[0] - 1);
+    c.notes[c.n_notes][sizeof c.notes[0] - 1] = 0;
+    c.n_notes++;
+    assert_text_fits("compare, a note wider than the chart", NULL, &c);
     ls_chart_free(&c);
     /* a sweep: linear and log time axes */
     double lin[40], wide[40];

@@ -362,8 +362,22 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
     free(Y);
     free(order);
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    for (int i = 0; i < c->n_notes; i++)
-        ls_viz_text_at(cr, c->notes[i], MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT,
-                false, 0);
+    double w, h;
+    ls_chart_compare_size(c, &w, &h);
+    for (int i = 0; i < c->n_notes; i++) {
+        /* a note wider than the chart is cut at a character and ends in an
+         * ellipsis, never drawn past the edge */
+        char note[sizeof c->notes[0] + 4];
+        snprintf(note, sizeof note, "%s", c->notes[i]);
+        size_t n = strlen(note);
+        while (n > 0 && ls_viz_text_w(cr, note, LABEL_PT, false) > w - 2 * MARGIN) {
+            do
+                n--;
+            while (n > 0 && ((unsigned char)note[n] & 0xC0) == 0x80);
+            memcpy(note + n, "\xe2\x80\xa6", 4); /* U+2026 and the terminator */
+        }
+        ls_viz_text_at(cr, note, MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT, false,
+                       0);
+    }
 }
 

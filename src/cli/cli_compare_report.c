@@ -244,7 +244,17 @@ ls_status ls_cmp_draw_chart(const compare_args *a, const ls_hw *hw, const char *
              "Kendall tau-b %s",
              s->n, s->mean_abs_pct, s->p90_abs_pct, s->max_abs_pct,
              num(b1, sizeof b1, 2, s->mean_tau));
-    snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0], "measured: %.100s", brief_source);
+    /* the source and its GPU on lines of their own: together they pass the
+     * chart's width */
+    const char *gpu = strstr(brief_source, " (gpu: ");
+    int path_len = gpu ? (int)(gpu - brief_source) : (int)strlen(brief_source);
+    snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0], "measured: %.*s",
+             path_len < 120 ? path_len : 120, brief_source);
+    if (gpu) {
+        size_t n = strlen(gpu + 2);
+        snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0], "%.*s",
+                 (int)(n > 0 && gpu[2 + n - 1] == ')' ? n - 1 : n), gpu + 2);
+    }
     snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0],
              "error = (simulated - measured) / measured; bands: +-10%% and +-25%% around y = x");
     snprintf(ch.notes[ch.n_notes++], sizeof ch.notes[0],
