@@ -543,6 +543,7 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
                            "one subgroup's program would hold more than 2^31 - 1 instructions "
                            "(the engine's limit); tile the reduction with partial_reduction");
     int64_t loop = e.loop_end - e.loop_begin, per_sg, trips = plan->iterations / e.unroll;
+    e.iterations = trips;
     if (!ls_mul_ok(loop, trips, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
         !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
         *total = -1;
@@ -675,7 +676,6 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     ls_engine_smem_degrees(&e);
     e.wheel = ls_xmalloc(LS_WHEEL * sizeof *e.wheel);
     e.wheel_end = LS_WHEEL; /* now = 0 */
-    e.iterations = plan->iterations / e.unroll;
     for (int i = 0; i < LS_WHEEL; i++)
         e.wheel[i].head = e.wheel[i].tail = -1;
     e.next_slot = ls_xmalloc((size_t)(e.n_wg_slots * e.nsub) * sizeof *e.next_slot);

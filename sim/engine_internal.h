@@ -234,8 +234,6 @@ typedef struct {
 
 /* engine_program.c: the template of one subgroup's instructions, and the
  * bank-conflict degrees of its cross-subgroup buffer accesses. */
-/* LLVM's code-size estimate of one iteration of the plan's loop. */
-int64_t ls_engine_loop_ir_size(const ls_plan *pl, bool nvptx);
 void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
 void ls_engine_assign_scoreboard(engine *e, bool plain);

@@ -193,7 +193,7 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
  * splits into (32 bits each before sm_100: v2f16, v4i8 or one f32);
  * AMDGPU (AMDGPUTargetTransformInfo.cpp): a load costs 1, an op the
  * 32-bit pieces it works on. */
-int64_t ls_engine_loop_ir_size(const ls_plan *pl, bool nvptx)
+static int64_t loop_ir_size(const ls_plan *pl, bool nvptx)
 {
     int64_t size = 4, vectors = 0, width = 1, bits = 32;
     for (int k = 0; k < pl->n_inputs; k++) {
@@ -230,7 +230,7 @@ int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
      * stays under Threshold; else partially, by the count whose body fits
      * PartialThreshold, lowered until it divides the trip count.  The size
      * of n iterations is (size - BEInsns) x n + BEInsns. */
-    int64_t be = hw->unroll_be_insns, size = ls_engine_loop_ir_size(pl, hw->arch[0] != 'g');
+    int64_t be = hw->unroll_be_insns, size = loop_ir_size(pl, hw->arch[0] != 'g');
     if (size <= be)
         size = be + 1;
     int64_t body = size - be;

@@ -539,7 +539,7 @@ static ls_status stream_mlp(streamer *s, uint64_t bytes)
     const int n = (int)(sizeof cfg / sizeof cfg[0]);
     unsigned sms = c->info->sm_count >= 8 ? (unsigned)c->info->sm_count / 8 : 1;
     double mhz = c->r->q[LS_CAL_CLOCK_MHZ].value, lat = c->r->q[LS_CAL_DRAM_LATENCY].value;
-    double sectors[8] = {0}, gbps = 0;
+    double sectors[sizeof cfg / sizeof cfg[0]] = {0}, gbps = 0;
     if (!(mhz > 0 && lat > 0))
         return implausible(c, "mlp", "the clock or the DRAM latency", mhz > 0 ? lat : mhz);
     for (int i = 0; i < n; i++) {
