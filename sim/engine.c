@@ -242,10 +242,14 @@ static int64_t step(engine *e, int slot, int64_t t)
     int64_t ready = t, r0 = sb[in->rd[0]], r1 = sb[in->rd[1]];
     ready = r0 > ready ? r0 : ready;
     ready = r1 > ready ? r1 : ready;
-    int64_t *sched = &e->sched_free[g->sched_slot];
-    if (ready > t || *sched > t) /* wait for both; re-checked when it fires */
-        return ready > *sched ? ready : *sched;
-    *sched = t + 1;
+    if (ready > t) /* re-checked when it fires */
+        return ready;
+    schedcursor sched = sched_open(&e->sched[g->sched_slot], t);
+    int64_t open = sched_first_free(&sched, t);
+    if (open > t) /* the scheduler gave cycle t away: try again at its next open one */
+        return open;
+    sched_take(&sched, t);
+    sched_close(&sched);
     ls_stage_stats *st = &e->res->stage[in->stage]; /* instructions: finish_subgroup */
     stage_enter(g, c, in->stage);
     if (g->cur_first < 0)
@@ -274,10 +278,8 @@ static int64_t step(engine *e, int slot, int64_t t)
     case I_GLOAD: {
         int64_t iteration = g->iteration * e->unroll + in->iter_offset;
         if (c->tile_iteration != iteration) { /* once per iteration, not per load */
-            ls_iteration_coord(e->d, e->p, iteration, c->it_coord);
-            c->tile_ragged = w->wg_ragged || ls_tile_ragged_half(e->d, e->p, c->it_coord, true);
-            for (int k = 0; k < e->plan->n_inputs; k++)
-                c->tile_base[k] = ls_engine_tile_base(e, k, w->wg_half[k], c->it_coord);
+            c->tile_ragged = ls_engine_tile_at(e, iteration, w->wg_half, w->wg_ragged,
+                                               c->tile_base, c->it_coord);
             c->tile_iteration = iteration;
         }
         const int64_t *it_coord = c->it_coord;
@@ -390,18 +392,87 @@ issued:
                   e->hot + e->ncode, e->iterations);
 }
 
-/* The event loop; returns the events it took.  Most events issue an ALU
- * instruction of the stage the subgroup is already in, and that path is
- * written out here with the run's constants in locals: the engine's own
- * fields could be the target of any int64_t store, so the compiler would
- * reload them after each.  Everything else goes through step(). */
+/* The latest result of a run of issues in the subgroup's spans (-1: none). */
+static inline void run_done(sgstate *g, int64_t last_done)
+{
+    if (last_done > g->cur_last)
+        g->cur_last = last_done;
+    if (last_done > g->done_cycle)
+        g->done_cycle = last_done;
+}
+
+/* A run of ALU instructions of subgroup g, the first due at cycle t (its
+ * operands are ready: see run_events), issued in one event: each takes
+ * the first cycle its scheduler has open from when its operands are
+ * ready ("Issue order" in docs/timing-model.md).  The run ends before an
+ * instruction of another kind or stage (the program's last instruction
+ * counts as another: ending the subgroup dispatches the next workgroup,
+ * which must happen in the clock's order) or one whose operands are ready
+ * past t + LS_SCHED_AHEAD, the ring's reach.  Returns the cycle of the
+ * subgroup's next event.  The constants come as arguments, as retire()'s
+ * do; e is read only when recording. */
+static inline int64_t issue_run(engine *e, sgstate *g, int64_t t, schedring *ring,
+                                int64_t alu_latency, const hinst *loop_begin,
+                                const hinst *loop_end, int64_t iterations, bool recording)
+{
+    /* The run is one chain of dependent steps: what it reads and writes
+     * stays in locals, and goes back to memory when it ends. */
+    const int64_t limit = t + LS_SCHED_AHEAD;
+    const uint16_t key = g->sk.key;
+    int64_t *sb = g->sb;
+    const hinst *h = g->hp;
+    int64_t iteration = g->iteration, last_done = -1, c = t, due;
+    schedcursor sched = sched_open(ring, t);
+    for (;;) {
+        c = sched_first_free(&sched, c);
+        if (c > limit) {
+            due = c; /* issued when its event fires */
+            break;
+        }
+        sched_take(&sched, c);
+        int64_t done = c + alu_latency;
+        sb[h->wr] = done;
+        last_done = done; /* c only grows: the run's latest */
+        if (__builtin_expect(recording, 0)) {
+            g->iteration = iteration; /* the record's */
+            record_slow(e, LS_REC_ISSUE, g, c, done, &e->code[h - e->hot]);
+        }
+        const hinst *nx = h + 1; /* not the end: the last instruction takes step() */
+        if (nx == loop_end && ++iteration < iterations)
+            nx = loop_begin;
+        /* the operand just written is read from the register, not back
+         * through memory: the chain's step is its latency */
+        int64_t wake = c + 1, w0 = nx->rd[0] == h->wr ? done : sb[nx->rd[0]],
+                w1 = nx->rd[1] == h->wr ? done : sb[nx->rd[1]];
+        wake = w0 > wake ? w0 : wake;
+        wake = w1 > wake ? w1 : wake;
+        h = nx;
+        if (h->fast_key != key || wake > limit) {
+            due = wake;
+            break;
+        }
+        c = wake;
+    }
+    sched_close(&sched);
+    g->hp = h;
+    g->iteration = iteration;
+    run_done(g, last_done);
+    return due;
+}
+
+/* The event loop; returns the events it took.  Most events issue a run
+ * of ALU instructions of the stage the subgroup is already in, and that
+ * path is written out here with the run's constants in locals: the
+ * engine's own fields could be the target of any int64_t store, so the
+ * compiler would reload them after each.  Everything else goes through
+ * step(). */
 static int64_t run_events(engine *e)
 {
     sgstate *const sgs = e->sgs;
-    const hinst *const loop_begin = e->hot + e->loop_begin, *const loop_end = e->hot + e->loop_end,
-                       *const end = e->hot + e->ncode;
-    int64_t *const sched_free = e->sched_free;
+    const hinst *const loop_begin = e->hot + e->loop_begin, *const loop_end = e->hot + e->loop_end;
+    schedring *const sched = e->sched;
     const int64_t alu_latency = e->hw->alu_latency, iterations = e->iterations;
+    const bool recording = e->recording;
     int64_t events = 0;
     for (int slot; (slot = pop(e)) >= 0;) {
         events++;
@@ -414,14 +485,8 @@ static int64_t run_events(engine *e)
          * other event is due no earlier than they are (retire's wake,
          * step()'s wait), and only the subgroup's own issues change them. */
         if (h->fast_key == g->sk.key) {
-            int64_t *sched = &sched_free[g->sched_slot];
-            if (*sched > t) /* as step() would: wait for the scheduler */
-                due = *sched;
-            else {
-                *sched = t + 1;
-                due = retire(e, slot, g, t, t + alu_latency, loop_begin, loop_end, end,
-                             iterations);
-            }
+            due = issue_run(e, g, t, &sched[g->sched_slot], alu_latency, loop_begin, loop_end,
+                            iterations, recording);
         } else {
             due = step(e, slot, t);
             if (e->clock_over) /* a store's, a barrier's or a dispatch's push */
@@ -558,41 +623,6 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
     return LS_OK;
 }
 
-/* The work is known before anything runs: past the budget (minutes of
- * wall time) only when asked for, never past the limit. */
-ls_status ls_engine_work_verdict(const ls_problem *p, int64_t total, bool force, ls_diag *diag)
-{
-    if (total >= 0 && (total <= LS_SIM_BUDGET_INSTRUCTIONS ||
-                       (force && total <= LS_MAX_SIM_INSTRUCTIONS)))
-        return LS_OK;
-    char n[32] = "more than 2^63";
-    if (total >= 0)
-        snprintf(n, sizeof n, "%lld", (long long)total);
-    if (total >= 0 && total <= LS_MAX_SIM_INSTRUCTIONS)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "the simulation would issue %s subgroup-instructions, past the "
-                           "budget of %lld (minutes of wall time): give --force to run it "
-                           "anyway, or simulate a smaller problem",
-                           n, (long long)LS_SIM_BUDGET_INSTRUCTIONS);
-    return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                       "the simulation would issue %s subgroup-instructions, past the limit "
-                       "of %lld; simulate a smaller problem",
-                       n, (long long)LS_MAX_SIM_INSTRUCTIONS);
-}
-
-ls_status ls_engine_state_verdict(const ls_problem *p, int64_t state, int64_t slots, int64_t wgps,
-                                  int64_t occupancy, ls_diag *diag)
-{
-    if (state >= 0 && state <= LS_MAX_ENGINE_STATE_BYTES)
-        return LS_OK;
-    return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                       "%lld workgroups would be resident at once (%lld WGPs hold up to %lld "
-                       "each), %.2f GiB of simulator state; the limit is %.2f GiB: simulate "
-                       "fewer workgroups (--workgroups) or on a model with fewer WGPs",
-                       (long long)slots, (long long)wgps, (long long)occupancy,
-                       (double)state / (1 << 30), (double)LS_MAX_ENGINE_STATE_BYTES / (1 << 30));
-}
-
 ls_status ls_engine_check_work(const ls_plan *plan, const ls_hw *hw, bool force, ls_diag *diag)
 {
     int64_t total;
@@ -633,7 +663,9 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     e.hot = ls_xcalloc((size_t)e.ncode + 1, sizeof *e.hot);
     for (int i = 0; i < e.ncode; i++) {
         const tinst *in = &e.code[i];
-        bool fast = in->kind == I_ALU && !(opts && opts->record);
+        /* the last instruction ends the subgroup, which dispatches the
+         * next workgroup: in the clock's order, so never in a run */
+        bool fast = in->kind == I_ALU && i + 1 < e.ncode;
         stagekey k = {.stage = (int8_t)(fast ? (int)in->stage : -2), .waiting = false};
         e.hot[i] = (hinst){{in->rd[0], in->rd[1]}, in->wr, k.key};
     }
@@ -653,7 +685,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         free(e.code);
         return diag->status;
     }
-    e.sched_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
+    e.sched = ls_xcalloc_aligned((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof *e.sched, 64);
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.wgs = ls_xcalloc((size_t)e.n_wg_slots, sizeof *e.wgs);
@@ -664,6 +696,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     for (int i = 0; i < e.n_wg_slots * e.nsub; i++)
         e.sgs[i].sb = e.sb + (size_t)i * (size_t)e.sb_stride;
     ls_engine_precompute_loads(&e);
+    ls_engine_iteration_table(&e);
     e.streaming = !(opts && opts->full_cache_walk) && ls_engine_streams(&e);
     res->streamed = e.streaming;
     ls_engine_memory_init(&e);
@@ -708,13 +741,15 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.heap);
     free(e.next_slot);
     free(e.wheel);
-    free(e.sched_free);
+    free(e.sched);
     free(e.shfl_free);
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);
     free(e.sgc);
     ls_engine_memory_free(&e);
+    free(e.it_half);
+    free(e.it_ragged);
     free(e.ivals);
     free(e.ival_start);
     free(e.ival_count);

@@ -50,7 +50,7 @@ typedef struct { /* a timing-wheel bucket: its first and last slot, -1 when empt
 typedef struct {
     int32_t rd[2], wr;   /* tinst's */
     uint16_t fast_key;   /* an ALU instruction's: its stage, not waiting; for any other
-                          * instruction, or when recording, a key no subgroup has */
+                          * instruction, or the program's last, a key no subgroup has */
 } hinst;
 
 typedef struct {
@@ -59,6 +59,74 @@ typedef struct {
     int32_t slot;
 } event;
 
+/* A scheduler's issue slots: one issue a cycle, each cycle given to the
+ * first subgroup that asks for it (docs/timing-model.md, "Issue order").  A ring of
+ * LS_SCHED_WORDS 64-cycle words, each tagged with its 64-cycle block, holds
+ * the cycles given away; a subgroup asks for cycles at most LS_SCHED_AHEAD
+ * past the clock, so every cycle still asked about fits the ring. */
+enum { LS_SCHED_WORDS = 16, LS_SCHED_AHEAD = 512 };
+_Static_assert(LS_SCHED_AHEAD + 128 <= LS_SCHED_WORDS * 64, "the ring spans the cycles asked about");
+typedef struct {
+    int64_t block;  /* the 64-cycle block the word holds (cycle >> 6) */
+    uint64_t taken; /* its cycles given away */
+} schedword;
+typedef struct {
+    schedword w[LS_SCHED_WORDS];
+} schedring;
+
+/* A scheduler's ring while one subgroup asks for cycles: the word of the
+ * cycle at hand is held here (in registers, when inlined) and goes back
+ * to the ring when the cursor moves to another word or closes. */
+typedef struct {
+    schedring *ring;
+    schedword *w;
+    int64_t block;
+    uint64_t taken;
+} schedcursor;
+
+static inline void sched_load(schedcursor *k, int64_t block)
+{
+    k->block = block;
+    k->w = &k->ring->w[block & (LS_SCHED_WORDS - 1)];
+    k->taken = k->w->block == block ? k->w->taken : 0; /* another block's: stale, empty */
+}
+
+/* Open the ring at cycle c. */
+static inline schedcursor sched_open(schedring *ring, int64_t c)
+{
+    schedcursor k = {ring, NULL, 0, 0};
+    sched_load(&k, c >> 6);
+    return k;
+}
+
+/* Put the word at hand back (a stale word's slot holds no live block). */
+static inline void sched_close(schedcursor *k)
+{
+    k->w->block = k->block;
+    k->w->taken = k->taken;
+}
+
+/* The first cycle >= c the scheduler has not given away; the cursor moves
+ * to its word. */
+static inline int64_t sched_first_free(schedcursor *k, int64_t c)
+{
+    for (;;) {
+        if (c >> 6 != k->block) {
+            sched_close(k);
+            sched_load(k, c >> 6);
+        }
+        uint64_t open = ~k->taken >> (c & 63);
+        if (open)
+            return c + __builtin_ctzll(open);
+        c = (c | 63) + 1;
+    }
+}
+
+/* Give cycle c away: the one sched_first_free just returned. */
+static inline void sched_take(schedcursor *k, int64_t c)
+{
+    k->taken |= UINT64_C(1) << (c & 63);
+}
 
 typedef struct {
     int64_t lo, hi; /* relative byte interval [lo, hi) */
@@ -190,7 +258,7 @@ typedef struct {
     bucket *wheel;       /* LS_WHEEL buckets (engine.c) */
     int64_t in_wheel;
     /* machine */
-    int64_t *sched_free; /* wgp x schedulers */
+    schedring *sched;    /* wgp x schedulers */
     int64_t *shfl_free, *smem_free;
     sgstate *sgs;
     sgcold *sgc;
@@ -211,6 +279,12 @@ typedef struct {
     int64_t op_base[LS_MAX_INPUTS]; /* byte address of each input tensor */
     int64_t input_bytes; /* the inputs' bytes, each padded to 4 KiB */
     bool streaming;      /* no line is asked for twice: the caches are skipped (engine_stream.c) */
+    /* per iteration of the reduction loop, what its tiles share in every
+     * workgroup (ls_engine_iteration_table): each input's offset half, in
+     * elements (iterations x inputs), and whether that half is ragged;
+     * NULL when the loop is too long to table */
+    int64_t *it_half;
+    bool *it_ragged;
     ls_operand_regs oregs[LS_MAX_INPUTS];
     interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
     int64_t *ival_start; /* may pass 2^31: subgroups x loads x lanes x width intervals */
@@ -269,6 +343,34 @@ static inline int64_t ls_engine_tile_base(const engine *e, int k, int64_t wg_hal
 static inline int64_t ls_engine_wg_half(const engine *e, int k, const int64_t *wg_coord)
 {
     return ls_tile_offset_half(e->d, e->p, e->in_strides[k], wg_coord, false);
+}
+
+/* The iteration table, when the loop has at most this many iterations:
+ * 64 Ki x LS_MAX_INPUTS offsets is at most 2 MiB, a few workgroups' state. */
+#define LS_ITER_TABLE_MAX (INT64_C(1) << 16)
+void ls_engine_iteration_table(engine *e);
+
+/* Iteration `it`'s tile in a workgroup (wg_half, wg_ragged: ls_engine_wg_half's
+ * and ls_tile_ragged_half's of the workgroup): each input's base address in
+ * base[], and whether the tile is ragged.  it_coord is filled when it is, the
+ * only case that reads it. */
+static inline bool ls_engine_tile_at(const engine *e, int64_t it, const int64_t *wg_half,
+                                     bool wg_ragged, int64_t *base, int64_t *it_coord)
+{
+    const ls_plan *pl = e->plan;
+    if (e->it_half == NULL) {
+        ls_iteration_coord(e->d, e->p, it, it_coord);
+        for (int k = 0; k < pl->n_inputs; k++)
+            base[k] = ls_engine_tile_base(e, k, wg_half[k], it_coord);
+        return wg_ragged || ls_tile_ragged_half(e->d, e->p, it_coord, true);
+    }
+    const int64_t *half = e->it_half + it * pl->n_inputs;
+    for (int k = 0; k < pl->n_inputs; k++)
+        base[k] = e->op_base[k] + (wg_half[k] + half[k]) * pl->inputs[k].elem_bits / 8;
+    bool ragged = wg_ragged || e->it_ragged[it];
+    if (ragged)
+        ls_iteration_coord(e->d, e->p, it, it_coord);
+    return ragged;
 }
 
 /* The index of load `in` of subgroup sg in ival_start / ival_count

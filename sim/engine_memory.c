@@ -751,3 +751,22 @@ void ls_engine_precompute_loads(engine *e)
             }
 }
 
+
+void ls_engine_iteration_table(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    e->it_half = NULL;
+    e->it_ragged = NULL;
+    if (pl->iterations > LS_ITER_TABLE_MAX)
+        return; /* ls_engine_tile_at computes each iteration's when it needs it */
+    e->it_half = ls_xcalloc((size_t)(pl->iterations * pl->n_inputs) + 1, sizeof *e->it_half);
+    e->it_ragged = ls_xcalloc((size_t)pl->iterations + 1, sizeof *e->it_ragged);
+    int64_t it_coord[LS_MAX_RANK];
+    for (int64_t it = 0; it < pl->iterations; it++) {
+        ls_iteration_coord(e->d, e->p, it, it_coord);
+        e->it_ragged[it] = ls_tile_ragged_half(e->d, e->p, it_coord, true);
+        for (int k = 0; k < pl->n_inputs; k++)
+            e->it_half[it * pl->n_inputs + k] =
+                ls_tile_offset_half(e->d, e->p, e->in_strides[k], it_coord, true);
+    }
+}

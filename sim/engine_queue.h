@@ -91,15 +91,23 @@ static inline void push(engine *e, int64_t cycle, int slot)
         heap_push(e, (event){cycle, e->seq++, slot});
 }
 
-/* Move the wheel to cycle t, taking in overflow events that are now inside. */
-static void advance_to(engine *e, int64_t t)
+/* Take in the overflow events inside the wheel's window from cycle t. */
+static void take_overflow(engine *e, int64_t t)
 {
-    e->now = t;
-    e->wheel_end = t + LS_WHEEL <= LS_MAX_SIM_CYCLES ? t + LS_WHEEL : LS_MAX_SIM_CYCLES + 1;
     while (e->nheap > 0 && e->heap[0].cycle < t + LS_WHEEL) {
         event ev = heap_pop(e);
         bucket_append(e, ev.cycle, ev.slot);
     }
+}
+
+/* Move the wheel to cycle t, taking in overflow events that are now
+ * inside (once a cycle: the common case is inline). */
+static inline void advance_to(engine *e, int64_t t)
+{
+    e->now = t;
+    e->wheel_end = t + LS_WHEEL <= LS_MAX_SIM_CYCLES ? t + LS_WHEEL : LS_MAX_SIM_CYCLES + 1;
+    if (e->nheap > 0 && e->heap[0].cycle < t + LS_WHEEL)
+        take_overflow(e, t);
 }
 
 /* Ask the host for what the next events' steps will read: the state of

@@ -44,17 +44,13 @@ static bool mark_range(linemap *m, int64_t lo, int64_t hi)
     return true;
 }
 
-/* The global loads of one tile (workgroup wg_coord, iteration it_coord):
+/* The global loads of one tile (workgroup wg_coord, iteration it):
  * the code's loads of every subgroup, as step() issues them. */
 static bool mark_tile(engine *e, linemap *m, const int64_t *wg_coord, const int64_t *wg_half,
-                      bool wg_ragged, const int64_t *it_coord, const int *loads, int nloads,
-                      interval *tmp)
+                      bool wg_ragged, int64_t it, const int *loads, int nloads, interval *tmp)
 {
-    const ls_plan *pl = e->plan;
-    bool ragged = wg_ragged || ls_tile_ragged_half(e->d, e->p, it_coord, true);
-    int64_t base[LS_MAX_INPUTS];
-    for (int k = 0; k < pl->n_inputs; k++)
-        base[k] = ls_engine_tile_base(e, k, wg_half[k], it_coord);
+    int64_t base[LS_MAX_INPUTS], it_coord[LS_MAX_RANK];
+    bool ragged = ls_engine_tile_at(e, it, wg_half, wg_ragged, base, it_coord);
     for (int j = 0; j < nloads; j++) {
         const tinst *in = &e->code[loads[j]];
         int k = in->operand;
@@ -112,16 +108,14 @@ bool ls_engine_streams(engine *e)
     }
     interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * width), sizeof *tmp);
     bool streams = true;
-    int64_t wg_coord[LS_MAX_RANK], it_coord[LS_MAX_RANK], wg_half[LS_MAX_INPUTS];
+    int64_t wg_coord[LS_MAX_RANK], wg_half[LS_MAX_INPUTS];
     for (int64_t wg = 0; streams && wg < e->d->total_workgroups; wg++) {
         ls_workgroup_coord(e->d, wg, wg_coord);
         bool wg_ragged = ls_tile_ragged_half(e->d, e->p, wg_coord, false);
         for (int k = 0; k < pl->n_inputs; k++)
             wg_half[k] = ls_engine_wg_half(e, k, wg_coord);
-        for (int64_t it = 0; streams && it < pl->iterations; it++) {
-            ls_iteration_coord(e->d, e->p, it, it_coord);
-            streams = mark_tile(e, &m, wg_coord, wg_half, wg_ragged, it_coord, loads, nloads, tmp);
-        }
+        for (int64_t it = 0; streams && it < pl->iterations; it++)
+            streams = mark_tile(e, &m, wg_coord, wg_half, wg_ragged, it, loads, nloads, tmp);
     }
     free(tmp);
     free(m.seen);

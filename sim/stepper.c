@@ -31,6 +31,39 @@ static void on_record(void *ctx, const ls_engine_record *r)
     st->log[st->n++] = *r;
 }
 
+typedef struct {
+    int64_t cycle, index;
+} record_key;
+
+static int by_cycle(const void *a, const void *b)
+{
+    const record_key *x = a, *y = b;
+    if (x->cycle != y->cycle)
+        return x->cycle < y->cycle ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The engine reports in the order it takes its events, which is not the
+ * clock's: a run of ALU issues is reported when it starts, a release when
+ * its last subgroup arrives.  The timeline is the clock's order; records
+ * of one cycle keep the engine's. */
+static void sort_by_cycle(ls_stepper *st)
+{
+    if (st->n < 2)
+        return;
+    record_key *key = ls_xcalloc((size_t)st->n, sizeof *key);
+    for (int64_t i = 0; i < st->n; i++)
+        key[i] = (record_key){st->log[i].cycle, i};
+    qsort(key, (size_t)st->n, sizeof *key, by_cycle);
+    ls_engine_record *sorted = ls_xcalloc((size_t)st->n, sizeof *sorted);
+    for (int64_t i = 0; i < st->n; i++)
+        sorted[i] = st->log[key[i].index];
+    free(st->log);
+    free(key);
+    st->log = sorted;
+    st->cap = st->n;
+}
+
 ls_status ls_stepper_new(const ls_plan *plan, const ls_hw *hw, ls_input_source in,
                          int64_t workgroup, ls_stepper **out, ls_diag *diag)
 {
@@ -64,6 +97,7 @@ ls_status ls_stepper_new_capped(const ls_plan *plan, const ls_hw *hw, ls_input_s
         ls_stepper_free(st);
         return s;
     }
+    sort_by_cycle(st);
     *out = st;
     return LS_OK;
 }

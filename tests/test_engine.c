@@ -332,8 +332,13 @@ START_TEST(records_add_up_to_the_run)
         ls_stage_stats sum[LS_STAGE_COUNT];
         memset(sum, 0, sizeof sum);
         ls_engine_opts o = {.record = sum_record, .record_ctx = sum};
-        ls_sim_result r;
+        ls_sim_result r, plain;
         ck_assert(ls_engine_run(&plan, &hw, &r, &o, &d) == LS_OK);
+        /* recording changes nothing: the stepper's run is sim's */
+        ck_assert(ls_engine_run(&plan, &hw, &plain, NULL, &d) == LS_OK);
+        ck_assert_int_eq(r.cycles, plain.cycles);
+        ck_assert_int_eq(r.events, plain.events);
+        ck_assert(memcmp(r.stage, plain.stage, sizeof r.stage) == 0);
         for (int k = 0; k < LS_STAGE_COUNT; k++) {
             const ls_stage_stats *a = &sum[k], *b = &r.stage[k];
             ck_assert_int_eq(a->global_bytes, b->global_bytes);
@@ -603,6 +608,10 @@ START_TEST(stepping)
     ck_assert(ls_derive(&p, dv, &d) == LS_OK);
     ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
     ck_assert(ls_stepper_new(&plan, &hw, in, 3, &st, &d) == LS_OK);
+    /* the timeline is in the clock's order, though runs of ALU issues are
+     * recorded when they start */
+    for (int64_t i = 1; i < ls_stepper_length(st); i++)
+        ck_assert_int_le(ls_stepper_record(st, i - 1)->cycle, ls_stepper_record(st, i)->cycle);
     ck_assert(ls_stepper_forward(st, LS_STEP_BARRIER));
     ck_assert(ls_stepper_forward(st, LS_STEP_BARRIER));
     ck_assert(!ls_stepper_forward(st, LS_STEP_BARRIER));
@@ -610,6 +619,59 @@ START_TEST(stepping)
     ck_assert_int_eq(snap.smem_n, 16 * 2); /* [16 rows, 2 subgroup slots] */
     ls_func_snapshot_free(&snap);
     ls_stepper_free(st);
+    free(dv);
+}
+END_TEST
+
+/* A scheduler issues at most one instruction a cycle, also when a run of
+ * ALU issues takes its cycles ahead of the clock; and the runs are taken
+ * in one event each (Example 2: 72 workgroups of two subgroups on mi300x's
+ * 304 WGPs, one workgroup a WGP, so subgroup s has scheduler s). */
+typedef struct {
+    int64_t n;
+    int64_t key[1 << 16]; /* (workgroup x 4 + scheduler) << 32 | cycle */
+} issue_log;
+
+static void log_issue(void *ctx, const ls_engine_record *r)
+{
+    issue_log *l = ctx;
+    if (r->kind == LS_REC_ISSUE && l->n < (int64_t)(sizeof l->key / sizeof l->key[0]))
+        l->key[l->n++] = ((r->workgroup * 4 + r->subgroup % 4) << 32) | r->cycle;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+START_TEST(one_issue_per_scheduler_cycle)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_module *m = load_example("seed000_example2.mlir", &d);
+    ls_problem p = m->problems[0];
+    free(m);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert(ls_derive(&p, dv, &d) == LS_OK);
+    ls_plan plan;
+    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
+    ck_assert_int_eq(dv->total_workgroups, 72);
+    issue_log *l = ls_xcalloc(1, sizeof *l);
+    ls_engine_opts o = {.record = log_issue, .record_ctx = l};
+    ls_sim_result r;
+    ck_assert(ls_engine_run(&plan, &hw, &r, &o, &d) == LS_OK);
+    ck_assert_int_eq(l->n, r.instructions); /* every issue logged */
+    qsort(l->key, (size_t)l->n, sizeof l->key[0], cmp_i64);
+    for (int64_t i = 1; i < l->n; i++)
+        ck_assert_msg(l->key[i] != l->key[i - 1], "two issues on one scheduler at cycle %lld",
+                      (long long)(l->key[i] & 0xffffffff));
+    /* runs of ALU issues: fewer events than instructions (one each without) */
+    ck_assert_msg(r.events * 4 < r.instructions * 3, "%lld events for %lld instructions",
+                  (long long)r.events, (long long)r.instructions);
+    free(l);
     free(dv);
 }
 END_TEST
@@ -986,6 +1048,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, stepping);
     tcase_add_test(tc, bottleneck_verdicts);
     tcase_add_test(tc, scheduler_spread);
+    tcase_add_test(tc, one_issue_per_scheduler_cycle);
     tcase_add_test(tc, launch_cost);
     tcase_add_test(tc, l2_hashed_sets);
     tcase_add_test(tc, l2_sparse_sets);

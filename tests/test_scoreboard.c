@@ -1,4 +1,6 @@
-/* test_scoreboard.c: the engine's shared scoreboard entries
+/* test_scoreboard.c: the engine's per-subgroup and per-scheduler books.
+ * The scheduler's ring of given-away cycles (engine_internal.h) against a
+ * plain array of every cycle, and the shared scoreboard entries
  * (ls_engine_assign_scoreboard in sim/engine_program.c) on random
  * templates: executed in program order -- the part before the loop, the
  * loop three times, the part after -- every read must find its producer's
@@ -36,6 +38,36 @@ static bool read_later(const tinst *code, const int *tr, int len, int from, int 
             return true;
     return false;
 }
+
+/* The ring answers as an array of every cycle would, while the clock
+ * moves on and cycles up to LS_SCHED_AHEAD past it are given away. */
+START_TEST(scheduler_ring_is_an_array)
+{
+    enum { CYCLES = 200000 };
+    bool *given = calloc(CYCLES + LS_SCHED_AHEAD + 64, sizeof *given);
+    schedring *s = calloc(1, sizeof *s);
+    srand(7);
+    int64_t now = 0;
+    while (now < CYCLES) {
+        for (int n = rand() % 4; n > 0; n--) {
+            int64_t c = now + rand() % (LS_SCHED_AHEAD + 1);
+            int64_t want = c;
+            while (given[want])
+                want++;
+            schedcursor k = sched_open(s, c);
+            ck_assert_int_eq(sched_first_free(&k, c), want);
+            if (want <= now + LS_SCHED_AHEAD) {
+                sched_take(&k, want);
+                given[want] = true;
+            }
+            sched_close(&k);
+        }
+        now += 1 + (rand() % 8 == 0 ? rand() % 3000 : 0); /* idle gaps past the ring's span */
+    }
+    free(s);
+    free(given);
+}
+END_TEST
 
 START_TEST(random_templates_read_their_producers)
 {
@@ -134,6 +166,7 @@ static Suite *scoreboard_suite(void)
 {
     Suite *s = suite_create("scoreboard");
     TCase *tc = tcase_create("core");
+    tcase_add_test(tc, scheduler_ring_is_an_array);
     tcase_add_test(tc, random_templates_read_their_producers);
     tcase_add_test(tc, value_made_before_the_loop_lives_through_it);
     suite_add_tcase(s, tc);

@@ -148,7 +148,10 @@ typedef struct {
      * no clock; a caller that wants wall-time pacing reads its own. */
     void (*progress)(void *ctx, int64_t finished_workgroups, int64_t total_workgroups);
     void *progress_ctx;
-    /* Called for every record (NULL: none): the stepping API's timeline. */
+    /* Called for every record (NULL: none): the stepping API's timeline.
+     * Records come in the order the engine takes its events, not in cycle
+     * order: a run of ALU issues is reported when it starts, a barrier's
+     * release when the last subgroup arrives (the stepper sorts them). */
     void (*record)(void *ctx, const ls_engine_record *r);
     void *record_ctx;
     /* run past LS_SIM_BUDGET_INSTRUCTIONS (never past the limit) */
