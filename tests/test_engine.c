@@ -201,6 +201,22 @@ static ls_status simulate(const char *text, const ls_hw *hw, ls_sim_result *r, l
     return st;
 }
 
+/* A bundled example's first reduction in *p, planned for arch (the plan
+ * points at *p; the derived problem is the caller's to free). */
+static ls_derived *example_plan(const char *name, const char *arch, ls_problem *p, ls_plan *plan)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_module *m = load_example(name, &d);
+    *p = m->problems[0];
+    free(m);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch(arch), plan, &d) == LS_OK, "%s",
+                  d.msg);
+    return dv;
+}
+
 START_TEST(hand_computed_critical_path)
 {
     ls_hw hw;
@@ -365,13 +381,10 @@ START_TEST(barriers_and_smem)
     ls_diag_clear(&d);
     ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
     ls_diag dg;
-    ls_module *m = load_example("seed000_example2.mlir", &dg);
-    ls_problem p = m->problems[0];
-    free(m);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ck_assert(ls_derive(&p, dv, &dg) == LS_OK);
+    ls_diag_clear(&dg);
+    ls_problem p;
     ls_plan plan;
-    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &dg) == LS_OK);
+    ls_derived *dv = example_plan("seed000_example2.mlir", "gfx942", &p, &plan);
     ls_sim_result r;
     ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &dg) == LS_OK);
     /* IREE's cross-subgroup stage: exactly two gpu.barrier per workgroup */
@@ -651,13 +664,9 @@ START_TEST(one_issue_per_scheduler_cycle)
     ls_diag d;
     ls_diag_clear(&d);
     ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-    ls_module *m = load_example("seed000_example2.mlir", &d);
-    ls_problem p = m->problems[0];
-    free(m);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ck_assert(ls_derive(&p, dv, &d) == LS_OK);
+    ls_problem p;
     ls_plan plan;
-    ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
+    ls_derived *dv = example_plan("seed000_example2.mlir", "gfx942", &p, &plan);
     ck_assert_int_eq(dv->total_workgroups, 72);
     issue_log *l = ls_xcalloc(1, sizeof *l);
     ls_engine_opts o = {.record = log_issue, .record_ctx = l};
