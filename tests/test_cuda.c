@@ -658,6 +658,77 @@ END_TEST
 
 /* What the generator cannot express is refused with the reason, never
  * generated half-right: an arg_compare (its index), an f8 operand. */
+/* A column sum on IREE's TileAndFuse pipeline (an outer reduction; the
+ * config is IREE's for sm_90, `lanescope suggest`): every thread walks its
+ * own four columns, four rows an iteration, so the kernel has no shuffle
+ * and no barrier, and every thread stores. */
+START_TEST(tile_and_fuse_kernel)
+{
+    ls_diag d;
+    ls_module *m = load_text(
+        "func.func @colsum() attributes {translation_info = #iree_codegen.translation_info<"
+        "pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 1, 1] "
+        "subgroup_size = 32>} {\n"
+        "  %cst = arith.constant 0.0 : f32\n"
+        "  %in = tensor.empty() : tensor<64x256xf32>\n"
+        "  %e = tensor.empty() : tensor<256xf32>\n"
+        "  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>\n"
+        "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d1)>], iterator_types = [\"reduction\", \"parallel\"]} "
+        "ins(%in : tensor<64x256xf32>) outs(%f : tensor<256xf32>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], workgroup = [0, 128]}>} {\n"
+        "  ^bb0(%a: f32, %b: f32):\n"
+        "    %s = arith.addf %a, %b : f32\n"
+        "    linalg.yield %s : f32\n"
+        "  } -> tensor<256xf32>\n"
+        "  return\n}\n",
+        &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    plan_nvidia(&m->problems[0], 32, dv, &plan);
+    ck_assert(dv->tile_and_fuse);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "colsum", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_ptr_nonnull(strstr(src, "as IREE's TileAndFuse pipeline"));
+    ck_assert_int_eq(L.grid[0], 2);
+    ck_assert_int_eq(L.block[0], 32);
+    ck_assert_int_eq(L.smem_bytes, 0);
+    ck_assert_int_eq(count(src, "__shfl_xor_sync("), 0);
+    ck_assert_int_eq(count(src, "__syncthreads();"), 0);
+    /* four rows of four columns an iteration, 16 iterations, four stores */
+    ck_assert_int_eq(count(src, "*(const ls_vec0_t *)"), 4);
+    ck_assert_int_eq(count(src, "for (int it = 0; it < 16; ++it)"), 1);
+    ck_assert_int_eq(count(src, "out[0 + "), 4);
+    char *ptx = ptx_of(src, "TileAndFuse column sum");
+    if (ptx) {
+        /* 16-byte loads, four an iteration (NVRTC picks the unrolling: unroll 0) */
+        int loads = count(ptx, "ld.global.nc.v4");
+        ck_assert_msg(loads >= 4 && loads % 4 == 0, "%d 16-byte loads", loads);
+        ck_assert_int_eq(count(ptx, "shfl.sync"), 0);
+        ck_assert_int_eq(count(ptx, "bar.sync"), 0);
+        free(ptx);
+    }
+    int64_t checked;
+    double ratio;
+    ls_input_source in = {11, NULL, {NULL}};
+    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(checked, 256);
+    /* reading row 0 twice instead of rows 0 and 1 must fail the check */
+    char *row1 = strstr(src, "in0 + o0 + 256)");
+    ck_assert_ptr_nonnull(row1);
+    memcpy(row1, "in0 + o0 + 000)", strlen("in0 + o0 + 000)"));
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d),
+                     LS_ERR_INVALID);
+    free(src);
+    free(dv);
+    free(m);
+}
+END_TEST
+
 START_TEST(refuses_what_it_cannot_emit)
 {
     ls_diag d;
@@ -716,6 +787,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, property_coverage);
     tcase_add_test(tc, matvec_kernel);
     tcase_add_test(tc, strided_map_kernel);
+    tcase_add_test(tc, tile_and_fuse_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
     tcase_add_test(tc, refuses_what_it_cannot_emit);

@@ -568,8 +568,10 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
     const ls_problem *p = g->p;
     const ls_derived *d = g->d;
     char buf[2048];
-    fprintf(f, "/* lanescope measure: CUDA C for %s of %s, as IREE's VectorDistribute lowers it.\n",
-            p->name, source_name);
+    fprintf(f, "/* lanescope measure: CUDA C for %s of %s, as IREE's %s lowers it.\n", p->name,
+            source_name,
+            d->tile_and_fuse ? "TileAndFuse pipeline (each thread reduces its own outputs)"
+                             : "VectorDistribute");
     ls_lowering_config_format(&p->config, buf, sizeof buf);
     fprintf(f, " *   lowering_config: %s%s\n", buf, p->config_suggested ? " (IREE's default)" : "");
     ls_nested_layout_format(&d->layout, buf, sizeof buf);

@@ -30,11 +30,6 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
                            "%s is an arg_compare (a value and its index reduced together); the "
                            "CUDA generator does not emit its index reduction",
                            p->name);
-    if (d->tile_and_fuse)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s is lowered by TileAndFuse (each thread reduces alone); the CUDA "
-                           "generator emits VectorDistribute plans",
-                           p->name);
     if (plan->amd)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "the CUDA path runs NVIDIA plans; this one is lowered for an AMD "
