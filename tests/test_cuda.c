@@ -160,6 +160,30 @@ START_TEST(rejections)
 }
 END_TEST
 
+/* The emulated kernel matches the reference on `outputs` outputs; the same
+ * source with `good` replaced by `bad` (as long) must fail the check. */
+static void emulate_then_sabotage(const ls_plan *plan, char *src, const ls_cuda_launch *L,
+                                  uint64_t seed, int64_t outputs, const char *good,
+                                  const char *bad)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    int64_t checked;
+    double ratio;
+    ls_input_source in = {seed, NULL, {NULL}};
+    ck_assert_msg(ls_cuda_emulate_source(plan, src, L, in, &checked, &ratio, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(checked, outputs);
+    char *at = strstr(src, good);
+    ck_assert_msg(at != NULL, "no '%s' in the source", good);
+    ck_assert_uint_eq(strlen(good), strlen(bad));
+    memcpy(at, bad, strlen(bad));
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_source(plan, src, L, in, &checked, &ratio, &d),
+                     LS_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(d.msg, "the generated kernel's output"));
+}
+
 /* A wrong butterfly offset must not pass the emulated check. */
 START_TEST(sabotage_is_caught)
 {
@@ -175,20 +199,12 @@ START_TEST(sabotage_is_caught)
     char *src = NULL;
     ls_cuda_launch L;
     ck_assert_int_eq(ls_cuda_generate(&x.plan, 0, "small", &src, &L, &d), LS_OK);
+    emulate_then_sabotage(&x.plan, src, &L, 5, 4, "ls_shfl_xor(res[q], 16)",
+                          "ls_shfl_xor(res[q],  8)");
+    /* and the host check itself rejects a poisoned buffer */
     int64_t checked;
     double ratio;
     ls_input_source in = {5, NULL, {NULL}};
-    ck_assert_msg(ls_cuda_emulate_source(&x.plan, src, &L, in, &checked, &ratio, &d) == LS_OK,
-                  "%s", d.msg);
-    ck_assert_int_eq(checked, 4);
-    char *bad = strstr(src, "ls_shfl_xor(res[q], 16)");
-    ck_assert_ptr_nonnull(bad);
-    memcpy(bad, "ls_shfl_xor(res[q],  8)", strlen("ls_shfl_xor(res[q],  8)"));
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_source(&x.plan, src, &L, in, &checked, &ratio, &d),
-                     LS_ERR_INVALID);
-    ck_assert_ptr_nonnull(strstr(d.msg, "the generated kernel's output"));
-    /* and the host check itself rejects a poisoned buffer */
     void *out = malloc((size_t)L.out_bytes);
     memset(out, 0xa5, (size_t)L.out_bytes);
     ls_diag_clear(&d);
@@ -339,6 +355,18 @@ static void plan_nvidia(ls_problem *p, int64_t wg, ls_derived *dv, ls_plan *plan
                   "%s", d.msg);
 }
 
+/* A dispatch's first reduction planned for sm_90 with a workgroup of wg
+ * threads (the module and *dv are the caller's to free). */
+static ls_module *nvidia_plan_of(const char *text, int64_t wg, ls_derived **dv, ls_plan *plan)
+{
+    ls_diag d;
+    ls_module *m = load_text(text, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    *dv = ls_xcalloc(1, sizeof **dv);
+    plan_nvidia(&m->problems[0], wg, *dv, plan);
+    return m;
+}
+
 START_TEST(matvec_kernel)
 {
     ls_diag d;
@@ -366,18 +394,8 @@ START_TEST(matvec_kernel)
         ck_assert_int_eq(count(ptx, "fma.rn"), 0); /* the product is rounded before the add */
         free(ptx);
     }
-    int64_t checked;
-    double ratio;
-    ls_input_source in = {7, NULL, {NULL}};
-    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d) == LS_OK, "%s",
-                  d.msg);
-    ck_assert_int_eq(checked, 64);
     /* swapping the operands' roles in the body must fail: a * a instead of a * x */
-    char *mul = strstr(src, "__fmul_rn(v0, v1)");
-    memcpy(mul, "__fmul_rn(v0, v0)", strlen("__fmul_rn(v0, v0)"));
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d),
-                     LS_ERR_INVALID);
+    emulate_then_sabotage(&plan, src, &L, 7, 64, "__fmul_rn(v0, v1)", "__fmul_rn(v0, v0)");
     free(src);
     free(dv);
     free(m);
@@ -389,7 +407,10 @@ END_TEST
 START_TEST(strided_map_kernel)
 {
     ls_diag d;
-    ls_module *m = load_text(
+    ls_diag_clear(&d);
+    ls_derived *dv;
+    ls_plan plan;
+    ls_module *m = nvidia_plan_of(
         "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1 * 2, d2)>, "
         "affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\", "
         "\"reduction\"]} ins(%a : tensor<4x16x64xi32>) outs(%c : tensor<4x8xi32>) attrs = "
@@ -397,11 +418,7 @@ START_TEST(strided_map_kernel)
         "[0, 0, 32], thread = [0, 0, 1], lane_basis = [[1, 1, 32], [0, 1, 2]], subgroup_basis = "
         "[[1, 1, 1], [0, 1, 2]]}>} {\n^bb0(%in: i32, %out: i32):\n  %0 = arith.addi %in, %out : "
         "i32\n  linalg.yield %0 : i32\n} -> tensor<4x8xi32>\n",
-        &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ls_plan plan;
-    plan_nvidia(&m->problems[0], 32, dv, &plan);
+        32, &dv, &plan);
     char *src = NULL;
     ls_cuda_launch L;
     ck_assert_msg(ls_cuda_generate(&plan, 0, "strided", &src, &L, &d) == LS_OK, "%s", d.msg);
@@ -665,7 +682,10 @@ END_TEST
 START_TEST(tile_and_fuse_kernel)
 {
     ls_diag d;
-    ls_module *m = load_text(
+    ls_diag_clear(&d);
+    ls_derived *dv;
+    ls_plan plan;
+    ls_module *m = nvidia_plan_of(
         "func.func @colsum() attributes {translation_info = #iree_codegen.translation_info<"
         "pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 1, 1] "
         "subgroup_size = 32>} {\n"
@@ -682,11 +702,7 @@ START_TEST(tile_and_fuse_kernel)
         "    linalg.yield %s : f32\n"
         "  } -> tensor<256xf32>\n"
         "  return\n}\n",
-        &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ls_plan plan;
-    plan_nvidia(&m->problems[0], 32, dv, &plan);
+        32, &dv, &plan);
     ck_assert(dv->tile_and_fuse);
     char *src = NULL;
     ls_cuda_launch L;
@@ -710,19 +726,8 @@ START_TEST(tile_and_fuse_kernel)
         ck_assert_int_eq(count(ptx, "bar.sync"), 0);
         free(ptx);
     }
-    int64_t checked;
-    double ratio;
-    ls_input_source in = {11, NULL, {NULL}};
-    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d) == LS_OK, "%s",
-                  d.msg);
-    ck_assert_int_eq(checked, 256);
     /* reading row 0 twice instead of rows 0 and 1 must fail the check */
-    char *row1 = strstr(src, "in0 + o0 + 256)");
-    ck_assert_ptr_nonnull(row1);
-    memcpy(row1, "in0 + o0 + 000)", strlen("in0 + o0 + 000)"));
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d),
-                     LS_ERR_INVALID);
+    emulate_then_sabotage(&plan, src, &L, 11, 256, "in0 + o0 + 256)", "in0 + o0 + 000)");
     free(src);
     free(dv);
     free(m);
