@@ -675,6 +675,11 @@ END_TEST
 
 /* What the generator cannot express is refused with the reason, never
  * generated half-right: an arg_compare (its index), an f8 operand. */
+/* The end of a dispatch text: an f32 sum's region, the result's type. */
+#define ADDF_F32_BODY(type)                                                                      \
+    "  ^bb0(%a: f32, %b: f32):\n    %s = arith.addf %a, %b : f32\n    linalg.yield %s : f32\n"     \
+    "  } -> " type "\n  return\n}\n"
+
 /* A column sum on IREE's TileAndFuse pipeline (an outer reduction; the
  * config is IREE's for sm_90, `lanescope suggest`): every thread walks its
  * own four columns, four rows an iteration, so the kernel has no shuffle
@@ -697,11 +702,7 @@ START_TEST(tile_and_fuse_kernel)
         "affine_map<(d0, d1) -> (d1)>], iterator_types = [\"reduction\", \"parallel\"]} "
         "ins(%in : tensor<64x256xf32>) outs(%f : tensor<256xf32>) attrs = {lowering_config = "
         "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], workgroup = [0, 128]}>} {\n"
-        "  ^bb0(%a: f32, %b: f32):\n"
-        "    %s = arith.addf %a, %b : f32\n"
-        "    linalg.yield %s : f32\n"
-        "  } -> tensor<256xf32>\n"
-        "  return\n}\n",
+        ADDF_F32_BODY("tensor<256xf32>"),
         32, &dv, &plan);
     ck_assert(dv->tile_and_fuse);
     char *src = NULL;
@@ -728,6 +729,54 @@ START_TEST(tile_and_fuse_kernel)
     }
     /* reading row 0 twice instead of rows 0 and 1 must fail the check */
     emulate_then_sabotage(&plan, src, &L, 11, 256, "in0 + o0 + 256)", "in0 + o0 + 000)");
+    free(src);
+    free(dv);
+    free(m);
+}
+END_TEST
+
+/* The reduction tiling level (a `reduction` tile with no partial one):
+ * every stage, the cross-subgroup buffer and its two barriers included,
+ * runs once per 256-element tile, and each tile's result folds into the
+ * carried value, which starts at the fill's 1.5; 1000 columns leave a
+ * ragged last tile. */
+START_TEST(serial_reduction_kernel)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_derived *dv;
+    ls_plan plan;
+    ls_module *m = nvidia_plan_of(
+        "func.func @serial() attributes {translation_info = #iree_codegen.translation_info<"
+        "pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] "
+        "subgroup_size = 32>} {\n"
+        "  %cst = arith.constant 1.5 : f32\n"
+        "  %in = tensor.empty() : tensor<6x1000xf32>\n"
+        "  %e = tensor.empty() : tensor<6xf32>\n"
+        "  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>\n"
+        "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+        "ins(%in : tensor<6x1000xf32>) outs(%f : tensor<6xf32>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{workgroup = [1, 0], reduction = [0, 256], thread = [0, 4], "
+        "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 2], [0, 1]]}>} {\n"
+        ADDF_F32_BODY("tensor<6xf32>"),
+        64, &dv, &plan);
+    ck_assert(dv->serial_reduce);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_msg(ls_cuda_generate(&plan, 1, "serial", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(count(src, "for (int it = 0; it < 4; ++it)"), 1);
+    ck_assert_int_eq(count(src, "__syncthreads();"), 2); /* in the loop: 8 a workgroup, as simulated */
+    ck_assert_int_eq(count(src, "carried[0] = __uint_as_float(0x3fc00000u);"), 1); /* 1.5 */
+    ck_assert_int_eq(count(src, "ls_combine(res[0], __uint_as_float"), 0); /* no second init */
+    char *ptx = ptx_of(src, "serial reduction");
+    if (ptx) {
+        ck_assert_int_eq(count(ptx, "bar.sync"), 2); /* `#pragma unroll 1`: the loop stays */
+        free(ptx);
+    }
+    /* folding a tile's result into itself instead of into the carried value must fail */
+    emulate_then_sabotage(&plan, src, &L, 3, 6, "ls_combine(carried[0], res[0])",
+                          "ls_combine(res[0],     res[0])");
     free(src);
     free(dv);
     free(m);
@@ -793,6 +842,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, matvec_kernel);
     tcase_add_test(tc, strided_map_kernel);
     tcase_add_test(tc, tile_and_fuse_kernel);
+    tcase_add_test(tc, serial_reduction_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
     tcase_add_test(tc, refuses_what_it_cannot_emit);

@@ -318,6 +318,50 @@ static void emit_thread_setup(gen *g)
     }
 }
 
+/* The loop's header: its trip count and the simulator's unroll count. */
+static void emit_loop_header(gen *g, const char *what)
+{
+    FILE *f = g->f;
+    fprintf(f, "    /* scf.for over the %s: %lld iteration%s */\n", what,
+            (long long)g->plan->iterations, g->plan->iterations == 1 ? "" : "s");
+    if (g->unroll > 0)
+        fprintf(f, "    /* unrolled by %lld, as the simulator models LLVM's unroller for the "
+                   "target (IREE's kernel); NVRTC would choose its own count */\n"
+                   "#pragma unroll %lld\n",
+                (long long)g->unroll, (long long)g->unroll);
+    fprintf(f, "    for (%s it = 0; it < %lld; ++it) {\n", cg_idx(g), (long long)g->plan->iterations);
+}
+
+/* The reduction tiling level (d->serial_reduce): one loop around every
+ * stage up to the cross-subgroup one, each iteration's result folded into
+ * the carried value, which starts at the init (sim/functional.c does the
+ * same).  The stages inside keep their own indentation. */
+static void emit_serial_open(gen *g)
+{
+    FILE *f = g->f;
+    char init[96];
+    literal(g->p->acc_type, ls_problem_init(g->p), init, sizeof init);
+    fprintf(f, "\n    /* the reduction tiling level: every stage runs per iteration and folds "
+               "into the carried value, which starts at the init */\n");
+    fprintf(f, "    ls_acc_t carried[%lld];\n", (long long)g->nres);
+    for (int64_t q = 0; q < g->nres; q++)
+        fprintf(f, "    carried[%lld] = %s;\n", (long long)q, init);
+    emit_loop_header(g, "reduction tiles");
+}
+
+static void emit_serial_close(gen *g)
+{
+    FILE *f = g->f;
+    fprintf(f, "\n    /* [acc combine] %%r = %s(%%carried, %%r) */\n",
+            ls_combiner_name(g->p->combiner));
+    for (int64_t q = 0; q < g->nres; q++)
+        fprintf(f, "    carried[%lld] = ls_combine(carried[%lld], res[%lld]);\n", (long long)q,
+                (long long)q, (long long)q);
+    fprintf(f, "    }\n    ls_acc_t res[%lld];\n", (long long)g->nres);
+    for (int64_t q = 0; q < g->nres; q++)
+        fprintf(f, "    res[%lld] = carried[%lld];\n", (long long)q, (long long)q);
+}
+
 static void emit_load_accumulate(gen *g)
 {
     FILE *f = g->f;
@@ -328,14 +372,10 @@ static void emit_load_accumulate(gen *g)
     fprintf(f, "    ls_acc_t acc[%lld];\n#pragma unroll\n    for (int i = 0; i < %lld; ++i)\n"
                "        acc[i] = ident;\n",
             (long long)g->nacc, (long long)g->nacc);
-    fprintf(f, "    /* scf.for over the partial-reduction chunks: %lld iteration%s */\n",
-            (long long)g->plan->iterations, g->plan->iterations == 1 ? "" : "s");
-    if (g->unroll > 0)
-        fprintf(f, "    /* unrolled by %lld, as the simulator models LLVM's unroller for the "
-                   "target (IREE's kernel); NVRTC would choose its own count */\n"
-                   "#pragma unroll %lld\n",
-                (long long)g->unroll, (long long)g->unroll);
-    fprintf(f, "    for (%s it = 0; it < %lld; ++it) {\n", cg_idx(g), (long long)g->plan->iterations);
+    if (d->serial_reduce)
+        fprintf(f, "    { /* this iteration's tile (the loop above) */\n");
+    else
+        emit_loop_header(g, "partial-reduction chunks");
     int64_t div = 1;
     for (int i = p->rank - 1; i >= 0; i--) {
         if (!p->is_reduction[i])
@@ -505,12 +545,14 @@ static void emit_store(gen *g)
     const ls_nested_layout *l = g->l;
     char init[96];
     literal(p->acc_type, ls_problem_init(p), init, sizeof init);
-    fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is %s */\n",
-            ls_combiner_name(p->combiner),
-            p->has_init ? "the value of its linalg.fill" : "the identity");
-    for (int64_t q = 0; q < g->nres; q++)
-        fprintf(f, "    res[%lld] = ls_combine(res[%lld], %s);\n", (long long)q, (long long)q,
-                init);
+    if (!d->serial_reduce) { /* a serial loop's carried value started at the init */
+        fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is %s */\n",
+                ls_combiner_name(p->combiner),
+                p->has_init ? "the value of its linalg.fill" : "the identity");
+        for (int64_t q = 0; q < g->nres; q++)
+            fprintf(f, "    res[%lld] = ls_combine(res[%lld], %s);\n", (long long)q,
+                    (long long)q, init);
+    }
     char wcond[1024], v[64];
     size_t u = (size_t)snprintf(wcond, sizeof wcond, "lane < %lld && sg < %lld",
                                 (long long)d->layout_lanes, (long long)d->layout_subgroups);
@@ -689,9 +731,13 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
         fprintf(g.f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
     fprintf(g.f, "ls_acc_t *__restrict__ out)\n{\n");
     emit_thread_setup(&g);
+    if (g.d->serial_reduce)
+        emit_serial_open(&g);
     emit_load_accumulate(&g);
     emit_reduces(&g);
     emit_cross_subgroup(&g, &launch->smem_bytes);
+    if (g.d->serial_reduce)
+        emit_serial_close(&g);
     emit_store(&g);
     fprintf(g.f, "}\n");
     fclose(g.f);

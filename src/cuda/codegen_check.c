@@ -46,11 +46,6 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "%lld workgroups; a CUDA grid holds at most 2^31-1 blocks in x",
                            (long long)d->total_workgroups);
-    if (d->serial_reduce)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s uses the reduction tiling level (a subgroup reduce inside the "
-                           "loop); the CUDA generator emits partial-reduction plans only",
-                           p->name);
     if (plan->n_promoted > 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s promotes an input through workgroup memory (promote_operands); "
