@@ -65,7 +65,8 @@ typedef struct {
  * the cycles given away; a subgroup asks for cycles at most LS_SCHED_AHEAD
  * past the clock, so every cycle still asked about fits the ring. */
 enum { LS_SCHED_WORDS = 16, LS_SCHED_AHEAD = 512 };
-_Static_assert(LS_SCHED_AHEAD + 128 <= LS_SCHED_WORDS * 64, "the ring spans the cycles asked about");
+_Static_assert(LS_SCHED_AHEAD + 128 <= LS_SCHED_WORDS * 64,
+               "the ring spans the cycles asked about");
 typedef struct {
     int64_t block;  /* the 64-cycle block the word holds (cycle >> 6) */
     uint64_t taken; /* its cycles given away */

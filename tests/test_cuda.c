@@ -701,7 +701,8 @@ START_TEST(tile_and_fuse_kernel)
         "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
         "affine_map<(d0, d1) -> (d1)>], iterator_types = [\"reduction\", \"parallel\"]} "
         "ins(%in : tensor<64x256xf32>) outs(%f : tensor<256xf32>) attrs = {lowering_config = "
-        "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], workgroup = [0, 128]}>} {\n"
+        "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], "
+        "workgroup = [0, 128]}>} {\n"
         ADDF_F32_BODY("tensor<256xf32>"),
         32, &dv, &plan);
     ck_assert(dv->tile_and_fuse);
@@ -766,7 +767,8 @@ START_TEST(serial_reduction_kernel)
     ls_cuda_launch L;
     ck_assert_msg(ls_cuda_generate(&plan, 1, "serial", &src, &L, &d) == LS_OK, "%s", d.msg);
     ck_assert_int_eq(count(src, "for (int it = 0; it < 4; ++it)"), 1);
-    ck_assert_int_eq(count(src, "__syncthreads();"), 2); /* in the loop: 8 a workgroup, as simulated */
+    /* in the loop: 8 a workgroup, as the simulator counts them */
+    ck_assert_int_eq(count(src, "__syncthreads();"), 2);
     ck_assert_int_eq(count(src, "carried[0] = __uint_as_float(0x3fc00000u);"), 1); /* 1.5 */
     ck_assert_int_eq(count(src, "ls_combine(res[0], __uint_as_float"), 0); /* no second init */
     char *ptx = ptx_of(src, "serial reduction");
