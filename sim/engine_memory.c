@@ -1,7 +1,8 @@
 /* engine_memory.c: the engine's memory system (see engine.h): shared-memory
  * bank conflicts by phase, the sectored L2 with its hashed set index and
  * the DRAM queue, and the coalesced byte intervals of every global load
- * (precomputed for interior tiles, recomputed for ragged ones).  engine.c
+ * (precomputed for interior tiles, recomputed for ragged ones; each
+ * iteration's share of a tile's address tabled once).  engine.c
  * calls in through engine_internal.h. */
 #include <math.h>
 #include <stdlib.h>
@@ -750,7 +751,6 @@ void ls_engine_precompute_loads(engine *e)
                 at += c;
             }
 }
-
 
 void ls_engine_iteration_table(engine *e)
 {
