@@ -332,12 +332,12 @@ int ls_engine_copy_intervals(engine *e, int k, int sg, int load, const int64_t *
 void ls_engine_precompute_loads(engine *e);
 
 /* A global load's addresses, as step() issues it and ls_engine_streams
- * walks it.  The byte address of input k's tile origin: */
-static inline int64_t ls_engine_tile_base(const engine *e, int k, int64_t wg_half,
-                                          const int64_t *it_coord)
+ * walks it.  The byte address of input k's tile origin from the two halves
+ * of its offset in elements, the workgroup's and the iteration's
+ * (ls_tile_offset_half): */
+static inline int64_t ls_engine_tile_base(const engine *e, int k, int64_t wg_half, int64_t it_half)
 {
-    int64_t elems = wg_half + ls_tile_offset_half(e->d, e->p, e->in_strides[k], it_coord, true);
-    return e->op_base[k] + elems * e->plan->inputs[k].elem_bits / 8;
+    return e->op_base[k] + (wg_half + it_half) * e->plan->inputs[k].elem_bits / 8;
 }
 /* ... where wg_half is ls_engine_wg_half's: the workgroup's half of the
  * offset, in elements, once per workgroup (ls_tile_offset_half). */
@@ -362,12 +362,13 @@ static inline bool ls_engine_tile_at(const engine *e, int64_t it, const int64_t 
     if (e->it_half == NULL) {
         ls_iteration_coord(e->d, e->p, it, it_coord);
         for (int k = 0; k < pl->n_inputs; k++)
-            base[k] = ls_engine_tile_base(e, k, wg_half[k], it_coord);
+            base[k] = ls_engine_tile_base(
+                e, k, wg_half[k], ls_tile_offset_half(e->d, e->p, e->in_strides[k], it_coord, true));
         return wg_ragged || ls_tile_ragged_half(e->d, e->p, it_coord, true);
     }
     const int64_t *half = e->it_half + it * pl->n_inputs;
     for (int k = 0; k < pl->n_inputs; k++)
-        base[k] = e->op_base[k] + (wg_half[k] + half[k]) * pl->inputs[k].elem_bits / 8;
+        base[k] = ls_engine_tile_base(e, k, wg_half[k], half[k]);
     bool ragged = wg_ragged || e->it_ragged[it];
     if (ragged)
         ls_iteration_coord(e->d, e->p, it, it_coord);
