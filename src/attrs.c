@@ -256,6 +256,10 @@ ls_status ls_target_from_attr(const ls_attr *a, const char *file, ls_target *out
         get_int(wgp, "max_load_instruction_bits", file, &out->max_load_instruction_bits, diag) ||
         get_int(wgp, "simds_per_wgp", file, &out->simds_per_wgp, diag))
         return diag->status;
+    const ls_attr *mma = ls_attr_get(wgp, "mma");
+    if (mma && mma->kind != LS_AV_ARRAY)
+        return bad(diag, file, mma, "an array of MMA intrinsics", "mma");
+    out->mma = mma && mma->n > 0 ? 1 : -1;
     const ls_attr *chip = ls_attr_get(a, "chip");
     if (chip && (chip->kind == LS_AV_PARAMS || chip->kind == LS_AV_DIALECT)) {
         if (get_int(chip, "wgp_count", file, &out->wgp_count, diag) ||

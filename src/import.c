@@ -757,6 +757,9 @@ void ls_imp_scan_ops(importer *im)
             ls_imp_softmax_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "iree_linalg_ext.arg_compare")) {
             ls_imp_arg_compare_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "iree_linalg_ext.online_attention") ||
+                   ls_tok_ident(&t, "iree_linalg_ext.attention")) {
+            ls_imp_attention_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "linalg.reduce")) {
             ls_imp_reduce_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "arith.constant") && pending[0]) {

@@ -322,6 +322,10 @@ void ls_imp_softmax_op(importer *im, const char *result_name);
 /* ---- import_argcmp.c: iree_linalg_ext.arg_compare ---- */
 void ls_imp_arg_compare_op(importer *im, const char *result_name);
 
+/* import_attention.c: iree_linalg_ext.attention / online_attention, into
+ * the dispatch view (for suggest) and recorded as not simulated. */
+void ls_imp_attention_op(importer *im, const char *result_name);
+
 /* ---- import_named.c: named structured ops ---- */
 bool ls_imp_is_named_op(const ls_token *t);
 void ls_imp_named_op(importer *im, const char *result_name);

@@ -577,6 +577,8 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
         return reject(diag, file, NULL, d, "@%s has no linalg op with a reduction iterator",
                       d->func);
     const ls_dop *root = &d->ops[s->root];
+    if (ls_dop_is_attention(root))
+        return ls_suggest_attention(d, s->root, t, s, diag);
     step(s, "root op: %s at line %d (the last linalg op with a reduction loop)", root->kind,
          root->line);
     int64_t pref = ls_suggest_preferred_subgroup(t);

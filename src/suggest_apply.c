@@ -56,8 +56,64 @@ void ls_op_config_format(const ls_op_config *c, char *buf, size_t size)
     PUT("}>");
 }
 
+/* [[counts], [mapping]] with the mapping as given */
+static size_t put_basis_mapped(char *buf, size_t size, size_t u, const int64_t *counts, int n,
+                               const int64_t *mapping, int m)
+{
+    PUT("[");
+    u = put_list(buf, size, u, counts, n);
+    PUT(", ");
+    u = put_list(buf, size, u, mapping, m);
+    PUT("]");
+    return u;
+}
+
+static size_t put_part(char *buf, size_t size, size_t u, const ls_attention_part *p, int rank)
+{
+    PUT("{lowering_config = #iree_gpu.lowering_config<{lane_basis = ");
+    u = put_basis_mapped(buf, size, u, p->lane_counts, rank, p->lane_mapping, p->n_thread);
+    PUT(", subgroup_basis = ");
+    u = put_basis_mapped(buf, size, u, p->subgroup_counts, rank, p->subgroup_mapping,
+                         p->n_thread);
+    PUT(", thread = ");
+    u = put_list(buf, size, u, p->thread, p->n_thread);
+    PUT("}>}");
+    return u;
+}
+
+void ls_attention_format(const ls_suggestion *s, char *lowering, size_t lsize, char *decomposition,
+                         size_t dsize)
+{
+    char *buf = lowering;
+    size_t size = lsize, u = 0;
+    PUT("#iree_gpu.lowering_config<{partial_reduction = ");
+    u = put_list(buf, size, u, s->att_partial, s->att_rank);
+    PUT(", workgroup = ");
+    u = put_list(buf, size, u, s->att_workgroup, s->att_rank);
+    PUT("}>");
+    buf = decomposition;
+    size = dsize;
+    u = 0;
+    PUT("{pv_attrs = ");
+    u = put_part(buf, size, u, &s->pv, s->att_rank);
+    PUT(", qk_attrs = ");
+    u = put_part(buf, size, u, &s->qk, s->att_rank);
+    PUT("}");
+}
+
 void ls_suggest_format_translation(const ls_suggestion *s, char *buf, size_t size)
 {
+    /* setAttentionPipelineAttributes: attention's pipeline config is the
+     * f32 denormal mode, not pipeline options */
+    if (s->attention) {
+        snprintf(buf, size,
+                 "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> "
+                 "workgroup_size = [%lld, 1, 1] subgroup_size = %lld, "
+                 "{iree_codegen.denormal_fp_math_f32 = "
+                 "#iree_codegen.denormal_fp_math<\"preserve-sign\">}>",
+                 (long long)s->workgroup_size, (long long)s->subgroup_size);
+        return;
+    }
     snprintf(buf, size,
              "#iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> "
              "workgroup_size = [%lld, 1, 1] subgroup_size = %lld, {gpu_pipeline_options = "

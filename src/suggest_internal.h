@@ -53,6 +53,12 @@ static inline bool ls_suggest_is_argcmp(const ls_dop *o)
     return strcmp(o->kind, "iree_linalg_ext.arg_compare") == 0;
 }
 
+/* suggest_attention.c: IREE's config for an attention root (op `root`):
+ * setAttentionReductionConfig where the MMA schedule bails out, else
+ * LS_ERR_INVALID naming that schedule. */
+ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *t,
+                               ls_suggestion *s, ls_diag *diag);
+
 /* suggest_argcmp.c: setArgCompareConfig's TileAndFuse config for an
  * arg_compare root that setReductionConfig refused (diag holds why);
  * returns LS_ERR_INVALID naming the pipeline and the config. */

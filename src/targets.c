@@ -12,6 +12,7 @@
  * wgp limits with 160 KiB LDS (AMD CDNA4 ISA guide); no chip without a SKU.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lanescope/attrs.h"
@@ -26,12 +27,13 @@ typedef struct {
 #define NV_COUNTS {0x7fffffff, 0xffff, 0xffff}
 
 /* Fields: arch, sku, subgroup choices, max workgroup sizes, max threads,
- * workgroup memory, WGP count (0: no chip), max load bits, SIMDs per WGP.
+ * workgroup memory, WGP count (0: no chip), max load bits, SIMDs per WGP,
+ * the position (0, 0) and mma (0: ls_target_has_mma decides by arch).
  * The max workgroup counts (NVIDIA: 0x7fffffff, 0xffff, 0xffff) are not
  * kept: no reduction grid comes near them. */
-#define CDNA(arch, sku, wgps, lds) {arch, sku, 1, {64}, WG1024, 1024, lds, wgps, 128, 4, 0, 0}
-#define RDNA(arch, sku, wgps, bits, simds) {arch, sku, 2, {32, 64}, WG1024, 1024, 65536, wgps, bits, simds, 0, 0}
-#define NV(arch, sku, smem, sms) {arch, sku, 1, {32}, WG1024, 1024, smem, sms, 0, 0, 0, 0}
+#define CDNA(arch, sku, wgps, lds) {arch, sku, 1, {64}, WG1024, 1024, lds, wgps, 128, 4, 0, 0, 0}
+#define RDNA(arch, sku, wgps, bits, simds) {arch, sku, 2, {32, 64}, WG1024, 1024, 65536, wgps, bits, simds, 0, 0, 0}
+#define NV(arch, sku, smem, sms) {arch, sku, 1, {32}, WG1024, 1024, smem, sms, 0, 0, 0, 0, 0}
 
 static const known_target known[] = {
     /* CDNA4 (getCDNA4WgpDetails; chips mi355x, mi350x: 256 CUs) */
@@ -90,7 +92,7 @@ static const known_target known[] = {
     /* the reference's snapshot (§5): Ada 99 KiB, rtx4090 128 SMs; sm_120/121 */
     {"sm_89|ada", NV("sm_89", "", 101376, 0)},
     {"rtx4090", NV("sm_89", "rtx4090", 101376, 128)},
-    {"sm_120|sm_121", {"sm_120", "", 1, {32}, {1024, 1024, 64}, 1024, 101376, 0, 0, 0, 0, 0}},
+    {"sm_120|sm_121", {"sm_120", "", 1, {32}, {1024, 1024, 64}, 1024, 101376, 0, 0, 0, 0, 0, 0}},
     /* lanescope's own Hopper rows (see the top of this file) */
     {"sm_90|hopper", NV("sm_90", "", 232448, 0)},
     {"h100", NV("sm_90", "h100", 232448, 132)},
@@ -124,4 +126,19 @@ const char *ls_target_names(void)
            "sm_60..sm_62, sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_120, "
            "sm_121, pascal, volta, turing, ampere, ada, hopper, a100, rtx3070..rtx3090ti, "
            "rtx4090, h100, h200";
+}
+
+bool ls_target_has_mma(const ls_target *t)
+{
+    if (t->mma != 0)
+        return t->mma > 0;
+    const char *a = t->arch;
+    if (strncmp(a, "sm_", 3) == 0)
+        return atoi(a + 3) >= 70; /* Volta's WMMA onwards; Pascal has none */
+    if (strncmp(a, "gfx10", 5) == 0 && strlen(a) == 7)
+        return false; /* RDNA1, RDNA2 */
+    /* CDNA (gfx9xx), RDNA3/4 (gfx11xx, gfx12xx), gfx1250; an arch lanescope
+     * does not know counts as having them, so the MMA route is refused by
+     * name rather than guessed away */
+    return true;
 }

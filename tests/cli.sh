@@ -337,6 +337,21 @@ check "suggest matvec json exits 0" $?
 contains "matvec split-k" "$tmp/mv.json" 'thread = [0, 8], workgroup = [8, 0]}>'
 $LANESCOPE suggest "$EX/matvec_32000x4096_f16.mlir" --target a100 >"$tmp/mv.txt"
 contains "matvec on a100: no split-k" "$tmp/mv.txt" "workgroup = [1, 0]}>"
+# Decode attention: setAttentionReductionConfig's config (K1 128 -> 2 lanes
+# on K1, 32 on K2; 8 subgroups; N tile 2 x 2 x 8), json alike; sim refuses.
+AT="$EX/attention_decode_32x1x128x8192x128_f16.mlir"
+$LANESCOPE suggest "$AT" --target mi300x >"$tmp/at.txt" 2>&1
+check "attention suggest exits 0" $?
+contains "attention config" "$tmp/at.txt" "lowering_config = #iree_gpu.lowering_config<{partial_reduction = [0, 0, 0, 256, 0], workgroup = [1, 1, 0, 0, 32]}>"
+contains "attention qk lanes" "$tmp/at.txt" "qk_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 2, 32], [1, 0, 3, 4]]"
+contains "attention denormals" "$tmp/at.txt" 'denormal_fp_math<"preserve-sign">'
+$LANESCOPE suggest "$AT" --target mi300x --format json >"$tmp/at.json"
+check "attention suggest json exits 0" $?
+tr -d ' \n' <"$tmp/at.json" >"$tmp/at.flat"
+contains "attention json tiles" "$tmp/at.flat" '"partial_reduction":[0,0,0,256,0]'
+$LANESCOPE sim "$AT" --target mi300x >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim: exit 1, one line" $?
+contains "attention sim reason" "$tmp/err" "attention_decode_32x1x128x8192x128_f16.mlir:26:8: iree_linalg_ext.attention: lanescope does not simulate attention yet"
 $LANESCOPE suggest --shape 8x48 --iter pr --target gfx1100 >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "suggest rejection: exit 1, one line" $?
 contains "suggest rejection reason" "$tmp/err" "no subgroup size choice of gfx1100 ([32, 64]) divides the reduction size 48"

@@ -55,7 +55,8 @@ done
 run "explain --thread" explain explain "$EX/seed000_example2.mlir" --thread 5 --format json
 run "explain --shape" explain explain --shape 64x256 --iter pr --format json
 run "explain (bundled)" explain explain --format json
-for f in argmax_vocab_64x32000_f32 softmax_4096x32000_f32 matvec_32000x4096_f16 rowsum_4096x4096_noconfig; do
+for f in argmax_vocab_64x32000_f32 softmax_4096x32000_f32 matvec_32000x4096_f16 rowsum_4096x4096_noconfig \
+    attention_decode_32x1x128x8192x128_f16; do
     run "suggest $f" suggest suggest "$EX/$f.mlir" --target mi300x --format json
     run "suggest $f on h100" suggest suggest "$EX/$f.mlir" --target h100 --format json
 done

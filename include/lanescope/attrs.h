@@ -74,6 +74,10 @@ typedef struct {
     int64_t max_load_instruction_bits; /* 0: unset */
     int64_t simds_per_wgp;           /* 0: unset */
     int line, col;                   /* 0 when built in */
+    /* The wgp's mma list: 1 it lists intrinsics, -1 it lists none (or has
+     * no `mma` key), 0 not said (a built-in: ls_target_has_mma decides by
+     * arch, as IREE's KnownTargets.cpp does). */
+    int mma;
 } ls_target;
 
 typedef struct {
@@ -113,6 +117,11 @@ ls_status ls_swizzle_from_attr(const ls_attr *a, const char *file, ls_swizzle *o
 /* Built-in targets by IREE name (gfx942, mi300x, gfx950, gfx1100, rx7900xtx,
  * sm_80, a100, sm_90, h100).  false when unknown. */
 bool ls_target_lookup(const char *name, ls_target *out);
+/* Whether IREE's target lists MMA intrinsics (wgp `mma = [...]`): CDNA1-4,
+ * RDNA3-4, gfx1250 and NVIDIA sm_70 and later do; Pascal, RDNA1-2 do not
+ * (KnownTargets.cpp).  sm_90 is lanescope's own row and follows Ampere. */
+bool ls_target_has_mma(const ls_target *t);
+
 /* Comma-separated list of the built-in names, for messages. */
 const char *ls_target_names(void);
 

@@ -99,6 +99,25 @@ typedef struct {
     int64_t wg_tile[LS_MAX_RANK];    /* this op's dims' workgroup tile (tracked dims), 0 else */
 } ls_op_config;
 
+/* One half of an attention's decomposition_config (qk_attrs or pv_attrs):
+ * IREE projects the thread tile and the bases onto the dims that matmul
+ * has, keeping every count (KernelConfig.cpp projectBasis). */
+typedef struct {
+    int n_thread;                    /* rank - 1 */
+    int64_t thread[LS_MAX_RANK];
+    int64_t lane_counts[LS_MAX_RANK], subgroup_counts[LS_MAX_RANK]; /* rank entries */
+    int64_t lane_mapping[LS_MAX_RANK], subgroup_mapping[LS_MAX_RANK]; /* n_thread entries */
+} ls_attention_part;
+
+/* An attention's dims, as IREE's AttentionOpDetail classifies them from
+ * the query, key, value and output maps (LinalgExt/Utils/IndexingUtils.cpp):
+ * B = (Q & V) | (K & O), K1 = Q & K - B, K2 = K - B - K1, M = Q - B - K1,
+ * N = V - B - K2; each ascending. */
+typedef struct {
+    int n_batch, n_m, n_k1, n_k2, n_n;
+    int batch[LS_MAX_RANK], m[LS_MAX_RANK], k1[LS_MAX_RANK], k2[LS_MAX_RANK], n[LS_MAX_RANK];
+} ls_attention_dims;
+
 typedef struct {
     int root;                        /* dispatch op the heuristic is rooted at */
     int64_t subgroup_size, workgroup_size, thread_loads, bitwidth;
@@ -118,7 +137,20 @@ typedef struct {
     bool tf_candidate;
     int64_t tf_workgroup[LS_MAX_RANK], tf_thread[LS_MAX_RANK], tf_workgroup_size[3];
     int64_t tf_reduction[LS_MAX_RANK]; /* the serial reduction tile; all 0: none */
+    /* An iree_linalg_ext.(online_)attention root: IREE's
+     * setAttentionReductionConfig (suggest_attention.c), whose config is a
+     * workgroup and partial_reduction tile on the op and a decomposition
+     * config for its two matmuls; n_configs is 0. */
+    bool attention;
+    int att_rank;
+    int64_t att_workgroup[LS_MAX_RANK], att_partial[LS_MAX_RANK];
+    ls_attention_part qk, pv;
 } ls_suggestion;
+
+/* Whether op o is iree_linalg_ext.attention or online_attention, and its
+ * dims (operands: query, key, value first, the output first of the inits). */
+bool ls_dop_is_attention(const ls_dop *o);
+void ls_attention_classify(const ls_dop *o, ls_attention_dims *out);
 
 /* The one-op dispatch of a problem described without IR (--shape ...): an
  * input read through in_map, an init through out_map, the result stored.
@@ -137,6 +169,9 @@ const ls_op_config *ls_suggest_config_of(const ls_suggestion *s, int op);
 /* IREE's printed syntax (keys sorted, as a DictionaryAttr prints them). */
 void ls_op_config_format(const ls_op_config *c, char *buf, size_t size);
 void ls_suggest_format_translation(const ls_suggestion *s, char *buf, size_t size);
+/* An attention suggestion's op config and its decomposition_config. */
+void ls_attention_format(const ls_suggestion *s, char *lowering, size_t lsize, char *decomposition,
+                         size_t dsize);
 
 /* A lowering_config from per-dim arrays (rank entries each; bases get the
  * identity mapping), and a VectorDistribute translation_info of [wg, 1, 1]

@@ -42,6 +42,16 @@ static void print_text(FILE *f, const ls_dispatch *d, const ls_target *t, const 
     char buf[1024];
     ls_suggest_format_translation(s, buf, sizeof buf);
     fprintf(f, "  translation_info = %s\n", buf);
+    if (s->attention) {
+        char dec[2048];
+        ls_attention_format(s, buf, sizeof buf, dec, sizeof dec);
+        fprintf(f, "  %s at line %d (root):\n    lowering_config = %s\n"
+                   "    decomposition_config = %s\n",
+                root->kind, root->line, buf, dec);
+        fprintf(f, "  workgroup %lld threads = %lld subgroup%s of %lld\n",
+                (long long)s->workgroup_size, (long long)(s->workgroup_size / s->subgroup_size),
+                s->workgroup_size / s->subgroup_size == 1 ? "" : "s", (long long)s->subgroup_size);
+    }
     for (int k = 0; k < s->n_configs; k++) {
         const ls_op_config *c = &s->configs[k];
         const ls_dop *o = &d->ops[c->op];
@@ -49,7 +59,8 @@ static void print_text(FILE *f, const ls_dispatch *d, const ls_target *t, const 
         fprintf(f, "  %s at line %d%s:\n    lowering_config = %s\n", o->kind, o->line,
                 c->op == s->root ? " (root)" : "", buf);
     }
-    fprintf(f, "  workgroup %lld threads = %lld subgroup%s of %lld; %lld element%s per load "
+    if (!s->attention)
+        fprintf(f, "  workgroup %lld threads = %lld subgroup%s of %lld; %lld element%s per load "
                "(%lld-bit)\n",
             (long long)s->workgroup_size, (long long)(s->workgroup_size / s->subgroup_size),
             s->workgroup_size / s->subgroup_size == 1 ? "" : "s", (long long)s->subgroup_size,
@@ -86,6 +97,18 @@ static json_object *json_suggestion(const ls_dispatch *d, const ls_target *t,
                                                    : json_object_new_int64(s->parallel_size));
     ls_suggest_format_translation(s, buf, sizeof buf);
     json_object_object_add(o, "translation_info", json_object_new_string(buf));
+    if (s->attention) {
+        char lc[1024], dec[2048];
+        ls_attention_format(s, lc, sizeof lc, dec, sizeof dec);
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "op", json_object_new_string(d->ops[s->root].kind));
+        json_object_object_add(j, "line", json_object_new_int(d->ops[s->root].line));
+        json_object_object_add(j, "lowering_config", json_object_new_string(lc));
+        json_object_object_add(j, "decomposition_config", json_object_new_string(dec));
+        json_object_object_add(j, "workgroup", jlist(s->att_workgroup, s->att_rank));
+        json_object_object_add(j, "partial_reduction", jlist(s->att_partial, s->att_rank));
+        json_object_object_add(o, "attention", j);
+    }
     json_object *ops = json_object_new_array();
     for (int k = 0; k < s->n_configs; k++) {
         const ls_op_config *c = &s->configs[k];

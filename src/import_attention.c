@@ -1,0 +1,110 @@
+/* import_attention.c: iree_linalg_ext.attention and online_attention read
+ * into the dispatch view, so `suggest` can give IREE's config for them.
+ *
+ * The ops (IREE's Dialect/LinalgExt/IR/LinalgExtOps.td):
+ *
+ *   iree_linalg_ext.online_attention {indexing_maps = [Q, K, V, scale,
+ *       [mask,] O, max, sum], ...} ins(%q, %k, %v, %scale[, %mask] : ...)
+ *       outs(%o, %max, %sum : ...) { ^bb0(%score: f32): ... } -> ...
+ *
+ * attention has the same form with one init.  The loop bounds come from
+ * the operand shapes through the maps; the reduced loops are K1 and K2 as
+ * AttentionOpDetail classifies them (ls_attention_classify).  lanescope
+ * does not simulate attention yet, so the op is also recorded as a
+ * reduction the simulator cannot run, with that reason; the first such
+ * record is what `sim` reports when the file has nothing else to run.
+ */
+#include "import_internal.h"
+
+/* The region, which the config does not read: skipped, braces balanced. */
+static bool skip_region(importer *im)
+{
+    int line = tok(im)->line, col = tok(im)->col;
+    if (!expect(im, '{'))
+        return false;
+    for (int depth = 1; depth > 0;) {
+        if (tok(im)->kind == LS_TOK_EOF) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, line, col,
+                        "unterminated region: no '}' matches this '{'");
+            return false;
+        }
+        depth += ls_tok_is(tok(im), '{') - ls_tok_is(tok(im), '}');
+        next(im);
+    }
+    return true;
+}
+
+void ls_imp_attention_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    bool online = ls_tok_ident(&op, "iree_linalg_ext.online_attention");
+    const char *kind = online ? "iree_linalg_ext.online_attention" : "iree_linalg_ext.attention";
+    next(im);
+    if (!ls_tok_is(tok(im), '{')) {
+        syntax(im, "'{' with indexing_maps");
+        return;
+    }
+    ls_attr *dict = ls_parse_attr(&im->p);
+    if (dict == NULL)
+        return;
+    operand_list ins, outs;
+    if (!ls_imp_operands_ex(im, "ins", true, &ins) || !ls_imp_operands(im, "outs", &outs))
+        return;
+    if (ls_tok_is(tok(im), '{') && !skip_region(im))
+        return;
+    const ls_attr *maps = ls_attr_get(dict, "indexing_maps");
+    int want_outs = online ? 3 : 1;
+    if (ins.n < 4 || ins.n > 5 || outs.n != want_outs) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, op.line, op.col,
+                    "%s takes query, key, value, scale and an optional mask, and %d init%s; "
+                    "found %d inputs and %d inits",
+                    kind, want_outs, want_outs == 1 ? "" : "s", ins.n, outs.n);
+        return;
+    }
+    if (maps == NULL || maps->kind != LS_AV_ARRAY || maps->n != (size_t)(ins.n + outs.n)) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dict->line, dict->col,
+                    "%s needs indexing_maps with one affine_map per operand (%d)", kind,
+                    ins.n + outs.n);
+        return;
+    }
+    int rank = -1;
+    const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+    for (size_t k = 0; k < maps->n; k++) {
+        const ls_attr *m = maps->items[k];
+        if (m->kind != LS_AV_AFFINE_MAP || (rank >= 0 && m->map->num_dims != rank)) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, m->line, m->col,
+                        "expected an affine_map over the %s's loops in indexing_maps", kind);
+            return;
+        }
+        rank = m->map->num_dims;
+        am[k] = m->map;
+    }
+    if (rank < 1 || rank > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, maps->line, maps->col,
+                    "%s has %d loops; the rank limit is %d", kind, rank, LS_MAX_RANK);
+        return;
+    }
+    bool red[LS_MAX_RANK] = {false};
+    ls_dop *dop = ls_imp_add_dop(im, kind, op.line, op.col, rank, red, am, &ins, &outs, NULL,
+                                 result_name, op.text);
+    if (failed(im))
+        return;
+    if (dop) {
+        ls_attention_dims ad;
+        ls_attention_classify(dop, &ad);
+        for (int i = 0; i < ad.n_k1; i++)
+            dop->is_reduction[ad.k1[i]] = true;
+        for (int i = 0; i < ad.n_k2; i++)
+            dop->is_reduction[ad.k2[i]] = true;
+    }
+    ls_problem *p = ls_imp_new_problem(im, op.line, op.col, online ? "online_attention" : "attention");
+    if (p == NULL)
+        return;
+    ls_diag local, *saved;
+    ls_imp_begin_problem_checks(im, &local, &saved);
+    ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                "%s: lanescope does not simulate attention yet (its QK and PV matmuls with the "
+                "online softmax between them); `lanescope suggest` gives IREE's config for it",
+                kind);
+    ls_imp_end_problem_checks(im, &local, saved);
+}

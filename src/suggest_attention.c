@@ -1,0 +1,370 @@
+/* suggest_attention.c: the config IREE gives an attention op that reaches
+ * the VectorDistribute pipeline without a matrix-core schedule (decode
+ * attention, M of at most 4).
+ *
+ * IREE converts iree_linalg_ext.attention to online_attention before any
+ * config is chosen (ConvertAttentionToOnlineAttention in
+ * addCommonTargetExecutablePreprocessingPasses, Codegen/Common/Passes.cpp).
+ * setVectorDistributionConfig (LLVMGPU/KernelConfig.cpp) then tries
+ * setAttentionIntrinsicBasedVectorDistributionConfig, which bails out on a
+ * target without MMA intrinsics, on a static M of at most 4
+ * (kVerySkinnyDimThreshold) and on dynamic innermost K1/K2/N/M dims; where
+ * it bails, setAttentionVectorDistributionConfig seeds
+ * setAttentionReductionConfig, reproduced here rule for rule.  Where the
+ * MMA schedule would be tried (deduceAttentionSchedule), lanescope says so
+ * and stops: it does not model that schedule. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lanescope/suggest.h"
+#include "suggest_internal.h"
+
+bool ls_dop_is_attention(const ls_dop *o)
+{
+    return strcmp(o->kind, "iree_linalg_ext.online_attention") == 0 ||
+           strcmp(o->kind, "iree_linalg_ext.attention") == 0;
+}
+
+/* findPermutationsIndexingOperand: the dims a map's plain-dim results name. */
+static unsigned dims_of(const ls_dop_operand *od)
+{
+    unsigned set = 0;
+    for (int j = 0; j < od->map_n; j++)
+        if (od->map[j] >= 0)
+            set |= 1u << od->map[j];
+    return set;
+}
+
+static int to_list(unsigned set, int *out)
+{
+    int n = 0;
+    for (int d = 0; d < LS_MAX_RANK; d++)
+        if (set & (1u << d))
+            out[n++] = d;
+    return n;
+}
+
+void ls_attention_classify(const ls_dop *o, ls_attention_dims *out)
+{
+    memset(out, 0, sizeof *out);
+    if (o->n_inputs < 3 || o->n_inits < 1)
+        return;
+    unsigned q = dims_of(&o->operand[0]), k = dims_of(&o->operand[1]),
+             v = dims_of(&o->operand[2]), res = dims_of(&o->operand[o->n_inputs]);
+    unsigned b = (q & v) | (k & res);
+    unsigned k1 = (q & k) & ~b;
+    unsigned k2 = k & ~b & ~k1;
+    unsigned m = q & ~b & ~k1;
+    unsigned n = v & ~b & ~k2;
+    out->n_batch = to_list(b, out->batch);
+    out->n_k1 = to_list(k1, out->k1);
+    out->n_k2 = to_list(k2, out->k2);
+    out->n_m = to_list(m, out->m);
+    out->n_n = to_list(n, out->n);
+}
+
+static void step(ls_suggestion *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void step(ls_suggestion *s, const char *fmt, ...)
+{
+    if (s->n_steps >= LS_SUGGEST_MAX_STEPS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->steps[s->n_steps++], sizeof s->steps[0], fmt, ap);
+    va_end(ap);
+}
+
+static int64_t gcd64(int64_t a, int64_t b)
+{
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* min(llvm::PowerOf2Ceil(v), cap) for cap <= LS_MAX_SUBGROUP_SIZE: a v
+ * of cap or more gives cap, so the doubling stays below 2 x cap. */
+static int64_t pow2_ceil_min(int64_t v, int64_t cap)
+{
+    if (v <= 0)
+        return 0;
+    if (v >= cap)
+        return cap;
+    int64_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p < cap ? p : cap;
+}
+
+/* std::ceil(float(a) / b), as IREE computes it: in float. */
+static int64_t fceil_div(int64_t a, int64_t b)
+{
+    return (int64_t)ceilf((float)a / (float)b);
+}
+
+typedef struct {
+    int rank;
+    int64_t counts[LS_MAX_RANK];
+    int64_t mapping[LS_MAX_RANK];
+} basis;
+
+static void basis_init(basis *b, int rank)
+{
+    b->rank = rank;
+    for (int i = 0; i < rank; i++) {
+        b->counts[i] = 1;
+        b->mapping[i] = 0;
+    }
+}
+
+/* distributeDimensionsToBasisGreedily: the dims from the innermost, each
+ * given the next basis slot from the right, taking gcd(available, size)
+ * (all that is left on a dynamic dim) and dividing the dim's remaining
+ * bound.  Returns what is left. */
+static int64_t distribute(int64_t available, const int *dims, int n, basis *b, int *cur,
+                          int64_t *bounds)
+{
+    for (int i = n; i-- > 0;) {
+        int dim = dims[i];
+        int slot = b->rank - *cur - 1;
+        ++*cur;
+        b->mapping[dim] = slot;
+        if (bounds[dim] == LS_DYN) {
+            b->counts[slot] = available;
+            available = 1;
+            continue;
+        }
+        int64_t used = gcd64(available, bounds[dim]);
+        available /= used;
+        bounds[dim] /= used;
+        b->counts[slot] = used;
+    }
+    return available;
+}
+
+static bool in_list(const int *l, int n, int d)
+{
+    for (int i = 0; i < n; i++)
+        if (l[i] == d)
+            return true;
+    return false;
+}
+
+/* The qk or pv half: the thread tile and both bases without the dims in
+ * `drop` (N for qk, K1 for pv). */
+static void project(const int64_t *thread, const basis *lanes, const basis *subgroups,
+                    const int *drop, int n_drop, ls_attention_part *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int d = 0; d < lanes->rank; d++) {
+        out->lane_counts[d] = lanes->counts[d];
+        out->subgroup_counts[d] = subgroups->counts[d];
+        if (in_list(drop, n_drop, d))
+            continue;
+        out->thread[out->n_thread] = thread[d];
+        out->lane_mapping[out->n_thread] = lanes->mapping[d];
+        out->subgroup_mapping[out->n_thread] = subgroups->mapping[d];
+        out->n_thread++;
+    }
+}
+
+static ls_status refuse(ls_diag *diag, const ls_dispatch *d, const ls_dop *o, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+
+static ls_status refuse(ls_diag *diag, const ls_dispatch *d, const ls_dop *o, const char *fmt, ...)
+{
+    char msg[sizeof diag->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ls_diag_set(diag, LS_ERR_INVALID, d->file, o->line, o->col, "%s", msg);
+}
+
+static int elem_bits(const ls_dop *o, int k)
+{
+    return o->operand[k].is_index ? 64 : o->operand[k].elem_bits;
+}
+
+/* setAttentionIntrinsicBasedVectorDistributionConfig's early exits: true
+ * when it fails before any MMA schedule is sought (why says which). */
+static bool mma_route_fails(const ls_dop *o, const ls_attention_dims *ad, const ls_target *t,
+                            char *why, size_t size)
+{
+    if (!ls_target_has_mma(t)) {
+        snprintf(why, size, "target %s lists no MMA intrinsics", t->arch);
+        return true;
+    }
+    int64_t msize = 1;
+    for (int i = 0; i < ad->n_m; i++) {
+        int64_t v = o->size[ad->m[i]];
+        /* only "at most 4" matters: past it the product stays 5 (no overflow) */
+        msize = (msize == LS_DYN || v == LS_DYN) ? LS_DYN : (v > 4 || msize * v > 4) ? 5 : msize * v;
+    }
+    if (msize != LS_DYN && msize <= 4) {
+        snprintf(why, size, "M = %lld is at most 4 (kVerySkinnyDimThreshold)", (long long)msize);
+        return true;
+    }
+    const struct {
+        const char *name;
+        const int *dims;
+        int n;
+    } inner[] = {{"K1", ad->k1, ad->n_k1}, {"K2", ad->k2, ad->n_k2}, {"N", ad->n, ad->n_n},
+                 {"M", ad->m, ad->n_m}};
+    for (size_t i = 0; i < sizeof inner / sizeof inner[0]; i++)
+        if (inner[i].n > 0 && o->size[inner[i].dims[inner[i].n - 1]] == LS_DYN) {
+            snprintf(why, size, "its innermost %s dim d%d is dynamic", inner[i].name,
+                     inner[i].dims[inner[i].n - 1]);
+            return true;
+        }
+    return false;
+}
+
+static const int64_t NUM_KEY_VECTORS = 8, NUM_VALUE_VECTORS = 2, NUM_SUBGROUPS = 8;
+
+ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *t,
+                               ls_suggestion *s, ls_diag *diag)
+{
+    const ls_dop *o = &d->ops[root];
+    ls_attention_dims ad;
+    ls_attention_classify(o, &ad);
+    if (ad.n_k1 == 0 || ad.n_k2 == 0 || ad.n_n == 0)
+        return refuse(diag, d, o,
+                      "%s: its maps give no %s dim (AttentionOpDetail: K1 = Q & K - B, K2 = K - "
+                      "B - K1, N = V - B - K2), which IREE's attention configs index",
+                      o->kind, ad.n_k1 == 0 ? "K1" : ad.n_k2 == 0 ? "K2" : "N");
+    step(s, "root op: %s at line %d; IREE converts attention to online_attention first "
+            "(ConvertAttentionToOnlineAttention) and configures it in "
+            "setVectorDistributionConfig",
+         o->kind, o->line);
+    char why[160];
+    if (!mma_route_fails(o, &ad, t, why, sizeof why))
+        return refuse(diag, d, o,
+                      "IREE gives this attention its MMA schedule first "
+                      "(setAttentionIntrinsicBasedVectorDistributionConfig, "
+                      "LLVMGPU/KernelConfig.cpp: target %s has MMA intrinsics and M is not "
+                      "skinny); lanescope does not model that schedule, only the reduction "
+                      "config IREE falls back to",
+                      t->arch);
+    step(s, "no MMA attention schedule: %s, so setAttentionReductionConfig decides", why);
+
+    int kbits = elem_bits(o, 1), vbits = elem_bits(o, 2);
+    if (kbits <= 0 || vbits <= 0 || 128 % kbits != 0 || 128 % vbits != 0)
+        return refuse(diag, d, o,
+                      "%s: key and value elements of %d and %d bits; IREE's "
+                      "setAttentionVectorDistributionConfig asserts that both divide 128",
+                      o->kind, kbits, vbits);
+    int64_t key_vec = 128 / kbits, value_vec = 128 / vbits;
+    int64_t sg = ls_suggest_preferred_subgroup(t);
+    int rank = o->rank;
+    int64_t bounds[LS_MAX_RANK];
+    for (int i = 0; i < rank; i++)
+        bounds[i] = o->size[i];
+    const int *dyn_list[] = {ad.k1, ad.n};
+    const int dyn_n[] = {ad.n_k1, ad.n_n};
+    for (int g = 0; g < 2; g++)
+        for (int i = 0; i < dyn_n[g]; i++)
+            if (bounds[dyn_list[g][i]] == LS_DYN)
+                return refuse(diag, d, o,
+                              "%s: %s dim d%d is dynamic; setAttentionReductionConfig does "
+                              "arithmetic on its size (thread tiles of %s vectors), which is not "
+                              "defined for a dynamic one, so lanescope does not guess it",
+                              o->kind, g == 0 ? "K1" : "N", dyn_list[g][i],
+                              g == 0 ? "key" : "value");
+    for (int i = 0; i < rank; i++)
+        if (bounds[i] == 0)
+            return refuse(diag, d, o, "%s: loop d%d has size 0", o->kind, i);
+    step(s, "seeds: 8 key vectors, 2 value vectors, 8 subgroups; %lld-element key and %lld-element "
+            "value vectors (128 bits of %d- and %d-bit elements); subgroup size %lld",
+         (long long)key_vec, (long long)value_vec, kbits, vbits, (long long)sg);
+
+    int64_t wg[LS_MAX_RANK] = {0}, thread[LS_MAX_RANK] = {0};
+    for (int i = 0; i < ad.n_batch; i++) {
+        wg[ad.batch[i]] = 1;
+        bounds[ad.batch[i]] = 1;
+    }
+    for (int i = 0; i < ad.n_m; i++) {
+        wg[ad.m[i]] = 1;
+        bounds[ad.m[i]] = 1;
+    }
+    int k1_last = ad.k1[ad.n_k1 - 1], n_last = ad.n[ad.n_n - 1];
+    thread[k1_last] = key_vec;
+    bounds[k1_last] = fceil_div(bounds[k1_last], key_vec);
+    thread[n_last] = value_vec;
+    bounds[n_last] = fceil_div(bounds[n_last], value_vec);
+
+    int64_t k1_vectors = 1;
+    for (int i = 0; i < ad.n_k1; i++)
+        if (!ls_mul_ok(k1_vectors, bounds[ad.k1[i]], &k1_vectors))
+            k1_vectors = INT64_MAX; /* only compared with the subgroup size below */
+    int64_t k1_tiles = fceil_div(k1_vectors, NUM_KEY_VECTORS);
+    int64_t k1_split = pow2_ceil_min(k1_tiles, sg);
+    if (k1_split <= 0)
+        return refuse(diag, d, o, "%s: no K1 vectors to split threads by", o->kind);
+    int64_t k2_split = sg / k1_split;
+    step(s, "lanes: K1 holds %lld key vectors, %lld tiles of 8; lanes on K1 = min(pow2 ceil, "
+            "subgroup) = %lld, lanes on K2 = %lld",
+         (long long)k1_vectors, (long long)k1_tiles, (long long)k1_split, (long long)k2_split);
+
+    basis qk, pv, sgb;
+    basis_init(&qk, rank);
+    basis_init(&sgb, rank);
+    {
+        int qk_cur = 0;
+        distribute(k2_split, ad.k2, ad.n_k2, &qk, &qk_cur, bounds);
+        pv = qk;
+        int pv_cur = qk_cur;
+        distribute(k1_split, ad.k1, ad.n_k1, &qk, &qk_cur, bounds);
+        distribute(1, ad.n, ad.n_n, &qk, &qk_cur, bounds);
+        distribute(k1_split, ad.n, ad.n_n, &pv, &pv_cur, bounds);
+        distribute(1, ad.k1, ad.n_k1, &pv, &pv_cur, bounds);
+        distribute(1, ad.batch, ad.n_batch, &qk, &qk_cur, bounds);
+        distribute(1, ad.m, ad.n_m, &qk, &qk_cur, bounds);
+        distribute(1, ad.batch, ad.n_batch, &pv, &pv_cur, bounds);
+        distribute(1, ad.m, ad.n_m, &pv, &pv_cur, bounds);
+    }
+    {
+        int cur = 0;
+        distribute(NUM_SUBGROUPS, ad.k2, ad.n_k2, &sgb, &cur, bounds);
+        distribute(1, ad.n, ad.n_n, &sgb, &cur, bounds);
+        distribute(1, ad.k1, ad.n_k1, &sgb, &cur, bounds);
+        distribute(1, ad.m, ad.n_m, &sgb, &cur, bounds);
+        distribute(1, ad.batch, ad.n_batch, &sgb, &cur, bounds);
+    }
+    int64_t partial[LS_MAX_RANK] = {0};
+    for (int i = 0; i < ad.n_n; i++) {
+        int dim = ad.n[i];
+        int64_t v = pv.counts[pv.mapping[dim]];
+        if (dim == n_last)
+            v *= NUM_VALUE_VECTORS * value_vec;
+        wg[dim] = v;
+    }
+    for (int i = 0; i < ad.n_k2; i++) {
+        int dim = ad.k2[i];
+        partial[dim] = qk.counts[qk.mapping[dim]] * sgb.counts[sgb.mapping[dim]];
+    }
+    int64_t n_sg = 1;
+    for (int i = 0; i < rank; i++)
+        n_sg *= sgb.counts[i];
+    s->attention = true;
+    s->root = root;
+    s->subgroup_size = sg;
+    s->workgroup_size = sg * n_sg;
+    s->att_rank = rank;
+    memcpy(s->att_workgroup, wg, sizeof wg);
+    memcpy(s->att_partial, partial, sizeof partial);
+    project(thread, &qk, &sgb, ad.n, ad.n_n, &s->qk);
+    project(thread, &pv, &sgb, ad.k1, ad.n_k1, &s->pv);
+    step(s, "subgroups: %lld on K2 (8 asked, gcd with what the lanes left); workgroup %lld "
+            "threads",
+         (long long)n_sg, (long long)s->workgroup_size);
+    step(s, "workgroup tile: 1 on batch and M dims, the N dims' lanes x %lld value vectors of "
+            "%lld; partial_reduction on K2 = its lanes x its subgroups",
+         (long long)NUM_VALUE_VECTORS, (long long)value_vec);
+    return LS_OK;
+}

@@ -1,0 +1,276 @@
+/* test_attention.c: the config IREE gives decode attention
+ * (iree_linalg_ext.online_attention / attention with a skinny M, or on a
+ * target without MMA intrinsics): setAttentionReductionConfig in
+ * LLVMGPU/KernelConfig.cpp, worked out by hand below; the first case is
+ * IREE's own CHECK lines (config_vector_distribute_reduction_gfx942.mlir
+ * @attention_20x1x64x4096x64).  Also the routing: a non-skinny M on an MMA
+ * target is refused by name, and `sim` refuses attention with its reason. */
+#include "testutil.h"
+
+#include "lanescope/suggest.h"
+
+/* An online_attention (or attention: one init) dispatch.  maps: the
+ * affine_maps of Q, K, V, scale[, mask], O[, max, sum] after "(dims) ->". */
+static void attention_ir(char *buf, size_t size, bool online, const char *dims,
+                         const char *const *maps, int n_maps, const char *q, const char *k,
+                         const char *v, const char *mask, const char *o, const char *red,
+                         const char *scale_type)
+{
+    size_t u = 0;
+#define PUT(...) u += (size_t)snprintf(buf + u, u < size ? size - u : 0, __VA_ARGS__)
+    PUT("func.func @attn(%%q: %s, %%k: %s, %%v: %s%s%s, %%o: %s%s%s) {\n", q, k, v,
+        mask ? ", %m: " : "", mask ? mask : "", o, online ? ", %r: " : "", online ? red : "");
+    PUT("  %%s = arith.constant 1.0 : %s\n", scale_type);
+    PUT("  %%0%s = iree_linalg_ext.%s {indexing_maps = [", online ? ":3" : "",
+        online ? "online_attention" : "attention");
+    for (int i = 0; i < n_maps; i++)
+        PUT("%saffine_map<(%s) -> %s>", i ? ", " : "", dims, maps[i]);
+    PUT("]} ins(%%q, %%k, %%v, %%s%s : %s, %s, %s, %s%s%s)", mask ? ", %m" : "", q, k, v,
+        scale_type, mask ? ", " : "", mask ? mask : "");
+    if (online)
+        PUT(" outs(%%o, %%r, %%r : %s, %s, %s) {\n", o, red, red);
+    else
+        PUT(" outs(%%o : %s) {\n", o);
+    PUT("  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n  }");
+    if (online)
+        PUT(" -> %s, %s, %s\n", o, red, red);
+    else
+        PUT(" -> %s\n", o);
+    PUT("  return\n}\n");
+#undef PUT
+    ck_assert(u < size);
+}
+
+static ls_status suggest_ir(const char *text, const char *target, ls_suggestion *s, ls_diag *d)
+{
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_diag_clear(d);
+    ck_assert_msg(ls_module_parse_ex(text, strlen(text), "t.mlir", LS_IMPORT_KEEP_UNSUPPORTED, m,
+                                     d) == LS_OK,
+                  "%s", d->msg);
+    ck_assert_int_eq(m->n_dispatches, 1);
+    ls_target t;
+    ck_assert(ls_target_lookup(target, &t));
+    ls_status st = ls_suggest(&m->dispatches[0], &t, s, d);
+    free(m);
+    return st;
+}
+
+static void expect(const ls_suggestion *s, int64_t wg, int64_t sg, const char *lowering,
+                   const char *decomposition)
+{
+    char lc[1024], dc[2048];
+    ck_assert(s->attention);
+    ck_assert_int_eq(s->workgroup_size, wg);
+    ck_assert_int_eq(s->subgroup_size, sg);
+    ls_attention_format(s, lc, sizeof lc, dc, sizeof dc);
+    ck_assert_str_eq(lc, lowering);
+    ck_assert_str_eq(dc, decomposition);
+}
+
+/* B x M x K1 x K2 x N = d0..d4, IREE's standard maps. */
+static const char *const STD5[] = {"(d0, d1, d2)", "(d0, d3, d2)", "(d0, d3, d4)", "()",
+                                   "(d0, d1, d4)", "(d0, d1)",     "(d0, d1)"};
+#define DIMS5 "d0, d1, d2, d3, d4"
+
+/* IREE's CHECK lines, verbatim (config_vector_distribute_reduction_gfx942.mlir). */
+static const char *const DECODE_LC =
+    "#iree_gpu.lowering_config<{partial_reduction = [0, 0, 0, 512, 0], workgroup = [1, 1, 0, 0, "
+    "16]}>";
+static const char *const DECODE_DC =
+    "{pv_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 1, 64], "
+    "[1, 0, 4, 3]], subgroup_basis = [[1, 1, 1, 1, 8], [0, 1, 4, 3]], thread = [0, 0, 0, 8]}>}, "
+    "qk_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 1, 64], [1, "
+    "0, 3, 4]], subgroup_basis = [[1, 1, 1, 1, 8], [0, 1, 2, 4]], thread = [0, 0, 8, 0]}>}}";
+
+START_TEST(decode_attention_is_irees_config)
+{
+    char ir[4096];
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf16>",
+                 "tensor<20x1xf16>", "f16");
+    ls_suggestion s;
+    ls_diag d;
+    ck_assert_msg(suggest_ir(ir, "gfx942", &s, &d) == LS_OK, "%s", d.msg);
+    expect(&s, 512, 64, DECODE_LC, DECODE_DC);
+    char ti[512];
+    ls_suggest_format_translation(&s, ti, sizeof ti);
+    ck_assert_msg(strstr(ti, "workgroup_size = [512, 1, 1] subgroup_size = 64") &&
+                      strstr(ti, "iree_codegen.denormal_fp_math_f32 = "
+                                 "#iree_codegen.denormal_fp_math<\"preserve-sign\">"),
+                  "%s", ti);
+    /* attention (one init) is converted to online_attention first: the same config */
+    const char *const plain[] = {STD5[0], STD5[1], STD5[2], STD5[3], STD5[4]};
+    attention_ir(ir, sizeof ir, false, DIMS5, plain, 5, "tensor<20x1x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf16>",
+                 NULL, "f16");
+    ck_assert_msg(suggest_ir(ir, "gfx942", &s, &d) == LS_OK, "%s", d.msg);
+    expect(&s, 512, 64, DECODE_LC, DECODE_DC);
+}
+END_TEST
+
+/* No M dim and f8 (IREE's @attention_20x64x4096x64_f8, whose CHECK lines
+ * pin only the pipeline): d0 B 20, d1 K1 64, d2 K2 4096, d3 N 64.
+ * 128/8 = 16-element vectors: K1 4 vectors, 1 tile -> 1 lane on K1, 64 on
+ * K2.  qk: d2 -> slot 3 (64 lanes), d1 -> 2, d3 -> 1, d0 -> 0; pv: d3 -> 2,
+ * d1 -> 1, d0 -> 0.  Subgroups: gcd(8, 4096/64) = 8 on d2 (slot 3), d3 -> 2,
+ * d1 -> 1, d0 -> 0.  workgroup N = 1 x 2 x 16 = 32; partial K2 = 64 x 8. */
+START_TEST(attention_without_m_dim)
+{
+    const char *const maps[] = {"(d0, d1)", "(d0, d2, d1)", "(d0, d2, d3)", "()",
+                                "(d0, d3)", "(d0)",         "(d0)"};
+    char ir[4096];
+    attention_ir(ir, sizeof ir, true, "d0, d1, d2, d3", maps, 7, "tensor<20x64xf8E4M3FNUZ>",
+                 "tensor<20x4096x64xf8E4M3FNUZ>", "tensor<20x4096x64xf8E4M3FNUZ>", NULL,
+                 "tensor<20x64xf32>", "tensor<20xf32>", "f8E4M3FNUZ");
+    ls_suggestion s;
+    ls_diag d;
+    ck_assert_msg(suggest_ir(ir, "gfx942", &s, &d) == LS_OK, "%s", d.msg);
+    expect(&s, 512, 64,
+           "#iree_gpu.lowering_config<{partial_reduction = [0, 0, 512, 0], workgroup = [1, 0, 0, "
+           "32]}>",
+           "{pv_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 64], "
+           "[0, 3, 2]], subgroup_basis = [[1, 1, 1, 8], [0, 3, 2]], thread = [0, 0, 16]}>}, "
+           "qk_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 64], "
+           "[0, 2, 3]], subgroup_basis = [[1, 1, 1, 8], [0, 1, 3]], thread = [0, 16, 0]}>}}");
+}
+END_TEST
+
+/* Paged KV with a mask (the maps of IREE's @attention_4xDx1x32x128xf16 in
+ * pipeline_vector_distribute_reduction_gfx942.mlir): B {d0, d1}, M {d2},
+ * K1 {d4} 128, K2 {d5 dynamic, d6 32}, N {d3} 128.  K1: 16 vectors, 2
+ * tiles -> 2 lanes on K1, 32 on K2.  qk: d6 -> slot 6 takes gcd(32, 32) =
+ * 32, d5 (dynamic) -> slot 5 takes what is left (1); K1 d4 -> slot 4 (2);
+ * N d3 -> 3; B d1 -> 2, d0 -> 1; M d2 -> 0.  pv from the K2 split: N d3 ->
+ * slot 4 (gcd(2, 16) = 2), K1 d4 -> 3, then B, M as qk.  Subgroups: d6 has
+ * 1 left (gcd 1), the dynamic d5 takes all 8.  workgroup N = 2 x 2 x 8. */
+START_TEST(paged_attention_dynamic_k2)
+{
+    const char *const maps[] = {"(d0, d1, d2, d4)",     "(d0, d5, d1, d6, d4)",
+                                "(d0, d5, d1, d6, d3)", "()",
+                                "(d0, d1, d2, d5, d6)", "(d0, d1, d2, d3)",
+                                "(d0, d1, d2)",         "(d0, d1, d2)"};
+    char ir[8192];
+    attention_ir(ir, sizeof ir, true, "d0, d1, d2, d3, d4, d5, d6", maps, 8,
+                 "tensor<4x1x1x128xf16>", "tensor<4x?x1x32x128xf16>", "tensor<4x?x1x32x128xf16>",
+                 "tensor<4x1x1x?x32xf16>", "tensor<4x1x1x128xf32>", "tensor<4x1x1xf32>", "f16");
+    ls_suggestion s;
+    ls_diag d;
+    ck_assert_msg(suggest_ir(ir, "gfx942", &s, &d) == LS_OK, "%s", d.msg);
+    expect(&s, 512, 64,
+           "#iree_gpu.lowering_config<{partial_reduction = [0, 0, 0, 0, 0, 8, 32], workgroup = [1, "
+           "1, 1, 32, 0, 0, 0]}>",
+           "{pv_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 1, "
+           "2, 1, 32], [1, 2, 0, 4, 5, 6]], subgroup_basis = [[1, 1, 1, 1, 1, 8, 1], [0, 1, 2, 4, "
+           "5, 6]], thread = [0, 0, 0, 8, 0, 0]}>}, qk_attrs = {lowering_config = "
+           "#iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 1, 2, 1, 32], [1, 2, 0, 4, 5, 6]], "
+           "subgroup_basis = [[1, 1, 1, 1, 1, 8, 1], [0, 1, 2, 3, 5, 6]], thread = [0, 0, 0, 8, "
+           "0, 0]}>}}");
+}
+END_TEST
+
+/* M = 64: gfx942 has MMA intrinsics, so IREE tries its MMA schedule
+ * (refused by name); sm_60 (Pascal) and gfx1030 (RDNA2) have none, so the
+ * reduction config decides.  sm_60: 32 lanes on K2 (slot 4), subgroups
+ * gcd(8, 4096/32) = 8 -> partial 256, 256 threads; gfx1030 prefers wave32
+ * too. */
+START_TEST(mma_routing)
+{
+    char ir[4096];
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x64x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x64x64xf16>",
+                 "tensor<20x64xf16>", "f16");
+    ls_suggestion s;
+    ls_diag d;
+    ck_assert(suggest_ir(ir, "gfx942", &s, &d) == LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "MMA schedule") && strstr(d.msg, "does not model"), "%s", d.msg);
+    const char *lc = "#iree_gpu.lowering_config<{partial_reduction = [0, 0, 0, 256, 0], "
+                     "workgroup = [1, 1, 0, 0, 16]}>";
+    const char *dc =
+        "{pv_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, 1, "
+        "32], [1, 0, 4, 3]], subgroup_basis = [[1, 1, 1, 1, 8], [0, 1, 4, 3]], thread = [0, 0, 0, "
+        "8]}>}, qk_attrs = {lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 1, 1, "
+        "1, 32], [1, 0, 3, 4]], subgroup_basis = [[1, 1, 1, 1, 8], [0, 1, 2, 4]], thread = [0, "
+        "0, 8, 0]}>}}";
+    ck_assert_msg(suggest_ir(ir, "sm_60", &s, &d) == LS_OK, "%s", d.msg);
+    expect(&s, 256, 32, lc, dc);
+    ck_assert_msg(suggest_ir(ir, "gfx1030", &s, &d) == LS_OK, "%s", d.msg);
+    expect(&s, 256, 32, lc, dc);
+    /* a dynamic innermost K2 makes the MMA route bail out on gfx942 too */
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x64x64xf16>",
+                 "tensor<20x?x64xf16>", "tensor<20x?x64xf16>", NULL, "tensor<20x64x64xf16>",
+                 "tensor<20x64xf16>", "f16");
+    ck_assert_msg(suggest_ir(ir, "gfx942", &s, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(strstr(s.steps[1], "innermost K2 dim d3 is dynamic"), "%s", s.steps[1]);
+}
+END_TEST
+
+START_TEST(target_mma_lists)
+{
+    const struct {
+        const char *name;
+        bool mma;
+    } rows[] = {{"sm_60", false},  {"sm_70", true},  {"a100", true},    {"h100", true},
+                {"gfx1010", false}, {"gfx1030", false}, {"gfx1100", true}, {"gfx942", true},
+                {"mi355x", true}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ls_target t;
+        ck_assert(ls_target_lookup(rows[i].name, &t));
+        ck_assert_msg(ls_target_has_mma(&t) == rows[i].mma, "%s", rows[i].name);
+    }
+    /* an #iree_gpu.target says so itself: mma = [] is none */
+    ls_target t;
+    ck_assert(ls_target_lookup("gfx942", &t));
+    t.mma = -1;
+    ck_assert(!ls_target_has_mma(&t));
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    char ir[4096];
+    ls_suggestion s;
+    ls_diag d;
+    /* a dynamic K1: IREE's arithmetic on it is not defined */
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x?xf16>",
+                 "tensor<20x4096x?xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf16>",
+                 "tensor<20x1xf16>", "f16");
+    ck_assert(suggest_ir(ir, "gfx942", &s, &d) == LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "K1 dim d2 is dynamic"), "%s", d.msg);
+    /* sim: attention is not simulated, and says so at the op */
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf16>",
+                 "tensor<20x1xf16>", "f16");
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_diag_clear(&d);
+    ck_assert(ls_module_parse(ir, strlen(ir), "t.mlir", m, &d) == LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "does not simulate attention") && d.line == 3, "%d: %s", d.line,
+                  d.msg);
+    free(m);
+    /* wrong operand counts are a syntax error naming the op */
+    const char *bad = "func.func @f(%q: tensor<2x4xf16>, %o: tensor<2x4xf16>) {\n"
+                      "  %0:3 = iree_linalg_ext.online_attention {indexing_maps = []} "
+                      "ins(%q : tensor<2x4xf16>) outs(%o : tensor<2x4xf16>) {\n  }\n  return\n}\n";
+    m = ls_xcalloc(1, sizeof *m);
+    ls_diag_clear(&d);
+    ck_assert(ls_module_parse(bad, strlen(bad), "t.mlir", m, &d) == LS_ERR_SYNTAX);
+    ck_assert_msg(strstr(d.msg, "query, key, value, scale") && d.line == 2, "%s", d.msg);
+    free(m);
+}
+END_TEST
+
+static Suite *attention_suite(void)
+{
+    Suite *s = suite_create("attention");
+    TCase *tc = tcase_create("config");
+    tcase_add_test(tc, decode_attention_is_irees_config);
+    tcase_add_test(tc, attention_without_m_dim);
+    tcase_add_test(tc, paged_attention_dynamic_k2);
+    tcase_add_test(tc, mma_routing);
+    tcase_add_test(tc, target_mma_lists);
+    tcase_add_test(tc, refusals);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(attention_suite)
