@@ -452,6 +452,11 @@ void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t si
         APPEND("]");
         sep = ", ";
     }
+    if (c->promote_operands.present) {
+        APPEND("%spromote_operands = ", sep);
+        u += ls_format_list(buf + u, u < size ? size - u : 0, c->promote_operands.v,
+                            c->promote_operands.n);
+    }
     APPEND("}>");
 #undef APPEND
 }

@@ -14,75 +14,7 @@
  *    compile and check;
  *  - AMD plans, subgroup size 64, arg_compare and f8 operands are refused
  *    with the reason. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "lanescope/measure.h"
-#include "testutil.h"
-
-static ls_nvrtc *nvrtc(void)
-{
-    static ls_nvrtc *n;
-    static bool tried;
-    if (!tried) {
-        ls_diag d;
-        ls_diag_clear(&d);
-        tried = true;
-        if (ls_nvrtc_open(&n, &d) != LS_OK) {
-            /* a build with the CUDA path must find NVRTC; one without skips */
-            ck_assert_msg(!ls_cuda_built(), "NVRTC not found in a CUDA build: %s", d.msg);
-            fprintf(stderr, "test_cuda: %s -- NVRTC checks skipped\n", d.msg);
-        }
-    }
-    return n;
-}
-
-/* Compile to PTX; the log must be empty.  Returns the PTX (caller frees) or NULL. */
-static char *ptx_of(const char *src, const char *what)
-{
-    ls_nvrtc *n = nvrtc();
-    if (!n)
-        return NULL;
-    char *ptx = NULL, *log = NULL;
-    size_t size;
-    ls_diag d;
-    ls_diag_clear(&d);
-    ls_status st = ls_nvrtc_compile(n, src, "kernel.cu", "sm_90", false, &ptx, &size, &log, &d);
-    if (st != LS_OK || !log || log[0]) { /* Check's messages are short: the details go here */
-        fprintf(stderr, "--- %s: NVRTC log:\n%s\n--- source:\n%s\n", what, log ? log : d.msg,
-                src);
-        ck_abort_msg("%s: NVRTC %s (log and source on stderr)", what,
-                     st != LS_OK ? "failed" : "warned");
-    }
-    free(log);
-    return ptx;
-}
-
-static int count(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *s = strstr(hay, needle); s; s = strstr(s + 1, needle))
-        n++;
-    return n;
-}
-
-typedef struct {
-    ls_module *m;
-    ls_derived d;
-    ls_plan plan;
-} loaded;
-
-static void load_plan(loaded *x, const char *example, const char *arch)
-{
-    ls_diag d;
-    x->m = load_example(example, &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ck_assert_uint_ge(x->m->n_problems, 1);
-    ls_problem *p = &x->m->problems[0];
-    ck_assert_int_eq(ls_derive(p, &x->d, &d), LS_OK);
-    ck_assert_int_eq(ls_plan_build(p, &x->d, ls_plan_target_from_arch(arch), &x->plan, &d), LS_OK);
-}
+#include "cuda_util.h"
 
 /* f16 rows accumulated in f32: 8 f16 = one 16-byte load per thread, 8
  * subgroups on the reduction -> a cross-subgroup buffer of 8 slots padded by
@@ -162,28 +94,6 @@ END_TEST
 
 /* The emulated kernel matches the reference on `outputs` outputs; the same
  * source with `good` replaced by `bad` (as long) must fail the check. */
-static void emulate_then_sabotage(const ls_plan *plan, char *src, const ls_cuda_launch *L,
-                                  uint64_t seed, int64_t outputs, const char *good,
-                                  const char *bad)
-{
-    ls_diag d;
-    ls_diag_clear(&d);
-    int64_t checked;
-    double ratio;
-    ls_input_source in = {seed, NULL, {NULL}};
-    ck_assert_msg(ls_cuda_emulate_source(plan, src, L, in, &checked, &ratio, &d) == LS_OK, "%s",
-                  d.msg);
-    ck_assert_int_eq(checked, outputs);
-    char *at = strstr(src, good);
-    ck_assert_msg(at != NULL, "no '%s' in the source", good);
-    ck_assert_uint_eq(strlen(good), strlen(bad));
-    memcpy(at, bad, strlen(bad));
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_source(plan, src, L, in, &checked, &ratio, &d),
-                     LS_ERR_INVALID);
-    ck_assert_ptr_nonnull(strstr(d.msg, "the generated kernel's output"));
-}
-
 /* A wrong butterfly offset must not pass the emulated check. */
 START_TEST(sabotage_is_caught)
 {
@@ -338,34 +248,6 @@ static const char *matvec_text =
     "  } -> tensor<64xf16>\n"
     "  return\n"
     "}\n";
-
-/* p lowered for NVIDIA (sm_90): translation_info of wg threads in subgroups
- * of 32, derived and planned. */
-static void plan_nvidia(ls_problem *p, int64_t wg, ls_derived *dv, ls_plan *plan)
-{
-    ls_diag d;
-    ls_diag_clear(&d);
-    p->has_ti = true;
-    p->ti.has_subgroup_size = p->ti.has_workgroup_size = true;
-    p->ti.subgroup_size = 32;
-    p->ti.workgroup_size[0] = wg;
-    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
-    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
-    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_90"), plan, &d) == LS_OK,
-                  "%s", d.msg);
-}
-
-/* A dispatch's first reduction planned for sm_90 with a workgroup of wg
- * threads (the module and *dv are the caller's to free). */
-static ls_module *nvidia_plan_of(const char *text, int64_t wg, ls_derived **dv, ls_plan *plan)
-{
-    ls_diag d;
-    ls_module *m = load_text(text, &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    *dv = ls_xcalloc(1, sizeof **dv);
-    plan_nvidia(&m->problems[0], wg, *dv, plan);
-    return m;
-}
 
 START_TEST(matvec_kernel)
 {
@@ -675,116 +557,6 @@ END_TEST
 
 /* What the generator cannot express is refused with the reason, never
  * generated half-right: an arg_compare (its index), an f8 operand. */
-/* The end of a dispatch text: an f32 sum's region, the result's type. */
-#define ADDF_F32_BODY(type)                                                                      \
-    "  ^bb0(%a: f32, %b: f32):\n    %s = arith.addf %a, %b : f32\n    linalg.yield %s : f32\n"     \
-    "  } -> " type "\n  return\n}\n"
-
-/* A column sum on IREE's TileAndFuse pipeline (an outer reduction; the
- * config is IREE's for sm_90, `lanescope suggest`): every thread walks its
- * own four columns, four rows an iteration, so the kernel has no shuffle
- * and no barrier, and every thread stores. */
-START_TEST(tile_and_fuse_kernel)
-{
-    ls_diag d;
-    ls_diag_clear(&d);
-    ls_derived *dv;
-    ls_plan plan;
-    ls_module *m = nvidia_plan_of(
-        "func.func @colsum() attributes {translation_info = #iree_codegen.translation_info<"
-        "pipeline = #iree_gpu.pipeline<TileAndFuse> workgroup_size = [32, 1, 1] "
-        "subgroup_size = 32>} {\n"
-        "  %cst = arith.constant 0.0 : f32\n"
-        "  %in = tensor.empty() : tensor<64x256xf32>\n"
-        "  %e = tensor.empty() : tensor<256xf32>\n"
-        "  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>\n"
-        "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d1)>], iterator_types = [\"reduction\", \"parallel\"]} "
-        "ins(%in : tensor<64x256xf32>) outs(%f : tensor<256xf32>) attrs = {lowering_config = "
-        "#iree_gpu.lowering_config<{reduction = [4, 0], thread = [0, 4], "
-        "workgroup = [0, 128]}>} {\n"
-        ADDF_F32_BODY("tensor<256xf32>"),
-        32, &dv, &plan);
-    ck_assert(dv->tile_and_fuse);
-    char *src = NULL;
-    ls_cuda_launch L;
-    ck_assert_msg(ls_cuda_generate(&plan, 0, "colsum", &src, &L, &d) == LS_OK, "%s", d.msg);
-    ck_assert_ptr_nonnull(strstr(src, "as IREE's TileAndFuse pipeline"));
-    ck_assert_int_eq(L.grid[0], 2);
-    ck_assert_int_eq(L.block[0], 32);
-    ck_assert_int_eq(L.smem_bytes, 0);
-    ck_assert_int_eq(count(src, "__shfl_xor_sync("), 0);
-    ck_assert_int_eq(count(src, "__syncthreads();"), 0);
-    /* four rows of four columns an iteration, 16 iterations, four stores */
-    ck_assert_int_eq(count(src, "*(const ls_vec0_t *)"), 4);
-    ck_assert_int_eq(count(src, "for (int it = 0; it < 16; ++it)"), 1);
-    ck_assert_int_eq(count(src, "out[0 + "), 4);
-    char *ptx = ptx_of(src, "TileAndFuse column sum");
-    if (ptx) {
-        /* 16-byte loads, four an iteration (NVRTC picks the unrolling: unroll 0) */
-        int loads = count(ptx, "ld.global.nc.v4");
-        ck_assert_msg(loads >= 4 && loads % 4 == 0, "%d 16-byte loads", loads);
-        ck_assert_int_eq(count(ptx, "shfl.sync"), 0);
-        ck_assert_int_eq(count(ptx, "bar.sync"), 0);
-        free(ptx);
-    }
-    /* reading row 0 twice instead of rows 0 and 1 must fail the check */
-    emulate_then_sabotage(&plan, src, &L, 11, 256, "in0 + o0 + 256)", "in0 + o0 + 000)");
-    free(src);
-    free(dv);
-    free(m);
-}
-END_TEST
-
-/* The reduction tiling level (a `reduction` tile with no partial one):
- * every stage, the cross-subgroup buffer and its two barriers included,
- * runs once per 256-element tile, and each tile's result folds into the
- * carried value, which starts at the fill's 1.5; 1000 columns leave a
- * ragged last tile. */
-START_TEST(serial_reduction_kernel)
-{
-    ls_diag d;
-    ls_diag_clear(&d);
-    ls_derived *dv;
-    ls_plan plan;
-    ls_module *m = nvidia_plan_of(
-        "func.func @serial() attributes {translation_info = #iree_codegen.translation_info<"
-        "pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] "
-        "subgroup_size = 32>} {\n"
-        "  %cst = arith.constant 1.5 : f32\n"
-        "  %in = tensor.empty() : tensor<6x1000xf32>\n"
-        "  %e = tensor.empty() : tensor<6xf32>\n"
-        "  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>\n"
-        "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
-        "ins(%in : tensor<6x1000xf32>) outs(%f : tensor<6xf32>) attrs = {lowering_config = "
-        "#iree_gpu.lowering_config<{workgroup = [1, 0], reduction = [0, 256], thread = [0, 4], "
-        "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 2], [0, 1]]}>} {\n"
-        ADDF_F32_BODY("tensor<6xf32>"),
-        64, &dv, &plan);
-    ck_assert(dv->serial_reduce);
-    char *src = NULL;
-    ls_cuda_launch L;
-    ck_assert_msg(ls_cuda_generate(&plan, 1, "serial", &src, &L, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(count(src, "for (int it = 0; it < 4; ++it)"), 1);
-    /* in the loop: 8 a workgroup, as the simulator counts them */
-    ck_assert_int_eq(count(src, "__syncthreads();"), 2);
-    ck_assert_int_eq(count(src, "carried[0] = __uint_as_float(0x3fc00000u);"), 1); /* 1.5 */
-    ck_assert_int_eq(count(src, "ls_combine(res[0], __uint_as_float"), 0); /* no second init */
-    char *ptx = ptx_of(src, "serial reduction");
-    if (ptx) {
-        ck_assert_int_eq(count(ptx, "bar.sync"), 2); /* `#pragma unroll 1`: the loop stays */
-        free(ptx);
-    }
-    /* folding a tile's result into itself instead of into the carried value must fail */
-    emulate_then_sabotage(&plan, src, &L, 3, 6, "ls_combine(carried[0], res[0])",
-                          "ls_combine(res[0],     res[0])");
-    free(src);
-    free(dv);
-    free(m);
-}
-END_TEST
-
 START_TEST(refuses_what_it_cannot_emit)
 {
     ls_diag d;
@@ -843,8 +615,6 @@ static Suite *make_suite(void)
     tcase_add_test(tc, property_coverage);
     tcase_add_test(tc, matvec_kernel);
     tcase_add_test(tc, strided_map_kernel);
-    tcase_add_test(tc, tile_and_fuse_kernel);
-    tcase_add_test(tc, serial_reduction_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
     tcase_add_test(tc, refuses_what_it_cannot_emit);

@@ -197,6 +197,10 @@ static void elem_expr(const gen *g, int64_t r, char src[][160], char *buf, size_
 
 static void scalar_src(const gen *g, int k, int64_t r, char *buf, size_t size)
 {
+    if (cg_promoted(g, k)) {
+        cg_promote_src(g, k, r, buf, size);
+        return;
+    }
     int64_t off;
     cg_reg_offset(g, k, r, &off);
     snprintf(buf, size, "in%d[o%d + %lld]", k, k, (long long)off);
@@ -390,7 +394,10 @@ static void emit_load_accumulate(gen *g)
                     (long long)d->wg_tile[i], i);
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "        (void)x%d;\n", i);
+    cg_emit_promote_copy(g);
     for (int k = 0; k < g->nin; k++) {
+        if (cg_promoted(g, k))
+            continue; /* read from its buffer */
         fprintf(f, "        const %s o%d = 0", cg_idx(g), k);
         for (int i = 0; i < p->rank; i++)
             if (g->in_stride[k][i])
@@ -634,8 +641,15 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
                     (long long)(g->vlen * launch->input_elem_bytes[k]));
         else
             fprintf(f, "scalar loads (%s)\n",
-                    g->vdim >= 0 ? g->vec_why[k] : launch->vector_note);
+                    g->vdim >= 0 || g->vec_why[k][0] ? g->vec_why[k] : launch->vector_note);
     }
+    for (int k = 0; k < g->nin; k++)
+        if (cg_promoted(g, k))
+            fprintf(f, " *   input %d is promoted (promote_operands): copied through a padded "
+                       "workgroup buffer each iteration between two barriers; the copy's shared "
+                       "writes and the buffer's reads are element by element (IREE's are "
+                       "vectors)\n",
+                    k);
     fprintf(f, " *   output %lld elements (%lld bytes)\n", (long long)launch->out_elems,
             (long long)launch->out_bytes);
     if (p->body.n > 0) {
@@ -731,11 +745,14 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
         fprintf(g.f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
     fprintf(g.f, "ls_acc_t *__restrict__ out)\n{\n");
     emit_thread_setup(&g);
+    int64_t promote_bytes = 0;
+    cg_emit_promote_setup(&g, &promote_bytes);
     if (g.d->serial_reduce)
         emit_serial_open(&g);
     emit_load_accumulate(&g);
     emit_reduces(&g);
     emit_cross_subgroup(&g, &launch->smem_bytes);
+    launch->smem_bytes += promote_bytes;
     if (g.d->serial_reduce)
         emit_serial_close(&g);
     emit_store(&g);
@@ -747,6 +764,7 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     g.f = open_memstream(&text, &len);
     emit_header(&g, source_name, launch);
     emit_types(&g);
+    cg_emit_promote_types(&g);
     emit_helpers(&g);
     fwrite(body, 1, body_len, g.f);
     fclose(g.f);
@@ -757,8 +775,8 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     if (launch->smem_bytes > 48 * 1024) {
         free(text);
         return ls_diag_set(diag, LS_ERR_LIMIT, g.p->file, g.p->line, g.p->col,
-                           "the cross-subgroup buffer needs %lld bytes; static shared memory "
-                           "is limited to 49152",
+                           "the cross-subgroup buffer and the promoted tiles need %lld "
+                           "bytes; static shared memory is limited to 49152",
                            (long long)launch->smem_bytes);
     }
     *src = text;

@@ -55,6 +55,16 @@ const char *cg_storage_type(ls_elem_type t);
 const char *cg_to_float(ls_elem_type t);
 const char *cg_from_float(ls_elem_type t);
 
+/* codegen_promote.c: promote_operands -- the refusals, the buffers and
+ * each thread's copy/read parts, the per-iteration copy between two
+ * barriers, and a promoted input's read of register r from its buffer. */
+bool cg_promoted(const gen *g, int k);
+ls_status cg_check_promote(const ls_plan *plan, ls_diag *diag);
+void cg_emit_promote_types(gen *g);
+void cg_emit_promote_setup(gen *g, int64_t *smem_bytes);
+void cg_emit_promote_copy(gen *g);
+void cg_promote_src(const gen *g, int k, int64_t r, char *buf, size_t size);
+
 /* codegen_check.c: LS_OK when the generator can express the plan, else the
  * refusal with its reason; and the largest offset into input k a thread
  * forms (false past int64). */

@@ -1,7 +1,7 @@
 /* codegen_check.c: what the CUDA generator refuses, each with its reason
- * (an arg_compare's index reduction, TileAndFuse, AMD lowerings, serial
- * reduction levels, promoted operands, types NVIDIA shuffles cannot carry,
- * limits of a CUDA grid and block), checked before anything is emitted. */
+ * (an arg_compare's index reduction, AMD lowerings, promoted operands it
+ * cannot copy, types NVIDIA shuffles cannot carry, limits of a CUDA grid and
+ * block), checked before anything is emitted. */
 #include "lanescope/functional.h"
 #include "codegen.h"
 
@@ -46,11 +46,9 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "%lld workgroups; a CUDA grid holds at most 2^31-1 blocks in x",
                            (long long)d->total_workgroups);
-    if (plan->n_promoted > 0)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s promotes an input through workgroup memory (promote_operands); "
-                           "the CUDA generator does not emit the copy",
-                           p->name);
+    ls_status st = cg_check_promote(plan, diag);
+    if (st)
+        return st;
     if (p->n_inputs > 1 && p->body.n == 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s reads %d inputs but has no body combining them", p->name,

@@ -93,6 +93,11 @@ static bool input_vector_ok(const gen *g, int k, int iv, int64_t vl, char *why, 
     const ls_derived *d = g->d;
     const ls_problem *p = g->p;
     int64_t eb = ls_elem_type_bits(p->inputs[k].type) / 8;
+    if (cg_promoted(g, k)) {
+        snprintf(why, size, "input %d is read from its workgroup buffer (promote_operands), "
+                 "element by element", k);
+        return false;
+    }
     if (g->in_stride[k][iv] != 1) {
         snprintf(why, size, "the element tile runs along d%d, which is not contiguous in input "
                  "%d: scalar loads", iv, k);
