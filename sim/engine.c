@@ -300,6 +300,9 @@ static int64_t step(engine *e, int slot, int64_t t)
         }
         const int64_t *it_coord = c->it_coord;
         int k = in->operand;
+        /* the operand's share of what the load costs, counted below */
+        const int64_t b_bytes = st->global_bytes, b_sectors = st->sectors, b_l1 = st->l1_hits,
+                      b_l2 = st->sector_hits, b_mall = st->mall_hits, b_dram = st->dram_bytes;
         done = t;
         if (!c->tile_ragged) {
             int64_t base = c->tile_base[k];
@@ -327,6 +330,13 @@ static int64_t step(engine *e, int slot, int64_t t)
         }
         if (done == t) /* fully masked: no memory traffic */
             done = t + hw->alu_latency;
+        ls_operand_traffic *ot = &e->res->operand[k];
+        ot->global_bytes += st->global_bytes - b_bytes;
+        ot->sectors += st->sectors - b_sectors;
+        ot->l1_hits += st->l1_hits - b_l1;
+        ot->sector_hits += st->sector_hits - b_l2;
+        ot->mall_hits += st->mall_hits - b_mall;
+        ot->dram_bytes += st->dram_bytes - b_dram;
         break;
     }
     case I_SMEM_ST:
@@ -592,6 +602,7 @@ static ls_status prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_s
                            (long long)d->workgroup_size, (long long)smem, hw->name);
     res->occupancy = occ;
     res->workgroups = d->total_workgroups;
+    res->n_operands = plan->n_inputs;
     /* ceil without the sum: the workgroup count may be near int64's limit
      * (WGPs <= 100000 x occupancy <= 4096 is small) */
     res->waves = d->total_workgroups / (hw->wgp_count * occ) +

@@ -44,6 +44,18 @@ $LANESCOPE draw layout "$EX/matvec_32000x4096_f16.mlir" --target mi300x --operan
 check "draw the example matvec's vector (pdf) exits 0" $?
 [ "$(head -c 5 "$tmp/mvdef.pdf")" = "%PDF-" ]; check "pdf written" $?
 
+# traffic draws each input's share of the loads (its panel: test_viz_operand);
+# sim prints them: the 64 x 256 f16 matrix's 32768 bytes, all from DRAM;
+# the 512-byte vector, read by every workgroup, from DRAM once.
+$LANESCOPE draw traffic "$tmp/mv.mlir" -o "$tmp/tr.svg"
+check "draw traffic of a matvec exits 0" $?
+$LANESCOPE sim "$tmp/mv.mlir" --no-check >"$tmp/sim.txt"
+contains "sim loads by operand" "$tmp/sim.txt" "loads by operand (load+accumulate's global figures, split):"
+awk '$1 == "0" && $2 == "%mat" && $3 == 32768 && $7 == 32768 { ok = 1 } END { exit !ok }' \
+    "$tmp/sim.txt"; check "sim: the matrix's bytes, all from DRAM" $?
+awk '$1 == "1" && $2 == "%vec" && $7 == 512 { ok = 1 } END { exit !ok }' "$tmp/sim.txt"
+check "sim: the vector's 512 bytes from DRAM once" $?
+
 # Errors.
 fails "--operand past the inputs" 2 "$tmp/e1.png" \
     "lanescope draw: --operand 5: the reduction has 2 inputs (0..1)" \
@@ -56,7 +68,7 @@ fails "--operand of an intermediate input" 2 "$tmp/e3.png" \
     $LANESCOPE draw layout "$EX/softmax_4096x32000_f32.mlir" --index 1 --operand 1 \
     -o "$tmp/e3.png"
 fails "--operand with traffic" 2 "$tmp/e4.png" \
-    "--operand: only layout and nested draw an operand (traffic does not" \
+    "--operand: only layout and nested draw an operand (traffic does not: it draws every input's share" \
     $LANESCOPE draw traffic "$tmp/mv.mlir" --operand 1 -o "$tmp/e4.png"
 fails "--dims on a rank-1 operand" 2 "$tmp/e5.png" \
     "--dims: input 1 has rank 1: no two dims to draw" \

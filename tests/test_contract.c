@@ -417,7 +417,8 @@ START_TEST(random_contractions)
 END_TEST
 
 /* The engine reads every input: the matvec's vector once per workgroup
- * (per subgroup holding rows), the matrix once. */
+ * (per subgroup holding rows), the matrix once; and reports each input's
+ * share of the load traffic. */
 START_TEST(engine_reads_both_inputs)
 {
     ls_diag dg;
@@ -435,7 +436,22 @@ START_TEST(engine_reads_both_inputs)
     /* 3 workgroups x 2 subgroups, each subgroup one row: A 6x200 i32 once,
      * B (200 i32) once per subgroup. */
     int64_t want = 6 * 200 * 4 + 6 * 200 * 4;
-    ck_assert_int_eq(res.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, want);
+    const ls_stage_stats *ld = &res.stage[LS_STAGE_LOAD_ACCUMULATE];
+    ck_assert_int_eq(ld->global_bytes, want);
+    /* split by operand: A's 4800 bytes, all from DRAM (150 sectors, each
+     * read once); B's 800 bytes six times, from DRAM at least once and
+     * mostly from the caches; the parts add up to the stage's figures */
+    ck_assert_int_eq(res.n_operands, 2);
+    ck_assert_int_eq(res.operand[0].global_bytes, 6 * 200 * 4);
+    ck_assert_int_eq(res.operand[1].global_bytes, 6 * 200 * 4);
+    ck_assert_int_eq(res.operand[0].dram_bytes, 6 * 200 * 4);
+    ck_assert_int_ge(res.operand[1].dram_bytes, 200 * 4);
+    ck_assert_int_lt(res.operand[1].dram_bytes, res.operand[1].global_bytes);
+    ck_assert_int_eq(res.operand[0].sectors + res.operand[1].sectors, ld->sectors);
+    ck_assert_int_eq(res.operand[0].l1_hits + res.operand[1].l1_hits, ld->l1_hits);
+    ck_assert_int_eq(res.operand[0].sector_hits + res.operand[1].sector_hits, ld->sector_hits);
+    ck_assert_int_eq(res.operand[0].mall_hits + res.operand[1].mall_hits, ld->mall_hits);
+    ck_assert_int_eq(res.operand[0].dram_bytes + res.operand[1].dram_bytes, ld->dram_bytes);
     /* one muli and one addi per element, per iteration of 64 / (16 lanes x 4) = 1 load each */
     free(d);
     free(m);

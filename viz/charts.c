@@ -88,6 +88,17 @@ void ls_viz_traffic(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r
         /* shown with the sectors: found in any cache (L1, L2, memory-side) */
         out->metric[6][s] = (double)(st->l1_hits + st->sector_hits + st->mall_hits);
     }
+    if (r->n_operands > 1) /* one input: its loads are the load stage's bars */
+        for (int k = 0; k < r->n_operands && k < LS_MAX_INPUTS; k++) {
+            const ls_operand_traffic *o = &r->operand[k];
+            snprintf(out->operand_name[k], sizeof out->operand_name[k], "input %d %.20s", k,
+                     p->inputs[k].name);
+            out->operand_bytes[k] = (double)o->global_bytes;
+            out->operand_sectors[k] = (double)o->sectors;
+            out->operand_hits[k] = (double)(o->l1_hits + o->sector_hits + o->mall_hits);
+            out->operand_dram[k] = (double)o->dram_bytes;
+            out->n_operands = k + 1;
+        }
     out->sim_cycles = (double)r->cycles;
     out->roofline_cycles = hw->dram_bytes_per_cycle > 0
                                ? (double)r->dram_bytes / hw->dram_bytes_per_cycle
@@ -99,6 +110,16 @@ void ls_viz_traffic(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r
     snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
              "Roofline: the time the DRAM traffic alone takes at peak bandwidth; the gap to "
              "the simulated time is what the config leaves.");
+    if (out->n_operands > 1) { /* the operand panel's DRAM side */
+        char line[400];
+        size_t u = (size_t)snprintf(line, sizeof line, "From DRAM by operand:");
+        for (int k = 0; k < out->n_operands && u < sizeof line; k++)
+            u += (size_t)snprintf(line + u, sizeof line - u, "%s %s %.3f MB", k ? ";" : "",
+                                  out->operand_name[k], out->operand_dram[k] / 1e6);
+        if (u < sizeof line)
+            snprintf(line + u, sizeof line - u, ".");
+        ls_chart_add_note(out, line);
+    }
 }
 
 static void traffic_size(const ls_chart *c, double *w, double *h)
@@ -185,6 +206,26 @@ static void traffic_draw(cairo_t *cr, const ls_chart *c)
              share < 10 ? 1 : 0, share);
     const char *texts[2] = {t0, t1};
     hbar_panel(cr, x, y, "time vs the DRAM roofline", 2, names, v, rc, texts);
+    if (c->n_operands > 1) { /* beside it: each input's loads */
+        m++;
+        x = MARGIN + (m % 2) * (TRAFFIC_PANEL_W + 30);
+        y = y0 + (m / 2) * ph;
+        char on[LS_MAX_INPUTS][32], ot[LS_MAX_INPUTS][80];
+        const char *otexts[LS_MAX_INPUTS];
+        ls_rgb oc[LS_MAX_INPUTS];
+        for (int k = 0; k < c->n_operands; k++) {
+            snprintf(on[k], sizeof on[k], "%s", c->operand_name[k]);
+            char b[24];
+            human(b, sizeof b, c->operand_bytes[k]);
+            snprintf(ot[k], sizeof ot[k], "%s (%.0f%% hit)", b,
+                     c->operand_sectors[k] > 0 ? 100 * c->operand_hits[k] / c->operand_sectors[k]
+                                               : 0.0);
+            otexts[k] = ot[k];
+            oc[k] = ls_viz_series_colour(0);
+        }
+        hbar_panel(cr, x, y, "global bytes by operand (load+accumulate)", c->n_operands, on,
+                   c->operand_bytes, oc, otexts);
+    }
     double ny = y0 + ((c->n_metrics + 2) / 2) * ph;
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
     for (int i = 0; i < c->n_notes; i++)

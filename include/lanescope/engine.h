@@ -57,6 +57,12 @@ typedef struct {
     int64_t barriers, barrier_wait_cycles;
 } ls_stage_stats;
 
+/* What one input's loads cost (a promoted input's copy reads included):
+ * the load+accumulate stage's global figures, split by operand. */
+typedef struct {
+    int64_t global_bytes, sectors, l1_hits, sector_hits, mall_hits, dram_bytes;
+} ls_operand_traffic;
+
 /* One stage of one subgroup on the timeline (for Chrome trace events). */
 typedef struct {
     int32_t wgp, track;      /* WGP and resident subgroup slot on it */
@@ -110,6 +116,8 @@ typedef struct {
     int64_t waves, workgroups;
     int64_t instructions, events;
     ls_stage_stats stage[LS_STAGE_COUNT];
+    int n_operands;                  /* the plan's inputs */
+    ls_operand_traffic operand[LS_MAX_INPUTS];
     /* No line of the inputs was asked for twice, so no lookup could hit
      * and the engine skipped the caches (sim/engine_stream.c): the same
      * figures, faster. */

@@ -254,6 +254,12 @@ typedef struct {
     char stage_name[LS_CHART_MAX_BARS][32];
     double metric[8][LS_CHART_MAX_BARS];
     double roofline_cycles, sim_cycles; /* DRAM bound vs simulated */
+    /* traffic with several inputs: each one's loads (a panel beside the
+     * roofline's): bytes requested, sectors, found in a cache, from DRAM */
+    int n_operands;
+    char operand_name[LS_MAX_INPUTS][32];
+    double operand_bytes[LS_MAX_INPUTS], operand_sectors[LS_MAX_INPUTS];
+    double operand_hits[LS_MAX_INPUTS], operand_dram[LS_MAX_INPUTS];
     /* timeline */
     int n_rows;
     char (*row_name)[32]; /* owned */

@@ -54,7 +54,8 @@ static void usage(FILE *f)
             "                   read by several threads striped with the count; --dims and\n"
             "                   --at then name operand dims.  An input held in registers (a\n"
             "                   reduction's result) is an error: nothing is loaded.  traffic\n"
-            "                   has no per-input figures, so it takes no --operand\n"
+            "                   draws every input's share of the loads in its own panel, so\n"
+            "                   it takes no --operand\n"
             "  --rows N         rows of a swizzle table (default: one period)\n"
             "  --elem-bytes B   element size for swizzle banks (default 4)\n"
             "  --lanes N        lanes of a swizzle bank access (default 32)\n"
@@ -512,7 +513,9 @@ int ls_cmd_draw(int argc, char **argv)
     if (o.operand >= 0 && strcmp(o.kind, "layout") != 0 && strcmp(o.kind, "nested") != 0) {
         ls_cli_error(
             CMD, "--operand: only layout and nested draw an operand (%s does not%s)", o.kind,
-            strcmp(o.kind, "traffic") == 0 ? ": the simulation has no per-input figures" : "");
+            strcmp(o.kind, "traffic") == 0
+                ? ": it draws every input's share of the loads in its own panel"
+                : "");
         return 2;
     }
     if (!ls_cli_problem_source(CMD, o.input, &o.pf))

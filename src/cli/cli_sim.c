@@ -175,6 +175,24 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 hit, (long long)(s->shuffles + s->dpp_steps), (long long)s->smem_accesses,
                 (long long)s->smem_max_degree, (long long)s->barrier_wait_cycles);
     }
+    if (r->n_operands > 1) {
+        fprintf(f, "  loads by operand (load+accumulate's global figures, split):\n");
+        fprintf(f, "  %-16s %12s %9s %7s %7s %12s\n", "operand", "global-bytes", "sectors",
+                "L1-hit%", "L2-hit%", "dram-bytes");
+        for (int k = 0; k < r->n_operands; k++) {
+            const ls_operand_traffic *o = &r->operand[k];
+            char name[40], l1[16] = "-", l2[16] = "-";
+            snprintf(name, sizeof name, "%d %s", k, p->inputs[k].name);
+            if (o->sectors > 0)
+                snprintf(l1, sizeof l1, "%.1f", 100.0 * (double)o->l1_hits / (double)o->sectors);
+            if (o->sectors > o->l1_hits)
+                snprintf(l2, sizeof l2, "%.1f",
+                         100.0 * (double)o->sector_hits / (double)(o->sectors - o->l1_hits));
+            fprintf(f, "  %-16.16s %12lld %9lld %7s %7s %12lld\n", name,
+                    (long long)o->global_bytes, (long long)o->sectors, l1, l2,
+                    (long long)o->dram_bytes);
+        }
+    }
     fprintf(f, "  %s\n", bn->line);
 }
 
@@ -277,6 +295,21 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(o, "workgroups", json_object_new_int64(r->workgroups));
     json_object_object_add(o, "instructions", json_object_new_int64(r->instructions));
     json_object_object_add(o, "events", json_object_new_int64(r->events));
+    json_object *ops = json_object_new_array();
+    for (int k = 0; k < r->n_operands; k++) {
+        const ls_operand_traffic *t = &r->operand[k];
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "input", json_object_new_int(k));
+        json_object_object_add(j, "name", json_object_new_string(p->inputs[k].name));
+        json_object_object_add(j, "global_bytes", json_object_new_int64(t->global_bytes));
+        json_object_object_add(j, "sectors", json_object_new_int64(t->sectors));
+        json_object_object_add(j, "l1_hits", json_object_new_int64(t->l1_hits));
+        json_object_object_add(j, "sector_hits", json_object_new_int64(t->sector_hits));
+        json_object_object_add(j, "mall_hits", json_object_new_int64(t->mall_hits));
+        json_object_object_add(j, "dram_bytes", json_object_new_int64(t->dram_bytes));
+        json_object_array_add(ops, j);
+    }
+    json_object_object_add(o, "operands", ops);
     json_object *stages = json_object_new_array();
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         const ls_stage_stats *s = &r->stage[k];
