@@ -207,6 +207,10 @@ contains "promote_operands: checked" "$tmp/out" "functional check passed: 8 outp
 sed 's/reduction = \[0, 16\]/reduction = [0, 16], promotion_types = [1]/' "$tmp/serial.mlir" >"$tmp/promote2.mlir"
 $LANESCOPE explain "$tmp/promote2.mlir" >/dev/null 2>"$tmp/err"
 contains "promotion_types rejected" "$tmp/err" "lowering_config key 'promotion_types' asks for promotion kinds other than IREE's default"
+sed 's/reduction = \[0, 16\]/reduction = [0, 16], truncation = true/' "$tmp/serial.mlir" >"$tmp/trunc.mlir"
+$LANESCOPE sim "$tmp/trunc.mlir" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ]; check "truncation key: exit 1" $?
+contains "truncation rejected: IREE reads it nowhere" "$tmp/err" "lowering_config key 'truncation' asks for a field no IREE pass reads"
 $LANESCOPE explain "$EX/seed000_example2.mlir" >"$tmp/ex2i.txt"
 contains "zero reduction level accepted" "$tmp/ex2i.txt" "reduction = [0, 0]"
 
