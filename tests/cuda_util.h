@@ -74,15 +74,15 @@ static inline void load_plan(loaded *x, const char *example, const char *arch)
     ck_assert_int_eq(ls_plan_build(p, &x->d, ls_plan_target_from_arch(arch), &x->plan, &d), LS_OK);
 }
 
-static inline void emulate_then_sabotage(const ls_plan *plan, char *src, const ls_cuda_launch *L,
-                                  uint64_t seed, int64_t outputs, const char *good,
-                                  const char *bad)
+/* As emulate_then_sabotage, with the inputs given (intermediates bound). */
+static inline void emulate_then_sabotage_in(const ls_plan *plan, char *src,
+                                            const ls_cuda_launch *L, ls_input_source in,
+                                            int64_t outputs, const char *good, const char *bad)
 {
     ls_diag d;
     ls_diag_clear(&d);
     int64_t checked;
     double ratio;
-    ls_input_source in = {seed, NULL, {NULL}};
     ck_assert_msg(ls_cuda_emulate_source(plan, src, L, in, &checked, &ratio, &d) == LS_OK, "%s",
                   d.msg);
     ck_assert_int_eq(checked, outputs);
@@ -94,6 +94,14 @@ static inline void emulate_then_sabotage(const ls_plan *plan, char *src, const l
     ck_assert_int_eq(ls_cuda_emulate_source(plan, src, L, in, &checked, &ratio, &d),
                      LS_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(d.msg, "the generated kernel's output"));
+}
+
+static inline void emulate_then_sabotage(const ls_plan *plan, char *src, const ls_cuda_launch *L,
+                                         uint64_t seed, int64_t outputs, const char *good,
+                                         const char *bad)
+{
+    emulate_then_sabotage_in(plan, src, L, (ls_input_source){seed, NULL, {NULL}}, outputs, good,
+                             bad);
 }
 
 /* p lowered for NVIDIA (sm_90): translation_info of wg threads in subgroups

@@ -9,7 +9,9 @@
  *    workgroup buffer between two barriers every iteration, in the derived
  *    thread layout (plan_promote.c), and read from there -- vector copy
  *    reads where the tile cannot pass the tensor's end, element reads with
- *    bounds where it can. */
+ *    bounds where it can;
+ *  - a reduction reading another's result (softmax's sum reading the max),
+ *    from a buffer of that reduction's bound outputs. */
 #include "cuda_util.h"
 
 /* A column sum on IREE's TileAndFuse pipeline (an outer reduction; the
@@ -213,6 +215,68 @@ START_TEST(promoted_ragged_tile)
 }
 END_TEST
 
+/* A second reduction of the dispatch reading the first one's result
+ * (softmax's sum of exp(x - max)): the kernel reads the max from a buffer
+ * of the first reduction's outputs, bound as the reference's values (the
+ * header says IREE keeps it in registers in one launch); reading 0 for
+ * the max instead must fail. */
+START_TEST(intermediate_input_kernel)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_module *m = load_text(
+        "func.func @sm() attributes {translation_info = #iree_codegen.translation_info<"
+        "pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] "
+        "subgroup_size = 32>} {\n"
+        "  %ninf = arith.constant 0xFF800000 : f32\n"
+        "  %zero = arith.constant 0.0 : f32\n"
+        "  %x = tensor.empty() : tensor<6x1000xf32>\n"
+        "  %e = tensor.empty() : tensor<6xf32>\n"
+        "  %f0 = linalg.fill ins(%ninf : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>\n"
+        "  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+        "ins(%x : tensor<6x1000xf32>) outs(%f0 : tensor<6xf32>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], "
+        "thread = [0, 4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 2], [0, 1]]}>} {\n"
+        "  ^bb0(%a: f32, %b: f32):\n    %r = arith.maximumf %a, %b : f32\n"
+        "    linalg.yield %r : f32\n  } -> tensor<6xf32>\n"
+        "  %f1 = linalg.fill ins(%zero : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>\n"
+        "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+        "[\"parallel\", \"reduction\"]} ins(%x, %m : tensor<6x1000xf32>, tensor<6xf32>) "
+        "outs(%f1 : tensor<6xf32>) attrs = {lowering_config = #iree_gpu.lowering_config<{"
+        "workgroup = [1, 0], partial_reduction = [0, 256], thread = [0, 4], "
+        "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 2], [0, 1]]}>} {\n"
+        "  ^bb0(%a: f32, %mx: f32, %o: f32):\n    %t = arith.subf %a, %mx : f32\n"
+        "    %y = math.exp %t : f32\n    %r = arith.addf %y, %o : f32\n"
+        "    linalg.yield %r : f32\n  } -> tensor<6xf32>\n  return\n}\n",
+        &d);
+    ck_assert_msg(d.status == LS_OK && m->n_problems == 2, "%s", d.msg);
+    ls_problem *p = &m->problems[1];
+    ck_assert(p->inputs[1].intermediate);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    plan_nvidia(p, 64, dv, &plan);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "sm", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(L.n_inputs, 2);
+    ck_assert_int_eq(L.input_elems[1], 6);
+    ck_assert_ptr_nonnull(strstr(src, "is another reduction's result: this kernel reads it"));
+    char *ptx = ptx_of(src, "softmax sum");
+    free(ptx);
+    ls_input_source in = {21, NULL, {NULL}};
+    ck_assert_msg(ls_bind_intermediates(m->problems, m->n_problems, 1, &in, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_ptr_nonnull(in.values[1]);
+    emulate_then_sabotage_in(&plan, src, &L, in, 6, "in1[o1 + 0]", "(ls_in1_t)0");
+    ls_free_intermediates(&in);
+    free(src);
+    free(dv);
+    free(m);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cuda_levels");
@@ -222,6 +286,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, serial_reduction_kernel);
     tcase_add_test(tc, promoted_operands_kernel);
     tcase_add_test(tc, promoted_ragged_tile);
+    tcase_add_test(tc, intermediate_input_kernel);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -234,10 +234,9 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
 
 /* One reduction: emit, compile, emulate or measure into out. */
 static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, const measure_args *a,
-                             ls_gpu **gpu, FILE *out, json_object *arr, int argc, char **argv,
-                             ls_diag *diag)
+                             ls_input_source in, ls_gpu **gpu, FILE *out, json_object *arr,
+                             int argc, char **argv, ls_diag *diag)
 {
-    ls_input_source in = {(uint64_t)a->seed, NULL, {NULL}};
     if (a->emit || a->ptx) {
         char *src = NULL;
         ls_cuda_launch L;
@@ -364,7 +363,14 @@ int ls_cmd_measure(int argc, char **argv)
         if (ls_derive(p, &d[i], &diag) ||
             ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))
             goto fail;
-        if (measure_one(p, &plans[i], &hw, &a, &gpu, out.f, arr, argc, argv, &diag))
+        /* another reduction's results (softmax's max) are inputs too: the
+         * reference's values of that reduction */
+        ls_input_source in = {(uint64_t)a.seed, NULL, {NULL}};
+        if (ls_bind_intermediates(m->problems, m->n_problems, i, &in, &diag))
+            goto fail;
+        ls_status st = measure_one(p, &plans[i], &hw, &a, in, &gpu, out.f, arr, argc, argv, &diag);
+        ls_free_intermediates(&in);
+        if (st)
             goto fail;
     }
     if (arr) {

@@ -644,6 +644,12 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
                     g->vdim >= 0 || g->vec_why[k][0] ? g->vec_why[k] : launch->vector_note);
     }
     for (int k = 0; k < g->nin; k++)
+        if (p->inputs[k].intermediate)
+            fprintf(f, " *   input %d %s is another reduction's result: this kernel reads it from "
+                       "a buffer of that reduction's outputs (the reference's values); IREE's "
+                       "kernel runs both phases in one launch and keeps it in registers\n",
+                    k, p->inputs[k].name);
+    for (int k = 0; k < g->nin; k++)
         if (cg_promoted(g, k))
             fprintf(f, " *   input %d is promoted (promote_operands): copied through a padded "
                        "workgroup buffer each iteration between two barriers; the copy's shared "

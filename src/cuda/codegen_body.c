@@ -88,11 +88,6 @@ bool cg_body_uses_index(const ls_problem *p)
 bool cg_body_supported(const ls_problem *p, char *why, size_t size)
 {
     for (int k = 0; k < p->n_inputs; k++) {
-        if (p->inputs[k].intermediate) {
-            snprintf(why, size, "input %d of %s is the result of another reduction of the "
-                     "dispatch; the CUDA generator emits one reduction per kernel", k, p->name);
-            return false;
-        }
         if (!cg_storage_type(p->inputs[k].type)) {
             snprintf(why, size, "input %d is %s; the CUDA path reads f16, bf16, f32, i8, i16 "
                      "and i32", k, ls_elem_type_name(p->inputs[k].type));

@@ -98,6 +98,11 @@ static bool input_vector_ok(const gen *g, int k, int iv, int64_t vl, char *why, 
                  "element by element", k);
         return false;
     }
+    if (g->in_stride[k][iv] == 0) {
+        snprintf(why, size, "input %d does not vary along d%d, the element tile's dim (one value "
+                 "for the whole tile): scalar loads", k, iv);
+        return false;
+    }
     if (g->in_stride[k][iv] != 1) {
         snprintf(why, size, "the element tile runs along d%d, which is not contiguous in input "
                  "%d: scalar loads", iv, k);

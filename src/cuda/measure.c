@@ -17,12 +17,14 @@ void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_
     const ls_problem *p = plan->problem;
     unsigned char *buf = ls_xmalloc((size_t)launch->input_bytes[k] + 1);
     int eb = launch->input_elem_bytes[k];
-    /* the values ls_operand_value gives the reference, element by element */
+    /* the values ls_operand_value gives the reference, element by element
+     * (an intermediate input's: the bound results of its reduction) */
     uint64_t seed = ls_operand_seed(in.seed, k);
     for (int64_t i = 0; i < launch->input_elems[k]; i++) {
-        ls_value v = in.npy && k == 0
-                         ? ls_npy_get(in.npy, i)
-                         : ls_input_value(seed, (uint64_t)i, p->inputs[k].type, p->combiner);
+        ls_value v = in.values[k]       ? in.values[k][i] /* another reduction's results */
+                     : in.npy && k == 0 ? ls_npy_get(in.npy, i)
+                                        : ls_input_value(seed, (uint64_t)i, p->inputs[k].type,
+                                                         p->combiner);
         for (int b = 0; b < eb; b++) /* little-endian, as the GPU stores it */
             buf[i * eb + b] = (unsigned char)(v >> (8 * b));
     }
