@@ -121,6 +121,7 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.subgroup = kind == LS_REC_BARRIER ? -1 : e->sgc[g - e->sgs].sg;
     r.stage = in ? in->stage : LS_STAGE_STORE;
     r.op = in ? (int32_t)in->kind : -1;
+    r.operand = in && in->kind == I_GLOAD ? (int32_t)in->operand : -1;
     r.iteration = g->iteration * e->unroll + (in ? in->iter_offset : 0);
     r.step = in ? in->step : -1;
     r.bytes = e->rec_cost.bytes;

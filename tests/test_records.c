@@ -9,10 +9,29 @@
 #include "engine_util.h"
 
 /* The records' memory figures, summed over a whole run, are the run's stage
- * figures: what the viewer's traffic panel adds up is what sim prints. */
+ * figures, and the loads' per input its operand figures: what the viewer's
+ * traffic panel adds up is what sim prints. */
+typedef struct {
+    ls_stage_stats stage[LS_STAGE_COUNT];
+    ls_operand_traffic operand[LS_MAX_INPUTS];
+    int64_t non_load_operands; /* records other than loads that name an input */
+} record_sums;
+
 static void sum_record(void *ctx, const ls_engine_record *r)
 {
-    ls_stage_stats *s = &((ls_stage_stats *)ctx)[r->stage];
+    record_sums *rs = ctx;
+    if (r->op == 0 && r->operand >= 0 && r->operand < LS_MAX_INPUTS) {
+        ls_operand_traffic *o = &rs->operand[r->operand];
+        o->global_bytes += r->bytes;
+        o->sectors += r->sectors;
+        o->l1_hits += r->l1_hits;
+        o->sector_hits += r->sector_hits;
+        o->mall_hits += r->mall_hits;
+        o->dram_bytes += r->dram_bytes;
+    } else if (r->operand != -1) {
+        rs->non_load_operands++;
+    }
+    ls_stage_stats *s = &rs->stage[r->stage];
     s->global_bytes += r->bytes;
     s->sectors += r->sectors;
     s->sector_hits += r->sector_hits;
@@ -40,9 +59,10 @@ START_TEST(records_add_up_to_the_run)
         ck_assert(ls_derive(&p, dv, &d) == LS_OK);
         ls_plan plan;
         ck_assert(ls_plan_build(&p, dv, ls_plan_target_from_arch("gfx942"), &plan, &d) == LS_OK);
-        ls_stage_stats sum[LS_STAGE_COUNT];
-        memset(sum, 0, sizeof sum);
-        ls_engine_opts o = {.record = sum_record, .record_ctx = sum};
+        record_sums rs;
+        memset(&rs, 0, sizeof rs);
+        ls_stage_stats *sum = rs.stage;
+        ls_engine_opts o = {.record = sum_record, .record_ctx = &rs};
         ls_sim_result r, plain;
         ck_assert(ls_engine_run(&plan, &hw, &r, &o, &d) == LS_OK);
         /* recording changes nothing: the stepper's run is sim's */
@@ -62,6 +82,18 @@ START_TEST(records_add_up_to_the_run)
             ck_assert_int_eq(a->barriers, b->barriers);
         }
         ck_assert_int_gt(sum[LS_STAGE_LOAD_ACCUMULATE].sectors, 0);
+        ck_assert_int_eq(r.n_operands, p.n_inputs);
+        ck_assert_int_eq(rs.non_load_operands, 0);
+        ck_assert(memcmp(r.operand, plain.operand, sizeof r.operand) == 0);
+        for (int k = 0; k < p.n_inputs; k++) {
+            ck_assert_int_eq(rs.operand[k].global_bytes, r.operand[k].global_bytes);
+            ck_assert_int_eq(rs.operand[k].sectors, r.operand[k].sectors);
+            ck_assert_int_eq(rs.operand[k].l1_hits, r.operand[k].l1_hits);
+            ck_assert_int_eq(rs.operand[k].sector_hits, r.operand[k].sector_hits);
+            ck_assert_int_eq(rs.operand[k].mall_hits, r.operand[k].mall_hits);
+            ck_assert_int_eq(rs.operand[k].dram_bytes, r.operand[k].dram_bytes);
+            ck_assert_int_gt(rs.operand[k].global_bytes, 0);
+        }
         if (f == 2)
             ck_assert_int_gt(sum[LS_STAGE_LOAD_ACCUMULATE].l1_hits, 0);
         free(dv);

@@ -138,6 +138,7 @@ typedef struct {
     int32_t subgroup;      /* within the workgroup; -1 for BARRIER */
     ls_stage stage;
     int32_t op;            /* 0 load, 1 ALU, 2 shuffle, 3 DPP, 4 barrier, 5/6 smem st/ld, 7 store */
+    int32_t operand;       /* the input a load (op 0) reads; -1 for every other record */
     int64_t iteration;     /* partial-reduction iteration of a LOAD_ACCUMULATE instruction */
     int32_t step;          /* butterfly/DPP step index within its stage, -1 otherwise */
     /* What the issue cost the memory system, as the run's stage figures
