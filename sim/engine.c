@@ -136,6 +136,19 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     e->opts->record(e->opts->record_ctx, &r);
 }
 
+void ls_operand_traffic_add(ls_operand_traffic *o, const ls_engine_record *r)
+{
+    if (r->op != I_GLOAD || r->operand < 0 || r->operand >= LS_MAX_INPUTS)
+        return;
+    o += r->operand;
+    o->global_bytes += r->bytes;
+    o->sectors += r->sectors;
+    o->l1_hits += r->l1_hits;
+    o->sector_hits += r->sector_hits;
+    o->mall_hits += r->mall_hits;
+    o->dram_bytes += r->dram_bytes;
+}
+
 /* The recorder hook costs nothing unless a stepper asked for it. */
 static inline void record(engine *e, ls_record_kind kind, const sgstate *g, int64_t cycle,
                           int64_t ready, const tinst *in)

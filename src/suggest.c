@@ -39,9 +39,7 @@ static int64_t lcm64(int64_t a, int64_t b)
     return a / gcd64(a, b) * b;
 }
 
-static void step(ls_suggestion *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void step(ls_suggestion *s, const char *fmt, ...)
+void ls_suggest_step(ls_suggestion *s, const char *fmt, ...)
 {
     if (s->n_steps >= LS_SUGGEST_MAX_STEPS)
         return;
@@ -142,7 +140,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
             return ls_diag_set(diag, LS_ERR_INVALID, file, d->forall_line, d->forall_col,
                                "IREE's reduction heuristic rejects this dispatch: the "
                                "split-reduction scf.forall has no tensor.parallel_insert_slice");
-        step(s, "gate: one split-reduction scf.forall; the compute ops are those feeding its "
+        ls_suggest_step(s, "gate: one split-reduction scf.forall; the compute ops are those feeding its "
                 "parallel_insert_slice");
     } else {
         if (d->n_stores == 0 && d->has_bindings)
@@ -161,7 +159,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
                 if (!used)
                     mark_slice(d, i, in);
             }
-            step(s, "gate: @%s is a snippet without bindings or stores; its unused results are "
+            ls_suggest_step(s, "gate: @%s is a snippet without bindings or stores; its unused results are "
                     "taken as stored (IREE itself needs a dispatch.tensor.store)",
                  d->func);
         }
@@ -200,7 +198,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
     }
     if (*n_compute == 0)
         return reject(diag, file, NULL, d, "no linalg op feeds the stores of @%s", d->func);
-    step(s, "gate: %d compute op%s in the stores' backward slice; no convolution; every "
+    ls_suggest_step(s, "gate: %d compute op%s in the stores' backward slice; no convolution; every "
             "reduction has a single combiner",
          *n_compute, *n_compute == 1 ? "" : "s");
     return LS_OK;
@@ -362,7 +360,7 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
         c->thread[dd] = tl;
         c->lanes[dd] = tb;
         c->subgroups[dd] = sb;
-        step(s, "%s at line %d (no reduction): serial on d%d = gcd(%lld, WG x TL) = %lld, "
+        ls_suggest_step(s, "%s at line %d (no reduction): serial on d%d = gcd(%lld, WG x TL) = %lld, "
                 "thread %lld, %lld lanes, %lld subgroups",
              o->kind, o->line, dd, (long long)size, (long long)tile, (long long)tl, (long long)tb,
              (long long)sb);
@@ -385,7 +383,7 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
             for (int64_t f = 2; f < wg / 4 && bound % f == 0 && bound >= f; f *= 2)
                 k = f;
             local_wg[p] = k;
-            step(s, "local split-k (ROCm, matvec-like contraction): %lld rows of d%d per "
+            ls_suggest_step(s, "local split-k (ROCm, matvec-like contraction): %lld rows of d%d per "
                     "workgroup (largest power of two below WG/4 = %lld dividing %lld)",
                  (long long)k, p, (long long)(wg / 4), (long long)bound);
         }
@@ -407,7 +405,7 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
     c->thread[r] = tl;
     c->lanes[r] = tb;
     c->subgroups[r] = sb;
-    step(s, "%s at line %d: partial_reduction on d%d = gcd(WG x TL = %lld, %lld) = %lld; thread "
+    ls_suggest_step(s, "%s at line %d: partial_reduction on d%d = gcd(WG x TL = %lld, %lld) = %lld; thread "
             "%lld; lanes %lld%s; subgroups %lld",
          o->kind, o->line, r, (long long)(wg * tl), (long long)size, (long long)pr, (long long)tl,
          (long long)tb, tb < sg ? " (fewer than the subgroup: the others duplicate)" : "",
@@ -516,7 +514,7 @@ static ls_status tile_and_fuse_fallback(const ls_dispatch *d, const ls_target *t
                            "%.700s; IREE then gives it TileAndFuse, whose config lanescope cannot "
                            "work out (%s's element type has no size)",
                            why, a.bad);
-    step(s, "the reduction heuristic refuses, so setRootConfig gives it TileAndFuse "
+    ls_suggest_step(s, "the reduction heuristic refuses, so setRootConfig gives it TileAndFuse "
             "(setTileAndFuseLoweringConfig): %lld threads, each reducing its own outputs",
          (long long)a.wg_size);
     keep_tile_and_fuse(s, &a, pref);
@@ -535,12 +533,12 @@ static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64
         return LS_OK;
     const char *in = root->operand[a.input].value;
     if (r == LS_TF_DECLINES) {
-        step(s, "outer reduction (%s's first dim d%d is reduced), but with no parallel loop "
+        ls_suggest_step(s, "outer reduction (%s's first dim d%d is reduced), but with no parallel loop "
                 "to distribute TileAndFuse declines it",
              in, a.dim);
         return LS_OK;
     }
-    step(s, "outer reduction: %s's first dim d%d is reduced, so setRootConfig gives it "
+    ls_suggest_step(s, "outer reduction: %s's first dim d%d is reduced, so setRootConfig gives it "
             "TileAndFuse before the reduction heuristic",
          in, a.dim);
     if (r == LS_TF_UNSIZED)
@@ -549,7 +547,7 @@ static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64
                       "reduced; setRootConfig, LLVMGPU/KernelConfig.cpp); lanescope cannot size "
                       "%s's element type to work out the config",
                       in, a.dim, a.bad);
-    step(s, "TileAndFuse: %lld threads; assumes no reshape or pack/unpack in the dispatch "
+    ls_suggest_step(s, "TileAndFuse: %lld threads; assumes no reshape or pack/unpack in the dispatch "
             "(lanescope imports neither; IREE would tile differently with them)",
          (long long)a.wg_size);
     keep_tile_and_fuse(s, &a, pref);
@@ -579,14 +577,14 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     const ls_dop *root = &d->ops[s->root];
     if (ls_dop_is_attention(root))
         return ls_suggest_attention(d, s->root, t, s, diag);
-    step(s, "root op: %s at line %d (the last linalg op with a reduction loop)", root->kind,
+    ls_suggest_step(s, "root op: %s at line %d (the last linalg op with a reduction loop)", root->kind,
          root->line);
     int64_t pref = ls_suggest_preferred_subgroup(t);
     if (root->is_contraction) {
         char why[240];
         if (!contraction_reaches_reduction(root, pref, why, sizeof why))
             return reject(diag, file, root, d, "%s", why);
-        step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic", why);
+        ls_suggest_step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic", why);
     }
     bool argcmp = ls_suggest_is_argcmp(root);
     /* setRootConfig's linalg-only rules (the outer reduction) do not see an
@@ -630,16 +628,16 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                                    "the reduction dims' sizes multiply past int64 (the "
                                    "heuristic's reduction size)");
         }
-        step(s, "reduction size: d%d = %lld is not a multiple of the preferred subgroup size "
+        ls_suggest_step(s, "reduction size: d%d = %lld is not a multiple of the preferred subgroup size "
                 "%lld, so all reduction dims count: %lld",
              r, (long long)rsize, (long long)pref, (long long)prod);
         rsize = prod;
     } else if (rsize != LS_DYN) {
-        step(s, "reduction size: the last reduction dim d%d = %lld", r, (long long)rsize);
+        ls_suggest_step(s, "reduction size: the last reduction dim d%d = %lld", r, (long long)rsize);
     }
     if (rsize == LS_DYN) {
         rsize = DYN_TARGET;
-        step(s, "reduction size: dynamic, sized for 2^31");
+        ls_suggest_step(s, "reduction size: dynamic, sized for 2^31");
     }
     s->reduction_size = rsize;
 
@@ -656,7 +654,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                       t->arch, buf, (long long)rsize);
     }
     s->subgroup_size = sg;
-    step(s, "subgroup size %lld: the first of the target's choices %s", (long long)sg,
+    ls_suggest_step(s, "subgroup size %lld: the first of the target's choices %s", (long long)sg,
          dyn_red ? "(the reduction is dynamic)" : "that divides it");
 
     /* Bitwidth. */
@@ -681,7 +679,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                       "the largest operand %s has %lld-bit elements, wider than the %lld-bit "
                       "largest load",
                       which, (long long)bw, (long long)load_bits);
-    step(s, "bitwidth %lld, from the largest operand %s", (long long)bw, which);
+    ls_suggest_step(s, "bitwidth %lld, from the largest operand %s", (long long)bw, which);
 
     /* Thread loads. */
     int64_t tl = load_bits / bw;
@@ -698,7 +696,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                            "loads) would be 0",
                            (long long)tl, (long long)load_bits, (long long)bw, (long long)rsize);
     s->thread_loads = tl;
-    step(s, "thread loads %lld: %lld-bit loads / %lld bits%s", (long long)tl,
+    ls_suggest_step(s, "thread loads %lld: %lld-bit loads / %lld bits%s", (long long)tl,
          (long long)load_bits, (long long)bw,
          tl < load_bits / bw ? ", halved until reduction size / TL is a multiple of the subgroup"
                              : "");
@@ -725,7 +723,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     if (!ls_mul_ok(nwgp, nsimd, &waves))
         waves = INT64_MAX; /* the target's counts are unbounded; only compared */
     if (par != LS_DYN && par > waves) {
-        step(s, "%lld parallel elements > %lld WGPs x %lld SIMDs%s: one wave per workgroup "
+        ls_suggest_step(s, "%lld parallel elements > %lld WGPs x %lld SIMDs%s: one wave per workgroup "
                 "(cap %lld)",
              (long long)par, (long long)nwgp, (long long)nsimd,
              t->wgp_count > 0 ? "" : " (no chip: 512 assumed)", (long long)pref);
@@ -733,7 +731,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     } else {
         char pbuf[32];
         snprintf(pbuf, sizeof pbuf, par == LS_DYN ? "dynamic" : "%lld", (long long)par);
-        step(s, "workgroup cap %lld (max_workgroup_sizes; %s parallel elements, not above %lld "
+        ls_suggest_step(s, "workgroup cap %lld (max_workgroup_sizes; %s parallel elements, not above %lld "
                 "WGPs x %lld SIMDs%s)",
              (long long)max_wg, pbuf, (long long)nwgp, (long long)nsimd,
              t->wgp_count > 0 ? "" : ", no chip: 512 assumed");
@@ -742,11 +740,11 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     int64_t wg = rsize / tl;
     if (wg > max_wg) {
         int64_t g = gcd64(wg, max_wg);
-        step(s, "workgroup size: reduction size / TL = %lld > %lld, so gcd = %lld", (long long)wg,
+        ls_suggest_step(s, "workgroup size: reduction size / TL = %lld > %lld, so gcd = %lld", (long long)wg,
              (long long)max_wg, (long long)g);
         wg = g;
     } else {
-        step(s, "workgroup size: reduction size / TL = %lld", (long long)wg);
+        ls_suggest_step(s, "workgroup size: reduction size / TL = %lld", (long long)wg);
     }
     int halvings = 0;
     int64_t p2 = par;
@@ -756,7 +754,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
         halvings++;
     }
     if (halvings)
-        step(s, "halved %d time%s to %lld: more than 256 parallel elements and fewer than 8 "
+        ls_suggest_step(s, "halved %d time%s to %lld: more than 256 parallel elements and fewer than 8 "
                 "vectors per thread",
              halvings, halvings == 1 ? "" : "s", (long long)wg);
     s->workgroup_size = wg;
@@ -789,7 +787,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
         for (int l = 0; l < o->rank; l++)
             needs |= !covered[l];
         if (!needs) {
-            step(s, "%s at line %d needs no config: its consumers and the shared dims cover "
+            ls_suggest_step(s, "%s at line %d needs no config: its consumers and the shared dims cover "
                     "every loop",
                  o->kind, o->line);
             continue;

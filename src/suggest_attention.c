@@ -65,18 +65,6 @@ void ls_attention_classify(const ls_dop *o, ls_attention_dims *out)
     out->n_n = to_list(n, out->n);
 }
 
-static void step(ls_suggestion *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void step(ls_suggestion *s, const char *fmt, ...)
-{
-    if (s->n_steps >= LS_SUGGEST_MAX_STEPS)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->steps[s->n_steps++], sizeof s->steps[0], fmt, ap);
-    va_end(ap);
-}
-
 static int64_t gcd64(int64_t a, int64_t b)
 {
     while (b) {
@@ -238,7 +226,7 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
                       "%s: its maps give no %s dim (AttentionOpDetail: K1 = Q & K - B, K2 = K - "
                       "B - K1, N = V - B - K2), which IREE's attention configs index",
                       o->kind, ad.n_k1 == 0 ? "K1" : ad.n_k2 == 0 ? "K2" : "N");
-    step(s, "root op: %s at line %d; IREE converts attention to online_attention first "
+    ls_suggest_step(s, "root op: %s at line %d; IREE converts attention to online_attention first "
             "(ConvertAttentionToOnlineAttention) and configures it in "
             "setVectorDistributionConfig",
          o->kind, o->line);
@@ -251,7 +239,7 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
                       "skinny); lanescope does not model that schedule, only the reduction "
                       "config IREE falls back to",
                       t->arch);
-    step(s, "no MMA attention schedule: %s, so setAttentionReductionConfig decides", why);
+    ls_suggest_step(s, "no MMA attention schedule: %s, so setAttentionReductionConfig decides", why);
 
     int kbits = elem_bits(o, 1), vbits = elem_bits(o, 2);
     if (kbits <= 0 || vbits <= 0 || 128 % kbits != 0 || 128 % vbits != 0)
@@ -279,7 +267,7 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     for (int i = 0; i < rank; i++)
         if (bounds[i] == 0)
             return refuse(diag, d, o, "%s: loop d%d has size 0", o->kind, i);
-    step(s, "seeds: 8 key vectors, 2 value vectors, 8 subgroups; %lld-element key and %lld-element "
+    ls_suggest_step(s, "seeds: 8 key vectors, 2 value vectors, 8 subgroups; %lld-element key and %lld-element "
             "value vectors (128 bits of %d- and %d-bit elements); subgroup size %lld",
          (long long)key_vec, (long long)value_vec, kbits, vbits, (long long)sg);
 
@@ -307,7 +295,7 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     if (k1_split <= 0)
         return refuse(diag, d, o, "%s: no K1 vectors to split threads by", o->kind);
     int64_t k2_split = sg / k1_split;
-    step(s, "lanes: K1 holds %lld key vectors, %lld tiles of 8; lanes on K1 = min(pow2 ceil, "
+    ls_suggest_step(s, "lanes: K1 holds %lld key vectors, %lld tiles of 8; lanes on K1 = min(pow2 ceil, "
             "subgroup) = %lld, lanes on K2 = %lld",
          (long long)k1_vectors, (long long)k1_tiles, (long long)k1_split, (long long)k2_split);
 
@@ -360,10 +348,10 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     memcpy(s->att_partial, partial, sizeof partial);
     project(thread, &qk, &sgb, ad.n, ad.n_n, &s->qk);
     project(thread, &pv, &sgb, ad.k1, ad.n_k1, &s->pv);
-    step(s, "subgroups: %lld on K2 (8 asked, gcd with what the lanes left); workgroup %lld "
+    ls_suggest_step(s, "subgroups: %lld on K2 (8 asked, gcd with what the lanes left); workgroup %lld "
             "threads",
          (long long)n_sg, (long long)s->workgroup_size);
-    step(s, "workgroup tile: 1 on batch and M dims, the N dims' lanes x %lld value vectors of "
+    ls_suggest_step(s, "workgroup tile: 1 on batch and M dims, the N dims' lanes x %lld value vectors of "
             "%lld; partial_reduction on K2 = its lanes x its subgroups",
          (long long)NUM_VALUE_VECTORS, (long long)value_vec);
     return LS_OK;

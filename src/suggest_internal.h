@@ -53,6 +53,10 @@ static inline bool ls_suggest_is_argcmp(const ls_dop *o)
     return strcmp(o->kind, "iree_linalg_ext.arg_compare") == 0;
 }
 
+/* Write one of the heuristic's decisions down, for `suggest` to show
+ * (at most LS_SUGGEST_MAX_STEPS; later ones are dropped). */
+void ls_suggest_step(ls_suggestion *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* suggest_attention.c: IREE's config for an attention root (op `root`):
  * setAttentionReductionConfig where the MMA schedule bails out, else
  * LS_ERR_INVALID naming that schedule. */

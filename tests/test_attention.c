@@ -5,9 +5,7 @@
  * IREE's own CHECK lines (config_vector_distribute_reduction_gfx942.mlir
  * @attention_20x1x64x4096x64).  Also the routing: a non-skinny M on an MMA
  * target is refused by name, and `sim` refuses attention with its reason. */
-#include "testutil.h"
-
-#include "lanescope/suggest.h"
+#include "suggest_util.h"
 
 /* An online_attention (or attention: one init) dispatch.  maps: the
  * affine_maps of Q, K, V, scale[, mask], O[, max, sum] after "(dims) ->". */
@@ -41,19 +39,10 @@ static void attention_ir(char *buf, size_t size, bool online, const char *dims,
     ck_assert(u < size);
 }
 
+/* IREE's config for the one function of text on a named target. */
 static ls_status suggest_ir(const char *text, const char *target, ls_suggestion *s, ls_diag *d)
 {
-    ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_diag_clear(d);
-    ck_assert_msg(ls_module_parse_ex(text, strlen(text), "t.mlir", LS_IMPORT_KEEP_UNSUPPORTED, m,
-                                     d) == LS_OK,
-                  "%s", d->msg);
-    ck_assert_int_eq(m->n_dispatches, 1);
-    ls_target t;
-    ck_assert(ls_target_lookup(target, &t));
-    ls_status st = ls_suggest(&m->dispatches[0], &t, s, d);
-    free(m);
-    return st;
+    return suggest_text(text, target, s, d, NULL);
 }
 
 static void expect(const ls_suggestion *s, int64_t wg, int64_t sg, const char *lowering,

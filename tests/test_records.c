@@ -20,17 +20,8 @@ typedef struct {
 static void sum_record(void *ctx, const ls_engine_record *r)
 {
     record_sums *rs = ctx;
-    if (r->op == 0 && r->operand >= 0 && r->operand < LS_MAX_INPUTS) {
-        ls_operand_traffic *o = &rs->operand[r->operand];
-        o->global_bytes += r->bytes;
-        o->sectors += r->sectors;
-        o->l1_hits += r->l1_hits;
-        o->sector_hits += r->sector_hits;
-        o->mall_hits += r->mall_hits;
-        o->dram_bytes += r->dram_bytes;
-    } else if (r->operand != -1) {
-        rs->non_load_operands++;
-    }
+    ls_operand_traffic_add(rs->operand, r);
+    rs->non_load_operands += r->op != 0 && r->operand != -1;
     ls_stage_stats *s = &rs->stage[r->stage];
     s->global_bytes += r->bytes;
     s->sectors += r->sectors;

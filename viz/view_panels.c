@@ -494,15 +494,7 @@ static void traffic_so_far(const ls_view *v, ls_sim_result *res)
         s->sector_hits += r->sector_hits;
         s->l1_hits += r->l1_hits;
         s->mall_hits += r->mall_hits;
-        if (r->op == 0 && r->operand >= 0 && r->operand < LS_MAX_INPUTS) {
-            ls_operand_traffic *o = &res->operand[r->operand];
-            o->global_bytes += r->bytes;
-            o->sectors += r->sectors;
-            o->sector_hits += r->sector_hits;
-            o->l1_hits += r->l1_hits;
-            o->mall_hits += r->mall_hits;
-            o->dram_bytes += r->dram_bytes;
-        }
+        ls_operand_traffic_add(res->operand, r);
         switch (r->op) {
         case 2: s->shuffles++; break;
         case 3: s->dpp_steps++; break;

@@ -151,6 +151,10 @@ typedef struct {
                                  * (sector_hits: in the L2), as the stage figures count */
 } ls_engine_record;
 
+/* Add what record r says a load cost to its input's figures in o[] (o has
+ * LS_MAX_INPUTS entries); records other than loads add nothing. */
+void ls_operand_traffic_add(ls_operand_traffic *o, const ls_engine_record *r);
+
 typedef struct {
     ls_trace *trace; /* NULL, or every subgroup's stage spans are recorded here */
     /* Called after every finished workgroup (NULL: none).  The engine keeps
