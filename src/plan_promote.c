@@ -162,12 +162,20 @@ void ls_plan_promote_coord(const ls_plan *plan, int k, int64_t tid, int64_t load
     }
 }
 
-int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y)
+int64_t ls_plan_promote_stride(const ls_plan *plan, int k, int j)
 {
     const ls_promote *pr = &plan->promote[k];
+    int64_t s = 1;
+    for (int i = pr->rank - 1; i > j; i--)
+        s *= pr->shape[i] + (i == pr->rank - 1 ? pr->pad : 0);
+    return s;
+}
+
+int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y)
+{
     int64_t off = 0;
-    for (int j = 0; j < pr->rank; j++)
-        off = off * (pr->shape[j] + (j == pr->rank - 1 ? pr->pad : 0)) + y[j];
+    for (int j = 0; j < plan->promote[k].rank; j++)
+        off += y[j] * ls_plan_promote_stride(plan, k, j);
     return off * plan->inputs[k].elem_bits / 8;
 }
 

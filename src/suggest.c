@@ -23,20 +23,9 @@
 
 #define DYN_TARGET (INT64_C(1) << 31) /* kVectorDistributeReductionSizeToTargetIfDynamic */
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    uint64_t x = (uint64_t)a, y = (uint64_t)b;
-    while (y) {
-        uint64_t t = x % y;
-        x = y;
-        y = t;
-    }
-    return (int64_t)x;
-}
-
 static int64_t lcm64(int64_t a, int64_t b)
 {
-    return a / gcd64(a, b) * b;
+    return a / ls_suggest_gcd(a, b) * b;
 }
 
 void ls_suggest_step(ls_suggestion *s, const char *fmt, ...)
@@ -348,7 +337,7 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
         int64_t size = o->size[dd] == LS_DYN ? DYN_TARGET : o->size[dd];
         while (tl > 1 && size % tl != 0)
             tl /= 2;
-        int64_t tile = gcd64(size, wg * tl), tb = sg, sb = 1;
+        int64_t tile = ls_suggest_gcd(size, wg * tl), tb = sg, sb = 1;
         if (!all_covered) {
             while (tile % (tb * tl) != 0)
                 tb >>= 1;
@@ -397,7 +386,7 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
     int64_t size = o->size[r] == LS_DYN ? DYN_TARGET : o->size[r];
     while (tl > 1 && size % tl != 0)
         tl /= 2;
-    int64_t pr = gcd64(wg * tl, size), tb = sg;
+    int64_t pr = ls_suggest_gcd(wg * tl, size), tb = sg;
     while (pr % (tb * tl) != 0)
         tb >>= 1;
     int64_t sb = pr / (tb * tl) > 0 ? pr / (tb * tl) : 1;
@@ -739,7 +728,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     s->max_workgroup_size = max_wg;
     int64_t wg = rsize / tl;
     if (wg > max_wg) {
-        int64_t g = gcd64(wg, max_wg);
+        int64_t g = ls_suggest_gcd(wg, max_wg);
         ls_suggest_step(s, "workgroup size: reduction size / TL = %lld > %lld, so gcd = %lld", (long long)wg,
              (long long)max_wg, (long long)g);
         wg = g;

@@ -65,30 +65,6 @@ void ls_attention_classify(const ls_dop *o, ls_attention_dims *out)
     out->n_n = to_list(n, out->n);
 }
 
-static int64_t gcd64(int64_t a, int64_t b)
-{
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* min(llvm::PowerOf2Ceil(v), cap) for cap <= LS_MAX_SUBGROUP_SIZE: a v
- * of cap or more gives cap, so the doubling stays below 2 x cap. */
-static int64_t pow2_ceil_min(int64_t v, int64_t cap)
-{
-    if (v <= 0)
-        return 0;
-    if (v >= cap)
-        return cap;
-    int64_t p = 1;
-    while (p < v)
-        p <<= 1;
-    return p < cap ? p : cap;
-}
-
 /* std::ceil(float(a) / b), as IREE computes it: in float. */
 static int64_t fceil_div(int64_t a, int64_t b)
 {
@@ -127,7 +103,7 @@ static int64_t distribute(int64_t available, const int *dims, int n, basis *b, i
             available = 1;
             continue;
         }
-        int64_t used = gcd64(available, bounds[dim]);
+        int64_t used = ls_suggest_gcd(available, bounds[dim]);
         available /= used;
         bounds[dim] /= used;
         b->counts[slot] = used;
@@ -291,9 +267,13 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
         if (!ls_mul_ok(k1_vectors, bounds[ad.k1[i]], &k1_vectors))
             k1_vectors = INT64_MAX; /* only compared with the subgroup size below */
     int64_t k1_tiles = fceil_div(k1_vectors, NUM_KEY_VECTORS);
-    int64_t k1_split = pow2_ceil_min(k1_tiles, sg);
-    if (k1_split <= 0)
+    if (k1_tiles <= 0)
         return refuse(diag, d, o, "%s: no K1 vectors to split threads by", o->kind);
+    /* min(PowerOf2Ceil(tiles), sg): tiles of sg or more give sg, so the
+     * ceiling is only taken below it (no doubling past 2 x sg) */
+    int64_t k1_split = k1_tiles >= sg ? sg : ls_suggest_pow2_ceil(k1_tiles);
+    if (k1_split > sg)
+        k1_split = sg;
     int64_t k2_split = sg / k1_split;
     ls_suggest_step(s, "lanes: K1 holds %lld key vectors, %lld tiles of 8; lanes on K1 = min(pow2 ceil, "
             "subgroup) = %lld, lanes on K2 = %lld",

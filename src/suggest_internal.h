@@ -30,6 +30,27 @@ typedef struct {
 /* The op that produces a value, -1 if none. */
 int ls_suggest_producer_of(const ls_dispatch *d, const char *value);
 
+/* gcd on 64-bit values, as IREE's std::gcd (0 with 0: 0). */
+static inline int64_t ls_suggest_gcd(int64_t a, int64_t b)
+{
+    uint64_t x = (uint64_t)a, y = (uint64_t)b;
+    while (y) {
+        uint64_t t = x % y;
+        x = y;
+        y = t;
+    }
+    return (int64_t)x;
+}
+
+/* llvm::PowerOf2Ceil for 1 <= v <= 2^62 (1 for v <= 1). */
+static inline int64_t ls_suggest_pow2_ceil(int64_t v)
+{
+    int64_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
 static inline bool is_power_of_two(int64_t v)
 {
     return v > 0 && (v & (v - 1)) == 0;

@@ -93,14 +93,6 @@ typedef struct {
     int64_t workgroup[LS_MAX_RANK], thread[LS_MAX_RANK], reduction[LS_MAX_RANK];
 } tf_state;
 
-static int64_t pow2_ceil(int64_t v)
-{
-    int64_t p = 1;
-    while (p < v)
-        p <<= 1;
-    return p;
-}
-
 static int64_t pow2_floor(int64_t v)
 {
     int64_t p = 1;
@@ -181,7 +173,7 @@ static int64_t tf_distribute(tf_state *st, int64_t threads, int64_t loss)
         int n = 0;
         if (st->vectorizable && wg_dim == 0 && !loss)
             cands[n++] = vcand;
-        for (int64_t c = pow2_ceil(threads); c >= 1; c >>= 1)
+        for (int64_t c = ls_suggest_pow2_ceil(threads); c >= 1; c >>= 1)
             cands[n++] = c;
         int64_t cand_wg = 1;
         for (int k = 0; k < n; k++)

@@ -199,6 +199,8 @@ const char *ls_plan_dpp_name(ls_dpp_ctrl c);
 void ls_plan_promote_coord(const ls_plan *plan, int k, int64_t tid, int64_t load, int64_t el,
                            int64_t *y);
 int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y);
+/* The element stride of operand dim j in input k's padded buffer. */
+int64_t ls_plan_promote_stride(const ls_plan *plan, int k, int j);
 /* Its buffer's type, "memref<4x516xf16, #gpu.address_space<workgroup>>". */
 void ls_plan_promote_type(const ls_plan *plan, int k, char *buf, size_t size);
 

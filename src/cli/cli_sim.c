@@ -112,6 +112,15 @@ static void print_caches(FILE *f, const ls_hw *hw, const ls_sim_result *r)
     fputc('\n', f);
 }
 
+/* The L2 hit rate of the sectors the L1 missed, as a table cell ("-": none). */
+static void l2_hit_text(int64_t sectors, int64_t l1_hits, int64_t l2_hits, char *buf, size_t size)
+{
+    if (sectors > l1_hits)
+        snprintf(buf, size, "%.1f", 100.0 * (double)l2_hits / (double)(sectors - l1_hits));
+    else
+        snprintf(buf, size, "-");
+}
+
 static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
                        const ls_bottleneck *bn)
 {
@@ -163,11 +172,7 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         const ls_stage_stats *s = &r->stage[k];
         char hit[16];
-        if (s->sectors > s->l1_hits)
-            snprintf(hit, sizeof hit, "%.1f",
-                     100.0 * (double)s->sector_hits / (double)(s->sectors - s->l1_hits));
-        else
-            snprintf(hit, sizeof hit, "-");
+        l2_hit_text(s->sectors, s->l1_hits, s->sector_hits, hit, sizeof hit);
         fprintf(f, "  %-16s %11lld %8.1f %12lld %12lld %9lld %7s %8lld %10lld %8lld %12lld\n",
                 ls_stage_name((ls_stage)k), (long long)s->critical_cycles,
                 total ? 100.0 * (double)s->subgroup_cycles / (double)total : 0.0,
@@ -181,13 +186,11 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 "L1-hit%", "L2-hit%", "dram-bytes");
         for (int k = 0; k < r->n_operands; k++) {
             const ls_operand_traffic *o = &r->operand[k];
-            char name[40], l1[16] = "-", l2[16] = "-";
+            char name[40], l1[16] = "-", l2[16];
             snprintf(name, sizeof name, "%d %s", k, p->inputs[k].name);
             if (o->sectors > 0)
                 snprintf(l1, sizeof l1, "%.1f", 100.0 * (double)o->l1_hits / (double)o->sectors);
-            if (o->sectors > o->l1_hits)
-                snprintf(l2, sizeof l2, "%.1f",
-                         100.0 * (double)o->sector_hits / (double)(o->sectors - o->l1_hits));
+            l2_hit_text(o->sectors, o->l1_hits, o->sector_hits, l2, sizeof l2);
             fprintf(f, "  %-16.16s %12lld %9lld %7s %7s %12lld\n", name,
                     (long long)o->global_bytes, (long long)o->sectors, l1, l2,
                     (long long)o->dram_bytes);

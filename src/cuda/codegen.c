@@ -380,18 +380,17 @@ static void emit_load_accumulate(gen *g)
         fprintf(f, "    { /* this iteration's tile (the loop above) */\n");
     else
         emit_loop_header(g, "partial-reduction chunks");
-    int64_t div = 1;
-    for (int i = p->rank - 1; i >= 0; i--) {
-        if (!p->is_reduction[i])
-            continue;
-        fprintf(f, "        const %s x%d = (it / %lld) %% %lld * %lld + tx%d;\n", cg_idx(g), i,
-                (long long)div, (long long)d->iterations[i], (long long)d->chunk[i], i);
-        div *= d->iterations[i];
-    }
+    char org[160];
+    for (int i = p->rank - 1; i >= 0; i--) /* reduction dims, then the parallel ones */
+        if (p->is_reduction[i]) {
+            cg_origin_expr(g, i, org, sizeof org);
+            fprintf(f, "        const %s x%d = %s + tx%d;\n", cg_idx(g), i, org, i);
+        }
     for (int i = 0; i < p->rank; i++)
-        if (!p->is_reduction[i])
-            fprintf(f, "        const %s x%d = wg%d * %lld + tx%d;\n", cg_idx(g), i, i,
-                    (long long)d->wg_tile[i], i);
+        if (!p->is_reduction[i]) {
+            cg_origin_expr(g, i, org, sizeof org);
+            fprintf(f, "        const %s x%d = %s + tx%d;\n", cg_idx(g), i, org, i);
+        }
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "        (void)x%d;\n", i);
     cg_emit_promote_copy(g);

@@ -41,6 +41,9 @@ void cg_reg_offset(const gen *g, int k, int64_t reg, int64_t *off);
 /* The register's loop coordinates relative to x (its per-register part). */
 void cg_reg_loop_part(const gen *g, int64_t reg, int64_t *rx);
 const char *cg_idx(const gen *g);
+/* The tile origin along loop dim i, the part of x_i that is not the
+ * thread's: the iteration's chunk (reduction dims) or the workgroup's tile. */
+void cg_origin_expr(const gen *g, int i, char *buf, size_t size);
 void cg_parallel_pos_parts(const gen *g, int64_t q, int64_t *cpos, char *tpos, size_t size);
 void cg_virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t size);
 

@@ -263,3 +263,20 @@ void cg_virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t 
     else
         snprintf(buf, size, "0");
 }
+
+/* The tile origin along loop dim i (what x_i adds to tx_i). */
+void cg_origin_expr(const gen *g, int i, char *buf, size_t size)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    if (!p->is_reduction[i]) {
+        snprintf(buf, size, "wg%d * %lld", i, (long long)d->wg_tile[i]);
+        return;
+    }
+    int64_t div = 1;
+    for (int m = p->rank - 1; m > i; m--)
+        if (p->is_reduction[m])
+            div *= d->iterations[m];
+    snprintf(buf, size, "(it / %lld) %% %lld * %lld", (long long)div, (long long)d->iterations[i],
+             (long long)d->chunk[i]);
+}

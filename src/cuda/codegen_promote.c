@@ -23,14 +23,6 @@
 /* Copy statements a thread's kernel may unroll per promoted input. */
 #define LS_CUDA_MAX_COPY 1024
 
-static int64_t padded_stride(const ls_promote *pr, int j)
-{
-    int64_t s = 1;
-    for (int i = pr->rank - 1; i > j; i--)
-        s *= pr->shape[i] + (i == pr->rank - 1 ? pr->pad : 0);
-    return s;
-}
-
 bool cg_promoted(const gen *g, int k)
 {
     return g->plan->promote[k].on;
@@ -100,26 +92,9 @@ void cg_emit_promote_setup(gen *g, int64_t *smem_bytes)
                     (long long)pr->thread_tile[j], j);
         fprintf(f, "    const %s po%d = 0", cg_idx(g), k);
         for (int j = 0; j < o->map_n; j++)
-            fprintf(f, " + tx%d * %lld", o->map[j], (long long)padded_stride(pr, j));
+            fprintf(f, " + tx%d * %lld", o->map[j], (long long)ls_plan_promote_stride(g->plan, k, j));
         fprintf(f, "; /* the compute layout's reads, in the buffer */\n");
     }
-}
-
-/* The tile origin along loop dim i (what x_i adds to tx_i). */
-static void origin_expr(const gen *g, int i, char *buf, size_t size)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    if (!p->is_reduction[i]) {
-        snprintf(buf, size, "wg%d * %lld", i, (long long)d->wg_tile[i]);
-        return;
-    }
-    int64_t div = 1;
-    for (int m = p->rank - 1; m > i; m--)
-        if (p->is_reduction[m])
-            div *= d->iterations[m];
-    snprintf(buf, size, "(it / %lld) %% %lld * %lld", (long long)div, (long long)d->iterations[i],
-             (long long)d->chunk[i]);
 }
 
 static void emit_copy(gen *g, int k)
@@ -153,13 +128,13 @@ static void emit_copy(gen *g, int k)
     fprintf(f, "            const %s c = 0", cg_idx(g));
     for (int j = 0; j < rank; j++) {
         char org[160];
-        origin_expr(g, o->map[j], org, sizeof org);
+        cg_origin_expr(g, o->map[j], org, sizeof org);
         fprintf(f, " + (%s + pk%d_%d * %lld) * %lld", org, k, j, (long long)pr->elem_tile[j],
                 (long long)g->in_stride[k][o->map[j]]);
     }
     fprintf(f, ";\n            const %s s = 0", cg_idx(g));
     for (int j = 0; j < rank; j++)
-        fprintf(f, " + pk%d_%d * %lld", k, j, (long long)(pr->elem_tile[j] * padded_stride(pr, j)));
+        fprintf(f, " + pk%d_%d * %lld", k, j, (long long)(pr->elem_tile[j] * ls_plan_promote_stride(g->plan, k, j)));
     fprintf(f, ";\n");
     for (int64_t b = 0; b < pr->copy_loads; b++) {
         /* the batch and element parts of the coordinate, as ls_plan_promote_coord */
@@ -173,7 +148,7 @@ static void emit_copy(gen *g, int k)
             for (int j = 0; j < rank; j++) {
                 int64_t y = bj[j] * pr->thread_tile[j] * pr->elem_tile[j];
                 cg += y * g->in_stride[k][o->map[j]];
-                cs += y * padded_stride(pr, j);
+                cs += y * ls_plan_promote_stride(g->plan, k, j);
             }
             fprintf(f, "            {\n                const ls_pvec%d_t v = *(const ls_pvec%d_t "
                        "*)(in%d + c + %lld);\n",
@@ -195,12 +170,12 @@ static void emit_copy(gen *g, int k)
             for (int j = 0; j < rank; j++) {
                 int64_t y = bj[j] * pr->thread_tile[j] * pr->elem_tile[j] + ej[j];
                 cg += y * g->in_stride[k][o->map[j]];
-                cs += y * padded_stride(pr, j);
+                cs += y * ls_plan_promote_stride(g->plan, k, j);
                 int m = o->map[j];
                 if (p->size[m] % pr->shape[j] == 0 || u >= sizeof cond)
                     continue;
                 char org[160];
-                origin_expr(g, m, org, sizeof org);
+                cg_origin_expr(g, m, org, sizeof org);
                 u += (size_t)snprintf(cond + u, sizeof cond - u,
                                       "%s%s + pk%d_%d * %lld + %lld < %lld", u ? " && " : "", org,
                                       k, j, (long long)pr->elem_tile[j], (long long)y,
@@ -231,11 +206,10 @@ void cg_emit_promote_copy(gen *g)
 
 void cg_promote_src(const gen *g, int k, int64_t r, char *buf, size_t size)
 {
-    const ls_promote *pr = &g->plan->promote[k];
     const ls_operand *o = &g->p->inputs[k];
     int64_t rx[LS_MAX_RANK], off = 0;
     cg_reg_loop_part(g, r, rx);
     for (int j = 0; j < o->map_n; j++)
-        off += rx[o->map[j]] * padded_stride(pr, j);
+        off += rx[o->map[j]] * ls_plan_promote_stride(g->plan, k, j);
     snprintf(buf, size, "prom%d[po%d + %lld]", k, k, (long long)off);
 }
