@@ -149,13 +149,23 @@ ls_status ls_translation_info_from_attr(const ls_attr *a, const char *file,
         const ls_attr *v = a->items[i];
         bool pipeline_slot = key ? strcmp(key, "pipeline") == 0 : (i == 0);
         if (pipeline_slot) {
-            /* LLVMGPUVectorDistribute, or #iree_gpu.pipeline<VectorDistribute>. */
+            /* LLVMGPUVectorDistribute (IREE's older spelling), or
+             * #iree_gpu.pipeline<VectorDistribute>: kept without the
+             * prefix, so both spellings are one pipeline downstream. */
+            const char *name = NULL;
             if (v->kind == LS_AV_IDENT)
-                snprintf(out->pipeline, sizeof out->pipeline, "%s", v->s);
+                name = v->s;
             else if (v->kind == LS_AV_DIALECT && v->n == 1 && v->items[0]->kind == LS_AV_IDENT)
-                snprintf(out->pipeline, sizeof out->pipeline, "%s", v->items[0]->s);
+                name = v->items[0]->s;
             else if (key)
                 return bad(diag, file, v, "a pipeline name", "pipeline");
+            if (name) {
+                if (strncmp(name, "LLVMGPU", 7) == 0 && name[7])
+                    name += 7;
+                snprintf(out->pipeline, sizeof out->pipeline, "%s", name);
+                out->pipeline_line = v->line;
+                out->pipeline_col = v->col;
+            }
         } else if (key && strcmp(key, "workgroup_size") == 0) {
             ls_i64_list l = {0};
             if (int_list(v, file, key, &l, true, diag))
@@ -178,6 +188,10 @@ ls_status ls_translation_info_from_attr(const ls_attr *a, const char *file,
             out->subgroup_size = v->i;
         }
     }
+    if (!out->pipeline[0]) /* IREE's translation_info always names one */
+        return ls_diag_set(diag, LS_ERR_INVALID, file, a->line, a->col,
+                           "translation_info names no pipeline (pipeline = "
+                           "#iree_gpu.pipeline<VectorDistribute>, or TileAndFuse)");
     return LS_OK;
 }
 

@@ -195,6 +195,19 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag);
 
 ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
 {
+    /* Any other pipeline lowers the reduction its own way: simulating it as
+     * VectorDistribute would be a silent wrong answer.  (An empty name is
+     * a translation_info built in code; the parser rejects one without a
+     * pipeline.) */
+    if (p->has_ti && p->ti.pipeline[0] && strcmp(p->ti.pipeline, "VectorDistribute") != 0 &&
+        !ls_is_tile_and_fuse(p)) {
+        memset(d, 0, sizeof *d);
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->ti.pipeline_line,
+                           p->ti.pipeline_col,
+                           "the %s pipeline: lanescope lowers reductions as IREE's "
+                           "VectorDistribute and TileAndFuse pipelines do, no other",
+                           p->ti.pipeline);
+    }
     if (!ls_is_tile_and_fuse(p))
         return derive(p, d, diag);
     ls_problem *q = ls_xmalloc(sizeof *q);

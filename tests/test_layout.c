@@ -515,6 +515,77 @@ START_TEST(size_overflow_guards)
 }
 END_TEST
 
+/* The pipeline a translation_info names decides the lowering: IREE's older
+ * spelling (LLVMGPUTileAndFuse) is the same pipeline as
+ * #iree_gpu.pipeline<TileAndFuse>, and a pipeline lanescope does not lower
+ * (LLVMGPUWarpReduction) is refused at its position, never simulated as
+ * VectorDistribute. */
+#define PIPE_TEXT                                                                                \
+    "func.func @f() attributes {translation_info = #iree_codegen.translation_info<%s "           \
+    "workgroup_size = [32, 1, 1] subgroup_size = 32>} {\n"                                       \
+    "%%r = linalg.reduce ins(%%a : tensor<64x256xf32>) outs(%%b : tensor<256xf32>) dimensions " \
+    "= [0] {lowering_config = #iree_gpu.lowering_config<{%s}>} (%%in: f32, %%o: f32) {\n"        \
+    "  %%1 = arith.addf %%in, %%o : f32\n  linalg.yield %%1 : f32\n}\n}\n"
+
+#define VD_FOR_MISSING "workgroup = [0, 1]"
+START_TEST(pipeline_names)
+{
+#define TF "workgroup = [0, 128], thread = [0, 4], reduction = [4, 0]"
+#define VD                                                                                       \
+    "workgroup = [0, 1], partial_reduction = [64, 0], thread = [2, 0], lane_basis = [[32, 1], " \
+    "[0, 1]], subgroup_basis = [[1, 1], [0, 1]]"
+    static const struct {
+        const char *pipeline, *config;
+        ls_status st;
+        bool tile_and_fuse;
+        int col;
+        const char *msg;
+    } cases[] = {
+        {"pipeline = #iree_gpu.pipeline<TileAndFuse>", TF, LS_OK, true, 0, NULL},
+        {"pipeline = LLVMGPUTileAndFuse", TF, LS_OK, true, 0, NULL},
+        {"pipeline = LLVMGPUVectorDistribute", VD, LS_OK, false, 0, NULL},
+        {"pipeline = #iree_gpu.pipeline<VectorDistribute>", VD, LS_OK, false, 0, NULL},
+        {"pipeline = LLVMGPUWarpReduction", VD, LS_ERR_INVALID, false, 89,
+         "the WarpReduction pipeline: lanescope lowers reductions as IREE's VectorDistribute "
+         "and TileAndFuse pipelines do, no other"},
+        {"pipeline = #iree_gpu.pipeline<Default>", VD, LS_ERR_INVALID, false, 89,
+         "the Default pipeline"},
+    };
+#undef TF
+#undef VD
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        ls_diag dg;
+        snprintf(text, sizeof text, PIPE_TEXT, cases[i].pipeline, cases[i].config);
+        ls_module *m = load_text(text, &dg);
+        ck_assert_msg(dg.status == LS_OK && m->n_problems == 1, "%zu: %s", i, dg.msg);
+        ls_derived *d = ls_xcalloc(1, sizeof *d);
+        ls_diag_clear(&dg);
+        ck_assert_msg(ls_derive(&m->problems[0], d, &dg) == cases[i].st, "%zu: %s", i, dg.msg);
+        if (cases[i].st == LS_OK) {
+            ck_assert_int_eq(d->tile_and_fuse, cases[i].tile_and_fuse);
+            /* 256 columns over 128-column workgroups, or one column each */
+            ck_assert_int_eq(d->wg_count[1], cases[i].tile_and_fuse ? 2 : 256);
+        } else {
+            ck_assert_msg(strstr(dg.msg, cases[i].msg) != NULL, "%zu: %s", i, dg.msg);
+            ck_assert_int_eq(dg.line, 1);
+            ck_assert_int_eq(dg.col, cases[i].col);
+        }
+        free(d);
+        free(m);
+    }
+    /* a translation_info that names no pipeline is refused where it is */
+    ls_diag dg;
+    char text[1024];
+    snprintf(text, sizeof text, PIPE_TEXT, "", VD_FOR_MISSING);
+    ls_module *m = load_text(text, &dg);
+    ck_assert_int_eq(dg.status, LS_ERR_INVALID);
+    ck_assert_msg(strstr(dg.msg, "translation_info names no pipeline") != NULL, "%s", dg.msg);
+    ck_assert_int_eq(dg.line, 1);
+    free(m);
+}
+END_TEST
+
 /* ---- property test: ownership over random valid configs ---- */
 
 START_TEST(ownership_property)
@@ -608,6 +679,7 @@ static Suite *layout_suite(void)
     tcase_add_test(tc, warnings_and_padding);
     tcase_add_test(tc, ownership_property);
     tcase_add_test(tc, size_overflow_guards);
+    tcase_add_test(tc, pipeline_names);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

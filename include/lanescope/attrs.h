@@ -53,7 +53,10 @@ typedef struct {
 } ls_lowering_config;
 
 typedef struct {
+    /* without IREE's older "LLVMGPU" prefix: "VectorDistribute",
+     * "TileAndFuse", ...; "" when the attribute names none */
     char pipeline[64];
+    int pipeline_line, pipeline_col;
     bool has_workgroup_size, has_subgroup_size;
     int wg_rank;
     int64_t workgroup_size[3];
