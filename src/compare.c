@@ -160,10 +160,30 @@ static ls_status resolve(const char *suite_path, ls_suite_case *c, int col, cons
     return LS_OK;
 }
 
+/* reduction=K: a positive decimal at most LS_COMPARE_MAX_REDUCTION. */
+static ls_status reduction_value(const char *ln, size_t *i, ls_suite_case *c, const where *w)
+{
+    size_t v0 = *i;
+    long k = 0;
+    while (ln[*i] >= '0' && ln[*i] <= '9') {
+        if (k <= LS_COMPARE_MAX_REDUCTION)
+            k = k * 10 + (ln[*i] - '0');
+        (*i)++;
+    }
+    if (*i == v0 || (ln[*i] && !is_space(ln[*i]) && ln[*i] != '#'))
+        return syntax_at(w, (int)v0 + 1, LS_ERR_SYNTAX,
+                         "reduction=: expected the reduction's number in the file (1, 2, ...)");
+    if (k < 1 || k > LS_COMPARE_MAX_REDUCTION)
+        return syntax_at(w, (int)v0 + 1, LS_ERR_LIMIT, "reduction=%.*s: the number must be 1 to %d",
+                         (int)(*i - v0 < 24 ? *i - v0 : 24), ln + v0, LS_COMPARE_MAX_REDUCTION);
+    c->reduction = (int)k;
+    return LS_OK;
+}
+
 /* The key=value options after FILE. */
 static ls_status case_options(const char *ln, size_t i, ls_suite_case *c, const where *w)
 {
-    bool have_group = false, have_note = false;
+    bool have_group = false, have_note = false, have_red = false;
     for (;;) {
         skip_space(ln, &i);
         if (ln[i] == '\0' || ln[i] == '#')
@@ -177,16 +197,25 @@ static ls_status case_options(const char *ln, size_t i, ls_suite_case *c, const 
         key[kn] = '\0';
         if (ln[i] != '=')
             return syntax_at(w, (int)k0 + 1, LS_ERR_SYNTAX,
-                             "expected key=value (group=G or note=\"...\"), found '%s'", key);
+                             "expected key=value (group=G, note=\"...\" or reduction=K), "
+                             "found '%s'", key);
         bool is_group = i - k0 == 5 && strncmp(ln + k0, "group", 5) == 0;
         bool is_note = i - k0 == 4 && strncmp(ln + k0, "note", 4) == 0;
-        if (!is_group && !is_note)
+        bool is_red = i - k0 == 9 && strncmp(ln + k0, "reduction", 9) == 0;
+        if (!is_group && !is_note && !is_red)
             return syntax_at(w, (int)k0 + 1, LS_ERR_SYNTAX,
-                             "unknown key '%s' (the keys: group, note)", key);
-        if ((is_group && have_group) || (is_note && have_note))
+                             "unknown key '%s' (the keys: group, note, reduction)", key);
+        if ((is_group && have_group) || (is_note && have_note) || (is_red && have_red))
             return syntax_at(w, (int)k0 + 1, LS_ERR_SYNTAX, "%s= given twice", key);
         i++;
         size_t v0 = i;
+        if (is_red) {
+            have_red = true;
+            ls_status st = reduction_value(ln, &i, c, w);
+            if (st)
+                return st;
+            continue;
+        }
         ls_status st = is_group ? field(ln, &i, c->group, sizeof c->group, "group", w)
                                 : field(ln, &i, c->note, sizeof c->note, "note", w);
         if (st)
@@ -270,7 +299,7 @@ ls_status ls_suite_parse(const char *text, size_t len, const char *path, ls_suit
     }
     if (st == LS_OK && s->n == 0)
         st = ls_diag_set(diag, LS_ERR_NOTFOUND, path, 0, 0,
-                         "no cases (expected lines of NAME FILE [group=G] [note=\"...\"])");
+                         "no cases (expected lines of NAME FILE [group=G] [note=\"...\"] [reduction=K])");
     free(r);
     if (st) {
         free(s->cases);
@@ -561,6 +590,33 @@ void ls_measured_free(ls_measured *m)
     free(m->rows);
     m->rows = NULL;
     m->n = 0;
+}
+
+void ls_measured_fold_rounds(const ls_measured_row *rounds, int n, ls_measured_row *out)
+{
+    *out = rounds[0];
+    if (n <= 1)
+        return;
+    double *med = ls_xmalloc((size_t)n * sizeof *med);
+    double *launch = ls_xmalloc((size_t)n * sizeof *launch);
+    int n_launch = 0;
+    out->runs = 0;
+    for (int k = 0; k < n; k++) {
+        med[k] = rounds[k].measured_us;
+        if (!isnan(rounds[k].launch_us))
+            launch[n_launch++] = rounds[k].launch_us;
+        out->min_us = fmin(out->min_us, rounds[k].min_us);
+        out->max_us = fmax(out->max_us, rounds[k].max_us);
+        out->runs += rounds[k].runs;
+    }
+    out->measured_us = ls_stat_percentile(med, (size_t)n, 0.5);
+    out->launch_us = n_launch ? ls_stat_percentile(launch, (size_t)n_launch, 0.5) : NAN;
+    /* bytes over time: the first round's bytes at the median time */
+    double scale = rounds[0].measured_us / out->measured_us;
+    out->gbytes_per_s = rounds[0].gbytes_per_s * scale;
+    out->copy_fraction = rounds[0].copy_fraction * scale;
+    free(med);
+    free(launch);
 }
 
 const ls_measured_row *ls_measured_find(const ls_measured *m, const char *name)

@@ -200,12 +200,13 @@ START_TEST(suite_parse_ok)
                        "\n"
                        "  first  a.mlir group=g1 note=\"IREE's \\\"default\\\" \\\\ ok\"  # tail\n"
                        "second\tsub/b.mlir note=bare group=g1\r\n"
-                       "third \"/abs/c d.mlir\"\n";
+                       "third \"/abs/c d.mlir\"\n"
+                       "fourth sm.mlir reduction=2 group=g2 # the sum\n";
     ls_suite s;
     ls_diag d;
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_suite_parse(text, strlen(text), "dir/suite.txt", &s, &d), LS_OK);
-    ck_assert_int_eq((int)s.n, 3);
+    ck_assert_int_eq((int)s.n, 4);
     ck_assert_str_eq(s.cases[0].name, "first");
     ck_assert_str_eq(s.cases[0].file, "a.mlir");
     ck_assert_str_eq(s.cases[0].path, "dir/a.mlir");
@@ -217,6 +218,9 @@ START_TEST(suite_parse_ok)
     ck_assert_int_eq(s.cases[1].line, 4);
     ck_assert_str_eq(s.cases[2].path, "/abs/c d.mlir");
     ck_assert_str_eq(s.cases[2].group, "");
+    ck_assert_int_eq(s.cases[2].reduction, 0); /* not given: the file holds one */
+    ck_assert_int_eq(s.cases[3].reduction, 2);
+    ck_assert_str_eq(s.cases[3].group, "g2");
     ls_suite_free(&s);
     /* a suite in the current folder: files as written */
     ck_assert_int_eq(ls_suite_parse("x y.mlir\n", 9, "suite.txt", &s, &d), LS_OK);
@@ -235,7 +239,7 @@ static const struct {
     {"ok f.mlir\nb@d f.mlir\n", LS_ERR_SYNTAX, 2, 2, "names take letters, digits"},
     {"a f.mlir\n# x\na g.mlir\n", LS_ERR_INVALID, 3, 1,
      "duplicate case name 'a' (first on line 1)"},
-    {"a f.mlir grp=x\n", LS_ERR_SYNTAX, 1, 10, "unknown key 'grp' (the keys: group, note)"},
+    {"a f.mlir grp=x\n", LS_ERR_SYNTAX, 1, 10, "unknown key 'grp' (the keys: group, note, reduction)"},
     {"a f.mlir stray\n", LS_ERR_SYNTAX, 1, 10, "expected key=value"},
     {"a f.mlir note=\"oops\n", LS_ERR_SYNTAX, 1, 15, "note: unterminated string"},
     {"a f.mlir note=\"x\"y\n", LS_ERR_SYNTAX, 1, 18, "expected a space after the closing quote"},
@@ -243,6 +247,12 @@ static const struct {
     {"a f.mlir group=x group=y\n", LS_ERR_SYNTAX, 1, 18, "group= given twice"},
     {"a f.mlir group=x/y\n", LS_ERR_SYNTAX, 1, 17, "group 'x/y'"},
     {"a group=x\n", LS_ERR_SYNTAX, 1, 3, "found the option 'group=x'"},
+    {"a f.mlir reduction=0\n", LS_ERR_LIMIT, 1, 20, "reduction=0: the number must be 1 to 64"},
+    {"a f.mlir reduction=65\n", LS_ERR_LIMIT, 1, 20, "reduction=65: the number must be 1 to 64"},
+    {"a f.mlir reduction=99999999999999999999\n", LS_ERR_LIMIT, 1, 20, "must be 1 to 64"},
+    {"a f.mlir reduction=two\n", LS_ERR_SYNTAX, 1, 20, "expected the reduction's number"},
+    {"a f.mlir reduction=2x\n", LS_ERR_SYNTAX, 1, 20, "expected the reduction's number"},
+    {"a f.mlir reduction=1 reduction=2\n", LS_ERR_SYNTAX, 1, 22, "reduction= given twice"},
     {"# nothing\n\n", LS_ERR_NOTFOUND, 0, 0, "no cases"},
 };
 
@@ -408,6 +418,49 @@ START_TEST(measured_match_missing_and_extra)
 }
 END_TEST
 
+/* Rounds folded as worked by hand: medians 10, 50 (a disturbed round), 12
+ * -> 12; min 9 and max 80 over every launch; 60 runs; launch medians 5,
+ * 30, 6 -> 6; bandwidth 100 GB/s at 10 us -> 100 x 10 / 12 at 12 us. */
+START_TEST(measured_rounds_fold)
+{
+    ls_measured_row r[3];
+    memset(r, 0, sizeof r);
+    double med[3] = {10, 50, 12}, lo[3] = {9, 40, 11}, hi[3] = {11, 80, 13}, la[3] = {5, 30, 6};
+    for (int k = 0; k < 3; k++) {
+        snprintf(r[k].name, sizeof r[k].name, "case");
+        snprintf(r[k].gpu, sizeof r[k].gpu, "gpu %d", k);
+        r[k].measured_us = med[k];
+        r[k].min_us = lo[k];
+        r[k].max_us = hi[k];
+        r[k].runs = 20;
+        r[k].launch_us = la[k];
+        r[k].gbytes_per_s = 1000.0 / med[k];
+        r[k].copy_fraction = 0.5 * 10 / med[k];
+    }
+    ls_measured_row out;
+    ls_measured_fold_rounds(r, 3, &out);
+    ck_assert_str_eq(out.name, "case");
+    ck_assert_str_eq(out.gpu, "gpu 0");
+    ck_assert_double_eq_tol(out.measured_us, 12, 1e-12);
+    ck_assert_double_eq_tol(out.min_us, 9, 1e-12);
+    ck_assert_double_eq_tol(out.max_us, 80, 1e-12);
+    ck_assert_int_eq(out.runs, 60);
+    ck_assert_double_eq_tol(out.launch_us, 6, 1e-12);
+    ck_assert_double_eq_tol(out.gbytes_per_s, 1000.0 / 12, 1e-9);
+    ck_assert_double_eq_tol(out.copy_fraction, 0.5 * 10 / 12, 1e-12);
+    /* one round: the row itself; launch unknown in one round: the others' */
+    ls_measured_fold_rounds(&r[1], 1, &out);
+    ck_assert_double_eq_tol(out.measured_us, 50, 1e-12);
+    ck_assert_int_eq(out.runs, 20);
+    r[2].launch_us = NAN;
+    ls_measured_fold_rounds(r, 3, &out);
+    ck_assert_double_eq_tol(out.launch_us, 17.5, 1e-12); /* median of 5 and 30 */
+    /* two rounds: the median is their mean */
+    ls_measured_fold_rounds(r, 2, &out);
+    ck_assert_double_eq_tol(out.measured_us, 30, 1e-12);
+}
+END_TEST
+
 START_TEST(measured_write_read_round_trip)
 {
     char *buf = NULL;
@@ -462,6 +515,7 @@ static Suite *compare_suite(void)
     tcase_add_loop_test(tc, measured_parse_errors, 0, (int)(sizeof bad_csvs / sizeof bad_csvs[0]));
     tcase_add_test(tc, measured_match_missing_and_extra);
     tcase_add_test(tc, measured_write_read_round_trip);
+    tcase_add_test(tc, measured_rounds_fold);
     suite_add_tcase(s, tc);
     return s;
 }

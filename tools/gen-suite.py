@@ -62,10 +62,23 @@ class Problem:
         return n * TYPE_BYTES[self.in_t]
 
 
-def cfg(wg, part, thread, lanes, sgs):
-    """A lowering_config over the problem's dims (identity basis mappings);
-    the workgroup has SG x prod(sgs) threads."""
-    return {"wg": wg, "part": part, "thread": thread, "lanes": lanes, "sgs": sgs}
+def cfg(wg, part, thread, lanes, sgs, level="partial_reduction", promote=None):
+    """A VectorDistribute lowering_config over the problem's dims (identity
+    basis mappings); the workgroup has SG x prod(sgs) threads.  level names
+    the tiling level `part` goes to: partial_reduction (the accumulator stays
+    in registers across the loop) or reduction (IREE's serial level: every
+    stage runs per tile, the result folds into a carried value); promote
+    lists the operands IREE copies through shared memory (promote_operands)."""
+    return {"wg": wg, "part": part, "thread": thread, "lanes": lanes, "sgs": sgs,
+            "level": level, "promote": promote}
+
+
+def tf_cfg(wg, red, thread, threads):
+    """A TileAndFuse lowering_config (IREE's pipeline for outer reductions,
+    isOuterReduction in LLVMGPU/KernelConfig.cpp): a `reduction` tile walked
+    serially by each thread, no lanes or subgroups on the reduced dims;
+    `threads` is the workgroup size."""
+    return {"tf": True, "wg": wg, "red": red, "thread": thread, "threads": threads}
 
 
 def row(R, P, T, Lp=1, Lr=SG, S=1):
@@ -81,14 +94,22 @@ def ilist(v):
 
 
 def config_text(c):
+    if c.get("tf"):
+        return ("#iree_gpu.lowering_config<{reduction = %s, thread = %s, workgroup = %s}>"
+                % (ilist(c["red"]), ilist(c["thread"]), ilist(c["wg"])))
     ident = ilist(range(len(c["wg"])))
-    return ("#iree_gpu.lowering_config<{lane_basis = [%s, %s], partial_reduction = %s, "
+    promote = ""
+    if c.get("promote") is not None:
+        promote = "promote_operands = %s, " % ilist(c["promote"])
+    return ("#iree_gpu.lowering_config<{lane_basis = [%s, %s], %s = %s, %s"
             "subgroup_basis = [%s, %s], thread = %s, workgroup = %s}>"
-            % (ilist(c["lanes"]), ident, ilist(c["part"]), ilist(c["sgs"]), ident,
-               ilist(c["thread"]), ilist(c["wg"])))
+            % (ilist(c["lanes"]), ident, c.get("level", "partial_reduction"), ilist(c["part"]),
+               promote, ilist(c["sgs"]), ident, ilist(c["thread"]), ilist(c["wg"])))
 
 
 def workgroup_size(c):
+    if c.get("tf"):
+        return c["threads"]
     n = SG
     for s in c["sgs"]:
         n *= s
@@ -116,8 +137,9 @@ def mlir(name, prob, c, comment):
     if c is not None:
         lines.append("#config = " + config_text(c))
         lines.append("#translation = #iree_codegen.translation_info<pipeline = "
-                     "LLVMGPUVectorDistribute workgroup_size = [%d, 1, 1] subgroup_size = %d>"
-                     % (workgroup_size(c), SG))
+                     "%s workgroup_size = [%d, 1, 1] subgroup_size = %d>"
+                     % ("LLVMGPUTileAndFuse" if c.get("tf") else "LLVMGPUVectorDistribute",
+                        workgroup_size(c), SG))
         attrs = " attrs =  {lowering_config = #config}"
         fattrs = " attributes {translation_info = #translation}"
     dt = "!iree_tensor_ext.dispatch.tensor"
@@ -314,6 +336,45 @@ CASES = [
 
     ("ssq_default", P_SSQ, None, "IREE's default: 4 per load, 1 subgroup, partial 128"),
     ("ssq_t4_s4", P_SSQ, row(1, 512, 4, S=4), "4 subgroups"),
+
+    # The TileAndFuse pipeline (IREE's default for this outer reduction):
+    # each thread walks d0 for its own columns, no shuffles, no barriers.
+    ("col_default", P_COL, None,
+     "IREE's default: TileAndFuse, 4 columns a thread, 128 a workgroup, rows 4 at a time"),
+    ("col_tf_w32_t1", P_COL, tf_cfg([0, 32], [4, 0], [0, 1], 32),
+     "TileAndFuse, 1 column a thread: 32 workgroups"),
+    ("col_tf_w256_t4_r8", P_COL, tf_cfg([0, 256], [8, 0], [0, 4], 64),
+     "TileAndFuse, 4 columns a thread, 64 threads, rows 8 at a time: 4 workgroups"),
+
+    # IREE's serial `reduction` level: every stage, the cross-subgroup
+    # buffer and its barriers included, runs once per tile, and each tile's
+    # result folds into a carried value (no partial accumulator).
+    ("rowsum4k_serial_t4_s2", P_ROW4K, cfg([1, 0], [0, 256], [0, 4], [1, 32], [1, 2], "reduction"),
+     "serial reduction level: tiles of 256, 2 subgroups, 16 tiles a row"),
+    ("rowsum4k_serial_t4_s8", P_ROW4K, cfg([1, 0], [0, 1024], [0, 4], [1, 32], [1, 8], "reduction"),
+     "serial reduction level: tiles of 1024, 8 subgroups, 4 tiles a row"),
+    ("ragged1000_serial_t4_s2", P_RAG1, cfg([1, 0], [0, 256], [0, 4], [1, 32], [1, 2], "reduction"),
+     "serial reduction level: 1000 = 3 x 256 + 232"),
+
+    # Promoted operands (promote_operands): tiles copied through padded
+    # shared memory, two barriers a tile; 4 rows a workgroup, a subgroup each.
+    ("mv_serial_r4_s4", P_MV, cfg([4, 0], [0, 256], [0, 8], [1, 32], [4, 1], "reduction"),
+     "serial level, 4 rows a workgroup (a subgroup each), nothing promoted"),
+    ("mv_promote1_r4_s4", P_MV, cfg([4, 0], [0, 256], [0, 8], [1, 32], [4, 1], "reduction", [1]),
+     "as mv_serial_r4_s4 with the vector promoted to shared memory"),
+    ("mv_promote01_r4_s4", P_MV, cfg([4, 0], [0, 256], [0, 8], [1, 32], [4, 1], "reduction", [0, 1]),
+     "as mv_serial_r4_s4 with the matrix and the vector promoted"),
+]
+
+# Cases that are one reduction of a multi-op dispatch elsewhere in
+# examples/: (name, file relative to examples/suite, reduction=K, note).
+# Each is measured as its own kernel; inputs that are another reduction's
+# results get that reduction's reference values.
+MULTI = [
+    ("softmax_max", "../softmax_4096x32000_f32.mlir", 1,
+     "softmax 4096x32000 f32, its max reduction (IREE's default config)"),
+    ("softmax_sum", "../softmax_4096x32000_f32.mlir", 2,
+     "softmax 4096x32000 f32, its sum of exp(x - max) (IREE's default config)"),
 ]
 
 
@@ -325,22 +386,24 @@ def header(groups):
 #
 # Format: one case per line,
 #
-#     NAME FILE [group=G] [note="..."]
+#     NAME FILE [group=G] [note="..."] [reduction=K]
 #
 # NAME    the case's name: letters, digits and _ . + - (unique in the suite;
 #         the measured CSV's rows are matched to cases by it)
-# FILE    an .mlir file with exactly one reduction, relative to this file's
+# FILE    an .mlir file with exactly one reduction (or see reduction=K), relative to this file's
 #         folder (absolute paths are taken as they are)
 # group=G cases with the same G are configs of one problem: compare reports
 #         how well the simulator ranks them (Spearman rho, Kendall tau-b)
 # note=   free text, in double quotes (\\" and \\\\ escape)
+# reduction=K  FILE holds several reductions (a softmax): the case is the
+#         K-th, as `lanescope sim` lists them, measured as its own kernel
 #
 # Blank lines and lines starting with # are skipped; a # after the fields
 # starts a comment.  Files without a lowering_config get IREE's default
 # config for the target, as `lanescope sim` gives them.
 #
-# %d cases in %d groups.
-""" % (len(CASES), len(groups))
+# %d cases in %d groups, and %d single reductions of multi-op dispatches.
+""" % (len(CASES), len(groups), len(MULTI))
 
 
 # ---- tests/data/compare: the CLI test's suite and synthetic "measurements" ----
@@ -434,11 +497,20 @@ def main(argv):
     with open(os.path.join(out, "suite.txt"), "w") as f:
         f.write(header(groups))
         cur = None
-        for (name, prob, c, note), ln in zip(CASES, lines):
-            if prob.key != cur:
-                f.write("\n# %s: %s\n" % (prob.key, prob.what))
-                cur = prob.key
-            f.write(ln + "\n")
+        # one block per problem, in the order problems first appear
+        for key in groups:
+            for (name, prob, c, note), ln in zip(CASES, lines):
+                if prob.key != key:
+                    continue
+                if prob.key != cur:
+                    f.write("\n# %s: %s\n" % (prob.key, prob.what))
+                    cur = prob.key
+                f.write(ln + "\n")
+        f.write("\n# one reduction of a multi-op dispatch each (reduction=K)\n")
+        for name, path, k, note in MULTI:
+            assert name not in names, name
+            names.add(name)
+            f.write('%s %s reduction=%d note="%s"\n' % (name, path, k, note))
     print("wrote %d cases in %d groups to %s" % (len(CASES), len(groups), out))
     with open(os.path.join(root, "Makefile.am")) as f:
         am = f.read()

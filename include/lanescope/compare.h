@@ -9,13 +9,16 @@
  * ---- Suite files ----
  *
  *     # comment
- *     NAME FILE [group=G] [note="..."]
+ *     NAME FILE [group=G] [note="..."] [reduction=K]
  *
  * One case per line.  NAME: letters, digits and _ . + - (at most
  * LS_COMPARE_NAME_MAX - 1 bytes), unique in the suite; measured rows are
  * matched to cases by it.  FILE: an .mlir file with one reduction, relative
  * to the suite file's folder unless it starts with '/'; it may be written
- * in double quotes.  group=G (same character set as NAME): the cases of a
+ * in double quotes.  reduction=K (1 to LS_COMPARE_MAX_REDUCTION): FILE
+ * may hold several reductions (softmax's max and sum) and the case is the
+ * K-th, in the order `lanescope sim` lists them; the inputs it takes from
+ * another reduction are that reduction's reference values.  group=G (same character set as NAME): the cases of a
  * group are configs of one problem, ranked against each other.  note="..."
  * (or a bare word): free text.  In quoted values \" and \\ are escapes.
  * A '#' that starts a field starts a comment; blank lines are skipped.
@@ -79,6 +82,9 @@
 #define LS_COMPARE_PATH_MAX 1024
 #define LS_COMPARE_NOTE_MAX 256
 #define LS_COMPARE_MAX_CASES 4096 /* cases per suite, rows per CSV */
+#define LS_COMPARE_MAX_REPEAT 100   /* compare --repeat's rounds */
+#define LS_COMPARE_MAX_REDUCTION 64 /* reduction=K's K (an input holds at most
+                                     * LS_IMPORT_MAX_ITEMS; the file says) */
 #define LS_COMPARE_MAX_LINE 4096  /* bytes per line of a suite or CSV */
 #define LS_COMPARE_MAX_PROV 32    /* provenance lines kept */
 #define LS_COMPARE_MAX_FIELDS 64  /* fields of a CSV line (draw compare's too) */
@@ -99,7 +105,8 @@ typedef struct {
     char path[LS_COMPARE_PATH_MAX];  /* resolved against the suite's folder */
     char group[LS_COMPARE_NAME_MAX]; /* "" when none */
     char note[LS_COMPARE_NOTE_MAX];
-    int line; /* in the suite file */
+    int reduction; /* reduction=K, 1-based; 0 when not given (FILE holds one) */
+    int line;      /* in the suite file */
 } ls_suite_case;
 
 typedef struct {
@@ -156,6 +163,14 @@ const char *ls_measured_prov(const ls_measured *m, const char *key);
  * rows naming no suite case.  Either count pointer may be NULL. */
 ls_status ls_measured_match(const ls_measured *m, const ls_suite *s, bool allow_missing,
                             size_t *row_of, size_t *n_missing, size_t *n_extra, ls_diag *diag);
+
+/* One case measured in n rounds (n >= 1, rounds[k] its row of round k,
+ * the rounds interleaved with the other cases so that a disturbed stretch
+ * of the GPU's time falls on one round): measured_us the median of the
+ * rounds' medians, min_us/max_us over every launch, runs their sum,
+ * launch_us the median of the rounds', bandwidth and copy fraction
+ * rescaled to the median time; name, gpu and date from the first round. */
+void ls_measured_fold_rounds(const ls_measured_row *rounds, int n, ls_measured_row *out);
 
 /* Write the provenance header (a title line, then `# key: value` lines;
  * newlines in values become spaces), the column line, and rows. */

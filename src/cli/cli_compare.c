@@ -20,9 +20,14 @@
 #include "config.h"
 #include "lanescope/compare.h"
 #include "lanescope/engine.h"
+#include "lanescope/functional.h"
+#include "lanescope/import.h"
 #include "lanescope/measure.h"
 #include "lanescope/viz.h"
 #include "cli_compare.h"
+
+_Static_assert(LS_COMPARE_MAX_REDUCTION == LS_IMPORT_MAX_ITEMS,
+               "reduction=K reaches every reduction an input can hold");
 
 static void usage(FILE *f)
 {
@@ -30,7 +35,8 @@ static void usage(FILE *f)
             "usage: lanescope compare SUITE [--target MODEL] [--measured FILE.csv]\n"
             "                         [--save-measured FILE.csv] [--csv FILE]\n"
             "                         [--chart FILE.png|.svg|.pdf] [--json] [-o FILE]\n"
-            "                         [--runs N] [--warmup N] [--device N] [--allow-missing]\n"
+            "                         [--runs N] [--warmup N] [--repeat N] [--device N]\n"
+            "                         [--allow-missing]\n"
             "                         [--quiet]\n"
             "\n"
             "Simulate every case of SUITE on a hardware model and compare the simulated time\n"
@@ -41,9 +47,11 @@ static void usage(FILE *f)
             "< 25%%, Kendall tau-b > 0.8 in every group.  error = (simulated - measured) /\n"
             "measured.\n"
             "\n"
-            "SUITE: lines of NAME FILE [group=G] [note=\"...\"] (examples/suite/suite.txt;\n"
-            "the format is in its header).  Measured times come from --measured, or, without\n"
-            "it, from running each case on the GPU (as `lanescope measure` does).\n"
+            "SUITE: lines of NAME FILE [group=G] [note=\"...\"] [reduction=K]\n"
+            "(examples/suite/suite.txt; the format is in its header; reduction=K picks the\n"
+            "K-th reduction of a multi-op FILE, a softmax's sum say, measured as its own\n"
+            "kernel).  Measured times come from --measured, or, without it, from running\n"
+            "each case on the GPU (as `lanescope measure` does).\n"
             "\n"
             "  --target MODEL        hardware model for the simulation (default h100):\n"
             "                        %s, or a .hw file\n"
@@ -53,6 +61,10 @@ static void usage(FILE *f)
             "  --save-measured FILE  write the rows measured on the GPU, with provenance\n"
             "  --runs N, --warmup N  timed runs per case (default 20) and untimed ones before\n"
             "                        (default 3); the L2 is flushed before each timed run\n"
+            "  --repeat N            measure the whole suite N times, round after round\n"
+            "                        (default 1); a case's time is the median of its\n"
+            "                        rounds' medians, so a stretch of disturbed GPU time\n"
+            "                        spoils one round, not the case\n"
             "  --device N            GPU ordinal (default 0)\n"
             "  --json                the same facts as JSON\n"
             "  --csv FILE            name,measured_us,simulated_us (for lanescope draw compare)\n"
@@ -89,6 +101,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
         O_RUNS,
         O_WARM,
         O_DEV,
+        O_REPEAT,
         O_MISSING,
         O_QUIET
     };
@@ -102,6 +115,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
         {"runs", required_argument, NULL, O_RUNS},
         {"warmup", required_argument, NULL, O_WARM},
         {"device", required_argument, NULL, O_DEV},
+        {"repeat", required_argument, NULL, O_REPEAT},
         {"allow-missing", no_argument, NULL, O_MISSING},
         {"quiet", no_argument, NULL, O_QUIET},
         {"output", required_argument, NULL, 'o'},
@@ -112,6 +126,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
     a->target = "h100";
     a->runs = 20;
     a->warmup = 3;
+    a->repeat = 1;
     optind = 1;
     opterr = 0;
     int c;
@@ -148,6 +163,11 @@ static int parse_args(int argc, char **argv, compare_args *a)
             if (!ls_flag_int(CMD, "--warmup", optarg, 0, 100000, &a->warmup))
                 return 2;
             break;
+        case O_REPEAT:
+            a->runs_given = true;
+            if (!ls_flag_int(CMD, "--repeat", optarg, 1, LS_COMPARE_MAX_REPEAT, &a->repeat))
+                return 2;
+            break;
         case O_DEV:
             a->runs_given = true;
             if (!ls_flag_int(CMD, "--device", optarg, 0, 1024, &a->device))
@@ -176,8 +196,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
         return 2;
     }
     if (a->measured && a->runs_given) {
-        ls_cli_error(CMD, "--runs, --warmup and --device apply to measuring on the GPU, not to "
-                          "--measured");
+        ls_cli_error(CMD, "--runs, --warmup, --repeat and --device apply to measuring on the "
+                          "GPU, not to --measured");
         return 2;
     }
     if (a->allow_missing && !a->measured) {
@@ -199,10 +219,16 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
     ls_hw hw;
     ls_sim_result r;
     ls_status st = ls_module_load(sc->path, m, diag);
-    if (!st && m->n_problems != 1)
+    size_t k = sc->reduction ? (size_t)sc->reduction - 1 : 0;
+    if (!st && !sc->reduction && m->n_problems != 1)
         st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
-                         "%zu reductions; a suite case needs exactly one", m->n_problems);
-    ls_problem *p = &m->problems[0];
+                         "%zu reductions; a suite case needs exactly one, or reduction=K on its "
+                         "line to pick one", m->n_problems);
+    if (!st && sc->reduction && k >= m->n_problems)
+        st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
+                         "reduction=%d, but the file holds %zu reduction%s", sc->reduction,
+                         m->n_problems, m->n_problems == 1 ? "" : "s");
+    ls_problem *p = &m->problems[k];
     if (!st && !(st = ls_cli_model(m, p, a->target, &hw, diag)) && !(st = ls_derive(p, d, diag)) &&
         !(st = ls_plan_build(p, d, ls_plan_target_from_arch(hw.arch), plan, diag)))
         st = ls_engine_run(plan, &hw, &r, NULL, diag);
@@ -215,7 +241,10 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
         ls_input_source in = {1, NULL, {NULL}};
         ls_measure_result mr;
         ms->mo.unroll = r.unroll; /* the measured loop unrolled as the simulated one */
-        if (!(st = ls_measure_run(ms->gpu, plan, in, &ms->mo, ms->copy_gbps, &mr, diag))) {
+        /* another reduction's results (softmax's max) are inputs too: the
+         * reference's values of that reduction, as `measure` binds them */
+        if (!(st = ls_bind_intermediates(m->problems, m->n_problems, k, &in, diag)) &&
+            !(st = ls_measure_run(ms->gpu, plan, in, &ms->mo, ms->copy_gbps, &mr, diag))) {
             ms->copy_gbps = mr.copy_gbps;
             memset(row, 0, sizeof *row);
             snprintf(row->name, sizeof row->name, "%s", sc->name);
@@ -232,6 +261,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
             gmtime_r(&now, &tm);
             strftime(row->date, sizeof row->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
         }
+        ls_free_intermediates(&in);
     }
     free(plan);
     free(d);
@@ -275,12 +305,18 @@ static void gpu_provenance(ls_measured *m, const measurer *ms, const compare_arg
     for (int i = 0; i < argc && u < sizeof cmd; i++)
         u += (size_t)snprintf(cmd + u, sizeof cmd - u, " %s", argv[i]);
     add_prov(m, "command", "%s", cmd);
+    char repeat_text[160] = "";
+    if (a->repeat > 1)
+        snprintf(repeat_text, sizeof repeat_text,
+                 "the median over %lld rounds of the whole suite (round after round; min_us, "
+                 "max_us and runs over all of them) of the ",
+                 (long long)a->repeat);
     add_prov(m, "method",
-             "median of %lld timed launches (CUDA events), the L2 flushed before "
+             "%smedian of %lld timed launches (CUDA events), the L2 flushed before "
              "each (by reading twice its size), after at least %lld untimed ones and 25 ms of "
              "GPU time; launch_us: an empty kernel of the same grid timed alike; inputs from the simulator's generator "
              "(seed 1); every output checked against the reference",
-             (long long)a->runs, (long long)a->warmup);
+             repeat_text, (long long)a->runs, (long long)a->warmup);
     add_prov(m, "copy_bandwidth", "%.0f GB/s device-to-device (copy_fraction's denominator)",
              ms->copy_gbps);
 }
@@ -326,54 +362,95 @@ static int open_gpu(const compare_args *a, const ls_hw *hw, measurer *ms)
 /* ------------------------------------------------------------ the command */
 
 /* Every case (with a measured row, when they come from a file) simulated,
- * and measured when ms->gpu; measured rows go to meas.  Returns the number
- * of results in cr, or SIZE_MAX after printing the error. */
+ * and measured when ms->gpu, a->repeat rounds of the whole suite; measured
+ * rows (each case's rounds folded) go to meas.  Returns the number of
+ * results in cr, or SIZE_MAX after printing the error. */
 static size_t run_all(const compare_args *a, const ls_suite *suite, const size_t *row_of,
                       measurer *ms, ls_measured *meas, case_result *cr)
 {
+    int64_t rounds = ms->gpu ? a->repeat : 1;
+    size_t ns = suite->n;
     ls_cli_progress pr;
     ls_cli_progress_init(&pr, CMD, ms->gpu ? "simulating and measuring" : "simulating", "cases",
                          a->quiet);
+    /* per suite case: its result (SIZE_MAX: none, or dropped), the rounds
+     * it was measured in, and each round's row */
+    size_t *res_of = ls_xmalloc((ns + 1) * sizeof *res_of);
+    int64_t *n_rounds = ls_xcalloc(ns + 1, sizeof *n_rounds);
+    ls_measured_row *rows = ls_xcalloc((size_t)rounds * ns + 1, sizeof *rows);
+    for (size_t i = 0; i < ns; i++)
+        res_of[i] = SIZE_MAX;
     size_t n = 0;
-    for (size_t i = 0; i < suite->n; i++) {
-        const ls_suite_case *sc = &suite->cases[i];
-        ls_cli_progress_update(&pr, (int64_t)i, (int64_t)suite->n);
-        if (!ms->gpu && row_of[i] == SIZE_MAX)
-            continue; /* --allow-missing */
-        case_result *r = &cr[n];
-        memset(r, 0, sizeof *r);
-        r->sc = sc;
-        snprintf(r->c.name, sizeof r->c.name, "%s", sc->name);
-        snprintf(r->c.group, sizeof r->c.group, "%s", sc->group);
-        ls_measured_row row;
-        ls_diag diag;
-        ls_diag_clear(&diag);
-        if (run_case(a, sc, ms, r, &row, &diag)) {
-            ls_cli_progress_end(&pr);
-            char msg[1024];
-            ls_diag_format(&diag, msg, sizeof msg);
-            ls_cli_error(CMD, "case '%s' (%s:%d): %s", sc->name, suite->path, sc->line, msg);
-            if (!ms->gpu)
-                return SIZE_MAX;
-            /* GPU time is scarce: a case that fails on its own (a wrong value,
-             * a compile error) is left out and the rest still measured; a
-             * driver error may have poisoned the context, so stop there and
-             * keep what was measured. */
-            ms->failed++;
-            if (diag.status != LS_ERR_INVALID)
-                break;
-            continue;
+    bool stop = false;
+    for (int64_t rd = 0; rd < rounds && !stop; rd++) {
+        for (size_t i = 0; i < ns && !stop; i++) {
+            const ls_suite_case *sc = &suite->cases[i];
+            ls_cli_progress_update(&pr, rd * (int64_t)ns + (int64_t)i, rounds * (int64_t)ns);
+            if (!ms->gpu && row_of[i] == SIZE_MAX)
+                continue; /* --allow-missing */
+            if (rd > 0 && res_of[i] == SIZE_MAX)
+                continue; /* failed in an earlier round */
+            case_result tmp, *r = rd == 0 ? &cr[n] : &tmp;
+            memset(r, 0, sizeof *r);
+            r->sc = sc;
+            snprintf(r->c.name, sizeof r->c.name, "%s", sc->name);
+            snprintf(r->c.group, sizeof r->c.group, "%s", sc->group);
+            ls_diag diag;
+            ls_diag_clear(&diag);
+            if (run_case(a, sc, ms, r, &rows[rd * (int64_t)ns + (int64_t)i], &diag)) {
+                ls_cli_progress_end(&pr);
+                char msg[1024];
+                ls_diag_format(&diag, msg, sizeof msg);
+                if (rounds > 1)
+                    ls_cli_error(CMD, "case '%s' (%s:%d), round %lld: %s", sc->name, suite->path,
+                                 sc->line, (long long)rd + 1, msg);
+                else
+                    ls_cli_error(CMD, "case '%s' (%s:%d): %s", sc->name, suite->path, sc->line,
+                                 msg);
+                if (!ms->gpu) {
+                    n = SIZE_MAX;
+                    goto done;
+                }
+                /* GPU time is scarce: a case that fails on its own (a wrong
+                 * value, a compile error) is left out and the rest still
+                 * measured; a driver error may have poisoned the context, so
+                 * stop there and keep what was measured. */
+                ms->failed++;
+                res_of[i] = SIZE_MAX;
+                stop = diag.status != LS_ERR_INVALID;
+                continue;
+            }
+            n_rounds[i]++;
+            if (rd == 0)
+                res_of[i] = n++;
         }
+    }
+    /* the results of the cases still standing, in suite order, each with
+     * its rounds folded into one row */
+    size_t kept = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (res_of[i] == SIZE_MAX)
+            continue;
+        case_result *r = &cr[kept++];
+        *r = cr[res_of[i]]; /* res_of[i] >= kept - 1: moving down only */
         if (ms->gpu) {
+            ls_measured_row *mine = ls_xmalloc((size_t)n_rounds[i] * sizeof *mine);
+            for (int64_t k = 0; k < n_rounds[i]; k++)
+                mine[k] = rows[k * (int64_t)ns + (int64_t)i];
             meas->rows = ls_xrealloc(meas->rows, (meas->n + 1) * sizeof *meas->rows);
-            meas->rows[meas->n++] = row;
-            r->c.measured_us = row.measured_us;
+            ls_measured_fold_rounds(mine, (int)n_rounds[i], &meas->rows[meas->n]);
+            r->c.measured_us = meas->rows[meas->n++].measured_us;
+            free(mine);
         } else {
             r->c.measured_us = meas->rows[row_of[i]].measured_us;
         }
-        n++;
     }
+    n = kept;
+done:
     ls_cli_progress_end(&pr);
+    free(res_of);
+    free(n_rounds);
+    free(rows);
     return n;
 }
 

@@ -17,6 +17,7 @@ typedef struct {
     const char *suite, *target, *measured, *save, *csv, *chart, *output;
     bool json, allow_missing, runs_given, quiet;
     int64_t runs, warmup, device;
+    int64_t repeat; /* --repeat: interleaved rounds of the whole suite */
 } compare_args;
 
 /* What compare keeps of one case. */
