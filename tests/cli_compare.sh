@@ -230,17 +230,25 @@ contains "help" "$tmp/help.txt" "usage: lanescope compare SUITE"
 # h100.  The bounds sit a little above today's figures (mean 9.1%, worst
 # 60.5%, r 0.985): a model change that makes them worse fails here and must
 # say why in its commit.  A first-order bound: every case within 2x.
+# error_bounds LABEL JSON MEAN WORST R: compare --json's mean and worst
+# |error| (%) at most MEAN and WORST, its Pearson r over log times at least R.
+error_bounds() {
+    mean=$(json_num "$2" mean_abs_pct)
+    worst=$(json_num "$2" max_abs_pct)
+    rlog=$(json_num "$2" pearson_r_log10_times)
+    awk -v v="$mean" -v b="$3" 'BEGIN { exit !(v != "" && v <= b) }'
+    check "$1: mean |error| <= $3% (got $mean)" $?
+    awk -v v="$worst" -v b="$4" 'BEGIN { exit !(v != "" && v <= b) }'
+    check "$1: worst |error| <= $4% (got $worst)" $?
+    awk -v v="$rlog" -v b="$5" 'BEGIN { exit !(v != "" && v >= b) }'
+    check "$1: Pearson r over log times >= $5 (got $rlog)" $?
+}
 HWDATA=${LS_MEASURED:-$EX/../targets/measured}/h100-2026-11-26-unrolled/measured.csv
 if [ -f "$HWDATA" ]; then
     $LANESCOPE compare "$SUITE" --target h100 --measured "$HWDATA" --allow-missing --json \
         >"$tmp/hw.json" 2>"$tmp/err"
     check "compare against the H100 measurements exits 0" $?
-    mean=$(json_num "$tmp/hw.json" mean_abs_pct)
-    worst=$(json_num "$tmp/hw.json" max_abs_pct)
-    rlog=$(json_num "$tmp/hw.json" pearson_r_log10_times)
-    awk -v v="$mean" 'BEGIN { exit !(v != "" && v <= 10) }'; check "H100: mean |error| <= 10% (got $mean)" $?
-    awk -v v="$worst" 'BEGIN { exit !(v != "" && v <= 63) }'; check "H100: worst |error| <= 63% (got $worst)" $?
-    awk -v v="$rlog" 'BEGIN { exit !(v != "" && v >= 0.98) }'; check "H100: Pearson r over log times >= 0.98 (got $rlog)" $?
+    error_bounds "H100" "$tmp/hw.json" 10 63 0.98
     ncmp=$(grep -c '"error_pct"' "$tmp/hw.json")
     [ "$ncmp" -eq 67 ]; check "H100: the run's 67 cases compared ($ncmp)" $?
     # The fifth run (targets/measured/h100-2026-11-26-repeat3/: three
@@ -251,12 +259,7 @@ if [ -f "$HWDATA" ]; then
     HW2=$(dirname "$HWDATA")/../h100-2026-11-26-repeat3/measured.csv
     $LANESCOPE compare "$SUITE" --target h100 --measured "$HW2" --json >"$tmp/hw2.json" 2>"$tmp/err"
     check "compare against the whole-suite H100 measurements exits 0" $?
-    mean=$(json_num "$tmp/hw2.json" mean_abs_pct)
-    worst=$(json_num "$tmp/hw2.json" max_abs_pct)
-    rlog=$(json_num "$tmp/hw2.json" pearson_r_log10_times)
-    awk -v v="$mean" 'BEGIN { exit !(v != "" && v <= 12) }'; check "H100 repeat3: mean |error| <= 12% (got $mean)" $?
-    awk -v v="$worst" 'BEGIN { exit !(v != "" && v <= 62) }'; check "H100 repeat3: worst |error| <= 62% (got $worst)" $?
-    awk -v v="$rlog" 'BEGIN { exit !(v != "" && v >= 0.98) }'; check "H100 repeat3: Pearson r over log times >= 0.98 (got $rlog)" $?
+    error_bounds "H100 repeat3" "$tmp/hw2.json" 12 62 0.98
     ncmp=$(grep -c '"error_pct"' "$tmp/hw2.json")
     [ "$ncmp" -eq "$ncases" ]; check "H100 repeat3: every suite case compared ($ncmp of $ncases)" $?
     # The column-walk probe (targets/measured/h100-2026-11-26-colprobe/):
