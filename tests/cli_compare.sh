@@ -266,6 +266,11 @@ if [ -f "$HWDATA" ]; then
     error_bounds "H100 repeat3" "$tmp/hw2.json" 12 62 0.98
     ncmp=$(grep -c '"error_pct"' "$tmp/hw2.json")
     [ "$ncmp" -eq "$ncases" ]; check "H100 repeat3: every suite case compared ($ncmp of $ncases)" $?
+    # the JSON names which reduction of a multi-op file a case is
+    tr -d ' \n' <"$tmp/hw2.json" >"$tmp/hw2.flat"
+    contains "softmax_sum's reduction in the JSON" "$tmp/hw2.flat" '"op":"@softmax_4096x32000:linalg.softmax#1.sum","reduction":2,'
+    contains "a one-reduction case's reduction is null" "$tmp/hw2.flat" '"op":"@rowsum4k_default:linalg.generic#1","reduction":null,'
+
     # The column-walk probe (targets/measured/h100-2026-11-26-colprobe/):
     # TileAndFuse column sums the model times 15-71% fast (today: mean
     # 30.1%, r 0.880); a bound, so that a model change that makes them

@@ -236,6 +236,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
         res->c.simulated_us = r.time_us;
         res->cycles = r.cycles;
         res->suggested = p->config_suggested;
+        snprintf(res->op, sizeof res->op, "%s", p->name);
     }
     if (!st && ms->gpu) {
         ls_input_source in = {1, NULL, {NULL}};

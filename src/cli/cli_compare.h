@@ -26,6 +26,7 @@ typedef struct {
     const ls_suite_case *sc;
     int64_t cycles;
     bool suggested; /* IREE's default config */
+    char op[128];   /* the reduction's name, as sim reports it */
 } case_result;
 
 /* The GPU side, when measuring here. */

@@ -146,6 +146,10 @@ static json_object *json_cases(const case_result *cr, size_t n)
                                cr[i].c.group[0] ? json_object_new_string(cr[i].c.group) : NULL);
         json_object_object_add(o, "file", json_object_new_string(cr[i].sc->path));
         json_object_object_add(o, "note", json_object_new_string(cr[i].sc->note));
+        json_object_object_add(o, "op", json_object_new_string(cr[i].op));
+        json_object_object_add(o, "reduction", cr[i].sc->reduction
+                                                   ? json_object_new_int(cr[i].sc->reduction)
+                                                   : NULL);
         json_object_object_add(o, "config_source",
                                json_object_new_string(cr[i].suggested ? "iree-default" : "input"));
         json_object_object_add(o, "simulated_cycles", json_object_new_int64(cr[i].cycles));
