@@ -496,16 +496,11 @@ def main(argv):
         lines.append('%s %s.mlir group=%s note="%s"' % (name, name, prob.key, note))
     with open(os.path.join(out, "suite.txt"), "w") as f:
         f.write(header(groups))
-        cur = None
         # one block per problem, in the order problems first appear
         for key in groups:
-            for (name, prob, c, note), ln in zip(CASES, lines):
-                if prob.key != key:
-                    continue
-                if prob.key != cur:
-                    f.write("\n# %s: %s\n" % (prob.key, prob.what))
-                    cur = prob.key
-                f.write(ln + "\n")
+            block = [(prob, ln) for (_, prob, _, _), ln in zip(CASES, lines) if prob.key == key]
+            f.write("\n# %s: %s\n" % (key, block[0][0].what))
+            f.writelines(ln + "\n" for _, ln in block)
         f.write("\n# one reduction of a multi-op dispatch each (reduction=K)\n")
         for name, path, k, note in MULTI:
             assert name not in names, name
