@@ -24,6 +24,7 @@ typedef struct {
     const region *r;
     int n_in;                     /* block arguments that are inputs */
     const char *out_arg;          /* the init's block argument */
+    int res, n_outs;              /* which result of how many the body yields */
     const operand_list *ins;
     int (*in_map)[LS_MAX_RANK];   /* per input: loop dims */
     const int *in_map_n;
@@ -108,8 +109,10 @@ static int leaf(builder *b, const char *name, ls_elem_type t, const int *map,
         snprintf(o->name, sizeof o->name, "%s", name);
         int res, at = b->im->cur ? ls_imp_find_producer(b->im->cur, name, &res) : -1;
         if (at >= 0 && b->im->cur->ops[at].problem >= 0) {
+            /* %0#1 of a multi-result generic: its result 1's problem */
+            int first = b->im->cur->ops[at].problem;
             o->intermediate = true;
-            o->producer = b->im->cur->ops[at].problem;
+            o->producer = first + (res < b->im->m->problems[first].n_results ? res : 0);
         }
         o->type = t;
         o->map_n = map_n;
@@ -197,6 +200,34 @@ static int input(builder *b, int k, int line, int col)
 }
 
 static int value(builder *b, const char *name, int line, int col, int depth);
+
+/* Result b->res computed from result j's init: an argmax written as a
+ * generic, where the index follows the value. */
+static int coupled(builder *b, int j, int line, int col)
+{
+    return fail_at(b, line, col, LS_ERR_INVALID,
+                   "result %d reads %s, the init of result %d: the results are reduced together "
+                   "(an argmax written as a generic; iree_linalg_ext.arg_compare is the form "
+                   "lanescope models), and lanescope models results that each fold only their "
+                   "own init",
+                   b->res, b->r->arg[b->n_in + j], j);
+}
+
+/* Whether value `name` of the region is computed from block argument arg
+ * (seen[]: statements already walked, so shared operands cost nothing). */
+static bool reads_arg(const region *r, const char *name, const char *arg, bool *seen)
+{
+    if (strcmp(name, arg) == 0)
+        return true;
+    const stmt *s = ls_imp_def_of(r, name);
+    if (s == NULL || seen[s - r->stmts])
+        return false;
+    seen[s - r->stmts] = true;
+    for (int k = 0; k < s->n_args; k++)
+        if (reads_arg(r, s->args[k], arg, seen))
+            return true;
+    return false;
+}
 
 /* tensor.extract %t[%i, %j] whose indices are the loop coordinates
  * (linalg.index results): a read of %t through that map, as IREE's
@@ -301,6 +332,9 @@ static int value(builder *b, const char *name, int line, int col, int depth)
                        "the init %s is read before the combiner folds it in; lanescope models "
                        "bodies that use the init once, in the combining op",
                        name);
+    for (int j = 0; j < b->n_outs; j++)
+        if (j != b->res && strcmp(b->r->arg[b->n_in + j], name) == 0)
+            return coupled(b, j, line, col);
     for (int k = 0; k < b->n_raw; k++)
         if (strcmp(b->r->arg[k], name) == 0) {
             if (b->memo_arg[k])
@@ -348,12 +382,14 @@ static void builder_init(builder *b, importer *im, const region *r, const operan
 bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list *ins,
                               int in_map[][LS_MAX_RANK], const int *in_map_n,
                               int64_t in_scale[][LS_MAX_RANK], int64_t in_shape[][LS_MAX_RANK],
-                              ls_problem *p, int line, int col)
+                              int res, int n_outs, ls_problem *p, int line, int col)
 {
     builder *b = ls_xcalloc(1, sizeof *b);
     builder_init(b, im, r, ins, in_map, in_map_n, &p->body, p->rank);
     b->in_scale = in_scale;
     b->in_shape = in_shape;
+    b->res = res;
+    b->n_outs = n_outs;
     bool ok = false;
     int root = -1;
     if (r->short_op[0]) {
@@ -366,18 +402,26 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
         }
         root = input(b, 0, line, col);
     } else {
-        if (r->n_args != ins->n + 1 || r->n_yield != 1) {
+        if (r->n_args != ins->n + n_outs || r->n_yield != n_outs) {
             fail_at(b, line, col, LS_ERR_INVALID,
-                    "reduction body has %d block arguments and yields %d values; lanescope "
-                    "models %d inputs and one init",
-                    r->n_args, r->n_yield, ins->n);
+                    "reduction body has %d block arguments and yields %d values; the op has %d "
+                    "inputs and %d init%s",
+                    r->n_args, r->n_yield, ins->n, n_outs, n_outs == 1 ? "" : "s");
             goto done;
         }
-        b->out_arg = r->arg[ins->n];
-        const stmt *c = ls_imp_def_of(r, r->yield[0]);
+        b->out_arg = r->arg[ins->n + res];
+        /* before the combiner's shape: an argmax's index is a select */
+        for (int j = 0; j < n_outs; j++) {
+            bool seen[MAX_STMTS] = {false};
+            if (j != res && reads_arg(r, r->yield[res], r->arg[ins->n + j], seen)) {
+                coupled(b, j, r->yield_line, r->yield_col);
+                goto done;
+            }
+        }
+        const stmt *c = ls_imp_def_of(r, r->yield[res]);
         if (c == NULL) {
             fail_at(b, r->yield_line, r->yield_col, LS_ERR_INVALID,
-                    "the yielded value %s is not computed in the body", r->yield[0]);
+                    "the yielded value %s is not computed in the body", r->yield[res]);
             goto done;
         }
         if (!ls_combiner_from_op(c->op, &p->combiner)) {

@@ -43,6 +43,89 @@ static bool set_types(importer *im, ls_problem *p, const operand_list *ins,
     return ls_imp_init_type_ok(im, outs);
 }
 
+/* What one result of a multi-result generic needs of its op. */
+typedef struct {
+    const ls_token *op;
+    const region *r;
+    const operand_list *ins, *outs;
+    const ls_attr *maps;
+    const bool *red;
+    int rank;
+} generic_shape;
+
+/* Result res of a linalg.generic with a reduction as the next problem of
+ * the module (not yet linked): its maps, loops, body and init.  false when
+ * the simulator cannot model it (the reason recorded as unsupported). */
+static bool generic_result(importer *im, const generic_shape *g, int res,
+                           int opmap[][LS_MAX_RANK], int *opmap_n,
+                           int64_t opscale[][LS_MAX_RANK], int64_t opshape[][LS_MAX_RANK])
+{
+    const operand_list *ins = g->ins, *outs = g->outs;
+    const ls_attr *maps = g->maps;
+    int line = g->op->line, col = g->op->col;
+    ls_problem *p = ls_imp_new_problem(im, line, col, "linalg.generic");
+    if (p == NULL)
+        return false;
+    if (outs->n > 1) {
+        size_t n = strlen(p->name);
+        snprintf(p->name + n, sizeof p->name - n, ".result%d", res);
+        p->result = res;
+        p->n_results = outs->n;
+    }
+    ls_diag local, *saved;
+    ls_imp_begin_problem_checks(im, &local, &saved);
+    bool ok = false;
+    p->rank = g->rank;
+    memcpy(p->is_reduction, g->red, sizeof(bool) * LS_MAX_RANK);
+    if (maps->n != (size_t)(ins->n + outs->n)) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
+                    "indexing_maps has %zu maps for %d operands", maps->n, ins->n + outs->n);
+        goto checked;
+    }
+    for (size_t i = 0; i < maps->n; i++)
+        if (maps->items[i]->kind != LS_AV_AFFINE_MAP) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, maps->items[i]->line,
+                        maps->items[i]->col, "expected an affine_map in indexing_maps, found %s",
+                        ls_attr_kind_name(maps->items[i]->kind));
+            goto checked;
+        }
+    /* this result's init seen as the op's only one */
+    operand_list one = *outs;
+    one.n = 1;
+    memcpy(one.names[0], outs->names[res], sizeof one.names[0]);
+    one.types[0] = outs->types[res];
+    one.type_text[0] = outs->type_text[res];
+    one.name_line[0] = outs->name_line[res];
+    one.name_col[0] = outs->name_col[res];
+    if (!set_types(im, p, ins, &one, line, col))
+        goto checked;
+    for (int k = 0; k < ins->n; k++) {
+        char what[32];
+        snprintf(what, sizeof what, ins->n == 1 ? "input" : "input %d", k);
+        if (!ls_imp_bind_map(im, p, maps->items[k]->map, maps->items[k]->line, maps->items[k]->col,
+                             &ins->types[k], opmap[k], &opmap_n[k], opscale[k], opshape[k], what))
+            goto checked;
+    }
+    const ls_attr *om = maps->items[ins->n + res];
+    if (!ls_imp_bind_map(im, p, om->map, om->line, om->col, &outs->types[res], p->out_map,
+                         &p->out_map_n, NULL, NULL, outs->n > 1 ? "this result's init" : "init"))
+        goto checked;
+    bool used[LS_MAX_RANK] = {false};
+    for (int k = 0; k < ins->n; k++)
+        for (int j = 0; j < opmap_n[k]; j++)
+            used[opmap[k][j]] = true;
+    if (!ls_imp_check_loops(im, p, used, line, col, maps->line, maps->col))
+        goto checked;
+    ok = ls_imp_compile_reduction(im, g->r, ins, opmap, opmap_n, opscale, opshape, res, outs->n,
+                                  p, line, col) &&
+         check_types(im, p, line, col);
+    if (ok)
+        ls_imp_set_init(im, p, outs->names[res]);
+checked:
+    ls_imp_end_problem_checks(im, &local, saved);
+    return ok;
+}
+
 /* Shapes through projected-permutation maps give the loop sizes. */
 void ls_imp_generic_op(importer *im, const char *result_name)
 {
@@ -145,70 +228,47 @@ void ls_imp_generic_op(importer *im, const char *result_name)
                                                   "and loops");
         return;
     }
-    ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.generic");
-    if (p == NULL)
-        return;
-    ls_diag local, *saved;
-    ls_imp_begin_problem_checks(im, &local, &saved);
-    bool ok = false;
-    p->rank = (int)its->n;
-    memcpy(p->is_reduction, red, sizeof red);
-    if (outs.n != 1 || ins.n < 1) {
+    if (ins.n < 1 || outs.n < 1) {
+        ls_diag local, *saved;
+        ls_imp_begin_problem_checks(im, &local, &saved);
         ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
-                    "the reduction has %d inputs and %d inits; lanescope simulates one init "
-                    "(several results, as in argmax written as a generic, are not modelled)",
+                    "the reduction has %d inputs and %d inits; lanescope simulates reductions "
+                    "of at least one input into at least one init",
                     ins.n, outs.n);
-        goto checked;
+        ls_imp_end_problem_checks(im, &local, saved);
+        if (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)
+            ls_imp_verify_region(im, &r, &ins, &outs, "linalg.generic");
+        return;
     }
-    if (maps->n != (size_t)(ins.n + outs.n)) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, maps->line, maps->col,
-                    "indexing_maps has %zu maps for %d operands", maps->n, ins.n + outs.n);
-        goto checked;
+    /* Several results (a min and a max of one input): one problem each, in
+     * result order, sharing the op's number; each must fold only its own
+     * init.  A result that cannot be modelled drops them all. */
+    size_t first = im->m->n_problems;
+    int index = im->op_index;
+    bool ok = true;
+    for (int res = 0; ok && res < outs.n; res++) {
+        im->op_index = index;
+        generic_shape g = {&op, &r, &ins, &outs, maps, red, (int)its->n};
+        ok = generic_result(im, &g, res, opmap, opmap_n, opscale, opshape);
+        if (ok)
+            ls_imp_link_problem(im, dop);
     }
-    for (size_t i = 0; i < maps->n; i++)
-        if (maps->items[i]->kind != LS_AV_AFFINE_MAP) {
-            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, maps->items[i]->line,
-                        maps->items[i]->col, "expected an affine_map in indexing_maps, found %s",
-                        ls_attr_kind_name(maps->items[i]->kind));
-            goto checked;
-        }
-    if (!set_types(im, p, &ins, &outs, op.line, op.col))
-        goto checked;
-    for (int k = 0; k < ins.n; k++) {
-        char what[32];
-        snprintf(what, sizeof what, ins.n == 1 ? "input" : "input %d", k);
-        if (!ls_imp_bind_map(im, p, maps->items[k]->map, maps->items[k]->line, maps->items[k]->col,
-                             &ins.types[k], opmap[k], &opmap_n[k], opscale[k], opshape[k], what))
-            goto checked;
-    }
-    if (!ls_imp_bind_map(im, p, maps->items[ins.n]->map, maps->items[ins.n]->line,
-                         maps->items[ins.n]->col, &outs.types[0], p->out_map, &p->out_map_n,
-                         NULL, NULL, "init"))
-        goto checked;
-    bool used[LS_MAX_RANK] = {false};
-    for (int k = 0; k < ins.n; k++)
-        for (int j = 0; j < opmap_n[k]; j++)
-            used[opmap[k][j]] = true;
-    if (!ls_imp_check_loops(im, p, used, op.line, op.col, maps->line, maps->col))
-        goto checked;
-    ok = ls_imp_compile_reduction(im, &r, &ins, opmap, opmap_n, opscale, opshape, p, op.line,
-                                  op.col) &&
-         check_types(im, p, op.line, op.col);
-    if (ok)
-        ls_imp_set_init(im, p, outs.names[0]);
-checked:
-    ls_imp_end_problem_checks(im, &local, saved);
     /* MLIR's type rules after lanescope's own checks: where those stop
      * first (say at an i32 operand fed to a float op), their message is
      * the one that names the fault in lanescope's terms */
     if ((ok || (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)) &&
         !ls_imp_verify_region(im, &r, &ins, &outs, "linalg.generic"))
-        return;
-    if (!ok)
-        return;
-    if (!ls_imp_take_op_attrs(im, dict, p) || !ls_imp_take_op_attrs(im, attrs, p))
-        return;
-    ls_imp_link_problem(im, dop);
+        ok = false;
+    for (size_t i = first; ok && i < im->m->n_problems; i++)
+        ok = ls_imp_take_op_attrs(im, dict, &im->m->problems[i]) &&
+             ls_imp_take_op_attrs(im, attrs, &im->m->problems[i]);
+    if (!ok) {
+        im->m->n_problems = first;
+        if (dop)
+            dop->problem = -1;
+    } else if (dop) {
+        dop->problem = (int)first;
+    }
 }
 
 void ls_imp_reduce_op(importer *im, const char *result_name)
@@ -374,7 +434,7 @@ void ls_imp_reduce_op(importer *im, const char *result_name)
     int in_map[MAX_OPERANDS][LS_MAX_RANK], in_map_n[MAX_OPERANDS] = {p->rank};
     for (int d = 0; d < p->rank; d++)
         in_map[0][d] = d;
-    ok = ls_imp_compile_reduction(im, &r, &ins, in_map, in_map_n, NULL, NULL, p, op.line,
+    ok = ls_imp_compile_reduction(im, &r, &ins, in_map, in_map_n, NULL, NULL, 0, 1, p, op.line,
                                   op.col) &&
          check_types(im, p, op.line, op.col);
     if (ok)

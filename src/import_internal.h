@@ -252,15 +252,16 @@ bool ls_imp_check_loops(importer *im, ls_problem *p, const bool *in_input, int l
                         int maps_line, int maps_col);
 
 /* ---- import_body.c: reduction bodies, fused producers, constants ---- */
-/* Compile a reduction body: the combiner folding the init (block argument
- * ins->n) with a value computed from the inputs, which becomes p->body over
- * p->inputs (inputs produced by fused elementwise ops are replaced by what
- * those read).  in_map[k] / in_map_n[k]: input k's loop dims.  Sets
- * p->combiner, n_inputs, inputs, body, extended. */
+/* Compile result res (of n_outs) of a reduction body: the combiner folding
+ * that result's init (block argument ins->n + res) with a value computed
+ * from the inputs, which becomes p->body over p->inputs (inputs produced by
+ * fused elementwise ops are replaced by what those read).  The other
+ * results' inits may not be read.  in_map[k] / in_map_n[k]: input k's loop
+ * dims.  Sets p->combiner, n_inputs, inputs, body, extended. */
 bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list *ins,
                               int in_map[][LS_MAX_RANK], const int *in_map_n,
                               int64_t in_scale[][LS_MAX_RANK], int64_t in_shape[][LS_MAX_RANK],
-                              ls_problem *p, int line, int col);
+                              int res, int n_outs, ls_problem *p, int line, int col);
 /* Remember an elementwise generic's body for consumers to inline; silently
  * not recorded when its body is not one lanescope interprets (a consumer
  * reduction then reads its result as a plain input). */

@@ -123,6 +123,19 @@ $LANESCOPE sim "$tmp/undef.mlir" >/dev/null 2>"$tmp/err"
 check "undefined type alias exits 1" $([ $? -eq 1 ]; echo $?)
 contains "undefined type alias" "$tmp/err" "undef.mlir:16:"
 contains "undefined type alias message" "$tmp/err" "undefined type alias !C"
+# A generic with two results (a row's min and max): one reduction each, both
+# checked, each saying IREE computes them in one kernel; --json names them.
+MM=$(dirname "$0")/corpus/minmax_multi_result_gfx942.mlir
+$LANESCOPE sim "$MM" --target gfx942 --workgroups 2 >"$tmp/mm.txt" 2>&1
+check "multi-result generic sim exits 0" $?
+contains "multi-result: result 1 named" "$tmp/mm.txt" "@minmax_rows:linalg.generic#1.result1: 8 workgroups"
+contains "multi-result: min checked" "$tmp/mm.txt" "functional check passed: 512 outputs of 2 workgroups match the reference (minimumf f32, seed 1)"
+contains "multi-result: max checked" "$tmp/mm.txt" "functional check passed: 512 outputs of 2 workgroups match the reference (maximumf f32, seed 1)"
+contains "multi-result: one kernel in IREE" "$tmp/mm.txt" "note: result 1 of the 2 the op yields: IREE computes them in one kernel that reads the inputs once; lanescope times each result as its own kernel, so the op's loads count 2 times in the sum"
+$LANESCOPE sim "$MM" --target gfx942 --workgroups 1 --json >"$tmp/mm.json" 2>&1
+tr -d ' \n' <"$tmp/mm.json" >"$tmp/mm.flat"
+contains "multi-result json: result fields" "$tmp/mm.flat" '"reduction":"@minmax_rows:linalg.generic#1.result1"'
+contains "multi-result json: result 1 of 2" "$tmp/mm.flat" '"result":1,"results":2'
 # Full reductions to a scalar (tensor<f32>, init map `-> ()`): no parallel
 # dims, one workgroup, one output; IREE's heuristic gives the AMD file's config.
 FS=$DATA/full_sum_1x8192_amd.mlir

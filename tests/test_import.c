@@ -142,6 +142,74 @@ START_TEST(several_reductions)
 }
 END_TEST
 
+/* A min and a max of one input in one generic, and a sum that reads the
+ * max (%mm#1): three problems, the generic's two consecutive. */
+static const char minmax_consumer[] =
+    "func.func @mm(%x: tensor<16x64xf32>) -> tensor<16xf32> {\n"
+    "  %pinf = arith.constant 0x7F800000 : f32\n"
+    "  %ninf = arith.constant 0xFF800000 : f32\n"
+    "  %z = arith.constant 0.0 : f32\n"
+    "  %e = tensor.empty() : tensor<16xf32>\n"
+    "  %lo = linalg.fill ins(%pinf : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>\n"
+    "  %hi = linalg.fill ins(%ninf : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>\n"
+    "  %zs = linalg.fill ins(%z : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>\n"
+    "  %mm:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+    "[\"parallel\", \"reduction\"]} ins(%x : tensor<16x64xf32>) outs(%lo, %hi : "
+    "tensor<16xf32>, tensor<16xf32>) {\n"
+    "  ^bb0(%in: f32, %a: f32, %b: f32):\n"
+    "    %mn = arith.minimumf %in, %a : f32\n"
+    "    %mx = arith.maximumf %b, %in : f32\n"
+    "    linalg.yield %mn, %mx : f32, f32\n"
+    "  } -> (tensor<16xf32>, tensor<16xf32>)\n"
+    "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+    "[\"parallel\", \"reduction\"]} ins(%x, %mm#1 : tensor<16x64xf32>, tensor<16xf32>) "
+    "outs(%zs : tensor<16xf32>) {\n"
+    "  ^bb0(%in: f32, %m: f32, %acc: f32):\n"
+    "    %d = arith.subf %m, %in : f32\n"
+    "    %t = arith.addf %d, %acc : f32\n"
+    "    linalg.yield %t : f32\n"
+    "  } -> tensor<16xf32>\n"
+    "  return %s : tensor<16xf32>\n"
+    "}\n";
+
+START_TEST(multi_result_generic)
+{
+    ls_diag d;
+    ls_module *m = load_text(minmax_consumer, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(m->n_problems, 3);
+    const ls_problem *lo = &m->problems[0], *hi = &m->problems[1], *s = &m->problems[2];
+    ck_assert_str_eq(lo->name, "@mm:linalg.generic#1.result0");
+    ck_assert_str_eq(hi->name, "@mm:linalg.generic#1.result1");
+    ck_assert_str_eq(s->name, "@mm:linalg.generic#2");
+    ck_assert_int_eq(lo->result, 0);
+    ck_assert_int_eq(hi->result, 1);
+    ck_assert_int_eq(lo->n_results, 2);
+    ck_assert_int_eq(hi->n_results, 2);
+    ck_assert_int_eq(s->n_results, 0);
+    ck_assert_int_eq(lo->combiner, LS_COMB_MINIMUMF);
+    ck_assert_int_eq(hi->combiner, LS_COMB_MAXIMUMF); /* the init on the left side */
+    /* each result's own fill */
+    ck_assert(lo->has_init && hi->has_init);
+    ck_assert_uint_eq(lo->init, 0x7F800000u);
+    ck_assert_uint_eq(hi->init, 0xFF800000u);
+    ck_assert_int_eq(lo->out_map_n, 1);
+    ck_assert_int_eq(hi->out_map[0], 0);
+    /* the sum reads %mm#1 (its first leaf: %m comes first in the subf):
+     * the max, held in registers */
+    ck_assert_int_eq(s->n_inputs, 2);
+    ck_assert_str_eq(s->inputs[0].name, "%mm#1");
+    ck_assert(s->inputs[0].intermediate);
+    ck_assert_int_eq(s->inputs[0].producer, 1);
+    ck_assert(!s->inputs[1].intermediate);
+    ck_assert_int_eq(lo->dispatch, hi->dispatch);
+    ck_assert_int_eq(m->dispatches[lo->dispatch].ops[lo->dispatch_op].problem, 0);
+    free(m);
+}
+END_TEST
+
 static const struct {
     const char *text;
     int line, col;
@@ -198,6 +266,15 @@ static const struct {
      "arith.addi %in, %out : i128\n  linalg.yield %1 : i128\n}\n",
      1, 175, "IREE reduces 128-bit values (`lanescope suggest` prints its config), but lanescope "
      "holds a value in at most 64 bits"},
+    /* an argmax written as a generic: the index result reads the value's init */
+    {"%r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+     "[\"parallel\", \"reduction\"]} ins(%a : tensor<4x8xf32>) outs(%v, %i : tensor<4xf32>, "
+     "tensor<4xi32>) {\n^bb0(%in: f32, %bv: f32, %bi: i32):\n  %k = linalg.index 1 : index\n"
+     "  %ki = arith.index_cast %k : index to i32\n  %gt = arith.cmpf ogt, %in, %bv : f32\n"
+     "  %nv = arith.maximumf %in, %bv : f32\n  %sel = arith.select %gt, %ki, %bi : i32\n"
+     "  linalg.yield %nv, %sel : f32, i32\n}\n",
+     8, 3, "result 1 reads %bv, the init of result 0: the results are reduced together"},
     /* IREE's legacy config: named, not misread as a VectorDistribute one */
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
@@ -826,6 +903,7 @@ static Suite *import_suite(void)
     tcase_add_test(tc, type_aliases_expand);
     tcase_add_test(tc, rank0_init);
     tcase_add_test(tc, dynamic_dims);
+    tcase_add_test(tc, multi_result_generic);
     tcase_add_loop_test(tc, op_errors, 0, (int)(sizeof bad_ops / sizeof bad_ops[0]));
     tcase_add_test(tc, unused_broken_alias_is_skipped);
     tcase_add_test(tc, layouts_and_swizzles);

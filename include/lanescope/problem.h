@@ -127,6 +127,10 @@ typedef struct {
     bool config_suggested;   /* config and translation_info are IREE's heuristic's */
     bool config_from_flag;   /* config given by --config, replacing the input's */
     int dispatch, dispatch_op; /* where the importer found it (ls_module), -1: not imported */
+    /* Result `result` of an op with n_results > 1 (a linalg.generic that
+     * yields a min and a max): each result is its own problem, the op's
+     * problems are consecutive in the module.  n_results 0: one result. */
+    int result, n_results;
 } ls_problem;
 
 /* An arg_compare's reduced loop dim (its `dimension`). */

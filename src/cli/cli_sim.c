@@ -136,6 +136,11 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 (long long)r->unroll, hw->arch, (long long)r->unroll);
     if (hw->note[0])
         fprintf(f, "  note: %s\n", hw->note);
+    if (p->n_results > 1)
+        fprintf(f, "  note: result %d of the %d the op yields: IREE computes them in one kernel "
+                   "that reads the inputs once; lanescope times each result as its own kernel, "
+                   "so the op's loads count %d times in the sum\n",
+                p->result, p->n_results, p->n_results);
     if (p->init_unknown) /* said, never silently assumed */
         fprintf(f, "  note: the init is not a linalg.fill of a constant, so its values are not "
                    "known; the %s identity stands in for it\n",
@@ -285,6 +290,10 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     if (hw->note[0])
         json_object_object_add(o, "model_note", json_object_new_string(hw->note));
     json_object_object_add(o, "init_known", json_object_new_boolean(!p->init_unknown));
+    if (p->n_results > 1) {
+        json_object_object_add(o, "result", json_object_new_int(p->result));
+        json_object_object_add(o, "results", json_object_new_int(p->n_results));
+    }
     json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
     json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
     json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
