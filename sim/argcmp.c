@@ -46,11 +46,17 @@ typedef struct {
 } ac_state;
 
 /* comparator(candidate, best) */
-static bool beats(ac_state *s, ls_value cand, ls_value best, const int64_t *x)
+static bool cmp_holds(const ls_problem *p, ls_value cand, ls_value best, const int64_t *x,
+                      ls_value *scratch)
 {
     ls_value args[2] = {cand, best};
     static const int64_t zero[LS_MAX_RANK];
-    return ls_body_eval(&s->p->argcmp.cmp, args, x ? x : zero, s->scratch) & 1;
+    return ls_body_eval(&p->argcmp.cmp, args, x ? x : zero, scratch) & 1;
+}
+
+static bool beats(ac_state *s, ls_value cand, ls_value best, const int64_t *x)
+{
+    return cmp_holds(s->p, cand, best, x, s->scratch);
 }
 
 /* The index of position r along the dimension at iteration point x. */
@@ -307,22 +313,40 @@ static bool cross_stage(ac_state *s, const ls_func_point *stop)
 /* Does index idx name a position of output `out` holding value v (or is it
  * the init index with v the init)?  Then a differing index is a tie broken
  * another way. */
-static bool index_holds(const ac_state *s, const int64_t *out, ls_value v, ls_value idx)
+static bool index_holds(const ls_problem *p, ls_input_source in, const int64_t *out, ls_value v,
+                        ls_value idx)
 {
-    const ls_problem *p = s->p;
-    if (values_equal(p->acc_type, v, s->init_v) && idx == s->init_i)
+    int dim = ls_argcmp_dim(p);
+    if (values_equal(p->acc_type, v, p->init) && idx == ls_argcmp_init_index(p))
         return true;
     int64_t x[LS_MAX_RANK] = {0};
     for (int i = 0, j = 0; i < p->rank; i++)
         if (!p->is_reduction[i])
             x[i] = out[j++];
-    for (int64_t r = 0; r < p->size[s->dim]; r++) {
-        x[s->dim] = r;
-        if (index_at(p, s->in, x, s->dim) == idx &&
-            values_equal(p->acc_type, ls_operand_value(p, s->in, 0, x), v))
+    for (int64_t r = 0; r < p->size[dim]; r++) {
+        x[dim] = r;
+        if (index_at(p, in, x, dim) == idx &&
+            values_equal(p->acc_type, ls_operand_value(p, in, 0, x), v))
             return true;
     }
     return false;
+}
+
+ls_argcmp_verdict ls_argcmp_pair_check(const ls_problem *p, ls_input_source in, const int64_t *out,
+                                       ls_value v, ls_value idx, ls_value rv, ls_value ri)
+{
+    double ratio = 0;
+    if (ls_value_check(p->acc_type, v, rv, 0, &ratio) && idx == ri)
+        return LS_ARGCMP_EQUAL;
+    /* A tie: the comparator cannot tell the values apart (-3 and 3 under a
+     * compare of squares; neither beats the other under ogt, each beats the
+     * other under oge), and the index names a position holding the value. */
+    ls_value scratch[LS_MAX_BODY_INSTS];
+    bool equivalent =
+        cmp_holds(p, v, rv, NULL, scratch) == cmp_holds(p, rv, v, NULL, scratch);
+    if (!equivalent)
+        return LS_ARGCMP_WRONG;
+    return index_holds(p, in, out, v, idx) ? LS_ARGCMP_TIE : LS_ARGCMP_WRONG_INDEX;
 }
 
 static void check_output(ac_state *s, int64_t tid, const int64_t *out, int no, ls_value v,
@@ -331,14 +355,10 @@ static void check_output(ac_state *s, int64_t tid, const int64_t *out, int no, l
     const ls_problem *p = s->p;
     ls_value rv, ri;
     ls_argcmp_reference(p, s->in, out, &rv, &ri);
-    double ratio = 0;
-    bool value_ok = ls_value_check(p->acc_type, v, rv, 0, &ratio);
-    bool index_ok = idx == ri;
-    /* A tie: the comparator cannot tell the values apart (-3 and 3 under a
-     * compare of squares; neither beats the other under ogt, each beats the
-     * other under oge), and the index names a position holding the value. */
-    bool equivalent = beats(s, v, rv, NULL) == beats(s, rv, v, NULL);
-    bool tie = !(value_ok && index_ok) && equivalent && index_holds(s, out, v, idx);
+    ls_argcmp_verdict vd = ls_argcmp_pair_check(p, s->in, out, v, idx, rv, ri);
+    bool equivalent = vd != LS_ARGCMP_WRONG;
+    bool tie = vd == LS_ARGCMP_TIE;
+    bool value_ok = vd == LS_ARGCMP_EQUAL, index_ok = value_ok;
     res->outputs_checked++;
     if (tie && res->index_ties++ == 0)
         for (int j = 0; j < no; j++)

@@ -130,6 +130,18 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
 void ls_argcmp_reference(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, ls_value *index);
 ls_value ls_argcmp_init_index(const ls_problem *p);
+/* A computed (value, index) pair at output `out` against the reference
+ * pair (rv, ri): equal; a tie the lowering broke another way (the
+ * comparator cannot tell the values apart and idx names a position holding
+ * v); or wrong, in the value or only in the index. */
+typedef enum {
+    LS_ARGCMP_EQUAL,
+    LS_ARGCMP_TIE,
+    LS_ARGCMP_WRONG,
+    LS_ARGCMP_WRONG_INDEX
+} ls_argcmp_verdict;
+ls_argcmp_verdict ls_argcmp_pair_check(const ls_problem *p, ls_input_source in, const int64_t *out,
+                                       ls_value v, ls_value idx, ls_value rv, ls_value ri);
 
 /* One output against its reference: exact (bit pattern, or equal floats)
  * when bound is 0, else |v - ref| <= bound; NaN matches NaN.  *max_ratio

@@ -34,7 +34,12 @@ typedef struct {
     int input_elem_bytes[LS_MAX_INPUTS];
     int64_t in_elems, out_elems;   /* input 0's elements */
     int in_elem_bytes, out_elem_bytes; /* input 0's */
-    int64_t in_bytes, out_bytes;   /* in_bytes: every input's together */
+    int64_t in_bytes, out_bytes;   /* in_bytes: every input's together; out_bytes: the
+                                    * output buffer (an arg_compare's indices included) */
+    /* arg_compare: the indices follow the values at index_offset (8-byte
+     * aligned), index_elem_bytes each; 0 for other reductions */
+    int64_t index_offset;
+    int index_elem_bytes;
     bool vector_loads;          /* 4/8/16-byte loads where the plan loads vectors */
     int vector_bytes;           /* bytes per vector load (0: none) */
     char vector_note[200];      /* why not, when the plan's loads stay scalar */
@@ -60,6 +65,10 @@ typedef struct {
     int64_t n;
     ls_value *value;
     double *bound;
+    /* arg_compare: the reference index of each output, and the inputs (a
+     * differing index may be a tie, checked against them); else NULL */
+    ls_value *index;
+    ls_input_source in;
 } ls_cuda_reference;
 void ls_cuda_reference_compute(const ls_plan *plan, ls_input_source in, ls_cuda_reference *ref);
 void ls_cuda_reference_free(ls_cuda_reference *ref);
@@ -113,5 +122,9 @@ ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, int64_t *chec
 ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
                                  ls_input_source in, int64_t *checked, double *max_bound_ratio,
                                  ls_diag *diag);
+/* The emulated run alone: the raw output buffer (launch->out_bytes,
+ * malloc'd, the caller's), unchecked. */
+ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
+                                 ls_input_source in, void **output, ls_diag *diag);
 
 #endif

@@ -193,6 +193,24 @@ static void provenance(json_object *o, const ls_gpu_info *gi, int argc, char **a
     json_object_object_add(o, "lanescope", json_object_new_string(PACKAGE_VERSION));
 }
 
+/* "N outputs match the reference (add f32, seed S)", or for an arg_compare
+ * its (value, index) pairs against the op's semantics. */
+static void checked_text(const ls_problem *p, int64_t n, int64_t seed, char *buf, size_t size)
+{
+    if (p->argcmp.on)
+        snprintf(buf, size,
+                 "%lld (value, index) output%s match%s the op's semantics (%s arg_compare, %s "
+                 "indices, seed %lld; a tie the lowering breaks at another position of the best "
+                 "value counts as a match)",
+                 (long long)n, n == 1 ? "" : "s", n == 1 ? "es" : "",
+                 ls_elem_type_name(p->acc_type), ls_elem_type_name(p->argcmp.index_type),
+                 (long long)seed);
+    else
+        snprintf(buf, size, "%lld output%s match%s the reference (%s %s, seed %lld)", (long long)n,
+                 n == 1 ? "" : "s", n == 1 ? "es" : "", ls_combiner_name(p->combiner),
+                 ls_elem_type_name(p->acc_type), (long long)seed);
+}
+
 static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
                            const ls_measure_result *r, const ls_sim_result *sim, const ls_hw *hw,
                            const measure_args *a, const ls_cuda_launch *L, int argc, char **argv)
@@ -216,10 +234,9 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
                "resident; %s loads\n",
             r->regs_per_thread, r->static_smem, r->occupancy_blocks,
             L->vector_loads ? "vector" : "scalar");
-    fprintf(f, "  values checked: %lld output%s match%s the reference (%s %s, seed %lld)\n",
-            (long long)r->outputs_checked, r->outputs_checked == 1 ? "" : "s",
-            r->outputs_checked == 1 ? "es" : "", ls_combiner_name(p->combiner),
-            ls_elem_type_name(p->acc_type), (long long)a->seed);
+    char what[300];
+    checked_text(p, r->outputs_checked, a->seed, what, sizeof what);
+    fprintf(f, "  values checked: %s\n", what);
     json_object *o = json_object_new_object();
     provenance(o, gi, argc, argv);
     json_object *v;
@@ -269,12 +286,10 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
         int64_t checked;
         double ratio;
         ls_status st = ls_cuda_emulate(plan, in, &checked, &ratio, diag);
+        char what[300];
+        checked_text(p, checked, a->seed, what, sizeof what);
         if (!st)
-            fprintf(out, "%s: emulated on the CPU: %lld output%s match%s the reference (%s %s, seed "
-                         "%lld)%s\n",
-                    p->name, (long long)checked, checked == 1 ? "" : "s", checked == 1 ? "es" : "",
-                    ls_combiner_name(p->combiner),
-                    ls_elem_type_name(p->acc_type), (long long)a->seed,
+            fprintf(out, "%s: emulated on the CPU: %s%s\n", p->name, what,
                     ratio > 0 ? "; float error within the rounding bound" : "");
         return st;
     }

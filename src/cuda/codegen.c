@@ -35,8 +35,9 @@ static const char *signed_type(ls_elem_type t)
     }
 }
 
-/* A C literal with the exact bits of v in type t. */
-static void literal(ls_elem_type t, ls_value v, char *buf, size_t size)
+/* A C literal with the exact bits of v in type t (integers through
+ * ls_acc_t: the accumulator's type). */
+void cg_literal(ls_elem_type t, ls_value v, char *buf, size_t size)
 {
     uint64_t m = ls_value_mask(t);
     switch (t) {
@@ -83,28 +84,25 @@ static void emit_types(gen *g)
 /* ls_combine (the combiner, as sim/value.c computes it), ls_extend (the
  * producer's arith.extf/extsi, or nothing) and ls_shfl_xor (gpu.shuffle xor,
  * widened to 32 bits). */
-static void emit_helpers(gen *g)
+void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c, ls_elem_type t)
 {
-    const ls_problem *p = g->p;
-    FILE *f = g->f;
-    ls_elem_type t = p->acc_type;
     bool fl = ls_elem_type_is_float(t);
-    const char *op = ls_combiner_op(p->combiner, fl);
+    const char *op = ls_combiner_op(c, fl);
     fprintf(f, "\n/* %s on %s */\n", op, ls_elem_type_name(t));
-    fprintf(f, "static __device__ __forceinline__ ls_acc_t ls_combine(ls_acc_t a, ls_acc_t b)\n{\n");
+    fprintf(f, "static __device__ __forceinline__ %s %s(%s a, %s b)\n{\n", ctype, name, ctype, ctype);
     if (fl) {
         const char *tf = cg_to_float(t), *ff = cg_from_float(t);
         fprintf(f, "    const float x = %s(a), y = %s(b);\n", tf, tf);
         const char *expr = "x";
-        switch (p->combiner) {
+        switch (c) {
         case LS_COMB_ADD: expr = "x + y"; break;
         case LS_COMB_MUL: expr = "x * y"; break;
         case LS_COMB_MINIMUMF:
         case LS_COMB_MINNUMF:
         case LS_COMB_MAXIMUMF:
         case LS_COMB_MAXNUMF: {
-            bool mn = p->combiner == LS_COMB_MINIMUMF || p->combiner == LS_COMB_MINNUMF;
-            bool prop = p->combiner == LS_COMB_MINIMUMF || p->combiner == LS_COMB_MAXIMUMF;
+            bool mn = c == LS_COMB_MINIMUMF || c == LS_COMB_MINNUMF;
+            bool prop = c == LS_COMB_MINIMUMF || c == LS_COMB_MAXIMUMF;
             if (prop)
                 fprintf(f, "    if (x != x || y != y) /* NaN propagates */\n"
                            "        return %s(__uint_as_float(0x7fc00000u));\n", ff);
@@ -121,9 +119,9 @@ static void emit_helpers(gen *g)
         fprintf(f, "    return %s(%s);\n}\n", ff, expr);
     } else {
         const char *st = signed_type(t);
-        switch (p->combiner) {
-        case LS_COMB_ADD: fprintf(f, "    return (ls_acc_t)(a + b); /* wraps */\n"); break;
-        case LS_COMB_MUL: fprintf(f, "    return (ls_acc_t)((unsigned int)a * (unsigned int)b);\n"); break;
+        switch (c) {
+        case LS_COMB_ADD: fprintf(f, "    return (%s)(a + b); /* wraps */\n", ctype); break;
+        case LS_COMB_MUL: fprintf(f, "    return (%s)((unsigned int)a * (unsigned int)b);\n", ctype); break;
         case LS_COMB_MINUI: fprintf(f, "    return a < b ? a : b;\n"); break;
         case LS_COMB_MAXUI: fprintf(f, "    return a > b ? a : b;\n"); break;
         case LS_COMB_MINSI: fprintf(f, "    return (%s)a < (%s)b ? a : b;\n", st, st); break;
@@ -134,6 +132,14 @@ static void emit_helpers(gen *g)
         }
         fprintf(f, "}\n");
     }
+}
+
+static void emit_helpers(gen *g)
+{
+    const ls_problem *p = g->p;
+    FILE *f = g->f;
+    ls_elem_type t = p->acc_type;
+    cg_emit_combine(f, "ls_combine", "ls_acc_t", p->combiner, t);
     /* the body, or the extension of the loaded element */
     if (p->body.n > 0) {
         cg_emit_body(g);
@@ -206,12 +212,12 @@ static void scalar_src(const gen *g, int k, int64_t r, char *buf, size_t size)
     snprintf(buf, size, "in%d[o%d + %lld]", k, k, (long long)off);
 }
 
-static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
+/* The standard element step: fold register r's contribution into its
+ * accumulator (the identity where cond, when given, fails). */
+static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *cond,
+                              const char *indent)
 {
-    char cond[1024], src[LS_MAX_INPUTS][160], e[1024];
-    cg_reg_condition(g, r, cond, sizeof cond);
-    for (int k = 0; k < g->nin; k++)
-        scalar_src(g, k, r, src[k], sizeof src[k]);
+    char e[1024];
     elem_expr(g, r, src, e, sizeof e);
     if (cond[0])
         fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s ? %s : ident);\n", indent,
@@ -219,6 +225,15 @@ static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
     else
         fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", indent,
                 (long long)g->acc_slot[r], (long long)g->acc_slot[r], e);
+}
+
+static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
+{
+    char cond[1024], src[LS_MAX_INPUTS][160];
+    cg_reg_condition(g, r, cond, sizeof cond);
+    for (int k = 0; k < g->nin; k++)
+        scalar_src(g, k, r, src[k], sizeof src[k]);
+    g->elem(g, r, src, cond, indent);
 }
 
 /* One load group: registers [r0, r0 + n), vectors where chosen. */
@@ -259,15 +274,13 @@ static void emit_load_group(gen *g, int64_t r0, int64_t n)
                         ind, k, k, k, k, k, (long long)off);
             }
         for (int64_t e = 0; e < g->vlen; e++) {
-            char src[LS_MAX_INPUTS][160], x[1024];
+            char src[LS_MAX_INPUTS][160];
             for (int k = 0; k < g->nin; k++)
                 if (g->vec_in[k])
                     snprintf(src[k], sizeof src[k], "w%d.e[%lld]", k, (long long)e);
                 else
                     scalar_src(g, k, v + e, src[k], sizeof src[k]);
-            elem_expr(g, v + e, src, x, sizeof x);
-            fprintf(f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", ind,
-                    (long long)g->acc_slot[v + e], (long long)g->acc_slot[v + e], x);
+            g->elem(g, v + e, src, "", ind);
         }
         if (full[0]) {
             fprintf(f, "        } else { /* the tail: element by element, padding = identity */\n");
@@ -279,7 +292,7 @@ static void emit_load_group(gen *g, int64_t r0, int64_t n)
 }
 
 /* Thread ids, virtual ids and the thread parts tb_k, tx_i. */
-static void emit_thread_setup(gen *g)
+void cg_emit_thread_setup(gen *g)
 {
     FILE *f = g->f;
     const ls_derived *d = g->d;
@@ -288,7 +301,7 @@ static void emit_thread_setup(gen *g)
     fprintf(f, "    const int tid = threadIdx.x, lane = tid %% 32, sg = tid / 32;\n");
     fprintf(f, "    (void)lane;\n    (void)sg;\n");
     char lit[96];
-    literal(p->acc_type, ls_identity(p->combiner, p->acc_type), lit, sizeof lit);
+    cg_literal(p->acc_type, ls_identity(p->combiner, p->acc_type), lit, sizeof lit);
     fprintf(f, "    const ls_acc_t ident = %s; /* identity of %s */\n", lit,
             ls_combiner_name(p->combiner));
     fprintf(f, "    /* workgroup coordinates (linear id, last dim fastest) */\n");
@@ -344,7 +357,7 @@ static void emit_serial_open(gen *g)
 {
     FILE *f = g->f;
     char init[96];
-    literal(g->p->acc_type, ls_problem_init(g->p), init, sizeof init);
+    cg_literal(g->p->acc_type, ls_problem_init(g->p), init, sizeof init);
     fprintf(f, "\n    /* the reduction tiling level: every stage runs per iteration and folds "
                "into the carried value, which starts at the init */\n");
     fprintf(f, "    ls_acc_t carried[%lld];\n", (long long)g->nres);
@@ -369,13 +382,19 @@ static void emit_serial_close(gen *g)
 static void emit_load_accumulate(gen *g)
 {
     FILE *f = g->f;
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
     fprintf(f, "\n    /* [load+accumulate] %%acc = splat identity : %lld accumulators */\n",
             (long long)g->nacc);
     fprintf(f, "    ls_acc_t acc[%lld];\n#pragma unroll\n    for (int i = 0; i < %lld; ++i)\n"
                "        acc[i] = ident;\n",
             (long long)g->nacc, (long long)g->nacc);
+    cg_emit_chunk_loop(g);
+}
+
+void cg_emit_chunk_loop(gen *g)
+{
+    FILE *f = g->f;
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
     if (d->serial_reduce)
         fprintf(f, "    { /* this iteration's tile (the loop above) */\n");
     else
@@ -441,12 +460,44 @@ static void emit_reduces(gen *g)
     }
 }
 
+void cg_cross_layout(const gen *g, int *red, int *nred, int64_t *nslots, int64_t *npos,
+                     char *wcond, size_t wsize, char *slot, size_t ssize)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    const ls_nested_layout *l = g->l;
+    *nred = 0;
+    *nslots = *npos = 1;
+    for (int k = 0; k < l->rank; k++) {
+        if (d->body_inner[k])
+            continue;
+        if (p->is_reduction[d->body_origin[k]]) {
+            red[(*nred)++] = k;
+            *nslots *= l->subgroup_tile[k];
+        } else {
+            *npos *= ls_nl_extent(l, k);
+        }
+    }
+    char v[64];
+    size_t u = (size_t)snprintf(wcond, wsize, "lane < %lld && sg < %lld",
+                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
+    size_t s = (size_t)snprintf(slot, ssize, "0");
+    for (int r = 0; r < *nred; r++) {
+        cg_virt(l, red[r], false, v, sizeof v);
+        if (strcmp(v, "0") != 0 && u < wsize)
+            u += (size_t)snprintf(wcond + u, wsize - u, " && %s == 0", v);
+        cg_virt(l, red[r], true, v, sizeof v);
+        if (s < ssize)
+            s += (size_t)snprintf(slot + s, ssize - s, " * %lld + %s",
+                                  (long long)l->subgroup_tile[red[r]], v);
+    }
+}
+
 /* The cross-subgroup buffer: rows of [slots + padding] per parallel position. */
 static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
 {
     FILE *f = g->f;
     const ls_plan *pl = g->plan;
-    const ls_derived *d = g->d;
     const ls_problem *p = g->p;
     const ls_nested_layout *l = g->l;
     *smem_bytes = 0;
@@ -454,18 +505,10 @@ static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
         fprintf(f, "\n    /* [cross-subgroup] none: no reduced dim is split across subgroups */\n");
         return;
     }
-    int red[LS_MAX_BODY], nred = 0;
-    int64_t nslots = 1, npos = 1;
-    for (int k = 0; k < l->rank; k++) {
-        if (d->body_inner[k])
-            continue;
-        if (p->is_reduction[d->body_origin[k]]) {
-            red[nred++] = k;
-            nslots *= l->subgroup_tile[k];
-        } else {
-            npos *= ls_nl_extent(l, k);
-        }
-    }
+    int red[LS_MAX_BODY], nred;
+    int64_t nslots, npos;
+    char wcond[512], slot[512], v[64];
+    cg_cross_layout(g, red, &nred, &nslots, &npos, wcond, sizeof wcond, slot, sizeof slot);
     int64_t row = nslots + pl->buffer_pad;
     *smem_bytes = npos * row * pl->acc_elem_bytes;
     fprintf(f, "\n    /* [cross-subgroup] memref<%lldx%lldx%s, workgroup>: %lld slot%s + %lld "
@@ -474,19 +517,7 @@ static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
             nslots == 1 ? "" : "s", (long long)pl->buffer_pad, (long long)*smem_bytes);
     fprintf(f, "    __shared__ ls_acc_t buf[%lld];\n", (long long)(npos * row));
     fprintf(f, "    __syncthreads(); /* gpu.barrier: the buffer may still be read */\n");
-    char wcond[512], slot[512], v[64];
-    size_t u = (size_t)snprintf(wcond, sizeof wcond, "lane < %lld && sg < %lld",
-                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
-    size_t s = (size_t)snprintf(slot, sizeof slot, "0");
-    for (int r = 0; r < nred; r++) {
-        cg_virt(l, red[r], false, v, sizeof v);
-        if (strcmp(v, "0") != 0 && u < sizeof wcond)
-            u += (size_t)snprintf(wcond + u, sizeof wcond - u, " && %s == 0", v);
-        cg_virt(l, red[r], true, v, sizeof v);
-        if (s < sizeof slot)
-            s += (size_t)snprintf(slot + s, sizeof slot - s, " * %lld + %s",
-                                  (long long)l->subgroup_tile[red[r]], v);
-    }
+    (void)v;
     fprintf(f, "    if (%s) { /* first thread of its cluster writes its partial */\n", wcond);
     fprintf(f, "        const int slot = %s;\n", slot);
     for (int64_t q = 0; q < g->nres; q++) {
@@ -543,14 +574,70 @@ static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
     }
 }
 
+/* The threads that store: the first of each duplicate set, lane 0 and
+ * subgroup 0 of their cluster along every reduced dim. */
+void cg_store_writer(const gen *g, char *wcond, size_t size)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    const ls_nested_layout *l = g->l;
+    char v[64];
+    size_t u = (size_t)snprintf(wcond, size, "lane < %lld && sg < %lld",
+                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
+    for (int k = 0; k < l->rank; k++) {
+        if (!p->is_reduction[d->body_origin[k]])
+            continue;
+        for (int sgp = 0; sgp < 2; sgp++) {
+            cg_virt(l, k, sgp == 1, v, sizeof v);
+            if (strcmp(v, "0") != 0 && u < size)
+                u += (size_t)snprintf(wcond + u, size - u, " && %s == 0", v);
+        }
+    }
+}
+
+/* Result slot q's output element: its bounds condition ("" when always
+ * inside) and its offset into the row-major output. */
+void cg_store_target(const gen *g, int64_t q, char *cond, size_t csize, char *off, size_t osize)
+{
+    const ls_derived *d = g->d;
+    const ls_problem *p = g->p;
+    /* output strides: row-major over the output operand's dims */
+    int64_t ostride[LS_MAX_RANK] = {0}, s = 1;
+    for (int j = p->out_map_n - 1; j >= 0; j--) {
+        ostride[p->out_map[j]] = s;
+        s *= p->size[p->out_map[j]];
+    }
+    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
+    cg_reg_part(g, g->slot_reg[q], rp);
+    cg_body_to_loop(g, rp, rx);
+    size_t a = 0, b = (size_t)snprintf(off, osize, "0");
+    cond[0] = 0;
+    for (int k = 0; k < d->body_rank; k++)
+        if (!p->is_reduction[d->body_origin[k]] && g->max_tb[k] + rp[k] >= d->body_bound[k] &&
+            a < csize)
+            a += (size_t)snprintf(cond + a, csize - a, "%stb%d + %lld < %lld", a ? " && " : "", k,
+                                  (long long)rp[k], (long long)d->body_bound[k]);
+    for (int i = 0; i < p->rank; i++) {
+        if (p->is_reduction[i])
+            continue;
+        if (g->max_origin[i] + g->max_tx[i] + rx[i] >= p->size[i] && a < csize)
+            a += (size_t)snprintf(cond + a, csize - a, "%swg%d * %lld + tx%d + %lld < %lld",
+                                  a ? " && " : "", i, (long long)d->wg_tile[i], i,
+                                  (long long)rx[i], (long long)p->size[i]);
+        if (b < osize)
+            b += (size_t)snprintf(off + b, osize - b, " + (wg%d * %lld + tx%d + %lld) * %lld", i,
+                                  (long long)d->wg_tile[i], i, (long long)rx[i],
+                                  (long long)ostride[i]);
+    }
+}
+
 static void emit_store(gen *g)
 {
     FILE *f = g->f;
     const ls_derived *d = g->d;
     const ls_problem *p = g->p;
-    const ls_nested_layout *l = g->l;
     char init[96];
-    literal(p->acc_type, ls_problem_init(p), init, sizeof init);
+    cg_literal(p->acc_type, ls_problem_init(p), init, sizeof init);
     if (!d->serial_reduce) { /* a serial loop's carried value started at the init */
         fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is %s */\n",
                 ls_combiner_name(p->combiner),
@@ -559,50 +646,12 @@ static void emit_store(gen *g)
             fprintf(f, "    res[%lld] = ls_combine(res[%lld], %s);\n", (long long)q,
                     (long long)q, init);
     }
-    char wcond[1024], v[64];
-    size_t u = (size_t)snprintf(wcond, sizeof wcond, "lane < %lld && sg < %lld",
-                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
-    for (int k = 0; k < l->rank; k++) {
-        if (!p->is_reduction[d->body_origin[k]])
-            continue;
-        for (int sgp = 0; sgp < 2; sgp++) {
-            cg_virt(l, k, sgp == 1, v, sizeof v);
-            if (strcmp(v, "0") != 0 && u < sizeof wcond)
-                u += (size_t)snprintf(wcond + u, sizeof wcond - u, " && %s == 0", v);
-        }
-    }
-    /* output strides: row-major over the output operand's dims */
-    int64_t ostride[LS_MAX_RANK] = {0}, s = 1;
-    for (int j = p->out_map_n - 1; j >= 0; j--) {
-        ostride[p->out_map[j]] = s;
-        s *= p->size[p->out_map[j]];
-    }
+    char wcond[1024];
+    cg_store_writer(g, wcond, sizeof wcond);
     fprintf(f, "\n    /* [store] one thread per output element */\n    if (%s) {\n", wcond);
     for (int64_t q = 0; q < g->nres; q++) {
-        int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-        cg_reg_part(g, g->slot_reg[q], rp);
-        cg_body_to_loop(g, rp, rx);
         char cond[1024], off[1024];
-        size_t a = 0, b = (size_t)snprintf(off, sizeof off, "0");
-        cond[0] = 0;
-        for (int k = 0; k < d->body_rank; k++)
-            if (!p->is_reduction[d->body_origin[k]] && g->max_tb[k] + rp[k] >= d->body_bound[k] &&
-                a < sizeof cond)
-                a += (size_t)snprintf(cond + a, sizeof cond - a, "%stb%d + %lld < %lld",
-                                      a ? " && " : "", k, (long long)rp[k],
-                                      (long long)d->body_bound[k]);
-        for (int i = 0; i < p->rank; i++) {
-            if (p->is_reduction[i])
-                continue;
-            if (g->max_origin[i] + g->max_tx[i] + rx[i] >= p->size[i] && a < sizeof cond)
-                a += (size_t)snprintf(cond + a, sizeof cond - a, "%swg%d * %lld + tx%d + %lld < %lld",
-                                      a ? " && " : "", i, (long long)d->wg_tile[i], i,
-                                      (long long)rx[i], (long long)p->size[i]);
-            if (b < sizeof off)
-                b += (size_t)snprintf(off + b, sizeof off - b, " + (wg%d * %lld + tx%d + %lld) * %lld",
-                                      i, (long long)d->wg_tile[i], i, (long long)rx[i],
-                                      (long long)ostride[i]);
-        }
+        cg_store_target(g, q, cond, sizeof cond, off, sizeof off);
         if (cond[0])
             fprintf(f, "        if (%s)\n    ", cond);
         fprintf(f, "        out[%s] = res[%lld];\n", off, (long long)q);
@@ -624,8 +673,15 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
     fprintf(f, " *   lowering_config: %s%s\n", buf, p->config_suggested ? " (IREE's default)" : "");
     ls_nested_layout_format(&d->layout, buf, sizeof buf);
     fprintf(f, " *   layout: %s\n", buf);
-    fprintf(f, " *   %s %s reduction, %s in memory; iteration space ", ls_combiner_name(p->combiner),
-            ls_elem_type_name(p->acc_type), ls_elem_type_name(p->inputs[0].type));
+    if (p->argcmp.on)
+        fprintf(f, " *   iree_linalg_ext.arg_compare: the best %s value by its comparator and its "
+                   "%s index (%s path), %s in memory; iteration space ",
+                ls_elem_type_name(p->acc_type), ls_elem_type_name(p->argcmp.index_type),
+                g->plan->ballot ? "ballot" : "butterfly", ls_elem_type_name(p->inputs[0].type));
+    else
+        fprintf(f, " *   %s %s reduction, %s in memory; iteration space ",
+                ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type),
+                ls_elem_type_name(p->inputs[0].type));
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "%s%lld%s", i ? "x" : "", (long long)p->size[i], p->is_reduction[i] ? "r" : "");
     fprintf(f, "\n *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroup%s of 32), %lld bytes of "
@@ -655,8 +711,13 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
                        "writes and the buffer's reads are element by element (IREE's are "
                        "vectors)\n",
                     k);
-    fprintf(f, " *   output %lld elements (%lld bytes)\n", (long long)launch->out_elems,
-            (long long)launch->out_bytes);
+    if (p->argcmp.on)
+        fprintf(f, " *   output %lld values, then %lld indices at byte %lld (%lld bytes in all)\n",
+                (long long)launch->out_elems, (long long)launch->out_elems,
+                (long long)launch->index_offset, (long long)launch->out_bytes);
+    else
+        fprintf(f, " *   output %lld elements (%lld bytes)\n", (long long)launch->out_elems,
+                (long long)launch->out_bytes);
     if (p->body.n > 0) {
         fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
         if (ls_body_transcendental_ops(&p->body) > 0)
@@ -693,6 +754,12 @@ static void fill_launch(gen *g, ls_cuda_launch *launch)
         launch->out_elems *= p->size[p->out_map[j]];
     launch->out_elem_bytes = ls_elem_type_bits(p->acc_type) / 8;
     launch->out_bytes = launch->out_elems * launch->out_elem_bytes;
+    if (p->argcmp.on) { /* the indices after the values */
+        launch->index_offset = (launch->out_bytes + 7) / 8 * 8;
+        launch->index_elem_bytes = ls_elem_type_bits(p->argcmp.index_type) / 8;
+        launch->out_bytes = launch->index_offset + launch->out_elems * launch->index_elem_bytes;
+        g->index_offset = launch->index_offset;
+    }
 }
 
 ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *source_name, char **src,
@@ -724,6 +791,7 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     for (int64_t r = g.regs; r-- > 0;)
         g.slot_reg[g.res_slot[g.acc_slot[r]]] = r;
     g.nin = g.p->n_inputs;
+    g.elem = emit_combine_elem;
     for (int k = 0; k < g.nin; k++)
         ls_operand_strides(g.p, k, g.in_stride[k]);
     fill_launch(&g, launch);
@@ -749,18 +817,22 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     for (int k = 0; k < g.nin; k++)
         fprintf(g.f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
     fprintf(g.f, "ls_acc_t *__restrict__ out)\n{\n");
-    emit_thread_setup(&g);
+    cg_emit_thread_setup(&g);
     int64_t promote_bytes = 0;
-    cg_emit_promote_setup(&g, &promote_bytes);
-    if (g.d->serial_reduce)
-        emit_serial_open(&g);
-    emit_load_accumulate(&g);
-    emit_reduces(&g);
-    emit_cross_subgroup(&g, &launch->smem_bytes);
-    launch->smem_bytes += promote_bytes;
-    if (g.d->serial_reduce)
-        emit_serial_close(&g);
-    emit_store(&g);
+    if (g.p->argcmp.on) {
+        cg_emit_argcmp_kernel(&g, &launch->smem_bytes);
+    } else {
+        cg_emit_promote_setup(&g, &promote_bytes);
+        if (g.d->serial_reduce)
+            emit_serial_open(&g);
+        emit_load_accumulate(&g);
+        emit_reduces(&g);
+        emit_cross_subgroup(&g, &launch->smem_bytes);
+        launch->smem_bytes += promote_bytes;
+        if (g.d->serial_reduce)
+            emit_serial_close(&g);
+        emit_store(&g);
+    }
     fprintf(g.f, "}\n");
     fclose(g.f);
 
@@ -769,8 +841,12 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     g.f = open_memstream(&text, &len);
     emit_header(&g, source_name, launch);
     emit_types(&g);
-    cg_emit_promote_types(&g);
-    emit_helpers(&g);
+    if (g.p->argcmp.on) {
+        cg_emit_argcmp_helpers(&g);
+    } else {
+        cg_emit_promote_types(&g);
+        emit_helpers(&g);
+    }
     fwrite(body, 1, body_len, g.f);
     fclose(g.f);
     free(body);

@@ -8,7 +8,7 @@
 
 #include "lanescope/measure.h"
 
-typedef struct {
+typedef struct gen {
     const ls_plan *plan;
     const ls_problem *p;
     const ls_derived *d;
@@ -27,7 +27,31 @@ typedef struct {
     int64_t vlen;                  /* elements per vector load */
     bool vec_in[LS_MAX_INPUTS];    /* input k loads vlen-element vectors */
     char vec_why[LS_MAX_INPUTS][200]; /* why not, when the others do */
+    /* One register's step in the chunk loop: src[k] reads input k's
+     * element, cond (may be "") says whether it lies inside the tensor. */
+    void (*elem)(struct gen *g, int64_t r, char src[][160], const char *cond, const char *indent);
+    int64_t index_offset;          /* arg_compare: where the indices start in the output */
 } gen;
+
+/* ---- codegen_argcmp.c: an arg_compare plan's kernel (see there) */
+ls_status cg_check_argcmp(const ls_plan *plan, ls_diag *diag);
+void cg_emit_argcmp_helpers(gen *g);
+void cg_emit_argcmp_kernel(gen *g, int64_t *smem_bytes);
+
+/* ---- codegen.c: pieces the arg_compare kernel (codegen_argcmp.c) shares */
+void cg_literal(ls_elem_type t, ls_value v, char *buf, size_t size);
+/* name(a, b) computing combiner c on type t (its C type ctype), as sim/value.c does. */
+void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c, ls_elem_type t);
+void cg_emit_thread_setup(gen *g);
+/* The partial-reduction loop: per iteration the loop coordinates x<i>,
+ * input offsets o<k>, and g->elem for every register. */
+void cg_emit_chunk_loop(gen *g);
+void cg_store_writer(const gen *g, char *wcond, size_t size);
+void cg_store_target(const gen *g, int64_t q, char *cond, size_t csize, char *off, size_t osize);
+/* The cross-subgroup buffer's shape: the reduced body dims, slots per row,
+ * rows, the writers' condition and the writer's slot expression. */
+void cg_cross_layout(const gen *g, int *red, int *nred, int64_t *nslots, int64_t *npos,
+                     char *wcond, size_t wsize, char *slot, size_t ssize);
 
 void cg_tile_mults(const ls_nested_layout *l, int k, int64_t *sg_mult, int64_t *th_mult);
 void cg_reg_part(const gen *g, int64_t reg, int64_t *rp);
@@ -51,6 +75,24 @@ void cg_virt(const ls_nested_layout *l, int k, bool subgroup, char *buf, size_t 
  * ls_body(inputs..., loop coordinates...) computing what sim/body.c
  * computes, bit for bit; and whether a body can be expressed. */
 bool cg_body_supported(const ls_problem *p, char *why, size_t size);
+bool cg_insts_supported(const ls_body *b, const char *file, char *why, size_t size);
+/* Any ls_body as a device function ret name(in_ctypes[k] a<k>..., ls_idx_t
+ * x<i>...), computing what sim/body.c computes: a<k> holds INPUT k, of
+ * element type in_types[k]; ret_type LS_ET_I1 returns bool (a comparator),
+ * else the body's last value in ret_type's storage type ret_ctype. */
+typedef struct {
+    const ls_body *body;
+    const char *name, *what;   /* what: its comment */
+    int n_in;
+    const ls_elem_type *in_types;
+    const char *const *in_ctypes;
+    int index_rank;            /* loop coordinates passed (linalg.index), 0: none */
+    const char *ret_ctype;
+    ls_elem_type ret_type;
+} cg_body_fn;
+char *cg_body_fn_text(const cg_body_fn *fn); /* malloc'd */
+/* fns[0..n) with the helpers they call, each helper once. */
+void cg_emit_body_fns(FILE *out, const cg_body_fn *fns, int n);
 bool cg_body_uses_index(const ls_problem *p);
 void cg_emit_body(gen *g);
 /* "float", "__half", ... for a type in memory; NULL when the CUDA path has none */

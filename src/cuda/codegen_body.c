@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/arena.h"
 #include "lanescope/value.h"
 #include "codegen.h"
 
@@ -85,6 +86,30 @@ bool cg_body_uses_index(const ls_problem *p)
     return false;
 }
 
+/* Whether every instruction of b can be expressed (file: for messages). */
+bool cg_insts_supported(const ls_body *b, const char *file, char *why, size_t size)
+{
+    for (int i = 0; i < b->n; i++) {
+        const ls_body_inst *in = &b->inst[i];
+        ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+        if (in->op == LS_BOP_SCALING_EXTF) {
+            snprintf(why, size, "%s:%d:%d: arith.scaling_extf; the CUDA generator does not emit "
+                     "MX block scaling", file, in->line, in->col);
+            return false;
+        }
+        bool uses_src = in->op == LS_BOP_CMPF || in->op == LS_BOP_CMPI ||
+                        (in->op >= LS_BOP_EXTF && in->op <= LS_BOP_INDEX_CAST);
+        if (!value_type(t) || (uses_src && !value_type(s))) {
+            snprintf(why, size, "%s:%d:%d: %s on %s; the CUDA generator computes f16, bf16, "
+                     "f32, f64 and i1-i64 values", file, in->line, in->col,
+                     ls_body_opcode_name((ls_body_opcode)in->op),
+                     ls_elem_type_name(value_type(t) ? s : t));
+            return false;
+        }
+    }
+    return true;
+}
+
 bool cg_body_supported(const ls_problem *p, char *why, size_t size)
 {
     for (int k = 0; k < p->n_inputs; k++) {
@@ -94,25 +119,7 @@ bool cg_body_supported(const ls_problem *p, char *why, size_t size)
             return false;
         }
     }
-    for (int i = 0; i < p->body.n; i++) {
-        const ls_body_inst *in = &p->body.inst[i];
-        ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
-        if (in->op == LS_BOP_SCALING_EXTF) {
-            snprintf(why, size, "%s:%d:%d: arith.scaling_extf; the CUDA generator does not emit "
-                     "MX block scaling", p->file, in->line, in->col);
-            return false;
-        }
-        bool uses_src = in->op == LS_BOP_CMPF || in->op == LS_BOP_CMPI ||
-                        (in->op >= LS_BOP_EXTF && in->op <= LS_BOP_INDEX_CAST);
-        if (!value_type(t) || (uses_src && !value_type(s))) {
-            snprintf(why, size, "%s:%d:%d: %s on %s; the CUDA generator computes f16, bf16, "
-                     "f32, f64 and i1-i64 values", p->file, in->line, in->col,
-                     ls_body_opcode_name((ls_body_opcode)in->op),
-                     ls_elem_type_name(value_type(t) ? s : t));
-            return false;
-        }
-    }
-    return true;
+    return cg_insts_supported(&p->body, p->file, why, size);
 }
 
 /* Helpers the body may call (rounding, saturation, sign extension,
@@ -383,10 +390,10 @@ static void fill_template(const char *tpl, const char *a, const char *b, char *b
     buf[u] = 0;
 }
 
-/* The right-hand side of instruction i. */
-static void inst_expr(const ls_problem *p, int i, char *buf, size_t size)
+/* The right-hand side of instruction i of fn's body. */
+static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
 {
-    const ls_body_inst *in = &p->body.inst[i];
+    const ls_body_inst *in = &fn->body->inst[i];
     ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
     char a[16], b[16], c[16], x[256];
     snprintf(a, sizeof a, "v%d", in->a);
@@ -396,7 +403,7 @@ static void inst_expr(const ls_problem *p, int i, char *buf, size_t size)
     ls_body_opcode op = (ls_body_opcode)in->op;
     switch (op) {
     case LS_BOP_INPUT: {
-        ls_elem_type it = p->inputs[in->index].type;
+        ls_elem_type it = fn->in_types[in->index];
         if (ls_elem_type_is_float(it))
             snprintf(buf, size, "%s(a%d)", cg_to_float(it), in->index);
         else
@@ -462,7 +469,7 @@ static void inst_expr(const ls_problem *p, int i, char *buf, size_t size)
     }
     case LS_BOP_SELECT: snprintf(buf, size, "((%s & 1u) ? %s : %s)", a, b, c); return;
     case LS_BOP_FPOWI: {
-        ls_elem_type et = (ls_elem_type)p->body.inst[in->b].type;
+        ls_elem_type et = (ls_elem_type)fn->body->inst[in->b].type;
         char sb[64], e[160];
         signed_of(et, b, sb, sizeof sb);
         snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, sb);
@@ -477,55 +484,88 @@ static void inst_expr(const ls_problem *p, int i, char *buf, size_t size)
         int_expr(in, t, buf, size);
 }
 
-void cg_emit_body(gen *g)
+char *cg_body_fn_text(const cg_body_fn *fn)
 {
-    const ls_problem *p = g->p;
-    /* the function first, so the helpers it calls are known */
+    const ls_body *body = fn->body;
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
-    fprintf(f, "\n/* the linalg body: one iteration point's contribution */\n"
-               "static __device__ __forceinline__ ls_acc_t ls_body(");
-    for (int k = 0; k < p->n_inputs; k++)
-        fprintf(f, "%sls_in%d_t a%d", k ? ", " : "", k, k);
-    if (cg_body_uses_index(p))
-        for (int i = 0; i < p->rank; i++)
-            fprintf(f, ", ls_idx_t x%d", i);
+    fprintf(f, "\n/* %s */\nstatic __device__ __forceinline__ %s %s(", fn->what, fn->ret_ctype,
+            fn->name);
+    for (int k = 0; k < fn->n_in; k++)
+        fprintf(f, "%s%s a%d", k ? ", " : "", fn->in_ctypes[k], k);
+    for (int i = 0; i < fn->index_rank; i++)
+        fprintf(f, ", ls_idx_t x%d", i);
     fprintf(f, ")\n{\n");
     bool used[LS_MAX_BODY_INSTS] = {false};
-    for (int i = 0; i < p->body.n; i++) {
-        const ls_body_inst *in = &p->body.inst[i];
+    for (int i = 0; i < body->n; i++) {
+        const ls_body_inst *in = &body->inst[i];
         const int16_t opnd[3] = {in->a, in->b, in->c};
         for (int k = 0; k < 3; k++)
             if (opnd[k] >= 0)
                 used[opnd[k]] = true;
     }
-    for (int i = 0; i < p->body.n; i++) {
-        const ls_body_inst *in = &p->body.inst[i];
+    for (int i = 0; i < body->n; i++) {
+        const ls_body_inst *in = &body->inst[i];
         char e[1024];
-        inst_expr(p, i, e, sizeof e);
+        inst_expr(fn, i, e, sizeof e);
         fprintf(f, "    const %s v%d = %s; /* %s : %s */\n", value_type((ls_elem_type)in->type), i,
                 e, ls_body_opcode_name((ls_body_opcode)in->op),
                 ls_elem_type_name((ls_elem_type)in->type));
-        if (!used[i] && i < p->body.n - 1)
+        if (!used[i] && i < body->n - 1)
             fprintf(f, "    (void)v%d; /* the body computes it, nothing reads it */\n", i);
     }
-    int last = p->body.n - 1;
-    ls_elem_type rt = (ls_elem_type)p->body.inst[last].type;
-    if (ls_elem_type_is_float(rt))
-        fprintf(f, "    return %s(v%d);\n}\n", cg_from_float(p->acc_type), last);
+    int last = body->n - 1;
+    ls_elem_type rt = (ls_elem_type)body->inst[last].type;
+    if (fn->ret_type == LS_ET_I1)
+        fprintf(f, "    return (v%d & 1u) != 0;\n}\n", last);
+    else if (ls_elem_type_is_float(rt))
+        fprintf(f, "    return %s(v%d);\n}\n", cg_from_float(fn->ret_type), last);
     else
-        fprintf(f, "    return (ls_acc_t)v%d;\n}\n", last);
+        fprintf(f, "    return (%s)v%d;\n}\n", fn->ret_ctype, last);
     fclose(f);
+    return text;
+}
+
+void cg_emit_body_fns(FILE *out, const cg_body_fn *fns, int n)
+{
+    char **text = ls_xcalloc((size_t)n, sizeof *text);
+    for (int i = 0; i < n; i++)
+        text[i] = cg_body_fn_text(&fns[i]);
+    /* each helper once, before the first function that calls it */
     bool any = false;
-    for (size_t h = 0; h < sizeof helpers / sizeof helpers[0]; h++)
-        if (strstr(text, helpers[h].name)) {
-            if (!any)
-                fprintf(g->f, "\n/* body helpers: values rounded to their type, integers masked "
-                              "to their width */\n");
-            any = true;
-            fputs(helpers[h].text, g->f);
-        }
-    fputs(text, g->f);
+    for (size_t h = 0; h < sizeof helpers / sizeof helpers[0]; h++) {
+        bool needed = false;
+        for (int i = 0; i < n && !needed; i++)
+            needed = strstr(text[i], helpers[h].name) != NULL;
+        if (!needed)
+            continue;
+        if (!any)
+            fprintf(out, "\n/* body helpers: values rounded to their type, integers masked "
+                         "to their width */\n");
+        any = true;
+        fputs(helpers[h].text, out);
+    }
+    for (int i = 0; i < n; i++) {
+        fputs(text[i], out);
+        free(text[i]);
+    }
     free(text);
+}
+
+void cg_emit_body(gen *g)
+{
+    const ls_problem *p = g->p;
+    ls_elem_type types[LS_MAX_INPUTS];
+    char ctypes[LS_MAX_INPUTS][16];
+    const char *cts[LS_MAX_INPUTS];
+    for (int k = 0; k < p->n_inputs; k++) {
+        types[k] = p->inputs[k].type;
+        snprintf(ctypes[k], sizeof ctypes[k], "ls_in%d_t", k);
+        cts[k] = ctypes[k];
+    }
+    cg_body_fn fn = {&p->body, "ls_body", "the linalg body: one iteration point's contribution",
+                     p->n_inputs, types, cts, cg_body_uses_index(p) ? p->rank : 0, "ls_acc_t",
+                     p->acc_type};
+    cg_emit_body_fns(g->f, &fn, 1);
 }

@@ -1,5 +1,5 @@
 /* codegen_check.c: what the CUDA generator refuses, each with its reason
- * (an arg_compare's index reduction, AMD lowerings, promoted operands it
+ * (arg_compare forms it does not emit, AMD lowerings, promoted operands it
  * cannot copy, types NVIDIA shuffles cannot carry, limits of a CUDA grid and
  * block), checked before anything is emitted. */
 #include "lanescope/functional.h"
@@ -25,11 +25,6 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
 {
     const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
-    if (p->argcmp.on)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s is an arg_compare (a value and its index reduced together); the "
-                           "CUDA generator does not emit its index reduction",
-                           p->name);
     if (plan->amd)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "the CUDA path runs NVIDIA plans; this one is lowered for an AMD "
@@ -46,10 +41,10 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "%lld workgroups; a CUDA grid holds at most 2^31-1 blocks in x",
                            (long long)d->total_workgroups);
-    ls_status st = cg_check_promote(plan, diag);
+    ls_status st = p->argcmp.on ? cg_check_argcmp(plan, diag) : cg_check_promote(plan, diag);
     if (st)
         return st;
-    if (p->n_inputs > 1 && p->body.n == 0)
+    if (p->n_inputs > 1 && p->body.n == 0 && !p->argcmp.on)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s reads %d inputs but has no body combining them", p->name,
                            p->n_inputs);

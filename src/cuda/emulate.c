@@ -52,7 +52,29 @@ static const char prelude[] =
     "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
     "    return r;\n"
     "}\n"
+    "static inline unsigned ls_emu_shfl_idx(unsigned v, int src)\n"
+    "{\n"
+    "    unsigned w = threadIdx.x / 32, l = threadIdx.x % 32;\n"
+    "    ls_warp_row[w][l] = v;\n"
+    "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
+    "    unsigned r = ls_warp_row[w][(unsigned)src % 32]; /* the lane, modulo the width */\n"
+    "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
+    "    return r;\n"
+    "}\n"
+    "static inline unsigned __ballot_sync(unsigned, int pred)\n"
+    "{\n"
+    "    unsigned w = threadIdx.x / 32, l = threadIdx.x % 32, m = 0;\n"
+    "    ls_warp_row[w][l] = pred != 0;\n"
+    "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
+    "    for (unsigned k = 0; k < 32; k++) m |= ls_warp_row[w][k] << k;\n"
+    "    pthread_barrier_wait(&ls_warp_bar[w]);\n"
+    "    return m;\n"
+    "}\n"
+    "static inline int __ffs(int x) { return __builtin_ffs(x); }\n"
     "static inline unsigned __shfl_xor_sync(unsigned, unsigned v, int off) { return ls_emu_shfl(v, off); }\n"
+    "static inline unsigned __shfl_sync(unsigned, unsigned v, int src) { return ls_emu_shfl_idx(v, src); }\n"
+    "static inline float __shfl_sync(unsigned, float v, int src)\n"
+    "{ return __uint_as_float(ls_emu_shfl_idx(__float_as_uint(v), src)); }\n"
     "static inline float __shfl_xor_sync(unsigned, float v, int off)\n"
     "{ return __uint_as_float(ls_emu_shfl(__float_as_uint(v), off)); }\n"
     "struct __half { unsigned short bits; };\n"
@@ -238,11 +260,23 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
                                  ls_input_source in, int64_t *checked, double *max_bound_ratio,
                                  ls_diag *diag)
 {
+    *checked = 0;
+    *max_bound_ratio = 0;
+    void *out = NULL;
+    ls_status st = ls_cuda_emulate_output(plan, src, launch, in, &out, diag);
+    if (!st)
+        st = ls_cuda_check_output(plan, in, out, checked, max_bound_ratio, diag);
+    free(out);
+    return st;
+}
+
+ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
+                                 ls_input_source in, void **output, ls_diag *diag)
+{
     const ls_problem *p = plan->problem;
     const ls_cuda_launch L = *launch;
     ls_status st;
-    *checked = 0;
-    *max_bound_ratio = 0;
+    *output = NULL;
     /* The sources and the kernel in a folder of $TMPDIR (/tmp when unset)
      * that a signal removes too (ls_io_temp_dir_make); every name built to
      * its length, never cut to fit. */
@@ -293,7 +327,9 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
         st = ls_diag_set(diag, LS_ERR_IO, so, 0, 0, "the emulator could not start its threads");
         goto out;
     }
-    st = ls_cuda_check_output(plan, in, hout, checked, max_bound_ratio, diag);
+    *output = hout;
+    hout = NULL;
+    st = LS_OK;
 out:
     if (lib)
         dlclose(lib);

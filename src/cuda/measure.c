@@ -59,7 +59,10 @@ static void *ref_worker(void *arg)
     for (int64_t lin = j->first; lin < j->last; lin++) {
         int64_t outc[LS_MAX_RANK];
         output_coords(j->p, lin, outc);
-        ls_reference_output(j->p, j->in, outc, &j->ref->value[lin], &j->ref->bound[lin]);
+        if (j->ref->index)
+            ls_argcmp_reference(j->p, j->in, outc, &j->ref->value[lin], &j->ref->index[lin]);
+        else
+            ls_reference_output(j->p, j->in, outc, &j->ref->value[lin], &j->ref->bound[lin]);
     }
     return NULL;
 }
@@ -73,6 +76,8 @@ void ls_cuda_reference_compute(const ls_plan *plan, ls_input_source in, ls_cuda_
     ref->n = n;
     ref->value = ls_xcalloc((size_t)n + 1, sizeof *ref->value);
     ref->bound = ls_xcalloc((size_t)n + 1, sizeof *ref->bound);
+    ref->index = p->argcmp.on ? ls_xcalloc((size_t)n + 1, sizeof *ref->index) : NULL;
+    ref->in = in;
     /* the reference reads every input element once: split the outputs over
      * the host's cores (the GPU machine has 16); a pure function, no locks */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -99,9 +104,47 @@ void ls_cuda_reference_free(ls_cuda_reference *ref)
 {
     free(ref->value);
     free(ref->bound);
+    free(ref->index);
     ref->value = NULL;
     ref->bound = NULL;
+    ref->index = NULL;
     ref->n = 0;
+}
+
+/* An arg_compare output: value lin and its index (after the values, at
+ * the generator's 8-byte-aligned offset) against the reference pair; a tie
+ * broken another way passes, as in the functional check. */
+static ls_status check_pair(const ls_plan *plan, const ls_cuda_reference *ref, const void *out,
+                            int64_t lin, ls_value v, ls_diag *diag)
+{
+    const ls_problem *p = plan->problem;
+    const unsigned char *o = out;
+    int eb = ls_elem_type_bits(p->acc_type) / 8, ib = ls_elem_type_bits(p->argcmp.index_type) / 8;
+    int64_t at = ((int64_t)eb * ref->n + 7) / 8 * 8 + lin * ib;
+    ls_value idx = 0;
+    for (int b = 0; b < ib; b++)
+        idx |= (ls_value)o[at + b] << (8 * b);
+    int64_t outc[LS_MAX_RANK];
+    int no = output_coords(p, lin, outc);
+    ls_argcmp_verdict vd =
+        ls_argcmp_pair_check(p, ref->in, outc, v, idx, ref->value[lin], ref->index[lin]);
+    if (vd == LS_ARGCMP_EQUAL || vd == LS_ARGCMP_TIE)
+        return LS_OK;
+    char where[160], sv[48], si[48], rv[48], ri[48];
+    size_t u = 0;
+    where[0] = 0;
+    for (int i = 0; i < no && u < sizeof where; i++)
+        u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", i ? ", " : "",
+                              (long long)outc[i]);
+    ls_value_format(v, p->acc_type, sv, sizeof sv);
+    ls_value_format(idx, p->argcmp.index_type, si, sizeof si);
+    ls_value_format(ref->value[lin], p->acc_type, rv, sizeof rv);
+    ls_value_format(ref->index[lin], p->argcmp.index_type, ri, sizeof ri);
+    return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                       "the generated kernel's output [%s] is (value %s, index %s) but the "
+                       "reference gives (%s, %s)%s",
+                       where, sv, si, rv, ri,
+                       vd == LS_ARGCMP_WRONG_INDEX ? "; the index does not hold that value" : "");
 }
 
 ls_status ls_cuda_check_against(const ls_plan *plan, const ls_cuda_reference *ref, const void *out,
@@ -116,6 +159,13 @@ ls_status ls_cuda_check_against(const ls_plan *plan, const ls_cuda_reference *re
         ls_value v = 0;
         for (int b = 0; b < eb; b++)
             v |= (ls_value)o[lin * eb + b] << (8 * b);
+        if (ref->index) {
+            ls_status st = check_pair(plan, ref, out, lin, v, diag);
+            if (st)
+                return st;
+            (*checked)++;
+            continue;
+        }
         if (!ls_value_check(p->acc_type, v, ref->value[lin], ref->bound[lin], max_bound_ratio)) {
             int64_t outc[LS_MAX_RANK];
             int no = output_coords(p, lin, outc);
@@ -233,7 +283,7 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
     void *args[LS_MAX_INPUTS + 1];
     char empty_src[400];
     double *t = NULL;
-    ls_cuda_reference ref = {0, NULL, NULL};
+    ls_cuda_reference ref = {0};
     ls_status st = ls_cuda_generate(plan, opts->unroll, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
