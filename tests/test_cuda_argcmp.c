@@ -11,8 +11,11 @@
  *  - a sabotaged ballot (the winner's lane replaced by lane 0) and a
  *    poisoned index fail the check;
  *  - hand-derived facts: one __ballot_sync and one index shuffle per lane
- *    combine, both buffers' sizes equal to the plan's. */
+ *    combine, both buffers' sizes equal to the plan's;
+ *  - 64-bit values (f64, i64), which IREE sends to TileAndFuse on NVIDIA,
+ *    for arg_compare and plain reductions alike. */
 #include "lanescope/functional.h"
+#include "lanescope/suggest.h"
 #include "cuda_util.h"
 
 typedef struct {
@@ -338,6 +341,90 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* 64-bit values on NVIDIA: IREE's reduction heuristic and arg_compare
+ * config refuse them there (shuffles are 32 bits), so they take
+ * TileAndFuse, where no lane exchanges a value; the generator emits them in
+ * double / unsigned long long.  The dispatches are IREE's own
+ * (LLVMGPU/test/ROCDL/config_argcompare.mlir @argcompare_f64_fallback,
+ * @argcompare_1d_i64; LLVMGPU/test/config_vector_distribute_sm80.mlir
+ * @reduction_f64_sm80_no_vector_distribute), shrunk, each with IREE's
+ * TileAndFuse config applied as `sim` applies it. */
+static const char *wide_texts[] = {
+    "func.func @argcompare_f64_fallback(%input: tensor<8x256xf64>, %out_val: tensor<8xf64>, "
+    "%out_idx: tensor<8xi32>) -> (tensor<8xf64>, tensor<8xi32>) {\n"
+    "  %0:2 = iree_linalg_ext.arg_compare dimension(1) ins(%input : tensor<8x256xf64>)\n"
+    "    outs(%out_val, %out_idx : tensor<8xf64>, tensor<8xi32>) {\n"
+    "    ^bb0(%a: f64, %b: f64):\n      %cmp = arith.cmpf ogt, %a, %b : f64\n"
+    "      iree_linalg_ext.yield %cmp : i1\n  } -> tensor<8xf64>, tensor<8xi32>\n"
+    "  return %0#0, %0#1 : tensor<8xf64>, tensor<8xi32>\n}\n",
+    "func.func @argcompare_i64(%input: tensor<4x300xi64>, %out_val: tensor<4xi64>, "
+    "%out_idx: tensor<4xi64>) -> (tensor<4xi64>, tensor<4xi64>) {\n"
+    "  %0:2 = iree_linalg_ext.arg_compare dimension(1) ins(%input : tensor<4x300xi64>)\n"
+    "    outs(%out_val, %out_idx : tensor<4xi64>, tensor<4xi64>) {\n"
+    "    ^bb0(%a: i64, %b: i64):\n      %cmp = arith.cmpi slt, %a, %b : i64\n"
+    "      iree_linalg_ext.yield %cmp : i1\n  } -> tensor<4xi64>, tensor<4xi64>\n"
+    "  return %0#0, %0#1 : tensor<4xi64>, tensor<4xi64>\n}\n",
+    "func.func @reduction_f64(%in: tensor<8x1000xf64>) -> tensor<8xf64> {\n"
+    "  %cst = arith.constant 0.0 : f64\n"
+    "  %e = tensor.empty() : tensor<8xf64>\n"
+    "  %f = linalg.fill ins(%cst : f64) outs(%e : tensor<8xf64>) -> tensor<8xf64>\n"
+    "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+    "ins(%in : tensor<8x1000xf64>) outs(%f : tensor<8xf64>) {\n"
+    "  ^bb0(%a: f64, %b: f64):\n    %s = arith.addf %a, %b : f64\n    linalg.yield %s : f64\n"
+    "  } -> tensor<8xf64>\n  return %r : tensor<8xf64>\n}\n",
+    "func.func @reduction_i64_max(%in: tensor<6x512xi64>) -> tensor<6xi64> {\n"
+    "  %cst = arith.constant -9223372036854775808 : i64\n"
+    "  %e = tensor.empty() : tensor<6xi64>\n"
+    "  %f = linalg.fill ins(%cst : i64) outs(%e : tensor<6xi64>) -> tensor<6xi64>\n"
+    "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+    "ins(%in : tensor<6x512xi64>) outs(%f : tensor<6xi64>) {\n"
+    "  ^bb0(%a: i64, %b: i64):\n    %s = arith.maxsi %a, %b : i64\n    linalg.yield %s : i64\n"
+    "  } -> tensor<6xi64>\n  return %r : tensor<6xi64>\n}\n",
+};
+
+START_TEST(wide_values_on_tile_and_fuse)
+{
+    ls_diag d;
+    ls_module *m = load_text(wide_texts[_i], &d);
+    ck_assert_msg(d.status == LS_OK && m->n_problems == 1, "%s", d.msg);
+    ls_problem *p = &m->problems[0];
+    ls_target t;
+    ck_assert(ls_target_lookup("sm_80", &t));
+    p->has_target = true;
+    p->target = t;
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ck_assert_int_eq(ls_suggest(&m->dispatches[p->dispatch], &t, s, &d), LS_ERR_INVALID);
+    ck_assert_msg(s->tile_and_fuse, "%s", d.msg);
+    ls_suggest_apply_tile_and_fuse(s, p);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_plan plan;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_derive(p, dv, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_plan_build(p, dv, ls_plan_target_from_arch("sm_80"), &plan, &d) == LS_OK, "%s",
+                  d.msg);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "wide", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(L.out_elem_bytes, 8);
+    ck_assert_int_eq(count(src, "__shfl"), 0); /* no lane exchanges a value */
+    ck_assert(strstr(src, ls_elem_type_is_float(p->acc_type) ? "typedef double ls_acc_t"
+                                                             : "typedef unsigned long long ls_acc_t"));
+    free(ptx_of(src, p->name));
+    int64_t checked;
+    double ratio;
+    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){21, NULL, {NULL}},
+                                         &checked, &ratio, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(checked, L.out_elems);
+    free(src);
+    free(dv);
+    free(s);
+    free(m);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cuda_argcmp");
@@ -348,6 +435,8 @@ static Suite *make_suite(void)
     tcase_add_test(tc, ties_break_as_the_lanes_do);
     tcase_add_test(tc, sabotage_is_caught);
     tcase_add_test(tc, refusals);
+    tcase_add_loop_test(tc, wide_values_on_tile_and_fuse, 0,
+                        (int)(sizeof wide_texts / sizeof wide_texts[0]));
     suite_add_tcase(s, tc);
     return s;
 }

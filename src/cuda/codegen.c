@@ -31,6 +31,7 @@ static const char *signed_type(ls_elem_type t)
     switch (t) {
     case LS_ET_I8: return "signed char";
     case LS_ET_I16: return "short";
+    case LS_ET_I64: return "long long";
     default: return "int";
     }
 }
@@ -46,7 +47,11 @@ void cg_literal(ls_elem_type t, ls_value v, char *buf, size_t size)
     case LS_ET_BF16:
         snprintf(buf, size, "__ushort_as_bfloat16((unsigned short)0x%04llx)", (unsigned long long)(v & m));
         break;
-    default: snprintf(buf, size, "(ls_acc_t)0x%llxu", (unsigned long long)(v & m)); break;
+    case LS_ET_F64: snprintf(buf, size, "__longlong_as_double(0x%016llxll)", (unsigned long long)v); break;
+    default:
+        snprintf(buf, size, "(ls_acc_t)0x%llx%s", (unsigned long long)(v & m),
+                 ls_elem_type_bits(t) > 32 ? "ull" : "u");
+        break;
     }
 }
 
@@ -91,8 +96,10 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
     fprintf(f, "\n/* %s on %s */\n", op, ls_elem_type_name(t));
     fprintf(f, "static __device__ __forceinline__ %s %s(%s a, %s b)\n{\n", ctype, name, ctype, ctype);
     if (fl) {
+        /* f64 in double, the others in float (rounded back to their type) */
+        bool dbl = t == LS_ET_F64;
         const char *tf = cg_to_float(t), *ff = cg_from_float(t);
-        fprintf(f, "    const float x = %s(a), y = %s(b);\n", tf, tf);
+        fprintf(f, "    const %s x = %s(a), y = %s(b);\n", dbl ? "double" : "float", tf, tf);
         const char *expr = "x";
         switch (c) {
         case LS_COMB_ADD: expr = "x + y"; break;
@@ -105,12 +112,16 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
             bool prop = c == LS_COMB_MINIMUMF || c == LS_COMB_MAXIMUMF;
             if (prop)
                 fprintf(f, "    if (x != x || y != y) /* NaN propagates */\n"
-                           "        return %s(__uint_as_float(0x7fc00000u));\n", ff);
+                           "        return %s(%s);\n", ff,
+                        dbl ? "__longlong_as_double(0x7ff8000000000000ll)"
+                            : "__uint_as_float(0x7fc00000u)");
             else
                 fprintf(f, "    if (x != x || y != y) /* the number wins */\n"
                            "        return x != x ? b : a;\n");
-            fprintf(f, "    if (x == y) /* -0 %s +0 */\n        return (__float_as_uint(x) >> 31) ? %s : %s;\n",
-                    mn ? "is the minimum of" : "loses to", mn ? "a" : "b", mn ? "b" : "a");
+            fprintf(f, "    if (x == y) /* -0 %s +0 */\n        return %s ? %s : %s;\n",
+                    mn ? "is the minimum of" : "loses to",
+                    dbl ? "(__double_as_longlong(x) < 0)" : "(__float_as_uint(x) >> 31)",
+                    mn ? "a" : "b", mn ? "b" : "a");
             expr = mn ? "x < y ? x : y" : "x > y ? x : y";
             break;
         }
@@ -121,7 +132,11 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
         const char *st = signed_type(t);
         switch (c) {
         case LS_COMB_ADD: fprintf(f, "    return (%s)(a + b); /* wraps */\n", ctype); break;
-        case LS_COMB_MUL: fprintf(f, "    return (%s)((unsigned int)a * (unsigned int)b);\n", ctype); break;
+        case LS_COMB_MUL:
+            fprintf(f, "    return (%s)((%s)a * (%s)b);\n", ctype,
+                    ls_elem_type_bits(t) > 32 ? "unsigned long long" : "unsigned int",
+                    ls_elem_type_bits(t) > 32 ? "unsigned long long" : "unsigned int");
+            break;
         case LS_COMB_MINUI: fprintf(f, "    return a < b ? a : b;\n"); break;
         case LS_COMB_MAXUI: fprintf(f, "    return a > b ? a : b;\n"); break;
         case LS_COMB_MINSI: fprintf(f, "    return (%s)a < (%s)b ? a : b;\n", st, st); break;

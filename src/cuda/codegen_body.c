@@ -43,6 +43,10 @@ const char *cg_storage_type(ls_elem_type t)
     case LS_ET_I8: return "unsigned char";
     case LS_ET_I16: return "unsigned short";
     case LS_ET_I32: return "unsigned int";
+    /* 64-bit values: TileAndFuse plans only (no shuffle; IREE shuffles 32
+     * bits at most on NVIDIA, and plan.c refuses wider VectorDistribute) */
+    case LS_ET_F64: return "double";
+    case LS_ET_I64: return "unsigned long long";
     default: return NULL;
     }
 }
@@ -114,8 +118,8 @@ bool cg_body_supported(const ls_problem *p, char *why, size_t size)
 {
     for (int k = 0; k < p->n_inputs; k++) {
         if (!cg_storage_type(p->inputs[k].type)) {
-            snprintf(why, size, "input %d is %s; the CUDA path reads f16, bf16, f32, i8, i16 "
-                     "and i32", k, ls_elem_type_name(p->inputs[k].type));
+            snprintf(why, size, "input %d is %s; the CUDA path reads f16, bf16, f32, f64, i8, "
+                     "i16, i32 and i64", k, ls_elem_type_name(p->inputs[k].type));
             return false;
         }
     }
@@ -557,7 +561,7 @@ void cg_emit_body(gen *g)
 {
     const ls_problem *p = g->p;
     ls_elem_type types[LS_MAX_INPUTS];
-    char ctypes[LS_MAX_INPUTS][16];
+    char ctypes[LS_MAX_INPUTS][24];
     const char *cts[LS_MAX_INPUTS];
     for (int k = 0; k < p->n_inputs; k++) {
         types[k] = p->inputs[k].type;

@@ -51,10 +51,12 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
     char why[400];
     if (!cg_body_supported(p, why, sizeof why))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col, "%s", why);
-    if (!cg_storage_type(p->acc_type))
+    bool shuffles = plan->n_subgroup_reduces > 0 || (plan->cross_subgroup && plan->read_cluster > 1);
+    if (!cg_storage_type(p->acc_type) || (ls_elem_type_bits(p->acc_type) > 32 && shuffles))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "%s: the CUDA path reduces in f16, bf16, f32, i8, i16 and i32 "
-                           "(NVIDIA shuffles are 32 bits wide)",
+                           "(NVIDIA shuffles are 32 bits wide), and in f64 and i64 where no "
+                           "lane exchanges values (TileAndFuse)",
                            ls_elem_type_name(p->acc_type));
     if (p->body.n > 0 && p->body.inst[p->body.n - 1].type != p->acc_type)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,

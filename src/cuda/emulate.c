@@ -113,6 +113,7 @@ static const char prelude[] =
     "    return f;\n"
     "}\n"
     "static inline double __longlong_as_double(long long v) { double d; memcpy(&d, &v, 8); return d; }\n"
+    "static inline long long __double_as_longlong(double d) { long long v; memcpy(&v, &d, 8); return v; }\n"
     "#line 1 \"kernel.cu\"\n";
 
 /* The launcher: one POSIX thread per CUDA thread, blocks one after another;
