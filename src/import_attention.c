@@ -11,8 +11,11 @@
  * the operand shapes through the maps; the reduced loops are K1 and K2 as
  * AttentionOpDetail classifies them (ls_attention_classify).  lanescope
  * does not simulate attention yet, so the op is also recorded as a
- * reduction the simulator cannot run, with that reason; the first such
- * record is what `sim` reports when the file has nothing else to run.
+ * reduction the simulator cannot run, with that reason (the first such
+ * record is what `sim` reports when the file has nothing else to run),
+ * unless the caller asks for attention ops to be read (LS_IMPORT_ATTENTION:
+ * `explain`).  Either way the op and the configs written on it go to
+ * ls_module.attentions.
  */
 #include "import_internal.h"
 
@@ -31,6 +34,52 @@ static bool skip_region(importer *im)
         depth += ls_tok_is(tok(im), '{') - ls_tok_is(tok(im), '}');
         next(im);
     }
+    return true;
+}
+
+/* One lowering_config, at `key` of dict (NULL: absent). */
+static bool read_config(importer *im, const ls_attr *dict, const char *key, bool *has,
+                        ls_lowering_config *out)
+{
+    const ls_attr *a = dict ? ls_attr_get(dict, key) : NULL;
+    *has = a != NULL;
+    return !a || ls_lowering_config_from_attr(a, im->file, out, im->diag) == LS_OK;
+}
+
+/* The op in ls_module.attentions with the configs written on it:
+ * lowering_config, and decomposition_config = {qk_attrs = {lowering_config
+ * = ...}, pv_attrs = {...}} (IREE's DecomposeAttention hands each to its
+ * matmul). */
+static bool record_attention(importer *im, const ls_attr *dict, const ls_dop *dop)
+{
+    if (im->m->n_attentions >= LS_IMPORT_MAX_FUNCS)
+        return ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, dop->line, dop->col,
+                           "more than %d attention ops in one file", LS_IMPORT_MAX_FUNCS) == LS_OK;
+    ls_module_attention *a = &im->m->attentions[im->m->n_attentions];
+    memset(a, 0, sizeof *a);
+    a->dispatch = (int)(im->cur - im->m->dispatches);
+    a->op = (int)(dop - im->cur->ops);
+    if (!read_config(im, dict, "lowering_config", &a->has_config, &a->config))
+        return false;
+    const ls_attr *dc = ls_attr_get(dict, "decomposition_config");
+    if (dc) {
+        if (dc->kind != LS_AV_DICT)
+            return ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dc->line, dc->col,
+                               "decomposition_config: expected {qk_attrs = {...}, pv_attrs = "
+                               "{...}}, found %s",
+                               ls_attr_kind_name(dc->kind)) == LS_OK;
+        const ls_attr *qk = ls_attr_get(dc, "qk_attrs"), *pv = ls_attr_get(dc, "pv_attrs");
+        if (!read_config(im, qk && qk->kind == LS_AV_DICT ? qk : NULL, "lowering_config",
+                         &a->has_qk, &a->qk) ||
+            !read_config(im, pv && pv->kind == LS_AV_DICT ? pv : NULL, "lowering_config",
+                         &a->has_pv, &a->pv))
+            return false;
+    }
+    if (im->has_ti) {
+        a->has_ti = true;
+        a->ti = im->ti;
+    }
+    im->m->n_attentions++;
     return true;
 }
 
@@ -96,7 +145,11 @@ void ls_imp_attention_op(importer *im, const char *result_name)
             dop->is_reduction[ad.k1[i]] = true;
         for (int i = 0; i < ad.n_k2; i++)
             dop->is_reduction[ad.k2[i]] = true;
+        if (!record_attention(im, dict, dop))
+            return;
     }
+    if (im->flags & LS_IMPORT_ATTENTION)
+        return;
     ls_problem *p = ls_imp_new_problem(im, op.line, op.col, online ? "online_attention" : "attention");
     if (p == NULL)
         return;
@@ -104,7 +157,8 @@ void ls_imp_attention_op(importer *im, const char *result_name)
     ls_imp_begin_problem_checks(im, &local, &saved);
     ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
                 "%s: lanescope does not simulate attention yet (its QK and PV matmuls with the "
-                "online softmax between them); `lanescope suggest` gives IREE's config for it",
+                "online softmax between them); `lanescope suggest` gives IREE's config for it "
+                "and `lanescope explain` its layouts",
                 kind);
     ls_imp_end_problem_checks(im, &local, saved);
 }

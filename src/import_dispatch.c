@@ -121,6 +121,7 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
         for (int j = 0; j < od->rank; j++)
             od->dims[j] = t->dims[j] < 0 ? LS_DYN : t->dims[j];
         od->elem_bits = ls_imp_elem_bits_of(t->elem_text, &od->is_index);
+        snprintf(od->elem, sizeof od->elem, "%s", t->elem_text ? t->elem_text : "");
         const ls_affine_map *am = maps ? maps[k] : NULL;
         if (am == NULL || am->num_dims != rank)
             continue;

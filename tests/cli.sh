@@ -369,6 +369,27 @@ contains "attention json tiles" "$tmp/at.flat" '"partial_reduction":[0,0,0,256,0
 $LANESCOPE sim "$AT" --target mi300x >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim: exit 1, one line" $?
 contains "attention sim reason" "$tmp/err" "attention_decode_32x1x128x8192x128_f16.mlir:26:8: iree_linalg_ext.attention: lanescope does not simulate attention yet"
+# explain lays attention out: IREE's default config on mi300x (gfx942), the
+# two matmuls' layouts and per-thread vectors (docs/attention-lowering.md
+# §6.4 worked by hand: K1 = 128 is 16 key vectors of 8, 2 tiles of 8 -> 2
+# lanes on K1 (stride 32) and 32 on K2, 8 subgroups on K2: 256 keys a tile;
+# K1 per thread 128 / 2 / 8 = 8 batches of 8; N tile 32 / 2 lanes / 8 = 2)
+$LANESCOPE explain "$AT" --target mi300x >"$tmp/atx.txt" 2>"$tmp/err"
+check "attention explain exits 0" $?
+contains "attention explain loop" "$tmp/atx.txt" "K2 loop: 32 iterations over tiles of 256 keys (partial_reduction)"
+contains "attention explain grid" "$tmp/atx.txt" "workgroup: 512 threads = 8 subgroups of 64; 128 workgroups"
+contains "attention explain QK layout" "$tmp/atx.txt" "layout: #iree_vector_ext.nested_layout<subgroup_tile = [1, 1, 1, 8], batch_tile = [1, 1, 8, 1], outer_tile = [1, 1, 1, 1], thread_tile = [1, 1, 2, 32], element_tile = [1, 1, 8, 1], subgroup_strides = [0, 0, 0, 1], thread_strides = [0, 0, 32, 1]>"
+contains "attention explain K vector" "$tmp/atx.txt" "per thread, K: vector<1x1x8x1x1x1x1x1x8xf16>"
+contains "attention explain V vector" "$tmp/atx.txt" "per thread, V: vector<1x1x2x1x1x1x1x1x8xf16>"
+contains "attention explain QK reduce" "$tmp/atx.txt" "per K2 iteration: 1 gpu.subgroup_reduce add per thread"
+$LANESCOPE explain "$AT" --target mi300x --format json >"$tmp/atx.json" 2>"$tmp/err"
+check "attention explain json exits 0" $?
+tr -d ' \n' <"$tmp/atx.json" >"$tmp/atx.flat"
+contains "attention explain json vectors" "$tmp/atx.flat" '"vectors":{"Q":"vector<1x1x8x1x1x1x1x1x8xf16>","K":"vector<1x1x8x1x1x1x1x1x8xf16>"}'
+contains "attention explain json source" "$tmp/atx.flat" '"config_source":"iree-default"'
+$LANESCOPE explain "$AT" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention explain without a target: exit 2, one line" $?
+contains "attention explain names --target" "$tmp/err" "has no config: give --target for IREE's default"
 $LANESCOPE suggest --shape 8x48 --iter pr --target gfx1100 >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "suggest rejection: exit 1, one line" $?
 contains "suggest rejection reason" "$tmp/err" "no subgroup size choice of gfx1100 ([32, 64]) divides the reduction size 48"

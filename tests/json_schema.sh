@@ -55,6 +55,7 @@ done
 run "explain --thread" explain explain "$EX/seed000_example2.mlir" --thread 5 --format json
 run "explain --shape" explain explain --shape 64x256 --iter pr --format json
 run "explain (bundled)" explain explain --format json
+run "explain attention" explain explain "$EX/attention_decode_32x1x128x8192x128_f16.mlir" --target mi300x --format json
 for f in argmax_vocab_64x32000_f32 softmax_4096x32000_f32 matvec_32000x4096_f16 rowsum_4096x4096_noconfig \
     attention_decode_32x1x128x8192x128_f16; do
     run "suggest $f" suggest suggest "$EX/$f.mlir" --target mi300x --format json

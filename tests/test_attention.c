@@ -4,7 +4,10 @@
  * LLVMGPU/KernelConfig.cpp, worked out by hand below; the first case is
  * IREE's own CHECK lines (config_vector_distribute_reduction_gfx942.mlir
  * @attention_20x1x64x4096x64).  Also the routing: a non-skinny M on an MMA
- * target is refused by name, and `sim` refuses attention with its reason. */
+ * target is refused by name, and `sim` refuses attention with its reason;
+ * and the layouts `explain` gives its two matmuls (attention.h), against
+ * IREE's pipeline test's CHECK lines. */
+#include "lanescope/attention.h"
 #include "suggest_util.h"
 
 /* An online_attention (or attention: one init) dispatch.  maps: the
@@ -248,6 +251,169 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* ---- layouts (attention.h) ---- */
+
+/* IREE's @attention_20x1x64x4096x64 of LLVMGPU/test/ROCDL/
+ * pipeline_vector_distribute_reduction_gfx942.mlir with its hand-written
+ * configs, K2 tiled at `level` (reduction: case #1; partial_reduction: #2).
+ * qk_extra / pv_extra: appended to the dicts (for the error cases). */
+static void pipeline_ir(char *buf, size_t size, const char *level, bool decomposition)
+{
+    snprintf(buf, size,
+             "#translation = #iree_codegen.translation_info<pipeline = "
+             "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [256, 1, 1] subgroup_size = 64>\n"
+             "func.func @attention_20x1x64x4096x64(%%q: tensor<20x1x64xf16>, %%k: tensor<20x4096x64xf16>, "
+             "%%v: tensor<20x4096x64xf16>, %%o: tensor<20x1x64xf32>, %%r: tensor<20x1xf32>) "
+             "attributes {translation_info = #translation} {\n"
+             "  %%s = arith.constant 1.250000e-01 : f16\n"
+             "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
+             "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, 32], %s = [0, 0, 0, 128, 0]}>%s\n"
+             "    } ins(%%q, %%k, %%v, %%s : tensor<20x1x64xf16>, tensor<20x4096x64xf16>, tensor<20x4096x64xf16>, f16)"
+             " outs(%%o, %%r, %%r : tensor<20x1x64xf32>, tensor<20x1xf32>, tensor<20x1xf32>) {\n"
+             "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
+             "  } -> tensor<20x1x64xf32>, tensor<20x1xf32>, tensor<20x1xf32>\n  return\n}\n",
+             level,
+             decomposition
+                 ? ",\n    decomposition_config = {qk_attrs = {attention_qk_matmul, lowering_config = "
+                   "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 4], [0, 1, 2, 3]], "
+                   "lane_basis = [[1, 1, 2, 32, 1], [0, 1, 2, 3]], thread = [0, 0, 32, 4], "
+                   "promote_operands = [1]}>}, pv_attrs = {attention_pv_matmul, lowering_config = "
+                   "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 4], [0, 1, 3, 4]], "
+                   "lane_basis = [[1, 1, 2, 32, 1], [0, 1, 3, 4]], thread = [0, 0, 4, 4], "
+                   "promote_operands = [1]}>}}"
+                 : "");
+}
+
+static ls_status build_attention(const char *text, const char *target, ls_module *m,
+                                 ls_attention *a, ls_diag *d)
+{
+    ls_diag_clear(d);
+    ck_assert_msg(ls_module_parse_ex(text, strlen(text), "t.mlir", LS_IMPORT_ATTENTION, m, d) ==
+                      LS_OK,
+                  "%s", d->msg);
+    ck_assert_int_eq(m->n_problems, 0); /* read for explain, not refused */
+    ck_assert_int_eq(m->n_attentions, 1);
+    ls_target t;
+    ck_assert(ls_target_lookup(target, &t));
+    return ls_attention_build(m, &m->attentions[0], &t, a, d);
+}
+
+static void vector_of(const ls_module *m, const ls_attention *a, int k, char *buf, size_t size)
+{
+    const ls_dop_operand *od = &m->dispatches[0].ops[m->attentions[0].op].operand[k];
+    ls_att_vector_type(k == 2 ? &a->pv : &a->qk, od->map, od->map_n, od->elem, buf, size);
+}
+
+/* Case #1 (reduction level): the contract's operand vectors and the
+ * subgroup_reduce counts are IREE's CHECK lines (vector<...x32xf16>,
+ * vector<...x4x32xf16>, CHECK-COUNT-4 after the QK contract, CHECK-COUNT-8
+ * after the PV one); V's vector and the replication are derived in
+ * docs/attention-lowering.md §6 (lanes l and l + 32 replicate in PV, the
+ * 4 subgroups all compute the same QK). */
+START_TEST(pipeline_case_layouts)
+{
+    char ir[8192], buf[256];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    pipeline_ir(ir, sizeof ir, "reduction", true);
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert(!a.partial && !a.suggested);
+    ck_assert_int_eq(a.iterations, 32);  /* scf.for 0 to 4096 step 128 (CHECK) */
+    ck_assert_int_eq(a.workgroups, 40);  /* 20 batches x 64 / 32 N */
+    ck_assert_int_eq(a.workgroup_size, 256);
+    vector_of(m, &a, 0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "vector<1x1x1x1x1x1x1x1x32xf16>");
+    vector_of(m, &a, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "vector<1x1x1x1x1x1x1x4x32xf16>");
+    vector_of(m, &a, 2, buf, sizeof buf);
+    ck_assert_str_eq(buf, "vector<1x1x2x1x1x1x1x4x4xf16>");
+    bool cross;
+    ck_assert_int_eq(ls_att_contract_reduces(&a.qk, &cross), 4);
+    ck_assert(!cross);
+    ck_assert_int_eq(ls_att_contract_reduces(&a.pv, &cross), 8);
+    ck_assert(!cross);
+    ck_assert_int_eq(a.qk.subgroups_used, 1);
+    ck_assert_int_eq(a.qk.lanes_used, 64);
+    ck_assert_int_eq(a.pv.lanes_used, 32);
+    ck_assert_int_eq(a.pv.subgroups_used, 4);
+    /* K1 lanes sit at stride 32 (cluster(size = 2, stride = 32) in the CHECK) */
+    ck_assert_int_eq(a.qk.layout.thread_tile[2], 2);
+    ck_assert_int_eq(a.qk.layout.thread_strides[2], 32);
+    /* case #2 (partial_reduction): QK as before, the PV has no contraction in the loop */
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert(a.partial);
+    ck_assert_int_eq(ls_att_contract_reduces(&a.qk, &cross), 4);
+    ck_assert_int_eq(ls_att_contract_reduces(&a.pv, &cross), 0);
+    free(m);
+}
+END_TEST
+
+/* No config: IREE's (the first test's CHECK lines) laid out.  K1 = 64 is
+ * 8 key vectors, 1 tile: 1 lane on K1, 64 on K2, 8 subgroups on K2, so
+ * each thread holds K1 whole (batch 8 x element 8) and one key; V's N tile
+ * 16 = 2 value vectors of 8 in one thread (docs/attention-lowering.md
+ * §6.4). */
+START_TEST(default_config_layouts)
+{
+    char ir[4096], buf[256];
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf16>",
+                 "tensor<20x1xf16>", "f16");
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert(a.suggested && a.partial);
+    ck_assert_int_eq(a.iterations, 8);
+    ck_assert_int_eq(a.workgroups, 80);
+    vector_of(m, &a, 1, buf, sizeof buf);
+    ck_assert_str_eq(buf, "vector<1x1x8x1x1x1x1x1x8xf16>");
+    vector_of(m, &a, 2, buf, sizeof buf);
+    ck_assert_str_eq(buf, "vector<1x1x2x1x1x1x1x1x8xf16>");
+    bool cross;
+    ck_assert_int_eq(ls_att_contract_reduces(&a.qk, &cross), 0); /* no lane on K1 */
+    ck_assert_int_eq(a.qk.layout.subgroup_tile[3], 8);
+    ck_assert_int_eq(a.qk.layout.thread_tile[3], 64);
+    free(m);
+}
+END_TEST
+
+/* A config explain cannot lay out is refused with the reason. */
+START_TEST(layout_refusals)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    pipeline_ir(ir, sizeof ir, "reduction", false);
+    ck_assert_int_eq(build_attention(ir, "gfx942", m, &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "has a lowering_config but not a decomposition_config"), "%s",
+                  d.msg);
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "reduction", true);
+    char *at = strstr(ir, "reduction = [0, 0, 0, 128, 0]");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "reduction = [0, 0, 1, 128, 0]", 29); /* a K1 tile: never dropped */
+    ck_assert_int_eq(build_attention(ir, "gfx942", m, &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "tiles d2 (K1) at the reduction level"), "%s", d.msg);
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "reduction", true);
+    at = strstr(ir, "thread = [0, 0, 32, 4]");
+    memcpy(at, "thread = [0, 0, 32]   ", 22); /* 3 entries for a 4-loop matmul */
+    ck_assert_int_eq(build_attention(ir, "gfx942", m, &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "one entry per loop of the QK matmul (4: the op's loops less N)"),
+                  "%s", d.msg);
+    free(m);
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -258,6 +424,9 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, mma_routing);
     tcase_add_test(tc, target_mma_lists);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, pipeline_case_layouts);
+    tcase_add_test(tc, default_config_layouts);
+    tcase_add_test(tc, layout_refusals);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,7 +15,10 @@ Each test file is split at `// -----`; every case runs once per
 `--iree-gpu-test-target` of its RUN lines (gfx942 when none) as
 `lanescope sim CASE --target T --workgroups 4 --no-check`.  The summary
 counts the cases that simulate and groups the others by their error, with
-numbers and paths folded, so one line stands for one reason.
+numbers and paths folded, so one line stands for one reason.  With --cuda,
+every NVIDIA row that simulates also goes through the CUDA generator:
+`lanescope measure CASE --target T --emulate` runs its kernel on the CPU and
+checks every output.
 """
 import argparse
 import os
@@ -137,7 +140,7 @@ def config_matches(facts, out):
 
 def reason(err):
     first = err.strip().splitlines()[0] if err.strip() else "(no message)"
-    first = re.sub(r"^lanescope sim: \S+?:(\d+:\d+: )?", "", first)
+    first = re.sub(r"^lanescope (sim|measure|explain): \S+?:(\d+:\d+: )?", "", first)
     return re.sub(r"\d+", "N", first)
 
 
@@ -153,19 +156,38 @@ DYN = re.compile(r"give its size with --dim (\w+)=N")
 DYN_SIZE = "1024"
 
 
-def simulate(ls, fn, t):
-    """sim with the functional check; dynamic sizes are given as --dim 1024,
-    as the message asks a user to.  Returns (rc, stderr, dims given)."""
+def run_sized(cmd0):
+    """Run cmd0, giving dynamic sizes as --dim 1024 as the message asks a
+    user to.  Returns (rc, stdout, stderr, dims given)."""
     dims = []
     while True:
-        cmd = [ls, "sim", fn, "--target", t, "--workgroups", "4"]
+        cmd = list(cmd0)
         for d in dims:
             cmd += ["--dim", d + "=" + DYN_SIZE]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         m = DYN.search(r.stderr)
         if r.returncode == 0 or not m or m.group(1) in dims or len(dims) > 8:
-            return r.returncode, r.stderr, dims
+            return r.returncode, r.stdout, r.stderr, dims
         dims.append(m.group(1))
+
+
+def simulate(ls, fn, t):
+    """sim with the functional check.  Returns (rc, stderr, dims given)."""
+    rc, _, err, dims = run_sized([ls, "sim", fn, "--target", t, "--workgroups", "4"])
+    return rc, err, dims
+
+
+def emulate(ls, fn, t, dims):
+    """The CUDA generator's kernel for the case, run on the CPU by
+    `lanescope measure --emulate` and checked.  Returns (rc, message)."""
+    cmd = [ls, "measure", fn, "--target", t, "--emulate"]
+    for d in dims:
+        cmd += ["--dim", d + "=" + DYN_SIZE]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return 1, "emulation timed out (600 s)"
+    return r.returncode, (r.stdout + r.stderr).strip()
 
 
 def main():
@@ -174,7 +196,12 @@ def main():
     ap.add_argument("--lanescope", default="./lanescope")
     ap.add_argument("--verbose", action="store_true", help="one line per case")
     ap.add_argument("--keep", metavar="DIR", help="write the split cases into DIR (kept after the run)")
+    ap.add_argument("--cuda", action="store_true",
+                    help="also run the CUDA generator on every NVIDIA (sm_*) row that simulates: "
+                         "its kernel emulated on the CPU and checked (minutes)")
     a = ap.parse_args()
+    cuda_ok, cuda_fails = 0, {}
+    att_ok, att_total = 0, 0
     ok, with_dims, fails, total = 0, 0, {}, 0
     cfg_total, cfg_ok, cfg_miss, cfg_routed = 0, 0, [], []
     with tempfile.TemporaryDirectory() as scratch:
@@ -208,6 +235,20 @@ def main():
                     line = f"{name} {t}: sim " + ("ok" if rc == 0 else reason(err))
                     if dims:
                         line += " (--dim " + ",".join(dims) + ")"
+                    if rc != 0 and "does not simulate attention" in err:
+                        # what explain does with it: both matmuls laid out
+                        xrc, xout, xerr, _ = run_sized([a.lanescope, "explain", fn, "--target", t])
+                        att_total += 1
+                        att_ok += xrc == 0 and "PV matmul" in xout
+                        line += "; explain " + ("lays it out" if xrc == 0 else reason(xerr))
+                    if a.cuda and rc == 0 and t.startswith("sm_"):
+                        crc, cmsg = emulate(a.lanescope, fn, t, dims)
+                        if crc == 0:
+                            cuda_ok += 1
+                            line += "; CUDA kernel emulated and checked"
+                        else:
+                            cuda_fails.setdefault(reason(cmsg), []).append(f"{name}@{t}")
+                            line += "; CUDA: " + reason(cmsg)
                     # IREE's chosen strategy, where the case has none and
                     # its CHECK lines say which one IREE picks.
                     facts = expected_config(case, prefixes)
@@ -250,6 +291,8 @@ def main():
     print(f"{sum(len(v) for v in lack.values())} rows lanescope cannot run yet:")
     for why, where in sorted(lack.items(), key=lambda kv: -len(kv[1])):
         print(f"{len(where):4d}  {why}  (e.g. {where[0]})")
+    if att_total:
+        print(f"{att_ok} of {att_total} attention rows: `lanescope explain` lays out both matmuls")
     print(f"{cfg_ok} of {cfg_total} rows whose CHECK lines give IREE's reduction strategy: "
           "suggest gives it")
     if cfg_routed:
@@ -257,6 +300,12 @@ def main():
               "suggest names and refuses: " + ", ".join(cfg_routed))
     for m in cfg_miss:
         print("      " + m)
+    if a.cuda:
+        n = cuda_ok + sum(len(v) for v in cuda_fails.values())
+        print(f"{cuda_ok} of {n} NVIDIA rows that simulate: the CUDA generator's kernel, "
+              "emulated on the CPU, matches the reference")
+        for why, where in sorted(cuda_fails.items(), key=lambda kv: -len(kv[1])):
+            print(f"{len(where):4d}  {why}  (e.g. {where[0]})")
     return 0
 
 

@@ -31,8 +31,22 @@ enum {
      * body other than one combiner, dynamic sizes...): they are still
      * recorded in the dispatches, for `suggest`.  Without it the first such
      * op is the load's error. */
-    LS_IMPORT_KEEP_UNSUPPORTED = 1
+    LS_IMPORT_KEEP_UNSUPPORTED = 1,
+    /* Attention ops are read for `explain` (ls_module.attentions), not
+     * recorded as reductions the simulator cannot run. */
+    LS_IMPORT_ATTENTION = 2
 };
+
+/* An iree_linalg_ext.attention / online_attention op: where it is, and the
+ * configs written on it (its lowering_config, and the decomposition_config's
+ * qk_attrs / pv_attrs lowering_configs), when they are. */
+typedef struct {
+    int dispatch, op;             /* ls_module.dispatches[dispatch].ops[op] */
+    bool has_config, has_qk, has_pv;
+    ls_lowering_config config, qk, pv;
+    bool has_ti;
+    ls_translation_info ti;
+} ls_module_attention;
 
 typedef struct {
     ls_nested_layout layout;
@@ -57,6 +71,8 @@ typedef struct {
     /* Every linalg op of each function, for IREE's heuristic (suggest.h). */
     size_t n_dispatches;
     ls_dispatch dispatches[LS_IMPORT_MAX_FUNCS];
+    size_t n_attentions;
+    ls_module_attention attentions[LS_IMPORT_MAX_FUNCS];
     /* The first reduction the simulator cannot model, and how many. */
     int n_unsupported;
     ls_diag unsupported;

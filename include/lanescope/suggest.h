@@ -46,6 +46,7 @@ typedef struct {
     int rank;
     int64_t dims[LS_MAX_RANK]; /* LS_DYN for '?' */
     int elem_bits;           /* 0: not an integer, float or index element */
+    char elem[24];           /* the element type as spelled ("f16"), "" when unknown */
     bool is_index;
     int map_n;
     int map[LS_MAX_RANK];    /* loop dim of each map result, -1 for other expressions */

@@ -87,6 +87,7 @@ bool ls_cli_flags_problem(const char *shape, const char *iter, const char *type,
  * option; LS_CLI_PROBLEM_LONGOPTS lists the five for a longopts table. */
 typedef struct {
     const char *config, *shape, *iter, *type, *combiner;
+    int import_flags; /* ls_module_parse_ex flags for INPUT (explain: LS_IMPORT_ATTENTION) */
 } ls_cli_problem_flags;
 enum { LS_CLI_OPT_CONFIG = 0x1000, LS_CLI_OPT_SHAPE, LS_CLI_OPT_ITER, LS_CLI_OPT_TYPE,
        LS_CLI_OPT_COMBINER };

@@ -567,8 +567,10 @@ int ls_cmd_explain(int argc, char **argv)
     ls_diag_clear(&diag);
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_derived *derived = NULL;
+    ls_attention *attentions = NULL;
     int rc = 1;
     const char *file = input ? input : "--shape";
+    o.pf.import_flags = LS_IMPORT_ATTENTION; /* explained below, not refused */
     if (ls_cli_problem_load(input, &o.pf, &o.dims, m, &diag))
         goto fail;
     if (o.target) {
@@ -597,11 +599,26 @@ int ls_cmd_explain(int argc, char **argv)
             p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
         }
     }
-    if (m->n_problems + m->n_layouts + m->n_swizzles == 0) {
+    if (m->n_problems + m->n_layouts + m->n_swizzles + m->n_attentions == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, file, 0, 0,
                     "nothing to explain: no linalg.generic/linalg.reduce with a reduction, no "
-                    "nested_layout, no xor_shuffle/rotate_rows");
+                    "attention, no nested_layout, no xor_shuffle/rotate_rows");
         goto fail;
+    }
+    attentions = ls_xcalloc(m->n_attentions ? m->n_attentions : 1, sizeof *attentions);
+    for (size_t i = 0; i < m->n_attentions; i++) {
+        const ls_module_attention *ma = &m->attentions[i];
+        bool written = ma->has_config || ma->has_qk || ma->has_pv;
+        if (!written && !m->has_target) {
+            const ls_dop *op = &m->dispatches[ma->dispatch].ops[ma->op];
+            ls_diag_set(&diag, LS_ERR_USAGE, "--target", 0, 0,
+                        "the attention at %s:%d:%d has no config: give --target for IREE's "
+                        "default",
+                        file, op->line, op->col);
+            goto fail;
+        }
+        if (ls_attention_build(m, ma, &m->target, &attentions[i], &diag))
+            goto fail;
     }
     /* no config: IREE's default, as sim uses it; with no target either,
      * for the machine sim would time it on (chosen by subgroup size) */
@@ -639,6 +656,8 @@ int ls_cmd_explain(int argc, char **argv)
         json_object *items = json_object_new_array();
         for (size_t i = 0; i < m->n_problems; i++)
             json_object_array_add(items, explain_json_problem(&m->problems[i], &derived[i], &o));
+        for (size_t i = 0; i < m->n_attentions; i++)
+            json_object_array_add(items, explain_json_attention(m, &m->attentions[i], &attentions[i]));
         for (size_t i = 0; i < m->n_layouts; i++)
             json_object_array_add(items, explain_json_layout(&m->layouts[i], file, &o));
         for (size_t i = 0; i < m->n_swizzles; i++)
@@ -653,6 +672,8 @@ int ls_cmd_explain(int argc, char **argv)
             fprintf(out.f, "# lanescope explain: %s\n\n", file);
         for (size_t i = 0; i < m->n_problems; i++)
             text_problem(out.f, &m->problems[i], &derived[i], &o);
+        for (size_t i = 0; i < m->n_attentions; i++)
+            explain_text_attention(out.f, m, &m->attentions[i], &attentions[i], &o);
         for (size_t i = 0; i < m->n_layouts; i++)
             explain_text_layout(out.f, &m->layouts[i], file, &o);
         for (size_t i = 0; i < m->n_swizzles; i++)
@@ -665,6 +686,7 @@ fail:
     rc = diag.status == LS_ERR_USAGE ? 2 : 1; /* a bad flag is usage, as everywhere */
 done:
     free(derived);
+    free(attentions);
     free(m);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "lanescope/attention.h"
 #include "lanescope/import.h"
 #include "lanescope/layout.h"
 
@@ -52,6 +53,11 @@ void explain_thread_info(const ls_problem *p, const ls_derived *d, int64_t tid,
                          thread_info *t);
 /* Input k is named by the config's promote_operands. */
 bool explain_promoted(const ls_problem *p, int k);
+/* cli_explain_attention.c: an attention op, as text / markdown and JSON. */
+void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attention *ma,
+                            const ls_attention *a, const opts *o);
+json_object *explain_json_attention(const ls_module *m, const ls_module_attention *ma,
+                                    const ls_attention *a);
 /* cli_explain_json.c: a reduction as JSON. */
 json_object *explain_json_problem(const ls_problem *p, const ls_derived *d, const opts *o);
 

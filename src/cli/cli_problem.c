@@ -51,7 +51,7 @@ ls_status ls_cli_problem_load(const char *input, const ls_cli_problem_flags *pf,
                               const ls_import_dims *dims, ls_module *m, ls_diag *diag)
 {
     if (input) {
-        if (ls_module_load_dims(input, 0, dims, m, diag))
+        if (ls_module_load_dims(input, pf->import_flags, dims, m, diag))
             return diag->status;
     } else {
         memset(m, 0, sizeof *m);

@@ -1,0 +1,71 @@
+/* attention.h: decode attention (iree_linalg_ext.attention /
+ * online_attention) as IREE's VectorDistribute pipeline lays it out, read
+ * from its source (docs/attention-lowering.md): the op's dims and tiles,
+ * the K2 loop, and the nested layouts of its two matmuls.
+ *
+ * After DecomposeAttention only the QK and PV generics carry a
+ * lowering_config (the decomposition_config's qk_attrs and pv_attrs);
+ * LLVMGPUConfigureTensorLayouts anchors a nested layout on each over the
+ * generic's own loops -- the op's loops less N (QK) or K1 (PV) -- and every
+ * other value (max, sum, P, the merge) takes its layout from those.  This
+ * is the part of the lowering lanescope explains; it does not simulate
+ * attention yet (no timing, no lane-by-lane values). */
+#ifndef LANESCOPE_ATTENTION_H
+#define LANESCOPE_ATTENTION_H
+
+#include "lanescope/import.h"
+#include "lanescope/suggest.h"
+
+/* One of the two matmuls over its own loops. */
+typedef struct {
+    int rank;
+    int dim[LS_MAX_RANK];       /* the op's loop dim of each of its loops */
+    int64_t bound[LS_MAX_RANK]; /* per workgroup and K2 tile */
+    bool reduced[LS_MAX_RANK];  /* reduced inside the K2 loop (a vector.contract dim) */
+    ls_lowering_config config;  /* thread, lane_basis, subgroup_basis over its loops */
+    ls_nested_layout layout;    /* setGPULoweringConfigLayout */
+    int64_t lanes_used, subgroups_used; /* the rest replicate (unmapped basis entries) */
+} ls_att_matmul;
+
+typedef struct {
+    char name[128];
+    char file[256];
+    int line, col;
+    int rank;
+    int64_t size[LS_MAX_RANK];
+    ls_attention_dims dims;
+    char q_elem[24], k_elem[24], v_elem[24];
+    bool has_mask;
+    /* the op's config: workgroup tile (0: the whole dim) and the K2 tile
+     * of the partial_reduction level (or, serial, of the reduction level) */
+    int64_t workgroup[LS_MAX_RANK], k2_tile[LS_MAX_RANK];
+    bool partial;
+    bool op_promote;            /* promote_operands on the op itself: a no-op in IREE */
+    bool suggested;             /* IREE's heuristic config (no config in the input) */
+    int64_t workgroup_size, subgroup_size;
+    int64_t workgroups;         /* the grid: B and M tiles x N tiles */
+    int64_t iterations;         /* of the K2 loop */
+    ls_att_matmul qk, pv;
+} ls_attention;
+
+/* The attention op `a` of module m on target t: its configs as written, or
+ * (with none) IREE's setAttentionReductionConfig; then both layouts.
+ * LS_ERR_INVALID where the op cannot be laid out (a config that names no
+ * thread / basis for a matmul, dynamic sizes, IREE's MMA schedule), with
+ * the reason. */
+ls_status ls_attention_build(const ls_module *m, const ls_module_attention *a, const ls_target *t,
+                             ls_attention *out, ls_diag *diag);
+
+/* The per-thread vector of an operand of matmul mm read through `map`
+ * (the op's loop dims of its dims), as IREE prints it after distribution:
+ * vector<batch.. x outer.. x element.. x elem>. */
+void ls_att_vector_type(const ls_att_matmul *mm, const int *map, int map_n, const char *elem,
+                        char *buf, size_t size);
+
+/* gpu.subgroup_reduce ops per thread that matmul mm's contract leaves in
+ * one K2 iteration (one per result element and per reduced dim with lanes,
+ * docs/attention-lowering.md §5.3), and whether subgroups split a reduced
+ * dim (a workgroup-memory round). */
+int64_t ls_att_contract_reduces(const ls_att_matmul *mm, bool *cross_subgroup);
+
+#endif
