@@ -38,10 +38,15 @@ ls_status cg_check_argcmp(const ls_plan *plan, ls_diag *diag);
 void cg_emit_argcmp_helpers(gen *g);
 void cg_emit_argcmp_kernel(gen *g, int64_t *smem_bytes);
 
-/* ---- codegen.c: pieces the arg_compare kernel (codegen_argcmp.c) shares */
+/* ---- codegen_types.c: C types, literals, combiners */
+/* "signed char", "short", "int" or "long long" for an integer type */
+const char *cg_signed_type(ls_elem_type t);
+/* A C literal with the exact bits of v in type t (integers through ls_acc_t). */
 void cg_literal(ls_elem_type t, ls_value v, char *buf, size_t size);
 /* name(a, b) computing combiner c on type t (its C type ctype), as sim/value.c does. */
 void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c, ls_elem_type t);
+
+/* ---- codegen.c: pieces the arg_compare kernel (codegen_argcmp.c) shares */
 void cg_emit_thread_setup(gen *g);
 /* The partial-reduction loop: per iteration the loop coordinates x<i>,
  * input offsets o<k>, and g->elem for every register. */
