@@ -329,3 +329,26 @@ int64_t ls_att_contract_reduces(const ls_att_matmul *mm, bool *cross_subgroup)
     }
     return elems * dims;
 }
+
+int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
+                                int i, int64_t *out, int64_t max)
+{
+    const ls_nested_layout *l = &mm->layout;
+    int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY];
+    ls_nl_virtual_thread(l, tid % subgroup_size, vt);
+    ls_nl_virtual_subgroup(l, tid / subgroup_size, vs);
+    /* batch, outer and element of loop i in order: ascending positions */
+    int64_t n = 0;
+    for (int64_t b = 0; b < l->batch_tile[i]; b++)
+        for (int64_t o = 0; o < l->outer_tile[i]; o++)
+            for (int64_t e = 0; e < l->element_tile[i]; e++) {
+                int64_t x = (((vs[i] * l->batch_tile[i] + b) * l->outer_tile[i] + o) *
+                                 l->thread_tile[i] + vt[i]) * l->element_tile[i] + e;
+                if (x >= mm->bound[i])
+                    continue;
+                if (n < max)
+                    out[n] = x;
+                n++;
+            }
+    return n;
+}

@@ -382,6 +382,14 @@ contains "attention explain QK layout" "$tmp/atx.txt" "layout: #iree_vector_ext.
 contains "attention explain K vector" "$tmp/atx.txt" "per thread, K: vector<1x1x8x1x1x1x1x1x8xf16>"
 contains "attention explain V vector" "$tmp/atx.txt" "per thread, V: vector<1x1x2x1x1x1x1x1x8xf16>"
 contains "attention explain QK reduce" "$tmp/atx.txt" "per K2 iteration: 1 gpu.subgroup_reduce add per thread"
+# thread 37 = subgroup 0, lane 37: K2 lane 37 mod 32 = 5, K1 lane 1 (stride
+# 32) -> columns 16 b + 8 + e; PV N lane 1 -> 16 b + 8 + e, b < 2
+$LANESCOPE explain "$AT" --target mi300x --thread 37 >"$tmp/att.txt" 2>"$tmp/err"
+contains "attention thread QK" "$tmp/att.txt" "QK: d0 (B) 0; d1 (M) 0; d2 (K1) 8..15, 24..31, 40..47, 56..63, 72..79, 88..95, 104..111, 120..127; d3 (K2) 5"
+contains "attention thread PV" "$tmp/att.txt" "PV: d0 (B) 0; d1 (M) 0; d3 (K2) 5; d4 (N) 8..15, 24..31"
+$LANESCOPE explain "$AT" --target mi300x --thread 512 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ]; check "attention --thread past the workgroup exits 2" $?
+contains "attention --thread range" "$tmp/err" "--thread: 512 is outside the workgroup of @attention_decode_32x1x128x8192x128:attention (threads 0..511)"
 $LANESCOPE explain "$AT" --target mi300x --format json >"$tmp/atx.json" 2>"$tmp/err"
 check "attention explain json exits 0" $?
 tr -d ' \n' <"$tmp/atx.json" >"$tmp/atx.flat"

@@ -344,6 +344,18 @@ START_TEST(pipeline_case_layouts)
     /* K1 lanes sit at stride 32 (cluster(size = 2, stride = 32) in the CHECK) */
     ck_assert_int_eq(a.qk.layout.thread_tile[2], 2);
     ck_assert_int_eq(a.qk.layout.thread_strides[2], 32);
+    /* §6: thread (s, l) holds keys 4 (l mod 32) + j, K1 columns 32 floor(l / 32)
+     * .. + 31 and output columns 8 s + 4 b + e; thread 100 is (1, 36) */
+    int64_t x[64];
+    ck_assert_int_eq(ls_att_thread_positions(&a.qk, 100, 64, 3, x, 64), 4);
+    ck_assert_int_eq(x[0], 16);
+    ck_assert_int_eq(x[3], 19);
+    ck_assert_int_eq(ls_att_thread_positions(&a.qk, 100, 64, 2, x, 64), 32);
+    ck_assert_int_eq(x[0], 32);
+    ck_assert_int_eq(x[31], 63);
+    ck_assert_int_eq(ls_att_thread_positions(&a.pv, 100, 64, 3, x, 64), 8);
+    ck_assert_int_eq(x[0], 8);
+    ck_assert_int_eq(x[7], 15);
     /* case #2 (partial_reduction): QK as before, the PV has no contraction in the loop */
     memset(m, 0, sizeof *m);
     pipeline_ir(ir, sizeof ir, "partial_reduction", true);

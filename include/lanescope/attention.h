@@ -62,6 +62,13 @@ ls_status ls_attention_build(const ls_module *m, const ls_module_attention *a, c
 void ls_att_vector_type(const ls_att_matmul *mm, const int *map, int map_n, const char *elem,
                         char *buf, size_t size);
 
+/* The positions along loop i of matmul mm (within the workgroup's and K2
+ * iteration's tile, ascending, padding past the bound left out) that thread
+ * tid of a workgroup with subgroups of subgroup_size holds; at most max of
+ * them into out.  Returns how many there are. */
+int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
+                                int i, int64_t *out, int64_t max);
+
 /* gpu.subgroup_reduce ops per thread that matmul mm's contract leaves in
  * one K2 iteration (one per result element and per reduced dim with lanes,
  * docs/attention-lowering.md §5.3), and whether subgroups split a reduced

@@ -23,13 +23,15 @@ static void usage(FILE *f)
             "usage: lanescope explain [INPUT] [options]\n"
             "\n"
             "Analyse the reductions (linalg.generic / linalg.reduce with a lowering_config),\n"
+            "attention ops (the K2 loop, the QK and PV matmuls' layouts),\n"
             "#iree_vector_ext.nested_layout and #iree_codegen.xor_shuffle / rotate_rows\n"
             "attributes in INPUT (.mlir).  Without INPUT and without --shape, a bundled\n"
             "example (seed 000, Example 2) is explained.\n"
             "\n"
             "options:\n"
             "  --thread N            also show thread N: coordinates and the elements it loads\n"
-            "                        in iteration 0 of workgroup 0\n"
+            "                        in iteration 0 of workgroup 0 (an attention: the positions\n"
+            "                        it holds in each matmul)\n"
             "  --format text|md|json output format (default text)\n"
             "  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
             "  --target NAME|FILE    target: a built-in name (%s)\n"
@@ -619,6 +621,13 @@ int ls_cmd_explain(int argc, char **argv)
         }
         if (ls_attention_build(m, ma, &m->target, &attentions[i], &diag))
             goto fail;
+        if (o.has_thread && o.thread >= attentions[i].workgroup_size) {
+            ls_diag_set(&diag, LS_ERR_USAGE, "--thread", 0, 0,
+                        "%lld is outside the workgroup of %s (threads 0..%lld)",
+                        (long long)o.thread, attentions[i].name,
+                        (long long)attentions[i].workgroup_size - 1);
+            goto fail;
+        }
     }
     /* no config: IREE's default, as sim uses it; with no target either,
      * for the machine sim would time it on (chosen by subgroup size) */

@@ -88,6 +88,59 @@ static void text_matmul(FILE *f, const ls_module *m, const ls_module_attention *
                 cross ? "; subgroups split a contracted dim: a workgroup-memory round" : "");
 }
 
+/* Positions as runs: "8..15, 24..31" (the first 8 runs, then how many more). */
+static void runs_text(const int64_t *x, int64_t n, char *buf, size_t size)
+{
+    size_t u = 0;
+    int runs = 0;
+    buf[0] = 0;
+    for (int64_t i = 0; i < n && u < size;) {
+        int64_t j = i;
+        while (j + 1 < n && x[j + 1] == x[j] + 1)
+            j++;
+        if (runs == 8) {
+            int64_t left = 0;
+            for (int64_t k = i; k < n; k++)
+                left += k == i || x[k] != x[k - 1] + 1;
+            snprintf(buf + u, size - u, ", ... %lld more run%s", (long long)left,
+                     left == 1 ? "" : "s");
+            return;
+        }
+        if (j > i)
+            u += (size_t)snprintf(buf + u, size - u, "%s%lld..%lld", runs ? ", " : "",
+                                  (long long)x[i], (long long)x[j]);
+        else
+            u += (size_t)snprintf(buf + u, size - u, "%s%lld", runs ? ", " : "", (long long)x[i]);
+        runs++;
+        i = j + 1;
+    }
+}
+
+/* --thread: the positions of each loop thread `tid` holds in each matmul. */
+static void text_thread(FILE *f, const ls_attention *a, int64_t tid, const char *li)
+{
+    fprintf(f, "%sthread %lld (subgroup %lld, lane %lld) holds, per workgroup tile and K2 "
+               "iteration:\n",
+            li, (long long)tid, (long long)(tid / a->subgroup_size),
+            (long long)(tid % a->subgroup_size));
+    for (int q = 0; q < 2; q++) {
+        const ls_att_matmul *mm = q == 0 ? &a->qk : &a->pv;
+        fprintf(f, "%s  %s:", li, q == 0 ? "QK" : "PV");
+        for (int i = 0; i < mm->rank; i++) {
+            int64_t x[512];
+            int64_t n = ls_att_thread_positions(mm, tid, a->subgroup_size, i, x, 512);
+            char buf[512];
+            if (n > 512)
+                snprintf(buf, sizeof buf, "%lld positions", (long long)n);
+            else
+                runs_text(x, n, buf, sizeof buf);
+            fprintf(f, "%s d%d (%s) %s", i ? ";" : "", mm->dim[i], role_of(&a->dims, mm->dim[i]),
+                    n ? buf : "none");
+        }
+        fprintf(f, "\n");
+    }
+}
+
 void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attention *ma,
                             const ls_attention *a, const opts *o)
 {
@@ -140,6 +193,8 @@ void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attenti
                 li, (long long)a->iterations, a->iterations == 1 ? "" : "s", (long long)tile);
     text_matmul(f, m, ma, a, true, li);
     text_matmul(f, m, ma, a, false, li);
+    if (o->has_thread)
+        text_thread(f, a, o->thread, li);
     if (md)
         fprintf(f, "\n");
 }
