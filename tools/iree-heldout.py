@@ -177,16 +177,16 @@ def simulate(ls, fn, t):
     return rc, err, dims
 
 
-def emulate(ls, fn, t, dims):
+def emulate(ls, fn, t, dims, limit):
     """The CUDA generator's kernel for the case, run on the CPU by
     `lanescope measure --emulate` and checked.  Returns (rc, message)."""
     cmd = [ls, "measure", fn, "--target", t, "--emulate"]
     for d in dims:
         cmd += ["--dim", d + "=" + DYN_SIZE]
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
     except subprocess.TimeoutExpired:
-        return 1, "emulation timed out (600 s)"
+        return 1, f"emulation ran past {limit} s (the kernel generated; the CPU emulation is slow for it)"
     return r.returncode, (r.stdout + r.stderr).strip()
 
 
@@ -199,6 +199,8 @@ def main():
     ap.add_argument("--cuda", action="store_true",
                     help="also run the CUDA generator on every NVIDIA (sm_*) row that simulates: "
                          "its kernel emulated on the CPU and checked (minutes)")
+    ap.add_argument("--cuda-limit", type=int, default=600, metavar="S",
+                    help="seconds one emulation may take (default 600)")
     a = ap.parse_args()
     cuda_ok, cuda_fails = 0, {}
     att_ok, att_total = 0, 0
@@ -242,7 +244,7 @@ def main():
                         att_ok += xrc == 0 and "PV matmul" in xout
                         line += "; explain " + ("lays it out" if xrc == 0 else reason(xerr))
                     if a.cuda and rc == 0 and t.startswith("sm_"):
-                        crc, cmsg = emulate(a.lanescope, fn, t, dims)
+                        crc, cmsg = emulate(a.lanescope, fn, t, dims, a.cuda_limit)
                         if crc == 0:
                             cuda_ok += 1
                             line += "; CUDA kernel emulated and checked"
