@@ -88,8 +88,11 @@ LANESCOPE_TEST_HOLD_OUTPUTS=1 $LANESCOPE sweep --shape 64x256 --iter pr --target
     --csv "$tmp/sig.csv" --chart "$tmp/sig.svg" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 n=0
-while [ $n -lt 200 ] && ! ls "$tmp" | grep -q 'sig.svg.tmp'; do sleep 0.1; n=$((n + 1)); done
-ls "$tmp" | grep -q 'sig.csv.tmp'; check "signal: the temporaries were there" $?
+# both staged (the run then holds before renaming them); waiting for one
+# alone races the staging of the other on a loaded machine
+staged() { ls "$tmp" | grep -q 'sig.svg.tmp' && ls "$tmp" | grep -q 'sig.csv.tmp'; }
+while [ $n -lt 600 ] && ! staged; do sleep 0.1; n=$((n + 1)); done
+staged; check "signal: the temporaries were there" $?
 kill -TERM $pid
 wait $pid
 check "signal: exit status 143" $([ $? -eq 143 ]; echo $?)
