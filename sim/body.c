@@ -386,7 +386,33 @@ int ls_body_transcendental_ops(const ls_body *b)
 static bool is_int(ls_elem_type t)
 {
     return t == LS_ET_I1 || t == LS_ET_I4 || t == LS_ET_I8 || t == LS_ET_I16 || t == LS_ET_I32 || t == LS_ET_I64 ||
-           t == LS_ET_INDEX;
+           t == LS_ET_INDEX || t == LS_ET_I128;
+}
+
+/* An op on i128 that the low 64 bits lanescope carries decide exactly:
+ * reduction mod 2^64 commutes with add, sub and mul mod 2^128 and with the
+ * bitwise ops, the low 64 bits of an extension into i128 are the operand
+ * extended to 64 bits, and a truncation to 64 bits or fewer reads only
+ * them.  A compare, division, remainder, shift, min/max or conversion to
+ * float depends on the high bits. */
+static bool i128_exact(const ls_body *b, const ls_body_inst *in)
+{
+    ls_elem_type t = (ls_elem_type)in->type, s = (ls_elem_type)in->src;
+    bool touches = t == LS_ET_I128 || s == LS_ET_I128;
+    int ar = ops[in->op].arity;
+    const int16_t opnd[3] = {in->a, in->b, in->c};
+    for (int k = 0; k < ar; k++)
+        touches |= (ls_elem_type)b->inst[opnd[k]].type == LS_ET_I128;
+    if (!touches)
+        return true;
+    switch ((ls_body_opcode)in->op) {
+    case LS_BOP_INPUT: case LS_BOP_CONST: case LS_BOP_ADDI: case LS_BOP_SUBI:
+    case LS_BOP_MULI: case LS_BOP_ANDI: case LS_BOP_ORI: case LS_BOP_XORI: case LS_BOP_SELECT:
+        return true;
+    case LS_BOP_EXTSI: case LS_BOP_EXTUI: return t == LS_ET_I128;
+    case LS_BOP_TRUNCI: return ls_elem_type_bits(t) <= 64;
+    default: return false;
+    }
 }
 
 bool ls_body_check(const ls_body *b, int *bad, const char **why)
@@ -403,6 +429,12 @@ bool ls_body_check(const ls_body *b, int *bad, const char **why)
                 *why = "an operand is missing or not defined before its use";
                 return false;
             }
+        if (!i128_exact(b, in)) {
+            *why = "an i128 op other than add, sub, mul, and, or, xor, select, an extension into "
+                   "i128 or a truncation to 64 bits or fewer: lanescope carries the low 64 bits "
+                   "of an i128, and this op depends on the high ones";
+            return false;
+        }
         ls_elem_type at = ar > 0 ? (ls_elem_type)b->inst[in->a].type : LS_ET_UNKNOWN;
         ls_elem_type bt = ar > 1 ? (ls_elem_type)b->inst[in->b].type : LS_ET_UNKNOWN;
         switch (ops[op].kind) {

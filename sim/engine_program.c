@@ -171,12 +171,26 @@ static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
     return e->ncode++;
 }
 
+/* The 32-bit lane moves one exchange of the shuffled value takes.  A wider
+ * value moves in 32-bit pieces: GPUShuffleOpLowering (mlir's
+ * LowerGpuOpsToROCDLOps.cpp) decomposes it into one ds_bpermute per
+ * dword, and LLVM legalizes a wider llvm.amdgcn.update.dpp or readlane
+ * into 32-bit ones (gfx90a/gfx942's 64-bit DPP move takes only
+ * row_newbcast, which the reduction does not use). */
+static int exchange_pieces(const ls_plan *pl)
+{
+    return pl->shuffle_bits > 32 ? pl->shuffle_bits / 32 : 1;
+}
+
 static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
 {
     for (int i = 0; i < r->n_steps; i++) {
         const ls_reduce_step *s = &r->steps[i];
-        int x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
-        e->code[x].step = i;
+        int x = -1;
+        for (int k = 0; k < exchange_pieces(e->plan); k++) {
+            x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
+            e->code[x].step = i;
+        }
         prev = emit(e, I_ALU, st, x, prev);
         e->code[prev].step = i;
     }
@@ -262,7 +276,7 @@ void ls_engine_build_template(engine *e)
 {
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
-    int64_t per_q = 4 + 2 * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
+    int64_t per_q = 4 + (exchange_pieces(pl) + 1) * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
     int64_t nb = pl->body_alu_ops, regs = e->d->elems_per_iteration, loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;

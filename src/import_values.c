@@ -53,15 +53,10 @@ bool ls_imp_init_type_ok(importer *im, const operand_list *outs)
                            "%d-bit %s elements, and reduction distribution needs a power of two "
                            "of at least 4 bits that fits the 128-bit largest load",
                            bits, text) == LS_OK;
-    if (bits > 64 && t == LS_ET_UNKNOWN)
-        return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
-                           "the init holds %s: IREE reduces %d-bit values (`lanescope suggest` "
-                           "prints its config), but lanescope holds a value in at most 64 bits",
-                           text, bits) == LS_OK;
     return ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
-                       "the init holds %s: lanescope reduces into 8- to 64-bit types (%s)", text,
-                       "f16, bf16, f32, f64, the 8-bit floats but f8E8M0FNU, i8, i16, i32 and "
-                       "i64") == LS_OK;
+                       "the init holds %s: lanescope reduces into 8- to 128-bit types (%s)", text,
+                       "f16, bf16, f32, f64, the 8-bit floats but f8E8M0FNU, i8, i16, i32, i64 "
+                       "and i128") == LS_OK;
 }
 
 bool ls_imp_literal_bits(const char *lit, ls_elem_type t, uint64_t *bits)

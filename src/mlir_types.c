@@ -26,6 +26,7 @@ static const struct {
     {"f8E4M3FNUZ", LS_ET_F8E4M3FNUZ, 8, true}, {"f8E5M2FNUZ", LS_ET_F8E5M2FNUZ, 8, true},
     {"i4", LS_ET_I4, 4, false},      {"f4E2M1FN", LS_ET_F4E2M1FN, 4, true},
     {"f8E8M0FNU", LS_ET_F8E8M0FNU, 8, true},
+    {"i128", LS_ET_I128, 128, false},
 };
 
 ls_elem_type ls_elem_type_from_name(const char *s, size_t len)

@@ -176,8 +176,10 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
             int64_t extent = red ? l->subgroup_tile[k] : d->body_bound[k];
             plan->buffer_shape[plan->buffer_rank++] = extent;
         }
-        /* GPUReduceBankConflicts pads the innermost dim by 64 bits. */
-        plan->buffer_pad = 64 / acc_bits > 0 ? 64 / acc_bits : 1;
+        /* GPUReduceBankConflicts pads the innermost dim by 64 bits, in
+         * whole elements (padAlloc: 64 / bitwidth), so not at all for
+         * i128. */
+        plan->buffer_pad = 64 / acc_bits;
         plan->buffer_shape[plan->buffer_rank - 1] += plan->buffer_pad;
         for (int k = 0; k < plan->buffer_rank; k++)
             elems *= plan->buffer_shape[k];
@@ -324,9 +326,13 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     fprintf(f, "  [%s]%s\n", ls_stage_name(LS_STAGE_SUBGROUP_REDUCE),
             plan->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
     char ty[64];
-    snprintf(ty, sizeof ty, "%s%s", acc, plan->shuffle_bits > ls_elem_type_bits(p->acc_type)
-                                            ? " (widened to i32 for the shuffle)"
-                                            : "");
+    if (plan->shuffle_bits > ls_elem_type_bits(p->acc_type))
+        snprintf(ty, sizeof ty, "%s (widened to i32 for the shuffle)", acc);
+    else if (plan->shuffle_bits > 32)
+        snprintf(ty, sizeof ty, "%s (each exchange moves %d 32-bit pieces)", acc,
+                 plan->shuffle_bits / 32);
+    else
+        snprintf(ty, sizeof ty, "%s", acc);
     for (int i = 0; i < plan->n_subgroup_reduces; i++)
         ls_plan_dump_reduce(f, &plan->subgroup_reduces[i], kind, ty);
     if (plan->cross_subgroup) {

@@ -334,6 +334,16 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
     if (!is_float && ls_combiner_is_float_only(p->combiner))
         return verr(d, p, 0, 0, "combiner %s needs a float type, but the reduction is in %s",
                     ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type));
+    /* i128 (value.h): the low 64 bits decide sums, products and bitwise
+     * ops exactly; an order (min, max, arg_compare) needs the high ones. */
+    if ((p->acc_type == LS_ET_I128 || (p->argcmp.on && p->inputs[0].type == LS_ET_I128)) &&
+        (p->argcmp.on || (p->combiner != LS_COMB_ADD && p->combiner != LS_COMB_MUL &&
+                          p->combiner != LS_COMB_AND && p->combiner != LS_COMB_OR &&
+                          p->combiner != LS_COMB_XOR)))
+        return verr(d, p, 0, 0,
+                    "%s over i128: lanescope carries the low 64 bits of an i128, which decide "
+                    "add, mul, and, or and xor exactly but not an order",
+                    p->argcmp.on ? "arg_compare" : ls_combiner_name(p->combiner));
     if (!p->has_config)
         return ls_diag_set(d, LS_ERR_NOTFOUND, p->file, p->line, p->col,
                            "%s has no lowering_config (pass one with --config)", p->name);

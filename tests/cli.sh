@@ -113,7 +113,7 @@ sed 's|"[^"]*\.mlir"|FILE|; s|\.mlir:[0-9]*:[0-9]*|.mlir|' "$tmp/expanded.json" 
 cmp -s "$tmp/alias.cmp" "$tmp/expanded.cmp"
 check "type aliases simulate as the written-out dispatch" $?
 tr -d ' \n' <"$tmp/alias.json" >"$tmp/alias.flat"
-contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0}'
+contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32}'
 printf '!A = tensor<4x8xf32>\n!A = tensor<4x9xf32>\n' >"$tmp/redef.mlir"
 $LANESCOPE sim "$tmp/redef.mlir" >/dev/null 2>"$tmp/err"
 check "type alias redefinition exits 1" $([ $? -eq 1 ]; echo $?)
@@ -136,6 +136,19 @@ $LANESCOPE sim "$MM" --target gfx942 --workgroups 1 --json >"$tmp/mm.json" 2>&1
 tr -d ' \n' <"$tmp/mm.json" >"$tmp/mm.flat"
 contains "multi-result json: result fields" "$tmp/mm.flat" '"reduction":"@minmax_rows:linalg.generic#1.result1"'
 contains "multi-result json: result 1 of 2" "$tmp/mm.flat" '"result":1,"results":2'
+# i128: carried as its low 64 bits, which the check compares and says so;
+# an order over i128 is refused with the reason.
+I128=$(dirname "$0")/corpus/reduction_i128_gfx942.mlir
+$LANESCOPE sim "$I128" --workgroups 2 >"$tmp/i128.txt" 2>&1
+check "i128 sim exits 0" $?
+contains "i128: low half checked" "$tmp/i128.txt" "functional check passed: 2 outputs of 2 workgroups match the reference (add i128, seed 1; the low 64 bits of each i128, which decide add exactly)"
+$LANESCOPE sim "$I128" --workgroups 1 --json >"$tmp/i128.json" 2>&1
+tr -d ' \n' <"$tmp/i128.json" >"$tmp/i128.flat"
+contains "i128 json: compared bits" "$tmp/i128.flat" '"mismatches":0,"compared_bits":64}'
+sed 's/arith.addi %in, %out : i128/arith.maxsi %in, %out : i128/' "$I128" >"$tmp/i128max.mlir"
+$LANESCOPE sim "$tmp/i128max.mlir" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ]; check "i128 max refused, exit 1" $?
+contains "i128 max: the reason" "$tmp/err" "i128max.mlir:37:8: maxsi over i128: lanescope carries the low 64 bits of an i128, which decide add, mul, and, or and xor exactly but not an order"
 # Full reductions to a scalar (tensor<f32>, init map `-> ()`): no parallel
 # dims, one workgroup, one output; IREE's heuristic gives the AMD file's config.
 FS=$DATA/full_sum_1x8192_amd.mlir
@@ -146,7 +159,7 @@ contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 
 $LANESCOPE sim "$DATA/full_max_1x8192_nv.mlir" --target h100 --json >"$tmp/fullnv.json" 2>&1
 check "full reduction sim (NVIDIA) exits 0" $?
 tr -d ' \n' <"$tmp/fullnv.json" >"$tmp/fullnv.flat"
-contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0}'
+contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32}'
 $LANESCOPE suggest "$FS" --target mi300x >"$tmp/fullsug.txt" 2>&1
 check "full reduction suggest exits 0" $?
 contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [1, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [1, 4], workgroup = [0, 0]}>"

@@ -89,6 +89,12 @@ static int64_t fact(const ls_plan *pl, const char *key, bool *known)
         return pl->cross_subgroup;
     if (strcmp(base, "buffer_bytes") == 0)
         return pl->buffer_bytes;
+    if (strcmp(base, "buffer_pad") == 0)
+        return pl->buffer_pad;
+    if (strcmp(base, "shuffle_bits") == 0)
+        return pl->shuffle_bits;
+    if (strcmp(base, "acc_elem_bytes") == 0)
+        return pl->acc_elem_bytes;
     if (strcmp(base, "init_nan") == 0)
         return isnan(ls_value_to_double(ls_problem_init(p), p->acc_type));
     if (strcmp(base, "combiner") == 0) /* compared by name: see check_plan */

@@ -535,6 +535,84 @@ START_TEST(packed_i4_loads)
 }
 END_TEST
 
+/* An 8 x 2048 reduction of t elements into t: `op (%in * c), %out`, c = 2^63 - 1
+ * for i128, else 3. */
+static const char *same_type_text(char *buf, size_t size, const char *t, const char *op)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [64, 1, 1] subgroup_size = 64>} {\n"
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+             "ins(%%a : tensor<8x2048x%s>) outs(%%b : tensor<8x%s>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], "
+             "thread = [0, 1], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
+             "1]]}>} {\n^bb0(%%in: %s, %%out: %s):\n"
+             "  %%c = arith.constant %s : %s\n"
+             "  %%0 = arith.muli %%in, %%c : %s\n  %%1 = %s %%0, %%out : %s\n"
+             "  linalg.yield %%1 : %s\n}\n}\n",
+             t, t, t, t, strcmp(t, "i128") == 0 ? "9223372036854775807" : "3", t, t, op, t, t);
+    return buf;
+}
+
+/* i128 is carried as its low 64 bits (value.h).  A sum of 2048 values in
+ * [-100, 100] times 2^63 - 1 leaves int64 behind, so the check holds only if the
+ * low half really is what 128-bit arithmetic gives: the reference is
+ * recomputed here with GCC's 128-bit integers.  Each exchange of the
+ * subgroup reduce moves four 32-bit pieces (engine_program.c,
+ * exchange_pieces), against one for i32. */
+__extension__ typedef __int128 wide_int; /* GCC's, for an independent reference */
+
+START_TEST(i128_low_half)
+{
+    char text[2048];
+    same_type_text(text, sizeof text, "i128", "arith.addi");
+    ls_problem *p;
+    ls_derived *dv;
+    ls_plan pl;
+    ls_diag d;
+    plan_text(text, "gfx942", &p, &dv, &pl);
+    ck_assert_int_eq(pl.acc_elem_bytes, 16);
+    ck_assert_int_eq(pl.load_elem_bytes, 16);
+    ck_assert_int_eq(pl.shuffle_bits, 128);
+    ls_input_source src = {.seed = 5};
+    ls_functional_result fr;
+    ck_assert_msg(ls_functional_run(&pl, src, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    ck_assert_int_eq(fr.mismatches, 0);
+    ls_value out[8];
+    ls_reference_outputs(p, src, out);
+    for (int64_t row = 0; row < 8; row += 7) {
+        wide_int sum = 0;
+        for (int64_t j = 0; j < 2048; j++)
+            sum += (wide_int)ls_value_to_int(
+                       ls_input_value(5, row * 2048 + j, LS_ET_I128, LS_COMB_ADD), LS_ET_I128) *
+                   INT64_MAX;
+        ck_assert_msg(sum > INT64_MAX || sum < INT64_MIN, "row %lld: the sum fits in 64 bits",
+                      (long long)row);
+        ck_assert_uint_eq(out[row], (uint64_t)sum);
+    }
+    free(dv);
+    free(p);
+
+    ls_hw hw;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_sim_result r128, r32;
+    same_type_text(text, sizeof text, "i128", "arith.addi");
+    simulate(text, &hw, &r128, NULL);
+    same_type_text(text, sizeof text, "i32", "arith.addi");
+    simulate(text, &hw, &r32, NULL);
+    int64_t x128 = r128.stage[LS_STAGE_SUBGROUP_REDUCE].dpp_steps +
+                   r128.stage[LS_STAGE_SUBGROUP_REDUCE].shuffles;
+    int64_t x32 = r32.stage[LS_STAGE_SUBGROUP_REDUCE].dpp_steps +
+                  r32.stage[LS_STAGE_SUBGROUP_REDUCE].shuffles;
+    ck_assert_int_gt(x32, 0);
+    ck_assert_int_eq(x128, 4 * x32);
+    ck_assert_int_eq(r128.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 8 * 2048 * 16);
+}
+END_TEST
+
 static const char *colsum_text(char *buf, size_t size, int64_t cols)
 {
     snprintf(buf, size,
@@ -768,6 +846,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, l2_hashed_sets);
     tcase_add_test(tc, l2_sparse_sets);
     tcase_add_test(tc, packed_i4_loads);
+    tcase_add_test(tc, i128_low_half);
     tcase_add_test(tc, size_overflow_guards);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

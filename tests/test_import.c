@@ -260,12 +260,20 @@ static const struct {
      "tensor<4x8xi256>) outs(%b : tensor<4xi256>) {\n^bb0(%in: i256, %out: i256):\n  %1 = "
      "arith.addi %in, %out : i256\n  linalg.yield %1 : i256\n}\n",
      1, 175, "fits the 128-bit largest load"},
+    /* i128 is carried as its low 64 bits: an op that reads the high ones is refused */
     {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
-     "tensor<4x8xi128>) outs(%b : tensor<4xi128>) {\n^bb0(%in: i128, %out: i128):\n  %1 = "
-     "arith.addi %in, %out : i128\n  linalg.yield %1 : i128\n}\n",
-     1, 175, "IREE reduces 128-bit values (`lanescope suggest` prints its config), but lanescope "
-     "holds a value in at most 64 bits"},
+     "tensor<4x8xi128>) outs(%b : tensor<4xi128>) {\n^bb0(%in: i128, %out: i128):\n  %0 = "
+     "arith.shrsi %in, %in : i128\n  %1 = arith.addi %0, %out : i128\n  linalg.yield %1 : "
+     "i128\n}\n",
+     3, 3, "arith.shrsi: an i128 op other than add, sub, mul, and, or, xor, select, an extension "
+     "into i128 or a truncation to 64 bits or fewer: lanescope carries the low 64 bits"},
+    {"%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+     "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%a : "
+     "tensor<4x8xi128>) outs(%b : tensor<4xi32>) {\n^bb0(%in: i128, %out: i32):\n  %0 = "
+     "arith.sitofp %in : i128 to f32\n  %2 = arith.fptosi %0 : f32 to i32\n"
+     "  %1 = arith.addi %2, %out : i32\n  linalg.yield %1 : i32\n}\n",
+     3, 3, "arith.sitofp: an i128 op other than"},
     /* an argmax written as a generic: the index result reads the value's init */
     {"%r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
      "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "

@@ -115,7 +115,10 @@ typedef enum {
     /* the packed types of weight-only and MX quantisation: i4 weights of a
      * dequantized matvec, OCP MX's f4E2M1FN elements with their
      * f8E8M0FNU (power-of-two) block scales */
-    LS_ET_I4, LS_ET_F4E2M1FN, LS_ET_F8E8M0FNU
+    LS_ET_I4, LS_ET_F4E2M1FN, LS_ET_F8E8M0FNU,
+    /* a 128-bit integer, of which lanescope carries the low 64 bits (value.h
+     * says which operations that keeps exact) */
+    LS_ET_I128
 } ls_elem_type;
 
 typedef struct {

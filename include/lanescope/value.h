@@ -9,6 +9,12 @@
  * 0, MINSI: INT_MAX, MAXSI: INT_MIN, AND: all ones); IREE builds INT64_MAX /
  * INT64_MIN / 1 and truncates, which is wrong for narrow signed types and
  * AND (reference §4) -- ls_iree_identity gives IREE's value for comparison.
+ *
+ * i128 is carried as its low 64 bits, and ops wrap at 64: reduction mod
+ * 2^64 commutes with add, sub and mul mod 2^128 and with the bitwise ops,
+ * so those give exactly the low half of IREE's i128 result.  Whatever needs
+ * the high half (an order, a division, a shift right, a float conversion)
+ * is refused before it runs (ls_body_check, ls_problem_validate).
  */
 #ifndef LANESCOPE_VALUE_H
 #define LANESCOPE_VALUE_H

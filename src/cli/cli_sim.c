@@ -351,6 +351,10 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(fj, "seed", json_object_new_int64(seed));
     json_object_object_add(fj, "outputs", json_object_new_int64(checked ? fr->outputs_checked : 0));
     json_object_object_add(fj, "mismatches", json_object_new_int64(checked ? fr->mismatches : 0));
+    /* i128 is carried as its low 64 bits (value.h): what the check holds */
+    int out_bits = ls_elem_type_bits(p->acc_type);
+    json_object_object_add(fj, "compared_bits",
+                           json_object_new_int(out_bits > 64 ? 64 : out_bits));
     if (p->argcmp.on)
         json_object_object_add(fj, "index_ties",
                                json_object_new_int64(checked ? fr->index_ties : 0));
@@ -669,6 +673,9 @@ int ls_cmd_sim(int argc, char **argv)
                 if (fr.max_error_bound_ratio > 0)
                     fprintf(out.f, "; largest float error %.3g of the rounding bound",
                             fr.max_error_bound_ratio);
+                if (p->acc_type == LS_ET_I128)
+                    fprintf(out.f, "; the low 64 bits of each i128, which decide %s exactly",
+                            ls_combiner_name(p->combiner));
                 fprintf(out.f, ")\n");
             }
         }
