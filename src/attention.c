@@ -26,13 +26,6 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return a / b + (a % b != 0);
 }
 
-static bool in_list(const int *l, int n, int d)
-{
-    for (int i = 0; i < n; i++)
-        if (l[i] == d)
-            return true;
-    return false;
-}
 
 /* A suggestion's qk or pv half as the lowering_config IREE prints. */
 static void config_of_part(const ls_attention_part *pt, int op_rank, ls_lowering_config *c)
@@ -72,20 +65,20 @@ static ls_status matmul(const ls_attention *a, bool is_qk, const ls_lowering_con
     memset(mm, 0, sizeof *mm);
     mm->config = *cfg;
     for (int d = 0; d < a->rank; d++) {
-        if (in_list(drop, n_drop, d))
+        if (ls_att_dim_in(drop, n_drop, d))
             continue;
         int i = mm->rank++;
         mm->dim[i] = d;
-        if (in_list(ad->k1, ad->n_k1, d))
+        if (ls_att_dim_in(ad->k1, ad->n_k1, d))
             mm->bound[i] = a->size[d];
-        else if (in_list(ad->k2, ad->n_k2, d))
+        else if (ls_att_dim_in(ad->k2, ad->n_k2, d))
             mm->bound[i] = a->k2_tile[d] ? a->k2_tile[d] : a->size[d];
         else
             mm->bound[i] = a->workgroup[d] ? a->workgroup[d] : a->size[d];
         /* QK contracts K1; PV contracts K2 only when the K2 loop is serial
          * (a partial K2 tile keeps a slot per key: §2.2) */
-        mm->reduced[i] = is_qk ? in_list(ad->k1, ad->n_k1, d)
-                               : !a->partial && in_list(ad->k2, ad->n_k2, d);
+        mm->reduced[i] = is_qk ? ls_att_dim_in(ad->k1, ad->n_k1, d)
+                               : !a->partial && ls_att_dim_in(ad->k2, ad->n_k2, d);
     }
     int cl = cfg->line ? cfg->line : a->line, cc = cfg->line ? cfg->col : a->col;
     if (cfg->thread.n != mm->rank || cfg->lane_basis.mapping.n != mm->rank ||
@@ -243,7 +236,7 @@ ls_status ls_attention_build(const ls_module *m, const ls_module_attention *ma, 
                                    "out",
                                    a->name, (long long)c->promote_operands.v[i], o->n_inputs);
         for (int i = 0; i < a->rank; i++) {
-            bool k2 = in_list(ad->k2, ad->n_k2, i), k1 = in_list(ad->k1, ad->n_k1, i);
+            bool k2 = ls_att_dim_in(ad->k2, ad->n_k2, i), k1 = ls_att_dim_in(ad->k1, ad->n_k1, i);
             int64_t pr = i < c->partial_reduction.n ? c->partial_reduction.v[i] : 0;
             int64_t rl = i < c->reduction.n ? c->reduction.v[i] : 0;
             int64_t wg = i < c->workgroup.n ? c->workgroup.v[i] : 0;
@@ -286,9 +279,9 @@ ls_status ls_attention_build(const ls_module *m, const ls_module_attention *ma, 
         return st;
     a->workgroups = a->iterations = 1;
     for (int i = 0; i < a->rank; i++) {
-        if (in_list(ad->k1, ad->n_k1, i))
+        if (ls_att_dim_in(ad->k1, ad->n_k1, i))
             continue;
-        if (in_list(ad->k2, ad->n_k2, i))
+        if (ls_att_dim_in(ad->k2, ad->n_k2, i))
             a->iterations *= ceil_div(a->size[i], a->k2_tile[i] ? a->k2_tile[i] : a->size[i]);
         else
             a->workgroups *= ceil_div(a->size[i], a->workgroup[i] ? a->workgroup[i] : a->size[i]);

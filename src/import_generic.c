@@ -246,9 +246,9 @@ void ls_imp_generic_op(importer *im, const char *result_name)
     size_t first = im->m->n_problems;
     int index = im->op_index;
     bool ok = true;
+    const generic_shape g = {&op, &r, &ins, &outs, maps, red, (int)its->n};
     for (int res = 0; ok && res < outs.n; res++) {
         im->op_index = index;
-        generic_shape g = {&op, &r, &ins, &outs, maps, red, (int)its->n};
         ok = generic_result(im, &g, res, opmap, opmap_n, opscale, opshape);
         if (ok)
             ls_imp_link_problem(im, dop);

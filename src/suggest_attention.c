@@ -111,7 +111,7 @@ static int64_t distribute(int64_t available, const int *dims, int n, basis *b, i
     return available;
 }
 
-static bool in_list(const int *l, int n, int d)
+bool ls_att_dim_in(const int *l, int n, int d)
 {
     for (int i = 0; i < n; i++)
         if (l[i] == d)
@@ -128,7 +128,7 @@ static void project(const int64_t *thread, const basis *lanes, const basis *subg
     for (int d = 0; d < lanes->rank; d++) {
         out->lane_counts[d] = lanes->counts[d];
         out->subgroup_counts[d] = subgroups->counts[d];
-        if (in_list(drop, n_drop, d))
+        if (ls_att_dim_in(drop, n_drop, d))
             continue;
         out->thread[out->n_thread] = thread[d];
         out->lane_mapping[out->n_thread] = lanes->mapping[d];

@@ -118,6 +118,8 @@ typedef struct {
     int n_batch, n_m, n_k1, n_k2, n_n;
     int batch[LS_MAX_RANK], m[LS_MAX_RANK], k1[LS_MAX_RANK], k2[LS_MAX_RANK], n[LS_MAX_RANK];
 } ls_attention_dims;
+/* Whether dim d is one of the n dims of list l (one of the roles above). */
+bool ls_att_dim_in(const int *l, int n, int d);
 
 typedef struct {
     int root;                        /* dispatch op the heuristic is rooted at */

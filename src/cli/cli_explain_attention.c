@@ -9,18 +9,15 @@
 
 static const char *role_of(const ls_attention_dims *ad, int d)
 {
-    for (int i = 0; i < ad->n_batch; i++)
-        if (ad->batch[i] == d)
-            return "B";
-    for (int i = 0; i < ad->n_m; i++)
-        if (ad->m[i] == d)
-            return "M";
-    for (int i = 0; i < ad->n_k1; i++)
-        if (ad->k1[i] == d)
-            return "K1";
-    for (int i = 0; i < ad->n_k2; i++)
-        if (ad->k2[i] == d)
-            return "K2";
+    const struct {
+        const char *name;
+        const int *dims;
+        int n;
+    } roles[] = {{"B", ad->batch, ad->n_batch}, {"M", ad->m, ad->n_m}, {"K1", ad->k1, ad->n_k1},
+                 {"K2", ad->k2, ad->n_k2}};
+    for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++)
+        if (ls_att_dim_in(roles[r].dims, roles[r].n, d))
+            return roles[r].name;
     return "N";
 }
 
