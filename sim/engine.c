@@ -293,6 +293,15 @@ static int64_t step(engine *e, int slot, int64_t t)
         e->rec_before = *st;
     switch (in->kind) {
     case I_ALU: break;
+    case I_SFU:
+        if (hw->sfu_interval > 0) { /* else an ALU instruction */
+            int64_t *unit = &e->sfu_free[g->sched_slot];
+            int64_t start = *unit > t ? *unit : t;
+            *unit = start + hw->sfu_interval;
+            done = start + hw->sfu_latency;
+        }
+        st->sfu_ops++;
+        break;
     case I_DPP:
         done = t + hw->dpp_latency;
         st->dpp_steps++;
@@ -723,6 +732,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     }
     e.sched = ls_xcalloc_aligned((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof *e.sched, 64);
     e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
+    e.sfu_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
     e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
     e.wgs = ls_xcalloc((size_t)e.n_wg_slots, sizeof *e.wgs);
     e.sgs = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgs, 64);
@@ -779,6 +789,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     free(e.wheel);
     free(e.sched);
     free(e.shfl_free);
+    free(e.sfu_free);
     free(e.smem_free);
     free(e.wgs);
     free(e.sgs);

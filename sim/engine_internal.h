@@ -10,7 +10,8 @@
 #include "lanescope/functional.h"
 #include "lanescope/layout.h"
 
-typedef enum { I_GLOAD, I_ALU, I_SHUFFLE, I_DPP, I_BARRIER, I_SMEM_ST, I_SMEM_LD, I_GSTORE } ikind;
+/* I_SFU: a special-function (transcendental) instruction of the body */
+typedef enum { I_GLOAD, I_ALU, I_SHUFFLE, I_DPP, I_BARRIER, I_SMEM_ST, I_SMEM_LD, I_GSTORE, I_SFU } ikind;
 
 typedef struct {
     ikind kind;
@@ -261,6 +262,7 @@ typedef struct {
     /* machine */
     schedring *sched;    /* wgp x schedulers */
     int64_t *shfl_free, *smem_free;
+    int64_t *sfu_free; /* per scheduler (wgp x schedulers_per_wgp + slot) */
     sgstate *sgs;
     sgcold *sgc;
     wgstate *wgs;

@@ -277,7 +277,10 @@ void ls_engine_build_template(engine *e)
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
     int64_t per_q = 4 + (exchange_pieces(pl) + 1) * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
-    int64_t nb = pl->body_alu_ops, regs = e->d->elems_per_iteration, loads = 0;
+    /* the body as the backend emits it: ALU instructions, then the
+     * special-function ones (src/math_lowering.c) */
+    int64_t nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
+    int64_t regs = e->d->elems_per_iteration, loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;
     int64_t copies = 0;
@@ -354,7 +357,7 @@ void ls_engine_build_template(engine *e)
                                   (int)ls_operand_load_of(e->d, &e->oregs[k], r);
             int v = ld[0];
             for (int64_t o = 0; o < nb; o++) {
-                v = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
+                v = emit(e, o < nb_alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
                          o + 1 < pl->n_inputs ? ld[o + 1] : -1);
                 e->code[v].iter_offset = (int)j;
             }

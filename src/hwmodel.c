@@ -52,6 +52,7 @@ static const field fields[] = {
     O(mall_latency, 0, 1000000, 0),       O(dispatch_cycles, 0, 1000000, 0),
     O(unroll_threshold, 0, 100000, 0),    O(unroll_partial_threshold, 0, 100000, 0),
     O(unroll_be_insns, 0, 1000, 0),
+    O(sfu_interval, 0, 100000, 0),        O(sfu_latency, 0, 100000, 0),
 };
 #undef F
 #undef O

@@ -125,6 +125,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->load_width = plan->inputs[0].width;
     plan->body_alu_ops = ls_body_alu_ops(&p->body);
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
+    ls_body_machine_ops(&p->body, t, &plan->body_machine_alu_ops, &plan->body_sfu_ops);
 
     /* Accumulator: the layout without the packed inner dims.  Every product
      * below is of a thread's registers (ls_derive: at most 2^20), or, for
@@ -308,8 +309,11 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                     buf);
         }
     if (p->body.n > 0) {
-        fprintf(f, "      body, per element (%d op%s, inputs numbered as above):\n",
-                plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s");
+        fprintf(f, "      body, per element (%d op%s, inputs numbered as above; the backend "
+                   "emits %d ALU and %d special-function instruction%s):\n",
+                plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s",
+                plan->body_machine_alu_ops, plan->body_sfu_ops,
+                plan->body_sfu_ops == 1 ? "" : "s");
         ls_body_print(&p->body, "        ", f);
     }
     if (plan->inner_elems > 1)

@@ -181,6 +181,80 @@ START_TEST(hand_computed_critical_path)
 }
 END_TEST
 
+/* One 64-lane row of f32 summed after a math op `op` (math.rsqrt, ...). */
+static const char *math_sum_text(char *buf, size_t size, const char *op, const char *t)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [64, 1, 1] subgroup_size = 64>} {\n"
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+             "ins(%%a : tensor<1x64x%s>) outs(%%b : tensor<1x%s>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 64], "
+             "thread = [0, 1], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
+             "1]]}>} {\n^bb0(%%in: %s, %%out: %s):\n  %%e = %s %%in : %s\n"
+             "  %%1 = arith.addf %%e, %%out : %s\n  linalg.yield %%1 : %s\n}\n}\n",
+             t, t, t, t, op, t, t, t);
+    return buf;
+}
+
+/* The body's math ops as the backend emits them (src/math_lowering.c):
+ * rsqrt on NVIDIA is libdevice's rsqrt.approx, 3 ALU instructions and one
+ * MUFU.  The hand-computed path of hand_computed_critical_path, with the
+ * body between the load (501) and the accumulate: 3 ALU (4 each) then the
+ * special-function op (sfu_latency 23) -> 536; accumulate -> 540; six
+ * butterfly rounds of 24 -> 684; the init -> 688; the store -> 788.  A
+ * model without the unit (sfu_interval 0) times the op as an ALU one:
+ * 501 + 16 + 4 + 144 + 4 + 100 = 769. */
+START_TEST(special_function_unit)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    char model[4096];
+    snprintf(model, sizeof model, "%ssfu_interval = 8 # source: test\n"
+                                  "sfu_latency = 23 # source: test\n", round_model);
+    ck_assert_msg(ls_hw_parse(model, "sfu.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    char text[2048];
+    math_sum_text(text, sizeof text, "math.rsqrt", "f32");
+    ls_sim_result r;
+    ls_plan pl;
+    simulate(text, &hw, &r, &pl);
+    ck_assert_int_eq(pl.body_alu_ops, 1);
+    ck_assert_int_eq(pl.body_machine_alu_ops, 3);
+    ck_assert_int_eq(pl.body_sfu_ops, 1);
+    ck_assert_int_eq(r.cycles, 788);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].sfu_ops, 1);
+    ck_assert_int_eq(r.instructions, 1 + 3 + 1 + 1 + 12 + 1 + 1);
+    ck_assert_msg(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    simulate(text, &hw, &r, NULL);
+    ck_assert_int_eq(r.cycles, 769);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].sfu_ops, 1);
+
+    /* the counts per target: exp is a polynomial (ALU only) on NVIDIA,
+     * v_exp_f32 and its range scaling on gfx942; f16 adds the extf and
+     * truncf of IREE's f32 rewrite */
+    const struct {
+        const char *op, *type, *arch;
+        int alu, sfu;
+    } cases[] = {{"math.exp", "f32", "sm_90", 23, 0}, {"math.exp", "f32", "gfx942", 12, 1},
+                 {"math.exp", "f16", "gfx942", 14, 1}, {"math.sqrt", "f32", "sm_80", 3, 1},
+                 {"math.sin", "f32", "gfx942", 27, 0}, {"math.absf", "f32", "gfx942", 1, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        math_sum_text(text, sizeof text, cases[i].op, cases[i].type);
+        ls_problem *p;
+        ls_derived *dv;
+        plan_text(text, cases[i].arch, &p, &dv, &pl);
+        ck_assert_msg(pl.body_machine_alu_ops == cases[i].alu && pl.body_sfu_ops == cases[i].sfu,
+                      "%s %s on %s: %d ALU + %d SFU", cases[i].op, cases[i].type, cases[i].arch,
+                      pl.body_machine_alu_ops, pl.body_sfu_ops);
+        free(dv);
+        free(p);
+    }
+}
+END_TEST
+
 /* promote_operands = [0] on a serial-level row reduction (4 x 1024 f32,
  * two rows a workgroup, one a subgroup, 256-element chunks).  By hand from
  * plan_promote.c's sources: the tile is 2 x 256; deriveThreadTileSizes gives
@@ -847,6 +921,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, l2_sparse_sets);
     tcase_add_test(tc, packed_i4_loads);
     tcase_add_test(tc, i128_low_half);
+    tcase_add_test(tc, special_function_unit);
     tcase_add_test(tc, size_overflow_guards);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

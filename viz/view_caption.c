@@ -60,8 +60,9 @@ static const char *op_name(int op)
     static const char *names[] = {"global load",        "ALU",
                                   "shuffle",            "DPP",
                                   "barrier",            "shared-memory store",
-                                  "shared-memory load", "global store"};
-    return op >= 0 && op < 8 ? names[op] : "?";
+                                  "shared-memory load", "global store",
+                                  "special-function op"};
+    return op >= 0 && op < 9 ? names[op] : "?";
 }
 
 void ls_view_instruction_name(const ls_view *v, int64_t rec, char *buf, size_t size)

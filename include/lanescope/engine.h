@@ -52,6 +52,7 @@ typedef struct {
     int64_t mall_hits;            /* of the L2's misses, found in the memory-side cache */
     int64_t dram_bytes;
     int64_t shuffles, dpp_steps;
+    int64_t sfu_ops;              /* special-function (transcendental) instructions */
     int64_t smem_accesses, smem_cycles; /* cycles = summed conflict degrees */
     int64_t smem_max_degree;
     int64_t barriers, barrier_wait_cycles;

@@ -30,7 +30,8 @@ typedef struct {
      * off: no L1 (l1_bytes 0), no request limit (mshrs_per_wgp 0), no
      * register limit (regs_per_wgp 0), one L2 partition at l2_latency, one
      * die (xcds 1), no memory-side cache (mall_bytes 0), no dispatch rate
-     * (dispatch_cycles 0), no unrolling (unroll_partial_threshold 0). */
+     * (dispatch_cycles 0), no unrolling (unroll_partial_threshold 0), no
+     * special-function unit (sfu_interval 0). */
     int64_t l1_bytes, l1_ways, l1_latency; /* per WGP, read-allocate, the L2's lines and sectors */
     int64_t mshrs_per_wgp;       /* sector requests a WGP keeps in flight past its L1 */
     int64_t regs_per_wgp, max_regs_per_thread, reg_granule; /* 32-bit registers */
@@ -38,6 +39,10 @@ typedef struct {
     int64_t xcds;                /* dies, each with its own l2_bytes / xcds of L2 */
     int64_t mall_bytes, mall_ways, mall_latency; /* memory-side cache (Infinity Cache) */
     int64_t dispatch_cycles;     /* cycles between two workgroup dispatches, GPU-wide */
+    /* A scheduler's special-function (transcendental) unit: cycles one
+     * subgroup instruction holds it, and its result latency; sfu_interval
+     * 0 times those instructions as ALU ones. */
+    int64_t sfu_interval, sfu_latency;
     /* The backend compiler's loop unrolling (LLVM's LoopUnrollPass as the
      * target's TargetTransformInfo and IREE's optimization level set it):
      * Threshold, PartialThreshold and BEInsns, in LLVM's code-size units;

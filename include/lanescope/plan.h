@@ -121,6 +121,10 @@ typedef struct {
     int64_t promote_bytes;                 /* every promoted buffer */
     int body_alu_ops;           /* body ops per element before the combine */
     int body_transcendental_ops; /* of those, special-function ops */
+    /* The body as the backend emits it, per element (src/math_lowering.c):
+     * ALU instructions and special-function instructions, after IREE's
+     * math rewrites and the target's lowering of what remains. */
+    int body_machine_alu_ops, body_sfu_ops;
 
     /* THREAD_REDUCE */
     int64_t results_per_thread;     /* values per thread after the local reduce (parallel regs) */
@@ -174,6 +178,10 @@ typedef struct {
     bool amd;      /* false: NVIDIA lowering (XOR butterflies everywhere) */
     int gfx_major; /* AMD generation: 9 = CDNA/GCN, 10..12 = RDNA */
 } ls_plan_target;
+
+/* The body's ops as target t's backend emits them, per element: ALU and
+ * special-function instructions (src/math_lowering.c). */
+void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu);
 
 /* Target kind from an IREE arch string ("gfx942" -> AMD gfx9, "sm_80" -> NVIDIA). */
 ls_plan_target ls_plan_target_from_arch(const char *arch);

@@ -166,8 +166,18 @@ static void print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 : "",
             r->time_us, r->dram_bytes / 1e6, r->dram_gbps, 100 * r->dram_fraction, hw->dram_gbps);
     print_caches(f, hw, r);
-    fprintf(f, "  %lld subgroup-instructions, %lld events\n", (long long)r->instructions,
-            (long long)r->events);
+    int64_t sfu = 0;
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        sfu += r->stage[k].sfu_ops;
+    if (sfu > 0) /* the body's math ops as the target lowers them */
+        fprintf(f, "  %lld subgroup-instructions (%lld on the special-function unit%s), %lld "
+                   "events\n",
+                (long long)r->instructions, (long long)sfu,
+                hw->sfu_interval > 0 ? "" : ", which this model times as ALU instructions",
+                (long long)r->events);
+    else
+        fprintf(f, "  %lld subgroup-instructions, %lld events\n", (long long)r->instructions,
+                (long long)r->events);
     fprintf(f, "  %-16s %11s %8s %12s %12s %9s %7s %8s %10s %8s %12s\n", "stage", "crit-cycles",
             "sg-cyc%", "instructions", "global-bytes", "sectors", "L2-hit%", "shuffles",
             "smem-acc", "max-deg", "barrier-wait");
@@ -338,6 +348,7 @@ static json_object *json_result(const ls_problem *p, const ls_hw *hw, const ls_s
         json_object_object_add(j, "dram_bytes", json_object_new_int64(s->dram_bytes));
         json_object_object_add(j, "shuffles", json_object_new_int64(s->shuffles));
         json_object_object_add(j, "dpp_steps", json_object_new_int64(s->dpp_steps));
+        json_object_object_add(j, "sfu_ops", json_object_new_int64(s->sfu_ops));
         json_object_object_add(j, "smem_accesses", json_object_new_int64(s->smem_accesses));
         json_object_object_add(j, "smem_max_degree", json_object_new_int64(s->smem_max_degree));
         json_object_object_add(j, "barriers", json_object_new_int64(s->barriers));

@@ -144,6 +144,8 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     }
     jset(o, "inputs", ins);
     jset(o, "body_ops", json_object_new_int(plan->body_alu_ops));
+    jset(o, "body_machine_alu_ops", json_object_new_int(plan->body_machine_alu_ops));
+    jset(o, "body_sfu_ops", json_object_new_int(plan->body_sfu_ops));
     jset(o, "accumulators", json_object_new_int64(plan->acc_registers));
     jset(o, "packed_inner_elements", json_object_new_int64(plan->inner_elems));
     json_object *tr = json_object_new_object();

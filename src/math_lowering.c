@@ -1,0 +1,77 @@
+/* math_lowering.c: the machine instructions a reduction body's ops become
+ * on a target, for the engine's timing: ALU instructions and
+ * special-function (transcendental) ones.
+ *
+ * Most body ops are one ALU instruction.  IREE's math ops are not: before
+ * LLVM, IREE's MathTransform pass (Codegen/Common/MathTransform.cpp)
+ * rewrites f16/bf16 math ops in f32 (predicateF32Cast) and, on every
+ * target but ROCm, replaces exp, log, tanh, erf, sin, cos... by MLIR's
+ * polynomial approximations (predicateApprox; mlir's
+ * Math/Transforms/PolynomialApproximation.cpp), which are ALU code; what
+ * remains reaches the backend as an intrinsic or device-library call that
+ * uses the target's special-function unit.  The table below gives, per op
+ * and per backend, the counts from those sources (docs/timing-model.md,
+ * "Math ops"). */
+#include "lanescope/body.h"
+#include "lanescope/plan.h"
+
+typedef struct {
+    int alu, sfu;
+} op_cost;
+
+typedef struct {
+    ls_body_opcode op;
+    op_cost nvidia, amd;
+} math_cost;
+
+/* f32 costs: {ALU, special-function} per scalar op, NVIDIA (sm_80/sm_90)
+ * then AMD (gfx942).  How each was counted, and which are estimates, is in
+ * docs/timing-model.md ("Math ops").  NVIDIA: the polynomial's MLIR ops,
+ * plus its conversions (floor, fptosi, sitofp), as SASS instructions; the
+ * only MUFU comes from div.rn.f32 (tanh and erf divide), sqrt.approx.f32
+ * and rsqrt.approx.f32 (libdevice __nv_sqrtf / __nv_rsqrtf).  AMD: LLVM's
+ * lowering of llvm.exp/log/sqrt.f32 with IEEE denormals (ROCm's default)
+ * and the __ocml_* routines IREE calls for the rest, with one trans
+ * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one. */
+static const math_cost costs[] = {
+    {LS_BOP_EXP, {23, 0}, {12, 1}},    {LS_BOP_EXP2, {24, 0}, {5, 1}},
+    {LS_BOP_LOG, {32, 0}, {11, 1}},    {LS_BOP_LOG2, {32, 0}, {5, 1}},
+    {LS_BOP_RSQRT, {3, 1}, {5, 1}},    {LS_BOP_SQRT, {3, 1}, {15, 1}},
+    {LS_BOP_TANH, {26, 1}, {125, 2}},  {LS_BOP_SIN, {25, 0}, {27, 0}},
+    {LS_BOP_COS, {26, 0}, {25, 0}},    {LS_BOP_ERF, {44, 1}, {29, 1}},
+    {LS_BOP_POWF, {58, 0}, {175, 2}},  {LS_BOP_DIVF, {9, 1}, {10, 1}},
+};
+
+/* MathTransform.cpp predicateF32Cast: these f16/bf16 ops are computed in
+ * f32, between an extf and a truncf. */
+static bool f32_cast(ls_body_opcode op)
+{
+    switch (op) {
+    case LS_BOP_TANH: case LS_BOP_LOG: case LS_BOP_LOG2: case LS_BOP_ERF: case LS_BOP_EXP:
+    case LS_BOP_SIN: case LS_BOP_COS:
+        return true;
+    default: return false;
+    }
+}
+
+void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu)
+{
+    *alu = 0;
+    *sfu = 0;
+    for (int i = 0; i < b->n; i++) {
+        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
+        if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
+            continue;
+        op_cost c = {1, 0};
+        ls_elem_type ty = (ls_elem_type)b->inst[i].type;
+        /* f64 math goes to libdevice/ocml's double routines, not counted:
+         * one ALU instruction, as any other op */
+        for (size_t k = 0; ty != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
+            if (costs[k].op == op)
+                c = t.amd ? costs[k].amd : costs[k].nvidia;
+        if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16))
+            c.alu += 2;
+        *alu += c.alu;
+        *sfu += c.sfu;
+    }
+}
