@@ -277,6 +277,9 @@ void ls_engine_build_template(engine *e)
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
     int64_t per_q = 4 + (exchange_pieces(pl) + 1) * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
+    /* a multi-result generic's other results, in this kernel
+     * (ls_plan_fuse_results): their combines, reduces and stores */
+    int64_t n_res = 1 + pl->extra_results;
     /* the body as the backend emits it: ALU instructions, then the
      * special-function ones (src/math_lowering.c) */
     int64_t nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
@@ -290,7 +293,7 @@ void ls_engine_build_template(engine *e)
      * memory <= 2^32 bytes checked before, the unrolled body by LLVM's
      * thresholds in ls_engine_unroll), the sum may still pass the int
      * that indexes the program */
-    int64_t cap = u * (loads + regs * (nb + 1)) + copies + pl->local_reduce_ops + q_n * per_q + 18;
+    int64_t cap = u * (loads + regs * (nb + n_res)) + copies + n_res * (pl->local_reduce_ops + q_n * per_q) + 18;
     if (cap > INT32_MAX) {
         e->ncode = -1;
         return;
@@ -345,7 +348,7 @@ void ls_engine_build_template(engine *e)
     int base = e->ncode;
     /* iteration j's register r combine; the first iteration's accumulators
      * chain on the last iteration's across the back edge */
-#define COMBINE_OF(j, r) ((int)(base + ((j) * regs + (r)) * (nb + 1) + nb))
+#define COMBINE_OF(j, r, x) ((int)(base + ((j) * regs + (r)) * (nb + n_res) + nb + (x)))
     for (int64_t j = 0; j < u; j++) {
         int64_t pj = j == 0 ? u - 1 : j - 1;
         for (int64_t r = 0; r < regs; r++) {
@@ -361,50 +364,54 @@ void ls_engine_build_template(engine *e)
                          o + 1 < pl->n_inputs ? ld[o + 1] : -1);
                 e->code[v].iter_offset = (int)j;
             }
-            int prev = r % chain == 0 ? COMBINE_OF(pj, r + chain - 1) : COMBINE_OF(j, r - 1);
-            int c = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
-            e->code[c].iter_offset = (int)j;
+            for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
+                int prev = r % chain == 0 ? COMBINE_OF(pj, r + chain - 1, x) : COMBINE_OF(j, r - 1, x);
+                int c = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
+                e->code[c].iter_offset = (int)j;
+            }
         }
     }
 #undef COMBINE_OF
     e->loop_end = e->ncode;
     int last_loop = e->ncode - 1;
-    /* THREAD_REDUCE: one chain per result slot. */
-    int *qlast = ls_xcalloc((size_t)q_n, sizeof *qlast);
+    /* THREAD_REDUCE: one chain per result slot (q_n a result, for each of
+     * the kernel's results: slot s is result s / q_n's slot s % q_n). */
+    int64_t slots = q_n * n_res;
+    int *qlast = ls_xcalloc((size_t)slots, sizeof *qlast);
     int64_t ops_per_q = q_n ? pl->local_reduce_ops / q_n : 0;
-    for (int64_t q = 0; q < q_n; q++) {
+    for (int64_t q = 0; q < slots; q++) {
         int prev = last_loop;
         for (int64_t o = 0; o < ops_per_q; o++)
             prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, prev, -1);
         qlast[q] = prev;
     }
     for (int r = 0; r < pl->n_subgroup_reduces; r++)
-        for (int64_t q = 0; q < q_n; q++)
+        for (int64_t q = 0; q < slots; q++)
             qlast[q] = emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE, qlast[q]);
     if (pl->cross_subgroup) {
         int b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
-        for (int64_t q = 0; q < q_n; q++) {
+        for (int64_t q = 0; q < slots; q++) {
             int s = emit(e, I_SMEM_ST, LS_STAGE_CROSS_SUBGROUP, qlast[q], b);
-            e->code[s].result = (int)q;
+            e->code[s].result = (int)(q % q_n);
         }
         b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
-        for (int64_t q = 0; q < q_n; q++) {
+        for (int64_t q = 0; q < slots; q++) {
             int s = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
-            e->code[s].result = (int)q;
+            e->code[s].result = (int)(q % q_n);
             qlast[q] = emit_reduce(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, s);
         }
     }
     bool serial = e->d->serial_reduce;
-    for (int64_t q = 0; q < q_n; q++) {
+    for (int64_t q = 0; q < slots; q++) {
         /* serial: the carried value is the previous iteration's own result */
         int self = e->ncode;
         qlast[q] = emit(e, I_ALU, LS_STAGE_ACC_COMBINE, qlast[q], serial ? self : -1);
     }
     if (serial) /* the reduction tiling level: every stage runs in the loop */
         e->loop_end = e->ncode;
-    for (int64_t q = 0; q < q_n; q++) {
+    for (int64_t q = 0; q < slots; q++) {
         int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
-        e->code[s].result = (int)q;
+        e->code[s].result = (int)(q % q_n);
     }
     free(qlast);
 }

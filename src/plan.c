@@ -1,5 +1,6 @@
 /* plan.c: problem + derived layout -> the per-workgroup SIMT program (see plan.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_internal.h"
@@ -403,7 +404,7 @@ static int64_t regs_of(int64_t elements, int64_t bits)
 void ls_plan_registers(const ls_plan *plan, int64_t unroll, ls_plan_regs *r)
 {
     memset(r, 0, sizeof *r);
-    r->accumulators = regs_of(plan->acc_registers, plan->acc_elem_bytes * 8);
+    r->accumulators = (1 + plan->extra_results) * regs_of(plan->acc_registers, plan->acc_elem_bytes * 8);
     if (plan->argcmp)
         r->accumulators += regs_of(plan->acc_registers, (int64_t)plan->index_bytes * 8);
     for (int k = 0; k < plan->n_inputs; k++) {
@@ -416,4 +417,38 @@ void ls_plan_registers(const ls_plan *plan, int64_t unroll, ls_plan_regs *r)
     r->addresses = 2 * (plan->n_inputs + 1);
     r->overhead = 6;
     r->total = r->accumulators + r->loaded + r->addresses + r->overhead;
+}
+
+bool ls_plan_fuse_results(ls_plan *plans, int n)
+{
+    if (n < 2)
+        return false;
+    for (int k = 0; k < n; k++)
+        if (!plans[k].derived->tile_and_fuse || plans[k].argcmp || plans[k].amd != plans[0].amd ||
+            plans[k].gfx_major != plans[0].gfx_major)
+            return false;
+    /* the kernel computes each op of the region once: an op feeding two
+     * results (its source position names it) counts once */
+    ls_body *u = ls_xcalloc(1, sizeof *u);
+    for (int k = 0; k < n; k++) {
+        const ls_body *b = &plans[k].problem->body;
+        for (int i = 0; i < b->n; i++) {
+            bool seen = false;
+            for (int j = 0; j < u->n && !seen; j++)
+                seen = u->inst[j].op == b->inst[i].op && u->inst[j].line == b->inst[i].line &&
+                       u->inst[j].col == b->inst[i].col;
+            if (seen)
+                continue;
+            if (u->n == LS_MAX_BODY_INSTS) { /* not one body's worth: left as it was */
+                free(u);
+                return false;
+            }
+            u->inst[u->n++] = b->inst[i];
+        }
+    }
+    ls_plan_target t = {plans[0].amd, plans[0].gfx_major};
+    ls_body_machine_ops(u, t, &plans[0].body_machine_alu_ops, &plans[0].body_sfu_ops);
+    free(u);
+    plans[0].extra_results = n - 1;
+    return true;
 }

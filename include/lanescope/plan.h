@@ -125,6 +125,9 @@ typedef struct {
      * ALU instructions and special-function instructions, after IREE's
      * math rewrites and the target's lowering of what remains. */
     int body_machine_alu_ops, body_sfu_ops;
+    /* The other results of a multi-result linalg.generic, computed in this
+     * plan's kernel (ls_plan_fuse_results); 0 for one result. */
+    int extra_results;
 
     /* THREAD_REDUCE */
     int64_t results_per_thread;     /* values per thread after the local reduce (parallel regs) */
@@ -178,6 +181,14 @@ typedef struct {
     bool amd;      /* false: NVIDIA lowering (XOR butterflies everywhere) */
     int gfx_major; /* AMD generation: 9 = CDNA/GCN, 10..12 = RDNA */
 } ls_plan_target;
+
+/* IREE computes every result of a multi-result linalg.generic in one
+ * kernel: checkSingleCombiner (ReductionConfigUtils.cpp) sends such an op
+ * to TileAndFuse.  Gives plans[0] the ops of results 1 .. n - 1 (the union
+ * of their bodies, an op shared by two results once, their combines and
+ * stores), so that its engine run times the kernel.  False, nothing
+ * changed, unless every plan is a TileAndFuse one. */
+bool ls_plan_fuse_results(ls_plan *plans, int n);
 
 /* The body's ops as target t's backend emits them, per element: ALU and
  * special-function instructions (src/math_lowering.c). */
