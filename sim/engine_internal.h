@@ -311,6 +311,11 @@ typedef struct {
 
 /* engine_program.c: the template of one subgroup's instructions, and the
  * bank-conflict degrees of its cross-subgroup buffer accesses. */
+/* The run's setup up to its program: occupancy, residency, operand
+ * placement and the per-subgroup template (engine_setup.c); *total is the
+ * subgroup-instructions the run will issue (-1: more than int64 holds). */
+ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
+                            const ls_engine_opts *opts, int64_t *total, ls_diag *diag);
 void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
 void ls_engine_assign_scoreboard(engine *e, bool plain);
