@@ -26,7 +26,7 @@
 #include "lanescope/bottleneck.h"
 
 static const char *const names[] = {"launch", "dram",      "workgroups", "tail",  "mlp",    "reduction",
-                                    "barrier",   "smem",       "issue", "latency"};
+                                    "barrier",   "smem",       "issue", "latency", "sfu"};
 
 const char *ls_bottleneck_name(ls_bottleneck_kind k)
 {
@@ -96,6 +96,11 @@ static void figures(const ls_plan *plan, const ls_hw *hw, const ls_sim_result *r
     b->issue_utilisation = ratio((double)r->instructions,
                                  (double)r->cycles * (double)(b->wgps_used * hw->schedulers_per_wgp));
     b->load_share = ratio((double)r->stage[LS_STAGE_LOAD_ACCUMULATE].subgroup_cycles, total);
+    double sfu = 0;
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        sfu += (double)r->stage[k].sfu_ops;
+    b->sfu_utilisation = ratio(sfu * (double)hw->sfu_interval,
+                               (double)r->cycles * (double)(b->wgps_used * hw->schedulers_per_wgp));
 }
 
 void ls_bottleneck_analyze(const ls_plan *plan, const ls_hw *hw, const ls_sim_result *r,
@@ -147,6 +152,18 @@ void ls_bottleneck_analyze(const ls_plan *plan, const ls_hw *hw, const ls_sim_re
                  b->subgroups_per_wgp, b->subgroups_per_wgp == 1 ? "" : "s",
                  b->subgroups_per_wgp == 1 ? "s" : "", have, need,
                  b->latency_ns, hw->dram_gbps, 100 * b->mlp_cap, 1 / (b->mlp_cap > 0 ? b->mlp_cap : 1));
+    } else if (b->sfu_utilisation > 0.60) {
+        /* before the issue verdict: the unit takes one instruction every
+         * sfu_interval cycles, so it fills long before the issue slots do */
+        double sfu = 0;
+        for (int k = 0; k < LS_STAGE_COUNT; k++)
+            sfu += (double)r->stage[k].sfu_ops;
+        b->kind = LS_BN_SFU;
+        snprintf(L, n, "bound by the special-function unit: %.0f transcendental instructions "
+                 "(the body's math ops as the target lowers them), one every %lld cycles per "
+                 "scheduler, keep the units of the %lld busy WGPs %.0f%% busy",
+                 sfu, (long long)hw->sfu_interval, (long long)b->wgps_used,
+                 100 * b->sfu_utilisation);
     } else if (b->reduce_share > 0.40) {
         b->kind = LS_BN_REDUCTION;
         snprintf(L, n, "bound by the reduction's latency chain: %.0f%% of the subgroups' time is "

@@ -145,6 +145,31 @@ grep -o '"stage":"load+accumulate","critical_cycles":[0-9]*,"subgroup_cycles":[0
 check "multi-result: 67584 load+accumulate instructions (loads once, two combines)" $?
 grep -o '"stage":"store","critical_cycles":[0-9]*,"subgroup_cycles":[0-9]*,"instructions":64,' "$tmp/mm.flat" >/dev/null
 check "multi-result: 64 stores (two results)" $?
+# Six chained rsqrt an f16 element on h100: libdevice's rsqrt.approx is one
+# MUFU each (docs/timing-model.md, "Math ops"), 4096 x 8192 x 6 / 32 lanes =
+# 6291456 of them, one every 8 cycles per scheduler: the unit, not DRAM or
+# issue, bounds the run.
+cat >"$tmp/sfu.mlir" <<'EOF_SFU'
+func.func @rsqrt6() {
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<4096x8192xf16>) outs(%b : tensor<4096xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %x = arith.extf %in : f16 to f32
+    %1 = math.rsqrt %x : f32
+    %2 = math.rsqrt %1 : f32
+    %3 = math.rsqrt %2 : f32
+    %4 = math.rsqrt %3 : f32
+    %5 = math.rsqrt %4 : f32
+    %6 = math.rsqrt %5 : f32
+    %7 = arith.addf %6, %out : f32
+    linalg.yield %7 : f32
+  } -> tensor<4096xf32>
+  return
+}
+EOF_SFU
+$LANESCOPE sim "$tmp/sfu.mlir" --target h100 --workgroups 1 >"$tmp/sfu.txt" 2>&1
+check "sfu-bound sim exits 0" $?
+contains "sfu: instructions on the unit" "$tmp/sfu.txt" "(6291456 on the special-function unit)"
+contains "sfu: the verdict" "$tmp/sfu.txt" "bound by the special-function unit: 6291456 transcendental instructions"
 # i128: carried as its low 64 bits, which the check compares and says so;
 # an order over i128 is refused with the reason.
 I128=$(dirname "$0")/corpus/reduction_i128_gfx942.mlir

@@ -37,7 +37,8 @@ typedef enum {
     LS_BN_BARRIER,
     LS_BN_SMEM,
     LS_BN_ISSUE,
-    LS_BN_LATENCY
+    LS_BN_LATENCY,
+    LS_BN_SFU /* the special-function unit (a body's transcendentals) */
 } ls_bottleneck_kind;
 
 typedef struct {
@@ -61,6 +62,9 @@ typedef struct {
     double barrier_share;         /* of subgroup cycles waiting at barriers */
     double smem_conflict_share;   /* of subgroup cycles lost to bank conflicts */
     double issue_utilisation;     /* instructions / (cycles x schedulers of the used WGPs) */
+    /* special-function instructions x sfu_interval / (cycles x the used
+     * WGPs' schedulers): the share of cycles their units are busy */
+    double sfu_utilisation;
 } ls_bottleneck;
 
 const char *ls_bottleneck_name(ls_bottleneck_kind k); /* "dram", "mlp", ... */

@@ -259,6 +259,7 @@ static json_object *bottleneck_json(const ls_bottleneck *b)
         {"barrier_share", offsetof(ls_bottleneck, barrier_share)},
         {"smem_conflict_share", offsetof(ls_bottleneck, smem_conflict_share)},
         {"issue_utilisation", offsetof(ls_bottleneck, issue_utilisation)},
+        {"sfu_utilisation", offsetof(ls_bottleneck, sfu_utilisation)},
     };
     json_object *o = json_object_new_object();
     json_object_object_add(o, "kind", json_object_new_string(ls_bottleneck_name(b->kind)));
