@@ -170,6 +170,15 @@ $LANESCOPE sim "$tmp/sfu.mlir" --target h100 --workgroups 1 >"$tmp/sfu.txt" 2>&1
 check "sfu-bound sim exits 0" $?
 contains "sfu: instructions on the unit" "$tmp/sfu.txt" "(6291456 on the special-function unit)"
 contains "sfu: the verdict" "$tmp/sfu.txt" "bound by the special-function unit: 6291456 transcendental instructions"
+# A softmax's division by the sum runs in the dispatch's kernel and is not
+# timed: sim says so after the sum, with its bytes (4096 x 32000 f32 read and
+# written), in text and JSON.
+$LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 >"$tmp/smx.txt" 2>&1
+check "softmax sim exits 0" $?
+contains "softmax: the untimed division" "$tmp/smx.txt" "not timed: the dispatch's linalg.generic at 16:8 (parallel loops only, its result stored) runs in the same kernel; it reads 524.288 MB from memory and writes 524.288 MB"
+$LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 --json >"$tmp/smx.json" 2>&1
+tr -d ' \n' <"$tmp/smx.json" >"$tmp/smx.flat"
+contains "softmax json: untimed op" "$tmp/smx.flat" '"untimed_ops":[{"op":"linalg.generic","line":16,"col":8,"read_bytes":524288000,"write_bytes":524288000}]'
 # i128: carried as its low 64 bits, which the check compares and says so;
 # an order over i128 is refused with the reason.
 I128=$(dirname "$0")/corpus/reduction_i128_gfx942.mlir

@@ -1,0 +1,51 @@
+/* cli_sim.h: what `lanescope sim` prints (cli_sim_report.c): the text
+ * report, the CSV rows and the JSON object of one reduction. */
+#ifndef LANESCOPE_CLI_SIM_H
+#define LANESCOPE_CLI_SIM_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "lanescope/bottleneck.h"
+#include "lanescope/engine.h"
+#include "lanescope/functional.h"
+#include "lanescope/hwmodel.h"
+#include "lanescope/import.h"
+#include "lanescope/problem.h"
+
+/* How a result of a multi-result linalg.generic was timed: as IREE's one
+ * kernel for all of them (ls_plan_fuse_results), by the run of result
+ * `lead` (NULL: this result's own run). */
+typedef struct {
+    bool one_kernel;
+    const char *lead;
+} kernel_share;
+
+void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
+                       const ls_bottleneck *bn, const kernel_share *ks);
+json_object *ls_sim_bottleneck_json(const ls_bottleneck *b);
+void ls_sim_print_csv_header(FILE *f);
+void ls_sim_print_csv(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r);
+json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
+                                const ls_functional_result *fr, bool checked, int64_t seed,
+                                const kernel_share *ks);
+/* An op of a dispatch that its kernel runs and that sim does not time:
+ * parallel loops only (an elementwise consumer, a softmax's division by the
+ * sum), with a result the dispatch stores.  Bytes: what it reads from
+ * memory (inputs no op of the dispatch computes) and writes; -1: a dynamic
+ * size. */
+typedef struct {
+    const ls_dop *op;
+    int64_t read_bytes, write_bytes;
+} ls_sim_untimed;
+/* Dispatch di's untimed ops into out[0 .. max); their count. */
+int ls_sim_untimed_ops(const ls_module *m, int di, ls_sim_untimed *out, int max);
+void ls_sim_print_untimed(FILE *f, const ls_sim_untimed *u, int n);
+json_object *ls_sim_untimed_json(const ls_sim_untimed *u, int n);
+
+/* An arg_compare's check: values and indices, and the ties IREE's
+ * lowering breaks its own way (functional.h: index_ties). */
+void ls_sim_print_argcmp_check(FILE *f, const ls_problem *p, const ls_functional_result *fr,
+                               const char *from);
+
+#endif
