@@ -202,7 +202,9 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
  * UnrollCostEstimator): per transfer_read an address (GEP, 1) and the
  * load, then per vector of the iteration the body's elementwise ops and
  * the combine into the accumulator, then the loop's own increment (an i64
- * add, 2), compare and branch.  NVPTX (NVPTXTargetTransformInfo.cpp falls
+ * add, 2), compare and branch.  A math op counts what the IR holds when
+ * LLVM unrolls: on NVIDIA the polynomial MathTransform wrote
+ * (ls_body_ir_ops), on ROCm one call.  NVPTX (NVPTXTargetTransformInfo.cpp falls
  * back on BasicTTIImpl): a vector op costs 1, a load the legal pieces it
  * splits into (32 bits each before sm_100: v2f16, v4i8 or one f32);
  * AMDGPU (AMDGPUTargetTransformInfo.cpp): a load costs 1, an op the
@@ -221,7 +223,7 @@ static int64_t loop_ir_size(const ls_plan *pl, bool nvptx)
         }
     }
     int64_t op = nvptx ? 1 : (width * bits + 31) / 32;
-    return size + vectors * (pl->body_alu_ops + 1) * op;
+    return size + vectors * (pl->body_ir_ops + 1) * op;
 }
 
 /* The largest count from 1 to n that divides trips. */

@@ -22,6 +22,9 @@ typedef struct {
 typedef struct {
     ls_body_opcode op;
     op_cost nvidia, amd;
+    /* the ops MathTransform leaves in the IR on NVIDIA (the polynomial's
+     * MLIR ops, each an LLVM IR instruction LLVM's unroller counts) */
+    int nvidia_ir;
 } math_cost;
 
 /* f32 costs: {ALU, special-function} per scalar op, NVIDIA (sm_80/sm_90)
@@ -34,12 +37,12 @@ typedef struct {
  * and the __ocml_* routines IREE calls for the rest, with one trans
  * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one. */
 static const math_cost costs[] = {
-    {LS_BOP_EXP, {23, 0}, {12, 1}},    {LS_BOP_EXP2, {24, 0}, {5, 1}},
-    {LS_BOP_LOG, {32, 0}, {11, 1}},    {LS_BOP_LOG2, {32, 0}, {5, 1}},
-    {LS_BOP_RSQRT, {3, 1}, {5, 1}},    {LS_BOP_SQRT, {3, 1}, {15, 1}},
-    {LS_BOP_TANH, {26, 1}, {125, 2}},  {LS_BOP_SIN, {25, 0}, {27, 0}},
-    {LS_BOP_COS, {26, 0}, {25, 0}},    {LS_BOP_ERF, {44, 1}, {29, 1}},
-    {LS_BOP_POWF, {58, 0}, {175, 2}},  {LS_BOP_DIVF, {9, 1}, {10, 1}},
+    {LS_BOP_EXP, {23, 0}, {12, 1}, 24},    {LS_BOP_EXP2, {24, 0}, {5, 1}, 25},
+    {LS_BOP_LOG, {32, 0}, {11, 1}, 33},    {LS_BOP_LOG2, {32, 0}, {5, 1}, 33},
+    {LS_BOP_RSQRT, {3, 1}, {5, 1}, 1},     {LS_BOP_SQRT, {3, 1}, {15, 1}, 1},
+    {LS_BOP_TANH, {26, 1}, {125, 2}, 19},  {LS_BOP_SIN, {25, 0}, {27, 0}, 25},
+    {LS_BOP_COS, {26, 0}, {25, 0}, 26},    {LS_BOP_ERF, {44, 1}, {29, 1}, 37},
+    {LS_BOP_POWF, {58, 0}, {175, 2}, 58},  {LS_BOP_DIVF, {9, 1}, {10, 1}, 1},
 };
 
 /* MathTransform.cpp predicateF32Cast: these f16/bf16 ops are computed in
@@ -74,4 +77,25 @@ void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu)
         *alu += c.alu;
         *sfu += c.sfu;
     }
+}
+
+int ls_body_ir_ops(const ls_body *b, ls_plan_target t)
+{
+    int n = 0;
+    for (int i = 0; i < b->n; i++) {
+        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
+        if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
+            continue;
+        ls_elem_type ty = (ls_elem_type)b->inst[i].type;
+        int c = 1;
+        /* ROCm keeps a math op as one intrinsic or device-library call
+         * until after unrolling (its expansion is not counted: docs) */
+        for (size_t k = 0; !t.amd && ty != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
+            if (costs[k].op == op)
+                c = costs[k].nvidia_ir;
+        if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16))
+            c += 2;
+        n += c;
+    }
+    return n;
 }

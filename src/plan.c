@@ -127,6 +127,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->body_alu_ops = ls_body_alu_ops(&p->body);
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
     ls_body_machine_ops(&p->body, t, &plan->body_machine_alu_ops, &plan->body_sfu_ops);
+    plan->body_ir_ops = ls_body_ir_ops(&p->body, t);
 
     /* Accumulator: the layout without the packed inner dims.  Every product
      * below is of a thread's registers (ls_derive: at most 2^20), or, for

@@ -49,6 +49,7 @@ ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_targe
     /* the comparator's ops as ALU instructions (the arg_compare template
      * emits body_alu_ops itself) */
     plan->body_machine_alu_ops = plan->body_alu_ops;
+    plan->body_ir_ops = plan->body_alu_ops;
     /* The merge's local step compares every reduced register against the
      * init-started accumulator: one compare and two selects each. */
     int64_t red_regs = plan->results_per_thread ? plan->acc_registers / plan->results_per_thread : 0;

@@ -128,6 +128,7 @@ typedef struct {
     /* The other results of a multi-result linalg.generic, computed in this
      * plan's kernel (ls_plan_fuse_results); 0 for one result. */
     int extra_results;
+    int body_ir_ops; /* ls_body_ir_ops: what LLVM's unroller counts */
 
     /* THREAD_REDUCE */
     int64_t results_per_thread;     /* values per thread after the local reduce (parallel regs) */
@@ -193,6 +194,9 @@ bool ls_plan_fuse_results(ls_plan *plans, int n);
 /* The body's ops as target t's backend emits them, per element: ALU and
  * special-function instructions (src/math_lowering.c). */
 void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu);
+/* The body's LLVM IR instructions per element when LLVM unrolls the loop:
+ * on NVIDIA IREE's MathTransform has already expanded the math ops. */
+int ls_body_ir_ops(const ls_body *b, ls_plan_target t);
 
 /* Target kind from an IREE arch string ("gfx942" -> AMD gfx9, "sm_80" -> NVIDIA). */
 ls_plan_target ls_plan_target_from_arch(const char *arch);
