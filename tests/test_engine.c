@@ -566,6 +566,28 @@ static const char *int_sum_text(char *buf, size_t size, const char *t)
     return buf;
 }
 
+/* Lower an 8-row text for arch, run it lane by lane on every workgroup
+ * (8 outputs, none wrong) and give the reference outputs; *pl_out gets the
+ * plan (its problem freed: only its figures are for reading). */
+static void run_eight_rows(const char *text, const char *arch, uint64_t seed, ls_value out[8],
+                           ls_plan *pl_out)
+{
+    ls_problem *p;
+    ls_derived *dv;
+    ls_diag d;
+    plan_text(text, arch, &p, &dv, pl_out);
+    ls_input_source src = {.seed = seed};
+    ls_functional_result fr;
+    ck_assert_msg(ls_functional_run(pl_out, src, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    ck_assert_int_eq(fr.mismatches, 0);
+    ls_reference_outputs(p, src, out);
+    pl_out->problem = NULL;
+    pl_out->derived = NULL;
+    free(dv);
+    free(p);
+}
+
 /* Packed i4: two elements a byte, so a row sum over i4 moves half the
  * bytes of the same sum over i8 (every byte loaded once), and the
  * functional model reads each nibble as its own element. */
@@ -592,23 +614,13 @@ START_TEST(packed_i4_loads)
     /* the values: each nibble sign-extended, summed per row; the lanes'
      * result matches the reference on every workgroup */
     int_sum_text(text, sizeof text, "i4");
-    ls_problem *p;
-    ls_derived *dv;
     ls_plan pl;
-    plan_text(text, "sm_90", &p, &dv, &pl);
-    ls_input_source src = {.seed = 3};
-    ls_functional_result fr;
-    ck_assert_msg(ls_functional_run(&pl, src, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(fr.outputs_checked, 8);
-    ck_assert_int_eq(fr.mismatches, 0);
     ls_value out[8];
-    ls_reference_outputs(p, src, out);
+    run_eight_rows(text, "sm_90", 3, out, &pl);
     int64_t want = 0;
     for (int64_t j = 0; j < 2048; j++)
         want += ls_value_to_int(ls_input_value(3, 2048 + j, LS_ET_I4, LS_COMB_ADD), LS_ET_I4);
     ck_assert_int_eq(ls_value_to_int(out[1], LS_ET_I32), want);
-    free(dv);
-    free(p);
 }
 END_TEST
 
@@ -645,21 +657,12 @@ START_TEST(i128_low_half)
 {
     char text[2048];
     same_type_text(text, sizeof text, "i128", "arith.addi");
-    ls_problem *p;
-    ls_derived *dv;
     ls_plan pl;
-    ls_diag d;
-    plan_text(text, "gfx942", &p, &dv, &pl);
+    ls_value out[8];
+    run_eight_rows(text, "gfx942", 5, out, &pl);
     ck_assert_int_eq(pl.acc_elem_bytes, 16);
     ck_assert_int_eq(pl.load_elem_bytes, 16);
     ck_assert_int_eq(pl.shuffle_bits, 128);
-    ls_input_source src = {.seed = 5};
-    ls_functional_result fr;
-    ck_assert_msg(ls_functional_run(&pl, src, 0, -1, &fr, &d) == LS_OK, "%s", d.msg);
-    ck_assert_int_eq(fr.outputs_checked, 8);
-    ck_assert_int_eq(fr.mismatches, 0);
-    ls_value out[8];
-    ls_reference_outputs(p, src, out);
     for (int64_t row = 0; row < 8; row += 7) {
         wide_int sum = 0;
         for (int64_t j = 0; j < 2048; j++)
@@ -670,10 +673,9 @@ START_TEST(i128_low_half)
                       (long long)row);
         ck_assert_uint_eq(out[row], (uint64_t)sum);
     }
-    free(dv);
-    free(p);
 
     ls_hw hw;
+    ls_diag d;
     ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
     ls_sim_result r128, r32;
     same_type_text(text, sizeof text, "i128", "arith.addi");
