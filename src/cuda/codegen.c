@@ -648,7 +648,8 @@ static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *l
         fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
         if (ls_body_transcendental_ops(&p->body) > 0)
             fprintf(f, "; its %d math.* op%s run in double precision to match the reference "
-                       "bit for bit (IREE calls libdevice's float functions: a faster kernel)",
+                       "bit for bit (IREE computes them in f32, by polynomials or libdevice: "
+                       "a faster kernel)",
                     ls_body_transcendental_ops(&p->body),
                     ls_body_transcendental_ops(&p->body) == 1 ? "" : "s");
         fprintf(f, "\n");

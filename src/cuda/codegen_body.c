@@ -14,10 +14,11 @@
  *     multiply and an add into an FMA, which would round once where the
  *     body rounds twice;
  *   - math.* ops (exp, log, tanh, ...) are evaluated in double and rounded
- *     to their type, as the simulator's reference does.  IREE calls
- *     libdevice's single-precision functions (faster, within 2 ulp of the
- *     exact value), so a body heavy in them runs slower here than IREE's
- *     kernel; the generated header says so;
+ *     to their type, as the simulator's reference does.  IREE computes
+ *     them in f32: MLIR's polynomial approximations for exp, log, tanh,
+ *     sin, cos and erf, libdevice for sqrt and rsqrt (src/math_lowering.c),
+ *     so a body heavy in them runs slower here than IREE's kernel; the
+ *     generated header says so;
  *   - integers live in unsigned int (up to 32 bits) or unsigned long long,
  *     masked to their width: ops wrap, and division by zero, shifts by the
  *     width or more and float -> int saturation give the values sim/body.c
