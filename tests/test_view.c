@@ -815,6 +815,45 @@ START_TEST(every_kind_of_step_has_its_caption)
 }
 END_TEST
 
+/* A body with math.exp on mi300x: 12 ALU instructions and one v_exp_f32
+ * per element (src/math_lowering.c); the accumulate caption counts the
+ * body's instructions, and the special-function op has its own caption
+ * with the unit's rate. */
+START_TEST(special_function_steps_have_their_caption)
+{
+    static const char *text =
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+        "ins(%a : tensor<2x256xf32>) outs(%b : tensor<2xf32>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], thread = "
+        "[0, 4], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+        "^bb0(%in: f32, %out: f32):\n  %e = math.exp %in : f32\n  %1 = arith.addf %e, %out : "
+        "f32\n  linalg.yield %1 : f32\n}\n";
+    ls_diag diag;
+    ls_module *m = load_text(text, &diag);
+    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
+    fixture f;
+    open_module(&f, m, 960, 600);
+    static const char *kinds[] = {
+        "computes the body on a loaded element (12 ALU instructions per element",
+        "Special-function op, iteration 1: subgroup 0 issues one of the body's 1 transcendental "
+        "instruction per element",
+        "which takes one every 16 cycles"};
+    bool seen[sizeof kinds / sizeof kinds[0]] = {false};
+    char cap[1024];
+    int64_t n = state(&f).length;
+    for (int64_t i = 0; i < n; i++) {
+        act(&f, "right");
+        ls_view_caption(f.v, cap, sizeof cap);
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            seen[k] |= strstr(cap, kinds[k]) != NULL;
+    }
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        ck_assert_msg(seen[k], "no caption says '%s'", kinds[k]);
+    close_fixture(&f);
+}
+END_TEST
+
 static Suite *view_suite(void)
 {
     Suite *s = suite_create("view");
@@ -833,6 +872,7 @@ static Suite *view_suite(void)
     tcase_add_test(tc, op_keys_ask_the_front_end);
     tcase_add_test(tc, i_shows_each_operand);
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
+    tcase_add_test(tc, special_function_steps_have_their_caption);
     suite_add_tcase(s, tc);
     return s;
 }

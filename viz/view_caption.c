@@ -228,11 +228,20 @@ static void cap_alu(const ls_view *v, const ls_engine_record *r, text *t)
     switch (r->stage) {
     case LS_STAGE_LOAD_ACCUMULATE:
         lane_value(v, r->subgroup, lane, 0, val, sizeof val);
-        add(t,
-            "Accumulate, iteration %lld: subgroup %d folds a loaded element into its "
-            "accumulator, acc = %s(acc, x), in registers, lane by lane. Lane %lld's first "
-            "accumulator holds %s.",
-            (long long)r->iteration + 1, r->subgroup, comb, (long long)lane, val);
+        if (v->plan->body_machine_alu_ops > 0) /* the body's instructions, then the combine */
+            add(t,
+                "Accumulate, iteration %lld: subgroup %d computes the body on a loaded element "
+                "(%d ALU instruction%s per element, as the target lowers its ops) and folds the "
+                "result into its accumulator, acc = %s(acc, body(x)), in registers, lane by "
+                "lane. Lane %lld's first accumulator holds %s.",
+                (long long)r->iteration + 1, r->subgroup, v->plan->body_machine_alu_ops,
+                v->plan->body_machine_alu_ops == 1 ? "" : "s", comb, (long long)lane, val);
+        else
+            add(t,
+                "Accumulate, iteration %lld: subgroup %d folds a loaded element into its "
+                "accumulator, acc = %s(acc, x), in registers, lane by lane. Lane %lld's first "
+                "accumulator holds %s.",
+                (long long)r->iteration + 1, r->subgroup, comb, (long long)lane, val);
         break;
     case LS_STAGE_THREAD_REDUCE:
         lane_value(v, r->subgroup, lane, 0, val, sizeof val);
@@ -401,6 +410,18 @@ void ls_view_caption(const ls_view *v, char *buf, size_t size)
         cap_load(v, r, rec, &t);
     } else if (r->op == 5 || r->op == 6) {
         cap_smem(v, r, &s, &t);
+    } else if (r->op == 8) {
+        add(&t,
+            "Special-function op, iteration %lld: subgroup %d issues one of the body's %d "
+            "transcendental instruction%s per element (a math op as the target lowers it) to "
+            "its scheduler's special-function unit",
+            (long long)r->iteration + 1, r->subgroup, v->plan->body_sfu_ops,
+            v->plan->body_sfu_ops == 1 ? "" : "s");
+        if (v->hw->sfu_interval > 0)
+            add(&t, ", which takes one every %lld cycles; the result is ready at cycle %lld.",
+                (long long)v->hw->sfu_interval, (long long)r->ready);
+        else
+            add(&t, "; this model has none, so it is timed as an ALU instruction.");
     } else if (r->op == 7) {
         add(&t,
             "Store: subgroup %d writes its results to global memory. The store is guarded: of "
