@@ -289,6 +289,10 @@ typedef struct {
     int64_t *it_half;
     bool *it_ragged;
     ls_operand_regs oregs[LS_MAX_INPUTS];
+    /* instructions the backend issues for one of input k's vector loads
+     * (engine_setup.c, load_pieces): the load then takes that many issue
+     * cycles */
+    int64_t load_pieces[LS_MAX_INPUTS];
     interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
     int64_t *ival_start; /* may pass 2^31: subgroups x loads x lanes x width intervals */
     int *ival_count;     /* one load's: lanes x width <= 2^30 */

@@ -6,12 +6,63 @@
 #include <string.h>
 
 #include "lanescope/engine.h"
+#include "lanescope/functional.h"
+#include "lanescope/layout.h"
 
 #include "engine_internal.h"
 
 /* The run's setup up to its program: occupancy, residency, operand
  * placement and the per-subgroup template; *total is the subgroup-
  * instructions the run will issue (-1: more than int64 holds). */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The instructions the backend issues for one of input k's vector loads.
+ * LLVM loads at most 128 bits at once (NVPTX ld.v4.b32, AMDGPU
+ * global_load_dwordx4), and IREE unrolls a transfer_read of several rows
+ * (a TileAndFuse thread's rows, a multi-row element tile) into one read per
+ * row, and a non-contiguous one into elements: so each contiguous run of
+ * the thread's elements takes ceil(bits / 128) loads.  Counted on thread
+ * 0's first vector at the origin, as every vector has the same shape. */
+static int64_t load_pieces(const engine *e, int k)
+{
+    const ls_plan *pl = e->plan;
+    int64_t w = pl->inputs[k].width, ebits = pl->inputs[k].elem_bits;
+    if (w <= 1 || pl->inputs[k].loads == 0 || pl->promote[k].on)
+        return 1;
+    int64_t *idx = ls_xcalloc((size_t)w, sizeof *idx);
+    int64_t zero[LS_MAX_RANK] = {0}, x[LS_MAX_RANK];
+    int64_t n = 0;
+    for (int64_t el = 0; el < w; el++) {
+        bool valid;
+        int64_t reg = ls_operand_register(e->d, &e->oregs[k], 0, el);
+        ls_thread_element(e->d, e->p, 0, zero, zero, reg, x, &valid);
+        if (valid)
+            idx[n++] = ls_operand_index(e->p, k, x);
+    }
+    qsort(idx, (size_t)n, sizeof *idx, cmp_i64);
+    int64_t pieces = 0, run = 1;
+    for (int64_t i = 0; i < n; i++) {
+        if (i + 1 < n && idx[i + 1] == idx[i] + 1) {
+            run++;
+            continue;
+        }
+        pieces += (run * ebits + 127) / 128;
+        run = 1;
+    }
+    free(idx);
+    return pieces > 0 ? pieces : 1;
+}
+
+/* Issues one instruction of the template costs (a split load several). */
+static int64_t issues_of(const engine *e, const tinst *in)
+{
+    return in->kind == I_GLOAD && !in->copy && !in->promote ? e->load_pieces[in->operand] : 1;
+}
+
 ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
                            const ls_engine_opts *opts, int64_t *total, ls_diag *diag)
 {
@@ -103,6 +154,7 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int k = 0; k < p->n_inputs; k++) {
         ls_operand_strides(p, k, e.in_strides[k]);
         ls_operand_regs_of(d, p, k, &e.oregs[k]);
+        e.load_pieces[k] = load_pieces(&e, k);
         e.op_base[k] = at;
         at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
     }
@@ -125,6 +177,7 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int i = 0; i < e.ncode; i++) {
         int64_t *n = &e.stage_issues[e.code[i].stage];
         int64_t add = i >= e.loop_begin && i < e.loop_end ? trips : 1;
+        add *= issues_of(&e, &e.code[i]);
         *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
     }
     *out = e;

@@ -258,6 +258,33 @@ START_TEST(special_function_unit)
 }
 END_TEST
 
+/* A load the backend splits (engine_setup.c, load_pieces): 8 f32 a thread
+ * are 32 bytes, two 128-bit loads, so the load stage of a one-iteration row
+ * issues 2 + 8 combines; 4 f32 are one load, 1 + 4. */
+START_TEST(split_loads)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK, "%s", d.msg);
+    char text[2048];
+    ls_sim_result r;
+    reduce_text(text, sizeof text, 1, 512,
+                "workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, 8], lane_basis = "
+                "[[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]",
+                64);
+    simulate(text, &hw, &r, NULL);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions, 2 + 8);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 512 * 4);
+    reduce_text(text, sizeof text, 1, 256,
+                "workgroup = [1, 0], partial_reduction = [0, 256], thread = [0, 4], lane_basis = "
+                "[[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]",
+                64);
+    simulate(text, &hw, &r, NULL);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions, 1 + 4);
+}
+END_TEST
+
 /* promote_operands = [0] on a serial-level row reduction (4 x 1024 f32,
  * two rows a workgroup, one a subgroup, 256-element chunks).  By hand from
  * plan_promote.c's sources: the tile is 2 x 256; deriveThreadTileSizes gives
@@ -944,6 +971,7 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, packed_i4_loads);
     tcase_add_test(tc, i128_low_half);
     tcase_add_test(tc, special_function_unit);
+    tcase_add_test(tc, split_loads);
     tcase_add_test(tc, size_overflow_guards);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
