@@ -181,8 +181,11 @@ START_TEST(hand_computed_critical_path)
 }
 END_TEST
 
-/* One 64-lane row of f32 summed after a math op `op` (math.rsqrt, ...). */
-static const char *math_sum_text(char *buf, size_t size, const char *op, const char *t)
+/* A rows x cols row reduction of in_t into out_t by one 64-lane subgroup,
+ * in chunks of pr with `thread` elements a load; `body` is the region after
+ * its block arguments %in and %out, through linalg.yield. */
+static const char *row_text(char *buf, size_t size, int64_t rows, int64_t cols, const char *in_t,
+                            const char *out_t, int64_t pr, int64_t thread, const char *body)
 {
     snprintf(buf, size,
              "func.func @f() attributes {translation_info = "
@@ -190,13 +193,22 @@ static const char *math_sum_text(char *buf, size_t size, const char *op, const c
              "= [64, 1, 1] subgroup_size = 64>} {\n"
              "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
              "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
-             "ins(%%a : tensor<1x64x%s>) outs(%%b : tensor<1x%s>) attrs = {lowering_config = "
-             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 64], "
-             "thread = [0, 1], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
-             "1]]}>} {\n^bb0(%%in: %s, %%out: %s):\n  %%e = %s %%in : %s\n"
-             "  %%1 = arith.addf %%e, %%out : %s\n  linalg.yield %%1 : %s\n}\n}\n",
-             t, t, t, t, op, t, t, t);
+             "ins(%%a : tensor<%lldx%lldx%s>) outs(%%b : tensor<%lldx%s>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, %lld], "
+             "thread = [0, %lld], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
+             "1]]}>} {\n^bb0(%%in: %s, %%out: %s):\n%s}\n}\n",
+             (long long)rows, (long long)cols, in_t, (long long)rows, out_t, (long long)pr,
+             (long long)thread, in_t, out_t, body);
     return buf;
+}
+
+/* One 64-lane row of f32 summed after a math op `op` (math.rsqrt, ...). */
+static const char *math_sum_text(char *buf, size_t size, const char *op, const char *t)
+{
+    char body[256];
+    snprintf(body, sizeof body, "  %%e = %s %%in : %s\n  %%1 = arith.addf %%e, %%out : %s\n"
+             "  linalg.yield %%1 : %s\n", op, t, t, t);
+    return row_text(buf, size, 1, 64, t, t, 64, 1, body);
 }
 
 /* The body's math ops as the backend emits them (src/math_lowering.c):
@@ -578,19 +590,10 @@ END_TEST
 /* An 8 x 2048 row sum of t elements, each sign-extended to i32. */
 static const char *int_sum_text(char *buf, size_t size, const char *t)
 {
-    snprintf(buf, size,
-             "func.func @f() attributes {translation_info = "
-             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
-             "= [64, 1, 1] subgroup_size = 64>} {\n"
-             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
-             "ins(%%a : tensor<8x2048x%s>) outs(%%b : tensor<8xi32>) attrs = {lowering_config = "
-             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], "
-             "thread = [0, 16], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
-             "1]]}>} {\n^bb0(%%in: %s, %%out: i32):\n  %%0 = arith.extsi %%in : %s to i32\n"
-             "  %%1 = arith.addi %%0, %%out : i32\n  linalg.yield %%1 : i32\n}\n}\n",
-             t, t, t);
-    return buf;
+    char body[256];
+    snprintf(body, sizeof body, "  %%0 = arith.extsi %%in : %s to i32\n"
+             "  %%1 = arith.addi %%0, %%out : i32\n  linalg.yield %%1 : i32\n", t);
+    return row_text(buf, size, 8, 2048, t, "i32", 1024, 16, body);
 }
 
 /* Lower an 8-row text for arch, run it lane by lane on every workgroup
@@ -655,21 +658,12 @@ END_TEST
  * for i128, else 3. */
 static const char *same_type_text(char *buf, size_t size, const char *t, const char *op)
 {
-    snprintf(buf, size,
-             "func.func @f() attributes {translation_info = "
-             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
-             "= [64, 1, 1] subgroup_size = 64>} {\n"
-             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
-             "ins(%%a : tensor<8x2048x%s>) outs(%%b : tensor<8x%s>) attrs = {lowering_config = "
-             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], "
-             "thread = [0, 1], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, "
-             "1]]}>} {\n^bb0(%%in: %s, %%out: %s):\n"
-             "  %%c = arith.constant %s : %s\n"
+    char body[320];
+    snprintf(body, sizeof body, "  %%c = arith.constant %s : %s\n"
              "  %%0 = arith.muli %%in, %%c : %s\n  %%1 = %s %%0, %%out : %s\n"
-             "  linalg.yield %%1 : %s\n}\n}\n",
-             t, t, t, t, strcmp(t, "i128") == 0 ? "9223372036854775807" : "3", t, t, op, t, t);
-    return buf;
+             "  linalg.yield %%1 : %s\n",
+             strcmp(t, "i128") == 0 ? "9223372036854775807" : "3", t, t, op, t, t);
+    return row_text(buf, size, 8, 2048, t, t, 1024, 1, body);
 }
 
 /* i128 is carried as its low 64 bits (value.h).  A sum of 2048 values in
