@@ -69,7 +69,8 @@ static ls_status given_twice(ls_diag *diag, const char *file, int line, const ch
 
 /* The optional mechanisms' keys against each other: the caches' sizes
  * divide into their lines, ways and instances, the chiplets divide the
- * WGPs, a request queue holds at least one line. */
+ * WGPs, a request queue holds at least one line, a special-function unit
+ * has both its figures. */
 static ls_status check_caches(const ls_hw *hw, const char *file, ls_diag *diag)
 {
     int64_t line = hw->l2_line_bytes;
@@ -101,6 +102,12 @@ static ls_status check_caches(const ls_hw *hw, const char *file, ls_diag *diag)
     if (hw->l2_partitions > 1 && hw->wgp_count < hw->l2_partitions)
         return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
                            "l2_partitions (%lld) is more than wgp_count", (long long)hw->l2_partitions);
+    if ((hw->sfu_interval > 0) != (hw->sfu_latency > 0))
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "sfu_interval (%lld) and sfu_latency (%lld) go together: the "
+                           "special-function unit needs its rate and its latency (both 0 or "
+                           "absent: no unit)",
+                           (long long)hw->sfu_interval, (long long)hw->sfu_latency);
     return LS_OK;
 }
 

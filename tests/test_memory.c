@@ -379,6 +379,8 @@ START_TEST(mechanism_keys_checked)
         {"mall_bytes = 4194304 # source: test\n", "needs mall_latency"},
         {"mshrs_per_wgp = 2 # source: test\n", "at least one line (4 sectors)"},
         {"l2_partitions = 2 # source: test\n", "l2_partitions (2) is more than wgp_count"},
+        {"sfu_interval = 8 # source: test\n", "sfu_interval (8) and sfu_latency (0) go together"},
+        {"sfu_latency = 23 # source: test\n", "sfu_interval (0) and sfu_latency (23) go together"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[4096];
