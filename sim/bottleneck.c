@@ -96,10 +96,9 @@ static void figures(const ls_plan *plan, const ls_hw *hw, const ls_sim_result *r
     b->issue_utilisation = ratio((double)r->instructions,
                                  (double)r->cycles * (double)(b->wgps_used * hw->schedulers_per_wgp));
     b->load_share = ratio((double)r->stage[LS_STAGE_LOAD_ACCUMULATE].subgroup_cycles, total);
-    double sfu = 0;
     for (int k = 0; k < LS_STAGE_COUNT; k++)
-        sfu += (double)r->stage[k].sfu_ops;
-    b->sfu_utilisation = ratio(sfu * (double)hw->sfu_interval,
+        b->sfu_ops += r->stage[k].sfu_ops;
+    b->sfu_utilisation = ratio((double)b->sfu_ops * (double)hw->sfu_interval,
                                (double)r->cycles * (double)(b->wgps_used * hw->schedulers_per_wgp));
 }
 
@@ -155,14 +154,11 @@ void ls_bottleneck_analyze(const ls_plan *plan, const ls_hw *hw, const ls_sim_re
     } else if (b->sfu_utilisation > 0.60) {
         /* before the issue verdict: the unit takes one instruction every
          * sfu_interval cycles, so it fills long before the issue slots do */
-        double sfu = 0;
-        for (int k = 0; k < LS_STAGE_COUNT; k++)
-            sfu += (double)r->stage[k].sfu_ops;
         b->kind = LS_BN_SFU;
-        snprintf(L, n, "bound by the special-function unit: %.0f transcendental instructions "
+        snprintf(L, n, "bound by the special-function unit: %lld transcendental instructions "
                  "(the body's math ops as the target lowers them), one every %lld cycles per "
                  "scheduler, keep the units of the %lld busy WGPs %.0f%% busy",
-                 sfu, (long long)hw->sfu_interval, (long long)b->wgps_used,
+                 (long long)b->sfu_ops, (long long)hw->sfu_interval, (long long)b->wgps_used,
                  100 * b->sfu_utilisation);
     } else if (b->reduce_share > 0.40) {
         b->kind = LS_BN_REDUCTION;

@@ -279,17 +279,14 @@ static int64_t step(engine *e, int slot, int64_t t)
     if (open > t) /* the scheduler gave cycle t away: try again at its next open one */
         return open;
     sched_take(&sched, t);
-    if (in->kind == I_GLOAD && !in->copy && !in->promote) {
-        /* the rest of a load the backend splits (load_pieces), each in
-         * the next open cycle, within the ring's window */
-        int64_t at = t;
-        for (int64_t p = 1; p < e->load_pieces[in->operand]; p++) {
-            int64_t c2 = sched_first_free(&sched, at + 1);
-            if (c2 > t + LS_SCHED_AHEAD)
-                break;
-            sched_take(&sched, c2);
-            at = c2;
-        }
+    /* the rest of a load the backend splits (tinst.issues), each in the
+     * next open cycle, within the ring's window */
+    for (int64_t p = 1, at = t; p < in->issues; p++) {
+        int64_t c2 = sched_first_free(&sched, at + 1);
+        if (c2 > t + LS_SCHED_AHEAD)
+            break;
+        sched_take(&sched, c2);
+        at = c2;
     }
     sched_close(&sched);
     ls_stage_stats *st = &e->res->stage[in->stage]; /* instructions: finish_subgroup */

@@ -25,6 +25,7 @@ typedef struct {
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
     bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */
+    int issues;       /* issue cycles it takes: a split global load's pieces, else 1 */
     /* dep[] as scoreboard entries (ls_engine_assign_scoreboard): -1
      * becomes entry 0, which always reads 0, so a step reads both without
      * a branch; wr is the entry its own result goes to */
@@ -289,10 +290,6 @@ typedef struct {
     int64_t *it_half;
     bool *it_ragged;
     ls_operand_regs oregs[LS_MAX_INPUTS];
-    /* instructions the backend issues for one of input k's vector loads
-     * (engine_setup.c, load_pieces): the load then takes that many issue
-     * cycles */
-    int64_t load_pieces[LS_MAX_INPUTS];
     interval *ivals;     /* per (input, subgroup in wg, load): merged intervals, interior tiles */
     int64_t *ival_start; /* may pass 2^31: subgroups x loads x lanes x width intervals */
     int *ival_count;     /* one load's: lanes x width <= 2^30 */

@@ -168,6 +168,7 @@ static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
     t->load = -1;
     t->result = -1;
     t->step = -1;
+    t->issues = 1;
     return e->ncode++;
 }
 

@@ -57,12 +57,6 @@ static int64_t load_pieces(const engine *e, int k)
     return pieces > 0 ? pieces : 1;
 }
 
-/* Issues one instruction of the template costs (a split load several). */
-static int64_t issues_of(const engine *e, const tinst *in)
-{
-    return in->kind == I_GLOAD && !in->copy && !in->promote ? e->load_pieces[in->operand] : 1;
-}
-
 ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
                            const ls_engine_opts *opts, int64_t *total, ls_diag *diag)
 {
@@ -154,7 +148,6 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int k = 0; k < p->n_inputs; k++) {
         ls_operand_strides(p, k, e.in_strides[k]);
         ls_operand_regs_of(d, p, k, &e.oregs[k]);
-        e.load_pieces[k] = load_pieces(&e, k);
         e.op_base[k] = at;
         at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
     }
@@ -167,6 +160,13 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "one subgroup's program would hold more than 2^31 - 1 instructions "
                            "(the engine's limit); tile the reduction with partial_reduction");
+    /* a compute load the backend splits takes one issue per piece */
+    int64_t pieces[LS_MAX_INPUTS];
+    for (int k = 0; k < plan->n_inputs; k++)
+        pieces[k] = load_pieces(&e, k);
+    for (int i = 0; i < e.ncode; i++)
+        if (e.code[i].kind == I_GLOAD && !e.code[i].copy)
+            e.code[i].issues = (int)pieces[e.code[i].operand];
     int64_t loop = e.loop_end - e.loop_begin, per_sg, trips = plan->iterations / e.unroll;
     e.iterations = trips;
     if (!ls_mul_ok(loop, trips, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
@@ -177,7 +177,7 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int i = 0; i < e.ncode; i++) {
         int64_t *n = &e.stage_issues[e.code[i].stage];
         int64_t add = i >= e.loop_begin && i < e.loop_end ? trips : 1;
-        add *= issues_of(&e, &e.code[i]);
+        add *= e.code[i].issues;
         *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
     }
     *out = e;

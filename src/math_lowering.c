@@ -57,25 +57,44 @@ static bool f32_cast(ls_body_opcode op)
     }
 }
 
+/* One body instruction as target t's backend emits it, and as the IR
+ * holds it when LLVM unrolls the loop (*ir); false for what costs nothing
+ * per element (inputs, constants, linalg.index). */
+static bool inst_cost(const ls_body_inst *in, ls_plan_target t, op_cost *c, int *ir)
+{
+    ls_body_opcode op = (ls_body_opcode)in->op;
+    if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
+        return false;
+    ls_elem_type ty = (ls_elem_type)in->type;
+    *c = (op_cost){1, 0};
+    *ir = 1;
+    /* f64 math goes to libdevice/ocml's double routines, not counted: one
+     * ALU instruction, as any other op.  ROCm keeps a math op as one
+     * intrinsic or device-library call until after unrolling (its
+     * expansion is not counted: docs). */
+    for (size_t k = 0; ty != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
+        if (costs[k].op == op) {
+            *c = t.amd ? costs[k].amd : costs[k].nvidia;
+            *ir = t.amd ? 1 : costs[k].nvidia_ir;
+        }
+    if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16)) {
+        c->alu += 2;
+        *ir += 2;
+    }
+    return true;
+}
+
 void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu)
 {
     *alu = 0;
     *sfu = 0;
     for (int i = 0; i < b->n; i++) {
-        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
-        if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
-            continue;
-        op_cost c = {1, 0};
-        ls_elem_type ty = (ls_elem_type)b->inst[i].type;
-        /* f64 math goes to libdevice/ocml's double routines, not counted:
-         * one ALU instruction, as any other op */
-        for (size_t k = 0; ty != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
-            if (costs[k].op == op)
-                c = t.amd ? costs[k].amd : costs[k].nvidia;
-        if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16))
-            c.alu += 2;
-        *alu += c.alu;
-        *sfu += c.sfu;
+        op_cost c;
+        int ir;
+        if (inst_cost(&b->inst[i], t, &c, &ir)) {
+            *alu += c.alu;
+            *sfu += c.sfu;
+        }
     }
 }
 
@@ -83,19 +102,10 @@ int ls_body_ir_ops(const ls_body *b, ls_plan_target t)
 {
     int n = 0;
     for (int i = 0; i < b->n; i++) {
-        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
-        if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
-            continue;
-        ls_elem_type ty = (ls_elem_type)b->inst[i].type;
-        int c = 1;
-        /* ROCm keeps a math op as one intrinsic or device-library call
-         * until after unrolling (its expansion is not counted: docs) */
-        for (size_t k = 0; !t.amd && ty != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
-            if (costs[k].op == op)
-                c = costs[k].nvidia_ir;
-        if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16))
-            c += 2;
-        n += c;
+        op_cost c;
+        int ir;
+        if (inst_cost(&b->inst[i], t, &c, &ir))
+            n += ir;
     }
     return n;
 }

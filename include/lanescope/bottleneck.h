@@ -65,6 +65,7 @@ typedef struct {
     /* special-function instructions x sfu_interval / (cycles x the used
      * WGPs' schedulers): the share of cycles their units are busy */
     double sfu_utilisation;
+    int64_t sfu_ops; /* special-function instructions of the run, every stage */
 } ls_bottleneck;
 
 const char *ls_bottleneck_name(ls_bottleneck_kind k); /* "dram", "mlp", ... */

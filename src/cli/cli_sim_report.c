@@ -105,9 +105,7 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 : "",
             r->time_us, r->dram_bytes / 1e6, r->dram_gbps, 100 * r->dram_fraction, hw->dram_gbps);
     print_caches(f, hw, r);
-    int64_t sfu = 0;
-    for (int k = 0; k < LS_STAGE_COUNT; k++)
-        sfu += r->stage[k].sfu_ops;
+    int64_t sfu = bn->sfu_ops;
     if (sfu > 0) /* the body's math ops as the target lowers them */
         fprintf(f, "  %lld subgroup-instructions (%lld on the special-function unit%s), %lld "
                    "events\n",
