@@ -19,21 +19,34 @@
  */
 #include "import_internal.h"
 
-/* The region, which the config does not read: skipped, braces balanced. */
-static bool skip_region(importer *im)
+/* The score region, which the config does not read: skipped, braces
+ * balanced.  *identity: it holds no op (no '=') and its yield returns the
+ * block argument, `^bb0(%s: f32): iree_linalg_ext.yield %s : f32`, the
+ * only form the simulator runs. */
+static bool skip_region(importer *im, bool *identity)
 {
     int line = tok(im)->line, col = tok(im)->col;
+    char arg[64] = "", yielded[64] = "";
+    bool has_op = false, after_yield = false;
     if (!expect(im, '{'))
         return false;
     for (int depth = 1; depth > 0;) {
-        if (tok(im)->kind == LS_TOK_EOF) {
+        const ls_token *t = tok(im);
+        if (t->kind == LS_TOK_EOF) {
             ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, line, col,
                         "unterminated region: no '}' matches this '{'");
             return false;
         }
-        depth += ls_tok_is(tok(im), '{') - ls_tok_is(tok(im), '}');
+        if (t->kind == LS_TOK_PERCENT && arg[0] == 0)
+            copy_tok(arg, sizeof arg, t);
+        else if (t->kind == LS_TOK_PERCENT && after_yield && yielded[0] == 0)
+            copy_tok(yielded, sizeof yielded, t);
+        has_op |= ls_tok_is(t, '=');
+        after_yield |= ls_tok_ident(t, "iree_linalg_ext.yield");
+        depth += ls_tok_is(t, '{') - ls_tok_is(t, '}');
         next(im);
     }
+    *identity = !has_op && arg[0] && strcmp(arg, yielded) == 0;
     return true;
 }
 
@@ -50,7 +63,9 @@ static bool read_config(importer *im, const ls_attr *dict, const char *key, bool
  * lowering_config, and decomposition_config = {qk_attrs = {lowering_config
  * = ...}, pv_attrs = {...}} (IREE's DecomposeAttention hands each to its
  * matmul). */
-static bool record_attention(importer *im, const ls_attr *dict, const ls_dop *dop)
+static bool record_attention(importer *im, const ls_attr *dict, const ls_dop *dop,
+                             const operand_list *ins, const operand_list *outs, bool identity,
+                             int region_line, int region_col)
 {
     if (im->m->n_attentions >= LS_IMPORT_MAX_FUNCS)
         return ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, dop->line, dop->col,
@@ -79,6 +94,12 @@ static bool record_attention(importer *im, const ls_attr *dict, const ls_dop *do
         a->has_ti = true;
         a->ti = im->ti;
     }
+    a->has_scale = ls_imp_constant_of(im, ins->names[3], &a->scale_type, &a->scale_bits);
+    for (int i = 0; i < outs->n && i < 3; i++)
+        a->init_filled[i] = ls_imp_fill_of(im, outs->names[i], outs->types[i].elem, &a->init_bits[i]);
+    a->region_identity = identity;
+    a->region_line = region_line;
+    a->region_col = region_col;
     im->m->n_attentions++;
     return true;
 }
@@ -99,7 +120,9 @@ void ls_imp_attention_op(importer *im, const char *result_name)
     operand_list ins, outs;
     if (!ls_imp_operands_ex(im, "ins", true, &ins) || !ls_imp_operands(im, "outs", &outs))
         return;
-    if (ls_tok_is(tok(im), '{') && !skip_region(im))
+    bool identity = true;
+    int region_line = tok(im)->line, region_col = tok(im)->col;
+    if (ls_tok_is(tok(im), '{') && !skip_region(im, &identity))
         return;
     const ls_attr *maps = ls_attr_get(dict, "indexing_maps");
     int want_outs = online ? 3 : 1;
@@ -145,7 +168,7 @@ void ls_imp_attention_op(importer *im, const char *result_name)
             dop->is_reduction[ad.k1[i]] = true;
         for (int i = 0; i < ad.n_k2; i++)
             dop->is_reduction[ad.k2[i]] = true;
-        if (!record_attention(im, dict, dop))
+        if (!record_attention(im, dict, dop, &ins, &outs, identity, region_line, region_col))
             return;
     }
     if (im->flags & LS_IMPORT_ATTENTION)
@@ -156,9 +179,9 @@ void ls_imp_attention_op(importer *im, const char *result_name)
     ls_diag local, *saved;
     ls_imp_begin_problem_checks(im, &local, &saved);
     ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
-                "%s: lanescope does not simulate attention yet (its QK and PV matmuls with the "
-                "online softmax between them); `lanescope suggest` gives IREE's config for it "
-                "and `lanescope explain` its layouts",
+                "%s is not a reduction lanescope's timing engine runs: `lanescope sim` runs "
+                "its values as IREE lowers them, `lanescope explain` lays it out and "
+                "`lanescope suggest` gives IREE's config for it",
                 kind);
     ls_imp_end_problem_checks(im, &local, saved);
 }

@@ -12,9 +12,6 @@ static inline int64_t ls_pow2ceil(int64_t x)
     return p;
 }
 
-/* The instruction steps of one gpu.subgroup_reduce (r's cluster size and
- * stride set): XOR butterfly, or the DPP sequence on AMD. */
-void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t);
 /* The arg_compare fields of a plan whose generic part is built. */
 ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_target t,
                          ls_plan *plan, ls_diag *diag);

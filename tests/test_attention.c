@@ -6,8 +6,13 @@
  * @attention_20x1x64x4096x64).  Also the routing: a non-skinny M on an MMA
  * target is refused by name, and `sim` refuses attention with its reason;
  * and the layouts `explain` gives its two matmuls (attention.h), against
- * IREE's pipeline test's CHECK lines. */
+ * IREE's pipeline test's CHECK lines; and the values `sim` runs as IREE
+ * lowers them (sim/attention_values.c), against the op and an independent
+ * softmax. */
+#include <math.h>
+
 #include "lanescope/attention.h"
+#include "lanescope/functional.h"
 #include "suggest_util.h"
 
 /* An online_attention (or attention: one init) dispatch.  maps: the
@@ -229,15 +234,15 @@ START_TEST(refusals)
                  "tensor<20x1xf16>", "f16");
     ck_assert(suggest_ir(ir, "gfx942", &s, &d) == LS_ERR_INVALID);
     ck_assert_msg(strstr(d.msg, "K1 dim d2 is dynamic"), "%s", d.msg);
-    /* sim: attention is not simulated, and says so at the op */
+    /* a plain parse (no LS_IMPORT_ATTENTION): not a reduction the engine runs, said at the op */
     attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>",
                  "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf16>",
                  "tensor<20x1xf16>", "f16");
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_diag_clear(&d);
     ck_assert(ls_module_parse(ir, strlen(ir), "t.mlir", m, &d) == LS_ERR_INVALID);
-    ck_assert_msg(strstr(d.msg, "does not simulate attention") && d.line == 3, "%d: %s", d.line,
-                  d.msg);
+    ck_assert_msg(strstr(d.msg, "is not a reduction lanescope's timing engine runs") && d.line == 3,
+                  "%d: %s", d.line, d.msg);
     free(m);
     /* wrong operand counts are a syntax error naming the op */
     const char *bad = "func.func @f(%q: tensor<2x4xf16>, %o: tensor<2x4xf16>) {\n"
@@ -426,6 +431,162 @@ START_TEST(layout_refusals)
 }
 END_TEST
 
+/* ---- values (sim/attention_values.c) ---- */
+
+static double input_f16(uint64_t seed, int k, int64_t idx)
+{
+    return ls_value_to_double(ls_input_value(ls_operand_seed(seed, k), (uint64_t)idx, LS_ET_F16,
+                                             LS_COMB_ADD),
+                              LS_ET_F16);
+}
+
+/* Softmax attention of batch b (M = 1) at column n, in double, from the
+ * generator's inputs read here on their own: sum_k softmax_k(scale q.k)
+ * v_kn with natural exp and the scale unrounded -- what any lowering must
+ * approach.  IREE's rounds the scaled query to f16 (AggregatedOpInterfaceImpl),
+ * which moves the result by about 1e-3 at these sizes. */
+static double oracle(uint64_t seed, int64_t b, int64_t n, int64_t K1, int64_t K2, int64_t N,
+                     double scale)
+{
+    double *s = ls_xcalloc((size_t)K2, sizeof *s), mx = -INFINITY, num = 0, den = 0;
+    for (int64_t k = 0; k < K2; k++) {
+        for (int64_t j = 0; j < K1; j++)
+            s[k] += input_f16(seed, 0, b * K1 + j) * input_f16(seed, 1, (b * K2 + k) * K1 + j);
+        s[k] *= scale;
+        mx = s[k] > mx ? s[k] : mx;
+    }
+    for (int64_t k = 0; k < K2; k++) {
+        double p = exp(s[k] - mx);
+        num += p * input_f16(seed, 2, (b * K2 + k) * N + n);
+        den += p;
+    }
+    free(s);
+    return num / den;
+}
+
+static void values_ok(const ls_module *m, const ls_attention *a, ls_plan_target t, int64_t wgs,
+                      int64_t outputs, double scale)
+{
+    ls_att_check chk;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], a, t, 1, wgs, &chk, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(chk.mismatches, 0);
+    ck_assert_int_eq(chk.workgroups_run, wgs);
+    ck_assert_int_eq(chk.outputs_checked, outputs);
+    ck_assert_int_eq(chk.results_checked, 7); /* no stores: a snippet's results all count */
+    ck_assert(chk.max_error_bound_ratio > 0 && chk.max_error_bound_ratio < 1);
+    /* the online results' acc / sum at (b 0, n 0): the attention output */
+    double want = oracle(1, 0, 0, 64, 4096, 64, scale);
+    ck_assert_msg(fabs(chk.sample[0] / chk.sample[2] - want) < 5e-3, "%.6f vs %.6f",
+                  chk.sample[0] / chk.sample[2], want);
+}
+
+/* IREE's pipeline cases #1 (reduction: each step reduces over K2, the QK
+ * contraction's K1 lanes at stride 32 by shuffles, K2's 32 lanes by DPP on
+ * gfx9) and #2 (partial_reduction: a slot per key, merged after the loop),
+ * on an AMD and an NVIDIA lowering: per workgroup 32 acc columns, one max
+ * and one sum, within the rounding bound of the op as IREE decomposes it,
+ * and near an independent softmax. */
+START_TEST(values_pipeline_cases)
+{
+    char ir[8192];
+    const char *levels[2] = {"reduction", "partial_reduction"};
+    const ls_plan_target targets[2] = {{true, 9}, {false, 0}};
+    for (int l = 0; l < 2; l++) {
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        pipeline_ir(ir, sizeof ir, levels[l], true);
+        ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+        for (int t = 0; t < 2; t++)
+            values_ok(m, &a, targets[t], 3, 3 * (32 + 2), 0.125);
+        free(m);
+    }
+}
+END_TEST
+
+/* IREE's default config (§6.4): 8 subgroups x 64 lanes on K2, so the merge
+ * reduces each value over 64 lanes (DPP) and then the 8 subgroups'
+ * partials through workgroup memory; on sm_90 the heuristic's own layout
+ * for 32-lane subgroups, reduced by shuffles. */
+START_TEST(values_default_config)
+{
+    char ir[4096];
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf32>", NULL, "tensor<20x1x64xf32>",
+                 "tensor<20x1xf32>", "f16");
+    /* V as f16 like the rest: the generator's values are the same numbers */
+    char *at = strstr(ir, "%v: tensor<20x4096x64xf32>");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "%v: tensor<20x4096x64xf16>", 26);
+    at = strstr(ir, "tensor<20x4096x64xf32>, f16");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "tensor<20x4096x64xf16>, f16", 27);
+    const char *targets[2] = {"gfx942", "sm_90"};
+    for (int t = 0; t < 2; t++) {
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        ck_assert_msg(build_attention(ir, targets[t], m, &a, &d) == LS_OK, "%s", d.msg);
+        ck_assert(a.suggested && a.partial);
+        ck_assert_int_eq(a.qk.layout.subgroup_tile[3] > 1, 1); /* the merge's LDS round */
+        int64_t n_tile = a.workgroup[4];
+        values_ok(m, &a, ls_plan_target_from_arch(targets[t]), 2, 2 * (n_tile + 2), 1.0);
+        free(m);
+    }
+}
+END_TEST
+
+/* What the values run cannot take is refused with the reason, at the op
+ * (or its region). */
+START_TEST(values_refusals)
+{
+    char ir[8192], edited[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    /* a score region with an op */
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    const char *yield = "iree_linalg_ext.yield %x : f32";
+    char *at = strstr(ir, yield);
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited, "%.*s%%y = arith.mulf %%x, %%x : f32\n    "
+             "iree_linalg_ext.yield %%y : f32%s",
+             (int)(at - ir), ir, at + strlen(yield));
+    ck_assert_msg(build_attention(edited, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "its score region holds ops") && d.line == 7, "%d: %s", d.line,
+                  d.msg);
+    /* a scale that is a function argument, not a constant */
+    memset(m, 0, sizeof *m);
+    at = strstr(ir, "(%q: ");
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited, "%.*s(%%sc: f16, %s", (int)(at - ir), ir, at + 1);
+    at = strstr(edited, "ins(%q, %k, %v, %s :");
+    ck_assert_ptr_nonnull(at);
+    memmove(at + 19, at + 18, strlen(at + 18) + 1);
+    memcpy(at + 16, "%sc", 3);
+    ck_assert_msg(build_attention(edited, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "its scale is not an arith.constant"), "%s", d.msg);
+    /* a K2 tile that does not divide K2 */
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    at = strstr(ir, "partial_reduction = [0, 0, 0, 128, 0]");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "partial_reduction = [0, 0, 0, 384, 0]", 37);
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "a tile does not divide its dim"), "%s", d.msg);
+    free(m);
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -439,6 +600,9 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, pipeline_case_layouts);
     tcase_add_test(tc, default_config_layouts);
     tcase_add_test(tc, layout_refusals);
+    tcase_add_test(tc, values_pipeline_cases);
+    tcase_add_test(tc, values_default_config);
+    tcase_add_test(tc, values_refusals);
     suite_add_tcase(s, tc);
     return s;
 }

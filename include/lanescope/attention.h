@@ -14,6 +14,7 @@
 #define LANESCOPE_ATTENTION_H
 
 #include "lanescope/import.h"
+#include "lanescope/plan.h"
 #include "lanescope/suggest.h"
 
 /* One of the two matmuls over its own loops. */
@@ -74,5 +75,39 @@ int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t su
  * docs/attention-lowering.md §5.3), and whether subgroups split a reduced
  * dim (a workgroup-memory round). */
 int64_t ls_att_contract_reduces(const ls_att_matmul *mm, bool *cross_subgroup);
+
+/* ---- values (sim/attention_values.c) ---- */
+
+typedef struct {
+    int64_t workgroups_run, outputs_checked, mismatches;
+    double max_error_bound_ratio; /* max |sim - ref| / bound */
+    unsigned results_checked;     /* bit r: result r is stored, so checked */
+    bool inits_assumed;           /* an online_attention init that is no linalg.fill:
+                                   * started as IREE's conversion starts them */
+    /* workgroup 0's first row, its first N position: each result's
+     * lowered value there (online: acc, max, sum; attention: output) */
+    double sample[3];
+    /* the first mismatch: which result, the op's loop point */
+    char bad_result[16];
+    int64_t bad_point[LS_MAX_RANK];
+    char bad_sim[48], bad_ref[48];
+} ls_att_check;
+
+/* Whether lanescope can run the attention's values: LS_ERR_INVALID with
+ * the reason where it cannot (a score region with ops, a scale that is no
+ * constant, an operand computed in the dispatch, <= 8-bit types, ragged
+ * tiles, non-power-of-two splits of a reduced loop). */
+ls_status ls_attention_values_check(const ls_module *m, const ls_module_attention *ma,
+                                    const ls_attention *a, ls_diag *diag);
+
+/* The lowered values of the first max_wg workgroups (all for < 0), every
+ * thread of each running its part as IREE lowers it for target t, checked
+ * against the op's definition with inputs from the generator's seed. */
+ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
+                              const ls_attention *a, ls_plan_target t, uint64_t seed,
+                              int64_t max_wg, ls_att_check *res, ls_diag *diag);
+
+/* Element reads a full values run makes: for the functional budget. */
+int64_t ls_attention_values_work(const ls_attention *a);
 
 #endif

@@ -46,6 +46,17 @@ typedef struct {
     ls_lowering_config config, qk, pv;
     bool has_ti;
     ls_translation_info ti;
+    /* What the simulator reads (sim/attention_values.c): the scale when it
+     * is an arith.constant; each init's linalg.fill value when it is one
+     * (an online_attention's acc, max, sum; an attention's output);
+     * whether the score region yields its argument unchanged. */
+    bool has_scale;
+    ls_elem_type scale_type;
+    uint64_t scale_bits;
+    bool init_filled[3];
+    uint64_t init_bits[3];
+    bool region_identity;
+    int region_line, region_col;
 } ls_module_attention;
 
 typedef struct {

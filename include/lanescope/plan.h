@@ -201,6 +201,10 @@ int ls_body_ir_ops(const ls_body *b, ls_plan_target t);
 /* Target kind from an IREE arch string ("gfx942" -> AMD gfx9, "sm_80" -> NVIDIA). */
 ls_plan_target ls_plan_target_from_arch(const char *arch);
 
+/* The instruction steps of one gpu.subgroup_reduce (r's cluster size and
+ * stride set): XOR butterfly, or the DPP sequence on AMD. */
+void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t);
+
 /* Build the plan. p and d must outlive it. */
 ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t,
                         ls_plan *plan, ls_diag *diag);

@@ -233,13 +233,26 @@ int ls_cmd_sim(int argc, char **argv)
     int rc = 1;
     ls_out out;
     bool out_open = false;
+    pf.import_flags = LS_IMPORT_ATTENTION; /* run below (cli_sim_attention.c) */
     if (ls_cli_problem_load(input, &pf, &dims, m, &diag))
         goto fail;
     if (input == NULL)
         input = "--shape";
-    if (m->n_problems == 0) {
+    if (m->n_problems == 0 && m->n_attentions == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
-                    "no linalg.generic/linalg.reduce with a reduction to simulate");
+                    "no linalg.generic/linalg.reduce with a reduction, and no attention, to "
+                    "simulate");
+        goto fail;
+    }
+    if (m->n_attentions > 0 && (csv || trace_path || npy_path || dump)) {
+        /* what an attention's run has not: a stage table, a timeline, one input */
+        ls_diag_set(&diag, LS_ERR_USAGE,
+                    csv ? "--csv" : trace_path ? "--trace" : npy_path ? "--input" : "--dump-plan",
+                    0, 0,
+                    "%s holds an attention op, which lanescope does not time yet (no stage "
+                    "table, trace or plan dump) and feeds from the generator only; `lanescope "
+                    "explain` shows its layouts",
+                    input);
         goto fail;
     }
     d = ls_xcalloc(m->n_problems, sizeof *d);
@@ -413,6 +426,16 @@ int ls_cmd_sim(int argc, char **argv)
             }
         }
         ls_sim_print_untimed(out.f, untimed, n_untimed);
+    }
+    if (m->n_attentions > 0 && json)
+        json_object_object_add(root, "attentions", json_object_new_array());
+    for (size_t i = 0; i < m->n_attentions; i++) {
+        ls_sim_attention_opts ao = {target, check, force, (uint64_t)seed, max_wg};
+        json_object *arr = NULL;
+        if (json)
+            json_object_object_get_ex(root, "attentions", &arr);
+        if (ls_sim_attention(m, i, &ao, out.f, arr, &diag))
+            goto fail;
     }
     if (json)
         fprintf(out.f, "%s\n",

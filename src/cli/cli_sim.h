@@ -48,4 +48,16 @@ json_object *ls_sim_untimed_json(const ls_sim_untimed *u, int n);
 void ls_sim_print_argcmp_check(FILE *f, const ls_problem *p, const ls_functional_result *fr,
                                const char *from);
 
+/* `lanescope sim` for attention op i of m (cli_sim_attention.c): its
+ * values checked (with check), reported as text on f or into the JSON
+ * array arr (non-NULL).  0, or 1 with diag set. */
+typedef struct {
+    const char *target;
+    bool check, force;
+    uint64_t seed;
+    int64_t max_wg;
+} ls_sim_attention_opts;
+int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FILE *f,
+                     json_object *arr, ls_diag *diag);
+
 #endif

@@ -1,0 +1,1032 @@
+/* attention_values.c: a decode attention's values, computed as IREE's
+ * VectorDistribute pipeline lowers it (docs/attention-lowering.md §3, §5,
+ * §8), and checked against the op's definition.
+ *
+ * Per workgroup and K2 tile, every thread of the workgroup runs its part
+ * of the QK contraction (the FMA chain over its own K1 elements, last
+ * first: ContractToChainFMA), the gpu.subgroup_reduce steps over its lanes
+ * as the target lowers them (shuffle butterflies, or DPP rows on AMD for
+ * stride-1 clusters), and the workgroup-memory round when subgroups split
+ * a reduced dim; then the online softmax with exp2, the P truncation to
+ * V's type and the PV update.  With a partial_reduction K2 tile every key
+ * slot keeps its own max, sum and acc, merged after the loop
+ * (mergeReductions); with a reduction tile each step reduces over K2.
+ * Values are the same in every replica of a thread (an unmapped basis
+ * entry), so each reduction's result is read from one holder.
+ *
+ * The reference is the op's definition in double (softmax in base 2 of
+ * Q.K scaled by scale * log2e, plus the mask), and every output gets a
+ * rounding bound from the magnitudes it sums (see bound_of). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functional_internal.h"
+#include "lanescope/arena.h"
+#include "lanescope/attention.h"
+
+/* math.h's LOG2E and LN2 are not ISO C */
+#define LOG2E 1.44269504088896340736
+#define LN2 0.69314718055994530942
+
+typedef enum { R_CHAIN, R_ADD, R_MAX } rkind;
+
+typedef struct actx actx;
+/* A reduction's element at local tile point x: the value (R_ADD, R_MAX) or
+ * the FMA chain's lhs with its rhs in *rhs (R_CHAIN). */
+typedef float (*elem_fn)(actx *c, const int64_t *x, float *rhs);
+
+struct actx {
+    const ls_attention *a;
+    const ls_dop *o;
+    ls_plan_target t;
+    uint64_t seed;
+    ls_elem_type type[5];    /* Q, K, V, scale, mask */
+    bool is_float[5];
+    uint64_t opmix[5];       /* each operand's generator seed, hashed (ls_mix64) */
+    ls_elem_type out_type[3];
+    /* the type S, P, max, sum and acc are computed in: the acc's
+     * (DecomposeAttention), f32 for an attention (its conversion's fills) */
+    ls_elem_type et;
+    unsigned bmask, mmask, k1mask, k2mask, nmask;
+    int64_t ext[LS_MAX_RANK];    /* per op dim: its extent in one workgroup / K2 tile */
+    int64_t origin[LS_MAX_RANK]; /* the tile's origin: workgroup, then iteration */
+    float sprime;                /* scale * log2e in the scale's type */
+    /* per workgroup, f32 as the kernel holds them */
+    float *S, *P;                /* over B|M|K2 */
+    float *pmax, *psum, *pacc;   /* partial: per slot, B|M|K2 and B|M|K2|N */
+    float *mx, *sm, *acc;        /* B|M and B|M|N */
+    float *w;                    /* merge weights, B|M|K2 */
+    float *red;                  /* a reduction's results */
+    float *qs, *kt, *vt;         /* the tile's Q' (B|M|K1), K (B|K2|K1), V (B|K2|N) */
+    float *part;                 /* per thread partials */
+    uint64_t *lanes, *tmp;
+};
+
+static float v2f(ls_value v)
+{
+    uint32_t b = (uint32_t)v;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+static ls_value f2v(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* f rounded to type t (an f16 Q' or P, a bf16 ...), back in f32 */
+static float round_to(float f, ls_elem_type t)
+{
+    return t == LS_ET_F32 ? f : (float)ls_value_to_double(ls_value_from_double(f, t), t);
+}
+
+/* Arithmetic in the work type: each result rounded once (a double holds
+ * every sum and product of two f32s or f16s closely enough that its
+ * rounding to the type is the correctly rounded result). */
+static float rnd(const actx *c, double x)
+{
+    return c->et == LS_ET_F32 ? (float)x
+                              : (float)ls_value_to_double(ls_value_from_double(x, c->et), c->et);
+}
+
+static float add_e(const actx *c, float a, float b)
+{
+    return rnd(c, (double)a + b);
+}
+
+static float mul_e(const actx *c, float a, float b)
+{
+    return rnd(c, (double)a * b);
+}
+
+/* an f16 product is exact in double and so is its sum with an f16 */
+static float fma_e(const actx *c, float a, float b, float acc)
+{
+    return c->et == LS_ET_F32 ? fmaf(a, b, acc) : rnd(c, (double)a * b + acc);
+}
+
+/* math.exp2 on f16 / bf16: IREE extends to f32 and truncates the result */
+static float exp2_e(const actx *c, float x)
+{
+    return rnd(c, exp2f(x));
+}
+
+/* maximumf's finite identity in the work type (useOnlyFiniteValue) */
+static float lowest_e(const actx *c)
+{
+    return c->et == LS_ET_F16 ? -65504.0f : c->et == LS_ET_BF16 ? -0x1.fep127f : -FLT_MAX;
+}
+
+static ls_value to_e(const actx *c, float f)
+{
+    return c->et == LS_ET_F32 ? f2v(f) : ls_value_from_double(f, c->et);
+}
+
+static float from_e(const actx *c, ls_value v)
+{
+    return c->et == LS_ET_F32 ? v2f(v) : (float)ls_value_to_double(v, c->et);
+}
+
+static unsigned mask_of(const int *dims, int n)
+{
+    unsigned m = 0;
+    for (int i = 0; i < n; i++)
+        m |= 1u << dims[i];
+    return m;
+}
+
+/* Row-major index of local point x over the op dims in mask. */
+static int64_t box(const actx *c, unsigned mask, const int64_t *x)
+{
+    int64_t i = 0;
+    for (int d = 0; d < c->a->rank; d++)
+        if (mask >> d & 1)
+            i = i * c->ext[d] + x[d];
+    return i;
+}
+
+static int64_t box_size(const actx *c, unsigned mask)
+{
+    int64_t n = 1;
+    for (int d = 0; d < c->a->rank; d++)
+        if (mask >> d & 1)
+            n *= c->ext[d];
+    return n;
+}
+
+/* Operand k (Q, K, V, mask) at global op point x, as the generator gives it. */
+static double operand_at(const actx *c, int k, const int64_t *x)
+{
+    const ls_dop_operand *op = &c->o->operand[k];
+    int64_t idx = 0;
+    for (int j = 0; j < op->map_n; j++)
+        idx = idx * op->dims[j] + x[op->map[j]];
+    uint64_t h = ls_input_hash(c->opmix[k], (uint64_t)idx);
+    switch (c->type[k]) {
+    case LS_ET_F16:
+    case LS_ET_BF16:
+    case LS_ET_F32:
+        /* the generator's value (ls_input_value), which all three hold exactly */
+        return ls_input_float(h, LS_COMB_ADD);
+    default: {
+        ls_value v = ls_input_value_hashed(h, c->type[k], LS_COMB_ADD);
+        /* an integer mask: its i1 (arith.trunci) */
+        return c->is_float[k] ? ls_value_to_double(v, c->type[k]) : (double)(v & 1);
+    }
+    }
+}
+
+static void global_of(const actx *c, const int64_t *x, int64_t *g)
+{
+    for (int d = 0; d < c->a->rank; d++)
+        g[d] = c->origin[d] + x[d];
+}
+
+/* ---- the elements each reduction reads ---- */
+
+static float qk_elem(actx *c, const int64_t *x, float *rhs)
+{
+    *rhs = c->kt[box(c, c->bmask | c->k2mask | c->k1mask, x)];
+    return c->qs[box(c, c->bmask | c->mmask | c->k1mask, x)];
+}
+
+static float s_elem(actx *c, const int64_t *x, float *rhs)
+{
+    (void)rhs;
+    return c->S[box(c, c->bmask | c->mmask | c->k2mask, x)];
+}
+
+static float p_elem(actx *c, const int64_t *x, float *rhs)
+{
+    (void)rhs;
+    return c->P[box(c, c->bmask | c->mmask | c->k2mask, x)];
+}
+
+static float pv_elem(actx *c, const int64_t *x, float *rhs)
+{
+    *rhs = c->vt[box(c, c->bmask | c->k2mask | c->nmask, x)];
+    return round_to(c->P[box(c, c->bmask | c->mmask | c->k2mask, x)], c->type[2]);
+}
+
+static float pmax_elem(actx *c, const int64_t *x, float *rhs)
+{
+    (void)rhs;
+    return c->pmax[box(c, c->bmask | c->mmask | c->k2mask, x)];
+}
+
+static float wsum_elem(actx *c, const int64_t *x, float *rhs)
+{
+    (void)rhs;
+    int64_t i = box(c, c->bmask | c->mmask | c->k2mask, x);
+    return mul_e(c, c->w[i], c->psum[i]);
+}
+
+static float wacc_elem(actx *c, const int64_t *x, float *rhs)
+{
+    (void)rhs;
+    return mul_e(c, c->w[box(c, c->bmask | c->mmask | c->k2mask, x)],
+                 c->pacc[box(c, c->bmask | c->mmask | c->k2mask | c->nmask, x)]);
+}
+
+/* ---- one reduction, distributed as IREE distributes it ---- */
+
+/* A thread's local tuple f over loops l[0..n) of layout ly: vector order
+ * batch.. x outer.. x element.., each row-major over the loops. */
+static void local_decode(const ls_nested_layout *ly, const int *l, int n, int64_t f, int64_t *b,
+                         int64_t *o, int64_t *e)
+{
+    for (int j = n; j-- > 0;) {
+        e[j] = f % ly->element_tile[l[j]];
+        f /= ly->element_tile[l[j]];
+    }
+    for (int j = n; j-- > 0;) {
+        o[j] = f % ly->outer_tile[l[j]];
+        f /= ly->outer_tile[l[j]];
+    }
+    for (int j = n; j-- > 0;) {
+        b[j] = f % ly->batch_tile[l[j]];
+        f /= ly->batch_tile[l[j]];
+    }
+}
+
+static int64_t local_count(const ls_nested_layout *ly, const int *l, int n)
+{
+    int64_t c = 1;
+    for (int j = 0; j < n; j++)
+        c *= ly->batch_tile[l[j]] * ly->outer_tile[l[j]] * ly->element_tile[l[j]];
+    return c;
+}
+
+/* Sets x along loops l of matmul mm for a thread at (vt, vs) and local
+ * tuple f; false when a position lies past the loop's bound (padding). */
+static bool place(const ls_att_matmul *mm, const int *l, int n, int64_t f, const int64_t *vt,
+                  const int64_t *vs, int64_t *x)
+{
+    const ls_nested_layout *ly = &mm->layout;
+    int64_t b[LS_MAX_RANK], o[LS_MAX_RANK], e[LS_MAX_RANK];
+    local_decode(ly, l, n, f, b, o, e);
+    for (int j = 0; j < n; j++) {
+        int i = l[j];
+        int64_t p = (((vs[i] * ly->batch_tile[i] + b[j]) * ly->outer_tile[i] + o[j]) *
+                         ly->thread_tile[i] + vt[i]) * ly->element_tile[i] + e[j];
+        if (p >= mm->bound[i])
+            return false;
+        x[mm->dim[i]] = p;
+    }
+    return true;
+}
+
+static ls_combiner combiner_of(const actx *c, rkind k)
+{
+    /* ROCm rewrites maximumf to maxnumf (Common/ReplaceSlowMinMaxOps.cpp) */
+    return k != R_MAX ? LS_COMB_ADD : c->t.amd ? LS_COMB_MAXNUMF : LS_COMB_MAXIMUMF;
+}
+
+/* One lane array reduced by a gpu.subgroup_reduce of cluster (size,
+ * stride), lowered for the target. */
+static void lane_reduce(actx *c, rkind k, int64_t size, int64_t stride)
+{
+    ls_subgroup_reduce r;
+    memset(&r, 0, sizeof r);
+    r.cluster_size = size;
+    r.cluster_stride = stride;
+    ls_plan_lower_subgroup_reduce(&r, c->t);
+    ls_func_run_reduce(&r, combiner_of(c, k), c->et, c->lanes, c->tmp, c->a->subgroup_size, -1);
+}
+
+/* The value `f` gives over the op dims in `vals`, reduced over those in
+ * `red`, on matmul mm's layout: each thread's local reduce (the FMA chain
+ * of a contract, last element first; otherwise ascending from the
+ * identity), one subgroup reduce per reduced loop with lanes (in loop
+ * order), a workgroup-memory round when subgroups split a reduced loop
+ * (docs/attention-lowering.md §5.2).  c->red[box over vals & ~red] gets
+ * the results, before the op's accumulator is combined in. */
+static void dist_reduce(actx *c, const ls_att_matmul *mm, unsigned vals, unsigned red, rkind k,
+                        elem_fn f)
+{
+    const ls_nested_layout *ly = &mm->layout;
+    int nl[LS_MAX_RANK], rl[LS_MAX_RANK], nn = 0, nr = 0;
+    for (int i = 0; i < mm->rank; i++) {
+        unsigned bit = 1u << mm->dim[i];
+        if (red & bit)
+            rl[nr++] = i;
+        else if (vals & bit)
+            nl[nn++] = i;
+    }
+    unsigned outm = vals & ~red;
+    int64_t W = c->a->workgroup_size, SG = c->a->subgroup_size;
+    int64_t E = local_count(ly, nl, nn), R = local_count(ly, rl, nr);
+    float ident = k == R_MAX ? -INFINITY : 0.0f;
+    int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY], x[LS_MAX_RANK] = {0};
+    /* a thread's positions along the reduced loops, once per thread */
+    int64_t *rpos = ls_xcalloc((size_t)(R * (nr ? nr : 1)), sizeof *rpos);
+    bool *rok = ls_xcalloc((size_t)R, sizeof *rok);
+    for (int64_t tid = 0; tid < W; tid++) {
+        ls_nl_virtual_thread(ly, tid % SG, vt);
+        ls_nl_virtual_subgroup(ly, tid / SG, vs);
+        for (int64_t r = 0; r < R; r++) {
+            rok[r] = place(mm, rl, nr, r, vt, vs, x);
+            for (int q = 0; q < nr; q++)
+                rpos[r * nr + q] = x[mm->dim[rl[q]]];
+        }
+        for (int64_t e = 0; e < E; e++) {
+            float acc = ident;
+            if (place(mm, nl, nn, e, vt, vs, x)) {
+                for (int64_t j = 0; j < R; j++) {
+                    int64_t r = k == R_CHAIN ? R - 1 - j : j;
+                    if (!rok[r])
+                        continue;
+                    for (int q = 0; q < nr; q++)
+                        x[mm->dim[rl[q]]] = rpos[r * nr + q];
+                    float rhs = 0, v = f(c, x, &rhs);
+                    acc = k == R_CHAIN ? fma_e(c, v, rhs, acc)
+                                       : from_e(c, ls_combine(combiner_of(c, k), c->et, to_e(c, acc),
+                                                              to_e(c, v)));
+                }
+            }
+            c->part[tid * E + e] = acc;
+        }
+    }
+    free(rpos);
+    free(rok);
+    for (int j = 0; j < nr; j++) {
+        int i = rl[j];
+        if (ly->thread_tile[i] <= 1)
+            continue;
+        for (int64_t sg = 0; sg < W / SG; sg++)
+            for (int64_t e = 0; e < E; e++) {
+                for (int64_t l = 0; l < SG; l++)
+                    c->lanes[l] = to_e(c, c->part[(sg * SG + l) * E + e]);
+                lane_reduce(c, k, ly->thread_tile[i], ly->thread_strides[i]);
+                for (int64_t l = 0; l < SG; l++)
+                    c->part[(sg * SG + l) * E + e] = from_e(c, c->lanes[l]);
+            }
+    }
+    /* the partials of the subgroups that split reduced loops: one per
+     * combination of their subgroup positions, in row-major order */
+    int64_t nsplit = 1, need = 1;
+    for (int j = 0; j < nr; j++)
+        if (ly->subgroup_tile[rl[j]] > 1) {
+            nsplit *= ly->subgroup_tile[rl[j]];
+            need *= ly->subgroup_tile[rl[j]]; /* powers of two: checked at the start */
+        }
+    int64_t nout = box_size(c, outm);
+    float *buf = ls_xcalloc((size_t)(nout * nsplit), sizeof *buf);
+    for (int64_t tid = 0; tid < W; tid++) {
+        ls_nl_virtual_thread(ly, tid % SG, vt);
+        ls_nl_virtual_subgroup(ly, tid / SG, vs);
+        int64_t j = 0;
+        for (int q = 0; q < nr; q++)
+            if (ly->subgroup_tile[rl[q]] > 1)
+                j = j * ly->subgroup_tile[rl[q]] + vs[rl[q]];
+        for (int64_t e = 0; e < E; e++)
+            if (place(mm, nl, nn, e, vt, vs, x))
+                buf[box(c, outm, x) * nsplit + j] = c->part[tid * E + e];
+    }
+    /* the read-back layout: the first reduced loop with enough lanes gives
+     * the cluster's stride (as src/plan.c reads computeLayoutForReductionFromBuffer);
+     * with none, each lane combines the partials in turn */
+    int64_t stride = 0;
+    for (int q = 0; q < nr && stride == 0; q++)
+        if (ly->thread_tile[rl[q]] >= need)
+            stride = ly->thread_strides[rl[q]] ? ly->thread_strides[rl[q]] : 1;
+    for (int64_t p = 0; p < nout; p++) {
+        const float *pp = buf + p * nsplit;
+        if (nsplit == 1) {
+            c->red[p] = pp[0];
+        } else if (stride == 0) {
+            float acc = ident;
+            for (int64_t j = 0; j < nsplit; j++)
+                acc = from_e(c, ls_combine(combiner_of(c, k), c->et, to_e(c, acc), to_e(c, pp[j])));
+            c->red[p] = acc;
+        } else {
+            for (int64_t l = 0; l < SG; l++)
+                c->lanes[l] = to_e(c, ident);
+            for (int64_t j = 0; j < nsplit; j++)
+                c->lanes[j * stride] = to_e(c, pp[j]);
+            lane_reduce(c, k, need, stride);
+            c->red[p] = from_e(c, c->lanes[0]);
+        }
+    }
+    free(buf);
+}
+
+/* ---- one workgroup ---- */
+
+/* Iterate the local points of the op dims in mask: x counts up row-major;
+ * false after the last. */
+static bool next_point(const actx *c, unsigned mask, int64_t *x)
+{
+    for (int d = c->a->rank; d-- > 0;) {
+        if (!(mask >> d & 1))
+            continue;
+        if (++x[d] < c->ext[d])
+            return true;
+        x[d] = 0;
+    }
+    return false;
+}
+
+/* The operand tile of op dims `mask` at c->origin, as f32 (the extf
+ * every use of it gets), Q' rounded in Q's type. */
+static void load_tile(actx *c, int k, unsigned mask, float *out)
+{
+    int64_t x[LS_MAX_RANK] = {0}, g[LS_MAX_RANK];
+    do {
+        global_of(c, x, g);
+        float v = (float)operand_at(c, k, g);
+        /* Q' = Q * s' in Q's type (computeQKAndElementwise) */
+        out[box(c, mask, x)] = k == 0 ? round_to(v * c->sprime, c->type[0]) : v;
+    } while (next_point(c, mask, x));
+}
+
+/* The QK scores of the K2 tile at c->origin: S = Q'.K over K1 (+ mask). */
+static void scores(actx *c)
+{
+    const ls_attention *a = c->a;
+    unsigned smask = c->bmask | c->mmask | c->k2mask;
+    load_tile(c, 1, c->bmask | c->k2mask | c->k1mask, c->kt);
+    load_tile(c, 2, c->bmask | c->k2mask | c->nmask, c->vt);
+    dist_reduce(c, &a->qk, smask | c->k1mask, c->k1mask, R_CHAIN, qk_elem);
+    int64_t x[LS_MAX_RANK] = {0};
+    do {
+        int64_t i = box(c, smask, x);
+        float s = c->red[i] + 0.0f; /* the contract's acc: the fill 0 */
+        if (a->has_mask) {
+            int64_t g[LS_MAX_RANK];
+            global_of(c, x, g);
+            double mv = operand_at(c, 4, g);
+            /* applyMask: a float mask in S's type times log2e (a constant of
+             * that type); an integer one selects 0 or -inf */
+            float m = c->is_float[4] ? mul_e(c, rnd(c, mv), rnd(c, LOG2E))
+                                     : mv != 0 ? 0.0f : -INFINITY;
+            s = add_e(c, s, m);
+        }
+        c->S[i] = s;
+    } while (next_point(c, smask, x));
+}
+
+static float maxf_of(const actx *c, float a, float b)
+{
+    return from_e(c, ls_combine(combiner_of(c, R_MAX), c->et, to_e(c, a), to_e(c, b)));
+}
+
+/* One K2 tile, a partial_reduction level: every slot on its own (§2.2). */
+static void step_partial(actx *c)
+{
+    scores(c);
+    unsigned smask = c->bmask | c->mmask | c->k2mask, amask = smask | c->nmask;
+    int64_t x[LS_MAX_RANK] = {0};
+    do {
+        int64_t i = box(c, smask, x);
+        float nmax = maxf_of(c, c->pmax[i], c->S[i]);
+        float norm = exp2_e(c, add_e(c, c->pmax[i], -nmax));
+        float p = exp2_e(c, add_e(c, c->S[i], -nmax));
+        c->psum[i] = add_e(c, mul_e(c, norm, c->psum[i]), p);
+        c->pmax[i] = nmax;
+        c->P[i] = p;
+        c->w[i] = norm;
+    } while (next_point(c, smask, x));
+    memset(x, 0, sizeof x);
+    do {
+        int64_t i = box(c, amask, x), s = box(c, smask, x);
+        float pv = mul_e(c, round_to(c->P[s], c->type[2]),
+                         c->vt[box(c, c->bmask | c->k2mask | c->nmask, x)]);
+        c->pacc[i] = add_e(c, mul_e(c, c->w[s], c->pacc[i]), pv);
+    } while (next_point(c, amask, x));
+}
+
+/* One K2 tile, a reduction level: each step reduces over K2 (§2.1). */
+static void step_serial(actx *c)
+{
+    const ls_attention *a = c->a;
+    scores(c);
+    unsigned smask = c->bmask | c->mmask | c->k2mask, rmask = c->bmask | c->mmask;
+    unsigned amask = rmask | c->nmask;
+    int64_t nr = box_size(c, rmask), na = box_size(c, amask);
+    float *norm = ls_xcalloc((size_t)nr, sizeof *norm), *nmax = ls_xcalloc((size_t)nr, sizeof *nmax);
+    dist_reduce(c, &a->qk, smask, c->k2mask, R_MAX, s_elem);
+    for (int64_t i = 0; i < nr; i++) {
+        nmax[i] = maxf_of(c, c->red[i], c->mx[i]);
+        norm[i] = exp2_e(c, add_e(c, c->mx[i], -nmax[i]));
+    }
+    int64_t x[LS_MAX_RANK] = {0};
+    do {
+        int64_t i = box(c, smask, x);
+        c->P[i] = exp2_e(c, add_e(c, c->S[i], -nmax[box(c, rmask, x)]));
+    } while (next_point(c, smask, x));
+    dist_reduce(c, &a->qk, smask, c->k2mask, R_ADD, p_elem);
+    for (int64_t i = 0; i < nr; i++) {
+        c->sm[i] = add_e(c, c->red[i], mul_e(c, norm[i], c->sm[i]));
+        c->mx[i] = nmax[i];
+    }
+    dist_reduce(c, &a->pv, amask | c->k2mask, c->k2mask, R_CHAIN, pv_elem);
+    memset(x, 0, sizeof x);
+    do {
+        int64_t i = box(c, amask, x);
+        c->acc[i] = add_e(c, c->red[i], mul_e(c, norm[box(c, rmask, x)], c->acc[i]));
+    } while (next_point(c, amask, x));
+    (void)na;
+    free(norm);
+    free(nmax);
+}
+
+/* After a partial loop: mergeReductions (§2.2), with the op's inits. */
+static void merge(actx *c, const float *init_acc, const float *init_max, const float *init_sum)
+{
+    const ls_attention *a = c->a;
+    unsigned smask = c->bmask | c->mmask | c->k2mask, rmask = c->bmask | c->mmask;
+    unsigned amask = rmask | c->nmask;
+    dist_reduce(c, &a->qk, smask, c->k2mask, R_MAX, pmax_elem);
+    int64_t nr = box_size(c, rmask);
+    for (int64_t i = 0; i < nr; i++)
+        c->mx[i] = maxf_of(c, init_max[i], c->red[i]);
+    int64_t x[LS_MAX_RANK] = {0};
+    do { /* computeSubAndExp2: always exp2 */
+        int64_t i = box(c, smask, x);
+        c->w[i] = exp2_e(c, add_e(c, c->pmax[i], -c->mx[box(c, rmask, x)]));
+    } while (next_point(c, smask, x));
+    dist_reduce(c, &a->qk, smask, c->k2mask, R_ADD, wsum_elem);
+    for (int64_t i = 0; i < nr; i++)
+        c->sm[i] = add_e(c, init_sum[i], c->red[i]);
+    dist_reduce(c, &a->pv, amask | c->k2mask, c->k2mask, R_ADD, wacc_elem);
+    memset(x, 0, sizeof x);
+    do {
+        int64_t i = box(c, amask, x);
+        c->acc[i] = add_e(c, init_acc[box(c, amask, x)], c->red[i]);
+    } while (next_point(c, amask, x));
+}
+
+/* ---- the reference and its bound ---- */
+
+/* Odometer over the global points of the op dims in mask (full sizes). */
+static bool next_global(const ls_attention *a, unsigned mask, int64_t *g)
+{
+    for (int d = a->rank; d-- > 0;) {
+        if (!(mask >> d & 1))
+            continue;
+        if (++g[d] < a->size[d])
+            return true;
+        g[d] = 0;
+    }
+    return false;
+}
+
+typedef struct {
+    double m, sum, sum_bound, max_bound;
+    double *acc, *acc_bound; /* per N point of the tile */
+} ref_row;
+
+/* Row (b, m) at global g (B and M dims set): the op as IREE decomposes it
+ * (AggregatedOpInterfaceImpl.cpp: the query pre-scaled by scale * log2e,
+ * both rounded in their types, then softmax in base 2), in double, and how
+ * far the lowered values may stray from it (u: the work type's roundoff):
+ *   score s_k = sum_K1 Q' k (+ mask * log2e): the chain over K1 and its
+ *     lane and subgroup combines, (K1 + 2) u sum_K1 |Q' k| (delta_k);
+ *   p_k = exp2(s_k - M): relative error ln2 (delta_k + Delta + u |s_k - M|)
+ *     plus the exp2s of every rescale (8 u each: IREE's polynomial on
+ *     NVIDIA, v_exp_f32 on AMD);
+ *   the sums over K2: gamma = (K2 tile + iterations + 8) u, the longest
+ *     chain of additions into one sum, and P rounded to V's type. */
+static void reference_row(const actx *c, const int64_t *g0, const float *init_acc, double max_init,
+                          double sum_init, ref_row *row)
+{
+    const ls_attention *a = c->a;
+    const double u = ls_unit_roundoff(c->et), uv = ls_unit_roundoff(c->type[2]);
+    int64_t k1n = 1, k2n = 1;
+    for (int d = 0; d < a->rank; d++) {
+        if (c->k1mask >> d & 1)
+            k1n *= a->size[d];
+        if (c->k2mask >> d & 1)
+            k2n *= a->size[d];
+    }
+    double *s = ls_xcalloc((size_t)k2n, sizeof *s), *del = ls_xcalloc((size_t)k2n, sizeof *del);
+    int64_t g[LS_MAX_RANK];
+    memcpy(g, g0, sizeof g);
+    for (int d = 0; d < a->rank; d++)
+        if ((c->k1mask | c->k2mask | c->nmask) >> d & 1)
+            g[d] = 0;
+    double M = max_init, Delta = 0;
+    int64_t k = 0;
+    do {
+        double t = 0, ab = 0;
+        do {
+            double q = round_to((float)operand_at(c, 0, g) * c->sprime, c->type[0]);
+            double qk = q * operand_at(c, 1, g);
+            t += qk;
+            ab += fabs(qk);
+        } while (next_global(a, c->k1mask, g));
+        double sc = t, d = ab * (double)(k1n + 2) * u;
+        if (a->has_mask) {
+            double mv = operand_at(c, 4, g);
+            double add = c->is_float[4] ? mv * LOG2E : mv != 0 ? 0 : -INFINITY;
+            sc += add;
+            if (isfinite(add))
+                d += fabs(add) * 2 * u + u * fabs(sc);
+        }
+        s[k] = sc;
+        del[k] = d;
+        if (sc > M)
+            M = sc;
+        if (d > Delta)
+            Delta = d;
+        k++;
+    } while (next_global(a, c->k2mask, g));
+    /* the longest chain of additions into one sum: a slot's or step's
+     * updates, then at most the tile's keys (local, lanes, subgroups) */
+    double gamma = (double)(box_size(c, c->k2mask) + a->iterations + 8) * u;
+    double eexp = (double)(a->iterations + 3) * 8 * u;
+    double rescale = exp2(max_init - M);
+    row->m = M;
+    row->max_bound = Delta + u * fabs(M);
+    row->sum = sum_init * rescale;
+    row->sum_bound = 0;
+    int64_t nn = box_size(c, c->nmask);
+    for (int64_t j = 0; j < nn; j++) {
+        row->acc[j] = init_acc[j] * rescale;
+        row->acc_bound[j] = 0;
+    }
+    k = 0;
+    do {
+        double p = exp2(s[k] - M);
+        if (p > 0) {
+            double eps = LN2 * (del[k] + Delta + u * fabs(s[k] - M)) + eexp;
+            row->sum += p;
+            row->sum_bound += p * (eps + gamma);
+            int64_t x[LS_MAX_RANK] = {0}, j = 0;
+            do {
+                for (int d = 0; d < a->rank; d++)
+                    if (c->nmask >> d & 1)
+                        g[d] = c->origin[d] + x[d];
+                double v = operand_at(c, 2, g);
+                row->acc[j] += p * v;
+                row->acc_bound[j] += p * fabs(v) * (eps + uv + gamma);
+                j++;
+            } while (next_point(c, c->nmask, x));
+        }
+        k++;
+    } while (next_global(a, c->k2mask, g));
+    free(s);
+    free(del);
+}
+
+/* ---- checks before a run, the run ---- */
+
+static ls_status refuse(const ls_attention *a, ls_diag *diag, int line, int col, const char *why)
+{
+    return ls_diag_set(diag, LS_ERR_INVALID, a->file, line ? line : a->line, line ? col : a->col,
+                       "%s: %s", a->name, why);
+}
+
+static bool pow2(int64_t x)
+{
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+/* Each reduced loop's lanes and subgroups as a gpu.subgroup_reduce can take them. */
+static const char *layout_problem(const ls_attention *a, const ls_att_matmul *mm, unsigned red)
+{
+    const ls_nested_layout *ly = &mm->layout;
+    int64_t need = 1, widest = 0;
+    for (int i = 0; i < mm->rank; i++) {
+        if (!(red >> mm->dim[i] & 1))
+            continue;
+        if (!pow2(ly->thread_tile[i]) || !pow2(ly->subgroup_tile[i]))
+            return "a reduced loop is split over a number of lanes or subgroups that is not a "
+                   "power of two (gpu.subgroup_reduce clusters are powers of two)";
+        need *= ly->subgroup_tile[i];
+        if (ly->thread_tile[i] >= need && ly->thread_strides[i] > widest)
+            widest = ly->thread_strides[i];
+    }
+    if (need > 1 && widest * need > a->subgroup_size)
+        return "the workgroup-memory round's read-back cluster does not fit in a subgroup";
+    return NULL;
+}
+
+ls_status ls_attention_values_check(const ls_module *m, const ls_module_attention *ma,
+                                    const ls_attention *a, ls_diag *diag)
+{
+    const ls_dispatch *d = &m->dispatches[ma->dispatch];
+    const ls_dop *o = &d->ops[ma->op];
+    if (!ma->region_identity)
+        return refuse(a, diag, ma->region_line, ma->region_col,
+                      "its score region holds ops; lanescope simulates attention whose region "
+                      "yields the score unchanged");
+    if (!ma->has_scale)
+        return refuse(a, diag, 0, 0,
+                      "its scale is not an arith.constant of the function, so lanescope has no "
+                      "value for it");
+    static const char *role[5] = {"query", "key", "value", "scale", "mask"};
+    for (int k = 0; k < o->n_inputs; k++) {
+        if (k == 3)
+            continue;
+        const ls_dop_operand *op = &o->operand[k];
+        if (op->producer >= 0) {
+            char why[320];
+            snprintf(why, sizeof why,
+                     "its %s is computed in the dispatch (%s at line %d); lanescope simulates "
+                     "attention whose query, key, value and mask are loaded from the dispatch's "
+                     "bindings",
+                     role[k], d->ops[op->producer].kind, d->ops[op->producer].line);
+            return refuse(a, diag, 0, 0, why);
+        }
+        for (int j = 0; j < op->map_n; j++)
+            if (op->map[j] < 0)
+                return refuse(a, diag, 0, 0,
+                              "an operand map holds an expression other than a loop dim");
+    }
+    for (int k = 0; k < 3; k++) {
+        ls_elem_type t = ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem));
+        if (t != LS_ET_F16 && t != LS_ET_BF16 && t != LS_ET_F32)
+            return refuse(a, diag, 0, 0,
+                          "lanescope simulates attention over f16, bf16 and f32 query, key and "
+                          "value (IREE scales <= 8-bit types after QK, a path not modelled)");
+    }
+    if (strcmp(o->operand[0].elem, o->operand[3].elem) != 0)
+        return refuse(a, diag, 0, 0,
+                      "its scale's type differs from the query's; lanescope simulates the "
+                      "pre-scaled query IREE builds when they agree");
+    for (int r = 0; r < o->n_inits; r++) {
+        ls_elem_type t = ls_elem_type_from_name(o->operand[o->n_inputs + r].elem,
+                                                strlen(o->operand[o->n_inputs + r].elem));
+        if ((t != LS_ET_F16 && t != LS_ET_BF16 && t != LS_ET_F32) ||
+            (r > 0 && strcmp(o->operand[o->n_inputs + r].elem, o->operand[o->n_inputs].elem) != 0))
+            return refuse(a, diag, 0, 0,
+                          "lanescope simulates online_attention whose acc, max and sum share one "
+                          "of f16, bf16 and f32, and attention with such an output");
+    }
+    for (int dd = 0; dd < a->rank; dd++) {
+        bool k1 = ls_att_dim_in(a->dims.k1, a->dims.n_k1, dd);
+        bool k2 = ls_att_dim_in(a->dims.k2, a->dims.n_k2, dd);
+        int64_t t = k1 ? a->size[dd] : k2 ? a->k2_tile[dd] : a->workgroup[dd];
+        if (t > 0 && a->size[dd] % t != 0)
+            return refuse(a, diag, 0, 0,
+                          "a tile does not divide its dim (IREE pads a K2 tile only with a mask); "
+                          "lanescope simulates whole tiles");
+    }
+    unsigned k1m = mask_of(a->dims.k1, a->dims.n_k1), k2m = mask_of(a->dims.k2, a->dims.n_k2);
+    const char *why = layout_problem(a, &a->qk, k1m);
+    if (!why)
+        why = layout_problem(a, &a->qk, k2m);
+    if (!why)
+        why = layout_problem(a, &a->pv, k2m);
+    if (why)
+        return refuse(a, diag, 0, 0, why);
+    return LS_OK;
+}
+
+/* Whether the dispatch stores result r of the op (an unstored online_attention
+ * result is dead, and IREE erases its merge). */
+static bool stored(const ls_dispatch *d, const ls_dop *o, int r)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s#%d", o->result, r);
+    for (int i = 0; i < d->n_stores; i++)
+        if (strcmp(d->stored[i], name) == 0 || (r == 0 && strcmp(d->stored[i], o->result) == 0))
+            return true;
+    return d->n_stores == 0; /* a snippet: every result counts */
+}
+
+static void note_bad(ls_att_check *res, const char *what, const int64_t *g, int rank, double sim,
+                     double ref)
+{
+    if (res->mismatches++ > 0)
+        return;
+    snprintf(res->bad_result, sizeof res->bad_result, "%s", what);
+    memcpy(res->bad_point, g, (size_t)rank * sizeof *g);
+    snprintf(res->bad_sim, sizeof res->bad_sim, "%.9g", sim);
+    snprintf(res->bad_ref, sizeof res->bad_ref, "%.9g", ref);
+}
+
+static void check_one(ls_att_check *res, const char *what, const int64_t *g, int rank, double sim,
+                      double ref, double bound)
+{
+    res->outputs_checked++;
+    double err = fabs(sim - ref);
+    if (!(err <= bound)) {
+        note_bad(res, what, g, rank, sim, ref);
+        return;
+    }
+    if (bound > 0 && err / bound > res->max_error_bound_ratio)
+        res->max_error_bound_ratio = err / bound;
+}
+
+/* Local tile coords of linear index w over the op dims in mask, each dim
+ * counting tiles of ext (row-major): the tile origin into org. */
+static void tile_origin(const actx *c, unsigned mask, int64_t w, int64_t *org)
+{
+    const ls_attention *a = c->a;
+    for (int d = a->rank; d-- > 0;) {
+        if (!(mask >> d & 1))
+            continue;
+        int64_t n = a->size[d] / c->ext[d];
+        org[d] = w % n * c->ext[d];
+        w /= n;
+    }
+}
+
+int64_t ls_attention_values_work(const ls_attention *a)
+{
+    int64_t k1 = 1, k2 = 1, n = 1, rows = 1;
+    for (int d = 0; d < a->rank; d++) {
+        if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, d))
+            k1 *= a->size[d];
+        else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
+            k2 *= a->size[d];
+        else if (ls_att_dim_in(a->dims.n, a->dims.n_n, d))
+            n *= a->workgroup[d] ? a->workgroup[d] : a->size[d];
+        else
+            rows *= a->workgroup[d] ? a->workgroup[d] : a->size[d];
+    }
+    /* the lowered run reads every (key, K1) and (key, N) pair at least once
+     * per row, its replicas again; the reference once */
+    int64_t rep = a->qk.lanes_used * a->qk.subgroups_used > 0
+                      ? a->workgroup_size / (a->qk.lanes_used * a->qk.subgroups_used)
+                      : 1;
+    return rows * k2 * (k1 + n) * (rep + 2);
+}
+
+ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
+                              const ls_attention *a, ls_plan_target t, uint64_t seed,
+                              int64_t max_wg, ls_att_check *res, ls_diag *diag)
+{
+    ls_status st = ls_attention_values_check(m, ma, a, diag);
+    if (st)
+        return st;
+    const ls_dispatch *dsp = &m->dispatches[ma->dispatch];
+    const ls_dop *o = &dsp->ops[ma->op];
+    memset(res, 0, sizeof *res);
+    actx c;
+    memset(&c, 0, sizeof c);
+    c.a = a;
+    c.o = o;
+    c.t = t;
+    c.seed = seed;
+    for (int k = 0; k < o->n_inputs; k++) {
+        c.type[k] = ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem));
+        c.is_float[k] = ls_elem_type_is_float(c.type[k]);
+        c.opmix[k] = ls_mix64(ls_operand_seed(seed, k));
+    }
+    for (int r = 0; r < o->n_inits; r++)
+        c.out_type[r] = ls_elem_type_from_name(o->operand[o->n_inputs + r].elem,
+                                               strlen(o->operand[o->n_inputs + r].elem));
+    c.et = o->n_inits == 3 ? c.out_type[0] : LS_ET_F32;
+    c.bmask = mask_of(a->dims.batch, a->dims.n_batch);
+    c.mmask = mask_of(a->dims.m, a->dims.n_m);
+    c.k1mask = mask_of(a->dims.k1, a->dims.n_k1);
+    c.k2mask = mask_of(a->dims.k2, a->dims.n_k2);
+    c.nmask = mask_of(a->dims.n, a->dims.n_n);
+    for (int d = 0; d < a->rank; d++) {
+        int64_t tile = c.k1mask >> d & 1 ? 0 : c.k2mask >> d & 1 ? a->k2_tile[d] : a->workgroup[d];
+        c.ext[d] = tile > 0 ? tile : a->size[d];
+    }
+    /* s' = scale * log2e, both in the scale's type (computeQKAndElementwise) */
+    ls_elem_type stt = c.type[3];
+    double sv = ls_value_to_double(ma->scale_bits, ma->scale_type);
+    double l2e = ls_value_to_double(ls_value_from_double(LOG2E, stt), stt);
+    c.sprime = (float)ls_value_to_double(ls_value_from_double(sv * l2e, stt), stt);
+    unsigned smask = c.bmask | c.mmask | c.k2mask, rmask = c.bmask | c.mmask;
+    unsigned amask = rmask | c.nmask;
+    int64_t ns = box_size(&c, smask), nr = box_size(&c, rmask), na = box_size(&c, amask);
+    int64_t nsa = box_size(&c, smask | c.nmask), nn = box_size(&c, c.nmask);
+    /* the largest per-thread vector any reduction keeps */
+    int64_t most = 1;
+    const ls_att_matmul *mms[2] = {&a->qk, &a->pv};
+    for (int q = 0; q < 2; q++) {
+        int64_t e = 1;
+        for (int i = 0; i < mms[q]->rank; i++)
+            e *= mms[q]->layout.batch_tile[i] * mms[q]->layout.outer_tile[i] *
+                 mms[q]->layout.element_tile[i];
+        if (e > most)
+            most = e;
+    }
+    c.S = ls_xcalloc((size_t)ns, sizeof *c.S);
+    c.P = ls_xcalloc((size_t)ns, sizeof *c.P);
+    c.w = ls_xcalloc((size_t)ns, sizeof *c.w);
+    c.pmax = ls_xcalloc((size_t)ns, sizeof *c.pmax);
+    c.psum = ls_xcalloc((size_t)ns, sizeof *c.psum);
+    c.pacc = ls_xcalloc((size_t)nsa, sizeof *c.pacc);
+    c.mx = ls_xcalloc((size_t)nr, sizeof *c.mx);
+    c.sm = ls_xcalloc((size_t)nr, sizeof *c.sm);
+    c.acc = ls_xcalloc((size_t)na, sizeof *c.acc);
+    c.red = ls_xcalloc((size_t)nsa, sizeof *c.red);
+    c.qs = ls_xcalloc((size_t)box_size(&c, c.bmask | c.mmask | c.k1mask), sizeof *c.qs);
+    c.kt = ls_xcalloc((size_t)box_size(&c, c.bmask | c.k2mask | c.k1mask), sizeof *c.kt);
+    c.vt = ls_xcalloc((size_t)box_size(&c, c.bmask | c.k2mask | c.nmask), sizeof *c.vt);
+    c.part = ls_xcalloc((size_t)(a->workgroup_size * most), sizeof *c.part);
+    c.lanes = ls_xcalloc((size_t)a->subgroup_size, sizeof *c.lanes);
+    c.tmp = ls_xcalloc((size_t)a->subgroup_size, sizeof *c.tmp);
+    /* the op's inits: an online_attention's fills as written (tensor.empty
+     * and other unknown inits start as IREE's conversion starts them), an
+     * attention's from ConvertAttentionToOnlineAttention: acc 0, max
+     * -FLT_MAX, sum 0 */
+    float init[3] = {0.0f, lowest_e(&c), 0.0f};
+    bool online = o->n_inits == 3;
+    for (int r = 0; online && r < 3; r++) {
+        if (ma->init_filled[r])
+            init[r] = (float)ls_value_to_double(ma->init_bits[r], c.et);
+        else
+            res->inits_assumed = true;
+    }
+    float *init_acc = ls_xcalloc((size_t)na, sizeof *init_acc);
+    float *init_max = ls_xcalloc((size_t)nr, sizeof *init_max);
+    float *init_sum = ls_xcalloc((size_t)nr, sizeof *init_sum);
+    for (int64_t i = 0; i < na; i++)
+        init_acc[i] = init[0];
+    for (int64_t i = 0; i < nr; i++) {
+        init_max[i] = init[1];
+        init_sum[i] = init[2];
+    }
+    ref_row row = {0};
+    row.acc = ls_xcalloc((size_t)nn, sizeof *row.acc);
+    row.acc_bound = ls_xcalloc((size_t)nn, sizeof *row.acc_bound);
+    float *ref_init_f = ls_xcalloc((size_t)nn, sizeof *ref_init_f);
+    for (int64_t j = 0; j < nn; j++)
+        ref_init_f[j] = init[0];
+    bool check[3];
+    for (int r = 0; r < o->n_inits; r++)
+        check[r] = stored(dsp, o, r);
+    unsigned par = c.bmask | c.mmask | c.nmask;
+    int64_t nwg = a->workgroups;
+    if (max_wg >= 0 && max_wg < nwg)
+        nwg = max_wg;
+    const double u = ls_unit_roundoff(c.et);
+    for (int64_t w = 0; w < nwg; w++) {
+        memset(c.origin, 0, sizeof c.origin);
+        tile_origin(&c, par, w, c.origin);
+        load_tile(&c, 0, c.bmask | c.mmask | c.k1mask, c.qs);
+        if (a->partial) {
+            for (int64_t i = 0; i < ns; i++) {
+                c.pmax[i] = lowest_e(&c); /* generateInitialTensorForPartialReduction */
+                c.psum[i] = 0;
+            }
+            memset(c.pacc, 0, (size_t)nsa * sizeof *c.pacc);
+        } else {
+            memcpy(c.mx, init_max, (size_t)nr * sizeof *c.mx);
+            memcpy(c.sm, init_sum, (size_t)nr * sizeof *c.sm);
+            memcpy(c.acc, init_acc, (size_t)na * sizeof *c.acc);
+        }
+        for (int64_t iv = 0; iv < a->iterations; iv++) {
+            tile_origin(&c, c.k2mask, iv, c.origin);
+            if (a->partial)
+                step_partial(&c);
+            else
+                step_serial(&c);
+        }
+        for (int d = 0; d < a->rank; d++)
+            if (c.k2mask >> d & 1)
+                c.origin[d] = 0;
+        if (a->partial)
+            merge(&c, init_acc, init_max, init_sum);
+        res->workgroups_run++;
+        int64_t x[LS_MAX_RANK] = {0};
+        do { /* each row (B, M) of the tile */
+            int64_t g[LS_MAX_RANK];
+            global_of(&c, x, g);
+            int64_t ri = box(&c, rmask, x);
+            reference_row(&c, g, ref_init_f, init[1], init[2], &row);
+            int64_t xn[LS_MAX_RANK], j = 0;
+            memcpy(xn, x, sizeof xn);
+            do {
+                int64_t gi[LS_MAX_RANK];
+                global_of(&c, xn, gi);
+                int64_t ai = box(&c, amask, xn);
+                if (!online) {
+                    float out = round_to(1.0f / c.sm[ri] * c.acc[ai], c.out_type[0]);
+                    double ref = row.acc[j] / row.sum;
+                    double bound = (row.acc_bound[j] + fabs(ref) * row.sum_bound) / row.sum +
+                                   fabs(ref) * (3 * u + ls_unit_roundoff(c.out_type[0]));
+                    if (check[0])
+                        check_one(res, "output", gi, a->rank, out, ref, bound);
+                } else if (check[0]) {
+                    check_one(res, "acc", gi, a->rank, c.acc[ai], row.acc[j],
+                              row.acc_bound[j] + u * fabs(row.acc[j]));
+                }
+                j++;
+            } while (next_point(&c, c.nmask, xn));
+            if (w == 0 && ri == 0) {
+                res->sample[0] = online ? c.acc[0] : round_to(1.0f / c.sm[0] * c.acc[0], c.out_type[0]);
+                res->sample[1] = c.mx[0];
+                res->sample[2] = c.sm[0];
+            }
+            if (online && check[1])
+                check_one(res, "max", g, a->rank, c.mx[ri], row.m, row.max_bound);
+            if (online && check[2])
+                check_one(res, "sum", g, a->rank, c.sm[ri], row.sum, row.sum_bound + u * row.sum);
+        } while (next_point(&c, rmask, x));
+    }
+    res->results_checked = 0;
+    for (int r = 0; r < o->n_inits; r++)
+        res->results_checked |= check[r] << r;
+    free(c.S); free(c.P); free(c.w); free(c.pmax); free(c.psum); free(c.pacc);
+    free(c.mx); free(c.sm); free(c.acc); free(c.red); free(c.qs); free(c.kt); free(c.vt); free(c.part); free(c.lanes); free(c.tmp);
+    free(init_acc); free(init_max); free(init_sum);
+    free(row.acc); free(row.acc_bound); free(ref_init_f);
+    return LS_OK;
+}

@@ -1,0 +1,145 @@
+/* cli_sim_attention.c: `lanescope sim` for an attention op: its layouts
+ * (src/attention.c), its lowered values checked against the op's
+ * definition (sim/attention_values.c), the text and JSON report. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_sim.h"
+#include "lanescope/arena.h"
+#include "lanescope/attention.h"
+
+/* The machine and the IREE target an attention runs on: --target, else
+ * the target in the input, else the default for its subgroup size. */
+static ls_status attention_machine(ls_module *m, const ls_module_attention *ma,
+                                   const char *target, ls_hw *hw, ls_diag *diag)
+{
+    int64_t sg = ma->has_ti && ma->ti.has_subgroup_size ? ma->ti.subgroup_size : 0;
+    ls_target t;
+    bool has_t;
+    if (ls_cli_hw(m, target, sg ? sg : 64, hw, &t, &has_t, diag))
+        return diag->status;
+    if (has_t && (target || !m->has_target)) {
+        m->target = t;
+        m->has_target = true;
+    }
+    bool written = ma->has_config || ma->has_qk || ma->has_pv;
+    if (!written && !m->has_target) {
+        const ls_dop *op = &m->dispatches[ma->dispatch].ops[ma->op];
+        return ls_diag_set(diag, LS_ERR_USAGE, "--target", 0, 0,
+                           "the attention at %s:%d:%d has no config: give --target for IREE's "
+                           "default",
+                           m->dispatches[ma->dispatch].file, op->line, op->col);
+    }
+    return LS_OK;
+}
+
+static const char *results_name(const ls_attention *a, unsigned mask, char *buf, size_t size)
+{
+    static const char *online[3] = {"acc", "max", "sum"};
+    bool is_online = strstr(a->name, "online_attention") != NULL;
+    size_t u = 0;
+    buf[0] = 0;
+    for (int r = 0; r < (is_online ? 3 : 1); r++)
+        if (mask >> r & 1)
+            u += (size_t)snprintf(buf + u, u < size ? size - u : 0, "%s%s", u ? ", " : "",
+                                  is_online ? online[r] : "output");
+    return buf;
+}
+
+int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FILE *f,
+                     json_object *arr, ls_diag *diag)
+{
+    const ls_module_attention *ma = &m->attentions[i];
+    ls_hw hw;
+    if (attention_machine(m, ma, o->target, &hw, diag))
+        return 1;
+    ls_attention *a = ls_xcalloc(1, sizeof *a);
+    ls_att_check chk;
+    memset(&chk, 0, sizeof chk);
+    int rc = 1;
+    if (ls_attention_build(m, ma, &m->target, a, diag) ||
+        ls_attention_values_check(m, ma, a, diag))
+        goto done;
+    if (o->check && o->max_wg < 0 && !o->force &&
+        ls_attention_values_work(a) > LS_FUNCTIONAL_BUDGET_ELEMENTS) {
+        ls_diag_set(diag, LS_ERR_LIMIT, "--workgroups", 0, 0,
+                    "checking every workgroup of %s reads about %lld elements, past the "
+                    "functional budget of %lld: give --workgroups N to check the first N, or "
+                    "--force",
+                    a->name, (long long)ls_attention_values_work(a),
+                    (long long)LS_FUNCTIONAL_BUDGET_ELEMENTS);
+        goto done;
+    }
+    if (o->check &&
+        ls_attention_values(m, ma, a, ls_plan_target_from_arch(hw.arch), o->seed, o->max_wg,
+                            &chk, diag))
+        goto done;
+    char res[64];
+    results_name(a, chk.results_checked, res, sizeof res);
+    if (arr) {
+        json_object *j = json_object_new_object();
+        json_object_object_add(j, "name", json_object_new_string(a->name));
+        json_object_object_add(j, "kind", json_object_new_string("attention"));
+        json_object_object_add(j, "model", json_object_new_string(hw.name));
+        json_object_object_add(j, "arch", json_object_new_string(hw.arch));
+        json_object_object_add(j, "workgroups", json_object_new_int64(a->workgroups));
+        json_object_object_add(j, "workgroup_size", json_object_new_int64(a->workgroup_size));
+        json_object_object_add(j, "subgroup_size", json_object_new_int64(a->subgroup_size));
+        json_object_object_add(j, "k2_iterations", json_object_new_int64(a->iterations));
+        json_object_object_add(j, "k2_partial", json_object_new_boolean(a->partial));
+        json_object_object_add(j, "timed", json_object_new_boolean(false));
+        if (o->check) {
+            json_object *fj = json_object_new_object();
+            json_object_object_add(fj, "seed", json_object_new_int64((int64_t)o->seed));
+            json_object_object_add(fj, "workgroups_run", json_object_new_int64(chk.workgroups_run));
+            json_object_object_add(fj, "outputs_checked", json_object_new_int64(chk.outputs_checked));
+            json_object_object_add(fj, "mismatches", json_object_new_int64(chk.mismatches));
+            json_object_object_add(fj, "max_error_bound_ratio",
+                                   json_object_new_double(chk.max_error_bound_ratio));
+            json_object_object_add(fj, "results", json_object_new_string(res));
+            json_object_object_add(fj, "inits_assumed", json_object_new_boolean(chk.inits_assumed));
+            json_object_object_add(j, "functional", fj);
+        }
+        json_object_array_add(arr, j);
+    } else {
+        fprintf(f, "%s on %s (%s): %lld workgroups of %lld threads, a K2 loop of %lld %s steps\n",
+                a->name, hw.name, hw.arch, (long long)a->workgroups, (long long)a->workgroup_size,
+                (long long)a->iterations, a->partial ? "partial_reduction" : "reduction");
+        fprintf(f, "  timing: not simulated (lanescope times reductions; attention's engine "
+                   "program is not written yet)\n");
+        if (o->check && chk.mismatches == 0) {
+            fprintf(f, "  functional check passed: %lld output%s (%s) of %lld workgroup%s "
+                       "match%s the op's definition (seed %lld",
+                    (long long)chk.outputs_checked, chk.outputs_checked == 1 ? "" : "s", res,
+                    (long long)chk.workgroups_run, chk.workgroups_run == 1 ? "" : "s",
+                    chk.outputs_checked == 1 ? "es" : "", (long long)o->seed);
+            if (chk.max_error_bound_ratio > 0)
+                fprintf(f, "; largest float error %.3g of the rounding bound",
+                        chk.max_error_bound_ratio);
+            fprintf(f, ")\n");
+        }
+        if (chk.inits_assumed)
+            fprintf(f, "  note: its inits are not linalg.fill results (tensor.empty leaves them "
+                       "undefined): started as IREE's conversion starts attention (acc 0, max "
+                       "-FLT_MAX, sum 0)\n");
+    }
+    if (o->check && chk.mismatches > 0) {
+        char at[256];
+        size_t u = 0;
+        for (int d = 0; d < a->rank && u < sizeof at; d++)
+            u += (size_t)snprintf(at + u, sizeof at - u, "%sd%d=%lld", d ? ", " : "", d,
+                                  (long long)chk.bad_point[d]);
+        ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
+                    "%s: functional check failed: %lld of %lld outputs differ from the op's "
+                    "definition by more than the rounding bound; the first, %s at (%s), is %s "
+                    "against %s",
+                    a->name, (long long)chk.mismatches, (long long)chk.outputs_checked,
+                    chk.bad_result, at, chk.bad_sim, chk.bad_ref);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(a);
+    return rc;
+}
