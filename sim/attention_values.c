@@ -236,33 +236,6 @@ static float wacc_elem(actx *c, const int64_t *x, float *rhs)
 
 /* ---- one reduction, distributed as IREE distributes it ---- */
 
-/* A thread's local tuple f over loops l[0..n) of layout ly: vector order
- * batch.. x outer.. x element.., each row-major over the loops. */
-static void local_decode(const ls_nested_layout *ly, const int *l, int n, int64_t f, int64_t *b,
-                         int64_t *o, int64_t *e)
-{
-    for (int j = n; j-- > 0;) {
-        e[j] = f % ly->element_tile[l[j]];
-        f /= ly->element_tile[l[j]];
-    }
-    for (int j = n; j-- > 0;) {
-        o[j] = f % ly->outer_tile[l[j]];
-        f /= ly->outer_tile[l[j]];
-    }
-    for (int j = n; j-- > 0;) {
-        b[j] = f % ly->batch_tile[l[j]];
-        f /= ly->batch_tile[l[j]];
-    }
-}
-
-static int64_t local_count(const ls_nested_layout *ly, const int *l, int n)
-{
-    int64_t c = 1;
-    for (int j = 0; j < n; j++)
-        c *= ly->batch_tile[l[j]] * ly->outer_tile[l[j]] * ly->element_tile[l[j]];
-    return c;
-}
-
 /* Sets x along loops l of matmul mm for a thread at (vt, vs) and local
  * tuple f; false when a position lies past the loop's bound (padding). */
 static bool place(const ls_att_matmul *mm, const int *l, int n, int64_t f, const int64_t *vt,
@@ -270,7 +243,7 @@ static bool place(const ls_att_matmul *mm, const int *l, int n, int64_t f, const
 {
     const ls_nested_layout *ly = &mm->layout;
     int64_t b[LS_MAX_RANK], o[LS_MAX_RANK], e[LS_MAX_RANK];
-    local_decode(ly, l, n, f, b, o, e);
+    ls_att_local_decode(ly, l, n, f, b, o, e);
     for (int j = 0; j < n; j++) {
         int i = l[j];
         int64_t p = (((vs[i] * ly->batch_tile[i] + b[j]) * ly->outer_tile[i] + o[j]) *
@@ -311,7 +284,7 @@ static void dist_reduce(actx *c, const ls_att_matmul *mm, unsigned vals, unsigne
                         elem_fn f)
 {
     const ls_nested_layout *ly = &mm->layout;
-    int nl[LS_MAX_RANK], rl[LS_MAX_RANK], nn = 0, nr = 0;
+    int nl[LS_MAX_RANK] = {0}, rl[LS_MAX_RANK] = {0}, nn = 0, nr = 0;
     for (int i = 0; i < mm->rank; i++) {
         unsigned bit = 1u << mm->dim[i];
         if (red & bit)
@@ -321,7 +294,7 @@ static void dist_reduce(actx *c, const ls_att_matmul *mm, unsigned vals, unsigne
     }
     unsigned outm = vals & ~red;
     int64_t W = c->a->workgroup_size, SG = c->a->subgroup_size;
-    int64_t E = local_count(ly, nl, nn), R = local_count(ly, rl, nr);
+    int64_t E = ls_att_local_count(ly, nl, nn), R = ls_att_local_count(ly, rl, nr);
     float ident = k == R_MAX ? -INFINITY : 0.0f;
     int64_t vt[LS_MAX_BODY], vs[LS_MAX_BODY], x[LS_MAX_RANK] = {0};
     /* a thread's positions along the reduced loops, once per thread */

@@ -319,6 +319,12 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
                             const ls_engine_opts *opts, int64_t *total, ls_diag *diag);
 void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
+/* sim/engine_attention.c: an attention's program (plan->attention). */
+void ls_engine_build_template_attention(engine *e);
+/* One template instruction (e->code NULL: counted only), and one
+ * gpu.subgroup_reduce's steps after prev; the last one's index. */
+int ls_engine_emit(engine *e, ikind k, ls_stage st, int dep0, int dep1);
+int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
 void ls_engine_assign_scoreboard(engine *e, bool plain);
 void ls_engine_smem_degrees(engine *e);
 

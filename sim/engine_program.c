@@ -159,6 +159,8 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
 
 static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
 {
+    if (e->code == NULL) /* a counting pass (ls_engine_build_template_attention) */
+        return e->ncode++;
     tinst *t = &e->code[e->ncode];
     memset(t, 0, sizeof *t);
     t->kind = k;
@@ -190,12 +192,24 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
         int x = -1;
         for (int k = 0; k < exchange_pieces(e->plan); k++) {
             x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
-            e->code[x].step = i;
+            if (e->code)
+                e->code[x].step = i;
         }
         prev = emit(e, I_ALU, st, x, prev);
-        e->code[prev].step = i;
+        if (e->code)
+            e->code[prev].step = i;
     }
     return prev;
+}
+
+int ls_engine_emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
+{
+    return emit(e, k, st, dep0, dep1);
+}
+
+int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
+{
+    return emit_reduce(e, r, st, prev);
 }
 
 /* LLVM's code-size estimate of one iteration of the loop (CodeMetrics with
@@ -239,7 +253,9 @@ int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
 {
     const ls_derived *d = pl->derived;
     int64_t trips = pl->iterations, u = 1;
-    if (pl->argcmp || pl->n_promoted > 0 || d->serial_reduce || trips <= 1 ||
+    /* an attention's loop body (a chain over K1, two exp2s, the PV
+     * updates) passes LLVM's partial threshold: kept rolled */
+    if (pl->argcmp || pl->attention || pl->n_promoted > 0 || d->serial_reduce || trips <= 1 ||
         hw->unroll_partial_threshold <= 0)
         return 1;
     /* llvm/lib/Transforms/Scalar/LoopUnrollPass.cpp, computeUnrollCount for

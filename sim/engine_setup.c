@@ -152,7 +152,9 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
         at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
     }
     e.input_bytes = at;
-    if (plan->argcmp)
+    if (plan->attention)
+        ls_engine_build_template_attention(&e);
+    else if (plan->argcmp)
         ls_engine_build_template_argcmp(&e);
     else
         ls_engine_build_template(&e);

@@ -345,3 +345,30 @@ int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t su
             }
     return n;
 }
+
+/* A thread's local tuple f over loops l[0..n) of layout ly: vector order
+ * batch.. x outer.. x element.., each row-major over the loops. */
+void ls_att_local_decode(const ls_nested_layout *ly, const int *l, int n, int64_t f, int64_t *b,
+                         int64_t *o, int64_t *e)
+{
+    for (int j = n; j-- > 0;) {
+        e[j] = f % ly->element_tile[l[j]];
+        f /= ly->element_tile[l[j]];
+    }
+    for (int j = n; j-- > 0;) {
+        o[j] = f % ly->outer_tile[l[j]];
+        f /= ly->outer_tile[l[j]];
+    }
+    for (int j = n; j-- > 0;) {
+        b[j] = f % ly->batch_tile[l[j]];
+        f /= ly->batch_tile[l[j]];
+    }
+}
+
+int64_t ls_att_local_count(const ls_nested_layout *ly, const int *l, int n)
+{
+    int64_t c = 1;
+    for (int j = 0; j < n; j++)
+        c *= ly->batch_tile[l[j]] * ly->outer_tile[l[j]] * ly->element_tile[l[j]];
+    return c;
+}

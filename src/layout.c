@@ -222,7 +222,7 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
 static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
 {
     memset(d, 0, sizeof *d);
-    if (ls_problem_validate(p, diag))
+    if (!p->att_view && ls_problem_validate(p, diag))
         return diag->status;
     const ls_lowering_config *c = &p->config;
     int n = p->rank;
@@ -282,7 +282,7 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
         elem[i] = t ? t : 1;
         /* GPUPackPartialReductions walks linalg ops only: an arg_compare's
          * partial tile keeps its thread tile as the element tile. */
-        if (p->is_reduction[i] && pr > 1 && t > 1 && !p->argcmp.on) {
+        if (p->is_reduction[i] && pr > 1 && t > 1 && !p->argcmp.on && !p->att_view) {
             int k = d->body_rank++;
             d->packed[i] = true;
             d->body_bound[i] = pr / t;

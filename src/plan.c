@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/attention.h"
 #include "plan_internal.h"
 
 ls_plan_target ls_plan_target_from_arch(const char *arch)
@@ -406,6 +407,8 @@ void ls_plan_registers(const ls_plan *plan, int64_t unroll, ls_plan_regs *r)
 {
     memset(r, 0, sizeof *r);
     r->accumulators = (1 + plan->extra_results) * regs_of(plan->acc_registers, plan->acc_elem_bytes * 8);
+    if (plan->attention) /* Q', S, P and the carried values (attention_timing.c) */
+        r->accumulators = plan->attention->registers;
     if (plan->argcmp)
         r->accumulators += regs_of(plan->acc_registers, (int64_t)plan->index_bytes * 8);
     for (int k = 0; k < plan->n_inputs; k++) {

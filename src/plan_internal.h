@@ -17,10 +17,8 @@ ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_targe
                          ls_plan *plan, ls_diag *diag);
 /* The listing of an arg_compare plan (ls_plan_dump's). */
 void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f);
-/* plan_promote.c: the promote fields of the plan's inputs (plan.h), and
- * their lines in the listing (the allocations before the loop, the copy at
- * the top of its body). */
-ls_status ls_plan_promote(const ls_problem *p, const ls_derived *d, ls_plan *plan, ls_diag *diag);
+/* plan_promote.c: the promote fields' lines in the listing (the
+ * allocations before the loop, the copy at the top of its body). */
 void ls_plan_promote_dump_alloc(const ls_plan *plan, FILE *f);
 void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f);
 /* The text of one gpu.subgroup_reduce and its steps. */

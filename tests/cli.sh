@@ -423,21 +423,28 @@ $LANESCOPE suggest "$AT" --target mi300x --format json >"$tmp/at.json"
 check "attention suggest json exits 0" $?
 tr -d ' \n' <"$tmp/at.json" >"$tmp/at.flat"
 contains "attention json tiles" "$tmp/at.flat" '"partial_reduction":[0,0,0,256,0]'
-# sim runs its values as IREE lowers them (sim/attention_values.c): 8
-# workgroups of 32 outputs each (the N tile), checked; it says the run is
-# not timed; the options a timed run has are refused by name
+# sim times it (the engine runs the kernel IREE's default config lowers
+# to: sim/engine_attention.c) and runs its values as IREE lowers them
+# (sim/attention_values.c): 8 workgroups of 32 outputs each (the N tile),
+# checked.  K and V are 2 x 32 x 8192 x 128 f16 = 134 MB, read once from
+# DRAM (K's 4 N-workgroups share it through the caches): DRAM-bound.
 $LANESCOPE sim "$AT" --target mi300x --workgroups 8 >"$tmp/out" 2>"$tmp/err"
 check "attention sim exits 0" $?
 contains "attention sim values" "$tmp/out" "functional check passed: 256 outputs (output) of 8 workgroups match"
-contains "attention sim untimed" "$tmp/out" "timing: not simulated"
+contains "attention sim timed" "$tmp/out" "DRAM 134.226 MB moved"
+contains "attention sim verdict" "$tmp/out" "bound by DRAM bandwidth"
+contains "attention sim loop" "$tmp/out" "attention: a K2 loop of 32 partial_reduction steps"
 $LANESCOPE sim "$AT" --target mi300x --workgroups 2 --json >"$tmp/out" 2>"$tmp/err"
 check "attention sim json exits 0" $?
 tr -d ' \n' <"$tmp/out" >"$tmp/at.flat"
 contains "attention sim json" "$tmp/at.flat" '"outputs_checked":64,"mismatches":0'
-contains "attention sim json untimed" "$tmp/at.flat" '"timed":false'
-$LANESCOPE sim "$AT" --target mi300x --csv >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --csv: exit 2, one line" $?
-contains "attention sim --csv reason" "$tmp/err" "--csv: $AT holds an attention op, which lanescope does not time yet"
+contains "attention sim json timing" "$tmp/at.flat" '"dram_bytes":134225920'
+$LANESCOPE sim "$AT" --target mi300x --csv --no-check >"$tmp/out" 2>"$tmp/err"
+check "attention sim --csv exits 0" $?
+contains "attention sim csv" "$tmp/out" "@attention_decode_32x1x128x8192x128:attention,mi300x,load+accumulate,"
+$LANESCOPE sim "$AT" --target mi300x --dump-plan >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --dump-plan: exit 2, one line" $?
+contains "attention sim --dump-plan reason" "$tmp/err" "--dump-plan: $AT holds an attention op"
 # explain lays attention out: IREE's default config on mi300x (gfx942), the
 # two matmuls' layouts and per-thread vectors (docs/attention-lowering.md
 # §6.4 worked by hand: K1 = 128 is 16 key vectors of 8, 2 tiles of 8 -> 2

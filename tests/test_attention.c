@@ -587,6 +587,110 @@ START_TEST(values_refusals)
 }
 END_TEST
 
+/* ---- timing (sim/attention_timing.c, sim/engine_attention.c) ---- */
+
+static void time_attention(const ls_module *m, const ls_attention *a, const char *model,
+                           ls_sim_result *r)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load(model, &hw, &d) == LS_OK);
+    ls_att_view *v;
+    ck_assert_msg(ls_attention_view(m, &m->attentions[0], a, &hw, &v, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, r, NULL, &d) == LS_OK, "%s", d.msg);
+    ls_att_view_free(v);
+}
+
+/* pipeline_ir with a store of the acc only, as IREE's test has */
+static void pipeline_stored_ir(char *buf, size_t size, const char *level)
+{
+    pipeline_ir(buf, size, level, true);
+    char *at = strstr(buf, "  return\n}");
+    ck_assert_ptr_nonnull(at);
+    snprintf(at, size - (size_t)(at - buf),
+             "  iree_tensor_ext.dispatch.tensor.store %%0#0, %%b, offsets = [0, 0, 0], sizes = "
+             "[20, 1, 64], strides = [1, 1, 1] : tensor<20x1x64xf32> -> "
+             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<20x1x64xf32>>\n  return\n}\n");
+}
+
+/* IREE's pipeline cases on mi300x (gfx942), each count from the test's
+ * CHECK lines.  Per K2 step and subgroup, case #1 has 4 subgroup_reduce
+ * after the QK contract (cluster 2, stride 32: one shuffle xor each), 1
+ * for the max, 1 for the sum and 8 after the PV contract, each cluster 32
+ * at stride 1: gfx9's DPP sequence of 6 steps (quad_perm x 2,
+ * row_half_mirror, row_mirror, row_bcast_15, the readlane).  Case #2 keeps
+ * only the 4 in the loop; its merge has 1 max and 8 acc reduces (the sum's
+ * merge is dead: only the acc is stored).  40 workgroups of 4 subgroups,
+ * 32 steps.  Every N-workgroup (2) reads all of K, V once (its N tile);
+ * both through workgroup memory (promote_operands = [1]): two barriers a
+ * step. */
+START_TEST(timing_pipeline_cases)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_sim_result r, again;
+    const int64_t per_sg = 40 * 4, K = 20 * 4096 * 64 * 2;
+    pipeline_stored_ir(ir, sizeof ir, "reduction");
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    time_attention(m, &a, "mi300x", &r);
+    const ls_stage_stats *sr = &r.stage[LS_STAGE_SUBGROUP_REDUCE];
+    ck_assert_int_eq(sr->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(sr->dpp_steps, (1 + 1 + 8) * 6 * 32 * per_sg);
+    ck_assert_int_eq(r.operand[0].global_bytes, 2 * K);
+    ck_assert_int_eq(r.operand[1].global_bytes, K);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, 2 * 32 * 40);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 0);
+    memset(m, 0, sizeof *m);
+    pipeline_stored_ir(ir, sizeof ir, "partial_reduction");
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    time_attention(m, &a, "mi300x", &r);
+    ck_assert_int_eq(sr->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(sr->dpp_steps, (1 + 8) * 6 * per_sg);
+    ck_assert_int_eq(r.operand[0].global_bytes, 2 * K);
+    /* deterministic: the same run, the same cycles */
+    time_attention(m, &a, "mi300x", &again);
+    ck_assert_int_eq(again.cycles, r.cycles);
+    ck_assert_int_eq(again.instructions, r.instructions);
+    free(m);
+}
+END_TEST
+
+/* IREE's default config on mi300x (§6.4): no lane or workgroup-memory
+ * traffic in the loop; the merge reduces max, sum and the 16 acc values
+ * each over 64 lanes (gfx9: 7 DPP steps with row_bcast_31), then through
+ * workgroup memory (2 barriers per value kind) and over the 8 subgroups'
+ * partials on 8 lanes (3 DPP steps).  80 workgroups of 8 subgroups.  The
+ * kernel streams K (4 N-workgroups read it) and V: DRAM-bound. */
+START_TEST(timing_default_config)
+{
+    char ir[4096];
+    attention_ir(ir, sizeof ir, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>",
+                 "tensor<20x4096x64xf16>", "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf32>",
+                 "tensor<20x1xf32>", "f16");
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_sim_result r;
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    time_attention(m, &a, "mi300x", &r);
+    const int64_t per_sg = 80 * 8, values = 1 + 1 + 16;
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].shuffles + r.stage[LS_STAGE_LOAD_ACCUMULATE].dpp_steps, 0);
+    ck_assert_int_eq(r.stage[LS_STAGE_SUBGROUP_REDUCE].dpp_steps, values * 7 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].dpp_steps, values * 3 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 3 * 2 * 80);
+    ck_assert_int_eq(r.operand[0].global_bytes, 4 * 20 * 4096 * 64 * 2);
+    ck_assert_int_eq(r.operand[1].global_bytes, 20 * 4096 * 64 * 2);
+    /* the exp2s: 2 per key slot and step, 1 per slot in the merge, one
+     * v_exp_f32 each on gfx942 (src/math_lowering.c) */
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].sfu_ops, 2 * 8 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_THREAD_REDUCE].sfu_ops, per_sg);
+    free(m);
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -603,6 +707,8 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, values_pipeline_cases);
     tcase_add_test(tc, values_default_config);
     tcase_add_test(tc, values_refusals);
+    tcase_add_test(tc, timing_pipeline_cases);
+    tcase_add_test(tc, timing_default_config);
     suite_add_tcase(s, tc);
     return s;
 }

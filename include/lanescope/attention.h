@@ -13,6 +13,8 @@
 #ifndef LANESCOPE_ATTENTION_H
 #define LANESCOPE_ATTENTION_H
 
+#include "lanescope/engine.h"
+#include "lanescope/hwmodel.h"
 #include "lanescope/import.h"
 #include "lanescope/plan.h"
 #include "lanescope/suggest.h"
@@ -70,6 +72,14 @@ void ls_att_vector_type(const ls_att_matmul *mm, const int *map, int map_n, cons
 int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
                                 int i, int64_t *out, int64_t max);
 
+/* A thread's local tuple f over loops l[0..n) of layout ly, in the order
+ * IREE's distributed vector holds them (batch.. x outer.. x element..,
+ * each row-major over the loops): each loop's batch, outer and element
+ * index.  ls_att_local_count: how many tuples there are. */
+void ls_att_local_decode(const ls_nested_layout *ly, const int *l, int n, int64_t f, int64_t *b,
+                         int64_t *o, int64_t *e);
+int64_t ls_att_local_count(const ls_nested_layout *ly, const int *l, int n);
+
 /* gpu.subgroup_reduce ops per thread that matmul mm's contract leaves in
  * one K2 iteration (one per result element and per reduced dim with lanes,
  * docs/attention-lowering.md §5.3), and whether subgroups split a reduced
@@ -109,5 +119,37 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
 
 /* Element reads a full values run makes: for the functional budget. */
 int64_t ls_attention_values_work(const ls_attention *a);
+
+/* ---- timing (sim/attention_timing.c, sim/engine_attention.c) ---- */
+
+/* The kernel as the engine runs it: one loop nest over the op's dims (the
+ * view's problem, derived layout and plan, whose inputs are the key, the
+ * value and the mask, laid out as the two matmuls lay them out), and what
+ * each thread computes per K2 step and after the loop
+ * (docs/attention-lowering.md §8). */
+typedef struct ls_att_kernel {
+    const ls_attention *a;
+    int k_in, v_in, mask_in;   /* the view's inputs (mask -1: none) */
+    bool epilogue;             /* attention: 1 / sum and the multiply */
+    bool out_trunc;            /* the stored result narrower than the work type */
+    bool sum_merge;            /* the sum's merge runs (read by the epilogue, or stored) */
+    bool trunc_p;              /* P truncated to V's type before the PV update */
+    int exp2_alu, exp2_sfu;    /* one math.exp2 as the target emits it (src/math_lowering.c) */
+    int div_alu, div_sfu;      /* one arith.divf */
+    int64_t store_vectors;     /* stores per thread: the acc's element-tile vectors */
+    int64_t registers;         /* per thread: Q', S, P and the carried max, sum, acc */
+} ls_att_kernel;
+
+typedef struct ls_att_view ls_att_view;
+
+/* The engine's view of attention a on hw: LS_ERR_INVALID with the reason
+ * where lanescope cannot time it (the QK and PV layouts disagree on a dim
+ * they share, a promoted query, subgroups splitting K1). */
+ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
+                            const ls_attention *a, const ls_hw *hw, ls_att_view **out,
+                            ls_diag *diag);
+/* The view's plan, which ls_engine_run and ls_bottleneck_analyze take. */
+const ls_plan *ls_att_view_plan(const ls_att_view *v);
+void ls_att_view_free(ls_att_view *v);
 
 #endif

@@ -95,9 +95,14 @@ typedef struct {
     int64_t copy_loads, copy_width;    /* copy vectors per thread per iteration, elements */
 } ls_promote;
 
+struct ls_att_kernel;
+
 typedef struct {
     const ls_problem *problem;
     const ls_derived *derived;
+    /* An attention's kernel (attention.h): the engine runs its program
+     * (sim/engine_attention.c) instead of a reduction's; NULL otherwise. */
+    const struct ls_att_kernel *attention;
     bool amd;                /* ROCm target: DPP for stride-1 clusters */
     int gfx_major;           /* 9 for gfx9xx, 10..12 for RDNA; 0 otherwise */
 
@@ -223,6 +228,8 @@ const char *ls_plan_dpp_name(ls_dpp_ctrl c);
 /* A promoted input's copy: the operand-tile coordinate (operand dims) of
  * element `el` of copy vector `load` of thread `tid`, and the byte offset of
  * an operand-tile coordinate in its padded workgroup buffer. */
+/* promote_operands: the promote fields of the plan's inputs (plan_promote.c). */
+ls_status ls_plan_promote(const ls_problem *p, const ls_derived *d, ls_plan *plan, ls_diag *diag);
 void ls_plan_promote_coord(const ls_plan *plan, int k, int64_t tid, int64_t load, int64_t el,
                            int64_t *y);
 int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y);

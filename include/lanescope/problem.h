@@ -113,6 +113,11 @@ typedef struct {
      * element tiles on parallel dims are the threads' tiles */
 
     bool tf_view;
+    /* an attention's kernel seen as one loop nest over the op's dims
+     * (sim/attention_timing.c): built in code from a laid-out attention,
+     * so not validated as a reduction config, and never packed (IREE's
+     * GPUPackPartialReductions walks linalg ops only) */
+    bool att_view;
 
     int out_map_n; /* init operand rank; entries are loop dims */
     int out_map[LS_MAX_RANK];

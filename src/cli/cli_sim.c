@@ -244,14 +244,13 @@ int ls_cmd_sim(int argc, char **argv)
                     "simulate");
         goto fail;
     }
-    if (m->n_attentions > 0 && (csv || trace_path || npy_path || dump)) {
-        /* what an attention's run has not: a stage table, a timeline, one input */
-        ls_diag_set(&diag, LS_ERR_USAGE,
-                    csv ? "--csv" : trace_path ? "--trace" : npy_path ? "--input" : "--dump-plan",
+    if (m->n_attentions > 0 && (trace_path || npy_path || dump)) {
+        /* what an attention's run has not: a timeline, one input array, a plan listing */
+        ls_diag_set(&diag, LS_ERR_USAGE, trace_path ? "--trace" : npy_path ? "--input" : "--dump-plan",
                     0, 0,
-                    "%s holds an attention op, which lanescope does not time yet (no stage "
-                    "table, trace or plan dump) and feeds from the generator only; `lanescope "
-                    "explain` shows its layouts",
+                    "%s holds an attention op, whose run lanescope neither traces nor feeds from "
+                    "a file, and whose lowering `lanescope explain` shows (there is no reduction "
+                    "plan to dump)",
                     input);
         goto fail;
     }
@@ -430,7 +429,7 @@ int ls_cmd_sim(int argc, char **argv)
     if (m->n_attentions > 0 && json)
         json_object_object_add(root, "attentions", json_object_new_array());
     for (size_t i = 0; i < m->n_attentions; i++) {
-        ls_sim_attention_opts ao = {target, check, force, (uint64_t)seed, max_wg};
+        ls_sim_attention_opts ao = {target, check, force, quiet, csv, (uint64_t)seed, max_wg};
         json_object *arr = NULL;
         if (json)
             json_object_object_get_ex(root, "attentions", &arr);

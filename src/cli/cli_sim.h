@@ -53,7 +53,7 @@ void ls_sim_print_argcmp_check(FILE *f, const ls_problem *p, const ls_functional
  * array arr (non-NULL).  0, or 1 with diag set. */
 typedef struct {
     const char *target;
-    bool check, force;
+    bool check, force, quiet, csv;
     uint64_t seed;
     int64_t max_wg;
 } ls_sim_attention_opts;

@@ -47,6 +47,39 @@ static const char *results_name(const ls_attention *a, unsigned mask, char *buf,
     return buf;
 }
 
+static json_object *timing_json(const ls_sim_result *r, const ls_bottleneck *bn)
+{
+    json_object *t = json_object_new_object();
+    json_object_object_add(t, "cycles", json_object_new_int64(r->cycles));
+    json_object_object_add(t, "kernel_us", json_object_new_double(r->kernel_us));
+    json_object_object_add(t, "launch_us", json_object_new_double(r->launch_us));
+    json_object_object_add(t, "time_us", json_object_new_double(r->time_us));
+    json_object_object_add(t, "dram_bytes", json_object_new_int64(r->dram_bytes));
+    json_object_object_add(t, "dram_gbps", json_object_new_double(r->dram_gbps));
+    json_object_object_add(t, "occupancy", json_object_new_int64(r->occupancy));
+    json_object_object_add(t, "occupancy_limit", json_object_new_string(r->occupancy_limit));
+    json_object_object_add(t, "registers", json_object_new_int64(r->registers));
+    json_object_object_add(t, "instructions", json_object_new_int64(r->instructions));
+    json_object_object_add(t, "sfu_ops", json_object_new_int64(bn->sfu_ops));
+    json_object_object_add(t, "bottleneck", ls_sim_bottleneck_json(bn));
+    return t;
+}
+
+static json_object *functional_json(const ls_sim_attention_opts *o, const ls_att_check *chk,
+                                    const char *res)
+{
+    json_object *fj = json_object_new_object();
+    json_object_object_add(fj, "seed", json_object_new_int64((int64_t)o->seed));
+    json_object_object_add(fj, "workgroups_run", json_object_new_int64(chk->workgroups_run));
+    json_object_object_add(fj, "outputs_checked", json_object_new_int64(chk->outputs_checked));
+    json_object_object_add(fj, "mismatches", json_object_new_int64(chk->mismatches));
+    json_object_object_add(fj, "max_error_bound_ratio",
+                           json_object_new_double(chk->max_error_bound_ratio));
+    json_object_object_add(fj, "results", json_object_new_string(res));
+    json_object_object_add(fj, "inits_assumed", json_object_new_boolean(chk->inits_assumed));
+    return fj;
+}
+
 int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FILE *f,
                      json_object *arr, ls_diag *diag)
 {
@@ -55,11 +88,15 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
     if (attention_machine(m, ma, o->target, &hw, diag))
         return 1;
     ls_attention *a = ls_xcalloc(1, sizeof *a);
+    ls_att_view *view = NULL;
     ls_att_check chk;
     memset(&chk, 0, sizeof chk);
     int rc = 1;
+    /* everything checked before anything runs */
     if (ls_attention_build(m, ma, &m->target, a, diag) ||
-        ls_attention_values_check(m, ma, a, diag))
+        ls_attention_values_check(m, ma, a, diag) ||
+        ls_attention_view(m, ma, a, &hw, &view, diag) ||
+        ls_engine_check_work(ls_att_view_plan(view), &hw, o->force, diag))
         goto done;
     if (o->check && o->max_wg < 0 && !o->force &&
         ls_attention_values_work(a) > LS_FUNCTIONAL_BUDGET_ELEMENTS) {
@@ -71,10 +108,37 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
                     (long long)LS_FUNCTIONAL_BUDGET_ELEMENTS);
         goto done;
     }
+    const ls_plan *pl = ls_att_view_plan(view);
+    char what[200];
+    ls_cli_progress ps;
+    snprintf(what, sizeof what, "%s: engine", a->name);
+    ls_cli_progress_init(&ps, "lanescope sim", what, "workgroups", o->quiet);
+    ls_engine_opts eo = {.progress = ls_cli_progress_cb, .progress_ctx = &ps, .force = o->force};
+    ls_sim_result r;
+    ls_status est = ls_engine_run(pl, &hw, &r, &eo, diag);
+    ls_cli_progress_end(&ps);
+    if (est)
+        goto done;
+    ls_bottleneck bn;
+    ls_bottleneck_analyze(pl, &hw, &r, &bn);
     if (o->check &&
         ls_attention_values(m, ma, a, ls_plan_target_from_arch(hw.arch), o->seed, o->max_wg,
                             &chk, diag))
         goto done;
+    if (o->check && chk.mismatches > 0) {
+        char at[256];
+        size_t u = 0;
+        for (int d = 0; d < a->rank && u < sizeof at; d++)
+            u += (size_t)snprintf(at + u, sizeof at - u, "%sd%d=%lld", d ? ", " : "", d,
+                                  (long long)chk.bad_point[d]);
+        ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
+                    "%s: functional check failed: %lld of %lld outputs differ from the op as "
+                    "IREE decomposes it by more than the rounding bound; the first, %s at "
+                    "(%s), is %s against %s",
+                    a->name, (long long)chk.mismatches, (long long)chk.outputs_checked,
+                    chk.bad_result, at, chk.bad_sim, chk.bad_ref);
+        goto done;
+    }
     char res[64];
     results_name(a, chk.results_checked, res, sizeof res);
     if (arr) {
@@ -88,29 +152,22 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
         json_object_object_add(j, "subgroup_size", json_object_new_int64(a->subgroup_size));
         json_object_object_add(j, "k2_iterations", json_object_new_int64(a->iterations));
         json_object_object_add(j, "k2_partial", json_object_new_boolean(a->partial));
-        json_object_object_add(j, "timed", json_object_new_boolean(false));
-        if (o->check) {
-            json_object *fj = json_object_new_object();
-            json_object_object_add(fj, "seed", json_object_new_int64((int64_t)o->seed));
-            json_object_object_add(fj, "workgroups_run", json_object_new_int64(chk.workgroups_run));
-            json_object_object_add(fj, "outputs_checked", json_object_new_int64(chk.outputs_checked));
-            json_object_object_add(fj, "mismatches", json_object_new_int64(chk.mismatches));
-            json_object_object_add(fj, "max_error_bound_ratio",
-                                   json_object_new_double(chk.max_error_bound_ratio));
-            json_object_object_add(fj, "results", json_object_new_string(res));
-            json_object_object_add(fj, "inits_assumed", json_object_new_boolean(chk.inits_assumed));
-            json_object_object_add(j, "functional", fj);
-        }
+        json_object_object_add(j, "timing", timing_json(&r, &bn));
+        if (o->check)
+            json_object_object_add(j, "functional", functional_json(o, &chk, res));
         json_object_array_add(arr, j);
+    } else if (o->csv) {
+        ls_sim_print_csv(f, pl->problem, &hw, &r);
     } else {
-        fprintf(f, "%s on %s (%s): %lld workgroups of %lld threads, a K2 loop of %lld %s steps\n",
-                a->name, hw.name, hw.arch, (long long)a->workgroups, (long long)a->workgroup_size,
-                (long long)a->iterations, a->partial ? "partial_reduction" : "reduction");
-        fprintf(f, "  timing: not simulated (lanescope times reductions; attention's engine "
-                   "program is not written yet)\n");
-        if (o->check && chk.mismatches == 0) {
+        kernel_share ks = {false, NULL};
+        ls_sim_print_text(f, pl->problem, &hw, &r, &bn, &ks);
+        fprintf(f, "  attention: a K2 loop of %lld %s steps; per step each thread runs the QK "
+                   "chain over its K1 elements, the online softmax%s\n",
+                (long long)a->iterations, a->partial ? "partial_reduction" : "reduction",
+                a->partial ? " per key slot, the merge after the loop" : " reduced over K2");
+        if (o->check) {
             fprintf(f, "  functional check passed: %lld output%s (%s) of %lld workgroup%s "
-                       "match%s the op's definition (seed %lld",
+                       "match%s the op as IREE decomposes it (seed %lld",
                     (long long)chk.outputs_checked, chk.outputs_checked == 1 ? "" : "s", res,
                     (long long)chk.workgroups_run, chk.workgroups_run == 1 ? "" : "s",
                     chk.outputs_checked == 1 ? "es" : "", (long long)o->seed);
@@ -122,24 +179,11 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
         if (chk.inits_assumed)
             fprintf(f, "  note: its inits are not linalg.fill results (tensor.empty leaves them "
                        "undefined): started as IREE's conversion starts attention (acc 0, max "
-                       "-FLT_MAX, sum 0)\n");
-    }
-    if (o->check && chk.mismatches > 0) {
-        char at[256];
-        size_t u = 0;
-        for (int d = 0; d < a->rank && u < sizeof at; d++)
-            u += (size_t)snprintf(at + u, sizeof at - u, "%sd%d=%lld", d ? ", " : "", d,
-                                  (long long)chk.bad_point[d]);
-        ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
-                    "%s: functional check failed: %lld of %lld outputs differ from the op's "
-                    "definition by more than the rounding bound; the first, %s at (%s), is %s "
-                    "against %s",
-                    a->name, (long long)chk.mismatches, (long long)chk.outputs_checked,
-                    chk.bad_result, at, chk.bad_sim, chk.bad_ref);
-        goto done;
+                       "the lowest finite value, sum 0)\n");
     }
     rc = 0;
 done:
+    ls_att_view_free(view);
     free(a);
     return rc;
 }

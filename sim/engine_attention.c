@@ -1,0 +1,494 @@
+/* engine_attention.c: the program one subgroup of an attention's kernel
+ * runs (plan->attention), as IREE's VectorDistribute pipeline lowers
+ * decode attention (docs/attention-lowering.md §5, §8):
+ *
+ *   per K2 step: the key, value (and mask) loads, through workgroup memory
+ *   when promoted; per S element the QK chain of FMAs over the thread's K1
+ *   elements and the subgroup_reduce steps over K1's lanes; then the online
+ *   softmax -- per key slot (partial_reduction: max, two exp2s, the sum,
+ *   and per output column the rescale and the P*V update) or reduced over
+ *   K2 (reduction: max and sum over the thread's keys, K2's lanes and
+ *   subgroups, the PV chain per output column and its reduce);
+ *
+ *   after a partial loop, mergeReductions: each value's local combine over
+ *   the thread's slots, the subgroup_reduce steps over K2's lanes, a
+ *   workgroup-memory round when subgroups split K2, the init; the weights
+ *   exp2(max_k - M); then an attention's 1 / sum and multiply, and the
+ *   stores.
+ *
+ * Instructions depend on what they read: an FMA on the load holding its
+ * key element, a carried value (a slot's max, sum or acc) on the previous
+ * step's.  The math ops are the target's instruction counts
+ * (src/math_lowering.c).  Stages: the loop is load+accumulate (its
+ * subgroup_reduce steps and rounds under their own stages), the merge's
+ * local combines thread-reduce, its lane steps subgroup-reduce, its
+ * rounds cross-subgroup, the inits and the epilogue acc-combine. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "lanescope/attention.h"
+
+enum { MAX_RED = LS_MAX_RANK };
+
+/* One value's reduction over a matmul's reduced loops: its
+ * gpu.subgroup_reduce per loop with lanes, and the workgroup-memory round
+ * when subgroups split them (the read-back cluster, src/plan.c's rule). */
+typedef struct {
+    int n;
+    ls_subgroup_reduce lane[MAX_RED];
+    bool cross;
+    ls_subgroup_reduce back;
+} reduction;
+
+typedef struct {
+    engine *e;
+    const ls_att_kernel *k;
+    const ls_attention *a;
+    ls_plan_target t;
+    /* QK's loops by role, PV's N loops */
+    int rows_l[LS_MAX_RANK], k1_l[LS_MAX_RANK], k2_l[LS_MAX_RANK], n_l[LS_MAX_RANK];
+    int n_rows, n_k1, n_k2, n_n;
+    int64_t rows, slots, k1loc, nloc, n_elem; /* per thread; n_elem: N's element tile */
+    reduction k1_red, qk2_red, pv2_red;
+    int first_load[LS_MAX_INPUTS];   /* template index of each input's load 0 this step */
+    /* reads of a carried value before the step has written it: the
+     * previous step's result, patched in once the step is emitted */
+    int (*patch)[3];                 /* instruction, operand, carried index */
+    int n_patch;
+} prog;
+
+/* A carried value before this step's write: -2 - its index (see emit). */
+#define CARRIED(i) (-2 - (int)(i))
+
+static int64_t pow2ceil(int64_t x)
+{
+    int64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+static void reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_plan_target t,
+                         reduction *r)
+{
+    const ls_nested_layout *ly = &mm->layout;
+    memset(r, 0, sizeof *r);
+    int64_t need = 1;
+    for (int j = 0; j < n; j++) {
+        int i = loops[j];
+        if (ly->thread_tile[i] > 1) {
+            ls_subgroup_reduce *s = &r->lane[r->n++];
+            s->cluster_size = ly->thread_tile[i];
+            s->cluster_stride = ly->thread_strides[i];
+            ls_plan_lower_subgroup_reduce(s, t);
+        }
+        if (ly->subgroup_tile[i] > 1) {
+            r->cross = true;
+            need *= pow2ceil(ly->subgroup_tile[i]);
+        }
+    }
+    if (!r->cross)
+        return;
+    int64_t stride = 0;
+    for (int j = 0; j < n && stride == 0; j++)
+        if (ly->thread_tile[loops[j]] >= need)
+            stride = ly->thread_strides[loops[j]] ? ly->thread_strides[loops[j]] : 1;
+    r->back.cluster_size = stride ? need : 1;
+    r->back.cluster_stride = stride ? stride : 1;
+    ls_plan_lower_subgroup_reduce(&r->back, t);
+}
+
+/* The unified layout's register of a thread's local tuple f over QK loops
+ * l[0..n) (the view's layout agrees with both matmuls on their loops),
+ * added into c. */
+static void place(const ls_att_matmul *mm, const int *l, int n, int64_t f, ls_nl_coord *c)
+{
+    int64_t b[LS_MAX_RANK], o[LS_MAX_RANK], e[LS_MAX_RANK];
+    ls_att_local_decode(&mm->layout, l, n, f, b, o, e);
+    for (int j = 0; j < n; j++) {
+        int d = mm->dim[l[j]];
+        c->batch[d] = b[j];
+        c->outer[d] = o[j];
+        c->element[d] = e[j];
+    }
+}
+
+/* The load (template index) of input k holding the element at row r,
+ * slot s, K1 tuple q (-1: none) and N tuple n (-1: none). */
+static int load_at(prog *g, int k, int64_t r, int64_t s, int64_t q, int64_t n)
+{
+    if (k < 0)
+        return -1;
+    ls_nl_coord c;
+    memset(&c, 0, sizeof c);
+    place(&g->a->qk, g->rows_l, g->n_rows, r, &c);
+    place(&g->a->qk, g->k2_l, g->n_k2, s, &c);
+    if (q >= 0)
+        place(&g->a->qk, g->k1_l, g->n_k1, q, &c);
+    if (n >= 0)
+        place(&g->a->pv, g->n_l, g->n_n, n, &c);
+    const engine *e = g->e;
+    int64_t reg = ls_nl_register_of(&e->d->layout, &c);
+    return g->first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], reg);
+}
+
+static int emit(prog *g, ikind kind, ls_stage st, int d0, int d1)
+{
+    int at = ls_engine_emit(g->e, kind, st, d0 < -1 ? -1 : d0, d1 < -1 ? -1 : d1);
+    int dep[2] = {d0, d1};
+    for (int j = 0; j < 2; j++)
+        if (dep[j] < -1) {
+            if (g->patch)
+                g->patch[g->n_patch][0] = at, g->patch[g->n_patch][1] = j,
+                g->patch[g->n_patch][2] = -2 - dep[j];
+            g->n_patch++;
+        }
+    return at;
+}
+
+/* n dependent ALU instructions after prev (n may be 0) */
+static int alu_chain(prog *g, ls_stage st, int64_t n, int prev)
+{
+    for (int64_t i = 0; i < n; i++)
+        prev = emit(g, I_ALU, st, prev, -1);
+    return prev;
+}
+
+/* a math op of `alu` ALU and `sfu` special-function instructions on x */
+static int math_op(prog *g, ls_stage st, int alu, int sfu, int x)
+{
+    x = alu_chain(g, st, alu, x);
+    for (int i = 0; i < sfu; i++)
+        x = emit(g, I_SFU, st, x, -1);
+    return x;
+}
+
+/* A multi_reduction's communication for the n values v[] (in place): each
+ * value's lane steps, then, when subgroups split the reduced loops, one
+ * round through workgroup memory for all of them (a barrier, every
+ * writer's store, a barrier, the read-back and its reduce). */
+static void communicate(prog *g, const reduction *r, int *v, int64_t n, ls_stage lane_st,
+                        ls_stage cross_st)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int j = 0; j < r->n; j++)
+            v[i] = ls_engine_emit_reduce(g->e, &r->lane[j], lane_st, v[i]);
+    if (!r->cross)
+        return;
+    int b = emit(g, I_BARRIER, cross_st, -1, -1);
+    for (int64_t i = 0; i < n; i++) {
+        int s = emit(g, I_SMEM_ST, cross_st, v[i], b);
+        if (g->e->code)
+            g->e->code[s].result = 0;
+    }
+    b = emit(g, I_BARRIER, cross_st, -1, -1);
+    for (int64_t i = 0; i < n; i++) {
+        int l = emit(g, I_SMEM_LD, cross_st, b, -1);
+        if (g->e->code)
+            g->e->code[l].result = 0;
+        v[i] = ls_engine_emit_reduce(g->e, &r->back, cross_st, l);
+    }
+}
+
+/* One K2 step's loads: promoted inputs' copies first (a barrier, the
+ * derived-layout global loads and their stores, a barrier), then every
+ * input's compute reads. */
+static void step_loads(prog *g)
+{
+    engine *e = g->e;
+    const ls_plan *pl = e->plan;
+    const ls_stage L = LS_STAGE_LOAD_ACCUMULATE;
+    if (pl->n_promoted > 0) {
+        emit(g, I_BARRIER, L, -1, -1);
+        for (int k = 0; k < pl->n_inputs; k++)
+            for (int64_t l = 0; pl->promote[k].on && l < pl->promote[k].copy_loads; l++) {
+                int i = emit(g, I_GLOAD, L, -1, -1);
+                int s = emit(g, I_SMEM_ST, L, i, -1);
+                if (e->code) {
+                    e->code[i].load = e->code[s].load = (int)l;
+                    e->code[i].operand = e->code[s].operand = k;
+                    e->code[i].copy = true;
+                    e->code[s].promote = true;
+                }
+            }
+        emit(g, I_BARRIER, L, -1, -1);
+    }
+    for (int k = 0; k < pl->n_inputs; k++) {
+        g->first_load[k] = e->ncode;
+        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+            int i = emit(g, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, L, -1, -1);
+            if (e->code) {
+                e->code[i].load = (int)l;
+                e->code[i].operand = k;
+                e->code[i].promote = pl->promote[k].on;
+            }
+        }
+    }
+}
+
+/* S for every (row, slot): the chain over the thread's K1 elements, last
+ * first (ContractToChainFMA), K1's lane steps, the mask. */
+static void scores(prog *g, int *s)
+{
+    const ls_stage L = LS_STAGE_LOAD_ACCUMULATE;
+    for (int64_t r = 0; r < g->rows; r++)
+        for (int64_t sl = 0; sl < g->slots; sl++) {
+            int prev = -1;
+            for (int64_t q = g->k1loc; q-- > 0;)
+                prev = emit(g, I_ALU, L, load_at(g, g->k->k_in, r, sl, q, -1), prev);
+            s[r * g->slots + sl] = prev;
+        }
+    communicate(g, &g->k1_red, s, g->rows * g->slots, LS_STAGE_SUBGROUP_REDUCE,
+                LS_STAGE_CROSS_SUBGROUP);
+    if (g->k->mask_in >= 0) /* applyMask: S + mask (x log2e, or a select) */
+        for (int64_t r = 0; r < g->rows; r++)
+            for (int64_t sl = 0; sl < g->slots; sl++) {
+                int *v = &s[r * g->slots + sl];
+                int m = emit(g, I_ALU, L, load_at(g, g->k->mask_in, r, sl, -1, -1), -1);
+                *v = emit(g, I_ALU, L, *v, m);
+            }
+}
+
+/* partial_reduction: every slot on its own (§2.2).  carried: per slot its
+ * max, sum, then per N element its acc (the previous step's instruction;
+ * -1 in the first step is patched to the loop's own). */
+static void step_partial(prog *g, const int *s, int *carried)
+{
+    const ls_stage L = LS_STAGE_LOAD_ACCUMULATE;
+    const ls_att_kernel *k = g->k;
+    int64_t es = g->rows * g->slots;
+    for (int64_t r = 0; r < g->rows; r++)
+        for (int64_t sl = 0; sl < g->slots; sl++) {
+            int64_t i = r * g->slots + sl;
+            int *mx = &carried[i], *sm = &carried[es + i], *acc = &carried[2 * es + i * g->nloc];
+            int nmax = emit(g, I_ALU, L, s[i], *mx);
+            int norm = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, *mx, nmax));
+            int p = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, s[i], nmax));
+            *mx = nmax;
+            *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm, *sm), p);
+            if (k->trunc_p)
+                p = emit(g, I_ALU, L, p, -1);
+            for (int64_t n = 0; n < g->nloc; n++) {
+                int rescaled = emit(g, I_ALU, L, norm, acc[n]);
+                int pv = emit(g, I_ALU, L, p, load_at(g, k->v_in, r, sl, -1, n));
+                acc[n] = emit(g, I_ALU, L, rescaled, pv);
+            }
+        }
+}
+
+/* reduction level: each step reduces over K2 (§2.1).  carried: per row its
+ * max, sum, then its acc per N element. */
+static void step_serial(prog *g, const int *s, int *carried)
+{
+    const ls_stage L = LS_STAGE_LOAD_ACCUMULATE, R = LS_STAGE_SUBGROUP_REDUCE,
+                   X = LS_STAGE_CROSS_SUBGROUP;
+    const ls_att_kernel *k = g->k;
+    int64_t rows = g->rows, nloc = g->nloc;
+    int *v = ls_xcalloc((size_t)(rows * (nloc > 1 ? nloc : 1)), sizeof *v);
+    int *norm = ls_xcalloc((size_t)rows, sizeof *norm);
+    int *p = ls_xcalloc((size_t)(rows * g->slots), sizeof *p);
+    for (int64_t r = 0; r < rows; r++) { /* local max over the row's keys */
+        v[r] = s[r * g->slots];
+        for (int64_t sl = 1; sl < g->slots; sl++)
+            v[r] = emit(g, I_ALU, L, v[r], s[r * g->slots + sl]);
+    }
+    communicate(g, &g->qk2_red, v, rows, R, X);
+    for (int64_t r = 0; r < rows; r++) {
+        int nmax = emit(g, I_ALU, L, v[r], carried[r]);
+        norm[r] = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, carried[r], nmax));
+        carried[r] = nmax;
+        for (int64_t sl = 0; sl < g->slots; sl++)
+            p[r * g->slots + sl] = math_op(g, L, k->exp2_alu, k->exp2_sfu,
+                                           emit(g, I_ALU, L, s[r * g->slots + sl], nmax));
+        v[r] = p[r * g->slots];
+        for (int64_t sl = 1; sl < g->slots; sl++)
+            v[r] = emit(g, I_ALU, L, v[r], p[r * g->slots + sl]);
+    }
+    communicate(g, &g->qk2_red, v, rows, R, X);
+    for (int64_t r = 0; r < rows; r++) {
+        int *sm = &carried[rows + r];
+        *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *sm), v[r]);
+        for (int64_t sl = 0; k->trunc_p && sl < g->slots; sl++)
+            p[r * g->slots + sl] = emit(g, I_ALU, L, p[r * g->slots + sl], -1);
+        for (int64_t n = 0; n < nloc; n++) { /* the PV chain of FMAs, last key first */
+            int c = -1;
+            for (int64_t sl = g->slots; sl-- > 0;)
+                c = emit(g, I_ALU, L, load_at(g, k->v_in, r, sl, -1, n), c);
+            v[r * nloc + n] = c;
+        }
+    }
+    communicate(g, &g->pv2_red, v, rows * nloc, R, X);
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t n = 0; n < nloc; n++) {
+            int *acc = &carried[2 * rows + r * nloc + n];
+            *acc = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *acc), v[r * nloc + n]);
+        }
+    free(v);
+    free(norm);
+    free(p);
+}
+
+/* After a partial loop: mergeReductions (§2.2) with the op's inits. */
+static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
+{
+    const ls_stage T = LS_STAGE_THREAD_REDUCE, R = LS_STAGE_SUBGROUP_REDUCE,
+                   X = LS_STAGE_CROSS_SUBGROUP, C = LS_STAGE_ACC_COMBINE;
+    const ls_att_kernel *k = g->k;
+    int64_t rows = g->rows, slots = g->slots, es = rows * slots, nloc = g->nloc;
+    int *m = ls_xcalloc((size_t)rows, sizeof *m), *w = ls_xcalloc((size_t)es, sizeof *w);
+    for (int64_t r = 0; r < rows; r++) {
+        m[r] = carried[r * slots];
+        for (int64_t sl = 1; sl < slots; sl++)
+            m[r] = emit(g, I_ALU, T, m[r], carried[r * slots + sl]);
+    }
+    communicate(g, &g->qk2_red, m, rows, R, X);
+    for (int64_t r = 0; r < rows; r++) {
+        m[r] = emit(g, I_ALU, C, m[r], -1); /* with the init */
+        for (int64_t sl = 0; sl < slots; sl++)
+            w[r * slots + sl] = math_op(g, T, k->exp2_alu, k->exp2_sfu,
+                                        emit(g, I_ALU, T, carried[r * slots + sl], m[r]));
+    }
+    /* a weighted local sum: the multiply, then the add into the reduce */
+    for (int64_t r = 0; k->sum_merge && r < rows; r++) {
+        int c = -1;
+        for (int64_t sl = 0; sl < slots; sl++)
+            c = emit(g, I_ALU, T, emit(g, I_ALU, T, w[r * slots + sl], carried[es + r * slots + sl]), c);
+        sum_out[r] = c;
+    }
+    if (k->sum_merge) {
+        communicate(g, &g->qk2_red, sum_out, rows, R, X);
+        for (int64_t r = 0; r < rows; r++)
+            sum_out[r] = emit(g, I_ALU, C, sum_out[r], -1);
+    }
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t n = 0; n < nloc; n++) {
+            int c = -1;
+            for (int64_t sl = 0; sl < slots; sl++)
+                c = emit(g, I_ALU, T,
+                         emit(g, I_ALU, T, w[r * slots + sl],
+                              carried[2 * es + (r * slots + sl) * nloc + n]),
+                         c);
+            acc_out[r * nloc + n] = c;
+        }
+    communicate(g, &g->pv2_red, acc_out, rows * nloc, R, X);
+    for (int64_t i = 0; i < rows * nloc; i++)
+        acc_out[i] = emit(g, I_ALU, C, acc_out[i], -1);
+    free(m);
+    free(w);
+}
+
+/* The epilogue and the stores: an attention's 1 / sum and multiply (and
+ * the truncation to its type), one store per element-tile vector. */
+static void finish(prog *g, int *acc, const int *sum)
+{
+    const ls_stage C = LS_STAGE_ACC_COMBINE;
+    const ls_att_kernel *k = g->k;
+    for (int64_t r = 0; r < g->rows; r++) {
+        int rcp = k->epilogue ? math_op(g, C, k->div_alu, k->div_sfu, sum[r]) : -1;
+        for (int64_t n = 0; n < g->nloc; n++) {
+            int *v = &acc[r * g->nloc + n];
+            if (k->epilogue)
+                *v = emit(g, I_ALU, C, rcp, *v);
+            if (k->out_trunc)
+                *v = emit(g, I_ALU, C, *v, -1);
+        }
+    }
+    int64_t per = g->rows * g->nloc / k->store_vectors;
+    for (int64_t i = 0; i < k->store_vectors; i++) {
+        int s = emit(g, I_GSTORE, LS_STAGE_STORE, acc[(i + 1) * per - 1], -1);
+        if (g->e->code)
+            g->e->code[s].result = 0;
+    }
+}
+
+static void build(prog *g)
+{
+    engine *e = g->e;
+    const ls_attention *a = g->a;
+    int64_t es = g->rows * g->slots;
+    /* carried values: partial: max, sum per slot, acc per slot and N
+     * element; serial: max, sum per row, acc per row and N element */
+    int64_t nc = a->partial ? 2 * es + es * g->nloc : 2 * g->rows + g->rows * g->nloc;
+    int *carried = ls_xcalloc((size_t)nc, sizeof *carried);
+    int *s = ls_xcalloc((size_t)es, sizeof *s);
+    for (int64_t i = 0; i < nc; i++)
+        carried[i] = CARRIED(i);
+    g->n_patch = 0;
+    e->loop_begin = e->ncode;
+    step_loads(g);
+    scores(g, s);
+    if (a->partial)
+        step_partial(g, s, carried);
+    else
+        step_serial(g, s, carried);
+    e->loop_end = e->ncode;
+    /* a carried value's reads before its write in the step read the
+     * previous step's: the loop's own instruction, across the back edge
+     * (ls_engine_assign_scoreboard keeps such a result for the whole loop) */
+    for (int i = 0; e->code && i < g->n_patch; i++)
+        e->code[g->patch[i][0]].dep[g->patch[i][1]] = carried[g->patch[i][2]];
+    int *acc = ls_xcalloc((size_t)(g->rows * g->nloc), sizeof *acc);
+    int *sum = ls_xcalloc((size_t)g->rows, sizeof *sum);
+    if (a->partial) {
+        merge(g, carried, acc, sum);
+    } else {
+        memcpy(acc, carried + 2 * g->rows, (size_t)(g->rows * g->nloc) * sizeof *acc);
+        memcpy(sum, carried + g->rows, (size_t)g->rows * sizeof *sum);
+    }
+    finish(g, acc, sum);
+    free(carried);
+    free(s);
+    free(acc);
+    free(sum);
+}
+
+void ls_engine_build_template_attention(engine *e)
+{
+    const ls_att_kernel *k = e->plan->attention;
+    const ls_attention *a = k->a;
+    prog g;
+    memset(&g, 0, sizeof g);
+    g.e = e;
+    g.k = k;
+    g.a = a;
+    g.t = (ls_plan_target){e->plan->amd, e->plan->gfx_major};
+    for (int i = 0; i < a->qk.rank; i++) {
+        int d = a->qk.dim[i];
+        if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, d))
+            g.k1_l[g.n_k1++] = i;
+        else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
+            g.k2_l[g.n_k2++] = i;
+        else
+            g.rows_l[g.n_rows++] = i;
+    }
+    int pv_k2[LS_MAX_RANK], n_pv_k2 = 0;
+    for (int i = 0; i < a->pv.rank; i++) {
+        int d = a->pv.dim[i];
+        if (ls_att_dim_in(a->dims.n, a->dims.n_n, d))
+            g.n_l[g.n_n++] = i;
+        else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
+            pv_k2[n_pv_k2++] = i;
+    }
+    g.rows = ls_att_local_count(&a->qk.layout, g.rows_l, g.n_rows);
+    g.slots = ls_att_local_count(&a->qk.layout, g.k2_l, g.n_k2);
+    g.k1loc = ls_att_local_count(&a->qk.layout, g.k1_l, g.n_k1);
+    g.nloc = ls_att_local_count(&a->pv.layout, g.n_l, g.n_n);
+    reduction_of(&a->qk, g.k1_l, g.n_k1, g.t, &g.k1_red);
+    reduction_of(&a->qk, g.k2_l, g.n_k2, g.t, &g.qk2_red);
+    reduction_of(&a->pv, pv_k2, n_pv_k2, g.t, &g.pv2_red);
+    /* a counting pass, then the program */
+    e->code = NULL;
+    e->ncode = 0;
+    build(&g);
+    int64_t n = e->ncode;
+    if (n > INT32_MAX / 2) {
+        e->ncode = -1;
+        return;
+    }
+    e->code = ls_xcalloc((size_t)n + 1, sizeof *e->code);
+    g.patch = ls_xcalloc((size_t)g.n_patch + 1, sizeof *g.patch);
+    e->ncode = 0;
+    build(&g);
+    free(g.patch);
+}
