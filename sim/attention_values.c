@@ -700,6 +700,15 @@ ls_status ls_attention_values_check(const ls_module *m, const ls_module_attentio
         if (k == 3)
             continue;
         const ls_dop_operand *op = &o->operand[k];
+        if (ma->opaque_kind[k][0]) {
+            char why[320];
+            snprintf(why, sizeof why,
+                     "its %s is computed in the dispatch (%s at line %d); lanescope simulates "
+                     "attention whose query, key, value and mask are loaded from the dispatch's "
+                     "bindings",
+                     role[k], ma->opaque_kind[k], ma->opaque_line[k]);
+            return refuse(a, diag, 0, 0, why);
+        }
         if (op->producer >= 0) {
             char why[320];
             snprintf(why, sizeof why,

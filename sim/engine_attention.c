@@ -19,10 +19,11 @@
  * Instructions depend on what they read: an FMA on the load holding its
  * key element, a carried value (a slot's max, sum or acc) on the previous
  * step's.  The math ops are the target's instruction counts
- * (src/math_lowering.c).  Stages: the loop is load+accumulate (its
- * subgroup_reduce steps and rounds under their own stages), the merge's
- * local combines thread-reduce, its lane steps subgroup-reduce, its
- * rounds cross-subgroup, the inits and the epilogue acc-combine. */
+ * (src/math_lowering.c).  Stages: everything in the loop is
+ * load+accumulate (its subgroup_reduce steps and rounds included: the
+ * loop's time is one span), the merge's local combines thread-reduce, its
+ * lane steps subgroup-reduce, its rounds cross-subgroup, the inits and the
+ * epilogue acc-combine. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,8 +240,7 @@ static void scores(prog *g, int *s)
                 prev = emit(g, I_ALU, L, load_at(g, g->k->k_in, r, sl, q, -1), prev);
             s[r * g->slots + sl] = prev;
         }
-    communicate(g, &g->k1_red, s, g->rows * g->slots, LS_STAGE_SUBGROUP_REDUCE,
-                LS_STAGE_CROSS_SUBGROUP);
+    communicate(g, &g->k1_red, s, g->rows * g->slots, L, L);
     if (g->k->mask_in >= 0) /* applyMask: S + mask (x log2e, or a select) */
         for (int64_t r = 0; r < g->rows; r++)
             for (int64_t sl = 0; sl < g->slots; sl++) {
@@ -281,8 +281,8 @@ static void step_partial(prog *g, const int *s, int *carried)
  * max, sum, then its acc per N element. */
 static void step_serial(prog *g, const int *s, int *carried)
 {
-    const ls_stage L = LS_STAGE_LOAD_ACCUMULATE, R = LS_STAGE_SUBGROUP_REDUCE,
-                   X = LS_STAGE_CROSS_SUBGROUP;
+    /* the loop's reduce steps and rounds count in the loop's stage */
+    const ls_stage L = LS_STAGE_LOAD_ACCUMULATE, R = L, X = L;
     const ls_att_kernel *k = g->k;
     int64_t rows = g->rows, nloc = g->nloc;
     int *v = ls_xcalloc((size_t)(rows * (nloc > 1 ? nloc : 1)), sizeof *v);

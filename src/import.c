@@ -734,6 +734,7 @@ void ls_imp_scan_ops(importer *im)
                          tok(im)->len > 90 ? 90 : (int)tok(im)->len, tok(im)->text);
             ssa_clear(&im->func_names);
             im->n_func_args = 0;
+            im->n_opaque = 0;
             im->func_depth = -1;
             im->func_body_at = NULL;
             if (tok(im)->kind == LS_TOK_AT)
@@ -785,6 +786,18 @@ void ls_imp_scan_ops(importer *im)
         } else if (ls_tok_ident(&t, "iree_vector_ext.to_layout")) {
             to_layout_op(im);
         } else {
+            if (pending[0] && t.kind == LS_TOK_IDENT && !ls_tok_ident(&t, "tensor.empty")) {
+                /* `%x = some.op`: a value the dispatch view does not model;
+                 * past the table's end the oldest goes (a function with
+                 * that many is far past IREE's dispatches) */
+                if (im->n_opaque == MAX_OPAQUE) {
+                    memmove(im->opaque, im->opaque + 1, (MAX_OPAQUE - 1) * sizeof im->opaque[0]);
+                    im->n_opaque--;
+                }
+                snprintf(im->opaque[im->n_opaque].name, sizeof im->opaque[0].name, "%s", pending);
+                copy_tok(im->opaque[im->n_opaque].kind, sizeof im->opaque[0].kind, &t);
+                im->opaque[im->n_opaque++].line = t.line;
+            }
             if (ls_tok_is(&t, '{')) {
                 im->brace_depth++;
                 if (t.text == im->func_body_at)

@@ -97,6 +97,12 @@ static bool record_attention(importer *im, const ls_attr *dict, const ls_dop *do
     a->has_scale = ls_imp_constant_of(im, ins->names[3], &a->scale_type, &a->scale_bits);
     for (int i = 0; i < outs->n && i < 3; i++)
         a->init_filled[i] = ls_imp_fill_of(im, outs->names[i], outs->types[i].elem, &a->init_bits[i]);
+    for (int k = 0; k < ins->n && k < 5; k++)
+        for (int i = 0; i < im->n_opaque; i++)
+            if (strcmp(im->opaque[i].name, ins->names[k]) == 0) {
+                snprintf(a->opaque_kind[k], sizeof a->opaque_kind[k], "%s", im->opaque[i].kind);
+                a->opaque_line[k] = im->opaque[i].line;
+            }
     a->region_identity = identity;
     a->region_line = region_line;
     a->region_col = region_col;

@@ -11,7 +11,8 @@
 
 #include "lanescope/import.h"
 
-enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_FUSED = 64, MAX_CONSTANTS = 256, MAX_FUNC_ARGS = 64 };
+enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_FUSED = 64, MAX_CONSTANTS = 256, MAX_FUNC_ARGS = 64,
+       MAX_OPAQUE = 256 };
 
 /* A function argument as its signature declares it. */
 typedef struct {
@@ -84,6 +85,14 @@ typedef struct {
     int n_seen;
     int flags;
     ls_dispatch *cur; /* the current function's dispatch, NULL until it has an op */
+    /* values of the current function made by ops the importer passes over
+     * (an iree_linalg_ext.gather, ...): not loads, so an attention reading
+     * one is refused by name */
+    struct {
+        char name[48], kind[48];
+        int line;
+    } opaque[MAX_OPAQUE];
+    int n_opaque;
     int func_line, func_col;
     const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
     func_arg func_args[MAX_FUNC_ARGS];     /* the current function's, when read whole */

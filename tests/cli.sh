@@ -445,6 +445,10 @@ contains "attention sim csv" "$tmp/out" "@attention_decode_32x1x128x8192x128:att
 $LANESCOPE sim "$AT" --target mi300x --dump-plan >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --dump-plan: exit 2, one line" $?
 contains "attention sim --dump-plan reason" "$tmp/err" "--dump-plan: $AT holds an attention op"
+# draw traffic simulates the same kernel: its 128 workgroups
+LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE draw traffic "$AT" --target mi300x -o "$tmp/at.svg" 2>"$tmp/err"
+check "attention draw traffic exits 0" $?
+contains "attention draw traffic runs the kernel" "$tmp/err" "lanescope draw: engine: 128/128 workgroups (100%)"
 # explain lays attention out: IREE's default config on mi300x (gfx942), the
 # two matmuls' layouts and per-thread vectors (docs/attention-lowering.md
 # §6.4 worked by hand: K1 = 128 is 16 key vectors of 8, 2 tiles of 8 -> 2

@@ -573,6 +573,26 @@ START_TEST(values_refusals)
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
     ck_assert_msg(strstr(d.msg, "its scale is not an arith.constant"), "%s", d.msg);
+    /* a key a gather makes (IREE's paged case #3): not loaded, so refused */
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    at = strstr(ir, "  %0:3 = iree_linalg_ext.online_attention");
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited,
+             "%.*s  %%kg = iree_linalg_ext.gather dimension_map = [0] ins(%%k, %%k : "
+             "tensor<20x4096x64xf16>, tensor<4xi64>) outs(%%k : tensor<20x4096x64xf16>) -> "
+             "tensor<20x4096x64xf16>\n%s",
+             (int)(at - ir), ir, at);
+    at = strstr(edited, "ins(%q, %k, %v");
+    ck_assert_ptr_nonnull(at);
+    memmove(at + 11, at + 10, strlen(at + 10) + 1);
+    at[10] = 'g';
+    ck_assert_msg(build_attention(edited, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "its key is computed in the dispatch (iree_linalg_ext.gather at "
+                                "line 4)"),
+                  "%s", d.msg);
     /* a K2 tile that does not divide K2 */
     memset(m, 0, sizeof *m);
     pipeline_ir(ir, sizeof ir, "partial_reduction", true);
@@ -636,9 +656,12 @@ START_TEST(timing_pipeline_cases)
     pipeline_stored_ir(ir, sizeof ir, "reduction");
     ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
     time_attention(m, &a, "mi300x", &r);
+    /* the loop's steps count in its stage, the merge's in subgroup-reduce */
+    const ls_stage_stats *la = &r.stage[LS_STAGE_LOAD_ACCUMULATE];
     const ls_stage_stats *sr = &r.stage[LS_STAGE_SUBGROUP_REDUCE];
-    ck_assert_int_eq(sr->shuffles, 4 * 32 * per_sg);
-    ck_assert_int_eq(sr->dpp_steps, (1 + 1 + 8) * 6 * 32 * per_sg);
+    ck_assert_int_eq(la->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(la->dpp_steps, (1 + 1 + 8) * 6 * 32 * per_sg);
+    ck_assert_int_eq(sr->shuffles + sr->dpp_steps, 0);
     ck_assert_int_eq(r.operand[0].global_bytes, 2 * K);
     ck_assert_int_eq(r.operand[1].global_bytes, K);
     ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, 2 * 32 * 40);
@@ -647,7 +670,9 @@ START_TEST(timing_pipeline_cases)
     pipeline_stored_ir(ir, sizeof ir, "partial_reduction");
     ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
     time_attention(m, &a, "mi300x", &r);
-    ck_assert_int_eq(sr->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(la->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(la->dpp_steps, 0);
+    ck_assert_int_eq(sr->shuffles, 0);
     ck_assert_int_eq(sr->dpp_steps, (1 + 8) * 6 * per_sg);
     ck_assert_int_eq(r.operand[0].global_bytes, 2 * K);
     /* deterministic: the same run, the same cycles */

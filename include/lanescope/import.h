@@ -57,6 +57,10 @@ typedef struct {
     uint64_t init_bits[3];
     bool region_identity;
     int region_line, region_col;
+    /* an input (query, key, value, scale, mask) made by an op the importer
+     * passes over (an iree_linalg_ext.gather): its op, "" when none */
+    char opaque_kind[5][48];
+    int opaque_line[5];
 } ls_module_attention;
 
 typedef struct {

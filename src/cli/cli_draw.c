@@ -7,6 +7,7 @@
 
 #include "lanescope/viz.h"
 #include "cli.h"
+#include "cli_sim.h"
 #include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 
@@ -28,7 +29,8 @@ static void usage(FILE *f)
             "  banks     lanes per shared-memory bank in each access: the cross-subgroup\n"
             "            buffer of a reduction, or a swizzle under a column access\n"
             "  traffic   per-stage bars from a simulation, with the DRAM roofline and the\n"
-            "            bottleneck line\n"
+            "            bottleneck line (a reduction, or in a file without one an\n"
+            "            attention's kernel; so does timeline)\n"
             "  roofline  every reduction of INPUT (or --index N's) simulated: achieved\n"
             "            Gop/s against ops per DRAM byte, under the model's DRAM and issue\n"
             "            roofs and each one's Little's-law ceiling\n"
@@ -162,6 +164,31 @@ static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d,
     return prepare_reduction(o, m, d, plan, hw, diag);
 }
 
+/* What traffic and timeline simulate: reduction --index N of the input, or,
+ * in a file with no reduction, its attention --index N (the engine's view of
+ * its kernel, cli_sim_attention.c; *a and *v then set, the caller's). */
+static ls_status load_kernel(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
+                             ls_hw *hw, ls_attention **a, ls_att_view **v, const ls_plan **run,
+                             ls_diag *diag)
+{
+    ls_cli_problem_flags pf = o->pf;
+    pf.import_flags |= LS_IMPORT_ATTENTION;
+    *run = plan;
+    if (ls_cli_problem_load(o->input, &pf, &o->dims, m, diag))
+        return diag->status;
+    if (m->n_problems > 0 || m->n_attentions == 0)
+        return prepare_reduction(o, m, d, plan, hw, diag);
+    if ((size_t)o->index >= m->n_attentions)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
+                           "%s has %zu attention op%s; --index %lld is outside 0..%zu", o->src,
+                           m->n_attentions, ls_s((long long)m->n_attentions),
+                           (long long)o->index, m->n_attentions - 1);
+    if (ls_cli_attention_view(m, (size_t)o->index, o->target, hw, a, v, diag))
+        return diag->status;
+    *run = ls_att_view_plan(*v);
+    return LS_OK;
+}
+
 static ls_status roofline(const draw_opts *o, ls_module *m, ls_hw *hw, ls_chart *chart,
                           ls_diag *diag)
 {
@@ -222,6 +249,8 @@ static int run(const draw_opts *o)
     memset(&chart, 0, sizeof chart);
     bool is_chart = false;
     ls_trace trace = {NULL, 0, 0, false, 0};
+    ls_attention *att = NULL; /* traffic / timeline of an attention */
+    ls_att_view *view = NULL;
     const char *k = o->kind;
     ls_status st = LS_OK;
     if (strcmp(k, "compare") == 0) {
@@ -240,21 +269,21 @@ static int run(const draw_opts *o)
                                  : ls_viz_layout(&m->problems[o->index], d, &v, &fig, &diag);
         }
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
-        if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
+        const ls_plan *pl;
+        if (!(st = load_kernel(o, m, d, &plan, &hw, &att, &view, &pl, &diag))) {
             bool tl = strcmp(k, "timeline") == 0;
             ls_cli_progress ps; /* a long simulation shows how far it is, as sim does */
             ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
             ls_engine_opts eo = {.trace = tl ? &trace : NULL, .progress = ls_cli_progress_cb, .progress_ctx = &ps};
             ls_sim_result r;
-            st = ls_engine_run(&plan, &hw, &r, &eo, &diag);
+            st = ls_engine_run(pl, &hw, &r, &eo, &diag);
             ls_cli_progress_end(&ps);
             if (!st && tl)
-                st = ls_viz_timeline(&m->problems[o->index], &hw, &r, &trace, (int)o->wgps,
-                                     &chart, &diag);
+                st = ls_viz_timeline(pl->problem, &hw, &r, &trace, (int)o->wgps, &chart, &diag);
             else if (!st) {
-                ls_viz_traffic(&m->problems[o->index], &hw, &r, &chart);
+                ls_viz_traffic(pl->problem, &hw, &r, &chart);
                 ls_bottleneck bn;
-                ls_bottleneck_analyze(&plan, &hw, &r, &bn);
+                ls_bottleneck_analyze(pl, &hw, &r, &bn);
                 ls_chart_add_note(&chart, bn.line);
             }
             is_chart = true;
@@ -328,6 +357,8 @@ done:
     ls_chart_free(&chart);
     ls_viz_shutdown();
     free(trace.slices);
+    ls_att_view_free(view);
+    free(att);
     free(m);
     free(d);
     if (st) {

@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "lanescope/attention.h"
 #include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
@@ -59,5 +60,10 @@ typedef struct {
 } ls_sim_attention_opts;
 int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FILE *f,
                      json_object *arr, ls_diag *diag);
+/* Attention i of m laid out and seen by the engine: the machine (target,
+ * else the input's, else by subgroup size), the op, its view.  *a (free)
+ * and *v (ls_att_view_free) are the caller's, set or NULL even on error. */
+ls_status ls_cli_attention_view(ls_module *m, size_t i, const char *target, ls_hw *hw,
+                                ls_attention **a, ls_att_view **v, ls_diag *diag);
 
 #endif

@@ -80,22 +80,34 @@ static json_object *functional_json(const ls_sim_attention_opts *o, const ls_att
     return fj;
 }
 
+ls_status ls_cli_attention_view(ls_module *m, size_t i, const char *target, ls_hw *hw,
+                                ls_attention **a, ls_att_view **v, ls_diag *diag)
+{
+    const ls_module_attention *ma = &m->attentions[i];
+    *a = NULL;
+    *v = NULL;
+    if (attention_machine(m, ma, target, hw, diag))
+        return diag->status;
+    *a = ls_xcalloc(1, sizeof **a);
+    if (ls_attention_build(m, ma, &m->target, *a, diag) ||
+        ls_attention_view(m, ma, *a, hw, v, diag))
+        return diag->status;
+    return LS_OK;
+}
+
 int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FILE *f,
                      json_object *arr, ls_diag *diag)
 {
     const ls_module_attention *ma = &m->attentions[i];
     ls_hw hw;
-    if (attention_machine(m, ma, o->target, &hw, diag))
-        return 1;
-    ls_attention *a = ls_xcalloc(1, sizeof *a);
+    ls_attention *a = NULL;
     ls_att_view *view = NULL;
     ls_att_check chk;
     memset(&chk, 0, sizeof chk);
     int rc = 1;
     /* everything checked before anything runs */
-    if (ls_attention_build(m, ma, &m->target, a, diag) ||
+    if (ls_cli_attention_view(m, i, o->target, &hw, &a, &view, diag) ||
         ls_attention_values_check(m, ma, a, diag) ||
-        ls_attention_view(m, ma, a, &hw, &view, diag) ||
         ls_engine_check_work(ls_att_view_plan(view), &hw, o->force, diag))
         goto done;
     if (o->check && o->max_wg < 0 && !o->force &&
