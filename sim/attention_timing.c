@@ -206,11 +206,6 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
                         "converts between them through workgroup memory, which lanescope does "
                         "not time):",
                         d);
-    for (int d = 0; st == LS_OK && d < a->rank; d++)
-        if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, d) && v->d.layout.subgroup_tile[d] > 1)
-            st = refuse_dim(a, diag, "subgroups split K1, whose workgroup-memory round in the loop is "
-                                 "not modelled:",
-                        d);
     ls_plan *pl = &v->plan;
     ls_plan_target t = ls_plan_target_from_arch(hw->arch);
     if (st == LS_OK) {

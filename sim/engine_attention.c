@@ -40,6 +40,7 @@ typedef struct {
     ls_subgroup_reduce lane[MAX_RED];
     bool cross;
     ls_subgroup_reduce back;
+    int64_t parts; /* the subgroups' partials a thread reads back */
 } reduction;
 
 typedef struct {
@@ -89,6 +90,7 @@ static void reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_pl
             need *= pow2ceil(ly->subgroup_tile[i]);
         }
     }
+    r->parts = need;
     if (!r->cross)
         return;
     int64_t stride = 0;
@@ -188,6 +190,10 @@ static void communicate(prog *g, const reduction *r, int *v, int64_t n, ls_stage
         int l = emit(g, I_SMEM_LD, cross_st, b, -1);
         if (g->e->code)
             g->e->code[l].result = 0;
+        /* no reduced loop has lanes enough for the partials: each thread
+         * reads them all and combines them in turn */
+        if (r->back.cluster_size == 1)
+            l = alu_chain(g, cross_st, r->parts - 1, l);
         v[i] = ls_engine_emit_reduce(g->e, &r->back, cross_st, l);
     }
 }

@@ -683,6 +683,54 @@ START_TEST(timing_pipeline_cases)
 }
 END_TEST
 
+/* Subgroups splitting K1 (a hand config): each step's QK partials go
+ * through workgroup memory (2 barriers, besides the promoted copies' 2);
+ * K1 has 2 lanes, too few for the 4 partials, so each thread reads them
+ * all and adds them in turn (src/plan.c's read-back rule: 3 adds, no lane
+ * steps); the values still match. */
+START_TEST(timing_k1_split)
+{
+    char ir[8192];
+    pipeline_stored_ir(ir, sizeof ir, "partial_reduction");
+    const char *from[3] = {"subgroup_basis = [[1, 1, 1, 1, 4], [0, 1, 2, 3]]",
+                           "subgroup_basis = [[1, 1, 1, 1, 4], [0, 1, 3, 4]]",
+                           "thread = [0, 0, 32, 4]"};
+    const char *to[3] = {"subgroup_basis = [[1, 1, 4, 1, 1], [0, 1, 2, 3]]",
+                         "subgroup_basis = [[1, 1, 4, 1, 1], [0, 1, 3, 4]]",
+                         "thread = [0, 0, 8, 4] "};
+    for (int i = 0; i < 3; i++) {
+        char *at = strstr(ir, from[i]);
+        ck_assert_ptr_nonnull(at);
+        memcpy(at, to[i], strlen(to[i]));
+    }
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_sim_result r;
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(a.qk.layout.subgroup_tile[2], 4);
+    time_attention(m, &a, "mi300x", &r);
+    const int64_t per_sg = 40 * 4;
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, (2 + 2) * 32 * 40);
+    /* per S element (4): the K1 lanes' shuffle xor 32; the read-back has no lane steps */
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].dpp_steps, 0);
+    /* per step: the copies' stores (K 64 B and V 32 B a thread: 4 + 2 of
+     * 16 B), the compute reads (K: 1 vector; V: N's 32 columns, no lanes,
+     * in 8 batches of 4), the round (a store and a load per S element) */
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].smem_accesses,
+                     (4 + 2 + 1 + 8 + 4 + 4) * 32 * per_sg);
+    ls_att_check chk;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, (ls_plan_target){true, 9}, 1, 2,
+                                      &chk, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(chk.mismatches, 0);
+    ck_assert_int_eq(chk.outputs_checked, 2 * 32);
+    free(m);
+}
+END_TEST
+
 /* IREE's default config on mi300x (§6.4): no lane or workgroup-memory
  * traffic in the loop; the merge reduces max, sum and the 16 acc values
  * each over 64 lanes (gfx9: 7 DPP steps with row_bcast_31), then through
@@ -716,6 +764,135 @@ START_TEST(timing_default_config)
 }
 END_TEST
 
+/* Property: random hand configs (bases, thread tiles, the K2 level,
+ * promotion) on AMD and NVIDIA lowerings.  The PV matmul keeps the QK's
+ * basis entries for B, M and K2 (IREE's projectBasis) and maps N to the
+ * fifth, so both layouts agree and every one lays out; then each either
+ * times and checks (no mismatch: the lowered values stay within the bound
+ * of the op) or is refused for a reason named below. */
+static uint64_t rnd_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void shuffle5(uint64_t *x, int *e)
+{
+    for (int i = 0; i < 5; i++)
+        e[i] = i;
+    for (int i = 4; i > 0; i--) {
+        int j = (int)(rnd_next(x) % (uint64_t)(i + 1)), t = e[i];
+        e[i] = e[j];
+        e[j] = t;
+    }
+}
+
+/* one matmul's lowering_config: the entries of its 4 loops, thread tiles */
+static void part_config(char *buf, size_t size, const int64_t *sgc, const int *sgm,
+                        const int64_t *lc, const int *lm, int64_t t2, int64_t t3, bool promote)
+{
+    snprintf(buf, size,
+             "#iree_gpu.lowering_config<{subgroup_basis = [[%lld, %lld, %lld, %lld, %lld], [%d, "
+             "%d, %d, %d]], lane_basis = [[%lld, %lld, %lld, %lld, %lld], [%d, %d, %d, %d]], "
+             "thread = [0, 0, %lld, %lld]%s}>",
+             (long long)sgc[0], (long long)sgc[1], (long long)sgc[2], (long long)sgc[3],
+             (long long)sgc[4], sgm[0], sgm[1], sgm[2], sgm[3], (long long)lc[0],
+             (long long)lc[1], (long long)lc[2], (long long)lc[3], (long long)lc[4], lm[0], lm[1],
+             lm[2], lm[3], (long long)t2, (long long)t3, promote ? ", promote_operands = [1]" : "");
+}
+
+START_TEST(random_configs)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int timed = 0;
+    for (int it = 0; it < 40; it++) {
+        int64_t sg = rnd_next(&x) % 2 ? 32 : 64, nsg = 1 << (rnd_next(&x) % 3);
+        int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
+        for (int64_t t = sg; t > 1; t /= 2)
+            lc[rnd_next(&x) % 5] *= 2;
+        for (int64_t t = nsg; t > 1; t /= 2)
+            sgc[rnd_next(&x) % 5] *= 2;
+        int lm[5], sm[5];
+        shuffle5(&x, lm);
+        shuffle5(&x, sm);
+        /* QK loops (B, M, K1, K2) take entries 0..3 of the shuffles, PV
+         * loops (B, M, K2, N) the same for B, M, K2 and the fifth for N */
+        int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
+        int64_t tk1 = 1 << (rnd_next(&x) % 4), tk2 = 1 << (rnd_next(&x) % 3),
+                tn = 1 << (rnd_next(&x) % 3);
+        bool partial = rnd_next(&x) % 2, promote = rnd_next(&x) % 4 == 0;
+        char qk[512], pv[512], ir[4096];
+        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, promote);
+        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, promote);
+        snprintf(ir, sizeof ir,
+                 "#translation = #iree_codegen.translation_info<pipeline = "
+                 "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [%lld, 1, 1] "
+                 "subgroup_size = %lld>\n"
+                 "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, "
+                 "%%v: tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) "
+                 "attributes {translation_info = #translation} {\n"
+                 "  %%s = arith.constant 1.250000e-01 : f16\n"
+                 "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> ()>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
+                 "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, 8], "
+                 "%s = [0, 0, 0, 32, 0]}>,\n"
+                 "    decomposition_config = {qk_attrs = {lowering_config = %s}, pv_attrs = "
+                 "{lowering_config = %s}}\n"
+                 "  } ins(%%q, %%k, %%v, %%s : tensor<2x1x32xf16>, tensor<2x128x32xf16>, "
+                 "tensor<2x128x16xf16>, f16) outs(%%o, %%r, %%r : tensor<2x1x16xf32>, "
+                 "tensor<2x1xf32>, tensor<2x1xf32>) {\n"
+                 "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
+                 "  } -> tensor<2x1x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>\n  return\n}\n",
+                 (long long)(sg * nsg), (long long)sg, partial ? "partial_reduction" : "reduction",
+                 qk, pv);
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        ck_assert_msg(build_attention(ir, sg == 64 ? "gfx942" : "sm_90", m, &a, &d) == LS_OK,
+                      "%d: %s", it, d.msg);
+        ls_hw hw;
+        ls_diag_clear(&d);
+        ck_assert(ls_hw_load(sg == 64 ? "mi300x" : "h100", &hw, &d) == LS_OK);
+        ls_att_view *v = NULL;
+        ls_diag_clear(&d);
+        ls_status st = ls_attention_values_check(m, &m->attentions[0], &a, &d);
+        if (st == LS_OK)
+            st = ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d);
+        if (st != LS_OK) { /* the reasons a layout of this family may be refused for */
+            ck_assert_msg(strstr(d.msg, "not a power of two") ||
+                              strstr(d.msg, "does not fit in a subgroup") ||
+                              strstr(d.msg, "cannot be spread over"),
+                          "%d: %s", it, d.msg);
+            free(m);
+            continue;
+        }
+        ls_sim_result r;
+        ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, &r, NULL, &d) == LS_OK, "%d: %s",
+                      it, d.msg);
+        ck_assert(r.cycles > 0 && r.operand[0].global_bytes >= 2 * 128 * 32 * 2);
+        ls_att_check chk;
+        ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, ls_plan_target_from_arch(hw.arch),
+                                          (uint64_t)it, 1, &chk, &d) == LS_OK,
+                      "%d: %s", it, d.msg);
+        ck_assert_msg(chk.mismatches == 0, "%d: %s at d3=%lld: %s vs %s", it, chk.bad_result,
+                      (long long)chk.bad_point[3], chk.bad_sim, chk.bad_ref);
+        ck_assert_int_eq(chk.outputs_checked, 8 + 2);
+        ls_att_view_free(v);
+        free(m);
+        timed++;
+    }
+    ck_assert_int_ge(timed, 20); /* most of them run */
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
     Suite *s = suite_create("attention");
@@ -734,6 +911,8 @@ static Suite *attention_suite(void)
     tcase_add_test(tc, values_refusals);
     tcase_add_test(tc, timing_pipeline_cases);
     tcase_add_test(tc, timing_default_config);
+    tcase_add_test(tc, timing_k1_split);
+    tcase_add_test(tc, random_configs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -144,7 +144,7 @@ typedef struct ls_att_view ls_att_view;
 
 /* The engine's view of attention a on hw: LS_ERR_INVALID with the reason
  * where lanescope cannot time it (the QK and PV layouts disagree on a dim
- * they share, a promoted query, subgroups splitting K1). */
+ * they share, a promoted query). */
 ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
                             const ls_attention *a, const ls_hw *hw, ls_att_view **out,
                             ls_diag *diag);
