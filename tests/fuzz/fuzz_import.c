@@ -1,13 +1,45 @@
 /* fuzz_import.c: libFuzzer target for the attribute parser and the importer.
  * Every input runs through ls_module_parse and, when it yields reductions,
  * through validation, layout derivation and -- for small problems -- the
- * plan, the timing engine and the functional model.  Crashes, leaks, hangs,
- * UB and wrong reduction values are what the fuzzer looks for. */
+ * plan, the timing engine and the functional model; read again with its
+ * attention ops, through their layout, the values run's checks and the
+ * engine's view (attention_timing.c).  Crashes, leaks, hangs, UB and wrong
+ * reduction values are what the fuzzer looks for. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "fuzz_common.h"
+#include "lanescope/attention.h"
 #include "lanescope/import.h"
+
+/* Every attention op of the input laid out (its configs or IREE's on
+ * gfx942), checked for a values run and seen by the engine on mi300x. */
+static void attentions(const uint8_t *data, size_t size)
+{
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_target t;
+    ls_hw hw;
+    if (ls_module_parse_ex((const char *)data, size, "fuzz.mlir", LS_IMPORT_ATTENTION, m, &d) ==
+            LS_OK &&
+        m->n_attentions > 0 && ls_target_lookup("gfx942", &t) && ls_hw_load("mi300x", &hw, &d) == LS_OK) {
+        for (size_t i = 0; i < m->n_attentions; i++) {
+            ls_attention *a = ls_xcalloc(1, sizeof *a);
+            ls_diag_clear(&d);
+            if (ls_attention_build(m, &m->attentions[i], &t, a, &d) == LS_OK) {
+                ls_diag_clear(&d);
+                (void)ls_attention_values_check(m, &m->attentions[i], a, &d);
+                ls_att_view *v = NULL;
+                ls_diag_clear(&d);
+                if (ls_attention_view(m, &m->attentions[i], a, &hw, &v, &d) == LS_OK)
+                    ls_att_view_free(v);
+            }
+            free(a);
+        }
+    }
+    free(m);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         free(dv);
     }
+    attentions(data, size);
     ls_arena a;
     ls_arena_init(&a);
     ls_diag_clear(&d);
