@@ -23,6 +23,36 @@
 #include "bench_util.h"
 
 
+/* The engine run `repeat` times on plan: the wall times, sorted, into
+ * times; the last run's figures into r. */
+static ls_status time_engine(const ls_plan *plan, const ls_hw *hw, int repeat, double *times,
+                             ls_sim_result *r, ls_diag *d)
+{
+    for (int k = 0; k < repeat; k++) {
+        double t0 = now();
+        if (ls_engine_run(plan, hw, r, NULL, d))
+            return d->status;
+        times[k] = now() - t0;
+    }
+    qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
+    return LS_OK;
+}
+
+/* One line of the table: the engine's median (best) time and rates, the
+ * functional check's time and outputs. */
+static void report(const char *label, const char *model, const ls_sim_result *r,
+                   const double *times, int repeat, double check_s, int64_t outputs)
+{
+    char es[32], is[32];
+    snprintf(es, sizeof es, "%.3f (%.3f)", times[repeat / 2], times[0]);
+    snprintf(is, sizeof is, "%.3g (%.3g)", (double)r->instructions / times[repeat / 2],
+             (double)r->instructions / times[0]);
+    printf("%-34s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n", label, model,
+           (long long)r->workgroups, (long long)r->instructions, es,
+           (double)r->events / times[repeat / 2], is, check_s, (long long)outputs, peak_rss_mb());
+    fflush(stdout);
+}
+
 /* Every reduction of a dispatch file with IREE's suggested config for the
  * model: engine (median of `repeat`) and functional check, per reduction. */
 static int bench_dispatch(const char *path, const char *name, const char *model, int repeat)
@@ -53,15 +83,9 @@ static int bench_dispatch(const char *path, const char *name, const char *model,
         ls_functional_result fr;
         double times[99];
         if (ls_derive(p, dv, &d) ||
-            ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
+            ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d) ||
+            time_engine(&plan, &hw, repeat, times, &r, &d))
             goto fail;
-        for (int k = 0; k < repeat; k++) {
-            double t0 = now();
-            if (ls_engine_run(&plan, &hw, &r, NULL, &d))
-                goto fail;
-            times[k] = now() - t0;
-        }
-        qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
         ls_input_source in = {1, NULL, {NULL}};
         double c0 = now();
         if (ls_bind_intermediates(m->problems, m->n_problems, i, &in, &d) ||
@@ -74,14 +98,7 @@ static int bench_dispatch(const char *path, const char *name, const char *model,
         const char *part = strrchr(p->name, '.');
         char label[64];
         snprintf(label, sizeof label, "%.40s%s", name, part && m->n_problems > 1 ? part : "");
-        fflush(stdout);
-        char es[32], is[32];
-        snprintf(es, sizeof es, "%.3f (%.3f)", times[repeat / 2], times[0]);
-        snprintf(is, sizeof is, "%.3g (%.3g)", (double)r.instructions / times[repeat / 2],
-                 (double)r.instructions / times[0]);
-        printf("%-34s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n",
-               label, model, (long long)r.workgroups, (long long)r.instructions, es,
-               (double)r.events / times[repeat / 2], is, c1 - c0, (long long)fr.outputs_checked, peak_rss_mb());
+        report(label, model, &r, times, repeat, c1 - c0, fr.outputs_checked);
     }
     goto done;
 fail:
@@ -117,27 +134,15 @@ static int bench_attention(const char *path, const char *name, const char *model
         goto fail;
     ls_sim_result r;
     double times[99];
-    for (int k = 0; k < repeat; k++) {
-        double t0 = now();
-        if (ls_engine_run(ls_att_view_plan(v), &hw, &r, NULL, &d))
-            goto fail;
-        times[k] = now() - t0;
-    }
-    qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
+    if (time_engine(ls_att_view_plan(v), &hw, repeat, times, &r, &d))
+        goto fail;
     ls_att_check chk;
     double c0 = now();
     if (ls_attention_values(m, &m->attentions[0], a, ls_plan_target_from_arch(hw.arch), 1, -1,
                             &chk, &d))
         goto fail;
     double c1 = now();
-    char es[32], is[32];
-    snprintf(es, sizeof es, "%.3f (%.3f)", times[repeat / 2], times[0]);
-    snprintf(is, sizeof is, "%.3g (%.3g)", (double)r.instructions / times[repeat / 2],
-             (double)r.instructions / times[0]);
-    printf("%-34.34s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n", name, model,
-           (long long)r.workgroups, (long long)r.instructions, es,
-           (double)r.events / times[repeat / 2], is, c1 - c0, (long long)chk.outputs_checked,
-           peak_rss_mb());
+    report(name, model, &r, times, repeat, c1 - c0, chk.outputs_checked);
     goto done;
 fail:
     fprintf(stderr, "bench: %s on %s: %s\n", name, model, d.msg);
@@ -183,30 +188,16 @@ int main(int argc, char **argv)
         ls_plan plan;
         ls_sim_result r;
         ls_functional_result fr;
-        double t1 = 0, t2 = 0, times[99];
+        double times[99];
         if (ls_module_load(path, m, &d) || ls_hw_load(cases[i].model, &hw, &d) ||
             ls_derive(&m->problems[0], dv, &d) ||
-            ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch(hw.arch), &plan, &d))
+            ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch(hw.arch), &plan, &d) ||
+            time_engine(&plan, &hw, repeat, times, &r, &d))
             goto fail;
-        for (int k = 0; k < repeat; k++) {
-            double t0 = now();
-            if (ls_engine_run(&plan, &hw, &r, NULL, &d))
-                goto fail;
-            t1 = now();
-            times[k] = t1 - t0;
-        }
-        qsort(times, (size_t)repeat, sizeof times[0], cmp_double);
-        double med = times[repeat / 2], best = times[0];
+        double t1 = now();
         if (ls_functional_run(&plan, (ls_input_source){1, NULL, {NULL}}, 0, -1, &fr, &d))
             goto fail;
-        t2 = now();
-        char es[32], is[32];
-        snprintf(es, sizeof es, "%.3f (%.3f)", med, best);
-        snprintf(is, sizeof is, "%.3g (%.3g)", r.instructions / med, r.instructions / best);
-        printf("%-34s %-8s %10lld %12lld %15s %12.3g %21s %9.3f %10lld %8ld\n", cases[i].file,
-               cases[i].model, (long long)r.workgroups, (long long)r.instructions, es,
-               r.events / med, is, t2 - t1, (long long)fr.outputs_checked, peak_rss_mb());
-        fflush(stdout);
+        report(cases[i].file, cases[i].model, &r, times, repeat, now() - t1, fr.outputs_checked);
         free(m);
         free(dv);
         continue;

@@ -1,0 +1,487 @@
+/* test_attention_sim.c: `lanescope sim` on decode attention -- its values
+ * run lane by lane as IREE lowers them (sim/attention_values.c,
+ * attention_lanes.c), against the op and an independent softmax, and its
+ * kernel timed by the engine (sim/attention_timing.c, engine_attention.c),
+ * against counts from IREE's pipeline test's CHECK lines; random hand
+ * configs as a property test. */
+#include <math.h>
+
+#include "attention_util.h"
+#include "lanescope/functional.h"
+
+/* ---- values (sim/attention_values.c) ---- */
+
+static double input_f16(uint64_t seed, int k, int64_t idx)
+{
+    return ls_value_to_double(ls_input_value(ls_operand_seed(seed, k), (uint64_t)idx, LS_ET_F16,
+                                             LS_COMB_ADD),
+                              LS_ET_F16);
+}
+
+/* Softmax attention of batch b (M = 1) at column n, in double, from the
+ * generator's inputs read here on their own: sum_k softmax_k(scale q.k)
+ * v_kn with natural exp and the scale unrounded -- what any lowering must
+ * approach.  IREE's rounds the scaled query to f16 (AggregatedOpInterfaceImpl),
+ * which moves the result by about 1e-3 at these sizes. */
+static double oracle(uint64_t seed, int64_t b, int64_t n, int64_t K1, int64_t K2, int64_t N,
+                     double scale)
+{
+    double *s = ls_xcalloc((size_t)K2, sizeof *s), mx = -INFINITY, num = 0, den = 0;
+    for (int64_t k = 0; k < K2; k++) {
+        for (int64_t j = 0; j < K1; j++)
+            s[k] += input_f16(seed, 0, b * K1 + j) * input_f16(seed, 1, (b * K2 + k) * K1 + j);
+        s[k] *= scale;
+        mx = s[k] > mx ? s[k] : mx;
+    }
+    for (int64_t k = 0; k < K2; k++) {
+        double p = exp(s[k] - mx);
+        num += p * input_f16(seed, 2, (b * K2 + k) * N + n);
+        den += p;
+    }
+    free(s);
+    return num / den;
+}
+
+/* @attention_20x1x64x4096x64 with f32 acc, max and sum and no config:
+ * IREE's default */
+static void default_ir(char *ir, size_t size)
+{
+    attention_ir(ir, size, true, DIMS5, STD5, 7, "tensor<20x1x64xf16>", "tensor<20x4096x64xf16>",
+                 "tensor<20x4096x64xf16>", NULL, "tensor<20x1x64xf32>", "tensor<20x1xf32>", "f16");
+}
+
+static void values_ok(const ls_module *m, const ls_attention *a, ls_plan_target t, int64_t wgs,
+                      int64_t outputs, double scale)
+{
+    ls_att_check chk;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], a, t, 1, wgs, &chk, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(chk.mismatches, 0);
+    ck_assert_int_eq(chk.workgroups_run, wgs);
+    ck_assert_int_eq(chk.outputs_checked, outputs);
+    ck_assert_int_eq(chk.results_checked, 7); /* no stores: a snippet's results all count */
+    ck_assert(chk.max_error_bound_ratio > 0 && chk.max_error_bound_ratio < 1);
+    /* the online results' acc / sum at (b 0, n 0): the attention output */
+    double want = oracle(1, 0, 0, 64, 4096, 64, scale);
+    ck_assert_msg(fabs(chk.sample[0] / chk.sample[2] - want) < 5e-3, "%.6f vs %.6f",
+                  chk.sample[0] / chk.sample[2], want);
+}
+
+/* IREE's pipeline cases #1 (reduction: each step reduces over K2, the QK
+ * contraction's K1 lanes at stride 32 by shuffles, K2's 32 lanes by DPP on
+ * gfx9) and #2 (partial_reduction: a slot per key, merged after the loop),
+ * on an AMD and an NVIDIA lowering: per workgroup 32 acc columns, one max
+ * and one sum, within the rounding bound of the op as IREE decomposes it,
+ * and near an independent softmax. */
+START_TEST(values_pipeline_cases)
+{
+    char ir[8192];
+    const char *levels[2] = {"reduction", "partial_reduction"};
+    const ls_plan_target targets[2] = {{true, 9}, {false, 0}};
+    for (int l = 0; l < 2; l++) {
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        pipeline_ir(ir, sizeof ir, levels[l], true);
+        ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+        for (int t = 0; t < 2; t++)
+            values_ok(m, &a, targets[t], 3, 3 * (32 + 2), 0.125);
+        free(m);
+    }
+}
+END_TEST
+
+/* IREE's default config (§6.4): 8 subgroups x 64 lanes on K2, so the merge
+ * reduces each value over 64 lanes (DPP) and then the 8 subgroups'
+ * partials through workgroup memory; on sm_90 the heuristic's own layout
+ * for 32-lane subgroups, reduced by shuffles. */
+START_TEST(values_default_config)
+{
+    char ir[4096];
+    default_ir(ir, sizeof ir);
+    const char *targets[2] = {"gfx942", "sm_90"};
+    for (int t = 0; t < 2; t++) {
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        ck_assert_msg(build_attention(ir, targets[t], m, &a, &d) == LS_OK, "%s", d.msg);
+        ck_assert(a.suggested && a.partial);
+        ck_assert_int_eq(a.qk.layout.subgroup_tile[3] > 1, 1); /* the merge's LDS round */
+        int64_t n_tile = a.workgroup[4];
+        values_ok(m, &a, ls_plan_target_from_arch(targets[t]), 2, 2 * (n_tile + 2), 1.0);
+        free(m);
+    }
+}
+END_TEST
+
+/* What the values run cannot take is refused with the reason, at the op
+ * (or its region). */
+START_TEST(values_refusals)
+{
+    char ir[8192], edited[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    /* a score region with an op */
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    const char *yield = "iree_linalg_ext.yield %x : f32";
+    char *at = strstr(ir, yield);
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited, "%.*s%%y = arith.mulf %%x, %%x : f32\n    "
+             "iree_linalg_ext.yield %%y : f32%s",
+             (int)(at - ir), ir, at + strlen(yield));
+    ck_assert_msg(build_attention(edited, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "its score region holds ops") && d.line == 7, "%d: %s", d.line,
+                  d.msg);
+    /* a scale that is a function argument, not a constant */
+    memset(m, 0, sizeof *m);
+    at = strstr(ir, "(%q: ");
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited, "%.*s(%%sc: f16, %s", (int)(at - ir), ir, at + 1);
+    at = strstr(edited, "ins(%q, %k, %v, %s :");
+    ck_assert_ptr_nonnull(at);
+    memmove(at + 19, at + 18, strlen(at + 18) + 1);
+    memcpy(at + 16, "%sc", 3);
+    ck_assert_msg(build_attention(edited, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "its scale is not an arith.constant"), "%s", d.msg);
+    /* a key a gather makes (IREE's paged case #3): not loaded, so refused */
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    at = strstr(ir, "  %0:3 = iree_linalg_ext.online_attention");
+    ck_assert_ptr_nonnull(at);
+    snprintf(edited, sizeof edited,
+             "%.*s  %%kg = iree_linalg_ext.gather dimension_map = [0] ins(%%k, %%k : "
+             "tensor<20x4096x64xf16>, tensor<4xi64>) outs(%%k : tensor<20x4096x64xf16>) -> "
+             "tensor<20x4096x64xf16>\n%s",
+             (int)(at - ir), ir, at);
+    at = strstr(edited, "ins(%q, %k, %v");
+    ck_assert_ptr_nonnull(at);
+    memmove(at + 11, at + 10, strlen(at + 10) + 1);
+    at[10] = 'g';
+    ck_assert_msg(build_attention(edited, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "its key is computed in the dispatch (iree_linalg_ext.gather at "
+                                "line 4)"),
+                  "%s", d.msg);
+    /* a K2 tile that does not divide K2 */
+    memset(m, 0, sizeof *m);
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    at = strstr(ir, "partial_reduction = [0, 0, 0, 128, 0]");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "partial_reduction = [0, 0, 0, 384, 0]", 37);
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_attention_values_check(m, &m->attentions[0], &a, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "a tile does not divide its dim"), "%s", d.msg);
+    free(m);
+}
+END_TEST
+
+/* ---- timing (sim/attention_timing.c, sim/engine_attention.c) ---- */
+
+static void time_attention(const ls_module *m, const ls_attention *a, const char *model,
+                           ls_sim_result *r)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load(model, &hw, &d) == LS_OK);
+    ls_att_view *v;
+    ck_assert_msg(ls_attention_view(m, &m->attentions[0], a, &hw, &v, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, r, NULL, &d) == LS_OK, "%s", d.msg);
+    ls_att_view_free(v);
+}
+
+/* pipeline_ir with a store of the acc only, as IREE's test has */
+static void pipeline_stored_ir(char *buf, size_t size, const char *level)
+{
+    pipeline_ir(buf, size, level, true);
+    char *at = strstr(buf, "  return\n}");
+    ck_assert_ptr_nonnull(at);
+    snprintf(at, size - (size_t)(at - buf),
+             "  iree_tensor_ext.dispatch.tensor.store %%0#0, %%b, offsets = [0, 0, 0], sizes = "
+             "[20, 1, 64], strides = [1, 1, 1] : tensor<20x1x64xf32> -> "
+             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<20x1x64xf32>>\n  return\n}\n");
+}
+
+/* IREE's pipeline cases on mi300x (gfx942), each count from the test's
+ * CHECK lines.  Per K2 step and subgroup, case #1 has 4 subgroup_reduce
+ * after the QK contract (cluster 2, stride 32: one shuffle xor each), 1
+ * for the max, 1 for the sum and 8 after the PV contract, each cluster 32
+ * at stride 1: gfx9's DPP sequence of 6 steps (quad_perm x 2,
+ * row_half_mirror, row_mirror, row_bcast_15, the readlane).  Case #2 keeps
+ * only the 4 in the loop; its merge has 1 max and 8 acc reduces (the sum's
+ * merge is dead: only the acc is stored).  40 workgroups of 4 subgroups,
+ * 32 steps.  Every N-workgroup (2) reads all of K, V once (its N tile);
+ * both through workgroup memory (promote_operands = [1]): two barriers a
+ * step. */
+START_TEST(timing_pipeline_cases)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_sim_result r, again;
+    const int64_t per_sg = 40 * 4, K = 20 * 4096 * 64 * 2;
+    pipeline_stored_ir(ir, sizeof ir, "reduction");
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    time_attention(m, &a, "mi300x", &r);
+    /* the loop's steps count in its stage, the merge's in subgroup-reduce */
+    const ls_stage_stats *la = &r.stage[LS_STAGE_LOAD_ACCUMULATE];
+    const ls_stage_stats *sr = &r.stage[LS_STAGE_SUBGROUP_REDUCE];
+    ck_assert_int_eq(la->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(la->dpp_steps, (1 + 1 + 8) * 6 * 32 * per_sg);
+    ck_assert_int_eq(sr->shuffles + sr->dpp_steps, 0);
+    ck_assert_int_eq(r.operand[0].global_bytes, 2 * K);
+    ck_assert_int_eq(r.operand[1].global_bytes, K);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, 2 * 32 * 40);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 0);
+    memset(m, 0, sizeof *m);
+    pipeline_stored_ir(ir, sizeof ir, "partial_reduction");
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    time_attention(m, &a, "mi300x", &r);
+    ck_assert_int_eq(la->shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(la->dpp_steps, 0);
+    ck_assert_int_eq(sr->shuffles, 0);
+    ck_assert_int_eq(sr->dpp_steps, (1 + 8) * 6 * per_sg);
+    ck_assert_int_eq(r.operand[0].global_bytes, 2 * K);
+    /* deterministic: the same run, the same cycles */
+    time_attention(m, &a, "mi300x", &again);
+    ck_assert_int_eq(again.cycles, r.cycles);
+    ck_assert_int_eq(again.instructions, r.instructions);
+    free(m);
+}
+END_TEST
+
+/* Subgroups splitting K1 (a hand config): each step's QK partials go
+ * through workgroup memory (2 barriers, besides the promoted copies' 2);
+ * K1 has 2 lanes, too few for the 4 partials, so each thread reads them
+ * all and adds them in turn (src/plan.c's read-back rule: 3 adds, no lane
+ * steps); the values still match. */
+START_TEST(timing_k1_split)
+{
+    char ir[8192];
+    pipeline_stored_ir(ir, sizeof ir, "partial_reduction");
+    const char *from[3] = {"subgroup_basis = [[1, 1, 1, 1, 4], [0, 1, 2, 3]]",
+                           "subgroup_basis = [[1, 1, 1, 1, 4], [0, 1, 3, 4]]",
+                           "thread = [0, 0, 32, 4]"};
+    const char *to[3] = {"subgroup_basis = [[1, 1, 4, 1, 1], [0, 1, 2, 3]]",
+                         "subgroup_basis = [[1, 1, 4, 1, 1], [0, 1, 3, 4]]",
+                         "thread = [0, 0, 8, 4] "};
+    for (int i = 0; i < 3; i++) {
+        char *at = strstr(ir, from[i]);
+        ck_assert_ptr_nonnull(at);
+        memcpy(at, to[i], strlen(to[i]));
+    }
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_sim_result r;
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(a.qk.layout.subgroup_tile[2], 4);
+    time_attention(m, &a, "mi300x", &r);
+    const int64_t per_sg = 40 * 4;
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, (2 + 2) * 32 * 40);
+    /* per S element (4): the K1 lanes' shuffle xor 32; the read-back has no lane steps */
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].shuffles, 4 * 32 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].dpp_steps, 0);
+    /* per step: the copies' stores (K 64 B and V 32 B a thread: 4 + 2 of
+     * 16 B), the compute reads (K: 1 vector; V: N's 32 columns, no lanes,
+     * in 8 batches of 4), the round (a store and a load per S element) */
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].smem_accesses,
+                     (4 + 2 + 1 + 8 + 4 + 4) * 32 * per_sg);
+    ls_att_check chk;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, (ls_plan_target){true, 9}, 1, 2,
+                                      &chk, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(chk.mismatches, 0);
+    ck_assert_int_eq(chk.outputs_checked, 2 * 32);
+    free(m);
+}
+END_TEST
+
+/* IREE's default config on mi300x (§6.4): no lane or workgroup-memory
+ * traffic in the loop; the merge reduces max, sum and the 16 acc values
+ * each over 64 lanes (gfx9: 7 DPP steps with row_bcast_31), then through
+ * workgroup memory (2 barriers per value kind) and over the 8 subgroups'
+ * partials on 8 lanes (3 DPP steps).  80 workgroups of 8 subgroups.  The
+ * kernel streams K (4 N-workgroups read it) and V: DRAM-bound. */
+START_TEST(timing_default_config)
+{
+    char ir[4096];
+    default_ir(ir, sizeof ir);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_sim_result r;
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    time_attention(m, &a, "mi300x", &r);
+    const int64_t per_sg = 80 * 8, values = 1 + 1 + 16;
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].shuffles + r.stage[LS_STAGE_LOAD_ACCUMULATE].dpp_steps, 0);
+    ck_assert_int_eq(r.stage[LS_STAGE_SUBGROUP_REDUCE].dpp_steps, values * 7 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].dpp_steps, values * 3 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 3 * 2 * 80);
+    ck_assert_int_eq(r.operand[0].global_bytes, 4 * 20 * 4096 * 64 * 2);
+    ck_assert_int_eq(r.operand[1].global_bytes, 20 * 4096 * 64 * 2);
+    /* the exp2s: 2 per key slot and step, 1 per slot in the merge, one
+     * v_exp_f32 each on gfx942 (src/math_lowering.c) */
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].sfu_ops, 2 * 8 * per_sg);
+    ck_assert_int_eq(r.stage[LS_STAGE_THREAD_REDUCE].sfu_ops, per_sg);
+    free(m);
+}
+END_TEST
+
+/* Property: random hand configs (bases, thread tiles, the K2 level,
+ * promotion) on AMD and NVIDIA lowerings.  The PV matmul keeps the QK's
+ * basis entries for B, M and K2 (IREE's projectBasis) and maps N to the
+ * fifth, so both layouts agree and every one lays out; then each either
+ * times and checks (no mismatch: the lowered values stay within the bound
+ * of the op) or is refused for a reason named below. */
+static uint64_t rnd_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static void shuffle5(uint64_t *x, int *e)
+{
+    for (int i = 0; i < 5; i++)
+        e[i] = i;
+    for (int i = 4; i > 0; i--) {
+        int j = (int)(rnd_next(x) % (uint64_t)(i + 1)), t = e[i];
+        e[i] = e[j];
+        e[j] = t;
+    }
+}
+
+/* one matmul's lowering_config: the entries of its 4 loops, thread tiles */
+static void part_config(char *buf, size_t size, const int64_t *sgc, const int *sgm,
+                        const int64_t *lc, const int *lm, int64_t t2, int64_t t3, bool promote)
+{
+    snprintf(buf, size,
+             "#iree_gpu.lowering_config<{subgroup_basis = [[%lld, %lld, %lld, %lld, %lld], [%d, "
+             "%d, %d, %d]], lane_basis = [[%lld, %lld, %lld, %lld, %lld], [%d, %d, %d, %d]], "
+             "thread = [0, 0, %lld, %lld]%s}>",
+             (long long)sgc[0], (long long)sgc[1], (long long)sgc[2], (long long)sgc[3],
+             (long long)sgc[4], sgm[0], sgm[1], sgm[2], sgm[3], (long long)lc[0],
+             (long long)lc[1], (long long)lc[2], (long long)lc[3], (long long)lc[4], lm[0], lm[1],
+             lm[2], lm[3], (long long)t2, (long long)t3, promote ? ", promote_operands = [1]" : "");
+}
+
+START_TEST(random_configs)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int timed = 0;
+    for (int it = 0; it < 40; it++) {
+        int64_t sg = rnd_next(&x) % 2 ? 32 : 64, nsg = 1 << (rnd_next(&x) % 3);
+        int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
+        for (int64_t t = sg; t > 1; t /= 2)
+            lc[rnd_next(&x) % 5] *= 2;
+        for (int64_t t = nsg; t > 1; t /= 2)
+            sgc[rnd_next(&x) % 5] *= 2;
+        int lm[5], sm[5];
+        shuffle5(&x, lm);
+        shuffle5(&x, sm);
+        /* QK loops (B, M, K1, K2) take entries 0..3 of the shuffles, PV
+         * loops (B, M, K2, N) the same for B, M, K2 and the fifth for N */
+        int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
+        int64_t tk1 = 1 << (rnd_next(&x) % 4), tk2 = 1 << (rnd_next(&x) % 3),
+                tn = 1 << (rnd_next(&x) % 3);
+        bool partial = rnd_next(&x) % 2, promote = rnd_next(&x) % 4 == 0;
+        char qk[512], pv[512], ir[4096];
+        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, promote);
+        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, promote);
+        snprintf(ir, sizeof ir,
+                 "#translation = #iree_codegen.translation_info<pipeline = "
+                 "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [%lld, 1, 1] "
+                 "subgroup_size = %lld>\n"
+                 "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, "
+                 "%%v: tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) "
+                 "attributes {translation_info = #translation} {\n"
+                 "  %%s = arith.constant 1.250000e-01 : f16\n"
+                 "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> ()>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
+                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
+                 "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, 8], "
+                 "%s = [0, 0, 0, 32, 0]}>,\n"
+                 "    decomposition_config = {qk_attrs = {lowering_config = %s}, pv_attrs = "
+                 "{lowering_config = %s}}\n"
+                 "  } ins(%%q, %%k, %%v, %%s : tensor<2x1x32xf16>, tensor<2x128x32xf16>, "
+                 "tensor<2x128x16xf16>, f16) outs(%%o, %%r, %%r : tensor<2x1x16xf32>, "
+                 "tensor<2x1xf32>, tensor<2x1xf32>) {\n"
+                 "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
+                 "  } -> tensor<2x1x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>\n  return\n}\n",
+                 (long long)(sg * nsg), (long long)sg, partial ? "partial_reduction" : "reduction",
+                 qk, pv);
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        ck_assert_msg(build_attention(ir, sg == 64 ? "gfx942" : "sm_90", m, &a, &d) == LS_OK,
+                      "%d: %s", it, d.msg);
+        ls_hw hw;
+        ls_diag_clear(&d);
+        ck_assert(ls_hw_load(sg == 64 ? "mi300x" : "h100", &hw, &d) == LS_OK);
+        ls_att_view *v = NULL;
+        ls_diag_clear(&d);
+        ls_status st = ls_attention_values_check(m, &m->attentions[0], &a, &d);
+        if (st == LS_OK)
+            st = ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d);
+        if (st != LS_OK) { /* the reasons a layout of this family may be refused for */
+            ck_assert_msg(strstr(d.msg, "not a power of two") ||
+                              strstr(d.msg, "does not fit in a subgroup") ||
+                              strstr(d.msg, "cannot be spread over"),
+                          "%d: %s", it, d.msg);
+            free(m);
+            continue;
+        }
+        ls_sim_result r;
+        ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, &r, NULL, &d) == LS_OK, "%d: %s",
+                      it, d.msg);
+        ck_assert(r.cycles > 0 && r.operand[0].global_bytes >= 2 * 128 * 32 * 2);
+        ls_att_check chk;
+        ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, ls_plan_target_from_arch(hw.arch),
+                                          (uint64_t)it, 1, &chk, &d) == LS_OK,
+                      "%d: %s", it, d.msg);
+        ck_assert_msg(chk.mismatches == 0, "%d: %s at d3=%lld: %s vs %s", it, chk.bad_result,
+                      (long long)chk.bad_point[3], chk.bad_sim, chk.bad_ref);
+        ck_assert_int_eq(chk.outputs_checked, 8 + 2);
+        ls_att_view_free(v);
+        free(m);
+        timed++;
+    }
+    ck_assert_int_ge(timed, 20); /* most of them run */
+}
+END_TEST
+
+static Suite *attention_sim_suite(void)
+{
+    Suite *s = suite_create("attention_sim");
+    TCase *tc = tcase_create("sim");
+    tcase_set_timeout(tc, 120); /* the property test under the sanitizers */
+    tcase_add_test(tc, values_pipeline_cases);
+    tcase_add_test(tc, values_default_config);
+    tcase_add_test(tc, values_refusals);
+    tcase_add_test(tc, timing_pipeline_cases);
+    tcase_add_test(tc, timing_default_config);
+    tcase_add_test(tc, timing_k1_split);
+    tcase_add_test(tc, random_configs);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(attention_sim_suite)
