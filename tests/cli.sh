@@ -445,6 +445,9 @@ contains "attention sim csv" "$tmp/out" "@attention_decode_32x1x128x8192x128:att
 $LANESCOPE sim "$AT" --target mi300x --dump-plan >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --dump-plan: exit 2, one line" $?
 contains "attention sim --dump-plan reason" "$tmp/err" "--dump-plan: $AT holds an attention op"
+$LANESCOPE sim "$AT" --target mi300x --config "#iree_gpu.lowering_config<{workgroup = [1, 0]}>" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --config: exit 2, one line" $?
+contains "attention sim --config reason" "$tmp/err" "--config: $AT holds an attention op, whose configs are"
 # draw traffic simulates the same kernel: its 128 workgroups
 LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE draw traffic "$AT" --target mi300x -o "$tmp/at.svg" 2>"$tmp/err"
 check "attention draw traffic exits 0" $?

@@ -77,6 +77,15 @@ ls_status ls_cli_problem_load(const char *input, const ls_cli_problem_flags *pf,
         ls_arena_fini(&arena);
         if (st)
             return st;
+        /* an attention's configs are three (the op's lowering_config and
+         * its decomposition_config's two): one flag cannot stand for them */
+        if (m->n_attentions > 0 && (pf->import_flags & LS_IMPORT_ATTENTION))
+            return ls_diag_set(diag, LS_ERR_USAGE, "--config", 0, 0,
+                               "%s holds an attention op, whose configs are the op's "
+                               "lowering_config and its decomposition_config's qk_attrs and "
+                               "pv_attrs; write them on the op (--config replaces a "
+                               "reduction's)",
+                               input);
         for (size_t i = 0; i < m->n_problems; i++) {
             m->problems[i].has_config = true;
             m->problems[i].config = cfg;
