@@ -191,18 +191,13 @@ static void collect(actx *c, const ls_att_matmul *mm, const int *nl, int nn, con
             if (place(mm, nl, nn, e, vt, vs, x))
                 buf[box(c, outm, x) * nsplit + j] = c->part[tid * E + e];
     }
-    /* the read-back layout: the first reduced loop with enough lanes gives
-     * the cluster's stride (as src/plan.c reads computeLayoutForReductionFromBuffer);
-     * with none, each lane combines the partials in turn */
-    int64_t stride = 0;
-    for (int q = 0; q < nr && stride == 0; q++)
-        if (ly->thread_tile[rl[q]] >= nsplit)
-            stride = ly->thread_strides[rl[q]] ? ly->thread_strides[rl[q]] : 1;
+    int64_t cluster, stride;
+    ls_plan_readback(ly, rl, nr, nsplit, &cluster, &stride);
     for (int64_t p = 0; p < nout; p++) {
         const float *pp = buf + p * nsplit;
         if (nsplit == 1) {
             c->red[p] = pp[0];
-        } else if (stride == 0) {
+        } else if (cluster == 1) { /* each lane combines the partials in turn */
             float acc = ident;
             for (int64_t j = 0; j < nsplit; j++)
                 acc = from_e(c, ls_combine(combiner_of(c, k), c->et, to_e(c, acc), to_e(c, pp[j])));

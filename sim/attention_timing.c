@@ -249,35 +249,33 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
     k->trunc_p = type_of(&o->operand[2]) != et;
     /* the sum's merge: the epilogue reads it; an online_attention's is
      * erased unless its sum is stored (docs/attention-lowering.md §2.2) */
-    char sum_name[64];
-    snprintf(sum_name, sizeof sum_name, "%s#2", o->result);
-    k->sum_merge = !online || dsp->n_stores == 0;
-    for (int i = 0; online && i < dsp->n_stores; i++)
-        k->sum_merge |= strcmp(dsp->stored[i], sum_name) == 0;
+    k->sum_merge = !online || ls_att_result_stored(dsp, o, 2);
     math_cost(LS_BOP_EXP2, t, &k->exp2_alu, &k->exp2_sfu);
     math_cost(LS_BOP_DIVF, t, &k->div_alu, &k->div_sfu);
     /* per thread: rows (B, M), key slots (K2), K1 and N elements */
-    int rl[LS_MAX_RANK], kl[LS_MAX_RANK], ql[LS_MAX_RANK], nl[LS_MAX_RANK];
-    int nr = 0, nk = 0, nq = 0, nn = 0;
     for (int i = 0; i < a->qk.rank; i++) {
         int d = a->qk.dim[i];
         if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, d))
-            ql[nq++] = i;
+            k->k1_l[k->n_k1++] = i;
         else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
-            kl[nk++] = i;
+            k->k2_l[k->n_k2++] = i;
         else
-            rl[nr++] = i;
+            k->rows_l[k->n_rows++] = i;
     }
-    for (int i = 0; i < a->pv.rank; i++)
-        if (ls_att_dim_in(a->dims.n, a->dims.n_n, a->pv.dim[i]))
-            nl[nn++] = i;
-    int64_t rows = ls_att_local_count(&a->qk.layout, rl, nr);
-    int64_t slots = ls_att_local_count(&a->qk.layout, kl, nk);
-    int64_t k1loc = ls_att_local_count(&a->qk.layout, ql, nq);
-    int64_t nloc = ls_att_local_count(&a->pv.layout, nl, nn);
+    for (int i = 0; i < a->pv.rank; i++) {
+        int d = a->pv.dim[i];
+        if (ls_att_dim_in(a->dims.n, a->dims.n_n, d))
+            k->n_l[k->n_n++] = i;
+        else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
+            k->pv_k2_l[k->n_pv_k2++] = i;
+    }
+    int64_t rows = k->rows = ls_att_local_count(&a->qk.layout, k->rows_l, k->n_rows);
+    int64_t slots = k->slots = ls_att_local_count(&a->qk.layout, k->k2_l, k->n_k2);
+    int64_t k1loc = k->k1loc = ls_att_local_count(&a->qk.layout, k->k1_l, k->n_k1);
+    int64_t nloc = k->nloc = ls_att_local_count(&a->pv.layout, k->n_l, k->n_n);
     int64_t n_elem = 1;
-    for (int j = 0; j < nn; j++)
-        n_elem *= a->pv.layout.element_tile[nl[j]];
+    for (int j = 0; j < k->n_n; j++)
+        n_elem *= a->pv.layout.element_tile[k->n_l[j]];
     k->store_vectors = rows * nloc / n_elem;
     int64_t qbits = ls_elem_type_bits(type_of(&o->operand[0]));
     int64_t state = a->partial ? rows * slots * (2 + nloc) : rows * (2 + nloc);

@@ -247,18 +247,6 @@ ls_status ls_attention_values_check(const ls_module *m, const ls_module_attentio
     return LS_OK;
 }
 
-/* Whether the dispatch stores result r of the op (an unstored online_attention
- * result is dead, and IREE erases its merge). */
-static bool stored(const ls_dispatch *d, const ls_dop *o, int r)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%s#%d", o->result, r);
-    for (int i = 0; i < d->n_stores; i++)
-        if (strcmp(d->stored[i], name) == 0 || (r == 0 && strcmp(d->stored[i], o->result) == 0))
-            return true;
-    return d->n_stores == 0; /* a snippet: every result counts */
-}
-
 static void note_bad(ls_att_check *res, const char *what, const int64_t *g, int rank, double sim,
                      double ref)
 {
@@ -423,7 +411,7 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
         ref_init_f[j] = init[0];
     bool check[3];
     for (int r = 0; r < o->n_inits; r++)
-        check[r] = stored(dsp, o, r);
+        check[r] = ls_att_result_stored(dsp, o, r);
     unsigned par = c.bmask | c.mmask | c.nmask;
     int64_t nwg = a->workgroups;
     if (max_wg >= 0 && max_wg < nwg)

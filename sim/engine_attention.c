@@ -48,10 +48,6 @@ typedef struct {
     const ls_att_kernel *k;
     const ls_attention *a;
     ls_plan_target t;
-    /* QK's loops by role, PV's N loops */
-    int rows_l[LS_MAX_RANK], k1_l[LS_MAX_RANK], k2_l[LS_MAX_RANK], n_l[LS_MAX_RANK];
-    int n_rows, n_k1, n_k2, n_n;
-    int64_t rows, slots, k1loc, nloc, n_elem; /* per thread; n_elem: N's element tile */
     reduction k1_red, qk2_red, pv2_red;
     int first_load[LS_MAX_INPUTS];   /* template index of each input's load 0 this step */
     /* reads of a carried value before the step has written it: the
@@ -62,14 +58,6 @@ typedef struct {
 
 /* A carried value before this step's write: -2 - its index (see emit). */
 #define CARRIED(i) (-2 - (int)(i))
-
-static int64_t pow2ceil(int64_t x)
-{
-    int64_t p = 1;
-    while (p < x)
-        p <<= 1;
-    return p;
-}
 
 static void reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_plan_target t,
                          reduction *r)
@@ -87,18 +75,13 @@ static void reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_pl
         }
         if (ly->subgroup_tile[i] > 1) {
             r->cross = true;
-            need *= pow2ceil(ly->subgroup_tile[i]);
+            need *= ls_pow2ceil(ly->subgroup_tile[i]);
         }
     }
     r->parts = need;
     if (!r->cross)
         return;
-    int64_t stride = 0;
-    for (int j = 0; j < n && stride == 0; j++)
-        if (ly->thread_tile[loops[j]] >= need)
-            stride = ly->thread_strides[loops[j]] ? ly->thread_strides[loops[j]] : 1;
-    r->back.cluster_size = stride ? need : 1;
-    r->back.cluster_stride = stride ? stride : 1;
+    ls_plan_readback(ly, loops, n, need, &r->back.cluster_size, &r->back.cluster_stride);
     ls_plan_lower_subgroup_reduce(&r->back, t);
 }
 
@@ -125,12 +108,12 @@ static int load_at(prog *g, int k, int64_t r, int64_t s, int64_t q, int64_t n)
         return -1;
     ls_nl_coord c;
     memset(&c, 0, sizeof c);
-    place(&g->a->qk, g->rows_l, g->n_rows, r, &c);
-    place(&g->a->qk, g->k2_l, g->n_k2, s, &c);
+    place(&g->a->qk, g->k->rows_l, g->k->n_rows, r, &c);
+    place(&g->a->qk, g->k->k2_l, g->k->n_k2, s, &c);
     if (q >= 0)
-        place(&g->a->qk, g->k1_l, g->n_k1, q, &c);
+        place(&g->a->qk, g->k->k1_l, g->k->n_k1, q, &c);
     if (n >= 0)
-        place(&g->a->pv, g->n_l, g->n_n, n, &c);
+        place(&g->a->pv, g->k->n_l, g->k->n_n, n, &c);
     const engine *e = g->e;
     int64_t reg = ls_nl_register_of(&e->d->layout, &c);
     return g->first_load[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], reg);
@@ -239,18 +222,18 @@ static void step_loads(prog *g)
 static void scores(prog *g, int *s)
 {
     const ls_stage L = LS_STAGE_LOAD_ACCUMULATE;
-    for (int64_t r = 0; r < g->rows; r++)
-        for (int64_t sl = 0; sl < g->slots; sl++) {
+    for (int64_t r = 0; r < g->k->rows; r++)
+        for (int64_t sl = 0; sl < g->k->slots; sl++) {
             int prev = -1;
-            for (int64_t q = g->k1loc; q-- > 0;)
+            for (int64_t q = g->k->k1loc; q-- > 0;)
                 prev = emit(g, I_ALU, L, load_at(g, g->k->k_in, r, sl, q, -1), prev);
-            s[r * g->slots + sl] = prev;
+            s[r * g->k->slots + sl] = prev;
         }
-    communicate(g, &g->k1_red, s, g->rows * g->slots, L, L);
+    communicate(g, &g->k1_red, s, g->k->rows * g->k->slots, L, L);
     if (g->k->mask_in >= 0) /* applyMask: S + mask (x log2e, or a select) */
-        for (int64_t r = 0; r < g->rows; r++)
-            for (int64_t sl = 0; sl < g->slots; sl++) {
-                int *v = &s[r * g->slots + sl];
+        for (int64_t r = 0; r < g->k->rows; r++)
+            for (int64_t sl = 0; sl < g->k->slots; sl++) {
+                int *v = &s[r * g->k->slots + sl];
                 int m = emit(g, I_ALU, L, load_at(g, g->k->mask_in, r, sl, -1, -1), -1);
                 *v = emit(g, I_ALU, L, *v, m);
             }
@@ -263,11 +246,11 @@ static void step_partial(prog *g, const int *s, int *carried)
 {
     const ls_stage L = LS_STAGE_LOAD_ACCUMULATE;
     const ls_att_kernel *k = g->k;
-    int64_t es = g->rows * g->slots;
-    for (int64_t r = 0; r < g->rows; r++)
-        for (int64_t sl = 0; sl < g->slots; sl++) {
-            int64_t i = r * g->slots + sl;
-            int *mx = &carried[i], *sm = &carried[es + i], *acc = &carried[2 * es + i * g->nloc];
+    int64_t es = g->k->rows * g->k->slots;
+    for (int64_t r = 0; r < g->k->rows; r++)
+        for (int64_t sl = 0; sl < g->k->slots; sl++) {
+            int64_t i = r * g->k->slots + sl;
+            int *mx = &carried[i], *sm = &carried[es + i], *acc = &carried[2 * es + i * g->k->nloc];
             int nmax = emit(g, I_ALU, L, s[i], *mx);
             int norm = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, *mx, nmax));
             int p = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, s[i], nmax));
@@ -275,7 +258,7 @@ static void step_partial(prog *g, const int *s, int *carried)
             *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm, *sm), p);
             if (k->trunc_p)
                 p = emit(g, I_ALU, L, p, -1);
-            for (int64_t n = 0; n < g->nloc; n++) {
+            for (int64_t n = 0; n < g->k->nloc; n++) {
                 int rescaled = emit(g, I_ALU, L, norm, acc[n]);
                 int pv = emit(g, I_ALU, L, p, load_at(g, k->v_in, r, sl, -1, n));
                 acc[n] = emit(g, I_ALU, L, rescaled, pv);
@@ -290,36 +273,36 @@ static void step_serial(prog *g, const int *s, int *carried)
     /* the loop's reduce steps and rounds count in the loop's stage */
     const ls_stage L = LS_STAGE_LOAD_ACCUMULATE, R = L, X = L;
     const ls_att_kernel *k = g->k;
-    int64_t rows = g->rows, nloc = g->nloc;
+    int64_t rows = g->k->rows, nloc = g->k->nloc;
     int *v = ls_xcalloc((size_t)(rows * (nloc > 1 ? nloc : 1)), sizeof *v);
     int *norm = ls_xcalloc((size_t)rows, sizeof *norm);
-    int *p = ls_xcalloc((size_t)(rows * g->slots), sizeof *p);
+    int *p = ls_xcalloc((size_t)(rows * g->k->slots), sizeof *p);
     for (int64_t r = 0; r < rows; r++) { /* local max over the row's keys */
-        v[r] = s[r * g->slots];
-        for (int64_t sl = 1; sl < g->slots; sl++)
-            v[r] = emit(g, I_ALU, L, v[r], s[r * g->slots + sl]);
+        v[r] = s[r * g->k->slots];
+        for (int64_t sl = 1; sl < g->k->slots; sl++)
+            v[r] = emit(g, I_ALU, L, v[r], s[r * g->k->slots + sl]);
     }
     communicate(g, &g->qk2_red, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int nmax = emit(g, I_ALU, L, v[r], carried[r]);
         norm[r] = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, carried[r], nmax));
         carried[r] = nmax;
-        for (int64_t sl = 0; sl < g->slots; sl++)
-            p[r * g->slots + sl] = math_op(g, L, k->exp2_alu, k->exp2_sfu,
-                                           emit(g, I_ALU, L, s[r * g->slots + sl], nmax));
-        v[r] = p[r * g->slots];
-        for (int64_t sl = 1; sl < g->slots; sl++)
-            v[r] = emit(g, I_ALU, L, v[r], p[r * g->slots + sl]);
+        for (int64_t sl = 0; sl < g->k->slots; sl++)
+            p[r * g->k->slots + sl] = math_op(g, L, k->exp2_alu, k->exp2_sfu,
+                                           emit(g, I_ALU, L, s[r * g->k->slots + sl], nmax));
+        v[r] = p[r * g->k->slots];
+        for (int64_t sl = 1; sl < g->k->slots; sl++)
+            v[r] = emit(g, I_ALU, L, v[r], p[r * g->k->slots + sl]);
     }
     communicate(g, &g->qk2_red, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int *sm = &carried[rows + r];
         *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *sm), v[r]);
-        for (int64_t sl = 0; k->trunc_p && sl < g->slots; sl++)
-            p[r * g->slots + sl] = emit(g, I_ALU, L, p[r * g->slots + sl], -1);
+        for (int64_t sl = 0; k->trunc_p && sl < g->k->slots; sl++)
+            p[r * g->k->slots + sl] = emit(g, I_ALU, L, p[r * g->k->slots + sl], -1);
         for (int64_t n = 0; n < nloc; n++) { /* the PV chain of FMAs, last key first */
             int c = -1;
-            for (int64_t sl = g->slots; sl-- > 0;)
+            for (int64_t sl = g->k->slots; sl-- > 0;)
                 c = emit(g, I_ALU, L, load_at(g, k->v_in, r, sl, -1, n), c);
             v[r * nloc + n] = c;
         }
@@ -341,7 +324,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
     const ls_stage T = LS_STAGE_THREAD_REDUCE, R = LS_STAGE_SUBGROUP_REDUCE,
                    X = LS_STAGE_CROSS_SUBGROUP, C = LS_STAGE_ACC_COMBINE;
     const ls_att_kernel *k = g->k;
-    int64_t rows = g->rows, slots = g->slots, es = rows * slots, nloc = g->nloc;
+    int64_t rows = g->k->rows, slots = g->k->slots, es = rows * slots, nloc = g->k->nloc;
     int *m = ls_xcalloc((size_t)rows, sizeof *m), *w = ls_xcalloc((size_t)es, sizeof *w);
     for (int64_t r = 0; r < rows; r++) {
         m[r] = carried[r * slots];
@@ -390,17 +373,17 @@ static void finish(prog *g, int *acc, const int *sum)
 {
     const ls_stage C = LS_STAGE_ACC_COMBINE;
     const ls_att_kernel *k = g->k;
-    for (int64_t r = 0; r < g->rows; r++) {
+    for (int64_t r = 0; r < g->k->rows; r++) {
         int rcp = k->epilogue ? math_op(g, C, k->div_alu, k->div_sfu, sum[r]) : -1;
-        for (int64_t n = 0; n < g->nloc; n++) {
-            int *v = &acc[r * g->nloc + n];
+        for (int64_t n = 0; n < g->k->nloc; n++) {
+            int *v = &acc[r * g->k->nloc + n];
             if (k->epilogue)
                 *v = emit(g, I_ALU, C, rcp, *v);
             if (k->out_trunc)
                 *v = emit(g, I_ALU, C, *v, -1);
         }
     }
-    int64_t per = g->rows * g->nloc / k->store_vectors;
+    int64_t per = g->k->rows * g->k->nloc / k->store_vectors;
     for (int64_t i = 0; i < k->store_vectors; i++) {
         int s = emit(g, I_GSTORE, LS_STAGE_STORE, acc[(i + 1) * per - 1], -1);
         if (g->e->code)
@@ -412,10 +395,10 @@ static void build(prog *g)
 {
     engine *e = g->e;
     const ls_attention *a = g->a;
-    int64_t es = g->rows * g->slots;
+    int64_t es = g->k->rows * g->k->slots;
     /* carried values: partial: max, sum per slot, acc per slot and N
      * element; serial: max, sum per row, acc per row and N element */
-    int64_t nc = a->partial ? 2 * es + es * g->nloc : 2 * g->rows + g->rows * g->nloc;
+    int64_t nc = a->partial ? 2 * es + es * g->k->nloc : 2 * g->k->rows + g->k->rows * g->k->nloc;
     int *carried = ls_xcalloc((size_t)nc, sizeof *carried);
     int *s = ls_xcalloc((size_t)es, sizeof *s);
     for (int64_t i = 0; i < nc; i++)
@@ -434,13 +417,13 @@ static void build(prog *g)
      * (ls_engine_assign_scoreboard keeps such a result for the whole loop) */
     for (int i = 0; e->code && i < g->n_patch; i++)
         e->code[g->patch[i][0]].dep[g->patch[i][1]] = carried[g->patch[i][2]];
-    int *acc = ls_xcalloc((size_t)(g->rows * g->nloc), sizeof *acc);
-    int *sum = ls_xcalloc((size_t)g->rows, sizeof *sum);
+    int *acc = ls_xcalloc((size_t)(g->k->rows * g->k->nloc), sizeof *acc);
+    int *sum = ls_xcalloc((size_t)g->k->rows, sizeof *sum);
     if (a->partial) {
         merge(g, carried, acc, sum);
     } else {
-        memcpy(acc, carried + 2 * g->rows, (size_t)(g->rows * g->nloc) * sizeof *acc);
-        memcpy(sum, carried + g->rows, (size_t)g->rows * sizeof *sum);
+        memcpy(acc, carried + 2 * g->k->rows, (size_t)(g->k->rows * g->k->nloc) * sizeof *acc);
+        memcpy(sum, carried + g->k->rows, (size_t)g->k->rows * sizeof *sum);
     }
     finish(g, acc, sum);
     free(carried);
@@ -459,30 +442,9 @@ void ls_engine_build_template_attention(engine *e)
     g.k = k;
     g.a = a;
     g.t = (ls_plan_target){e->plan->amd, e->plan->gfx_major};
-    for (int i = 0; i < a->qk.rank; i++) {
-        int d = a->qk.dim[i];
-        if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, d))
-            g.k1_l[g.n_k1++] = i;
-        else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
-            g.k2_l[g.n_k2++] = i;
-        else
-            g.rows_l[g.n_rows++] = i;
-    }
-    int pv_k2[LS_MAX_RANK], n_pv_k2 = 0;
-    for (int i = 0; i < a->pv.rank; i++) {
-        int d = a->pv.dim[i];
-        if (ls_att_dim_in(a->dims.n, a->dims.n_n, d))
-            g.n_l[g.n_n++] = i;
-        else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
-            pv_k2[n_pv_k2++] = i;
-    }
-    g.rows = ls_att_local_count(&a->qk.layout, g.rows_l, g.n_rows);
-    g.slots = ls_att_local_count(&a->qk.layout, g.k2_l, g.n_k2);
-    g.k1loc = ls_att_local_count(&a->qk.layout, g.k1_l, g.n_k1);
-    g.nloc = ls_att_local_count(&a->pv.layout, g.n_l, g.n_n);
-    reduction_of(&a->qk, g.k1_l, g.n_k1, g.t, &g.k1_red);
-    reduction_of(&a->qk, g.k2_l, g.n_k2, g.t, &g.qk2_red);
-    reduction_of(&a->pv, pv_k2, n_pv_k2, g.t, &g.pv2_red);
+    reduction_of(&a->qk, k->k1_l, k->n_k1, g.t, &g.k1_red);
+    reduction_of(&a->qk, k->k2_l, k->n_k2, g.t, &g.qk2_red);
+    reduction_of(&a->pv, k->pv_k2_l, k->n_pv_k2, g.t, &g.pv2_red);
     /* a counting pass, then the program */
     e->code = NULL;
     e->ncode = 0;

@@ -372,3 +372,13 @@ int64_t ls_att_local_count(const ls_nested_layout *ly, const int *l, int n)
         c *= ly->batch_tile[l[j]] * ly->outer_tile[l[j]] * ly->element_tile[l[j]];
     return c;
 }
+
+bool ls_att_result_stored(const ls_dispatch *d, const ls_dop *o, int r)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s#%d", o->result, r);
+    for (int i = 0; i < d->n_stores; i++)
+        if (strcmp(d->stored[i], name) == 0 || (r == 0 && strcmp(d->stored[i], o->result) == 0))
+            return true;
+    return d->n_stores == 0; /* a snippet: every result counts */
+}

@@ -188,19 +188,11 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         for (int k = 0; k < plan->buffer_rank; k++)
             elems *= plan->buffer_shape[k];
         plan->buffer_bytes = elems * plan->acc_elem_bytes;
-        /* Read layout: the first reduced dim with enough lanes gives the base stride. */
-        plan->read_cluster = need;
-        plan->read_stride = 0;
-        for (int k = 0; k < d->body_rank && plan->read_stride == 0; k++)
-            if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]] &&
-                l->thread_tile[k] >= need)
-                plan->read_stride = l->thread_strides[k] ? l->thread_strides[k] : 1;
-        if (plan->read_stride == 0) {
-            /* No dim has enough lanes: IREE's read layout keeps thread_tile 1, so
-             * each lane reduces the slots serially (modelled as a cluster of 1). */
-            plan->read_cluster = 1;
-            plan->read_stride = 1;
-        }
+        int red[LS_MAX_BODY], n_red = 0;
+        for (int k = 0; k < d->body_rank; k++)
+            if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]])
+                red[n_red++] = k;
+        ls_plan_readback(l, red, n_red, need, &plan->read_cluster, &plan->read_stride);
         ls_subgroup_reduce *r = &plan->cross_reduce;
         r->body_dim = -1;
         r->cluster_size = plan->read_cluster;
@@ -214,6 +206,19 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
             outputs *= d->wg_tile[i] < p->size[i] ? d->wg_tile[i] : p->size[i];
     plan->stores_per_workgroup = outputs;
     return p->argcmp.on ? ls_plan_argcmp(p, d, t, plan, diag) : LS_OK;
+}
+
+void ls_plan_readback(const ls_nested_layout *l, const int *dims, int n, int64_t need,
+                      int64_t *cluster, int64_t *stride)
+{
+    *cluster = 1;
+    *stride = 1;
+    for (int j = 0; j < n; j++)
+        if (l->thread_tile[dims[j]] >= need) {
+            *cluster = need;
+            *stride = l->thread_strides[dims[j]] ? l->thread_strides[dims[j]] : 1;
+            return;
+        }
 }
 
 const char *ls_plan_dpp_name(ls_dpp_ctrl c)

@@ -4,13 +4,6 @@
 
 #include "lanescope/plan.h"
 
-static inline int64_t ls_pow2ceil(int64_t x)
-{
-    int64_t p = 1;
-    while (p < x)
-        p <<= 1;
-    return p;
-}
 
 /* The arg_compare fields of a plan whose generic part is built. */
 ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_target t,

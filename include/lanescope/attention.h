@@ -72,6 +72,11 @@ void ls_att_vector_type(const ls_att_matmul *mm, const int *map, int map_n, cons
 int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
                                 int i, int64_t *out, int64_t max);
 
+/* Whether dispatch d stores result r of op o (an unstored online_attention
+ * result is dead, and IREE erases its merge); every result of a snippet
+ * without stores counts. */
+bool ls_att_result_stored(const ls_dispatch *d, const ls_dop *o, int r);
+
 /* A thread's local tuple f over loops l[0..n) of layout ly, in the order
  * IREE's distributed vector holds them (batch.. x outer.. x element..,
  * each row-major over the loops): each loop's batch, outer and element
@@ -137,6 +142,13 @@ typedef struct ls_att_kernel {
     int exp2_alu, exp2_sfu;    /* one math.exp2 as the target emits it (src/math_lowering.c) */
     int div_alu, div_sfu;      /* one arith.divf */
     int64_t store_vectors;     /* stores per thread: the acc's element-tile vectors */
+    /* the matmuls' loops by role: QK's rows (B, M), K1 and K2 loops, PV's
+     * K2 and N loops; and per thread the rows, key slots, K1 and N
+     * elements they hold */
+    int rows_l[LS_MAX_RANK], k1_l[LS_MAX_RANK], k2_l[LS_MAX_RANK], pv_k2_l[LS_MAX_RANK],
+        n_l[LS_MAX_RANK];
+    int n_rows, n_k1, n_k2, n_pv_k2, n_n;
+    int64_t rows, slots, k1loc, nloc;
     int64_t registers;         /* per thread: Q', S, P and the carried max, sum, acc */
 } ls_att_kernel;
 

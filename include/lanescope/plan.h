@@ -210,6 +210,22 @@ ls_plan_target ls_plan_target_from_arch(const char *arch);
  * stride set): XOR butterfly, or the DPP sequence on AMD. */
 void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t);
 
+static inline int64_t ls_pow2ceil(int64_t x)
+{
+    int64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+/* The read-back of a cross-subgroup round (IREE's
+ * computeLayoutForReductionFromBuffer): the `need` partials go on lanes at
+ * the stride of the first reduced dim (dims[0..n) of layout l) with that
+ * many lanes; with none, the read keeps thread tile 1 and each lane
+ * combines them in turn (*cluster 1, *stride 1). */
+void ls_plan_readback(const ls_nested_layout *l, const int *dims, int n, int64_t need,
+                      int64_t *cluster, int64_t *stride);
+
 /* Build the plan. p and d must outlive it. */
 ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t,
                         ls_plan *plan, ls_diag *diag);
