@@ -17,6 +17,7 @@
 #include "lanescope/attention.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
+#include "lanescope/fused.h"
 #include "lanescope/import.h"
 #include "lanescope/suggest.h"
 #include "lanescope/sweep.h"
@@ -61,12 +62,16 @@ static int bench_dispatch(const char *path, const char *name, const char *model,
     ls_diag_clear(&d);
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_suggestion *s = ls_xcalloc(1, sizeof *s);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_derived *dv = NULL;
+    ls_plan *plans = NULL;
+    ls_fused_kernel *fk = ls_xcalloc(1, sizeof *fk);
     ls_hw hw;
     ls_target t;
     int rc = 0;
     if (ls_module_load(path, m, &d) || ls_hw_load(model, &hw, &d))
         goto fail;
+    dv = ls_xcalloc(m->n_problems, sizeof *dv);
+    plans = ls_xcalloc(m->n_problems, sizeof *plans);
     if (!ls_target_lookup(model, &t)) {
         ls_diag_set(&d, LS_ERR_NOTFOUND, model, 0, 0, "no IREE target of that name");
         goto fail;
@@ -78,18 +83,19 @@ static int bench_dispatch(const char *path, const char *name, const char *model,
         if (ls_suggest(&m->dispatches[p->dispatch], &t, s, &d))
             goto fail;
         ls_suggest_apply(s, p->dispatch_op, p);
-        ls_plan plan;
+        p->config_suggested = true;
+        ls_plan *plan = &plans[i];
         ls_sim_result r;
         ls_functional_result fr;
         double times[99];
-        if (ls_derive(p, dv, &d) ||
-            ls_plan_build(p, dv, ls_plan_target_from_arch(hw.arch), &plan, &d) ||
-            time_engine(&plan, &hw, repeat, times, &r, &d))
+        if (ls_derive(p, &dv[i], &d) ||
+            ls_plan_build(p, &dv[i], ls_plan_target_from_arch(hw.arch), plan, &d) ||
+            time_engine(plan, &hw, repeat, times, &r, &d))
             goto fail;
         ls_input_source in = {1, NULL, {NULL}};
         double c0 = now();
         if (ls_bind_intermediates(m->problems, m->n_problems, i, &in, &d) ||
-            ls_functional_run(&plan, in, 0, -1, &fr, &d)) {
+            ls_functional_run(plan, in, 0, -1, &fr, &d)) {
             ls_free_intermediates(&in);
             goto fail;
         }
@@ -100,6 +106,20 @@ static int bench_dispatch(const char *path, const char *name, const char *model,
         snprintf(label, sizeof label, "%.40s%s", name, part && m->n_problems > 1 ? part : "");
         report(label, model, &r, times, repeat, c1 - c0, fr.outputs_checked);
     }
+    /* the dispatch as IREE's one kernel (fused.h): every loop in one run,
+     * the reductions' values checked above */
+    char why[512];
+    if (m->n_problems > 0 && ls_fused_build(m, 0, plans, fk, why, sizeof why)) {
+        ls_sim_result r;
+        double times[99];
+        if (time_engine(&fk->plan, &hw, repeat, times, &r, &d))
+            goto fail;
+        char label[64];
+        snprintf(label, sizeof label, "%.40s one kernel", name);
+        report(label, model, &r, times, repeat, 0, 0);
+    } else if (why[0]) {
+        fprintf(stderr, "bench: %s on %s: not one kernel: %s\n", name, model, why);
+    }
     goto done;
 fail:
     fprintf(stderr, "bench: %s on %s: %s\n", name, model, d.msg);
@@ -108,6 +128,8 @@ done:
     free(m);
     free(s);
     free(dv);
+    free(plans);
+    free(fk);
     return rc;
 }
 

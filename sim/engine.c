@@ -77,7 +77,7 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
         g->done_cycle = 0;
         for (int i = 0; i < e->sb_entries; i++)
             g->sb[i] = 0;
-        for (int k = 0; k < LS_STAGE_COUNT; k++) {
+        for (int k = 0; k < e->nspans; k++) {
             c->stage_first[k] = -1;
             c->stage_last[k] = -1;
         }
@@ -122,7 +122,7 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.stage = in ? in->stage : LS_STAGE_STORE;
     r.op = in ? (int32_t)in->kind : -1;
     r.operand = in && in->kind == I_GLOAD ? (int32_t)in->operand : -1;
-    r.iteration = g->iteration * e->unroll + (in ? in->iter_offset : 0);
+    r.iteration = ls_engine_tile_iteration(e, in, g->iteration);
     r.step = in ? in->step : -1;
     r.bytes = e->rec_cost.bytes;
     r.dram_bytes = e->rec_cost.dram_bytes;
@@ -164,11 +164,12 @@ static void finish_subgroup(engine *e, int slot)
     wgstate *w = &e->wgs[g->wg_slot];
     record(e, LS_REC_DONE, g, g->done_cycle, g->done_cycle, NULL);
     stage_flush(g, c);
-    for (int k = 0; k < LS_STAGE_COUNT; k++) {
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
         e->res->stage[k].instructions += e->stage_issues[k]; /* it issued each once */
+    for (int k = 0; k < e->nspans; k++) {
         if (c->stage_first[k] < 0)
             continue;
-        e->res->stage[k].subgroup_cycles += c->stage_last[k] - c->stage_first[k];
+        e->res->stage[k % LS_STAGE_COUNT].subgroup_cycles += c->stage_last[k] - c->stage_first[k];
         ls_trace *tr = e->trace;
         if (tr == NULL)
             continue;
@@ -185,14 +186,14 @@ static void finish_subgroup(engine *e, int slot)
         sl->track = (int32_t)((g->wg_slot / (int)e->hw->wgp_count) * e->nsub + c->sg);
         sl->workgroup = w->wg;
         sl->subgroup = c->sg;
-        sl->stage = k;
+        sl->stage = k % LS_STAGE_COUNT;
         sl->start = c->stage_first[k];
         sl->end = c->stage_last[k];
     }
     if (g->done_cycle >= e->last_finish) {
         e->last_finish = g->done_cycle;
-        memcpy(e->crit_first, c->stage_first, sizeof e->crit_first);
-        memcpy(e->crit_last, c->stage_last, sizeof e->crit_last);
+        memcpy(e->crit_first, c->stage_first, sizeof e->crit_first[0] * (size_t)e->nspans);
+        memcpy(e->crit_last, c->stage_last, sizeof e->crit_last[0] * (size_t)e->nspans);
     }
     if (++w->finished == e->nsub) {
         e->finished_wgs++;
@@ -209,13 +210,17 @@ static void finish_subgroup(engine *e, int slot)
     }
 }
 
-/* The instruction after h: the loop's first again while trips remain. */
-static inline const hinst *next_inst(const hinst *h, int64_t *iteration, const hinst *loop_begin,
-                                     const hinst *loop_end, int64_t iterations)
+/* The instruction after h: its loop's first again while trips remain
+ * (hot: the program's first instruction). */
+static inline const hinst *next_inst(const hinst *h, int64_t *iteration, const hinst *hot,
+                                     const eloop *loops)
 {
     const hinst *nx = h + 1;
-    if (nx == loop_end && ++*iteration < iterations)
-        nx = loop_begin;
+    if (h->back) {
+        const eloop *l = &loops[h->back - 1];
+        if (++*iteration < l->trip0 + l->trips)
+            nx = hot + l->begin;
+    }
     return nx;
 }
 
@@ -247,8 +252,7 @@ static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t t, int64_t
         g->cur_last = done;
     if (done > g->done_cycle)
         g->done_cycle = done;
-    const hinst *nx = next_inst(g->hp, &g->iteration, e->hot + e->loop_begin,
-                                e->hot + e->loop_end, e->iterations);
+    const hinst *nx = next_inst(g->hp, &g->iteration, e->hot, e->loops);
     g->hp = nx;
     if (nx == e->hot + e->ncode) {
         finish_subgroup(e, slot);
@@ -290,7 +294,7 @@ static int64_t step(engine *e, int slot, int64_t t)
     }
     sched_close(&sched);
     ls_stage_stats *st = &e->res->stage[in->stage]; /* instructions: finish_subgroup */
-    stage_enter(g, c, in->stage);
+    stage_enter(g, c, in->span);
     if (g->cur_first < 0)
         g->cur_first = t;
     int64_t done = t + hw->alu_latency;
@@ -324,7 +328,7 @@ static int64_t step(engine *e, int slot, int64_t t)
         break;
     }
     case I_GLOAD: {
-        int64_t iteration = g->iteration * e->unroll + in->iter_offset;
+        int64_t iteration = ls_engine_tile_iteration(e, in, g->iteration);
         if (c->tile_iteration != iteration) { /* once per iteration, not per load */
             c->tile_ragged = ls_engine_tile_at(e, iteration, w->wg_half, w->wg_ragged,
                                                c->tile_base, c->it_coord);
@@ -391,10 +395,14 @@ static int64_t step(engine *e, int slot, int64_t t)
     }
     case I_GSTORE: {
         /* writes of this subgroup for one result slot, posted through L2 */
-        int64_t bytes = in->index ? e->index_store_bytes : e->store_bytes;
+        int64_t bytes = in->store_bytes ? in->store_bytes
+                        : in->index     ? e->index_store_bytes
+                                        : e->store_bytes;
         int64_t now = t << LS_TICK_SHIFT; /* t <= LS_MAX_SIM_CYCLES (push) */
         e->dram_free = (e->dram_free > now ? e->dram_free : now) +
-                       (in->index ? e->index_store_ticks : e->store_ticks);
+                       (in->store_bytes ? in->store_ticks
+                        : in->index     ? e->index_store_ticks
+                                        : e->store_ticks);
         if (e->dram_free > LS_MAX_SIM_TICKS) { /* a store adds < 2^40 ticks */
             e->dram_free = LS_MAX_SIM_TICKS;
             e->clock_over = true;
@@ -427,7 +435,7 @@ static int64_t step(engine *e, int slot, int64_t t)
             sgcold *oc = &e->sgc[g->wg_slot * e->nsub + s];
             st->barrier_wait_cycles += release - oc->barrier_arrival;
             o->sk.waiting = true; /* until its next step(): operands may be pending */
-            stage_enter(o, oc, in->stage);
+            stage_enter(o, oc, in->span);
             if (release > o->cur_last)
                 o->cur_last = release;
             push(e, release, g->wg_slot * e->nsub + s);
@@ -471,8 +479,8 @@ static inline void run_done(sgstate *g, int64_t last_done)
  * engine's fields could be the target of any int64_t store); e is read
  * only when recording. */
 static inline int64_t issue_run(engine *e, sgstate *g, int64_t t, schedring *ring,
-                                int64_t alu_latency, const hinst *loop_begin,
-                                const hinst *loop_end, int64_t iterations, bool recording)
+                                int64_t alu_latency, const hinst *hot, const eloop *loops,
+                                bool recording)
 {
     /* The run is one chain of dependent steps: what it reads and writes
      * stays in locals, and goes back to memory when it ends. */
@@ -497,7 +505,7 @@ static inline int64_t issue_run(engine *e, sgstate *g, int64_t t, schedring *rin
             record_slow(e, LS_REC_ISSUE, g, c, done, &e->code[h - e->hot]);
         }
         /* not the end: the last instruction takes step() */
-        const hinst *nx = next_inst(h, &iteration, loop_begin, loop_end, iterations);
+        const hinst *nx = next_inst(h, &iteration, hot, loops);
         int64_t wake = operands_ready(sb, nx, c + 1, h->wr, done);
         h = nx;
         if (h->fast_key != key || wake > limit) {
@@ -522,9 +530,10 @@ static inline int64_t issue_run(engine *e, sgstate *g, int64_t t, schedring *rin
 static int64_t run_events(engine *e)
 {
     sgstate *const sgs = e->sgs;
-    const hinst *const loop_begin = e->hot + e->loop_begin, *const loop_end = e->hot + e->loop_end;
+    const hinst *const hot = e->hot;
+    const eloop *const loops = e->loops;
     schedring *const sched = e->sched;
-    const int64_t alu_latency = e->hw->alu_latency, iterations = e->iterations;
+    const int64_t alu_latency = e->hw->alu_latency;
     const bool recording = e->recording;
     int64_t events = 0;
     for (int slot; (slot = pop(e)) >= 0;) {
@@ -538,8 +547,7 @@ static int64_t run_events(engine *e)
          * other event is due no earlier than they are (retire's wake,
          * step()'s wait), and only the subgroup's own issues change them. */
         if (h->fast_key == g->sk.key) {
-            due = issue_run(e, g, t, &sched[g->sched_slot], alu_latency, loop_begin, loop_end,
-                            iterations, recording);
+            due = issue_run(e, g, t, &sched[g->sched_slot], alu_latency, hot, loops, recording);
         } else {
             due = step(e, slot, t);
             if (e->clock_over) /* a store's, a barrier's or a dispatch's push */
@@ -579,9 +587,12 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
         /* the last instruction ends the subgroup, which dispatches the
          * next workgroup: in the clock's order, so never in a run */
         bool fast = in->kind == I_ALU && i + 1 < e.ncode;
-        stagekey k = {.stage = (int8_t)(fast ? (int)in->stage : -2), .waiting = false};
-        e.hot[i] = (hinst){{in->rd[0], in->rd[1]}, in->wr, k.key};
+        stagekey k = {.stage = (int8_t)(fast ? in->span : -2), .waiting = false};
+        e.hot[i] = (hinst){{in->rd[0], in->rd[1]}, in->wr, k.key, 0};
     }
+    for (int l = 0; l < e.n_loops; l++)
+        if (e.loops[l].end > e.loops[l].begin)
+            e.hot[e.loops[l].end - 1].back = (int16_t)(l + 1);
     int64_t sg_bytes = (int64_t)(sizeof(sgstate) + sizeof(sgcold)) + (int64_t)e.sb_stride * 8 + 32;
     /* slots <= 100000 WGPs x 4096, subgroups <= 65536, the program < 2^31
      * instructions: the product may pass int64 */
@@ -646,9 +657,11 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     res->time_us = res->kernel_us + res->launch_us;
     res->dram_gbps = res->kernel_us > 0 ? (double)res->dram_bytes / (res->kernel_us * 1e3) : 0;
     res->dram_fraction = res->dram_gbps / hw->dram_gbps;
-    for (int k = 0; k < LS_STAGE_COUNT; k++)
+    /* a stage's spans on the critical subgroup: one, or a fused kernel's
+     * one per loop, summed */
+    for (int k = 0; k < e.nspans; k++)
         if (e.crit_first[k] >= 0 && e.crit_last[k] >= e.crit_first[k])
-            res->stage[k].critical_cycles = e.crit_last[k] - e.crit_first[k];
+            res->stage[k % LS_STAGE_COUNT].critical_cycles += e.crit_last[k] - e.crit_first[k];
     free(e.sb);
     free(e.hot);
     free(e.code);

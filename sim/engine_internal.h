@@ -26,6 +26,14 @@ typedef struct {
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
     bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */
     int issues;       /* issue cycles it takes: a split global load's pieces, else 1 */
+    int loop;         /* the loop it sits in (engine.loops), -1: before or after every loop */
+    /* the span it counts in: its stage, or in a fused kernel its phase's
+     * stage (phase x LS_STAGE_COUNT + stage), so that each loop's stages
+     * have spans of their own that nest (engine.nspans) */
+    int span;
+    /* I_GSTORE of an elementwise op of a fused kernel: its bytes and DRAM
+     * ticks (0: the plan's result store, engine.store_bytes) */
+    int64_t store_bytes, store_ticks;
     /* dep[] as scoreboard entries (ls_engine_assign_scoreboard): -1
      * becomes entry 0, which always reads 0, so a step reads both without
      * a branch; wr is the entry its own result goes to */
@@ -37,7 +45,7 @@ typedef struct {
  * one 16-bit key the event loop compares with an instruction's. */
 typedef union {
     struct {
-        int8_t stage;    /* the stage sgstate.cur_* are of, -1 before the first issue */
+        int8_t stage;    /* the span (tinst.span) sgstate.cur_* are of, -1 before the first issue */
         bool waiting;    /* at a barrier, or released and not stepped since: the only
                           * event whose operands may not be ready when it fires */
     };
@@ -53,7 +61,20 @@ typedef struct {
     int32_t rd[2], wr;   /* tinst's */
     uint16_t fast_key;   /* an ALU instruction's: its stage, not waiting; for any other
                           * instruction, or the program's last, a key no subgroup has */
+    int16_t back;        /* on a loop's last instruction, the loop's index + 1, else 0 */
 } hinst;
+_Static_assert(sizeof(hinst) == 16, "an instruction's hot fields stay 16 bytes");
+
+/* One loop of the program: its instructions [begin, end), run trips times.
+ * A subgroup's iteration counts on across loops (a fused kernel's loops
+ * run one after another): the loop runs iterations [trip0, trip0 + trips),
+ * and its iteration i is tile (i - trip0) x unroll + iter_offset. */
+#define LS_ENGINE_MAX_LOOPS 8 /* ls_sim_result.loop_trips[] holds as many */
+#define LS_MAX_SPANS (LS_ENGINE_MAX_LOOPS * LS_STAGE_COUNT)
+typedef struct {
+    int begin, end;
+    int64_t trip0, trips, unroll;
+} eloop;
 
 typedef struct {
     int64_t cycle;
@@ -221,7 +242,7 @@ typedef struct {
     int32_t sg;           /* subgroup index within the workgroup */
     bool tile_ragged;
     int64_t it_coord[LS_MAX_RANK];
-    int64_t stage_first[LS_STAGE_COUNT], stage_last[LS_STAGE_COUNT]; /* cur_stage's: stale */
+    int64_t stage_first[LS_MAX_SPANS], stage_last[LS_MAX_SPANS]; /* per span; cur's: stale */
     int64_t barrier_arrival;
 } sgcold;
 _Static_assert(offsetof(sgcold, tile_ragged) < 64, "a load's fields fit one cache line");
@@ -242,7 +263,17 @@ typedef struct {
     const ls_hw *hw;
     ls_sim_result *res;
     tinst *code;
-    int ncode, loop_begin, loop_end;
+    int ncode, loop_begin, loop_end; /* a one-loop builder's loop, made loops[0] */
+    int n_loops;         /* 0 until the program is built */
+    eloop loops[LS_ENGINE_MAX_LOOPS];
+    /* building a fused kernel's phase (engine_fused.c): input k of the
+     * phase's plan held in registers is the result of instruction
+     * held[k] - 1 (0: none); its result is not stored (no_store); the
+     * builder leaves the index of its last result instruction in
+     * last_result */
+    int held[LS_MAX_INPUTS];
+    bool no_store;
+    int last_result;
     int sb_entries;      /* scoreboard entries a subgroup needs (ls_engine_assign_scoreboard) */
     int sb_stride;       /* entries from one subgroup's scoreboard to the next */
     int64_t *sb;         /* per subgroup slot, sb_stride apart: each entry's completion cycle */
@@ -306,7 +337,8 @@ typedef struct {
     const ls_engine_opts *opts;
     bool recording;
     int64_t finished_wgs;
-    int64_t crit_first[LS_STAGE_COUNT], crit_last[LS_STAGE_COUNT];
+    int nspans;          /* spans of the program: LS_STAGE_COUNT, or a fused kernel's per phase */
+    int64_t crit_first[LS_MAX_SPANS], crit_last[LS_MAX_SPANS];
     int64_t stage_issues[LS_STAGE_COUNT]; /* per stage: one subgroup's issues in the run */
 } engine;
 
@@ -321,11 +353,24 @@ void ls_engine_build_template(engine *e);
 void ls_engine_build_template_argcmp(engine *e);
 /* sim/engine_attention.c: an attention's program (plan->attention). */
 void ls_engine_build_template_attention(engine *e);
+/* The instructions ls_engine_build_template appends for e->plan (its
+ * bound, -1 past INT32_MAX), and the append itself into e->code, which
+ * holds that many more (the fused kernel's phases, engine_fused.c). */
+int64_t ls_engine_template_cap(const engine *e);
+void ls_engine_append_template(engine *e);
+/* sim/engine_fused.c: a dispatch's ops as one kernel (plan->fused). */
+void ls_engine_build_template_fused(engine *e);
+/* A fused kernel's registers a thread: its largest loop's, and the
+ * results later loops read from registers. */
+void ls_engine_fused_registers(const ls_plan *plan, const ls_hw *hw, ls_plan_regs *out);
 /* One template instruction (e->code NULL: counted only), and one
  * gpu.subgroup_reduce's steps after prev; the last one's index. */
 int ls_engine_emit(engine *e, ikind k, ls_stage st, int dep0, int dep1);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
 void ls_engine_assign_scoreboard(engine *e, bool plain);
+/* A one-loop builder's program (loop_begin, loop_end, iterations, unroll)
+ * as loops[0], each instruction marked in it or not. */
+void ls_engine_one_loop(engine *e);
 void ls_engine_smem_degrees(engine *e);
 
 /* engine_memory.c */
@@ -408,6 +453,14 @@ static inline int ls_engine_ragged_intervals(engine *e, const tinst *in, int sg,
                                                tmp, active)
                     : ls_engine_load_intervals(e, in->operand, sg, in->load, wg_coord, it_coord,
                                                tmp, active);
+}
+
+/* Instruction in's tile iteration when the subgroup's iteration count is
+ * `iteration` (in NULL, or outside every loop: counted as loop 0's). */
+static inline int64_t ls_engine_tile_iteration(const engine *e, const tinst *in, int64_t iteration)
+{
+    const eloop *l = &e->loops[in && in->loop > 0 ? in->loop : 0];
+    return (iteration - l->trip0) * l->unroll + (in ? in->iter_offset : 0);
 }
 
 /* engine_stream.c: whether every line of the inputs is asked for at most

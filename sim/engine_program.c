@@ -89,7 +89,7 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
         e->sb_entries = 2 + e->ncode;
         return;
     }
-    int n = e->ncode, lb = e->loop_begin, le = e->loop_end;
+    int n = e->ncode;
     int *first = ls_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *first);
     int *last = ls_xmalloc((size_t)(n > 0 ? n : 1) * sizeof *last);
     for (int p = 0; p < n; p++) {
@@ -101,14 +101,17 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
             int p = e->code[r].dep[k];
             if (p < 0)
                 continue;
-            bool r_in = r >= lb && r < le, p_in = p >= lb && p < le;
-            if (r > p && r_in && !p_in) { /* made before the loop, read in every iteration */
+            /* r's loop (a fused kernel has several, one after another) */
+            int rl = e->code[r].loop, lb = rl >= 0 ? e->loops[rl].begin : 0,
+                le = rl >= 0 ? e->loops[rl].end : 0;
+            bool r_in = rl >= 0, same = r_in && e->code[p].loop == rl;
+            if (r > p && r_in && !same) { /* made before the loop, read in every iteration */
                 if (le - 1 > last[p])
                     last[p] = le - 1;
             } else if (r > p) {
                 if (r > last[p])
                     last[p] = r;
-            } else if (r_in && p_in) { /* read in the next iteration */
+            } else if (same) { /* read in the next iteration */
                 first[p] = lb < first[p] ? lb : first[p];
                 last[p] = le - 1 > last[p] ? le - 1 : last[p];
             } else { /* read before it is written, outside the loop: its own entry */
@@ -153,6 +156,14 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
     free(sp);
     free(busy);
     free(free_ent);
+}
+
+void ls_engine_one_loop(engine *e)
+{
+    e->loops[0] = (eloop){e->loop_begin, e->loop_end, 0, e->iterations, e->unroll};
+    e->n_loops = 1;
+    for (int i = 0; i < e->ncode; i++)
+        e->code[i].loop = i >= e->loop_begin && i < e->loop_end ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- template */
@@ -291,7 +302,7 @@ int64_t ls_engine_unroll(const ls_plan *pl, const ls_hw *hw)
     return u;
 }
 
-void ls_engine_build_template(engine *e)
+int64_t ls_engine_template_cap(const engine *e)
 {
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
@@ -313,11 +324,29 @@ void ls_engine_build_template(engine *e)
      * thresholds in ls_engine_unroll), the sum may still pass the int
      * that indexes the program */
     int64_t cap = u * (loads + regs * (nb + n_res)) + copies + n_res * (pl->local_reduce_ops + q_n * per_q) + 18;
-    if (cap > INT32_MAX) {
+    return cap > INT32_MAX ? -1 : cap;
+}
+
+void ls_engine_build_template(engine *e)
+{
+    int64_t cap = ls_engine_template_cap(e);
+    if (cap < 0) {
         e->ncode = -1;
         return;
     }
     e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
+    ls_engine_append_template(e);
+}
+
+void ls_engine_append_template(engine *e)
+{
+    const ls_plan *pl = e->plan;
+    int64_t q_n = pl->results_per_thread, u = e->unroll;
+    int64_t n_res = 1 + pl->extra_results;
+    int64_t nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
+    int64_t regs = e->d->elems_per_iteration, loads = 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        loads += pl->inputs[k].loads;
     /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
      * register the body's ops and the combine.  An accumulator chains on
      * itself across iterations; packed inner elements chain one after
@@ -325,7 +354,7 @@ void ls_engine_build_template(engine *e)
      * iterations first, as the compiler schedules them (loads are
      * independent; the combines wait), then the combines in iteration
      * order. */
-    e->loop_begin = 0;
+    e->loop_begin = e->ncode;
     /* promote_operands (plan_promote.c): barrier, the copy's global loads
      * and buffer writes, barrier; the compute reads then come from the
      * buffer. */
@@ -374,7 +403,7 @@ void ls_engine_build_template(engine *e)
             int ld[LS_MAX_INPUTS];
             for (int k = 0; k < pl->n_inputs; k++)
                 ld[k] = pl->inputs[k].loads == 0
-                            ? -1
+                            ? e->held[k] - 1 /* in registers: -1, or a fused kernel's result */
                             : first_load + (int)(j * loads) + in_off[k] +
                                   (int)ls_operand_load_of(e->d, &e->oregs[k], r);
             int v = ld[0];
@@ -428,7 +457,8 @@ void ls_engine_build_template(engine *e)
     }
     if (serial) /* the reduction tiling level: every stage runs in the loop */
         e->loop_end = e->ncode;
-    for (int64_t q = 0; q < slots; q++) {
+    e->last_result = slots > 0 ? qlast[slots - 1] : e->ncode - 1;
+    for (int64_t q = 0; q < slots && !e->no_store; q++) {
         int s = emit(e, I_GSTORE, LS_STAGE_STORE, qlast[q], -1);
         e->code[s].result = (int)(q % q_n);
     }

@@ -102,7 +102,10 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     e.unroll = ls_engine_unroll(plan, hw);
     res->unroll = e.unroll;
     ls_plan_regs regs;
-    ls_plan_registers(plan, e.unroll, &regs);
+    if (plan->fused)
+        ls_engine_fused_registers(plan, hw, &regs);
+    else
+        ls_plan_registers(plan, e.unroll, &regs);
     res->registers = regs.total;
     res->registers_allocated = (regs.total + hw->reg_granule - 1) / hw->reg_granule * hw->reg_granule;
     if (hw->max_regs_per_thread > 0 && res->registers_allocated > hw->max_regs_per_thread) {
@@ -152,7 +155,9 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
         at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
     }
     e.input_bytes = at;
-    if (plan->attention)
+    if (plan->fused)
+        ls_engine_build_template_fused(&e);
+    else if (plan->attention)
         ls_engine_build_template_attention(&e);
     else if (plan->argcmp)
         ls_engine_build_template_argcmp(&e);
@@ -169,16 +174,38 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int i = 0; i < e.ncode; i++)
         if (e.code[i].kind == I_GLOAD && !e.code[i].copy)
             e.code[i].issues = (int)pieces[e.code[i].operand];
-    int64_t loop = e.loop_end - e.loop_begin, per_sg, trips = plan->iterations / e.unroll;
-    e.iterations = trips;
-    if (!ls_mul_ok(loop, trips, &per_sg) || (per_sg += e.ncode - loop) < 0 ||
-        !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
+    if (e.n_loops == 0) { /* a one-loop program */
+        e.iterations = plan->iterations / e.unroll;
+        ls_engine_one_loop(&e);
+    }
+    if (!plan->fused) { /* one span per stage; the fused builder set its own */
+        e.nspans = LS_STAGE_COUNT;
+        for (int i = 0; i < e.ncode; i++)
+            e.code[i].span = (int)e.code[i].stage;
+    }
+    res->unroll = e.loops[0].unroll;
+    res->n_loops = e.n_loops;
+    for (int l = 0; l < e.n_loops && l < 8; l++) {
+        res->loop_trips[l] = e.loops[l].trips;
+        res->loop_unroll[l] = e.loops[l].unroll;
+    }
+    /* the instructions one subgroup issues: each loop's times its trips */
+    int64_t per_sg = e.ncode;
+    for (int l = 0; l < e.n_loops && per_sg >= 0; l++) {
+        int64_t body;
+        if (!ls_mul_ok(e.loops[l].end - e.loops[l].begin, e.loops[l].trips - 1, &body) ||
+            per_sg > INT64_MAX - body)
+            per_sg = -1;
+        else
+            per_sg += body;
+    }
+    if (per_sg < 0 || !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
         *total = -1;
     /* each stage's issues by one subgroup, which finish_subgroup counts
      * (bounded by per_sg where the run is allowed at all) */
     for (int i = 0; i < e.ncode; i++) {
         int64_t *n = &e.stage_issues[e.code[i].stage];
-        int64_t add = i >= e.loop_begin && i < e.loop_end ? trips : 1;
+        int64_t add = e.code[i].loop >= 0 ? e.loops[e.code[i].loop].trips : 1;
         add *= e.code[i].issues;
         *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
     }

@@ -76,6 +76,9 @@ static bool mark_tile(engine *e, linemap *m, const int64_t *wg_coord, const int6
 bool ls_engine_streams(engine *e)
 {
     const ls_plan *pl = e->plan;
+    /* a fused kernel's loops read the same tiles again: never streams */
+    if (e->n_loops > 1)
+        return false;
     /* every global load must sit in the loop, where the pass looks */
     int nloads = 0;
     for (int pc = 0; pc < e->ncode; pc++) {

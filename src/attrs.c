@@ -118,6 +118,11 @@ ls_status ls_lowering_config_from_attr(const ls_attr *a, const char *file,
             snprintf(out->ignored[k], sizeof out->ignored[0], "%s", key);
             out->ignored_line[k] = v->line;
             out->ignored_col[k] = v->col;
+            /* `serial` is an elementwise op's tiling level (its loop over
+             * the tiles): kept for it, and listed here because a reduction's
+             * lowering never reads it */
+            if (strcmp(key, "serial") == 0 && int_list(v, file, key, &out->serial, true, diag))
+                return diag->status;
             /* an all-zero tiling level tiles nothing */
             bool inert = strcmp(key, "serial") == 0 && v->kind == LS_AV_ARRAY;
             for (size_t j = 0; inert && j < v->n; j++)

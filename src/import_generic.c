@@ -127,6 +127,53 @@ checked:
 }
 
 /* Shapes through projected-permutation maps give the loop sizes. */
+/* An elementwise op of the current dispatch, for its one kernel
+ * (import.h: ls_module_elementwise): its compiled body from the fused
+ * record just made, its loops, and the lowering_config written on it --
+ * read here, so that a config on an elementwise op is never dropped. */
+static void record_elementwise(importer *im, const ls_dop *dop, const char *result,
+                               const operand_list *outs, const ls_attr *dict,
+                               const ls_attr *attrs)
+{
+    if (im->cur == NULL || im->m->n_elementwise >= LS_IMPORT_MAX_ITEMS)
+        return;
+    ls_problem *tmp = ls_xcalloc(1, sizeof *tmp);
+    /* a config lanescope cannot read (IREE's legacy tile_sizes, say) is not
+     * the file's error: the op is then not run in a fused kernel, and the
+     * reason says why */
+    ls_diag local, *saved = im->diag;
+    ls_diag_clear(&local);
+    im->diag = &local;
+    bool read = ls_imp_take_op_attrs(im, dict, tmp) && ls_imp_take_op_attrs(im, attrs, tmp);
+    im->diag = saved;
+    {
+        ls_module_elementwise *e = &im->m->elementwise[im->m->n_elementwise++];
+        memset(e, 0, sizeof *e);
+        e->dispatch = (int)(im->cur - im->m->dispatches);
+        e->op = (int)(dop - im->cur->ops);
+        e->line = dop->line;
+        e->col = dop->col;
+        e->rank = dop->rank;
+        memcpy(e->size, dop->size, sizeof e->size);
+        e->has_config = tmp->has_config;
+        e->config = tmp->config;
+        e->out_type = outs->n == 1 ? outs->types[0].elem : LS_ET_UNKNOWN;
+        const fused_producer *f = ls_imp_fused_of(im, result);
+        if (!read) {
+            snprintf(e->why, sizeof e->why, "%d:%d: %s", local.line, local.col, local.msg);
+        } else if (f == NULL || f->failed) {
+            snprintf(e->why, sizeof e->why, "%s", f ? f->why : "its body is not one lanescope reads");
+        } else {
+            e->compiled = true;
+            e->n_inputs = f->n_inputs;
+            memcpy(e->inputs, f->inputs, sizeof e->inputs);
+            e->body = f->body;
+            memcpy(e->out_map, f->out_map, sizeof e->out_map);
+        }
+    }
+    free(tmp);
+}
+
 void ls_imp_generic_op(importer *im, const char *result_name)
 {
     ls_token op = *tok(im);
@@ -226,6 +273,9 @@ void ls_imp_generic_op(importer *im, const char *result_name)
                                     outs.n != 1 ? "it has several results"
                                                 : "its indexing maps do not match its operands "
                                                   "and loops");
+        /* and the dispatch's kernel may run it as a loop of its own */
+        if (dop && result_name)
+            record_elementwise(im, dop, result_name, &outs, dict, attrs);
         return;
     }
     if (ins.n < 1 || outs.n < 1) {

@@ -171,15 +171,73 @@ $LANESCOPE sim "$tmp/sfu.mlir" --target h100 --workgroups 1 >"$tmp/sfu.txt" 2>&1
 check "sfu-bound sim exits 0" $?
 contains "sfu: instructions on the unit" "$tmp/sfu.txt" "(6291456 on the special-function unit)"
 contains "sfu: the verdict" "$tmp/sfu.txt" "bound by the special-function unit: 6291456 transcendental instructions"
-# A softmax's division by the sum runs in the dispatch's kernel and is not
-# timed: sim says so after the sum, with its bytes (4096 x 32000 f32 read and
-# written), in text and JSON.
+# A softmax is one kernel of three loops (IREE's reduction_pipeline_cuda.mlir
+# @softmax: the max loop, the sum loop, a loop that reads x again, divides and
+# writes): the max's run times it, the sum's report says so, nothing is left
+# untimed; x (524 MB) is read three times and the result written once.
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 >"$tmp/smx.txt" 2>&1
 check "softmax sim exits 0" $?
-contains "softmax: the untimed division" "$tmp/smx.txt" "not timed: the dispatch's linalg.generic at 16:8 (parallel loops only, its result stored) runs in the same kernel; it reads 524.288 MB from memory and writes 524.288 MB"
+contains "softmax: one kernel" "$tmp/smx.txt" "one kernel for the dispatch, as IREE builds it: 3 loops one after another"
+contains "softmax: the division's loop" "$tmp/smx.txt" "loop 3: the linalg.generic at 16:8, 250 trips; stores its result, 512 bytes a subgroup a trip"
+contains "softmax: the sum is a loop of it" "$tmp/smx.txt" "one kernel: this reduction is a loop of the dispatch's kernel that @softmax_4096x32000:linalg.softmax#1.max's run timed"
+contains "softmax: three reads and a write" "$tmp/smx.txt" "DRAM 2097.152 MB moved"
+! grep -q "not timed" "$tmp/smx.txt"; check "softmax: nothing untimed" $?
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 --json >"$tmp/smx.json" 2>&1
 tr -d ' \n' <"$tmp/smx.json" >"$tmp/smx.flat"
-contains "softmax json: untimed op" "$tmp/smx.flat" '"untimed_ops":[{"op":"linalg.generic","line":16,"col":8,"read_bytes":524288000,"write_bytes":524288000}]'
+contains "softmax json: the kernel's loops" "$tmp/smx.flat" '"kernel_loops":[{"op":"@softmax_4096x32000:linalg.softmax#1.max","elementwise":false,"trips":125,"unroll":2,"stores":false},{"op":"@softmax_4096x32000:linalg.softmax#1.sum","elementwise":false,"trips":250,"unroll":1,"stores":false},{"op":"thelinalg.genericat16:8","elementwise":true,"trips":250,"unroll":1,"stores":true}]'
+contains "softmax json: the sum timed with the max" "$tmp/smx.flat" '"one_kernel":true,"timed_with":"@softmax_4096x32000:linalg.softmax#1.max"'
+! grep -q "untimed_ops" "$tmp/smx.flat"; check "softmax json: nothing untimed" $?
+# Group-norm statistics with IREE's configs for them all: the normalisation's
+# thread tile is [0, 0, 0, 8] where the reductions' is [0, 0, 1, 8], the same
+# tiling (one element of d2 a trip), so one kernel; x (21 MB of f16) comes from
+# DRAM once, the f32 result (42 MB) goes out once.
+$LANESCOPE sim "$(dirname "$0")/corpus/groupnorm_gfx942.mlir" --target mi300x --no-check >"$tmp/gn.txt" 2>&1
+check "group norm sim exits 0" $?
+contains "group norm: three loops" "$tmp/gn.txt" "loop 3: the linalg.generic at 52:8, 20 trips; stores its result"
+contains "group norm: x read once" "$tmp/gn.txt" "DRAM 62.915 MB moved"
+# A division tiled apart from its reduction (8 a thread against 4) is timed
+# apart: sim says why and names it untimed.
+cat >"$tmp/apart.mlir" <<'EOF'
+#r = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>
+#e = #iree_gpu.lowering_config<{serial = [0, 1024], thread = [0, 8], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>
+#ti = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>
+func.func @norm() attributes {translation_info = #ti} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %in = hal.interface.binding.subspan layout(#l) binding(0) offset(%c0) flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>
+  %out = hal.interface.binding.subspan layout(#l) binding(1) offset(%c0) : !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>
+  %x = iree_tensor_ext.dispatch.tensor.load %in, offsets = [0, 0], sizes = [64, 4096], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>> -> tensor<64x4096xf32>
+  %e1 = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x4096xf32>) outs(%f : tensor<64xf32>) attrs = {lowering_config = #r} {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64x4096xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %sum : tensor<64x4096xf32>, tensor<64xf32>) outs(%e2 : tensor<64x4096xf32>) attrs = {lowering_config = #e} {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %q = arith.divf %a, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<64x4096xf32>
+  iree_tensor_ext.dispatch.tensor.store %y, %out, offsets = [0, 0], sizes = [64, 4096], strides = [1, 1] : tensor<64x4096xf32> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>
+  return
+}
+EOF
+$LANESCOPE sim "$tmp/apart.mlir" --target h100 >"$tmp/apart.txt" 2>&1
+check "timed apart: exits 0" $?
+contains "timed apart: why" "$tmp/apart.txt" "here timed apart: the linalg.generic at 18:8's lowering_config (at 2:6) tiles it differently from @norm:linalg.generic#1"
+contains "timed apart: the division untimed" "$tmp/apart.txt" "not timed: the dispatch's linalg.generic at 18:8"
+# ... and with its tiling the reduction's, one kernel of two loops, x read
+# from DRAM once
+sed 's|serial = \[0, 1024\], thread = \[0, 8\]|serial = [0, 512], thread = [0, 4]|' "$tmp/apart.mlir" >"$tmp/together.mlir"
+$LANESCOPE sim "$tmp/together.mlir" --target h100 >"$tmp/together.txt" 2>&1
+contains "together: two loops" "$tmp/together.txt" "loop 2: the linalg.generic at 18:8, 8 trips; stores its result, 512 bytes a subgroup a trip"
+contains "together: x read once" "$tmp/together.txt" "DRAM 2.097 MB moved"
+# draw traffic of a multi-op dispatch: the one kernel, as sim times it
+$LANESCOPE draw traffic "$tmp/together.mlir" --target h100 -o "$tmp/together.png" --quiet
+check "draw traffic of one kernel exits 0" $?
+contains "draw traffic: the one kernel, titled" "$tmp/together.png" "per-stage traffic of @norm: one kernel of 2 loops on h100"
 # i128: carried as its low 64 bits, which the check compares and says so;
 # an order over i128 is refused with the reason.
 I128=$(dirname "$0")/corpus/reduction_i128_gfx942.mlir
@@ -346,16 +404,17 @@ contains "trace nests stages in workgroups" "$tmp/trace.json" '{"name":"workgrou
 awk '/"ph":"X"/ { if (++n == 2) sub(/"dur":[0-9.]*/, "\"dur\":999999") } 1' "$tmp/trace.json" >"$tmp/broken.json"
 "$TRACE_CHECK" "$tmp/broken.json" >/dev/null 2>"$tmp/tc.txt"
 [ $? -eq 1 ] && grep -q "overlap without nesting\|goes back" "$tmp/tc.txt"; check "trace check catches a partial overlap" $?
-# streamed per reduction: both of a softmax's reductions, one document
-# (2 x 304 WGPs + 2 counter processes; 2 x (16384 stage + 4096 workgroup slices))
+# a softmax's one kernel, traced by the max's run: each loop's stages nest
+# in the workgroup (304 WGPs + a counter process; per workgroup 3 loads and
+# accumulates, 2 subgroup reduces, 2 combines, the division's stores and the
+# workgroup slice = 9 x 4096)
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --no-check --trace "$tmp/sm.json" >/dev/null
 check "sim --trace softmax exits 0" $?
-"$TRACE_CHECK" "$tmp/sm.json" --slices 40960 --processes 610 --counters 6 \
-    --name-prefix 100000 "mi300x WGP 0 (reduction 2)" >"$tmp/tc.txt" 2>&1
+"$TRACE_CHECK" "$tmp/sm.json" --slices 36864 --processes 305 --counters 3 \
+    --name-prefix 0 "mi300x WGP 0 (reduction 1)" >"$tmp/tc.txt" 2>&1
 check "softmax trace follows the format ($(cat "$tmp/tc.txt"))" $?
-[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.max"' "$tmp/sm.json" | wc -l)" -eq 20480 ] &&
-[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.sum"' "$tmp/sm.json" | wc -l)" -eq 20480 ]
-check "trace holds both reductions' slices" $?
+[ "$(grep -o '"cat":"@softmax_4096x32000:linalg.softmax#1.max"' "$tmp/sm.json" | wc -l)" -eq 36864 ]
+check "trace holds the kernel's slices" $?
 [ "$(grep -o '{"traceEvents":\[' "$tmp/sm.json" | wc -l)" -eq 1 ] && [ "$(tail -n 1 "$tmp/sm.json")" = '],"displayTimeUnit":"ns"}' ]
 check "trace is one document" $?
 ls "$tmp"/sm.json.tmp* >/dev/null 2>&1; [ $? -ne 0 ]; check "trace: no temporary left" $?
@@ -669,10 +728,40 @@ contains "bottleneck: workgroups" "$tmp/bn.txt" "bound by parallelism: 32 workgr
 $LANESCOPE sim "$EX/suite/tiny8_default.mlir" --target h100 --no-check >"$tmp/bn.txt" 2>&1
 contains "bottleneck: launch" "$tmp/bn.txt" "bound by launch overhead: the model's 6.0 us launch is longer than the kernel's"
 contains "sim: time includes the launch" "$tmp/bn.txt" "+ 6.0 us launch ="
-# one dispatch, one launch: a softmax's second reduction adds none
-$LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --no-check >"$tmp/sm.txt" 2>&1
-[ "$(grep -c '+ 6.0 us launch =' "$tmp/sm.txt")" -eq 1 ]; check "softmax: one launch" $?
-contains "softmax: later phases" "$tmp/sm.txt" "+ 0.0 us launch (the dispatch's launch counts with its first reduction)"
+# one dispatch, one launch: two reductions tiled apart, timed apart, the
+# later adds no launch
+cat >"$tmp/two.mlir" <<'EOF'
+#a = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>
+#b = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], thread = [0, 8], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>
+#ti = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> workgroup_size = [128, 1, 1] subgroup_size = 32>
+func.func @two() attributes {translation_info = #ti} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.000000e+00 : f32
+  %in = hal.interface.binding.subspan layout(#l) binding(0) offset(%c0) flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>
+  %o1 = hal.interface.binding.subspan layout(#l) binding(1) offset(%c0) : !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>
+  %o2 = hal.interface.binding.subspan layout(#l) binding(2) offset(%c0) : !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>
+  %x = iree_tensor_ext.dispatch.tensor.load %in, offsets = [0, 0], sizes = [64, 4096], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>> -> tensor<64x4096xf32>
+  %e1 = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %s1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x4096xf32>) outs(%f : tensor<64xf32>) attrs = {lowering_config = #a} {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.addf %v, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %s2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<64x4096xf32>) outs(%f : tensor<64xf32>) attrs = {lowering_config = #b} {
+  ^bb0(%v: f32, %o: f32):
+    %m = arith.maximumf %v, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  iree_tensor_ext.dispatch.tensor.store %s1, %o1, offsets = [0], sizes = [64], strides = [1] : tensor<64xf32> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>
+  iree_tensor_ext.dispatch.tensor.store %s2, %o2, offsets = [0], sizes = [64], strides = [1] : tensor<64xf32> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>
+  return
+}
+EOF
+$LANESCOPE sim "$tmp/two.mlir" --target h100 --no-check >"$tmp/sm.txt" 2>&1
+[ "$(grep -c '+ 6.0 us launch =' "$tmp/sm.txt")" -eq 1 ]; check "one dispatch: one launch" $?
+contains "one dispatch: later reductions" "$tmp/sm.txt" "+ 0.0 us launch (the dispatch's launch counts with its first reduction)"
+contains "one dispatch: why apart" "$tmp/sm.txt" "here timed apart: @two:linalg.generic#2 and @two:linalg.generic#1 are tiled differently"
 $LANESCOPE sim "$tmp/mlp.mlir" --target h100 --no-check --json >"$tmp/bn.json" 2>&1
 contains "bottleneck JSON kind" "$tmp/bn.json" '"kind":"mlp"'
 contains "bottleneck JSON in flight" "$tmp/bn.json" '"in_flight_bytes_per_wgp":2048.0'

@@ -3,7 +3,8 @@
  * plain array of every cycle, and the shared scoreboard entries
  * (ls_engine_assign_scoreboard in sim/engine_program.c) on random
  * templates: executed in program order -- the part before the loop, the
- * loop three times, the part after -- every read must find its producer's
+ * loop three times, the part after; or a fused kernel's loops one after
+ * another, each three times -- every read must find its producer's
  * latest write, or, before the producer's first write, either nothing or
  * a dead result (one no later read asks for), whose cycle a reader that
  * waited for it has passed.  The end-to-end check (the same figures as an
@@ -16,17 +17,22 @@
 
 enum { ITERS = 3, MAXN = 48 };
 
-/* The program order of template positions for one subgroup. */
-static int trace_of(int n, int lb, int le, int *out)
+/* The program order of template positions for one subgroup: each loop
+ * of e (a fused kernel has several, one after another) ITERS times. */
+static int trace_of(const engine *e, int *out)
 {
     int k = 0;
-    for (int i = 0; i < lb; i++)
-        out[k++] = i;
-    for (int it = 0; it < ITERS; it++)
-        for (int i = lb; i < le; i++)
-            out[k++] = i;
-    for (int i = le; i < n; i++)
-        out[k++] = i;
+    for (int i = 0, l = 0; i < e->ncode;) {
+        if (l < e->n_loops && i == e->loops[l].begin) {
+            for (int it = 0; it < ITERS; it++)
+                for (int j = e->loops[l].begin; j < e->loops[l].end; j++)
+                    out[k++] = j;
+            i = e->loops[l].end;
+            l++;
+            continue;
+        }
+        out[k++] = i++;
+    }
     return k;
 }
 
@@ -73,17 +79,27 @@ START_TEST(random_templates_read_their_producers)
 {
     uint64_t rng = 0x5c0feb0a7dULL;
     tinst code[MAXN];
-    int tr[MAXN * (ITERS + 1)], owner[MAXN + 2];
+    int tr[MAXN * ITERS], owner[MAXN + 2];
     bool written[MAXN];
     int64_t shared_total = 0, plain_total = 0;
     for (int trial = 0; trial < 4000; trial++) {
         int n = (int)rng_range(&rng, 1, MAXN);
-        int lb = (int)rng_range(&rng, 0, n), le = (int)rng_range(&rng, lb, n);
-        if (le == lb && trial % 2) /* most templates have a loop */
-            le = lb + (lb < n);
-        engine e = {.code = code, .ncode = n, .loop_begin = lb, .loop_end = le};
+        engine e = {.code = code, .ncode = n};
+        /* one loop, or (a fused kernel's program) two or three in a row */
+        e.n_loops = trial % 3 == 0 ? (int)rng_range(&rng, 2, 3) : 1;
+        int at = 0;
+        for (int l = 0; l < e.n_loops; l++) {
+            int lb = (int)rng_range(&rng, at, n), le = (int)rng_range(&rng, lb, n);
+            if (le == lb && trial % 2) /* most templates have a loop */
+                le = lb + (lb < n);
+            e.loops[l] = (eloop){lb, le, 0, ITERS, 1};
+            at = le;
+        }
         for (int i = 0; i < n; i++) {
-            code[i] = (tinst){.kind = I_ALU};
+            code[i] = (tinst){.kind = I_ALU, .loop = -1};
+            for (int l = 0; l < e.n_loops; l++)
+                if (i >= e.loops[l].begin && i < e.loops[l].end)
+                    code[i].loop = l;
             for (int k = 0; k < 2; k++) {
                 int64_t c = rng_range(&rng, 0, 9);
                 /* mostly earlier results, some later (read across the back
@@ -95,7 +111,7 @@ START_TEST(random_templates_read_their_producers)
         ls_engine_assign_scoreboard(&e, false);
         REQUIRE(e.sb_entries >= 2 && e.sb_entries <= n + 2, "trial %d: %d entries for %d", trial,
                 e.sb_entries, n);
-        int len = trace_of(n, lb, le, tr);
+        int len = trace_of(&e, tr);
         for (int x = 0; x < e.sb_entries; x++)
             owner[x] = -1;
         for (int i = 0; i < n; i++)
@@ -152,6 +168,7 @@ START_TEST(value_made_before_the_loop_lives_through_it)
         {.kind = I_ALU, .dep = {2, -1}},  /* 3: ... read at once */
     };
     engine e = {.code = code, .ncode = 4, .loop_begin = 1, .loop_end = 4};
+    ls_engine_one_loop(&e);
     ls_engine_assign_scoreboard(&e, false);
     ck_assert_int_ne(code[2].wr, code[0].wr);
     ck_assert_int_eq(code[1].rd[0], code[0].wr);

@@ -38,6 +38,7 @@ typedef struct {
      * dims whose body reduces its tile completely (subgroup reduce inside
      * the loop) into the carried init. */
     ls_i64_list reduction;
+    ls_i64_list serial; /* read for elementwise ops only (also in ignored[]) */
     ls_basis lane_basis, subgroup_basis;
     /* Operands (op operand numbers: inputs, then the init) read through
      * workgroup memory (plan.h's promote). */

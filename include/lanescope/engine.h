@@ -111,6 +111,10 @@ typedef struct {
     int64_t registers;               /* per thread, estimated (ls_plan_registers) */
     int64_t unroll;                  /* iterations per trip of the compiled loop (the
                                       * backend's unrolling, ls_engine_unroll) */
+    /* a fused kernel's loops (plan->fused), in order: each one's trips and
+     * unroll; n_loops 1 for any other program */
+    int n_loops;
+    int64_t loop_trips[8], loop_unroll[8];
     int64_t registers_allocated;     /* rounded up to the model's reg_granule, cut to what
                                       * one workgroup may have (the compiler spills the rest) */
     bool registers_spill;            /* the estimate did not fit: spilled */

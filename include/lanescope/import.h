@@ -63,6 +63,27 @@ typedef struct {
     int opaque_line[5];
 } ls_module_attention;
 
+/* A linalg.generic of a dispatch with parallel loops only (an elementwise
+ * op): what the dispatch's one kernel computes per element when the
+ * dispatch stores its result (a softmax's division by the sum).  Its body
+ * is compiled as a reduction's is (producers inlined, a reduction's result
+ * an intermediate input: import_body.c); sim/fused_kernel.c times it. */
+typedef struct {
+    int dispatch, op;             /* ls_module.dispatches[dispatch].ops[op] */
+    int line, col;
+    int rank;
+    int64_t size[LS_MAX_RANK];    /* loop bounds, LS_DYN-free only when compiled */
+    bool compiled;                /* else why[] says what stops it */
+    char why[640];
+    int n_inputs;
+    ls_operand inputs[LS_MAX_INPUTS]; /* maps over its own loops */
+    ls_body body;                 /* the yielded value */
+    ls_elem_type out_type;
+    int out_map[LS_MAX_RANK];     /* loop of each result dim */
+    bool has_config;              /* a lowering_config written on the op */
+    ls_lowering_config config;    /* its `serial` level in config.serial */
+} ls_module_elementwise;
+
 typedef struct {
     ls_nested_layout layout;
     int vector_rank; /* 0 when no to_layout gave the vector type */
@@ -88,6 +109,8 @@ typedef struct {
     ls_dispatch dispatches[LS_IMPORT_MAX_FUNCS];
     size_t n_attentions;
     ls_module_attention attentions[LS_IMPORT_MAX_FUNCS];
+    size_t n_elementwise;
+    ls_module_elementwise elementwise[LS_IMPORT_MAX_ITEMS];
     /* The first reduction the simulator cannot model, and how many. */
     int n_unsupported;
     ls_diag unsupported;

@@ -96,6 +96,7 @@ typedef struct {
 } ls_promote;
 
 struct ls_att_kernel;
+struct ls_fused_kernel;
 
 typedef struct {
     const ls_problem *problem;
@@ -103,6 +104,10 @@ typedef struct {
     /* An attention's kernel (attention.h): the engine runs its program
      * (sim/engine_attention.c) instead of a reduction's; NULL otherwise. */
     const struct ls_att_kernel *attention;
+    /* A dispatch's reductions and stored elementwise ops as the one kernel
+     * IREE builds, each a loop after the one before (fused.h): the engine
+     * runs their programs in turn */
+    const struct ls_fused_kernel *fused;
     bool amd;                /* ROCm target: DPP for stride-1 clusters */
     int gfx_major;           /* 9 for gfx9xx, 10..12 for RDNA; 0 otherwise */
 

@@ -10,6 +10,7 @@
 #include "cli_sim.h"
 #include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
+#include "lanescope/fused.h"
 
 #define CMD "draw"
 
@@ -167,17 +168,65 @@ static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d,
 /* What traffic and timeline simulate: reduction --index N of the input, or,
  * in a file with no reduction, its attention --index N (the engine's view of
  * its kernel, cli_sim_attention.c; *a and *v then set, the caller's). */
+/* The one kernel of the dispatch reduction o->index belongs to, when its
+ * reductions and stored elementwise ops are loops of one (fused.h): what
+ * the kernel's picture times, as `sim` does; NULL when there is none. */
+typedef struct {
+    ls_derived *d;
+    ls_plan *plans;
+    ls_fused_kernel *k;
+} dispatch_kernel;
+
+static const ls_plan *fused_run(const draw_opts *o, ls_module *m, const ls_hw *hw,
+                                dispatch_kernel *f)
+{
+    const ls_problem *p = &m->problems[o->index];
+    if (p->dispatch < 0)
+        return NULL;
+    size_t first = (size_t)o->index;
+    while (first > 0 && m->problems[first - 1].dispatch == p->dispatch)
+        first--;
+    f->d = ls_xcalloc(m->n_problems, sizeof *f->d);
+    f->plans = ls_xcalloc(m->n_problems, sizeof *f->plans);
+    f->k = ls_xcalloc(1, sizeof *f->k);
+    ls_plan_target t = ls_plan_target_from_arch(hw->arch);
+    for (size_t i = first; i < m->n_problems && m->problems[i].dispatch == p->dispatch; i++) {
+        ls_diag local;
+        ls_diag_clear(&local);
+        ls_hw hw_i; /* the same model: configs as sim gives them */
+        if (ls_cli_model(m, &m->problems[i], o->target, &hw_i, &local) ||
+            ls_derive(&m->problems[i], &f->d[i], &local) ||
+            ls_plan_build(&m->problems[i], &f->d[i], t, &f->plans[i], &local))
+            return NULL; /* the reduction's own picture says what stops it */
+    }
+    char why[512];
+    if (!ls_fused_build(m, first, f->plans, f->k, why, sizeof why))
+        return NULL;
+    /* titled by the function, whose dispatch it is */
+    const char *name = m->problems[first].name, *colon = strchr(name, ':');
+    int len = colon ? (int)(colon - name) : (int)strlen(name);
+    snprintf(f->k->problem.name, sizeof f->k->problem.name, "%.*s: one kernel of %d loops",
+             len > 80 ? 80 : len, name, f->k->n_phases);
+    return &f->k->plan;
+}
+
 static ls_status load_kernel(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
-                             ls_hw *hw, ls_attention **a, ls_att_view **v, const ls_plan **run,
-                             ls_diag *diag)
+                             ls_hw *hw, ls_attention **a, ls_att_view **v, dispatch_kernel *f,
+                             const ls_plan **run, ls_diag *diag)
 {
     ls_cli_problem_flags pf = o->pf;
     pf.import_flags |= LS_IMPORT_ATTENTION;
     *run = plan;
     if (ls_cli_problem_load(o->input, &pf, &o->dims, m, diag))
         return diag->status;
-    if (m->n_problems > 0 || m->n_attentions == 0)
-        return prepare_reduction(o, m, d, plan, hw, diag);
+    if (m->n_problems > 0 || m->n_attentions == 0) {
+        if (prepare_reduction(o, m, d, plan, hw, diag))
+            return diag->status;
+        const ls_plan *k = fused_run(o, m, hw, f);
+        if (k)
+            *run = k;
+        return LS_OK;
+    }
     if ((size_t)o->index >= m->n_attentions)
         return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
                            "%s has %zu attention op%s; --index %lld is outside 0..%zu", o->src,
@@ -251,6 +300,7 @@ static int run(const draw_opts *o)
     ls_trace trace = {NULL, 0, 0, false, 0};
     ls_attention *att = NULL; /* traffic / timeline of an attention */
     ls_att_view *view = NULL;
+    dispatch_kernel fk = {NULL, NULL, NULL}; /* traffic / timeline of a multi-op dispatch */
     const char *k = o->kind;
     ls_status st = LS_OK;
     if (strcmp(k, "compare") == 0) {
@@ -270,7 +320,7 @@ static int run(const draw_opts *o)
         }
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
         const ls_plan *pl;
-        if (!(st = load_kernel(o, m, d, &plan, &hw, &att, &view, &pl, &diag))) {
+        if (!(st = load_kernel(o, m, d, &plan, &hw, &att, &view, &fk, &pl, &diag))) {
             bool tl = strcmp(k, "timeline") == 0;
             ls_cli_progress ps; /* a long simulation shows how far it is, as sim does */
             ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
@@ -359,6 +409,9 @@ done:
     free(trace.slices);
     ls_att_view_free(view);
     free(att);
+    free(fk.d);
+    free(fk.plans);
+    free(fk.k);
     free(m);
     free(d);
     if (st) {

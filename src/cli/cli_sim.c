@@ -16,6 +16,7 @@
 #include "lanescope/bottleneck.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
+#include "lanescope/fused.h"
 #include "lanescope/npy.h"
 #include "lanescope/import.h"
 
@@ -231,6 +232,8 @@ int ls_cmd_sim(int argc, char **argv)
     ls_plan *plans = NULL;
     ls_hw *hws = NULL;
     kernel_share *shares = NULL;
+    ls_fused_kernel **fused = NULL;
+    char (*apart)[512] = NULL;
     json_object *root = NULL;
     int rc = 1;
     ls_out out;
@@ -302,7 +305,35 @@ int ls_cmd_sim(int argc, char **argv)
         if (!group || !ls_plan_fuse_results(&plans[i], n))
             continue;
         for (int k = 0; k < n; k++)
-            shares[i + (size_t)k] = (kernel_share){true, k ? m->problems[i].name : NULL};
+            shares[i + (size_t)k] = (kernel_share){true, k ? m->problems[i].name : NULL, NULL, NULL};
+    }
+    /* A dispatch's reductions and stored elementwise ops: the one kernel
+     * IREE builds, each a loop after the other, timed by the run of the
+     * dispatch's first reduction (fused.h); where they cannot be, each
+     * reduction is its own run and the reason is said */
+    fused = ls_xcalloc(m->n_problems, sizeof *fused);
+    apart = ls_xcalloc(m->n_problems, sizeof *apart);
+    for (size_t i = 0; i < m->n_problems; i++) {
+        const ls_problem *p = &m->problems[i];
+        if (shares[i].one_kernel || p->dispatch < 0 ||
+            (i > 0 && m->problems[i - 1].dispatch == p->dispatch))
+            continue;
+        fused[i] = ls_xmalloc(sizeof *fused[i]);
+        if (!ls_fused_build(m, i, plans, fused[i], apart[i], sizeof apart[i])) {
+            free(fused[i]);
+            fused[i] = NULL;
+            continue;
+        }
+        if (ls_engine_check_work(&fused[i]->plan, &hws[i], force, &diag))
+            goto fail;
+        for (size_t j = i; j < m->n_problems && m->problems[j].dispatch == p->dispatch; j++)
+            shares[j] = (kernel_share){false, j > i ? p->name : NULL, fused[i], NULL};
+    }
+    for (size_t i = 0, first = 0; i < m->n_problems; i++) {
+        if (i > 0 && m->problems[i].dispatch != m->problems[i - 1].dispatch)
+            first = i;
+        if (m->problems[i].dispatch >= 0 && apart[first][0] && !shares[i].fused)
+            shares[i].apart = apart[first];
     }
     ls_sim_result lead_r;
     ls_bottleneck lead_bn;
@@ -316,7 +347,7 @@ int ls_cmd_sim(int argc, char **argv)
         ls_bottleneck bn;
         char what[160];
         ls_cli_progress ps;
-        if (ks.lead) { /* result 0's run timed this result's kernel */
+        if (ks.lead) { /* result 0's (or the dispatch's first reduction's) run timed it */
             r = lead_r;
             bn = lead_bn;
         } else {
@@ -335,11 +366,12 @@ int ls_cmd_sim(int argc, char **argv)
             bool same_dispatch = i > 0 && p->dispatch >= 0 && m->problems[i - 1].dispatch == p->dispatch;
             if (same_dispatch)
                 hw_run.launch_us = 0;
-            ls_status est = ls_engine_run(&plans[i], &hw_run, &r, &eo, &diag);
+            const ls_plan *run = ks.fused ? &ks.fused->plan : &plans[i];
+            ls_status est = ls_engine_run(run, &hw_run, &r, &eo, &diag);
             ls_cli_progress_end(&ps);
             if (est)
                 goto fail;
-            ls_bottleneck_analyze(&plans[i], &hw_run, &r, &bn);
+            ls_bottleneck_analyze(run, &hw_run, &r, &bn);
             if (trace_path) {
                 truncated |= trace.truncated;
                 ls_trace_writer_add(&tw, p, &hw, &trace, counters, (int)i);
@@ -383,7 +415,7 @@ int ls_cmd_sim(int argc, char **argv)
          * these figures leave out */
         ls_sim_untimed untimed[8];
         int n_untimed = 0;
-        if (i + 1 == m->n_problems || m->problems[i + 1].dispatch != p->dispatch)
+        if (!ks.fused && (i + 1 == m->n_problems || m->problems[i + 1].dispatch != p->dispatch))
             n_untimed = ls_sim_untimed_ops(m, p->dispatch, untimed, 8);
         if (json) {
             json_object *arr;
@@ -491,6 +523,10 @@ done:
     free(plans);
     free(hws);
     free(shares);
+    for (size_t i = 0; fused && i < m->n_problems; i++)
+        free(fused[i]);
+    free(fused);
+    free(apart);
     free(d);
     free(m);
     return rc;

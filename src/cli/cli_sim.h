@@ -20,6 +20,11 @@
 typedef struct {
     bool one_kernel;
     const char *lead;
+    /* a dispatch's one kernel (fused.h): this reduction is one of its
+     * loops, timed by the run of `lead` (NULL: this one's, the first) */
+    const struct ls_fused_kernel *fused;
+    /* a dispatch with several loops that are timed apart: why ("" else) */
+    const char *apart;
 } kernel_share;
 
 void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,

@@ -171,7 +171,7 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
     } else if (o->csv) {
         ls_sim_print_csv(f, pl->problem, &hw, &r);
     } else {
-        kernel_share ks = {false, NULL};
+        kernel_share ks = {false, NULL, NULL, NULL};
         ls_sim_print_text(f, pl->problem, &hw, &r, &bn, &ks);
         fprintf(f, "  attention: a K2 loop of %lld %s steps; per step each thread runs the QK "
                    "chain over its K1 elements, the online softmax%s\n",

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_sim.h"
+#include "lanescope/fused.h"
 
 /* Where the loads' sectors were found, for a model with an L1 or a
  * memory-side cache (the stage table's L2-hit% is of what reached L2). */
@@ -43,6 +44,42 @@ static void l2_hit_text(int64_t sectors, int64_t l1_hits, int64_t l2_hits, char 
 }
 
 
+/* The loops of a dispatch's one kernel (fused.h), as the lead's report
+ * gives them; or why its reductions are timed apart. */
+static void print_dispatch_note(FILE *f, const ls_problem *p, const ls_sim_result *r,
+                                const kernel_share *ks)
+{
+    if (ks->apart && ks->apart[0])
+        fprintf(f, "  note: the dispatch's reductions and stored elementwise ops are one kernel "
+                   "in IREE, here timed apart: %s\n",
+                ks->apart);
+    const ls_fused_kernel *k = ks->fused;
+    if (k == NULL)
+        return;
+    if (ks->lead) {
+        fprintf(f, "  one kernel: this reduction is a loop of the dispatch's kernel that %s's "
+                   "run timed; the figures below are that kernel's, not a second one's\n",
+                ks->lead);
+        return;
+    }
+    fprintf(f, "  one kernel for the dispatch, as IREE builds it: %d loops one after another, "
+               "each reading its tiles again (from the caches where they still are):\n",
+            k->n_phases);
+    for (int i = 0; i < k->n_phases && i < r->n_loops; i++) {
+        const ls_fused_phase *ph = &k->phase[i];
+        fprintf(f, "    loop %d: %s, %lld trips", i + 1, ph->what, (long long)r->loop_trips[i]);
+        if (r->loop_unroll[i] > 1)
+            fprintf(f, " of %lld iterations (unrolled)", (long long)r->loop_unroll[i]);
+        if (ph->elementwise)
+            fprintf(f, "; stores its result, %lld bytes a subgroup a trip", 
+                    (long long)(ph->stores * ph->store_bytes));
+        else
+            fprintf(f, "; then its reduce%s", ph->store ? " and store" : ", the result kept in registers");
+        fprintf(f, "\n");
+    }
+    (void)p;
+}
+
 static void print_kernel_note(FILE *f, const ls_problem *p, const kernel_share *ks)
 {
     if (p->n_results < 2)
@@ -73,13 +110,14 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
             (long long)r->occupancy, r->occupancy == 1 ? "" : "s", r->occupancy_limit,
             (long long)r->registers, r->registers_spill ? ", more than fit: spilled" : "",
             (long long)r->waves, r->waves == 1 ? "" : "s");
-    if (r->unroll > 1)
+    if (r->unroll > 1 && !ks->fused)
         fprintf(f, "  loop: the backend unrolls it by %lld (LLVM's partial unrolling for %s): "
                    "the loads of %lld iterations in flight before their combines\n",
                 (long long)r->unroll, hw->arch, (long long)r->unroll);
     if (hw->note[0])
         fprintf(f, "  note: %s\n", hw->note);
     print_kernel_note(f, p, ks);
+    print_dispatch_note(f, p, r, ks);
     if (p->init_unknown) /* said, never silently assumed */
         fprintf(f, "  note: the init is not a linalg.fill of a constant, so its values are not "
                    "known; the %s identity stands in for it\n",
@@ -132,6 +170,7 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 hit, (long long)(s->shuffles + s->dpp_steps), (long long)s->smem_accesses,
                 (long long)s->smem_max_degree, (long long)s->barrier_wait_cycles);
     }
+    const ls_problem *names = ks->fused ? &ks->fused->problem : p; /* the run's inputs */
     if (r->n_operands > 1) {
         fprintf(f, "  loads by operand (load+accumulate's global figures, split):\n");
         fprintf(f, "  %-16s %12s %9s %7s %7s %12s\n", "operand", "global-bytes", "sectors",
@@ -139,7 +178,7 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
         for (int k = 0; k < r->n_operands; k++) {
             const ls_operand_traffic *o = &r->operand[k];
             char name[40], l1[16] = "-", l2[16];
-            snprintf(name, sizeof name, "%d %s", k, p->inputs[k].name);
+            snprintf(name, sizeof name, "%d %s", k, names->inputs[k].name);
             if (o->sectors > 0)
                 snprintf(l1, sizeof l1, "%.1f", 100.0 * (double)o->l1_hits / (double)o->sectors);
             l2_hit_text(o->sectors, o->l1_hits, o->sector_hits, l2, sizeof l2);
@@ -246,6 +285,25 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
         if (ks->lead)
             json_object_object_add(o, "timed_with", json_object_new_string(ks->lead));
     }
+    if (ks && ks->fused) { /* a loop of the dispatch's one kernel */
+        json_object_object_add(o, "one_kernel", json_object_new_boolean(true));
+        if (ks->lead)
+            json_object_object_add(o, "timed_with", json_object_new_string(ks->lead));
+        json_object *loops = json_object_new_array();
+        for (int i = 0; i < ks->fused->n_phases && i < r->n_loops; i++) {
+            const ls_fused_phase *ph = &ks->fused->phase[i];
+            json_object *l = json_object_new_object();
+            json_object_object_add(l, "op", json_object_new_string(ph->what));
+            json_object_object_add(l, "elementwise", json_object_new_boolean(ph->elementwise));
+            json_object_object_add(l, "trips", json_object_new_int64(r->loop_trips[i]));
+            json_object_object_add(l, "unroll", json_object_new_int64(r->loop_unroll[i]));
+            json_object_object_add(l, "stores", json_object_new_boolean(ph->elementwise || ph->store));
+            json_object_array_add(loops, l);
+        }
+        json_object_object_add(o, "kernel_loops", loops);
+    } else if (ks && ks->apart && ks->apart[0]) {
+        json_object_object_add(o, "timed_apart", json_object_new_string(ks->apart));
+    }
     json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
     json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
     json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
@@ -264,7 +322,8 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
         const ls_operand_traffic *t = &r->operand[k];
         json_object *j = json_object_new_object();
         json_object_object_add(j, "input", json_object_new_int(k));
-        json_object_object_add(j, "name", json_object_new_string(p->inputs[k].name));
+        json_object_object_add(j, "name", json_object_new_string(
+                                              (ks && ks->fused ? &ks->fused->problem : p)->inputs[k].name));
         json_object_object_add(j, "global_bytes", json_object_new_int64(t->global_bytes));
         json_object_object_add(j, "sectors", json_object_new_int64(t->sectors));
         json_object_object_add(j, "l1_hits", json_object_new_int64(t->l1_hits));

@@ -1,0 +1,75 @@
+/* fused.h: a dispatch's reductions and stored elementwise ops as the one
+ * kernel IREE's VectorDistribute pipeline builds for them.
+ *
+ * IREE configures every compute op of a reduction dispatch together
+ * (ReductionConfigUtils.cpp, populateConfigInfo): the root's parallel dims
+ * are the workgroup's, and each op that has dims of its own gets a
+ * partial_reduction (a reduction) or serial (an elementwise op) tile over
+ * them, from the same workgroup size and thread loads.  After tiling, each
+ * op is a loop of its own over its tiles inside the one workgroup program,
+ * in program order: a softmax is a loop finding the row's max, a loop
+ * summing exp(x - max), and a loop writing exp(x - max) / sum, each
+ * reading the row again.  A reduction's result is in every thread's
+ * registers after its reduce, so a later loop reads it from there.
+ *
+ * ls_fused_build builds that kernel as a plan the engine runs: one phase
+ * per loop, each with its own plan (a reduction's, or the elementwise op's
+ * view: the op laid out as the reductions are), and the kernel's inputs,
+ * every tensor some loop loads, each once.  A dispatch is fused only when
+ * its loops share the workgroups, subgroups and tiles (what IREE's
+ * heuristic gives them); otherwise the reason is given and each reduction
+ * is timed as its own kernel.  docs/reduction-families.md, "Several
+ * reductions in one dispatch", has the rules and what is left out.
+ */
+#ifndef LANESCOPE_FUSED_H
+#define LANESCOPE_FUSED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lanescope/import.h"
+#include "lanescope/plan.h"
+
+#define LS_FUSED_MAX_PHASES 8
+
+typedef struct {
+    const ls_plan *plan;  /* the loop's own plan */
+    bool elementwise;     /* a stored elementwise op: its loop stores each tile */
+    bool store;           /* a reduction whose result the dispatch stores */
+    int problem;          /* a reduction's: the module's problem; else -1 */
+    int elementwise_op;   /* an elementwise op's: ls_module.elementwise index; else -1 */
+    /* the kernel input each input of plan is, -1 when it is not loaded */
+    int operand[LS_MAX_INPUTS];
+    /* input k held in registers: the phase whose result it is, else -1 */
+    int held[LS_MAX_INPUTS];
+    /* an elementwise op's stores per thread and iteration, and the bytes a
+     * subgroup writes with each */
+    int64_t stores, store_bytes;
+    char what[160];       /* "linalg.softmax#1.max", "the linalg.generic at 16:8" */
+} ls_fused_phase;
+
+typedef struct ls_fused_kernel {
+    int n_phases;
+    ls_fused_phase phase[LS_FUSED_MAX_PHASES];
+    /* What the engine runs: the first reduction's problem and plan with
+     * every tensor the loops load as inputs; plan.fused points here. */
+    ls_problem problem;
+    ls_plan plan;
+    /* the elementwise ops' views and plans (phase[].plan points here) */
+    ls_problem view[LS_FUSED_MAX_PHASES];
+    ls_plan view_plan[LS_FUSED_MAX_PHASES];
+} ls_fused_kernel;
+
+/* The one kernel of the dispatch of reduction `lead` (the dispatch's first
+ * reduction; plans: every problem's plan, indexed as m->problems).  True
+ * when the dispatch has more than one loop and they can run as one kernel;
+ * false when it has one loop only (why is "") or with the reason in why.
+ * k must stay where it is while k->plan is used. */
+bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
+                    char *why, size_t why_size);
+
+/* Whether the dispatch stores value (a dispatch.tensor.store of it). */
+bool ls_dispatch_stores(const ls_dispatch *d, const char *value);
+
+#endif

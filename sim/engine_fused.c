@@ -1,0 +1,158 @@
+/* engine_fused.c: the program of a dispatch's one kernel (plan->fused,
+ * fused.h) -- each phase's loop and what follows it, one after another.
+ * A reduction's phase is the program ls_engine_append_template builds for
+ * its own plan; an elementwise op's phase is a loop of loads, body ops and
+ * stores.  A value a later loop reads from registers (a softmax's max in
+ * the sum's loop) waits for the instruction that made it. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/fused.h"
+
+#include "engine_internal.h"
+
+/* An elementwise op's loop: per iteration its loads, per register its
+ * body (the view's ops, as the reduction's body is emitted), and one
+ * store per result vector, after the registers that vector holds. */
+static int64_t elementwise_cap(const engine *e, const ls_fused_phase *ph)
+{
+    const ls_plan *pl = e->plan;
+    int64_t loads = 0;
+    for (int k = 0; k < pl->n_inputs; k++)
+        loads += pl->inputs[k].loads;
+    int64_t cap = loads + e->d->elems_per_iteration *
+                              (pl->body_machine_alu_ops + pl->body_sfu_ops) +
+                  ph->stores + 2;
+    return cap > INT32_MAX ? -1 : cap;
+}
+
+static void append_elementwise(engine *e, const ls_fused_phase *ph)
+{
+    const ls_plan *pl = e->plan;
+    int64_t regs = e->d->elems_per_iteration;
+    int nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
+    e->loop_begin = e->ncode;
+    int first[LS_MAX_INPUTS];
+    for (int k = 0; k < pl->n_inputs; k++) {
+        first[k] = e->ncode;
+        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+            int i = ls_engine_emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
+        }
+    }
+    int *last = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *last);
+    for (int64_t r = 0; r < regs; r++) {
+        int ld[LS_MAX_INPUTS];
+        for (int k = 0; k < pl->n_inputs; k++)
+            ld[k] = pl->inputs[k].loads == 0
+                        ? e->held[k] - 1
+                        : first[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+        int v = ld[0];
+        for (int o = 0; o < nb; o++)
+            v = ls_engine_emit(e, o < nb_alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE,
+                               o == 0 ? ld[0] : v, o + 1 < pl->n_inputs ? ld[o + 1] : -1);
+        last[r] = v;
+    }
+    int64_t per = regs / ph->stores;
+    int64_t ticks = llround((double)ph->store_bytes * LS_TICK / e->hw->dram_bytes_per_cycle);
+    for (int64_t s = 0; s < ph->stores; s++) {
+        int i = ls_engine_emit(e, I_GSTORE, LS_STAGE_STORE, last[(s + 1) * per - 1], -1);
+        e->code[i].store_bytes = ph->store_bytes;
+        e->code[i].store_ticks = ticks > 0 ? ticks : 1;
+    }
+    free(last);
+    e->loop_end = e->ncode;
+    e->last_result = e->ncode - 1;
+}
+
+/* Point the engine at phase ph's plan (its problem, operand registers and
+ * unroll), as a one-loop program of its own would see them. */
+static void enter_phase(engine *e, const ls_fused_phase *ph)
+{
+    e->plan = ph->plan;
+    e->p = ph->plan->problem;
+    for (int k = 0; k < e->p->n_inputs; k++)
+        ls_operand_regs_of(e->d, e->p, k, &e->oregs[k]);
+    /* an elementwise loop stays rolled (its stores are in the body; the
+     * model's departure, docs/reduction-families.md) */
+    e->unroll = ph->elementwise ? 1 : ls_engine_unroll(ph->plan, e->hw);
+}
+
+void ls_engine_build_template_fused(engine *e)
+{
+    const ls_fused_kernel *fk = e->plan->fused;
+    const ls_plan *kplan = e->plan;
+    const ls_problem *kp = e->p;
+    ls_operand_regs koregs[LS_MAX_INPUTS];
+    memcpy(koregs, e->oregs, sizeof koregs);
+    int64_t cap = 0;
+    for (int i = 0; i < fk->n_phases && cap >= 0; i++) {
+        const ls_fused_phase *ph = &fk->phase[i];
+        enter_phase(e, ph);
+        int64_t c = ph->elementwise ? elementwise_cap(e, ph) : ls_engine_template_cap(e);
+        cap = c < 0 || cap + c > INT32_MAX ? -1 : cap + c;
+    }
+    if (cap < 0) {
+        e->ncode = -1;
+        e->plan = kplan;
+        e->p = kp;
+        return;
+    }
+    e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
+    int result_of[LS_FUSED_MAX_PHASES];
+    int64_t trip0 = 0;
+    for (int i = 0; i < fk->n_phases; i++) {
+        const ls_fused_phase *ph = &fk->phase[i];
+        enter_phase(e, ph);
+        for (int k = 0; k < LS_MAX_INPUTS; k++)
+            e->held[k] = k < e->p->n_inputs && ph->held[k] >= 0 ? result_of[ph->held[k]] + 1 : 0;
+        e->no_store = !ph->elementwise && !ph->store;
+        int start = e->ncode;
+        if (ph->elementwise)
+            append_elementwise(e, ph);
+        else
+            ls_engine_append_template(e);
+        result_of[i] = e->last_result;
+        int64_t trips = ph->plan->iterations / e->unroll;
+        e->loops[i] = (eloop){e->loop_begin, e->loop_end, trip0, trips, e->unroll};
+        trip0 += trips;
+        for (int pc = start; pc < e->ncode; pc++) {
+            tinst *in = &e->code[pc];
+            in->loop = pc >= e->loop_begin && pc < e->loop_end ? i : -1;
+            in->span = i * LS_STAGE_COUNT + (int)in->stage;
+            if (in->kind == I_GLOAD)
+                in->operand = ph->operand[in->operand];
+        }
+    }
+    e->n_loops = fk->n_phases;
+    e->nspans = fk->n_phases * LS_STAGE_COUNT;
+    e->plan = kplan;
+    e->p = kp;
+    memcpy(e->oregs, koregs, sizeof koregs);
+    e->unroll = e->loops[0].unroll;
+    memset(e->held, 0, sizeof e->held);
+    e->no_store = false;
+}
+
+void ls_engine_fused_registers(const ls_plan *plan, const ls_hw *hw, ls_plan_regs *out)
+{
+    const ls_fused_kernel *fk = plan->fused;
+    memset(out, 0, sizeof *out);
+    /* the loops run one after another: the largest one's registers, and
+     * the values a later loop reads from registers, live since made */
+    int64_t held = 0;
+    for (int i = 0; i < fk->n_phases; i++) {
+        const ls_fused_phase *ph = &fk->phase[i];
+        ls_plan_regs r;
+        ls_plan_registers(ph->plan, ph->elementwise ? 1 : ls_engine_unroll(ph->plan, hw), &r);
+        if (r.total + held > out->total) {
+            *out = r;
+            out->accumulators += held;
+            out->total += held;
+        }
+        if (!ph->elementwise)
+            held += ph->plan->results_per_thread;
+    }
+}

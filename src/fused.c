@@ -1,0 +1,435 @@
+/* fused.c: a dispatch's reductions and stored elementwise ops as one
+ * kernel of loops one after another (fused.h): which ops are its loops,
+ * whether they share what one kernel needs, each elementwise op's view,
+ * and the kernel's plan with every tensor the loops load. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanescope/fused.h"
+#include "lanescope/layout.h"
+#include "lanescope/suggest.h"
+
+static bool refuse(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool refuse(char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool ls_dispatch_stores(const ls_dispatch *d, const char *value)
+{
+    if (value == NULL || value[0] == '\0')
+        return false;
+    for (int k = 0; k < d->n_stores && k < LS_DISPATCH_MAX_STORES; k++)
+        if (strcmp(d->stored[k], value) == 0)
+            return true;
+    for (int k = 0; k < d->n_inserts && k < LS_DISPATCH_MAX_STORES; k++)
+        if (strcmp(d->inserted[k], value) == 0)
+            return true;
+    return false;
+}
+
+static bool same_list(const int64_t *a, const int64_t *b, int n)
+{
+    return memcmp(a, b, sizeof *a * (size_t)n) == 0;
+}
+
+/* The loops of one kernel walk the same tiles with the same threads: the
+ * workgroups, the subgroups, each dim's tiles and the layout over them. */
+static bool same_geometry(const ls_derived *a, const ls_derived *b)
+{
+    int r = a->rank, n = a->body_rank;
+    const ls_nested_layout *x = &a->layout, *y = &b->layout;
+    return r == b->rank && n == b->body_rank && a->total_workgroups == b->total_workgroups &&
+           a->total_iterations == b->total_iterations &&
+           a->workgroup_size == b->workgroup_size && a->subgroup_size == b->subgroup_size &&
+           a->num_subgroups == b->num_subgroups &&
+           a->elems_per_iteration == b->elems_per_iteration &&
+           a->serial_reduce == b->serial_reduce && same_list(a->wg_tile, b->wg_tile, r) &&
+           same_list(a->chunk, b->chunk, r) && same_list(a->iterations, b->iterations, r) &&
+           same_list(x->subgroup_tile, y->subgroup_tile, n) &&
+           same_list(x->batch_tile, y->batch_tile, n) &&
+           same_list(x->outer_tile, y->outer_tile, n) &&
+           same_list(x->thread_tile, y->thread_tile, n) &&
+           same_list(x->element_tile, y->element_tile, n) &&
+           same_list(x->subgroup_strides, y->subgroup_strides, n) &&
+           same_list(x->thread_strides, y->thread_strides, n);
+}
+
+static void op_text(const ls_dop *op, char *buf, size_t n)
+{
+    snprintf(buf, n, "the %s at %d:%d", op->kind, op->line, op->col);
+}
+
+/* A reduction's loop: its plan must be one the kernel's program can hold
+ * next to the first reduction's. */
+static bool reduction_phase_ok(const ls_plan *pl, const ls_plan *lead, char *why, size_t n)
+{
+    const ls_problem *p = pl->problem;
+    if (pl->derived->tile_and_fuse || pl->argcmp || pl->attention)
+        return refuse(why, n, "%s is not a VectorDistribute reduction (%s)", p->name,
+                      pl->argcmp ? "an arg_compare" : "a TileAndFuse plan");
+    if (pl->n_promoted > 0)
+        return refuse(why, n, "%s promotes an operand through workgroup memory "
+                              "(promote_operands), which the fused kernel does not model yet",
+                      p->name);
+    if (p->rank != lead->problem->rank ||
+        !same_list(p->size, lead->problem->size, p->rank) ||
+        memcmp(p->is_reduction, lead->problem->is_reduction, sizeof p->is_reduction) != 0)
+        return refuse(why, n, "%s and %s have different loops", p->name, lead->problem->name);
+    if (!same_geometry(pl->derived, lead->derived))
+        return refuse(why, n, "%s and %s are tiled differently (workgroups, subgroups or "
+                              "tiles), so they are not loops of one kernel here",
+                      p->name, lead->problem->name);
+    /* the cross-subgroup buffers' bank conflicts are modelled with the
+     * first reduction's buffer */
+    if (pl->cross_subgroup != lead->cross_subgroup || pl->acc_elem_bytes != lead->acc_elem_bytes ||
+        pl->results_per_thread != lead->results_per_thread || pl->amd != lead->amd ||
+        pl->gfx_major != lead->gfx_major || pl->extra_results != 0)
+        return refuse(why, n, "%s reduces in %lld-byte values where %s reduces in %lld-byte "
+                              "ones, or shares no buffer shape with it",
+                      p->name, (long long)pl->acc_elem_bytes, lead->problem->name,
+                      (long long)lead->acc_elem_bytes);
+    return true;
+}
+
+/* An elementwise op's loops as the lead's: loop c of the op is lead loop
+ * perm[c], found through a tensor both read whole. */
+static bool elementwise_loops(const ls_module_elementwise *e, const ls_problem *lead, int *perm)
+{
+    for (int c = 0; c < e->rank; c++)
+        perm[c] = -1;
+    for (int i = 0; i < e->n_inputs; i++) {
+        const ls_operand *a = &e->inputs[i];
+        if (a->intermediate || a->map_n != e->rank)
+            continue;
+        for (int j = 0; j < lead->n_inputs; j++) {
+            const ls_operand *b = &lead->inputs[j];
+            if (strcmp(a->name, b->name) != 0 || b->map_n != a->map_n)
+                continue;
+            for (int x = 0; x < a->map_n; x++)
+                perm[a->map[x]] = b->map[x];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An elementwise op's config (written on it, or IREE's heuristic's)
+ * against the lead's: the serial tile over the reduced dims, the thread
+ * tile and both bases. */
+static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lowering_config *c,
+                                  const ls_problem *lead, const int *perm, char *why, size_t n,
+                                  const char *what)
+{
+    for (int k = 0; k < c->n_ignored; k++)
+        if (strcmp(c->ignored[k], "serial") != 0 && !c->ignored_inert[k])
+            return refuse(why, n, "%s's lowering_config key '%s' (at %d:%d) is not one an "
+                                  "elementwise op's lowering reads",
+                          what, c->ignored[k], c->ignored_line[k], c->ignored_col[k]);
+    if (c->partial_reduction.present || c->reduction.present || c->promote_operands.present)
+        return refuse(why, n, "%s has parallel loops only, yet its lowering_config has a "
+                              "reduction tiling level or promote_operands",
+                      what);
+    for (int x = 0; x < e->rank; x++)
+        if (perm[x] != x)
+            return refuse(why, n, "%s's loops are not in %s's order; its lowering_config "
+                                  "cannot be held against the reduction's",
+                          what, lead->name);
+    /* The op's loops tiled as its config says, with the reduction's loops
+     * kinds: its serial tile is a partial_reduction tile on the dims the
+     * reductions reduce, and must be 0 (the workgroup's) on the others.
+     * The tiling it derives must be the reductions' (a thread tile of 0
+     * on a dim of one element is that of 1, so lists may differ). */
+    int r = e->rank;
+    const ls_lowering_config *l = &lead->config;
+    if (!c->serial.present || c->serial.n != r)
+        return refuse(why, n, "%s's lowering_config (at %d:%d) has no serial tile over its %d "
+                              "loops",
+                      what, c->line, c->col, r);
+    for (int x = 0; x < r; x++)
+        if (!lead->is_reduction[x] && c->serial.v[x] != 0)
+            return refuse(why, n, "%s's serial tile on d%d (%lld) tiles a dim the workgroups "
+                                  "share (%s's parallel d%d)",
+                          what, x, (long long)c->serial.v[x], lead->name, x);
+    if (c->workgroup.present)
+        for (int x = 0; x < r && x < c->workgroup.n; x++)
+            if (c->workgroup.v[x] != (x < l->workgroup.n ? l->workgroup.v[x] : 0))
+                return refuse(why, n, "%s's workgroup tile differs from %s's", what, lead->name);
+    ls_problem *q = ls_xmalloc(sizeof *q);
+    ls_derived *dq = ls_xmalloc(sizeof *dq), *dl = ls_xmalloc(sizeof *dl);
+    *q = *lead;
+    q->config.partial_reduction = c->serial;
+    q->config.thread = c->thread;
+    q->config.lane_basis = c->lane_basis;
+    q->config.subgroup_basis = c->subgroup_basis;
+    ls_diag qd;
+    ls_diag_clear(&qd);
+    bool ok = ls_derive(q, dq, &qd) == LS_OK && ls_derive(lead, dl, &qd) == LS_OK &&
+              same_geometry(dq, dl);
+    if (!ok)
+        refuse(why, n, "%s's lowering_config (at %d:%d) tiles it differently from %s%s%s",
+               what, c->line, c->col, lead->name, qd.status ? ": " : "",
+               qd.status ? qd.msg : " (the loops of one kernel share workgroups, subgroups and tiles)");
+    free(q);
+    free(dq);
+    free(dl);
+    return ok;
+}
+
+/* An elementwise op without a config: IREE's heuristic configures every
+ * op of the dispatch together (populateConfigInfo), so when the
+ * reductions' configs are the heuristic's, the op's is too, and it must
+ * tile as theirs do; with the reductions' configs written and none on the
+ * op, lanescope does not guess the op's tiling. */
+static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise *e,
+                                const ls_problem *lead, const int *perm, char *why, size_t n,
+                                const char *what)
+{
+    if (!lead->config_suggested)
+        return refuse(why, n, "%s has no lowering_config while the reductions' are written; "
+                              "lanescope does not guess its tiling (write one: serial over the "
+                              "reduced dims, as `lanescope suggest` shows)",
+                      what);
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    ls_diag sd;
+    ls_diag_clear(&sd);
+    const ls_op_config *c = NULL;
+    if (ls_suggest(&m->dispatches[e->dispatch], &lead->target, s, &sd) == LS_OK)
+        c = ls_suggest_config_of(s, e->op);
+    bool ok = c != NULL && !c->is_reduction;
+    if (ok) {
+        ls_lowering_config cfg;
+        /* the tile goes in as partial_reduction; an elementwise op's is serial */
+        ls_config_set(&cfg, c->rank, c->wg_tile, c->tile, c->thread, c->lanes, c->subgroups,
+                      e->line, e->col);
+        cfg.serial = cfg.partial_reduction;
+        memset(&cfg.partial_reduction, 0, sizeof cfg.partial_reduction);
+        memset(&cfg.workgroup, 0, sizeof cfg.workgroup); /* only the root's is written */
+        ok = elementwise_config_ok(e, &cfg, lead, perm, why, n, what);
+    } else {
+        refuse(why, n, "IREE's heuristic gives %s no serial config here", what);
+    }
+    free(s);
+    return ok;
+}
+
+/* The elementwise op laid out as the lead reduction: its view (a problem
+ * over the lead's loops whose body is the op's, and whose last input
+ * stands for the result it stores), the view's plan, and its stores. */
+static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e,
+                              const ls_plan *lead, ls_fused_kernel *k, ls_fused_phase *ph,
+                              char *why, size_t n)
+{
+    const ls_problem *lp = lead->problem;
+    const ls_derived *d = lead->derived;
+    const char *what = ph->what;
+    if (!e->compiled)
+        return refuse(why, n, "%s: %s", what, e->why);
+    int perm[LS_MAX_RANK];
+    if (e->rank != lp->rank || !elementwise_loops(e, lp, perm))
+        return refuse(why, n, "%s reads no tensor that %s reads over all of its loops, so its "
+                              "loops cannot be matched with the reduction's",
+                      what, lp->name);
+    for (int c = 0; c < e->rank; c++)
+        if (perm[c] < 0 || e->size[c] != lp->size[perm[c]])
+            return refuse(why, n, "%s's loops are not %s's", what, lp->name);
+    if (e->has_config && !elementwise_config_ok(e, &e->config, lp, perm, why, n, what))
+        return false;
+    if (!e->has_config && !heuristic_config_ok(m, e, lp, perm, why, n, what))
+        return false;
+    if (e->n_inputs + 1 > LS_MAX_INPUTS)
+        return refuse(why, n, "%s reads %d tensors and writes one; the fused kernel holds at "
+                              "most %d",
+                      what, e->n_inputs, LS_MAX_INPUTS);
+    ls_problem *v = &k->view[ph - k->phase];
+    *v = *lp;
+    size_t wl = strlen(what) < sizeof v->name - 1 ? strlen(what) : sizeof v->name - 1;
+    memcpy(v->name, what, wl); /* what is ph->what: in k, apart from v */
+    v->name[wl] = '\0';
+    v->line = e->line;
+    v->col = e->col;
+    v->n_inputs = e->n_inputs + 1;
+    for (int i = 0; i <= e->n_inputs; i++) {
+        ls_operand *o = &v->inputs[i];
+        if (i < e->n_inputs) {
+            *o = e->inputs[i];
+        } else { /* the result: laid out, never loaded */
+            memset(o, 0, sizeof *o);
+            snprintf(o->name, sizeof o->name, "(result)");
+            o->type = e->out_type;
+            o->map_n = e->rank;
+            memcpy(o->map, e->out_map, sizeof o->map);
+            o->intermediate = true;
+            o->producer = -1;
+        }
+        for (int j = 0; j < o->map_n; j++)
+            o->map[j] = perm[o->map[j]];
+    }
+    v->body = e->body;
+    for (int i = 0; i < v->body.n; i++)
+        if (v->body.inst[i].op == LS_BOP_INDEX)
+            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
+    v->acc_type = e->out_type;
+    v->extended = false;
+    if (ls_elem_type_bits(e->out_type) < 8)
+        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
+                      what, ls_elem_type_name(e->out_type));
+    ls_plan *vp = &k->view_plan[ph - k->phase];
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_plan_target t = {lead->amd, lead->gfx_major};
+    if (ls_plan_build(v, d, t, vp, &diag) != LS_OK)
+        return refuse(why, n, "%s: %s", what, diag.msg);
+    ph->plan = vp;
+    /* its stores: one per result vector a thread holds, each subgroup's
+     * share of the workgroup's tile */
+    ls_operand_regs o;
+    ls_operand_regs_of(d, v, e->n_inputs, &o);
+    int64_t elems = 1;
+    for (int c = 0; c < lp->rank; c++)
+        elems *= lp->size[c];
+    int64_t per = d->total_workgroups * d->total_iterations * d->num_subgroups * o.loads;
+    int64_t bytes = elems * (ls_elem_type_bits(e->out_type) / 8);
+    if (o.loads < 1 || per <= 0 || bytes % per != 0)
+        return refuse(why, n, "%s's result does not split evenly over the workgroups' tiles "
+                              "(a ragged tile), which the fused kernel's stores do not model yet",
+                      what);
+    ph->stores = o.loads;
+    ph->store_bytes = bytes / per;
+    (void)m;
+    return true;
+}
+
+/* Every tensor a phase loads, once, in the kernel's input list. */
+static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, size_t n)
+{
+    ls_problem *kp = &k->problem;
+    ls_plan *pl = &k->plan;
+    kp->n_inputs = 0;
+    pl->n_inputs = 0;
+    for (int i = 0; i < k->n_phases; i++) {
+        ls_fused_phase *ph = &k->phase[i];
+        const ls_plan *pp = ph->plan;
+        const ls_problem *p = pp->problem;
+        for (int a = 0; a < p->n_inputs; a++) {
+            ph->operand[a] = -1;
+            ph->held[a] = -1;
+            if (pp->inputs[a].loads == 0) {
+                for (int j = 0; j < i && p->inputs[a].intermediate; j++)
+                    if (k->phase[j].problem == p->inputs[a].producer)
+                        ph->held[a] = j;
+                continue;
+            }
+            const ls_operand *o = &p->inputs[a];
+            int u = 0;
+            while (u < kp->n_inputs &&
+                   !(strcmp(kp->inputs[u].name, o->name) == 0 && kp->inputs[u].type == o->type &&
+                     kp->inputs[u].map_n == o->map_n &&
+                     memcmp(kp->inputs[u].map, o->map, sizeof o->map[0] * (size_t)o->map_n) == 0 &&
+                     memcmp(kp->inputs[u].scale, o->scale, sizeof o->scale[0] * (size_t)o->map_n) == 0))
+                u++;
+            if (u == kp->n_inputs) {
+                if (u == LS_MAX_INPUTS)
+                    return refuse(why, n, "the dispatch's loops load more than %d tensors, the "
+                                          "most one kernel holds in lanescope",
+                                  LS_MAX_INPUTS);
+                kp->inputs[u] = *o;
+                pl->inputs[u].loads = pp->inputs[a].loads;
+                pl->inputs[u].width = pp->inputs[a].width;
+                pl->inputs[u].elem_bits = pp->inputs[a].elem_bits;
+                kp->n_inputs = pl->n_inputs = u + 1;
+            }
+            ph->operand[a] = u;
+        }
+    }
+    if (kp->n_inputs == 0)
+        return refuse(why, n, "the dispatch's loops load no tensor");
+    (void)lead;
+    return true;
+}
+
+bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
+                    char *why, size_t why_size)
+{
+    memset(k, 0, sizeof *k);
+    why[0] = '\0';
+    const ls_problem *lp = &m->problems[lead];
+    const ls_plan *lpl = &plans[lead];
+    if (lp->dispatch < 0 || (size_t)lp->dispatch >= m->n_dispatches)
+        return false;
+    const ls_dispatch *d = &m->dispatches[lp->dispatch];
+    for (int oi = 0; oi < d->n_ops; oi++) {
+        const ls_dop *op = &d->ops[oi];
+        bool reduces = false;
+        for (int x = 0; x < op->rank; x++)
+            reduces |= op->is_reduction[x];
+        int before = k->n_phases;
+        for (size_t pi = 0; pi < m->n_problems; pi++) {
+            if (m->problems[pi].dispatch != lp->dispatch || m->problems[pi].dispatch_op != oi)
+                continue;
+            if (k->n_phases == LS_FUSED_MAX_PHASES)
+                return refuse(why, why_size, "the dispatch has more than %d loops",
+                              LS_FUSED_MAX_PHASES);
+            ls_fused_phase *ph = &k->phase[k->n_phases++];
+            ph->plan = &plans[pi];
+            ph->problem = (int)pi;
+            ph->elementwise_op = -1;
+            ph->store = ls_dispatch_stores(d, op->result);
+            snprintf(ph->what, sizeof ph->what, "%s", m->problems[pi].name);
+            if (!reduction_phase_ok(&plans[pi], lpl, why, why_size))
+                return false;
+        }
+        if (k->n_phases > before || op->is_fill)
+            continue;
+        if (reduces)
+            return refuse(why, why_size, "%s at %d:%d reduces, and lanescope does not simulate it",
+                          op->kind, op->line, op->col);
+        if (!ls_dispatch_stores(d, op->result))
+            continue; /* a producer: inlined into the loops that read it */
+        const ls_module_elementwise *e = NULL;
+        for (size_t j = 0; j < m->n_elementwise && e == NULL; j++)
+            if (m->elementwise[j].dispatch == lp->dispatch && m->elementwise[j].op == oi)
+                e = &m->elementwise[j];
+        char what[160];
+        op_text(op, what, sizeof what);
+        if (e == NULL || strcmp(op->kind, "linalg.generic") != 0)
+            return refuse(why, why_size, "%s is stored and lanescope does not model it", what);
+        if (k->n_phases == LS_FUSED_MAX_PHASES)
+            return refuse(why, why_size, "the dispatch has more than %d loops",
+                          LS_FUSED_MAX_PHASES);
+        ls_fused_phase *ph = &k->phase[k->n_phases++];
+        ph->problem = -1;
+        ph->elementwise = true;
+        ph->elementwise_op = (int)(e - m->elementwise);
+        snprintf(ph->what, sizeof ph->what, "%s", what);
+        if (!elementwise_phase(m, e, lpl, k, ph, why, why_size))
+            return false;
+    }
+    if (k->n_phases < 2 || k->phase[0].problem != (int)lead)
+        return false;
+    k->problem = *lp;
+    k->plan = *lpl;
+    if (!gather_inputs(k, lpl, why, why_size))
+        return false;
+    ls_plan *pl = &k->plan;
+    pl->problem = &k->problem;
+    pl->fused = k;
+    memset(pl->promote, 0, sizeof pl->promote);
+    pl->n_promoted = 0;
+    pl->promote_bytes = 0;
+    pl->loads_per_iteration = pl->inputs[0].loads;
+    pl->load_width = pl->inputs[0].width;
+    /* each reduction's buffer is its own allocation in IREE's kernel */
+    pl->buffer_bytes = 0;
+    for (int i = 0; i < k->n_phases; i++)
+        if (!k->phase[i].elementwise)
+            pl->buffer_bytes += k->phase[i].plan->buffer_bytes;
+    return true;
+}

@@ -1,0 +1,350 @@
+/* test_fused.c: a dispatch's reductions and stored elementwise ops as the
+ * one kernel IREE builds (fused.h, src/fused.c, sim/engine_fused.c):
+ * which ops become loops and what they read from registers, the kernel's
+ * counts against the loops timed on their own (IREE's
+ * reduction_pipeline_cuda.mlir @softmax: a max loop, a sum loop, then a
+ * loop that reads x again, divides and writes), the re-reads found in the
+ * caches, the multi-loop scoreboard against one entry per instruction,
+ * and the reasons a dispatch is timed apart. */
+#include "lanescope/engine.h"
+#include "lanescope/fused.h"
+#include "lanescope/hwmodel.h"
+
+#include "../sim/engine_internal.h"
+#include "testutil.h"
+
+#define RED_CFG                                                                                  \
+    "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, " \
+    "4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
+#define EW_CFG                                                                                   \
+    "#iree_gpu.lowering_config<{serial = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, " \
+    "1]], subgroup_basis = [[1, 4], [0, 1]]}>"
+
+/* A decomposed softmax of 64 rows of 4096 f32 for sm_90, as IREE's
+ * DecomposeSoftmax leaves it, each op with the config given (NULL: none);
+ * 128 threads = 4 subgroups of 32, 4 elements a thread, 8 trips. */
+static void softmax_ir(char *buf, size_t n, const char *max_cfg, const char *sum_cfg,
+                       const char *ew_cfg)
+{
+    char a[400] = "", b[400] = "", c[400] = "";
+    if (max_cfg)
+        snprintf(a, sizeof a, " attrs = {lowering_config = %s}", max_cfg);
+    if (sum_cfg)
+        snprintf(b, sizeof b, " attrs = {lowering_config = %s}", sum_cfg);
+    if (ew_cfg)
+        snprintf(c, sizeof c, " attrs = {lowering_config = %s}", ew_cfg);
+    snprintf(
+        buf, n,
+        "#ti = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> "
+        "workgroup_size = [128, 1, 1] subgroup_size = 32>\n"
+        "func.func @sm() attributes {translation_info = #ti} {\n"
+        "  %%c0 = arith.constant 0 : index\n"
+        "  %%nan = arith.constant 0xFFC00000 : f32\n"
+        "  %%zero = arith.constant 0.000000e+00 : f32\n"
+        "  %%in = hal.interface.binding.subspan layout(#l) binding(0) offset(%%c0) "
+        "flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>\n"
+        "  %%out = hal.interface.binding.subspan layout(#l) binding(1) offset(%%c0) : "
+        "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
+        "  %%x = iree_tensor_ext.dispatch.tensor.load %%in, offsets = [0, 0], sizes = [64, "
+        "4096], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>"
+        " -> tensor<64x4096xf32>\n"
+        "  %%e1 = tensor.empty() : tensor<64xf32>\n"
+        "  %%f0 = linalg.fill ins(%%nan : f32) outs(%%e1 : tensor<64xf32>) -> tensor<64xf32>\n"
+        "  %%max = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%%x "
+        ": tensor<64x4096xf32>) outs(%%f0 : tensor<64xf32>)%s {\n"
+        "  ^bb0(%%a: f32, %%o: f32):\n"
+        "    %%m = arith.maxnumf %%a, %%o : f32\n"
+        "    linalg.yield %%m : f32\n"
+        "  } -> tensor<64xf32>\n"
+        "  %%f1 = linalg.fill ins(%%zero : f32) outs(%%e1 : tensor<64xf32>) -> tensor<64xf32>\n"
+        "  %%sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+        "[\"parallel\", \"reduction\"]} ins(%%x, %%max : tensor<64x4096xf32>, tensor<64xf32>) "
+        "outs(%%f1 : tensor<64xf32>)%s {\n"
+        "  ^bb0(%%a: f32, %%mx: f32, %%o: f32):\n"
+        "    %%d = arith.subf %%a, %%mx : f32\n"
+        "    %%ex = math.exp %%d : f32\n"
+        "    %%s = arith.addf %%ex, %%o : f32\n"
+        "    linalg.yield %%s : f32\n"
+        "  } -> tensor<64xf32>\n"
+        "  %%e2 = tensor.empty() : tensor<64x4096xf32>\n"
+        "  %%y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> "
+        "(d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} ins(%%x, %%max, %%sum : "
+        "tensor<64x4096xf32>, tensor<64xf32>, tensor<64xf32>) outs(%%e2 : "
+        "tensor<64x4096xf32>)%s {\n"
+        "  ^bb0(%%a: f32, %%mx: f32, %%s: f32, %%o: f32):\n"
+        "    %%d = arith.subf %%a, %%mx : f32\n"
+        "    %%ex = math.exp %%d : f32\n"
+        "    %%q = arith.divf %%ex, %%s : f32\n"
+        "    linalg.yield %%q : f32\n"
+        "  } -> tensor<64x4096xf32>\n"
+        "  iree_tensor_ext.dispatch.tensor.store %%y, %%out, offsets = [0, 0], sizes = [64, "
+        "4096], strides = [1, 1] : tensor<64x4096xf32> -> "
+        "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
+        "  return\n"
+        "}\n",
+        a, b, c);
+}
+
+typedef struct {
+    ls_module *m;
+    ls_derived d[LS_IMPORT_MAX_ITEMS];
+    ls_plan plans[LS_IMPORT_MAX_ITEMS];
+    ls_fused_kernel k;
+    ls_hw hw;
+    bool fused;
+    char why[512];
+} kernel;
+
+/* ir parsed, every reduction derived and planned for model, and the
+ * dispatch of reduction 0 built as one kernel (or not: k->why). */
+static kernel *kernel_of_module(ls_module *m, const char *model)
+{
+    kernel *k = ls_xcalloc(1, sizeof *k);
+    ls_diag d;
+    ls_diag_clear(&d);
+    k->m = m;
+    ck_assert(ls_hw_load(model, &k->hw, &d) == LS_OK);
+    ls_plan_target t = ls_plan_target_from_arch(k->hw.arch);
+    for (size_t i = 0; i < k->m->n_problems; i++) {
+        ck_assert_msg(ls_derive(&k->m->problems[i], &k->d[i], &d) == LS_OK, "%s", d.msg);
+        ck_assert_msg(ls_plan_build(&k->m->problems[i], &k->d[i], t, &k->plans[i], &d) == LS_OK,
+                      "%s", d.msg);
+    }
+    k->fused = ls_fused_build(k->m, 0, k->plans, &k->k, k->why, sizeof k->why);
+    return k;
+}
+
+static kernel *kernel_of(const char *ir, const char *model)
+{
+    ls_diag d;
+    ls_module *m = load_text(ir, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    return kernel_of_module(m, model);
+}
+
+static void kernel_free(kernel *k)
+{
+    free(k->m);
+    free(k);
+}
+
+static void run(const ls_plan *pl, const ls_hw *hw, ls_sim_result *r, bool plain)
+{
+    ls_engine_opts o = {.plain_scoreboard = plain};
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_engine_run(pl, hw, r, &o, &d) == LS_OK, "%s", d.msg);
+}
+
+/* The loops and what each reads from registers. */
+START_TEST(softmax_is_three_loops)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, RED_CFG, RED_CFG, EW_CFG);
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    const ls_fused_kernel *f = &k->k;
+    ck_assert_int_eq(f->n_phases, 3);
+    ck_assert_int_eq(f->phase[0].problem, 0);
+    ck_assert_int_eq(f->phase[1].problem, 1);
+    ck_assert(f->phase[2].elementwise && f->phase[2].problem == -1);
+    ck_assert(!f->phase[0].store && !f->phase[1].store); /* kept in registers, never stored */
+    /* one tensor loaded, x, by all three loops; the max and the sum from
+     * the loops before */
+    ck_assert_int_eq(f->problem.n_inputs, 1);
+    ck_assert_str_eq(f->problem.inputs[0].name, "%x");
+    ck_assert_int_eq(f->phase[0].operand[0], 0);
+    ck_assert_int_eq(f->phase[1].operand[0], 0);
+    ck_assert_int_eq(f->phase[1].operand[1], -1);
+    ck_assert_int_eq(f->phase[1].held[1], 0);
+    ck_assert_int_eq(f->phase[2].operand[0], 0);
+    ck_assert_int_eq(f->phase[2].held[1], 0);
+    ck_assert_int_eq(f->phase[2].held[2], 1);
+    /* a trip's tile is 512 elements over 4 subgroups: each writes 128 f32,
+     * one 4-wide vector a thread */
+    ck_assert_int_eq(f->phase[2].stores, 1);
+    ck_assert_int_eq(f->phase[2].store_bytes, 512);
+    /* each reduction's buffer is its own allocation */
+    ck_assert_int_eq(f->plan.buffer_bytes, k->plans[0].buffer_bytes + k->plans[1].buffer_bytes);
+    kernel_free(k);
+}
+END_TEST
+
+/* The kernel's counts are its loops': the reductions' own runs without
+ * their stores, plus the elementwise loop's loads, body ops and stores. */
+START_TEST(softmax_counts_are_its_loops)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, RED_CFG, RED_CFG, EW_CFG);
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    ls_sim_result rf, r0, r1;
+    run(&k->k.plan, &k->hw, &rf, false);
+    run(&k->plans[0], &k->hw, &r0, false);
+    run(&k->plans[1], &k->hw, &r1, false);
+    const ls_plan *ew = k->k.phase[2].plan;
+    int64_t sgs = 64 * 4, trips = 8;
+    ck_assert_int_eq(rf.n_loops, 3);
+    ck_assert_int_eq(rf.loop_trips[2], trips);
+    /* loads (1 vector) and per element the body: subf, exp, divf as sm_90 emits them */
+    int64_t ew_la = trips * sgs * (1 + 4 * (ew->body_machine_alu_ops + ew->body_sfu_ops));
+    ck_assert_int_gt(ew->body_sfu_ops, 0);
+    ck_assert_int_eq(rf.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                     r0.stage[LS_STAGE_LOAD_ACCUMULATE].instructions +
+                         r1.stage[LS_STAGE_LOAD_ACCUMULATE].instructions + ew_la);
+    for (int s = LS_STAGE_THREAD_REDUCE; s < LS_STAGE_STORE; s++) {
+        ck_assert_int_eq(rf.stage[s].instructions, r0.stage[s].instructions + r1.stage[s].instructions);
+        ck_assert_int_eq(rf.stage[s].barriers, r0.stage[s].barriers + r1.stage[s].barriers);
+        ck_assert_int_eq(rf.stage[s].shuffles, r0.stage[s].shuffles + r1.stage[s].shuffles);
+    }
+    ck_assert_int_gt(rf.stage[LS_STAGE_CROSS_SUBGROUP].barriers, 0);
+    /* the only stores: the elementwise loop's, one a trip, the whole result */
+    ck_assert_int_eq(rf.stage[LS_STAGE_STORE].instructions, trips * sgs);
+    ck_assert_int_eq(rf.stage[LS_STAGE_STORE].global_bytes, 64 * 4096 * 4);
+    /* x is read three times, from DRAM once: the row (16 KiB) stays in the
+     * caches between the loops */
+    int64_t x_bytes = 64 * 4096 * 4;
+    ck_assert_int_eq(rf.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 3 * x_bytes);
+    ck_assert_int_eq(rf.operand[0].dram_bytes, x_bytes);
+    ck_assert_int_eq(rf.operand[0].l1_hits + rf.operand[0].sector_hits,
+                     2 * rf.operand[0].sectors / 3);
+    ck_assert_int_eq(rf.dram_bytes, 2 * x_bytes);
+    /* longer than either reduction alone */
+    ck_assert_int_gt(rf.cycles, r0.cycles);
+    ck_assert_int_gt(rf.cycles, r1.cycles);
+    kernel_free(k);
+}
+END_TEST
+
+/* The shared scoreboard entries across several loops give the figures
+ * of one entry per instruction; the same input, the same figures. */
+START_TEST(softmax_scoreboard_and_determinism)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, RED_CFG, RED_CFG, EW_CFG);
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    ls_sim_result a, b, c;
+    run(&k->k.plan, &k->hw, &a, false);
+    run(&k->k.plan, &k->hw, &b, true);
+    run(&k->k.plan, &k->hw, &c, false);
+    ck_assert_int_eq(a.cycles, b.cycles);
+    ck_assert_int_eq(a.cycles, c.cycles);
+    ck_assert_int_eq(a.events, c.events);
+    for (int s = 0; s < LS_STAGE_COUNT; s++) {
+        ck_assert_int_eq(a.stage[s].critical_cycles, b.stage[s].critical_cycles);
+        ck_assert_int_eq(a.stage[s].subgroup_cycles, b.stage[s].subgroup_cycles);
+    }
+    kernel_free(k);
+}
+END_TEST
+
+/* The program: a later loop's use of a value from registers waits for
+ * the instruction that made it, the last of the loop before's reduce. */
+START_TEST(held_values_wait_for_their_reduce)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, RED_CFG, RED_CFG, EW_CFG);
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    engine e;
+    ls_sim_result r;
+    int64_t total;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_engine_prepare(&e, &k->k.plan, &k->hw, &r, NULL, &total, &d) == LS_OK);
+    ck_assert_int_eq(e.n_loops, 3);
+    for (int l = 1; l < 3; l++) {
+        int latest = -1;
+        for (int i = e.loops[l].begin; i < e.loops[l].end; i++)
+            for (int s = 0; s < 2; s++) {
+                int p = e.code[i].dep[s];
+                if (e.code[i].kind == I_GLOAD || p < 0 || p >= e.loops[l].begin)
+                    continue;
+                /* a reduction's result: after its loop, its combine */
+                ck_assert_int_eq(e.code[p].loop, -1);
+                ck_assert_int_eq(e.code[p].stage, LS_STAGE_ACC_COMBINE);
+                latest = p > latest ? p : latest;
+            }
+        /* the loop before's own result among them (the sum's loop reads
+         * the max; the division reads the max and the sum) */
+        ck_assert_msg(latest >= e.loops[l - 1].end, "loop %d: latest %d", l, latest);
+    }
+    /* the loops run their own trips, counted on from one to the next */
+    ck_assert_int_eq(e.loops[1].trip0, e.loops[0].trips);
+    ck_assert_int_eq(e.loops[2].trip0, e.loops[0].trips + e.loops[1].trips);
+    free(e.code);
+    kernel_free(k);
+}
+END_TEST
+
+static void apart(const char *max_cfg, const char *sum_cfg, const char *ew_cfg, const char *why)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, max_cfg, sum_cfg, ew_cfg);
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(!k->fused, "fused, expected: %s", why);
+    ck_assert_msg(strstr(k->why, why) != NULL, "%s; expected: %s", k->why, why);
+    kernel_free(k);
+}
+
+START_TEST(dispatches_timed_apart_say_why)
+{
+    /* the sum tiled 8 a thread, 1024 a trip */
+    apart(RED_CFG,
+          "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], thread "
+          "= [0, 8], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
+          EW_CFG, "tiled differently");
+    /* the division's serial tile not the reductions' */
+    apart(RED_CFG, RED_CFG,
+          "#iree_gpu.lowering_config<{serial = [0, 1024], thread = [0, 8], lane_basis = [[1, "
+          "32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
+          "tiles it differently");
+    /* a serial tile on the dim the workgroups share */
+    apart(RED_CFG, RED_CFG,
+          "#iree_gpu.lowering_config<{serial = [1, 512], thread = [0, 4], lane_basis = [[1, "
+          "32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
+          "tiles a dim the workgroups share");
+    /* a reduction level on an op without reduction loops */
+    apart(RED_CFG, RED_CFG,
+          "#iree_gpu.lowering_config<{serial = [0, 512], reduction = [0, 512], thread = [0, 4], "
+          "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
+          "reduction tiling level");
+    /* no config on the division, the reductions' written: not guessed */
+    apart(RED_CFG, RED_CFG, NULL, "does not guess its tiling");
+}
+END_TEST
+
+/* A dispatch of one reduction and nothing else stored is one loop: no
+ * fused kernel, and nothing to say. */
+START_TEST(one_loop_is_not_fused)
+{
+    ls_diag d;
+    ls_module *m = load_example("h100_rowsum_f16_2048x8192.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    kernel *k = kernel_of_module(m, "h100");
+    ck_assert(!k->fused);
+    ck_assert_str_eq(k->why, "");
+    kernel_free(k);
+}
+END_TEST
+
+static Suite *fused_suite(void)
+{
+    Suite *s = suite_create("fused");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60); /* engine runs under the sanitizers */
+    tcase_add_test(tc, softmax_is_three_loops);
+    tcase_add_test(tc, softmax_counts_are_its_loops);
+    tcase_add_test(tc, softmax_scoreboard_and_determinism);
+    tcase_add_test(tc, held_values_wait_for_their_reduce);
+    tcase_add_test(tc, dispatches_timed_apart_say_why);
+    tcase_add_test(tc, one_loop_is_not_fused);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(fused_suite)
