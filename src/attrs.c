@@ -447,8 +447,9 @@ void ls_lowering_config_format(const ls_lowering_config *c, char *buf, size_t si
     } lists[] = {{"workgroup", &c->workgroup},
                  {"thread", &c->thread},
                  {"partial_reduction", &c->partial_reduction},
+                 {"serial", &c->serial},
                  {"reduction", &c->reduction}};
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         if (!lists[i].l->present)
             continue;
         APPEND("%s%s = ", sep, lists[i].k);

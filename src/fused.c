@@ -433,3 +433,73 @@ bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fu
             pl->buffer_bytes += k->phase[i].plan->buffer_bytes;
     return true;
 }
+
+/* " (distributed vector<...>)" for operand k, "" when packed. */
+static void distributed(const ls_plan *pl, int k, bool packed, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (packed)
+        return;
+    char ty[900];
+    ls_plan_input_vector_type(pl, k, ty, sizeof ty);
+    snprintf(buf, n, " (distributed %s)", ty);
+}
+
+void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
+{
+    fprintf(f, "one kernel for the dispatch: %d loops, one after another, each reading its tiles "
+               "again\n",
+            k->n_phases);
+    char buf[1024];
+    for (int i = 0; i < k->n_phases; i++) {
+        const ls_fused_phase *ph = &k->phase[i];
+        if (!ph->elementwise) {
+            fprintf(f, "  loop %d: %s, its plan above; its result %s\n", i + 1, ph->what,
+                    ph->store ? "stored after its reduce" : "held in registers, not stored");
+            continue;
+        }
+        const ls_plan *pl = ph->plan;
+        const ls_problem *p = pl->problem;
+        fprintf(f, "  loop %d: %s (serial tile: its loop over the reduction's tiles, laid out as "
+                   "loop 1)\n",
+                i + 1, ph->what);
+        /* the distributed types are the layout's over the body dims; when the
+         * reductions are packed (GPUPackPartialReductions), the elementwise
+         * op, which IREE does not pack, has the same elements a thread in
+         * fewer dims: its types are not printed */
+        bool packed = false;
+        for (int b = 0; b < pl->derived->body_rank; b++)
+            packed |= pl->derived->body_inner[b];
+        if (pl->iterations > 1)
+            fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)pl->iterations);
+        else
+            fprintf(f, "    (loop elided: one iteration) {\n");
+        for (int a = 0; a + 1 < p->n_inputs; a++) {
+            if (ph->held[a] >= 0) {
+                fprintf(f, "      input %d %s: the result of loop %d, held in registers (no "
+                           "load)\n",
+                        a, p->inputs[a].name, ph->held[a] + 1);
+                continue;
+            }
+            distributed(pl, a, packed, buf, sizeof buf);
+            fprintf(f, "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per "
+                       "thread%s\n",
+                    a, p->inputs[a].name, (long long)pl->inputs[a].loads,
+                    (long long)pl->inputs[a].width, ls_elem_type_name(p->inputs[a].type), buf);
+        }
+        if (p->body.n > 0) {
+            fprintf(f, "      body, per element (%d op%s; the backend emits %d ALU and %d "
+                       "special-function instruction%s):\n",
+                    pl->body_alu_ops, pl->body_alu_ops == 1 ? "" : "s", pl->body_machine_alu_ops,
+                    pl->body_sfu_ops, pl->body_sfu_ops == 1 ? "" : "s");
+            ls_body_print(&p->body, "        ", f);
+        }
+        int out = p->n_inputs - 1;
+        distributed(pl, out, packed, buf, sizeof buf);
+        fprintf(f, "      %lld x vector.transfer_write vector<%lldx%s> per thread%s: %lld bytes "
+                   "a subgroup\n    }\n",
+                (long long)ph->stores, (long long)pl->inputs[out].width,
+                ls_elem_type_name(p->inputs[out].type), buf,
+                (long long)(ph->stores * ph->store_bytes));
+    }
+}

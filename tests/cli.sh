@@ -234,6 +234,23 @@ sed 's|serial = \[0, 1024\], thread = \[0, 8\]|serial = [0, 512], thread = [0, 4
 $LANESCOPE sim "$tmp/together.mlir" --target h100 >"$tmp/together.txt" 2>&1
 contains "together: two loops" "$tmp/together.txt" "loop 2: the linalg.generic at 18:8, 8 trips; stores its result, 512 bytes a subgroup a trip"
 contains "together: x read once" "$tmp/together.txt" "DRAM 2.097 MB moved"
+# --dump-plan: after the reduction's plan, the kernel's loops, the division's in full
+$LANESCOPE sim "$tmp/together.mlir" --target h100 --no-check --dump-plan >"$tmp/together_plan.txt" 2>&1
+contains "dump-plan: the kernel" "$tmp/together_plan.txt" "one kernel for the dispatch: 2 loops, one after another"
+contains "dump-plan: the division's loop" "$tmp/together_plan.txt" "    scf.for %k = 0 to 8 {"
+contains "dump-plan: the sum from registers" "$tmp/together_plan.txt" "input 1 %sum: the result of loop 1, held in registers (no load)"
+contains "dump-plan: the division's store" "$tmp/together_plan.txt" "1 x vector.transfer_write vector<4xf32> per thread: 512 bytes a subgroup"
+# explain: after the dispatch's last reduction, its kernel (the division's
+# config and body), or why sim times it apart
+$LANESCOPE explain "$tmp/together.mlir" >"$tmp/together_ex.txt" 2>&1
+contains "explain: the kernel" "$tmp/together_ex.txt" "dispatch @norm: one kernel of 2 loops, one after another, as IREE builds it"
+contains "explain: the division's config, serial kept" "$tmp/together_ex.txt" "lowering_config: #iree_gpu.lowering_config<{thread = [0, 4], serial = [0, 512], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
+contains "explain: the division's body" "$tmp/together_ex.txt" "%2 = arith.divf %0, %1 : f32"
+$LANESCOPE explain "$tmp/apart.mlir" >"$tmp/apart_ex.txt" 2>&1
+contains "explain: timed apart" "$tmp/apart_ex.txt" "dispatch @norm: one kernel in IREE; \`lanescope sim\` times its reductions apart:"
+$LANESCOPE explain "$tmp/together.mlir" --format json >"$tmp/together_ex.json" 2>&1
+tr -d ' \n' <"$tmp/together_ex.json" >"$tmp/together_ex.flat"
+contains "explain json: the kernel" "$tmp/together_ex.flat" '"kind":"dispatch_kernel","name":"@norm"'
 # draw traffic of a multi-op dispatch: the one kernel, as sim times it
 $LANESCOPE draw traffic "$tmp/together.mlir" --target h100 -o "$tmp/together.png" --quiet
 check "draw traffic of one kernel exits 0" $?

@@ -206,6 +206,7 @@ def main():
     att_ok, att_total, att_sim = 0, 0, 0
     ok, with_dims, fails, total = 0, 0, {}, 0
     cfg_total, cfg_ok, cfg_miss, cfg_routed = 0, 0, [], []
+    one_kernel, apart = [], {}
     with tempfile.TemporaryDirectory() as scratch:
         tmp = a.keep or scratch
         if a.keep:
@@ -232,6 +233,12 @@ def main():
                     if rc == 0:
                         ok += 1
                         with_dims += bool(dims)
+                        # a dispatch of several loops: one kernel, or why apart
+                        if "one kernel for the dispatch" in out:
+                            one_kernel.append(f"{name}@{t}")
+                        m = re.search(r"here timed apart: (.*)", out)
+                        if m:
+                            apart.setdefault(normal(m.group(1)), []).append(f"{name}@{t}")
                     else:
                         fails.setdefault(reason(err), []).append(f"{name}@{t}")
                     line = f"{name} {t}: sim " + ("ok" if rc == 0 else reason(err))
@@ -281,6 +288,12 @@ def main():
                         print(line)
     print(f"{ok} of {total} case x target rows simulate with the functional check"
           f" ({with_dims} of them with --dim {DYN_SIZE} for their dynamic sizes)")
+    print(f"{len(one_kernel)} of them are dispatches of several loops timed as IREE's one kernel"
+          f"{': ' + ', '.join(one_kernel[:6]) if one_kernel else ''}"
+          f"{' ...' if len(one_kernel) > 6 else ''}; "
+          f"{sum(len(v) for v in apart.values())} are timed one reduction at a time:")
+    for why, where in sorted(apart.items(), key=lambda kv: -len(kv[1])):
+        print(f"{len(where):4d}  {why}  (e.g. {where[0]})")
     same = {w: v for w, v in fails.items() if IREE_TOO.search(w)}
     unread = {w: v for w, v in fails.items() if NO_READER.search(w)}
     lack = {w: v for w, v in fails.items() if not IREE_TOO.search(w) and not NO_READER.search(w)}

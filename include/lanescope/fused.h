@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lanescope/import.h"
 #include "lanescope/plan.h"
@@ -68,6 +69,10 @@ typedef struct ls_fused_kernel {
  * k must stay where it is while k->plan is used. */
 bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
                     char *why, size_t why_size);
+
+/* The kernel's loops in IREE's vocabulary, as `sim --dump-plan` prints
+ * them after the reductions' own plans: an elementwise loop in full. */
+void ls_fused_dump(const ls_fused_kernel *k, FILE *f);
 
 /* Whether the dispatch stores value (a dispatch.tensor.store of it). */
 bool ls_dispatch_stores(const ls_dispatch *d, const char *value);

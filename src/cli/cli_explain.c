@@ -663,8 +663,12 @@ int ls_cmd_explain(int argc, char **argv)
         json_object *root = ls_cli_json_root("explain");
         jset(root, "input", json_object_new_string(file));
         json_object *items = json_object_new_array();
-        for (size_t i = 0; i < m->n_problems; i++)
+        for (size_t i = 0; i < m->n_problems; i++) {
             json_object_array_add(items, explain_json_problem(&m->problems[i], &derived[i], &o));
+            json_object *k = explain_json_kernel(m, i, derived);
+            if (k)
+                json_object_array_add(items, k);
+        }
         for (size_t i = 0; i < m->n_attentions; i++)
             json_object_array_add(items, explain_json_attention(m, &m->attentions[i], &attentions[i]));
         for (size_t i = 0; i < m->n_layouts; i++)
@@ -679,8 +683,10 @@ int ls_cmd_explain(int argc, char **argv)
     } else {
         if (o.fmt == FMT_MD)
             fprintf(out.f, "# lanescope explain: %s\n\n", file);
-        for (size_t i = 0; i < m->n_problems; i++)
+        for (size_t i = 0; i < m->n_problems; i++) {
             text_problem(out.f, &m->problems[i], &derived[i], &o);
+            explain_text_kernel(out.f, m, i, derived, &o);
+        }
         for (size_t i = 0; i < m->n_attentions; i++)
             explain_text_attention(out.f, m, &m->attentions[i], &attentions[i], &o);
         for (size_t i = 0; i < m->n_layouts; i++)

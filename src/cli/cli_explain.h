@@ -53,6 +53,12 @@ void explain_thread_info(const ls_problem *p, const ls_derived *d, int64_t tid,
                          thread_info *t);
 /* Input k is named by the config's promote_operands. */
 bool explain_promoted(const ls_problem *p, int k);
+/* cli_explain_kernel.c: after a dispatch's last reduction (problem
+ * `last`), the one kernel IREE builds for the dispatch, or why sim times
+ * its reductions apart; nothing (NULL) for a dispatch of one loop. */
+void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_derived *derived,
+                         const opts *o);
+json_object *explain_json_kernel(const ls_module *m, size_t last, const ls_derived *derived);
 /* cli_explain_attention.c: an attention op, as text / markdown and JSON. */
 void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attention *ma,
                             const ls_attention *a, const opts *o);

@@ -341,8 +341,12 @@ int ls_cmd_sim(int argc, char **argv)
         ls_problem *p = &m->problems[i];
         ls_hw hw = hws[i];
         kernel_share ks = shares[i];
-        if (dump)
+        if (dump) {
             ls_plan_dump(&plans[i], out.f);
+            bool last = i + 1 == m->n_problems || m->problems[i + 1].dispatch != p->dispatch;
+            if (last && ks.fused) /* after the dispatch's last reduction: its kernel's loops */
+                ls_fused_dump(ks.fused, out.f);
+        }
         ls_sim_result r;
         ls_bottleneck bn;
         char what[160];

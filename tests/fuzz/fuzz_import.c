@@ -3,13 +3,16 @@
  * through validation, layout derivation and -- for small problems -- the
  * plan, the timing engine and the functional model; read again with its
  * attention ops, through their layout, the values run's checks and the
- * engine's view (attention_timing.c).  Crashes, leaks, hangs, UB and wrong
+ * engine's view (attention_timing.c); and the dispatch as one kernel
+ * (fused.h), run with shared and plain scoreboards.  Crashes, leaks, hangs, UB and wrong
  * reduction values are what the fuzzer looks for. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuzz_common.h"
 #include "lanescope/attention.h"
+#include "lanescope/fused.h"
 #include "lanescope/import.h"
 
 /* Every attention op of the input laid out (its configs or IREE's on
@@ -41,6 +44,44 @@ static void attentions(const uint8_t *data, size_t size)
     free(m);
 }
 
+/* The dispatch of each module's first reduction as one kernel (fused.h),
+ * its plans for the first reduction's machine; a small kernel runs twice,
+ * with shared and with one scoreboard entry per instruction, which must
+ * agree bit for bit (sim/engine_fused.c). */
+static void one_kernel(ls_module *m)
+{
+    if (m->n_problems == 0)
+        return;
+    ls_derived *dv = ls_xcalloc(m->n_problems, sizeof *dv);
+    ls_plan *plans = ls_xcalloc(m->n_problems, sizeof *plans);
+    ls_fused_kernel *k = ls_xcalloc(1, sizeof *k);
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    bool ok = true;
+    for (size_t i = 0; ok && i < m->n_problems; i++)
+        ok = ls_derive(&m->problems[i], &dv[i], &d) == LS_OK &&
+             fz_machine(m->problems[i].inputs[0].map_n % 2 == 0 ? "gfx942" : "sm_80",
+                        dv[0].subgroup_size, &hw, &d) == LS_OK &&
+             ls_plan_build(&m->problems[i], &dv[i], ls_plan_target_from_arch(hw.arch), &plans[i],
+                           &d) == LS_OK;
+    char why[512];
+    int64_t n;
+    if (ok && ls_fused_build(m, 0, plans, k, why, sizeof why) &&
+        ls_engine_estimate(&k->plan, &hw, &n, &d) == LS_OK && n >= 0 && n < 200000) {
+        ls_sim_result a, b;
+        ls_engine_opts plain = {.plain_scoreboard = true};
+        ls_status s1 = ls_engine_run(&k->plan, &hw, &a, NULL, &d);
+        ls_diag_clear(&d);
+        ls_status s2 = ls_engine_run(&k->plan, &hw, &b, &plain, &d);
+        if (s1 != s2 || (s1 == LS_OK && memcmp(&a, &b, sizeof a) != 0))
+            __builtin_trap();
+    }
+    free(k);
+    free(plans);
+    free(dv);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     ls_module *m = ls_xcalloc(1, sizeof *m);
@@ -56,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 fz_simulate(&m->problems[i], dv, m->problems[i].inputs[0].map_n % 2 == 0);
         }
         free(dv);
+        one_kernel(m);
     }
     attentions(data, size);
     ls_arena a;

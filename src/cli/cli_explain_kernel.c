@@ -1,0 +1,159 @@
+/* cli_explain_kernel.c: `lanescope explain` on a dispatch of several
+ * reductions and stored elementwise ops -- the one kernel IREE builds for
+ * it (fused.h): its loops in order, each elementwise op with its config
+ * and body, or why lanescope times the reductions apart. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_explain.h"
+#include "lanescope/fused.h"
+#include "lanescope/plan.h"
+
+/* The kernel of the dispatch whose last reduction is problem `last`: true
+ * and k built when the dispatch has several loops that are one kernel;
+ * false with why ("" when it has one loop only). */
+static bool kernel_of(const ls_module *m, size_t last, const ls_derived *derived,
+                      ls_plan *plans, ls_fused_kernel *k, size_t *first, char *why, size_t n)
+{
+    const ls_problem *p = &m->problems[last];
+    why[0] = '\0';
+    if (p->dispatch < 0)
+        return false;
+    size_t i = last;
+    while (i > 0 && m->problems[i - 1].dispatch == p->dispatch)
+        i--;
+    *first = i;
+    ls_plan_target t = ls_plan_target_from_arch(p->target.arch);
+    for (size_t j = i; j <= last; j++) {
+        ls_diag d;
+        ls_diag_clear(&d);
+        if (ls_plan_build(&m->problems[j], &derived[j], t, &plans[j], &d)) {
+            snprintf(why, n, "%s", d.msg);
+            return false;
+        }
+    }
+    return ls_fused_build(m, i, plans, k, why, n);
+}
+
+static void elementwise_text(FILE *f, const ls_module *m, const ls_fused_phase *ph,
+                             const char *li)
+{
+    const ls_module_elementwise *e = &m->elementwise[ph->elementwise_op];
+    char cfg[1024];
+    if (e->has_config) {
+        ls_lowering_config_format(&e->config, cfg, sizeof cfg);
+        fprintf(f, "%s    lowering_config: %s\n", li, cfg);
+    } else {
+        fprintf(f, "%s    lowering_config: none in the input; IREE's heuristic tiles it as the "
+                   "reductions (`lanescope suggest` prints its serial config)\n",
+                li);
+    }
+    const ls_problem *v = ph->plan->problem;
+    fprintf(f, "%s    body, per element (%d op%s; %d ALU and %d special-function instruction%s "
+               "as the backend emits them):\n",
+            li, ph->plan->body_alu_ops, ph->plan->body_alu_ops == 1 ? "" : "s",
+            ph->plan->body_machine_alu_ops, ph->plan->body_sfu_ops,
+            ph->plan->body_sfu_ops == 1 ? "" : "s");
+    char indent[32];
+    snprintf(indent, sizeof indent, "%s      ", li);
+    ls_body_print(&v->body, indent, f);
+}
+
+void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_derived *derived,
+                         const opts *o)
+{
+    const ls_problem *p = &m->problems[last];
+    if (p->dispatch < 0 || (last + 1 < m->n_problems && m->problems[last + 1].dispatch == p->dispatch))
+        return;
+    ls_plan *plans = ls_xcalloc(m->n_problems, sizeof *plans);
+    ls_fused_kernel *k = ls_xcalloc(1, sizeof *k);
+    char why[512];
+    size_t first = last;
+    bool md = o->fmt == FMT_MD;
+    const char *li = md ? "- " : "  ";
+    const ls_dispatch *d = &m->dispatches[p->dispatch];
+    if (kernel_of(m, last, derived, plans, k, &first, why, sizeof why)) {
+        if (md)
+            fprintf(f, "## The dispatch @%s: one kernel of %d loops\n\n", d->func, k->n_phases);
+        else
+            fprintf(f, "dispatch @%s: one kernel of %d loops, one after another, as IREE builds "
+                       "it (`lanescope sim` times it so)\n",
+                    d->func, k->n_phases);
+        for (int i = 0; i < k->n_phases; i++) {
+            const ls_fused_phase *ph = &k->phase[i];
+            fprintf(f, "%sloop %d: %s, %lld trip%s%s\n", li, i + 1, ph->what,
+                    (long long)ph->plan->iterations, ph->plan->iterations == 1 ? "" : "s",
+                    ph->elementwise ? "; its result stored tile by tile"
+                    : ph->store     ? "; then its reduce, its result stored"
+                                    : "; then its reduce, its result kept in registers");
+            for (int a = 0; a < ph->plan->problem->n_inputs; a++)
+                if (ph->held[a] >= 0)
+                    fprintf(f, "%s    reads %s from registers: loop %d's result\n", li,
+                            ph->plan->problem->inputs[a].name, ph->held[a] + 1);
+            if (ph->elementwise)
+                elementwise_text(f, m, ph, li);
+        }
+        fprintf(f, "\n");
+    } else if (why[0]) {
+        if (md)
+            fprintf(f, "## The dispatch @%s: timed one reduction at a time\n\n", d->func);
+        else
+            fprintf(f, "dispatch @%s: one kernel in IREE; `lanescope sim` times its reductions "
+                       "apart:\n",
+                    d->func);
+        fprintf(f, "%s%s\n\n", li, why);
+    }
+    free(k);
+    free(plans);
+}
+
+json_object *explain_json_kernel(const ls_module *m, size_t last, const ls_derived *derived)
+{
+    const ls_problem *p = &m->problems[last];
+    if (p->dispatch < 0 || (last + 1 < m->n_problems && m->problems[last + 1].dispatch == p->dispatch))
+        return NULL;
+    ls_plan *plans = ls_xcalloc(m->n_problems, sizeof *plans);
+    ls_fused_kernel *k = ls_xcalloc(1, sizeof *k);
+    char why[512];
+    size_t first = last;
+    json_object *o = NULL;
+    bool fused = kernel_of(m, last, derived, plans, k, &first, why, sizeof why);
+    if (fused || why[0]) {
+        o = json_object_new_object();
+        const ls_dispatch *d = &m->dispatches[p->dispatch];
+        char name[128], where[400];
+        snprintf(name, sizeof name, "@%s", d->func);
+        snprintf(where, sizeof where, "%s:%d:%d", d->file, d->line, d->col);
+        jset(o, "kind", json_object_new_string("dispatch_kernel"));
+        jset(o, "name", json_object_new_string(name));
+        jset(o, "location", json_object_new_string(where));
+        jset(o, "one_kernel", json_object_new_boolean(fused));
+        if (!fused)
+            jset(o, "timed_apart", json_object_new_string(why));
+        json_object *loops = json_object_new_array();
+        for (int i = 0; fused && i < k->n_phases; i++) {
+            const ls_fused_phase *ph = &k->phase[i];
+            json_object *l = json_object_new_object();
+            jset(l, "op", json_object_new_string(ph->what));
+            jset(l, "elementwise", json_object_new_boolean(ph->elementwise));
+            jset(l, "trips", json_object_new_int64(ph->plan->iterations));
+            jset(l, "stores", json_object_new_boolean(ph->elementwise || ph->store));
+            if (ph->elementwise) {
+                const ls_module_elementwise *e = &m->elementwise[ph->elementwise_op];
+                char cfg[1024] = "";
+                if (e->has_config)
+                    ls_lowering_config_format(&e->config, cfg, sizeof cfg);
+                jset(l, "lowering_config", json_object_new_string(cfg));
+                jset(l, "body_ops", json_object_new_int(ph->plan->body_alu_ops));
+            }
+            json_object_array_add(loops, l);
+        }
+        if (fused)
+            jset(o, "loops", loops);
+        else
+            json_object_put(loops);
+    }
+    free(k);
+    free(plans);
+    return o;
+}
