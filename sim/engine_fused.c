@@ -15,8 +15,30 @@
 /* An elementwise op's loop: per iteration its loads, per register its
  * body (the view's ops, as the reduction's body is emitted), and one
  * store per result vector, after the registers that vector holds. */
+/* An elementwise op on the reductions' results (ph->epilogue): per result
+ * slot its body, from the values held, then its store; no loop. */
+static void append_epilogue(engine *e, const ls_fused_phase *ph, const int *held)
+{
+    e->loop_begin = e->loop_end = e->ncode;
+    int nb = ph->epilogue_alu + ph->epilogue_sfu;
+    int64_t ticks = llround((double)ph->epilogue_bytes * LS_TICK / e->hw->dram_bytes_per_cycle);
+    for (int64_t q = 0; q < e->plan->results_per_thread; q++) {
+        int v = held[0] - 1;
+        for (int o = 0; o < nb; o++)
+            v = ls_engine_emit(e, o < ph->epilogue_alu ? I_ALU : I_SFU, LS_STAGE_ACC_COMBINE,
+                               o == 0 ? held[0] - 1 : v,
+                               o + 1 < LS_MAX_INPUTS ? held[o + 1] - 1 : -1);
+        int w = ls_engine_emit(e, I_GSTORE, LS_STAGE_STORE, v, -1);
+        e->code[w].store_bytes = ph->epilogue_bytes;
+        e->code[w].store_ticks = ticks > 0 ? ticks : 1;
+    }
+    e->last_result = e->ncode - 1;
+}
+
 static int64_t elementwise_cap(const engine *e, const ls_fused_phase *ph)
 {
+    if (ph->epilogue)
+        return e->plan->results_per_thread * (ph->epilogue_alu + ph->epilogue_sfu + 1) + 2;
     const ls_plan *pl = e->plan;
     int64_t loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
@@ -78,6 +100,10 @@ static void enter_phase(engine *e, const ls_fused_phase *ph)
     /* an elementwise loop stays rolled (its stores are in the body; the
      * model's departure, docs/reduction-families.md) */
     e->unroll = ph->elementwise ? 1 : ls_engine_unroll(ph->plan, e->hw);
+    e->loop_stores = ph->producer_op >= 0 ? ph->producer_stores : 0;
+    e->loop_store_bytes = ph->producer_store_bytes;
+    int64_t ticks = llround((double)ph->producer_store_bytes * LS_TICK / e->hw->dram_bytes_per_cycle);
+    e->loop_store_ticks = ticks > 0 ? ticks : 1;
 }
 
 void ls_engine_build_template_fused(engine *e)
@@ -106,16 +132,20 @@ void ls_engine_build_template_fused(engine *e)
     for (int i = 0; i < fk->n_phases; i++) {
         const ls_fused_phase *ph = &fk->phase[i];
         enter_phase(e, ph);
+        int nheld = ph->epilogue ? LS_MAX_INPUTS : e->p->n_inputs;
         for (int k = 0; k < LS_MAX_INPUTS; k++)
-            e->held[k] = k < e->p->n_inputs && ph->held[k] >= 0 ? result_of[ph->held[k]] + 1 : 0;
+            e->held[k] = k < nheld && ph->held[k] >= 0 ? result_of[ph->held[k]] + 1 : 0;
         e->no_store = !ph->elementwise && !ph->store;
         int start = e->ncode;
-        if (ph->elementwise)
+        if (ph->epilogue)
+            append_epilogue(e, ph, e->held);
+        else if (ph->elementwise)
             append_elementwise(e, ph);
         else
             ls_engine_append_template(e);
         result_of[i] = e->last_result;
-        int64_t trips = ph->plan->iterations / e->unroll;
+        /* an epilogue has no loop, so no trips: the count runs on unchanged */
+        int64_t trips = ph->epilogue ? 0 : ph->plan->iterations / e->unroll;
         e->loops[i] = (eloop){e->loop_begin, e->loop_end, trip0, trips, e->unroll};
         trip0 += trips;
         for (int pc = start; pc < e->ncode; pc++) {
@@ -134,6 +164,7 @@ void ls_engine_build_template_fused(engine *e)
     e->unroll = e->loops[0].unroll;
     memset(e->held, 0, sizeof e->held);
     e->no_store = false;
+    e->loop_stores = 0;
 }
 
 void ls_engine_fused_registers(const ls_plan *plan, const ls_hw *hw, ls_plan_regs *out)
@@ -146,6 +177,8 @@ void ls_engine_fused_registers(const ls_plan *plan, const ls_hw *hw, ls_plan_reg
     for (int i = 0; i < fk->n_phases; i++) {
         const ls_fused_phase *ph = &fk->phase[i];
         ls_plan_regs r;
+        if (ph->epilogue)
+            continue; /* a few values after a reduce: within the reduction's registers */
         ls_plan_registers(ph->plan, ph->elementwise ? 1 : ls_engine_unroll(ph->plan, hw), &r);
         if (r.total + held > out->total) {
             *out = r;

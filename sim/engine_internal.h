@@ -274,6 +274,9 @@ typedef struct {
     int held[LS_MAX_INPUTS];
     bool no_store;
     int last_result;
+    /* ... and the stores each iteration of its loop makes besides (a
+     * stored producer fused into it), with their bytes and DRAM ticks */
+    int64_t loop_stores, loop_store_bytes, loop_store_ticks;
     int sb_entries;      /* scoreboard entries a subgroup needs (ls_engine_assign_scoreboard) */
     int sb_stride;       /* entries from one subgroup's scoreboard to the next */
     int64_t *sb;         /* per subgroup slot, sb_stride apart: each entry's completion cycle */

@@ -323,7 +323,8 @@ int64_t ls_engine_template_cap(const engine *e)
      * memory <= 2^32 bytes checked before, the unrolled body by LLVM's
      * thresholds in ls_engine_unroll), the sum may still pass the int
      * that indexes the program */
-    int64_t cap = u * (loads + regs * (nb + n_res)) + copies + n_res * (pl->local_reduce_ops + q_n * per_q) + 18;
+    int64_t cap = u * (loads + regs * (nb + n_res) + e->loop_stores) + copies +
+                  n_res * (pl->local_reduce_ops + q_n * per_q) + 18;
     return cap > INT32_MAX ? -1 : cap;
 }
 
@@ -420,6 +421,15 @@ void ls_engine_append_template(engine *e)
         }
     }
 #undef COMBINE_OF
+    /* a stored producer fused into the loop writes its tile each
+     * iteration, once the body has computed it */
+    for (int64_t j = 0; j < u; j++)
+        for (int64_t st = 0; st < e->loop_stores; st++) {
+            int w = emit(e, I_GSTORE, LS_STAGE_STORE, e->ncode - 1, -1);
+            e->code[w].iter_offset = (int)j;
+            e->code[w].store_bytes = e->loop_store_bytes;
+            e->code[w].store_ticks = e->loop_store_ticks;
+        }
     e->loop_end = e->ncode;
     int last_loop = e->ncode - 1;
     /* THREAD_REDUCE: one chain per result slot (q_n a result, for each of

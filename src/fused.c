@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lanescope/fused.h"
+#include "lanescope/functional.h"
 #include "lanescope/layout.h"
 #include "lanescope/suggest.h"
 
@@ -100,11 +101,28 @@ static bool reduction_phase_ok(const ls_plan *pl, const ls_plan *lead, char *why
 }
 
 /* An elementwise op's loops as the lead's: loop c of the op is lead loop
- * perm[c], found through a tensor both read whole. */
-static bool elementwise_loops(const ls_module_elementwise *e, const ls_problem *lead, int *perm)
+ * perm[c].  As IREE's IterationDimTracker relates them, through the values
+ * both read: a tensor both read whole, and a reduction's result (its
+ * loops are that reduction's output loops, the lead's, as every reduction
+ * of the kernel has the lead's loops).  A loop nothing relates (a
+ * broadcast's) is tiled on its own in IREE, from the same workgroup size
+ * and thread loads as the reduction's loop of its size: it takes the
+ * first free lead loop of that size. */
+static bool elementwise_loops(const ls_module *m, const ls_module_elementwise *e,
+                              const ls_problem *lead, int *perm)
 {
+    bool used[LS_MAX_RANK] = {false};
     for (int c = 0; c < e->rank; c++)
         perm[c] = -1;
+#define SET(c, l)                                                                                \
+    do {                                                                                         \
+        if (perm[c] < 0 && !used[l]) {                                                           \
+            perm[c] = (l);                                                                       \
+            used[l] = true;                                                                      \
+        } else if (perm[c] != (l)) {                                                             \
+            return false;                                                                        \
+        }                                                                                        \
+    } while (0)
     for (int i = 0; i < e->n_inputs; i++) {
         const ls_operand *a = &e->inputs[i];
         if (a->intermediate || a->map_n != e->rank)
@@ -114,11 +132,31 @@ static bool elementwise_loops(const ls_module_elementwise *e, const ls_problem *
             if (strcmp(a->name, b->name) != 0 || b->map_n != a->map_n)
                 continue;
             for (int x = 0; x < a->map_n; x++)
-                perm[a->map[x]] = b->map[x];
-            return true;
+                SET(a->map[x], b->map[x]);
+            break;
         }
     }
-    return false;
+    for (int i = 0; i < e->n_inputs; i++) {
+        const ls_operand *a = &e->inputs[i];
+        if (!a->intermediate || a->producer < 0 || (size_t)a->producer >= m->n_problems)
+            continue;
+        const ls_problem *r = &m->problems[a->producer];
+        if (r->out_map_n != a->map_n)
+            return false;
+        for (int x = 0; x < a->map_n; x++)
+            SET(a->map[x], r->out_map[x]);
+    }
+#undef SET
+    for (int c = 0; c < e->rank; c++) {
+        for (int l = 0; l < lead->rank && perm[c] < 0; l++)
+            if (!used[l] && lead->size[l] == e->size[c]) {
+                perm[c] = l;
+                used[l] = true;
+            }
+        if (perm[c] < 0)
+            return false;
+    }
+    return true;
 }
 
 /* An elementwise op's config (written on it, or IREE's heuristic's)
@@ -224,8 +262,8 @@ static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise 
  * over the lead's loops whose body is the op's, and whose last input
  * stands for the result it stores), the view's plan, and its stores. */
 static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e,
-                              const ls_plan *lead, ls_fused_kernel *k, ls_fused_phase *ph,
-                              char *why, size_t n)
+                              const ls_plan *lead, bool same_config, ls_fused_kernel *k,
+                              ls_fused_phase *ph, char *why, size_t n)
 {
     const ls_problem *lp = lead->problem;
     const ls_derived *d = lead->derived;
@@ -233,16 +271,17 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     if (!e->compiled)
         return refuse(why, n, "%s: %s", what, e->why);
     int perm[LS_MAX_RANK];
-    if (e->rank != lp->rank || !elementwise_loops(e, lp, perm))
-        return refuse(why, n, "%s reads no tensor that %s reads over all of its loops, so its "
-                              "loops cannot be matched with the reduction's",
+    if (e->rank != lp->rank || !elementwise_loops(m, e, lp, perm))
+        return refuse(why, n, "%s's loops cannot be matched with %s's (through the tensors and "
+                              "results both read, or by size)",
                       what, lp->name);
     for (int c = 0; c < e->rank; c++)
         if (perm[c] < 0 || e->size[c] != lp->size[perm[c]])
             return refuse(why, n, "%s's loops are not %s's", what, lp->name);
-    if (e->has_config && !elementwise_config_ok(e, &e->config, lp, perm, why, n, what))
+    if (!same_config && e->has_config &&
+        !elementwise_config_ok(e, &e->config, lp, perm, why, n, what))
         return false;
-    if (!e->has_config && !heuristic_config_ok(m, e, lp, perm, why, n, what))
+    if (!same_config && !e->has_config && !heuristic_config_ok(m, e, lp, perm, why, n, what))
         return false;
     if (e->n_inputs + 1 > LS_MAX_INPUTS)
         return refuse(why, n, "%s reads %d tensors and writes one; the fused kernel holds at "
@@ -303,7 +342,6 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
                       what);
     ph->stores = o.loads;
     ph->store_bytes = bytes / per;
-    (void)m;
     return true;
 }
 
@@ -318,6 +356,13 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
         ls_fused_phase *ph = &k->phase[i];
         const ls_plan *pp = ph->plan;
         const ls_problem *p = pp->problem;
+        for (int a = 0; a < LS_MAX_INPUTS; a++) {
+            ph->operand[a] = -1;
+            if (!ph->epilogue) /* an epilogue's are set: it loads nothing */
+                ph->held[a] = -1;
+        }
+        if (ph->epilogue)
+            continue;
         for (int a = 0; a < p->n_inputs; a++) {
             ph->operand[a] = -1;
             ph->held[a] = -1;
@@ -355,16 +400,103 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
     return true;
 }
 
-bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
-                    char *why, size_t why_size)
+/* The first later op of the dispatch that reads op oi's result and is a
+ * reduction lanescope models (IREE fuses oi into its loop), else -1. */
+static int reducing_consumer(const ls_module *m, const ls_dispatch *d, int oi)
+{
+    for (int j = oi + 1; j < d->n_ops; j++) {
+        const ls_dop *c = &d->ops[j];
+        if (c->problem < 0)
+            continue;
+        for (int a = 0; a < c->n_inputs; a++)
+            if (c->operand[a].producer == oi)
+                return j;
+    }
+    (void)m;
+    return -1;
+}
+
+/* An elementwise op over the reductions' results only (its loops all the
+ * workgroup's, after the reduce): a fused epilogue, IREE's
+ * needsLoweringConfig finding every dim shared.  Its body per result, its
+ * result stored instead (each thread of the store its slots). */
+static bool epilogue_phase(const ls_module *m, const ls_module_elementwise *e,
+                           const ls_plan *lead, ls_fused_kernel *k, ls_fused_phase *ph,
+                           char *why, size_t n)
+{
+    const ls_problem *lp = lead->problem;
+    if (!e->compiled)
+        return refuse(why, n, "%s: %s", ph->what, e->why);
+    for (int i = 0; i < e->n_inputs; i++) {
+        const ls_operand *a = &e->inputs[i];
+        if (!a->intermediate)
+            return refuse(why, n, "%s works on %s's results and also reads %s from memory, "
+                                  "which the fused kernel does not model yet",
+                          ph->what, lp->name, a->name);
+        const ls_problem *r = &m->problems[a->producer];
+        if (r->out_map_n != e->rank)
+            return refuse(why, n, "%s does not read the reductions' results whole", ph->what);
+    }
+    if (ls_elem_type_bits(e->out_type) < 8)
+        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
+                      ph->what, ls_elem_type_name(e->out_type));
+    ph->epilogue = true;
+    ph->plan = lead; /* its results are laid out as the reduction's */
+    ls_problem *v = &k->view[ph - k->phase]; /* kept for its body */
+    *v = *lp;
+    v->body = e->body;
+    v->acc_type = e->out_type;
+    int64_t per = lead->stores_per_workgroup /
+                  (lead->derived->num_subgroups * lead->results_per_thread);
+    ph->epilogue_bytes = (per > 0 ? per : 1) * (ls_elem_type_bits(e->out_type) / 8);
+    ls_plan_target t = {lead->amd, lead->gfx_major};
+    ls_body_machine_ops(&e->body, t, &ph->epilogue_alu, &ph->epilogue_sfu);
+    /* what it reads: the results of the loops before */
+    for (int a = 0; a < LS_MAX_INPUTS; a++)
+        ph->held[a] = -1;
+    for (int a = 0; a < e->n_inputs; a++)
+        for (int j = 0; j < (int)(ph - k->phase); j++)
+            if (k->phase[j].problem == e->inputs[a].producer)
+                ph->held[a] = j;
+    return true;
+}
+
+int ls_fused_loops(const ls_module *m, size_t lead)
+{
+    const ls_problem *lp = &m->problems[lead];
+    if (lp->dispatch < 0 || (size_t)lp->dispatch >= m->n_dispatches)
+        return 1;
+    const ls_dispatch *d = &m->dispatches[lp->dispatch];
+    int n = 0;
+    for (int oi = 0; oi < d->n_ops; oi++) {
+        const ls_dop *op = &d->ops[oi];
+        bool reduces = false;
+        for (int x = 0; x < op->rank; x++)
+            reduces |= op->is_reduction[x];
+        int results = 0;
+        for (size_t pi = 0; pi < m->n_problems; pi++)
+            results += m->problems[pi].dispatch == lp->dispatch && m->problems[pi].dispatch_op == oi;
+        if (results > 0)
+            n += results;
+        else if (!op->is_fill && (reduces || ls_dispatch_stores(d, op->result)))
+            n++; /* a stored producer's stores are the kernel's work too */
+    }
+    return n;
+}
+
+static bool build(const ls_module *m, size_t lead, const ls_plan *plans, bool same_config,
+                  ls_fused_kernel *k, char *why, size_t why_size)
 {
     memset(k, 0, sizeof *k);
     why[0] = '\0';
     const ls_problem *lp = &m->problems[lead];
     const ls_plan *lpl = &plans[lead];
-    if (lp->dispatch < 0 || (size_t)lp->dispatch >= m->n_dispatches)
+    /* one loop: nothing to fuse, nothing to say */
+    if (ls_fused_loops(m, lead) < 2)
         return false;
     const ls_dispatch *d = &m->dispatches[lp->dispatch];
+    ls_fused_phase pending_producer; /* a stored producer, for its consumer's loop */
+    bool has_pending = false;
     for (int oi = 0; oi < d->n_ops; oi++) {
         const ls_dop *op = &d->ops[oi];
         bool reduces = false;
@@ -378,13 +510,23 @@ bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fu
                 return refuse(why, why_size, "the dispatch has more than %d loops",
                               LS_FUSED_MAX_PHASES);
             ls_fused_phase *ph = &k->phase[k->n_phases++];
+            memset(ph, 0, sizeof *ph); /* the slot may hold a stored producer's layout */
             ph->plan = &plans[pi];
             ph->problem = (int)pi;
             ph->elementwise_op = -1;
+            ph->producer_op = -1;
             ph->store = ls_dispatch_stores(d, op->result);
             snprintf(ph->what, sizeof ph->what, "%s", m->problems[pi].name);
             if (!reduction_phase_ok(&plans[pi], lpl, why, why_size))
                 return false;
+            if (has_pending && k->n_phases == before + 1) { /* the first result's loop */
+                ph->producer_op = pending_producer.elementwise_op;
+                ph->producer_stores = pending_producer.stores;
+                ph->producer_store_bytes = pending_producer.store_bytes;
+                snprintf(ph->producer_what, sizeof ph->producer_what, "%.90s",
+                         pending_producer.what);
+                has_pending = false;
+            }
         }
         if (k->n_phases > before || op->is_fill)
             continue;
@@ -404,15 +546,35 @@ bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fu
         if (k->n_phases == LS_FUSED_MAX_PHASES)
             return refuse(why, why_size, "the dispatch has more than %d loops",
                           LS_FUSED_MAX_PHASES);
-        ls_fused_phase *ph = &k->phase[k->n_phases++];
+        /* laid out as a phase of its own in the next slot; a stored producer
+         * gives its stores to the loop it is fused into, and the slot is
+         * taken by the next phase */
+        ls_fused_phase *ph = &k->phase[k->n_phases];
+        memset(ph, 0, sizeof *ph);
         ph->problem = -1;
         ph->elementwise = true;
         ph->elementwise_op = (int)(e - m->elementwise);
+        ph->producer_op = -1;
         snprintf(ph->what, sizeof ph->what, "%s", what);
-        if (!elementwise_phase(m, e, lpl, k, ph, why, why_size))
+        if (reducing_consumer(m, d, oi) >= 0) {
+            if (!elementwise_phase(m, e, lpl, true, k, ph, why, why_size))
+                return false;
+            pending_producer = *ph;
+            has_pending = true;
+            continue;
+        }
+        if (e->rank < lp->rank) {
+            if (!epilogue_phase(m, e, lpl, k, ph, why, why_size))
+                return false;
+        } else if (!elementwise_phase(m, e, lpl, same_config, k, ph, why, why_size)) {
             return false;
+        }
+        k->n_phases++;
     }
-    if (k->n_phases < 2 || k->phase[0].problem != (int)lead)
+    int loops = k->n_phases;
+    for (int i = 0; i < k->n_phases; i++)
+        loops += k->phase[i].producer_op >= 0;
+    if (loops < 2 || k->phase[0].problem != (int)lead)
         return false;
     k->problem = *lp;
     k->plan = *lpl;
@@ -434,6 +596,49 @@ bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fu
     return true;
 }
 
+bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
+                    char *why, size_t why_size)
+{
+    return build(m, lead, plans, false, k, why, why_size);
+}
+
+bool ls_fused_build_same_config(const ls_module *m, size_t lead, const ls_plan *plans,
+                                ls_fused_kernel *k, char *why, size_t why_size)
+{
+    return build(m, lead, plans, true, k, why, why_size);
+}
+
+int ls_fused_loop_count(const ls_fused_kernel *k)
+{
+    int n = 0;
+    for (int i = 0; i < k->n_phases; i++)
+        n += !k->phase[i].epilogue;
+    return n;
+}
+
+int64_t ls_fused_min_bytes(const ls_fused_kernel *k)
+{
+    int64_t bytes = 0;
+    for (int u = 0; u < k->problem.n_inputs; u++)
+        bytes += ls_operand_elements(&k->problem, u) * k->plan.inputs[u].elem_bits / 8;
+    for (int i = 0; i < k->n_phases; i++) {
+        const ls_fused_phase *ph = &k->phase[i];
+        const ls_derived *d = ph->plan->derived;
+        bytes += ph->producer_store_bytes * ph->producer_stores * d->num_subgroups *
+                 d->total_workgroups * d->total_iterations;
+        if (ph->epilogue)
+            bytes += ph->epilogue_bytes * ph->plan->results_per_thread * d->num_subgroups *
+                     d->total_workgroups;
+        else if (ph->elementwise)
+            bytes += ph->store_bytes * ph->stores * d->num_subgroups * d->total_workgroups *
+                     d->total_iterations;
+        else if (ph->store)
+            bytes += d->total_workgroups * ph->plan->stores_per_workgroup *
+                     ph->plan->acc_elem_bytes;
+    }
+    return bytes;
+}
+
 /* " (distributed vector<...>)" for operand k, "" when packed. */
 static void distributed(const ls_plan *pl, int k, bool packed, char *buf, size_t n)
 {
@@ -447,15 +652,37 @@ static void distributed(const ls_plan *pl, int k, bool packed, char *buf, size_t
 
 void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
 {
-    fprintf(f, "one kernel for the dispatch: %d loops, one after another, each reading its tiles "
-               "again\n",
-            k->n_phases);
+    int loops = ls_fused_loop_count(k);
+    if (loops > 1)
+        fprintf(f, "one kernel for the dispatch: %d loops, one after another, each reading its "
+                   "tiles again\n",
+                loops);
+    else
+        fprintf(f, "one kernel for the dispatch: its loop, and the ops fused into it or after "
+                   "it\n");
     char buf[1024];
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         if (!ph->elementwise) {
             fprintf(f, "  loop %d: %s, its plan above; its result %s\n", i + 1, ph->what,
                     ph->store ? "stored after its reduce" : "held in registers, not stored");
+            if (ph->producer_op >= 0)
+                fprintf(f, "    and in the loop, %s (fused into it, its result stored too): "
+                           "%lld x vector.transfer_write per thread a trip, %lld bytes a "
+                           "subgroup\n",
+                        ph->producer_what, (long long)ph->producer_stores,
+                        (long long)(ph->producer_stores * ph->producer_store_bytes));
+            continue;
+        }
+        if (ph->epilogue) {
+            fprintf(f, "  after loop %d's reduce: %s, on the results (no loop of its own)\n",
+                    i, ph->what);
+            fprintf(f, "    body, per result (%d ALU and %d special-function instruction%s):\n",
+                    ph->epilogue_alu, ph->epilogue_sfu, ph->epilogue_sfu == 1 ? "" : "s");
+            ls_body_print(&k->view[i].body, "      ", f);
+            fprintf(f, "    scf.if (one thread per output element) { vector.transfer_write } : "
+                       "%lld bytes a subgroup per result slot\n",
+                    (long long)ph->epilogue_bytes);
             continue;
         }
         const ls_plan *pl = ph->plan;

@@ -5,7 +5,9 @@
  * problem validates and its layout derives: the simulator's own rules
  * decide validity, so the sweep never offers a config `sim` would refuse.
  * Threads take points from a shared counter; each writes only its point,
- * so results are identical for any thread count.
+ * so results are identical for any thread count.  A reduction of a
+ * dispatch of several loops (sw->module) gives each point's config to
+ * every op of the dispatch and times the one kernel (fused.h).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +18,8 @@
 #include "lanescope/layout.h"
 #include "lanescope/plan.h"
 #include "lanescope/bottleneck.h"
+#include "lanescope/fused.h"
+#include "lanescope/import.h"
 #include "lanescope/sweep.h"
 
 /* The problem with point pt's config and sizes. */
@@ -305,10 +309,65 @@ typedef struct {
     void *ctx;
 } sweep_job;
 
+/* A dispatch of several loops (sw->module): every reduction of it with
+ * point pt's config, derived and planned, and the one kernel built; the
+ * kernel's plan, or NULL with the reason in d.  The caller frees k. */
+typedef struct {
+    ls_problem *q;
+    ls_derived *dv;
+    ls_plan *plans;
+    ls_fused_kernel *k;
+} point_kernel;
+
+static void point_kernel_free(point_kernel *pk)
+{
+    free(pk->q);
+    free(pk->dv);
+    free(pk->plans);
+    free(pk->k);
+}
+
+static const ls_plan *point_kernel_build(const ls_sweep *sw, const ls_hw *hw,
+                                         const ls_sweep_point *pt, point_kernel *pk, ls_diag *d)
+{
+    const ls_module *m = sw->module;
+    pk->q = ls_xcalloc(m->n_problems, sizeof *pk->q);
+    pk->dv = ls_xcalloc(m->n_problems, sizeof *pk->dv);
+    pk->plans = ls_xcalloc(m->n_problems, sizeof *pk->plans);
+    pk->k = ls_xcalloc(1, sizeof *pk->k);
+    int disp = m->problems[sw->lead].dispatch;
+    for (size_t i = sw->lead; i < m->n_problems && m->problems[i].dispatch == disp; i++) {
+        with_point(&m->problems[i], pt, &pk->q[i]);
+        if (ls_derive(&pk->q[i], &pk->dv[i], d) ||
+            ls_plan_build(&pk->q[i], &pk->dv[i], ls_plan_target_from_arch(hw->arch),
+                          &pk->plans[i], d))
+            return NULL;
+    }
+    char why[512];
+    if (!ls_fused_build_same_config(m, sw->lead, pk->plans, pk->k, why, sizeof why)) {
+        ls_diag_set(d, LS_ERR_INVALID, m->problems[sw->lead].file, m->problems[sw->lead].line,
+                    m->problems[sw->lead].col, "not one kernel with this config: %s", why);
+        return NULL;
+    }
+    return &pk->k->plan;
+}
+
 /* The subgroup-instructions point pt would issue; 0 when it does not lower
  * (its run then fails at once), INT64_MAX past what int64 holds. */
-static int64_t point_work(const ls_problem *p, const ls_hw *hw, const ls_sweep_point *pt)
+static int64_t point_work(const ls_problem *p, const ls_hw *hw, const ls_sweep *sw,
+                          const ls_sweep_point *pt)
 {
+    if (sw->module) {
+        point_kernel pk;
+        ls_diag d;
+        ls_diag_clear(&d);
+        const ls_plan *kp = point_kernel_build(sw, hw, pt, &pk, &d);
+        int64_t n = 0;
+        if (kp && ls_engine_estimate(kp, hw, &n, &d) == LS_OK && n < 0)
+            n = INT64_MAX;
+        point_kernel_free(&pk);
+        return n;
+    }
     ls_problem *q = ls_xcalloc(1, sizeof *q);
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
     ls_plan *plan = ls_xcalloc(1, sizeof *plan);
@@ -326,8 +385,10 @@ static int64_t point_work(const ls_problem *p, const ls_hw *hw, const ls_sweep_p
     return n;
 }
 
-static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep_point *pt)
+static void run_point(const ls_problem *p, const ls_hw *hw, const ls_sweep *sw,
+                      ls_sweep_point *pt)
 {
+    bool force = sw->force;
     ls_problem *q = ls_xcalloc(1, sizeof *q);
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
     ls_plan *plan = ls_xcalloc(1, sizeof *plan);
@@ -335,9 +396,16 @@ static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep
     ls_diag d;
     ls_diag_clear(&d);
     with_point(p, pt, q);
+    point_kernel pk = {NULL, NULL, NULL, NULL};
+    const ls_plan *run = plan; /* the reduction alone, or its dispatch's one kernel */
     pt->status = ls_derive(q, dv, &d);
     if (pt->status == LS_OK)
         pt->status = ls_plan_build(q, dv, ls_plan_target_from_arch(hw->arch), plan, &d);
+    if (pt->status == LS_OK && sw->module) {
+        run = point_kernel_build(sw, hw, pt, &pk, &d);
+        if (run == NULL)
+            pt->status = d.status ? d.status : LS_ERR_INVALID;
+    }
     /* An arg_compare config on which IREE's ballot hands one row's index to
      * another computes wrong results: not a candidate, whatever its time. */
     if (pt->status == LS_OK && plan->hazard_cluster)
@@ -346,7 +414,7 @@ static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep
                                  "them the index of the row at lane 0 (wrong results)");
     ls_engine_opts opts = {.force = force};
     if (pt->status == LS_OK)
-        pt->status = ls_engine_run(plan, hw, &r, &opts, &d);
+        pt->status = ls_engine_run(run, hw, &r, &opts, &d);
     if (pt->status == LS_OK) {
         pt->cycles = r.cycles;
         pt->time_us = r.time_us;
@@ -362,12 +430,13 @@ static void run_point(const ls_problem *p, const ls_hw *hw, bool force, ls_sweep
             elems *= (double)q->size[i];
         pt->ops = elems * (1 + plan->body_alu_ops);
         ls_bottleneck bn;
-        ls_bottleneck_analyze(plan, hw, &r, &bn);
+        ls_bottleneck_analyze(run, hw, &r, &bn);
         pt->mlp_cap = bn.mlp_cap;
         snprintf(pt->bottleneck, sizeof pt->bottleneck, "%s", ls_bottleneck_name(bn.kind));
     } else {
         ls_diag_format(&d, pt->error, sizeof pt->error);
     }
+    point_kernel_free(&pk);
     free(plan);
     free(dv);
     free(q);
@@ -382,7 +451,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= j->sw->n)
             return NULL;
-        run_point(j->p, j->hw, j->sw->force, &j->sw->points[i]);
+        run_point(j->p, j->hw, j->sw, &j->sw->points[i]);
         pthread_mutex_lock(&j->lock);
         j->done++;
         if (j->progress)
@@ -412,7 +481,7 @@ ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int j
                            LS_SWEEP_MAX_JOBS);
     sw->estimate = 0;
     for (size_t i = 0; i < sw->n; i++) {
-        int64_t w = point_work(p, hw, &sw->points[i]);
+        int64_t w = point_work(p, hw, sw, &sw->points[i]);
         sw->estimate = w > INT64_MAX - sw->estimate ? INT64_MAX : sw->estimate + w;
     }
     if (ls_sweep_work_verdict(p, sw->estimate, sw->n, sw->force, diag) != LS_OK)
@@ -485,6 +554,27 @@ int64_t ls_sweep_min_bytes(const ls_problem *p)
         if (!p->is_reduction[i])
             out *= p->size[i];
     return bytes + out * (ls_elem_type_bits(p->acc_type) / 8);
+}
+
+int64_t ls_sweep_kernel_min_bytes(const ls_problem *p, const ls_sweep *sw, const ls_hw *hw)
+{
+    if (sw->module == NULL)
+        return ls_sweep_min_bytes(p);
+    /* the tensors and results do not change with the config: any point
+     * that is one kernel gives them */
+    int64_t bytes = ls_sweep_min_bytes(p);
+    for (size_t i = 0; i < sw->n; i++) {
+        if (sw->points[i].status != LS_OK)
+            continue;
+        point_kernel pk;
+        ls_diag d;
+        ls_diag_clear(&d);
+        if (point_kernel_build(sw, hw, &sw->points[i], &pk, &d))
+            bytes = ls_fused_min_bytes(pk.k);
+        point_kernel_free(&pk);
+        break;
+    }
+    return bytes;
 }
 
 void ls_sweep_free(ls_sweep *sw)

@@ -251,6 +251,17 @@ contains "explain: timed apart" "$tmp/apart_ex.txt" "dispatch @norm: one kernel 
 $LANESCOPE explain "$tmp/together.mlir" --format json >"$tmp/together_ex.json" 2>&1
 tr -d ' \n' <"$tmp/together_ex.json" >"$tmp/together_ex.flat"
 contains "explain json: the kernel" "$tmp/together_ex.flat" '"kind":"dispatch_kernel","name":"@norm"'
+# sweep of a softmax: each config given to the max, the sum and the
+# division, the one kernel timed; IREE's point takes sim's time
+sed 's/4096x32000/64x4096/g' "$EX/softmax_4096x32000_f32.mlir" >"$tmp/sm64.mlir"
+$LANESCOPE sweep "$tmp/sm64.mlir" --target h100 --max-configs 12 --quiet >"$tmp/sm64_sweep.txt" 2>&1
+check "sweep of a softmax exits 0" $?
+contains "sweep: the one kernel" "$tmp/sm64_sweep.txt" "each config given to every op of the dispatch: its one kernel of 3 loops timed, as sim times it"
+$LANESCOPE sim "$tmp/sm64.mlir" --target h100 --no-check --json >"$tmp/sm64.json" 2>&1
+sim_us=$(sed -n 's/.*"time_us": *\([0-9.eE+-]*\).*/\1/p' "$tmp/sm64.json" | sed -n 1p)
+iree_us=$(sed -n 's/.*IREE.s choice ranks [0-9]* of [0-9]*: \([0-9.]*\) us.*/\1/p' "$tmp/sm64_sweep.txt")
+awk -v a="$sim_us" -v b="$iree_us" 'BEGIN { d = a - b; exit !(b > 0 && d < 0.001 && d > -0.001) }'
+check "sweep: IREE's point is sim's one kernel ($iree_us us, sim $sim_us us)" $?
 # draw traffic of a multi-op dispatch: the one kernel, as sim times it
 $LANESCOPE draw traffic "$tmp/together.mlir" --target h100 -o "$tmp/together.png" --quiet
 check "draw traffic of one kernel exits 0" $?

@@ -47,6 +47,20 @@ typedef struct {
     /* an elementwise op's stores per thread and iteration, and the bytes a
      * subgroup writes with each */
     int64_t stores, store_bytes;
+    /* An elementwise op over the reduction's results only (its loops the
+     * workgroup's): no loop; after the reduce that makes its operand, each
+     * thread applies the body to its results and stores them
+     * (epilogue_bytes a subgroup per result slot) */
+    bool epilogue;
+    int64_t epilogue_bytes;
+    int epilogue_alu, epilogue_sfu; /* its body's instructions per result */
+    /* A reduction's loop that also stores the result of an elementwise
+     * producer the dispatch stores (IREE fuses the producer into the loop
+     * and writes its tile there): its stores per thread and iteration, the
+     * bytes of each, and which op (ls_module.elementwise index, else -1) */
+    int producer_op;
+    int64_t producer_stores, producer_store_bytes;
+    char producer_what[96];
     char what[160];       /* "linalg.softmax#1.max", "the linalg.generic at 16:8" */
 } ls_fused_phase;
 
@@ -69,10 +83,28 @@ typedef struct ls_fused_kernel {
  * k must stay where it is while k->plan is used. */
 bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
                     char *why, size_t why_size);
+/* As ls_fused_build, for one config given to every op of the dispatch (a
+ * sweep's point): the reductions' plans were built with it, and each
+ * elementwise op is tiled as the first reduction, whatever config the
+ * input wrote on it. */
+bool ls_fused_build_same_config(const ls_module *m, size_t lead, const ls_plan *plans,
+                                ls_fused_kernel *k, char *why, size_t why_size);
+/* The fewest bytes the kernel can move: every tensor it loads once, every
+ * result it stores once. */
+int64_t ls_fused_min_bytes(const ls_fused_kernel *k);
+
+/* Its loops: its phases but the epilogues. */
+int ls_fused_loop_count(const ls_fused_kernel *k);
 
 /* The kernel's loops in IREE's vocabulary, as `sim --dump-plan` prints
  * them after the reductions' own plans: an elementwise loop in full. */
 void ls_fused_dump(const ls_fused_kernel *k, FILE *f);
+
+/* The loops the dispatch of reduction `lead` has: its reductions (each
+ * result of a multi-result op one), the reducing ops lanescope does not
+ * model, and the elementwise ops whose results it stores; 1 without a
+ * dispatch. */
+int ls_fused_loops(const ls_module *m, size_t lead);
 
 /* Whether the dispatch stores value (a dispatch.tensor.store of it). */
 bool ls_dispatch_stores(const ls_dispatch *d, const char *value);

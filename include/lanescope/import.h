@@ -96,7 +96,7 @@ typedef struct {
     char name[64];
 } ls_module_swizzle;
 
-typedef struct {
+typedef struct ls_module_s {
     char file[256];
     size_t n_problems, n_layouts, n_swizzles;
     ls_problem problems[LS_IMPORT_MAX_ITEMS];

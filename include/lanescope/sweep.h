@@ -69,6 +69,12 @@ typedef struct {
     /* From ls_sweep_run, before anything is simulated: the subgroup-
      * instructions of every point that lowers (its work estimate). */
     int64_t estimate;
+    /* Set before ls_sweep_run (NULL: p alone): p is reduction `lead` of
+     * module's dispatch of several loops (fused.h); each point's config is
+     * given to every op of the dispatch and the one kernel is timed.  A
+     * point the kernel cannot take is a failed point, with the reason. */
+    const struct ls_module_s *module;
+    size_t lead;
 } ls_sweep;
 
 /* p: one reduction (its own config is ignored); t: the target's IREE view;
@@ -102,6 +108,10 @@ size_t ls_sweep_rank(const ls_sweep *sw, size_t *order);
 
 /* Bytes a reduction must move through DRAM at least (input once, output once). */
 int64_t ls_sweep_min_bytes(const ls_problem *p);
+/* ... or, for a sweep of a dispatch's one kernel (sw->module), the
+ * kernel's (ls_fused_min_bytes). */
+int64_t ls_sweep_kernel_min_bytes(const ls_problem *p, const ls_sweep *sw, const ls_hw *hw);
+
 
 void ls_sweep_free(ls_sweep *sw);
 

@@ -206,7 +206,7 @@ static const ls_plan *fused_run(const draw_opts *o, ls_module *m, const ls_hw *h
     const char *name = m->problems[first].name, *colon = strchr(name, ':');
     int len = colon ? (int)(colon - name) : (int)strlen(name);
     snprintf(f->k->problem.name, sizeof f->k->problem.name, "%.*s: one kernel of %d loops",
-             len > 80 ? 80 : len, name, f->k->n_phases);
+             len > 80 ? 80 : len, name, ls_fused_loop_count(f->k));
     return &f->k->plan;
 }
 

@@ -35,8 +35,8 @@ static bool kernel_of(const ls_module *m, size_t last, const ls_derived *derived
     return ls_fused_build(m, i, plans, k, why, n);
 }
 
-static void elementwise_text(FILE *f, const ls_module *m, const ls_fused_phase *ph,
-                             const char *li)
+static void elementwise_text(FILE *f, const ls_module *m, const ls_fused_kernel *k,
+                             const ls_fused_phase *ph, const char *li)
 {
     const ls_module_elementwise *e = &m->elementwise[ph->elementwise_op];
     char cfg[1024];
@@ -48,15 +48,15 @@ static void elementwise_text(FILE *f, const ls_module *m, const ls_fused_phase *
                    "reductions (`lanescope suggest` prints its serial config)\n",
                 li);
     }
-    const ls_problem *v = ph->plan->problem;
-    fprintf(f, "%s    body, per element (%d op%s; %d ALU and %d special-function instruction%s "
-               "as the backend emits them):\n",
-            li, ph->plan->body_alu_ops, ph->plan->body_alu_ops == 1 ? "" : "s",
-            ph->plan->body_machine_alu_ops, ph->plan->body_sfu_ops,
-            ph->plan->body_sfu_ops == 1 ? "" : "s");
+    const ls_body *body = &k->view[ph - k->phase].body;
+    int alu = ph->epilogue ? ph->epilogue_alu : ph->plan->body_machine_alu_ops;
+    int sfu = ph->epilogue ? ph->epilogue_sfu : ph->plan->body_sfu_ops;
+    fprintf(f, "%s    body, per %s (%d ALU and %d special-function instruction%s as the "
+               "backend emits them):\n",
+            li, ph->epilogue ? "result" : "element", alu, sfu, sfu == 1 ? "" : "s");
     char indent[32];
     snprintf(indent, sizeof indent, "%s      ", li);
-    ls_body_print(&v->body, indent, f);
+    ls_body_print(body, indent, f);
 }
 
 void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_derived *derived,
@@ -74,24 +74,36 @@ void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_deri
     const ls_dispatch *d = &m->dispatches[p->dispatch];
     if (kernel_of(m, last, derived, plans, k, &first, why, sizeof why)) {
         if (md)
-            fprintf(f, "## The dispatch @%s: one kernel of %d loops\n\n", d->func, k->n_phases);
+            fprintf(f, "## The dispatch @%s: one kernel of %d loops\n\n", d->func,
+                    ls_fused_loop_count(k));
         else
             fprintf(f, "dispatch @%s: one kernel of %d loops, one after another, as IREE builds "
                        "it (`lanescope sim` times it so)\n",
-                    d->func, k->n_phases);
+                    d->func, ls_fused_loop_count(k));
         for (int i = 0; i < k->n_phases; i++) {
             const ls_fused_phase *ph = &k->phase[i];
-            fprintf(f, "%sloop %d: %s, %lld trip%s%s\n", li, i + 1, ph->what,
-                    (long long)ph->plan->iterations, ph->plan->iterations == 1 ? "" : "s",
-                    ph->elementwise ? "; its result stored tile by tile"
-                    : ph->store     ? "; then its reduce, its result stored"
-                                    : "; then its reduce, its result kept in registers");
-            for (int a = 0; a < ph->plan->problem->n_inputs; a++)
+            if (ph->epilogue)
+                fprintf(f, "%safter loop %d's reduce: %s on the results, stored (no loop of its "
+                           "own)\n",
+                        li, i, ph->what);
+            else
+                fprintf(f, "%sloop %d: %s, %lld trip%s%s\n", li, i + 1, ph->what,
+                        (long long)ph->plan->iterations, ph->plan->iterations == 1 ? "" : "s",
+                        ph->elementwise ? "; its result stored tile by tile"
+                        : ph->store     ? "; then its reduce, its result stored"
+                                        : "; then its reduce, its result kept in registers");
+            if (ph->producer_op >= 0)
+                fprintf(f, "%s    stores %s's result in the loop too (fused into it)\n", li,
+                        ph->producer_what);
+            const ls_problem *v = ph->elementwise ? &k->view[i] : ph->plan->problem;
+            for (int a = 0; a < LS_MAX_INPUTS; a++)
                 if (ph->held[a] >= 0)
                     fprintf(f, "%s    reads %s from registers: loop %d's result\n", li,
-                            ph->plan->problem->inputs[a].name, ph->held[a] + 1);
+                            ph->epilogue ? m->elementwise[ph->elementwise_op].inputs[a].name
+                                         : v->inputs[a].name,
+                            ph->held[a] + 1);
             if (ph->elementwise)
-                elementwise_text(f, m, ph, li);
+                elementwise_text(f, m, k, ph, li);
         }
         fprintf(f, "\n");
     } else if (why[0]) {

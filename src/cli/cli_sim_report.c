@@ -62,12 +62,22 @@ static void print_dispatch_note(FILE *f, const ls_problem *p, const ls_sim_resul
                 ks->lead);
         return;
     }
-    fprintf(f, "  one kernel for the dispatch, as IREE builds it: %d loops one after another, "
-               "each reading its tiles again (from the caches where they still are):\n",
-            k->n_phases);
+    int loops = ls_fused_loop_count(k);
+    if (loops > 1)
+        fprintf(f, "  one kernel for the dispatch, as IREE builds it: %d loops one after another, "
+                   "each reading its tiles again (from the caches where they still are):\n",
+                loops);
+    else
+        fprintf(f, "  one kernel for the dispatch, as IREE builds it: the loop, and the ops fused "
+                   "into it or after it:\n");
     for (int i = 0; i < k->n_phases && i < r->n_loops; i++) {
         const ls_fused_phase *ph = &k->phase[i];
-        fprintf(f, "    loop %d: %s, %lld trips", i + 1, ph->what, (long long)r->loop_trips[i]);
+        if (ph->epilogue) {
+            fprintf(f, "    then: %s on the results, stored (no loop of its own)\n", ph->what);
+            continue;
+        }
+        fprintf(f, "    loop %d: %s, %lld trip%s", i + 1, ph->what, (long long)r->loop_trips[i],
+                r->loop_trips[i] == 1 ? "" : "s");
         if (r->loop_unroll[i] > 1)
             fprintf(f, " of %lld iterations (unrolled)", (long long)r->loop_unroll[i]);
         if (ph->elementwise)
@@ -75,6 +85,9 @@ static void print_dispatch_note(FILE *f, const ls_problem *p, const ls_sim_resul
                     (long long)(ph->stores * ph->store_bytes));
         else
             fprintf(f, "; then its reduce%s", ph->store ? " and store" : ", the result kept in registers");
+        if (ph->producer_op >= 0)
+            fprintf(f, "; in the loop it also stores %s's result, %lld bytes a subgroup a trip",
+                    ph->producer_what, (long long)(ph->producer_stores * ph->producer_store_bytes));
         fprintf(f, "\n");
     }
     (void)p;
@@ -297,7 +310,8 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
             json_object_object_add(l, "elementwise", json_object_new_boolean(ph->elementwise));
             json_object_object_add(l, "trips", json_object_new_int64(r->loop_trips[i]));
             json_object_object_add(l, "unroll", json_object_new_int64(r->loop_unroll[i]));
-            json_object_object_add(l, "stores", json_object_new_boolean(ph->elementwise || ph->store));
+            json_object_object_add(l, "stores", json_object_new_boolean(ph->elementwise || ph->store ||
+                                                                        ph->producer_op >= 0));
             json_object_array_add(loops, l);
         }
         json_object_object_add(o, "kernel_loops", loops);
