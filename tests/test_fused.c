@@ -9,6 +9,7 @@
 #include "lanescope/engine.h"
 #include "lanescope/fused.h"
 #include "lanescope/hwmodel.h"
+#include "lanescope/suggest.h"
 
 #include "../sim/engine_internal.h"
 #include "testutil.h"
@@ -318,6 +319,157 @@ START_TEST(dispatches_timed_apart_say_why)
 }
 END_TEST
 
+
+/* A dispatch of 64 x 4096 f32 rows on sm_90 without configs: IREE's
+ * heuristic's for every op (as sim applies them), then the kernel of
+ * reduction 0.  body: the ops between the binding loads and the stores. */
+static kernel *heuristic_kernel(const char *body, const char *stores)
+{
+    char ir[8192];
+    snprintf(ir, sizeof ir,
+             "func.func @k() {\n"
+             "  %%c0 = arith.constant 0 : index\n"
+             "  %%zero = arith.constant 0.000000e+00 : f32\n"
+             "  %%two = arith.constant 2.000000e+00 : f32\n"
+             "  %%in = hal.interface.binding.subspan layout(#l) binding(0) offset(%%c0) "
+             "flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>\n"
+             "  %%o1 = hal.interface.binding.subspan layout(#l) binding(1) offset(%%c0) : "
+             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
+             "  %%o2 = hal.interface.binding.subspan layout(#l) binding(2) offset(%%c0) : "
+             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>\n"
+             "  %%x = iree_tensor_ext.dispatch.tensor.load %%in, offsets = [0, 0], sizes = [64, "
+             "4096], strides = [1, 1] : "
+             "!iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>> -> "
+             "tensor<64x4096xf32>\n"
+             "  %%e1 = tensor.empty() : tensor<64xf32>\n"
+             "  %%e2 = tensor.empty() : tensor<64x4096xf32>\n"
+             "  %%f = linalg.fill ins(%%zero : f32) outs(%%e1 : tensor<64xf32>) -> tensor<64xf32>\n"
+             "%s%s  return\n}\n",
+             body, stores);
+    ls_diag d;
+    ls_module *m = load_text(ir, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    ls_target t;
+    ck_assert(ls_target_lookup("sm_90", &t));
+    ls_suggestion *sg = ls_xcalloc(1, sizeof *sg);
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        p->has_target = true;
+        p->target = t;
+        ck_assert_msg(ls_suggest(&m->dispatches[p->dispatch], &t, sg, &d) == LS_OK, "%s", d.msg);
+        ls_suggest_apply(sg, p->dispatch_op, p);
+        p->config_suggested = true;
+    }
+    free(sg);
+    return kernel_of_module(m, "h100");
+}
+
+#define ROWSUM(in)                                                                               \
+    "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "               \
+    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(" in   \
+    " : tensor<64x4096xf32>) outs(%f : tensor<64xf32>) {\n"                                     \
+    "  ^bb0(%a: f32, %o: f32):\n    %r = arith.addf %a, %o : f32\n"                          \
+    "    linalg.yield %r : f32\n  } -> tensor<64xf32>\n"
+#define STORE_FULL(v)                                                                            \
+    "  iree_tensor_ext.dispatch.tensor.store " v ", %o1, offsets = [0, 0], sizes = [64, 4096], " \
+    "strides = [1, 1] : tensor<64x4096xf32> -> "                                                 \
+    "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
+#define STORE_ROWS(v)                                                                            \
+    "  iree_tensor_ext.dispatch.tensor.store " v ", %o2, offsets = [0], sizes = [64], strides = " \
+    "[1] : tensor<64xf32> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>\n"
+
+/* A broadcast of the row sums (IREE's @warp_reduction_broadcast_dispatch
+ * in reduction_pipeline_cuda.mlir): its row loop through the sum's result,
+ * its column loop by size; it loads nothing, and writes the whole tile. */
+START_TEST(broadcast_is_a_loop_of_stores)
+{
+    kernel *k = heuristic_kernel(
+        ROWSUM("%x")
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, "
+        "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+        "ins(%s : tensor<64xf32>) outs(%e2 : tensor<64x4096xf32>) {\n"
+        "  ^bb0(%a: f32, %o: f32):\n    linalg.yield %a : f32\n  } -> tensor<64x4096xf32>\n",
+        STORE_FULL("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert_int_eq(k->k.n_phases, 2);
+    ck_assert(k->k.phase[1].elementwise && !k->k.phase[1].epilogue);
+    ck_assert_int_eq(k->k.phase[1].held[0], 0);
+    ls_sim_result r;
+    run(&k->k.plan, &k->hw, &r, false);
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].global_bytes, 64 * 4096 * 4);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 64 * 4096 * 4);
+    ck_assert_int_eq(ls_fused_min_bytes(&k->k), 2 * 64 * 4096 * 4);
+    kernel_free(k);
+}
+END_TEST
+
+/* A stored producer of the reduction (IREE's @test_multiple_stores in
+ * config_vector_distribute_reduction_gfx942.mlir): fused into the sum's
+ * loop, which writes its tile each trip; one loop, no loop of its own. */
+START_TEST(stored_producer_writes_in_the_loop)
+{
+    kernel *k = heuristic_kernel(
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+        "ins(%x : tensor<64x4096xf32>) outs(%e2 : tensor<64x4096xf32>) {\n"
+        "  ^bb0(%a: f32, %o: f32):\n    %m = arith.mulf %a, %two : f32\n"
+        "    linalg.yield %m : f32\n  } -> tensor<64x4096xf32>\n" ROWSUM("%y"),
+        STORE_ROWS("%s") STORE_FULL("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert_int_eq(k->k.n_phases, 1);
+    ck_assert_int_eq(ls_fused_loop_count(&k->k), 1);
+    const ls_fused_phase *ph = &k->k.phase[0];
+    ck_assert(ph->store && ph->producer_op >= 0 && ph->producer_stores > 0);
+    ls_sim_result r, alone;
+    run(&k->k.plan, &k->hw, &r, false);
+    run(&k->plans[0], &k->hw, &alone, false);
+    /* the sums as the sum alone stores them, and the producer's whole
+     * result; x read once */
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].global_bytes,
+                     alone.stage[LS_STAGE_STORE].global_bytes + 64 * 4096 * 4);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, 64 * 4096 * 4);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                     alone.stage[LS_STAGE_LOAD_ACCUMULATE].instructions);
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].instructions,
+                     alone.stage[LS_STAGE_STORE].instructions +
+                         ph->producer_stores * k->d[0].total_iterations * k->d[0].num_subgroups * 64);
+    kernel_free(k);
+}
+END_TEST
+
+/* An op on the sums only (IREE's @group_elementwise_reduction_elementwise):
+ * after the reduce, no loop; the sums kept in registers, its result
+ * stored in their place. */
+START_TEST(op_on_the_results_is_an_epilogue)
+{
+    kernel *k = heuristic_kernel(
+        ROWSUM("%x")
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> "
+        "(d0)>], iterator_types = [\"parallel\"]} ins(%s : tensor<64xf32>) outs(%e1 : "
+        "tensor<64xf32>) {\n"
+        "  ^bb0(%a: f32, %o: f32):\n    %m = arith.mulf %a, %two : f32\n"
+        "    linalg.yield %m : f32\n  } -> tensor<64xf32>\n",
+        STORE_ROWS("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert_int_eq(k->k.n_phases, 2);
+    ck_assert(k->k.phase[1].epilogue && !k->k.phase[0].store);
+    ck_assert_int_eq(k->k.phase[1].held[0], 0);
+    ck_assert_int_eq(ls_fused_loop_count(&k->k), 1);
+    ls_sim_result r, alone;
+    run(&k->k.plan, &k->hw, &r, false);
+    run(&k->plans[0], &k->hw, &alone, false);
+    /* the same stores as the sum alone would make, one mulf more per result */
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].global_bytes, alone.stage[LS_STAGE_STORE].global_bytes);
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].instructions, alone.stage[LS_STAGE_STORE].instructions);
+    ck_assert_int_eq(r.stage[LS_STAGE_ACC_COMBINE].instructions,
+                     alone.stage[LS_STAGE_ACC_COMBINE].instructions +
+                         k->k.phase[1].epilogue_alu * k->d[0].num_subgroups * 64);
+    ck_assert_int_eq(r.n_loops, 2);
+    ck_assert_int_eq(r.loop_trips[1], 0);
+    kernel_free(k);
+}
+END_TEST
+
 /* A dispatch of one reduction and nothing else stored is one loop: no
  * fused kernel, and nothing to say. */
 START_TEST(one_loop_is_not_fused)
@@ -343,6 +495,9 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, held_values_wait_for_their_reduce);
     tcase_add_test(tc, dispatches_timed_apart_say_why);
     tcase_add_test(tc, one_loop_is_not_fused);
+    tcase_add_test(tc, broadcast_is_a_loop_of_stores);
+    tcase_add_test(tc, stored_producer_writes_in_the_loop);
+    tcase_add_test(tc, op_on_the_results_is_an_epilogue);
     suite_add_tcase(s, tc);
     return s;
 }
