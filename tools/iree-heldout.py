@@ -238,7 +238,7 @@ def main():
                             one_kernel.append(f"{name}@{t}")
                         m = re.search(r"here timed apart: (.*)", out)
                         if m:
-                            apart.setdefault(normal(m.group(1)), []).append(f"{name}@{t}")
+                            apart.setdefault(re.sub(r"\d+", "N", m.group(1)), []).append(f"{name}@{t}")
                     else:
                         fails.setdefault(reason(err), []).append(f"{name}@{t}")
                     line = f"{name} {t}: sim " + ("ok" if rc == 0 else reason(err))

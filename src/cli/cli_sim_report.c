@@ -427,17 +427,6 @@ static int64_t operand_bytes(const ls_dop_operand *o)
     return n > INT64_MAX / o->elem_bits ? -1 : (n * o->elem_bits + 7) / 8;
 }
 
-static bool stored(const ls_dispatch *d, const char *value)
-{
-    for (int k = 0; k < d->n_stores && k < LS_DISPATCH_MAX_STORES; k++)
-        if (strcmp(d->stored[k], value) == 0)
-            return true;
-    for (int k = 0; k < d->n_inserts && k < LS_DISPATCH_MAX_STORES; k++)
-        if (strcmp(d->inserted[k], value) == 0)
-            return true;
-    return false;
-}
-
 int ls_sim_untimed_ops(const ls_module *m, int di, ls_sim_untimed *out, int max)
 {
     if (di < 0 || (size_t)di >= m->n_dispatches)
@@ -449,7 +438,7 @@ int ls_sim_untimed_ops(const ls_module *m, int di, ls_sim_untimed *out, int max)
         bool reduces = false;
         for (int k = 0; k < op->rank; k++)
             reduces |= op->is_reduction[k];
-        if (op->is_fill || reduces || op->problem >= 0 || !op->result[0] || !stored(d, op->result))
+        if (op->is_fill || reduces || op->problem >= 0 || !op->result[0] || !ls_dispatch_stores(d, op->result))
             continue;
         ls_sim_untimed u = {op, 0, 0};
         for (int k = 0; k < op->n_inputs && u.read_bytes >= 0; k++) {
