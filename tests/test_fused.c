@@ -24,8 +24,18 @@
 /* A decomposed softmax of 64 rows of 4096 f32 for sm_90, as IREE's
  * DecomposeSoftmax leaves it, each op with the config given (NULL: none);
  * 128 threads = 4 subgroups of 32, 4 elements a thread, 8 trips. */
+static void softmax_ir_wg(char *buf, size_t n, int64_t wg, int64_t sg, const char *max_cfg,
+                          const char *sum_cfg, const char *ew_cfg);
+
 static void softmax_ir(char *buf, size_t n, const char *max_cfg, const char *sum_cfg,
                        const char *ew_cfg)
+{
+    softmax_ir_wg(buf, n, 128, 32, max_cfg, sum_cfg, ew_cfg);
+}
+
+/* ... with workgroup_size wg and subgroup_size sg */
+static void softmax_ir_wg(char *buf, size_t n, int64_t wg, int64_t sg, const char *max_cfg,
+                          const char *sum_cfg, const char *ew_cfg)
 {
     char a[400] = "", b[400] = "", c[400] = "";
     if (max_cfg)
@@ -37,7 +47,7 @@ static void softmax_ir(char *buf, size_t n, const char *max_cfg, const char *sum
     snprintf(
         buf, n,
         "#ti = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> "
-        "workgroup_size = [128, 1, 1] subgroup_size = 32>\n"
+        "workgroup_size = [%lld, 1, 1] subgroup_size = %lld>\n"
         "func.func @sm() attributes {translation_info = #ti} {\n"
         "  %%c0 = arith.constant 0 : index\n"
         "  %%nan = arith.constant 0xFFC00000 : f32\n"
@@ -86,7 +96,7 @@ static void softmax_ir(char *buf, size_t n, const char *max_cfg, const char *sum
         "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
         "  return\n"
         "}\n",
-        a, b, c);
+        (long long)wg, (long long)sg, a, b, c);
 }
 
 typedef struct {
@@ -470,6 +480,81 @@ START_TEST(op_on_the_results_is_an_epilogue)
 }
 END_TEST
 
+
+/* Property: random configs, the same on the max, the sum and the division
+ * (as IREE's heuristic gives them), on h100 (32 lanes) and mi300x (64):
+ * every one that lowers is one kernel whose counts are its loops' -- the
+ * reductions' own runs without their stores, plus the division's loads,
+ * body and stores -- that writes the whole result once, reads x at least
+ * once, and times the same with shared and plain scoreboards. */
+START_TEST(random_configs_are_their_loops)
+{
+    uint64_t rng = 0xf05edull;
+    int fused = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        int64_t sg = trial % 2 ? 64 : 32, t = (int64_t)1 << rng_range(&rng, 0, 3);
+        int64_t lr = (int64_t)1 << rng_range(&rng, 0, 2), lc = sg / lr;
+        int64_t sgs = (int64_t)1 << rng_range(&rng, 0, 2);
+        int64_t part = t * lc * sgs * rng_range(&rng, 1, 2);
+        if (4096 % part != 0)
+            continue;
+        char red[400], ew[400], ir[8192];
+        snprintf(red, sizeof red,
+                 "#iree_gpu.lowering_config<{workgroup = [%lld, 0], partial_reduction = [0, "
+                 "%lld], thread = [0, %lld], lane_basis = [[%lld, %lld], [0, 1]], subgroup_basis "
+                 "= [[1, %lld], [0, 1]]}>",
+                 (long long)lr, (long long)part, (long long)t, (long long)lr, (long long)lc,
+                 (long long)sgs);
+        snprintf(ew, sizeof ew,
+                 "#iree_gpu.lowering_config<{serial = [0, %lld], thread = [0, %lld], lane_basis "
+                 "= [[%lld, %lld], [0, 1]], subgroup_basis = [[1, %lld], [0, 1]]}>",
+                 (long long)part, (long long)t, (long long)lr, (long long)lc, (long long)sgs);
+        softmax_ir_wg(ir, sizeof ir, sg * sgs, sg, red, red, ew);
+        ls_diag d;
+        ls_module *m = load_text(ir, &d);
+        REQUIRE(d.status == LS_OK, "trial %d: %s", trial, d.msg);
+        kernel *k = kernel_of_module(m, sg == 64 ? "mi300x" : "h100");
+        REQUIRE(k->fused, "trial %d (%s): not one kernel: %s", trial, red, k->why);
+        fused++;
+        ls_sim_result rf, rp, r0, r1;
+        run(&k->k.plan, &k->hw, &rf, false);
+        run(&k->k.plan, &k->hw, &rp, true);
+        run(&k->plans[0], &k->hw, &r0, false);
+        run(&k->plans[1], &k->hw, &r1, false);
+        const ls_fused_phase *ph = &k->k.phase[2];
+        const ls_plan *ev = ph->plan;
+        const ls_derived *dv = &k->d[0];
+        int64_t runs = dv->total_iterations * dv->num_subgroups * dv->total_workgroups;
+        /* a thread's elements of a row are contiguous: each vector load is
+         * one issue per 128 bits (the backend's split) */
+        int64_t pieces = (ev->inputs[0].width * 32 + 127) / 128;
+        int64_t ew_la = runs * (ev->inputs[0].loads * pieces +
+                                dv->elems_per_iteration * (ev->body_machine_alu_ops + ev->body_sfu_ops));
+        REQUIRE(rf.stage[LS_STAGE_LOAD_ACCUMULATE].instructions ==
+                    r0.stage[LS_STAGE_LOAD_ACCUMULATE].instructions +
+                        r1.stage[LS_STAGE_LOAD_ACCUMULATE].instructions + ew_la,
+                "trial %d (%s): load+accumulate %lld", trial, red,
+                (long long)rf.stage[LS_STAGE_LOAD_ACCUMULATE].instructions);
+        for (int st = LS_STAGE_THREAD_REDUCE; st < LS_STAGE_STORE; st++)
+            REQUIRE(rf.stage[st].instructions == r0.stage[st].instructions + r1.stage[st].instructions,
+                    "trial %d (%s): stage %d", trial, red, st);
+        REQUIRE(rf.stage[LS_STAGE_STORE].instructions == runs * ph->stores &&
+                    rf.stage[LS_STAGE_STORE].global_bytes == 64 * 4096 * 4,
+                "trial %d (%s): stores %lld, %lld bytes", trial, red,
+                (long long)rf.stage[LS_STAGE_STORE].instructions,
+                (long long)rf.stage[LS_STAGE_STORE].global_bytes);
+        REQUIRE(rf.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes == 3 * 64 * 4096 * 4 &&
+                    rf.dram_bytes >= 2 * 64 * 4096 * 4,
+                "trial %d (%s): bytes", trial, red);
+        REQUIRE(rf.cycles == rp.cycles && rf.events == rp.events,
+                "trial %d (%s): plain scoreboard %lld cycles, shared %lld", trial, red,
+                (long long)rp.cycles, (long long)rf.cycles);
+        kernel_free(k);
+    }
+    ck_assert_int_ge(fused, 12);
+}
+END_TEST
+
 /* A dispatch of one reduction and nothing else stored is one loop: no
  * fused kernel, and nothing to say. */
 START_TEST(one_loop_is_not_fused)
@@ -498,6 +583,7 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, broadcast_is_a_loop_of_stores);
     tcase_add_test(tc, stored_producer_writes_in_the_loop);
     tcase_add_test(tc, op_on_the_results_is_an_epilogue);
+    tcase_add_test(tc, random_configs_are_their_loops);
     suite_add_tcase(s, tc);
     return s;
 }
