@@ -808,7 +808,7 @@ LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE sim "$EX/seed000_example3.mlir" --quiet 
 cmp -s "$tmp/out" "$tmp/out2"; check "sim --quiet: same report" $?
 $LANESCOPE sim "$EX/seed000_example3.mlir" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ]; check "sim: a short run off a terminal prints no progress" $?
-# draw roofline: every reduction of a dispatch (softmax: two), or --index's
+# draw roofline: a point per kernel (a softmax: its one kernel), or --index's
 # (the points and verdicts are test_viz's roofline_points_under_roofs)
 $LANESCOPE draw roofline "$EX/softmax_4096x32000_f32.mlir" --target h100 -o "$tmp/roof.png" --quiet 2>"$tmp/err"
 check "draw roofline exits 0" $?

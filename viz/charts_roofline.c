@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/fused.h"
 #include "lanescope/bottleneck.h"
 
 #include "charts_internal.h"
@@ -25,6 +26,16 @@ void ls_viz_roof_point(const ls_problem *p, const ls_plan *plan, const ls_hw *hw
     for (int i = 0; i < p->rank; i++)
         elems *= (double)p->size[i];
     double ops = elems * (1 + plan->body_alu_ops);
+    if (plan->fused) { /* a dispatch's one kernel: every loop's ops */
+        const ls_fused_kernel *k = plan->fused;
+        ops = 0;
+        for (int i = 0; i < k->n_phases; i++) {
+            const ls_fused_phase *ph = &k->phase[i];
+            if (ph->epilogue)
+                continue; /* a few ops per result */
+            ops += elems * ((ph->elementwise ? 0 : 1) + ph->plan->body_alu_ops);
+        }
+    }
     pt->intensity = r->dram_bytes > 0 ? ops / (double)r->dram_bytes : 0;
     pt->gops = r->kernel_us > 0 ? ops / (r->kernel_us * 1e3) : 0;
     ls_bottleneck bn;
