@@ -283,10 +283,6 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
         return false;
     if (!same_config && !e->has_config && !heuristic_config_ok(m, e, lp, perm, why, n, what))
         return false;
-    if (e->n_inputs + 1 > LS_MAX_INPUTS)
-        return refuse(why, n, "%s reads %d tensors and writes one; the fused kernel holds at "
-                              "most %d",
-                      what, e->n_inputs, LS_MAX_INPUTS);
     ls_problem *v = &k->view[ph - k->phase];
     *v = *lp;
     size_t wl = strlen(what) < sizeof v->name - 1 ? strlen(what) : sizeof v->name - 1;
@@ -294,20 +290,10 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     v->name[wl] = '\0';
     v->line = e->line;
     v->col = e->col;
-    v->n_inputs = e->n_inputs + 1;
-    for (int i = 0; i <= e->n_inputs; i++) {
+    v->n_inputs = e->n_inputs;
+    for (int i = 0; i < e->n_inputs; i++) {
         ls_operand *o = &v->inputs[i];
-        if (i < e->n_inputs) {
-            *o = e->inputs[i];
-        } else { /* the result: laid out, never loaded */
-            memset(o, 0, sizeof *o);
-            snprintf(o->name, sizeof o->name, "(result)");
-            o->type = e->out_type;
-            o->map_n = e->rank;
-            memcpy(o->map, e->out_map, sizeof o->map);
-            o->intermediate = true;
-            o->producer = -1;
-        }
+        *o = e->inputs[i];
         for (int j = 0; j < o->map_n; j++)
             o->map[j] = perm[o->map[j]];
     }
@@ -328,9 +314,28 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
         return refuse(why, n, "%s: %s", what, diag.msg);
     ph->plan = vp;
     /* its stores: one per result vector a thread holds, each subgroup's
-     * share of the workgroup's tile */
+     * share of the workgroup's tile.  The result laid out as the only
+     * input of a second view gives them, and their vector types. */
+    ls_problem *rv = ls_xmalloc(sizeof *rv);
+    ls_plan *rp = ls_xmalloc(sizeof *rp);
+    *rv = *v;
+    rv->n_inputs = 1;
+    rv->body.n = 0;
+    ls_operand *ro = &rv->inputs[0];
+    memset(ro, 0, sizeof *ro);
+    snprintf(ro->name, sizeof ro->name, "(result)");
+    ro->type = e->out_type;
+    ro->map_n = e->rank;
+    for (int j = 0; j < e->rank; j++)
+        ro->map[j] = perm[e->out_map[j]];
     ls_operand_regs o;
-    ls_operand_regs_of(d, v, e->n_inputs, &o);
+    ls_operand_regs_of(d, rv, 0, &o);
+    ph->store_width = o.width;
+    ph->store_type[0] = '\0';
+    if (ls_plan_build(rv, d, t, rp, &diag) == LS_OK)
+        ls_plan_input_vector_type(rp, 0, ph->store_type, sizeof ph->store_type);
+    free(rp);
+    free(rv);
     int64_t elems = 1;
     for (int c = 0; c < lp->rank; c++)
         elems *= lp->size[c];
@@ -701,7 +706,7 @@ void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
             fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)pl->iterations);
         else
             fprintf(f, "    (loop elided: one iteration) {\n");
-        for (int a = 0; a + 1 < p->n_inputs; a++) {
+        for (int a = 0; a < p->n_inputs; a++) {
             if (ph->held[a] >= 0) {
                 fprintf(f, "      input %d %s: the result of loop %d, held in registers (no "
                            "load)\n",
@@ -721,12 +726,12 @@ void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
                     pl->body_sfu_ops, pl->body_sfu_ops == 1 ? "" : "s");
             ls_body_print(&p->body, "        ", f);
         }
-        int out = p->n_inputs - 1;
-        distributed(pl, out, packed, buf, sizeof buf);
+        buf[0] = '\0';
+        if (!packed && ph->store_type[0])
+            snprintf(buf, sizeof buf, " (distributed %s)", ph->store_type);
         fprintf(f, "      %lld x vector.transfer_write vector<%lldx%s> per thread%s: %lld bytes "
                    "a subgroup\n    }\n",
-                (long long)ph->stores, (long long)pl->inputs[out].width,
-                ls_elem_type_name(p->inputs[out].type), buf,
-                (long long)(ph->stores * ph->store_bytes));
+                (long long)ph->stores, (long long)ph->store_width,
+                ls_elem_type_name(p->acc_type), buf, (long long)(ph->stores * ph->store_bytes));
     }
 }

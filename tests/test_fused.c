@@ -555,6 +555,52 @@ START_TEST(random_configs_are_their_loops)
 }
 END_TEST
 
+
+/* RMSNorm with a weight and a bias (x * rsqrt(mean(x^2)) * g + b): the
+ * normalisation reads x, the sum of squares from registers, and g and b
+ * along the row, four tensors; the kernel loads x (twice: two loops), g
+ * and b, and writes the result once. */
+START_TEST(rmsnorm_reads_four_tensors)
+{
+    kernel *k = heuristic_kernel(
+        "  %gb = hal.interface.binding.subspan layout(#l) binding(3) offset(%c0) flags(ReadOnly) "
+        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>>\n"
+        "  %bb = hal.interface.binding.subspan layout(#l) binding(4) offset(%c0) flags(ReadOnly) "
+        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>>\n"
+        "  %g = iree_tensor_ext.dispatch.tensor.load %gb, offsets = [0], sizes = [4096], strides "
+        "= [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>> -> tensor<4096xf32>\n"
+        "  %b = iree_tensor_ext.dispatch.tensor.load %bb, offsets = [0], sizes = [4096], strides "
+        "= [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>> -> tensor<4096xf32>\n"
+        "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%x "
+        ": tensor<64x4096xf32>) outs(%f : tensor<64xf32>) {\n"
+        "  ^bb0(%a: f32, %o: f32):\n    %q = arith.mulf %a, %a : f32\n"
+        "    %r = arith.addf %q, %o : f32\n    linalg.yield %r : f32\n  } -> tensor<64xf32>\n"
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> "
+        "(d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", "
+        "\"parallel\"]} ins(%x, %s, %g, %b : tensor<64x4096xf32>, tensor<64xf32>, "
+        "tensor<4096xf32>, tensor<4096xf32>) outs(%e2 : tensor<64x4096xf32>) {\n"
+        "  ^bb0(%a: f32, %ss: f32, %w: f32, %c: f32, %o: f32):\n"
+        "    %m = arith.mulf %ss, %two : f32\n    %r = math.rsqrt %m : f32\n"
+        "    %n = arith.mulf %a, %r : f32\n    %t = arith.mulf %n, %w : f32\n"
+        "    %u = arith.addf %t, %c : f32\n    linalg.yield %u : f32\n"
+        "  } -> tensor<64x4096xf32>\n",
+        STORE_FULL("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert_int_eq(k->k.n_phases, 2);
+    ck_assert_int_eq(k->k.problem.n_inputs, 3); /* x, g, b */
+    ck_assert_int_eq(k->k.phase[1].held[1], 0);
+    ls_sim_result r;
+    run(&k->k.plan, &k->hw, &r, false);
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].global_bytes, 64 * 4096 * 4);
+    ck_assert_int_eq(r.operand[0].global_bytes, 2 * 64 * 4096 * 4);
+    ck_assert_int_eq(r.operand[1].global_bytes, 64 * 4096 * 4); /* each row's trip reads g */
+    ck_assert_int_ge(r.dram_bytes, 64 * 4096 * 4 * 2 + 2 * 4096 * 4);
+    kernel_free(k);
+}
+END_TEST
+
 /* A dispatch of one reduction and nothing else stored is one loop: no
  * fused kernel, and nothing to say. */
 START_TEST(one_loop_is_not_fused)
@@ -584,6 +630,7 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, stored_producer_writes_in_the_loop);
     tcase_add_test(tc, op_on_the_results_is_an_epilogue);
     tcase_add_test(tc, random_configs_are_their_loops);
+    tcase_add_test(tc, rmsnorm_reads_four_tensors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -47,6 +47,8 @@ typedef struct {
     /* an elementwise op's stores per thread and iteration, and the bytes a
      * subgroup writes with each */
     int64_t stores, store_bytes;
+    int64_t store_width;  /* elements a store writes, a thread */
+    char store_type[200]; /* the stored vector, distributed ("" unknown) */
     /* An elementwise op over the reduction's results only (its loops the
      * workgroup's): no loop; after the reduce that makes its operand, each
      * thread applies the body to its results and stores them
