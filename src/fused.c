@@ -489,101 +489,105 @@ int ls_fused_loops(const ls_module *m, size_t lead)
     return n;
 }
 
-static bool build(const ls_module *m, size_t lead, const ls_plan *plans, bool same_config,
-                  ls_fused_kernel *k, char *why, size_t why_size)
+/* What the kernel's build carries from op to op. */
+typedef struct {
+    const ls_module *m;
+    const ls_dispatch *d;
+    const ls_plan *plans, *lead;
+    bool same_config;
+    ls_fused_kernel *k;
+    char *why;
+    size_t n;
+    ls_fused_phase pending; /* a stored producer, for its consumer's loop */
+    bool has_pending;
+} fuse_ctx;
+
+/* The loops of op oi's reductions (a multi-result op's, one a result):
+ * how many, -1 when one cannot be a loop of the kernel. */
+static int add_reductions(fuse_ctx *c, int oi)
 {
-    memset(k, 0, sizeof *k);
-    why[0] = '\0';
-    const ls_problem *lp = &m->problems[lead];
-    const ls_plan *lpl = &plans[lead];
-    /* one loop: nothing to fuse, nothing to say */
-    if (ls_fused_loops(m, lead) < 2)
-        return false;
-    const ls_dispatch *d = &m->dispatches[lp->dispatch];
-    ls_fused_phase pending_producer; /* a stored producer, for its consumer's loop */
-    bool has_pending = false;
-    for (int oi = 0; oi < d->n_ops; oi++) {
-        const ls_dop *op = &d->ops[oi];
-        bool reduces = false;
-        for (int x = 0; x < op->rank; x++)
-            reduces |= op->is_reduction[x];
-        int before = k->n_phases;
-        for (size_t pi = 0; pi < m->n_problems; pi++) {
-            if (m->problems[pi].dispatch != lp->dispatch || m->problems[pi].dispatch_op != oi)
-                continue;
-            if (k->n_phases == LS_FUSED_MAX_PHASES)
-                return refuse(why, why_size, "the dispatch has more than %d loops",
-                              LS_FUSED_MAX_PHASES);
-            ls_fused_phase *ph = &k->phase[k->n_phases++];
-            memset(ph, 0, sizeof *ph); /* the slot may hold a stored producer's layout */
-            ph->plan = &plans[pi];
-            ph->problem = (int)pi;
-            ph->elementwise_op = -1;
-            ph->producer_op = -1;
-            ph->store = ls_dispatch_stores(d, op->result);
-            snprintf(ph->what, sizeof ph->what, "%s", m->problems[pi].name);
-            if (!reduction_phase_ok(&plans[pi], lpl, why, why_size))
-                return false;
-            if (has_pending && k->n_phases == before + 1) { /* the first result's loop */
-                ph->producer_op = pending_producer.elementwise_op;
-                ph->producer_stores = pending_producer.stores;
-                ph->producer_store_bytes = pending_producer.store_bytes;
-                snprintf(ph->producer_what, sizeof ph->producer_what, "%.90s",
-                         pending_producer.what);
-                has_pending = false;
-            }
-        }
-        if (k->n_phases > before || op->is_fill)
+    ls_fused_kernel *k = c->k;
+    int before = k->n_phases;
+    for (size_t pi = 0; pi < c->m->n_problems; pi++) {
+        const ls_problem *p = &c->m->problems[pi];
+        if (p->dispatch != c->lead->problem->dispatch || p->dispatch_op != oi)
             continue;
-        if (reduces)
-            return refuse(why, why_size, "%s at %d:%d reduces, and lanescope does not simulate it",
-                          op->kind, op->line, op->col);
-        if (!ls_dispatch_stores(d, op->result))
-            continue; /* a producer: inlined into the loops that read it */
-        const ls_module_elementwise *e = NULL;
-        for (size_t j = 0; j < m->n_elementwise && e == NULL; j++)
-            if (m->elementwise[j].dispatch == lp->dispatch && m->elementwise[j].op == oi)
-                e = &m->elementwise[j];
-        char what[160];
-        op_text(op, what, sizeof what);
-        if (e == NULL || strcmp(op->kind, "linalg.generic") != 0)
-            return refuse(why, why_size, "%s is stored and lanescope does not model it", what);
-        if (k->n_phases == LS_FUSED_MAX_PHASES)
-            return refuse(why, why_size, "the dispatch has more than %d loops",
-                          LS_FUSED_MAX_PHASES);
-        /* laid out as a phase of its own in the next slot; a stored producer
-         * gives its stores to the loop it is fused into, and the slot is
-         * taken by the next phase */
-        ls_fused_phase *ph = &k->phase[k->n_phases];
-        memset(ph, 0, sizeof *ph);
-        ph->problem = -1;
-        ph->elementwise = true;
-        ph->elementwise_op = (int)(e - m->elementwise);
+        if (k->n_phases == LS_FUSED_MAX_PHASES) {
+            refuse(c->why, c->n, "the dispatch has more than %d loops", LS_FUSED_MAX_PHASES);
+            return -1;
+        }
+        ls_fused_phase *ph = &k->phase[k->n_phases++];
+        memset(ph, 0, sizeof *ph); /* the slot may hold a stored producer's layout */
+        ph->plan = &c->plans[pi];
+        ph->problem = (int)pi;
+        ph->elementwise_op = -1;
         ph->producer_op = -1;
-        snprintf(ph->what, sizeof ph->what, "%s", what);
-        if (reducing_consumer(m, d, oi) >= 0) {
-            if (!elementwise_phase(m, e, lpl, true, k, ph, why, why_size))
-                return false;
-            pending_producer = *ph;
-            has_pending = true;
-            continue;
+        ph->store = ls_dispatch_stores(c->d, c->d->ops[oi].result);
+        snprintf(ph->what, sizeof ph->what, "%s", p->name);
+        if (!reduction_phase_ok(ph->plan, c->lead, c->why, c->n))
+            return -1;
+        if (c->has_pending && k->n_phases == before + 1) { /* the first result's loop */
+            ph->producer_op = c->pending.elementwise_op;
+            ph->producer_stores = c->pending.stores;
+            ph->producer_store_bytes = c->pending.store_bytes;
+            snprintf(ph->producer_what, sizeof ph->producer_what, "%.90s", c->pending.what);
+            c->has_pending = false;
         }
-        if (e->rank < lp->rank) {
-            if (!epilogue_phase(m, e, lpl, k, ph, why, why_size))
-                return false;
-        } else if (!elementwise_phase(m, e, lpl, same_config, k, ph, why, why_size)) {
-            return false;
-        }
-        k->n_phases++;
     }
-    int loops = k->n_phases;
-    for (int i = 0; i < k->n_phases; i++)
-        loops += k->phase[i].producer_op >= 0;
-    if (loops < 2 || k->phase[0].problem != (int)lead)
+    return k->n_phases - before;
+}
+
+/* A stored elementwise op oi: a loop of its own, an epilogue after the
+ * reduce (its loops the workgroup's), or stores in the loop of the
+ * reduction it is fused into (kept pending until that loop). */
+static bool add_elementwise(fuse_ctx *c, int oi)
+{
+    const ls_dop *op = &c->d->ops[oi];
+    const ls_module_elementwise *e = NULL;
+    for (size_t j = 0; j < c->m->n_elementwise && e == NULL; j++)
+        if (c->m->elementwise[j].dispatch == c->lead->problem->dispatch &&
+            c->m->elementwise[j].op == oi)
+            e = &c->m->elementwise[j];
+    char what[160];
+    op_text(op, what, sizeof what);
+    if (e == NULL || strcmp(op->kind, "linalg.generic") != 0)
+        return refuse(c->why, c->n, "%s is stored and lanescope does not model it", what);
+    ls_fused_kernel *k = c->k;
+    if (k->n_phases == LS_FUSED_MAX_PHASES)
+        return refuse(c->why, c->n, "the dispatch has more than %d loops", LS_FUSED_MAX_PHASES);
+    /* laid out in the next slot; a stored producer's slot is then taken by
+     * the next phase */
+    ls_fused_phase *ph = &k->phase[k->n_phases];
+    memset(ph, 0, sizeof *ph);
+    ph->problem = -1;
+    ph->elementwise = true;
+    ph->elementwise_op = (int)(e - c->m->elementwise);
+    ph->producer_op = -1;
+    snprintf(ph->what, sizeof ph->what, "%s", what);
+    if (reducing_consumer(c->m, c->d, oi) >= 0) {
+        if (!elementwise_phase(c->m, e, c->lead, true, k, ph, c->why, c->n))
+            return false;
+        c->pending = *ph;
+        c->has_pending = true;
+        return true;
+    }
+    if (e->rank < c->lead->problem->rank) {
+        if (!epilogue_phase(c->m, e, c->lead, k, ph, c->why, c->n))
+            return false;
+    } else if (!elementwise_phase(c->m, e, c->lead, c->same_config, k, ph, c->why, c->n)) {
         return false;
-    k->problem = *lp;
-    k->plan = *lpl;
-    if (!gather_inputs(k, lpl, why, why_size))
+    }
+    k->n_phases++;
+    return true;
+}
+
+/* The kernel's own problem and plan: the lead's, with every tensor the
+ * loops load, and each reduction's workgroup buffer. */
+static bool finish_kernel(ls_fused_kernel *k, const ls_plan *lead, char *why, size_t n)
+{
+    k->problem = *lead->problem;
+    k->plan = *lead;
+    if (!gather_inputs(k, lead, why, n))
         return false;
     ls_plan *pl = &k->plan;
     pl->problem = &k->problem;
@@ -599,6 +603,49 @@ static bool build(const ls_module *m, size_t lead, const ls_plan *plans, bool sa
         if (!k->phase[i].elementwise)
             pl->buffer_bytes += k->phase[i].plan->buffer_bytes;
     return true;
+}
+
+static bool build(const ls_module *m, size_t lead, const ls_plan *plans, bool same_config,
+                  ls_fused_kernel *k, char *why, size_t why_size)
+{
+    memset(k, 0, sizeof *k);
+    why[0] = '\0';
+    /* one loop: nothing to fuse, nothing to say */
+    if (ls_fused_loops(m, lead) < 2)
+        return false;
+    fuse_ctx c;
+    memset(&c, 0, sizeof c);
+    c.m = m;
+    c.d = &m->dispatches[m->problems[lead].dispatch];
+    c.plans = plans;
+    c.lead = &plans[lead];
+    c.same_config = same_config;
+    c.k = k;
+    c.why = why;
+    c.n = why_size;
+    for (int oi = 0; oi < c.d->n_ops; oi++) {
+        const ls_dop *op = &c.d->ops[oi];
+        int added = add_reductions(&c, oi);
+        if (added < 0)
+            return false;
+        if (added > 0 || op->is_fill)
+            continue;
+        bool reduces = false;
+        for (int x = 0; x < op->rank; x++)
+            reduces |= op->is_reduction[x];
+        if (reduces)
+            return refuse(why, why_size, "%s at %d:%d reduces, and lanescope does not simulate it",
+                          op->kind, op->line, op->col);
+        if (ls_dispatch_stores(c.d, op->result) && !add_elementwise(&c, oi))
+            return false;
+        /* else a producer: inlined into the loops that read it */
+    }
+    int loops = k->n_phases;
+    for (int i = 0; i < k->n_phases; i++)
+        loops += k->phase[i].producer_op >= 0;
+    if (loops < 2 || k->phase[0].problem != (int)lead)
+        return false;
+    return finish_kernel(k, &plans[lead], why, why_size);
 }
 
 bool ls_fused_build(const ls_module *m, size_t lead, const ls_plan *plans, ls_fused_kernel *k,
@@ -642,96 +689,4 @@ int64_t ls_fused_min_bytes(const ls_fused_kernel *k)
                      ph->plan->acc_elem_bytes;
     }
     return bytes;
-}
-
-/* " (distributed vector<...>)" for operand k, "" when packed. */
-static void distributed(const ls_plan *pl, int k, bool packed, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    if (packed)
-        return;
-    char ty[900];
-    ls_plan_input_vector_type(pl, k, ty, sizeof ty);
-    snprintf(buf, n, " (distributed %s)", ty);
-}
-
-void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
-{
-    int loops = ls_fused_loop_count(k);
-    if (loops > 1)
-        fprintf(f, "one kernel for the dispatch: %d loops, one after another, each reading its "
-                   "tiles again\n",
-                loops);
-    else
-        fprintf(f, "one kernel for the dispatch: its loop, and the ops fused into it or after "
-                   "it\n");
-    char buf[1024];
-    for (int i = 0; i < k->n_phases; i++) {
-        const ls_fused_phase *ph = &k->phase[i];
-        if (!ph->elementwise) {
-            fprintf(f, "  loop %d: %s, its plan above; its result %s\n", i + 1, ph->what,
-                    ph->store ? "stored after its reduce" : "held in registers, not stored");
-            if (ph->producer_op >= 0)
-                fprintf(f, "    and in the loop, %s (fused into it, its result stored too): "
-                           "%lld x vector.transfer_write per thread a trip, %lld bytes a "
-                           "subgroup\n",
-                        ph->producer_what, (long long)ph->producer_stores,
-                        (long long)(ph->producer_stores * ph->producer_store_bytes));
-            continue;
-        }
-        if (ph->epilogue) {
-            fprintf(f, "  after loop %d's reduce: %s, on the results (no loop of its own)\n",
-                    i, ph->what);
-            fprintf(f, "    body, per result (%d ALU and %d special-function instruction%s):\n",
-                    ph->epilogue_alu, ph->epilogue_sfu, ph->epilogue_sfu == 1 ? "" : "s");
-            ls_body_print(&k->view[i].body, "      ", f);
-            fprintf(f, "    scf.if (one thread per output element) { vector.transfer_write } : "
-                       "%lld bytes a subgroup per result slot\n",
-                    (long long)ph->epilogue_bytes);
-            continue;
-        }
-        const ls_plan *pl = ph->plan;
-        const ls_problem *p = pl->problem;
-        fprintf(f, "  loop %d: %s (serial tile: its loop over the reduction's tiles, laid out as "
-                   "loop 1)\n",
-                i + 1, ph->what);
-        /* the distributed types are the layout's over the body dims; when the
-         * reductions are packed (GPUPackPartialReductions), the elementwise
-         * op, which IREE does not pack, has the same elements a thread in
-         * fewer dims: its types are not printed */
-        bool packed = false;
-        for (int b = 0; b < pl->derived->body_rank; b++)
-            packed |= pl->derived->body_inner[b];
-        if (pl->iterations > 1)
-            fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)pl->iterations);
-        else
-            fprintf(f, "    (loop elided: one iteration) {\n");
-        for (int a = 0; a < p->n_inputs; a++) {
-            if (ph->held[a] >= 0) {
-                fprintf(f, "      input %d %s: the result of loop %d, held in registers (no "
-                           "load)\n",
-                        a, p->inputs[a].name, ph->held[a] + 1);
-                continue;
-            }
-            distributed(pl, a, packed, buf, sizeof buf);
-            fprintf(f, "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per "
-                       "thread%s\n",
-                    a, p->inputs[a].name, (long long)pl->inputs[a].loads,
-                    (long long)pl->inputs[a].width, ls_elem_type_name(p->inputs[a].type), buf);
-        }
-        if (p->body.n > 0) {
-            fprintf(f, "      body, per element (%d op%s; the backend emits %d ALU and %d "
-                       "special-function instruction%s):\n",
-                    pl->body_alu_ops, pl->body_alu_ops == 1 ? "" : "s", pl->body_machine_alu_ops,
-                    pl->body_sfu_ops, pl->body_sfu_ops == 1 ? "" : "s");
-            ls_body_print(&p->body, "        ", f);
-        }
-        buf[0] = '\0';
-        if (!packed && ph->store_type[0])
-            snprintf(buf, sizeof buf, " (distributed %s)", ph->store_type);
-        fprintf(f, "      %lld x vector.transfer_write vector<%lldx%s> per thread%s: %lld bytes "
-                   "a subgroup\n    }\n",
-                (long long)ph->stores, (long long)ph->store_width,
-                ls_elem_type_name(p->acc_type), buf, (long long)(ph->stores * ph->store_bytes));
-    }
 }

@@ -91,6 +91,40 @@ static void usage(FILE *f)
             ls_hw_names());
 }
 
+/* A dispatch's reductions and stored elementwise ops: the one kernel
+ * IREE builds, each a loop after the other, timed by the run of the
+ * dispatch's first reduction (fused.h), whose work is checked against the
+ * budget here; where they cannot be, each reduction is its own run and
+ * apart[] says why (every reduction of the dispatch points at it). */
+static ls_status plan_dispatch_kernels(const ls_module *m, const ls_plan *plans, const ls_hw *hws,
+                                       bool force, kernel_share *shares, ls_fused_kernel **fused,
+                                       char (*apart)[512], ls_diag *diag)
+{
+    for (size_t i = 0; i < m->n_problems; i++) {
+        const ls_problem *p = &m->problems[i];
+        if (shares[i].one_kernel || p->dispatch < 0 ||
+            (i > 0 && m->problems[i - 1].dispatch == p->dispatch))
+            continue;
+        fused[i] = ls_xmalloc(sizeof *fused[i]);
+        if (!ls_fused_build(m, i, plans, fused[i], apart[i], sizeof apart[i])) {
+            free(fused[i]);
+            fused[i] = NULL;
+            continue;
+        }
+        if (ls_engine_check_work(&fused[i]->plan, &hws[i], force, diag))
+            return diag->status;
+        for (size_t j = i; j < m->n_problems && m->problems[j].dispatch == p->dispatch; j++)
+            shares[j] = (kernel_share){false, j > i ? p->name : NULL, fused[i], NULL};
+    }
+    for (size_t i = 0, first = 0; i < m->n_problems; i++) {
+        if (i > 0 && m->problems[i].dispatch != m->problems[i - 1].dispatch)
+            first = i;
+        if (m->problems[i].dispatch >= 0 && apart[first][0] && !shares[i].fused)
+            shares[i].apart = apart[first];
+    }
+    return LS_OK;
+}
+
 int ls_cmd_sim(int argc, char **argv)
 {
     enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT,
@@ -307,34 +341,10 @@ int ls_cmd_sim(int argc, char **argv)
         for (int k = 0; k < n; k++)
             shares[i + (size_t)k] = (kernel_share){true, k ? m->problems[i].name : NULL, NULL, NULL};
     }
-    /* A dispatch's reductions and stored elementwise ops: the one kernel
-     * IREE builds, each a loop after the other, timed by the run of the
-     * dispatch's first reduction (fused.h); where they cannot be, each
-     * reduction is its own run and the reason is said */
     fused = ls_xcalloc(m->n_problems, sizeof *fused);
     apart = ls_xcalloc(m->n_problems, sizeof *apart);
-    for (size_t i = 0; i < m->n_problems; i++) {
-        const ls_problem *p = &m->problems[i];
-        if (shares[i].one_kernel || p->dispatch < 0 ||
-            (i > 0 && m->problems[i - 1].dispatch == p->dispatch))
-            continue;
-        fused[i] = ls_xmalloc(sizeof *fused[i]);
-        if (!ls_fused_build(m, i, plans, fused[i], apart[i], sizeof apart[i])) {
-            free(fused[i]);
-            fused[i] = NULL;
-            continue;
-        }
-        if (ls_engine_check_work(&fused[i]->plan, &hws[i], force, &diag))
-            goto fail;
-        for (size_t j = i; j < m->n_problems && m->problems[j].dispatch == p->dispatch; j++)
-            shares[j] = (kernel_share){false, j > i ? p->name : NULL, fused[i], NULL};
-    }
-    for (size_t i = 0, first = 0; i < m->n_problems; i++) {
-        if (i > 0 && m->problems[i].dispatch != m->problems[i - 1].dispatch)
-            first = i;
-        if (m->problems[i].dispatch >= 0 && apart[first][0] && !shares[i].fused)
-            shares[i].apart = apart[first];
-    }
+    if (plan_dispatch_kernels(m, plans, hws, force, shares, fused, apart, &diag))
+        goto fail;
     ls_sim_result lead_r;
     ls_bottleneck lead_bn;
     for (size_t i = 0; i < m->n_problems; i++) {
