@@ -15,19 +15,31 @@
 /* An elementwise op's loop: per iteration its loads, per register its
  * body (the view's ops, as the reduction's body is emitted), and one
  * store per result vector, after the registers that vector holds. */
-/* An elementwise op on the reductions' results (ph->epilogue): per result
- * slot its body, from the values held, then its store; no loop. */
+/* An elementwise op on the reductions' results (ph->epilogue): no loop;
+ * the tensors it reads from memory (a bias, a scale: over output loops
+ * only, at no iteration's tile) loaded, then per result slot its body,
+ * from those and the values held, and its store. */
 static void append_epilogue(engine *e, const ls_fused_phase *ph, const int *held)
 {
+    const ls_plan *pl = e->plan;
     e->loop_begin = e->loop_end = e->ncode;
+    int ld[LS_MAX_INPUTS];
+    for (int k = 0; k < LS_MAX_INPUTS; k++) {
+        ld[k] = k < pl->n_inputs && pl->inputs[k].loads == 0 ? held[k] - 1 : -1;
+        for (int64_t l = 0; k < pl->n_inputs && l < pl->inputs[k].loads; l++) {
+            int i = ls_engine_emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
+            ld[k] = i; /* a result's operand: its vector's last load, as a bound */
+        }
+    }
     int nb = ph->epilogue_alu + ph->epilogue_sfu;
     int64_t ticks = llround((double)ph->epilogue_bytes * LS_TICK / e->hw->dram_bytes_per_cycle);
-    for (int64_t q = 0; q < e->plan->results_per_thread; q++) {
-        int v = held[0] - 1;
+    for (int64_t q = 0; q < pl->results_per_thread; q++) {
+        int v = ld[0];
         for (int o = 0; o < nb; o++)
             v = ls_engine_emit(e, o < ph->epilogue_alu ? I_ALU : I_SFU, LS_STAGE_ACC_COMBINE,
-                               o == 0 ? held[0] - 1 : v,
-                               o + 1 < LS_MAX_INPUTS ? held[o + 1] - 1 : -1);
+                               o == 0 ? ld[0] : v, o + 1 < LS_MAX_INPUTS ? ld[o + 1] : -1);
         int w = ls_engine_emit(e, I_GSTORE, LS_STAGE_STORE, v, -1);
         e->code[w].store_bytes = ph->epilogue_bytes;
         e->code[w].store_ticks = ticks > 0 ? ticks : 1;
@@ -37,8 +49,12 @@ static void append_epilogue(engine *e, const ls_fused_phase *ph, const int *held
 
 static int64_t elementwise_cap(const engine *e, const ls_fused_phase *ph)
 {
-    if (ph->epilogue)
-        return e->plan->results_per_thread * (ph->epilogue_alu + ph->epilogue_sfu + 1) + 2;
+    if (ph->epilogue) {
+        int64_t loads = 0;
+        for (int k = 0; k < e->plan->n_inputs; k++)
+            loads += e->plan->inputs[k].loads;
+        return loads + e->plan->results_per_thread * (ph->epilogue_alu + ph->epilogue_sfu + 1) + 2;
+    }
     const ls_plan *pl = e->plan;
     int64_t loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
@@ -132,9 +148,8 @@ void ls_engine_build_template_fused(engine *e)
     for (int i = 0; i < fk->n_phases; i++) {
         const ls_fused_phase *ph = &fk->phase[i];
         enter_phase(e, ph);
-        int nheld = ph->epilogue ? LS_MAX_INPUTS : e->p->n_inputs;
         for (int k = 0; k < LS_MAX_INPUTS; k++)
-            e->held[k] = k < nheld && ph->held[k] >= 0 ? result_of[ph->held[k]] + 1 : 0;
+            e->held[k] = k < e->p->n_inputs && ph->held[k] >= 0 ? result_of[ph->held[k]] + 1 : 0;
         e->no_store = !ph->elementwise && !ph->store;
         int start = e->ncode;
         if (ph->epilogue)

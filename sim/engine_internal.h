@@ -462,6 +462,10 @@ static inline int ls_engine_ragged_intervals(engine *e, const tinst *in, int sg,
  * `iteration` (in NULL, or outside every loop: counted as loop 0's). */
 static inline int64_t ls_engine_tile_iteration(const engine *e, const tinst *in, int64_t iteration)
 {
+    /* a load outside every loop (a fused kernel's epilogue) reads an
+     * operand over output loops only: any iteration's tile, the first */
+    if (in && in->kind == I_GLOAD && in->loop < 0)
+        return 0;
     const eloop *l = &e->loops[in && in->loop > 0 ? in->loop : 0];
     return (iteration - l->trip0) * l->unroll + (in ? in->iter_offset : 0);
 }

@@ -363,14 +363,13 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
         const ls_problem *p = pp->problem;
         for (int a = 0; a < LS_MAX_INPUTS; a++) {
             ph->operand[a] = -1;
-            if (!ph->epilogue) /* an epilogue's are set: it loads nothing */
+            if (!ph->epilogue) /* an epilogue's are set by epilogue_phase */
                 ph->held[a] = -1;
         }
-        if (ph->epilogue)
-            continue;
         for (int a = 0; a < p->n_inputs; a++) {
             ph->operand[a] = -1;
-            ph->held[a] = -1;
+            if (!ph->epilogue)
+                ph->held[a] = -1;
             if (pp->inputs[a].loads == 0) {
                 for (int j = 0; j < i && p->inputs[a].intermediate; j++)
                     if (k->phase[j].problem == p->inputs[a].producer)
@@ -432,35 +431,65 @@ static bool epilogue_phase(const ls_module *m, const ls_module_elementwise *e,
     const ls_problem *lp = lead->problem;
     if (!e->compiled)
         return refuse(why, n, "%s: %s", ph->what, e->why);
+    /* its loops are the lead's output loops: found through the results it
+     * reads (every reduction of the kernel has the lead's loops) */
+    int perm[LS_MAX_RANK];
+    for (int c = 0; c < e->rank; c++)
+        perm[c] = -1;
     for (int i = 0; i < e->n_inputs; i++) {
         const ls_operand *a = &e->inputs[i];
         if (!a->intermediate)
-            return refuse(why, n, "%s works on %s's results and also reads %s from memory, "
-                                  "which the fused kernel does not model yet",
-                          ph->what, lp->name, a->name);
+            continue;
         const ls_problem *r = &m->problems[a->producer];
-        if (r->out_map_n != e->rank)
+        if (r->out_map_n != a->map_n)
             return refuse(why, n, "%s does not read the reductions' results whole", ph->what);
+        for (int x = 0; x < a->map_n; x++)
+            perm[a->map[x]] = r->out_map[x];
     }
+    for (int c = 0; c < e->rank; c++)
+        if (perm[c] < 0 || lp->is_reduction[perm[c]])
+            return refuse(why, n, "%s's loops cannot be matched with %s's output loops",
+                          ph->what, lp->name);
     if (ls_elem_type_bits(e->out_type) < 8)
         return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
                       ph->what, ls_elem_type_name(e->out_type));
-    ph->epilogue = true;
-    ph->plan = lead; /* its results are laid out as the reduction's */
-    ls_problem *v = &k->view[ph - k->phase]; /* kept for its body */
+    /* its view: the lead's loops, its inputs (a tensor it reads from memory,
+     * a bias or a scale, over output loops only, is loaded once a result,
+     * at no iteration's tile), its body */
+    ls_problem *v = &k->view[ph - k->phase];
     *v = *lp;
+    size_t wl = strlen(ph->what) < sizeof v->name - 1 ? strlen(ph->what) : sizeof v->name - 1;
+    memcpy(v->name, ph->what, wl);
+    v->name[wl] = '\0';
+    v->n_inputs = e->n_inputs;
+    for (int i = 0; i < e->n_inputs; i++) {
+        v->inputs[i] = e->inputs[i];
+        for (int x = 0; x < v->inputs[i].map_n; x++)
+            v->inputs[i].map[x] = perm[v->inputs[i].map[x]];
+    }
     v->body = e->body;
+    for (int i = 0; i < v->body.n; i++)
+        if (v->body.inst[i].op == LS_BOP_INDEX)
+            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
     v->acc_type = e->out_type;
+    v->extended = false;
+    ls_plan *vp = &k->view_plan[ph - k->phase];
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_plan_target t = {lead->amd, lead->gfx_major};
+    if (ls_plan_build(v, lead->derived, t, vp, &diag) != LS_OK)
+        return refuse(why, n, "%s: %s", ph->what, diag.msg);
+    ph->epilogue = true;
+    ph->plan = vp; /* its results laid out as the reduction's */
     int64_t per = lead->stores_per_workgroup /
                   (lead->derived->num_subgroups * lead->results_per_thread);
     ph->epilogue_bytes = (per > 0 ? per : 1) * (ls_elem_type_bits(e->out_type) / 8);
-    ls_plan_target t = {lead->amd, lead->gfx_major};
     ls_body_machine_ops(&e->body, t, &ph->epilogue_alu, &ph->epilogue_sfu);
-    /* what it reads: the results of the loops before */
+    /* what it reads from registers: the results of the loops before */
     for (int a = 0; a < LS_MAX_INPUTS; a++)
         ph->held[a] = -1;
     for (int a = 0; a < e->n_inputs; a++)
-        for (int j = 0; j < (int)(ph - k->phase); j++)
+        for (int j = 0; j < (int)(ph - k->phase) && e->inputs[a].intermediate; j++)
             if (k->phase[j].problem == e->inputs[a].producer)
                 ph->held[a] = j;
     return true;

@@ -44,6 +44,17 @@ void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
         if (ph->epilogue) {
             fprintf(f, "  after loop %d's reduce: %s, on the results (no loop of its own)\n",
                     i, ph->what);
+            const ls_plan *ep = ph->plan;
+            for (int a = 0; a < ep->problem->n_inputs; a++)
+                if (ph->held[a] >= 0)
+                    fprintf(f, "    input %d %s: the result of loop %d, held in registers\n", a,
+                            ep->problem->inputs[a].name, ph->held[a] + 1);
+                else
+                    fprintf(f, "    input %d %s: %lld x vector.transfer_read vector<%lldx%s> per "
+                               "thread, once (over output loops only)\n",
+                            a, ep->problem->inputs[a].name, (long long)ep->inputs[a].loads,
+                            (long long)ep->inputs[a].width,
+                            ls_elem_type_name(ep->problem->inputs[a].type));
             fprintf(f, "    body, per result (%d ALU and %d special-function instruction%s):\n",
                     ph->epilogue_alu, ph->epilogue_sfu, ph->epilogue_sfu == 1 ? "" : "s");
             ls_body_print(&k->view[i].body, "      ", f);

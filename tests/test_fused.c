@@ -481,6 +481,38 @@ START_TEST(op_on_the_results_is_an_epilogue)
 END_TEST
 
 
+
+/* ... and one that also reads a tensor over the output loops (a bias, as
+ * IREE's @test_dyn_reduction reads a scale): loaded once a result, outside
+ * every loop, a kernel input of its own. */
+START_TEST(epilogue_loads_its_bias)
+{
+    kernel *k = heuristic_kernel(
+        "  %bb = hal.interface.binding.subspan layout(#l) binding(3) offset(%c0) flags(ReadOnly) "
+        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>>\n"
+        "  %bias = iree_tensor_ext.dispatch.tensor.load %bb, offsets = [0], sizes = [64], "
+        "strides = [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>> -> "
+        "tensor<64xf32>\n" ROWSUM("%x")
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> "
+        "(d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} ins(%s, %bias : "
+        "tensor<64xf32>, tensor<64xf32>) outs(%e1 : tensor<64xf32>) {\n"
+        "  ^bb0(%a: f32, %c: f32, %o: f32):\n    %m = arith.addf %a, %c : f32\n"
+        "    linalg.yield %m : f32\n  } -> tensor<64xf32>\n",
+        STORE_ROWS("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert(k->k.phase[1].epilogue);
+    ck_assert_int_eq(k->k.problem.n_inputs, 2); /* x, the bias */
+    ck_assert_int_eq(k->k.phase[1].operand[1], 1);
+    ck_assert_int_eq(k->k.phase[1].held[0], 0);
+    ls_sim_result r;
+    run(&k->k.plan, &k->hw, &r, false);
+    /* every subgroup loads its results' bias: at least the 256 bytes */
+    ck_assert_int_ge(r.operand[1].global_bytes, 64 * 4);
+    ck_assert_int_eq(r.operand[0].global_bytes, 64 * 4096 * 4);
+    kernel_free(k);
+}
+END_TEST
+
 /* Property: random configs, the same on the max, the sum and the division
  * (as IREE's heuristic gives them), on h100 (32 lanes) and mi300x (64):
  * every one that lowers is one kernel whose counts are its loops' -- the
@@ -629,6 +661,7 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, broadcast_is_a_loop_of_stores);
     tcase_add_test(tc, stored_producer_writes_in_the_loop);
     tcase_add_test(tc, op_on_the_results_is_an_epilogue);
+    tcase_add_test(tc, epilogue_loads_its_bias);
     tcase_add_test(tc, random_configs_are_their_loops);
     tcase_add_test(tc, rmsnorm_reads_four_tensors);
     suite_add_tcase(s, tc);
