@@ -2,9 +2,9 @@
 // holds it before codegen.  IREE decomposes linalg.softmax first
 // (DecomposeSoftmax, in the LLVMGPU configuration pipeline): a maxnumf
 // reduction, a sum of exp(x - max) reading the max, and an elementwise
-// divide.  `lanescope sim` simulates both reductions with IREE's own configs
-// for the target (the file has none); the sum reads the max from registers
-// and its reference values from the max reduction.
+// divide.  `lanescope sim` times them as IREE's one kernel of three loops,
+// with IREE's configs for the target (the file has none); the later loops
+// read the max and the sum from registers; both reductions' values checked.
 //   lanescope sim examples/softmax_4096x32000_f32.mlir --target mi300x
 //   lanescope suggest examples/softmax_4096x32000_f32.mlir --target h100
 func.func @softmax_4096x32000() {
