@@ -163,8 +163,8 @@ static bool elementwise_loops(const ls_module *m, const ls_module_elementwise *e
  * against the lead's: the serial tile over the reduced dims, the thread
  * tile and both bases. */
 static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lowering_config *c,
-                                  const ls_problem *lead, const int *perm, char *why, size_t n,
-                                  const char *what)
+                                  const ls_problem *lead, const ls_derived *lead_d,
+                                  const int *perm, char *why, size_t n, const char *what)
 {
     for (int k = 0; k < c->n_ignored; k++)
         if (strcmp(c->ignored[k], "serial") != 0 && !c->ignored_inert[k])
@@ -201,7 +201,7 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
             if (c->workgroup.v[x] != (x < l->workgroup.n ? l->workgroup.v[x] : 0))
                 return refuse(why, n, "%s's workgroup tile differs from %s's", what, lead->name);
     ls_problem *q = ls_xmalloc(sizeof *q);
-    ls_derived *dq = ls_xmalloc(sizeof *dq), *dl = ls_xmalloc(sizeof *dl);
+    ls_derived *dq = ls_xmalloc(sizeof *dq);
     *q = *lead;
     q->config.partial_reduction = c->serial;
     q->config.thread = c->thread;
@@ -209,15 +209,13 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
     q->config.subgroup_basis = c->subgroup_basis;
     ls_diag qd;
     ls_diag_clear(&qd);
-    bool ok = ls_derive(q, dq, &qd) == LS_OK && ls_derive(lead, dl, &qd) == LS_OK &&
-              same_geometry(dq, dl);
+    bool ok = ls_derive(q, dq, &qd) == LS_OK && same_geometry(dq, lead_d);
     if (!ok)
         refuse(why, n, "%s's lowering_config (at %d:%d) tiles it differently from %s%s%s",
                what, c->line, c->col, lead->name, qd.status ? ": " : "",
                qd.status ? qd.msg : " (the loops of one kernel share workgroups, subgroups and tiles)");
     free(q);
     free(dq);
-    free(dl);
     return ok;
 }
 
@@ -227,8 +225,8 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
  * tile as theirs do; with the reductions' configs written and none on the
  * op, lanescope does not guess the op's tiling. */
 static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise *e,
-                                const ls_problem *lead, const int *perm, char *why, size_t n,
-                                const char *what)
+                                const ls_problem *lead, const ls_derived *lead_d,
+                                const int *perm, char *why, size_t n, const char *what)
 {
     if (!lead->config_suggested)
         return refuse(why, n, "%s has no lowering_config while the reductions' are written; "
@@ -250,7 +248,7 @@ static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise 
         cfg.serial = cfg.partial_reduction;
         memset(&cfg.partial_reduction, 0, sizeof cfg.partial_reduction);
         memset(&cfg.workgroup, 0, sizeof cfg.workgroup); /* only the root's is written */
-        ok = elementwise_config_ok(e, &cfg, lead, perm, why, n, what);
+        ok = elementwise_config_ok(e, &cfg, lead, lead_d, perm, why, n, what);
     } else {
         refuse(why, n, "IREE's heuristic gives %s no serial config here", what);
     }
@@ -261,6 +259,43 @@ static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise 
 /* The elementwise op laid out as the lead reduction: its view (a problem
  * over the lead's loops whose body is the op's, and whose last input
  * stands for the result it stores), the view's plan, and its stores. */
+/* Phase ph's view of elementwise op e: the lead's problem over its loops,
+ * with e's inputs (maps through perm: e's loop c is lead loop perm[c]),
+ * e's body and result type, and the view's plan on the lead's layout.
+ * Both live in k, in ph's slot. */
+static bool build_view(const ls_module_elementwise *e, const ls_plan *lead, const int *perm,
+                       ls_fused_kernel *k, ls_fused_phase *ph, char *why, size_t n)
+{
+    if (ls_elem_type_bits(e->out_type) < 8)
+        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
+                      ph->what, ls_elem_type_name(e->out_type));
+    ls_problem *v = &k->view[ph - k->phase];
+    *v = *lead->problem;
+    size_t wl = strlen(ph->what) < sizeof v->name - 1 ? strlen(ph->what) : sizeof v->name - 1;
+    memcpy(v->name, ph->what, wl); /* ph->what: in k, apart from v */
+    v->name[wl] = '\0';
+    v->line = e->line;
+    v->col = e->col;
+    v->n_inputs = e->n_inputs;
+    for (int i = 0; i < e->n_inputs; i++) {
+        v->inputs[i] = e->inputs[i];
+        for (int x = 0; x < v->inputs[i].map_n; x++)
+            v->inputs[i].map[x] = perm[v->inputs[i].map[x]];
+    }
+    v->body = e->body;
+    for (int i = 0; i < v->body.n; i++)
+        if (v->body.inst[i].op == LS_BOP_INDEX)
+            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
+    v->acc_type = e->out_type;
+    v->extended = false;
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_plan_target t = {lead->amd, lead->gfx_major};
+    if (ls_plan_build(v, lead->derived, t, &k->view_plan[ph - k->phase], &diag) != LS_OK)
+        return refuse(why, n, "%s: %s", ph->what, diag.msg);
+    return true;
+}
+
 static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e,
                               const ls_plan *lead, bool same_config, ls_fused_kernel *k,
                               ls_fused_phase *ph, char *why, size_t n)
@@ -279,40 +314,17 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
         if (perm[c] < 0 || e->size[c] != lp->size[perm[c]])
             return refuse(why, n, "%s's loops are not %s's", what, lp->name);
     if (!same_config && e->has_config &&
-        !elementwise_config_ok(e, &e->config, lp, perm, why, n, what))
+        !elementwise_config_ok(e, &e->config, lp, lead->derived, perm, why, n, what))
         return false;
-    if (!same_config && !e->has_config && !heuristic_config_ok(m, e, lp, perm, why, n, what))
+    if (!same_config && !e->has_config && !heuristic_config_ok(m, e, lp, lead->derived, perm, why, n, what))
         return false;
-    ls_problem *v = &k->view[ph - k->phase];
-    *v = *lp;
-    size_t wl = strlen(what) < sizeof v->name - 1 ? strlen(what) : sizeof v->name - 1;
-    memcpy(v->name, what, wl); /* what is ph->what: in k, apart from v */
-    v->name[wl] = '\0';
-    v->line = e->line;
-    v->col = e->col;
-    v->n_inputs = e->n_inputs;
-    for (int i = 0; i < e->n_inputs; i++) {
-        ls_operand *o = &v->inputs[i];
-        *o = e->inputs[i];
-        for (int j = 0; j < o->map_n; j++)
-            o->map[j] = perm[o->map[j]];
-    }
-    v->body = e->body;
-    for (int i = 0; i < v->body.n; i++)
-        if (v->body.inst[i].op == LS_BOP_INDEX)
-            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
-    v->acc_type = e->out_type;
-    v->extended = false;
-    if (ls_elem_type_bits(e->out_type) < 8)
-        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
-                      what, ls_elem_type_name(e->out_type));
-    ls_plan *vp = &k->view_plan[ph - k->phase];
+    if (!build_view(e, lead, perm, k, ph, why, n))
+        return false;
+    const ls_problem *v = &k->view[ph - k->phase];
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_plan_target t = {lead->amd, lead->gfx_major};
-    if (ls_plan_build(v, d, t, vp, &diag) != LS_OK)
-        return refuse(why, n, "%s: %s", what, diag.msg);
-    ph->plan = vp;
+    ph->plan = &k->view_plan[ph - k->phase];
     /* its stores: one per result vector a thread holds, each subgroup's
      * share of the workgroup's tile.  The result laid out as the only
      * input of a second view gives them, and their vector types. */
@@ -363,13 +375,9 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
         const ls_problem *p = pp->problem;
         for (int a = 0; a < LS_MAX_INPUTS; a++) {
             ph->operand[a] = -1;
-            if (!ph->epilogue) /* an epilogue's are set by epilogue_phase */
-                ph->held[a] = -1;
+            ph->held[a] = -1;
         }
         for (int a = 0; a < p->n_inputs; a++) {
-            ph->operand[a] = -1;
-            if (!ph->epilogue)
-                ph->held[a] = -1;
             if (pp->inputs[a].loads == 0) {
                 for (int j = 0; j < i && p->inputs[a].intermediate; j++)
                     if (k->phase[j].problem == p->inputs[a].producer)
@@ -450,49 +458,27 @@ static bool epilogue_phase(const ls_module *m, const ls_module_elementwise *e,
         if (perm[c] < 0 || lp->is_reduction[perm[c]])
             return refuse(why, n, "%s's loops cannot be matched with %s's output loops",
                           ph->what, lp->name);
-    if (ls_elem_type_bits(e->out_type) < 8)
-        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
-                      ph->what, ls_elem_type_name(e->out_type));
-    /* its view: the lead's loops, its inputs (a tensor it reads from memory,
-     * a bias or a scale, over output loops only, is loaded once a result,
-     * at no iteration's tile), its body */
-    ls_problem *v = &k->view[ph - k->phase];
-    *v = *lp;
-    size_t wl = strlen(ph->what) < sizeof v->name - 1 ? strlen(ph->what) : sizeof v->name - 1;
-    memcpy(v->name, ph->what, wl);
-    v->name[wl] = '\0';
-    v->n_inputs = e->n_inputs;
-    for (int i = 0; i < e->n_inputs; i++) {
-        v->inputs[i] = e->inputs[i];
-        for (int x = 0; x < v->inputs[i].map_n; x++)
-            v->inputs[i].map[x] = perm[v->inputs[i].map[x]];
-    }
-    v->body = e->body;
-    for (int i = 0; i < v->body.n; i++)
-        if (v->body.inst[i].op == LS_BOP_INDEX)
-            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
-    v->acc_type = e->out_type;
-    v->extended = false;
+    /* a tensor it reads from memory (a bias or a scale, over output loops
+     * only) is loaded once a result, at no iteration's tile */
+    if (!build_view(e, lead, perm, k, ph, why, n))
+        return false;
     ls_plan *vp = &k->view_plan[ph - k->phase];
-    ls_diag diag;
-    ls_diag_clear(&diag);
     ls_plan_target t = {lead->amd, lead->gfx_major};
-    if (ls_plan_build(v, lead->derived, t, vp, &diag) != LS_OK)
-        return refuse(why, n, "%s: %s", ph->what, diag.msg);
     ph->epilogue = true;
     ph->plan = vp; /* its results laid out as the reduction's */
     int64_t per = lead->stores_per_workgroup /
                   (lead->derived->num_subgroups * lead->results_per_thread);
     ph->epilogue_bytes = (per > 0 ? per : 1) * (ls_elem_type_bits(e->out_type) / 8);
     ls_body_machine_ops(&e->body, t, &ph->epilogue_alu, &ph->epilogue_sfu);
-    /* what it reads from registers: the results of the loops before */
-    for (int a = 0; a < LS_MAX_INPUTS; a++)
-        ph->held[a] = -1;
-    for (int a = 0; a < e->n_inputs; a++)
-        for (int j = 0; j < (int)(ph - k->phase) && e->inputs[a].intermediate; j++)
-            if (k->phase[j].problem == e->inputs[a].producer)
-                ph->held[a] = j;
     return true;
+}
+
+size_t ls_fused_first(const ls_module *m, size_t i)
+{
+    int d = m->problems[i].dispatch;
+    while (d >= 0 && i > 0 && m->problems[i - 1].dispatch == d)
+        i--;
+    return i;
 }
 
 int ls_fused_loops(const ls_module *m, size_t lead)

@@ -102,6 +102,10 @@ int ls_fused_loop_count(const ls_fused_kernel *k);
  * them after the reductions' own plans: an elementwise loop in full. */
 void ls_fused_dump(const ls_fused_kernel *k, FILE *f);
 
+/* The first reduction of problem i's dispatch (its kernel's lead): i
+ * itself when i has no dispatch. */
+size_t ls_fused_first(const ls_module *m, size_t i);
+
 /* The loops the dispatch of reduction `lead` has: its reductions (each
  * result of a multi-result op one), the reducing ops lanescope does not
  * model, and the elementwise ops whose results it stores; 1 without a

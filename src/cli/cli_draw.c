@@ -183,9 +183,7 @@ static const ls_plan *fused_run(const draw_opts *o, ls_module *m, const ls_hw *h
     const ls_problem *p = &m->problems[o->index];
     if (p->dispatch < 0)
         return NULL;
-    size_t first = (size_t)o->index;
-    while (first > 0 && m->problems[first - 1].dispatch == p->dispatch)
-        first--;
+    size_t first = ls_fused_first(m, (size_t)o->index);
     f->d = ls_xcalloc(m->n_problems, sizeof *f->d);
     f->plans = ls_xcalloc(m->n_problems, sizeof *f->plans);
     f->k = ls_xcalloc(1, sizeof *f->k);
@@ -266,7 +264,7 @@ static ls_status roofline(const draw_opts *o, ls_module *m, ls_hw *hw, ls_chart 
         /* a loop of its dispatch's one kernel: the kernel is the point, once */
         dispatch_kernel fk = {NULL, NULL, NULL};
         const ls_plan *run = fused_run(&one, m, hw, &fk);
-        bool later = run && i > first && m->problems[i - 1].dispatch == m->problems[i].dispatch;
+        bool later = run && i > first && ls_fused_first(m, i) != i;
         if (!later) {
             ls_cli_progress ps;
             ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);

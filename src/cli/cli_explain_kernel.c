@@ -9,30 +9,46 @@
 #include "lanescope/fused.h"
 #include "lanescope/plan.h"
 
-/* The kernel of the dispatch whose last reduction is problem `last`: true
- * and k built when the dispatch has several loops that are one kernel;
- * false with why ("" when it has one loop only). */
-static bool kernel_of(const ls_module *m, size_t last, const ls_derived *derived,
-                      ls_plan *plans, ls_fused_kernel *k, size_t *first, char *why, size_t n)
+/* The kernel of the dispatch whose last reduction is problem `last`:
+ * fused and k built when its loops are one kernel, else why ("" when it
+ * has one loop only). */
+typedef struct {
+    ls_plan *plans;
+    ls_fused_kernel *k;
+    char why[512];
+    bool fused;
+} kernel_view;
+
+/* False (nothing built) when problem `last` is not the last reduction of
+ * a dispatch: the kernel is said once, after the dispatch's reductions. */
+static bool kernel_open(const ls_module *m, size_t last, const ls_derived *derived,
+                        kernel_view *v)
 {
     const ls_problem *p = &m->problems[last];
-    why[0] = '\0';
-    if (p->dispatch < 0)
+    memset(v, 0, sizeof *v);
+    if (p->dispatch < 0 ||
+        (last + 1 < m->n_problems && m->problems[last + 1].dispatch == p->dispatch))
         return false;
-    size_t i = last;
-    while (i > 0 && m->problems[i - 1].dispatch == p->dispatch)
-        i--;
-    *first = i;
+    v->plans = ls_xcalloc(m->n_problems, sizeof *v->plans);
+    v->k = ls_xcalloc(1, sizeof *v->k);
+    size_t first = ls_fused_first(m, last);
     ls_plan_target t = ls_plan_target_from_arch(p->target.arch);
-    for (size_t j = i; j <= last; j++) {
+    for (size_t j = first; j <= last; j++) {
         ls_diag d;
         ls_diag_clear(&d);
-        if (ls_plan_build(&m->problems[j], &derived[j], t, &plans[j], &d)) {
-            snprintf(why, n, "%s", d.msg);
-            return false;
+        if (ls_plan_build(&m->problems[j], &derived[j], t, &v->plans[j], &d)) {
+            snprintf(v->why, sizeof v->why, "%s", d.msg);
+            return true;
         }
     }
-    return ls_fused_build(m, i, plans, k, why, n);
+    v->fused = ls_fused_build(m, first, v->plans, v->k, v->why, sizeof v->why);
+    return true;
+}
+
+static void kernel_close(kernel_view *v)
+{
+    free(v->k);
+    free(v->plans);
 }
 
 static void elementwise_text(FILE *f, const ls_module *m, const ls_fused_kernel *k,
@@ -62,17 +78,15 @@ static void elementwise_text(FILE *f, const ls_module *m, const ls_fused_kernel 
 void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_derived *derived,
                          const opts *o)
 {
-    const ls_problem *p = &m->problems[last];
-    if (p->dispatch < 0 || (last + 1 < m->n_problems && m->problems[last + 1].dispatch == p->dispatch))
+    kernel_view kv;
+    if (!kernel_open(m, last, derived, &kv))
         return;
-    ls_plan *plans = ls_xcalloc(m->n_problems, sizeof *plans);
-    ls_fused_kernel *k = ls_xcalloc(1, sizeof *k);
-    char why[512];
-    size_t first = last;
+    const ls_fused_kernel *k = kv.k;
+    const char *why = kv.why;
     bool md = o->fmt == FMT_MD;
     const char *li = md ? "- " : "  ";
-    const ls_dispatch *d = &m->dispatches[p->dispatch];
-    if (kernel_of(m, last, derived, plans, k, &first, why, sizeof why)) {
+    const ls_dispatch *d = &m->dispatches[m->problems[last].dispatch];
+    if (kv.fused) {
         if (md)
             fprintf(f, "## The dispatch @%s: one kernel of %d loops\n\n", d->func,
                     ls_fused_loop_count(k));
@@ -115,21 +129,19 @@ void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_deri
                     d->func);
         fprintf(f, "%s%s\n\n", li, why);
     }
-    free(k);
-    free(plans);
+    kernel_close(&kv);
 }
 
 json_object *explain_json_kernel(const ls_module *m, size_t last, const ls_derived *derived)
 {
-    const ls_problem *p = &m->problems[last];
-    if (p->dispatch < 0 || (last + 1 < m->n_problems && m->problems[last + 1].dispatch == p->dispatch))
+    kernel_view kv;
+    if (!kernel_open(m, last, derived, &kv))
         return NULL;
-    ls_plan *plans = ls_xcalloc(m->n_problems, sizeof *plans);
-    ls_fused_kernel *k = ls_xcalloc(1, sizeof *k);
-    char why[512];
-    size_t first = last;
+    const ls_fused_kernel *k = kv.k;
+    const char *why = kv.why;
+    bool fused = kv.fused;
+    const ls_problem *p = &m->problems[last];
     json_object *o = NULL;
-    bool fused = kernel_of(m, last, derived, plans, k, &first, why, sizeof why);
     if (fused || why[0]) {
         o = json_object_new_object();
         const ls_dispatch *d = &m->dispatches[p->dispatch];
@@ -165,7 +177,6 @@ json_object *explain_json_kernel(const ls_module *m, size_t last, const ls_deriv
         else
             json_object_put(loops);
     }
-    free(k);
-    free(plans);
+    kernel_close(&kv);
     return o;
 }

@@ -102,8 +102,7 @@ static ls_status plan_dispatch_kernels(const ls_module *m, const ls_plan *plans,
 {
     for (size_t i = 0; i < m->n_problems; i++) {
         const ls_problem *p = &m->problems[i];
-        if (shares[i].one_kernel || p->dispatch < 0 ||
-            (i > 0 && m->problems[i - 1].dispatch == p->dispatch))
+        if (shares[i].one_kernel || p->dispatch < 0 || ls_fused_first(m, i) != i)
             continue;
         fused[i] = ls_xmalloc(sizeof *fused[i]);
         if (!ls_fused_build(m, i, plans, fused[i], apart[i], sizeof apart[i])) {

@@ -243,9 +243,7 @@ int ls_cmd_sweep(int argc, char **argv)
     sw.force = force;
     /* a reduction of a dispatch of several loops: each config given to
      * every op, the one kernel timed (fused.h), as sim times the dispatch */
-    size_t first = (size_t)index;
-    while (p->dispatch >= 0 && first > 0 && m->problems[first - 1].dispatch == p->dispatch)
-        first--;
+    size_t first = ls_fused_first(m, (size_t)index);
     int loops = ls_fused_loops(m, first);
     if (loops > 1) {
         sw.module = m;
