@@ -184,7 +184,7 @@ contains "softmax: three reads and a write" "$tmp/smx.txt" "DRAM 2097.152 MB mov
 ! grep -q "not timed" "$tmp/smx.txt"; check "softmax: nothing untimed" $?
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 --json >"$tmp/smx.json" 2>&1
 tr -d ' \n' <"$tmp/smx.json" >"$tmp/smx.flat"
-contains "softmax json: the kernel's loops" "$tmp/smx.flat" '"kernel_loops":[{"op":"@softmax_4096x32000:linalg.softmax#1.max","elementwise":false,"trips":125,"unroll":2,"stores":false},{"op":"@softmax_4096x32000:linalg.softmax#1.sum","elementwise":false,"trips":250,"unroll":1,"stores":false},{"op":"thelinalg.genericat16:8","elementwise":true,"trips":250,"unroll":1,"stores":true}]'
+contains "softmax json: the kernel's loops" "$tmp/smx.flat" '"kernel_loops":[{"op":"@softmax_4096x32000:linalg.softmax#1.max","elementwise":false,"epilogue":false,"trips":125,"unroll":2,"stores":false},{"op":"@softmax_4096x32000:linalg.softmax#1.sum","elementwise":false,"epilogue":false,"trips":250,"unroll":1,"stores":false},{"op":"thelinalg.genericat16:8","elementwise":true,"epilogue":false,"trips":250,"unroll":1,"stores":true}]'
 contains "softmax json: the sum timed with the max" "$tmp/smx.flat" '"one_kernel":true,"timed_with":"@softmax_4096x32000:linalg.softmax#1.max"'
 ! grep -q "untimed_ops" "$tmp/smx.flat"; check "softmax json: nothing untimed" $?
 # Group-norm statistics with IREE's configs for them all: the normalisation's
@@ -234,6 +234,13 @@ sed 's|serial = \[0, 1024\], thread = \[0, 8\]|serial = [0, 512], thread = [0, 4
 $LANESCOPE sim "$tmp/together.mlir" --target h100 >"$tmp/together.txt" 2>&1
 contains "together: two loops" "$tmp/together.txt" "loop 2: the linalg.generic at 18:8, 8 trips; stores its result, 512 bytes a subgroup a trip"
 contains "together: x read once" "$tmp/together.txt" "DRAM 2.097 MB moved"
+# an op on the sums and a per-row scale after the reduce: an epilogue, no loop
+$LANESCOPE sim "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --workgroups 2 >"$tmp/epi.txt" 2>&1
+check "epilogue sim exits 0" $?
+contains "epilogue: after the reduce" "$tmp/epi.txt" "then: the linalg.generic at 19:8 on the results, stored (no loop of its own)"
+$LANESCOPE sim "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --no-check --json >"$tmp/epi.json" 2>&1
+tr -d ' \n' <"$tmp/epi.json" >"$tmp/epi.flat"
+contains "epilogue json: no trips" "$tmp/epi.flat" '"elementwise":true,"epilogue":true,"trips":0'
 # --dump-plan: after the reduction's plan, the kernel's loops, the division's in full
 $LANESCOPE sim "$tmp/together.mlir" --target h100 --no-check --dump-plan >"$tmp/together_plan.txt" 2>&1
 contains "dump-plan: the kernel" "$tmp/together_plan.txt" "one kernel for the dispatch: 2 loops, one after another"

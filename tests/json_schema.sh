@@ -48,6 +48,8 @@ run "sim softmax" sim sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --wo
 run "sim matvec" sim sim "$EX/matvec_32000x4096_f16.mlir" --target h100 --workgroups 2 --json --quiet --dump-plan=json
 run "sim dynamic" sim sim "$DATA/dyn_rowsum_Nx1024.mlir" --dim 0=64 --json --quiet
 run "sim full reduction" sim sim "$DATA/full_sum_1x8192_amd.mlir" --json --quiet
+run "sim epilogue" sim sim "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --json --quiet
+run "explain epilogue" explain explain "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --format json
 run "sim attention" sim sim "$EX/attention_decode_32x1x128x8192x128_f16.mlir" --target mi300x --workgroups 2 --json --quiet
 for f in argmax_vocab_64x32000_f32 softmax_4096x32000_f32 matvec_32000x4096_f16 rowsum_4096x4096_noconfig \
     seed001_xor_shuffle seed001_rotate_rows seed002_nested_64x64 seed002_subgroup_order; do

@@ -160,8 +160,10 @@ json_object *explain_json_kernel(const ls_module *m, size_t last, const ls_deriv
             json_object *l = json_object_new_object();
             jset(l, "op", json_object_new_string(ph->what));
             jset(l, "elementwise", json_object_new_boolean(ph->elementwise));
-            jset(l, "trips", json_object_new_int64(ph->plan->iterations));
-            jset(l, "stores", json_object_new_boolean(ph->elementwise || ph->store));
+            jset(l, "epilogue", json_object_new_boolean(ph->epilogue));
+            jset(l, "trips", json_object_new_int64(ph->epilogue ? 0 : ph->plan->iterations));
+            jset(l, "stores", json_object_new_boolean(ph->elementwise || ph->store ||
+                                                      ph->producer_op >= 0));
             if (ph->elementwise) {
                 const ls_module_elementwise *e = &m->elementwise[ph->elementwise_op];
                 char cfg[1024] = "";

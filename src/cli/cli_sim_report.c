@@ -308,6 +308,7 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
             json_object *l = json_object_new_object();
             json_object_object_add(l, "op", json_object_new_string(ph->what));
             json_object_object_add(l, "elementwise", json_object_new_boolean(ph->elementwise));
+            json_object_object_add(l, "epilogue", json_object_new_boolean(ph->epilogue));
             json_object_object_add(l, "trips", json_object_new_int64(r->loop_trips[i]));
             json_object_object_add(l, "unroll", json_object_new_int64(r->loop_unroll[i]));
             json_object_object_add(l, "stores", json_object_new_boolean(ph->elementwise || ph->store ||
