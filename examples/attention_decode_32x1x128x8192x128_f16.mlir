@@ -5,7 +5,8 @@
 //
 //   lanescope suggest examples/attention_decode_32x1x128x8192x128_f16.mlir --target mi300x
 //
-// lanescope does not simulate attention yet (`sim` says so); `explain --target mi300x` lays it out.
+// `lanescope sim ... --target mi300x` times it and runs its values as IREE
+// lowers them; `explain --target mi300x` lays it out.
 #pipeline_layout = #hal.pipeline.layout<bindings = [
   #hal.pipeline.binding<storage_buffer>,
   #hal.pipeline.binding<storage_buffer>,

@@ -29,6 +29,15 @@ struct actx {
     ls_elem_type type[5];    /* Q, K, V, scale, mask */
     bool is_float[5];
     uint64_t opmix[5];       /* each operand's generator seed, hashed (ls_mix64) */
+    /* a key or value a gather makes (NULL: loaded): its source's values
+     * (opmix, shared by gathers of one source) at the rows its indices
+     * name (ls_input_row over rowmix) */
+    const ls_module_gather *gather[3];
+    uint64_t rowmix[3];
+    /* a mask a linalg.generic computes from linalg.index and constants
+     * (NULL: loaded): its body, and its loop of each mask dim */
+    const ls_body *mask_body;
+    int mask_loop[LS_MAX_RANK];
     ls_elem_type out_type[3];
     /* the type S, P, max, sum and acc are computed in: the acc's
      * (DecomposeAttention), f32 for an attention (its conversion's fills) */

@@ -59,12 +59,50 @@ static float from_e(const actx *c, ls_value v)
 }
 
 /* Operand k (Q, K, V, mask) at global op point x, as the generator gives it. */
+/* The source element a gather's output holds at operand coordinates y
+ * (batch dims, then slice dims; sizes from the op's loops through map):
+ * each index component the row ls_input_row draws for the batch element,
+ * then the slice (LinalgExtOps.td, GatherOp; dimension_map the source's
+ * leading dims in order, ls_attention_values_check). */
+int64_t ls_att_gather_source(const ls_module_gather *g, const int64_t *y, const int64_t *ysize,
+                             int map_n, uint64_t rowmix)
+{
+    int slice_rank = g->source_rank - g->depth, batch_rank = map_n - slice_rank;
+    int64_t b = 0;
+    for (int j = 0; j < batch_rank; j++)
+        b = b * ysize[j] + y[j];
+    int64_t src = 0;
+    for (int i = 0; i < g->depth; i++)
+        src = src * g->source_shape[i] +
+              ls_input_row(rowmix + (uint64_t)i, b, g->source_shape[i]);
+    for (int j = batch_rank; j < map_n; j++)
+        src = src * ysize[j] + y[j];
+    return src;
+}
+
 double ls_att_operand_at(const actx *c, int k, const int64_t *x)
 {
     const ls_dop_operand *op = &c->o->operand[k];
+    if (k == 4 && c->mask_body) {
+        int64_t l[LS_MAX_RANK] = {0};
+        uint64_t scratch[LS_MAX_BODY_INSTS];
+        for (int j = 0; j < op->map_n; j++)
+            l[c->mask_loop[j]] = x[op->map[j]];
+        ls_value v = ls_body_eval(c->mask_body, NULL, l, scratch);
+        return c->is_float[4] ? ls_value_to_double(v, c->type[4]) : (double)(v & 1);
+    }
     int64_t idx = 0;
-    for (int j = 0; j < op->map_n; j++)
-        idx = idx * op->dims[j] + x[op->map[j]];
+    if (k < 3 && c->gather[k]) {
+        int64_t y[LS_MAX_RANK], ysize[LS_MAX_RANK];
+        for (int j = 0; j < op->map_n; j++) {
+            y[j] = x[op->map[j]];
+            ysize[j] = c->a->size[op->map[j]];
+        }
+        idx = ls_att_gather_source(c->gather[k], y, ysize, op->map_n, c->rowmix[k]);
+    } else {
+        for (int j = 0; j < op->map_n; j++)
+            idx = idx * op->dims[j] + x[op->map[j]];
+    }
     uint64_t h = ls_input_hash(c->opmix[k], (uint64_t)idx);
     switch (c->type[k]) {
     case LS_ET_F16:

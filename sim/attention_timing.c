@@ -23,12 +23,14 @@
 #include "lanescope/arena.h"
 #include "lanescope/attention.h"
 #include "lanescope/body.h"
+#include "lanescope/value.h"
 
 struct ls_att_view {
     ls_problem p;
     ls_derived d;
     ls_plan plan;
     ls_att_kernel k;
+    int64_t *row_of[LS_MAX_INPUTS]; /* a gathered input's source rows */
 };
 
 const ls_plan *ls_att_view_plan(const ls_att_view *v)
@@ -38,6 +40,10 @@ const ls_plan *ls_att_view_plan(const ls_att_view *v)
 
 void ls_att_view_free(ls_att_view *v)
 {
+    if (v == NULL)
+        return;
+    for (int k = 0; k < LS_MAX_INPUTS; k++)
+        free(v->row_of[k]);
     free(v);
 }
 
@@ -99,6 +105,33 @@ static ls_elem_type type_of(const ls_dop_operand *o)
     return ls_elem_type_from_name(o->elem, strlen(o->elem));
 }
 
+/* Whether the K2 loop tiles op dim d (a K2 dim with a tile short of it). */
+static bool tiled(const ls_attention *a, int d)
+{
+    return ls_att_dim_in(a->dims.k2, a->dims.n_k2, d) && a->k2_tile[d] > 0 &&
+           a->k2_tile[d] < a->size[d];
+}
+
+/* A computed mask's instructions per element: its body's as target t
+ * emits them, and per linalg.index of a dim the K2 loop tiles the add of
+ * the loop's offset (tiling offsets the index by the induction variable);
+ * the thread's own coordinates are made once (DistributeStep). */
+
+static void mask_cost(const ls_module_elementwise *e, const ls_dop *o, const ls_attention *a,
+                      ls_plan_target t, int *alu, int *sfu)
+{
+    ls_body_machine_ops(&e->body, t, alu, sfu);
+    int n = 0;
+    for (int i = 0; i < e->body.n; i++) {
+        if (e->body.inst[i].op != LS_BOP_INDEX)
+            continue;
+        for (int j = 0; j < e->rank; j++)
+            if (e->out_map[j] == e->body.inst[i].index && tiled(a, o->operand[4].map[j]))
+                n++;
+    }
+    *alu += n;
+}
+
 /* One f32 op of the body interpreter's kind as target t emits it. */
 static void math_cost(ls_body_opcode op, ls_plan_target t, int *alu, int *sfu)
 {
@@ -118,6 +151,84 @@ static void add_input(ls_problem *p, const ls_dop_operand *o, const char *role)
     for (int j = 0; j < o->map_n; j++)
         in->map[j] = o->map[j];
     snprintf(in->name, sizeof in->name, "%s %s", role, o->value);
+}
+
+/* The index tensors of a gathered key and value, as inputs of their own
+ * (after the key, value and a loaded mask) over the loops of the gather's
+ * batch dims: each thread loads the indices of the rows it reads
+ * (DistributeTransferGather: the index vector in the gather's layout
+ * projected on its batch dims), one input per index tensor.  index_in[k]:
+ * operand k's.  False, with the reason, where a gather cannot be read or
+ * the tensors do not fit. */
+static bool gather_inputs(const ls_module_attention *ma, const ls_attention *a, const ls_dop *o,
+                          ls_problem *p, int *index_in, char *why, size_t size)
+{
+    for (int k = 1; k < 3; k++) {
+        const ls_module_gather *g = &ma->gather[k];
+        if (!g->on)
+            continue;
+        if (k == 2 && ma->gather[1].on && strcmp(ma->gather[1].indices, g->indices) == 0) {
+            index_in[k] = index_in[1];
+            continue;
+        }
+        const ls_dop_operand *op = &o->operand[k];
+        const char *bad = ls_att_gather_problem(a, op, g);
+        if (bad) {
+            snprintf(why, size, "its %s (the gather at line %d): %s", k == 1 ? "key" : "value",
+                     g->line, bad);
+            return false;
+        }
+        if (p->n_inputs == LS_MAX_INPUTS) {
+            snprintf(why, size, "its key, value, mask and gather indices are more than %d "
+                                "tensors, the engine's limit",
+                     LS_MAX_INPUTS);
+            return false;
+        }
+        ls_operand *in = &p->inputs[p->n_inputs];
+        index_in[k] = p->n_inputs++;
+        /* index is 64-bit on both back ends (ConvertToROCDL / ConvertToNVVM) */
+        in->type = g->index_elem == LS_ET_I32 ? LS_ET_I32 : LS_ET_I64;
+        in->map_n = op->map_n - (g->source_rank - g->depth);
+        for (int j = 0; j < in->map_n; j++)
+            in->map[j] = op->map[j];
+        bool both = k == 1 && ma->gather[2].on && strcmp(ma->gather[2].indices, g->indices) == 0;
+        snprintf(in->name, sizeof in->name, "%s indices %.40s",
+                 both ? "K+V" : k == 1 ? "key" : "value", g->indices);
+    }
+    return true;
+}
+
+/* A gathered input's rows: row b of the dense operand (its batch dims,
+ * row-major) lies at source row row_of[b], the row the values run reads
+ * there (ls_att_gather_source). */
+static void gather_rows(ls_att_view *v, const ls_module_attention *ma, const ls_attention *a,
+                        const ls_dop *o, const int *index_in)
+{
+    ls_plan *pl = &v->plan;
+    for (int k = 0; k < pl->n_inputs; k++)
+        pl->gather[k].source_of = k;
+    for (int k = 1; k < 3; k++) {
+        const ls_module_gather *g = &ma->gather[k];
+        if (!g->on)
+            continue;
+        int in = k - 1; /* the view's key and value are inputs 0 and 1 */
+        const ls_dop_operand *op = &o->operand[k];
+        int batch = op->map_n - (g->source_rank - g->depth);
+        int64_t rows = 1, row_elems = 1;
+        for (int j = 0; j < op->map_n; j++)
+            *(j < batch ? &rows : &row_elems) *= a->size[op->map[j]];
+        uint64_t mix = ls_att_gather_rowmix(ma, k);
+        v->row_of[in] = ls_xcalloc((size_t)rows, sizeof *v->row_of[in]);
+        for (int64_t b = 0; b < rows; b++)
+            v->row_of[in][b] = ls_input_row(mix, b, g->source_shape[0]);
+        pl->gather[in].on = true;
+        pl->gather[in].rows = rows;
+        pl->gather[in].row_bytes = row_elems * pl->inputs[in].elem_bits / 8;
+        pl->gather[in].source_bytes = g->source_shape[0] * pl->gather[in].row_bytes;
+        pl->gather[in].row_of = v->row_of[in];
+        pl->gather[in].source_of = ls_att_gather_source_of(ma, k) - 1;
+        pl->gather[in].index_input = index_in[k];
+    }
 }
 
 ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
@@ -149,8 +260,15 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
     p->dispatch_op = ma->op;
     add_input(p, &o->operand[1], "key");
     add_input(p, &o->operand[2], "value");
-    if (a->has_mask)
+    const ls_module_elementwise *mask_op = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    if (a->has_mask && mask_op == NULL)
         add_input(p, &o->operand[4], "mask");
+    int index_in[3] = {-1, -1, -1};
+    char gwhy[400];
+    if (!gather_inputs(ma, a, o, p, index_in, gwhy, sizeof gwhy)) {
+        free(v);
+        return refuse(a, diag, gwhy);
+    }
     const ls_dop_operand *res = &o->operand[o->n_inputs];
     p->out_map_n = res->map_n;
     for (int j = 0; j < res->map_n; j++)
@@ -232,8 +350,16 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
         pl->shuffle_bits = ebits > 32 ? ebits : 32;
         st = ls_plan_promote(p, &v->d, pl, diag);
     }
+    if (st == LS_OK) {
+        gather_rows(v, ma, a, o, index_in);
+        for (int k = 0; k < 2; k++)
+            if (pl->gather[k].on && pl->promote[k].on)
+                st = refuse(a, diag,
+                            "a matmul promotes a gathered key or value through workgroup "
+                            "memory, which lanescope does not model");
+    }
     if (st != LS_OK) {
-        free(v);
+        ls_att_view_free(v);
         return st;
     }
     /* what each thread computes (sim/engine_attention.c) */
@@ -241,7 +367,10 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
     k->a = a;
     k->k_in = 0;
     k->v_in = 1;
-    k->mask_in = a->has_mask ? 2 : -1;
+    k->mask_in = a->has_mask && mask_op == NULL ? 2 : -1;
+    k->mask_computed = mask_op != NULL;
+    if (mask_op)
+        mask_cost(mask_op, o, a, t, &k->mask_alu, &k->mask_sfu);
     bool online = o->n_inits == 3;
     ls_elem_type et = online ? p->acc_type : LS_ET_F32;
     k->epilogue = !online;

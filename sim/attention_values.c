@@ -166,6 +166,99 @@ static const char *layout_problem(const ls_attention *a, const ls_att_matmul *mm
     return NULL;
 }
 
+const char *ls_att_gather_problem(const ls_attention *a, const ls_dop_operand *op,
+                                  const ls_module_gather *g)
+{
+    if (g->has_mask)
+        return "its gather has a mask operand, which lanescope does not model";
+    for (int i = 0; i < g->depth; i++)
+        if (g->dimension_map[i] != i)
+            return "its gather's dimension_map is not the source's leading dims in order "
+                   "([0], [0, 1], ...), the form lanescope reads";
+    if (g->depth != 1)
+        return "its gather indexes several source dims; IREE vectorizes gathers of index depth 1 "
+               "only (VectorizableOpInterface.cpp, GatherOpVectorizationModel)";
+    if (g->index_elem != LS_ET_I64 && g->index_elem != LS_ET_I32 && g->index_elem != LS_ET_INDEX)
+        return "its gather's indices are not i32, i64 or index";
+    int slice_rank = g->source_rank - g->depth, batch_rank = op->map_n - slice_rank;
+    if (slice_rank < 0 || batch_rank < 1)
+        return "its gather's output has no batch dims before the source's slice";
+    if (g->index_rank != batch_rank &&
+        !(g->index_rank == batch_rank + 1 && g->index_shape[batch_rank] == g->depth))
+        return "its gather's indices are not its batch dims (with, at most, a last dim of the "
+               "index depth)";
+    if (strcmp(ls_elem_type_name(g->source_elem), op->elem) != 0)
+        return "its gather's source has another element type than the operand";
+    for (int i = 0; i < g->depth; i++)
+        if (g->source_shape[i] <= 0)
+            return "its gather's source has a dynamic dim it indexes, so lanescope has no range "
+                   "for the indices";
+    for (int j = 0; j < slice_rank; j++)
+        if (g->source_shape[g->depth + j] != a->size[op->map[batch_rank + j]])
+            return "its gather's source slice differs from the operand's trailing dims";
+    /* the source's elements and bytes are addressed in int64, and the
+     * engine tables a row per batch element */
+    int64_t elems = 1, rows = 1;
+    for (int i = 0; i < g->source_rank; i++)
+        if (!ls_mul_ok(elems, g->source_shape[i], &elems))
+            return "its gather's source has more than 2^63 elements";
+    if (elems > LS_ATT_GATHER_MAX_BYTES / 8)
+        return "its gather's source is past 2^50 bytes, lanescope's limit";
+    for (int j = 0; j < batch_rank; j++)
+        if (!ls_mul_ok(rows, a->size[op->map[j]], &rows) || rows > LS_ATT_GATHER_MAX_ROWS)
+            return "its gather reads more than 2^24 rows (batch elements), lanescope's limit";
+    return NULL;
+}
+
+uint64_t ls_att_gather_rowmix(const ls_module_attention *ma, int k)
+{
+    int first = k;
+    for (int j = 1; j < k; j++)
+        if (ma->gather[j].on && strcmp(ma->gather[j].indices, ma->gather[k].indices) == 0) {
+            first = j;
+            break;
+        }
+    /* "pages": a constant, not the seed */
+    return ls_mix64(UINT64_C(0x7061676573) + (uint64_t)first);
+}
+
+int ls_att_gather_source_of(const ls_module_attention *ma, int k)
+{
+    for (int j = 1; j < k; j++)
+        if (ma->gather[j].on && strcmp(ma->gather[j].source, ma->gather[k].source) == 0)
+            return j;
+    return k;
+}
+
+const ls_module_elementwise *ls_att_mask_op(const ls_module *m, const ls_module_attention *ma)
+{
+    const ls_dop *o = &m->dispatches[ma->dispatch].ops[ma->op];
+    if (o->n_inputs < 5 || o->operand[4].producer < 0)
+        return NULL;
+    for (size_t i = 0; i < m->n_elementwise; i++)
+        if (m->elementwise[i].dispatch == ma->dispatch &&
+            m->elementwise[i].op == o->operand[4].producer)
+            return &m->elementwise[i];
+    return NULL;
+}
+
+/* Why the mask a generic computes cannot be run, or NULL: its body must
+ * read no tensor (linalg.index and constants: IREE's paged-attention causal
+ * mask), yield the mask's type, and name every loop through its result. */
+static const char *mask_problem(const ls_dop *o, const ls_module_elementwise *e)
+{
+    if (e == NULL || !e->compiled)
+        return "its mask is computed by an op whose body lanescope does not read";
+    if (e->n_inputs > 0)
+        return "its mask is computed in the dispatch from tensors; lanescope runs a mask computed "
+               "from linalg.index and constants, or one loaded from a binding";
+    if (e->rank != o->operand[4].map_n)
+        return "its mask generic has loops its result does not name";
+    if (e->out_type != ls_elem_type_from_name(o->operand[4].elem, strlen(o->operand[4].elem)))
+        return "its mask generic yields another type than the mask's";
+    return NULL;
+}
+
 ls_status ls_attention_values_check(const ls_module *m, const ls_module_attention *ma,
                                     const ls_attention *a, ls_diag *diag)
 {
@@ -184,7 +277,15 @@ ls_status ls_attention_values_check(const ls_module *m, const ls_module_attentio
         if (k == 3)
             continue;
         const ls_dop_operand *op = &o->operand[k];
-        if (ma->opaque_kind[k][0]) {
+        if (k < 3 && ma->gather[k].on) {
+            const char *why = ls_att_gather_problem(a, op, &ma->gather[k]);
+            if (why) {
+                char msg[360];
+                snprintf(msg, sizeof msg, "its %s (the gather at line %d): %s", role[k],
+                         ma->gather[k].line, why);
+                return refuse(a, diag, 0, 0, msg);
+            }
+        } else if (ma->opaque_kind[k][0]) {
             char why[320];
             snprintf(why, sizeof why,
                      "its %s is computed in the dispatch (%s at line %d); lanescope simulates "
@@ -193,7 +294,15 @@ ls_status ls_attention_values_check(const ls_module *m, const ls_module_attentio
                      role[k], ma->opaque_kind[k], ma->opaque_line[k]);
             return refuse(a, diag, 0, 0, why);
         }
-        if (op->producer >= 0) {
+        if (k == 4 && op->producer >= 0) {
+            const char *why = mask_problem(o, ls_att_mask_op(m, ma));
+            if (why) {
+                char msg[360];
+                snprintf(msg, sizeof msg, "%s (%s at line %d)", why, d->ops[op->producer].kind,
+                         d->ops[op->producer].line);
+                return refuse(a, diag, 0, 0, msg);
+            }
+        } else if (op->producer >= 0) {
             char why[320];
             snprintf(why, sizeof why,
                      "its %s is computed in the dispatch (%s at line %d); lanescope simulates "
@@ -326,6 +435,18 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
         c.type[k] = ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem));
         c.is_float[k] = ls_elem_type_is_float(c.type[k]);
         c.opmix[k] = ls_mix64(ls_operand_seed(seed, k));
+    }
+    for (int k = 1; k < 3; k++)
+        if (ma->gather[k].on) {
+            c.gather[k] = &ma->gather[k];
+            c.rowmix[k] = ls_att_gather_rowmix(ma, k);
+            c.opmix[k] = ls_mix64(ls_operand_seed(seed, ls_att_gather_source_of(ma, k)));
+        }
+    const ls_module_elementwise *me = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    if (me) {
+        c.mask_body = &me->body;
+        for (int j = 0; j < me->rank; j++)
+            c.mask_loop[j] = me->out_map[j];
     }
     for (int r = 0; r < o->n_inits; r++)
         c.out_type[r] = ls_elem_type_from_name(o->operand[o->n_inputs + r].elem,

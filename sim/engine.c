@@ -264,6 +264,28 @@ static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t t, int64_t
 /* One issue attempt of subgroup slot at cycle t.  Returns the cycle its
  * next event is due (the caller pushes it), or -1 when nothing is due
  * (waiting at a barrier, finished, or pushed already). */
+/* Input k's bytes [lo, hi) as the dense operand has them: where they lie.
+ * A gathered input's dense row b lies at source row row_of[b] (a range is
+ * cut at row ends). */
+static int64_t touch(engine *e, int k, int wgp, int64_t lo, int64_t hi, int64_t t,
+                     ls_stage_stats *st)
+{
+    const ls_plan_gather *g = &e->plan->gather[k];
+    if (!g->on)
+        return ls_engine_touch_range(e, wgp, lo, hi, t, st);
+    int64_t ready = t, base = e->op_base[k];
+    for (int64_t a = lo; a < hi;) {
+        int64_t off = a - base, row = off / g->row_bytes, in = off % g->row_bytes;
+        int64_t n = g->row_bytes - in < hi - a ? g->row_bytes - in : hi - a;
+        int64_t at = base + g->row_of[row < g->rows ? row : g->rows - 1] * g->row_bytes + in;
+        int64_t r = ls_engine_touch_range(e, wgp, at, at + n, t, st);
+        if (r > ready)
+            ready = r;
+        a += n;
+    }
+    return ready;
+}
+
 static int64_t step(engine *e, int slot, int64_t t)
 {
     sgstate *g = &e->sgs[slot];
@@ -345,7 +367,7 @@ static int64_t step(engine *e, int slot, int64_t t)
             int64_t i0 = ls_engine_load_slot(e, in, c->sg);
             const interval *iv = e->ivals + e->ival_start[i0];
             for (int i = 0; i < e->ival_count[i0]; i++) {
-                int64_t r = ls_engine_touch_range(e, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
+                int64_t r = touch(e, k, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
                 st->global_bytes += iv[i].hi - iv[i].lo;
                 if (r > done)
                     done = r;
@@ -356,8 +378,8 @@ static int64_t step(engine *e, int slot, int64_t t)
             int64_t active;
             int n = ls_engine_ragged_intervals(e, in, c->sg, w->wg_coord, it_coord, tmp, &active);
             for (int i = 0; i < n; i++) {
-                int64_t r = ls_engine_touch_range(e, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
-                                        t, st);
+                int64_t r = touch(e, k, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
+                                  t, st);
                 if (r > done)
                     done = r;
             }

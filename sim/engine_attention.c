@@ -204,17 +204,29 @@ static void step_loads(prog *g)
             }
         emit(g, I_BARRIER, L, -1, -1);
     }
-    for (int k = 0; k < pl->n_inputs; k++) {
-        g->first_load[k] = e->ncode;
-        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
-            int i = emit(g, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, L, -1, -1);
-            if (e->code) {
-                e->code[i].load = (int)l;
-                e->code[i].operand = k;
-                e->code[i].promote = pl->promote[k].on;
+    /* a gather's indices first: its row loads wait for them (one index
+     * per row a thread reads, DistributeTransferGather; the last of them
+     * stands for all, a thread's indices issuing back to back) */
+    int last[LS_MAX_INPUTS];
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < pl->n_inputs; k++) {
+            bool index = false;
+            for (int j = 0; j < pl->n_inputs; j++)
+                index |= pl->gather[j].on && pl->gather[j].index_input == k;
+            if (index != (pass == 0))
+                continue;
+            int dep = pl->gather[k].on ? last[pl->gather[k].index_input] : -1;
+            g->first_load[k] = e->ncode;
+            for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+                int i = emit(g, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, L, dep, -1);
+                if (e->code) {
+                    e->code[i].load = (int)l;
+                    e->code[i].operand = k;
+                    e->code[i].promote = pl->promote[k].on;
+                }
+                last[k] = i;
             }
         }
-    }
 }
 
 /* S for every (row, slot): the chain over the thread's K1 elements, last
@@ -230,11 +242,16 @@ static void scores(prog *g, int *s)
             s[r * g->k->slots + sl] = prev;
         }
     communicate(g, &g->k1_red, s, g->k->rows * g->k->slots, L, L);
-    if (g->k->mask_in >= 0) /* applyMask: S + mask (x log2e, or a select) */
+    if (g->k->mask_in >= 0 || g->k->mask_computed) /* applyMask: S + mask (x log2e, or a select) */
         for (int64_t r = 0; r < g->k->rows; r++)
             for (int64_t sl = 0; sl < g->k->slots; sl++) {
                 int *v = &s[r * g->k->slots + sl];
-                int m = emit(g, I_ALU, L, load_at(g, g->k->mask_in, r, sl, -1, -1), -1);
+                /* a loaded mask's element, or the generic computing it
+                 * (paged attention: from the thread's key position) */
+                int m = g->k->mask_in >= 0
+                            ? load_at(g, g->k->mask_in, r, sl, -1, -1)
+                            : math_op(g, L, g->k->mask_alu, g->k->mask_sfu, -1);
+                m = emit(g, I_ALU, L, m, -1);
                 *v = emit(g, I_ALU, L, *v, m);
             }
 }

@@ -151,8 +151,15 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int k = 0; k < p->n_inputs; k++) {
         ls_operand_strides(p, k, e.in_strides[k]);
         ls_operand_regs_of(d, p, k, &e.oregs[k]);
+        if (plan->gather[k].on && plan->gather[k].source_of != k) {
+            /* a second gather of the same source reads the same tensor */
+            e.op_base[k] = e.op_base[plan->gather[k].source_of];
+            continue;
+        }
         e.op_base[k] = at;
-        at += ((ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8 + 4095) / 4096) * 4096;
+        int64_t bytes = plan->gather[k].on ? plan->gather[k].source_bytes
+                                            : ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8;
+        at += (bytes + 4095) / 4096 * 4096;
     }
     e.input_bytes = at;
     if (plan->fused)

@@ -76,7 +76,11 @@ static bool mark_tile(engine *e, linemap *m, const int64_t *wg_coord, const int6
 bool ls_engine_streams(engine *e)
 {
     const ls_plan *pl = e->plan;
-    /* a fused kernel's loops read the same tiles again: never streams */
+    /* a fused kernel's loops read the same tiles again: never streams;
+     * nor do gathered rows, which lie where their indices say */
+    for (int k = 0; k < pl->n_inputs; k++)
+        if (pl->gather[k].on)
+            return false;
     if (e->n_loops > 1)
         return false;
     /* every global load must sit in the loop, where the pass looks */

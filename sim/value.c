@@ -451,3 +451,31 @@ ls_value ls_input_value_hashed(uint64_t h, ls_elem_type t, ls_combiner k)
     default: return h & ls_value_mask(t); /* full range: exercises signedness */
     }
 }
+
+/* A Feistel network over the smallest even number of bits that holds n,
+ * walked again until the result falls below n (cycle-walking): a bijection
+ * on [0, n) whose rounds are splitmix hashes. */
+int64_t ls_input_row(uint64_t seed_hash, int64_t i, int64_t n)
+{
+    if (n <= 1)
+        return 0;
+    uint64_t x = (uint64_t)(i % n);
+    int bits = 2;
+    while (bits < 62 && (UINT64_C(1) << bits) < (uint64_t)n)
+        bits += 2;
+    int half = bits / 2;
+    uint64_t lo_mask = (UINT64_C(1) << half) - 1;
+    do {
+        uint64_t l = x >> half, r = x & lo_mask;
+        for (int round = 0; round < 4; round++) {
+            /* splitmix's full avalanche: ls_input_hash's low bits are
+             * near-affine in a small r, which makes the network affine */
+            uint64_t f = ls_mix64(seed_hash ^ (uint64_t)round << 56 ^ r) & lo_mask;
+            uint64_t t = l ^ f;
+            l = r;
+            r = t;
+        }
+        x = l << half | r;
+    } while (x >= (uint64_t)n); /* each walk leaves [0, n) at most 3 times in 4 */
+    return (int64_t)x;
+}

@@ -735,6 +735,7 @@ void ls_imp_scan_ops(importer *im)
             ssa_clear(&im->func_names);
             im->n_func_args = 0;
             im->n_opaque = 0;
+            im->n_gathers = 0;
             im->func_depth = -1;
             im->func_body_at = NULL;
             if (tok(im)->kind == LS_TOK_AT)
@@ -761,6 +762,8 @@ void ls_imp_scan_ops(importer *im)
         } else if (ls_tok_ident(&t, "iree_linalg_ext.online_attention") ||
                    ls_tok_ident(&t, "iree_linalg_ext.attention")) {
             ls_imp_attention_op(im, pending[0] ? pending : NULL);
+        } else if (ls_tok_ident(&t, "iree_linalg_ext.gather") && pending[0]) {
+            ls_imp_gather_op(im, pending);
         } else if (ls_tok_ident(&t, "linalg.reduce")) {
             ls_imp_reduce_op(im, pending[0] ? pending : NULL);
         } else if (ls_tok_ident(&t, "arith.constant") && pending[0]) {
@@ -787,16 +790,10 @@ void ls_imp_scan_ops(importer *im)
             to_layout_op(im);
         } else {
             if (pending[0] && t.kind == LS_TOK_IDENT && !ls_tok_ident(&t, "tensor.empty")) {
-                /* `%x = some.op`: a value the dispatch view does not model;
-                 * past the table's end the oldest goes (a function with
-                 * that many is far past IREE's dispatches) */
-                if (im->n_opaque == MAX_OPAQUE) {
-                    memmove(im->opaque, im->opaque + 1, (MAX_OPAQUE - 1) * sizeof im->opaque[0]);
-                    im->n_opaque--;
-                }
-                snprintf(im->opaque[im->n_opaque].name, sizeof im->opaque[0].name, "%s", pending);
-                copy_tok(im->opaque[im->n_opaque].kind, sizeof im->opaque[0].kind, &t);
-                im->opaque[im->n_opaque++].line = t.line;
+                /* `%x = some.op`: a value the dispatch view does not model */
+                char kind[48];
+                copy_tok(kind, sizeof kind, &t);
+                ls_imp_note_opaque(im, pending, kind, t.line);
             }
             if (ls_tok_is(&t, '{')) {
                 im->brace_depth++;
@@ -815,6 +812,19 @@ void ls_imp_scan_ops(importer *im)
         }
         pending[0] = 0;
     }
+}
+
+void ls_imp_note_opaque(importer *im, const char *name, const char *kind, int line)
+{
+    /* past the table's end the oldest goes (a function with that many is
+     * far past IREE's dispatches) */
+    if (im->n_opaque == MAX_OPAQUE) {
+        memmove(im->opaque, im->opaque + 1, (MAX_OPAQUE - 1) * sizeof im->opaque[0]);
+        im->n_opaque--;
+    }
+    snprintf(im->opaque[im->n_opaque].name, sizeof im->opaque[0].name, "%s", name);
+    snprintf(im->opaque[im->n_opaque].kind, sizeof im->opaque[0].kind, "%s", kind);
+    im->opaque[im->n_opaque++].line = line;
 }
 
 ls_status ls_module_parse(const char *text, size_t len, const char *file, ls_module *m,

@@ -1,5 +1,7 @@
 /* import_attention.c: iree_linalg_ext.attention and online_attention read
- * into the dispatch view, so `suggest` can give IREE's config for them.
+ * into the dispatch view, so `suggest` can give IREE's config for them;
+ * and the iree_linalg_ext.gather ops a paged attention reads its key and
+ * value through.
  *
  * The ops (IREE's Dialect/LinalgExt/IR/LinalgExtOps.td):
  *
@@ -103,11 +105,81 @@ static bool record_attention(importer *im, const ls_attr *dict, const ls_dop *do
                 snprintf(a->opaque_kind[k], sizeof a->opaque_kind[k], "%s", im->opaque[i].kind);
                 a->opaque_line[k] = im->opaque[i].line;
             }
+    for (int k = 1; k < ins->n && k < 3; k++)
+        for (int i = im->n_gathers; i-- > 0;)
+            if (strcmp(im->gathers[i].name, ins->names[k]) == 0 &&
+                strcmp(a->opaque_kind[k], "iree_linalg_ext.gather") == 0) {
+                a->gather[k] = im->gathers[i].g;
+                break;
+            }
     a->region_identity = identity;
     a->region_line = region_line;
     a->region_col = region_col;
     im->m->n_attentions++;
     return true;
+}
+
+void ls_imp_gather_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    ls_imp_note_opaque(im, result_name, "iree_linalg_ext.gather", op.line);
+    next(im);
+    ls_module_gather g;
+    memset(&g, 0, sizeof g);
+    g.line = op.line;
+    g.col = op.col;
+    if (ls_tok_is(tok(im), '{') && ls_parse_attr(&im->p) == NULL) /* attr-dict */
+        return;
+    if (!ls_tok_ident(tok(im), "dimension_map")) {
+        syntax(im, "'dimension_map = [...]'");
+        return;
+    }
+    next(im);
+    if (!expect(im, '='))
+        return;
+    ls_attr *dm = ls_parse_attr(&im->p);
+    if (dm == NULL)
+        return;
+    if (dm->kind != LS_AV_ARRAY || dm->n < 1 || dm->n > LS_MAX_SHAPE_RANK) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dm->line, dm->col,
+                    "dimension_map: expected 1 to %d source dims, as [0]", LS_MAX_SHAPE_RANK);
+        return;
+    }
+    for (size_t i = 0; i < dm->n; i++) {
+        if (dm->items[i]->kind != LS_AV_INT) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dm->items[i]->line,
+                        dm->items[i]->col, "dimension_map: expected an integer");
+            return;
+        }
+        g.dimension_map[i] = dm->items[i]->i;
+    }
+    g.depth = (int)dm->n;
+    operand_list ins, outs;
+    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
+        return;
+    if (ins.n < 2 || ins.n > 3 || outs.n != 1) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, op.line, op.col,
+                    "iree_linalg_ext.gather takes a source, indices and an optional mask, and "
+                    "one output; found %d inputs and %d outputs",
+                    ins.n, outs.n);
+        return;
+    }
+    snprintf(g.source, sizeof g.source, "%s", ins.names[0]);
+    snprintf(g.indices, sizeof g.indices, "%s", ins.names[1]);
+    g.source_rank = ins.types[0].rank;
+    g.index_rank = ins.types[1].rank;
+    memcpy(g.source_shape, ins.types[0].dims, sizeof g.source_shape);
+    memcpy(g.index_shape, ins.types[1].dims, sizeof g.index_shape);
+    g.source_elem = ins.types[0].elem;
+    g.index_elem = ins.types[1].elem;
+    g.has_mask = ins.n == 3;
+    g.on = true;
+    if (im->n_gathers == MAX_GATHERS) { /* the latest are the ones read next */
+        memmove(im->gathers, im->gathers + 1, (MAX_GATHERS - 1) * sizeof im->gathers[0]);
+        im->n_gathers--;
+    }
+    snprintf(im->gathers[im->n_gathers].name, sizeof im->gathers[0].name, "%s", result_name);
+    im->gathers[im->n_gathers++].g = g;
 }
 
 void ls_imp_attention_op(importer *im, const char *result_name)
@@ -185,9 +257,10 @@ void ls_imp_attention_op(importer *im, const char *result_name)
     ls_diag local, *saved;
     ls_imp_begin_problem_checks(im, &local, &saved);
     ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
-                "%s is not a reduction lanescope's timing engine runs: `lanescope sim` runs "
-                "its values as IREE lowers them, `lanescope explain` lays it out and "
-                "`lanescope suggest` gives IREE's config for it",
+                "%s is not a reduction, which this command takes: `lanescope sim` times it "
+                "and runs its values as IREE lowers them, `draw traffic` and `draw timeline` "
+                "draw its kernel, `explain` lays it out and `suggest` gives IREE's config for "
+                "it",
                 kind);
     ls_imp_end_problem_checks(im, &local, saved);
 }

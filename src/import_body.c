@@ -568,8 +568,8 @@ void ls_imp_record_fused(importer *im, const char *result, int line, int col, co
     const char *why = NULL;
     if (r->n_yield != 1)
         why = "it yields several values";
-    else if (ins->n < 1 || r->n_args != ins->n + 1)
-        why = "it reads no input tensor";
+    else if (r->n_args != ins->n + 1)
+        why = "its region's block arguments are not one per input and one for the init";
     else if (ins->n > MAX_OPERANDS - 1)
         why = "it has more inputs than lanescope inlines";
     else if (map_n[ins->n] != rank)

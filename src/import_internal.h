@@ -12,7 +12,7 @@
 #include "lanescope/import.h"
 
 enum { MAX_OPERANDS = 8, MAX_STMTS = 64, MAX_FUSED = 64, MAX_CONSTANTS = 256, MAX_FUNC_ARGS = 64,
-       MAX_OPAQUE = 256 };
+       MAX_OPAQUE = 256, MAX_GATHERS = 16 };
 
 /* A function argument as its signature declares it. */
 typedef struct {
@@ -93,6 +93,12 @@ typedef struct {
         int line;
     } opaque[MAX_OPAQUE];
     int n_opaque;
+    /* the current function's iree_linalg_ext.gather ops, by result */
+    struct {
+        char name[48];
+        ls_module_gather g;
+    } gathers[MAX_GATHERS];
+    int n_gathers;
     int func_line, func_col;
     const char *forall_begin, *forall_end; /* text of the scf.forall region being read */
     func_arg func_args[MAX_FUNC_ARGS];     /* the current function's, when read whole */
@@ -335,6 +341,13 @@ void ls_imp_arg_compare_op(importer *im, const char *result_name);
 /* import_attention.c: iree_linalg_ext.attention / online_attention, into
  * the dispatch view (for suggest) and recorded as not simulated. */
 void ls_imp_attention_op(importer *im, const char *result_name);
+/* import.c: `name = kind ...`, a value made by an op the importer passes
+ * over (an attention reading it is refused by name, or, for a gather,
+ * reads it through the gather). */
+void ls_imp_note_opaque(importer *im, const char *name, const char *kind, int line);
+/* At iree_linalg_ext.gather: its operands and dimension_map, kept for an
+ * attention that reads its result (and the result left opaque). */
+void ls_imp_gather_op(importer *im, const char *result_name);
 
 /* ---- import_named.c: named structured ops ---- */
 bool ls_imp_is_named_op(const ls_token *t);

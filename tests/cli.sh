@@ -572,6 +572,34 @@ check "attention explain json exits 0" $?
 tr -d ' \n' <"$tmp/atx.json" >"$tmp/atx.flat"
 contains "attention explain json vectors" "$tmp/atx.flat" '"vectors":{"Q":"vector<1x1x8x1x1x1x1x1x8xf16>","K":"vector<1x1x8x1x1x1x1x1x8xf16>"}'
 contains "attention explain json source" "$tmp/atx.flat" '"config_source":"iree-default"'
+# Paged decode attention (docs/attention-lowering.md §10.3): K and V
+# gathered from their caches through one page table, the causal mask
+# computed.  Each of the 64 workgroups (sequence x head) reads its head's
+# slice of 64 pages: 8 x 64 x 8 x (32 x 128 x 2 B) = 33554432 bytes of K,
+# each page once from DRAM; the page table (8 x 64 i64 = 4096 B) from DRAM
+# once, 512 B per workgroup through the caches (8 subgroup loads of 2
+# pages' indices a step).
+PG="$EX/attention_paged_decode_8x8x2048x128_f16.mlir"
+$LANESCOPE sim "$PG" --target mi300x --workgroups 4 >"$tmp/out" 2>"$tmp/err"
+check "paged sim exits 0" $?
+contains "paged sim values" "$tmp/out" "functional check passed: 512 outputs (acc) of 4 workgroups match"
+contains "paged sim K rows" "$tmp/out" "0 key %k                       33554432   2097152"
+[ "$(awk '$2 == "key" && $3 == "%k" {print $NF}' "$tmp/out")" = 33554432 ]
+check "paged sim K pages each read from DRAM once" $?
+[ "$(awk '$2 == "K+V" && $4 == "%pages" {print $NF}' "$tmp/out")" = 4096 ]
+check "paged sim page table read from DRAM once" $?
+contains "paged sim page table" "$tmp/out" "2 K+V indices %pages              32768      2048"
+contains "paged sim says gathered" "$tmp/out" "paged: the key and value are gathered by row"
+contains "paged sim mask" "$tmp/out" "mask: computed by the dispatch's linalg.generic, 5 instructions per score"
+$LANESCOPE sim "$PG" --target mi300x --no-check --seed 1 | grep cycles >"$tmp/s1"
+$LANESCOPE sim "$PG" --target mi300x --no-check --seed 7 | grep cycles >"$tmp/s7"
+cmp -s "$tmp/s1" "$tmp/s7" && [ -s "$tmp/s1" ]; check "paged timing does not depend on the seed" $?
+$LANESCOPE explain "$PG" --target mi300x >"$tmp/out" 2>"$tmp/err"
+check "paged explain exits 0" $?
+contains "paged explain key" "$tmp/out" "key: gathered (iree_linalg_ext.gather at line 48): rows of %kcache (1024 rows of 65536 bytes) named by %pages (i64)"
+contains "paged explain mask" "$tmp/out" "mask: computed (linalg.generic at line 51, 4 ops per element from linalg.index and constants)"
+$LANESCOPE explain "$PG" --target mi300x --format json | tr -d ' \n' >"$tmp/out"
+contains "paged explain json" "$tmp/out" '"mask":"computed","mask_ops_per_element":4'
 $LANESCOPE explain "$AT" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention explain without a target: exit 2, one line" $?
 contains "attention explain names --target" "$tmp/err" "has no config: give --target for IREE's default"

@@ -201,7 +201,7 @@ START_TEST(refusals)
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_diag_clear(&d);
     ck_assert(ls_module_parse(ir, strlen(ir), "t.mlir", m, &d) == LS_ERR_INVALID);
-    ck_assert_msg(strstr(d.msg, "is not a reduction lanescope's timing engine runs") && d.line == 3,
+    ck_assert_msg(strstr(d.msg, "is not a reduction, which this command takes: `lanescope sim` times it") && d.line == 3,
                   "%d: %s", d.line, d.msg);
     free(m);
     /* wrong operand counts are a syntax error naming the op */

@@ -39,6 +39,7 @@ FILES = [
     "LLVMGPU/test/ROCDL/pipeline_vector_distribute_reduction_gfx942.mlir",
     "LLVMGPU/test/ROCDL/pipeline_argcompare_vector_distribute.mlir",
     "LLVMGPU/test/ROCDL/pipeline_argcompare_tile_and_fuse.mlir",
+    "LLVMGPU/test/NVVM/pipeline_vector_distribute_paged_attention.mlir",
     "LLVMGPU/test/reduction_pipeline_cuda.mlir",
     "LLVMGPU/test/reduction_pipeline_rocm.mlir",
     "LLVMGPU/test/reduction_pipeline_softmax_rocm.mlir",
@@ -61,7 +62,11 @@ def read_source(iree, path):
 
 
 def run_lines(text):
-    """Each RUN line (continued lines joined) as (target, check prefixes)."""
+    """Each RUN line (continued lines joined) as (target, check prefixes).
+    A RUN line without --iree-gpu-test-target compiles for the file's own
+    executable target: IREE's CUDA default (sm_60, its --iree-cuda-target)
+    for a "cuda" one, gfx942 otherwise."""
+    default = "sm_60" if re.search(r'hal\.executable\.target<"cuda"', text) else "gfx942"
     runs, cur = [], None
     for line in text.splitlines():
         m = re.match(r"^//\s*RUN:(.*)$", line)
@@ -79,10 +84,10 @@ def run_lines(text):
     out = {}
     for r in runs:
         m = re.search(r"--iree-gpu-test-target=(\S+)", r)
-        t = m.group(1) if m else "gfx942"
+        t = m.group(1) if m else default
         p = re.search(r"--check-prefix(?:es)?=(\S+)", r)
         out.setdefault(t, set()).update(p.group(1).split(",") if p else ["CHECK"])
-    return sorted(out.items()) or [("gfx942", {"CHECK"})]
+    return sorted(out.items()) or [(default, {"CHECK"})]
 
 
 def bracketed(s, i):

@@ -122,6 +122,30 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
                               const ls_attention *a, ls_plan_target t, uint64_t seed,
                               int64_t max_wg, ls_att_check *res, ls_diag *diag);
 
+/* Paged attention (docs/attention-lowering.md §10.3): the mask a
+ * linalg.generic of the dispatch computes (NULL: none), and for a key or
+ * value a gather makes (k = 1, 2), the generator of the rows its indices
+ * name.  The rows are the same for every seed, so the timing, which reads
+ * the gathered rows where they lie, does not depend on the seed; gathers
+ * through one index tensor read the same rows. */
+const ls_module_elementwise *ls_att_mask_op(const ls_module *m, const ls_module_attention *ma);
+uint64_t ls_att_gather_rowmix(const ls_module_attention *ma, int k);
+/* Why lanescope cannot read operand op of a through gather g, or NULL:
+ * the gather must index the source's leading dim (index depth 1), without
+ * a mask, by integers, into a source whose rows are static and whose
+ * slice is the operand's trailing dims, within the limits below. */
+#define LS_ATT_GATHER_MAX_ROWS (INT64_C(1) << 24)  /* batch elements: the engine tables each */
+#define LS_ATT_GATHER_MAX_BYTES (INT64_C(1) << 50) /* a source's bytes */
+const char *ls_att_gather_problem(const ls_attention *a, const ls_dop_operand *op,
+                                  const ls_module_gather *g);
+/* The first operand (1 or 2) gathered from the same source as operand k
+ * (k itself when none before it): gathers of one source read one tensor. */
+int ls_att_gather_source_of(const ls_module_attention *ma, int k);
+/* The source element (row-major over the source's shape) that gathered
+ * operand coordinates y (batch dims, then the slice; sizes ysize) read. */
+int64_t ls_att_gather_source(const ls_module_gather *g, const int64_t *y, const int64_t *ysize,
+                             int map_n, uint64_t rowmix);
+
 /* Element reads a full values run makes: for the functional budget. */
 int64_t ls_attention_values_work(const ls_attention *a);
 
@@ -134,7 +158,9 @@ int64_t ls_attention_values_work(const ls_attention *a);
  * (docs/attention-lowering.md §8). */
 typedef struct ls_att_kernel {
     const ls_attention *a;
-    int k_in, v_in, mask_in;   /* the view's inputs (mask -1: none) */
+    int k_in, v_in, mask_in;   /* the view's inputs (mask -1: none or computed) */
+    bool mask_computed;        /* by a linalg.generic of the dispatch (paged attention) */
+    int mask_alu, mask_sfu;    /* its instructions per S element */
     bool epilogue;             /* attention: 1 / sum and the multiply */
     bool out_trunc;            /* the stored result narrower than the work type */
     bool sum_merge;            /* the sum's merge runs (read by the epilogue, or stored) */

@@ -37,6 +37,23 @@ enum {
     LS_IMPORT_ATTENTION = 2
 };
 
+/* An iree_linalg_ext.gather an attention reads as its key or value (IREE's
+ * paged attention): out[b.., s..] = source[indices[b..] .., s..], the
+ * batch dims b those of the indices, the slice dims s the source's dims
+ * past the index depth (LinalgExtOps.td, GatherOp).  Shapes as written
+ * ('?' is -1). */
+typedef struct {
+    bool on;
+    int line, col;
+    char source[64], indices[64];   /* their SSA names */
+    int source_rank, index_rank;
+    int64_t source_shape[LS_MAX_SHAPE_RANK], index_shape[LS_MAX_SHAPE_RANK];
+    ls_elem_type source_elem, index_elem;
+    int depth;                      /* dimension_map's size */
+    int64_t dimension_map[LS_MAX_SHAPE_RANK];
+    bool has_mask;                  /* the optional batch mask operand */
+} ls_module_gather;
+
 /* An iree_linalg_ext.attention / online_attention op: where it is, and the
  * configs written on it (its lowering_config, and the decomposition_config's
  * qk_attrs / pv_attrs lowering_configs), when they are. */
@@ -61,6 +78,8 @@ typedef struct {
      * passes over (an iree_linalg_ext.gather): its op, "" when none */
     char opaque_kind[5][48];
     int opaque_line[5];
+    /* the key's and value's gathers (index 1, 2), when a gather makes them */
+    ls_module_gather gather[3];
 } ls_module_attention;
 
 /* A linalg.generic of a dispatch with parallel loops only (an elementwise

@@ -98,6 +98,20 @@ typedef struct {
 struct ls_att_kernel;
 struct ls_fused_kernel;
 
+/* An input read through a gather (a paged attention's key or value):
+ * the dense operand's rows of row_bytes each (one per batch element of
+ * the indices) lie at source rows row_of[] of a source of source_bytes;
+ * inputs with the same source_of share its base.  Its loads wait for the
+ * loads of input index_input, which holds their rows' indices (the
+ * transfer_gather's index vector). */
+typedef struct {
+    bool on;
+    int64_t row_bytes, rows, source_bytes;
+    const int64_t *row_of; /* rows entries, owned by the plan's maker */
+    int source_of;         /* the first input of the same source (itself if none) */
+    int index_input;
+} ls_plan_gather;
+
 typedef struct {
     const ls_problem *problem;
     const ls_derived *derived;
@@ -126,6 +140,7 @@ typedef struct {
     struct {
         int64_t loads, width, elem_bits;
     } inputs[LS_MAX_INPUTS];
+    ls_plan_gather gather[LS_MAX_INPUTS]; /* .on: read through a gather */
     ls_promote promote[LS_MAX_INPUTS];
     int n_promoted;
     int64_t promote_bytes;                 /* every promoted buffer */

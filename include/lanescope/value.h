@@ -92,6 +92,13 @@ static inline double ls_input_float(uint64_t h, ls_combiner k)
     return (double)((int64_t)(h % 256) - 128) / 64.0;
 }
 
+/* Row index i of a gather's indices among n source rows (seed_hash as for
+ * ls_input_hash): a permutation of [0, n) for i < n, so distinct batch
+ * elements gather distinct rows, as a paged KV cache's page table gives
+ * every page of every sequence its own; past n the rows repeat
+ * (i mod n, permuted).  A pure function, as the generator's values are. */
+int64_t ls_input_row(uint64_t seed_hash, int64_t i, int64_t n);
+
 /* Input element `index` for a seed: a pure function (no array is held).
  * Ranges keep float sums exact-ish and products finite: see value.c. */
 ls_value ls_input_value(uint64_t seed, uint64_t index, ls_elem_type t, ls_combiner k);

@@ -138,6 +138,73 @@ static void text_thread(FILE *f, const ls_attention *a, int64_t tid, const char 
     }
 }
 
+/* A gathered operand's rows: how many the source has, their bytes. */
+static void gather_rows(const ls_module_gather *g, int64_t *rows, int64_t *row_bytes)
+{
+    *rows = g->source_rank > 0 ? g->source_shape[0] : 0;
+    int64_t e = 1;
+    for (int j = g->depth; j < g->source_rank; j++)
+        e *= g->source_shape[j];
+    *row_bytes = e * ls_elem_type_bits(g->source_elem) / 8;
+}
+
+/* Paged attention: the key and value a gather makes, a computed mask
+ * (docs/attention-lowering.md §10.3). */
+static void text_inputs(FILE *f, const ls_module *m, const ls_module_attention *ma,
+                        const ls_attention *a, const char *li)
+{
+    static const char *role[3] = {"", "key", "value"};
+    for (int k = 1; k < 3; k++) {
+        const ls_module_gather *g = &ma->gather[k];
+        if (!g->on)
+            continue;
+        int64_t rows, row_bytes;
+        gather_rows(g, &rows, &row_bytes);
+        fprintf(f, "%s%s: gathered (iree_linalg_ext.gather at line %d): rows of %s (%lld rows of "
+                   "%lld bytes) named by %s (%s); IREE fuses the gather into the K2 loop "
+                   "(transfer_gather), so each thread loads the index of each row it reads, "
+                   "then the row's elements as the layout gives them\n",
+                li, role[k], g->line, g->source, (long long)rows, (long long)row_bytes,
+                g->indices, ls_elem_type_name(g->index_elem));
+    }
+    const ls_module_elementwise *e = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    if (e)
+        fprintf(f, "%smask: computed (linalg.generic at line %d, %d ops per element%s); IREE "
+                   "fuses it into the K2 loop, so each thread computes its elements in "
+                   "registers, no load\n",
+                li, e->line, e->compiled ? ls_body_alu_ops(&e->body) : 0,
+                e->compiled && e->n_inputs == 0 ? " from linalg.index and constants" : "");
+}
+
+static json_object *json_inputs(const ls_module *m, const ls_module_attention *ma,
+                                const ls_attention *a)
+{
+    json_object *j = json_object_new_object();
+    json_object *gs = json_object_new_array();
+    for (int k = 1; k < 3; k++) {
+        const ls_module_gather *g = &ma->gather[k];
+        if (!g->on)
+            continue;
+        int64_t rows, row_bytes;
+        gather_rows(g, &rows, &row_bytes);
+        json_object *x = json_object_new_object();
+        jset(x, "operand", json_object_new_string(k == 1 ? "K" : "V"));
+        jset(x, "line", json_object_new_int(g->line));
+        jset(x, "source", json_object_new_string(g->source));
+        jset(x, "indices", json_object_new_string(g->indices));
+        jset(x, "index_type", json_object_new_string(ls_elem_type_name(g->index_elem)));
+        jset(x, "source_rows", json_object_new_int64(rows));
+        jset(x, "row_bytes", json_object_new_int64(row_bytes));
+        json_object_array_add(gs, x);
+    }
+    jset(j, "gathers", gs);
+    const ls_module_elementwise *e = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    jset(j, "mask", json_object_new_string(!a->has_mask ? "none" : e ? "computed" : "loaded"));
+    if (e && e->compiled)
+        jset(j, "mask_ops_per_element", json_object_new_int(ls_body_alu_ops(&e->body)));
+    return j;
+}
+
 void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attention *ma,
                             const ls_attention *a, const opts *o)
 {
@@ -190,6 +257,7 @@ void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attenti
                 li, (long long)a->iterations, a->iterations == 1 ? "" : "s", (long long)tile);
     text_matmul(f, m, ma, a, true, li);
     text_matmul(f, m, ma, a, false, li);
+    text_inputs(f, m, ma, a, li);
     if (o->has_thread)
         text_thread(f, a, o->thread, li);
     if (md)
@@ -254,6 +322,7 @@ json_object *explain_json_attention(const ls_module *m, const ls_module_attentio
     jset(at, "iterations", json_object_new_int64(a->iterations));
     jset(at, "qk", json_matmul(m, ma, a, true));
     jset(at, "pv", json_matmul(m, ma, a, false));
+    jset(at, "inputs", json_inputs(m, ma, a));
     jset(r, "attention", at);
     return r;
 }

@@ -177,6 +177,19 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
                    "chain over its K1 elements, the online softmax%s\n",
                 (long long)a->iterations, a->partial ? "partial_reduction" : "reduction",
                 a->partial ? " per key slot, the merge after the loop" : " reduced over K2");
+        if (ma->gather[1].on || ma->gather[2].on)
+            fprintf(f, "  paged: the %s gathered by row (iree_linalg_ext.gather fused into the K2 "
+                       "loop): each thread loads the index of each row it reads, then the row, "
+                       "where the index puts it (rows drawn distinct per index tensor, the same "
+                       "for every seed)\n",
+                    ma->gather[1].on && ma->gather[2].on ? "key and value are"
+                    : ma->gather[1].on                   ? "key is"
+                                                         : "value is");
+        if (pl->attention->mask_computed)
+            fprintf(f, "  mask: computed by the dispatch's linalg.generic, %d instruction%s per "
+                       "score in registers (no load)\n",
+                    pl->attention->mask_alu + pl->attention->mask_sfu,
+                    pl->attention->mask_alu + pl->attention->mask_sfu == 1 ? "" : "s");
         if (o->check) {
             fprintf(f, "  functional check passed: %lld output%s (%s) of %lld workgroup%s "
                        "match%s the op as IREE decomposes it (seed %lld",

@@ -186,7 +186,7 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
     const ls_problem *names = ks->fused ? &ks->fused->problem : p; /* the run's inputs */
     if (r->n_operands > 1) {
         fprintf(f, "  loads by operand (load+accumulate's global figures, split):\n");
-        fprintf(f, "  %-16s %12s %9s %7s %7s %12s\n", "operand", "global-bytes", "sectors",
+        fprintf(f, "  %-26s %12s %9s %7s %7s %12s\n", "operand", "global-bytes", "sectors",
                 "L1-hit%", "L2-hit%", "dram-bytes");
         for (int k = 0; k < r->n_operands; k++) {
             const ls_operand_traffic *o = &r->operand[k];
@@ -195,7 +195,7 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
             if (o->sectors > 0)
                 snprintf(l1, sizeof l1, "%.1f", 100.0 * (double)o->l1_hits / (double)o->sectors);
             l2_hit_text(o->sectors, o->l1_hits, o->sector_hits, l2, sizeof l2);
-            fprintf(f, "  %-16.16s %12lld %9lld %7s %7s %12lld\n", name,
+            fprintf(f, "  %-26.26s %12lld %9lld %7s %7s %12lld\n", name,
                     (long long)o->global_bytes, (long long)o->sectors, l1, l2,
                     (long long)o->dram_bytes);
         }
