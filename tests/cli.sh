@@ -600,6 +600,16 @@ contains "paged explain key" "$tmp/out" "key: gathered (iree_linalg_ext.gather a
 contains "paged explain mask" "$tmp/out" "mask: computed (linalg.generic at line 51, 4 ops per element from linalg.index and constants)"
 $LANESCOPE explain "$PG" --target mi300x --format json | tr -d ' \n' >"$tmp/out"
 contains "paged explain json" "$tmp/out" '"mask":"computed","mask_ops_per_element":4'
+# its pictures (values checked in test_paged_attention.c): the K2 step's
+# keys, and both matmuls' nested layouts; a dim a matmul lacks is refused
+$LANESCOPE draw layout "$PG" --target mi300x --thread 37 -o "$tmp/pl.png" 2>"$tmp/err"
+check "paged draw layout exits 0" $?
+$LANESCOPE draw nested "$PG" --target mi300x -o "$tmp/pn.svg" 2>"$tmp/err"
+check "paged draw nested exits 0" $?
+$LANESCOPE draw nested "$PG" --target mi300x --dims 3,5 -o "$tmp/pn2.svg" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -e "$tmp/pn2.svg" ]
+check "paged draw nested --dims 3,5: exit 2, one line, no file" $?
+contains "paged draw nested names the matmul" "$tmp/err" "--dims: the QK matmul has no loop d3 (its loops are the op's less N)"
 $LANESCOPE explain "$AT" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention explain without a target: exit 2, one line" $?
 contains "attention explain names --target" "$tmp/err" "has no config: give --target for IREE's default"

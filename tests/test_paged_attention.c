@@ -14,6 +14,7 @@
 #include "lanescope/functional.h"
 #include "lanescope/hwmodel.h"
 #include "lanescope/value.h"
+#include "lanescope/viz.h"
 
 typedef struct {
     int live;              /* the mask keeps key positions <= live */
@@ -339,6 +340,61 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* The pictures: without --dims a K2 step's pages (d5) against their
+ * tokens (d6), one key per thread -- page p, token j is lane 16 (p % 4) + j
+ * of subgroup p / 4 (the bases: 2 subgroups, then 4 x 16 lanes); the
+ * nested layouts, one panel per matmul, label lanes within their subgroup. */
+START_TEST(pictures)
+{
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    build(&(paged){.live = 37}, m, &a);
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_att_view *v = NULL;
+    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d) == LS_OK, "%s", d.msg);
+    const ls_plan *pl = ls_att_view_plan(v);
+    ls_layout_view lv;
+    memset(&lv, 0, sizeof lv);
+    lv.dim_row = lv.dim_col = -1;
+    lv.thread = -1;
+    ls_viz_attention_dims(&a, false, &lv.dim_row, &lv.dim_col);
+    ck_assert_int_eq(lv.dim_row, 5); /* pages */
+    ck_assert_int_eq(lv.dim_col, 6); /* tokens of a page */
+    ls_figure f;
+    ck_assert_msg(ls_viz_layout(pl->problem, pl->derived, &lv, &f, &d) == LS_OK, "%s", d.msg);
+    const ls_grid *g = &f.panels[0];
+    ck_assert_int_eq(g->rows, 8);  /* 2 subgroups x 4 lanes on the pages of a step */
+    ck_assert_int_eq(g->cols, 16); /* 16 lanes on a page's tokens */
+    /* the key at (page p, token j): lane 16 (p % 4) + j of subgroup p / 4 */
+    for (int p = 0; p < 8; p++)
+        for (int j = 0; j < 16; j++) {
+            char want[16];
+            snprintf(want, sizeof want, "T%d", (p / 4) * 64 + (p % 4) * 16 + j);
+            REQUIRE(strcmp(g->cells[p * 16 + j].label[0], want) == 0, "(%d, %d): %s, not %s", p,
+                    j, g->cells[p * 16 + j].label[0], want);
+        }
+    ls_figure_free(&f);
+    /* both matmuls' layouts, the same keys in each */
+    ck_assert_msg(ls_viz_attention_nested(&a, -1, -1, -1, &f, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(f.n_panels, 2);
+    ck_assert(strstr(f.panels[0].caption, "QK matmul (loops d5, d6)"));
+    ck_assert(strstr(f.panels[1].caption, "PV matmul (loops d5, d6)"));
+    ck_assert_str_eq(f.panels[0].cells[1 * 16 + 5].label[0], "T21");
+    ck_assert_str_eq(f.panels[1].cells[5 * 16 + 5].label[0], "T21"); /* subgroup 1's lane 21 */
+    ck_assert_str_eq(f.panels[1].cells[5 * 16 + 5].label[1], "S1 V0");
+    ls_figure_free(&f);
+    /* a dim a matmul lacks: N is not QK's */
+    ck_assert_int_eq(ls_viz_attention_nested(&a, 3, 5, -1, &f, &d), LS_ERR_USAGE);
+    ck_assert_msg(strstr(d.msg, "the QK matmul has no loop d3 (its loops are the op's less N)"),
+                  "%s", d.msg);
+    ls_att_view_free(v);
+    free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("paged_attention");
@@ -350,6 +406,7 @@ static Suite *suite(void)
     tcase_add_test(tc, values_causal_mask);
     tcase_add_test(tc, timing_gathered_rows);
     tcase_add_test(tc, refusals);
+    tcase_add_test(tc, pictures);
     suite_add_tcase(s, tc);
     return s;
 }

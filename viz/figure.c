@@ -122,6 +122,16 @@ void ls_figure_free(ls_figure *f)
     f->n_panels = 0;
 }
 
+int ls_figure_take_panels(ls_figure *dst, ls_figure *src)
+{
+    int moved = 0;
+    while (moved < src->n_panels && dst->n_panels < LS_FIGURE_MAX_PANELS)
+        dst->panels[dst->n_panels++] = src->panels[moved++];
+    memmove(src->panels, src->panels + moved, (size_t)(src->n_panels - moved) * sizeof src->panels[0]);
+    src->n_panels -= moved;
+    return moved;
+}
+
 typedef struct {
     double w, h;
     double title_y, subtitle_y;

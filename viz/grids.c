@@ -15,6 +15,16 @@
 
 /* ------------------------------------------------------------ layout */
 
+void ls_grid_config_subtitle(const ls_problem *p, char *buf, size_t size)
+{
+    if (p->att_view) /* its configs are the op's and qk_attrs / pv_attrs: explain prints them */
+        snprintf(buf, size,
+                 "each loop laid out as the matmul that has it lays it out (qk_attrs, pv_attrs); "
+                 "the K2 loop's step is an iteration; `lanescope explain` prints the configs");
+    else if (p->has_config)
+        ls_lowering_config_format(&p->config, buf, size);
+}
+
 ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layout_view *v,
                         ls_figure *out, ls_diag *diag)
 {
@@ -179,9 +189,10 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
                 cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
         }
     fmt(out->title, sizeof out->title, "layout of %s (%s)", p->name,
-             d->sizes_assumed ? "sizes derived" : "IREE's lowering config");
-    if (p->has_config)
-        ls_lowering_config_format(&p->config, out->subtitle, sizeof out->subtitle);
+             p->att_view          ? "its QK and PV matmuls' layouts together"
+             : d->sizes_assumed ? "sizes derived"
+                                : "IREE's lowering config");
+    ls_grid_config_subtitle(p, out->subtitle, sizeof out->subtitle);
     ls_grid_subgroup_legend(out, d->num_subgroups, d->subgroup_size);
     if (any_pad)
         legend_add(out, (ls_rgb){0.9, 0.9, 0.9}, LS_CELL_EMPTY,

@@ -85,6 +85,9 @@ static inline void legend_add(ls_figure *f, ls_rgb c, uint8_t flags, const char 
 /* The subgroups' swatches: one per hue (S0..S7, with the subgroups that
  * repeat it), and when there are more than eight, one per mark. */
 void ls_grid_subgroup_legend(ls_figure *f, int64_t subgroups, int64_t lanes);
+/* A picture's subtitle: the reduction's lowering_config, or for an
+ * attention's view (whose config is both matmuls' at once) what it is. */
+void ls_grid_config_subtitle(const ls_problem *p, char *buf, size_t size);
 
 static inline void note_add(ls_figure *f, const char *text)
 {

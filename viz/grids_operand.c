@@ -322,8 +322,7 @@ ls_status ls_viz_operand_layout(const ls_plan *pl, int k, const ls_layout_view *
     char name[160];
     ls_viz_operand_name(p, k, name, sizeof name);
     fmt(out->title, sizeof out->title, "%s of %s: who loads each element", name, p->name);
-    if (p->has_config)
-        ls_lowering_config_format(&p->config, out->subtitle, sizeof out->subtitle);
+    ls_grid_config_subtitle(p, out->subtitle, sizeof out->subtitle);
     operand_legend(out, p, d, k, sh_min, sh_max, v->thread);
     bool any_pad = false, any_none = false;
     for (int i = 0; i < g->rows * g->cols; i++) {

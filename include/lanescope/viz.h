@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lanescope/attention.h"
 #include "lanescope/engine.h"
 #include "lanescope/layout.h"
 #include "lanescope/plan.h"
@@ -104,6 +105,9 @@ typedef struct {
 /* Allocate a panel's cells and headers (zeroed, block/group -1). */
 ls_grid *ls_figure_add_panel(ls_figure *f, int rows, int cols);
 void ls_figure_free(ls_figure *f);
+/* Move src's panels after dst's (as many as fit); src keeps the rest and
+ * its legend and notes.  Returns how many moved. */
+int ls_figure_take_panels(ls_figure *dst, ls_figure *src);
 /* Size in points, and drawing (into any cairo context; top-left at 0,0). */
 void ls_figure_size(const ls_figure *f, double *w, double *h);
 void ls_figure_draw(cairo_t *cr, const ls_figure *f);
@@ -127,6 +131,14 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
 /* A nested layout over its vector shape (dims chosen as for layouts). */
 ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row, int dim_col,
                         int64_t thread, ls_figure *out, ls_diag *diag);
+/* An attention (viz/grids_attention.c): the op dims a picture of its K2
+ * step shows without --dims (rows: the outer K2 dim; columns: the inner K2
+ * dim of a paged cache, else K1, or N for the PV matmul); and the nested
+ * layouts IREE anchors on its QK and PV matmuls, one panel each, over op
+ * dims dim_row x dim_col (-1: those defaults). */
+void ls_viz_attention_dims(const ls_attention *a, bool pv, int *dim_row, int *dim_col);
+ls_status ls_viz_attention_nested(const ls_attention *a, int dim_row, int dim_col,
+                                  int64_t thread, ls_figure *out, ls_diag *diag);
 /* Before/after tables of a swizzle over `rows` rows, with each cell's bank
  * (elements of elem_bytes on banks x bank_bytes). */
 ls_status ls_viz_swizzle(const ls_swizzle *s, const char *name, int64_t rows, int64_t elem_bytes,

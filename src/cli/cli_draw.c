@@ -23,9 +23,11 @@ static void usage(FILE *f)
             "INPUT is an .mlir file (a CSV for compare); - reads standard input.\n"
             "\n"
             "KIND:\n"
-            "  layout    who owns each element of a workgroup tile (a reduction's config)\n"
+            "  layout    who owns each element of a workgroup tile (a reduction's config;\n"
+            "            in a file without one, an attention's K2 step: both matmuls'\n"
+            "            layouts at once, pages against tokens or keys against K1)\n"
             "  nested    an #iree_vector_ext.nested_layout over its vector (or the one a\n"
-            "            reduction's config derives)\n"
+            "            reduction's config derives, or an attention's QK and PV layouts)\n"
             "  swizzle   an xor_shuffle / rotate_rows before and after, with banks\n"
             "  banks     lanes per shared-memory bank in each access: the cross-subgroup\n"
             "            buffer of a reduction, or a swizzle under a column access\n"
@@ -157,17 +159,7 @@ static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived 
     return LS_OK;
 }
 
-static ls_status load_reduction(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
-                                ls_hw *hw, ls_diag *diag)
-{
-    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, m, diag))
-        return diag->status;
-    return prepare_reduction(o, m, d, plan, hw, diag);
-}
 
-/* What traffic and timeline simulate: reduction --index N of the input, or,
- * in a file with no reduction, its attention --index N (the engine's view of
- * its kernel, cli_sim_attention.c; *a and *v then set, the caller's). */
 /* The one kernel of the dispatch reduction o->index belongs to, when its
  * reductions and stored elementwise ops are loops of one (fused.h): what
  * the kernel's picture times, as `sim` does; NULL when there is none. */
@@ -208,19 +200,28 @@ static const ls_plan *fused_run(const draw_opts *o, ls_module *m, const ls_hw *h
     return &f->k->plan;
 }
 
-static ls_status load_kernel(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
-                             ls_hw *hw, ls_attention **a, ls_att_view **v, dispatch_kernel *f,
-                             const ls_plan **run, ls_diag *diag)
+/* What traffic and timeline simulate (with f: a reduction's dispatch's one
+ * kernel where it has one) or layout and nested draw (f NULL: the
+ * reduction's own plan): reduction --index N of the input, or, in a file
+ * with no reduction, its attention --index N (the engine's view of its
+ * kernel, whose layout is both matmuls' at once: cli_sim_attention.c; *a
+ * and *v then set, the caller's). */
+static ls_status load_all(const draw_opts *o, ls_module *m, ls_diag *diag)
 {
     ls_cli_problem_flags pf = o->pf;
     pf.import_flags |= LS_IMPORT_ATTENTION;
+    return ls_cli_problem_load(o->input, &pf, &o->dims, m, diag);
+}
+
+static ls_status pick_kernel(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
+                             ls_hw *hw, ls_attention **a, ls_att_view **v, dispatch_kernel *f,
+                             const ls_plan **run, ls_diag *diag)
+{
     *run = plan;
-    if (ls_cli_problem_load(o->input, &pf, &o->dims, m, diag))
-        return diag->status;
     if (m->n_problems > 0 || m->n_attentions == 0) {
         if (prepare_reduction(o, m, d, plan, hw, diag))
             return diag->status;
-        const ls_plan *k = fused_run(o, m, hw, f);
+        const ls_plan *k = f ? fused_run(o, m, hw, f) : NULL;
         if (k)
             *run = k;
         return LS_OK;
@@ -316,20 +317,52 @@ static int run(const draw_opts *o)
         st = ls_viz_compare_csv(o->input, &chart, &diag);
         is_chart = true;
     } else if (strcmp(k, "layout") == 0) {
-        if (!(st = load_reduction(o, m, d, &plan, &hw, &diag))) {
+        const ls_plan *pl;
+        if (!(st = load_all(o, m, &diag)) &&
+            !(st = pick_kernel(o, m, d, &plan, &hw, &att, &view, NULL, &pl, &diag))) {
             ls_layout_view v;
             v.dim_row = o->dim_row;
             v.dim_col = o->dim_col;
+            if (att && o->operand < 0 && o->dim_row < 0)
+                ls_viz_attention_dims(att, false, &v.dim_row, &v.dim_col);
             memcpy(v.at, o->at, sizeof v.at);
             v.workgroup = o->workgroup;
             v.iteration = o->iteration;
             v.thread = o->thread;
-            st = o->operand >= 0 ? ls_viz_operand_layout(&plan, (int)o->operand, &v, &fig, &diag)
-                                 : ls_viz_layout(&m->problems[o->index], d, &v, &fig, &diag);
+            st = o->operand >= 0 ? ls_viz_operand_layout(pl, (int)o->operand, &v, &fig, &diag)
+                                 : ls_viz_layout(pl->problem, pl->derived, &v, &fig, &diag);
+        }
+    } else if (strcmp(k, "nested") == 0) {
+        /* the file's own nested layouts; else a reduction's derived layout,
+         * or an attention's (its two matmuls' together, over the op's
+         * loops), or an operand's */
+        const ls_plan *pl;
+        if ((st = load_all(o, m, &diag)))
+            goto done;
+        if (o->operand < 0 && m->n_layouts > 0) {
+            if ((size_t)o->index >= m->n_layouts)
+                st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                                 "%s has %zu nested layouts", o->src, m->n_layouts);
+            else
+                st = ls_viz_nested(&m->layouts[o->index].layout, m->layouts[o->index].name,
+                                   o->dim_row, o->dim_col, o->thread, &fig, &diag);
+        } else if (m->n_problems == 0 && m->n_attentions == 0) {
+            st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->src, 0, 0,
+                             "no #iree_vector_ext.nested_layout, reduction or attention to draw");
+        } else if (!(st = pick_kernel(o, m, d, &plan, &hw, &att, &view, NULL, &pl, &diag))) {
+            if (o->operand >= 0)
+                st = ls_viz_operand_nested(pl, (int)o->operand, o->dim_row, o->dim_col,
+                                           o->thread, &fig, &diag);
+            else if (att)
+                st = ls_viz_attention_nested(att, o->dim_row, o->dim_col, o->thread, &fig, &diag);
+            else
+                st = ls_viz_nested(&pl->derived->layout, "derived", o->dim_row, o->dim_col,
+                                   o->thread, &fig, &diag);
         }
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
         const ls_plan *pl;
-        if (!(st = load_kernel(o, m, d, &plan, &hw, &att, &view, &fk, &pl, &diag))) {
+        if (!(st = load_all(o, m, &diag)) &&
+            !(st = pick_kernel(o, m, d, &plan, &hw, &att, &view, &fk, &pl, &diag))) {
             bool tl = strcmp(k, "timeline") == 0;
             ls_cli_progress ps; /* a long simulation shows how far it is, as sim does */
             ls_cli_progress_init(&ps, CMD, "engine", "workgroups", o->quiet);
@@ -351,30 +384,9 @@ static int run(const draw_opts *o)
         st = roofline(o, m, &hw, &chart, &diag);
         is_chart = true;
     } else {
-        /* nested, swizzle, banks: attributes or a reduction */
+        /* swizzle, banks: attributes or a reduction */
         if (!(st = ls_cli_problem_load(o->input, &o->pf, &o->dims, m, &diag))) {
-            if (strcmp(k, "nested") == 0) {
-                if (o->operand >= 0) { /* an operand needs a reduction's maps */
-                    if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
-                        st = ls_viz_operand_nested(&plan, (int)o->operand, o->dim_row, o->dim_col,
-                                                   o->thread, &fig, &diag);
-                } else if (m->n_layouts > 0) {
-                    if ((size_t)o->index >= m->n_layouts)
-                        st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                                         "%s has %zu nested layouts", o->src, m->n_layouts);
-                    else
-                        st = ls_viz_nested(&m->layouts[o->index].layout,
-                                           m->layouts[o->index].name, o->dim_row, o->dim_col,
-                                           o->thread, &fig, &diag);
-                } else if (m->n_problems > 0) {
-                    if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
-                        st = ls_viz_nested(&d->layout, "derived", o->dim_row, o->dim_col,
-                                           o->thread, &fig, &diag);
-                } else {
-                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->src, 0, 0,
-                                     "no #iree_vector_ext.nested_layout or reduction to draw");
-                }
-            } else { /* swizzle, banks */
+            { /* swizzle, banks */
                 bool banks = strcmp(k, "banks") == 0;
                 if (banks && m->n_problems > 0) {
                     if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
