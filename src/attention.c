@@ -133,12 +133,15 @@ static ls_status matmul(const ls_attention *a, bool is_qk, const ls_lowering_con
     return LS_OK;
 }
 
-/* The configs IREE's heuristic gives the op (no config in the input). */
-static ls_status suggested(const ls_dispatch *d, int op, const ls_target *t, ls_attention *a,
+/* The configs IREE's heuristic gives the op (no config in the input), or
+ * with seeds, setAttentionReductionConfig's with those (a sweep's). */
+static ls_status suggested(const ls_dispatch *d, int op, const ls_target *t,
+                           const ls_attention_seeds *seeds, ls_attention *a,
                            ls_lowering_config *qk, ls_lowering_config *pv, ls_diag *diag)
 {
     ls_suggestion *s = ls_xcalloc(1, sizeof *s);
-    ls_status st = ls_suggest(d, t, s, diag);
+    ls_status st = seeds ? ls_suggest_attention_seeded(d, op, t, seeds, s, diag)
+                         : ls_suggest(d, t, s, diag);
     if (st == LS_OK && (!s->attention || s->root != op))
         st = ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
                          "%s has no lowering_config and IREE's heuristic roots the dispatch at "
@@ -158,8 +161,24 @@ static ls_status suggested(const ls_dispatch *d, int op, const ls_target *t, ls_
     return st;
 }
 
+static ls_status build(const ls_module *m, const ls_module_attention *ma, const ls_target *t,
+                       const ls_attention_seeds *seeds, ls_attention *a, ls_diag *diag);
+
 ls_status ls_attention_build(const ls_module *m, const ls_module_attention *ma, const ls_target *t,
                              ls_attention *a, ls_diag *diag)
+{
+    return build(m, ma, t, NULL, a, diag);
+}
+
+ls_status ls_attention_build_seeded(const ls_module *m, const ls_module_attention *ma,
+                                    const ls_target *t, const ls_attention_seeds *seeds,
+                                    ls_attention *a, ls_diag *diag)
+{
+    return build(m, ma, t, seeds, a, diag);
+}
+
+static ls_status build(const ls_module *m, const ls_module_attention *ma, const ls_target *t,
+                       const ls_attention_seeds *seeds, ls_attention *a, ls_diag *diag)
 {
     const ls_dispatch *d = &m->dispatches[ma->dispatch];
     const ls_dop *o = &d->ops[ma->op];
@@ -189,8 +208,8 @@ ls_status ls_attention_build(const ls_module *m, const ls_module_attention *ma, 
     snprintf(a->v_elem, sizeof a->v_elem, "%s", o->operand[2].elem);
     a->has_mask = o->n_inputs == 5;
     ls_lowering_config qk, pv;
-    if (!ma->has_config && !ma->has_qk && !ma->has_pv) {
-        ls_status st = suggested(d, ma->op, t, a, &qk, &pv, diag);
+    if (seeds || (!ma->has_config && !ma->has_qk && !ma->has_pv)) {
+        ls_status st = suggested(d, ma->op, t, seeds, a, &qk, &pv, diag);
         if (st)
             return st;
     } else {

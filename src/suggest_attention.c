@@ -189,11 +189,26 @@ static bool mma_route_fails(const ls_dop *o, const ls_attention_dims *ad, const 
     return false;
 }
 
-static const int64_t NUM_KEY_VECTORS = 8, NUM_VALUE_VECTORS = 2, NUM_SUBGROUPS = 8;
-
 ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *t,
                                ls_suggestion *s, ls_diag *diag)
 {
+    /* setAttentionReductionConfig's NUM_KEY_VECTORS, NUM_VALUE_VECTORS,
+     * NUM_SUBGROUPS */
+    const ls_attention_seeds iree = {8, 2, 8};
+    return ls_suggest_attention_seeded(d, root, t, &iree, s, diag);
+}
+
+ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_target *t,
+                                      const ls_attention_seeds *seeds, ls_suggestion *s,
+                                      ls_diag *diag)
+{
+    const int64_t NUM_KEY_VECTORS = seeds->key_vectors, NUM_VALUE_VECTORS = seeds->value_vectors,
+                  NUM_SUBGROUPS = seeds->subgroups;
+    memset(s, 0, sizeof *s); /* ls_suggest's has taken no step yet either */
+    s->root = root;
+    if (NUM_KEY_VECTORS < 1 || NUM_VALUE_VECTORS < 1 || NUM_SUBGROUPS < 1)
+        return ls_diag_set(diag, LS_ERR_INVALID, d->file, d->ops[root].line, d->ops[root].col,
+                           "attention seeds must be positive");
     const ls_dop *o = &d->ops[root];
     ls_attention_dims ad;
     ls_attention_classify(o, &ad);
@@ -243,8 +258,10 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     for (int i = 0; i < rank; i++)
         if (bounds[i] == 0)
             return refuse(diag, d, o, "%s: loop d%d has size 0", o->kind, i);
-    ls_suggest_step(s, "seeds: 8 key vectors, 2 value vectors, 8 subgroups; %lld-element key and %lld-element "
-            "value vectors (128 bits of %d- and %d-bit elements); subgroup size %lld",
+    ls_suggest_step(s, "seeds: %lld key vectors, %lld value vectors, %lld subgroups; %lld-element key "
+            "and %lld-element value vectors (128 bits of %d- and %d-bit elements); subgroup size "
+            "%lld",
+         (long long)NUM_KEY_VECTORS, (long long)NUM_VALUE_VECTORS, (long long)NUM_SUBGROUPS,
          (long long)key_vec, (long long)value_vec, kbits, vbits, (long long)sg);
 
     int64_t wg[LS_MAX_RANK] = {0}, thread[LS_MAX_RANK] = {0};
@@ -275,9 +292,10 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     if (k1_split > sg)
         k1_split = sg;
     int64_t k2_split = sg / k1_split;
-    ls_suggest_step(s, "lanes: K1 holds %lld key vectors, %lld tiles of 8; lanes on K1 = min(pow2 ceil, "
-            "subgroup) = %lld, lanes on K2 = %lld",
-         (long long)k1_vectors, (long long)k1_tiles, (long long)k1_split, (long long)k2_split);
+    ls_suggest_step(s, "lanes: K1 holds %lld key vectors, %lld tiles of %lld; lanes on K1 = min(pow2 "
+            "ceil, subgroup) = %lld, lanes on K2 = %lld",
+         (long long)k1_vectors, (long long)k1_tiles, (long long)NUM_KEY_VECTORS,
+         (long long)k1_split, (long long)k2_split);
 
     basis qk, pv, sgb;
     basis_init(&qk, rank);
@@ -328,9 +346,9 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     memcpy(s->att_partial, partial, sizeof partial);
     project(thread, &qk, &sgb, ad.n, ad.n_n, &s->qk);
     project(thread, &pv, &sgb, ad.k1, ad.n_k1, &s->pv);
-    ls_suggest_step(s, "subgroups: %lld on K2 (8 asked, gcd with what the lanes left); workgroup %lld "
-            "threads",
-         (long long)n_sg, (long long)s->workgroup_size);
+    ls_suggest_step(s, "subgroups: %lld on K2 (%lld asked, gcd with what the lanes left); workgroup "
+            "%lld threads",
+         (long long)n_sg, (long long)NUM_SUBGROUPS, (long long)s->workgroup_size);
     ls_suggest_step(s, "workgroup tile: 1 on batch and M dims, the N dims' lanes x %lld value vectors of "
             "%lld; partial_reduction on K2 = its lanes x its subgroups",
          (long long)NUM_VALUE_VECTORS, (long long)value_vec);

@@ -299,15 +299,6 @@ void ls_sweep_add_input(const ls_problem *p, ls_sweep *sw)
     sw->has_input = true;
 }
 
-typedef struct {
-    const ls_problem *p;
-    const ls_hw *hw;
-    ls_sweep *sw;
-    size_t next, done;
-    pthread_mutex_t lock;
-    void (*progress)(void *ctx, size_t done, size_t total);
-    void *ctx;
-} sweep_job;
 
 /* A dispatch of several loops (sw->module): every reduction of it with
  * point pt's config, derived and planned, and the one kernel built; the
@@ -442,22 +433,60 @@ static void run_point(const ls_problem *p, const ls_hw *hw, const ls_sweep *sw,
     free(q);
 }
 
+typedef struct {
+    size_t n, next, done;
+    void (*fn)(void *ctx, size_t i);
+    void *ctx;
+    pthread_mutex_t lock;
+    void (*progress)(void *pctx, size_t done, size_t total);
+    void *pctx;
+} parallel_job;
+
 static void *worker(void *arg)
 {
-    sweep_job *j = arg;
+    parallel_job *j = arg;
     for (;;) {
         pthread_mutex_lock(&j->lock);
-        size_t i = j->next < j->sw->n ? j->next++ : j->sw->n;
+        size_t i = j->next < j->n ? j->next++ : j->n;
         pthread_mutex_unlock(&j->lock);
-        if (i >= j->sw->n)
+        if (i >= j->n)
             return NULL;
-        run_point(j->p, j->hw, j->sw, &j->sw->points[i]);
+        j->fn(j->ctx, i);
         pthread_mutex_lock(&j->lock);
         j->done++;
         if (j->progress)
-            j->progress(j->ctx, j->done, j->sw->n);
+            j->progress(j->pctx, j->done, j->n);
         pthread_mutex_unlock(&j->lock);
     }
+}
+
+void ls_parallel_for(size_t n, int jobs, void (*fn)(void *ctx, size_t i), void *ctx,
+                     void (*progress)(void *pctx, size_t done, size_t total), void *pctx)
+{
+    parallel_job j = {n, 0, 0, fn, ctx, PTHREAD_MUTEX_INITIALIZER, progress, pctx};
+    pthread_t th[LS_SWEEP_MAX_JOBS];
+    int started = 0;
+    for (int k = 1; k < jobs && k < LS_SWEEP_MAX_JOBS; k++) {
+        if (pthread_create(&th[started], NULL, worker, &j) != 0)
+            break; /* fewer threads: still correct, only slower */
+        started++;
+    }
+    worker(&j);
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    pthread_mutex_destroy(&j.lock);
+}
+
+typedef struct {
+    const ls_problem *p;
+    const ls_hw *hw;
+    ls_sweep *sw;
+} sweep_job;
+
+static void sweep_one(void *ctx, size_t i)
+{
+    sweep_job *j = ctx;
+    run_point(j->p, j->hw, j->sw, &j->sw->points[i]);
 }
 
 ls_status ls_sweep_work_verdict(const ls_problem *p, int64_t estimate, size_t n, bool force,
@@ -486,18 +515,8 @@ ls_status ls_sweep_run(const ls_problem *p, const ls_hw *hw, ls_sweep *sw, int j
     }
     if (ls_sweep_work_verdict(p, sw->estimate, sw->n, sw->force, diag) != LS_OK)
         return diag->status;
-    sweep_job j = {p, hw, sw, 0, 0, PTHREAD_MUTEX_INITIALIZER, progress, ctx};
-    pthread_t th[LS_SWEEP_MAX_JOBS];
-    int started = 0;
-    for (int k = 1; k < jobs; k++) {
-        if (pthread_create(&th[started], NULL, worker, &j) != 0)
-            break; /* fewer threads: still correct, only slower */
-        started++;
-    }
-    worker(&j);
-    for (int k = 0; k < started; k++)
-        pthread_join(th[k], NULL);
-    pthread_mutex_destroy(&j.lock);
+    sweep_job j = {p, hw, sw};
+    ls_parallel_for(sw->n, jobs, sweep_one, &j, progress, ctx);
     for (size_t i = 0; i < sw->n; i++)
         if (sw->points[i].status == LS_OK)
             return LS_OK;
@@ -518,22 +537,36 @@ static int by_time(const void *a, const void *b)
         return x->failed ? 1 : -1;
     if (x->cycles != y->cycles)
         return x->cycles < y->cycles ? -1 : 1;
+    /* ties in enumeration order, so the ranking is deterministic */
     return x->index < y->index ? -1 : x->index > y->index;
+}
+
+void ls_sweep_order(size_t n, const bool *failed, const int64_t *cycles, size_t *order)
+{
+    rank_key *k = ls_xcalloc(n ? n : 1, sizeof *k);
+    for (size_t i = 0; i < n; i++)
+        k[i] = (rank_key){failed[i], cycles[i], i};
+    qsort(k, n, sizeof *k, by_time);
+    for (size_t i = 0; i < n; i++)
+        order[i] = k[i].index;
+    free(k);
 }
 
 size_t ls_sweep_rank(const ls_sweep *sw, size_t *order)
 {
-    rank_key *k = ls_xcalloc(sw->n ? sw->n : 1, sizeof *k);
-    for (size_t i = 0; i < sw->n; i++)
-        k[i] = (rank_key){sw->points[i].status != LS_OK, sw->points[i].cycles, i};
-    qsort(k, sw->n, sizeof *k, by_time);
-    size_t rank = 0;
+    bool *failed = ls_xcalloc(sw->n ? sw->n : 1, sizeof *failed);
+    int64_t *cycles = ls_xcalloc(sw->n ? sw->n : 1, sizeof *cycles);
     for (size_t i = 0; i < sw->n; i++) {
-        order[i] = k[i].index;
+        failed[i] = sw->points[i].status != LS_OK;
+        cycles[i] = sw->points[i].cycles;
+    }
+    ls_sweep_order(sw->n, failed, cycles, order);
+    size_t rank = 0;
+    for (size_t i = 0; i < sw->n; i++)
         if (sw->points[order[i]].is_iree)
             rank = i + 1;
-    }
-    free(k);
+    free(failed);
+    free(cycles);
     return rank;
 }
 

@@ -761,6 +761,26 @@ rc=$?; [ $rc -eq 2 ] && [ ! -e "$tmp/sweep-none.csv" ]; check "sweep: bad chart 
 $LANESCOPE sweep --shape 64x256 --iter pr --target mi300x -j 0 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ]; check "sweep -j 0 exits 2" $?
 contains "sweep -j message" "$tmp/err" "-j: 0 is outside 1..256"
+# an attention: IREE's rules with other seeds, IREE's point flagged once
+# and timed as sim times the kernel; what only a reduction's sweep takes is
+# refused
+AS=$DATA/attention_decode_2x1x64x512x64_f16.mlir
+$LANESCOPE sweep "$AS" --target mi300x -j 2 --quiet --csv "$tmp/as.csv" --chart "$tmp/as.svg" \
+    >"$tmp/as.txt" 2>"$tmp/err"
+check "attention sweep exits 0" $?
+contains "attention sweep says what it tries" "$tmp/as.txt" "IREE's setAttentionReductionConfig with other seeds"
+contains "attention sweep ranks IREE" "$tmp/as.txt" "IREE's choice ranks"
+[ "$(cut -d, -f2 "$tmp/as.csv" | grep -c '^1$')" -eq 1 ]; check "attention sweep CSV flags IREE once" $?
+[ "$(awk -F, '$2 == 1 {print $4 "/" $5 "/" $6}' "$tmp/as.csv")" = 8/2/8 ]
+check "attention sweep: IREE's seeds are 8/2/8" $?
+as_us=$(awk -F, '$2 == 1 { print $16 }' "$tmp/as.csv")
+$LANESCOPE sim "$AS" --target mi300x --no-check --json >"$tmp/as.json"
+sim_us=$(tr -d ' \n' <"$tmp/as.json" | sed 's/.*"time_us":\([0-9.e+-]*\).*/\1/')
+awk -v a="$as_us" -v b="$sim_us" 'BEGIN { exit !(a > 0 && (a - b) < 0.001 && (b - a) < 0.001) }'
+check "attention sweep: IREE's time is sim's ($as_us vs $sim_us us)" $?
+$LANESCOPE sweep "$AS" --target mi300x --max-configs 5 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sweep --max-configs: exit 2, one line" $?
+contains "attention sweep --max-configs reason" "$tmp/err" "--max-configs: an attention's sweep tries IREE's attention rules with other seeds"
 # the input's own config is ranked and marked, and its time is sim's
 $LANESCOPE sweep "$EX/seed000_example2.mlir" --target mi300x --max-configs 30 --quiet \
     --csv "$tmp/own.csv" >"$tmp/own.txt" 2>"$tmp/err"

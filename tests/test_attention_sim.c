@@ -8,6 +8,7 @@
 
 #include "attention_util.h"
 #include "lanescope/functional.h"
+#include "lanescope/sweep.h"
 
 /* ---- values (sim/attention_values.c) ---- */
 
@@ -469,6 +470,76 @@ START_TEST(random_configs)
 }
 END_TEST
 
+/* sweep: IREE's rules with other seeds.  IREE's own seeds give exactly the
+ * config ls_attention_build derives without one; every point is distinct;
+ * the times do not depend on the thread count; the ranking is by time,
+ * IREE's rank where its point lands; a seed of 0 is refused. */
+START_TEST(sweep_seeds)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    attention_ir(ir, sizeof ir, false, DIMS5, STD5, 5, "tensor<2x1x64xf16>", "tensor<2x512x64xf16>",
+                 "tensor<2x512x64xf16>", NULL, "tensor<2x1x64xf16>", NULL, "f16");
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ls_target t;
+    ck_assert(ls_target_lookup("gfx942", &t));
+    ls_hw hw;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_att_sweep sw, again;
+    ck_assert_msg(ls_att_sweep_enumerate(m, &m->attentions[0], &t, &sw, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_att_sweep_enumerate(m, &m->attentions[0], &t, &again, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_uint_gt(sw.n, 10);
+    ck_assert(!sw.has_input); /* the op has no config of its own */
+    size_t iree = sw.n;
+    for (size_t i = 0; i < sw.n; i++) {
+        for (size_t j = 0; j < i; j++)
+            REQUIRE(strcmp(sw.keys[i], sw.keys[j]) != 0, "points %zu and %zu are one config", i, j);
+        if (sw.points[i].is_iree)
+            iree = i;
+    }
+    ck_assert_uint_lt(iree, sw.n);
+    char want[1024];
+    ls_lowering_config_format(&a.qk.config, want, sizeof want);
+    ck_assert_str_eq(sw.points[iree].qk, want);
+    ck_assert_int_eq(sw.points[iree].workgroup_size, a.workgroup_size);
+    ck_assert_msg(ls_att_sweep_run(m, &m->attentions[0], &t, &hw, &sw, 1, NULL, NULL, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_msg(ls_att_sweep_run(m, &m->attentions[0], &t, &hw, &again, 2, NULL, NULL, &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    for (size_t i = 0; i < sw.n; i++)
+        REQUIRE(sw.points[i].cycles == again.points[i].cycles &&
+                    sw.points[i].status == again.points[i].status,
+                "point %zu: %lld cycles on one thread, %lld on two", i,
+                (long long)sw.points[i].cycles, (long long)again.points[i].cycles);
+    /* IREE's point times as sim times the default kernel */
+    ls_sim_result r;
+    time_attention(m, &a, "mi300x", &r);
+    ck_assert_int_eq(sw.points[iree].cycles, r.cycles);
+    size_t *order = ls_xcalloc(sw.n, sizeof *order);
+    size_t rank = ls_att_sweep_rank(&sw, order);
+    ck_assert_uint_eq(order[rank - 1], iree);
+    for (size_t k = 1; k < sw.n; k++)
+        if (sw.points[order[k]].status == LS_OK)
+            REQUIRE(sw.points[order[k - 1]].status == LS_OK &&
+                        sw.points[order[k - 1]].cycles <= sw.points[order[k]].cycles,
+                    "rank %zu before rank %zu", k, k + 1);
+    free(order);
+    ls_att_sweep_free(&sw);
+    ls_att_sweep_free(&again);
+    ls_suggestion *s = ls_xcalloc(1, sizeof *s);
+    const ls_attention_seeds zero = {8, 0, 8};
+    ck_assert_int_eq(ls_suggest_attention_seeded(&m->dispatches[0], m->attentions[0].op, &t, &zero,
+                                                 s, &d),
+                     LS_ERR_INVALID);
+    free(s);
+    free(m);
+}
+END_TEST
+
 static Suite *attention_sim_suite(void)
 {
     Suite *s = suite_create("attention_sim");
@@ -481,6 +552,7 @@ static Suite *attention_sim_suite(void)
     tcase_add_test(tc, timing_default_config);
     tcase_add_test(tc, timing_k1_split);
     tcase_add_test(tc, random_configs);
+    tcase_add_test(tc, sweep_seeds);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -59,6 +59,12 @@ typedef struct {
 ls_status ls_attention_build(const ls_module *m, const ls_module_attention *a, const ls_target *t,
                              ls_attention *out, ls_diag *diag);
 
+/* The same with the configs setAttentionReductionConfig derives from the
+ * given seeds (suggest.h), whatever configs the op has: a sweep's point. */
+ls_status ls_attention_build_seeded(const ls_module *m, const ls_module_attention *ma,
+                                    const ls_target *t, const ls_attention_seeds *seeds,
+                                    ls_attention *a, ls_diag *diag);
+
 /* The per-thread vector of an operand of matmul mm read through `map`
  * (the op's loop dims of its dims), as IREE prints it after distribution:
  * vector<batch.. x outer.. x element.. x elem>. */

@@ -166,6 +166,20 @@ void ls_dispatch_from_problem(const ls_problem *p, int in_bits, int out_bits, ls
  * taken up to there either way. */
 ls_status ls_suggest(const ls_dispatch *d, const ls_target *t, ls_suggestion *s, ls_diag *diag);
 
+/* setAttentionReductionConfig's three seeds: key vectors per K1 tile (how
+ * K1 is split over lanes), value vectors per thread (the N tile) and the
+ * subgroups asked for on K2.  IREE's are 8, 2, 8; `sweep` tries others. */
+typedef struct {
+    int64_t key_vectors, value_vectors, subgroups;
+} ls_attention_seeds;
+
+/* The config setAttentionReductionConfig derives for attention op `root`
+ * of d with the given seeds (its rules unchanged): s as ls_suggest fills
+ * it for IREE's seeds. */
+ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_target *t,
+                                      const ls_attention_seeds *seeds, ls_suggestion *s,
+                                      ls_diag *diag);
+
 /* The config of dispatch op `op`, or NULL when the heuristic gives it none. */
 const ls_op_config *ls_suggest_config_of(const ls_suggestion *s, int op);
 

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 
+#include "lanescope/attention.h"
 #include "lanescope/engine.h"
 #include "lanescope/hwmodel.h"
 #include "lanescope/problem.h"
@@ -106,6 +107,9 @@ ls_status ls_sweep_work_verdict(const ls_problem *p, int64_t estimate, size_t n,
  * there is none. */
 size_t ls_sweep_rank(const ls_sweep *sw, size_t *order);
 
+/* order[] = 0..n-1 by cycles, failed last, ties in index order. */
+void ls_sweep_order(size_t n, const bool *failed, const int64_t *cycles, size_t *order);
+
 /* Bytes a reduction must move through DRAM at least (input once, output once). */
 int64_t ls_sweep_min_bytes(const ls_problem *p);
 /* ... or, for a sweep of a dispatch's one kernel (sw->module), the
@@ -114,5 +118,60 @@ int64_t ls_sweep_kernel_min_bytes(const ls_problem *p, const ls_sweep *sw, const
 
 
 void ls_sweep_free(ls_sweep *sw);
+
+/* ---- a decode attention (src/sweep_attention.c) ----
+ *
+ * The configs setAttentionReductionConfig derives from seeds around IREE's
+ * (key vectors 1..32, value vectors 1..8, subgroups 1..16: IREE's are 8, 2,
+ * 8), the same config from several seeds kept once; IREE's own flagged,
+ * and the op's written configs (if any) marked or added.  Each is timed
+ * as `sim` times the kernel (sim/attention_timing.c). */
+typedef struct {
+    ls_attention_seeds seeds;  /* what gives it (unset for a written config) */
+    bool is_iree, is_input;
+    bool written;              /* built from the op's configs, not from seeds */
+    /* the config: threads, subgroup size, keys per K2 step, N outputs per
+     * workgroup, lanes on K1 and on K2, subgroups; the grid */
+    int64_t workgroup_size, subgroup_size, keys_per_step, n_tile, lanes_k1, lanes_k2, subgroups;
+    int64_t workgroups;
+    char op[256], qk[512], pv[512]; /* the op's lowering_config, qk_attrs', pv_attrs' */
+    /* the result */
+    ls_status status;
+    char error[400];
+    int64_t cycles, occupancy, dram_bytes;
+    double time_us, kernel_us, dram_gbps, dram_fraction;
+    char bottleneck[16];
+} ls_att_sweep_point;
+
+typedef struct {
+    ls_att_sweep_point *points; /* owned */
+    char (*keys)[2400];         /* each point's config, to find duplicates */
+    size_t n;
+    size_t enumerated;          /* distinct configs from seeds */
+    bool has_input;
+    size_t input;
+    bool force;                 /* set before ls_att_sweep_run */
+    int64_t estimate;           /* from ls_att_sweep_run */
+} ls_att_sweep;
+
+/* The points (t: the target's IREE view).  The op's error where IREE's own
+ * seeds do not lay it out. */
+ls_status ls_att_sweep_enumerate(const ls_module *m, const ls_module_attention *ma,
+                                 const ls_target *t, ls_att_sweep *out, ls_diag *diag);
+/* Every point simulated on hw on `jobs` threads, after the work estimate
+ * (past LS_SWEEP_BUDGET_INSTRUCTIONS, LS_ERR_LIMIT unless sw->force). */
+ls_status ls_att_sweep_run(const ls_module *m, const ls_module_attention *ma, const ls_target *t,
+                           const ls_hw *hw, ls_att_sweep *sw, int jobs,
+                           void (*progress)(void *ctx, size_t done, size_t total), void *ctx,
+                           ls_diag *diag);
+/* Point indices by simulated time (failed last); the rank of IREE's (0: none). */
+size_t ls_att_sweep_rank(const ls_att_sweep *sw, size_t *order);
+void ls_att_sweep_free(ls_att_sweep *sw);
+
+/* fn(ctx, i) for every i in [0, n) on `jobs` threads (fewer where threads
+ * cannot be made: the same results, later); progress (may be NULL) after
+ * each, serialised, with (done, n). */
+void ls_parallel_for(size_t n, int jobs, void (*fn)(void *ctx, size_t i), void *ctx,
+                     void (*progress)(void *pctx, size_t done, size_t total), void *pctx);
 
 #endif

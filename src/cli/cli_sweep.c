@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_sweep.h"
 #include "lanescope/fused.h"
 #include "lanescope/atomic.h"
 #include "lanescope/sweep.h"
@@ -28,7 +29,9 @@ static void usage(FILE *f)
             "Enumerate the valid configs of a reduction on a target (subgroup size, elements\n"
             "per load, lanes on the reduction and the rows, subgroups, partial_reduction,\n"
             "rows per workgroup), simulate each one, rank them by simulated time, and show\n"
-            "where IREE's own choice ranks and how far it is from the best.\n"
+            "where IREE's own choice ranks and how far it is from the best.  In a file whose\n"
+            "op is a decode attention, the configs are IREE's attention rules with other\n"
+            "seeds (key vectors per K1 tile, value vectors, subgroups; IREE's 8/2/8).\n"
             "\n"
             "  --target NAME       hardware model: %s\n"
             "  -j, --jobs N        simulate on N threads (default: the number of cores)\n"
@@ -67,6 +70,35 @@ static void usage(FILE *f)
             "the partial_reduction tile, rows outputs per workgroup; <- IREE marks\n"
             "IREE's choice, <- input the input's own config, <- --config the one given.\n",
             ls_hw_names());
+}
+
+int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_path,
+                         const ls_chart *chart, const char *roof_path, const ls_chart *roof,
+                         const char *src, ls_diag *diag)
+{
+    const char *paths[2] = {chart_path, roof_path}, *kinds[2] = {"sweep", "roofline"};
+    const ls_chart *charts[2] = {chart, roof};
+    ls_out_set_begin(); /* the CSV and the charts as one set: never a new one beside an old one */
+    for (int i = 0; i < 2; i++) {
+        ls_export_opts eo = {src, kinds[i], 2.0, NULL};
+        if (paths[i] && ls_viz_export(paths[i], NULL, charts[i], &eo, diag)) {
+            ls_out_discard(csv);
+            ls_out_set_abort();
+            return -1;
+        }
+    }
+    if (csv_path && ls_out_commit(csv, csv_path)) {
+        ls_out_set_abort();
+        return 1;
+    }
+    if (!csv_path)
+        ls_out_discard(csv);
+    char err[512];
+    if (ls_out_set_commit(err, sizeof err) != 0) {
+        ls_cli_error(CMD, "%s", err);
+        return 1;
+    }
+    return 0;
 }
 
 static void progress(void *ctx, size_t done, size_t total)
@@ -141,7 +173,7 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_import_dims dims = {{0}};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t jobs = ncpu > 0 ? ncpu : 1, max_configs = 2000, top = 10, index = 0;
-    bool quiet = false, force = false;
+    bool quiet = false, force = false, max_given = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -171,6 +203,7 @@ int ls_cmd_sweep(int argc, char **argv)
         case O_MAX:
             if (!ls_flag_int(CMD, "--max-configs", optarg, 1, LS_SWEEP_MAX_CONFIGS, &max_configs))
                 return 2;
+            max_given = true;
             break;
         case O_TOP:
             if (!ls_flag_int(CMD, "--top", optarg, 0, 1000, &top))
@@ -215,8 +248,33 @@ int ls_cmd_sweep(int argc, char **argv)
     ls_out out, csv;
     bool out_open = false, csv_open = false;
     ls_problem *p;
+    pf.import_flags |= LS_IMPORT_ATTENTION; /* a file of an attention sweeps it */
     if (ls_cli_problem_load(input, &pf, &dims, m, &diag))
         goto fail;
+    if (m->n_problems == 0 && m->n_attentions > 0) {
+        /* what a reduction's sweep takes and an attention's does not */
+        const char *no = max_given ? "--max-configs" : roof_path ? "--roofline"
+                                   : pf.config    ? "--config" : NULL;
+        if (no) {
+            ls_cli_error(CMD, "%s: an attention's sweep tries IREE's attention rules with other "
+                              "seeds (at most 120 configs), and takes no %s",
+                         no, no);
+            free(m);
+            return 2;
+        }
+        if ((size_t)index >= m->n_attentions) {
+            ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                        "%s has %zu attention op%s; --index %lld is outside 0..%zu", input,
+                        m->n_attentions, ls_s((long long)m->n_attentions), (long long)index,
+                        m->n_attentions - 1);
+            goto fail;
+        }
+        ls_sweep_args sa = {input, target, csv_path, chart_path, jobs, top, quiet, force};
+        rc = ls_sweep_attention(m, (size_t)index, &sa);
+        free(m);
+        ls_viz_shutdown();
+        return rc;
+    }
     if (m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to sweep");
@@ -293,34 +351,16 @@ int ls_cmd_sweep(int argc, char **argv)
              ok, ls_s((long long)ok), sw.enumerated, roof_us);
     ls_viz_sweep(title, sub, us, ok, sw.points[sw.iree].is_iree && !sw.iree_rejected ? iree_rank : 0,
                  roof_us, &chart);
-    ls_export_opts eo = {input ? input : "--shape", "sweep", 2.0, NULL};
-    ls_out_set_begin(); /* the CSV and the chart as one set: never a new one beside an old one */
-    if (chart_path && ls_viz_export(chart_path, NULL, &chart, &eo, &diag)) {
-        ls_out_set_abort();
-        goto fail;
-    }
-    if (roof_path) {
+    if (roof_path)
         sweep_roofline(p, &hw, &sw, order, ok, &roof);
-        ls_export_opts ro = {input ? input : "--shape", "roofline", 2.0, NULL};
-        if (ls_viz_export(roof_path, NULL, &roof, &ro, &diag)) {
-            ls_out_set_abort();
-            goto fail;
-        }
-    }
-    if (csv_path && ls_out_commit(&csv, csv_path)) {
-        csv_open = false;
-        ls_out_set_abort();
-        goto done_fail;
-    }
-    if (!csv_path)
-        ls_out_discard(&csv);
-    csv_open = false;
     {
-        char err[512];
-        if (ls_out_set_commit(err, sizeof err) != 0) {
-            ls_cli_error(CMD, "%s", err);
+        int w = ls_sweep_write_files(&csv, csv_path, chart_path, &chart, roof_path, &roof,
+                                     input ? input : "--shape", &diag);
+        csv_open = false;
+        if (w < 0)
+            goto fail;
+        if (w > 0)
             goto done_fail;
-        }
     }
 
     ls_out_open(&out);

@@ -1,0 +1,31 @@
+/* cli_sweep.h: what `lanescope sweep`'s front end (cli_sweep.c) hands the
+ * sweep of an attention (cli_sweep_attention.c).  Not installed. */
+#ifndef LANESCOPE_CLI_SWEEP_H
+#define LANESCOPE_CLI_SWEEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "lanescope/import.h"
+#include "lanescope/viz.h"
+
+typedef struct {
+    const char *input, *target, *csv_path, *chart_path;
+    int64_t jobs, top;
+    bool quiet, force;
+} ls_sweep_args;
+
+/* The sweep's files as one set (cli_sweep.c): the chart and roofline
+ * (each where its path is given), then the CSV (csv is closed either
+ * way).  0: written; -1: diag says why (nothing written); 1: the error is
+ * printed. */
+int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_path,
+                         const ls_chart *chart, const char *roof_path, const ls_chart *roof,
+                         const char *src, ls_diag *diag);
+
+/* Sweep attention op `index` of m: the table on standard output, the CSV
+ * and chart where asked.  Returns the exit status. */
+int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args);
+
+#endif
