@@ -610,6 +610,11 @@ $LANESCOPE draw nested "$PG" --target mi300x --dims 3,5 -o "$tmp/pn2.svg" >"$tmp
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && [ ! -e "$tmp/pn2.svg" ]
 check "paged draw nested --dims 3,5: exit 2, one line, no file" $?
 contains "paged draw nested names the matmul" "$tmp/err" "--dims: the QK matmul has no loop d3 (its loops are the op's less N)"
+# the dense example's 256 keys x 128 K1 at the default scale is past the
+# PNG limit: the message says which scale fits (and no file is written)
+$LANESCOPE draw nested "$AT" --target mi300x -o "$tmp/big.png" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 1 ] && [ ! -e "$tmp/big.png" ]; check "draw nested past the PNG limit: exit 1, no file" $?
+contains "draw past the PNG limit names a scale that fits" "$tmp/err" "the limit is 32767 per side and 134217728 in all; --scale 1.39 fits, or draw to .svg or .pdf (no pixel limit)"
 $LANESCOPE explain "$AT" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention explain without a target: exit 2, one line" $?
 contains "attention explain names --target" "$tmp/err" "has no config: give --target for IREE's default"

@@ -176,8 +176,21 @@ ls_status ls_viz_export(const char *path, const ls_figure *fig, const ls_chart *
     cairo_surface_t *s;
     if (fmt == PNG) {
         double pw = ceil(w * scale), ph = ceil(h * scale);
-        if (ls_export_check_pixels(pw, ph, diag) != LS_OK)
-            return diag->status;
+        if (ls_export_check_pixels(pw, ph, diag) != LS_OK) {
+            /* what would fit: the largest scale within both limits, or a
+             * vector format, which has no pixel limit */
+            double f = fmin(LS_EXPORT_MAX_SIDE / pw, LS_EXPORT_MAX_SIDE / ph);
+            f = fmin(f, sqrt((double)LS_EXPORT_MAX_PIXELS / (pw * ph)));
+            double fit = floor(scale * f * 100) / 100;
+            char msg[sizeof diag->msg], hint[96] = "draw to .svg or .pdf, which have no pixel limit";
+            if (fit >= 0.25) /* --scale's least */
+                snprintf(hint, sizeof hint, "--scale %.2f fits, or draw to .svg or .pdf (no pixel "
+                                            "limit)",
+                         fit);
+            snprintf(msg, sizeof msg, "%.300s; %s", diag->msg, hint);
+            ls_diag_clear(diag); /* the first error stands otherwise */
+            return ls_diag_set(diag, LS_ERR_LIMIT, "--scale", 0, 0, "%s", msg);
+        }
         s = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)pw, (int)ph);
     } else if (fmt == SVG) {
         s = cairo_svg_surface_create_for_stream(cairo_to_mem, &m, w, h);
