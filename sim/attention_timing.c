@@ -116,7 +116,6 @@ static bool tiled(const ls_attention *a, int d)
  * emits them, and per linalg.index of a dim the K2 loop tiles the add of
  * the loop's offset (tiling offsets the index by the induction variable);
  * the thread's own coordinates are made once (DistributeStep). */
-
 static void mask_cost(const ls_module_elementwise *e, const ls_dop *o, const ls_attention *a,
                       ls_plan_target t, int *alu, int *sfu)
 {
@@ -261,6 +260,13 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
     add_input(p, &o->operand[1], "key");
     add_input(p, &o->operand[2], "value");
     const ls_module_elementwise *mask_op = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    if (mask_op && (!mask_op->compiled || mask_op->n_inputs > 0)) {
+        free(v);
+        return refuse(a, diag,
+                      "its mask is computed from tensors or by a body lanescope does not read; "
+                      "lanescope times a mask computed from linalg.index and constants, or one "
+                      "loaded from a binding");
+    }
     if (a->has_mask && mask_op == NULL)
         add_input(p, &o->operand[4], "mask");
     int index_in[3] = {-1, -1, -1};

@@ -261,9 +261,6 @@ static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t t, int64_t
     return operands_ready(sb, nx, t + 1, wr, done);
 }
 
-/* One issue attempt of subgroup slot at cycle t.  Returns the cycle its
- * next event is due (the caller pushes it), or -1 when nothing is due
- * (waiting at a barrier, finished, or pushed already). */
 /* Input k's bytes [lo, hi) as the dense operand has them: where they lie.
  * A gathered input's dense row b lies at source row row_of[b] (a range is
  * cut at row ends). */
@@ -286,6 +283,9 @@ static int64_t touch(engine *e, int k, int wgp, int64_t lo, int64_t hi, int64_t 
     return ready;
 }
 
+/* One issue attempt of subgroup slot at cycle t.  Returns the cycle its
+ * next event is due (the caller pushes it), or -1 when nothing is due
+ * (waiting at a barrier, finished, or pushed already). */
 static int64_t step(engine *e, int slot, int64_t t)
 {
     sgstate *g = &e->sgs[slot];

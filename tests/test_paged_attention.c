@@ -317,6 +317,16 @@ START_TEST(refusals)
                                              1, 1, &chk, &d),
                          LS_ERR_INVALID);
         ck_assert_msg(strstr(d.msg, cases[i].why), "%s", d.msg);
+        /* the engine's view refuses it too (draw traffic and timeline) */
+        ls_hw hw;
+        ls_diag_clear(&d);
+        ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+        ls_att_view *v = NULL;
+        ck_assert_int_eq(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d), LS_ERR_INVALID);
+        ck_assert_ptr_null(v);
+        ck_assert_msg(strstr(d.msg, i == 0 ? "dimension_map is not the source's leading dims"
+                                           : "its mask is computed from tensors"),
+                      "%s", d.msg);
         free(m);
     }
     /* the limits, each named in the reason */

@@ -159,7 +159,6 @@ static ls_status prepare_reduction(const draw_opts *o, ls_module *m, ls_derived 
     return LS_OK;
 }
 
-
 /* The one kernel of the dispatch reduction o->index belongs to, when its
  * reductions and stored elementwise ops are loops of one (fused.h): what
  * the kernel's picture times, as `sim` does; NULL when there is none. */
@@ -200,12 +199,7 @@ static const ls_plan *fused_run(const draw_opts *o, ls_module *m, const ls_hw *h
     return &f->k->plan;
 }
 
-/* What traffic and timeline simulate (with f: a reduction's dispatch's one
- * kernel where it has one) or layout and nested draw (f NULL: the
- * reduction's own plan): reduction --index N of the input, or, in a file
- * with no reduction, its attention --index N (the engine's view of its
- * kernel, whose layout is both matmuls' at once: cli_sim_attention.c; *a
- * and *v then set, the caller's). */
+/* The input with its attention ops read (not refused as reductions). */
 static ls_status load_all(const draw_opts *o, ls_module *m, ls_diag *diag)
 {
     ls_cli_problem_flags pf = o->pf;
@@ -213,6 +207,12 @@ static ls_status load_all(const draw_opts *o, ls_module *m, ls_diag *diag)
     return ls_cli_problem_load(o->input, &pf, &o->dims, m, diag);
 }
 
+/* What traffic and timeline simulate (with f: a reduction's dispatch's one
+ * kernel where it has one) or layout and nested draw (f NULL: the
+ * reduction's own plan): reduction --index N of the input, or, in a file
+ * with no reduction, its attention --index N (the engine's view of its
+ * kernel, whose layout is both matmuls' at once: cli_sim_attention.c; *a
+ * and *v then set, the caller's). */
 static ls_status pick_kernel(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
                              ls_hw *hw, ls_attention **a, ls_att_view **v, dispatch_kernel *f,
                              const ls_plan **run, ls_diag *diag)
