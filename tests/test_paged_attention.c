@@ -248,6 +248,17 @@ START_TEST(values_causal_mask)
 }
 END_TEST
 
+/* The engine's view of m's attention a on mi300x (NULL, with the reason
+ * in d, where it cannot be built). */
+static ls_att_view *view_of(const ls_module *m, const ls_attention *a, ls_hw *hw, ls_diag *d)
+{
+    ls_diag_clear(d);
+    ck_assert(ls_hw_load("mi300x", hw, d) == LS_OK);
+    ls_att_view *v = NULL;
+    ls_attention_view(m, &m->attentions[0], a, hw, &v, d);
+    return v;
+}
+
 static void time_paged(const paged *o, ls_sim_result *r)
 {
     ls_module *m = ls_xcalloc(1, sizeof *m);
@@ -255,10 +266,8 @@ static void time_paged(const paged *o, ls_sim_result *r)
     build(o, m, &a);
     ls_hw hw;
     ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-    ls_att_view *v = NULL;
-    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d) == LS_OK, "%s", d.msg);
+    ls_att_view *v = view_of(m, &a, &hw, &d);
+    ck_assert_msg(v != NULL, "%s", d.msg);
     ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, r, NULL, &d) == LS_OK, "%s", d.msg);
     ls_att_view_free(v);
     free(m);
@@ -319,11 +328,8 @@ START_TEST(refusals)
         ck_assert_msg(strstr(d.msg, cases[i].why), "%s", d.msg);
         /* the engine's view refuses it too (draw traffic and timeline) */
         ls_hw hw;
-        ls_diag_clear(&d);
-        ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-        ls_att_view *v = NULL;
-        ck_assert_int_eq(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d), LS_ERR_INVALID);
-        ck_assert_ptr_null(v);
+        ck_assert_ptr_null(view_of(m, &a, &hw, &d));
+        ck_assert_int_eq(d.status, LS_ERR_INVALID);
         ck_assert_msg(strstr(d.msg, i == 0 ? "dimension_map is not the source's leading dims"
                                            : "its mask is computed from tensors"),
                       "%s", d.msg);
@@ -361,10 +367,8 @@ START_TEST(pictures)
     build(&(paged){.live = 37}, m, &a);
     ls_hw hw;
     ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-    ls_att_view *v = NULL;
-    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d) == LS_OK, "%s", d.msg);
+    ls_att_view *v = view_of(m, &a, &hw, &d);
+    ck_assert_msg(v != NULL, "%s", d.msg);
     const ls_plan *pl = ls_att_view_plan(v);
     ls_layout_view lv;
     memset(&lv, 0, sizeof lv);
