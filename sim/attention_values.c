@@ -171,6 +171,9 @@ const char *ls_att_gather_problem(const ls_attention *a, const ls_dop_operand *o
 {
     if (g->has_mask)
         return "its gather has a mask operand, which lanescope does not model";
+    if (g->unread[0])
+        return "its gather carries an attribute dictionary, which lanescope does not read (it "
+               "does not drop a key silently)";
     for (int i = 0; i < g->depth; i++)
         if (g->dimension_map[i] != i)
             return "its gather's dimension_map is not the source's leading dims in order "

@@ -128,8 +128,16 @@ void ls_imp_gather_op(importer *im, const char *result_name)
     memset(&g, 0, sizeof g);
     g.line = op.line;
     g.col = op.col;
-    if (ls_tok_is(tok(im), '{') && ls_parse_attr(&im->p) == NULL) /* attr-dict */
-        return;
+    if (ls_tok_is(tok(im), '{')) { /* attr-dict: nothing lanescope reads, so kept to refuse */
+        ls_attr *ad = ls_parse_attr(&im->p);
+        if (ad == NULL)
+            return;
+        if (ad->kind == LS_AV_DICT && ad->n > 0) {
+            snprintf(g.unread, sizeof g.unread, "%s", ad->keys && ad->keys[0] ? ad->keys[0] : "?");
+            g.unread_line = ad->line;
+            g.unread_col = ad->col;
+        }
+    }
     if (!ls_tok_ident(tok(im), "dimension_map")) {
         syntax(im, "'dimension_map = [...]'");
         return;

@@ -52,6 +52,8 @@ typedef struct {
     int depth;                      /* dimension_map's size */
     int64_t dimension_map[LS_MAX_SHAPE_RANK];
     bool has_mask;                  /* the optional batch mask operand */
+    char unread[48];                /* the first key of its attr-dict ("": none) */
+    int unread_line, unread_col;
 } ls_module_gather;
 
 /* An iree_linalg_ext.attention / online_attention op: where it is, and the
