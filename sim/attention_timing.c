@@ -404,6 +404,9 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
         else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
             k->pv_k2_l[k->n_pv_k2++] = i;
     }
+    ls_att_reduction_of(&a->qk, k->k1_l, k->n_k1, t, &k->k1_red);
+    ls_att_reduction_of(&a->qk, k->k2_l, k->n_k2, t, &k->qk2_red);
+    ls_att_reduction_of(&a->pv, k->pv_k2_l, k->n_pv_k2, t, &k->pv2_red);
     int64_t rows = k->rows = ls_att_local_count(&a->qk.layout, k->rows_l, k->n_rows);
     int64_t slots = k->slots = ls_att_local_count(&a->qk.layout, k->k2_l, k->n_k2);
     int64_t k1loc = k->k1loc = ls_att_local_count(&a->qk.layout, k->k1_l, k->n_k1);

@@ -30,25 +30,10 @@
 #include "engine_internal.h"
 #include "lanescope/attention.h"
 
-enum { MAX_RED = LS_MAX_RANK };
-
-/* One value's reduction over a matmul's reduced loops: its
- * gpu.subgroup_reduce per loop with lanes, and the workgroup-memory round
- * when subgroups split them (the read-back cluster, src/plan.c's rule). */
-typedef struct {
-    int n;
-    ls_subgroup_reduce lane[MAX_RED];
-    bool cross;
-    ls_subgroup_reduce back;
-    int64_t parts; /* the subgroups' partials a thread reads back */
-} reduction;
-
 typedef struct {
     engine *e;
     const ls_att_kernel *k;
     const ls_attention *a;
-    ls_plan_target t;
-    reduction k1_red, qk2_red, pv2_red;
     int first_load[LS_MAX_INPUTS];   /* template index of each input's load 0 this step */
     /* reads of a carried value before the step has written it: the
      * previous step's result, patched in once the step is emitted */
@@ -58,32 +43,6 @@ typedef struct {
 
 /* A carried value before this step's write: -2 - its index (see emit). */
 #define CARRIED(i) (-2 - (int)(i))
-
-static void reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_plan_target t,
-                         reduction *r)
-{
-    const ls_nested_layout *ly = &mm->layout;
-    memset(r, 0, sizeof *r);
-    int64_t need = 1;
-    for (int j = 0; j < n; j++) {
-        int i = loops[j];
-        if (ly->thread_tile[i] > 1) {
-            ls_subgroup_reduce *s = &r->lane[r->n++];
-            s->cluster_size = ly->thread_tile[i];
-            s->cluster_stride = ly->thread_strides[i];
-            ls_plan_lower_subgroup_reduce(s, t);
-        }
-        if (ly->subgroup_tile[i] > 1) {
-            r->cross = true;
-            need *= ls_pow2ceil(ly->subgroup_tile[i]);
-        }
-    }
-    r->parts = need;
-    if (!r->cross)
-        return;
-    ls_plan_readback(ly, loops, n, need, &r->back.cluster_size, &r->back.cluster_stride);
-    ls_plan_lower_subgroup_reduce(&r->back, t);
-}
 
 /* The unified layout's register of a thread's local tuple f over QK loops
  * l[0..n) (the view's layout agrees with both matmuls on their loops),
@@ -154,7 +113,7 @@ static int math_op(prog *g, ls_stage st, int alu, int sfu, int x)
  * value's lane steps, then, when subgroups split the reduced loops, one
  * round through workgroup memory for all of them (a barrier, every
  * writer's store, a barrier, the read-back and its reduce). */
-static void communicate(prog *g, const reduction *r, int *v, int64_t n, ls_stage lane_st,
+static void communicate(prog *g, const ls_att_reduction *r, int *v, int64_t n, ls_stage lane_st,
                         ls_stage cross_st)
 {
     for (int64_t i = 0; i < n; i++)
@@ -241,7 +200,7 @@ static void scores(prog *g, int *s)
                 prev = emit(g, I_ALU, L, load_at(g, g->k->k_in, r, sl, q, -1), prev);
             s[r * g->k->slots + sl] = prev;
         }
-    communicate(g, &g->k1_red, s, g->k->rows * g->k->slots, L, L);
+    communicate(g, &g->k->k1_red, s, g->k->rows * g->k->slots, L, L);
     if (g->k->mask_in >= 0 || g->k->mask_computed) /* applyMask: S + mask (x log2e, or a select) */
         for (int64_t r = 0; r < g->k->rows; r++)
             for (int64_t sl = 0; sl < g->k->slots; sl++) {
@@ -299,7 +258,7 @@ static void step_serial(prog *g, const int *s, int *carried)
         for (int64_t sl = 1; sl < g->k->slots; sl++)
             v[r] = emit(g, I_ALU, L, v[r], s[r * g->k->slots + sl]);
     }
-    communicate(g, &g->qk2_red, v, rows, R, X);
+    communicate(g, &g->k->qk2_red, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int nmax = emit(g, I_ALU, L, v[r], carried[r]);
         norm[r] = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, carried[r], nmax));
@@ -311,7 +270,7 @@ static void step_serial(prog *g, const int *s, int *carried)
         for (int64_t sl = 1; sl < g->k->slots; sl++)
             v[r] = emit(g, I_ALU, L, v[r], p[r * g->k->slots + sl]);
     }
-    communicate(g, &g->qk2_red, v, rows, R, X);
+    communicate(g, &g->k->qk2_red, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int *sm = &carried[rows + r];
         *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *sm), v[r]);
@@ -324,7 +283,7 @@ static void step_serial(prog *g, const int *s, int *carried)
             v[r * nloc + n] = c;
         }
     }
-    communicate(g, &g->pv2_red, v, rows * nloc, R, X);
+    communicate(g, &g->k->pv2_red, v, rows * nloc, R, X);
     for (int64_t r = 0; r < rows; r++)
         for (int64_t n = 0; n < nloc; n++) {
             int *acc = &carried[2 * rows + r * nloc + n];
@@ -348,7 +307,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
         for (int64_t sl = 1; sl < slots; sl++)
             m[r] = emit(g, I_ALU, T, m[r], carried[r * slots + sl]);
     }
-    communicate(g, &g->qk2_red, m, rows, R, X);
+    communicate(g, &g->k->qk2_red, m, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         m[r] = emit(g, I_ALU, C, m[r], -1); /* with the init */
         for (int64_t sl = 0; sl < slots; sl++)
@@ -363,7 +322,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
         sum_out[r] = c;
     }
     if (k->sum_merge) {
-        communicate(g, &g->qk2_red, sum_out, rows, R, X);
+        communicate(g, &g->k->qk2_red, sum_out, rows, R, X);
         for (int64_t r = 0; r < rows; r++)
             sum_out[r] = emit(g, I_ALU, C, sum_out[r], -1);
     }
@@ -377,7 +336,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
                          c);
             acc_out[r * nloc + n] = c;
         }
-    communicate(g, &g->pv2_red, acc_out, rows * nloc, R, X);
+    communicate(g, &g->k->pv2_red, acc_out, rows * nloc, R, X);
     for (int64_t i = 0; i < rows * nloc; i++)
         acc_out[i] = emit(g, I_ALU, C, acc_out[i], -1);
     free(m);
@@ -458,10 +417,6 @@ void ls_engine_build_template_attention(engine *e)
     g.e = e;
     g.k = k;
     g.a = a;
-    g.t = (ls_plan_target){e->plan->amd, e->plan->gfx_major};
-    reduction_of(&a->qk, k->k1_l, k->n_k1, g.t, &g.k1_red);
-    reduction_of(&a->qk, k->k2_l, k->n_k2, g.t, &g.qk2_red);
-    reduction_of(&a->pv, k->pv_k2_l, k->n_pv_k2, g.t, &g.pv2_red);
     /* a counting pass, then the program */
     e->code = NULL;
     e->ncode = 0;

@@ -342,6 +342,37 @@ int64_t ls_att_contract_reduces(const ls_att_matmul *mm, bool *cross_subgroup)
     return elems * dims;
 }
 
+void ls_att_reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_plan_target t,
+                         ls_att_reduction *r)
+{
+    const ls_nested_layout *ly = &mm->layout;
+    memset(r, 0, sizeof *r);
+    int64_t need = 1;
+    for (int j = 0; j < n; j++) {
+        int i = loops[j];
+        if (ly->thread_tile[i] > 1) {
+            ls_subgroup_reduce *s = &r->lane[r->n++];
+            s->cluster_size = ly->thread_tile[i];
+            s->cluster_stride = ly->thread_strides[i];
+            ls_plan_lower_subgroup_reduce(s, t);
+        }
+        if (ly->subgroup_tile[i] > 1) {
+            r->cross = true;
+            need *= ls_pow2ceil(ly->subgroup_tile[i]);
+        }
+    }
+    r->parts = need;
+    if (!r->cross)
+        return;
+    ls_plan_readback(ly, loops, n, need, &r->back.cluster_size, &r->back.cluster_stride);
+    ls_plan_lower_subgroup_reduce(&r->back, t);
+}
+
+int64_t ls_att_reduction_ops(const ls_att_reduction *r)
+{
+    return r->n + (r->cross && r->back.cluster_size > 1);
+}
+
 int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
                                 int i, int64_t *out, int64_t max)
 {

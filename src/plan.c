@@ -229,25 +229,27 @@ const char *ls_plan_dpp_name(ls_dpp_ctrl c)
     return (unsigned)c <= LS_DPP_PERMLANEX16 ? n[c] : "?";
 }
 
-void ls_plan_dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, const char *ty)
+void ls_plan_dump_reduce(FILE *f, const char *in, const ls_subgroup_reduce *r, const char *kind,
+                         const char *ty)
 {
-    fprintf(f, "    gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld) : %s -> %s\n", kind,
+    fprintf(f, "%sgpu.subgroup_reduce %s cluster(size = %lld, stride = %lld) : %s -> %s\n", in, kind,
             (long long)r->cluster_size, (long long)r->cluster_stride, ty,
             r->dpp ? "DPP" : "XOR butterfly");
     for (int i = 0; i < r->n_steps; i++) {
         const ls_reduce_step *s = &r->steps[i];
         if (s->kind == LS_STEP_SHUFFLE_XOR)
-            fprintf(f, "      %%v = %s(%%v, gpu.shuffle xor %%v, %lld)\n", kind,
+            fprintf(f, "%s  %%v = %s(%%v, gpu.shuffle xor %%v, %lld)\n", in, kind,
                     (long long)s->offset);
         else if (s->kind == LS_STEP_DPP)
-            fprintf(f, "      %%v = %s(%%v, amdgpu.dpp %%v %s)\n", kind, ls_plan_dpp_name(s->dpp));
+            fprintf(f, "%s  %%v = %s(%%v, amdgpu.dpp %%v %s)\n", in, kind,
+                    ls_plan_dpp_name(s->dpp));
         else if (s->lane_b >= 0)
-            fprintf(f, "      %%v = %s(readlane %%v, %lld, readlane %%v, %lld)\n", kind,
+            fprintf(f, "%s  %%v = %s(readlane %%v, %lld, readlane %%v, %lld)\n", in, kind,
                     (long long)s->lane_a, (long long)s->lane_b);
         else if (s->lane_b == -2)
-            fprintf(f, "      %%v = readlane %%v, 31 of each 32-lane half\n");
+            fprintf(f, "%s  %%v = readlane %%v, 31 of each 32-lane half\n", in);
         else
-            fprintf(f, "      %%v = readlane %%v, %lld\n", (long long)s->lane_a);
+            fprintf(f, "%s  %%v = readlane %%v, %lld\n", in, (long long)s->lane_a);
     }
 }
 
@@ -346,7 +348,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     else
         snprintf(ty, sizeof ty, "%s", acc);
     for (int i = 0; i < plan->n_subgroup_reduces; i++)
-        ls_plan_dump_reduce(f, &plan->subgroup_reduces[i], kind, ty);
+        ls_plan_dump_reduce(f, "    ", &plan->subgroup_reduces[i], kind, ty);
     if (plan->cross_subgroup) {
         fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_CROSS_SUBGROUP));
         ls_plan_buffer_type(plan, buf, sizeof buf);
@@ -357,7 +359,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
         fprintf(f, "    vector.transfer_read %%buf (padding = identity), %lld slot%s per lane "
                    "group\n",
                 (long long)plan->read_cluster, plan->read_cluster == 1 ? "" : "s");
-        ls_plan_dump_reduce(f, &plan->cross_reduce, kind, ty);
+        ls_plan_dump_reduce(f, "    ", &plan->cross_reduce, kind, ty);
     } else {
         fprintf(f, "  [%s] none: no reduced dim is split across subgroups\n",
                 ls_stage_name(LS_STAGE_CROSS_SUBGROUP));

@@ -15,6 +15,7 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f);
 void ls_plan_promote_dump_alloc(const ls_plan *plan, FILE *f);
 void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f);
 /* The text of one gpu.subgroup_reduce and its steps. */
-void ls_plan_dump_reduce(FILE *f, const ls_subgroup_reduce *r, const char *kind, const char *ty);
+void ls_plan_dump_reduce(FILE *f, const char *indent, const ls_subgroup_reduce *r,
+                         const char *kind, const char *ty);
 
 #endif

@@ -536,9 +536,18 @@ contains "attention sim json timing" "$tmp/at.flat" '"dram_bytes":134225920'
 $LANESCOPE sim "$AT" --target mi300x --csv --no-check >"$tmp/out" 2>"$tmp/err"
 check "attention sim --csv exits 0" $?
 contains "attention sim csv" "$tmp/out" "@attention_decode_32x1x128x8192x128:attention,mi300x,load+accumulate,"
-$LANESCOPE sim "$AT" --target mi300x --dump-plan >"$tmp/out" 2>"$tmp/err"
-[ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --dump-plan: exit 2, one line" $?
-contains "attention sim --dump-plan reason" "$tmp/err" "--dump-plan: $AT holds an attention op"
+# --dump-plan: the kernel in IREE's words before the timing; IREE's default
+# config (explain's layouts below): one K2 loop over d3, 2 lanes on K1 at
+# stride 32 (a shuffle), then the merge of max, sum and 16 acc columns, each
+# over 32 lanes (DPP on gfx942) and 8 subgroups (a workgroup round) = 36
+$LANESCOPE sim "$AT" --target mi300x --workgroups 2 --dump-plan >"$tmp/out" 2>"$tmp/err"
+check "attention sim --dump-plan exits 0" $?
+contains "attention dump loop" "$tmp/out" "    scf.for %d3 = 0 to 8192 step 256 {"
+contains "attention dump K1 reduce" "$tmp/out" "gpu.subgroup_reduce add cluster(size = 2, stride = 32) : f32 -> XOR butterfly"
+contains "attention dump merge buffer" "$tmp/out" "%buf = memref.alloc() : memref<8x1x1x32xf32, #gpu.address_space<workgroup>> (1024 bytes)"
+contains "attention dump merge count" "$tmp/out" "(per thread after the loop: 36 gpu.subgroup_reduce, 6 gpu.barrier)"
+contains "attention dump epilogue" "$tmp/out" "vector.transfer_write: 2 x vector<8xf16> per thread"
+contains "attention dump then timing" "$tmp/out" "functional check passed: 64 outputs"
 $LANESCOPE sim "$AT" --target mi300x --config "#iree_gpu.lowering_config<{workgroup = [1, 0]}>" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --config: exit 2, one line" $?
 contains "attention sim --config reason" "$tmp/err" "--config: $AT holds an attention op, whose configs are"
@@ -589,6 +598,24 @@ check "paged sim K pages each read from DRAM once" $?
 [ "$(awk '$2 == "K+V" && $4 == "%pages" {print $NF}' "$tmp/out")" = 4096 ]
 check "paged sim page table read from DRAM once" $?
 contains "paged sim page table" "$tmp/out" "2 K+V indices %pages              32768      2048"
+# --dump-plan on IREE's case #3 config (the example carries it): the loop
+# carries the vectors IREE's pipeline test CHECKs, nothing reduces across
+# lanes in it, and the merge leaves its CHECK-COUNT-387 subgroup_reduces
+$LANESCOPE sim "$PG" --target mi300x --workgroups 1 --dump-plan >"$tmp/pgplan.txt" 2>"$tmp/err"
+check "paged sim --dump-plan exits 0" $?
+contains "paged dump loop" "$tmp/pgplan.txt" "    scf.for %d5 = 0 to 64 step 8 {"
+contains "paged dump carried acc" "$tmp/pgplan.txt" "%acc = 0 : vector<1x1x1x1x1x16x1x1x1x1x1x1x1x1x1x1x1x8xf32>"
+contains "paged dump carried max" "$tmp/pgplan.txt" "%max = lowest finite : vector<1x1x1x1x1x1x1x1x1x1x1x1x1x1x1xf32>"
+contains "paged dump loop reduces" "$tmp/pgplan.txt" "(per thread this step: 0 gpu.subgroup_reduce, 0 gpu.barrier)"
+contains "paged dump merge 387" "$tmp/pgplan.txt" "(per thread after the loop: 387 gpu.subgroup_reduce, 4 gpu.barrier)"
+contains "paged dump acc buffer" "$tmp/pgplan.txt" "memref<4x1x1x1x1x128xf32, #gpu.address_space<workgroup>> (2048 bytes)"
+contains "paged dump gather" "$tmp/pgplan.txt" "input 0 key %k: 16 x vector.transfer_read vector<8xf16> per thread at the rows input 2's indices name"
+contains "paged dump dead sum" "$tmp/pgplan.txt" "sum: no merge (the op's sum is not stored"
+$LANESCOPE sim "$PG" --target mi300x --workgroups 1 --dump-plan=json --quiet >"$tmp/pgplan.txt" 2>"$tmp/err"
+check "paged sim --dump-plan=json exits 0" $?
+tr -d ' \n' <"$tmp/pgplan.txt" >"$tmp/pg.flat"
+contains "paged dump json loop" "$tmp/pg.flat" '"loops":[{"dim":5,"lower_bound":0,"upper_bound":64,"step":8}]'
+contains "paged dump json merge" "$tmp/pg.flat" '"exp2":1,"subgroup_reduces":387,"barriers":4'
 contains "paged sim says gathered" "$tmp/out" "paged: the key and value are gathered by row"
 contains "paged sim mask" "$tmp/out" "mask: computed by the dispatch's linalg.generic, 5 instructions per score"
 $LANESCOPE sim "$PG" --target mi300x --no-check --seed 1 | grep cycles >"$tmp/s1"

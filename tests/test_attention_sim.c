@@ -188,6 +188,47 @@ END_TEST
 
 /* ---- timing (sim/attention_timing.c, sim/engine_attention.c) ---- */
 
+/* lane steps (shuffles, DPP steps, readlanes) per thread that the plan's
+ * reductions r[0..n) leave */
+static int64_t lane_steps(const ls_att_plan_reduce *r, int n)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t s = 0;
+        for (int j = 0; j < r[i].red->n; j++)
+            s += r[i].red->lane[j].n_steps;
+        if (r[i].red->cross && r[i].red->back.cluster_size > 1)
+            s += r[i].red->back.n_steps;
+        total += s * r[i].values;
+    }
+    return total;
+}
+
+/* `sim --dump-plan`'s facts (src/attention_dump.c) say what the engine ran
+ * (sim/engine_attention.c): each step's lane steps and barriers in the
+ * loop's stage, the merge's in its reduce stages, every subgroup of every
+ * workgroup, every step. */
+static void plan_agrees(const ls_module *m, const ls_att_view *v, const ls_sim_result *r)
+{
+    ls_att_plan p;
+    ls_att_plan_of(m, &m->attentions[0], v, &p);
+    const ls_derived *d = ls_att_view_plan(v)->derived;
+    int64_t wgs = d->total_workgroups, sgs = wgs * d->num_subgroups;
+    const ls_stage_stats *la = &r->stage[LS_STAGE_LOAD_ACCUMULATE],
+                         *sr = &r->stage[LS_STAGE_SUBGROUP_REDUCE],
+                         *x = &r->stage[LS_STAGE_CROSS_SUBGROUP];
+    ck_assert_int_eq(la->shuffles + la->dpp_steps,
+                     lane_steps(p.step, p.n_step) * p.iterations * sgs);
+    ck_assert_int_eq(sr->shuffles + sr->dpp_steps + x->shuffles + x->dpp_steps,
+                     lane_steps(p.merge, p.n_merge) * sgs);
+    ck_assert_int_eq(la->barriers, p.barriers_step * p.iterations * wgs);
+    ck_assert_int_eq(x->barriers, p.barriers_merge * wgs);
+    int64_t reduces = 0;
+    for (int i = 0; i < p.n_step; i++)
+        reduces += p.step[i].subgroup_reduces;
+    ck_assert_int_eq(reduces, p.subgroup_reduces_step);
+}
+
 static void time_attention(const ls_module *m, const ls_attention *a, const char *model,
                            ls_sim_result *r)
 {
@@ -198,6 +239,7 @@ static void time_attention(const ls_module *m, const ls_attention *a, const char
     ls_att_view *v;
     ck_assert_msg(ls_attention_view(m, &m->attentions[0], a, &hw, &v, &d) == LS_OK, "%s", d.msg);
     ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, r, NULL, &d) == LS_OK, "%s", d.msg);
+    plan_agrees(m, v, r);
     ls_att_view_free(v);
 }
 
@@ -258,6 +300,77 @@ START_TEST(timing_pipeline_cases)
     time_attention(m, &a, "mi300x", &again);
     ck_assert_int_eq(again.cycles, r.cycles);
     ck_assert_int_eq(again.instructions, r.instructions);
+    free(m);
+}
+END_TEST
+
+/* `sim --dump-plan`'s facts for IREE's pipeline cases #1 and #2 on gfx942
+ * against the test's CHECK lines: the loop `scf.for 0 to 4096 step 128`,
+ * the QK contract's types (Q vector<1x1x1x1x1x1x1x1x32xf16>, K
+ * vector<1x1x1x1x1x1x1x4x32xf16>, S vector<1x1x1x1x1x1x1x1x4xf32> for
+ * #1 and, K2 a batch dim once partially tiled, vector<1x1x1x1x1x1x1x4x1xf32>
+ * for #2), and the gpu.subgroup_reduce counts (#1 per step: 4 add, 1
+ * maximumf, 1 add, 8 add; #2: 4 in the loop, then 1 maximumf and 8 add,
+ * the sum's merge erased).  The derived ones (docs/attention-lowering.md
+ * §6.1): V and the acc, 2 barriers a step for the promoted K and V. */
+START_TEST(plan_pipeline_cases)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_hw hw;
+    ls_att_view *v;
+    ls_att_plan p;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    for (int partial = 0; partial < 2; partial++) {
+        memset(m, 0, sizeof *m);
+        pipeline_stored_ir(ir, sizeof ir, partial ? "partial_reduction" : "reduction");
+        ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+        ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d) == LS_OK, "%s",
+                      d.msg);
+        ls_att_plan_of(m, &m->attentions[0], v, &p);
+        ck_assert_int_eq(p.n_loops, 1);
+        ck_assert_int_eq(p.loop_dim[0], 3);
+        ck_assert_int_eq(p.loop_upper[0], 4096);
+        ck_assert_int_eq(p.loop_step[0], 128);
+        ck_assert_int_eq(p.iterations, 32);
+        ck_assert_str_eq(p.q_vec, "vector<1x1x1x1x1x1x1x1x32xf16>");
+        ck_assert_str_eq(p.k_vec, "vector<1x1x1x1x1x1x1x4x32xf16>");
+        ck_assert_str_eq(p.v_vec, "vector<1x1x2x1x1x1x1x4x4xf16>");
+        ck_assert_int_eq(p.chain, 32);
+        ck_assert_int_eq(p.barriers_step, 2);
+        ck_assert_str_eq(p.step[0].what, "S");
+        ck_assert_int_eq(p.step[0].subgroup_reduces, 4);
+        ck_assert_int_eq(p.step[0].red->lane[0].cluster_size, 2);
+        ck_assert_int_eq(p.step[0].red->lane[0].cluster_stride, 32);
+        if (!partial) {
+            ck_assert_str_eq(p.s_vec, "vector<1x1x1x1x1x1x1x1x4xf32>");
+            ck_assert_str_eq(p.acc_vec, "vector<1x1x2x1x1x1x1x1x4xf32>");
+            ck_assert_int_eq(p.n_step, 4);
+            ck_assert_str_eq(p.step[1].kind, "maximumf");
+            ck_assert_int_eq(p.step[1].subgroup_reduces, 1);
+            ck_assert_int_eq(p.step[1].red->lane[0].cluster_size, 32);
+            ck_assert_int_eq(p.step[2].subgroup_reduces, 1);
+            ck_assert_int_eq(p.step[3].subgroup_reduces, 8);
+            ck_assert_int_eq(p.subgroup_reduces_step, 14);
+            ck_assert_int_eq(p.n_merge, 0);
+        } else {
+            ck_assert_str_eq(p.s_vec, "vector<1x1x1x1x1x1x1x4x1xf32>");
+            ck_assert_str_eq(p.state_vec, "vector<1x1x1x1x1x1x4x1x1xf32>");
+            ck_assert_int_eq(p.n_step, 1);
+            ck_assert_int_eq(p.subgroup_reduces_step, 4);
+            ck_assert_int_eq(p.n_merge, 2); /* max, acc: the unstored sum's is erased */
+            ck_assert_str_eq(p.merge[0].kind, "maximumf");
+            ck_assert_int_eq(p.merge[0].subgroup_reduces, 1);
+            ck_assert_str_eq(p.merge[1].what, "acc");
+            ck_assert_int_eq(p.merge[1].subgroup_reduces, 8);
+            ck_assert_int_eq(p.subgroup_reduces_merge, 9);
+            ck_assert_int_eq(p.barriers_merge, 0); /* no subgroups on K2 */
+            ck_assert_int_eq(p.exp2_merge, 4);     /* a weight per slot */
+        }
+        ls_att_view_free(v);
+    }
     free(m);
 }
 END_TEST
@@ -455,6 +568,7 @@ START_TEST(random_configs)
         ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, &r, NULL, &d) == LS_OK, "%d: %s",
                       it, d.msg);
         ck_assert(r.cycles > 0 && r.operand[0].global_bytes >= 2 * 128 * 32 * 2);
+        plan_agrees(m, v, &r);
         ls_att_check chk;
         ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, ls_plan_target_from_arch(hw.arch),
                                           (uint64_t)it, 1, &chk, &d) == LS_OK,
@@ -549,6 +663,7 @@ static Suite *attention_sim_suite(void)
     tcase_add_test(tc, values_default_config);
     tcase_add_test(tc, values_refusals);
     tcase_add_test(tc, timing_pipeline_cases);
+    tcase_add_test(tc, plan_pipeline_cases);
     tcase_add_test(tc, timing_default_config);
     tcase_add_test(tc, timing_k1_split);
     tcase_add_test(tc, random_configs);

@@ -157,6 +157,26 @@ int64_t ls_attention_values_work(const ls_attention *a);
 
 /* ---- timing (sim/attention_timing.c, sim/engine_attention.c) ---- */
 
+/* One value's reduction over some of a matmul's loops, as
+ * DistributeMultiReduction lowers it (docs/attention-lowering.md §5.2):
+ * a gpu.subgroup_reduce per loop with lanes, and when subgroups split the
+ * loops a round through workgroup memory whose read-back reduces the
+ * `parts` partials with `back` (src/plan.c's read-back rule). */
+typedef struct {
+    int n;
+    ls_subgroup_reduce lane[LS_MAX_RANK];
+    bool cross;
+    ls_subgroup_reduce back;
+    int64_t parts;
+} ls_att_reduction;
+
+/* The reduction of matmul mm's loops[0..n) lowered for target t. */
+void ls_att_reduction_of(const ls_att_matmul *mm, const int *loops, int n, ls_plan_target t,
+                         ls_att_reduction *r);
+/* gpu.subgroup_reduce ops it leaves per value: one per loop with lanes,
+ * and the read-back's unless its cluster of 1 folds away. */
+int64_t ls_att_reduction_ops(const ls_att_reduction *r);
+
 /* The kernel as the engine runs it: one loop nest over the op's dims (the
  * view's problem, derived layout and plan, whose inputs are the key, the
  * value and the mask, laid out as the two matmuls lay them out), and what
@@ -182,6 +202,9 @@ typedef struct ls_att_kernel {
     int n_rows, n_k1, n_k2, n_pv_k2, n_n;
     int64_t rows, slots, k1loc, nloc;
     int64_t registers;         /* per thread: Q', S, P and the carried max, sum, acc */
+    /* QK's contraction over K1 (each step); the max and sum over K2 and
+     * the PV's over K2 (each step of a reduction tile, else the merge) */
+    ls_att_reduction k1_red, qk2_red, pv2_red;
 } ls_att_kernel;
 
 typedef struct ls_att_view ls_att_view;
@@ -195,5 +218,55 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
 /* The view's plan, which ls_engine_run and ls_bottleneck_analyze take. */
 const ls_plan *ls_att_view_plan(const ls_att_view *v);
 void ls_att_view_free(ls_att_view *v);
+
+/* ---- the lowered kernel in IREE's vocabulary (src/attention_dump.c) ---- */
+
+/* One reduction of the kernel after distribution: what it reduces, per
+ * thread its results and its own combines, the gpu.subgroup_reduce ops it
+ * leaves (what IREE's pipeline test counts), and its workgroup buffer when
+ * subgroups split the reduced loops. */
+typedef struct {
+    const char *what;           /* "S", "max", "sum", "acc" */
+    const char *kind;           /* "add", "maximumf" */
+    int64_t values;             /* results per thread */
+    int64_t local_ops;          /* the thread's own combines over its elements */
+    const ls_att_reduction *red;
+    int64_t subgroup_reduces;   /* values x ls_att_reduction_ops */
+    int buffer_rank;            /* 0: no round through workgroup memory */
+    int64_t buffer_shape[2 * LS_MAX_RANK];
+    int64_t buffer_bytes;
+} ls_att_plan_reduce;
+
+typedef struct ls_att_plan {
+    const ls_att_kernel *k;
+    const ls_plan *plan;        /* the engine's view (its inputs, promotions, gathers) */
+    bool online;                /* online_attention (else attention's epilogue) */
+    const char *work;           /* the type S, P, max, sum and acc are computed in */
+    /* per-thread vectors as IREE prints them after distribution */
+    char q_vec[160], k_vec[160], v_vec[160], s_vec[160], p_vec[160], state_vec[160],
+        acc_vec[160];
+    /* the K2 loops: one scf.for per K2 dim its tile splits (a dim whole
+     * in each step has none), outermost first */
+    int n_loops;
+    int loop_dim[LS_MAX_RANK];
+    int64_t loop_upper[LS_MAX_RANK], loop_step[LS_MAX_RANK];
+    int64_t iterations;
+    int64_t q_scale_ops;        /* Q' = Q * (scale * log2e) per thread (0: <= 8-bit Q) */
+    int64_t scores, chain;      /* S elements per thread, the FMAs of each */
+    int64_t mask_ops;           /* per S element: the mask's instructions and the add */
+    ls_att_plan_reduce step[4], merge[3];
+    int n_step, n_merge;        /* the K2 step's reductions; the merge's (partial only) */
+    int64_t exp2_step, exp2_merge;      /* math.exp2 per thread */
+    int64_t subgroup_reduces_step, subgroup_reduces_merge;
+    int64_t barriers_step, barriers_merge;
+    int64_t store_vectors, store_width;
+    char out_elem[24];
+} ls_att_plan;
+
+/* The facts of attention ma's kernel as the view v times it. */
+void ls_att_plan_of(const ls_module *m, const ls_module_attention *ma, const ls_att_view *v,
+                    ls_att_plan *out);
+/* `sim --dump-plan`: them as text, next to IREE's IR. */
+void ls_att_plan_dump(const ls_att_plan *p, FILE *f);
 
 #endif

@@ -149,6 +149,9 @@ const char *ls_cli_bundled_example(const char *name, char *buf, size_t size);
 /* `sim --dump-plan=json`: the plan's facts (plan_json.c). */
 struct json_object;
 struct json_object *ls_cli_plan_json(const ls_plan *plan);
+/* The same for an attention's kernel (attention.h's ls_att_plan). */
+struct ls_att_plan;
+struct json_object *ls_cli_attention_plan_json(const struct ls_att_plan *p);
 /* A JSON report's root object: "schema": "lanescope/NAME" and "version"
  * first (docs/json.md; the schemas are in docs/schema/). */
 #define LS_JSON_SCHEMA_VERSION 1

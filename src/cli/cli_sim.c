@@ -282,13 +282,11 @@ int ls_cmd_sim(int argc, char **argv)
                     "simulate");
         goto fail;
     }
-    if (m->n_attentions > 0 && (trace_path || npy_path || dump)) {
-        /* what an attention's run has not: a timeline, one input array, a plan listing */
-        ls_diag_set(&diag, LS_ERR_USAGE, trace_path ? "--trace" : npy_path ? "--input" : "--dump-plan",
-                    0, 0,
+    if (m->n_attentions > 0 && (trace_path || npy_path)) {
+        /* what an attention's run has not: a timeline, one input array */
+        ls_diag_set(&diag, LS_ERR_USAGE, trace_path ? "--trace" : "--input", 0, 0,
                     "%s holds an attention op, whose run lanescope neither traces nor feeds from "
-                    "a file, and whose lowering `lanescope explain` shows (there is no reduction "
-                    "plan to dump)",
+                    "a file",
                     input);
         goto fail;
     }
@@ -476,7 +474,8 @@ int ls_cmd_sim(int argc, char **argv)
     if (m->n_attentions > 0 && json)
         json_object_object_add(root, "attentions", json_object_new_array());
     for (size_t i = 0; i < m->n_attentions; i++) {
-        ls_sim_attention_opts ao = {target, check, force, quiet, csv, (uint64_t)seed, max_wg};
+        ls_sim_attention_opts ao = {target, check,  force,          quiet,
+                                    csv,    dump,   dump_json, (uint64_t)seed, max_wg};
         json_object *arr = NULL;
         if (json)
             json_object_object_get_ex(root, "attentions", &arr);

@@ -56,10 +56,11 @@ void ls_sim_print_argcmp_check(FILE *f, const ls_problem *p, const ls_functional
 
 /* `lanescope sim` for attention op i of m (cli_sim_attention.c): its
  * values checked (with check), reported as text on f or into the JSON
- * array arr (non-NULL).  0, or 1 with diag set. */
+ * array arr (non-NULL), its plan first with dump.  0, or 1 with diag set. */
 typedef struct {
     const char *target;
     bool check, force, quiet, csv;
+    bool dump, dump_json; /* --dump-plan: the kernel's plan as text, or into the JSON */
     uint64_t seed;
     int64_t max_wg;
 } ls_sim_attention_opts;

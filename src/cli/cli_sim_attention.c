@@ -121,6 +121,10 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
         goto done;
     }
     const ls_plan *pl = ls_att_view_plan(view);
+    ls_att_plan facts;
+    ls_att_plan_of(m, ma, view, &facts);
+    if (o->dump && !o->dump_json)
+        ls_att_plan_dump(&facts, f);
     char what[200];
     ls_cli_progress ps;
     snprintf(what, sizeof what, "%s: engine", a->name);
@@ -167,6 +171,8 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
         json_object_object_add(j, "timing", timing_json(&r, &bn));
         if (o->check)
             json_object_object_add(j, "functional", functional_json(o, &chk, res));
+        if (o->dump_json)
+            json_object_object_add(j, "plan", ls_cli_attention_plan_json(&facts));
         json_object_array_add(arr, j);
     } else if (o->csv) {
         ls_sim_print_csv(f, pl->problem, &hw, &r);

@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 
 #include "cli.h"
+#include "lanescope/attention.h"
 #include "lanescope/functional.h"
 #include "lanescope/plan.h"
 #include "lanescope/value.h"
@@ -178,5 +179,139 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "stores_per_workgroup", json_object_new_int64(plan->stores_per_workgroup));
     if (plan->argcmp)
         jset(o, "arg_compare", argcmp_json(plan));
+    return o;
+}
+
+/* ---- attention (attention.h's ls_att_plan; src/attention_dump.c prints
+ * the same facts as text) ---- */
+
+static json_object *att_reduce_json(const ls_att_plan *p, const ls_att_plan_reduce *r)
+{
+    json_object *o = json_object_new_object();
+    jset(o, "value", json_object_new_string(r->what));
+    jset(o, "kind", json_object_new_string(r->kind));
+    jset(o, "values_per_thread", json_object_new_int64(r->values));
+    jset(o, "local_ops", json_object_new_int64(r->local_ops));
+    jset(o, "subgroup_reduces", json_object_new_int64(r->subgroup_reduces));
+    json_object *lanes = json_object_new_array();
+    for (int j = 0; j < r->red->n; j++)
+        json_object_array_add(lanes, reduce_json(&r->red->lane[j], r->kind));
+    jset(o, "lane_reduces", lanes);
+    if (r->buffer_rank == 0) {
+        jset(o, "workgroup_buffer", NULL);
+        return o;
+    }
+    char buf[256];
+    size_t u = (size_t)snprintf(buf, sizeof buf, "memref<");
+    for (int j = 0; j < r->buffer_rank && u < sizeof buf; j++)
+        u += (size_t)snprintf(buf + u, sizeof buf - u, "%lldx", (long long)r->buffer_shape[j]);
+    if (u < sizeof buf)
+        snprintf(buf + u, sizeof buf - u, "%s, #gpu.address_space<workgroup>>", p->work);
+    json_object *w = json_object_new_object();
+    jset(w, "alloc", json_object_new_string(buf));
+    jset(w, "bytes", json_object_new_int64(r->buffer_bytes));
+    jset(w, "barriers", json_object_new_int(2));
+    jset(w, "partials", json_object_new_int64(r->red->parts));
+    jset(w, "read_back", r->red->back.cluster_size > 1 ? reduce_json(&r->red->back, r->kind) : NULL);
+    jset(o, "workgroup_buffer", w);
+    return o;
+}
+
+static json_object *att_part_json(const ls_att_plan *p, const ls_att_plan_reduce *rs, int n,
+                                  int64_t exp2, int64_t reduces, int64_t barriers)
+{
+    json_object *o = json_object_new_object(), *arr = json_object_new_array();
+    for (int i = 0; i < n; i++)
+        json_object_array_add(arr, att_reduce_json(p, &rs[i]));
+    jset(o, "reductions", arr);
+    jset(o, "exp2", json_object_new_int64(exp2));
+    jset(o, "subgroup_reduces", json_object_new_int64(reduces));
+    jset(o, "barriers", json_object_new_int64(barriers));
+    return o;
+}
+
+json_object *ls_cli_attention_plan_json(const ls_att_plan *p)
+{
+    const ls_plan *pl = p->plan;
+    const ls_att_kernel *k = p->k;
+    const ls_attention *a = k->a;
+    const ls_derived *d = pl->derived;
+    char buf[1024];
+    json_object *o = json_object_new_object();
+    jset(o, "name", json_object_new_string(a->name));
+    jset(o, "lowering", json_object_new_string(pl->amd ? "rocdl" : "nvvm"));
+    jset(o, "workgroup_size", json_object_new_int64(d->workgroup_size));
+    jset(o, "subgroup_size", json_object_new_int64(d->subgroup_size));
+    jset(o, "workgroups", json_object_new_int64(d->total_workgroups));
+    json_object *ly = json_object_new_object();
+    ls_nested_layout_format(&a->qk.layout, buf, sizeof buf);
+    jset(ly, "qk", json_object_new_string(buf));
+    ls_nested_layout_format(&a->pv.layout, buf, sizeof buf);
+    jset(ly, "pv", json_object_new_string(buf));
+    jset(o, "layouts", ly);
+    jset(o, "work_type", json_object_new_string(p->work));
+    json_object *v = json_object_new_object();
+    const char *names[] = {"q", "k", "v", "s", "p", "max_sum", "acc"};
+    const char *vecs[] = {p->q_vec, p->k_vec, p->v_vec, p->s_vec, p->p_vec, p->state_vec, p->acc_vec};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        jset(v, names[i], json_object_new_string(vecs[i]));
+    jset(o, "vectors", v);
+    json_object *loop = json_object_new_object();
+    jset(loop, "op", json_object_new_string("scf.for"));
+    jset(loop, "tiling_level", json_object_new_string(a->partial ? "partial_reduction" : "reduction"));
+    jset(loop, "iterations", json_object_new_int64(p->iterations));
+    json_object *fors = json_object_new_array();
+    for (int i = 0; i < p->n_loops; i++) {
+        json_object *l = json_object_new_object();
+        jset(l, "dim", json_object_new_int(p->loop_dim[i]));
+        jset(l, "lower_bound", json_object_new_int64(0));
+        jset(l, "upper_bound", json_object_new_int64(p->loop_upper[i]));
+        jset(l, "step", json_object_new_int64(p->loop_step[i]));
+        json_object_array_add(fors, l);
+    }
+    jset(loop, "loops", fors);
+    jset(o, "loop", loop);
+    jset(o, "q_scale_ops", json_object_new_int64(p->q_scale_ops));
+    json_object *ins = json_object_new_array();
+    for (int i = 0; i < pl->n_inputs; i++) {
+        const ls_operand *in = &pl->problem->inputs[i];
+        json_object *ij = json_object_new_object();
+        jset(ij, "name", json_object_new_string(in->name));
+        jset(ij, "element_type", json_object_new_string(ls_elem_type_name(in->type)));
+        jset(ij, "transfer_reads", json_object_new_int64(pl->inputs[i].loads));
+        snprintf(buf, sizeof buf, "vector<%lldx%s>", (long long)pl->inputs[i].width,
+                 ls_elem_type_name(in->type));
+        jset(ij, "read_type", json_object_new_string(buf));
+        if (i == k->k_in || i == k->v_in)
+            snprintf(buf, sizeof buf, "%s", i == k->k_in ? p->k_vec : p->v_vec);
+        else
+            ls_plan_input_vector_type(pl, i, buf, sizeof buf);
+        jset(ij, "distributed_type", json_object_new_string(buf));
+        jset(ij, "promoted", promote_json(pl, i));
+        jset(ij, "indices_from_input",
+             pl->gather[i].on ? json_object_new_int(pl->gather[i].index_input) : NULL);
+        json_object_array_add(ins, ij);
+    }
+    jset(o, "inputs", ins);
+    jset(o, "scores_per_thread", json_object_new_int64(p->scores));
+    jset(o, "chain_fmas", json_object_new_int64(p->chain));
+    jset(o, "mask_ops_per_score", json_object_new_int64(p->mask_ops));
+    jset(o, "step", att_part_json(p, p->step, p->n_step, p->exp2_step, p->subgroup_reduces_step,
+                                  p->barriers_step));
+    jset(o, "merge", a->partial ? att_part_json(p, p->merge, p->n_merge, p->exp2_merge,
+                                                p->subgroup_reduces_merge, p->barriers_merge)
+                                : NULL);
+    jset(o, "sum_merged", json_object_new_boolean(k->sum_merge));
+    json_object *math = json_object_new_object();
+    jset(math, "exp2_alu", json_object_new_int(k->exp2_alu));
+    jset(math, "exp2_sfu", json_object_new_int(k->exp2_sfu));
+    jset(math, "divf_alu", json_object_new_int(k->div_alu));
+    jset(math, "divf_sfu", json_object_new_int(k->div_sfu));
+    jset(o, "math", math);
+    jset(o, "reciprocal", json_object_new_boolean(k->epilogue));
+    jset(o, "output_truncf", json_object_new_boolean(k->out_trunc));
+    jset(o, "transfer_writes", json_object_new_int64(p->store_vectors));
+    snprintf(buf, sizeof buf, "vector<%lldx%s>", (long long)p->store_width, p->out_elem);
+    jset(o, "write_type", json_object_new_string(buf));
     return o;
 }
