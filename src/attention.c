@@ -423,6 +423,20 @@ int64_t ls_att_local_count(const ls_nested_layout *ly, const int *l, int n)
     return c;
 }
 
+double ls_att_flops(const ls_attention *a)
+{
+    double rows_keys = 1, k1 = 1, n = 1;
+    for (int d = 0; d < a->rank; d++) {
+        if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, d))
+            k1 *= (double)a->size[d];
+        else if (ls_att_dim_in(a->dims.n, a->dims.n_n, d))
+            n *= (double)a->size[d];
+        else /* B, M and K2 */
+            rows_keys *= (double)a->size[d];
+    }
+    return 2 * rows_keys * (k1 + n);
+}
+
 bool ls_att_result_stored(const ls_dispatch *d, const ls_dop *o, int r)
 {
     char name[64];

@@ -208,6 +208,8 @@ static void run_point(void *ctx, size_t i)
         ls_bottleneck bn;
         ls_bottleneck_analyze(ls_att_view_plan(v), j->hw, &r, &bn);
         snprintf(pt->bottleneck, sizeof pt->bottleneck, "%s", ls_bottleneck_name(bn.kind));
+        pt->ops = ls_att_flops(a);
+        pt->mlp_cap = bn.mlp_cap;
     } else {
         ls_diag_format(&d, pt->error, sizeof pt->error);
     }

@@ -926,6 +926,13 @@ contains "sweep --roofline: titled" "$tmp/sr.png" "Config roofline: 256x1024 pr 
 $LANESCOPE sweep --shape 256x1024 --iter pr --target h100 --roofline "$tmp/sr.txt" 2>"$tmp/err"
 [ $? -eq 2 ]; check "sweep --roofline .txt: a usage error" $?
 contains "sweep --roofline extension" "$tmp/err" "--roofline: '$tmp/sr.txt' needs a .png, .svg or .pdf extension"
+# an attention's sweep on a roofline too (ops: its two matmuls'
+# multiply-adds), written with the CSV as a set
+$LANESCOPE sweep "$DATA/attention_decode_2x1x64x512x64_f16.mlir" --target mi300x --quiet \
+    --csv "$tmp/ar.csv" --roofline "$tmp/ar.png" >"$tmp/out" 2>"$tmp/err"
+check "attention sweep --roofline exits 0" $?
+contains "attention sweep --roofline: written" "$tmp/out" "wrote $tmp/ar.csv and $tmp/ar.png"
+contains "attention sweep --roofline: titled" "$tmp/ar.png" "Config roofline: @attention_decode_2x1x64x512x64:attention on mi300x"
 
 # draw traffic and timeline simulate too: the same progress, and --quiet
 LANESCOPE_PROGRESS_SECONDS=0 $LANESCOPE draw traffic "$EX/seed000_example3.mlir" -o "$tmp/pt.svg" 2>"$tmp/err"

@@ -633,6 +633,15 @@ START_TEST(sweep_seeds)
     ls_sim_result r;
     time_attention(m, &a, "mi300x", &r);
     ck_assert_int_eq(sw.points[iree].cycles, r.cycles);
+    /* the roofline's figures: the op's arithmetic, 2 x (2 x 1 x 512) x
+     * (64 + 64) for every point, its DRAM bytes and Little's-law cap */
+    ck_assert_double_eq(ls_att_flops(&a), 2.0 * 2 * 512 * (64 + 64));
+    ck_assert_int_eq(sw.points[iree].dram_bytes, r.dram_bytes);
+    for (size_t i = 0; i < sw.n; i++)
+        REQUIRE(sw.points[i].status != LS_OK ||
+                    (sw.points[i].ops == ls_att_flops(&a) && sw.points[i].mlp_cap > 0 &&
+                     sw.points[i].mlp_cap <= 1),
+                "point %zu: ops %g, cap %g", i, sw.points[i].ops, sw.points[i].mlp_cap);
     size_t *order = ls_xcalloc(sw.n, sizeof *order);
     size_t rank = ls_att_sweep_rank(&sw, order);
     ck_assert_uint_eq(order[rank - 1], iree);

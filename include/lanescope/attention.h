@@ -78,6 +78,11 @@ void ls_att_vector_type(const ls_att_matmul *mm, const int *map, int map_n, cons
 int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
                                 int i, int64_t *out, int64_t max);
 
+/* The op's arithmetic, for a roofline: the two matmuls' multiply-adds
+ * as two ops each, 2 x B x M x K2 x (K1 + N) (the softmax's elementwise
+ * ops aside, as a FLOP count of attention leaves them). */
+double ls_att_flops(const ls_attention *a);
+
 /* Whether dispatch d stores result r of op o (an unstored online_attention
  * result is dead, and IREE erases its merge); every result of a snippet
  * without stores counts. */

@@ -140,6 +140,7 @@ typedef struct {
     char error[400];
     int64_t cycles, occupancy, dram_bytes;
     double time_us, kernel_us, dram_gbps, dram_fraction;
+    double ops, mlp_cap;       /* for a roofline: ls_att_flops, and bottleneck.h's cap */
     char bottleneck[16];
 } ls_att_sweep_point;
 

@@ -101,6 +101,21 @@ int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_pa
     return 0;
 }
 
+void ls_sweep_print_wrote(FILE *f, const char *csv_path, const char *chart_path,
+                          const char *roof_path)
+{
+    const char *wrote[3] = {csv_path, chart_path, roof_path};
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!wrote[i])
+            continue;
+        fprintf(f, "%s%s", n ? " and " : "  wrote ", wrote[i]);
+        n++;
+    }
+    if (n)
+        fputc('\n', f);
+}
+
 static void progress(void *ctx, size_t done, size_t total)
 {
     ls_cli_progress_update(ctx, (int64_t)done, (int64_t)total);
@@ -253,8 +268,7 @@ int ls_cmd_sweep(int argc, char **argv)
         goto fail;
     if (m->n_problems == 0 && m->n_attentions > 0) {
         /* what a reduction's sweep takes and an attention's does not */
-        const char *no = max_given ? "--max-configs" : roof_path ? "--roofline"
-                                   : pf.config    ? "--config" : NULL;
+        const char *no = max_given ? "--max-configs" : pf.config ? "--config" : NULL;
         if (no) {
             ls_cli_error(CMD, "%s: an attention's sweep tries IREE's attention rules with other "
                               "seeds (at most 120 configs), and takes no %s",
@@ -269,7 +283,7 @@ int ls_cmd_sweep(int argc, char **argv)
                         m->n_attentions - 1);
             goto fail;
         }
-        ls_sweep_args sa = {input, target, csv_path, chart_path, jobs, top, quiet, force};
+        ls_sweep_args sa = {input, target, csv_path, chart_path, roof_path, jobs, top, quiet, force};
         rc = ls_sweep_attention(m, (size_t)index, &sa);
         free(m);
         ls_viz_shutdown();
@@ -422,18 +436,7 @@ int ls_cmd_sweep(int argc, char **argv)
         fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,
                 ls_s((long long)(sw.n - ok)),
                 csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
-    {
-        const char *wrote[3] = {csv_path, chart_path, roof_path};
-        int n = 0;
-        for (int i = 0; i < 3; i++) {
-            if (!wrote[i])
-                continue;
-            fprintf(out.f, "%s%s", n ? " and " : "  wrote ", wrote[i]);
-            n++;
-        }
-        if (n)
-            fputc('\n', out.f);
-    }
+    ls_sweep_print_wrote(out.f, csv_path, chart_path, roof_path);
     rc = ls_out_commit(&out, NULL);
     out_open = false;
     goto done;

@@ -11,7 +11,7 @@
 #include "lanescope/viz.h"
 
 typedef struct {
-    const char *input, *target, *csv_path, *chart_path;
+    const char *input, *target, *csv_path, *chart_path, *roof_path;
     int64_t jobs, top;
     bool quiet, force;
 } ls_sweep_args;
@@ -23,6 +23,10 @@ typedef struct {
 int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_path,
                          const ls_chart *chart, const char *roof_path, const ls_chart *roof,
                          const char *src, ls_diag *diag);
+
+/* "  wrote A and B and C" for the files given (none: nothing). */
+void ls_sweep_print_wrote(FILE *f, const char *csv_path, const char *chart_path,
+                          const char *roof_path);
 
 /* Sweep attention op `index` of m: the table on standard output, the CSV
  * and chart where asked.  Returns the exit status. */

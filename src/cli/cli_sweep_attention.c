@@ -63,6 +63,38 @@ static int64_t min_bytes(const ls_module *m, const ls_module_attention *ma, cons
     return bytes;
 }
 
+/* Every timed config on a roofline (ops: ls_att_flops), in rank order; the
+ * best, IREE's and the input's numbered with a note. */
+static void roofline(const ls_attention *a, const ls_hw *hw, const ls_att_sweep *sw,
+                     const size_t *order, size_t ok, ls_chart *out)
+{
+    ls_roof_point *pts = ls_xcalloc(ok ? ok : 1, sizeof *pts);
+    for (size_t k = 0; k < ok; k++) {
+        const ls_att_sweep_point *pt = &sw->points[order[k]];
+        ls_roof_point *r = &pts[k];
+        r->intensity = pt->dram_bytes > 0 ? pt->ops / (double)pt->dram_bytes : 0;
+        r->gops = pt->kernel_us > 0 ? pt->ops / (pt->kernel_us * 1e3) : 0;
+        r->mlp_gops = pt->mlp_cap > 0 && pt->mlp_cap < 1
+                          ? r->intensity * hw->dram_gbps * pt->mlp_cap
+                          : 0;
+        snprintf(r->name, sizeof r->name, "rank %zu%s%s", k + 1, pt->is_iree ? " (IREE's)" : "",
+                 pt->is_input ? " (given)" : "");
+        if (k == 0 || pt->is_iree || pt->is_input) {
+            char kn[240];
+            knobs(kn, sizeof kn, pt);
+            snprintf(r->verdict, sizeof r->verdict, "%.3f us, %.0f GB/s, bound by %s; %s",
+                     pt->time_us, pt->dram_gbps, pt->bottleneck, kn);
+        }
+    }
+    char title[256], sub[256];
+    snprintf(title, sizeof title, "Config roofline: %.200s on %s", a->name, hw->name);
+    snprintf(sub, sizeof sub, "%zu config%s simulated; ops = 2 x B x M x K2 x (K1 + N), the "
+                              "two matmuls' multiply-adds",
+             ok, ls_s((long long)ok));
+    ls_viz_roofline(title, sub, pts, ok, hw->dram_gbps, ls_viz_issue_gops(hw), out);
+    free(pts);
+}
+
 int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
 {
     ls_diag diag;
@@ -74,7 +106,7 @@ int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
     ls_att_sweep sw = {0};
     size_t *order = NULL;
     double *us = NULL;
-    ls_chart chart = {0};
+    ls_chart chart = {0}, roof = {0};
     ls_out out, csv;
     bool out_open = false, csv_open = false;
     int rc = 1;
@@ -134,8 +166,10 @@ int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
              ok, ls_s((long long)ok), roof_us);
     ls_viz_sweep(title, sub, us, ok, iree_rank, roof_us, &chart);
     {
-        int w = ls_sweep_write_files(&csv, args->csv_path, args->chart_path, &chart, NULL, NULL,
-                                     args->input, &diag);
+        if (args->roof_path)
+            roofline(a, &hw, &sw, order, ok, &roof);
+        int w = ls_sweep_write_files(&csv, args->csv_path, args->chart_path, &chart,
+                                     args->roof_path, &roof, args->input, &diag);
         csv_open = false;
         if (w < 0)
             goto fail;
@@ -192,10 +226,7 @@ int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
         fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,
                 ls_s((long long)(sw.n - ok)),
                 args->csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
-    if (args->csv_path || args->chart_path)
-        fprintf(out.f, "  wrote %s%s%s\n", args->csv_path ? args->csv_path : "",
-                args->csv_path && args->chart_path ? " and " : "",
-                args->chart_path ? args->chart_path : "");
+    ls_sweep_print_wrote(out.f, args->csv_path, args->chart_path, args->roof_path);
     rc = ls_out_commit(&out, NULL);
     out_open = false;
     goto done;
@@ -208,6 +239,7 @@ done:
     if (csv_open)
         ls_out_discard(&csv);
     ls_chart_free(&chart);
+    ls_chart_free(&roof);
     free(us);
     free(order);
     ls_att_sweep_free(&sw);
