@@ -558,6 +558,94 @@ END_TEST
 /* What the generator cannot express is refused with the reason, never
  * generated half-right: an f8 operand (arg_compare's refusals are in
  * test_cuda_argcmp.c). */
+/* Narrow inputs (docs/cuda-path.md): an i4 weight matrix, packed two to a
+ * byte with the low nibble first, sign-extended and scaled as IREE's
+ * dequantizing matvecs do, against an f16 vector; and an f8E4M3FN one
+ * widened by arith.extf.  Each kernel runs in the emulator against the
+ * reference; reading the high nibble first, or decoding f8 with E5M2's
+ * layout, must fail. */
+static void narrow_text(char *buf, size_t size, const char *wt, const char *body)
+{
+    snprintf(buf, size,
+             "func.func @nv() {\n"
+             "  %%cst = arith.constant 0.000000e+00 : f32\n"
+             "  %%a = tensor.empty() : tensor<16x256x%s>\n"
+             "  %%x = tensor.empty() : tensor<256xf16>\n"
+             "  %%e = tensor.empty() : tensor<16xf32>\n"
+             "  %%f = linalg.fill ins(%%cst : f32) outs(%%e : tensor<16xf32>) -> tensor<16xf32>\n"
+             "  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+             "[\"parallel\", \"reduction\"]} ins(%%a, %%x : tensor<16x256x%s>, tensor<256xf16>) "
+             "outs(%%f : tensor<16xf32>) attrs = {lowering_config = #iree_gpu.lowering_config<{"
+             "workgroup = [1, 0], thread = [0, 8], partial_reduction = [0, 256], "
+             "lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+             "  ^bb0(%%in: %s, %%in_0: f16, %%out: f32):\n%s"
+             "    %%s = arith.addf %%w, %%out : f32\n"
+             "    linalg.yield %%s : f32\n"
+             "  } -> tensor<16xf32>\n"
+             "  return\n"
+             "}\n",
+             wt, wt, wt, body);
+}
+
+START_TEST(narrow_inputs_kernel)
+{
+    char text[4096];
+    ls_diag d;
+    ls_derived *dv;
+    ls_plan plan;
+    char *src = NULL;
+    ls_cuda_launch L;
+    /* i4: extsi, sitofp to f16, times the vector, widened to f32 */
+    narrow_text(text, sizeof text, "i4",
+                "    %i = arith.extsi %in : i4 to i32\n"
+                "    %h = arith.sitofp %i : i32 to f16\n"
+                "    %m = arith.mulf %h, %in_0 : f16\n"
+                "    %w = arith.extf %m : f16 to f32\n");
+    ls_module *m = nvidia_plan_of(text, 32, &dv, &plan);
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "nv", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(L.input_bytes[0], 16 * 256 / 2); /* packed */
+    ck_assert_int_eq(L.input_bytes[1], 256 * 2);
+    ck_assert_ptr_nonnull(strstr(L.vector_note, "input 0 is packed i4"));
+    ck_assert_ptr_nonnull(strstr(src, "ls_ld_i4(in0, o0 + "));
+    ck_assert_ptr_nonnull(strstr(src, "ls_sx32("));
+    char *ptx = ptx_of(src, "i4 matvec");
+    free(ptx);
+    emulate_then_sabotage(&plan, src, &L, 11, 16, "(i & 1) * 4", "(1-(i&1))*4");
+    free(src);
+    free(dv);
+    free(m);
+    /* f8E4M3FN: extf to f32, times the widened vector */
+    narrow_text(text, sizeof text, "f8E4M3FN",
+                "    %h = arith.extf %in : f8E4M3FN to f32\n"
+                "    %v = arith.extf %in_0 : f16 to f32\n"
+                "    %w = arith.mulf %h, %v : f32\n");
+    m = nvidia_plan_of(text, 32, &dv, &plan);
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "nv", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(L.input_bytes[0], 16 * 256);
+    ck_assert_ptr_nonnull(strstr(src, "ls_f8e4m3fn_f(a0)"));
+    ptx = ptx_of(src, "f8 matvec");
+    free(ptx);
+    emulate_then_sabotage(&plan, src, &L, 12, 16, "(e ? (int)e : 1) - 10", "(e ? (int)e : 1) - 11");
+    free(src);
+    free(dv);
+    free(m);
+    /* f8 is read, not computed in: a truncf to f8 is refused with the reason */
+    narrow_text(text, sizeof text, "f8E4M3FN",
+                "    %h = arith.extf %in : f8E4M3FN to f32\n"
+                "    %t = arith.truncf %h : f32 to f8E5M2\n"
+                "    %w = arith.extf %t : f8E5M2 to f32\n");
+    m = nvidia_plan_of(text, 32, &dv, &plan);
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_generate(&plan, 0, "nv", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "arith.truncf yields f8E5M2; the CUDA generator reads f8 inputs "
+                                "and widens them"),
+                  "%s", d.msg);
+    free(dv);
+    free(m);
+}
+END_TEST
+
 START_TEST(refuses_what_it_cannot_emit)
 {
     ls_diag d;
@@ -567,11 +655,13 @@ START_TEST(refuses_what_it_cannot_emit)
     ls_cuda_launch L;
     ls_module *m = load_text(matvec_text, &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    m->problems[0].inputs[1].type = LS_ET_F8E4M3FN;
+    m->problems[0].inputs[1].type = LS_ET_F4E2M1FN;
     plan_nvidia(&m->problems[0], 64, dv, &plan);
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_cuda_generate(&plan, 0, "mv", &src, &L, &d), LS_ERR_INVALID);
-    ck_assert_ptr_nonnull(strstr(d.msg, "input 1 is f8E4M3FN"));
+    ck_assert_msg(strstr(d.msg, "input 1 is f4E2M1FN; the CUDA path reads f16, bf16, f32, f64, "
+                                "the four f8 types, i4"),
+                  "%s", d.msg);
     free(dv);
     free(m);
 }
@@ -592,6 +682,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, strided_map_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
+    tcase_add_test(tc, narrow_inputs_kernel);
     tcase_add_test(tc, refuses_what_it_cannot_emit);
     suite_add_tcase(s, tc);
     return s;

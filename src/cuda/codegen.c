@@ -40,14 +40,22 @@ static void emit_types(gen *g)
     if (bf16)
         fprintf(f, "#include <cuda_bf16.h>\n");
     fprintf(f, "\n");
-    for (int k = 0; k < g->nin; k++)
-        fprintf(f, "typedef %s ls_in%d_t; /* input %d: %s in memory */\n",
-                cg_storage_type(p->inputs[k].type), k, k, ls_elem_type_name(p->inputs[k].type));
+    bool i4 = false;
+    for (int k = 0; k < g->nin; k++) {
+        i4 |= p->inputs[k].type == LS_ET_I4;
+        fprintf(f, "typedef %s ls_in%d_t; /* input %d: %s in memory%s */\n",
+                cg_storage_type(p->inputs[k].type), k, k, ls_elem_type_name(p->inputs[k].type),
+                p->inputs[k].type == LS_ET_I4 ? ", two to a byte, low nibble first" : "");
+    }
     fprintf(f, "typedef ls_in0_t ls_in_t;\n");
     fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", cg_storage_type(p->acc_type),
             ls_elem_type_name(p->acc_type));
     fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
             g->wide ? "an index (a padded one included) reaches 2^31" : "every index fits 32 bits");
+    if (i4) /* element i of a packed i4 tensor, as LLVM packs vector<2xi4> in a byte */
+        fprintf(f, "static __device__ __forceinline__ unsigned char ls_ld_i4(const unsigned char "
+                   "*p, ls_idx_t i)\n{\n    return (unsigned char)((p[i >> 1] >> ((i & 1) * 4)) "
+                   "& 15u);\n}\n");
     for (int k = 0; k < g->nin && g->vdim >= 0; k++)
         if (g->vec_in[k]) {
             int64_t bytes = g->vlen * (ls_elem_type_bits(p->inputs[k].type) / 8);
@@ -70,6 +78,8 @@ static void emit_helpers(gen *g)
     if (p->body.n > 0) {
         cg_emit_body(g);
     } else {
+        if (cg_narrow_input(p->inputs[0].type)) /* an f8 input's decoder */
+            cg_emit_helper(f, cg_to_float(p->inputs[0].type));
         fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_extend(ls_in_t v)\n{\n");
         if (p->inputs[0].type == t)
             fprintf(f, "    return v;\n");
@@ -135,7 +145,10 @@ static void scalar_src(const gen *g, int k, int64_t r, char *buf, size_t size)
     }
     int64_t off;
     cg_reg_offset(g, k, r, &off);
-    snprintf(buf, size, "in%d[o%d + %lld]", k, k, (long long)off);
+    if (g->p->inputs[k].type == LS_ET_I4)
+        snprintf(buf, size, "ls_ld_i4(in%d, o%d + %lld)", k, k, (long long)off);
+    else
+        snprintf(buf, size, "in%d[o%d + %lld]", k, k, (long long)off);
 }
 
 /* The standard element step: fold register r's contribution into its
@@ -671,7 +684,9 @@ static void fill_launch(gen *g, ls_cuda_launch *launch)
     for (int k = 0; k < p->n_inputs; k++) {
         launch->input_elems[k] = ls_operand_elements(p, k);
         launch->input_elem_bytes[k] = ls_elem_type_bits(p->inputs[k].type) / 8;
-        launch->input_bytes[k] = launch->input_elems[k] * launch->input_elem_bytes[k];
+        launch->input_bytes[k] = p->inputs[k].type == LS_ET_I4
+                                     ? (launch->input_elems[k] + 1) / 2 /* packed */
+                                     : launch->input_elems[k] * launch->input_elem_bytes[k];
         launch->in_bytes += launch->input_bytes[k];
     }
     launch->in_elems = launch->input_elems[0];

@@ -103,6 +103,11 @@ void cg_emit_body(gen *g);
 /* "float", "__half", ... for a type in memory; NULL when the CUDA path has none */
 const char *cg_storage_type(ls_elem_type t);
 const char *cg_to_float(ls_elem_type t);
+/* An input type narrower than the generator computes in (i4, the four f8
+ * types): read as a byte, widened only by the body's ops. */
+bool cg_narrow_input(ls_elem_type t);
+/* The body helper of that name (an f8 decoder: ls_f8e4m3fn_f ...) on f. */
+void cg_emit_helper(FILE *f, const char *name);
 const char *cg_from_float(ls_elem_type t);
 
 /* codegen_promote.c: promote_operands -- the refusals, the buffers and

@@ -44,6 +44,13 @@ const char *cg_storage_type(ls_elem_type t)
     case LS_ET_I8: return "unsigned char";
     case LS_ET_I16: return "unsigned short";
     case LS_ET_I32: return "unsigned int";
+    /* inputs only (cg_narrow_input): one f8 pattern per byte; an i4, two
+     * to a byte, low nibble first, read as its own byte (ls_ld_i4) */
+    case LS_ET_F8E4M3FN:
+    case LS_ET_F8E5M2:
+    case LS_ET_F8E4M3FNUZ:
+    case LS_ET_F8E5M2FNUZ:
+    case LS_ET_I4: return "unsigned char";
     /* 64-bit values: TileAndFuse plans only (no shuffle; IREE shuffles 32
      * bits at most on NVIDIA, and plan.c refuses wider VectorDistribute) */
     case LS_ET_F64: return "double";
@@ -54,7 +61,21 @@ const char *cg_storage_type(ls_elem_type t)
 
 const char *cg_to_float(ls_elem_type t)
 {
-    return t == LS_ET_F16 ? "__half2float" : t == LS_ET_BF16 ? "__bfloat162float" : "";
+    switch (t) {
+    case LS_ET_F16: return "__half2float";
+    case LS_ET_BF16: return "__bfloat162float";
+    case LS_ET_F8E4M3FN: return "ls_f8e4m3fn_f";
+    case LS_ET_F8E5M2: return "ls_f8e5m2_f";
+    case LS_ET_F8E4M3FNUZ: return "ls_f8e4m3fnuz_f";
+    case LS_ET_F8E5M2FNUZ: return "ls_f8e5m2fnuz_f";
+    default: return "";
+    }
+}
+
+bool cg_narrow_input(ls_elem_type t)
+{
+    return t == LS_ET_I4 || t == LS_ET_F8E4M3FN || t == LS_ET_F8E5M2 || t == LS_ET_F8E4M3FNUZ ||
+           t == LS_ET_F8E5M2FNUZ;
 }
 
 const char *cg_from_float(ls_elem_type t)
@@ -70,7 +91,12 @@ static const char *value_type(ls_elem_type t)
     case LS_ET_BF16:
     case LS_ET_F32: return "float";
     case LS_ET_F64: return "double";
+    case LS_ET_F8E4M3FN: /* an f8 input, widened exactly (no op computes in f8) */
+    case LS_ET_F8E5M2:
+    case LS_ET_F8E4M3FNUZ:
+    case LS_ET_F8E5M2FNUZ: return "float";
     case LS_ET_I1:
+    case LS_ET_I4:
     case LS_ET_I8:
     case LS_ET_I16:
     case LS_ET_I32: return "unsigned int";
@@ -104,6 +130,12 @@ bool cg_insts_supported(const ls_body *b, const char *file, char *why, size_t si
         }
         bool uses_src = in->op == LS_BOP_CMPF || in->op == LS_BOP_CMPI ||
                         (in->op >= LS_BOP_EXTF && in->op <= LS_BOP_INDEX_CAST);
+        if (ls_elem_type_is_float(t) && cg_narrow_input(t) && in->op != LS_BOP_INPUT) {
+            snprintf(why, size, "%s:%d:%d: %s yields %s; the CUDA generator reads f8 inputs and "
+                     "widens them (arith.extf) but rounds nothing to f8", file, in->line,
+                     in->col, ls_body_opcode_name((ls_body_opcode)in->op), ls_elem_type_name(t));
+            return false;
+        }
         if (!value_type(t) || (uses_src && !value_type(s))) {
             snprintf(why, size, "%s:%d:%d: %s on %s; the CUDA generator computes f16, bf16, "
                      "f32, f64 and i1-i64 values", file, in->line, in->col,
@@ -119,8 +151,15 @@ bool cg_body_supported(const ls_problem *p, char *why, size_t size)
 {
     for (int k = 0; k < p->n_inputs; k++) {
         if (!cg_storage_type(p->inputs[k].type)) {
-            snprintf(why, size, "input %d is %s; the CUDA path reads f16, bf16, f32, f64, i8, "
-                     "i16, i32 and i64", k, ls_elem_type_name(p->inputs[k].type));
+            snprintf(why, size, "input %d is %s; the CUDA path reads f16, bf16, f32, f64, the "
+                     "four f8 types, i4, i8, i16, i32 and i64", k,
+                     ls_elem_type_name(p->inputs[k].type));
+            return false;
+        }
+        if (p->inputs[k].type == LS_ET_I4 && p->body.n == 0) {
+            snprintf(why, size, "input %d is i4 and %s has no body to widen it (arith.extsi, "
+                     "extui, sitofp, uitofp): the CUDA path reduces in 8 bits or more",
+                     k, p->name);
             return false;
         }
     }
@@ -143,6 +182,33 @@ static const struct {
                    "    if ((double)f != d && f == f)\n"
                    "        f = __uint_as_float(__float_as_uint(f) | 1u);\n"
                    "    return f;\n}\n"},
+    /* the f8 formats as APFloat defines them (sim/value.c's f8_format):
+     * every pattern is exact in float */
+    {"ls_f8e4m3fn_f", "/* f8E4M3FN: bias 7, no infinity, NaN = S.1111.111 */\n"
+                      "static __device__ __forceinline__ float ls_f8e4m3fn_f(unsigned char b)\n{\n"
+                      "    const unsigned e = (b >> 3) & 15u, m = b & 7u;\n"
+                      "    const float v = e == 15u && m == 7u ? __uint_as_float(0x7fc00000u)\n"
+                      "                    : ldexpf((float)(e ? (m | 8u) : m), (e ? (int)e : 1) - 10);\n"
+                      "    return b & 0x80u ? -v : v;\n}\n"},
+    {"ls_f8e5m2_f", "/* f8E5M2: bias 15, IEEE-like (infinities, NaNs at the top exponent) */\n"
+                    "static __device__ __forceinline__ float ls_f8e5m2_f(unsigned char b)\n{\n"
+                    "    const unsigned e = (b >> 2) & 31u, m = b & 3u;\n"
+                    "    const float v = e == 31u ? (m ? __uint_as_float(0x7fc00000u) : "
+                    "__uint_as_float(0x7f800000u))\n"
+                    "                    : ldexpf((float)(e ? (m | 4u) : m), (e ? (int)e : 1) - 17);\n"
+                    "    return b & 0x80u ? -v : v;\n}\n"},
+    {"ls_f8e4m3fnuz_f", "/* f8E4M3FNUZ: bias 8, no infinity, no -0, NaN = 0x80 */\n"
+                        "static __device__ __forceinline__ float ls_f8e4m3fnuz_f(unsigned char b)\n{\n"
+                        "    if (b == 0x80u)\n        return __uint_as_float(0x7fc00000u);\n"
+                        "    const unsigned e = (b >> 3) & 15u, m = b & 7u;\n"
+                        "    const float v = ldexpf((float)(e ? (m | 8u) : m), (e ? (int)e : 1) - 11);\n"
+                        "    return b & 0x80u ? -v : v;\n}\n"},
+    {"ls_f8e5m2fnuz_f", "/* f8E5M2FNUZ: bias 16, no infinity, no -0, NaN = 0x80 */\n"
+                        "static __device__ __forceinline__ float ls_f8e5m2fnuz_f(unsigned char b)\n{\n"
+                        "    if (b == 0x80u)\n        return __uint_as_float(0x7fc00000u);\n"
+                        "    const unsigned e = (b >> 2) & 31u, m = b & 3u;\n"
+                        "    const float v = ldexpf((float)(e ? (m | 4u) : m), (e ? (int)e : 1) - 18);\n"
+                        "    return b & 0x80u ? -v : v;\n}\n"},
     {"ls_sx32", "static __device__ __forceinline__ int ls_sx32(unsigned int v, int w) "
                 "{ return w >= 32 ? (int)v : (int)(v << (32 - w)) >> (32 - w); }\n"},
     {"ls_sx64", "static __device__ __forceinline__ long long ls_sx64(unsigned long long v, int w) "
@@ -178,6 +244,13 @@ static const struct {
                  "    if (d <= -ldexp(1.0, w - 1))\n        return (1ull << (w - 1)) & m;\n"
                  "    return (unsigned long long)(long long)d & m;\n}\n"},
 };
+
+void cg_emit_helper(FILE *f, const char *name)
+{
+    for (size_t h = 0; h < sizeof helpers / sizeof helpers[0]; h++)
+        if (strcmp(helpers[h].name, name) == 0)
+            fputs(helpers[h].text, f);
+}
 
 /* A double expression e rounded to float type t, as an expression of t's value type. */
 static void from_double(ls_elem_type t, const char *e, char *buf, size_t size)

@@ -51,6 +51,11 @@ ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag)
     char why[400];
     if (!cg_body_supported(p, why, sizeof why))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col, "%s", why);
+    if (cg_narrow_input(p->acc_type))
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s reduces in %s; the CUDA path reads i4 and f8 inputs but reduces in "
+                           "8 bits or more (f8 not at all)",
+                           p->name, ls_elem_type_name(p->acc_type));
     bool shuffles = plan->n_subgroup_reduces > 0 || (plan->cross_subgroup && plan->read_cluster > 1);
     if (!cg_storage_type(p->acc_type) || (ls_elem_type_bits(p->acc_type) > 32 && shuffles))
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,

@@ -158,6 +158,14 @@ void cg_choose_vector(gen *g, ls_cuda_launch *launch)
                  "the plan loads one element at a time (element_tile 1)");
         return;
     }
+    for (int k = 0; k < g->nin; k++)
+        if (g->p->inputs[k].type == LS_ET_I4) {
+            /* IREE reads vector<8xi4> as 4 bytes; the generator reads each
+             * element's byte (the bytes moved are the same, the loads more) */
+            snprintf(launch->vector_note, sizeof launch->vector_note,
+                     "input %d is packed i4, read a byte at a time: scalar loads", k);
+            return;
+        }
     if (n > 1) {
         snprintf(launch->vector_note, sizeof launch->vector_note,
                  "the element tile spans %d dims: scalar loads", n);

@@ -25,6 +25,12 @@ void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_
                      : in.npy && k == 0 ? ls_npy_get(in.npy, i)
                                         : ls_input_value(seed, (uint64_t)i, p->inputs[k].type,
                                                          p->combiner);
+        if (p->inputs[k].type == LS_ET_I4) { /* two to a byte, low nibble first */
+            if (i % 2 == 0)
+                buf[i / 2] = 0;
+            buf[i / 2] |= (unsigned char)((v & 15u) << (4 * (i % 2)));
+            continue;
+        }
         for (int b = 0; b < eb; b++) /* little-endian, as the GPU stores it */
             buf[i * eb + b] = (unsigned char)(v >> (8 * b));
     }
