@@ -55,6 +55,11 @@ struct actx {
     float *qs, *kt, *vt;         /* the tile's Q' (B|M|K1), K (B|K2|K1), V (B|K2|N) */
     float *part;                 /* per thread partials */
     uint64_t *lanes, *tmp;
+    /* the op's inits (acc, max, sum), and over the tile */
+    float init[3];
+    float *init_acc, *init_max, *init_sum;
+    /* sizes: B|M|K2, B|M, B|M|N, B|M|K2|N, N boxes */
+    int64_t ns, nr, na, nsa, nn;
 };
 
 static inline float v2f(ls_value v)
@@ -130,6 +135,16 @@ static inline bool next_point(const actx *c, unsigned mask, int64_t *x)
     }
     return false;
 }
+
+/* attention_run.c: the context of a run (its arrays, the op's inits);
+ * workgroup w's start (its origin, Q' tile, the carried values' inits); K2
+ * step iv; after the loop (the merge of a partial one); the arrays freed. */
+void ls_att_ctx_init(actx *c, const ls_module *m, const ls_module_attention *ma,
+                     const ls_attention *a, ls_plan_target t, uint64_t seed, bool *inits_assumed);
+void ls_att_ctx_start(actx *c, int64_t w);
+void ls_att_ctx_step(actx *c, int64_t iv);
+void ls_att_ctx_finish(actx *c);
+void ls_att_ctx_free(actx *c);
 
 /* attention_lanes.c: operand k (Q, K, V, mask) at global op point x, as
  * the generator gives it */

@@ -383,20 +383,6 @@ static void check_one(ls_att_check *res, const char *what, const int64_t *g, int
         res->max_error_bound_ratio = err / bound;
 }
 
-/* Local tile coords of linear index w over the op dims in mask, each dim
- * counting tiles of ext (row-major): the tile origin into org. */
-static void tile_origin(const actx *c, unsigned mask, int64_t w, int64_t *org)
-{
-    const ls_attention *a = c->a;
-    for (int d = a->rank; d-- > 0;) {
-        if (!(mask >> d & 1))
-            continue;
-        int64_t n = a->size[d] / c->ext[d];
-        org[d] = w % n * c->ext[d];
-        w /= n;
-    }
-}
-
 int64_t ls_attention_values_work(const ls_attention *a)
 {
     int64_t k1 = 1, k2 = 1, n = 1, rows = 1;
@@ -429,98 +415,11 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
     const ls_dop *o = &dsp->ops[ma->op];
     memset(res, 0, sizeof *res);
     actx c;
-    memset(&c, 0, sizeof c);
-    c.a = a;
-    c.o = o;
-    c.t = t;
-    c.seed = seed;
-    for (int k = 0; k < o->n_inputs; k++) {
-        c.type[k] = ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem));
-        c.is_float[k] = ls_elem_type_is_float(c.type[k]);
-        c.opmix[k] = ls_mix64(ls_operand_seed(seed, k));
-    }
-    for (int k = 1; k < 3; k++)
-        if (ma->gather[k].on) {
-            c.gather[k] = &ma->gather[k];
-            c.rowmix[k] = ls_att_gather_rowmix(ma, k);
-            c.opmix[k] = ls_mix64(ls_operand_seed(seed, ls_att_gather_source_of(ma, k)));
-        }
-    const ls_module_elementwise *me = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
-    if (me) {
-        c.mask_body = &me->body;
-        for (int j = 0; j < me->rank; j++)
-            c.mask_loop[j] = me->out_map[j];
-    }
-    for (int r = 0; r < o->n_inits; r++)
-        c.out_type[r] = ls_elem_type_from_name(o->operand[o->n_inputs + r].elem,
-                                               strlen(o->operand[o->n_inputs + r].elem));
-    c.et = o->n_inits == 3 ? c.out_type[0] : LS_ET_F32;
-    c.bmask = mask_of(a->dims.batch, a->dims.n_batch);
-    c.mmask = mask_of(a->dims.m, a->dims.n_m);
-    c.k1mask = mask_of(a->dims.k1, a->dims.n_k1);
-    c.k2mask = mask_of(a->dims.k2, a->dims.n_k2);
-    c.nmask = mask_of(a->dims.n, a->dims.n_n);
-    for (int d = 0; d < a->rank; d++) {
-        int64_t tile = c.k1mask >> d & 1 ? 0 : c.k2mask >> d & 1 ? a->k2_tile[d] : a->workgroup[d];
-        c.ext[d] = tile > 0 ? tile : a->size[d];
-    }
-    /* s' = scale * log2e, both in the scale's type (computeQKAndElementwise) */
-    ls_elem_type stt = c.type[3];
-    double sv = ls_value_to_double(ma->scale_bits, ma->scale_type);
-    double l2e = ls_value_to_double(ls_value_from_double(LOG2E, stt), stt);
-    c.sprime = (float)ls_value_to_double(ls_value_from_double(sv * l2e, stt), stt);
-    unsigned smask = c.bmask | c.mmask | c.k2mask, rmask = c.bmask | c.mmask;
-    unsigned amask = rmask | c.nmask;
-    int64_t ns = box_size(&c, smask), nr = box_size(&c, rmask), na = box_size(&c, amask);
-    int64_t nsa = box_size(&c, smask | c.nmask), nn = box_size(&c, c.nmask);
-    /* the largest per-thread vector any reduction keeps */
-    int64_t most = 1;
-    const ls_att_matmul *mms[2] = {&a->qk, &a->pv};
-    for (int q = 0; q < 2; q++) {
-        int64_t e = 1;
-        for (int i = 0; i < mms[q]->rank; i++)
-            e *= mms[q]->layout.batch_tile[i] * mms[q]->layout.outer_tile[i] *
-                 mms[q]->layout.element_tile[i];
-        if (e > most)
-            most = e;
-    }
-    c.S = ls_xcalloc((size_t)ns, sizeof *c.S);
-    c.P = ls_xcalloc((size_t)ns, sizeof *c.P);
-    c.w = ls_xcalloc((size_t)ns, sizeof *c.w);
-    c.pmax = ls_xcalloc((size_t)ns, sizeof *c.pmax);
-    c.psum = ls_xcalloc((size_t)ns, sizeof *c.psum);
-    c.pacc = ls_xcalloc((size_t)nsa, sizeof *c.pacc);
-    c.mx = ls_xcalloc((size_t)nr, sizeof *c.mx);
-    c.sm = ls_xcalloc((size_t)nr, sizeof *c.sm);
-    c.acc = ls_xcalloc((size_t)na, sizeof *c.acc);
-    c.red = ls_xcalloc((size_t)nsa, sizeof *c.red);
-    c.qs = ls_xcalloc((size_t)box_size(&c, c.bmask | c.mmask | c.k1mask), sizeof *c.qs);
-    c.kt = ls_xcalloc((size_t)box_size(&c, c.bmask | c.k2mask | c.k1mask), sizeof *c.kt);
-    c.vt = ls_xcalloc((size_t)box_size(&c, c.bmask | c.k2mask | c.nmask), sizeof *c.vt);
-    c.part = ls_xcalloc((size_t)(a->workgroup_size * most), sizeof *c.part);
-    c.lanes = ls_xcalloc((size_t)a->subgroup_size, sizeof *c.lanes);
-    c.tmp = ls_xcalloc((size_t)a->subgroup_size, sizeof *c.tmp);
-    /* the op's inits: an online_attention's fills as written (tensor.empty
-     * and other unknown inits start as IREE's conversion starts them), an
-     * attention's from ConvertAttentionToOnlineAttention: acc 0, max
-     * -FLT_MAX, sum 0 */
-    float init[3] = {0.0f, lowest_e(&c), 0.0f};
+    ls_att_ctx_init(&c, m, ma, a, t, seed, &res->inits_assumed);
+    const float *init = c.init;
     bool online = o->n_inits == 3;
-    for (int r = 0; online && r < 3; r++) {
-        if (ma->init_filled[r])
-            init[r] = (float)ls_value_to_double(ma->init_bits[r], c.et);
-        else
-            res->inits_assumed = true;
-    }
-    float *init_acc = ls_xcalloc((size_t)na, sizeof *init_acc);
-    float *init_max = ls_xcalloc((size_t)nr, sizeof *init_max);
-    float *init_sum = ls_xcalloc((size_t)nr, sizeof *init_sum);
-    for (int64_t i = 0; i < na; i++)
-        init_acc[i] = init[0];
-    for (int64_t i = 0; i < nr; i++) {
-        init_max[i] = init[1];
-        init_sum[i] = init[2];
-    }
+    unsigned rmask = c.bmask | c.mmask, amask = rmask | c.nmask;
+    int64_t nn = c.nn;
     ref_row row = {0};
     row.acc = ls_xcalloc((size_t)nn, sizeof *row.acc);
     row.acc_bound = ls_xcalloc((size_t)nn, sizeof *row.acc_bound);
@@ -536,38 +435,15 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
     bool check[3];
     for (int r = 0; r < o->n_inits; r++)
         check[r] = ls_att_result_stored(dsp, o, r);
-    unsigned par = c.bmask | c.mmask | c.nmask;
     int64_t nwg = a->workgroups;
     if (max_wg >= 0 && max_wg < nwg)
         nwg = max_wg;
     const double u = ls_unit_roundoff(c.et);
     for (int64_t w = 0; w < nwg; w++) {
-        memset(c.origin, 0, sizeof c.origin);
-        tile_origin(&c, par, w, c.origin);
-        ls_att_load_tile(&c, 0, c.bmask | c.mmask | c.k1mask, c.qs);
-        if (a->partial) {
-            for (int64_t i = 0; i < ns; i++) {
-                c.pmax[i] = lowest_e(&c); /* generateInitialTensorForPartialReduction */
-                c.psum[i] = 0;
-            }
-            memset(c.pacc, 0, (size_t)nsa * sizeof *c.pacc);
-        } else {
-            memcpy(c.mx, init_max, (size_t)nr * sizeof *c.mx);
-            memcpy(c.sm, init_sum, (size_t)nr * sizeof *c.sm);
-            memcpy(c.acc, init_acc, (size_t)na * sizeof *c.acc);
-        }
-        for (int64_t iv = 0; iv < a->iterations; iv++) {
-            tile_origin(&c, c.k2mask, iv, c.origin);
-            if (a->partial)
-                ls_att_step_partial(&c);
-            else
-                ls_att_step_serial(&c);
-        }
-        for (int d = 0; d < a->rank; d++)
-            if (c.k2mask >> d & 1)
-                c.origin[d] = 0;
-        if (a->partial)
-            ls_att_merge(&c, init_acc, init_max, init_sum);
+        ls_att_ctx_start(&c, w);
+        for (int64_t iv = 0; iv < a->iterations; iv++)
+            ls_att_ctx_step(&c, iv);
+        ls_att_ctx_finish(&c);
         res->workgroups_run++;
         int64_t x[LS_MAX_RANK] = {0};
         do { /* each row (B, M) of the tile */
@@ -608,9 +484,7 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
     res->results_checked = 0;
     for (int r = 0; r < o->n_inits; r++)
         res->results_checked |= check[r] << r;
-    free(c.S); free(c.P); free(c.w); free(c.pmax); free(c.psum); free(c.pacc);
-    free(c.mx); free(c.sm); free(c.acc); free(c.red); free(c.qs); free(c.kt); free(c.vt); free(c.part); free(c.lanes); free(c.tmp);
-    free(init_acc); free(init_max); free(init_sum);
+    ls_att_ctx_free(&c);
     free(row.acc); free(row.acc_bound); free(row.s); free(row.del); free(ref_init_f);
     return LS_OK;
 }

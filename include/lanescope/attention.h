@@ -133,6 +133,28 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
                               const ls_attention *a, ls_plan_target t, uint64_t seed,
                               int64_t max_wg, ls_att_check *res, ls_diag *diag);
 
+/* Stepping through one workgroup (sim/attention_snapshot.c): what each
+ * thread carries after `iterations` K2 steps (and, with merged, after the
+ * loop: a partial loop's mergeReductions), in the order its distributed
+ * vectors hold them -- per (row, key slot) of a partial loop, per row of a
+ * serial one or after the merge: its max and sum (S's layout), its acc per
+ * output column too (PV's layout).  NaN where a vector entry lies past the
+ * tile.  The engine's timeline of the same workgroup is ls_stepper's (on
+ * ls_att_view_plan); ls_stepper_point's iterations is the step to ask for. */
+typedef struct {
+    int64_t threads, iterations;
+    bool merged;
+    int64_t state_per_thread, acc_per_thread;
+    float *max, *sum; /* threads x state_per_thread */
+    float *acc;       /* threads x acc_per_thread */
+} ls_att_snapshot;
+
+ls_status ls_att_snapshot_at(const ls_module *m, const ls_module_attention *ma,
+                             const ls_attention *a, ls_plan_target t, uint64_t seed,
+                             int64_t workgroup, int64_t iterations, bool merged,
+                             ls_att_snapshot *out, ls_diag *diag);
+void ls_att_snapshot_free(ls_att_snapshot *s);
+
 /* Paged attention (docs/attention-lowering.md §10.3): the mask a
  * linalg.generic of the dispatch computes (NULL: none), and for a key or
  * value a gather makes (k = 1, 2), the generator of the rows its indices
