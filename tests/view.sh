@@ -70,6 +70,19 @@ contains "save is printed" "$tmp/out.txt" "saved $tmp/s/lanescope-view-wg0-pos1-
 [ ! -f "$tmp/s/frame-004.png" ] && [ -f "$tmp/s/frame-003.png" ]; check "q stops the script" $?
 [ -z "$(ls "$tmp/s" | grep -v '\.png$')" ]; check "no temporary files left" $?
 
+# An attention's kernel (IREE's paged pipeline config, 8 K2 steps): the
+# steps and panels run, the lanes panel is the values' (test_view checks them).
+$LANESCOPE view "$EX/attention_paged_decode_8x8x2048x128_f16.mlir" --target mi300x --headless \
+    --out "$tmp/att" --size 900x600 --keys "right 2 ctrl+right end 3 1" >"$tmp/out.txt" 2>"$tmp/err"
+check "attention view exits 0" $?
+[ "$(wc -l <"$tmp/out.txt")" -eq 7 ]; check "attention view: one line per frame" $?
+[ "$(field 3 stage)" = "subgroup-reduce" ]; check "attention view: ctrl+right leaves the K2 loop for the merge" $?
+[ "$(field 4 stage)" = "store" ]; check "attention view: end reaches the stores" $?
+[ "$(head -c 4 "$tmp/att/frame-006.png")" = "$pngsig" ]; check "attention view: frames are PNGs" $?
+fails "attention view --workgroup 64" 2 "$tmp/att64" "--workgroup: workgroup 64 is outside 0..63" \
+    $LANESCOPE view "$EX/attention_paged_decode_8x8x2048x128_f16.mlir" --target mi300x --headless \
+    --out "$tmp/att64" --workgroup 64 --keys right
+
 # Hover over the tile reports in the caption-free state line; resize.
 $LANESCOPE view --headless --out "$tmp/r" --keys "resize 900x600 hover 400,300 wheel 1 0" \
     >"$tmp/out.txt"

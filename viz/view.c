@@ -53,6 +53,7 @@ ls_status ls_view_new(const ls_view_config *c, ls_view **out, ls_diag *diag)
     v->ui = c->ui_scale > 0 ? c->ui_scale : 1;
     v->hover.valid = false;
     v->operand = -1;
+    v->att = c->attention;
     if (v->panel == LS_VIEW_GPU)
         ls_view_gpu_prepare(v);
     *out = v;
@@ -74,6 +75,7 @@ void ls_view_config_like(const ls_view *v, const ls_plan *plan, const ls_hw *hw,
     c->op = op;
     c->n_ops = v->n_ops;
     c->source = v->source;
+    c->attention = v->att;
 }
 
 void ls_view_free(ls_view *v)

@@ -389,6 +389,10 @@ static void cap_barrier(const ls_view *v, const ls_engine_record *r, int64_t rec
 
 void ls_view_caption(const ls_view *v, char *buf, size_t size)
 {
+    if (v->att) {
+        ls_view_attention_caption(v, buf, size);
+        return;
+    }
     text t = {buf, size, 0};
     buf[0] = 0;
     int64_t rec = ls_stepper_position(v->st);

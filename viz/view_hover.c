@@ -104,8 +104,11 @@ static void hover_tile(ls_view *v, ls_view_hover *h)
         h->lane = own.owners[0].lane;
         h->n_owners = own.n_owners;
         h->reg = own.reg;
-        ls_view_value_text(v, ls_problem_element(v->p, v->in, h->x), h->value,
-                           sizeof h->value);
+        if (v->att) /* an attention's values: the lanes panel's */
+            snprintf(h->value, sizeof h->value, "(lanes panel)");
+        else
+            ls_view_value_text(v, ls_problem_element(v->p, v->in, h->x), h->value,
+                               sizeof h->value);
         char at[128];
         ls_format_list(at, sizeof at, h->x, h->rank);
         size_t n = (size_t)snprintf(h->text, sizeof h->text,

@@ -30,6 +30,7 @@ struct ls_view {
     bool hover_on;
     double hover_px, hover_py; /* pixels */
     ls_view_hover hover;
+    const ls_view_attention *att; /* an attention's kernel (view_attention.c), else NULL */
     /* the whole-GPU panel: one engine run with a trace, made the first time
      * the panel is shown, kept as each workgroup's WGP and residency */
     bool gpu_ready;
@@ -71,6 +72,13 @@ typedef struct {
 } ls_view_step;
 
 void ls_view_step_of(const ls_view *v, int64_t rec, ls_view_step *s);
+
+/* view_attention.c: an attention's lanes (each lane's carried values),
+ * caption and workgroup buffers; view_panels.c's barrier panel. */
+ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag *diag);
+void ls_view_attention_caption(const ls_view *v, char *buf, size_t size);
+ls_status ls_view_attention_smem(const ls_view *v, ls_figure *fig, ls_diag *diag);
+void ls_view_barrier_panel(const ls_view *v, ls_figure *fig);
 
 /* The lanes lane l of the subgroup reads in step s (reduce r): the partner
  * pairs, taken from the functional model itself (ls_func_run_reduce on

@@ -37,7 +37,7 @@ void ls_view_step_of(const ls_view *v, int64_t rec, ls_view_step *s)
     s->slot = -1;
     s->smem_slot = -1;
     const ls_engine_record *r = ls_stepper_record(v->st, rec);
-    if (r == NULL || r->kind != LS_REC_ISSUE)
+    if (r == NULL || r->kind != LS_REC_ISSUE || v->att) /* an attention's steps: its own words */
         return;
     const ls_plan *pl = v->plan;
     /* this subgroup's records of the same stage run before rec */
@@ -157,6 +157,8 @@ static void step_name(const ls_view_step *s, char *buf, size_t size)
 
 ls_status ls_view_lanes_build(const ls_view *v, ls_view_lanes *out, ls_diag *diag)
 {
+    if (v->att)
+        return ls_view_attention_lanes(v, out, diag);
     memset(out, 0, sizeof *out);
     ls_func_snapshot snap;
     memset(&snap, 0, sizeof snap);
@@ -211,6 +213,7 @@ void ls_view_lanes_fini(ls_view_lanes *l)
     free(l->values);
     free(l->flags);
     free(l->arcs);
+    free(l->row_names);
     memset(l, 0, sizeof *l);
 }
 
@@ -372,7 +375,7 @@ void ls_view_lanes_draw(cairo_t *cr, const ls_view_lanes *l)
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     ls_viz_text_at(cr, l->title, MARGIN, MARGIN + 15, 16, true, 0);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-    ls_viz_text_at(cr, l->n_arcs ? l->step_name : "no lane exchange at this step", MARGIN,
+    ls_viz_text_at(cr, l->step_name[0] ? l->step_name : "no lane exchange at this step", MARGIN,
                    MARGIN + 36, 13, false, 0);
     /* lane ids under the boxes (the arcs land on their tops) */
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
@@ -386,7 +389,10 @@ void ls_view_lanes_draw(cairo_t *cr, const ls_view_lanes *l)
     draw_arcs(cr, l, &g);
     for (int64_t r = 0; r < l->rows; r++) {
         char head[40];
-        snprintf(head, sizeof head, l->accumulators ? "acc %lld" : "slot %lld", (long long)r);
+        if (l->row_names)
+            snprintf(head, sizeof head, "%s", l->row_names[r]);
+        else
+            snprintf(head, sizeof head, l->accumulators ? "acc %lld" : "slot %lld", (long long)r);
         cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
         ls_viz_text_at(cr, head, g.x0 - 6, g.y0 + r * (g.box_h + g.gap) + g.box_h / 2 + 3.5, 9,
                        true, 1);

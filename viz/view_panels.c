@@ -111,7 +111,7 @@ int64_t ls_view_cell_values(const ls_view *v, const ls_view_tile *t, int r, int 
                             int64_t max)
 {
     int64_t x[LS_MAX_RANK], n = 0;
-    if (!ls_view_tile_element(v, t, r, c, x))
+    if (v->att || !ls_view_tile_element(v, t, r, c, x)) /* an attention's: the lanes panel */
         return 0;
     int64_t r0 = x[t->dr], c0 = x[t->dc];
     /* the cell ends at its own span, the tile's edge or the problem's */
@@ -193,6 +193,8 @@ void ls_view_layout_view(const ls_view *v, int64_t it, ls_layout_view *lv)
 {
     memset(lv, 0, sizeof *lv);
     lv->dim_row = lv->dim_col = -1;
+    if (v->att) /* a K2 step's keys, as draw layout draws an attention */
+        ls_viz_attention_dims(v->att->a, false, &lv->dim_row, &lv->dim_col);
     lv->workgroup = v->workgroup;
     lv->iteration = it;
     lv->thread = -1;
@@ -237,7 +239,7 @@ ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, 
                 ls_owner_of(v->d, v->p, x, &own, &od) || own.n_listed == 0)
                 continue;
             int64_t sg = own.owners[0].subgroup, li = load_index_of(v, own.reg);
-            bool loaded = sg < ns && (past[sg] || li < n[sg]);
+            bool loaded = !v->att && sg < ns && (past[sg] || li < n[sg]);
             bool touched = loading && sg == cur_sg && li == cur_li;
             if (loaded) {
                 /* an aggregated cell: its first value and how many more */
@@ -255,11 +257,17 @@ ls_status ls_view_tile_build(const ls_view *v, ls_figure *fig, ls_view_tile *t, 
     free(n);
     free(past);
     char note[200];
-    fmt(note, sizeof note,
-        "Second line: the element's value once its owner's load has issued (a cell of several "
-        "elements: the first one's, +N more; hover lists them), else S# V#: subgroup and "
-        "register.%s",
-        loading ? "  Outlined: the cells the current load brings in." : "");
+    if (v->att)
+        fmt(note, sizeof note,
+            "Each cell: the thread holding this key of the K2 step (S# V#: subgroup, register); "
+            "what each lane carries: the lanes panel (2).%s",
+            loading ? "  Outlined: the current load's." : "");
+    else
+        fmt(note, sizeof note,
+            "Second line: the element's value once its owner's load has issued (a cell of "
+            "several elements: the first one's, +N more; hover lists them), else S# V#: "
+            "subgroup and register.%s",
+            loading ? "  Outlined: the cells the current load brings in." : "");
     note_set(fig, fig->n_notes < LS_FIGURE_MAX_NOTES ? fig->n_notes : LS_FIGURE_MAX_NOTES - 1,
              note);
     return LS_OK;
@@ -326,7 +334,7 @@ static void smem_buffer_panel(const ls_view *v, ls_figure *fig, const ls_func_sn
         }
 }
 
-static void barrier_panel(const ls_view *v, ls_figure *fig)
+void ls_view_barrier_panel(const ls_view *v, ls_figure *fig)
 {
     int ns = (int)v->d->num_subgroups;
     int *state = ls_xcalloc((size_t)ns, sizeof *state);
@@ -358,6 +366,8 @@ static void barrier_panel(const ls_view *v, ls_figure *fig)
 
 static ls_status smem_build(const ls_view *v, ls_figure *fig, ls_diag *diag)
 {
+    if (v->att)
+        return ls_view_attention_smem(v, fig, diag);
     const ls_plan *pl = v->plan;
     if (!pl->cross_subgroup) {
         memset(fig, 0, sizeof *fig);
@@ -386,7 +396,7 @@ static ls_status smem_build(const ls_view *v, ls_figure *fig, ls_diag *diag)
         return diag->status;
     smem_buffer_panel(v, fig, &snap);
     ls_func_snapshot_free(&snap);
-    barrier_panel(v, fig);
+    ls_view_barrier_panel(v, fig);
     return LS_OK;
 }
 

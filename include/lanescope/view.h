@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lanescope/attention.h"
 #include "lanescope/stepper.h"
 #include "lanescope/viz.h"
 
@@ -55,7 +56,18 @@ typedef struct {
     ls_view_panel panel; /* the panel shown first */
     int op, n_ops;       /* which reduction of the dispatch this is, of how many (0: 1) */
     const char *source;  /* the input's name, for saved PNGs' tEXt "Source" (may be NULL) */
+    /* an attention's kernel (plan is its view's, ls_att_view_plan): the
+     * op, its layouts and view, to step its values; NULL for a reduction */
+    const struct ls_view_attention *attention;
 } ls_view_config;
+
+/* What the view of an attention steps (outlives the view). */
+typedef struct ls_view_attention {
+    const ls_module *m;
+    const ls_module_attention *ma;
+    const ls_attention *a;
+    const ls_att_view *view;
+} ls_view_attention;
 
 ls_status ls_view_new(const ls_view_config *c, ls_view **out, ls_diag *diag);
 void ls_view_free(ls_view *v);
@@ -157,6 +169,7 @@ typedef struct {
     int64_t n_arcs;
     ls_view_arc *arcs;               /* dst != src pairs, dst ascending (owned) */
     char title[160];
+    char (*row_names)[24];           /* rows of them, or NULL: "acc N" / "slot N" (owned) */
 } ls_view_lanes;
 
 /* The lanes of the selected subgroup at the position; the arcs of the step

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_sim.h"
 #include "cli_view.h"
 #include "lanescope/arena.h"
 #include "lanescope/view.h"
@@ -30,7 +31,10 @@ static void usage(FILE *f)
             "through code: the tile and who owns it, the lanes and their butterfly rounds,\n"
             "shared memory and barriers, the timeline, the traffic, the whole GPU, with a\n"
             "caption explaining every step.  INPUT is an .mlir file (none: the bundled seed\n"
-            "example 2); without a lowering_config it gets IREE's default, as in sim.\n"
+            "example 2); without a lowering_config it gets IREE's default, as in sim.  A\n"
+            "file whose op is an attention steps its kernel: the keys each thread holds,\n"
+            "the max, sum and acc each lane carries after every K2 step and the merge,\n"
+            "the workgroup buffers, the timeline.\n"
             "\n"
             "  --target MODEL   hardware model: %s\n"
             "  --index N        which reduction of INPUT to start on (a multi-op dispatch;\n"
@@ -201,7 +205,7 @@ int ls_cli_view_apply(ls_cli_view_session *s, const char *key, ls_diag *diag)
         return f;
     if ((f & LS_VIEW_SAVE) && !save_view(s->v, s->o->out, diag))
         return diag->status;
-    if (f & (LS_VIEW_NEXT_OP | LS_VIEW_PREV_OP)) {
+    if ((f & (LS_VIEW_NEXT_OP | LS_VIEW_PREV_OP)) && !s->att) { /* an attention: one op */
         ls_view_state st;
         ls_view_get_state(s->v, &st);
         int n = st.n_ops, to = (st.op + ((f & LS_VIEW_NEXT_OP) ? 1 : n - 1)) % n;
@@ -238,6 +242,58 @@ static int run_headless(ls_cli_view_session *s, char (*keys)[64], int n, ls_diag
 
 /* ------------------------------------------------------------ setup */
 
+/* Show the session's view: headless frames, or the keys then the window. */
+static int show(ls_cli_view_session *s, char (*keys)[64], int n_keys, ls_diag *diag)
+{
+    if (s->o->headless)
+        return run_headless(s, keys, n_keys, diag);
+    for (int k = 0; k < n_keys; k++)
+        if (ls_cli_view_apply(s, keys[k], diag) < 0)
+            return 1;
+    return ls_cli_view_window(s, diag);
+}
+
+/* A file whose op is an attention: its kernel as the engine sees it
+ * (cli_sim_attention.c), stepped as a reduction's is, with its values
+ * (sim/attention_snapshot.c) in the lanes panel. */
+static int run_attention(ls_cli_view_session *s, const char *src, char (*keys)[64], int n_keys,
+                         ls_diag *diag)
+{
+    const ls_cli_view_opts *o = s->o;
+    if ((size_t)o->index >= s->m->n_attentions) {
+        ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
+                    "%s has %zu attention op%s; --index %lld is outside 0..%zu", src,
+                    s->m->n_attentions, ls_s((long long)s->m->n_attentions), (long long)o->index,
+                    s->m->n_attentions - 1);
+        return 1;
+    }
+    ls_cli_view_op *op = &s->slot[0];
+    if (ls_cli_attention_view(s->m, (size_t)o->index, o->target, &op->hw, &s->att, &s->att_view,
+                              diag) ||
+        ls_attention_values_check(s->m, &s->m->attentions[o->index], s->att, diag))
+        return 1;
+    const ls_plan *pl = ls_att_view_plan(s->att_view);
+    if (o->workgroup >= pl->derived->total_workgroups) {
+        ls_diag_set(diag, LS_ERR_USAGE, "--workgroup", 0, 0,
+                    "workgroup %lld is outside 0..%lld (%s has %lld workgroups)",
+                    (long long)o->workgroup, (long long)pl->derived->total_workgroups - 1,
+                    s->att->name, (long long)pl->derived->total_workgroups);
+        return 1;
+    }
+    if (o->headless && mkdir(o->out, 0777) != 0 && errno != EEXIST) {
+        ls_diag_set(diag, LS_ERR_USAGE, "--out", 0, 0, "cannot create %s: %s", o->out,
+                    strerror(errno));
+        return 1;
+    }
+    s->va = (ls_view_attention){s->m, &s->m->attentions[o->index], s->att, s->att_view};
+    op->in = (ls_input_source){(uint64_t)o->seed, NULL, {NULL}};
+    ls_view_config vc = {pl,    &op->hw, op->in, o->workgroup, o->width, o->height, 1,
+                         LS_VIEW_TILE, 0, 1, src, &s->va};
+    if (ls_view_new(&vc, &s->v, diag))
+        return 1;
+    return show(s, keys, n_keys, diag);
+}
+
 static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
 {
     ls_diag diag;
@@ -248,8 +304,16 @@ static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
     s.m = ls_xcalloc(1, sizeof *s.m);
     int rc = 1;
     const char *src = o->input ? o->input : "--shape";
-    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, s.m, &diag))
+    ls_cli_problem_flags pf = o->pf;
+    pf.import_flags |= LS_IMPORT_ATTENTION; /* a file of an attention steps its kernel */
+    if (ls_cli_problem_load(o->input, &pf, &o->dims, s.m, &diag))
         goto fail;
+    if (s.m->n_problems == 0 && s.m->n_attentions > 0) {
+        rc = run_attention(&s, src, keys, n_keys, &diag);
+        if (rc && diag.status)
+            goto fail;
+        goto done;
+    }
     if (s.m->n_problems == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, src, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to view");
@@ -278,7 +342,7 @@ static int run(const ls_cli_view_opts *o, char (*keys)[64], int n_keys)
         goto fail;
     }
     ls_view_config vc = {&op->plan, &op->hw, op->in, o->workgroup, o->width, o->height, 1,
-                         LS_VIEW_TILE, (int)o->index, (int)s.m->n_problems, src};
+                         LS_VIEW_TILE, (int)o->index, (int)s.m->n_problems, src, NULL};
     if (ls_view_new(&vc, &s.v, &diag))
         goto fail;
     if (o->headless) {
@@ -301,6 +365,8 @@ done:
     ls_view_free(s.v);
     op_fini(&s.slot[0]);
     op_fini(&s.slot[1]);
+    ls_att_view_free(s.att_view);
+    free(s.att);
     ls_viz_shutdown();
     free(s.m);
     return rc;

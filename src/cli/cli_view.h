@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "lanescope/view.h"
+#include "lanescope/view.h"
 
 #define CMD "view"
 
@@ -34,6 +35,10 @@ typedef struct {
     ls_cli_view_op slot[2];
     int cur;   /* the slot the view is on */
     ls_view *v;
+    /* a file whose op is an attention (no reduction): its kernel's view */
+    ls_attention *att;
+    ls_att_view *att_view;
+    ls_view_attention va;
 } ls_cli_view_session;
 
 /* One key on the session's view, with what it asks of the front end done
