@@ -259,6 +259,18 @@ void ls_view_attention_caption(const ls_view *v, char *buf, size_t size)
     example_values(v, r->subgroup, &t);
 }
 
+/* The figure's next note (cut at its line's length, as notes are). */
+__attribute__((format(printf, 3, 4))) static void note(ls_figure *fig, int *n, const char *f, ...)
+{
+    if (*n >= LS_FIGURE_MAX_NOTES - 1)
+        return;
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(fig->notes[*n], sizeof fig->notes[0], f, ap);
+    va_end(ap);
+    (*n)++;
+}
+
 /* The workgroup buffers the kernel allocates (its plan's facts) and the
  * barrier state. */
 ls_status ls_view_attention_smem(const ls_view *v, ls_figure *fig, ls_diag *diag)
@@ -268,21 +280,19 @@ ls_status ls_view_attention_smem(const ls_view *v, ls_figure *fig, ls_diag *diag
     ls_att_plan_of(va->m, va->ma, va->view, &p);
     memset(fig, 0, sizeof *fig);
     snprintf(fig->title, sizeof fig->title, "workgroup memory of %s", va->a->name);
-    char note[400];
     int n = 0;
-    for (int k = 0; k < p.plan->n_inputs && n < LS_FIGURE_MAX_NOTES - 1; k++)
+    for (int k = 0; k < p.plan->n_inputs; k++)
         if (p.plan->promote[k].on) {
             char ty[160];
             ls_plan_promote_type(p.plan, k, ty, sizeof ty);
-            snprintf(note, sizeof note, "%s, promoted: %s, %lld bytes, written and read "
-                                        "between two barriers every K2 step",
-                     p.plan->problem->inputs[k].name, ty, (long long)p.plan->promote[k].bytes);
-            snprintf(fig->notes[n++], sizeof fig->notes[0], "%s", note);
+            note(fig, &n, "%s, promoted: %s, %lld bytes, copied between two barriers each K2 "
+                          "step",
+                 p.plan->problem->inputs[k].name, ty, (long long)p.plan->promote[k].bytes);
         }
     const ls_att_plan_reduce *lists[2] = {p.step, p.merge};
     int counts[2] = {p.n_step, p.n_merge};
     for (int w = 0; w < 2; w++)
-        for (int i = 0; i < counts[w] && n < LS_FIGURE_MAX_NOTES - 1; i++) {
+        for (int i = 0; i < counts[w]; i++) {
             const ls_att_plan_reduce *r = &lists[w][i];
             if (!r->buffer_rank)
                 continue;
@@ -291,14 +301,14 @@ ls_status ls_view_attention_smem(const ls_view *v, ls_figure *fig, ls_diag *diag
             for (int j = 0; j < r->buffer_rank && u < sizeof shape; j++)
                 u += (size_t)snprintf(shape + u, sizeof shape - u, "%s%lld", j ? "x" : "",
                                       (long long)r->buffer_shape[j]);
-            snprintf(fig->notes[n++], sizeof fig->notes[0],
-                     "%s's round (%s): %s x %s, %lld bytes, one writer per subgroup between two "
-                     "barriers", r->what, w ? "the merge" : "every K2 step", shape, p.work,
-                     (long long)r->buffer_bytes);
+            note(fig, &n, "%s's round (%s): %s x %s, %lld bytes, one writer per subgroup between "
+                          "two barriers",
+                 r->what, w ? "the merge" : "every K2 step", shape, p.work,
+                 (long long)r->buffer_bytes);
         }
     if (n == 0)
-        snprintf(fig->notes[n++], sizeof fig->notes[0],
-                 "none: no operand is promoted and no reduced loop is split across subgroups");
+        note(fig, &n, "none: no operand is promoted and no reduced loop is split across "
+                      "subgroups");
     fig->n_notes = n;
     ls_view_barrier_panel(v, fig);
     (void)diag;
