@@ -117,24 +117,8 @@ ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag 
 
 /* ------------------------------------------------------------ words */
 
-typedef struct {
-    char *buf;
-    size_t size, len;
-} text;
-
-__attribute__((format(printf, 2, 3))) static void add(text *t, const char *f, ...)
-{
-    if (t->len >= t->size)
-        return;
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(t->buf + t->len, t->size - t->len, f, ap);
-    va_end(ap);
-    if (n > 0)
-        t->len += (size_t)n;
-    if (t->len >= t->size)
-        t->len = t->size - 1;
-}
+typedef ls_view_text text;
+#define add ls_view_text_add /* the short name the templates below use */
 
 /* Lane 5's (or the last lane's) first values at the position. */
 static void example_values(const ls_view *v, int sg, text *t)

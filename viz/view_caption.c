@@ -36,12 +36,10 @@ const char *const ls_view_help[] = {
     NULL};
 
 /* Append to a caption buffer; cutting it short is the intent. */
-typedef struct {
-    char *buf;
-    size_t size, len;
-} text;
+typedef ls_view_text text;
+#define add ls_view_text_add /* the short name the templates below use */
 
-__attribute__((format(printf, 2, 3))) static void add(text *t, const char *f, ...)
+void ls_view_text_add(ls_view_text *t, const char *f, ...)
 {
     if (t->len >= t->size)
         return;

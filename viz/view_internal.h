@@ -73,6 +73,14 @@ typedef struct {
 
 void ls_view_step_of(const ls_view *v, int64_t rec, ls_view_step *s);
 
+/* A caption being written (view_caption.c): ls_view_text_add appends,
+ * cutting it short at the buffer's end. */
+typedef struct {
+    char *buf;
+    size_t size, len;
+} ls_view_text;
+__attribute__((format(printf, 2, 3))) void ls_view_text_add(ls_view_text *t, const char *f, ...);
+
 /* view_attention.c: an attention's lanes (each lane's carried values),
  * caption and workgroup buffers; view_panels.c's barrier panel. */
 ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag *diag);

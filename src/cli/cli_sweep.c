@@ -134,6 +134,28 @@ static void knobs(char *buf, size_t size, const ls_sweep_point *pt)
              (long long)pt->partial, (long long)pt->rows);
 }
 
+void ls_sweep_roof_point(ls_roof_point *r, size_t k, const ls_sweep_roof_in *in, const ls_hw *hw)
+{
+    r->intensity = in->dram_bytes > 0 ? in->ops / (double)in->dram_bytes : 0;
+    r->gops = in->kernel_us > 0 ? in->ops / (in->kernel_us * 1e3) : 0;
+    r->mlp_gops = in->mlp_cap > 0 && in->mlp_cap < 1 ? r->intensity * hw->dram_gbps * in->mlp_cap
+                                                     : 0;
+    snprintf(r->name, sizeof r->name, "rank %zu%s%s", k + 1, in->iree ? " (IREE's)" : "",
+             in->input ? " (given)" : "");
+    if (k == 0 || in->iree || in->input)
+        snprintf(r->verdict, sizeof r->verdict, "%.3f us, %.0f GB/s, bound by %s; %s",
+                 in->time_us, in->dram_gbps, in->bottleneck, in->config);
+}
+
+void ls_sweep_roofline_chart(const char *name, const ls_hw *hw, const ls_roof_point *pts,
+                             size_t ok, const char *ops, ls_chart *out)
+{
+    char title[256], sub[256];
+    snprintf(title, sizeof title, "Config roofline: %.200s on %s", name, hw->name);
+    snprintf(sub, sizeof sub, "%zu config%s simulated; ops = %s", ok, ls_s((long long)ok), ops);
+    ls_viz_roofline(title, sub, pts, ok, hw->dram_gbps, ls_viz_issue_gops(hw), out);
+}
+
 /* Every simulated config as a roofline point, in rank order; the best,
  * IREE's and the input's (or --config's) are numbered with a note. */
 static void sweep_roofline(const ls_problem *p, const ls_hw *hw, const ls_sweep *sw,
@@ -142,28 +164,15 @@ static void sweep_roofline(const ls_problem *p, const ls_hw *hw, const ls_sweep 
     ls_roof_point *pts = ls_xcalloc(ok ? ok : 1, sizeof *pts);
     for (size_t k = 0; k < ok; k++) {
         const ls_sweep_point *pt = &sw->points[order[k]];
-        ls_roof_point *r = &pts[k];
-        r->intensity = pt->dram_bytes > 0 ? pt->ops / (double)pt->dram_bytes : 0;
-        r->gops = pt->kernel_us > 0 ? pt->ops / (pt->kernel_us * 1e3) : 0;
-        r->mlp_gops = pt->mlp_cap > 0 && pt->mlp_cap < 1
-                          ? r->intensity * hw->dram_gbps * pt->mlp_cap
-                          : 0;
-        bool iree = pt->is_iree && !sw->iree_rejected;
-        snprintf(r->name, sizeof r->name, "rank %zu%s%s", k + 1, iree ? " (IREE's)" : "",
-                 pt->is_input ? " (given)" : "");
-        if (k == 0 || iree || pt->is_input) {
-            char cfg[160];
-            knobs(cfg, sizeof cfg, pt);
-            snprintf(r->verdict, sizeof r->verdict, "%.3f us, %.0f GB/s, bound by %s; %s",
-                     pt->time_us, pt->dram_gbps, pt->bottleneck, cfg);
-        }
+        char cfg[160];
+        knobs(cfg, sizeof cfg, pt);
+        ls_sweep_roof_in in = {pt->ops,          pt->kernel_us, pt->mlp_cap,  pt->time_us,
+                               pt->dram_gbps,    pt->dram_bytes, pt->bottleneck, cfg,
+                               pt->is_iree && !sw->iree_rejected, pt->is_input};
+        ls_sweep_roof_point(&pts[k], k, &in, hw);
     }
-    char title[256], sub[256];
-    snprintf(title, sizeof title, "Config roofline: %.200s on %s", p->name, hw->name);
-    snprintf(sub, sizeof sub, "%zu config%s simulated; ops = iteration-space elements x (1 + "
-                              "fused body ops)",
-             ok, ls_s((long long)ok));
-    ls_viz_roofline(title, sub, pts, ok, hw->dram_gbps, ls_viz_issue_gops(hw), out);
+    ls_sweep_roofline_chart(p->name, hw, pts, ok, "iteration-space elements x (1 + fused body ops)",
+                            out);
     free(pts);
 }
 

@@ -24,6 +24,20 @@ int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_pa
                          const ls_chart *chart, const char *roof_path, const ls_chart *roof,
                          const char *src, ls_diag *diag);
 
+/* A swept config on a roofline (rank k + 1): its figures; the best, IREE's
+ * and the input's get a verdict naming the config. */
+typedef struct {
+    double ops, kernel_us, mlp_cap, time_us, dram_gbps;
+    int64_t dram_bytes;
+    const char *bottleneck, *config;
+    bool iree, input;
+} ls_sweep_roof_in;
+void ls_sweep_roof_point(ls_roof_point *r, size_t k, const ls_sweep_roof_in *in, const ls_hw *hw);
+/* The chart of ok points: titled with the op and model, ops saying what
+ * an op is. */
+void ls_sweep_roofline_chart(const char *name, const ls_hw *hw, const ls_roof_point *pts,
+                             size_t ok, const char *ops, ls_chart *out);
+
 /* "  wrote A and B and C" for the files given (none: nothing). */
 void ls_sweep_print_wrote(FILE *f, const char *csv_path, const char *chart_path,
                           const char *roof_path);

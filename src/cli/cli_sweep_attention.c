@@ -71,27 +71,15 @@ static void roofline(const ls_attention *a, const ls_hw *hw, const ls_att_sweep 
     ls_roof_point *pts = ls_xcalloc(ok ? ok : 1, sizeof *pts);
     for (size_t k = 0; k < ok; k++) {
         const ls_att_sweep_point *pt = &sw->points[order[k]];
-        ls_roof_point *r = &pts[k];
-        r->intensity = pt->dram_bytes > 0 ? pt->ops / (double)pt->dram_bytes : 0;
-        r->gops = pt->kernel_us > 0 ? pt->ops / (pt->kernel_us * 1e3) : 0;
-        r->mlp_gops = pt->mlp_cap > 0 && pt->mlp_cap < 1
-                          ? r->intensity * hw->dram_gbps * pt->mlp_cap
-                          : 0;
-        snprintf(r->name, sizeof r->name, "rank %zu%s%s", k + 1, pt->is_iree ? " (IREE's)" : "",
-                 pt->is_input ? " (given)" : "");
-        if (k == 0 || pt->is_iree || pt->is_input) {
-            char kn[240];
-            knobs(kn, sizeof kn, pt);
-            snprintf(r->verdict, sizeof r->verdict, "%.3f us, %.0f GB/s, bound by %s; %s",
-                     pt->time_us, pt->dram_gbps, pt->bottleneck, kn);
-        }
+        char kn[240];
+        knobs(kn, sizeof kn, pt);
+        ls_sweep_roof_in in = {pt->ops,       pt->kernel_us,  pt->mlp_cap,    pt->time_us,
+                               pt->dram_gbps, pt->dram_bytes, pt->bottleneck, kn,
+                               pt->is_iree,   pt->is_input};
+        ls_sweep_roof_point(&pts[k], k, &in, hw);
     }
-    char title[256], sub[256];
-    snprintf(title, sizeof title, "Config roofline: %.200s on %s", a->name, hw->name);
-    snprintf(sub, sizeof sub, "%zu config%s simulated; ops = 2 x B x M x K2 x (K1 + N), the "
-                              "two matmuls' multiply-adds",
-             ok, ls_s((long long)ok));
-    ls_viz_roofline(title, sub, pts, ok, hw->dram_gbps, ls_viz_issue_gops(hw), out);
+    ls_sweep_roofline_chart(a->name, hw, pts, ok,
+                            "2 x B x M x K2 x (K1 + N), the two matmuls' multiply-adds", out);
     free(pts);
 }
 
