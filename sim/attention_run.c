@@ -44,10 +44,8 @@ void ls_att_ctx_init(actx *c, const ls_module *m, const ls_module_attention *ma,
     c->k1mask = mask_of(a->dims.k1, a->dims.n_k1);
     c->k2mask = mask_of(a->dims.k2, a->dims.n_k2);
     c->nmask = mask_of(a->dims.n, a->dims.n_n);
-    for (int d = 0; d < a->rank; d++) {
-        int64_t tile = c->k1mask >> d & 1 ? 0 : c->k2mask >> d & 1 ? a->k2_tile[d] : a->workgroup[d];
-        c->ext[d] = tile > 0 ? tile : a->size[d];
-    }
+    for (int d = 0; d < a->rank; d++)
+        c->ext[d] = ls_att_extent(a, d); /* as the matmuls' bounds */
     /* s' = scale * log2e, both in the scale's type (computeQKAndElementwise) */
     ls_elem_type stt = c->type[3];
     double sv = ls_value_to_double(ma->scale_bits, ma->scale_type);

@@ -343,7 +343,7 @@ ls_status ls_attention_values_check(const ls_module *m, const ls_module_attentio
         bool k1 = ls_att_dim_in(a->dims.k1, a->dims.n_k1, dd);
         bool k2 = ls_att_dim_in(a->dims.k2, a->dims.n_k2, dd);
         int64_t t = k1 ? a->size[dd] : k2 ? a->k2_tile[dd] : a->workgroup[dd];
-        if (t > 0 && a->size[dd] % t != 0)
+        if (t > 0 && t < a->size[dd] && a->size[dd] % t != 0) /* past the dim: the dim */
             return refuse(a, diag, 0, 0,
                           "a tile does not divide its dim (IREE pads a K2 tile only with a mask); "
                           "lanescope simulates whole tiles");
@@ -392,9 +392,9 @@ int64_t ls_attention_values_work(const ls_attention *a)
         else if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, d))
             k2 *= a->size[d];
         else if (ls_att_dim_in(a->dims.n, a->dims.n_n, d))
-            n *= a->workgroup[d] ? a->workgroup[d] : a->size[d];
+            n *= ls_att_extent(a, d);
         else
-            rows *= a->workgroup[d] ? a->workgroup[d] : a->size[d];
+            rows *= ls_att_extent(a, d);
     }
     /* the lowered run reads every (key, K1) and (key, N) pair at least once
      * per row, its replicas again; the reference once */

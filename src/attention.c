@@ -69,12 +69,9 @@ static ls_status matmul(const ls_attention *a, bool is_qk, const ls_lowering_con
             continue;
         int i = mm->rank++;
         mm->dim[i] = d;
-        if (ls_att_dim_in(ad->k1, ad->n_k1, d))
-            mm->bound[i] = a->size[d];
-        else if (ls_att_dim_in(ad->k2, ad->n_k2, d))
-            mm->bound[i] = a->k2_tile[d] ? a->k2_tile[d] : a->size[d];
-        else
-            mm->bound[i] = a->workgroup[d] ? a->workgroup[d] : a->size[d];
+        /* a tile past the dim is the dim: the layout spreads what the
+         * slice holds (as src/layout.c bounds a one-workgroup dim) */
+        mm->bound[i] = ls_att_extent(a, d);
         /* QK contracts K1; PV contracts K2 only when the K2 loop is serial
          * (a partial K2 tile keeps a slot per key: §2.2) */
         mm->reduced[i] = is_qk ? ls_att_dim_in(ad->k1, ad->n_k1, d)
@@ -421,6 +418,14 @@ int64_t ls_att_local_count(const ls_nested_layout *ly, const int *l, int n)
     for (int j = 0; j < n; j++)
         c *= ly->batch_tile[l[j]] * ly->outer_tile[l[j]] * ly->element_tile[l[j]];
     return c;
+}
+
+int64_t ls_att_extent(const ls_attention *a, int d)
+{
+    int64_t tile = ls_att_dim_in(a->dims.k1, a->dims.n_k1, d)   ? 0
+                   : ls_att_dim_in(a->dims.k2, a->dims.n_k2, d) ? a->k2_tile[d]
+                                                                : a->workgroup[d];
+    return tile > 0 && tile < a->size[d] ? tile : a->size[d];
 }
 
 double ls_att_flops(const ls_attention *a)

@@ -501,6 +501,43 @@ START_TEST(snapshot_steps)
 }
 END_TEST
 
+/* A workgroup tile past its dim (the N tile 128 of a 64-wide N, as some of
+ * setAttentionReductionConfig's seeds give) is the dim: static tiling folds
+ * min(128, 64) to 64, so both matmuls lay 64 out and agree (they did not
+ * when the PV's bound was the tile); the kernel is timed, its values run. */
+START_TEST(tile_past_the_dim)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    pipeline_stored_ir(ir, sizeof ir, "partial_reduction");
+    char *at = strstr(ir, "workgroup = [1, 1, 0, 0, 32]");
+    ck_assert_ptr_nonnull(at);
+    memcpy(at, "workgroup = [1, 1, 0, 0, 99]", 28); /* 99 > 64: one tile, clamped */
+    /* unpromoted: a 128 x 64 value tile has no derived copy layout on 256
+     * threads (IREE's GPUVectorAlloc fails the same way) */
+    for (char *p; (p = strstr(ir, ", promote_operands = [1]")) != NULL;)
+        memmove(p, p + 24, strlen(p + 24) + 1);
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert_int_eq(a.workgroups, 20);
+    ck_assert_int_eq(a.pv.bound[3], 64);
+    ck_assert_int_eq(ls_att_extent(&a, 4), 64);
+    ls_sim_result r;
+    time_attention(m, &a, "mi300x", &r); /* and its plan agrees with the engine */
+    /* V in one N tile, read by both replicas (lanes l and l + 32: the PV's
+     * unmapped lane entry), as case #2's two N tiles are */
+    ck_assert_int_eq(r.operand[1].global_bytes, 2 * 20 * 4096 * 64 * 2);
+    ls_att_check chk;
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, ls_plan_target_from_arch("gfx942"),
+                                      1, 1, &chk, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(chk.mismatches, 0);
+    ck_assert_int_eq(chk.outputs_checked, 64);
+    free(m);
+}
+END_TEST
+
 /* Subgroups splitting K1 (a hand config): each step's QK partials go
  * through workgroup memory (2 barriers, besides the promoted copies' 2);
  * K1 has 2 lanes, too few for the 4 partials, so each thread reads them
@@ -800,6 +837,7 @@ static Suite *attention_sim_suite(void)
     tcase_add_test(tc, timing_pipeline_cases);
     tcase_add_test(tc, plan_pipeline_cases);
     tcase_add_test(tc, snapshot_steps);
+    tcase_add_test(tc, tile_past_the_dim);
     tcase_add_test(tc, timing_default_config);
     tcase_add_test(tc, timing_k1_split);
     tcase_add_test(tc, random_configs);

@@ -44,7 +44,7 @@ static int64_t keys_per_step(const ls_attention *a)
     int64_t n = 1;
     for (int j = 0; j < a->dims.n_k2; j++) {
         int d = a->dims.k2[j];
-        n *= a->k2_tile[d] ? a->k2_tile[d] : a->size[d];
+        n *= ls_att_extent(a, d);
     }
     return n;
 }

@@ -78,6 +78,11 @@ void ls_att_vector_type(const ls_att_matmul *mm, const int *map, int map_n, cons
 int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t subgroup_size,
                                 int i, int64_t *out, int64_t max);
 
+/* Op dim d's extent in one workgroup and K2 step: its workgroup or K2
+ * tile, the whole dim for K1, for no tile, or for a tile past the dim
+ * (static tiling folds min(tile, size) to the size). */
+int64_t ls_att_extent(const ls_attention *a, int d);
+
 /* The op's arithmetic, for a roofline: the two matmuls' multiply-adds
  * as two ops each, 2 x B x M x K2 x (K1 + N) (the softmax's elementwise
  * ops aside, as a FLOP count of attention leaves them). */

@@ -239,13 +239,14 @@ void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attenti
                    "attention's inputs; the qk_attrs / pv_attrs promote_operands promote K and "
                    "V\n",
                 li);
-    fprintf(f, "%sworkgroup: %lld threads = %lld subgroups of %lld; %lld workgroups (the B, M "
+    int64_t nsg = a->workgroup_size / a->subgroup_size;
+    fprintf(f, "%sworkgroup: %lld threads = %lld subgroup%s of %lld; %lld workgroup%s (the B, M "
                "and N tiles)\n",
-            li, (long long)a->workgroup_size, (long long)(a->workgroup_size / a->subgroup_size),
-            (long long)a->subgroup_size, (long long)a->workgroups);
+            li, (long long)a->workgroup_size, (long long)nsg, nsg == 1 ? "" : "s",
+            (long long)a->subgroup_size, (long long)a->workgroups, a->workgroups == 1 ? "" : "s");
     int64_t tile = 1;
-    for (int i = 0; i < ad->n_k2; i++) /* a K2 dim the level leaves at 0 is taken whole */
-        tile *= a->k2_tile[ad->k2[i]] ? a->k2_tile[ad->k2[i]] : a->size[ad->k2[i]];
+    for (int i = 0; i < ad->n_k2; i++) /* a K2 dim the level leaves at 0 (or past it) is whole */
+        tile *= ls_att_extent(a, ad->k2[i]);
     if (a->partial)
         fprintf(f, "%sK2 loop: %lld iteration%s over tiles of %lld keys (partial_reduction): each "
                    "key slot keeps its own max, sum and accumulator row across the iterations, "
