@@ -1,10 +1,14 @@
 /* attention_util.h: what the attention test files share: an attention
- * dispatch's text, IREE's pipeline test cases #1 and #2, and an op laid
- * out from text on a named target. */
+ * dispatch's text, IREE's pipeline test cases #1 and #2, an op laid out
+ * from text on a named target; the generator's inputs and an independent
+ * softmax; a kernel timed with its plan's facts held against the engine. */
 #ifndef LANESCOPE_TESTS_ATTENTION_UTIL_H
 #define LANESCOPE_TESTS_ATTENTION_UTIL_H
 
+#include <math.h>
+
 #include "lanescope/attention.h"
+#include "lanescope/functional.h"
 #include "testutil.h"
 
 /* An online_attention (or attention: one init) dispatch.  maps: the
@@ -91,6 +95,106 @@ static inline ls_status build_attention(const char *text, const char *target, ls
     ls_target t;
     ck_assert(ls_target_lookup(target, &t));
     return ls_attention_build(m, &m->attentions[0], &t, a, d);
+}
+
+/* ---- the values and timing tests' shared checks ---- */
+
+static inline double input_f16(uint64_t seed, int k, int64_t idx)
+{
+    return ls_value_to_double(ls_input_value(ls_operand_seed(seed, k), (uint64_t)idx, LS_ET_F16,
+                                             LS_COMB_ADD),
+                              LS_ET_F16);
+}
+
+/* Softmax attention of batch b (M = 1) at column n, in double, from the
+ * generator's inputs read here on their own: sum_k softmax_k(scale q.k)
+ * v_kn with natural exp and the scale unrounded -- what any lowering must
+ * approach.  IREE's rounds the scaled query to f16 (AggregatedOpInterfaceImpl),
+ * which moves the result by about 1e-3 at these sizes. */
+static inline double softmax_oracle(uint64_t seed, int64_t b, int64_t n, int64_t K1, int64_t K2,
+                                    int64_t N, double scale)
+{
+    double *s = ls_xcalloc((size_t)K2, sizeof *s), mx = -INFINITY, num = 0, den = 0;
+    for (int64_t k = 0; k < K2; k++) {
+        for (int64_t j = 0; j < K1; j++)
+            s[k] += input_f16(seed, 0, b * K1 + j) * input_f16(seed, 1, (b * K2 + k) * K1 + j);
+        s[k] *= scale;
+        mx = s[k] > mx ? s[k] : mx;
+    }
+    for (int64_t k = 0; k < K2; k++) {
+        double p = exp(s[k] - mx);
+        num += p * input_f16(seed, 2, (b * K2 + k) * N + n);
+        den += p;
+    }
+    free(s);
+    return num / den;
+}
+
+/* lane steps (shuffles, DPP steps, readlanes) per thread that the plan's
+ * reductions r[0..n) leave */
+static inline int64_t lane_steps(const ls_att_plan_reduce *r, int n)
+{
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t s = 0;
+        for (int j = 0; j < r[i].red->n; j++)
+            s += r[i].red->lane[j].n_steps;
+        if (r[i].red->cross && r[i].red->back.cluster_size > 1)
+            s += r[i].red->back.n_steps;
+        total += s * r[i].values;
+    }
+    return total;
+}
+
+/* `sim --dump-plan`'s facts (src/attention_dump.c) say what the engine ran
+ * (sim/engine_attention.c): each step's lane steps and barriers in the
+ * loop's stage, the merge's in its reduce stages, every subgroup of every
+ * workgroup, every step. */
+static inline void plan_agrees(const ls_module *m, const ls_att_view *v, const ls_sim_result *r)
+{
+    ls_att_plan p;
+    ls_att_plan_of(m, &m->attentions[0], v, &p);
+    const ls_derived *d = ls_att_view_plan(v)->derived;
+    int64_t wgs = d->total_workgroups, sgs = wgs * d->num_subgroups;
+    const ls_stage_stats *la = &r->stage[LS_STAGE_LOAD_ACCUMULATE],
+                         *sr = &r->stage[LS_STAGE_SUBGROUP_REDUCE],
+                         *x = &r->stage[LS_STAGE_CROSS_SUBGROUP];
+    ck_assert_int_eq(la->shuffles + la->dpp_steps,
+                     lane_steps(p.step, p.n_step) * p.iterations * sgs);
+    ck_assert_int_eq(sr->shuffles + sr->dpp_steps + x->shuffles + x->dpp_steps,
+                     lane_steps(p.merge, p.n_merge) * sgs);
+    ck_assert_int_eq(la->barriers, p.barriers_step * p.iterations * wgs);
+    ck_assert_int_eq(x->barriers, p.barriers_merge * wgs);
+    int64_t reduces = 0;
+    for (int i = 0; i < p.n_step; i++)
+        reduces += p.step[i].subgroup_reduces;
+    ck_assert_int_eq(reduces, p.subgroup_reduces_step);
+}
+
+static inline void time_attention(const ls_module *m, const ls_attention *a, const char *model,
+                           ls_sim_result *r)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load(model, &hw, &d) == LS_OK);
+    ls_att_view *v;
+    ck_assert_msg(ls_attention_view(m, &m->attentions[0], a, &hw, &v, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, r, NULL, &d) == LS_OK, "%s", d.msg);
+    plan_agrees(m, v, r);
+    ls_att_view_free(v);
+}
+
+/* pipeline_ir with a store of the acc only, as IREE's test has */
+static inline void pipeline_stored_ir(char *buf, size_t size, const char *level)
+{
+    pipeline_ir(buf, size, level, true);
+    char *at = strstr(buf, "  return\n}");
+    ck_assert_ptr_nonnull(at);
+    snprintf(at, size - (size_t)(at - buf),
+             "  iree_tensor_ext.dispatch.tensor.store %%0#0, %%b, offsets = [0, 0, 0], sizes = "
+             "[20, 1, 64], strides = [1, 1, 1] : tensor<20x1x64xf32> -> "
+             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<20x1x64xf32>>\n  return\n}\n");
 }
 
 #endif
