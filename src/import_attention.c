@@ -266,9 +266,10 @@ void ls_imp_attention_op(importer *im, const char *result_name)
     ls_imp_begin_problem_checks(im, &local, &saved);
     ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
                 "%s is not a reduction, which this command takes: `lanescope sim` times it "
-                "and runs its values as IREE lowers them, `draw traffic` and `draw timeline` "
-                "draw its kernel, `explain` lays it out and `suggest` gives IREE's config for "
-                "it",
+                "and runs its values as IREE lowers them (--dump-plan lists its kernel), "
+                "`view` steps through it, `sweep` tries IREE's rules with other seeds, `draw` "
+                "draws its layouts and kernel, `explain` lays it out and `suggest` gives "
+                "IREE's config for it",
                 kind);
     ls_imp_end_problem_checks(im, &local, saved);
 }
