@@ -7,9 +7,12 @@
  * lowering_config (the decomposition_config's qk_attrs and pv_attrs);
  * LLVMGPUConfigureTensorLayouts anchors a nested layout on each over the
  * generic's own loops -- the op's loops less N (QK) or K1 (PV) -- and every
- * other value (max, sum, P, the merge) takes its layout from those.  This
- * is the part of the lowering lanescope explains; it does not simulate
- * attention yet (no timing, no lane-by-lane values). */
+ * other value (max, sum, P, the merge) takes its layout from those.
+ *
+ * Below: the layouts (src/attention.c), the values run lane by lane and
+ * the snapshots a stepper shows (sim/attention_values.c, _run.c,
+ * _snapshot.c), the engine's view of the kernel (sim/attention_timing.c)
+ * and its listing in IREE's words (src/attention_dump.c). */
 #ifndef LANESCOPE_ATTENTION_H
 #define LANESCOPE_ATTENTION_H
 
