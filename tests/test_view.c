@@ -876,6 +876,19 @@ static void lanes_match_snapshot(const ls_view *v, const ls_view_attention *va, 
     ck_assert_int_eq(l.rows, 2 * ns + (snap.acc_per_thread < 8 ? snap.acc_per_thread : 8));
     ck_assert_int_eq(l.total_rows, 2 * snap.state_per_thread + snap.acc_per_thread);
     ck_assert_str_eq(l.row_names[1], "sum 0");
+    /* lanes 32..63 replicate 0..31 (K1's two lanes, reduced; the PV's
+     * unmapped entry), and after the merge every lane lane 0 (the row's
+     * values, this subgroup's N columns): striped, holding the same values */
+    int64_t first = merged ? 1 : 32, of = merged ? 0 : 32;
+    for (int64_t lane = 0; lane < l.lanes; lane++) {
+        ck_assert_int_eq((l.flags[lane] & LS_LANE_DUP) != 0, lane >= first);
+        int64_t src = merged ? of : lane - of;
+        if (lane >= first)
+            for (int64_t r = 0; r < l.rows; r++)
+                REQUIRE(l.values[r * l.lanes + lane] == l.values[r * l.lanes + src],
+                        "lane %lld row %lld differs from its replica's", (long long)lane,
+                        (long long)r);
+    }
     for (int64_t lane = 0; lane < l.lanes; lane++) {
         float want[3] = {snap.max[lane * snap.state_per_thread],
                          snap.sum[lane * snap.state_per_thread],

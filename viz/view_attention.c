@@ -39,6 +39,32 @@ static ls_status snapshot_of(const ls_view *v, int sg, ls_att_snapshot *snap, in
                               v->in.seed, v->workgroup, *steps, *merged, snap, diag);
 }
 
+/* Whether lane `lane` holds what a lower lane holds: the same position on
+ * every QK loop but K1 (the max and sum drawn) and on every PV loop (the
+ * acc) -- a replica of an unmapped basis entry, or of K1's lanes, whose
+ * partial scores the contraction's reduce has made equal.  After the merge
+ * the K2 loops are reduced too: every lane of a row holds the row's. */
+static bool replica_lane(const ls_attention *a, int64_t lane, bool merged)
+{
+    const ls_attention_dims *ad = &a->dims;
+    int64_t q[LS_MAX_BODY], p[LS_MAX_BODY], q2[LS_MAX_BODY], p2[LS_MAX_BODY];
+    ls_nl_virtual_thread(&a->qk.layout, lane, q);
+    ls_nl_virtual_thread(&a->pv.layout, lane, p);
+    for (int64_t j = 0; j < lane; j++) {
+        ls_nl_virtual_thread(&a->qk.layout, j, q2);
+        ls_nl_virtual_thread(&a->pv.layout, j, p2);
+        bool same = true;
+        for (int i = 0; i < a->qk.rank && same; i++)
+            same = ls_att_dim_in(ad->k1, ad->n_k1, a->qk.dim[i]) ||
+                   (merged && ls_att_dim_in(ad->k2, ad->n_k2, a->qk.dim[i])) || q[i] == q2[i];
+        for (int i = 0; i < a->pv.rank && same; i++)
+            same = (merged && ls_att_dim_in(ad->k2, ad->n_k2, a->pv.dim[i])) || p[i] == p2[i];
+        if (same)
+            return true;
+    }
+    return false;
+}
+
 static int64_t keys_per_step(const ls_attention *a)
 {
     int64_t n = 1;
@@ -78,6 +104,8 @@ ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag 
     out->values = ls_xcalloc((size_t)(out->rows * lanes) + 1, sizeof *out->values);
     out->flags = ls_xcalloc((size_t)lanes, sizeof *out->flags);
     out->row_names = ls_xcalloc((size_t)out->rows + 1, sizeof *out->row_names);
+    for (int64_t l = 0; l < lanes; l++)
+        out->flags[l] = replica_lane(a, l, merged) ? LS_LANE_DUP : 0;
     for (int64_t r = 0; r < out->rows; r++) {
         bool acc = r >= 2 * ns;
         int64_t j = acc ? r - 2 * ns : r / 2;
