@@ -428,6 +428,14 @@ int64_t ls_att_extent(const ls_attention *a, int d)
     return tile > 0 && tile < a->size[d] ? tile : a->size[d];
 }
 
+int64_t ls_att_step_keys(const ls_attention *a)
+{
+    int64_t n = 1;
+    for (int j = 0; j < a->dims.n_k2; j++)
+        n *= ls_att_extent(a, a->dims.k2[j]);
+    return n;
+}
+
 double ls_att_flops(const ls_attention *a)
 {
     double rows_keys = 1, k1 = 1, n = 1;

@@ -93,6 +93,7 @@ void ls_att_plan_of(const ls_module *m, const ls_module_attention *ma, const ls_
     out->online = o->n_inits == 3;
     ls_elem_type et = out->online ? pl->problem->acc_type : LS_ET_F32;
     int64_t eb = ls_elem_type_bits(et) / 8;
+    out->work_type = et;
     out->work = ls_elem_type_name(et);
 
     ls_att_vector_type(&a->qk, o->operand[0].map, o->operand[0].map_n, a->q_elem, out->q_vec,
@@ -196,8 +197,7 @@ static void dump_reduce(FILE *f, const char *in, const ls_att_plan *p, const ls_
                         const char *local)
 {
     char ty[64];
-    bool widened = p->plan->shuffle_bits >
-                   ls_elem_type_bits(ls_elem_type_from_name(p->work, strlen(p->work)));
+    bool widened = p->plan->shuffle_bits > ls_elem_type_bits(p->work_type);
     snprintf(ty, sizeof ty, "%s%s", p->work, widened ? " (widened to i32 for the shuffle)" : "");
     fprintf(f, "%s%s: %s; then per thread %lld value%s, %lld gpu.subgroup_reduce %s\n", in, r->what,
             local, (long long)r->values, r->values == 1 ? "" : "s",

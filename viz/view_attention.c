@@ -65,16 +65,6 @@ static bool replica_lane(const ls_attention *a, int64_t lane, bool merged)
     return false;
 }
 
-static int64_t keys_per_step(const ls_attention *a)
-{
-    int64_t n = 1;
-    for (int j = 0; j < a->dims.n_k2; j++) {
-        int d = a->dims.k2[j];
-        n *= ls_att_extent(a, d);
-    }
-    return n;
-}
-
 static void value_text(float f, char *buf, size_t size)
 {
     if (isnan(f))
@@ -131,7 +121,7 @@ ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag 
     if (steps < a->iterations)
         snprintf(out->step_name, sizeof out->step_name,
                  "after %lld of %lld K2 steps (%lld keys a step)", (long long)steps,
-                 (long long)a->iterations, (long long)keys_per_step(a));
+                 (long long)a->iterations, (long long)ls_att_step_keys(a));
     else if (!merged && a->partial)
         snprintf(out->step_name, sizeof out->step_name,
                  "after all %lld K2 steps: the key slots being merged (mergeReductions)",
@@ -198,7 +188,7 @@ void ls_view_attention_caption(const ls_view *v, char *buf, size_t size)
     const ls_derived *d = v->d;
     int64_t rec = ls_stepper_position(v->st);
     const ls_engine_record *r = ls_stepper_record(v->st, rec);
-    int64_t keys = keys_per_step(a);
+    int64_t keys = ls_att_step_keys(a);
     if (r == NULL) {
         add(&t,
             "Workgroup %lld of %lld is about to start %s: %lld threads in %lld subgroup%s of "

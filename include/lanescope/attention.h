@@ -85,6 +85,8 @@ int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t su
  * tile, the whole dim for K1, for no tile, or for a tile past the dim
  * (static tiling folds min(tile, size) to the size). */
 int64_t ls_att_extent(const ls_attention *a, int d);
+/* Keys one K2 step brings: the K2 dims' extents multiplied. */
+int64_t ls_att_step_keys(const ls_attention *a);
 
 /* The op's arithmetic, for a roofline: the two matmuls' multiply-adds
  * as two ops each, 2 x B x M x K2 x (K1 + N) (the softmax's elementwise
@@ -276,7 +278,8 @@ typedef struct ls_att_plan {
     const ls_att_kernel *k;
     const ls_plan *plan;        /* the engine's view (its inputs, promotions, gathers) */
     bool online;                /* online_attention (else attention's epilogue) */
-    const char *work;           /* the type S, P, max, sum and acc are computed in */
+    ls_elem_type work_type;     /* the type S, P, max, sum and acc are computed in */
+    const char *work;           /* its name */
     /* per-thread vectors as IREE prints them after distribution */
     char q_vec[160], k_vec[160], v_vec[160], s_vec[160], p_vec[160], state_vec[160],
         acc_vec[160];

@@ -244,9 +244,7 @@ void explain_text_attention(FILE *f, const ls_module *m, const ls_module_attenti
                "and N tiles)\n",
             li, (long long)a->workgroup_size, (long long)nsg, nsg == 1 ? "" : "s",
             (long long)a->subgroup_size, (long long)a->workgroups, a->workgroups == 1 ? "" : "s");
-    int64_t tile = 1;
-    for (int i = 0; i < ad->n_k2; i++) /* a K2 dim the level leaves at 0 (or past it) is whole */
-        tile *= ls_att_extent(a, ad->k2[i]);
+    int64_t tile = ls_att_step_keys(a);
     if (a->partial)
         fprintf(f, "%sK2 loop: %lld iteration%s over tiles of %lld keys (partial_reduction): each "
                    "key slot keeps its own max, sum and accumulator row across the iterations, "
