@@ -38,14 +38,11 @@ static void describe(const ls_attention *a, ls_att_sweep_point *pt)
 {
     pt->workgroup_size = a->workgroup_size;
     pt->subgroup_size = a->subgroup_size;
-    pt->keys_per_step = 1;
+    /* the extents, not the config's tiles: a tile past its dim runs as the dim */
+    pt->keys_per_step = ls_att_step_keys(a);
     pt->n_tile = 1;
-    for (int i = 0; i < a->rank; i++) {
-        if (ls_att_dim_in(a->dims.k2, a->dims.n_k2, i))
-            pt->keys_per_step *= a->k2_tile[i] ? a->k2_tile[i] : a->size[i];
-        if (ls_att_dim_in(a->dims.n, a->dims.n_n, i))
-            pt->n_tile *= a->workgroup[i] ? a->workgroup[i] : a->size[i];
-    }
+    for (int j = 0; j < a->dims.n_n; j++)
+        pt->n_tile *= ls_att_extent(a, a->dims.n[j]);
     pt->lanes_k1 = pt->subgroups = 1;
     for (int i = 0; i < a->qk.rank; i++) {
         if (ls_att_dim_in(a->dims.k1, a->dims.n_k1, a->qk.dim[i]))

@@ -446,6 +446,13 @@ START_TEST(sweep_seeds)
             iree = i;
     }
     ck_assert_uint_lt(iree, sw.n);
+    /* the summary columns are the extents the kernel runs: some seeds give
+     * an N tile of 128 on the 64-wide N, which runs as 64 */
+    for (size_t i = 0; i < sw.n; i++)
+        REQUIRE(sw.points[i].n_tile >= 1 && sw.points[i].n_tile <= 64 &&
+                    64 % sw.points[i].n_tile == 0 && sw.points[i].keys_per_step <= 512,
+                "point %zu: %lld N a workgroup, %lld keys a step", i,
+                (long long)sw.points[i].n_tile, (long long)sw.points[i].keys_per_step);
     char want[1024];
     ls_lowering_config_format(&a.qk.config, want, sizeof want);
     ck_assert_str_eq(sw.points[iree].qk, want);
