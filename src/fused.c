@@ -339,7 +339,8 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     ro->type = e->out_type;
     ro->map_n = e->rank;
     for (int j = 0; j < e->rank; j++)
-        ro->map[j] = perm[e->out_map[j]];
+        ph->out_map[j] = ro->map[j] = perm[e->out_map[j]];
+    ph->out_map_n = e->rank;
     ls_operand_regs o;
     ls_operand_regs_of(d, rv, 0, &o);
     ph->store_width = o.width;

@@ -95,6 +95,20 @@ contains "full reduction values" "$tmp/full.txt" "emulated on the CPU: 1 output 
 $LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emit-cuda >"$tmp/full.cu" 2>"$tmp/err"
 contains "full reduction launch" "$tmp/full.cu" "grid 1 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32)"
 
+# A softmax: its three loops as the one kernel `sim` times (the max, the sum
+# reading it, the divide storing every element), each phase's outputs checked.
+sed 's/4096x32000/8x512/g; s/sizes = \[4096, 32000\]/sizes = [8, 512]/g' \
+    "$EX/softmax_4096x32000_f32.mlir" >"$tmp/sm8.mlir"
+$LANESCOPE measure "$tmp/sm8.mlir" --target h100 --emulate --seed 2 >"$tmp/sm8.txt" 2>"$tmp/err"
+check "softmax emulates as one kernel" $?
+contains "softmax: one kernel" "$tmp/sm8.txt" "emulated on the CPU as the dispatch's one kernel (3 phases):"
+contains "softmax: the sum" "$tmp/sm8.txt" "phase 1, @softmax_8x512:linalg.softmax#1.sum: 8 outputs match the reference (add f32, seed 2)"
+contains "softmax: the divide" "$tmp/sm8.txt" "4096 elements match its body bit for bit (seed 2)"
+$LANESCOPE measure "$tmp/sm8.mlir" --target h100 --emit-cuda >"$tmp/sm8.cu" 2>"$tmp/err"
+check "softmax emits" $?
+count_is "softmax: one launch" "$tmp/sm8.cu" "__global__" 1
+count_is "softmax: a barrier before each reader" "$tmp/sm8.cu" "__syncthreads(); /* phase" 2
+
 # No GPU here: exit 3, one line, nothing written.
 LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1 $LANESCOPE measure "$SMALL" -o "$tmp/m.txt" 2>"$tmp/err"
 check "no GPU exits 3" $([ $? -eq 3 ]; echo $?)

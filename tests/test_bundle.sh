@@ -151,6 +151,7 @@ if [ $gpu -eq 0 ]; then
     contains "run.sh calibrate step" "$tmp/run.out" "calibrate: FAILED (exit 3)"
     contains "run.sh compare step" "$tmp/run.out" "compare (h100): skipped: no GPU"
     contains "run.sh built-in compare step" "$tmp/run.out" "compare (h100): "
+    contains "run.sh one-kernel softmax step" "$tmp/run.out" "one-kernel softmax: skipped: no GPU"
     model=no
     for f in "$tmp"/out-run/*-calibrated.hw; do [ -e "$f" ] && model=$f; done
     [ "$model" = no ]

@@ -12,135 +12,7 @@
 #include "lanescope/suggest.h"
 
 #include "../sim/engine_internal.h"
-#include "testutil.h"
-
-#define RED_CFG                                                                                  \
-    "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, " \
-    "4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
-#define EW_CFG                                                                                   \
-    "#iree_gpu.lowering_config<{serial = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, " \
-    "1]], subgroup_basis = [[1, 4], [0, 1]]}>"
-
-/* A decomposed softmax of 64 rows of 4096 f32 for sm_90, as IREE's
- * DecomposeSoftmax leaves it, each op with the config given (NULL: none);
- * 128 threads = 4 subgroups of 32, 4 elements a thread, 8 trips. */
-static void softmax_ir_wg(char *buf, size_t n, int64_t wg, int64_t sg, const char *max_cfg,
-                          const char *sum_cfg, const char *ew_cfg);
-
-static void softmax_ir(char *buf, size_t n, const char *max_cfg, const char *sum_cfg,
-                       const char *ew_cfg)
-{
-    softmax_ir_wg(buf, n, 128, 32, max_cfg, sum_cfg, ew_cfg);
-}
-
-/* ... with workgroup_size wg and subgroup_size sg */
-static void softmax_ir_wg(char *buf, size_t n, int64_t wg, int64_t sg, const char *max_cfg,
-                          const char *sum_cfg, const char *ew_cfg)
-{
-    char a[400] = "", b[400] = "", c[400] = "";
-    if (max_cfg)
-        snprintf(a, sizeof a, " attrs = {lowering_config = %s}", max_cfg);
-    if (sum_cfg)
-        snprintf(b, sizeof b, " attrs = {lowering_config = %s}", sum_cfg);
-    if (ew_cfg)
-        snprintf(c, sizeof c, " attrs = {lowering_config = %s}", ew_cfg);
-    snprintf(
-        buf, n,
-        "#ti = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<VectorDistribute> "
-        "workgroup_size = [%lld, 1, 1] subgroup_size = %lld>\n"
-        "func.func @sm() attributes {translation_info = #ti} {\n"
-        "  %%c0 = arith.constant 0 : index\n"
-        "  %%nan = arith.constant 0xFFC00000 : f32\n"
-        "  %%zero = arith.constant 0.000000e+00 : f32\n"
-        "  %%in = hal.interface.binding.subspan layout(#l) binding(0) offset(%%c0) "
-        "flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>\n"
-        "  %%out = hal.interface.binding.subspan layout(#l) binding(1) offset(%%c0) : "
-        "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
-        "  %%x = iree_tensor_ext.dispatch.tensor.load %%in, offsets = [0, 0], sizes = [64, "
-        "4096], strides = [1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>"
-        " -> tensor<64x4096xf32>\n"
-        "  %%e1 = tensor.empty() : tensor<64xf32>\n"
-        "  %%f0 = linalg.fill ins(%%nan : f32) outs(%%e1 : tensor<64xf32>) -> tensor<64xf32>\n"
-        "  %%max = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%%x "
-        ": tensor<64x4096xf32>) outs(%%f0 : tensor<64xf32>)%s {\n"
-        "  ^bb0(%%a: f32, %%o: f32):\n"
-        "    %%m = arith.maxnumf %%a, %%o : f32\n"
-        "    linalg.yield %%m : f32\n"
-        "  } -> tensor<64xf32>\n"
-        "  %%f1 = linalg.fill ins(%%zero : f32) outs(%%e1 : tensor<64xf32>) -> tensor<64xf32>\n"
-        "  %%sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
-        "[\"parallel\", \"reduction\"]} ins(%%x, %%max : tensor<64x4096xf32>, tensor<64xf32>) "
-        "outs(%%f1 : tensor<64xf32>)%s {\n"
-        "  ^bb0(%%a: f32, %%mx: f32, %%o: f32):\n"
-        "    %%d = arith.subf %%a, %%mx : f32\n"
-        "    %%ex = math.exp %%d : f32\n"
-        "    %%s = arith.addf %%ex, %%o : f32\n"
-        "    linalg.yield %%s : f32\n"
-        "  } -> tensor<64xf32>\n"
-        "  %%e2 = tensor.empty() : tensor<64x4096xf32>\n"
-        "  %%y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> "
-        "(d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} ins(%%x, %%max, %%sum : "
-        "tensor<64x4096xf32>, tensor<64xf32>, tensor<64xf32>) outs(%%e2 : "
-        "tensor<64x4096xf32>)%s {\n"
-        "  ^bb0(%%a: f32, %%mx: f32, %%s: f32, %%o: f32):\n"
-        "    %%d = arith.subf %%a, %%mx : f32\n"
-        "    %%ex = math.exp %%d : f32\n"
-        "    %%q = arith.divf %%ex, %%s : f32\n"
-        "    linalg.yield %%q : f32\n"
-        "  } -> tensor<64x4096xf32>\n"
-        "  iree_tensor_ext.dispatch.tensor.store %%y, %%out, offsets = [0, 0], sizes = [64, "
-        "4096], strides = [1, 1] : tensor<64x4096xf32> -> "
-        "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
-        "  return\n"
-        "}\n",
-        (long long)wg, (long long)sg, a, b, c);
-}
-
-typedef struct {
-    ls_module *m;
-    ls_derived d[LS_IMPORT_MAX_ITEMS];
-    ls_plan plans[LS_IMPORT_MAX_ITEMS];
-    ls_fused_kernel k;
-    ls_hw hw;
-    bool fused;
-    char why[512];
-} kernel;
-
-/* ir parsed, every reduction derived and planned for model, and the
- * dispatch of reduction 0 built as one kernel (or not: k->why). */
-static kernel *kernel_of_module(ls_module *m, const char *model)
-{
-    kernel *k = ls_xcalloc(1, sizeof *k);
-    ls_diag d;
-    ls_diag_clear(&d);
-    k->m = m;
-    ck_assert(ls_hw_load(model, &k->hw, &d) == LS_OK);
-    ls_plan_target t = ls_plan_target_from_arch(k->hw.arch);
-    for (size_t i = 0; i < k->m->n_problems; i++) {
-        ck_assert_msg(ls_derive(&k->m->problems[i], &k->d[i], &d) == LS_OK, "%s", d.msg);
-        ck_assert_msg(ls_plan_build(&k->m->problems[i], &k->d[i], t, &k->plans[i], &d) == LS_OK,
-                      "%s", d.msg);
-    }
-    k->fused = ls_fused_build(k->m, 0, k->plans, &k->k, k->why, sizeof k->why);
-    return k;
-}
-
-static kernel *kernel_of(const char *ir, const char *model)
-{
-    ls_diag d;
-    ls_module *m = load_text(ir, &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    return kernel_of_module(m, model);
-}
-
-static void kernel_free(kernel *k)
-{
-    free(k->m);
-    free(k);
-}
+#include "fused_util.h"
 
 static void run(const ls_plan *pl, const ls_hw *hw, ls_sim_result *r, bool plain)
 {
@@ -333,61 +205,6 @@ END_TEST
 /* A dispatch of 64 x 4096 f32 rows on sm_90 without configs: IREE's
  * heuristic's for every op (as sim applies them), then the kernel of
  * reduction 0.  body: the ops between the binding loads and the stores. */
-static kernel *heuristic_kernel(const char *body, const char *stores)
-{
-    char ir[8192];
-    snprintf(ir, sizeof ir,
-             "func.func @k() {\n"
-             "  %%c0 = arith.constant 0 : index\n"
-             "  %%zero = arith.constant 0.000000e+00 : f32\n"
-             "  %%two = arith.constant 2.000000e+00 : f32\n"
-             "  %%in = hal.interface.binding.subspan layout(#l) binding(0) offset(%%c0) "
-             "flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>>\n"
-             "  %%o1 = hal.interface.binding.subspan layout(#l) binding(1) offset(%%c0) : "
-             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
-             "  %%o2 = hal.interface.binding.subspan layout(#l) binding(2) offset(%%c0) : "
-             "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>\n"
-             "  %%x = iree_tensor_ext.dispatch.tensor.load %%in, offsets = [0, 0], sizes = [64, "
-             "4096], strides = [1, 1] : "
-             "!iree_tensor_ext.dispatch.tensor<readonly:tensor<64x4096xf32>> -> "
-             "tensor<64x4096xf32>\n"
-             "  %%e1 = tensor.empty() : tensor<64xf32>\n"
-             "  %%e2 = tensor.empty() : tensor<64x4096xf32>\n"
-             "  %%f = linalg.fill ins(%%zero : f32) outs(%%e1 : tensor<64xf32>) -> tensor<64xf32>\n"
-             "%s%s  return\n}\n",
-             body, stores);
-    ls_diag d;
-    ls_module *m = load_text(ir, &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_target t;
-    ck_assert(ls_target_lookup("sm_90", &t));
-    ls_suggestion *sg = ls_xcalloc(1, sizeof *sg);
-    for (size_t i = 0; i < m->n_problems; i++) {
-        ls_problem *p = &m->problems[i];
-        p->has_target = true;
-        p->target = t;
-        ck_assert_msg(ls_suggest(&m->dispatches[p->dispatch], &t, sg, &d) == LS_OK, "%s", d.msg);
-        ls_suggest_apply(sg, p->dispatch_op, p);
-        p->config_suggested = true;
-    }
-    free(sg);
-    return kernel_of_module(m, "h100");
-}
-
-#define ROWSUM(in)                                                                               \
-    "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "               \
-    "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(" in   \
-    " : tensor<64x4096xf32>) outs(%f : tensor<64xf32>) {\n"                                     \
-    "  ^bb0(%a: f32, %o: f32):\n    %r = arith.addf %a, %o : f32\n"                          \
-    "    linalg.yield %r : f32\n  } -> tensor<64xf32>\n"
-#define STORE_FULL(v)                                                                            \
-    "  iree_tensor_ext.dispatch.tensor.store " v ", %o1, offsets = [0, 0], sizes = [64, 4096], " \
-    "strides = [1, 1] : tensor<64x4096xf32> -> "                                                 \
-    "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<64x4096xf32>>\n"
-#define STORE_ROWS(v)                                                                            \
-    "  iree_tensor_ext.dispatch.tensor.store " v ", %o2, offsets = [0], sizes = [64], strides = " \
-    "[1] : tensor<64xf32> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<64xf32>>\n"
-
 /* A broadcast of the row sums (IREE's @warp_reduction_broadcast_dispatch
  * in reduction_pipeline_cuda.mlir): its row loop through the sum's result,
  * its column loop by size; it loads nothing, and writes the whole tile. */
@@ -595,29 +412,7 @@ END_TEST
 START_TEST(rmsnorm_reads_four_tensors)
 {
     kernel *k = heuristic_kernel(
-        "  %gb = hal.interface.binding.subspan layout(#l) binding(3) offset(%c0) flags(ReadOnly) "
-        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>>\n"
-        "  %bb = hal.interface.binding.subspan layout(#l) binding(4) offset(%c0) flags(ReadOnly) "
-        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>>\n"
-        "  %g = iree_tensor_ext.dispatch.tensor.load %gb, offsets = [0], sizes = [4096], strides "
-        "= [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>> -> tensor<4096xf32>\n"
-        "  %b = iree_tensor_ext.dispatch.tensor.load %bb, offsets = [0], sizes = [4096], strides "
-        "= [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4096xf32>> -> tensor<4096xf32>\n"
-        "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} ins(%x "
-        ": tensor<64x4096xf32>) outs(%f : tensor<64xf32>) {\n"
-        "  ^bb0(%a: f32, %o: f32):\n    %q = arith.mulf %a, %a : f32\n"
-        "    %r = arith.addf %q, %o : f32\n    linalg.yield %r : f32\n  } -> tensor<64xf32>\n"
-        "  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> "
-        "(d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", "
-        "\"parallel\"]} ins(%x, %s, %g, %b : tensor<64x4096xf32>, tensor<64xf32>, "
-        "tensor<4096xf32>, tensor<4096xf32>) outs(%e2 : tensor<64x4096xf32>) {\n"
-        "  ^bb0(%a: f32, %ss: f32, %w: f32, %c: f32, %o: f32):\n"
-        "    %m = arith.mulf %ss, %two : f32\n    %r = math.rsqrt %m : f32\n"
-        "    %n = arith.mulf %a, %r : f32\n    %t = arith.mulf %n, %w : f32\n"
-        "    %u = arith.addf %t, %c : f32\n    linalg.yield %u : f32\n"
-        "  } -> tensor<64x4096xf32>\n",
+        RMSNORM_OPS,
         STORE_FULL("%y"));
     ck_assert_msg(k->fused, "%s", k->why);
     ck_assert_int_eq(k->k.n_phases, 2);

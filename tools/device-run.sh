@@ -16,7 +16,9 @@
 #      compare.png;
 #   4. the same compare on the built-in model (h100, or h200 for an H200 when
 #      the bundle has one), reusing step 3's measurements when there are any
-#      -> $OUT/compare_<model>.csv, compare_<model>.png.
+#      -> $OUT/compare_<model>.csv, compare_<model>.png;
+#   5. lanescope measure of the vocabulary softmax as the dispatch's one
+#      kernel (its report in the log).
 # A failing step is logged and the next one runs; the end is a summary.  The
 # written files are 8 at most (the device tool brings back 8).  Exit status:
 # 0 all steps went through, 3 no NVIDIA driver/GPU (calibrate said so),
@@ -160,6 +162,20 @@ elif [ -s "$OUT/measured.csv" ]; then
         --chart "$OUT/compare_$second.png"
 else
     skip "compare ($second)" "no measurements to compare with"
+fi
+
+# A dispatch's loops as one kernel: the vocabulary softmax (max, sum,
+# divide in one launch), every phase checked, against sim's one-kernel time;
+# its report goes to the log.
+SOFTMAX="$here/share/lanescope/examples/softmax_4096x32000_f32.mlir"
+if [ $no_gpu -eq 1 ]; then
+    skip "one-kernel softmax" "no GPU"
+elif [ -f "$SOFTMAX" ]; then
+    tgt=$model
+    [ -f "$tgt" ] || tgt=$builtin
+    step "one-kernel softmax" 180 "$LS" measure "$SOFTMAX" --target "$tgt" --runs 10
+else
+    skip "one-kernel softmax" "no example at $SOFTMAX"
 fi
 
 say ""

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "lanescope/functional.h"
+#include "lanescope/fused.h"
 #include "lanescope/gpu.h"
 #include "lanescope/plan.h"
 
@@ -54,6 +55,10 @@ typedef struct {
 ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *source_name, char **src,
                            ls_cuda_launch *launch, ls_diag *diag);
 
+/* Element i of a tensor of type t as the GPU holds it (little-endian; i4
+ * two to a byte, the low nibble first), and back. */
+void ls_cuda_pack_element(unsigned char *buf, int64_t i, ls_value v, ls_elem_type t);
+ls_value ls_cuda_unpack_element(const unsigned char *buf, int64_t i, ls_elem_type t);
 /* Input k's tensor (row-major over its operand dims, its element bytes)
  * from the simulator's generator or a .npy array (input 0), the values the
  * reference reads; malloc'd, launch->input_bytes[k] long. */
@@ -122,9 +127,80 @@ ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, int64_t *chec
 ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
                                  ls_input_source in, int64_t *checked, double *max_bound_ratio,
                                  ls_diag *diag);
+/* The emulator's core: src compiled for the CPU and `call` run by every
+ * thread of grid blocks of block threads, its arguments t->in[k] and
+ * t->out[j] (in and out as given); file:line:col names the input in a
+ * compile error. */
+ls_status ls_cuda_emulate_call(const char *src, const char *call, const void *const *in,
+                               void *const *out, unsigned grid, unsigned block, const char *file,
+                               int line, int col, ls_diag *diag);
 /* The emulated run alone: the raw output buffer (launch->out_bytes,
  * malloc'd, the caller's), unchecked. */
 ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
                                  ls_input_source in, void **output, ls_diag *diag);
+
+/* ---- a dispatch's one kernel (fused.h; src/cuda/codegen_fused.c) ----
+ *
+ * The phases ls_fused_build gives, in program order, in one launch: each
+ * phase is the device function its own plan generates (in a namespace of
+ * its own, so each keeps its types, combine and body), a reduction's
+ * result or an elementwise op's written to a buffer of its own.  A phase
+ * reading an earlier phase's result (softmax's sum reading the max) reads
+ * that buffer after a __syncthreads: the same workgroup wrote it, so the
+ * barrier makes it visible.  IREE keeps such a result in registers; the
+ * kernel's header says so. */
+typedef struct {
+    char kernel[64];
+    unsigned grid[3], block[3];
+    int64_t smem_bytes;            /* every phase's static __shared__ together */
+    int n_inputs;                  /* the kernel's tensors (k->problem's inputs) */
+    int64_t input_elems[LS_MAX_INPUTS], input_bytes[LS_MAX_INPUTS];
+    ls_elem_type input_type[LS_MAX_INPUTS];
+    int n_outputs;                 /* one per phase, in phase order */
+    int64_t output_elems[LS_FUSED_MAX_PHASES], output_bytes[LS_FUSED_MAX_PHASES];
+    ls_elem_type output_type[LS_FUSED_MAX_PHASES];
+    int64_t in_bytes, out_bytes;   /* all together */
+    int vector_phases;             /* phases with vector loads */
+} ls_cuda_fused_launch;
+
+/* Whether the generator can express k; why the reason when not (a phase
+ * it does not generate yet: the caller can measure the reductions apart). */
+bool ls_cuda_fused_supported(const ls_fused_kernel *k, char *why, size_t size);
+/* unroll: each phase's #pragma unroll (NULL: none).  A kernel the
+ * generator cannot express is LS_ERR_INVALID with the reason. */
+ls_status ls_cuda_generate_fused(const ls_fused_kernel *k, const int64_t *unroll,
+                                 const char *source_name, char **src,
+                                 ls_cuda_fused_launch *launch, ls_diag *diag);
+
+/* Every output of every phase, checked as the separate kernels' are: a
+ * reduction's against the reference reduction, an elementwise op's bit for
+ * bit against the body at each element.  A phase reading an earlier result
+ * is checked against the reference computed from the result the kernel
+ * wrote (itself checked), so each phase answers for its own arithmetic. */
+typedef struct {
+    int64_t checked[LS_FUSED_MAX_PHASES];
+    double max_bound_ratio[LS_FUSED_MAX_PHASES];
+} ls_cuda_fused_check;
+
+/* The kernel's input tensors for a seed: values[u] (ls_value, malloc'd)
+ * and bytes[u] (as uploaded, malloc'd), u < launch->n_inputs. */
+void ls_cuda_fused_inputs(const ls_fused_kernel *k, const ls_cuda_fused_launch *launch,
+                          uint64_t seed, ls_value **values, void **bytes);
+ls_status ls_cuda_fused_check_outputs(const ls_fused_kernel *k, const ls_cuda_fused_launch *launch,
+                                      ls_value *const *values, void *const *outputs,
+                                      uint64_t seed, ls_cuda_fused_check *res, ls_diag *diag);
+/* Generated, emulated on the CPU and checked. */
+ls_status ls_cuda_emulate_fused(const ls_fused_kernel *k, const char *source_name, uint64_t seed,
+                                ls_cuda_fused_check *res, ls_diag *diag);
+/* On a GPU: compiled, run once and checked, timed (as ls_measure_run),
+ * checked again; res->launch holds the kernel's grid, block and bytes,
+ * res->outputs_checked every phase's outputs together, chk each phase's. */
+ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *k, const int64_t *unroll,
+                               uint64_t seed, const ls_measure_opts *opts, double copy_gbps,
+                               ls_measure_result *res, ls_cuda_fused_check *chk, ls_diag *diag);
+/* The same for a given source (the tests hand it a sabotaged one). */
+ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src,
+                                       const ls_cuda_fused_launch *launch, uint64_t seed,
+                                       ls_cuda_fused_check *res, ls_diag *diag);
 
 #endif

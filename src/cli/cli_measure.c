@@ -211,11 +211,11 @@ static void checked_text(const ls_problem *p, int64_t n, int64_t seed, char *buf
                  ls_elem_type_name(p->acc_type), (long long)seed);
 }
 
-static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
+static void print_measured(FILE *f, const char *name, const char *checked, const ls_gpu_info *gi,
                            const ls_measure_result *r, const ls_sim_result *sim, const ls_hw *hw,
                            const measure_args *a, const ls_cuda_launch *L, int argc, char **argv)
 {
-    fprintf(f, "%s: measured on %s (%d SMs, sm_%d%d, driver %d.%d, NVRTC %d.%d)\n", p->name,
+    fprintf(f, "%s: measured on %s (%d SMs, sm_%d%d, driver %d.%d, NVRTC %d.%d)\n", name,
             gi->name, gi->sm_count, gi->cc_major, gi->cc_minor, gi->driver_version / 1000,
             (gi->driver_version % 1000) / 10, gi->nvrtc_major, gi->nvrtc_minor);
     fprintf(f, "  median %.3f us (min %.3f, max %.3f; %d runs after %lld warm-up, L2 %s)\n",
@@ -234,9 +234,7 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
                "resident; %s loads\n",
             r->regs_per_thread, r->static_smem, r->occupancy_blocks,
             L->vector_loads ? "vector" : "scalar");
-    char what[300];
-    checked_text(p, r->outputs_checked, a->seed, what, sizeof what);
-    fprintf(f, "  values checked: %s\n", what);
+    fprintf(f, "  values checked: %s\n", checked);
     json_object *o = json_object_new_object();
     provenance(o, gi, argc, argv);
     json_object *v;
@@ -249,6 +247,60 @@ static void print_measured(FILE *f, const ls_problem *p, const ls_gpu_info *gi,
     json_object_put(o);
 }
 
+/* --emit-cuda: the source on out; --ptx: NVRTC's PTX of it. */
+static ls_status emit_or_ptx(const char *src, const char *file, const ls_hw *hw,
+                             const measure_args *a, FILE *out, ls_diag *diag)
+{
+    if (a->emit) {
+        fputs(src, out);
+        return LS_OK;
+    }
+    ls_nvrtc *nv = NULL;
+    char *ptx = NULL, *log = NULL;
+    size_t n;
+    ls_status st = ls_nvrtc_open(&nv, diag);
+    if (!st)
+        st = ls_nvrtc_compile(nv, src, file, a->arch ? a->arch : hw->arch, false, &ptx, &n, &log,
+                              diag);
+    if (!st) {
+        if (log && *log)
+            fprintf(stderr, "lanescope measure: NVRTC said: %s\n", log);
+        fputs(ptx, out);
+    }
+    free(ptx);
+    free(log);
+    ls_nvrtc_close(nv);
+    return st;
+}
+
+/* The JSON record of one measured kernel. */
+static json_object *measured_json(const char *name, const ls_measure_result *r,
+                                  const ls_sim_result *sim, const ls_hw *hw, const measure_args *a,
+                                  const ls_gpu_info *gi, int argc, char **argv)
+{
+    const ls_cuda_launch L = r->launch; /* what ran, not generated again */
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "median_us", json_object_new_double(r->median_us));
+    json_object_object_add(o, "min_us", json_object_new_double(r->min_us));
+    json_object_object_add(o, "max_us", json_object_new_double(r->max_us));
+    json_object_object_add(o, "runs", json_object_new_int(r->runs));
+    json_object_object_add(o, "launch_us", json_object_new_double(r->launch_us));
+    json_object_object_add(o, "l2_flushed", json_object_new_boolean(a->flush));
+    json_object_object_add(o, "bytes", json_object_new_int64(L.in_bytes + L.out_bytes));
+    json_object_object_add(o, "gbytes_per_s", json_object_new_double(r->gbytes_per_s));
+    json_object_object_add(o, "copy_gbps", json_object_new_double(r->copy_gbps));
+    json_object_object_add(o, "copy_fraction", json_object_new_double(r->copy_fraction));
+    json_object_object_add(o, "simulated_us", json_object_new_double(sim->time_us));
+    json_object_object_add(o, "model", json_object_new_string(hw->name));
+    json_object_object_add(o, "registers", json_object_new_int(r->regs_per_thread));
+    json_object_object_add(o, "blocks_per_sm", json_object_new_int(r->occupancy_blocks));
+    json_object_object_add(o, "outputs_checked", json_object_new_int64(r->outputs_checked));
+    json_object_object_add(o, "seed", json_object_new_int64(a->seed));
+    provenance(o, gi, argc, argv);
+    return o;
+}
+
 /* One reduction: emit, compile, emulate or measure into out. */
 static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, const measure_args *a,
                              ls_input_source in, ls_gpu **gpu, FILE *out, json_object *arr,
@@ -258,28 +310,9 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
         char *src = NULL;
         ls_cuda_launch L;
         ls_status st = ls_cuda_generate(plan, ls_engine_unroll(plan, hw), p->file, &src, &L, diag);
-        if (st)
-            return st;
-        if (a->emit) {
-            fputs(src, out);
-            free(src);
-            return LS_OK;
-        }
-        ls_nvrtc *nv = NULL;
-        char *ptx = NULL, *log = NULL;
-        size_t n;
-        if (!(st = ls_nvrtc_open(&nv, diag)))
-            st = ls_nvrtc_compile(nv, src, p->file, a->arch ? a->arch : hw->arch, false, &ptx, &n,
-                                  &log, diag);
-        if (!st) {
-            if (log && *log)
-                fprintf(stderr, "lanescope measure: NVRTC said: %s\n", log);
-            fputs(ptx, out);
-        }
-        free(ptx);
-        free(log);
+        if (!st)
+            st = emit_or_ptx(src, p->file, hw, a, out, diag);
         free(src);
-        ls_nvrtc_close(nv);
         return st;
     }
     if (a->emulate) {
@@ -303,33 +336,102 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     ls_sim_result sim;
     if ((st = ls_engine_run(plan, hw, &sim, NULL, diag)))
         return st;
-    const ls_cuda_launch L = r.launch; /* what ran, not generated again */
     const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
     if (!a->json) {
-        print_measured(out, p, gi, &r, &sim, hw, a, &L, argc, argv);
+        char what[300];
+        checked_text(p, r.outputs_checked, a->seed, what, sizeof what);
+        print_measured(out, p->name, what, gi, &r, &sim, hw, a, &r.launch, argc, argv);
         return LS_OK;
     }
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "name", json_object_new_string(p->name));
-    json_object_object_add(o, "median_us", json_object_new_double(r.median_us));
-    json_object_object_add(o, "min_us", json_object_new_double(r.min_us));
-    json_object_object_add(o, "max_us", json_object_new_double(r.max_us));
-    json_object_object_add(o, "runs", json_object_new_int(r.runs));
-    json_object_object_add(o, "launch_us", json_object_new_double(r.launch_us));
-    json_object_object_add(o, "l2_flushed", json_object_new_boolean(a->flush));
-    json_object_object_add(o, "bytes", json_object_new_int64(L.in_bytes + L.out_bytes));
-    json_object_object_add(o, "gbytes_per_s", json_object_new_double(r.gbytes_per_s));
-    json_object_object_add(o, "copy_gbps", json_object_new_double(r.copy_gbps));
-    json_object_object_add(o, "copy_fraction", json_object_new_double(r.copy_fraction));
-    json_object_object_add(o, "simulated_us", json_object_new_double(sim.time_us));
-    json_object_object_add(o, "model", json_object_new_string(hw->name));
-    json_object_object_add(o, "registers", json_object_new_int(r.regs_per_thread));
-    json_object_object_add(o, "blocks_per_sm", json_object_new_int(r.occupancy_blocks));
-    json_object_object_add(o, "outputs_checked", json_object_new_int64(r.outputs_checked));
-    json_object_object_add(o, "seed", json_object_new_int64(a->seed));
-    provenance(o, gi, argc, argv);
+    json_object_array_add(arr, measured_json(p->name, &r, &sim, hw, a, gi, argc, argv));
+    return LS_OK;
+}
+
+/* What each phase's check covered, one line each (indent before each). */
+static void phases_checked(FILE *f, const ls_fused_kernel *k, const ls_cuda_fused_check *chk,
+                           int64_t seed, const char *indent)
+{
+    for (int i = 0; i < k->n_phases; i++) {
+        const ls_fused_phase *ph = &k->phase[i];
+        char what[300];
+        if (ph->elementwise)
+            snprintf(what, sizeof what, "%lld elements match its body bit for bit (seed %lld)",
+                     (long long)chk->checked[i], (long long)seed);
+        else
+            checked_text(ph->plan->problem, chk->checked[i], seed, what, sizeof what);
+        fprintf(f, "%sphase %d, %s: %s%s\n", indent, i, ph->what, what,
+                chk->max_bound_ratio[i] > 0 ? "; float error within the rounding bound" : "");
+    }
+}
+
+/* A dispatch's loops as its one kernel (fused.h): emit, compile, emulate
+ * or measure into out. */
+static ls_status measure_fused(const ls_fused_kernel *k, const ls_hw *hw, const measure_args *a,
+                               ls_gpu **gpu, FILE *out, json_object *arr, int argc, char **argv,
+                               ls_diag *diag)
+{
+    const ls_problem *lp = k->plan.problem;
+    /* each loop unrolled as the simulator unrolls it: an elementwise one stays rolled */
+    int64_t unroll[LS_FUSED_MAX_PHASES];
+    for (int i = 0; i < k->n_phases; i++)
+        unroll[i] = k->phase[i].elementwise ? 1 : ls_engine_unroll(k->phase[i].plan, hw);
+    ls_status st;
+    if (a->emit || a->ptx) {
+        char *src = NULL;
+        ls_cuda_fused_launch L;
+        if (!(st = ls_cuda_generate_fused(k, unroll, lp->file, &src, &L, diag)))
+            st = emit_or_ptx(src, lp->file, hw, a, out, diag);
+        free(src);
+        return st;
+    }
+    ls_cuda_fused_check chk;
+    if (a->emulate) {
+        if ((st = ls_cuda_emulate_fused(k, lp->file, (uint64_t)a->seed, &chk, diag)))
+            return st;
+        fprintf(out, "%s: emulated on the CPU as the dispatch's one kernel (%d phases):\n",
+                lp->name, k->n_phases);
+        phases_checked(out, k, &chk, a->seed, "  ");
+        return LS_OK;
+    }
+    if (!*gpu && (st = ls_gpu_open((int)a->device, gpu, diag)))
+        return st;
+    ls_measure_opts mo = {(int)a->runs, (int)a->warmup, a->flush, 0};
+    ls_measure_result r;
+    ls_sim_result sim;
+    if ((st = ls_measure_run_fused(*gpu, k, unroll, (uint64_t)a->seed, &mo, 0, &r, &chk, diag)) ||
+        (st = ls_engine_run(&k->plan, hw, &sim, NULL, diag)))
+        return st;
+    const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
+    char name[300];
+    snprintf(name, sizeof name, "%s (the dispatch's one kernel, %d phases)", lp->name,
+             k->n_phases);
+    if (!a->json) {
+        char what[300];
+        snprintf(what, sizeof what, "%lld outputs of %d phases, each phase:",
+                 (long long)r.outputs_checked, k->n_phases);
+        print_measured(out, name, what, gi, &r, &sim, hw, a, &r.launch, argc, argv);
+        phases_checked(out, k, &chk, a->seed, "    ");
+        return LS_OK;
+    }
+    json_object *o = measured_json(lp->name, &r, &sim, hw, a, gi, argc, argv);
+    json_object_object_add(o, "phases", json_object_new_int(k->n_phases));
     json_object_array_add(arr, o);
     return LS_OK;
+}
+
+/* Reduction j alone; another reduction's results it reads (softmax's
+ * max) are an input of the reference's values of that reduction. */
+static ls_status measure_apart(ls_module *m, size_t j, ls_plan *plans, const ls_hw *hw,
+                               const measure_args *a, ls_gpu **gpu, FILE *out, json_object *arr,
+                               int argc, char **argv, ls_diag *diag)
+{
+    ls_input_source in = {(uint64_t)a->seed, NULL, {NULL}};
+    if (ls_bind_intermediates(m->problems, m->n_problems, j, &in, diag))
+        return diag->status;
+    ls_status st =
+        measure_one(&m->problems[j], &plans[j], hw, a, in, gpu, out, arr, argc, argv, diag);
+    ls_free_intermediates(&in);
+    return st;
 }
 
 int ls_cmd_measure(int argc, char **argv)
@@ -344,6 +446,8 @@ int ls_cmd_measure(int argc, char **argv)
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_derived *d = NULL;
     ls_plan *plans = NULL;
+    ls_hw *hws = NULL;
+    ls_fused_kernel *fused = NULL;
     ls_gpu *gpu = NULL;
     json_object *arr = a.json ? json_object_new_array() : NULL;
     ls_out out;
@@ -358,35 +462,59 @@ int ls_cmd_measure(int argc, char **argv)
     }
     d = ls_xcalloc(m->n_problems, sizeof *d);
     plans = ls_xcalloc(m->n_problems, sizeof *plans);
+    hws = ls_xcalloc(m->n_problems, sizeof *hws);
+    /* every plan first: a dispatch's one kernel is built from all of its */
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
-        ls_hw hw;
+        ls_hw *hw = &hws[i];
         /* nothing names a machine: the CUDA path's, not the by-subgroup-size guess */
         const char *target = a.target || m->has_target ? a.target : "h100";
-        if (ls_cli_model(m, p, target, &hw, &diag))
+        if (ls_cli_model(m, p, target, hw, &diag))
             goto fail;
-        if (strncmp(hw.arch, "sm_", 3) != 0) {
+        if (strncmp(hw->arch, "sm_", 3) != 0) {
             /* a --target that names another vendor is a bad flag (usage);
              * an input whose own target does is bad input */
             ls_diag_set(&diag, a.target ? LS_ERR_USAGE : LS_ERR_INVALID,
                         a.target ? "--target" : input, 0, 0,
                         "%s (%s) is not an NVIDIA target; the CUDA path runs NVIDIA plans "
                         "(give --target h100, a100 or an NVIDIA .hw file)",
-                        hw.name, hw.arch);
+                        hw->name, hw->arch);
             goto fail;
         }
         if (ls_derive(p, &d[i], &diag) ||
-            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw.arch), &plans[i], &diag))
+            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw->arch), &plans[i], &diag))
             goto fail;
-        /* another reduction's results (softmax's max) are inputs too: the
-         * reference's values of that reduction */
-        ls_input_source in = {(uint64_t)a.seed, NULL, {NULL}};
-        if (ls_bind_intermediates(m->problems, m->n_problems, i, &in, &diag))
-            goto fail;
-        ls_status st = measure_one(p, &plans[i], &hw, &a, in, &gpu, out.f, arr, argc, argv, &diag);
-        ls_free_intermediates(&in);
-        if (st)
-            goto fail;
+    }
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        if (p->dispatch >= 0 && ls_fused_first(m, i) != i)
+            continue; /* in its dispatch's one kernel, or measured apart below */
+        if (p->dispatch >= 0) {
+            /* the dispatch's loops as IREE's one kernel where the simulator
+             * times them so; else each reduction apart, as `sim` says why */
+            fused = ls_xmalloc(sizeof *fused);
+            char why[512];
+            if (ls_fused_build(m, i, plans, fused, why, sizeof why)) {
+                if (ls_cuda_fused_supported(fused, why, sizeof why)) {
+                    if (measure_fused(fused, &hws[i], &a, &gpu, out.f, arr, argc, argv, &diag))
+                        goto fail;
+                    free(fused);
+                    fused = NULL;
+                    continue;
+                }
+                /* `sim` times one kernel: say why this measures the loops apart */
+                fprintf(stderr, "lanescope measure: note: %s; each reduction of the dispatch is "
+                                "generated as its own kernel\n",
+                        why);
+            }
+            free(fused);
+            fused = NULL;
+        }
+        for (size_t j = i; j < m->n_problems && (j == i || (p->dispatch >= 0 &&
+                                                            m->problems[j].dispatch == p->dispatch));
+             j++)
+            if (measure_apart(m, j, plans, &hws[j], &a, &gpu, out.f, arr, argc, argv, &diag))
+                goto fail;
     }
     if (arr) {
         /* one document: the schema, then every reduction's measurement */
@@ -407,6 +535,8 @@ done:
     if (arr)
         json_object_put(arr);
     ls_gpu_close(gpu);
+    free(fused);
+    free(hws);
     free(plans);
     free(d);
     free(m);

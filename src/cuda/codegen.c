@@ -12,6 +12,11 @@
  *   offset   = sum x[i] * input stride[i]
  * and a bounds check is emitted only where some thread, tile or register
  * can actually fall outside (ragged tails, idle lanes).
+ *
+ * Here: the types and helpers, the loop with its loads, and the entry
+ * points -- a kernel of its own (ls_cuda_generate) or a phase of a
+ * dispatch's one kernel (cg_generate_phase, codegen_fused.c).  The stages
+ * after the loop are in codegen_reduce.c, the header in codegen_header.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +40,9 @@ static void emit_types(gen *g)
         f16 |= p->inputs[k].type == LS_ET_F16;
         bf16 |= p->inputs[k].type == LS_ET_BF16;
     }
-    if (f16)
+    if (f16 && !g->ns) /* a fused kernel's phases: included once, before them */
         fprintf(f, "#include <cuda_fp16.h>\n");
-    if (bf16)
+    if (bf16 && !g->ns)
         fprintf(f, "#include <cuda_bf16.h>\n");
     fprintf(f, "\n");
     bool i4 = false;
@@ -48,8 +53,8 @@ static void emit_types(gen *g)
                 p->inputs[k].type == LS_ET_I4 ? ", two to a byte, low nibble first" : "");
     }
     fprintf(f, "typedef ls_in0_t ls_in_t;\n");
-    fprintf(f, "typedef %s ls_acc_t; /* %s, the type reduced in */\n", cg_storage_type(p->acc_type),
-            ls_elem_type_name(p->acc_type));
+    fprintf(f, "typedef %s ls_acc_t; /* %s, %s */\n", cg_storage_type(p->acc_type),
+            ls_elem_type_name(p->acc_type), g->elementwise ? "the result's type" : "the type reduced in");
     fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
             g->wide ? "an index (a padded one included) reaches 2^31" : "every index fits 32 bits");
     if (i4) /* element i of a packed i4 tensor, as LLVM packs vector<2xi4> in a byte */
@@ -73,7 +78,8 @@ static void emit_helpers(gen *g)
     const ls_problem *p = g->p;
     FILE *f = g->f;
     ls_elem_type t = p->acc_type;
-    cg_emit_combine(f, "ls_combine", "ls_acc_t", p->combiner, t);
+    if (!g->elementwise) /* an elementwise loop combines nothing */
+        cg_emit_combine(f, "ls_combine", "ls_acc_t", p->combiner, t);
     /* the body, or the extension of the loaded element */
     if (p->body.n > 0) {
         cg_emit_body(g);
@@ -94,7 +100,7 @@ static void emit_helpers(gen *g)
     /* gpu.shuffle xor: 32-bit lanes; narrower values go through a 32-bit register */
     bool shuffles = g->plan->n_subgroup_reduces > 0 ||
                     (g->plan->cross_subgroup && g->plan->read_cluster > 1);
-    if (!shuffles)
+    if (!shuffles || g->elementwise)
         return;
     fprintf(f, "\nstatic __device__ __forceinline__ ls_acc_t ls_shfl_xor(ls_acc_t v, int offset)\n{\n");
     if (t == LS_ET_F32)
@@ -110,8 +116,6 @@ static void emit_helpers(gen *g)
                 t == LS_ET_I32 ? "" : " /* widened to i32 */");
     fprintf(f, "}\n");
 }
-
-/* ---------------------------------------------------------------- layout parts */
 
 /* ---------------------------------------------------------------- kernel body */
 
@@ -164,6 +168,24 @@ static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *co
     else
         fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", indent,
                 (long long)g->acc_slot[r], (long long)g->acc_slot[r], e);
+}
+
+/* An elementwise op's step: register r's body value stored at its element
+ * of the result (replicated lanes store the same value again). */
+static void emit_store_elem(gen *g, int64_t r, char src[][160], const char *cond,
+                            const char *indent)
+{
+    char e[1024];
+    elem_expr(g, r, src, e, sizeof e);
+    int64_t rx[LS_MAX_RANK], off = 0;
+    cg_reg_loop_part(g, r, rx);
+    for (int i = 0; i < g->p->rank; i++)
+        off += rx[i] * g->out_stride[i];
+    if (cond[0])
+        fprintf(g->f, "%sif (%s)\n%s    out[oo + %lld] = %s;\n", indent, cond, indent,
+                (long long)off, e);
+    else
+        fprintf(g->f, "%sout[oo + %lld] = %s;\n", indent, (long long)off, e);
 }
 
 static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
@@ -241,8 +263,9 @@ void cg_emit_thread_setup(gen *g)
     fprintf(f, "    (void)lane;\n    (void)sg;\n");
     char lit[96];
     cg_literal(p->acc_type, ls_identity(p->combiner, p->acc_type), lit, sizeof lit);
-    fprintf(f, "    const ls_acc_t ident = %s; /* identity of %s */\n", lit,
-            ls_combiner_name(p->combiner));
+    if (!g->elementwise)
+        fprintf(f, "    const ls_acc_t ident = %s; /* identity of %s */\n", lit,
+                ls_combiner_name(p->combiner));
     fprintf(f, "    /* workgroup coordinates (linear id, last dim fastest) */\n");
     int64_t div = 1;
     for (int i = p->rank - 1; i >= 0; i--) {
@@ -280,7 +303,11 @@ static void emit_loop_header(gen *g, const char *what)
     FILE *f = g->f;
     fprintf(f, "    /* scf.for over the %s: %lld iteration%s */\n", what,
             (long long)g->plan->iterations, g->plan->iterations == 1 ? "" : "s");
-    if (g->unroll > 0)
+    if (g->unroll > 0 && g->elementwise)
+        fprintf(f, "    /* kept rolled, as the simulator keeps an elementwise loop */\n"
+                   "#pragma unroll %lld\n",
+                (long long)g->unroll);
+    else if (g->unroll > 0)
         fprintf(f, "    /* unrolled by %lld, as the simulator models LLVM's unroller for the "
                    "target (IREE's kernel); NVRTC would choose its own count */\n"
                    "#pragma unroll %lld\n",
@@ -337,7 +364,7 @@ void cg_emit_chunk_loop(gen *g)
     if (d->serial_reduce)
         fprintf(f, "    { /* this iteration's tile (the loop above) */\n");
     else
-        emit_loop_header(g, "partial-reduction chunks");
+        emit_loop_header(g, g->elementwise ? "op's tiles" : "partial-reduction chunks");
     char org[160];
     for (int i = p->rank - 1; i >= 0; i--) /* reduction dims, then the parallel ones */
         if (p->is_reduction[i]) {
@@ -361,347 +388,136 @@ void cg_emit_chunk_loop(gen *g)
                 fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[k][i]);
         fprintf(f, "; /* input %d's offset of register 0 */\n", k);
     }
+    if (g->elementwise) {
+        fprintf(f, "        const %s oo = 0", cg_idx(g));
+        for (int i = 0; i < p->rank; i++)
+            if (g->out_stride[i])
+                fprintf(f, " + x%d * %lld", i, (long long)g->out_stride[i]);
+        fprintf(f, "; /* the result's offset of register 0 */\n");
+    }
     int64_t group = g->plan->load_width > 0 ? g->plan->load_width : 1;
     for (int64_t r = 0; r < g->regs; r += group)
         emit_load_group(g, r, group);
     fprintf(f, "    }\n");
 }
 
-static void emit_reduce_steps(gen *g, const ls_subgroup_reduce *r, const char *v, const char *ind)
+/* The generation state of plan: slots, strides, index width, bounds to
+ * check, vector loads; launch filled.  gen_free releases it. */
+static void gen_init(gen *g, const ls_plan *plan, int64_t unroll, ls_cuda_launch *launch)
 {
-    for (int i = 0; i < r->n_steps; i++)
-        fprintf(g->f, "%s%s = ls_combine(%s, ls_shfl_xor(%s, %lld));\n", ind, v, v, v,
-                (long long)r->steps[i].offset);
-}
-
-static void emit_reduces(gen *g)
-{
-    FILE *f = g->f;
-    const ls_plan *pl = g->plan;
-    fprintf(f, "\n    /* [thread reduce] vector.multi_reduction over the reduced registers */\n");
-    fprintf(f, "    ls_acc_t res[%lld];\n", (long long)g->nres);
-    for (int64_t q = 0; q < g->nres; q++)
-        fprintf(f, "    res[%lld] = ident;\n", (long long)q);
-    for (int64_t a = 0; a < g->nacc; a++)
-        fprintf(f, "    res[%lld] = ls_combine(res[%lld], acc[%lld]);\n",
-                (long long)g->res_slot[a], (long long)g->res_slot[a], (long long)a);
-    fprintf(f, "\n    /* [subgroup reduce]%s */\n",
-            pl->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
-    for (int i = 0; i < pl->n_subgroup_reduces; i++) {
-        const ls_subgroup_reduce *r = &pl->subgroup_reduces[i];
-        fprintf(f, "    /* gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld): XOR "
-                   "butterfly */\n",
-                ls_combiner_name(g->p->combiner), (long long)r->cluster_size,
-                (long long)r->cluster_stride);
-        fprintf(f, "#pragma unroll\n    for (int q = 0; q < %lld; ++q) {\n", (long long)g->nres);
-        emit_reduce_steps(g, r, "res[q]", "        ");
-        fprintf(f, "    }\n");
+    memset(g, 0, sizeof *g);
+    g->plan = plan;
+    g->unroll = unroll;
+    g->p = plan->problem;
+    g->d = plan->derived;
+    g->l = &g->d->layout;
+    g->regs = ls_nl_registers(g->l);
+    g->nacc = plan->acc_registers;
+    g->nres = plan->results_per_thread;
+    g->acc_slot = ls_xcalloc((size_t)g->regs, sizeof *g->acc_slot);
+    g->res_slot = ls_xcalloc((size_t)g->nacc, sizeof *g->res_slot);
+    g->slot_reg = ls_xcalloc((size_t)g->nres, sizeof *g->slot_reg);
+    for (int64_t r = 0; r < g->regs; r++) {
+        int64_t a, q;
+        ls_register_slots(g->d, g->p, r, &a, &q);
+        g->acc_slot[r] = a;
+        g->res_slot[a] = q;
     }
-}
-
-void cg_cross_layout(const gen *g, int *red, int *nred, int64_t *nslots, int64_t *npos,
-                     char *wcond, size_t wsize, char *slot, size_t ssize)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    const ls_nested_layout *l = g->l;
-    *nred = 0;
-    *nslots = *npos = 1;
-    for (int k = 0; k < l->rank; k++) {
-        if (d->body_inner[k])
-            continue;
-        if (p->is_reduction[d->body_origin[k]]) {
-            red[(*nred)++] = k;
-            *nslots *= l->subgroup_tile[k];
-        } else {
-            *npos *= ls_nl_extent(l, k);
-        }
-    }
-    char v[64];
-    size_t u = (size_t)snprintf(wcond, wsize, "lane < %lld && sg < %lld",
-                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
-    size_t s = (size_t)snprintf(slot, ssize, "0");
-    for (int r = 0; r < *nred; r++) {
-        cg_virt(l, red[r], false, v, sizeof v);
-        if (strcmp(v, "0") != 0 && u < wsize)
-            u += (size_t)snprintf(wcond + u, wsize - u, " && %s == 0", v);
-        cg_virt(l, red[r], true, v, sizeof v);
-        if (s < ssize)
-            s += (size_t)snprintf(slot + s, ssize - s, " * %lld + %s",
-                                  (long long)l->subgroup_tile[red[r]], v);
-    }
-}
-
-/* The cross-subgroup buffer: rows of [slots + padding] per parallel position. */
-static void emit_cross_subgroup(gen *g, int64_t *smem_bytes)
-{
-    FILE *f = g->f;
-    const ls_plan *pl = g->plan;
-    const ls_problem *p = g->p;
-    const ls_nested_layout *l = g->l;
-    *smem_bytes = 0;
-    if (!pl->cross_subgroup) {
-        fprintf(f, "\n    /* [cross-subgroup] none: no reduced dim is split across subgroups */\n");
-        return;
-    }
-    int red[LS_MAX_BODY], nred;
-    int64_t nslots, npos;
-    char wcond[512], slot[512], v[64];
-    cg_cross_layout(g, red, &nred, &nslots, &npos, wcond, sizeof wcond, slot, sizeof slot);
-    int64_t row = nslots + pl->buffer_pad;
-    *smem_bytes = npos * row * pl->acc_elem_bytes;
-    fprintf(f, "\n    /* [cross-subgroup] memref<%lldx%lldx%s, workgroup>: %lld slot%s + %lld "
-               "padding per row (%lld bytes) */\n",
-            (long long)npos, (long long)row, ls_elem_type_name(p->acc_type), (long long)nslots,
-            nslots == 1 ? "" : "s", (long long)pl->buffer_pad, (long long)*smem_bytes);
-    fprintf(f, "    __shared__ ls_acc_t buf[%lld];\n", (long long)(npos * row));
-    fprintf(f, "    __syncthreads(); /* gpu.barrier: the buffer may still be read */\n");
-    (void)v;
-    fprintf(f, "    if (%s) { /* first thread of its cluster writes its partial */\n", wcond);
-    fprintf(f, "        const int slot = %s;\n", slot);
-    for (int64_t q = 0; q < g->nres; q++) {
-        int64_t cpos;
-        char tpos[512];
-        cg_parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
-        fprintf(f, "        buf[(%s + %lld) * %lld + slot] = res[%lld];\n", tpos, (long long)cpos,
-                (long long)row, (long long)q);
-    }
-    fprintf(f, "    }\n    __syncthreads(); /* gpu.barrier: the partials are visible */\n");
-    if (pl->read_cluster == 1) {
-        fprintf(f, "    /* no lane dim holds %lld slots: every lane folds the row */\n",
-                (long long)nslots);
-    } else {
-        fprintf(f, "    /* lanes read their slot of the row (padding = identity) */\n");
-        fprintf(f, "    int rem = lane / %lld %% %lld;\n    (void)rem;\n",
-                (long long)pl->read_stride, (long long)pl->read_cluster);
-        char in[512], sl[512];
-        size_t a = (size_t)snprintf(in, sizeof in, "true");
-        size_t b = (size_t)snprintf(sl, sizeof sl, "0");
-        for (int r = 0; r < nred; r++) {
-            int64_t tile = 1;
-            while (tile < l->subgroup_tile[red[r]])
-                tile <<= 1;
-            fprintf(f, "    const int c%d = rem %% %lld;\n    rem /= %lld;\n", r, (long long)tile,
-                    (long long)tile);
-            if (a < sizeof in)
-                a += (size_t)snprintf(in + a, sizeof in - a, " && c%d < %lld", r,
-                                      (long long)l->subgroup_tile[red[r]]);
-            if (b < sizeof sl)
-                b += (size_t)snprintf(sl + b, sizeof sl - b, " * %lld + c%d",
-                                      (long long)l->subgroup_tile[red[r]], r);
-        }
-        fprintf(f, "    const bool inside = %s;\n    const int rslot = inside ? %s : 0;\n", in, sl);
-    }
-    for (int64_t q = 0; q < g->nres; q++) {
-        int64_t cpos;
-        char tpos[512];
-        cg_parallel_pos_parts(g, q, &cpos, tpos, sizeof tpos);
-        fprintf(f, "    {\n        const ls_acc_t *rowp = buf + (%s + %lld) * %lld;\n", tpos,
-                (long long)cpos, (long long)row);
-        if (pl->read_cluster == 1) {
-            fprintf(f, "        ls_acc_t v = ident;\n");
-            for (int64_t k = 0; k < nslots; k++)
-                fprintf(f, "        v = ls_combine(v, rowp[%lld]);\n", (long long)k);
-        } else {
-            fprintf(f, "        ls_acc_t v = inside ? rowp[rslot] : ident;\n");
-            fprintf(f, "        /* gpu.subgroup_reduce cluster(size = %lld, stride = %lld) */\n",
-                    (long long)pl->cross_reduce.cluster_size,
-                    (long long)pl->cross_reduce.cluster_stride);
-            emit_reduce_steps(g, &pl->cross_reduce, "v", "        ");
-        }
-        fprintf(f, "        res[%lld] = v;\n    }\n", (long long)q);
-    }
-}
-
-/* The threads that store: the first of each duplicate set, lane 0 and
- * subgroup 0 of their cluster along every reduced dim. */
-void cg_store_writer(const gen *g, char *wcond, size_t size)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    const ls_nested_layout *l = g->l;
-    char v[64];
-    size_t u = (size_t)snprintf(wcond, size, "lane < %lld && sg < %lld",
-                                (long long)d->layout_lanes, (long long)d->layout_subgroups);
-    for (int k = 0; k < l->rank; k++) {
-        if (!p->is_reduction[d->body_origin[k]])
-            continue;
-        for (int sgp = 0; sgp < 2; sgp++) {
-            cg_virt(l, k, sgp == 1, v, sizeof v);
-            if (strcmp(v, "0") != 0 && u < size)
-                u += (size_t)snprintf(wcond + u, size - u, " && %s == 0", v);
-        }
-    }
-}
-
-/* Result slot q's output element: its bounds condition ("" when always
- * inside) and its offset into the row-major output. */
-void cg_store_target(const gen *g, int64_t q, char *cond, size_t csize, char *off, size_t osize)
-{
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    /* output strides: row-major over the output operand's dims */
-    int64_t ostride[LS_MAX_RANK] = {0}, s = 1;
-    for (int j = p->out_map_n - 1; j >= 0; j--) {
-        ostride[p->out_map[j]] = s;
-        s *= p->size[p->out_map[j]];
-    }
-    int64_t rp[LS_MAX_BODY], rx[LS_MAX_RANK];
-    cg_reg_part(g, g->slot_reg[q], rp);
-    cg_body_to_loop(g, rp, rx);
-    size_t a = 0, b = (size_t)snprintf(off, osize, "0");
-    cond[0] = 0;
-    for (int k = 0; k < d->body_rank; k++)
-        if (!p->is_reduction[d->body_origin[k]] && g->max_tb[k] + rp[k] >= d->body_bound[k] &&
-            a < csize)
-            a += (size_t)snprintf(cond + a, csize - a, "%stb%d + %lld < %lld", a ? " && " : "", k,
-                                  (long long)rp[k], (long long)d->body_bound[k]);
-    for (int i = 0; i < p->rank; i++) {
-        if (p->is_reduction[i])
-            continue;
-        if (g->max_origin[i] + g->max_tx[i] + rx[i] >= p->size[i] && a < csize)
-            a += (size_t)snprintf(cond + a, csize - a, "%swg%d * %lld + tx%d + %lld < %lld",
-                                  a ? " && " : "", i, (long long)d->wg_tile[i], i,
-                                  (long long)rx[i], (long long)p->size[i]);
-        if (b < osize)
-            b += (size_t)snprintf(off + b, osize - b, " + (wg%d * %lld + tx%d + %lld) * %lld", i,
-                                  (long long)d->wg_tile[i], i, (long long)rx[i],
-                                  (long long)ostride[i]);
-    }
-}
-
-static void emit_store(gen *g)
-{
-    FILE *f = g->f;
-    const ls_derived *d = g->d;
-    const ls_problem *p = g->p;
-    char init[96];
-    cg_literal(p->acc_type, ls_problem_init(p), init, sizeof init);
-    if (!d->serial_reduce) { /* a serial loop's carried value started at the init */
-        fprintf(f, "\n    /* [acc combine] %%r = %s(%%r, %%init): the init is %s */\n",
-                ls_combiner_name(p->combiner),
-                p->has_init ? "the value of its linalg.fill" : "the identity");
-        for (int64_t q = 0; q < g->nres; q++)
-            fprintf(f, "    res[%lld] = ls_combine(res[%lld], %s);\n", (long long)q,
-                    (long long)q, init);
-    }
-    char wcond[1024];
-    cg_store_writer(g, wcond, sizeof wcond);
-    fprintf(f, "\n    /* [store] one thread per output element */\n    if (%s) {\n", wcond);
-    for (int64_t q = 0; q < g->nres; q++) {
-        char cond[1024], off[1024];
-        cg_store_target(g, q, cond, sizeof cond, off, sizeof off);
-        if (cond[0])
-            fprintf(f, "        if (%s)\n    ", cond);
-        fprintf(f, "        out[%s] = res[%lld];\n", off, (long long)q);
-    }
-    fprintf(f, "    }\n");
-}
-
-static void emit_header(gen *g, const char *source_name, const ls_cuda_launch *launch)
-{
-    FILE *f = g->f;
-    const ls_problem *p = g->p;
-    const ls_derived *d = g->d;
-    char buf[2048];
-    fprintf(f, "/* lanescope measure: CUDA C for %s of %s, as IREE's %s lowers it.\n", p->name,
-            source_name,
-            d->tile_and_fuse ? "TileAndFuse pipeline (each thread reduces its own outputs)"
-                             : "VectorDistribute");
-    ls_lowering_config_format(&p->config, buf, sizeof buf);
-    fprintf(f, " *   lowering_config: %s%s\n", buf, p->config_suggested ? " (IREE's default)" : "");
-    ls_nested_layout_format(&d->layout, buf, sizeof buf);
-    fprintf(f, " *   layout: %s\n", buf);
-    if (p->argcmp.on)
-        fprintf(f, " *   iree_linalg_ext.arg_compare: the best %s value by its comparator and its "
-                   "%s index (%s path), %s in memory; iteration space ",
-                ls_elem_type_name(p->acc_type), ls_elem_type_name(p->argcmp.index_type),
-                g->plan->ballot ? "ballot" : "butterfly", ls_elem_type_name(p->inputs[0].type));
-    else
-        fprintf(f, " *   %s %s reduction, %s in memory; iteration space ",
-                ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type),
-                ls_elem_type_name(p->inputs[0].type));
-    for (int i = 0; i < p->rank; i++)
-        fprintf(f, "%s%lld%s", i ? "x" : "", (long long)p->size[i], p->is_reduction[i] ? "r" : "");
-    fprintf(f, "\n *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroup%s of 32), %lld bytes of "
-               "shared memory\n",
-            launch->grid[0], launch->block[0], (long long)d->num_subgroups,
-            d->num_subgroups == 1 ? "" : "s", (long long)launch->smem_bytes);
+    for (int64_t r = g->regs; r-- > 0;)
+        g->slot_reg[g->res_slot[g->acc_slot[r]]] = r;
+    g->nin = g->p->n_inputs;
+    g->elem = emit_combine_elem;
+    for (int k = 0; k < g->nin; k++)
+        ls_operand_strides(g->p, k, g->in_stride[k]);
+    cg_fill_launch(g, launch);
+    g->wide = launch->out_elems >= INT64_C(1) << 31;
     for (int k = 0; k < g->nin; k++) {
-        fprintf(f, " *   input %d: %lld elements (%lld bytes), ", k,
-                (long long)launch->input_elems[k], (long long)launch->input_bytes[k]);
-        if (g->vdim >= 0 && g->vec_in[k])
-            fprintf(f, "%lld-byte vector loads\n",
-                    (long long)(g->vlen * launch->input_elem_bytes[k]));
-        else
-            fprintf(f, "scalar loads (%s)\n",
-                    g->vdim >= 0 || g->vec_why[k][0] ? g->vec_why[k] : launch->vector_note);
+        int64_t o = 0;
+        cg_padded_offset(plan, k, &o); /* fits: cg_check_plan */
+        g->wide |= launch->input_elems[k] >= INT64_C(1) << 31 || o >= INT64_C(1) << 31;
     }
-    for (int k = 0; k < g->nin; k++)
-        if (p->inputs[k].intermediate)
-            fprintf(f, " *   input %d %s is another reduction's result: this kernel reads it from "
-                       "a buffer of that reduction's outputs (the reference's values); IREE's "
-                       "kernel runs both phases in one launch and keeps it in registers\n",
-                    k, p->inputs[k].name);
-    for (int k = 0; k < g->nin; k++)
-        if (cg_promoted(g, k))
-            fprintf(f, " *   input %d is promoted (promote_operands): copied through a padded "
-                       "workgroup buffer each iteration between two barriers; the copy's shared "
-                       "writes and the buffer's reads are element by element (IREE's are "
-                       "vectors)\n",
-                    k);
-    if (p->argcmp.on)
-        fprintf(f, " *   output %lld values, then %lld indices at byte %lld (%lld bytes in all)\n",
-                (long long)launch->out_elems, (long long)launch->out_elems,
-                (long long)launch->index_offset, (long long)launch->out_bytes);
-    else
-        fprintf(f, " *   output %lld elements (%lld bytes)\n", (long long)launch->out_elems,
-                (long long)launch->out_bytes);
-    if (p->body.n > 0) {
-        fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
-        if (ls_body_transcendental_ops(&p->body) > 0)
-            fprintf(f, "; its %d math.* op%s run in double precision to match the reference "
-                       "bit for bit (IREE computes them in f32, by polynomials or libdevice: "
-                       "a faster kernel)",
-                    ls_body_transcendental_ops(&p->body),
-                    ls_body_transcendental_ops(&p->body) == 1 ? "" : "s");
-        fprintf(f, "\n");
-    }
-    fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
 }
 
-static void fill_launch(gen *g, ls_cuda_launch *launch)
+static void gen_free(gen *g)
 {
-    const ls_problem *p = g->p;
-    const ls_derived *d = g->d;
-    memset(launch, 0, sizeof *launch);
-    snprintf(launch->kernel, sizeof launch->kernel, "lanescope_reduce");
-    launch->grid[0] = (unsigned)d->total_workgroups;
-    launch->grid[1] = launch->grid[2] = 1;
-    launch->block[0] = (unsigned)d->workgroup_size;
-    launch->block[1] = launch->block[2] = 1;
-    launch->n_inputs = p->n_inputs;
-    for (int k = 0; k < p->n_inputs; k++) {
-        launch->input_elems[k] = ls_operand_elements(p, k);
-        launch->input_elem_bytes[k] = ls_elem_type_bits(p->inputs[k].type) / 8;
-        launch->input_bytes[k] = p->inputs[k].type == LS_ET_I4
-                                     ? (launch->input_elems[k] + 1) / 2 /* packed */
-                                     : launch->input_elems[k] * launch->input_elem_bytes[k];
-        launch->in_bytes += launch->input_bytes[k];
+    free(g->acc_slot);
+    free(g->res_slot);
+    free(g->slot_reg);
+}
+
+/* Bounds, vector loads: after the elementwise fields are set. */
+static void gen_scan(gen *g, ls_cuda_launch *launch)
+{
+    cg_scan_bounds(g);
+    cg_choose_vector(g, launch);
+    launch->vector_loads = g->vdim >= 0;
+    for (int k = 0; k < g->nin && g->vdim >= 0 && !launch->vector_bytes; k++)
+        if (g->vec_in[k]) /* input 0's, else the first input that takes vectors */
+            launch->vector_bytes = (int)(g->vlen * launch->input_elem_bytes[k]);
+}
+
+/* The kernel (or a phase's run function) into a malloc'd string: the
+ * signature and every stage.  launch->smem_bytes gets its shared bytes. */
+static char *emit_entry(gen *g, ls_cuda_launch *launch)
+{
+    char *body = NULL;
+    size_t body_len = 0;
+    g->f = open_memstream(&body, &body_len);
+    if (g->ns)
+        fprintf(g->f, "\nstatic __device__ __forceinline__ void\nrun(");
+    else
+        fprintf(g->f, "\nextern \"C\" __global__ void __launch_bounds__(%lld)\nlanescope_reduce(",
+                (long long)g->d->workgroup_size);
+    for (int k = 0; k < g->nin; k++)
+        fprintf(g->f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
+    fprintf(g->f, "ls_acc_t *__restrict__ out)\n{\n");
+    cg_emit_thread_setup(g);
+    int64_t promote_bytes = 0;
+    if (g->elementwise) {
+        fprintf(g->f, "\n    /* [load+compute+store] each register's body value to its element "
+                      "of the result */\n");
+        cg_emit_chunk_loop(g);
+        launch->smem_bytes = 0;
+    } else if (g->p->argcmp.on) {
+        cg_emit_argcmp_kernel(g, &launch->smem_bytes);
+    } else {
+        cg_emit_promote_setup(g, &promote_bytes);
+        if (g->d->serial_reduce)
+            emit_serial_open(g);
+        emit_load_accumulate(g);
+        cg_emit_reduces(g);
+        cg_emit_cross_subgroup(g, &launch->smem_bytes);
+        launch->smem_bytes += promote_bytes;
+        if (g->d->serial_reduce)
+            emit_serial_close(g);
+        cg_emit_store(g);
     }
-    launch->in_elems = launch->input_elems[0];
-    launch->in_elem_bytes = launch->input_elem_bytes[0];
-    launch->out_elems = 1;
-    for (int j = 0; j < p->out_map_n; j++)
-        launch->out_elems *= p->size[p->out_map[j]];
-    launch->out_elem_bytes = ls_elem_type_bits(p->acc_type) / 8;
-    launch->out_bytes = launch->out_elems * launch->out_elem_bytes;
-    if (p->argcmp.on) { /* the indices after the values */
-        launch->index_offset = (launch->out_bytes + 7) / 8 * 8;
-        launch->index_elem_bytes = ls_elem_type_bits(p->argcmp.index_type) / 8;
-        launch->out_bytes = launch->index_offset + launch->out_elems * launch->index_elem_bytes;
-        g->index_offset = launch->index_offset;
+    fprintf(g->f, "}\n");
+    fclose(g->f);
+    g->f = NULL;
+    return body;
+}
+
+/* Types and helpers (the header is the caller's). */
+static void emit_decls(gen *g)
+{
+    emit_types(g);
+    if (g->p->argcmp.on) {
+        cg_emit_argcmp_helpers(g);
+    } else {
+        cg_emit_promote_types(g);
+        emit_helpers(g);
     }
+}
+
+static ls_status smem_limit(const gen *g, const ls_cuda_launch *launch, ls_diag *diag)
+{
+    if (launch->smem_bytes <= 48 * 1024)
+        return LS_OK;
+    return ls_diag_set(diag, LS_ERR_LIMIT, g->p->file, g->p->line, g->p->col,
+                       "the cross-subgroup buffer and the promoted tiles need %lld "
+                       "bytes; static shared memory is limited to 49152",
+                       (long long)launch->smem_bytes);
 }
 
 ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *source_name, char **src,
@@ -712,96 +528,51 @@ ls_status ls_cuda_generate(const ls_plan *plan, int64_t unroll, const char *sour
     if (st)
         return st;
     gen g;
-    memset(&g, 0, sizeof g);
-    g.plan = plan;
-    g.unroll = unroll;
-    g.p = plan->problem;
-    g.d = plan->derived;
-    g.l = &g.d->layout;
-    g.regs = ls_nl_registers(g.l);
-    g.nacc = plan->acc_registers;
-    g.nres = plan->results_per_thread;
-    g.acc_slot = ls_xcalloc((size_t)g.regs, sizeof *g.acc_slot);
-    g.res_slot = ls_xcalloc((size_t)g.nacc, sizeof *g.res_slot);
-    g.slot_reg = ls_xcalloc((size_t)g.nres, sizeof *g.slot_reg);
-    for (int64_t r = 0; r < g.regs; r++) {
-        int64_t a, q;
-        ls_register_slots(g.d, g.p, r, &a, &q);
-        g.acc_slot[r] = a;
-        g.res_slot[a] = q;
-    }
-    for (int64_t r = g.regs; r-- > 0;)
-        g.slot_reg[g.res_slot[g.acc_slot[r]]] = r;
-    g.nin = g.p->n_inputs;
-    g.elem = emit_combine_elem;
-    for (int k = 0; k < g.nin; k++)
-        ls_operand_strides(g.p, k, g.in_stride[k]);
-    fill_launch(&g, launch);
-    g.wide = launch->out_elems >= INT64_C(1) << 31;
-    for (int k = 0; k < g.nin; k++) {
-        int64_t o = 0;
-        cg_padded_offset(plan, k, &o); /* fits: cg_check_plan */
-        g.wide |= launch->input_elems[k] >= INT64_C(1) << 31 || o >= INT64_C(1) << 31;
-    }
-    cg_scan_bounds(&g);
-    cg_choose_vector(&g, launch);
-    launch->vector_loads = g.vdim >= 0;
-    for (int k = 0; k < g.nin && g.vdim >= 0 && !launch->vector_bytes; k++)
-        if (g.vec_in[k]) /* input 0's, else the first input that takes vectors */
-            launch->vector_bytes = (int)(g.vlen * launch->input_elem_bytes[k]);
-
+    gen_init(&g, plan, unroll, launch);
+    gen_scan(&g, launch);
     /* the body first (it knows the shared memory size), then header + body */
-    char *body = NULL;
-    size_t body_len = 0;
-    g.f = open_memstream(&body, &body_len);
-    fprintf(g.f, "\nextern \"C\" __global__ void __launch_bounds__(%lld)\nlanescope_reduce(",
-            (long long)g.d->workgroup_size);
-    for (int k = 0; k < g.nin; k++)
-        fprintf(g.f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
-    fprintf(g.f, "ls_acc_t *__restrict__ out)\n{\n");
-    cg_emit_thread_setup(&g);
-    int64_t promote_bytes = 0;
-    if (g.p->argcmp.on) {
-        cg_emit_argcmp_kernel(&g, &launch->smem_bytes);
-    } else {
-        cg_emit_promote_setup(&g, &promote_bytes);
-        if (g.d->serial_reduce)
-            emit_serial_open(&g);
-        emit_load_accumulate(&g);
-        emit_reduces(&g);
-        emit_cross_subgroup(&g, &launch->smem_bytes);
-        launch->smem_bytes += promote_bytes;
-        if (g.d->serial_reduce)
-            emit_serial_close(&g);
-        emit_store(&g);
-    }
-    fprintf(g.f, "}\n");
-    fclose(g.f);
-
+    char *body = emit_entry(&g, launch);
     char *text = NULL;
     size_t len = 0;
     g.f = open_memstream(&text, &len);
-    emit_header(&g, source_name, launch);
-    emit_types(&g);
-    if (g.p->argcmp.on) {
-        cg_emit_argcmp_helpers(&g);
-    } else {
-        cg_emit_promote_types(&g);
-        emit_helpers(&g);
-    }
-    fwrite(body, 1, body_len, g.f);
+    cg_emit_header(&g, source_name, launch);
+    emit_decls(&g);
+    fputs(body, g.f);
     fclose(g.f);
     free(body);
-    free(g.acc_slot);
-    free(g.res_slot);
-    free(g.slot_reg);
-    if (launch->smem_bytes > 48 * 1024) {
+    gen_free(&g);
+    if ((st = smem_limit(&g, launch, diag))) {
         free(text);
-        return ls_diag_set(diag, LS_ERR_LIMIT, g.p->file, g.p->line, g.p->col,
-                           "the cross-subgroup buffer and the promoted tiles need %lld "
-                           "bytes; static shared memory is limited to 49152",
-                           (long long)launch->smem_bytes);
+        return st;
     }
     *src = text;
     return LS_OK;
+}
+
+ls_status cg_generate_phase(const ls_plan *plan, const cg_phase *ph, FILE *f,
+                            ls_cuda_launch *launch, ls_diag *diag)
+{
+    ls_status st = cg_check_plan(plan, diag);
+    if (st)
+        return st;
+    gen g;
+    gen_init(&g, plan, ph->unroll, launch);
+    g.ns = ph->ns;
+    g.elementwise = ph->elementwise;
+    if (g.elementwise) {
+        memcpy(g.out_stride, ph->out_stride, sizeof g.out_stride);
+        g.elem = emit_store_elem;
+    }
+    gen_scan(&g, launch);
+    char *body = emit_entry(&g, launch);
+    if (!(st = smem_limit(&g, launch, diag))) {
+        g.f = f;
+        fprintf(f, "\n/* ---- %s: %s */\nnamespace %s {\n", ph->ns, ph->what, ph->ns);
+        emit_decls(&g);
+        fputs(body, f);
+        fprintf(f, "} /* namespace %s */\n", ph->ns);
+    }
+    free(body);
+    gen_free(&g);
+    return st;
 }

@@ -31,7 +31,31 @@ typedef struct gen {
      * element, cond (may be "") says whether it lies inside the tensor. */
     void (*elem)(struct gen *g, int64_t r, char src[][160], const char *cond, const char *indent);
     int64_t index_offset;          /* arg_compare: where the indices start in the output */
+    /* A phase of a fused kernel (codegen_fused.c): its declarations and a
+     * device function run(...) in namespace ns; NULL for a kernel of its own */
+    const char *ns;
+    /* an elementwise op's loop: each register's body value stored at
+     * out[sum of x_i * out_stride[i]], no reduce */
+    bool elementwise;
+    int64_t out_stride[LS_MAX_RANK];
 } gen;
+
+/* ---- codegen.c: one plan as the phase of a fused kernel */
+typedef struct {
+    const char *ns;               /* its namespace: "ls_ph0" */
+    const char *what;             /* its comment: the op */
+    int64_t unroll;               /* the loop's #pragma unroll, 0: none */
+    bool elementwise;             /* store every element (out_stride), no reduce */
+    int64_t out_stride[LS_MAX_RANK];
+} cg_phase;
+/* namespace ns { types, helpers, run(in0, ..., out) } on f; launch gets
+ * the phase's grid, block, inputs, output and shared bytes. */
+ls_status cg_generate_phase(const ls_plan *plan, const cg_phase *ph, FILE *f,
+                            ls_cuda_launch *launch, ls_diag *diag);
+
+/* ---- codegen_header.c: the kernel's header comment, and its launch */
+void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launch);
+void cg_fill_launch(gen *g, ls_cuda_launch *launch);
 
 /* ---- codegen_argcmp.c: an arg_compare plan's kernel (see there) */
 ls_status cg_check_argcmp(const ls_plan *plan, ls_diag *diag);
@@ -45,6 +69,11 @@ const char *cg_signed_type(ls_elem_type t);
 void cg_literal(ls_elem_type t, ls_value v, char *buf, size_t size);
 /* name(a, b) computing combiner c on type t (its C type ctype), as sim/value.c does. */
 void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c, ls_elem_type t);
+
+/* ---- codegen_reduce.c: the stages after the loop */
+void cg_emit_reduces(gen *g);                           /* thread, then subgroup reduce */
+void cg_emit_cross_subgroup(gen *g, int64_t *smem_bytes); /* its buffer's bytes */
+void cg_emit_store(gen *g);                             /* the init, then the store */
 
 /* ---- codegen.c: pieces the arg_compare kernel (codegen_argcmp.c) shares */
 void cg_emit_thread_setup(gen *g);

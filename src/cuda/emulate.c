@@ -117,21 +117,15 @@ static const char prelude[] =
     "#line 1 \"kernel.cu\"\n";
 
 /* The launcher: one POSIX thread per CUDA thread, blocks one after another;
- * the kernel call names as many inputs as the kernel takes. */
-static char *launcher(int n_inputs)
+ * call is the kernel's call, its arguments t->in[k] and t->out[j]. */
+static char *launcher(const char *call)
 {
-    char call[400];
-    size_t u = (size_t)snprintf(call, sizeof call, "lanescope_reduce(");
-    for (int k = 0; k < n_inputs && u < sizeof call; k++)
-        u += (size_t)snprintf(call + u, sizeof call - u, "(const ls_in%d_t *)t->in[%d], ", k, k);
-    if (u < sizeof call)
-        snprintf(call + u, sizeof call - u, "t->out)");
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     fprintf(f,
             "\n/* lanescope emulation launcher */\n"
-            "struct ls_emu_thread { const void *const *in; ls_acc_t *out; unsigned grid, tid; };\n"
+            "struct ls_emu_thread { const void *const *in; void *const *out; unsigned grid, tid; };\n"
             "static void *ls_emu_body(void *p)\n"
             "{\n"
             "    ls_emu_thread *t = (ls_emu_thread *)p;\n"
@@ -143,7 +137,7 @@ static char *launcher(int n_inputs)
             "    }\n"
             "    return nullptr;\n"
             "}\n"
-            "extern \"C\" int ls_emu_run(const void *const *in, void *out, unsigned grid, "
+            "extern \"C\" int ls_emu_run(const void *const *in, void *const *out, unsigned grid, "
             "unsigned block)\n"
             "{\n"
             "    pthread_barrier_init(&ls_block_bar, nullptr, block);\n"
@@ -157,7 +151,7 @@ static char *launcher(int n_inputs)
             "    int rc = 0;\n"
             "    unsigned started = 0;\n"
             "    for (unsigned i = 0; i < block; i++, started++) {\n"
-            "        ts[i] = {in, (ls_acc_t *)out, grid, i};\n"
+            "        ts[i] = {in, out, grid, i};\n"
             "        if (pthread_create(&th[i], &attr, ls_emu_body, &ts[i]) != 0) { rc = -1; break; }\n"
             "    }\n"
             "    if (rc != 0) { /* cannot finish the barriers: fail loudly, as a fault would */\n"
@@ -271,13 +265,11 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
     return st;
 }
 
-ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
-                                 ls_input_source in, void **output, ls_diag *diag)
+ls_status ls_cuda_emulate_call(const char *src, const char *call, const void *const *in,
+                               void *const *out, unsigned grid, unsigned block, const char *file,
+                               int line, int col, ls_diag *diag)
 {
-    const ls_problem *p = plan->problem;
-    const ls_cuda_launch L = *launch;
     ls_status st;
-    *output = NULL;
     /* The sources and the kernel in a folder of $TMPDIR (/tmp when unset)
      * that a signal removes too (ls_io_temp_dir_make); every name built to
      * its length, never cut to fit. */
@@ -293,12 +285,11 @@ ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_
          *log = in_folder(dir, "log"), *h1 = in_folder(dir, "cuda_fp16.h"),
          *h2 = in_folder(dir, "cuda_bf16.h");
     const char *cxx = getenv("CXX") && *getenv("CXX") ? getenv("CXX") : "c++";
-    void *lib = NULL, *hin[LS_MAX_INPUTS] = {NULL}, *hout = NULL;
-    char *launch_text = launcher(L.n_inputs);
+    void *lib = NULL;
+    char *launch_text = launcher(call);
     int wrote = write_file(cu, prelude, src, launch_text);
     free(launch_text);
-    if (wrote || write_file(h1, "", NULL, NULL) ||
-        write_file(h2, "", NULL, NULL)) {
+    if (wrote || write_file(h1, "", NULL, NULL) || write_file(h2, "", NULL, NULL)) {
         st = ls_diag_set(diag, LS_ERR_IO, dir, 0, 0, "cannot write the emulation sources");
         goto out;
     }
@@ -306,13 +297,13 @@ ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_
     if (rc != 0) {
         char why[400];
         first_line(log, why, sizeof why);
-        st = ls_diag_set(diag, rc == 127 ? LS_ERR_UNAVAILABLE : LS_ERR_INVALID, p->file, p->line,
-                         p->col, "%s",
+        st = ls_diag_set(diag, rc == 127 ? LS_ERR_UNAVAILABLE : LS_ERR_INVALID, file, line, col,
+                         "%s",
                          rc == 127 ? "--emulate needs a C++ compiler ($CXX or c++ on PATH)" : why);
         goto out;
     }
     lib = dlopen(so, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE); /* its libstdc++ stays: LSan */
-    int (*run)(const void *const *, void *, unsigned, unsigned) = NULL;
+    int (*run)(const void *const *, void *const *, unsigned, unsigned) = NULL;
     if (lib)
         *(void **)&run = dlsym(lib, "ls_emu_run");
     if (!run) {
@@ -320,23 +311,14 @@ ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_
                          dlerror());
         goto out;
     }
-    for (int k = 0; k < L.n_inputs; k++)
-        hin[k] = ls_cuda_make_input(plan, in, &L, k);
-    hout = ls_xmalloc((size_t)L.out_bytes + 1);
-    memset(hout, 0xa5, (size_t)L.out_bytes); /* an unwritten output cannot pass */
-    if (run((const void *const *)hin, hout, L.grid[0], L.block[0]) != 0) {
+    if (run(in, out, grid, block) != 0) {
         st = ls_diag_set(diag, LS_ERR_IO, so, 0, 0, "the emulator could not start its threads");
         goto out;
     }
-    *output = hout;
-    hout = NULL;
     st = LS_OK;
 out:
     if (lib)
         dlclose(lib);
-    for (int k = 0; k < LS_MAX_INPUTS; k++)
-        free(hin[k]);
-    free(hout);
     ls_io_temp_dir_remove(dir); /* and all in it, whatever the compiler left */
     free(cu);
     free(so);
@@ -344,5 +326,33 @@ out:
     free(h1);
     free(h2);
     free(dir);
+    return st;
+}
+
+ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
+                                 ls_input_source in, void **output, ls_diag *diag)
+{
+    const ls_problem *p = plan->problem;
+    const ls_cuda_launch L = *launch;
+    *output = NULL;
+    char call[600];
+    size_t u = (size_t)snprintf(call, sizeof call, "lanescope_reduce(");
+    for (int k = 0; k < L.n_inputs && u < sizeof call; k++)
+        u += (size_t)snprintf(call + u, sizeof call - u, "(const ls_in%d_t *)t->in[%d], ", k, k);
+    if (u < sizeof call)
+        snprintf(call + u, sizeof call - u, "(ls_acc_t *)t->out[0])");
+    void *hin[LS_MAX_INPUTS] = {NULL};
+    for (int k = 0; k < L.n_inputs; k++)
+        hin[k] = ls_cuda_make_input(plan, in, &L, k);
+    void *hout = ls_xmalloc((size_t)L.out_bytes + 1);
+    memset(hout, 0xa5, (size_t)L.out_bytes); /* an unwritten output cannot pass */
+    ls_status st = ls_cuda_emulate_call(src, call, (const void *const *)hin, &hout, L.grid[0],
+                                        L.block[0], p->file, p->line, p->col, diag);
+    for (int k = 0; k < LS_MAX_INPUTS; k++)
+        free(hin[k]);
+    if (st)
+        free(hout);
+    else
+        *output = hout;
     return st;
 }

@@ -11,12 +11,35 @@
 #include "lanescope/measure.h"
 #include "lanescope/value.h"
 
+void ls_cuda_pack_element(unsigned char *buf, int64_t i, ls_value v, ls_elem_type t)
+{
+    if (t == LS_ET_I4) { /* two to a byte, low nibble first */
+        if (i % 2 == 0)
+            buf[i / 2] = 0;
+        buf[i / 2] |= (unsigned char)((v & 15u) << (4 * (i % 2)));
+        return;
+    }
+    int eb = ls_elem_type_bits(t) / 8;
+    for (int b = 0; b < eb; b++) /* little-endian, as the GPU stores it */
+        buf[i * eb + b] = (unsigned char)(v >> (8 * b));
+}
+
+ls_value ls_cuda_unpack_element(const unsigned char *buf, int64_t i, ls_elem_type t)
+{
+    if (t == LS_ET_I4)
+        return (buf[i / 2] >> (4 * (i % 2))) & 15u;
+    int eb = ls_elem_type_bits(t) / 8;
+    ls_value v = 0;
+    for (int b = 0; b < eb; b++)
+        v |= (ls_value)buf[i * eb + b] << (8 * b);
+    return v;
+}
+
 void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_launch *launch,
                          int k)
 {
     const ls_problem *p = plan->problem;
     unsigned char *buf = ls_xmalloc((size_t)launch->input_bytes[k] + 1);
-    int eb = launch->input_elem_bytes[k];
     /* the values ls_operand_value gives the reference, element by element
      * (an intermediate input's: the bound results of its reduction) */
     uint64_t seed = ls_operand_seed(in.seed, k);
@@ -25,14 +48,7 @@ void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_
                      : in.npy && k == 0 ? ls_npy_get(in.npy, i)
                                         : ls_input_value(seed, (uint64_t)i, p->inputs[k].type,
                                                          p->combiner);
-        if (p->inputs[k].type == LS_ET_I4) { /* two to a byte, low nibble first */
-            if (i % 2 == 0)
-                buf[i / 2] = 0;
-            buf[i / 2] |= (unsigned char)((v & 15u) << (4 * (i % 2)));
-            continue;
-        }
-        for (int b = 0; b < eb; b++) /* little-endian, as the GPU stores it */
-            buf[i * eb + b] = (unsigned char)(v >> (8 * b));
+        ls_cuda_pack_element(buf, i, v, p->inputs[k].type);
     }
     return buf;
 }
@@ -230,16 +246,16 @@ static ls_status run_checked(ls_gpu *g, ls_gpu_kernel *k, const ls_plan *plan,
 
 /* Median, min and max of `runs` event-timed launches, each after an L2
  * flush when asked; t is scratch of runs entries. */
-static ls_status time_runs(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_launch *L, void **args,
-                           bool flush, int runs, double *t, double *med, double *mn, double *mx,
-                           ls_diag *diag)
+static ls_status time_runs(ls_gpu *g, ls_gpu_kernel *k, const unsigned *grid,
+                           const unsigned *block, void **args, bool flush, int runs, double *t,
+                           double *med, double *mn, double *mx, ls_diag *diag)
 {
     ls_status st;
     for (int i = 0; i < runs; i++) {
         float ms = 0;
         if (flush && (st = ls_gpu_flush_l2(g, diag)))
             return st;
-        if ((st = ls_gpu_launch(g, k, L->grid, L->block, 0, args, 1, &ms, diag)))
+        if ((st = ls_gpu_launch(g, k, grid, block, 0, args, 1, &ms, diag)))
             return st;
         t[i] = ms * 1000.0;
     }
@@ -253,13 +269,13 @@ static ls_status time_runs(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_launch *L,
 /* The SM clock drops while the host checks values (idle H100s read 345
  * MHz): launch until at least 25 ms of GPU time have passed, so the timed
  * runs start at the clock a busy GPU keeps. */
-static ls_status warm_up(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_launch *L, void **args,
-                         int at_least, ls_diag *diag)
+static ls_status warm_up(ls_gpu *g, ls_gpu_kernel *k, const unsigned *grid,
+                         const unsigned *block, void **args, int at_least, ls_diag *diag)
 {
     double total_ms = 0;
     for (int i = 0; i < 100000 && (i < at_least || total_ms < 25.0); i++) {
         float ms = 0;
-        ls_status st = ls_gpu_launch(g, k, L->grid, L->block, 0, args, 1, &ms, diag);
+        ls_status st = ls_gpu_launch(g, k, grid, block, 0, args, 1, &ms, diag);
         if (st)
             return st;
         total_ms += ms;
@@ -268,13 +284,48 @@ static ls_status warm_up(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_launch *L, v
 }
 
 /* An empty kernel with the generated one's arguments: the launch floor. */
-static void empty_source(int n_inputs, char *buf, size_t size)
+static void empty_source(int n_inputs, int n_outputs, char *buf, size_t size)
 {
     size_t u = (size_t)snprintf(buf, size, "extern \"C\" __global__ void lanescope_empty(");
     for (int k = 0; k < n_inputs && u < size; k++)
         u += (size_t)snprintf(buf + u, size - u, "const void *in%d, ", k);
-    if (u < size)
-        snprintf(buf + u, size - u, "void *out) {}\n");
+    for (int j = 0; j < n_outputs && u < size; j++)
+        u += (size_t)snprintf(buf + u, size - u, "void *out%d%s", j,
+                              j + 1 < n_outputs ? ", " : ") {}\n");
+}
+
+/* The device copy bandwidth, when the caller has none: several times the
+ * L2 each way, so the copy streams from DRAM. */
+static ls_status copy_bandwidth(ls_gpu *g, double *copy_gbps, ls_diag *diag)
+{
+    if (*copy_gbps > 0)
+        return LS_OK;
+    const ls_gpu_info *gi = ls_gpu_get_info(g);
+    size_t bytes = (size_t)(gi->l2_bytes > 0 ? gi->l2_bytes : (64 << 20)) * 8;
+    return ls_gpu_copy_bandwidth(g, bytes, 10, copy_gbps, diag);
+}
+
+/* Warm-up, the kernel's timed runs and the empty kernel's, into res. */
+static ls_status timed(ls_gpu *g, ls_gpu_kernel *k, ls_gpu_kernel *empty, const unsigned *grid,
+                       const unsigned *block, void **args, const ls_measure_opts *opts,
+                       int64_t bytes, ls_measure_result *res, ls_diag *diag)
+{
+    int runs = opts->runs > 0 ? opts->runs : 1;
+    double *t = ls_xcalloc((size_t)runs, sizeof *t);
+    double e_med, e_min, e_max;
+    ls_status st;
+    if (!(st = warm_up(g, k, grid, block, args, opts->warmup, diag)) &&
+        !(st = time_runs(g, k, grid, block, args, opts->flush_l2, runs, t, &res->median_us,
+                         &res->min_us, &res->max_us, diag)) &&
+        !(st = time_runs(g, empty, grid, block, args, opts->flush_l2, runs, t, &e_med, &e_min,
+                         &e_max, diag))) {
+        res->runs = runs;
+        res->launch_us = e_med;
+        res->gbytes_per_s = res->median_us > 0 ? (double)bytes / (res->median_us * 1e3) : 0;
+        res->copy_fraction = res->copy_gbps > 0 ? res->gbytes_per_s / res->copy_gbps : 0;
+    }
+    free(t);
+    return st;
 }
 
 ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
@@ -288,12 +339,11 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
     ls_devptr din[LS_MAX_INPUTS] = {0}, dout = 0;
     void *args[LS_MAX_INPUTS + 1];
     char empty_src[400];
-    double *t = NULL;
     ls_cuda_reference ref = {0};
     ls_status st = ls_cuda_generate(plan, opts->unroll, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
-    empty_source(L.n_inputs, empty_src, sizeof empty_src);
+    empty_source(L.n_inputs, 1, empty_src, sizeof empty_src);
     if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
         (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
         goto out;
@@ -314,37 +364,113 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
     ls_cuda_reference_compute(plan, in, &ref); /* once, for both checks */
     if ((st = run_checked(g, k, plan, &ref, &L, args, dout, res, diag)))
         goto out;
-    if (copy_gbps <= 0) {
-        /* several times the L2 each way, so the copy streams from DRAM */
-        const ls_gpu_info *gi = ls_gpu_get_info(g);
-        size_t bytes = (size_t)(gi->l2_bytes > 0 ? gi->l2_bytes : (64 << 20)) * 8;
-        if ((st = ls_gpu_copy_bandwidth(g, bytes, 10, &copy_gbps, diag)))
-            goto out;
-    }
-    res->copy_gbps = copy_gbps;
-    int runs = opts->runs > 0 ? opts->runs : 1;
-    t = ls_xcalloc((size_t)runs, sizeof *t);
-    double e_med, e_min, e_max;
-    if ((st = warm_up(g, k, &L, args, opts->warmup, diag)) ||
-        (st = time_runs(g, k, &L, args, opts->flush_l2, runs, t, &res->median_us, &res->min_us,
-                        &res->max_us, diag)) ||
-        (st = time_runs(g, empty, &L, args, opts->flush_l2, runs, t, &e_med, &e_min, &e_max,
-                        diag)))
+    if ((st = copy_bandwidth(g, &copy_gbps, diag)))
         goto out;
-    res->runs = runs;
+    res->copy_gbps = copy_gbps;
     res->launch = L;
-    res->launch_us = e_med;
-    res->gbytes_per_s =
-        res->median_us > 0 ? (double)(L.in_bytes + L.out_bytes) / (res->median_us * 1e3) : 0;
-    res->copy_fraction = copy_gbps > 0 ? res->gbytes_per_s / copy_gbps : 0;
+    if ((st = timed(g, k, empty, L.grid, L.block, args, opts, L.in_bytes + L.out_bytes, res,
+                    diag)))
+        goto out;
     /* the timed runs must not have changed the values */
     st = run_checked(g, k, plan, &ref, &L, args, dout, res, diag);
 out:
     ls_cuda_reference_free(&ref);
-    free(t);
     for (int i = 0; i < LS_MAX_INPUTS; i++)
         ls_gpu_free(g, din[i]);
     ls_gpu_free(g, dout);
+    ls_gpu_kernel_free(g, k);
+    ls_gpu_kernel_free(g, empty);
+    free(src);
+    return st;
+}
+
+/* One checked run of a dispatch's kernel: every output poisoned first. */
+static ls_status fused_checked(ls_gpu *g, ls_gpu_kernel *k, const ls_fused_kernel *fk,
+                               const ls_cuda_fused_launch *L, void **args, const ls_devptr *dout,
+                               ls_value *const *values, uint64_t seed, ls_cuda_fused_check *chk,
+                               ls_diag *diag)
+{
+    ls_status st = LS_OK;
+    for (int i = 0; i < L->n_outputs && !st; i++)
+        st = ls_gpu_memset(g, dout[i], 0xa5, (size_t)L->output_bytes[i], diag);
+    if (!st)
+        st = ls_gpu_launch(g, k, L->grid, L->block, 0, args, 1, NULL, diag);
+    void *host[LS_FUSED_MAX_PHASES] = {NULL};
+    for (int i = 0; i < L->n_outputs && !st; i++) {
+        host[i] = ls_xmalloc((size_t)L->output_bytes[i] + 1);
+        st = ls_gpu_download(g, host[i], dout[i], (size_t)L->output_bytes[i], diag);
+    }
+    if (!st)
+        st = ls_cuda_fused_check_outputs(fk, L, values, host, seed, chk, diag);
+    for (int i = 0; i < LS_FUSED_MAX_PHASES; i++)
+        free(host[i]);
+    return st;
+}
+
+ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64_t *unroll,
+                               uint64_t seed, const ls_measure_opts *opts, double copy_gbps,
+                               ls_measure_result *res, ls_cuda_fused_check *chk, ls_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    memset(chk, 0, sizeof *chk);
+    char *src = NULL;
+    ls_cuda_fused_launch L;
+    ls_gpu_kernel *k = NULL, *empty = NULL;
+    ls_devptr din[LS_MAX_INPUTS] = {0}, dout[LS_FUSED_MAX_PHASES] = {0};
+    void *args[LS_MAX_INPUTS + LS_FUSED_MAX_PHASES];
+    ls_value *values[LS_MAX_INPUTS] = {NULL};
+    void *bytes[LS_MAX_INPUTS] = {NULL};
+    char empty_src[600];
+    ls_status st = ls_cuda_generate_fused(fk, unroll, fk->plan.problem->file, &src, &L, diag);
+    if (st)
+        return st;
+    empty_source(L.n_inputs, L.n_outputs, empty_src, sizeof empty_src);
+    if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
+        (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
+        goto out;
+    ls_gpu_kernel_attrs(g, k, &res->regs_per_thread, &res->static_smem);
+    res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
+    ls_cuda_fused_inputs(fk, &L, seed, values, bytes);
+    for (int i = 0; i < L.n_inputs; i++) {
+        if (!(st = ls_gpu_alloc(g, (size_t)L.input_bytes[i], &din[i], diag)))
+            st = ls_gpu_upload(g, din[i], bytes[i], (size_t)L.input_bytes[i], diag);
+        if (st)
+            goto out;
+        args[i] = &din[i];
+    }
+    for (int i = 0; i < L.n_outputs; i++) {
+        if ((st = ls_gpu_alloc(g, (size_t)L.output_bytes[i], &dout[i], diag)))
+            goto out;
+        args[L.n_inputs + i] = &dout[i];
+    }
+    if ((st = fused_checked(g, k, fk, &L, args, dout, values, seed, chk, diag)) ||
+        (st = copy_bandwidth(g, &copy_gbps, diag)))
+        goto out;
+    res->copy_gbps = copy_gbps;
+    /* what ran, in the single kernel's terms: grid, block, bytes */
+    memcpy(res->launch.kernel, L.kernel, sizeof L.kernel);
+    memcpy(res->launch.grid, L.grid, sizeof L.grid);
+    memcpy(res->launch.block, L.block, sizeof L.block);
+    res->launch.smem_bytes = L.smem_bytes;
+    res->launch.n_inputs = L.n_inputs;
+    res->launch.in_bytes = L.in_bytes;
+    res->launch.out_bytes = L.out_bytes;
+    res->launch.vector_loads = L.vector_phases > 0;
+    if ((st = timed(g, k, empty, L.grid, L.block, args, opts, L.in_bytes + L.out_bytes, res,
+                    diag)))
+        goto out;
+    for (int i = 0; i < fk->n_phases; i++)
+        res->outputs_checked += chk->checked[i];
+    /* the timed runs must not have changed the values */
+    st = fused_checked(g, k, fk, &L, args, dout, values, seed, chk, diag);
+out:
+    for (int i = 0; i < LS_MAX_INPUTS; i++) {
+        ls_gpu_free(g, din[i]);
+        free(values[i]);
+        free(bytes[i]);
+    }
+    for (int i = 0; i < LS_FUSED_MAX_PHASES; i++)
+        ls_gpu_free(g, dout[i]);
     ls_gpu_kernel_free(g, k);
     ls_gpu_kernel_free(g, empty);
     free(src);

@@ -1,0 +1,222 @@
+/* test_cuda_fused.c: a dispatch's loops as the one CUDA kernel
+ * (src/cuda/codegen_fused.c), without a GPU: NVRTC compiles it with an
+ * empty log where the build has the CUDA path, the emulator runs it, every
+ * phase's output is checked (a reduction's against the reference, an
+ * elementwise op's bit for bit against its body), and a sabotaged copy
+ * must fail:
+ *  - the decomposed softmax: the max, the sum reading the max, the divide
+ *    reading both, three phases in one launch;
+ *  - an RMSNorm reading x, its weight and its bias: two phases, three
+ *    tensors;
+ *  - random softmax configs (ragged thread tiles, several subgroups);
+ *  - a dispatch with an epilogue, which the generator refuses with its
+ *    reason (the command measures its reductions apart). */
+#include "cuda_util.h"
+#include "fused_util.h"
+
+#define SM_RED_CFG                                                                               \
+    "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, " \
+    "4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
+#define SM_EW_CFG                                                                                \
+    "#iree_gpu.lowering_config<{serial = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, " \
+    "1]], subgroup_basis = [[1, 4], [0, 1]]}>"
+
+static char *generate(const kernel *k, ls_cuda_fused_launch *L)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    char *src = NULL;
+    ck_assert_msg(ls_cuda_generate_fused(&k->k, NULL, "test", &src, L, &d) == LS_OK, "%s", d.msg);
+    return src;
+}
+
+/* Emulated as generated: every phase's outputs checked, as many as want[]. */
+static void emulate_ok(const kernel *k, const char *src, const ls_cuda_fused_launch *L,
+                       uint64_t seed, const int64_t *want)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_cuda_fused_check chk;
+    ck_assert_msg(ls_cuda_emulate_fused_source(&k->k, src, L, seed, &chk, &d) == LS_OK, "%s",
+                  d.msg);
+    for (int i = 0; i < k->k.n_phases; i++)
+        REQUIRE(chk.checked[i] == want[i], "phase %d: %lld outputs checked, want %lld", i,
+                (long long)chk.checked[i], (long long)want[i]);
+}
+
+/* good replaced by bad (same length) must fail the check with msg. */
+static void sabotaged_fails(const kernel *k, char *src, const ls_cuda_fused_launch *L,
+                            const char *good, const char *bad, const char *msg)
+{
+    char *at = strstr(src, good);
+    ck_assert_msg(at != NULL, "no '%s' in the source", good);
+    ck_assert_uint_eq(strlen(good), strlen(bad));
+    memcpy(at, bad, strlen(bad));
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_cuda_fused_check chk;
+    ck_assert_int_eq(ls_cuda_emulate_fused_source(&k->k, src, L, 5, &chk, &d), LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, msg) != NULL, "'%s' does not say '%s'", d.msg, msg);
+    memcpy(at, good, strlen(good));
+}
+
+START_TEST(softmax_one_kernel)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, SM_RED_CFG, SM_RED_CFG, SM_EW_CFG);
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    char why[512];
+    ck_assert_msg(ls_cuda_fused_supported(&k->k, why, sizeof why), "%s", why);
+    ls_cuda_fused_launch L;
+    char *src = generate(k, &L);
+    /* one launch of the reductions' grid, x its only tensor, a buffer per phase */
+    ck_assert_int_eq(L.grid[0], 64);
+    ck_assert_int_eq(L.block[0], 128);
+    ck_assert_int_eq(L.n_inputs, 1);
+    ck_assert_int_eq(L.n_outputs, 3);
+    ck_assert_int_eq(L.output_elems[0], 64);
+    ck_assert_int_eq(L.output_elems[1], 64);
+    ck_assert_int_eq(L.output_elems[2], 64 * 4096);
+    ck_assert_int_eq(L.out_bytes, (64 + 64 + 64 * 4096) * 4);
+    ck_assert_int_eq(count(src, "\nnamespace ls_ph"), 3);
+    ck_assert_int_eq(count(src, "__global__"), 1);
+    /* the sum reads the max, the divide both: a barrier before each */
+    ck_assert_int_eq(count(src, "__syncthreads(); /* phase"), 2);
+    ck_assert_ptr_nonnull(strstr(src, "(const ls_ph1::ls_in1_t *)r0"));
+    ck_assert_ptr_nonnull(strstr(src, "(const ls_ph2::ls_in1_t *)r0, (const ls_ph2::ls_in2_t *)r1"));
+    /* the divide stores each element, no combine and no shuffle */
+    const char *ew = strstr(src, "namespace ls_ph2");
+    ck_assert_ptr_nonnull(ew);
+    ck_assert_ptr_null(strstr(ew, "ls_combine("));
+    ck_assert_int_ge(count(ew, "out[oo + "), 4);
+    char *ptx = ptx_of(src, "softmax one kernel");
+    if (ptx) {
+        /* the results are read after the barrier that follows their store */
+        const char *st = strstr(ptx, "st.global.f32");
+        ck_assert_ptr_nonnull(st);
+        const char *bar = strstr(st, "bar.sync");
+        const char *ld = strstr(st, "ld.global.f32");
+        ck_assert_msg(bar && ld && bar < ld, "a result is read before the barrier");
+        free(ptx);
+    }
+    const int64_t want[] = {64, 64, 64 * 4096};
+    emulate_ok(k, src, &L, 3, want);
+    /* the divide by the max instead of the sum; the sum reading its own
+     * (poisoned) buffer as the max */
+    sabotaged_fails(k, src, &L, "(const ls_ph2::ls_in2_t *)r1", "(const ls_ph2::ls_in2_t *)r0",
+                    "but its body gives");
+    sabotaged_fails(k, src, &L, "(const ls_ph1::ls_in1_t *)r0", "(const ls_ph1::ls_in1_t *)r1",
+                    "the generated kernel's output");
+    free(src);
+    kernel_free(k);
+}
+END_TEST
+
+/* RMSNorm: x loaded by both loops, g and b by the second, the sum of
+ * squares from the first phase's buffer. */
+START_TEST(rmsnorm_one_kernel)
+{
+    kernel *k = heuristic_kernel(RMSNORM_OPS, STORE_FULL("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ls_cuda_fused_launch L;
+    char *src = generate(k, &L);
+    ck_assert_int_eq(L.n_inputs, 3);
+    ck_assert_int_eq(L.input_elems[0], 64 * 4096);
+    ck_assert_int_eq(L.input_elems[1], 4096);
+    ck_assert_int_eq(L.input_elems[2], 4096);
+    ck_assert_int_eq(L.n_outputs, 2);
+    ck_assert_int_eq(count(src, "__syncthreads(); /* phase"), 1);
+    char *ptx = ptx_of(src, "rmsnorm one kernel");
+    free(ptx);
+    const int64_t want[] = {64, 64 * 4096};
+    emulate_ok(k, src, &L, 9, want);
+    /* the bias read as the weight */
+    sabotaged_fails(k, src, &L, "(const ls_ph1::ls_in3_t *)in2", "(const ls_ph1::ls_in3_t *)in1",
+                    "but its body gives");
+    free(src);
+    kernel_free(k);
+}
+END_TEST
+
+/* Random NVIDIA configs of the softmax: threads' tiles 1..8, lanes split
+ * over rows and columns, 1..4 subgroups; each kernel emulated and checked. */
+START_TEST(random_softmax_configs)
+{
+    uint64_t rng = 0xc0da5eedull;
+    int ran = 0;
+    for (int trial = 0; trial < 40 && ran < 5; trial++) {
+        int64_t t = (int64_t)1 << rng_range(&rng, 0, 3);
+        int64_t lr = (int64_t)1 << rng_range(&rng, 0, 2), lc = 32 / lr;
+        int64_t sgs = (int64_t)1 << rng_range(&rng, 0, 2);
+        int64_t part = t * lc * sgs * rng_range(&rng, 1, 2);
+        if (4096 % part != 0)
+            continue;
+        char red[400], ew[400], ir[8192];
+        snprintf(red, sizeof red,
+                 "#iree_gpu.lowering_config<{workgroup = [%lld, 0], partial_reduction = [0, "
+                 "%lld], thread = [0, %lld], lane_basis = [[%lld, %lld], [0, 1]], subgroup_basis "
+                 "= [[1, %lld], [0, 1]]}>",
+                 (long long)lr, (long long)part, (long long)t, (long long)lr, (long long)lc,
+                 (long long)sgs);
+        snprintf(ew, sizeof ew,
+                 "#iree_gpu.lowering_config<{serial = [0, %lld], thread = [0, %lld], lane_basis "
+                 "= [[%lld, %lld], [0, 1]], subgroup_basis = [[1, %lld], [0, 1]]}>",
+                 (long long)part, (long long)t, (long long)lr, (long long)lc, (long long)sgs);
+        softmax_ir_wg(ir, sizeof ir, 32 * sgs, 32, red, red, ew);
+        kernel *k = kernel_of(ir, "h100");
+        REQUIRE(k->fused, "trial %d (%s): not one kernel: %s", trial, red, k->why);
+        ls_cuda_fused_launch L;
+        char *src = generate(k, &L);
+        REQUIRE(L.grid[0] == 64 / lr && L.block[0] == 32 * sgs, "trial %d (%s): grid %u block %u",
+                trial, red, L.grid[0], L.block[0]);
+        const int64_t want[] = {64, 64, 64 * 4096};
+        emulate_ok(k, src, &L, (uint64_t)trial + 1, want);
+        free(src);
+        kernel_free(k);
+        ran++;
+    }
+    ck_assert_int_eq(ran, 5);
+}
+END_TEST
+
+/* An elementwise op on the reductions' results alone is an epilogue,
+ * which the generator does not emit yet: refused, with the op named. */
+START_TEST(epilogue_is_refused)
+{
+    kernel *k = heuristic_kernel(
+        ROWSUM("%x")
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> "
+        "(d0)>], iterator_types = [\"parallel\"]} ins(%s : tensor<64xf32>) outs(%e1 : "
+        "tensor<64xf32>) {\n"
+        "  ^bb0(%a: f32, %o: f32):\n    %h = arith.mulf %a, %two : f32\n"
+        "    linalg.yield %h : f32\n  } -> tensor<64xf32>\n",
+        STORE_ROWS("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    char why[512];
+    ck_assert(!ls_cuda_fused_supported(&k->k, why, sizeof why));
+    ck_assert_msg(strstr(why, "is an epilogue on the reductions' results") != NULL, "%s", why);
+    ls_cuda_fused_launch L;
+    char *src = NULL;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_generate_fused(&k->k, NULL, "test", &src, &L, &d), LS_ERR_INVALID);
+    ck_assert_ptr_null(src);
+    kernel_free(k);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("cuda_fused");
+    TCase *tc = tcase_create("generator");
+    tcase_set_timeout(tc, 900);
+    tcase_add_test(tc, softmax_one_kernel);
+    tcase_add_test(tc, rmsnorm_one_kernel);
+    tcase_add_test(tc, random_softmax_configs);
+    tcase_add_test(tc, epilogue_is_refused);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(make_suite)
