@@ -466,6 +466,9 @@ static bool epilogue_phase(const ls_module *m, const ls_module_elementwise *e,
     ls_plan *vp = &k->view_plan[ph - k->phase];
     ls_plan_target t = {lead->amd, lead->gfx_major};
     ph->epilogue = true;
+    for (int j = 0; j < e->rank; j++)
+        ph->out_map[j] = perm[e->out_map[j]];
+    ph->out_map_n = e->rank;
     ph->plan = vp; /* its results laid out as the reduction's */
     int64_t per = lead->stores_per_workgroup /
                   (lead->derived->num_subgroups * lead->results_per_thread);

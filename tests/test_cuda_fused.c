@@ -9,8 +9,10 @@
  *  - an RMSNorm reading x, its weight and its bias: two phases, three
  *    tensors;
  *  - random softmax configs (ragged thread tiles, several subgroups);
- *  - a dispatch with an epilogue, which the generator refuses with its
- *    reason (the command measures its reductions apart). */
+ *  - a row sum with an epilogue adding a bias: no loop, the sum's writers
+ *    store body(sum, bias);
+ *  - a reduction loop that also stores its producer, which the generator
+ *    refuses with its reason (the command measures the reduction apart). */
 #include "cuda_util.h"
 #include "fused_util.h"
 
@@ -180,22 +182,69 @@ START_TEST(random_softmax_configs)
 }
 END_TEST
 
-/* An elementwise op on the reductions' results alone is an epilogue,
- * which the generator does not emit yet: refused, with the op named. */
-START_TEST(epilogue_is_refused)
+/* An elementwise op on the reductions' results and a bias over the rows
+ * is an epilogue: no loop; the threads that store the sum add each row's
+ * bias to their result slots and store that.  Reading the epilogue's own
+ * (poisoned) buffer as the sum must fail. */
+START_TEST(epilogue_one_kernel)
 {
     kernel *k = heuristic_kernel(
-        ROWSUM("%x")
+        "  %bb = hal.interface.binding.subspan layout(#l) binding(3) offset(%c0) flags(ReadOnly) "
+        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>>\n"
+        "  %bias = iree_tensor_ext.dispatch.tensor.load %bb, offsets = [0], sizes = [64], "
+        "strides = [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>> -> "
+        "tensor<64xf32>\n" ROWSUM("%x")
         "  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> "
-        "(d0)>], iterator_types = [\"parallel\"]} ins(%s : tensor<64xf32>) outs(%e1 : "
-        "tensor<64xf32>) {\n"
-        "  ^bb0(%a: f32, %o: f32):\n    %h = arith.mulf %a, %two : f32\n"
-        "    linalg.yield %h : f32\n  } -> tensor<64xf32>\n",
+        "(d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} ins(%s, %bias : "
+        "tensor<64xf32>, tensor<64xf32>) outs(%e1 : tensor<64xf32>) {\n"
+        "  ^bb0(%a: f32, %c: f32, %o: f32):\n    %m = arith.addf %a, %c : f32\n"
+        "    linalg.yield %m : f32\n  } -> tensor<64xf32>\n",
         STORE_ROWS("%y"));
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert(k->k.phase[1].epilogue);
+    char why[512];
+    ck_assert_msg(ls_cuda_fused_supported(&k->k, why, sizeof why), "%s", why);
+    ls_cuda_fused_launch L;
+    char *src = generate(k, &L);
+    ck_assert_int_eq(L.n_inputs, 2);
+    ck_assert_int_eq(L.input_elems[1], 64);
+    ck_assert_int_eq(L.n_outputs, 2);
+    ck_assert_int_eq(L.output_elems[1], 64);
+    const char *ep = strstr(src, "\nnamespace ls_ph1");
+    ck_assert_ptr_nonnull(ep);
+    ck_assert_ptr_nonnull(strstr(ep, "[epilogue] the body on each result slot"));
+    ck_assert_ptr_null(strstr(ep, "for (")); /* no loop */
+    /* one store per result slot the sum's writers hold */
+    ck_assert_int_eq(count(ep, "out[oo + "), (int)k->plans[0].results_per_thread);
+    char *ptx = ptx_of(src, "epilogue one kernel");
+    free(ptx);
+    const int64_t want[] = {64, 64};
+    emulate_ok(k, src, &L, 4, want);
+    sabotaged_fails(k, src, &L, "(const ls_ph1::ls_in0_t *)r0", "(const ls_ph1::ls_in0_t *)r1",
+                    "but its body gives");
+    free(src);
+    kernel_free(k);
+}
+END_TEST
+
+/* A reduction's loop that also stores its elementwise producer's result
+ * (IREE writes the producer's tile in the loop) is not generated yet:
+ * refused with the op named, so the command measures the reduction apart. */
+START_TEST(stored_producer_is_refused)
+{
+    kernel *k = heuristic_kernel(
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]} "
+        "ins(%x : tensor<64x4096xf32>) outs(%e2 : tensor<64x4096xf32>) {\n"
+        "  ^bb0(%a: f32, %o: f32):\n    %m = arith.mulf %a, %two : f32\n"
+        "    linalg.yield %m : f32\n  } -> tensor<64x4096xf32>\n" ROWSUM("%y"),
+        STORE_ROWS("%s") STORE_FULL("%y"));
     ck_assert_msg(k->fused, "%s", k->why);
     char why[512];
     ck_assert(!ls_cuda_fused_supported(&k->k, why, sizeof why));
-    ck_assert_msg(strstr(why, "is an epilogue on the reductions' results") != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "from inside its loop, which the CUDA path does not generate yet") !=
+                      NULL,
+                  "%s", why);
     ls_cuda_fused_launch L;
     char *src = NULL;
     ls_diag d;
@@ -214,7 +263,8 @@ static Suite *make_suite(void)
     tcase_add_test(tc, softmax_one_kernel);
     tcase_add_test(tc, rmsnorm_one_kernel);
     tcase_add_test(tc, random_softmax_configs);
-    tcase_add_test(tc, epilogue_is_refused);
+    tcase_add_test(tc, epilogue_one_kernel);
+    tcase_add_test(tc, stored_producer_is_refused);
     suite_add_tcase(s, tc);
     return s;
 }

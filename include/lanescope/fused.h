@@ -49,7 +49,8 @@ typedef struct {
     int64_t stores, store_bytes;
     int64_t store_width;  /* elements a store writes, a thread */
     char store_type[200]; /* the stored vector, distributed ("" unknown) */
-    /* its result's dims as the kernel's loops, outermost first (row-major) */
+    /* an elementwise op's (epilogue's too) result dims as the kernel's
+     * loops, outermost first (row-major) */
     int out_map[LS_MAX_RANK];
     int out_map_n;
     /* An elementwise op over the reduction's results only (its loops the

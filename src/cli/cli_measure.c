@@ -354,7 +354,7 @@ static void phases_checked(FILE *f, const ls_fused_kernel *k, const ls_cuda_fuse
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         char what[300];
-        if (ph->elementwise)
+        if (ph->elementwise || ph->epilogue)
             snprintf(what, sizeof what, "%lld elements match its body bit for bit (seed %lld)",
                      (long long)chk->checked[i], (long long)seed);
         else

@@ -294,6 +294,8 @@ void cg_emit_thread_setup(gen *g)
             if (d->body_origin[k] == i)
                 fprintf(f, " + tb%d * %lld", k, (long long)d->body_scale[k]);
         fprintf(f, ";\n");
+        if (g->epilogue) /* it reads the output loops' parts only */
+            fprintf(f, "    (void)tx%d;\n", i);
     }
 }
 
@@ -401,6 +403,52 @@ void cg_emit_chunk_loop(gen *g)
     fprintf(f, "    }\n");
 }
 
+/* An epilogue on the reductions' results: the threads that store the
+ * reduction (its writers) apply the body to each result slot -- the held
+ * results and any tensor over the output loops read at the slot's element
+ * -- and store the value at its element of the op's result. */
+static void emit_epilogue(gen *g)
+{
+    FILE *f = g->f;
+    const ls_problem *p = g->p;
+    const ls_derived *d = g->d;
+    char wcond[1024];
+    cg_store_writer(g, wcond, sizeof wcond);
+    fprintf(f, "\n    /* [epilogue] the body on each result slot, by the threads that store the "
+               "reduction */\n    if (%s) {\n",
+            wcond);
+    for (int i = 0; i < p->rank; i++)
+        if (p->is_reduction[i])
+            fprintf(f, "        const %s x%d = 0;\n", cg_idx(g), i);
+        else
+            fprintf(f, "        const %s x%d = wg%d * %lld + tx%d;\n", cg_idx(g), i, i,
+                    (long long)d->wg_tile[i], i);
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "        (void)x%d;\n", i);
+    for (int k = 0; k < g->nin; k++) {
+        fprintf(f, "        const %s o%d = 0", cg_idx(g), k);
+        for (int i = 0; i < p->rank; i++)
+            if (g->in_stride[k][i])
+                fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[k][i]);
+        fprintf(f, ";\n");
+    }
+    fprintf(f, "        const %s oo = 0", cg_idx(g));
+    for (int i = 0; i < p->rank; i++)
+        if (g->out_stride[i])
+            fprintf(f, " + x%d * %lld", i, (long long)g->out_stride[i]);
+    fprintf(f, ";\n");
+    for (int64_t q = 0; q < g->nres; q++) {
+        char cond[1024], off[1024], src[LS_MAX_INPUTS][160];
+        cg_store_target(g, q, cond, sizeof cond, off, sizeof off);
+        int64_t r = g->slot_reg[q];
+        for (int k = 0; k < g->nin; k++)
+            scalar_src(g, k, r, src[k], sizeof src[k]);
+        fprintf(f, "        /* result slot %lld */\n", (long long)q);
+        emit_store_elem(g, r, src, cond, "        ");
+    }
+    fprintf(f, "    }\n");
+}
+
 /* The generation state of plan: slots, strides, index width, bounds to
  * check, vector loads; launch filled.  gen_free releases it. */
 static void gen_init(gen *g, const ls_plan *plan, int64_t unroll, ls_cuda_launch *launch)
@@ -473,7 +521,10 @@ static char *emit_entry(gen *g, ls_cuda_launch *launch)
     fprintf(g->f, "ls_acc_t *__restrict__ out)\n{\n");
     cg_emit_thread_setup(g);
     int64_t promote_bytes = 0;
-    if (g->elementwise) {
+    if (g->epilogue) {
+        emit_epilogue(g);
+        launch->smem_bytes = 0;
+    } else if (g->elementwise) {
         fprintf(g->f, "\n    /* [load+compute+store] each register's body value to its element "
                       "of the result */\n");
         cg_emit_chunk_loop(g);
@@ -558,7 +609,8 @@ ls_status cg_generate_phase(const ls_plan *plan, const cg_phase *ph, FILE *f,
     gen g;
     gen_init(&g, plan, ph->unroll, launch);
     g.ns = ph->ns;
-    g.elementwise = ph->elementwise;
+    g.elementwise = ph->elementwise || ph->epilogue;
+    g.epilogue = ph->epilogue;
     if (g.elementwise) {
         memcpy(g.out_stride, ph->out_stride, sizeof g.out_stride);
         g.elem = emit_store_elem;

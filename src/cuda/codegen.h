@@ -38,6 +38,9 @@ typedef struct gen {
      * out[sum of x_i * out_stride[i]], no reduce */
     bool elementwise;
     int64_t out_stride[LS_MAX_RANK];
+    /* an epilogue (with elementwise): no loop; the threads that store the
+     * reduction apply the body to their result slots and store that */
+    bool epilogue;
 } gen;
 
 /* ---- codegen.c: one plan as the phase of a fused kernel */
@@ -47,6 +50,7 @@ typedef struct {
     int64_t unroll;               /* the loop's #pragma unroll, 0: none */
     bool elementwise;             /* store every element (out_stride), no reduce */
     int64_t out_stride[LS_MAX_RANK];
+    bool epilogue;                /* with elementwise: the body on the result slots */
 } cg_phase;
 /* namespace ns { types, helpers, run(in0, ..., out) } on f; launch gets
  * the phase's grid, block, inputs, output and shared bytes. */

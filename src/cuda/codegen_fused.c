@@ -40,18 +40,15 @@ static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         const ls_problem *p = ph->plan->problem;
-        if (ph->epilogue)
-            return refuse(lp, diag,
-                          "%s is an epilogue on the reductions' results, which the CUDA path "
-                          "does not generate yet (`sim` times it)",
-                          ph->what);
         if (ph->producer_op >= 0)
             return refuse(lp, diag,
                           "%s also stores %s from inside its loop, which the CUDA path does "
                           "not generate yet (`sim` times it)",
                           ph->what, ph->producer_what);
-        if (ph->elementwise && ph->out_map_n != p->rank)
+        if (ph->elementwise && !ph->epilogue && ph->out_map_n != p->rank)
             return refuse(lp, diag, "%s's result does not cover its loops", ph->what);
+        if (ph->epilogue && ph->out_map_n < 1)
+            return refuse(lp, diag, "%s's result has no dims", ph->what);
         for (int a = 0; a < p->n_inputs; a++) {
             int j = ph->held[a];
             if (ph->operand[a] < 0 && j < 0)
@@ -59,7 +56,7 @@ static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
                               "input %d of %s (%s) is neither a tensor the kernel loads nor an "
                               "earlier phase's result",
                               a, ph->what, p->inputs[a].name);
-            if (j >= 0 && (k->phase[j].elementwise ||
+            if (j >= 0 && (k->phase[j].elementwise || k->phase[j].epilogue ||
                            k->phase[j].plan->problem->acc_type != p->inputs[a].type))
                 return refuse(lp, diag, "input %d of %s is %s's result in another type", a,
                               ph->what, k->phase[j].what);
@@ -101,7 +98,7 @@ static void fill_launch(const ls_fused_kernel *k, ls_cuda_fused_launch *L)
         const ls_fused_phase *ph = &k->phase[i];
         const ls_problem *p = ph->plan->problem;
         int64_t n = 1;
-        if (ph->elementwise)
+        if (ph->elementwise || ph->epilogue)
             for (int j = 0; j < ph->out_map_n; j++)
                 n *= p->size[ph->out_map[j]];
         else
@@ -125,7 +122,10 @@ static void emit_header(FILE *f, const ls_fused_kernel *k, const char *source_na
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         fprintf(f, " *   phase %d: %s (%s), result in output %d: %lld %s elements\n", i, ph->what,
-                ph->elementwise ? "elementwise, each element stored" : "reduction",
+                ph->epilogue      ? "an epilogue: the body on each result, stored by the "
+                                    "reduction's writers"
+                : ph->elementwise ? "elementwise, each element stored"
+                                  : "reduction",
                 i, (long long)L->output_elems[i], ls_elem_type_name(L->output_type[i]));
     }
     char buf[2048];
@@ -205,9 +205,9 @@ ls_status ls_cuda_generate_fused(const ls_fused_kernel *k, const int64_t *unroll
         const ls_problem *p = ph->plan->problem;
         char ns[16];
         snprintf(ns, sizeof ns, "ls_ph%d", i);
-        cg_phase cp = {ns, ph->what, unroll ? unroll[i] : 0, ph->elementwise, {0}};
+        cg_phase cp = {ns, ph->what, unroll ? unroll[i] : 0, ph->elementwise, {0}, ph->epilogue};
         int64_t stride = 1; /* an elementwise result: row-major over its dims */
-        for (int j = ph->out_map_n - 1; ph->elementwise && j >= 0; j--) {
+        for (int j = ph->out_map_n - 1; (ph->elementwise || ph->epilogue) && j >= 0; j--) {
             cp.out_stride[ph->out_map[j]] = stride;
             stride *= p->size[ph->out_map[j]];
         }

@@ -94,7 +94,7 @@ ls_status ls_cuda_fused_check_outputs(const ls_fused_kernel *k, const ls_cuda_fu
                 held[a][e] = ls_cuda_unpack_element(outputs[j], e, L->output_type[j]);
             in.values[a] = held[a];
         }
-        if (ph->elementwise)
+        if (ph->elementwise || ph->epilogue)
             st = check_elementwise(ph, L, i, in, outputs[i], &res->checked[i], diag);
         else
             st = ls_cuda_check_output(ph->plan, in, outputs[i], &res->checked[i],
