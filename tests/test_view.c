@@ -5,75 +5,14 @@
  * values; every drawn butterfly arc of an XOR round must join lanes i and
  * i ^ stride (and DPP arcs the lanes the DPP control names); a hover over a
  * tile cell must name the owner ls_owner_of names (what `explain` prints);
- * saved frames are read back through png_image and checked pixel by pixel;
- * every kind of step gets its own caption with its numbers. */
+ * saved frames are read back through png_image and checked pixel by pixel.
+ * The captions and an attention's steps: test_view_steps.c. */
 #include <png.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../viz/view_internal.h"
-#include "attention_util.h"
-#include "lanescope/import.h"
-#include "lanescope/view.h"
-#include "testutil.h"
-
-typedef struct {
-    ls_module *m;
-    ls_derived *d;
-    ls_plan plan;
-    ls_hw hw;
-    ls_view *v;
-} fixture;
-
-static void open_module(fixture *f, ls_module *m, int w, int h)
-{
-    ls_diag diag;
-    ls_diag_clear(&diag);
-    f->m = m;
-    f->d = ls_xcalloc(1, sizeof *f->d);
-    ck_assert_int_eq(m->n_problems >= 1, 1);
-    ck_assert_int_eq(ls_hw_load("mi300x", &f->hw, &diag), LS_OK);
-    ck_assert_int_eq(ls_derive(&m->problems[0], f->d, &diag), LS_OK);
-    ck_assert_int_eq(ls_plan_build(&m->problems[0], f->d, ls_plan_target_from_arch(f->hw.arch),
-                                   &f->plan, &diag),
-                     LS_OK);
-    ls_view_config c = {.plan = &f->plan, .hw = &f->hw, .in = {1, NULL, {NULL}}, .width = w,
-                        .height = h, .ui_scale = 1};
-    ck_assert_msg(ls_view_new(&c, &f->v, &diag) == LS_OK, "%s", diag.msg);
-}
-
-static void open_example2(fixture *f, int w, int h)
-{
-    ls_diag diag;
-    ls_module *m = load_example("seed000_example2.mlir", &diag);
-    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
-    open_module(f, m, w, h);
-}
-
-static void close_fixture(fixture *f)
-{
-    ls_view_free(f->v);
-    free(f->m);
-    free(f->d);
-    ls_viz_shutdown();
-}
-
-static int act(fixture *f, const char *key)
-{
-    ls_diag diag;
-    ls_diag_clear(&diag);
-    int rc = ls_view_action(f->v, key, &diag);
-    ck_assert_msg(rc >= 0, "key %s: %s", key, diag.msg);
-    return rc;
-}
-
-static ls_view_state state(const fixture *f)
-{
-    ls_view_state s;
-    ls_view_get_state(f->v, &s);
-    return s;
-}
+#include "view_util.h"
 
 /* ------------------------------------------------------------ keys */
 
@@ -775,187 +714,6 @@ START_TEST(saved_frame_pixels)
 }
 END_TEST
 
-/* ------------------------------------------------------------ captions */
-
-START_TEST(every_kind_of_step_has_its_caption)
-{
-    fixture f;
-    open_example2(&f, 960, 600);
-    char cap[1024];
-    ls_view_caption(f.v, cap, sizeof cap);
-    ck_assert_ptr_nonnull(strstr(cap, "Workgroup 0 of 72 is about to start: 128 threads"));
-    static const char *kinds[] = {"Load, iteration 1 of 12",
-                                  "Accumulate, iteration 1",
-                                  "round 1 of 4 (subgroup 0, result slot 0): every lane fetches",
-                                  "lane 5 <- lane 1",
-                                  "now holds",
-                                  "Barrier wait",
-                                  "Barrier release: all 2 subgroups",
-                                  "Write to shared memory",
-                                  "Read back",
-                                  "second butterfly",
-                                  "Combine with the init",
-                                  "r = maxnumf(r, -inf)",
-                                  "Store: subgroup",
-                                  "has finished"};
-    bool seen[sizeof kinds / sizeof kinds[0]] = {false};
-    int64_t n = state(&f).length;
-    for (int64_t i = 0; i < n; i++) {
-        act(&f, "right");
-        ls_view_caption(f.v, cap, sizeof cap);
-        ck_assert_int_gt((int)strlen(cap), 40);
-        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-            seen[k] |= strstr(cap, kinds[k]) != NULL;
-    }
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        ck_assert_msg(seen[k], "no caption says '%s'", kinds[k]);
-    char status[512];
-    ls_view_status_line(f.v, status, sizeof status);
-    ck_assert_ptr_nonnull(strstr(status, "workgroup 0/72"));
-    close_fixture(&f);
-}
-END_TEST
-
-/* A body with math.exp on mi300x: 12 ALU instructions and one v_exp_f32
- * per element (src/math_lowering.c); the accumulate caption counts the
- * body's instructions, and the special-function op has its own caption
- * with the unit's rate. */
-START_TEST(special_function_steps_have_their_caption)
-{
-    static const char *text =
-        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
-        "ins(%a : tensor<2x256xf32>) outs(%b : tensor<2xf32>) attrs = {lowering_config = "
-        "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], thread = "
-        "[0, 4], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
-        "^bb0(%in: f32, %out: f32):\n  %e = math.exp %in : f32\n  %1 = arith.addf %e, %out : "
-        "f32\n  linalg.yield %1 : f32\n}\n";
-    ls_diag diag;
-    ls_module *m = load_text(text, &diag);
-    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
-    fixture f;
-    open_module(&f, m, 960, 600);
-    static const char *kinds[] = {
-        "computes the body on a loaded element (12 ALU instructions per element",
-        "Special-function op, iteration 1: subgroup 0 issues one of the body's 1 transcendental "
-        "instruction per element",
-        "which takes one every 16 cycles"};
-    bool seen[sizeof kinds / sizeof kinds[0]] = {false};
-    char cap[1024];
-    int64_t n = state(&f).length;
-    for (int64_t i = 0; i < n; i++) {
-        act(&f, "right");
-        ls_view_caption(f.v, cap, sizeof cap);
-        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-            seen[k] |= strstr(cap, kinds[k]) != NULL;
-    }
-    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-        ck_assert_msg(seen[k], "no caption says '%s'", kinds[k]);
-    close_fixture(&f);
-}
-END_TEST
-
-/* An attention's kernel (IREE's pipeline case #2 on gfx942: 4 subgroups,
- * 32 K2 steps of 128 keys, 4 key slots a thread): the lanes panel shows
- * exactly what ls_att_snapshot_at gives for the steps the selected
- * subgroup has completed (its running max and sum per key slot, its acc),
- * and after the merge each row's; the caption names the step and its keys;
- * the shared-memory panel lists the promoted K and V buffers. */
-static void lanes_match_snapshot(const ls_view *v, const ls_view_attention *va, int64_t steps,
-                                 bool merged)
-{
-    ls_diag d;
-    ls_diag_clear(&d);
-    ls_view_lanes l;
-    ck_assert_msg(ls_view_lanes_build(v, &l, &d) == LS_OK, "%s", d.msg);
-    ls_att_snapshot snap;
-    ck_assert_msg(ls_att_snapshot_at(va->m, va->ma, va->a, ls_plan_target_from_arch("gfx942"), 1,
-                                     0, steps, merged, &snap, &d) == LS_OK,
-                  "%s", d.msg);
-    int64_t ns = snap.state_per_thread < 4 ? snap.state_per_thread : 4;
-    ck_assert_int_eq(l.rows, 2 * ns + (snap.acc_per_thread < 8 ? snap.acc_per_thread : 8));
-    ck_assert_int_eq(l.total_rows, 2 * snap.state_per_thread + snap.acc_per_thread);
-    ck_assert_str_eq(l.row_names[1], "sum 0");
-    /* lanes 32..63 replicate 0..31 (K1's two lanes, reduced; the PV's
-     * unmapped entry), and after the merge every lane lane 0 (the row's
-     * values, this subgroup's N columns): striped, holding the same values */
-    int64_t first = merged ? 1 : 32, of = merged ? 0 : 32;
-    for (int64_t lane = 0; lane < l.lanes; lane++) {
-        ck_assert_int_eq((l.flags[lane] & LS_LANE_DUP) != 0, lane >= first);
-        int64_t src = merged ? of : lane - of;
-        if (lane >= first)
-            for (int64_t r = 0; r < l.rows; r++)
-                REQUIRE(l.values[r * l.lanes + lane] == l.values[r * l.lanes + src],
-                        "lane %lld row %lld differs from its replica's", (long long)lane,
-                        (long long)r);
-    }
-    for (int64_t lane = 0; lane < l.lanes; lane++) {
-        float want[3] = {snap.max[lane * snap.state_per_thread],
-                         snap.sum[lane * snap.state_per_thread],
-                         snap.acc[lane * snap.acc_per_thread]};
-        int64_t rows[3] = {0, 1, 2 * ns};
-        for (int k = 0; k < 3; k++) {
-            uint32_t bits;
-            memcpy(&bits, &want[k], sizeof bits);
-            REQUIRE(l.values[rows[k] * l.lanes + lane] == bits, "lane %lld row %lld",
-                    (long long)lane, (long long)rows[k]);
-        }
-    }
-    ls_att_snapshot_free(&snap);
-    ls_view_lanes_fini(&l);
-}
-
-START_TEST(attention_steps_its_values)
-{
-    char ir[8192], cap[2048];
-    ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_attention a;
-    ls_diag d;
-    ls_hw hw;
-    ls_att_view *av;
-    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
-    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
-    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &av, &d) == LS_OK, "%s", d.msg);
-    ls_view_attention va = {m, &m->attentions[0], &a, av};
-    ls_view_config c = {.plan = ls_att_view_plan(av), .hw = &hw, .in = {1, NULL, {NULL}},
-                        .width = 1000, .height = 700, .ui_scale = 1, .attention = &va};
-    ls_view *v;
-    ck_assert_msg(ls_view_new(&c, &v, &d) == LS_OK, "%s", d.msg);
-    ls_view_caption(v, cap, sizeof cap);
-    ck_assert_msg(strstr(cap, "Each of its 32 K2 steps brings 128 keys"), "%s", cap);
-    lanes_match_snapshot(v, &va, 0, false);
-    ck_assert_int_ge(ls_view_action(v, "right", &d), 0);
-    ls_view_caption(v, cap, sizeof cap);
-    ck_assert_msg(strstr(cap, "K2 step 1 of 32 (keys 0..127): subgroup"), "%s", cap);
-    /* on to subgroup 0's fourth step: 3 completed */
-    while (ls_stepper_point(ls_view_stepper(v), 0).iterations < 3)
-        ck_assert(ls_view_action(v, "shift+right", &d) >= 0);
-    lanes_match_snapshot(v, &va, 3, false);
-    ls_view_lanes l;
-    ck_assert(ls_view_lanes_build(v, &l, &d) == LS_OK);
-    ck_assert_msg(strstr(l.step_name, "after 3 of 32 K2 steps (128 keys a step)"), "%s",
-                  l.step_name);
-    ls_view_lanes_fini(&l);
-    ls_figure fig;
-    ls_chart chart;
-    memset(&fig, 0, sizeof fig);
-    memset(&chart, 0, sizeof chart);
-    ck_assert(ls_view_panel_build(v, LS_VIEW_SMEM, &fig, &chart, &d) == LS_OK);
-    ck_assert_msg(strstr(fig.title, "workgroup memory of @attention_20x1x64x4096x64"), "%s",
-                  fig.title);
-    ck_assert_msg(strstr(fig.notes[0], "key %k, promoted: memref<"), "%s", fig.notes[0]);
-    ls_figure_free(&fig);
-    ls_chart_free(&chart);
-    ck_assert(ls_view_action(v, "end", &d) >= 0);
-    lanes_match_snapshot(v, &va, 32, true);
-    ls_view_free(v);
-    ls_att_view_free(av);
-    free(m);
-    ls_viz_shutdown();
-}
-END_TEST
-
 static Suite *view_suite(void)
 {
     Suite *s = suite_create("view");
@@ -973,9 +731,6 @@ static Suite *view_suite(void)
     tcase_add_test(tc, wheel_zooms_about_the_mouse);
     tcase_add_test(tc, op_keys_ask_the_front_end);
     tcase_add_test(tc, i_shows_each_operand);
-    tcase_add_test(tc, every_kind_of_step_has_its_caption);
-    tcase_add_test(tc, special_function_steps_have_their_caption);
-    tcase_add_test(tc, attention_steps_its_values);
     suite_add_tcase(s, tc);
     return s;
 }

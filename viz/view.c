@@ -54,6 +54,8 @@ ls_status ls_view_new(const ls_view_config *c, ls_view **out, ls_diag *diag)
     v->hover.valid = false;
     v->operand = -1;
     v->att = c->attention;
+    if (v->att)
+        v->att_cache = ls_view_att_cache_new();
     if (v->panel == LS_VIEW_GPU)
         ls_view_gpu_prepare(v);
     *out = v;
@@ -83,6 +85,7 @@ void ls_view_free(ls_view *v)
     if (v == NULL)
         return;
     ls_stepper_free(v->st);
+    ls_view_att_cache_free(v->att_cache);
     free(v->wg_wgp);
     free(v->wg_start);
     free(v->wg_end);

@@ -30,13 +30,47 @@ static void progress_of(const ls_view *v, int sg, int64_t *steps, bool *merged)
     *merged = !in_loop && (pt.stage == LS_STAGE_STORE || (r && r->kind == LS_REC_DONE));
 }
 
-static ls_status snapshot_of(const ls_view *v, int sg, ls_att_snapshot *snap, int64_t *steps,
-                             bool *merged, ls_diag *diag)
+struct ls_view_att_cache {
+    bool valid;
+    int64_t workgroup, steps;
+    bool merged;
+    ls_att_snapshot snap;
+};
+
+struct ls_view_att_cache *ls_view_att_cache_new(void)
+{
+    return ls_xcalloc(1, sizeof(struct ls_view_att_cache));
+}
+
+void ls_view_att_cache_free(struct ls_view_att_cache *c)
+{
+    if (c && c->valid)
+        ls_att_snapshot_free(&c->snap);
+    free(c);
+}
+
+/* The values of the view's workgroup at subgroup sg's position: computed
+ * once per (workgroup, steps, merge) and kept in the view's cache (the
+ * caller does not free it). */
+static const ls_att_snapshot *snapshot_of(const ls_view *v, int sg, int64_t *steps, bool *merged,
+                                          ls_diag *diag)
 {
     const ls_view_attention *va = v->att;
+    struct ls_view_att_cache *c = v->att_cache;
     progress_of(v, sg, steps, merged);
-    return ls_att_snapshot_at(va->m, va->ma, va->a, ls_plan_target_from_arch(v->hw->arch),
-                              v->in.seed, v->workgroup, *steps, *merged, snap, diag);
+    if (c->valid && c->workgroup == v->workgroup && c->steps == *steps && c->merged == *merged)
+        return &c->snap;
+    if (c->valid)
+        ls_att_snapshot_free(&c->snap);
+    c->valid = false;
+    if (ls_att_snapshot_at(va->m, va->ma, va->a, ls_plan_target_from_arch(v->hw->arch),
+                           v->in.seed, v->workgroup, *steps, *merged, &c->snap, diag))
+        return NULL;
+    c->valid = true;
+    c->workgroup = v->workgroup;
+    c->steps = *steps;
+    c->merged = *merged;
+    return &c->snap;
 }
 
 /* Whether lane `lane` holds what a lower lane holds: the same position on
@@ -77,11 +111,12 @@ ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag 
 {
     memset(out, 0, sizeof *out);
     const ls_attention *a = v->att->a;
-    ls_att_snapshot snap;
     int64_t steps;
     bool merged;
-    if (snapshot_of(v, v->subgroup, &snap, &steps, &merged, diag))
+    const ls_att_snapshot *sp = snapshot_of(v, v->subgroup, &steps, &merged, diag);
+    if (!sp)
         return diag->status;
+    const ls_att_snapshot snap = *sp;
     int64_t lanes = v->d->subgroup_size;
     int64_t ns = snap.state_per_thread < MAX_SLOTS ? snap.state_per_thread : MAX_SLOTS;
     int64_t na = snap.acc_per_thread < MAX_ACC ? snap.acc_per_thread : MAX_ACC;
@@ -129,7 +164,6 @@ ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag 
     else
         snprintf(out->step_name, sizeof out->step_name, "after all %lld K2 steps%s",
                  (long long)a->iterations, a->partial ? " and the merge" : "");
-    ls_att_snapshot_free(&snap);
     return LS_OK;
 }
 
@@ -141,15 +175,16 @@ typedef ls_view_text text;
 /* Lane 5's (or the last lane's) first values at the position. */
 static void example_values(const ls_view *v, int sg, text *t)
 {
-    ls_att_snapshot snap;
     int64_t steps;
     bool merged;
     ls_diag diag;
     ls_diag_clear(&diag);
-    if (snapshot_of(v, sg, &snap, &steps, &merged, &diag)) {
+    const ls_att_snapshot *sp = snapshot_of(v, sg, &steps, &merged, &diag);
+    if (!sp) {
         add(t, " (Its values cannot be run: %s)", diag.msg);
         return;
     }
+    const ls_att_snapshot snap = *sp;
     int64_t lane = v->d->subgroup_size > 5 ? 5 : v->d->subgroup_size - 1;
     int64_t tid = (int64_t)sg * v->d->subgroup_size + lane;
     char mx[32], sm[32], ac[32];
@@ -159,7 +194,6 @@ static void example_values(const ls_view *v, int sg, text *t)
     add(t, " Lane %lld of subgroup %d now carries, for its first %s, max %s (base 2), sum %s "
            "and acc %s (the lanes panel shows every lane).",
         (long long)lane, sg, merged || !v->att->a->partial ? "row" : "key slot", mx, sm, ac);
-    ls_att_snapshot_free(&snap);
 }
 
 static const char *loop_work(int op)

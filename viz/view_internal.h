@@ -31,6 +31,10 @@ struct ls_view {
     double hover_px, hover_py; /* pixels */
     ls_view_hover hover;
     const ls_view_attention *att; /* an attention's kernel (view_attention.c), else NULL */
+    /* its values at the last position asked (the lanes panel and the
+     * caption ask for the same snapshot every frame; computing one runs the
+     * kernel's values up to there); owned, NULL before the first */
+    struct ls_view_att_cache *att_cache;
     /* the whole-GPU panel: one engine run with a trace, made the first time
      * the panel is shown, kept as each workgroup's WGP and residency */
     bool gpu_ready;
@@ -57,6 +61,10 @@ double ls_view_caption_h(const ls_view *v);
 /* The latest record at or before the position that subgroup sg issued
  * (barrier releases count for every subgroup); -1 when none. */
 int64_t ls_view_latest(const ls_view *v, int sg);
+
+/* view_attention.c: the snapshot cache, empty, and its release. */
+struct ls_view_att_cache *ls_view_att_cache_new(void);
+void ls_view_att_cache_free(struct ls_view_att_cache *c);
 
 /* Which reduction step a SUBGROUP_REDUCE / CROSS_SUBGROUP record belongs to,
  * from the records of its subgroup before it (the engine issues a
