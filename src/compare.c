@@ -180,10 +180,28 @@ static ls_status reduction_value(const char *ln, size_t *i, ls_suite_case *c, co
     return LS_OK;
 }
 
+/* kernel=dispatch|reduction: the dispatch's one kernel, or the reduction
+ * alone (the default). */
+static ls_status kernel_value(const char *ln, size_t *i, ls_suite_case *c, const where *w)
+{
+    size_t v0 = *i;
+    while (ln[*i] && !is_space(ln[*i]) && ln[*i] != '#')
+        (*i)++;
+    size_t n = *i - v0;
+    if (n == 8 && strncmp(ln + v0, "dispatch", 8) == 0)
+        c->dispatch = true;
+    else if (!(n == 9 && strncmp(ln + v0, "reduction", 9) == 0))
+        return syntax_at(w, (int)v0 + 1, LS_ERR_SYNTAX,
+                         "kernel=%.*s: expected dispatch (the dispatch's loops as its one "
+                         "kernel) or reduction (the reduction alone)",
+                         (int)(n < 24 ? n : 24), ln + v0);
+    return LS_OK;
+}
+
 /* The key=value options after FILE. */
 static ls_status case_options(const char *ln, size_t i, ls_suite_case *c, const where *w)
 {
-    bool have_group = false, have_note = false, have_red = false;
+    bool have_group = false, have_note = false, have_red = false, have_kernel = false;
     for (;;) {
         skip_space(ln, &i);
         if (ln[i] == '\0' || ln[i] == '#')
@@ -197,18 +215,27 @@ static ls_status case_options(const char *ln, size_t i, ls_suite_case *c, const 
         key[kn] = '\0';
         if (ln[i] != '=')
             return syntax_at(w, (int)k0 + 1, LS_ERR_SYNTAX,
-                             "expected key=value (group=G, note=\"...\" or reduction=K), "
-                             "found '%s'", key);
+                             "expected key=value (group=G, note=\"...\", reduction=K or "
+                             "kernel=dispatch), found '%s'", key);
         bool is_group = i - k0 == 5 && strncmp(ln + k0, "group", 5) == 0;
         bool is_note = i - k0 == 4 && strncmp(ln + k0, "note", 4) == 0;
         bool is_red = i - k0 == 9 && strncmp(ln + k0, "reduction", 9) == 0;
-        if (!is_group && !is_note && !is_red)
+        bool is_kernel = i - k0 == 6 && strncmp(ln + k0, "kernel", 6) == 0;
+        if (!is_group && !is_note && !is_red && !is_kernel)
             return syntax_at(w, (int)k0 + 1, LS_ERR_SYNTAX,
-                             "unknown key '%s' (the keys: group, note, reduction)", key);
-        if ((is_group && have_group) || (is_note && have_note) || (is_red && have_red))
+                             "unknown key '%s' (the keys: group, note, reduction, kernel)", key);
+        if ((is_group && have_group) || (is_note && have_note) || (is_red && have_red) ||
+            (is_kernel && have_kernel))
             return syntax_at(w, (int)k0 + 1, LS_ERR_SYNTAX, "%s= given twice", key);
         i++;
         size_t v0 = i;
+        if (is_kernel) {
+            have_kernel = true;
+            ls_status st = kernel_value(ln, &i, c, w);
+            if (st)
+                return st;
+            continue;
+        }
         if (is_red) {
             have_red = true;
             ls_status st = reduction_value(ln, &i, c, w);
@@ -299,7 +326,8 @@ ls_status ls_suite_parse(const char *text, size_t len, const char *path, ls_suit
     }
     if (st == LS_OK && s->n == 0)
         st = ls_diag_set(diag, LS_ERR_NOTFOUND, path, 0, 0,
-                         "no cases (expected lines of NAME FILE [group=G] [note=\"...\"] [reduction=K])");
+                         "no cases (expected lines of NAME FILE [group=G] [note=\"...\"] "
+                         "[reduction=K] [kernel=dispatch])");
     free(r);
     if (st) {
         free(s->cases);

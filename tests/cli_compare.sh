@@ -174,7 +174,7 @@ contains "extra row note" "$tmp/err" "note: 1 row of $tmp/extra.csv names no cas
 printf 'ok tiny_t4_s1.mlir\nbad tiny_t4_s1.mlir colour=red\n' >"$tmp/bad_suite.txt"
 $LANESCOPE compare "$tmp/bad_suite.txt" --measured measured_synthetic.csv >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ]; check "bad suite exits 1" $?
-contains "bad suite position" "$tmp/err" "bad_suite.txt:2:21: unknown key 'colour' (the keys: group, note, reduction)"
+contains "bad suite position" "$tmp/err" "bad_suite.txt:2:21: unknown key 'colour' (the keys: group, note, reduction, kernel)"
 printf 'tiny_t4_s1 nowhere.mlir\n' >"$tmp/nofile.txt"
 $LANESCOPE compare "$tmp/nofile.txt" --measured measured_synthetic.csv >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ]; check "missing .mlir exits 1" $?
@@ -204,6 +204,20 @@ printf 'sm %s reduction=3\n' "$SM" >"$tmp/multi.txt"
 $LANESCOPE compare "$tmp/multi.txt" --measured "$tmp/sm.csv" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ]; check "reduction=3 of two exits 1" $?
 contains "reduction past the file's" "$tmp/err" "$SM: reduction=3, but the file holds 2 reductions"
+# kernel=dispatch: the softmax's three loops as the one kernel sim times:
+# compare's simulated time is sim's time for the dispatch.
+printf 'sm %s kernel=dispatch\n' "$SM" >"$tmp/multi.txt"
+$LANESCOPE compare "$tmp/multi.txt" --target h100 --measured "$tmp/sm.csv" --csv "$tmp/smk.csv" >"$tmp/smk.txt" 2>"$tmp/err"
+check "kernel=dispatch compares" $?
+$LANESCOPE compare "$tmp/multi.txt" --target h100 --measured "$tmp/sm.csv" --json 2>"$tmp/err" | tr -d ' \n' >"$tmp/smk.json"
+whole=$(sed -n 's/.*"time_us": *\([0-9.eE+-]*\).*/\1/p' "$tmp/sm.json" | sed -n 1p)
+one=$(awk -F, '$1 == "sm" { print $3 }' "$tmp/smk.csv")
+awk -v a="$whole" -v b="$one" 'BEGIN { exit !(a > 0 && (a - b < 0.001 && b - a < 0.001)) }'
+check "kernel=dispatch: simulated $one us, sim's one kernel $whole us" $?
+contains "kernel=dispatch names the kernel" "$tmp/smk.json" '"op":"@softmax_4096x32000:linalg.softmax#1.max'"'"'sdispatch:onekernelof3loops","reduction":null,"kernel":"dispatch",'
+printf 'sm %s kernel=dispatch reduction=3\n' "$SM" >"$tmp/multi.txt"
+$LANESCOPE compare "$tmp/multi.txt" --measured "$tmp/sm.csv" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ]; check "kernel=dispatch reduction=3 of two exits 1" $?
 # Usage errors: exit 2.
 for args in "" "suite.txt --measured m.csv --save-measured s.csv" "suite.txt --chart x.gif" \
     "suite.txt --measured m.csv --runs 5" "suite.txt --allow-missing" "suite.txt --target nosuch" \
@@ -264,14 +278,15 @@ if [ -f "$HWDATA" ]; then
     # TileAndFuse column sums are 20-57% slower on the GPU than simulated).
     HW2=$(dirname "$HWDATA")/../h100-2026-11-26-repeat3/measured.csv
     # The suite has grown since by the three arg_compare cases (argmax_*,
-    # argabs_*), not measured yet: every other case is compared.
+    # argabs_*) and the softmax as one kernel, not measured yet: every
+    # other case is compared.
     $LANESCOPE compare "$SUITE" --target h100 --measured "$HW2" --allow-missing --json \
         >"$tmp/hw2.json" 2>"$tmp/err"
     check "compare against the whole-suite H100 measurements exits 0" $?
     error_bounds "H100 repeat3" "$tmp/hw2.json" 12 62 0.98
     ncmp=$(grep -c '"error_pct"' "$tmp/hw2.json")
-    [ "$ncmp" -eq 78 ] && [ "$ncases" -eq 81 ]
-    check "H100 repeat3: its 78 cases compared, of the suite's 81 ($ncmp of $ncases)" $?
+    [ "$ncmp" -eq 78 ] && [ "$ncases" -eq 82 ]
+    check "H100 repeat3: its 78 cases compared, of the suite's 82 ($ncmp of $ncases)" $?
     # the JSON names which reduction of a multi-op file a case is
     tr -d ' \n' <"$tmp/hw2.json" >"$tmp/hw2.flat"
     contains "softmax_sum's reduction in the JSON" "$tmp/hw2.flat" '"op":"@softmax_4096x32000:linalg.softmax#1.sum","reduction":2,'

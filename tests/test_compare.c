@@ -201,12 +201,14 @@ START_TEST(suite_parse_ok)
                        "  first  a.mlir group=g1 note=\"IREE's \\\"default\\\" \\\\ ok\"  # tail\n"
                        "second\tsub/b.mlir note=bare group=g1\r\n"
                        "third \"/abs/c d.mlir\"\n"
-                       "fourth sm.mlir reduction=2 group=g2 # the sum\n";
+                       "fourth sm.mlir reduction=2 group=g2 # the sum\n"
+                       "fifth sm.mlir kernel=dispatch\n"
+                       "sixth sm.mlir reduction=2 kernel=reduction\n";
     ls_suite s;
     ls_diag d;
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_suite_parse(text, strlen(text), "dir/suite.txt", &s, &d), LS_OK);
-    ck_assert_int_eq((int)s.n, 4);
+    ck_assert_int_eq((int)s.n, 6);
     ck_assert_str_eq(s.cases[0].name, "first");
     ck_assert_str_eq(s.cases[0].file, "a.mlir");
     ck_assert_str_eq(s.cases[0].path, "dir/a.mlir");
@@ -221,6 +223,11 @@ START_TEST(suite_parse_ok)
     ck_assert_int_eq(s.cases[2].reduction, 0); /* not given: the file holds one */
     ck_assert_int_eq(s.cases[3].reduction, 2);
     ck_assert_str_eq(s.cases[3].group, "g2");
+    ck_assert(!s.cases[3].dispatch);
+    ck_assert(s.cases[4].dispatch); /* the dispatch as its one kernel */
+    ck_assert_int_eq(s.cases[4].reduction, 0);
+    ck_assert(!s.cases[5].dispatch); /* the reduction alone, said outright */
+    ck_assert_int_eq(s.cases[5].reduction, 2);
     ls_suite_free(&s);
     /* a suite in the current folder: files as written */
     ck_assert_int_eq(ls_suite_parse("x y.mlir\n", 9, "suite.txt", &s, &d), LS_OK);
@@ -239,7 +246,11 @@ static const struct {
     {"ok f.mlir\nb@d f.mlir\n", LS_ERR_SYNTAX, 2, 2, "names take letters, digits"},
     {"a f.mlir\n# x\na g.mlir\n", LS_ERR_INVALID, 3, 1,
      "duplicate case name 'a' (first on line 1)"},
-    {"a f.mlir grp=x\n", LS_ERR_SYNTAX, 1, 10, "unknown key 'grp' (the keys: group, note, reduction)"},
+    {"a f.mlir grp=x\n", LS_ERR_SYNTAX, 1, 10,
+     "unknown key 'grp' (the keys: group, note, reduction, kernel)"},
+    {"a f.mlir kernel=all\n", LS_ERR_SYNTAX, 1, 17, "kernel=all: expected dispatch"},
+    {"a f.mlir kernel=\n", LS_ERR_SYNTAX, 1, 17, "kernel=: expected dispatch"},
+    {"a f.mlir kernel=dispatch kernel=dispatch\n", LS_ERR_SYNTAX, 1, 26, "kernel= given twice"},
     {"a f.mlir stray\n", LS_ERR_SYNTAX, 1, 10, "expected key=value"},
     {"a f.mlir note=\"oops\n", LS_ERR_SYNTAX, 1, 15, "note: unterminated string"},
     {"a f.mlir note=\"x\"y\n", LS_ERR_SYNTAX, 1, 18, "expected a space after the closing quote"},

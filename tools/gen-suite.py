@@ -442,6 +442,13 @@ MULTI = [
      "softmax 4096x32000 f32, its sum of exp(x - max) (IREE's default config)"),
 ]
 
+# Dispatches measured as the one kernel `sim` times (kernel=dispatch): every
+# loop in one launch, every phase's outputs checked.  (name, file, note)
+KERNELS = [
+    ("softmax_kernel", "../softmax_4096x32000_f32.mlir",
+     "softmax 4096x32000 f32 as one kernel: max, sum, divide (IREE's default configs)"),
+]
+
 
 def header(groups):
     return """\
@@ -451,7 +458,7 @@ def header(groups):
 #
 # Format: one case per line,
 #
-#     NAME FILE [group=G] [note="..."] [reduction=K]
+#     NAME FILE [group=G] [note="..."] [reduction=K] [kernel=dispatch]
 #
 # NAME    the case's name: letters, digits and _ . + - (unique in the suite;
 #         the measured CSV's rows are matched to cases by it)
@@ -462,13 +469,16 @@ def header(groups):
 # note=   free text, in double quotes (\\" and \\\\ escape)
 # reduction=K  FILE holds several reductions (a softmax): the case is the
 #         K-th, as `lanescope sim` lists them, measured as its own kernel
+# kernel=dispatch  the case is the dispatch (of reduction K, else the
+#         first) as the one kernel `sim` times: every loop in one launch
 #
 # Blank lines and lines starting with # are skipped; a # after the fields
 # starts a comment.  Files without a lowering_config get IREE's default
 # config for the target, as `lanescope sim` gives them.
 #
-# %d cases in %d groups, and %d single reductions of multi-op dispatches.
-""" % (len(CASES), len(groups), len(MULTI))
+# %d cases in %d groups, %d single reductions of multi-op dispatches, and
+# %d dispatch%s as one kernel.
+""" % (len(CASES), len(groups), len(MULTI), len(KERNELS), "" if len(KERNELS) == 1 else "es")
 
 
 # ---- tests/data/compare: the CLI test's suite and synthetic "measurements" ----
@@ -572,6 +582,11 @@ def main(argv):
             assert name not in names, name
             names.add(name)
             f.write('%s %s reduction=%d note="%s"\n' % (name, path, k, note))
+        f.write("\n# a multi-op dispatch as its one kernel (kernel=dispatch)\n")
+        for name, path, note in KERNELS:
+            assert name not in names, name
+            names.add(name)
+            f.write('%s %s kernel=dispatch note="%s"\n' % (name, path, note))
     print("wrote %d cases in %d groups to %s" % (len(CASES), len(groups), out))
     with open(os.path.join(root, "Makefile.am")) as f:
         am = f.read()

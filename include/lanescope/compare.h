@@ -106,6 +106,8 @@ typedef struct {
     char group[LS_COMPARE_NAME_MAX]; /* "" when none */
     char note[LS_COMPARE_NOTE_MAX];
     int reduction; /* reduction=K, 1-based; 0 when not given (FILE holds one) */
+    bool dispatch; /* kernel=dispatch: the dispatch (of reduction K, else the
+                    * first) as its one kernel, every loop, as `sim` times it */
     int line;      /* in the suite file */
 } ls_suite_case;
 

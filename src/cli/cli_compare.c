@@ -47,10 +47,11 @@ static void usage(FILE *f)
             "< 25%%, Kendall tau-b > 0.8 in every group.  error = (simulated - measured) /\n"
             "measured.\n"
             "\n"
-            "SUITE: lines of NAME FILE [group=G] [note=\"...\"] [reduction=K]\n"
+            "SUITE: lines of NAME FILE [group=G] [note=\"...\"] [reduction=K] [kernel=dispatch]\n"
             "(examples/suite/suite.txt; the format is in its header; reduction=K picks the\n"
             "K-th reduction of a multi-op FILE, a softmax's sum say, measured as its own\n"
-            "kernel).  Measured times come from --measured, or, without it, from running\n"
+            "kernel; kernel=dispatch makes the case the dispatch as the one kernel `sim`\n"
+            "times).  Measured times come from --measured, or, without it, from running\n"
             "each case on the GPU (as `lanescope measure` does).\n"
             "\n"
             "  --target MODEL        hardware model for the simulation (default h100):\n"
@@ -208,6 +209,80 @@ static int parse_args(int argc, char **argv, compare_args *a)
 }
 
 
+/* A measured run as a row of the measured CSV. */
+static void fill_row(const ls_suite_case *sc, const measurer *ms, const ls_measure_result *mr,
+                     ls_measured_row *row)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", sc->name);
+    row->measured_us = mr->median_us;
+    row->min_us = mr->min_us;
+    row->max_us = mr->max_us;
+    row->runs = mr->runs;
+    row->gbytes_per_s = mr->gbytes_per_s;
+    row->copy_fraction = mr->copy_fraction;
+    row->launch_us = mr->launch_us;
+    snprintf(row->gpu, sizeof row->gpu, "%.127s", ms->gi->name);
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(row->date, sizeof row->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* kernel=dispatch: the dispatch of reduction k as its one kernel (every
+ * plan built, the kernel as `sim` times it), simulated and, with a GPU,
+ * measured with every phase checked. */
+static ls_status run_dispatch(const compare_args *a, const ls_suite_case *sc, measurer *ms,
+                              ls_module *m, size_t k, case_result *res, ls_measured_row *row,
+                              ls_diag *diag)
+{
+    ls_derived *d = ls_xcalloc(m->n_problems, sizeof *d);
+    ls_plan *plans = ls_xcalloc(m->n_problems, sizeof *plans);
+    ls_fused_kernel *fk = ls_xmalloc(sizeof *fk);
+    ls_hw hw;
+    ls_sim_result r;
+    ls_status st = LS_OK;
+    size_t lead = ls_fused_first(m, k);
+    for (size_t i = 0; i < m->n_problems && !st; i++) {
+        ls_problem *p = &m->problems[i];
+        ls_hw h;
+        if (!(st = ls_cli_model(m, p, a->target, &h, diag)) && !(st = ls_derive(p, &d[i], diag)))
+            st = ls_plan_build(p, &d[i], ls_plan_target_from_arch(h.arch), &plans[i], diag);
+        if (i == lead)
+            hw = h;
+    }
+    char why[512];
+    if (!st && !ls_fused_build(m, lead, plans, fk, why, sizeof why))
+        st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
+                         "kernel=dispatch: the dispatch of %s is not one kernel: %s",
+                         m->problems[lead].name, why[0] ? why : "it has one loop only");
+    if (!st)
+        st = ls_engine_run(&fk->plan, &hw, &r, NULL, diag);
+    if (!st) {
+        res->c.simulated_us = r.time_us;
+        res->cycles = r.cycles;
+        res->suggested = m->problems[lead].config_suggested;
+        snprintf(res->op, sizeof res->op, "%.90s's dispatch: one kernel of %d loops",
+                 m->problems[lead].name, fk->n_phases);
+    }
+    if (!st && ms->gpu) {
+        int64_t unroll[LS_FUSED_MAX_PHASES];
+        for (int i = 0; i < fk->n_phases; i++)
+            unroll[i] = fk->phase[i].elementwise ? 1 : ls_engine_unroll(fk->phase[i].plan, &hw);
+        ls_measure_result mr;
+        ls_cuda_fused_check chk;
+        if (!(st = ls_measure_run_fused(ms->gpu, fk, unroll, 1, &ms->mo, ms->copy_gbps, &mr, &chk,
+                                        diag))) {
+            ms->copy_gbps = mr.copy_gbps;
+            fill_row(sc, ms, &mr, row);
+        }
+    }
+    free(fk);
+    free(plans);
+    free(d);
+    return st;
+}
+
 /* The .mlir of one case through the simulator (and, when ms->gpu, the
  * GPU): res->c.simulated_us, and *row when measured. */
 static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measurer *ms,
@@ -220,7 +295,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
     ls_sim_result r;
     ls_status st = ls_module_load(sc->path, m, diag);
     size_t k = sc->reduction ? (size_t)sc->reduction - 1 : 0;
-    if (!st && !sc->reduction && m->n_problems != 1)
+    if (!st && !sc->reduction && !sc->dispatch && m->n_problems != 1)
         st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
                          "%zu reductions; a suite case needs exactly one, or reduction=K on its "
                          "line to pick one", m->n_problems);
@@ -228,6 +303,13 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
         st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
                          "reduction=%d, but the file holds %zu reduction%s", sc->reduction,
                          m->n_problems, m->n_problems == 1 ? "" : "s");
+    if (!st && sc->dispatch) {
+        st = run_dispatch(a, sc, ms, m, k, res, row, diag);
+        free(plan);
+        free(d);
+        free(m);
+        return st;
+    }
     ls_problem *p = &m->problems[k];
     if (!st && !(st = ls_cli_model(m, p, a->target, &hw, diag)) && !(st = ls_derive(p, d, diag)) &&
         !(st = ls_plan_build(p, d, ls_plan_target_from_arch(hw.arch), plan, diag)))
@@ -247,20 +329,7 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
         if (!(st = ls_bind_intermediates(m->problems, m->n_problems, k, &in, diag)) &&
             !(st = ls_measure_run(ms->gpu, plan, in, &ms->mo, ms->copy_gbps, &mr, diag))) {
             ms->copy_gbps = mr.copy_gbps;
-            memset(row, 0, sizeof *row);
-            snprintf(row->name, sizeof row->name, "%s", sc->name);
-            row->measured_us = mr.median_us;
-            row->min_us = mr.min_us;
-            row->max_us = mr.max_us;
-            row->runs = mr.runs;
-            row->gbytes_per_s = mr.gbytes_per_s;
-            row->copy_fraction = mr.copy_fraction;
-            row->launch_us = mr.launch_us;
-            snprintf(row->gpu, sizeof row->gpu, "%.127s", ms->gi->name);
-            time_t now = time(NULL);
-            struct tm tm;
-            gmtime_r(&now, &tm);
-            strftime(row->date, sizeof row->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+            fill_row(sc, ms, &mr, row);
         }
         ls_free_intermediates(&in);
     }

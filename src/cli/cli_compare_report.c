@@ -150,6 +150,8 @@ static json_object *json_cases(const case_result *cr, size_t n)
         json_object_object_add(o, "reduction", cr[i].sc->reduction
                                                    ? json_object_new_int(cr[i].sc->reduction)
                                                    : NULL);
+        json_object_object_add(o, "kernel",
+                               json_object_new_string(cr[i].sc->dispatch ? "dispatch" : "reduction"));
         json_object_object_add(o, "config_source",
                                json_object_new_string(cr[i].suggested ? "iree-default" : "input"));
         json_object_object_add(o, "simulated_cycles", json_object_new_int64(cr[i].cycles));
