@@ -550,6 +550,10 @@ static int add_reductions(fuse_ctx *c, int oi)
             ph->producer_stores = c->pending.stores;
             ph->producer_store_bytes = c->pending.store_bytes;
             snprintf(ph->producer_what, sizeof ph->producer_what, "%.90s", c->pending.what);
+            /* its view stays in this slot's view_plan: reductions use their own plans */
+            ph->producer_plan = c->pending.plan;
+            memcpy(ph->producer_out_map, c->pending.out_map, sizeof ph->producer_out_map);
+            ph->producer_out_map_n = c->pending.out_map_n;
             c->has_pending = false;
         }
     }

@@ -67,6 +67,11 @@ typedef struct {
     int producer_op;
     int64_t producer_stores, producer_store_bytes;
     char producer_what[96];
+    /* that producer laid out as the reduction (its view plan, in this
+     * kernel's view_plan) and its result's dims as the kernel's loops */
+    const ls_plan *producer_plan;
+    int producer_out_map[LS_MAX_RANK];
+    int producer_out_map_n;
     char what[160];       /* "linalg.softmax#1.max", "the linalg.generic at 16:8" */
 } ls_fused_phase;
 

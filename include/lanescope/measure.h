@@ -149,6 +149,7 @@ ls_status ls_cuda_emulate_output(const ls_plan *plan, const char *src, const ls_
  * that buffer after a __syncthreads: the same workgroup wrote it, so the
  * barrier makes it visible.  IREE keeps such a result in registers; the
  * kernel's header says so. */
+#define LS_CUDA_FUSED_MAX_OUTPUTS (2 * LS_FUSED_MAX_PHASES)
 typedef struct {
     char kernel[64];
     unsigned grid[3], block[3];
@@ -156,9 +157,12 @@ typedef struct {
     int n_inputs;                  /* the kernel's tensors (k->problem's inputs) */
     int64_t input_elems[LS_MAX_INPUTS], input_bytes[LS_MAX_INPUTS];
     ls_elem_type input_type[LS_MAX_INPUTS];
-    int n_outputs;                 /* one per phase, in phase order */
-    int64_t output_elems[LS_FUSED_MAX_PHASES], output_bytes[LS_FUSED_MAX_PHASES];
-    ls_elem_type output_type[LS_FUSED_MAX_PHASES];
+    /* one per phase, in phase order, then one per stored producer a
+     * reduction's loop writes (producer_output[phase], else -1) */
+    int n_outputs;
+    int64_t output_elems[LS_CUDA_FUSED_MAX_OUTPUTS], output_bytes[LS_CUDA_FUSED_MAX_OUTPUTS];
+    ls_elem_type output_type[LS_CUDA_FUSED_MAX_OUTPUTS];
+    int producer_output[LS_FUSED_MAX_PHASES];
     int64_t in_bytes, out_bytes;   /* all together */
     int vector_phases;             /* phases with vector loads */
 } ls_cuda_fused_launch;
@@ -180,6 +184,7 @@ ls_status ls_cuda_generate_fused(const ls_fused_kernel *k, const int64_t *unroll
 typedef struct {
     int64_t checked[LS_FUSED_MAX_PHASES];
     double max_bound_ratio[LS_FUSED_MAX_PHASES];
+    int64_t producer_checked[LS_FUSED_MAX_PHASES]; /* a stored producer's elements */
 } ls_cuda_fused_check;
 
 /* The kernel's input tensors for a seed: values[u] (ls_value, malloc'd)

@@ -361,6 +361,10 @@ static void phases_checked(FILE *f, const ls_fused_kernel *k, const ls_cuda_fuse
             checked_text(ph->plan->problem, chk->checked[i], seed, what, sizeof what);
         fprintf(f, "%sphase %d, %s: %s%s\n", indent, i, ph->what, what,
                 chk->max_bound_ratio[i] > 0 ? "; float error within the rounding bound" : "");
+        if (ph->producer_op >= 0)
+            fprintf(f, "%s  and %s, which its loop writes: %lld elements match its body bit for "
+                       "bit\n",
+                    indent, ph->producer_what, (long long)chk->producer_checked[i]);
     }
 }
 
@@ -388,8 +392,8 @@ static ls_status measure_fused(const ls_fused_kernel *k, const ls_hw *hw, const 
     if (a->emulate) {
         if ((st = ls_cuda_emulate_fused(k, lp->file, (uint64_t)a->seed, &chk, diag)))
             return st;
-        fprintf(out, "%s: emulated on the CPU as the dispatch's one kernel (%d phases):\n",
-                lp->name, k->n_phases);
+        fprintf(out, "%s: emulated on the CPU as the dispatch's one kernel (%d phase%s):\n",
+                lp->name, k->n_phases, k->n_phases == 1 ? "" : "s");
         phases_checked(out, k, &chk, a->seed, "  ");
         return LS_OK;
     }
@@ -403,12 +407,12 @@ static ls_status measure_fused(const ls_fused_kernel *k, const ls_hw *hw, const 
         return st;
     const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
     char name[300];
-    snprintf(name, sizeof name, "%s (the dispatch's one kernel, %d phases)", lp->name,
-             k->n_phases);
+    snprintf(name, sizeof name, "%s (the dispatch's one kernel, %d phase%s)", lp->name,
+             k->n_phases, k->n_phases == 1 ? "" : "s");
     if (!a->json) {
         char what[300];
-        snprintf(what, sizeof what, "%lld outputs of %d phases, each phase:",
-                 (long long)r.outputs_checked, k->n_phases);
+        snprintf(what, sizeof what, "%lld outputs of %d phase%s, each phase:",
+                 (long long)r.outputs_checked, k->n_phases, k->n_phases == 1 ? "" : "s");
         print_measured(out, name, what, gi, &r, &sim, hw, a, &r.launch, argc, argv);
         phases_checked(out, k, &chk, a->seed, "    ");
         return LS_OK;

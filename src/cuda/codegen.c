@@ -53,6 +53,10 @@ static void emit_types(gen *g)
                 p->inputs[k].type == LS_ET_I4 ? ", two to a byte, low nibble first" : "");
     }
     fprintf(f, "typedef ls_in0_t ls_in_t;\n");
+    if (g->prod)
+        fprintf(f, "typedef %s ls_prod_t; /* %s, the stored producer's result */\n",
+                cg_storage_type(g->prod->problem->acc_type),
+                ls_elem_type_name(g->prod->problem->acc_type));
     fprintf(f, "typedef %s ls_acc_t; /* %s, %s */\n", cg_storage_type(p->acc_type),
             ls_elem_type_name(p->acc_type), g->elementwise ? "the result's type" : "the type reduced in");
     fprintf(f, "typedef %s ls_idx_t; /* %s */\n", g->wide ? "long long" : "int",
@@ -168,6 +172,27 @@ static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *co
     else
         fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", indent,
                 (long long)g->acc_slot[r], (long long)g->acc_slot[r], e);
+    if (!g->prod)
+        return;
+    /* the producer's value at this element, written where the dispatch stores it */
+    const ls_problem *pp = g->prod->problem;
+    size_t u = (size_t)snprintf(e, sizeof e, "ls_prod(");
+    for (int j = 0; j < pp->n_inputs && u < sizeof e; j++)
+        u += (size_t)snprintf(e + u, sizeof e - u, "%s%s", j ? ", " : "", src[g->prod_in[j]]);
+    int64_t rx[LS_MAX_RANK], off = 0;
+    cg_reg_loop_part(g, r, rx);
+    for (int i = 0; i < g->p->rank; i++) {
+        off += rx[i] * g->prod_stride[i];
+        if (cg_body_uses_index(pp) && u < sizeof e)
+            u += (size_t)snprintf(e + u, sizeof e - u, ", x%d + %lld", i, (long long)rx[i]);
+    }
+    if (u < sizeof e)
+        snprintf(e + u, sizeof e - u, ")");
+    if (cond[0])
+        fprintf(g->f, "%sif (%s)\n%s    outp[op + %lld] = %s;\n", indent, cond, indent,
+                (long long)off, e);
+    else
+        fprintf(g->f, "%soutp[op + %lld] = %s;\n", indent, (long long)off, e);
 }
 
 /* An elementwise op's step: register r's body value stored at its element
@@ -390,6 +415,13 @@ void cg_emit_chunk_loop(gen *g)
                 fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[k][i]);
         fprintf(f, "; /* input %d's offset of register 0 */\n", k);
     }
+    if (g->prod) {
+        fprintf(f, "        const %s op = 0", cg_idx(g));
+        for (int i = 0; i < p->rank; i++)
+            if (g->prod_stride[i])
+                fprintf(f, " + x%d * %lld", i, (long long)g->prod_stride[i]);
+        fprintf(f, "; /* the stored producer's offset of register 0 */\n");
+    }
     if (g->elementwise) {
         fprintf(f, "        const %s oo = 0", cg_idx(g));
         for (int i = 0; i < p->rank; i++)
@@ -518,7 +550,8 @@ static char *emit_entry(gen *g, ls_cuda_launch *launch)
                 (long long)g->d->workgroup_size);
     for (int k = 0; k < g->nin; k++)
         fprintf(g->f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
-    fprintf(g->f, "ls_acc_t *__restrict__ out)\n{\n");
+    fprintf(g->f, "ls_acc_t *__restrict__ out%s)\n{\n",
+            g->prod ? ", ls_prod_t *__restrict__ outp" : "");
     cg_emit_thread_setup(g);
     int64_t promote_bytes = 0;
     if (g->epilogue) {
@@ -611,6 +644,11 @@ ls_status cg_generate_phase(const ls_plan *plan, const cg_phase *ph, FILE *f,
     g.ns = ph->ns;
     g.elementwise = ph->elementwise || ph->epilogue;
     g.epilogue = ph->epilogue;
+    g.prod = ph->producer;
+    if (g.prod) {
+        memcpy(g.prod_in, ph->producer_in, sizeof g.prod_in);
+        memcpy(g.prod_stride, ph->producer_stride, sizeof g.prod_stride);
+    }
     if (g.elementwise) {
         memcpy(g.out_stride, ph->out_stride, sizeof g.out_stride);
         g.elem = emit_store_elem;

@@ -41,6 +41,12 @@ typedef struct gen {
     /* an epilogue (with elementwise): no loop; the threads that store the
      * reduction apply the body to their result slots and store that */
     bool epilogue;
+    /* a stored producer the reduction's loop writes (IREE writes its tile
+     * there): its view plan, each of its inputs as this plan's input, and
+     * its result's stride per loop dim; NULL when none */
+    const ls_plan *prod;
+    int prod_in[LS_MAX_INPUTS];
+    int64_t prod_stride[LS_MAX_RANK];
 } gen;
 
 /* ---- codegen.c: one plan as the phase of a fused kernel */
@@ -51,6 +57,9 @@ typedef struct {
     bool elementwise;             /* store every element (out_stride), no reduce */
     int64_t out_stride[LS_MAX_RANK];
     bool epilogue;                /* with elementwise: the body on the result slots */
+    const ls_plan *producer;      /* a stored producer the loop also writes, else NULL */
+    int producer_in[LS_MAX_INPUTS];
+    int64_t producer_stride[LS_MAX_RANK];
 } cg_phase;
 /* namespace ns { types, helpers, run(in0, ..., out) } on f; launch gets
  * the phase's grid, block, inputs, output and shared bytes. */

@@ -642,8 +642,20 @@ void cg_emit_body(gen *g)
         snprintf(ctypes[k], sizeof ctypes[k], "ls_in%d_t", k);
         cts[k] = ctypes[k];
     }
-    cg_body_fn fn = {&p->body, "ls_body", "the linalg body: one iteration point's contribution",
-                     p->n_inputs, types, cts, cg_body_uses_index(p) ? p->rank : 0, "ls_acc_t",
-                     p->acc_type};
-    cg_emit_body_fns(g->f, &fn, 1);
+    cg_body_fn fn[2] = {{&p->body, "ls_body", "the linalg body: one iteration point's contribution",
+                         p->n_inputs, types, cts, cg_body_uses_index(p) ? p->rank : 0, "ls_acc_t",
+                         p->acc_type}};
+    /* a stored producer's own body, on the inputs it shares with this one */
+    ls_elem_type ptypes[LS_MAX_INPUTS];
+    const char *pcts[LS_MAX_INPUTS];
+    const ls_problem *pp = g->prod ? g->prod->problem : NULL;
+    for (int j = 0; pp && j < pp->n_inputs; j++) {
+        ptypes[j] = pp->inputs[j].type;
+        pcts[j] = cts[g->prod_in[j]];
+    }
+    if (pp)
+        fn[1] = (cg_body_fn){&pp->body, "ls_prod", "the stored producer: its value at the element",
+                             pp->n_inputs, ptypes, pcts, cg_body_uses_index(pp) ? pp->rank : 0,
+                             "ls_prod_t", pp->acc_type};
+    cg_emit_body_fns(g->f, fn, pp ? 2 : 1);
 }

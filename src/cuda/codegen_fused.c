@@ -33,6 +33,27 @@ static ls_status refuse(const ls_problem *p, ls_diag *diag, const char *fmt, ...
                        "the dispatch's one kernel: %s", msg);
 }
 
+/* Each input of the stored producer of ph as the reduction's input (the
+ * same tensor through the same map): false when one is not. */
+static bool producer_inputs(const ls_fused_phase *ph, int *in)
+{
+    const ls_problem *pp = ph->producer_plan->problem, *p = ph->plan->problem;
+    for (int j = 0; j < pp->n_inputs; j++) {
+        const ls_operand *o = &pp->inputs[j];
+        in[j] = -1;
+        for (int a = 0; a < p->n_inputs && in[j] < 0; a++) {
+            const ls_operand *q = &p->inputs[a];
+            if (strcmp(q->name, o->name) == 0 && q->type == o->type && q->map_n == o->map_n &&
+                memcmp(q->map, o->map, sizeof o->map[0] * (size_t)o->map_n) == 0 &&
+                memcmp(q->scale, o->scale, sizeof o->scale[0] * (size_t)o->map_n) == 0)
+                in[j] = a;
+        }
+        if (in[j] < 0)
+            return false;
+    }
+    return true;
+}
+
 /* What the generator cannot express, each with its reason. */
 static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
 {
@@ -40,11 +61,19 @@ static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         const ls_problem *p = ph->plan->problem;
-        if (ph->producer_op >= 0)
-            return refuse(lp, diag,
-                          "%s also stores %s from inside its loop, which the CUDA path does "
-                          "not generate yet (`sim` times it)",
-                          ph->what, ph->producer_what);
+        if (ph->producer_op >= 0 && !ph->producer_plan)
+            return refuse(lp, diag, "%s also stores %s, whose layout is unknown", ph->what,
+                          ph->producer_what);
+        if (ph->producer_op >= 0) {
+            int in[LS_MAX_INPUTS];
+            if (!producer_inputs(ph, in))
+                return refuse(lp, diag,
+                              "%s also stores %s, which reads a tensor the reduction does not",
+                              ph->what, ph->producer_what);
+            if (p->body.n == 0 || ph->producer_out_map_n != p->rank)
+                return refuse(lp, diag, "%s also stores %s, not over the reduction's loops",
+                              ph->what, ph->producer_what);
+        }
         if (ph->elementwise && !ph->epilogue && ph->out_map_n != p->rank)
             return refuse(lp, diag, "%s's result does not cover its loops", ph->what);
         if (ph->epilogue && ph->out_map_n < 1)
@@ -109,6 +138,22 @@ static void fill_launch(const ls_fused_kernel *k, ls_cuda_fused_launch *L)
         L->output_bytes[i] = n * (ls_elem_type_bits(p->acc_type) / 8);
         L->out_bytes += L->output_bytes[i];
     }
+    for (int i = 0; i < k->n_phases; i++) {
+        const ls_fused_phase *ph = &k->phase[i];
+        L->producer_output[i] = -1;
+        if (ph->producer_op < 0)
+            continue;
+        const ls_problem *pp = ph->producer_plan->problem;
+        int o = L->n_outputs++;
+        int64_t n = 1;
+        for (int j = 0; j < ph->producer_out_map_n; j++)
+            n *= pp->size[ph->producer_out_map[j]];
+        L->producer_output[i] = o;
+        L->output_elems[o] = n;
+        L->output_type[o] = pp->acc_type;
+        L->output_bytes[o] = n * (ls_elem_type_bits(pp->acc_type) / 8);
+        L->out_bytes += L->output_bytes[o];
+    }
 }
 
 static void emit_header(FILE *f, const ls_fused_kernel *k, const char *source_name,
@@ -127,6 +172,12 @@ static void emit_header(FILE *f, const ls_fused_kernel *k, const char *source_na
                 : ph->elementwise ? "elementwise, each element stored"
                                   : "reduction",
                 i, (long long)L->output_elems[i], ls_elem_type_name(L->output_type[i]));
+        int o = L->producer_output[i];
+        if (o >= 0)
+            fprintf(f, " *     its loop also writes %s, the stored producer it reads, to output "
+                       "%d: %lld %s elements\n",
+                    ph->producer_what, o, (long long)L->output_elems[o],
+                    ls_elem_type_name(L->output_type[o]));
     }
     char buf[2048];
     ls_nested_layout_format(&d->layout, buf, sizeof buf);
@@ -164,8 +215,8 @@ static void emit_kernel(FILE *f, const ls_fused_kernel *k, const ls_cuda_fused_l
     /* no __restrict__ on the results: with it, NVCC may hoist a later
      * phase's read of a result above the __syncthreads, before the writer
      * thread's store (the other threads' stores are not its to see) */
-    for (int i = 0; i < k->n_phases; i++)
-        fprintf(f, "void *r%d%s", i, i + 1 < k->n_phases ? ", " : ")\n{\n");
+    for (int i = 0; i < L->n_outputs; i++)
+        fprintf(f, "void *r%d%s", i, i + 1 < L->n_outputs ? ", " : ")\n{\n");
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         const ls_problem *p = ph->plan->problem;
@@ -183,7 +234,10 @@ static void emit_kernel(FILE *f, const ls_fused_kernel *k, const ls_cuda_fused_l
             else
                 fprintf(f, "(const ls_ph%d::ls_in%d_t *)in%d, ", i, a, ph->operand[a]);
         }
-        fprintf(f, "(ls_ph%d::ls_acc_t *)r%d);\n", i, i);
+        fprintf(f, "(ls_ph%d::ls_acc_t *)r%d", i, i);
+        if (L->producer_output[i] >= 0)
+            fprintf(f, ", (ls_ph%d::ls_prod_t *)r%d", i, L->producer_output[i]);
+        fprintf(f, ");\n");
     }
     fprintf(f, "}\n");
 }
@@ -205,11 +259,21 @@ ls_status ls_cuda_generate_fused(const ls_fused_kernel *k, const int64_t *unroll
         const ls_problem *p = ph->plan->problem;
         char ns[16];
         snprintf(ns, sizeof ns, "ls_ph%d", i);
-        cg_phase cp = {ns, ph->what, unroll ? unroll[i] : 0, ph->elementwise, {0}, ph->epilogue};
+        cg_phase cp = {ns, ph->what, unroll ? unroll[i] : 0, ph->elementwise, {0}, ph->epilogue,
+                       NULL, {0}, {0}};
         int64_t stride = 1; /* an elementwise result: row-major over its dims */
         for (int j = ph->out_map_n - 1; (ph->elementwise || ph->epilogue) && j >= 0; j--) {
             cp.out_stride[ph->out_map[j]] = stride;
             stride *= p->size[ph->out_map[j]];
+        }
+        if (ph->producer_op >= 0) { /* the stored producer, written from the loop */
+            cp.producer = ph->producer_plan;
+            producer_inputs(ph, cp.producer_in);
+            stride = 1;
+            for (int j = ph->producer_out_map_n - 1; j >= 0; j--) {
+                cp.producer_stride[ph->producer_out_map[j]] = stride;
+                stride *= p->size[ph->producer_out_map[j]];
+            }
         }
         ls_cuda_launch pl;
         if ((st = cg_generate_phase(ph->plan, &cp, f, &pl, diag)))

@@ -37,19 +37,19 @@ void ls_cuda_fused_inputs(const ls_fused_kernel *k, const ls_cuda_fused_launch *
     }
 }
 
-/* An elementwise phase: every element of its result against the body at
- * that element, bit for bit. */
-static ls_status check_elementwise(const ls_fused_phase *ph, const ls_cuda_fused_launch *L, int i,
+/* An elementwise result (problem p, its dims out_map, output i): every
+ * element against the body at that element, bit for bit. */
+static ls_status check_elementwise(const ls_problem *p, const int *out_map, int out_map_n,
+                                   const char *what, const ls_cuda_fused_launch *L, int i,
                                    ls_input_source in, const void *out, int64_t *checked,
                                    ls_diag *diag)
 {
-    const ls_problem *p = ph->plan->problem;
     ls_elem_type t = L->output_type[i];
     for (int64_t lin = 0; lin < L->output_elems[i]; lin++) {
         int64_t x[LS_MAX_RANK] = {0}, rem = lin;
-        for (int j = ph->out_map_n - 1; j >= 0; j--) {
-            x[ph->out_map[j]] = rem % p->size[ph->out_map[j]];
-            rem /= p->size[ph->out_map[j]];
+        for (int j = out_map_n - 1; j >= 0; j--) {
+            x[out_map[j]] = rem % p->size[out_map[j]];
+            rem /= p->size[out_map[j]];
         }
         ls_value ref = ls_problem_element(p, in, x);
         ls_value v = ls_cuda_unpack_element(out, lin, t);
@@ -57,14 +57,14 @@ static ls_status check_elementwise(const ls_fused_phase *ph, const ls_cuda_fused
         if (!ls_value_check(t, v, ref, 0, &ratio)) {
             char where[160], sv[48], sr[48];
             size_t u = 0;
-            for (int j = 0; j < ph->out_map_n && u < sizeof where; j++)
+            for (int j = 0; j < out_map_n && u < sizeof where; j++)
                 u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", j ? ", " : "",
-                                      (long long)x[ph->out_map[j]]);
+                                      (long long)x[out_map[j]]);
             ls_value_format(v, t, sv, sizeof sv);
             ls_value_format(ref, t, sr, sizeof sr);
             return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                                "the generated kernel's %s [%s] is %s but its body gives %s",
-                               ph->what, where, sv, sr);
+                               what, where, sv, sr);
         }
         (*checked)++;
     }
@@ -95,10 +95,26 @@ ls_status ls_cuda_fused_check_outputs(const ls_fused_kernel *k, const ls_cuda_fu
             in.values[a] = held[a];
         }
         if (ph->elementwise || ph->epilogue)
-            st = check_elementwise(ph, L, i, in, outputs[i], &res->checked[i], diag);
+            st = check_elementwise(p, ph->out_map, ph->out_map_n, ph->what, L, i, in, outputs[i],
+                                   &res->checked[i], diag);
         else
             st = ls_cuda_check_output(ph->plan, in, outputs[i], &res->checked[i],
                                       &res->max_bound_ratio[i], diag);
+        int o = L->producer_output[i];
+        if (!st && o >= 0) { /* the stored producer: its inputs are the reduction's */
+            const ls_problem *pp = ph->producer_plan->problem;
+            ls_input_source pin = {seed, NULL, {NULL}};
+            for (int j = 0; j < pp->n_inputs; j++) {
+                int a = -1;
+                for (int b = 0; b < p->n_inputs && a < 0; b++)
+                    if (strcmp(p->inputs[b].name, pp->inputs[j].name) == 0)
+                        a = b;
+                pin.values[j] = a >= 0 ? in.values[a] : NULL;
+            }
+            st = check_elementwise(pp, ph->producer_out_map, ph->producer_out_map_n,
+                                   ph->producer_what, L, o, pin, outputs[o],
+                                   &res->producer_checked[i], diag);
+        }
         for (int a = 0; a < LS_MAX_INPUTS; a++)
             free(held[a]);
     }
@@ -111,7 +127,7 @@ ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src
 {
     memset(res, 0, sizeof *res);
     ls_value *values[LS_MAX_INPUTS] = {NULL};
-    void *in[LS_MAX_INPUTS] = {NULL}, *out[LS_FUSED_MAX_PHASES] = {NULL};
+    void *in[LS_MAX_INPUTS] = {NULL}, *out[LS_CUDA_FUSED_MAX_OUTPUTS] = {NULL};
     ls_cuda_fused_inputs(k, L, seed, values, in);
     for (int i = 0; i < L->n_outputs; i++) {
         out[i] = ls_xmalloc((size_t)L->output_bytes[i] + 1);
@@ -133,7 +149,7 @@ ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src
         free(values[a]);
         free(in[a]);
     }
-    for (int i = 0; i < LS_FUSED_MAX_PHASES; i++)
+    for (int i = 0; i < LS_CUDA_FUSED_MAX_OUTPUTS; i++)
         free(out[i]);
     return st;
 }

@@ -395,14 +395,14 @@ static ls_status fused_checked(ls_gpu *g, ls_gpu_kernel *k, const ls_fused_kerne
         st = ls_gpu_memset(g, dout[i], 0xa5, (size_t)L->output_bytes[i], diag);
     if (!st)
         st = ls_gpu_launch(g, k, L->grid, L->block, 0, args, 1, NULL, diag);
-    void *host[LS_FUSED_MAX_PHASES] = {NULL};
+    void *host[LS_CUDA_FUSED_MAX_OUTPUTS] = {NULL};
     for (int i = 0; i < L->n_outputs && !st; i++) {
         host[i] = ls_xmalloc((size_t)L->output_bytes[i] + 1);
         st = ls_gpu_download(g, host[i], dout[i], (size_t)L->output_bytes[i], diag);
     }
     if (!st)
         st = ls_cuda_fused_check_outputs(fk, L, values, host, seed, chk, diag);
-    for (int i = 0; i < LS_FUSED_MAX_PHASES; i++)
+    for (int i = 0; i < LS_CUDA_FUSED_MAX_OUTPUTS; i++)
         free(host[i]);
     return st;
 }
@@ -416,8 +416,8 @@ ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64
     char *src = NULL;
     ls_cuda_fused_launch L;
     ls_gpu_kernel *k = NULL, *empty = NULL;
-    ls_devptr din[LS_MAX_INPUTS] = {0}, dout[LS_FUSED_MAX_PHASES] = {0};
-    void *args[LS_MAX_INPUTS + LS_FUSED_MAX_PHASES];
+    ls_devptr din[LS_MAX_INPUTS] = {0}, dout[LS_CUDA_FUSED_MAX_OUTPUTS] = {0};
+    void *args[LS_MAX_INPUTS + LS_CUDA_FUSED_MAX_OUTPUTS];
     ls_value *values[LS_MAX_INPUTS] = {NULL};
     void *bytes[LS_MAX_INPUTS] = {NULL};
     char empty_src[600];
@@ -460,7 +460,7 @@ ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64
                     diag)))
         goto out;
     for (int i = 0; i < fk->n_phases; i++)
-        res->outputs_checked += chk->checked[i];
+        res->outputs_checked += chk->checked[i] + chk->producer_checked[i];
     /* the timed runs must not have changed the values */
     st = fused_checked(g, k, fk, &L, args, dout, values, seed, chk, diag);
 out:
@@ -469,7 +469,7 @@ out:
         free(values[i]);
         free(bytes[i]);
     }
-    for (int i = 0; i < LS_FUSED_MAX_PHASES; i++)
+    for (int i = 0; i < LS_CUDA_FUSED_MAX_OUTPUTS; i++)
         ls_gpu_free(g, dout[i]);
     ls_gpu_kernel_free(g, k);
     ls_gpu_kernel_free(g, empty);
