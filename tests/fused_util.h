@@ -95,6 +95,37 @@ static inline void softmax_ir_wg(char *buf, size_t n, int64_t wg, int64_t sg, co
         (long long)wg, (long long)sg, a, b, c);
 }
 
+/* A random config of that softmax for subgroups of sg lanes (the same for
+ * the reductions and, as serial, the divide): a thread tile of 1..8, lanes
+ * split over rows and columns, 1..4 subgroups, one or two passes of the
+ * partial tile; the IR in ir, the reductions' config in red, the lanes on
+ * rows and the subgroups out.  False when the tile does not divide 4096. */
+static inline bool random_softmax(uint64_t *rng, int64_t sg, char *ir, size_t n, char *red,
+                                  size_t rn, int64_t *lr_out, int64_t *sgs_out)
+{
+    int64_t t = (int64_t)1 << rng_range(rng, 0, 3);
+    int64_t lr = (int64_t)1 << rng_range(rng, 0, 2), lc = sg / lr;
+    int64_t sgs = (int64_t)1 << rng_range(rng, 0, 2);
+    int64_t part = t * lc * sgs * rng_range(rng, 1, 2);
+    if (4096 % part != 0)
+        return false;
+    char ew[400];
+    snprintf(red, rn,
+             "#iree_gpu.lowering_config<{workgroup = [%lld, 0], partial_reduction = [0, %lld], "
+             "thread = [0, %lld], lane_basis = [[%lld, %lld], [0, 1]], subgroup_basis = [[1, "
+             "%lld], [0, 1]]}>",
+             (long long)lr, (long long)part, (long long)t, (long long)lr, (long long)lc,
+             (long long)sgs);
+    snprintf(ew, sizeof ew,
+             "#iree_gpu.lowering_config<{serial = [0, %lld], thread = [0, %lld], lane_basis = "
+             "[[%lld, %lld], [0, 1]], subgroup_basis = [[1, %lld], [0, 1]]}>",
+             (long long)part, (long long)t, (long long)lr, (long long)lc, (long long)sgs);
+    softmax_ir_wg(ir, n, sg * sgs, sg, red, red, ew);
+    *lr_out = lr;
+    *sgs_out = sgs;
+    return true;
+}
+
 typedef struct {
     ls_module *m;
     ls_derived d[LS_IMPORT_MAX_ITEMS];

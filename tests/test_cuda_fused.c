@@ -148,24 +148,10 @@ START_TEST(random_softmax_configs)
     uint64_t rng = 0xc0da5eedull;
     int ran = 0;
     for (int trial = 0; trial < 40 && ran < 5; trial++) {
-        int64_t t = (int64_t)1 << rng_range(&rng, 0, 3);
-        int64_t lr = (int64_t)1 << rng_range(&rng, 0, 2), lc = 32 / lr;
-        int64_t sgs = (int64_t)1 << rng_range(&rng, 0, 2);
-        int64_t part = t * lc * sgs * rng_range(&rng, 1, 2);
-        if (4096 % part != 0)
+        int64_t lr, sgs;
+        char red[400], ir[8192];
+        if (!random_softmax(&rng, 32, ir, sizeof ir, red, sizeof red, &lr, &sgs))
             continue;
-        char red[400], ew[400], ir[8192];
-        snprintf(red, sizeof red,
-                 "#iree_gpu.lowering_config<{workgroup = [%lld, 0], partial_reduction = [0, "
-                 "%lld], thread = [0, %lld], lane_basis = [[%lld, %lld], [0, 1]], subgroup_basis "
-                 "= [[1, %lld], [0, 1]]}>",
-                 (long long)lr, (long long)part, (long long)t, (long long)lr, (long long)lc,
-                 (long long)sgs);
-        snprintf(ew, sizeof ew,
-                 "#iree_gpu.lowering_config<{serial = [0, %lld], thread = [0, %lld], lane_basis "
-                 "= [[%lld, %lld], [0, 1]], subgroup_basis = [[1, %lld], [0, 1]]}>",
-                 (long long)part, (long long)t, (long long)lr, (long long)lc, (long long)sgs);
-        softmax_ir_wg(ir, sizeof ir, 32 * sgs, 32, red, red, ew);
         kernel *k = kernel_of(ir, "h100");
         REQUIRE(k->fused, "trial %d (%s): not one kernel: %s", trial, red, k->why);
         ls_cuda_fused_launch L;

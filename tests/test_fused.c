@@ -341,24 +341,10 @@ START_TEST(random_configs_are_their_loops)
     uint64_t rng = 0xf05edull;
     int fused = 0;
     for (int trial = 0; trial < 24; trial++) {
-        int64_t sg = trial % 2 ? 64 : 32, t = (int64_t)1 << rng_range(&rng, 0, 3);
-        int64_t lr = (int64_t)1 << rng_range(&rng, 0, 2), lc = sg / lr;
-        int64_t sgs = (int64_t)1 << rng_range(&rng, 0, 2);
-        int64_t part = t * lc * sgs * rng_range(&rng, 1, 2);
-        if (4096 % part != 0)
+        int64_t sg = trial % 2 ? 64 : 32, lr, sgs;
+        char red[400], ir[8192];
+        if (!random_softmax(&rng, sg, ir, sizeof ir, red, sizeof red, &lr, &sgs))
             continue;
-        char red[400], ew[400], ir[8192];
-        snprintf(red, sizeof red,
-                 "#iree_gpu.lowering_config<{workgroup = [%lld, 0], partial_reduction = [0, "
-                 "%lld], thread = [0, %lld], lane_basis = [[%lld, %lld], [0, 1]], subgroup_basis "
-                 "= [[1, %lld], [0, 1]]}>",
-                 (long long)lr, (long long)part, (long long)t, (long long)lr, (long long)lc,
-                 (long long)sgs);
-        snprintf(ew, sizeof ew,
-                 "#iree_gpu.lowering_config<{serial = [0, %lld], thread = [0, %lld], lane_basis "
-                 "= [[%lld, %lld], [0, 1]], subgroup_basis = [[1, %lld], [0, 1]]}>",
-                 (long long)part, (long long)t, (long long)lr, (long long)lc, (long long)sgs);
-        softmax_ir_wg(ir, sizeof ir, sg * sgs, sg, red, red, ew);
         ls_diag d;
         ls_module *m = load_text(ir, &d);
         REQUIRE(d.status == LS_OK, "trial %d: %s", trial, d.msg);
