@@ -66,6 +66,11 @@ typedef struct {
 ls_status cg_generate_phase(const ls_plan *plan, const cg_phase *ph, FILE *f,
                             ls_cuda_launch *launch, ls_diag *diag);
 
+/* ---- codegen_fused.c: each input of the stored producer of ph as the
+ * reduction's input (the same tensor through the same map) into in;
+ * false when one is not */
+bool cg_producer_inputs(const ls_fused_phase *ph, int *in);
+
 /* ---- codegen_header.c: the kernel's header comment, and its launch */
 void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launch);
 void cg_fill_launch(gen *g, ls_cuda_launch *launch);

@@ -7,7 +7,9 @@
  * buffer; one __global__ kernel calls them in program order.  An
  * elementwise op's phase is its view plan's partial-reduction loop with
  * each register's body value stored instead of accumulated, unrolled no
- * more than the simulator's (which keeps it rolled).
+ * more than the simulator's (which keeps it rolled); an epilogue has no
+ * loop (the reduction's writers store the body of their results); a
+ * stored producer is written from its reduction's loop.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,9 +35,7 @@ static ls_status refuse(const ls_problem *p, ls_diag *diag, const char *fmt, ...
                        "the dispatch's one kernel: %s", msg);
 }
 
-/* Each input of the stored producer of ph as the reduction's input (the
- * same tensor through the same map): false when one is not. */
-static bool producer_inputs(const ls_fused_phase *ph, int *in)
+bool cg_producer_inputs(const ls_fused_phase *ph, int *in)
 {
     const ls_problem *pp = ph->producer_plan->problem, *p = ph->plan->problem;
     for (int j = 0; j < pp->n_inputs; j++) {
@@ -66,7 +66,7 @@ static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
                           ph->producer_what);
         if (ph->producer_op >= 0) {
             int in[LS_MAX_INPUTS];
-            if (!producer_inputs(ph, in))
+            if (!cg_producer_inputs(ph, in))
                 return refuse(lp, diag,
                               "%s also stores %s, which reads a tensor the reduction does not",
                               ph->what, ph->producer_what);
@@ -268,7 +268,7 @@ ls_status ls_cuda_generate_fused(const ls_fused_kernel *k, const int64_t *unroll
         }
         if (ph->producer_op >= 0) { /* the stored producer, written from the loop */
             cp.producer = ph->producer_plan;
-            producer_inputs(ph, cp.producer_in);
+            cg_producer_inputs(ph, cp.producer_in);
             stride = 1;
             for (int j = ph->producer_out_map_n - 1; j >= 0; j--) {
                 cp.producer_stride[ph->producer_out_map[j]] = stride;

@@ -8,6 +8,7 @@
 #include "lanescope/arena.h"
 #include "lanescope/measure.h"
 #include "lanescope/value.h"
+#include "codegen.h"
 
 /* The combiner whose value range input u is drawn for (ls_input_value):
  * the first phase that loads it. */
@@ -104,16 +105,17 @@ ls_status ls_cuda_fused_check_outputs(const ls_fused_kernel *k, const ls_cuda_fu
         if (!st && o >= 0) { /* the stored producer: its inputs are the reduction's */
             const ls_problem *pp = ph->producer_plan->problem;
             ls_input_source pin = {seed, NULL, {NULL}};
-            for (int j = 0; j < pp->n_inputs; j++) {
-                int a = -1;
-                for (int b = 0; b < p->n_inputs && a < 0; b++)
-                    if (strcmp(p->inputs[b].name, pp->inputs[j].name) == 0)
-                        a = b;
-                pin.values[j] = a >= 0 ? in.values[a] : NULL;
+            int pin_of[LS_MAX_INPUTS];
+            if (!cg_producer_inputs(ph, pin_of)) { /* the generator refuses such a kernel */
+                st = ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                                 "%s reads a tensor %s does not", ph->producer_what, ph->what);
+            } else {
+                for (int j = 0; j < pp->n_inputs; j++)
+                    pin.values[j] = in.values[pin_of[j]];
+                st = check_elementwise(pp, ph->producer_out_map, ph->producer_out_map_n,
+                                       ph->producer_what, L, o, pin, outputs[o],
+                                       &res->producer_checked[i], diag);
             }
-            st = check_elementwise(pp, ph->producer_out_map, ph->producer_out_map_n,
-                                   ph->producer_what, L, o, pin, outputs[o],
-                                   &res->producer_checked[i], diag);
         }
         for (int a = 0; a < LS_MAX_INPUTS; a++)
             free(held[a]);
