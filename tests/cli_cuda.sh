@@ -109,6 +109,37 @@ check "softmax emits" $?
 count_is "softmax: one launch" "$tmp/sm8.cu" "__global__" 1
 count_is "softmax: a barrier before each reader" "$tmp/sm8.cu" "__syncthreads(); /* phase" 2
 
+# An epilogue (the row sums scaled per row): its phase stores body(sum, scale).
+$LANESCOPE measure "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --emulate >"$tmp/epi.txt" 2>"$tmp/err"
+check "epilogue emulates as one kernel" $?
+contains "epilogue phase" "$tmp/epi.txt" "phase 1, the linalg.generic at 19:8: 64 elements match its body bit for bit (seed 1)"
+
+# Loops sim times apart (the max and the sum tiled differently, configs
+# written so): each reduction its own kernel, and a note that says why.
+cat >"$tmp/apart.mlir" <<'MLIR'
+func.func @two() {
+  %zero = arith.constant 0.000000e+00 : f32
+  %x = tensor.empty() : tensor<8x512xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x512xf32>) outs(%f : tensor<8xf32>) attrs = {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 128], thread = [0, 4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<8x512xf32>) outs(%f : tensor<8xf32>) attrs = {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], thread = [0, 8], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.maximumf %a, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return
+}
+MLIR
+$LANESCOPE measure "$tmp/apart.mlir" --target h100 --emulate >"$tmp/apart.txt" 2>"$tmp/err"
+check "loops timed apart emulate" $?
+count_is "loops timed apart: a kernel each" "$tmp/apart.txt" "emulated on the CPU: 8 outputs match" 2
+contains "loops timed apart: the note" "$tmp/err" "each reduction of the dispatch is generated as its own kernel"
+
 # No GPU here: exit 3, one line, nothing written.
 LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1 $LANESCOPE measure "$SMALL" -o "$tmp/m.txt" 2>"$tmp/err"
 check "no GPU exits 3" $([ $? -eq 3 ]; echo $?)

@@ -506,11 +506,13 @@ int ls_cmd_measure(int argc, char **argv)
                     fused = NULL;
                     continue;
                 }
-                /* `sim` times one kernel: say why this measures the loops apart */
+            }
+            /* say why the loops are apart: `sim` times one kernel that this
+             * does not generate, or `sim` times them apart too (it says why) */
+            if (why[0])
                 fprintf(stderr, "lanescope measure: note: %s; each reduction of the dispatch is "
                                 "generated as its own kernel\n",
                         why);
-            }
             free(fused);
             fused = NULL;
         }
