@@ -124,6 +124,7 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.operand = in && in->kind == I_GLOAD ? (int32_t)in->operand : -1;
     r.iteration = ls_engine_tile_iteration(e, in, g->iteration);
     r.step = in ? in->step : -1;
+    r.reduce = in ? in->red : NULL;
     r.bytes = e->rec_cost.bytes;
     r.dram_bytes = e->rec_cost.dram_bytes;
     r.sectors = e->rec_cost.sectors;

@@ -22,6 +22,7 @@ typedef struct {
     int operand;
     int result;       /* smem/store: result slot */
     int step;         /* shuffle/DPP: step index within its reduction, else -1 */
+    const ls_subgroup_reduce *red; /* that reduction (its steps' partners), else NULL */
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
     bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */

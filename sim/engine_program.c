@@ -181,6 +181,7 @@ static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
     t->load = -1;
     t->result = -1;
     t->step = -1;
+    t->red = NULL;
     t->issues = 1;
     return e->ncode++;
 }
@@ -203,12 +204,16 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
         int x = -1;
         for (int k = 0; k < exchange_pieces(e->plan); k++) {
             x = emit(e, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, st, prev, -1);
-            if (e->code)
+            if (e->code) {
                 e->code[x].step = i;
+                e->code[x].red = r;
+            }
         }
         prev = emit(e, I_ALU, st, x, prev);
-        if (e->code)
+        if (e->code) {
             e->code[prev].step = i;
+            e->code[prev].red = r;
+        }
     }
     return prev;
 }

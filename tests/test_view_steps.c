@@ -187,6 +187,100 @@ START_TEST(attention_steps_its_values)
 }
 END_TEST
 
+/* Whether red is one of reduction r's gpu.subgroup_reduce ops. */
+static bool one_of(const ls_att_reduction *r, const ls_subgroup_reduce *red)
+{
+    for (int j = 0; j < r->n; j++)
+        if (red == &r->lane[j])
+            return true;
+    return r->cross && red == &r->back;
+}
+
+/* The lanes panel draws arcs exactly while the subgroup's latest
+ * instruction is a gpu.subgroup_reduce step: in the K2 loop QK's over K1's
+ * lanes, in the merge the max, sum and acc's over K2's; each names its
+ * round, and its partners are what that reduce's step does. */
+START_TEST(attention_reduce_steps_draw_arcs)
+{
+    char ir[8192];
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_attention a;
+    ls_diag d;
+    ls_hw hw;
+    ls_att_view *av;
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &av, &d) == LS_OK, "%s", d.msg);
+    ls_view_attention va = {m, &m->attentions[0], &a, av};
+    ls_att_plan ap;
+    ls_att_plan_of(m, &m->attentions[0], av, &ap);
+    ls_view_config c = {.plan = ls_att_view_plan(av), .hw = &hw, .in = {1, NULL, {NULL}},
+                        .width = 1000, .height = 700, .ui_scale = 1, .attention = &va};
+    ls_view *v;
+    ck_assert_msg(ls_view_new(&c, &v, &d) == LS_OK, "%s", d.msg);
+    ls_view_state st;
+    ls_view_get_state(v, &st);
+    int in_loop = 0, in_merge = 0, plain = 0;
+    for (int64_t i = 0; i < st.length; i++) {
+        ck_assert(ls_view_action(v, "right", &d) >= 0);
+        const ls_engine_record *r = ls_stepper_record(ls_view_stepper(v), ls_view_latest(v, 0));
+        bool reduce = r && r->kind == LS_REC_ISSUE && r->reduce != NULL;
+        bool loop = reduce && r->stage == LS_STAGE_LOAD_ACCUMULATE;
+        /* a snapshot per K2 step is costly: the first step's and the merge's */
+        if ((loop && r->iteration > 0) || (!reduce && plain >= 40))
+            continue;
+        ls_view_lanes l;
+        ck_assert_msg(ls_view_lanes_build(v, &l, &d) == LS_OK, "%s", d.msg);
+        REQUIRE((l.n_arcs > 0) == reduce, "position %lld: %lld arcs, reduce %d", (long long)i,
+                (long long)l.n_arcs, reduce);
+        if (!reduce) {
+            plain++;
+            ls_view_lanes_fini(&l);
+            continue;
+        }
+        const ls_att_kernel *k = ap.k;
+        if (loop) {
+            REQUIRE(one_of(&k->k1_red, r->reduce), "position %lld: not QK's K1 reduce", (long long)i);
+            in_loop++;
+        } else {
+            REQUIRE(one_of(&k->qk2_red, r->reduce) || one_of(&k->pv2_red, r->reduce),
+                    "position %lld: not a K2 reduce of the merge", (long long)i);
+            in_merge++;
+        }
+        ls_view_arc want[128];
+        int64_t nw = ls_view_step_arcs(r->reduce, r->step, l.lanes, want);
+        ck_assert_int_eq(l.n_arcs, nw);
+        for (int64_t j = 0; j < nw; j++)
+            REQUIRE(l.arcs[j].dst == want[j].dst && l.arcs[j].src == want[j].src &&
+                        (l.flags[want[j].dst] & LS_LANE_WRITTEN),
+                    "position %lld arc %lld", (long long)i, (long long)j);
+        const ls_reduce_step *rs = &r->reduce->steps[r->step];
+        char round[128];
+        int w = snprintf(round, sizeof round, "(cluster %lld, stride %lld) round %d of %d: ",
+                         (long long)r->reduce->cluster_size, (long long)r->reduce->cluster_stride,
+                         r->step + 1, r->reduce->n_steps);
+        if (rs->kind == LS_STEP_SHUFFLE_XOR) {
+            snprintf(round + w, sizeof round - (size_t)w, "shuffle xor %lld", (long long)rs->offset);
+            for (int64_t j = 0; j < nw; j++) /* the butterfly's partner */
+                REQUIRE(want[j].src == (want[j].dst ^ rs->offset), "arc %lld -> %lld, xor %lld",
+                        (long long)want[j].src, (long long)want[j].dst, (long long)rs->offset);
+        } else {
+            snprintf(round + w, sizeof round - (size_t)w, "%s",
+                     rs->kind == LS_STEP_DPP ? "DPP" : "readlane");
+        }
+        REQUIRE(strstr(l.step_name, round) != NULL, "'%s' lacks '%s'", l.step_name, round);
+        ls_view_lanes_fini(&l);
+    }
+    ck_assert_msg(in_loop > 0 && in_merge > 0 && plain > 0, "%d in the loop, %d in the merge, %d plain",
+                  in_loop, in_merge, plain);
+    ls_view_free(v);
+    ls_att_view_free(av);
+    free(m);
+    ls_viz_shutdown();
+}
+END_TEST
+
 static Suite *view_steps_suite(void)
 {
     Suite *s = suite_create("view_steps");
@@ -195,6 +289,7 @@ static Suite *view_steps_suite(void)
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
     tcase_add_test(tc, special_function_steps_have_their_caption);
     tcase_add_test(tc, attention_steps_its_values);
+    tcase_add_test(tc, attention_reduce_steps_draw_arcs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -107,6 +107,36 @@ static void value_text(float f, char *buf, size_t size)
         snprintf(buf, size, "%.4g", (double)f);
 }
 
+/* When the subgroup's latest instruction is a step of a gpu.subgroup_reduce
+ * (QK's over K1's lanes, or the max, sum and acc's over K2's, in a step
+ * or in the merge), the lanes it joins, as arcs, and the step's name after
+ * the progress in out->step_name. */
+static void step_arcs(const ls_view *v, ls_view_lanes *out)
+{
+    const ls_engine_record *r = ls_stepper_record(v->st, ls_view_latest(v, v->subgroup));
+    if (!r || r->kind != LS_REC_ISSUE || !r->reduce || r->step < 0 ||
+        r->step >= r->reduce->n_steps)
+        return;
+    const ls_subgroup_reduce *red = r->reduce;
+    out->arcs = ls_xcalloc((size_t)(2 * out->lanes), sizeof *out->arcs);
+    out->n_arcs = ls_view_step_arcs(red, r->step, out->lanes, out->arcs);
+    for (int64_t i = 0; i < out->n_arcs; i++)
+        out->flags[out->arcs[i].dst] |= LS_LANE_WRITTEN;
+    const ls_reduce_step *st = &red->steps[r->step];
+    size_t u = strlen(out->step_name);
+    char how[64];
+    if (st->kind == LS_STEP_SHUFFLE_XOR)
+        snprintf(how, sizeof how, "shuffle xor %lld", (long long)st->offset);
+    else if (st->kind == LS_STEP_DPP)
+        snprintf(how, sizeof how, "DPP %s", ls_plan_dpp_name(st->dpp));
+    else
+        snprintf(how, sizeof how, "readlane");
+    snprintf(out->step_name + u, sizeof out->step_name - u,
+             "; gpu.subgroup_reduce (cluster %lld, stride %lld) round %d of %d: %s",
+             (long long)red->cluster_size, (long long)red->cluster_stride, r->step + 1,
+             red->n_steps, how);
+}
+
 ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag *diag)
 {
     memset(out, 0, sizeof *out);
@@ -153,17 +183,22 @@ ls_status ls_view_attention_lanes(const ls_view *v, ls_view_lanes *out, ls_diag 
                                     : "each lane's running max and sum per row, then its acc";
     snprintf(out->title, sizeof out->title, "subgroup %d of workgroup %lld, %s", v->subgroup,
              (long long)v->workgroup, what);
+    char all[48]; /* "all 32 K2 steps", "the one K2 step" */
+    if (a->iterations == 1)
+        snprintf(all, sizeof all, "the one K2 step");
+    else
+        snprintf(all, sizeof all, "all %lld K2 steps", (long long)a->iterations);
     if (steps < a->iterations)
         snprintf(out->step_name, sizeof out->step_name,
                  "after %lld of %lld K2 steps (%lld keys a step)", (long long)steps,
                  (long long)a->iterations, (long long)ls_att_step_keys(a));
     else if (!merged && a->partial)
         snprintf(out->step_name, sizeof out->step_name,
-                 "after all %lld K2 steps: the key slots being merged (mergeReductions)",
-                 (long long)a->iterations);
+                 "after %s: the key slots being merged (mergeReductions)", all);
     else
-        snprintf(out->step_name, sizeof out->step_name, "after all %lld K2 steps%s",
-                 (long long)a->iterations, a->partial ? " and the merge" : "");
+        snprintf(out->step_name, sizeof out->step_name, "after %s%s", all,
+                 a->partial ? " and the merge" : "");
+    step_arcs(v, out);
     return LS_OK;
 }
 

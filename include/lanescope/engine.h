@@ -146,6 +146,9 @@ typedef struct {
     int32_t operand;       /* the input a load (op 0) reads; -1 for every other record */
     int64_t iteration;     /* partial-reduction iteration of a LOAD_ACCUMULATE instruction */
     int32_t step;          /* butterfly/DPP step index within its stage, -1 otherwise */
+    /* the gpu.subgroup_reduce a butterfly/DPP step (or its combine) belongs
+     * to (the plan's, or an attention kernel's), else NULL */
+    const ls_subgroup_reduce *reduce;
     /* What the issue cost the memory system, as the run's stage figures
      * count it: global bytes, L2 sectors and the sectors that hit (loads,
      * stores), workgroup-memory cycles (its conflict degree); for BARRIER,

@@ -165,7 +165,7 @@ typedef struct {
     ls_value *values;                /* rows x lanes (owned) */
     uint8_t *flags;                  /* per lane, LS_LANE_* (owned) */
     /* the step drawn as arcs: none when n_arcs is 0 */
-    char step_name[128];             /* "round 2 of 4: xor 8", "DPP step 3 of 6: row_half_mirror" */
+    char step_name[256];             /* "round 2 of 4: xor 8", "DPP step 3 of 6: row_half_mirror" */
     int64_t n_arcs;
     ls_view_arc *arcs;               /* dst != src pairs, dst ascending (owned) */
     char title[160];
