@@ -252,4 +252,19 @@ static inline kernel *heuristic_kernel(const char *body, const char *stores)
         "    %u = arith.addf %t, %c : f32\n    linalg.yield %u : f32\n" \
         "  } -> tensor<64x4096xf32>\n"
 
+
+/* Row sums of x plus a bias per row, for heuristic_kernel (its stores:
+ * STORE_ROWS("%y")): an epilogue reading the sums and the bias. */
+#define BIAS_EPILOGUE_OPS \
+        "  %bb = hal.interface.binding.subspan layout(#l) binding(3) offset(%c0) flags(ReadOnly) " \
+        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>>\n" \
+        "  %bias = iree_tensor_ext.dispatch.tensor.load %bb, offsets = [0], sizes = [64], " \
+        "strides = [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>> -> " \
+        "tensor<64xf32>\n" ROWSUM("%x") \
+        "  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> " \
+        "(d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} ins(%s, %bias : " \
+        "tensor<64xf32>, tensor<64xf32>) outs(%e1 : tensor<64xf32>) {\n" \
+        "  ^bb0(%a: f32, %c: f32, %o: f32):\n    %m = arith.addf %a, %c : f32\n" \
+        "    linalg.yield %m : f32\n  } -> tensor<64xf32>\n"
+
 #endif

@@ -175,17 +175,7 @@ END_TEST
 START_TEST(epilogue_one_kernel)
 {
     kernel *k = heuristic_kernel(
-        "  %bb = hal.interface.binding.subspan layout(#l) binding(3) offset(%c0) flags(ReadOnly) "
-        ": !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>>\n"
-        "  %bias = iree_tensor_ext.dispatch.tensor.load %bb, offsets = [0], sizes = [64], "
-        "strides = [1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<64xf32>> -> "
-        "tensor<64xf32>\n" ROWSUM("%x")
-        "  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> "
-        "(d0)>, affine_map<(d0) -> (d0)>], iterator_types = [\"parallel\"]} ins(%s, %bias : "
-        "tensor<64xf32>, tensor<64xf32>) outs(%e1 : tensor<64xf32>) {\n"
-        "  ^bb0(%a: f32, %c: f32, %o: f32):\n    %m = arith.addf %a, %c : f32\n"
-        "    linalg.yield %m : f32\n  } -> tensor<64xf32>\n",
-        STORE_ROWS("%y"));
+        BIAS_EPILOGUE_OPS, STORE_ROWS("%y"));
     ck_assert_msg(k->fused, "%s", k->why);
     ck_assert(k->k.phase[1].epilogue);
     char why[512];

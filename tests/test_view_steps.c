@@ -136,23 +136,50 @@ static void lanes_match_snapshot(const ls_view *v, const ls_view_attention *va, 
     ls_view_lanes_fini(&l);
 }
 
-START_TEST(attention_steps_its_values)
-{
-    char ir[8192], cap[2048];
-    ls_module *m = ls_xcalloc(1, sizeof *m);
+/* IREE's pipeline case #2 (a partial_reduction K2 tile) for gfx942, its
+ * engine view and a view stepping it on mi300x. */
+typedef struct {
+    ls_module *m;
     ls_attention a;
-    ls_diag d;
     ls_hw hw;
     ls_att_view *av;
-    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
-    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
-    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &av, &d) == LS_OK, "%s", d.msg);
-    ls_view_attention va = {m, &m->attentions[0], &a, av};
-    ls_view_config c = {.plan = ls_att_view_plan(av), .hw = &hw, .in = {1, NULL, {NULL}},
-                        .width = 1000, .height = 700, .ui_scale = 1, .attention = &va};
+    ls_view_attention va;
     ls_view *v;
-    ck_assert_msg(ls_view_new(&c, &v, &d) == LS_OK, "%s", d.msg);
+} att_fixture;
+
+static void open_attention(att_fixture *f)
+{
+    char ir[8192];
+    ls_diag d;
+    f->m = ls_xcalloc(1, sizeof *f->m);
+    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
+    ck_assert_msg(build_attention(ir, "gfx942", f->m, &f->a, &d) == LS_OK, "%s", d.msg);
+    ck_assert(ls_hw_load("mi300x", &f->hw, &d) == LS_OK);
+    ck_assert_msg(ls_attention_view(f->m, &f->m->attentions[0], &f->a, &f->hw, &f->av, &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    f->va = (ls_view_attention){f->m, &f->m->attentions[0], &f->a, f->av};
+    ls_view_config c = {.plan = ls_att_view_plan(f->av), .hw = &f->hw, .in = {1, NULL, {NULL}},
+                        .width = 1000, .height = 700, .ui_scale = 1, .attention = &f->va};
+    ck_assert_msg(ls_view_new(&c, &f->v, &d) == LS_OK, "%s", d.msg);
+}
+
+static void close_attention(att_fixture *f)
+{
+    ls_view_free(f->v);
+    ls_att_view_free(f->av);
+    free(f->m);
+    ls_viz_shutdown();
+}
+
+START_TEST(attention_steps_its_values)
+{
+    char cap[2048];
+    ls_diag d;
+    att_fixture f;
+    open_attention(&f);
+    ls_view *v = f.v;
+    ls_view_attention va = f.va;
     ls_view_caption(v, cap, sizeof cap);
     ck_assert_msg(strstr(cap, "Each of its 32 K2 steps brings 128 keys"), "%s", cap);
     lanes_match_snapshot(v, &va, 0, false);
@@ -180,10 +207,7 @@ START_TEST(attention_steps_its_values)
     ls_chart_free(&chart);
     ck_assert(ls_view_action(v, "end", &d) >= 0);
     lanes_match_snapshot(v, &va, 32, true);
-    ls_view_free(v);
-    ls_att_view_free(av);
-    free(m);
-    ls_viz_shutdown();
+    close_attention(&f);
 }
 END_TEST
 
@@ -202,23 +226,12 @@ static bool one_of(const ls_att_reduction *r, const ls_subgroup_reduce *red)
  * round, and its partners are what that reduce's step does. */
 START_TEST(attention_reduce_steps_draw_arcs)
 {
-    char ir[8192];
-    ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_attention a;
     ls_diag d;
-    ls_hw hw;
-    ls_att_view *av;
-    pipeline_ir(ir, sizeof ir, "partial_reduction", true);
-    ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
-    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
-    ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &av, &d) == LS_OK, "%s", d.msg);
-    ls_view_attention va = {m, &m->attentions[0], &a, av};
+    att_fixture f;
+    open_attention(&f);
+    ls_view *v = f.v;
     ls_att_plan ap;
-    ls_att_plan_of(m, &m->attentions[0], av, &ap);
-    ls_view_config c = {.plan = ls_att_view_plan(av), .hw = &hw, .in = {1, NULL, {NULL}},
-                        .width = 1000, .height = 700, .ui_scale = 1, .attention = &va};
-    ls_view *v;
-    ck_assert_msg(ls_view_new(&c, &v, &d) == LS_OK, "%s", d.msg);
+    ls_att_plan_of(f.m, &f.m->attentions[0], f.av, &ap);
     ls_view_state st;
     ls_view_get_state(v, &st);
     int in_loop = 0, in_merge = 0, plain = 0;
@@ -274,10 +287,7 @@ START_TEST(attention_reduce_steps_draw_arcs)
     }
     ck_assert_msg(in_loop > 0 && in_merge > 0 && plain > 0, "%d in the loop, %d in the merge, %d plain",
                   in_loop, in_merge, plain);
-    ls_view_free(v);
-    ls_att_view_free(av);
-    free(m);
-    ls_viz_shutdown();
+    close_attention(&f);
 }
 END_TEST
 
