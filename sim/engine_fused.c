@@ -105,6 +105,19 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
     e->last_result = e->ncode - 1;
 }
 
+/* an elementwise loop stays rolled (its stores are in the body; the
+ * model's departure, docs/reduction-families.md) */
+static int64_t phase_unroll(const ls_fused_phase *ph, const ls_hw *hw)
+{
+    return ph->elementwise ? 1 : ls_engine_unroll(ph->plan, hw);
+}
+
+void ls_engine_fused_unrolls(const ls_fused_kernel *k, const ls_hw *hw, int64_t *out)
+{
+    for (int i = 0; i < k->n_phases; i++)
+        out[i] = phase_unroll(&k->phase[i], hw);
+}
+
 /* Point the engine at phase ph's plan (its problem, operand registers and
  * unroll), as a one-loop program of its own would see them. */
 static void enter_phase(engine *e, const ls_fused_phase *ph)
@@ -113,9 +126,7 @@ static void enter_phase(engine *e, const ls_fused_phase *ph)
     e->p = ph->plan->problem;
     for (int k = 0; k < e->p->n_inputs; k++)
         ls_operand_regs_of(e->d, e->p, k, &e->oregs[k]);
-    /* an elementwise loop stays rolled (its stores are in the body; the
-     * model's departure, docs/reduction-families.md) */
-    e->unroll = ph->elementwise ? 1 : ls_engine_unroll(ph->plan, e->hw);
+    e->unroll = phase_unroll(ph, e->hw);
     e->loop_stores = ph->producer_op >= 0 ? ph->producer_stores : 0;
     e->loop_store_bytes = ph->producer_store_bytes;
     int64_t ticks = llround((double)ph->producer_store_bytes * LS_TICK / e->hw->dram_bytes_per_cycle);
@@ -194,7 +205,7 @@ void ls_engine_fused_registers(const ls_plan *plan, const ls_hw *hw, ls_plan_reg
         ls_plan_regs r;
         if (ph->epilogue)
             continue; /* a few values after a reduce: within the reduction's registers */
-        ls_plan_registers(ph->plan, ph->elementwise ? 1 : ls_engine_unroll(ph->plan, hw), &r);
+        ls_plan_registers(ph->plan, phase_unroll(ph, hw), &r);
         if (r.total + held > out->total) {
             *out = r;
             out->accumulators += held;

@@ -174,8 +174,7 @@ END_TEST
  * (poisoned) buffer as the sum must fail. */
 START_TEST(epilogue_one_kernel)
 {
-    kernel *k = heuristic_kernel(
-        BIAS_EPILOGUE_OPS, STORE_ROWS("%y"));
+    kernel *k = heuristic_kernel(BIAS_EPILOGUE_OPS, STORE_ROWS("%y"));
     ck_assert_msg(k->fused, "%s", k->why);
     ck_assert(k->k.phase[1].epilogue);
     char why[512];

@@ -304,8 +304,7 @@ END_TEST
  * every loop, a kernel input of its own. */
 START_TEST(epilogue_loads_its_bias)
 {
-    kernel *k = heuristic_kernel(
-        BIAS_EPILOGUE_OPS, STORE_ROWS("%y"));
+    kernel *k = heuristic_kernel(BIAS_EPILOGUE_OPS, STORE_ROWS("%y"));
     ck_assert_msg(k->fused, "%s", k->why);
     ck_assert(k->k.phase[1].epilogue);
     ck_assert_int_eq(k->k.problem.n_inputs, 2); /* x, the bias */

@@ -214,6 +214,12 @@ ls_status ls_engine_check_work(const ls_plan *plan, const ls_hw *hw, bool force,
  * generator unrolls its loop by the same count. */
 int64_t ls_engine_unroll(const ls_plan *plan, const ls_hw *hw);
 
+struct ls_fused_kernel;
+/* Each loop of a dispatch's one kernel unrolled as the simulator unrolls
+ * it (out[i] for phase i; the CUDA generator takes the same counts): a
+ * reduction's as ls_engine_unroll, an elementwise loop kept rolled (1). */
+void ls_engine_fused_unrolls(const struct ls_fused_kernel *k, const ls_hw *hw, int64_t *out);
+
 /* opts may be NULL (no force: the budget holds). */
 ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
                         const ls_engine_opts *opts, ls_diag *diag);

@@ -267,8 +267,7 @@ static ls_status run_dispatch(const compare_args *a, const ls_suite_case *sc, me
     }
     if (!st && ms->gpu) {
         int64_t unroll[LS_FUSED_MAX_PHASES];
-        for (int i = 0; i < fk->n_phases; i++)
-            unroll[i] = fk->phase[i].elementwise ? 1 : ls_engine_unroll(fk->phase[i].plan, &hw);
+        ls_engine_fused_unrolls(fk, &hw, unroll);
         ls_measure_result mr;
         ls_cuda_fused_check chk;
         if (!(st = ls_measure_run_fused(ms->gpu, fk, unroll, 1, &ms->mo, ms->copy_gbps, &mr, &chk,

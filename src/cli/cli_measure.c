@@ -375,10 +375,8 @@ static ls_status measure_fused(const ls_fused_kernel *k, const ls_hw *hw, const 
                                ls_diag *diag)
 {
     const ls_problem *lp = k->plan.problem;
-    /* each loop unrolled as the simulator unrolls it: an elementwise one stays rolled */
     int64_t unroll[LS_FUSED_MAX_PHASES];
-    for (int i = 0; i < k->n_phases; i++)
-        unroll[i] = k->phase[i].elementwise ? 1 : ls_engine_unroll(k->phase[i].plan, hw);
+    ls_engine_fused_unrolls(k, hw, unroll);
     ls_status st;
     if (a->emit || a->ptx) {
         char *src = NULL;

@@ -125,24 +125,59 @@ static void emit_helpers(gen *g)
 
 /* The contribution of register r, given each input's element expression:
  * ls_extend(elem) or ls_body(elems..., coordinates...). */
-static void elem_expr(const gen *g, int64_t r, char src[][160], char *buf, size_t size)
+/* name(src[in[0]], src[in[1]], ..., coordinates): body bp's call on
+ * register r's elements (in NULL: src in order), with the loop
+ * coordinates when bp reads linalg.index. */
+static void body_call(const gen *g, const char *name, const ls_problem *bp, const int *in,
+                      int64_t r, char src[][160], char *buf, size_t size)
 {
-    const ls_problem *p = g->p;
-    if (p->body.n == 0) {
-        snprintf(buf, size, "ls_extend(%s)", src[0]);
-        return;
-    }
-    size_t u = (size_t)snprintf(buf, size, "ls_body(");
-    for (int k = 0; k < g->nin && u < size; k++)
-        u += (size_t)snprintf(buf + u, size - u, "%s%s", k ? ", " : "", src[k]);
-    if (cg_body_uses_index(p)) {
+    size_t u = (size_t)snprintf(buf, size, "%s(", name);
+    for (int k = 0; k < bp->n_inputs && u < size; k++)
+        u += (size_t)snprintf(buf + u, size - u, "%s%s", k ? ", " : "", src[in ? in[k] : k]);
+    if (cg_body_uses_index(bp)) {
         int64_t rx[LS_MAX_RANK];
         cg_reg_loop_part(g, r, rx);
-        for (int i = 0; i < p->rank && u < size; i++)
+        for (int i = 0; i < g->p->rank && u < size; i++)
             u += (size_t)snprintf(buf + u, size - u, ", x%d + %lld", i, (long long)rx[i]);
     }
     if (u < size)
         snprintf(buf + u, size - u, ")");
+}
+
+static void elem_expr(const gen *g, int64_t r, char src[][160], char *buf, size_t size)
+{
+    if (g->p->body.n == 0)
+        snprintf(buf, size, "ls_extend(%s)", src[0]);
+    else
+        body_call(g, "ls_body", g->p, NULL, r, src, buf, size);
+}
+
+/* "const idx name = 0 + x_i * stride_i ...;" for the register-0 offset of
+ * a tensor with those strides per loop dim. */
+static void emit_offset(const gen *g, const char *indent, const char *name,
+                        const int64_t *stride, const char *what)
+{
+    fprintf(g->f, "%sconst %s %s = 0", indent, cg_idx(g), name);
+    for (int i = 0; i < g->p->rank; i++)
+        if (stride[i])
+            fprintf(g->f, " + x%d * %lld", i, (long long)stride[i]);
+    fprintf(g->f, "; /* %s */\n", what);
+}
+
+/* dst[base + register r's part] = value, under cond when it is not "". */
+static void emit_elem_store(gen *g, int64_t r, const char *dst, const char *base,
+                            const int64_t *stride, const char *value, const char *cond,
+                            const char *indent)
+{
+    int64_t rx[LS_MAX_RANK], off = 0;
+    cg_reg_loop_part(g, r, rx);
+    for (int i = 0; i < g->p->rank; i++)
+        off += rx[i] * stride[i];
+    if (cond[0])
+        fprintf(g->f, "%sif (%s)\n%s    %s[%s + %lld] = %s;\n", indent, cond, indent, dst, base,
+                (long long)off, value);
+    else
+        fprintf(g->f, "%s%s[%s + %lld] = %s;\n", indent, dst, base, (long long)off, value);
 }
 
 static void scalar_src(const gen *g, int k, int64_t r, char *buf, size_t size)
@@ -175,24 +210,8 @@ static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *co
     if (!g->prod)
         return;
     /* the producer's value at this element, written where the dispatch stores it */
-    const ls_problem *pp = g->prod->problem;
-    size_t u = (size_t)snprintf(e, sizeof e, "ls_prod(");
-    for (int j = 0; j < pp->n_inputs && u < sizeof e; j++)
-        u += (size_t)snprintf(e + u, sizeof e - u, "%s%s", j ? ", " : "", src[g->prod_in[j]]);
-    int64_t rx[LS_MAX_RANK], off = 0;
-    cg_reg_loop_part(g, r, rx);
-    for (int i = 0; i < g->p->rank; i++) {
-        off += rx[i] * g->prod_stride[i];
-        if (cg_body_uses_index(pp) && u < sizeof e)
-            u += (size_t)snprintf(e + u, sizeof e - u, ", x%d + %lld", i, (long long)rx[i]);
-    }
-    if (u < sizeof e)
-        snprintf(e + u, sizeof e - u, ")");
-    if (cond[0])
-        fprintf(g->f, "%sif (%s)\n%s    outp[op + %lld] = %s;\n", indent, cond, indent,
-                (long long)off, e);
-    else
-        fprintf(g->f, "%soutp[op + %lld] = %s;\n", indent, (long long)off, e);
+    body_call(g, "ls_prod", g->prod->problem, g->prod_in, r, src, e, sizeof e);
+    emit_elem_store(g, r, "outp", "op", g->prod_stride, e, cond, indent);
 }
 
 /* An elementwise op's step: register r's body value stored at its element
@@ -202,15 +221,7 @@ static void emit_store_elem(gen *g, int64_t r, char src[][160], const char *cond
 {
     char e[1024];
     elem_expr(g, r, src, e, sizeof e);
-    int64_t rx[LS_MAX_RANK], off = 0;
-    cg_reg_loop_part(g, r, rx);
-    for (int i = 0; i < g->p->rank; i++)
-        off += rx[i] * g->out_stride[i];
-    if (cond[0])
-        fprintf(g->f, "%sif (%s)\n%s    out[oo + %lld] = %s;\n", indent, cond, indent,
-                (long long)off, e);
-    else
-        fprintf(g->f, "%sout[oo + %lld] = %s;\n", indent, (long long)off, e);
+    emit_elem_store(g, r, "out", "oo", g->out_stride, e, cond, indent);
 }
 
 static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
@@ -409,26 +420,15 @@ void cg_emit_chunk_loop(gen *g)
     for (int k = 0; k < g->nin; k++) {
         if (cg_promoted(g, k))
             continue; /* read from its buffer */
-        fprintf(f, "        const %s o%d = 0", cg_idx(g), k);
-        for (int i = 0; i < p->rank; i++)
-            if (g->in_stride[k][i])
-                fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[k][i]);
-        fprintf(f, "; /* input %d's offset of register 0 */\n", k);
+        char name[16], what[48];
+        snprintf(name, sizeof name, "o%d", k);
+        snprintf(what, sizeof what, "input %d's offset of register 0", k);
+        emit_offset(g, "        ", name, g->in_stride[k], what);
     }
-    if (g->prod) {
-        fprintf(f, "        const %s op = 0", cg_idx(g));
-        for (int i = 0; i < p->rank; i++)
-            if (g->prod_stride[i])
-                fprintf(f, " + x%d * %lld", i, (long long)g->prod_stride[i]);
-        fprintf(f, "; /* the stored producer's offset of register 0 */\n");
-    }
-    if (g->elementwise) {
-        fprintf(f, "        const %s oo = 0", cg_idx(g));
-        for (int i = 0; i < p->rank; i++)
-            if (g->out_stride[i])
-                fprintf(f, " + x%d * %lld", i, (long long)g->out_stride[i]);
-        fprintf(f, "; /* the result's offset of register 0 */\n");
-    }
+    if (g->prod)
+        emit_offset(g, "        ", "op", g->prod_stride, "the stored producer's offset of register 0");
+    if (g->elementwise)
+        emit_offset(g, "        ", "oo", g->out_stride, "the result's offset of register 0");
     int64_t group = g->plan->load_width > 0 ? g->plan->load_width : 1;
     for (int64_t r = 0; r < g->regs; r += group)
         emit_load_group(g, r, group);
@@ -458,17 +458,12 @@ static void emit_epilogue(gen *g)
     for (int i = 0; i < p->rank; i++)
         fprintf(f, "        (void)x%d;\n", i);
     for (int k = 0; k < g->nin; k++) {
-        fprintf(f, "        const %s o%d = 0", cg_idx(g), k);
-        for (int i = 0; i < p->rank; i++)
-            if (g->in_stride[k][i])
-                fprintf(f, " + x%d * %lld", i, (long long)g->in_stride[k][i]);
-        fprintf(f, ";\n");
+        char name[16], what[48];
+        snprintf(name, sizeof name, "o%d", k);
+        snprintf(what, sizeof what, "input %d's offset at the slot's row", k);
+        emit_offset(g, "        ", name, g->in_stride[k], what);
     }
-    fprintf(f, "        const %s oo = 0", cg_idx(g));
-    for (int i = 0; i < p->rank; i++)
-        if (g->out_stride[i])
-            fprintf(f, " + x%d * %lld", i, (long long)g->out_stride[i]);
-    fprintf(f, ";\n");
+    emit_offset(g, "        ", "oo", g->out_stride, "the result's offset at the slot's row");
     for (int64_t q = 0; q < g->nres; q++) {
         char cond[1024], off[1024], src[LS_MAX_INPUTS][160];
         cg_store_target(g, q, cond, sizeof cond, off, sizeof off);
