@@ -55,7 +55,7 @@ static void dispatch(engine *e, int wg_slot, int wgp, int64_t t)
     ls_workgroup_coord(e->d, w->wg, w->wg_coord);
     w->wg_ragged = ls_tile_ragged_half(e->d, e->p, w->wg_coord, false);
     for (int k = 0; k < e->plan->n_inputs; k++)
-        w->wg_half[k] = ls_engine_wg_half(e, k, w->wg_coord);
+        w->wg_half[k] = ls_engine_wg_half(e, k, w->wg, w->wg_coord);
     for (int s = 0; s < e->nsub; s++) {
         int slot = wg_slot * e->nsub + s;
         sgstate *g = &e->sgs[slot];
@@ -363,7 +363,7 @@ static int64_t step(engine *e, int slot, int64_t t)
         const int64_t b_bytes = st->global_bytes, b_sectors = st->sectors, b_l1 = st->l1_hits,
                       b_l2 = st->sector_hits, b_mall = st->mall_hits, b_dram = st->dram_bytes;
         done = t;
-        if (!c->tile_ragged) {
+        if (!c->tile_ragged || e->in_own[k]) {
             int64_t base = c->tile_base[k];
             int64_t i0 = ls_engine_load_slot(e, in, c->sg);
             const interval *iv = e->ivals + e->ival_start[i0];
@@ -417,6 +417,10 @@ static int64_t step(engine *e, int slot, int64_t t)
         break;
     }
     case I_GSTORE: {
+        if (in->writers > 0 && c->sg >= in->writers) { /* guarded off: a compare and a branch */
+            done = t + hw->alu_latency;
+            break;
+        }
         /* writes of this subgroup for one result slot, posted through L2 */
         int64_t bytes = in->store_bytes ? in->store_bytes
                         : in->index     ? e->index_store_bytes

@@ -99,6 +99,7 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
         int i = ls_engine_emit(e, I_GSTORE, LS_STAGE_STORE, last[(s + 1) * per - 1], -1);
         e->code[i].store_bytes = ph->store_bytes;
         e->code[i].store_ticks = ticks > 0 ? ticks : 1;
+        e->code[i].writers = ph->writers < e->d->num_subgroups ? ph->writers : 0;
     }
     free(last);
     e->loop_end = e->ncode;
@@ -124,6 +125,7 @@ static void enter_phase(engine *e, const ls_fused_phase *ph)
 {
     e->plan = ph->plan;
     e->p = ph->plan->problem;
+    e->d = ph->plan->derived; /* an own-layout loop's is its own */
     for (int k = 0; k < e->p->n_inputs; k++)
         ls_operand_regs_of(e->d, e->p, k, &e->oregs[k]);
     e->unroll = phase_unroll(ph, e->hw);
@@ -138,6 +140,7 @@ void ls_engine_build_template_fused(engine *e)
     const ls_fused_kernel *fk = e->plan->fused;
     const ls_plan *kplan = e->plan;
     const ls_problem *kp = e->p;
+    const ls_derived *kd = e->d;
     ls_operand_regs koregs[LS_MAX_INPUTS];
     memcpy(koregs, e->oregs, sizeof koregs);
     int64_t cap = 0;
@@ -151,6 +154,7 @@ void ls_engine_build_template_fused(engine *e)
         e->ncode = -1;
         e->plan = kplan;
         e->p = kp;
+        e->d = kd;
         return;
     }
     e->code = ls_xcalloc((size_t)cap, sizeof *e->code);
@@ -186,6 +190,7 @@ void ls_engine_build_template_fused(engine *e)
     e->nspans = fk->n_phases * LS_STAGE_COUNT;
     e->plan = kplan;
     e->p = kp;
+    e->d = kd;
     memcpy(e->oregs, koregs, sizeof koregs);
     e->unroll = e->loops[0].unroll;
     memset(e->held, 0, sizeof e->held);

@@ -35,6 +35,9 @@ typedef struct {
     /* I_GSTORE of an elementwise op of a fused kernel: its bytes and DRAM
      * ticks (0: the plan's result store, engine.store_bytes) */
     int64_t store_bytes, store_ticks;
+    /* such a store's writing subgroups: 0 .. writers - 1 (0: all); the
+     * others' copies of it are guarded off (fused.h, own_layout) */
+    int writers;
     /* dep[] as scoreboard entries (ls_engine_assign_scoreboard): -1
      * becomes entry 0, which always reads 0, so a step reads both without
      * a branch; wr is the entry its own result goes to */
@@ -315,6 +318,15 @@ typedef struct {
     int64_t dram_free;   /* DRAM queue drained until this many ticks (LS_TICK per cycle) */
     bool clock_over;     /* an event or the DRAM queue passed the clock's limit */
     int64_t in_strides[LS_MAX_INPUTS][LS_MAX_RANK];
+    /* the loops, sizes and layout each input is addressed in, and its
+     * index there: the plan's (d, p, k), or in a fused kernel the phase's
+     * that loads it -- an own-layout phase's (fused.h) are its own, and
+     * its tiles are never ragged (in_own) */
+    const ls_derived *in_d[LS_MAX_INPUTS];
+    const ls_problem *in_p[LS_MAX_INPUTS];
+    int in_k[LS_MAX_INPUTS];
+    bool in_own[LS_MAX_INPUTS];
+    int64_t max_iterations; /* the longest loop's iterations (the table's length) */
     int64_t op_base[LS_MAX_INPUTS]; /* byte address of each input tensor */
     int64_t input_bytes; /* the inputs' bytes, each padded to 4 KiB */
     bool streaming;      /* no line is asked for twice: the caches are skipped (engine_stream.c) */
@@ -402,11 +414,17 @@ static inline int64_t ls_engine_tile_base(const engine *e, int k, int64_t wg_hal
 {
     return e->op_base[k] + (wg_half + it_half) * e->plan->inputs[k].elem_bits / 8;
 }
-/* ... where wg_half is ls_engine_wg_half's: the workgroup's half of the
- * offset, in elements, once per workgroup (ls_tile_offset_half). */
-static inline int64_t ls_engine_wg_half(const engine *e, int k, const int64_t *wg_coord)
+/* ... where wg_half is ls_engine_wg_half's: workgroup wg's half of the
+ * offset, in elements, once per workgroup (ls_tile_offset_half); wg_coord
+ * is its coords in the plan's loops (an own-layout input's are its own). */
+static inline int64_t ls_engine_wg_half(const engine *e, int k, int64_t wg, const int64_t *wg_coord)
 {
-    return ls_tile_offset_half(e->d, e->p, e->in_strides[k], wg_coord, false);
+    int64_t own[LS_MAX_RANK];
+    if (e->in_own[k]) {
+        ls_workgroup_coord(e->in_d[k], wg, own);
+        wg_coord = own;
+    }
+    return ls_tile_offset_half(e->in_d[k], e->in_p[k], e->in_strides[k], wg_coord, false);
 }
 
 /* The iteration table, when the loop has at most this many iterations:
@@ -424,10 +442,24 @@ static inline bool ls_engine_tile_at(const engine *e, int64_t it, const int64_t 
     const ls_plan *pl = e->plan;
     if (e->it_half == NULL) {
         ls_iteration_coord(e->d, e->p, it, it_coord);
-        for (int k = 0; k < pl->n_inputs; k++)
+        for (int k = 0; k < pl->n_inputs; k++) {
+            int64_t own[LS_MAX_RANK];
+            const int64_t *c = it_coord;
+            if (e->in_own[k]) {
+                /* past its loop's end: not this loop's input */
+                if (it >= e->in_d[k]->total_iterations) {
+                    base[k] = e->op_base[k];
+                    continue;
+                }
+                ls_iteration_coord(e->in_d[k], e->in_p[k], it, own);
+                c = own;
+            }
             base[k] = ls_engine_tile_base(
-                e, k, wg_half[k], ls_tile_offset_half(e->d, e->p, e->in_strides[k], it_coord, true));
-        return wg_ragged || ls_tile_ragged_half(e->d, e->p, it_coord, true);
+                e, k, wg_half[k],
+                ls_tile_offset_half(e->in_d[k], e->in_p[k], e->in_strides[k], c, true));
+        }
+        return wg_ragged ||
+               (it < e->d->total_iterations && ls_tile_ragged_half(e->d, e->p, it_coord, true));
     }
     const int64_t *half = e->it_half + it * pl->n_inputs;
     for (int k = 0; k < pl->n_inputs; k++)

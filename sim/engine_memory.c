@@ -651,7 +651,8 @@ static void element_bytes(interval *out, int *n, int64_t index, int64_t ebits,
 int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *wg_coord,
                              const int64_t *it_coord, interval *out, int64_t *active_bytes)
 {
-    const ls_derived *d = e->d;
+    const ls_derived *d = e->in_d[k];
+    const ls_problem *p = e->in_p[k];
     int64_t w = e->plan->inputs[k].width, ebits = e->plan->inputs[k].elem_bits;
     int n = 0;
     int64_t active_bits = 0;
@@ -662,10 +663,10 @@ int ls_engine_load_intervals(engine *e, int k, int sg, int load, const int64_t *
             int64_t x[LS_MAX_RANK];
             bool valid;
             int64_t reg = ls_operand_register(d, &e->oregs[k], load, el);
-            ls_thread_element(d, e->p, tid, wg_coord, it_coord, reg, x, &valid);
+            ls_thread_element(d, p, tid, wg_coord, it_coord, reg, x, &valid);
             if (!valid)
                 continue;
-            element_bytes(out, &n, ls_operand_index(e->p, k, x), ebits, &active_bits);
+            element_bytes(out, &n, ls_operand_index(p, e->in_k[k], x), ebits, &active_bits);
         }
     }
     *active_bytes = (active_bits + 7) / 8;
@@ -757,16 +758,25 @@ void ls_engine_iteration_table(engine *e)
     const ls_plan *pl = e->plan;
     e->it_half = NULL;
     e->it_ragged = NULL;
-    if (pl->iterations > LS_ITER_TABLE_MAX)
+    int64_t iters = e->max_iterations;
+    if (iters > LS_ITER_TABLE_MAX)
         return; /* ls_engine_tile_at computes each iteration's when it needs it */
-    e->it_half = ls_xcalloc((size_t)(pl->iterations * pl->n_inputs) + 1, sizeof *e->it_half);
-    e->it_ragged = ls_xcalloc((size_t)pl->iterations + 1, sizeof *e->it_ragged);
+    e->it_half = ls_xcalloc((size_t)(iters * pl->n_inputs) + 1, sizeof *e->it_half);
+    e->it_ragged = ls_xcalloc((size_t)iters + 1, sizeof *e->it_ragged);
     int64_t it_coord[LS_MAX_RANK];
-    for (int64_t it = 0; it < pl->iterations; it++) {
-        ls_iteration_coord(e->d, e->p, it, it_coord);
-        e->it_ragged[it] = ls_tile_ragged_half(e->d, e->p, it_coord, true);
-        for (int k = 0; k < pl->n_inputs; k++)
+    for (int64_t it = 0; it < iters; it++) {
+        /* an own-layout loop's tiles are never ragged; the plan's are
+         * where its loop reaches */
+        if (it < pl->iterations) {
+            ls_iteration_coord(e->d, e->p, it, it_coord);
+            e->it_ragged[it] = ls_tile_ragged_half(e->d, e->p, it_coord, true);
+        }
+        for (int k = 0; k < pl->n_inputs; k++) {
+            if (e->in_own[k] && it >= e->in_d[k]->total_iterations)
+                continue; /* past its loop's end */
+            ls_iteration_coord(e->in_d[k], e->in_p[k], it, it_coord);
             e->it_half[it * pl->n_inputs + k] =
-                ls_tile_offset_half(e->d, e->p, e->in_strides[k], it_coord, true);
+                ls_tile_offset_half(e->in_d[k], e->in_p[k], e->in_strides[k], it_coord, true);
+        }
     }
 }

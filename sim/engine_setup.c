@@ -7,6 +7,7 @@
 
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
+#include "lanescope/fused.h"
 #include "lanescope/layout.h"
 
 #include "engine_internal.h"
@@ -38,10 +39,10 @@ static int64_t load_pieces(const engine *e, int k)
     int64_t n = 0;
     for (int64_t el = 0; el < w; el++) {
         bool valid;
-        int64_t reg = ls_operand_register(e->d, &e->oregs[k], 0, el);
-        ls_thread_element(e->d, e->p, 0, zero, zero, reg, x, &valid);
+        int64_t reg = ls_operand_register(e->in_d[k], &e->oregs[k], 0, el);
+        ls_thread_element(e->in_d[k], e->in_p[k], 0, zero, zero, reg, x, &valid);
         if (valid)
-            idx[n++] = ls_operand_index(e->p, k, x);
+            idx[n++] = ls_operand_index(e->in_p[k], e->in_k[k], x);
     }
     qsort(idx, (size_t)n, sizeof *idx, cmp_i64);
     int64_t pieces = 0, run = 1;
@@ -148,17 +149,46 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     /* Inputs lie one after another, each 4 KiB aligned, so their lines
      * never alias in the L2. */
     int64_t at = 0;
+    e.max_iterations = plan->iterations;
     for (int k = 0; k < p->n_inputs; k++) {
-        ls_operand_strides(p, k, e.in_strides[k]);
-        ls_operand_regs_of(d, p, k, &e.oregs[k]);
+        e.in_d[k] = d;
+        e.in_p[k] = p;
+        e.in_k[k] = k;
+        if (plan->fused) {
+            const ls_plan *sp = ls_fused_input_space(plan->fused, k, &e.in_k[k]);
+            e.in_own[k] = plan->fused->phase[plan->fused->input_phase[k]].own_layout;
+            if (e.in_own[k]) {
+                e.in_d[k] = sp->derived;
+                e.in_p[k] = sp->problem;
+                if (sp->iterations > e.max_iterations)
+                    e.max_iterations = sp->iterations;
+            } else {
+                e.in_k[k] = k;
+            }
+        }
+        ls_operand_strides(e.in_p[k], e.in_k[k], e.in_strides[k]);
+        ls_operand_regs_of(e.in_d[k], e.in_p[k], e.in_k[k], &e.oregs[k]);
         if (plan->gather[k].on && plan->gather[k].source_of != k) {
             /* a second gather of the same source reads the same tensor */
             e.op_base[k] = e.op_base[plan->gather[k].source_of];
             continue;
         }
+        int64_t elems = ls_operand_elements(e.in_p[k], e.in_k[k]);
+        /* a fused kernel's loops that read one tensor in two loop spaces
+         * (a reduction's and an own-layout loop's) read the same memory */
+        int same = -1;
+        for (int j = 0; plan->fused && j < k && same < 0; j++)
+            if (e.in_own[j] != e.in_own[k] && strcmp(p->inputs[j].name, p->inputs[k].name) == 0 &&
+                p->inputs[j].type == p->inputs[k].type &&
+                ls_operand_elements(e.in_p[j], e.in_k[j]) == elems)
+                same = j;
+        if (same >= 0) {
+            e.op_base[k] = e.op_base[same];
+            continue;
+        }
         e.op_base[k] = at;
         int64_t bytes = plan->gather[k].on ? plan->gather[k].source_bytes
-                                            : ls_operand_elements(p, k) * plan->inputs[k].elem_bits / 8;
+                                            : elems * plan->inputs[k].elem_bits / 8;
         at += (bytes + 4095) / 4096 * 4096;
     }
     e.input_bytes = at;

@@ -120,7 +120,7 @@ bool ls_engine_streams(engine *e)
         ls_workgroup_coord(e->d, wg, wg_coord);
         bool wg_ragged = ls_tile_ragged_half(e->d, e->p, wg_coord, false);
         for (int k = 0; k < pl->n_inputs; k++)
-            wg_half[k] = ls_engine_wg_half(e, k, wg_coord);
+            wg_half[k] = ls_engine_wg_half(e, k, wg, wg_coord);
         for (int64_t it = 0; streams && it < pl->iterations; it++)
             streams = mark_tile(e, &m, wg_coord, wg_half, wg_ragged, it, loads, nloads, tmp);
     }

@@ -161,11 +161,16 @@ static bool elementwise_loops(const ls_module *m, const ls_module_elementwise *e
 
 /* An elementwise op's config (written on it, or IREE's heuristic's)
  * against the lead's: the serial tile over the reduced dims, the thread
- * tile and both bases. */
+ * tile and both bases.  True with *own false when it tiles as the lead
+ * (a view on the lead's layout); true with *own set when it is a valid
+ * config of a layout of its own (its loops in another order, or another
+ * thread tile or basis: IREE lays each op out by its own config). */
 static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lowering_config *c,
                                   const ls_problem *lead, const ls_derived *lead_d,
-                                  const int *perm, char *why, size_t n, const char *what)
+                                  const int *perm, bool *own, char *why, size_t n,
+                                  const char *what)
 {
+    *own = false;
     for (int k = 0; k < c->n_ignored; k++)
         if (strcmp(c->ignored[k], "serial") != 0 && !c->ignored_inert[k])
             return refuse(why, n, "%s's lowering_config key '%s' (at %d:%d) is not one an "
@@ -175,16 +180,9 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
         return refuse(why, n, "%s has parallel loops only, yet its lowering_config has a "
                               "reduction tiling level or promote_operands",
                       what);
-    for (int x = 0; x < e->rank; x++)
-        if (perm[x] != x)
-            return refuse(why, n, "%s's loops are not in %s's order; its lowering_config "
-                                  "cannot be held against the reduction's",
-                          what, lead->name);
     /* The op's loops tiled as its config says, with the reduction's loops
      * kinds: its serial tile is a partial_reduction tile on the dims the
-     * reductions reduce, and must be 0 (the workgroup's) on the others.
-     * The tiling it derives must be the reductions' (a thread tile of 0
-     * on a dim of one element is that of 1, so lists may differ). */
+     * reductions reduce, and must be 0 (the workgroup's) on the others. */
     int r = e->rank;
     const ls_lowering_config *l = &lead->config;
     if (!c->serial.present || c->serial.n != r)
@@ -192,14 +190,22 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
                               "loops",
                       what, c->line, c->col, r);
     for (int x = 0; x < r; x++)
-        if (!lead->is_reduction[x] && c->serial.v[x] != 0)
+        if (!lead->is_reduction[perm[x]] && c->serial.v[x] != 0)
             return refuse(why, n, "%s's serial tile on d%d (%lld) tiles a dim the workgroups "
                                   "share (%s's parallel d%d)",
-                          what, x, (long long)c->serial.v[x], lead->name, x);
+                          what, x, (long long)c->serial.v[x], lead->name, perm[x]);
     if (c->workgroup.present)
         for (int x = 0; x < r && x < c->workgroup.n; x++)
-            if (c->workgroup.v[x] != (x < l->workgroup.n ? l->workgroup.v[x] : 0))
+            if (c->workgroup.v[x] != (perm[x] < l->workgroup.n ? l->workgroup.v[perm[x]] : 0))
                 return refuse(why, n, "%s's workgroup tile differs from %s's", what, lead->name);
+    for (int x = 0; x < r; x++)
+        if (perm[x] != x) {
+            *own = true;
+            return true;
+        }
+    /* The tiling it derives on the lead's loops: the reductions' when the
+     * lists say the same (a thread tile of 0 on a dim of one element is
+     * that of 1, so lists may differ), else a layout of its own. */
     ls_problem *q = ls_xmalloc(sizeof *q);
     ls_derived *dq = ls_xmalloc(sizeof *dq);
     *q = *lead;
@@ -209,11 +215,11 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
     q->config.subgroup_basis = c->subgroup_basis;
     ls_diag qd;
     ls_diag_clear(&qd);
-    bool ok = ls_derive(q, dq, &qd) == LS_OK && same_geometry(dq, lead_d);
+    bool ok = ls_derive(q, dq, &qd) == LS_OK;
     if (!ok)
-        refuse(why, n, "%s's lowering_config (at %d:%d) tiles it differently from %s%s%s",
-               what, c->line, c->col, lead->name, qd.status ? ": " : "",
-               qd.status ? qd.msg : " (the loops of one kernel share workgroups, subgroups and tiles)");
+        refuse(why, n, "%s's lowering_config (at %d:%d): %s", what, c->line, c->col, qd.msg);
+    else
+        *own = !same_geometry(dq, lead_d);
     free(q);
     free(dq);
     return ok;
@@ -221,12 +227,12 @@ static bool elementwise_config_ok(const ls_module_elementwise *e, const ls_lower
 
 /* An elementwise op without a config: IREE's heuristic configures every
  * op of the dispatch together (populateConfigInfo), so when the
- * reductions' configs are the heuristic's, the op's is too, and it must
- * tile as theirs do; with the reductions' configs written and none on the
- * op, lanescope does not guess the op's tiling. */
-static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise *e,
-                                const ls_problem *lead, const ls_derived *lead_d,
-                                const int *perm, char *why, size_t n, const char *what)
+ * reductions' configs are the heuristic's, the op's is too (in cfg); with
+ * the reductions' configs written and none on the op, lanescope does not
+ * guess the op's tiling. */
+static bool heuristic_config(const ls_module *m, const ls_module_elementwise *e,
+                             const ls_problem *lead, ls_lowering_config *cfg, char *why, size_t n,
+                             const char *what)
 {
     if (!lead->config_suggested)
         return refuse(why, n, "%s has no lowering_config while the reductions' are written; "
@@ -241,19 +247,131 @@ static bool heuristic_config_ok(const ls_module *m, const ls_module_elementwise 
         c = ls_suggest_config_of(s, e->op);
     bool ok = c != NULL && !c->is_reduction;
     if (ok) {
-        ls_lowering_config cfg;
         /* the tile goes in as partial_reduction; an elementwise op's is serial */
-        ls_config_set(&cfg, c->rank, c->wg_tile, c->tile, c->thread, c->lanes, c->subgroups,
+        ls_config_set(cfg, c->rank, c->wg_tile, c->tile, c->thread, c->lanes, c->subgroups,
                       e->line, e->col);
-        cfg.serial = cfg.partial_reduction;
-        memset(&cfg.partial_reduction, 0, sizeof cfg.partial_reduction);
-        memset(&cfg.workgroup, 0, sizeof cfg.workgroup); /* only the root's is written */
-        ok = elementwise_config_ok(e, &cfg, lead, lead_d, perm, why, n, what);
+        cfg->serial = cfg->partial_reduction;
+        memset(&cfg->partial_reduction, 0, sizeof cfg->partial_reduction);
+        memset(&cfg->workgroup, 0, sizeof cfg->workgroup); /* only the root's is written */
     } else {
         refuse(why, n, "IREE's heuristic gives %s no serial config here", what);
     }
     free(s);
     return ok;
+}
+
+/* The subgroups that write an own-layout phase's results: the first of
+ * each group its layout does not tell apart (IREE's transfer_write
+ * distribution, getNoOverlapCondition in
+ * GPUNestedLayoutDistributionPatterns.cpp: a thread writes when the
+ * thread-id digits its layout does not use are 0).  0 when they are not
+ * subgroups 0 .. n - 1. */
+static int writer_subgroups(const ls_derived *d)
+{
+    int n = 0;
+    int64_t vs[LS_MAX_BODY];
+    for (int64_t sg = 0; sg < d->num_subgroups; sg++) {
+        ls_nl_virtual_subgroup(&d->layout, sg, vs);
+        if (ls_nl_subgroup_of(&d->layout, vs) != sg)
+            continue;
+        if (sg != n)
+            return 0;
+        n++;
+    }
+    return n;
+}
+
+/* Phase ph's view of elementwise op e laid out by its own config cfg
+ * (IREE lays out each op of the dispatch by its own lowering_config, and
+ * converts the values between layouts): a problem over e's own loops, a
+ * loop serial where the lead's loop it is reduces, with the lead's
+ * workgroup tiles; its layout derived from cfg.  It, its layout and its
+ * plan live in k, in ph's slot. */
+static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, const int *perm,
+                           const ls_lowering_config *cfg, ls_fused_kernel *k, ls_fused_phase *ph,
+                           char *why, size_t n)
+{
+    const ls_problem *lp = lead->problem;
+    const ls_derived *ld = lead->derived;
+    int slot = (int)(ph - k->phase);
+    if (ls_elem_type_bits(e->out_type) < 8)
+        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
+                      ph->what, ls_elem_type_name(e->out_type));
+    ls_problem *v = &k->view[slot];
+    *v = *lp;
+    snprintf(v->name, sizeof v->name, "%.*s", (int)sizeof v->name - 1, ph->what);
+    v->line = e->line;
+    v->col = e->col;
+    v->rank = e->rank;
+    for (int c = 0; c < e->rank; c++) {
+        v->size[c] = e->size[c];
+        v->is_reduction[c] = lp->is_reduction[perm[c]];
+    }
+    v->serial_view = true;
+    v->out_map_n = 0;
+    for (int c = 0; c < e->rank; c++)
+        if (!v->is_reduction[c])
+            v->out_map[v->out_map_n++] = c;
+    v->n_inputs = e->n_inputs;
+    for (int i = 0; i < e->n_inputs; i++) {
+        v->inputs[i] = e->inputs[i];
+        /* A reduction's result comes from the threads that hold it; in
+         * another layout that is a layout change, unless the workgroup
+         * has one result and every thread holds it. */
+        if (e->inputs[i].intermediate && (lead->results_per_thread != 1 ||
+                                          lead->stores_per_workgroup != 1))
+            return refuse(why, n, "%s reads %s in a layout of its own, and the workgroup's "
+                                  "results are not one value every thread holds (a layout "
+                                  "change lanescope does not model)",
+                          ph->what, e->inputs[i].name);
+    }
+    v->body = e->body;
+    v->acc_type = e->out_type;
+    v->extended = false;
+    v->config = *cfg;
+    v->config.partial_reduction = cfg->serial;
+    v->config.partial_reduction.present = true;
+    memset(&v->config.reduction, 0, sizeof v->config.reduction);
+    /* its keys were checked above; the serial tile now stands as partial_reduction */
+    memset(&v->config.serial, 0, sizeof v->config.serial);
+    v->config.n_ignored = 0;
+    v->config.workgroup.present = true;
+    v->config.workgroup.n = e->rank;
+    for (int c = 0; c < e->rank; c++)
+        v->config.workgroup.v[c] = v->is_reduction[c] ? 0 : ld->wg_tile[perm[c]];
+    ls_derived *dv = &k->view_derived[slot];
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    if (ls_derive(v, dv, &diag) != LS_OK)
+        return refuse(why, n, "%s, laid out by its own lowering_config: %s", ph->what, diag.msg);
+    /* the kernel's workgroups, in the same order: the dims of more than
+     * one workgroup are the lead's, in the lead's order */
+    int last = -1;
+    for (int c = 0; c < e->rank; c++) {
+        if (dv->wg_count[c] != ld->wg_count[perm[c]] || (dv->wg_count[c] > 1 && perm[c] < last))
+            return refuse(why, n, "%s's workgroups are not %s's", ph->what, lp->name);
+        if (dv->wg_count[c] > 1)
+            last = perm[c];
+    }
+    if (dv->total_workgroups != ld->total_workgroups || dv->workgroup_size != ld->workgroup_size ||
+        dv->subgroup_size != ld->subgroup_size)
+        return refuse(why, n, "%s's workgroups are not %s's", ph->what, lp->name);
+    for (int c = 0; c < e->rank; c++)
+        if (dv->tail[c] != 0)
+            return refuse(why, n, "%s's loop d%d of %lld elements is tiled by %lld with a ragged "
+                                  "last tile, which a layout of its own does not model",
+                          ph->what, c, (long long)v->size[c],
+                          (long long)(v->is_reduction[c] ? dv->chunk[c] : dv->wg_tile[c]));
+    ph->writers = writer_subgroups(dv);
+    if (ph->writers == 0)
+        return refuse(why, n, "%s's writing subgroups (one of each group its layout does not "
+                              "tell apart) are not the first ones",
+                      ph->what);
+    ls_plan_target t = {lead->amd, lead->gfx_major};
+    if (ls_plan_build(v, dv, t, &k->view_plan[slot], &diag) != LS_OK)
+        return refuse(why, n, "%s: %s", ph->what, diag.msg);
+    ph->own_layout = true;
+    return true;
 }
 
 /* The elementwise op laid out as the lead reduction: its view (a problem
@@ -301,7 +419,6 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
                               ls_fused_phase *ph, char *why, size_t n)
 {
     const ls_problem *lp = lead->problem;
-    const ls_derived *d = lead->derived;
     const char *what = ph->what;
     if (!e->compiled)
         return refuse(why, n, "%s: %s", what, e->why);
@@ -313,21 +430,37 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     for (int c = 0; c < e->rank; c++)
         if (perm[c] < 0 || e->size[c] != lp->size[perm[c]])
             return refuse(why, n, "%s's loops are not %s's", what, lp->name);
-    if (!same_config && e->has_config &&
-        !elementwise_config_ok(e, &e->config, lp, lead->derived, perm, why, n, what))
-        return false;
-    if (!same_config && !e->has_config && !heuristic_config_ok(m, e, lp, lead->derived, perm, why, n, what))
-        return false;
-    if (!build_view(e, lead, perm, k, ph, why, n))
+    bool own = false;
+    if (!same_config) {
+        ls_lowering_config hcfg;
+        const ls_lowering_config *cfg = &e->config;
+        if (!e->has_config) {
+            if (!heuristic_config(m, e, lp, &hcfg, why, n, what))
+                return false;
+            cfg = &hcfg;
+        }
+        if (!elementwise_config_ok(e, cfg, lp, lead->derived, perm, &own, why, n, what))
+            return false;
+        if (own && !build_own_view(e, lead, perm, cfg, k, ph, why, n))
+            return false;
+    }
+    if (!own && !build_view(e, lead, perm, k, ph, why, n))
         return false;
     const ls_problem *v = &k->view[ph - k->phase];
+    ph->plan = &k->view_plan[ph - k->phase];
+    const ls_derived *d = ph->plan->derived;
+    if (!own)
+        ph->writers = writer_subgroups(d);
+    if (ph->writers == 0)
+        return refuse(why, n, "%s's writing subgroups (one of each group its layout does not "
+                              "tell apart) are not the first ones",
+                      what);
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_plan_target t = {lead->amd, lead->gfx_major};
-    ph->plan = &k->view_plan[ph - k->phase];
-    /* its stores: one per result vector a thread holds, each subgroup's
-     * share of the workgroup's tile.  The result laid out as the only
-     * input of a second view gives them, and their vector types. */
+    /* its stores: one per result vector a thread holds, each writing
+     * subgroup's share of the workgroup's tile.  The result laid out as
+     * the only input of a second view gives them, and their vector types. */
     ls_problem *rv = ls_xmalloc(sizeof *rv);
     ls_plan *rp = ls_xmalloc(sizeof *rp);
     *rv = *v;
@@ -338,8 +471,9 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     snprintf(ro->name, sizeof ro->name, "(result)");
     ro->type = e->out_type;
     ro->map_n = e->rank;
+    /* the result's dims as the view's loops: the lead's, or its own */
     for (int j = 0; j < e->rank; j++)
-        ph->out_map[j] = ro->map[j] = perm[e->out_map[j]];
+        ph->out_map[j] = ro->map[j] = own ? e->out_map[j] : perm[e->out_map[j]];
     ph->out_map_n = e->rank;
     ls_operand_regs o;
     ls_operand_regs_of(d, rv, 0, &o);
@@ -352,7 +486,7 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     int64_t elems = 1;
     for (int c = 0; c < lp->rank; c++)
         elems *= lp->size[c];
-    int64_t per = d->total_workgroups * d->total_iterations * d->num_subgroups * o.loads;
+    int64_t per = d->total_workgroups * d->total_iterations * ph->writers * o.loads;
     int64_t bytes = elems * (ls_elem_type_bits(e->out_type) / 8);
     if (o.loads < 1 || per <= 0 || bytes % per != 0)
         return refuse(why, n, "%s's result does not split evenly over the workgroups' tiles "
@@ -387,8 +521,12 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
             }
             const ls_operand *o = &p->inputs[a];
             int u = 0;
+            /* one tensor read in two layouts' loops is two inputs: the
+             * same map means the same elements in one loop space only */
             while (u < kp->n_inputs &&
-                   !(strcmp(kp->inputs[u].name, o->name) == 0 && kp->inputs[u].type == o->type &&
+                   !((k->phase[k->input_phase[u]].own_layout ? k->input_phase[u] : -1) ==
+                         (ph->own_layout ? i : -1) &&
+                     strcmp(kp->inputs[u].name, o->name) == 0 && kp->inputs[u].type == o->type &&
                      kp->inputs[u].map_n == o->map_n &&
                      memcmp(kp->inputs[u].map, o->map, sizeof o->map[0] * (size_t)o->map_n) == 0 &&
                      memcmp(kp->inputs[u].scale, o->scale, sizeof o->scale[0] * (size_t)o->map_n) == 0))
@@ -399,6 +537,8 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
                                           "most one kernel holds in lanescope",
                                   LS_MAX_INPUTS);
                 kp->inputs[u] = *o;
+                k->input_phase[u] = i;
+                k->input_operand[u] = a;
                 pl->inputs[u].loads = pp->inputs[a].loads;
                 pl->inputs[u].width = pp->inputs[a].width;
                 pl->inputs[u].elem_bits = pp->inputs[a].elem_bits;
@@ -590,6 +730,12 @@ static bool add_elementwise(fuse_ctx *c, int oi)
     if (reducing_consumer(c->m, c->d, oi) >= 0) {
         if (!elementwise_phase(c->m, e, c->lead, true, k, ph, c->why, c->n))
             return false;
+        /* the reduction's loop stores it from every subgroup */
+        if (ph->writers != c->lead->derived->num_subgroups)
+            return refuse(c->why, c->n, "%s is stored from a loop whose layout gives several "
+                                        "subgroups the same elements, which the fused kernel "
+                                        "does not model",
+                          what);
         c->pending = *ph;
         c->has_pending = true;
         return true;
@@ -691,11 +837,20 @@ int ls_fused_loop_count(const ls_fused_kernel *k)
     return n;
 }
 
+const ls_plan *ls_fused_input_space(const ls_fused_kernel *k, int u, int *operand)
+{
+    *operand = k->input_operand[u];
+    return k->phase[k->input_phase[u]].plan;
+}
+
 int64_t ls_fused_min_bytes(const ls_fused_kernel *k)
 {
     int64_t bytes = 0;
-    for (int u = 0; u < k->problem.n_inputs; u++)
-        bytes += ls_operand_elements(&k->problem, u) * k->plan.inputs[u].elem_bits / 8;
+    for (int u = 0; u < k->problem.n_inputs; u++) {
+        int a;
+        const ls_plan *sp = ls_fused_input_space(k, u, &a);
+        bytes += ls_operand_elements(sp->problem, a) * k->plan.inputs[u].elem_bits / 8;
+    }
     for (int i = 0; i < k->n_phases; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         const ls_derived *d = ph->plan->derived;
@@ -705,7 +860,7 @@ int64_t ls_fused_min_bytes(const ls_fused_kernel *k)
             bytes += ph->epilogue_bytes * ph->plan->results_per_thread * d->num_subgroups *
                      d->total_workgroups;
         else if (ph->elementwise)
-            bytes += ph->store_bytes * ph->stores * d->num_subgroups * d->total_workgroups *
+            bytes += ph->store_bytes * ph->stores * ph->writers * d->total_workgroups *
                      d->total_iterations;
         else if (ph->store)
             bytes += d->total_workgroups * ph->plan->stores_per_workgroup *

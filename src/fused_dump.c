@@ -65,9 +65,22 @@ void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
         }
         const ls_plan *pl = ph->plan;
         const ls_problem *p = pl->problem;
-        fprintf(f, "  loop %d: %s (serial tile: its loop over the reduction's tiles, laid out as "
-                   "loop 1)\n",
-                i + 1, ph->what);
+        if (ph->own_layout) {
+            char lay[512];
+            ls_nested_layout_format(&pl->derived->layout, lay, sizeof lay);
+            fprintf(f, "  loop %d: %s (serial tile over its own loops, laid out by its own "
+                       "lowering_config; it shares loop 1's workgroups only)\n    layout: %s\n",
+                    i + 1, ph->what, lay);
+            if (ph->writers < pl->derived->num_subgroups)
+                fprintf(f, "    (its layout spans %d of the workgroup's %lld subgroups: the others "
+                           "compute the same elements, and only the first of each such group "
+                           "writes)\n",
+                        ph->writers, (long long)pl->derived->num_subgroups);
+        } else {
+            fprintf(f, "  loop %d: %s (serial tile: its loop over the reduction's tiles, laid out "
+                       "as loop 1)\n",
+                    i + 1, ph->what);
+        }
         /* the distributed types are the layout's over the body dims; when the
          * reductions are packed (GPUPackPartialReductions), the elementwise
          * op, which IREE does not pack, has the same elements a thread in
@@ -102,8 +115,9 @@ void ls_fused_dump(const ls_fused_kernel *k, FILE *f)
         buf[0] = '\0';
         if (!packed && ph->store_type[0])
             snprintf(buf, sizeof buf, " (distributed %s)", ph->store_type);
-        fprintf(f, "      %lld x vector.transfer_write vector<%lldx%s> per thread%s: %lld bytes "
-                   "a subgroup\n    }\n",
+        fprintf(f, "      %s%lld x vector.transfer_write vector<%lldx%s> per thread%s: %lld bytes "
+                   "a writing subgroup\n    }\n",
+                ph->writers < pl->derived->num_subgroups ? "scf.if (first of its duplication group) " : "",
                 (long long)ph->stores, (long long)ph->store_width,
                 ls_elem_type_name(p->acc_type), buf, (long long)(ph->stores * ph->store_bytes));
     }

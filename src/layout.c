@@ -282,7 +282,8 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
         elem[i] = t ? t : 1;
         /* GPUPackPartialReductions walks linalg ops only: an arg_compare's
          * partial tile keeps its thread tile as the element tile. */
-        if (p->is_reduction[i] && pr > 1 && t > 1 && !p->argcmp.on && !p->att_view) {
+        if (p->is_reduction[i] && pr > 1 && t > 1 && !p->argcmp.on && !p->att_view &&
+            !p->serial_view) {
             int k = d->body_rank++;
             d->packed[i] = true;
             d->body_bound[i] = pr / t;

@@ -184,7 +184,7 @@ contains "softmax: three reads and a write" "$tmp/smx.txt" "DRAM 2097.152 MB mov
 ! grep -q "not timed" "$tmp/smx.txt"; check "softmax: nothing untimed" $?
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 --json >"$tmp/smx.json" 2>&1
 tr -d ' \n' <"$tmp/smx.json" >"$tmp/smx.flat"
-contains "softmax json: the kernel's loops" "$tmp/smx.flat" '"kernel_loops":[{"op":"@softmax_4096x32000:linalg.softmax#1.max","elementwise":false,"epilogue":false,"trips":125,"unroll":2,"stores":false},{"op":"@softmax_4096x32000:linalg.softmax#1.sum","elementwise":false,"epilogue":false,"trips":250,"unroll":1,"stores":false},{"op":"thelinalg.genericat16:8","elementwise":true,"epilogue":false,"trips":250,"unroll":1,"stores":true}]'
+contains "softmax json: the kernel's loops" "$tmp/smx.flat" '"kernel_loops":[{"op":"@softmax_4096x32000:linalg.softmax#1.max","elementwise":false,"epilogue":false,"trips":125,"unroll":2,"stores":false},{"op":"@softmax_4096x32000:linalg.softmax#1.sum","elementwise":false,"epilogue":false,"trips":250,"unroll":1,"stores":false},{"op":"thelinalg.genericat16:8","elementwise":true,"epilogue":false,"trips":250,"unroll":1,"stores":true,"own_layout":false,"writing_subgroups":1}]'
 contains "softmax json: the sum timed with the max" "$tmp/smx.flat" '"one_kernel":true,"timed_with":"@softmax_4096x32000:linalg.softmax#1.max"'
 ! grep -q "untimed_ops" "$tmp/smx.flat"; check "softmax json: nothing untimed" $?
 # Group-norm statistics with IREE's configs for them all: the normalisation's
@@ -195,8 +195,10 @@ $LANESCOPE sim "$(dirname "$0")/corpus/groupnorm_gfx942.mlir" --target mi300x --
 check "group norm sim exits 0" $?
 contains "group norm: three loops" "$tmp/gn.txt" "loop 3: the linalg.generic at 52:8, 20 trips; stores its result"
 contains "group norm: x read once" "$tmp/gn.txt" "DRAM 62.915 MB moved"
-# A division tiled apart from its reduction (8 a thread against 4) is timed
-# apart: sim says why and names it untimed.
+# A division tiled apart from its reduction (8 a thread against 4) is a
+# loop of its own layout in the one kernel; reading sums of two rows a
+# workgroup in that layout, it is timed apart: sim says why and names it
+# untimed.
 cat >"$tmp/apart.mlir" <<'EOF'
 #r = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>
 #e = #iree_gpu.lowering_config<{serial = [0, 1024], thread = [0, 8], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>
@@ -224,9 +226,14 @@ func.func @norm() attributes {translation_info = #ti} {
   return
 }
 EOF
-$LANESCOPE sim "$tmp/apart.mlir" --target h100 >"$tmp/apart.txt" 2>&1
+$LANESCOPE sim "$tmp/apart.mlir" --target h100 >"$tmp/own.txt" 2>&1
+check "own layout: exits 0" $?
+contains "own layout: the division's loop" "$tmp/own.txt" "loop 2: the linalg.generic at 18:8, 4 trips; laid out by its own config; stores its result, 1024 bytes a subgroup a trip"
+contains "own layout: x read once" "$tmp/own.txt" "DRAM 2.097 MB moved"
+sed 's|{workgroup = \[1, 0\], partial_reduction = \[0, 512\]|{workgroup = [2, 0], partial_reduction = [0, 512]|' "$tmp/apart.mlir" >"$tmp/apart2.mlir"
+$LANESCOPE sim "$tmp/apart2.mlir" --target h100 >"$tmp/apart.txt" 2>&1
 check "timed apart: exits 0" $?
-contains "timed apart: why" "$tmp/apart.txt" "here timed apart: the linalg.generic at 18:8's lowering_config (at 2:6) tiles it differently from @norm:linalg.generic#1"
+contains "timed apart: why" "$tmp/apart.txt" "here timed apart: the linalg.generic at 18:8 reads %sum in a layout of its own, and the workgroup's results are not one value every thread holds"
 contains "timed apart: the division untimed" "$tmp/apart.txt" "not timed: the dispatch's linalg.generic at 18:8"
 # ... and with its tiling the reduction's, one kernel of two loops, x read
 # from DRAM once
@@ -246,14 +253,22 @@ $LANESCOPE sim "$tmp/together.mlir" --target h100 --no-check --dump-plan >"$tmp/
 contains "dump-plan: the kernel" "$tmp/together_plan.txt" "one kernel for the dispatch: 2 loops, one after another"
 contains "dump-plan: the division's loop" "$tmp/together_plan.txt" "    scf.for %k = 0 to 8 {"
 contains "dump-plan: the sum from registers" "$tmp/together_plan.txt" "input 1 %sum: the result of loop 1, held in registers (no load)"
-contains "dump-plan: the division's store" "$tmp/together_plan.txt" "1 x vector.transfer_write vector<4xf32> per thread: 512 bytes a subgroup"
+contains "dump-plan: the division's store" "$tmp/together_plan.txt" "1 x vector.transfer_write vector<4xf32> per thread: 512 bytes a writing subgroup"
 # explain: after the dispatch's last reduction, its kernel (the division's
 # config and body), or why sim times it apart
 $LANESCOPE explain "$tmp/together.mlir" >"$tmp/together_ex.txt" 2>&1
 contains "explain: the kernel" "$tmp/together_ex.txt" "dispatch @norm: one kernel of 2 loops, one after another, as IREE builds it"
 contains "explain: the division's config, serial kept" "$tmp/together_ex.txt" "lowering_config: #iree_gpu.lowering_config<{thread = [0, 4], serial = [0, 512], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
 contains "explain: the division's body" "$tmp/together_ex.txt" "%2 = arith.divf %0, %1 : f32"
-$LANESCOPE explain "$tmp/apart.mlir" >"$tmp/apart_ex.txt" 2>&1
+# a norm over NHWC images of 3 channels: IREE's heuristic lays the
+# normalisation out on its own, one lane of one subgroup (tests/test_fused.c
+# times it)
+$LANESCOPE explain "$DATA/nhwc_norm_4x8192x3_f16.mlir" --target h100 >"$tmp/nhwc_ex.txt" 2>&1
+check "nhwc norm: explain exits 0" $?
+contains "nhwc norm: its loop" "$tmp/nhwc_ex.txt" "loop 3: the linalg.generic at 41:8, 24576 trips; its result stored tile by tile"
+contains "nhwc norm: its own layout" "$tmp/nhwc_ex.txt" "laid out by its own lowering_config, not loop 1's: #iree_vector_ext.nested_layout<subgroup_tile = [1, 1, 1], batch_tile = [1, 1, 1], outer_tile = [1, 1, 1], thread_tile = [1, 1, 1], element_tile = [1, 1, 1]"
+contains "nhwc norm: one writer" "$tmp/nhwc_ex.txt" "its layout spans 1 of the 32 subgroups: the others compute the same elements and skip the store"
+$LANESCOPE explain "$tmp/apart2.mlir" >"$tmp/apart_ex.txt" 2>&1
 contains "explain: timed apart" "$tmp/apart_ex.txt" "dispatch @norm: one kernel in IREE; \`lanescope sim\` times its reductions apart:"
 $LANESCOPE explain "$tmp/together.mlir" --format json >"$tmp/together_ex.json" 2>&1
 tr -d ' \n' <"$tmp/together_ex.json" >"$tmp/together_ex.flat"

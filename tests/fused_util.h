@@ -13,6 +13,10 @@
 #define RED_CFG                                                                                  \
     "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, " \
     "4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
+/* two rows a workgroup: each thread holds both rows' results */
+#define RED2_CFG                                                                                 \
+    "#iree_gpu.lowering_config<{workgroup = [2, 0], partial_reduction = [0, 512], thread = [0, " \
+    "4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>"
 #define EW_CFG                                                                                   \
     "#iree_gpu.lowering_config<{serial = [0, 512], thread = [0, 4], lane_basis = [[1, 32], [0, " \
     "1]], subgroup_basis = [[1, 4], [0, 1]]}>"
@@ -169,6 +173,27 @@ static inline void kernel_free(kernel *k)
     free(k);
 }
 
+/* m with IREE's heuristic's config for arch on every op (as sim applies
+ * them), built for model as kernel_of_module does. */
+static inline kernel *heuristic_kernel_of_module(ls_module *m, const char *arch, const char *model)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_target t;
+    ck_assert(ls_target_lookup(arch, &t));
+    ls_suggestion *sg = ls_xcalloc(1, sizeof *sg);
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        p->has_target = true;
+        p->target = t;
+        ck_assert_msg(ls_suggest(&m->dispatches[p->dispatch], &t, sg, &d) == LS_OK, "%s", d.msg);
+        ls_suggest_apply(sg, p->dispatch_op, p);
+        p->config_suggested = true;
+    }
+    free(sg);
+    return kernel_of_module(m, model);
+}
+
 static inline kernel *heuristic_kernel(const char *body, const char *stores)
 {
     char ir[8192];
@@ -195,19 +220,7 @@ static inline kernel *heuristic_kernel(const char *body, const char *stores)
     ls_diag d;
     ls_module *m = load_text(ir, &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    ls_target t;
-    ck_assert(ls_target_lookup("sm_90", &t));
-    ls_suggestion *sg = ls_xcalloc(1, sizeof *sg);
-    for (size_t i = 0; i < m->n_problems; i++) {
-        ls_problem *p = &m->problems[i];
-        p->has_target = true;
-        p->target = t;
-        ck_assert_msg(ls_suggest(&m->dispatches[p->dispatch], &t, sg, &d) == LS_OK, "%s", d.msg);
-        ls_suggest_apply(sg, p->dispatch_op, p);
-        p->config_suggested = true;
-    }
-    free(sg);
-    return kernel_of_module(m, "h100");
+    return heuristic_kernel_of_module(m, "sm_90", "h100");
 }
 
 #define ROWSUM(in)                                                                               \

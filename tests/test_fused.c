@@ -181,11 +181,17 @@ START_TEST(dispatches_timed_apart_say_why)
           "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 1024], thread "
           "= [0, 8], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
           EW_CFG, "tiled differently");
-    /* the division's serial tile not the reductions' */
-    apart(RED_CFG, RED_CFG,
+    /* the division in a layout of its own, reading the max and the sum of
+     * two rows a workgroup, which its threads do not all hold */
+    apart(RED2_CFG, RED2_CFG,
           "#iree_gpu.lowering_config<{serial = [0, 1024], thread = [0, 8], lane_basis = [[1, "
           "32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
-          "tiles it differently");
+          "not one value every thread holds");
+    /* its serial tile leaving a ragged last tile (4096 = 3 x 1280 + 256) */
+    apart(RED_CFG, RED_CFG,
+          "#iree_gpu.lowering_config<{serial = [0, 1280], thread = [0, 10], lane_basis = [[1, "
+          "32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>",
+          "ragged last tile");
     /* a serial tile on the dim the workgroups share */
     apart(RED_CFG, RED_CFG,
           "#iree_gpu.lowering_config<{serial = [1, 512], thread = [0, 4], lane_basis = [[1, "
@@ -201,6 +207,83 @@ START_TEST(dispatches_timed_apart_say_why)
 }
 END_TEST
 
+
+/* The division of a softmax with its own config (8 elements a thread, 1024
+ * a trip, against the reductions' 4 and 512): a loop of its own layout,
+ * 4 trips, that IREE's kernel runs after the reductions as it runs theirs;
+ * its stores cover the result once. */
+START_TEST(division_in_its_own_layout)
+{
+    char ir[8192];
+    softmax_ir(ir, sizeof ir, RED_CFG, RED_CFG,
+               "#iree_gpu.lowering_config<{serial = [0, 1024], thread = [0, 8], lane_basis = "
+               "[[1, 32], [0, 1]], subgroup_basis = [[1, 4], [0, 1]]}>");
+    kernel *k = kernel_of(ir, "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    const ls_fused_phase *ph = &k->k.phase[2];
+    ck_assert(ph->elementwise && ph->own_layout);
+    ck_assert_int_eq(ph->writers, 4); /* its layout spans every subgroup */
+    ck_assert_int_eq(ph->plan->iterations, 4);
+    ck_assert_int_eq(ph->plan->derived->layout.element_tile[1], 8); /* not packed */
+    ck_assert_int_eq(ph->store_width, 8);
+    ck_assert_int_eq(ph->store_bytes, 32 * 8 * 4);
+    ls_sim_result r;
+    run(&k->k.plan, &k->hw, &r, false);
+    ck_assert_int_eq(r.loop_trips[2], 4);
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].global_bytes, 64 * 4096 * 4);
+    /* x is one tensor read in two layouts: the division's reads hit the
+     * lines the reductions brought in */
+    ck_assert_int_eq(r.dram_bytes, 2 * 64 * 4096 * 4);
+    kernel_free(k);
+}
+END_TEST
+
+/* A layer norm over NHWC images of 3 channels (tests/data): IREE's
+ * heuristic gives the normalisation, whose loops are not the reductions'
+ * order, one element a thread on one lane of one subgroup
+ * (ReductionConfigUtils.cpp: gcd(3, workgroup x loads) = 1), so its loop
+ * has 8192 x 3 trips that every subgroup runs, and only subgroup 0 (its
+ * lane 0) writes (GPUNestedLayoutDistributionPatterns.cpp's no-overlap
+ * condition on transfer_write). */
+START_TEST(small_channel_norm_loop_in_its_own_layout)
+{
+    ls_diag d;
+    ls_module *m = load_example("../tests/data/nhwc_norm_4x8192x3_f16.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    kernel *k = heuristic_kernel_of_module(m, "sm_90", "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert_int_eq(k->k.n_phases, 3);
+    const ls_fused_phase *ph = &k->k.phase[2];
+    ck_assert(ph->elementwise && ph->own_layout);
+    ck_assert_int_eq(ph->writers, 1);
+    ck_assert_int_eq(ph->plan->derived->num_subgroups, 32);
+    ck_assert_int_eq(ph->plan->iterations, 8192 * 3);
+    ck_assert_int_eq(ph->stores * ph->store_bytes, 2);
+    /* its inputs: x again (in its own loops), gamma; the sums held */
+    ck_assert_int_eq(k->k.problem.n_inputs, 3);
+    ck_assert(k->k.phase[k->k.input_phase[1]].own_layout);
+    int a;
+    const ls_plan *sp = ls_fused_input_space(&k->k, 1, &a);
+    ck_assert_ptr_eq(sp, ph->plan);
+    ck_assert_str_eq(sp->problem->inputs[a].name, "%x");
+    ls_sim_result r;
+    run(&k->k.plan, &k->hw, &r, false);
+    ck_assert_int_eq(r.loop_trips[2], 8192 * 3);
+    /* every output element written once: 32 subgroups run the stores,
+     * one of them writes */
+    int64_t out = 4 * 8192 * 3 * 2;
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].instructions, 4 * 32 * 8192 * 3);
+    ck_assert_int_eq(r.stage[LS_STAGE_STORE].global_bytes, out);
+    /* x from DRAM once; the loop's reads of it hit the caches */
+    ck_assert_int_eq(r.operand[0].dram_bytes, out);
+    ck_assert_int_eq(r.operand[1].dram_bytes, 0);
+    ck_assert_int_gt(r.operand[1].global_bytes, 0);
+    /* the one-element loop, not the reductions, takes the time: a trip is
+     * a load's round trip at least */
+    ck_assert_int_gt(r.stage[LS_STAGE_LOAD_ACCUMULATE].critical_cycles, 8192 * 3 * 30);
+    kernel_free(k);
+}
+END_TEST
 
 /* A dispatch of 64 x 4096 f32 rows on sm_90 without configs: IREE's
  * heuristic's for every op (as sim applies them), then the kernel of
@@ -427,6 +510,8 @@ static Suite *fused_suite(void)
     tcase_add_test(tc, softmax_scoreboard_and_determinism);
     tcase_add_test(tc, held_values_wait_for_their_reduce);
     tcase_add_test(tc, dispatches_timed_apart_say_why);
+    tcase_add_test(tc, division_in_its_own_layout);
+    tcase_add_test(tc, small_channel_norm_loop_in_its_own_layout);
     tcase_add_test(tc, one_loop_is_not_fused);
     tcase_add_test(tc, broadcast_is_a_loop_of_stores);
     tcase_add_test(tc, stored_producer_writes_in_the_loop);

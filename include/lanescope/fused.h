@@ -73,6 +73,17 @@ typedef struct {
     int producer_out_map[LS_MAX_RANK];
     int producer_out_map_n;
     char what[160];       /* "linalg.softmax#1.max", "the linalg.generic at 16:8" */
+    /* An elementwise op whose loops or config are not the reductions'
+     * (IREE gives each op of the dispatch its own lowering_config and
+     * layout; they share only the workgroups): its view is over its own
+     * loops, laid out by its own config (plan->derived, in this kernel's
+     * view_derived), and reads a reduction's result only where every
+     * thread holds it.  Threads its layout does not tell apart compute
+     * the same elements; only the first of each such group writes (IREE's
+     * transfer_write distribution guards the write), and that first group
+     * is subgroups 0 .. writers - 1. */
+    bool own_layout;
+    int writers;          /* an elementwise op's writing subgroups (all of them: num_subgroups) */
 } ls_fused_phase;
 
 typedef struct ls_fused_kernel {
@@ -85,6 +96,11 @@ typedef struct ls_fused_kernel {
     /* the elementwise ops' views and plans (phase[].plan points here) */
     ls_problem view[LS_FUSED_MAX_PHASES];
     ls_plan view_plan[LS_FUSED_MAX_PHASES];
+    /* an own-layout phase's layout (its view plan's derived) */
+    ls_derived view_derived[LS_FUSED_MAX_PHASES];
+    /* kernel input u is input input_operand[u] of phase input_phase[u]'s
+     * plan: its loops, sizes and layout are that phase's */
+    int input_phase[LS_MAX_INPUTS], input_operand[LS_MAX_INPUTS];
 } ls_fused_kernel;
 
 /* The one kernel of the dispatch of reduction `lead` (the dispatch's first
@@ -103,6 +119,11 @@ bool ls_fused_build_same_config(const ls_module *m, size_t lead, const ls_plan *
 /* The fewest bytes the kernel can move: every tensor it loads once, every
  * result it stores once. */
 int64_t ls_fused_min_bytes(const ls_fused_kernel *k);
+
+/* The loops, layout and operand index kernel input u is addressed in:
+ * the phase plan that loads it (an own-layout phase's differ from the
+ * kernel's). */
+const ls_plan *ls_fused_input_space(const ls_fused_kernel *k, int u, int *operand);
 
 /* Its loops: its phases but the epilogues. */
 int ls_fused_loop_count(const ls_fused_kernel *k);

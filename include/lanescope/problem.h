@@ -118,6 +118,10 @@ typedef struct {
      * so not validated as a reduction config, and never packed (IREE's
      * GPUPackPartialReductions walks linalg ops only) */
     bool att_view;
+    /* an elementwise op of a fused kernel laid out by its own config
+     * (fused.h): its serial tiles stand as partial_reduction tiles, which
+     * GPUPackPartialReductions would pack; an elementwise op's it leaves */
+    bool serial_view;
 
     int out_map_n; /* init operand rank; entries are loop dims */
     int out_map[LS_MAX_RANK];

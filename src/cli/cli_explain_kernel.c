@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_explain.h"
+#include "lanescope/attrs.h"
 #include "lanescope/fused.h"
 #include "lanescope/plan.h"
 
@@ -106,6 +107,16 @@ void explain_text_kernel(FILE *f, const ls_module *m, size_t last, const ls_deri
                         ph->elementwise ? "; its result stored tile by tile"
                         : ph->store     ? "; then its reduce, its result stored"
                                         : "; then its reduce, its result kept in registers");
+            if (ph->own_layout) {
+                char lay[512];
+                ls_nested_layout_format(&ph->plan->derived->layout, lay, sizeof lay);
+                fprintf(f, "%s    laid out by its own lowering_config, not loop 1's: %s\n", li,
+                        lay);
+                if (ph->writers < ph->plan->derived->num_subgroups)
+                    fprintf(f, "%s    its layout spans %d of the %lld subgroups: the others "
+                               "compute the same elements and skip the store\n",
+                            li, ph->writers, (long long)ph->plan->derived->num_subgroups);
+            }
             if (ph->producer_op >= 0)
                 fprintf(f, "%s    stores %s's result in the loop too (fused into it)\n", li,
                         ph->producer_what);

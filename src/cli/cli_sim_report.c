@@ -80,8 +80,15 @@ static void print_dispatch_note(FILE *f, const ls_problem *p, const ls_sim_resul
                 r->loop_trips[i] == 1 ? "" : "s");
         if (r->loop_unroll[i] > 1)
             fprintf(f, " of %lld iterations (unrolled)", (long long)r->loop_unroll[i]);
-        if (ph->elementwise)
-            fprintf(f, "; stores its result, %lld bytes a subgroup a trip", 
+        if (ph->elementwise && ph->writers < ph->plan->derived->num_subgroups)
+            fprintf(f, "; laid out by its own config, over %d of the %lld subgroups (the others "
+                       "compute the same elements and skip the store); stores its result, %lld "
+                       "bytes a writing subgroup a trip",
+                    ph->writers, (long long)ph->plan->derived->num_subgroups,
+                    (long long)(ph->stores * ph->store_bytes));
+        else if (ph->elementwise)
+            fprintf(f, "; %sstores its result, %lld bytes a subgroup a trip",
+                    ph->own_layout ? "laid out by its own config; " : "",
                     (long long)(ph->stores * ph->store_bytes));
         else
             fprintf(f, "; then its reduce%s", ph->store ? " and store" : ", the result kept in registers");
@@ -313,6 +320,10 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
             json_object_object_add(l, "unroll", json_object_new_int64(r->loop_unroll[i]));
             json_object_object_add(l, "stores", json_object_new_boolean(ph->elementwise || ph->store ||
                                                                         ph->producer_op >= 0));
+            if (ph->elementwise && !ph->epilogue) {
+                json_object_object_add(l, "own_layout", json_object_new_boolean(ph->own_layout));
+                json_object_object_add(l, "writing_subgroups", json_object_new_int(ph->writers));
+            }
             json_object_array_add(loops, l);
         }
         json_object_object_add(o, "kernel_loops", loops);

@@ -74,6 +74,10 @@ static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
                 return refuse(lp, diag, "%s also stores %s, not over the reduction's loops",
                               ph->what, ph->producer_what);
         }
+        if (ph->own_layout)
+            return refuse(lp, diag, "%s is laid out by its own config, apart from the "
+                                    "reductions' layout, which the generator does not do yet",
+                          ph->what);
         if (ph->elementwise && !ph->epilogue && ph->out_map_n != p->rank)
             return refuse(lp, diag, "%s's result does not cover its loops", ph->what);
         if (ph->epilogue && ph->out_map_n < 1)
