@@ -3,7 +3,10 @@
 #ifndef LANESCOPE_FUNCTIONAL_INTERNAL_H
 #define LANESCOPE_FUNCTIONAL_INTERNAL_H
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "lanescope/functional.h"
 #include "lanescope/value.h"
@@ -33,9 +36,31 @@ typedef struct {
     ls_value acc;
     long double exact, abs_sum;
     int64_t n;
+    int low; /* a float sum's: ls_low_bit of every value so far, the least */
 } ls_ref_acc;
 
 double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude);
+/* The exponent of the lowest set bit of d (d = k x 2^e with k odd: e);
+ * INT_MAX for 0, INT_MIN for an infinity or NaN. */
+static inline int ls_low_bit(double d)
+{
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & ((UINT64_C(1) << 52) - 1);
+    if (e == 0x7ff)
+        return INT_MIN;
+    if (e == 0 && m == 0)
+        return INT_MAX;
+    if (e != 0)
+        m |= UINT64_C(1) << 52;
+    return (e ? e : 1) - 1075 + __builtin_ctzll(m);
+}
+/* A float sum's bound, given the least low bit of its values and the
+ * init: 0 (the sum is exact, in any order) when every partial sum is a
+ * multiple of 2^low no larger than magnitude and so held exactly in
+ * p's accumulator type; else ls_ref_float_bound's. */
+double ls_ref_sum_bound(const ls_problem *p, int64_t n, double magnitude, int low);
 void ls_ref_begin(ls_ref_acc *r, const ls_problem *p);
 void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound);
 static inline void ls_ref_add(ls_ref_acc *r, ls_value v)
@@ -47,6 +72,8 @@ static inline void ls_ref_add(ls_ref_acc *r, ls_value v)
     }
     long double d = ls_value_to_double(v, r->p->acc_type);
     if (r->p->combiner == LS_COMB_ADD) {
+        int low = ls_low_bit((double)d);
+        r->low = low < r->low ? low : r->low;
         r->exact += d;
         r->abs_sum += fabsl(d);
     } else {

@@ -121,6 +121,25 @@ double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude)
     return expm1(steps * log1p(u)) * magnitude;
 }
 
+double ls_ref_sum_bound(const ls_problem *p, int64_t n, double magnitude, int low)
+{
+    /* p bits of significand hold k x 2^low exactly for |k| <= 2^p, down
+     * to the smallest subnormal and up to the largest finite value */
+    int bits, least;
+    double largest;
+    switch (p->acc_type) {
+    case LS_ET_F16: bits = 11, least = -24, largest = 65504.0; break;
+    case LS_ET_BF16: bits = 8, least = -133, largest = 3.3895313892515355e38; break;
+    case LS_ET_F32: bits = 24, least = -149, largest = 3.4028234663852886e38; break;
+    case LS_ET_F64: bits = 53, least = -1074, largest = 1.7976931348623157e308; break;
+    default: bits = 0, least = 0, largest = 0; break;
+    }
+    if (bits > 0 && low != INT_MIN && (low == INT_MAX || low >= least) && magnitude <= largest &&
+        (low == INT_MAX || magnitude <= ldexp(1.0, bits + (low < 900 ? low : 900))))
+        return 0;
+    return ls_ref_float_bound(p, n, magnitude);
+}
+
 void ls_ref_begin(ls_ref_acc *r, const ls_problem *p)
 {
     r->p = p;
@@ -130,6 +149,7 @@ void ls_ref_begin(ls_ref_acc *r, const ls_problem *p)
     r->exact = ls_value_to_double(r->acc, p->acc_type);
     r->abs_sum = fabsl(r->exact);
     r->n = 0;
+    r->low = ls_low_bit((double)r->exact);
 }
 
 void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
@@ -137,9 +157,9 @@ void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
     *bound = 0;
     *value = r->acc;
     if (r->approx) {
-        *bound = ls_ref_float_bound(r->p, r->n, (double)(r->p->combiner == LS_COMB_ADD
-                                                      ? r->abs_sum
-                                                      : fabsl(r->exact)));
+        *bound = r->p->combiner == LS_COMB_ADD
+                     ? ls_ref_sum_bound(r->p, r->n, (double)r->abs_sum, r->low)
+                     : ls_ref_float_bound(r->p, r->n, (double)fabsl(r->exact));
         *value = ls_value_from_double((double)r->exact, r->p->acc_type);
     }
 }

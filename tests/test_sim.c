@@ -11,6 +11,7 @@
 #include "lanescope/value.h"
 #include "testutil.h"
 #include "../sim/func_kernels.h"
+#include "../sim/functional_internal.h"
 
 START_TEST(half_precision_rounding)
 {
@@ -667,6 +668,63 @@ START_TEST(sum_kernels_match_scalar)
 }
 END_TEST
 
+/* A float sum whose values lie on a grid (the generator's: multiples of
+ * 1/64) with every partial sum held exactly is exact in any order: its
+ * reference allows no error, where the order-free rounding bound would
+ * pass a dropped element of a long sum. */
+START_TEST(grid_sums_are_checked_exactly)
+{
+    ck_assert_int_eq(ls_low_bit(1.0), 0);
+    ck_assert_int_eq(ls_low_bit(-0.5), -1);
+    ck_assert_int_eq(ls_low_bit(3.0 / 64.0), -6);
+    ck_assert_int_eq(ls_low_bit(6.0), 1);
+    ck_assert_int_eq(ls_low_bit(ldexp(1.0, -149)), -149);
+    ck_assert_int_eq(ls_low_bit(0.0), INT_MAX);
+    ck_assert_int_eq(ls_low_bit(INFINITY), INT_MIN);
+    ck_assert_int_eq(ls_low_bit(0.1), -55);
+    ls_problem p;
+    memset(&p, 0, sizeof p);
+    p.combiner = LS_COMB_ADD;
+    p.acc_type = LS_ET_F32;
+    /* 49152 values of magnitude up to 2 on the 1/64 grid: at most 98304
+     * x 64 < 2^24 sixty-fourths, exact in f32 */
+    ck_assert(ls_ref_sum_bound(&p, 49152, 98304.0, -6) == 0);
+    ck_assert(ls_ref_sum_bound(&p, 49152, 262144.0, -6) == 0);   /* 2^24 / 64: still */
+    ck_assert(ls_ref_sum_bound(&p, 49152, 262144.5, -6) > 0);    /* one past */
+    ck_assert(ls_ref_sum_bound(&p, 49152, 98304.0, -20) > 0);    /* a finer grid */
+    ck_assert(ls_ref_sum_bound(&p, 49152, 98304.0, INT_MIN) > 0); /* not a grid */
+    ck_assert(ls_ref_sum_bound(&p, 0, 0.0, INT_MAX) == 0);        /* all zeros */
+    double loose = ls_ref_float_bound(&p, 49152, 98304.0);
+    ls_value ref = ls_value_from_double(1234.5, LS_ET_F32);
+    ls_value off = ls_value_from_double(1234.5 + 1.0 / 64.0, LS_ET_F32);
+    double ratio = 0;
+    ck_assert(ls_value_check(LS_ET_F32, off, ref, loose, &ratio)); /* the loose bound passes it */
+    ck_assert(!ls_value_check(LS_ET_F32, off, ref, 0, &ratio));    /* the exact check does not */
+    ck_assert(ls_value_check(LS_ET_F32, ref, ref, 0, &ratio));
+    /* half precision: 11 bits hold 32 of 1/64 steps' multiples up to 32 */
+    p.acc_type = LS_ET_F16;
+    ck_assert(ls_ref_sum_bound(&p, 16, 32.0, -6) == 0);
+    ck_assert(ls_ref_sum_bound(&p, 16, 32.5, -6) > 0);
+    ck_assert(ls_ref_sum_bound(&p, 16, 1.0, -25) > 0); /* below f16's smallest subnormal */
+    /* the functional run of a row sum of f32 generator values checks
+     * exactly: no error ratio to report */
+    ls_problem q;
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    char *text = dump_plan("seed004_reduce_8x64.mlir", "sm_80", &q, d, &plan);
+    free(text);
+    ck_assert_int_eq(q.acc_type, LS_ET_F32);
+    ls_functional_result fr;
+    ls_diag dg;
+    ls_diag_clear(&dg);
+    ck_assert_int_eq(ls_functional_run(&plan, (ls_input_source){9, NULL, {NULL}}, 0, -1, &fr, &dg),
+                     LS_OK);
+    ck_assert_int_eq(fr.outputs_checked, 8);
+    ck_assert(fr.max_error_bound_ratio == 0);
+    free(d);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -681,6 +739,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, dpp_and_xor_lowerings);
     tcase_add_loop_test(tc, functional_matches_reference, 0, LS_COMB_COUNT);
     tcase_add_test(tc, sabotaged_plan_fails);
+    tcase_add_test(tc, grid_sums_are_checked_exactly);
     tcase_add_test(tc, wide_shuffles_need_amd);
     tcase_add_test(tc, npy_inputs);
     tcase_set_timeout(tc, 120);
