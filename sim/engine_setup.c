@@ -176,12 +176,7 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
         int64_t elems = ls_operand_elements(e.in_p[k], e.in_k[k]);
         /* a fused kernel's loops that read one tensor in two loop spaces
          * (a reduction's and an own-layout loop's) read the same memory */
-        int same = -1;
-        for (int j = 0; plan->fused && j < k && same < 0; j++)
-            if (e.in_own[j] != e.in_own[k] && strcmp(p->inputs[j].name, p->inputs[k].name) == 0 &&
-                p->inputs[j].type == p->inputs[k].type &&
-                ls_operand_elements(e.in_p[j], e.in_k[j]) == elems)
-                same = j;
+        int same = plan->fused ? ls_fused_input_alias(plan->fused, k) : -1;
         if (same >= 0) {
             e.op_base[k] = e.op_base[same];
             continue;

@@ -497,6 +497,13 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     return true;
 }
 
+/* Which loop space kernel input u is addressed in: -1 the reductions',
+ * else its own-layout phase. */
+static int input_space_of(const ls_fused_kernel *k, int u)
+{
+    return k->phase[k->input_phase[u]].own_layout ? k->input_phase[u] : -1;
+}
+
 /* Every tensor a phase loads, once, in the kernel's input list. */
 static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, size_t n)
 {
@@ -524,8 +531,7 @@ static bool gather_inputs(ls_fused_kernel *k, const ls_plan *lead, char *why, si
             /* one tensor read in two layouts' loops is two inputs: the
              * same map means the same elements in one loop space only */
             while (u < kp->n_inputs &&
-                   !((k->phase[k->input_phase[u]].own_layout ? k->input_phase[u] : -1) ==
-                         (ph->own_layout ? i : -1) &&
+                   !(input_space_of(k, u) == (ph->own_layout ? i : -1) &&
                      strcmp(kp->inputs[u].name, o->name) == 0 && kp->inputs[u].type == o->type &&
                      kp->inputs[u].map_n == o->map_n &&
                      memcmp(kp->inputs[u].map, o->map, sizeof o->map[0] * (size_t)o->map_n) == 0 &&
@@ -843,11 +849,31 @@ const ls_plan *ls_fused_input_space(const ls_fused_kernel *k, int u, int *operan
     return k->phase[k->input_phase[u]].plan;
 }
 
+int ls_fused_input_alias(const ls_fused_kernel *k, int u)
+{
+    const ls_operand *o = &k->problem.inputs[u];
+    int a, b;
+    const ls_plan *su = ls_fused_input_space(k, u, &a);
+    int64_t elems = ls_operand_elements(su->problem, a);
+    for (int j = 0; j < u; j++) {
+        const ls_operand *q = &k->problem.inputs[j];
+        if (input_space_of(k, j) == input_space_of(k, u) || strcmp(q->name, o->name) != 0 ||
+            q->type != o->type)
+            continue;
+        const ls_plan *sj = ls_fused_input_space(k, j, &b);
+        if (ls_operand_elements(sj->problem, b) == elems)
+            return j;
+    }
+    return -1;
+}
+
 int64_t ls_fused_min_bytes(const ls_fused_kernel *k)
 {
     int64_t bytes = 0;
     for (int u = 0; u < k->problem.n_inputs; u++) {
         int a;
+        if (ls_fused_input_alias(k, u) >= 0)
+            continue; /* the same tensor, read once at least */
         const ls_plan *sp = ls_fused_input_space(k, u, &a);
         bytes += ls_operand_elements(sp->problem, a) * k->plan.inputs[u].elem_bits / 8;
     }

@@ -241,6 +241,50 @@ START_TEST(stored_producer_one_kernel)
 }
 END_TEST
 
+/* A norm over NHWC images of 3 channels (tests/data; test_fused.c times
+ * it): IREE lays the normalisation out on its own, one element on lane 0
+ * of subgroup 0, and so does the kernel -- its loop over 8192 x 3
+ * elements run by every thread, written by the first (ls_first), x read
+ * again through input 0's buffer.  Its two sums swapped must fail its
+ * check. */
+START_TEST(own_layout_norm_one_kernel)
+{
+    ls_diag d;
+    ls_module *m = load_example("../tests/data/nhwc_norm_4x8192x3_f16.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    kernel *k = heuristic_kernel_of_module(m, "sm_90", "h100");
+    ck_assert_msg(k->fused, "%s", k->why);
+    ck_assert(k->k.phase[2].own_layout);
+    char why[512];
+    ck_assert_msg(ls_cuda_fused_supported(&k->k, why, sizeof why), "%s", why);
+    ls_cuda_fused_launch L;
+    char *src = generate(k, &L);
+    ck_assert_int_eq(L.n_inputs, 3);
+    ck_assert_int_eq(L.input_alias[0], -1);
+    ck_assert_int_eq(L.input_alias[1], 0); /* %x again */
+    ck_assert_int_eq(L.input_alias[2], -1);
+    ck_assert_int_eq(L.input_elems[1], 4 * 8192 * 3);
+    ck_assert_int_eq(L.in_bytes, 4 * 8192 * 3 * 2 + 3 * 2); /* x once, gamma */
+    ck_assert_ptr_nonnull(strstr(src, "input 1: %x again, read in another phase's loops"));
+    const char *ph2 = strstr(src, "\nnamespace ls_ph2");
+    ck_assert_ptr_nonnull(ph2);
+    ck_assert_ptr_nonnull(strstr(ph2, "const bool ls_first = (sg == 0) && (lane == 0);"));
+    ck_assert_ptr_nonnull(strstr(ph2, "for (int it = 0; it < 24576; ++it)"));
+    ck_assert_int_eq(count(ph2, "if (ls_first)"), 1);
+    /* the reductions' layouts span every thread: no guard there */
+    ck_assert_int_eq(count(src, "ls_first"), 2);
+    char *ptx = ptx_of(src, "own-layout norm one kernel");
+    free(ptx);
+    const int64_t want[] = {4, 4, 4 * 8192 * 3};
+    emulate_ok(k, src, &L, 3, want);
+    /* the two sums swapped (both of 4 elements, read at the image) */
+    sabotaged_fails(k, src, &L, "in1[o1 + 0], in2[o2 + 0]", "in2[o1 + 0], in1[o2 + 0]",
+                    "but its body gives");
+    free(src);
+    kernel_free(k);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cuda_fused");
@@ -251,6 +295,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, random_softmax_configs);
     tcase_add_test(tc, epilogue_one_kernel);
     tcase_add_test(tc, stored_producer_one_kernel);
+    tcase_add_test(tc, own_layout_norm_one_kernel);
     suite_add_tcase(s, tc);
     return s;
 }

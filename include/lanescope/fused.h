@@ -125,6 +125,12 @@ int64_t ls_fused_min_bytes(const ls_fused_kernel *k);
  * kernel's). */
 const ls_plan *ls_fused_input_space(const ls_fused_kernel *k, int u, int *operand);
 
+/* The earlier kernel input that is the same tensor as input u, read in
+ * another phase's loops (an own-layout phase's, fused.h): the same name,
+ * type and elements; -1 when u is a tensor of its own.  Both read the same
+ * memory. */
+int ls_fused_input_alias(const ls_fused_kernel *k, int u);
+
 /* Its loops: its phases but the epilogues. */
 int ls_fused_loop_count(const ls_fused_kernel *k);
 

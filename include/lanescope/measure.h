@@ -157,6 +157,9 @@ typedef struct {
     int n_inputs;                  /* the kernel's tensors (k->problem's inputs) */
     int64_t input_elems[LS_MAX_INPUTS], input_bytes[LS_MAX_INPUTS];
     ls_elem_type input_type[LS_MAX_INPUTS];
+    /* the earlier input that is the same tensor (ls_fused_input_alias: read
+     * in another phase's loops), passed the same buffer; else -1 */
+    int input_alias[LS_MAX_INPUTS];
     /* one per phase, in phase order, then one per stored producer a
      * reduction's loop writes (producer_output[phase], else -1) */
     int n_outputs;

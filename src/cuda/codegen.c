@@ -215,13 +215,43 @@ static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *co
 }
 
 /* An elementwise op's step: register r's body value stored at its element
- * of the result (replicated lanes store the same value again). */
+ * of the result (by the first of the threads that hold it, when its
+ * layout gives several threads the same elements). */
 static void emit_store_elem(gen *g, int64_t r, char src[][160], const char *cond,
                             const char *indent)
 {
-    char e[1024];
+    char e[1024], c[1100];
     elem_expr(g, r, src, e, sizeof e);
-    emit_elem_store(g, r, "out", "oo", g->out_stride, e, cond, indent);
+    if (g->guard_writes)
+        snprintf(c, sizeof c, cond[0] ? "ls_first && (%s)" : "ls_first%s", cond);
+    else
+        snprintf(c, sizeof c, "%s", cond);
+    emit_elem_store(g, r, "out", "oo", g->out_stride, e, c, indent);
+}
+
+/* Whether layout l gives several of the workgroup's threads the same
+ * elements: it spans fewer subgroups or lanes than there are. */
+static bool layout_duplicates(const ls_derived *d)
+{
+    const ls_nested_layout *l = &d->layout;
+    int64_t sgs = 1, lanes = 1;
+    for (int k = 0; k < l->rank; k++) {
+        sgs *= l->subgroup_tile[k];
+        lanes *= l->thread_tile[k];
+    }
+    return sgs < d->num_subgroups || lanes < d->subgroup_size;
+}
+
+/* "v == (its canonical id)": the id its virtual ids give back (each
+ * digit's (v / stride) % tile, times stride), so that of a group the
+ * layout does not tell apart, only the first is it. */
+static void emit_canonical(gen *g, const char *v, const int64_t *tile, const int64_t *stride)
+{
+    fprintf(g->f, "%s == 0", v);
+    for (int k = 0; k < g->l->rank; k++)
+        if (tile[k] > 1 && stride[k] > 0)
+            fprintf(g->f, " + (%s / %lld) %% %lld * %lld", v, (long long)stride[k],
+                    (long long)tile[k], (long long)stride[k]);
 }
 
 static void emit_scalar_reg(gen *g, int64_t r, const char *indent)
@@ -323,6 +353,15 @@ void cg_emit_thread_setup(gen *g)
             fprintf(f, " + (lane / %lld) %% %lld * %lld", (long long)l->thread_strides[k],
                     (long long)l->thread_tile[k], (long long)tm);
         fprintf(f, ";\n    (void)tb%d;\n", k);
+    }
+    if (g->guard_writes) {
+        fprintf(f, "    /* the layout gives several threads the same elements: the first of "
+                   "each\n       group writes (IREE's transfer_write guard, "
+                   "getNoOverlapCondition) */\n    const bool ls_first = (");
+        emit_canonical(g, "sg", l->subgroup_tile, l->subgroup_strides);
+        fprintf(f, ") && (");
+        emit_canonical(g, "lane", l->thread_tile, l->thread_strides);
+        fprintf(f, ");\n");
     }
     for (int i = 0; i < p->rank; i++) {
         fprintf(f, "    const %s tx%d = 0", cg_idx(g), i);
@@ -647,6 +686,7 @@ ls_status cg_generate_phase(const ls_plan *plan, const cg_phase *ph, FILE *f,
     if (g.elementwise) {
         memcpy(g.out_stride, ph->out_stride, sizeof g.out_stride);
         g.elem = emit_store_elem;
+        g.guard_writes = !g.epilogue && layout_duplicates(plan->derived);
     }
     gen_scan(&g, launch);
     char *body = emit_entry(&g, launch);

@@ -41,6 +41,9 @@ typedef struct gen {
     /* an epilogue (with elementwise): no loop; the threads that store the
      * reduction apply the body to their result slots and store that */
     bool epilogue;
+    /* an elementwise loop whose layout gives several threads the same
+     * elements: only the first of each such group stores (ls_first) */
+    bool guard_writes;
     /* a stored producer the reduction's loop writes (IREE writes its tile
      * there): its view plan, each of its inputs as this plan's input, and
      * its result's stride per loop dim; NULL when none */

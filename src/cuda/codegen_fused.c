@@ -74,10 +74,6 @@ static ls_status check_phases(const ls_fused_kernel *k, ls_diag *diag)
                 return refuse(lp, diag, "%s also stores %s, not over the reduction's loops",
                               ph->what, ph->producer_what);
         }
-        if (ph->own_layout)
-            return refuse(lp, diag, "%s is laid out by its own config, apart from the "
-                                    "reductions' layout, which the generator does not do yet",
-                          ph->what);
         if (ph->elementwise && !ph->epilogue && ph->out_map_n != p->rank)
             return refuse(lp, diag, "%s's result does not cover its loops", ph->what);
         if (ph->epilogue && ph->out_map_n < 1)
@@ -120,11 +116,15 @@ static void fill_launch(const ls_fused_kernel *k, ls_cuda_fused_launch *L)
     L->n_inputs = kp->n_inputs;
     for (int u = 0; u < kp->n_inputs; u++) {
         ls_elem_type t = kp->inputs[u].type;
+        int a;
+        const ls_plan *sp = ls_fused_input_space(k, u, &a); /* its loops' sizes */
         L->input_type[u] = t;
-        L->input_elems[u] = ls_operand_elements(kp, u);
+        L->input_elems[u] = ls_operand_elements(sp->problem, a);
         L->input_bytes[u] = t == LS_ET_I4 ? (L->input_elems[u] + 1) / 2
                                           : L->input_elems[u] * (ls_elem_type_bits(t) / 8);
-        L->in_bytes += L->input_bytes[u];
+        L->input_alias[u] = ls_fused_input_alias(k, u);
+        if (L->input_alias[u] < 0) /* one tensor, one buffer */
+            L->in_bytes += L->input_bytes[u];
     }
     L->n_outputs = k->n_phases;
     for (int i = 0; i < k->n_phases; i++) {
@@ -173,9 +173,16 @@ static void emit_header(FILE *f, const ls_fused_kernel *k, const char *source_na
         fprintf(f, " *   phase %d: %s (%s), result in output %d: %lld %s elements\n", i, ph->what,
                 ph->epilogue      ? "an epilogue: the body on each result, stored by the "
                                     "reduction's writers"
+                : ph->own_layout  ? "elementwise, each element stored, laid out by its own "
+                                    "config (below)"
                 : ph->elementwise ? "elementwise, each element stored"
                                   : "reduction",
                 i, (long long)L->output_elems[i], ls_elem_type_name(L->output_type[i]));
+        if (ph->own_layout) {
+            char lay[512];
+            ls_nested_layout_format(&ph->plan->derived->layout, lay, sizeof lay);
+            fprintf(f, " *     its layout: %s\n", lay);
+        }
         int o = L->producer_output[i];
         if (o >= 0)
             fprintf(f, " *     its loop also writes %s, the stored producer it reads, to output "
@@ -185,15 +192,20 @@ static void emit_header(FILE *f, const ls_fused_kernel *k, const char *source_na
     }
     char buf[2048];
     ls_nested_layout_format(&d->layout, buf, sizeof buf);
-    fprintf(f, " *   layout (every phase's): %s\n", buf);
+    fprintf(f, " *   layout (every phase's but an own-layout one's): %s\n", buf);
     fprintf(f, " *   grid %u x 1 x 1, block %u x 1 x 1 (%lld subgroup%s of 32), %lld bytes of "
                "shared memory\n",
             L->grid[0], L->block[0], (long long)d->num_subgroups,
             d->num_subgroups == 1 ? "" : "s", (long long)L->smem_bytes);
     for (int u = 0; u < L->n_inputs; u++)
-        fprintf(f, " *   input %d: %s, %lld %s elements (%lld bytes)\n", u,
-                k->problem.inputs[u].name, (long long)L->input_elems[u],
-                ls_elem_type_name(L->input_type[u]), (long long)L->input_bytes[u]);
+        if (L->input_alias[u] >= 0)
+            fprintf(f, " *   input %d: %s again, read in another phase's loops (input %d's "
+                       "buffer)\n",
+                    u, k->problem.inputs[u].name, L->input_alias[u]);
+        else
+            fprintf(f, " *   input %d: %s, %lld %s elements (%lld bytes)\n", u,
+                    k->problem.inputs[u].name, (long long)L->input_elems[u],
+                    ls_elem_type_name(L->input_type[u]), (long long)L->input_bytes[u]);
     fprintf(f, " *   Departures from IREE's kernel: a phase's result that a later phase reads "
                "is written to its output buffer and read back after a __syncthreads (IREE "
                "keeps it in registers); each phase has its own shared buffer (IREE may reuse "

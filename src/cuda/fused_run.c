@@ -26,8 +26,10 @@ void ls_cuda_fused_inputs(const ls_fused_kernel *k, const ls_cuda_fused_launch *
 {
     for (int u = 0; u < L->n_inputs; u++) {
         ls_elem_type t = L->input_type[u];
-        ls_combiner c = input_combiner(k, u);
-        uint64_t s = ls_operand_seed(seed, u);
+        /* a tensor read again in another phase's loops: the same values */
+        int src = L->input_alias[u] >= 0 ? L->input_alias[u] : u;
+        ls_combiner c = input_combiner(k, src);
+        uint64_t s = ls_operand_seed(seed, src);
         values[u] = ls_xmalloc(((size_t)L->input_elems[u] + 1) * sizeof **values);
         unsigned char *b = ls_xmalloc((size_t)L->input_bytes[u] + 1);
         for (int64_t i = 0; i < L->input_elems[u]; i++) {

@@ -432,6 +432,10 @@ ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64
     res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
     ls_cuda_fused_inputs(fk, &L, seed, values, bytes);
     for (int i = 0; i < L.n_inputs; i++) {
+        if (L.input_alias[i] >= 0) { /* the same tensor: the same buffer */
+            args[i] = &din[L.input_alias[i]];
+            continue;
+        }
         if (!(st = ls_gpu_alloc(g, (size_t)L.input_bytes[i], &din[i], diag)))
             st = ls_gpu_upload(g, din[i], bytes[i], (size_t)L.input_bytes[i], diag);
         if (st)
