@@ -102,6 +102,58 @@ START_TEST(timeline_rows_and_waves)
 }
 END_TEST
 
+/* Pixels of colour want in image column x. */
+static int column_count(const image *im, int x, ls_rgb want)
+{
+    uint8_t w[3];
+    ls_rgb_bytes(want, w);
+    int n = 0;
+    for (int y = 0; y < im->h; y++) {
+        const uint8_t *p = im->px + ((size_t)y * (size_t)im->w + (size_t)x) * 3;
+        n += abs(p[0] - w[0]) <= 2 && abs(p[1] - w[1]) <= 2 && abs(p[2] - w[2]) <= 2;
+    }
+    return n;
+}
+
+/* A loop that stores every trip has a load span and a store span over the
+ * same cycles: they split the row, each visible, rather than the later
+ * drawn over the earlier; a row of one stage keeps its full height. */
+START_TEST(timeline_overlapping_stages_split_the_row)
+{
+    ls_hw hw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load("h100", &hw, &d) == LS_OK);
+    ls_problem p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "@loop");
+    ls_sim_result r;
+    memset(&r, 0, sizeof r);
+    r.cycles = 1000;
+    r.workgroups = r.waves = r.occupancy = 1;
+    ls_trace_slice sl[3] = {
+        {0, 0, 0, 0, LS_STAGE_LOAD_ACCUMULATE, 0, 900},
+        {0, 0, 0, 0, LS_STAGE_STORE, 100, 1000},
+        {0, 1, 0, 1, LS_STAGE_LOAD_ACCUMULATE, 0, 1000},
+    };
+    ls_trace tr = {sl, 3, 3, false, 0};
+    ls_chart c;
+    ck_assert(ls_viz_timeline(&p, &hw, &r, &tr, 1, &c, &d) == LS_OK);
+    ck_assert_int_eq(c.n_rows, 2);
+    const char *png = tmp_path("timeline_split.png");
+    export_png(png, NULL, &c, 1);
+    image im = read_png(png);
+    int x = im.w / 2; /* mid-run: both spans of row 0, the load of row 1 */
+    int load = column_count(&im, x, ls_viz_series_colour(0));
+    int store = column_count(&im, x, ls_viz_series_colour(6));
+    ck_assert_int_gt(store, 0);
+    /* row 0's half of load and row 1's whole: three times the store's */
+    ck_assert_msg(abs(load - 3 * store) <= 3, "load %d store %d", load, store);
+    free(im.px);
+    ls_chart_free(&c);
+}
+END_TEST
+
 START_TEST(compare_csv_and_errors)
 {
     char path[512];
@@ -389,6 +441,7 @@ static Suite *charts_suite(void)
     tcase_add_checked_fixture(tc, NULL, remove_tmpdir);
     tcase_add_test(tc, traffic_from_simulation);
     tcase_add_test(tc, timeline_rows_and_waves);
+    tcase_add_test(tc, timeline_overlapping_stages_split_the_row);
     tcase_add_test(tc, compare_csv_and_errors);
     tcase_add_test(tc, compare_csv_limits);
     tcase_add_test(tc, roofline_points_under_roofs);

@@ -291,8 +291,9 @@ ls_status ls_viz_timeline(const ls_problem *p, const ls_hw *hw, const ls_sim_res
              r->workgroups == 1 ? "" : "s", (long long)r->occupancy, (long long)r->waves,
              r->waves == 1 ? "" : "s", max_wgps - 1, (long long)hw->wgp_count);
     snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
-             "A row is a resident subgroup slot of a WGP; a bar is one stage of one subgroup "
-             "(label: workgroup id); a new workgroup in the same slot is the next wave.");
+             "A row: a subgroup slot of a WGP; a bar: one stage of one subgroup, first to last "
+             "instruction (label: workgroup); overlapping stages split the row; a new workgroup "
+             "in a slot: the next wave.");
     if (tr->truncated)
         snprintf(out->notes[out->n_notes++], sizeof out->notes[0],
                  "The trace reached %d slices and was cut: later stages are missing.",
@@ -310,6 +311,76 @@ static void timeline_size(const ls_chart *c, double *w, double *h)
     *w = TIMELINE_W;
     *h = header_h(c) + 22 + c->n_rows * TIMELINE_ROW_H + 40 + 20 + c->n_notes * LABEL_PT * 1.7 +
          MARGIN;
+}
+
+/* A bar's place in its row: its band among the bars it overlaps (the
+ * spans of stages that interleave, a loop's loads and its per-trip
+ * stores), and how many bands that overlapping group has. */
+typedef struct {
+    size_t bar;
+    int band, bands;
+} bar_band;
+
+static const ls_gantt_bar *band_bars; /* qsort's context: the chart's bars */
+
+static int by_row_start(const void *a, const void *b)
+{
+    const ls_gantt_bar *x = &band_bars[((const bar_band *)a)->bar];
+    const ls_gantt_bar *y = &band_bars[((const bar_band *)b)->bar];
+    if (x->row != y->row)
+        return x->row < y->row ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Bands for every bar at least min_len cycles long (a shorter one is
+ * drawn in its column, under them: band 0 of 1): a row's bars by start; a
+ * group is a run of bars each overlapping the group so far; a bar takes
+ * the lowest band no earlier bar of its group still holds.  At most 8
+ * bands (deeper overlap shares the last). */
+static bar_band *timeline_bands(const ls_chart *c, double min_len)
+{
+    bar_band *bb = ls_xcalloc(c->n_bars + 1, sizeof *bb);
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_bars; i++)
+        if (c->bars[i].end - c->bars[i].start >= min_len)
+            bb[n++].bar = i;
+    band_bars = c->bars;
+    qsort(bb, n, sizeof *bb, by_row_start);
+    size_t g0 = 0;
+    double group_end = -1, band_end[8];
+    int bands = 0;
+    for (size_t i = 0; i <= n; i++) {
+        const ls_gantt_bar *b = i < n ? &c->bars[bb[i].bar] : NULL;
+        bool same = b && i > g0 && b->row == c->bars[bb[g0].bar].row && b->start < group_end;
+        if (!same) { /* close the group before */
+            for (size_t j = g0; j < i; j++)
+                bb[j].bands = bands;
+            if (!b)
+                break;
+            g0 = i;
+            group_end = b->end;
+            bands = 0;
+        }
+        int k = 0;
+        while (k < bands && band_end[k] > b->start)
+            k++;
+        if (k == 8)
+            k = 7;
+        if (k == bands && bands < 8)
+            bands++;
+        band_end[k] = b->end;
+        bb[i].band = k;
+        if (b->end > group_end)
+            group_end = b->end;
+    }
+    /* back to bar order */
+    bar_band *out = ls_xcalloc(c->n_bars + 1, sizeof *out);
+    for (size_t i = 0; i < c->n_bars; i++)
+        out[i] = (bar_band){i, 0, 1};
+    for (size_t i = 0; i < n; i++)
+        out[bb[i].bar] = bb[i];
+    free(bb);
+    return out;
 }
 
 static void timeline_draw(cairo_t *cr, const ls_chart *c)
@@ -330,17 +401,72 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
         if (c->n_rows <= 48 || r % 2 == 0)
             ls_viz_text_at(cr, c->row_name[r], x0 - 6, y + TIMELINE_ROW_H * 0.75, 7.5, false, 1);
     }
+    /* Bars narrower than a column (a rolled loop's stages, alternating
+     * every trip) are summed per row and column, and each column is drawn
+     * stacked by its stages' shares of the time there: a loop of loads
+     * and stores shows both, not whichever was drawn last.  Wider bars are
+     * drawn whole. */
+    int ncol = (int)ceil(x1 - x0), nst = c->n_stages > 0 ? c->n_stages : 1;
+    double *share = ls_xcalloc((size_t)c->n_rows * (size_t)ncol * (size_t)nst, sizeof *share);
+    for (size_t i = 0; i < c->n_bars; i++) {
+        const ls_gantt_bar *b = &c->bars[i];
+        double xs = b->start * sx, xe = b->end * sx;
+        if (xe - xs >= 1.0 || b->row < 0 || b->row >= c->n_rows || b->stage < 0 || b->stage >= nst)
+            continue;
+        for (int k = (int)floor(xs); k <= (int)floor(xe) && k < ncol; k++) {
+            double lo = fmax(xs, k), hi = fmin(xe, k + 1.0);
+            if (k >= 0 && hi > lo)
+                share[((size_t)b->row * (size_t)ncol + (size_t)k) * (size_t)nst + (size_t)b->stage] +=
+                    hi - lo;
+        }
+    }
+    double bar_h = TIMELINE_ROW_H - 3;
+    for (int r = 0; r < c->n_rows; r++)
+        for (int k = 0; k < ncol; k++) {
+            const double *sh = &share[((size_t)r * (size_t)ncol + (size_t)k) * (size_t)nst];
+            double total = 0;
+            for (int s = 0; s < nst; s++)
+                total += sh[s];
+            if (total <= 0)
+                continue;
+            /* by its share of the busy time there: a lone short stage
+             * stays visible, a column wide */
+            double yb = y0 + r * TIMELINE_ROW_H + 1.5 + bar_h, norm = total;
+            for (int s = 0; s < nst; s++) {
+                if (sh[s] <= 0)
+                    continue;
+                double h = sh[s] / norm * bar_h;
+                set_rgb(cr, ls_viz_series_colour(s == 5 ? 6 : s));
+                cairo_rectangle(cr, x0 + k, yb - h, 1.0, h);
+                cairo_fill(cr);
+                yb -= h;
+            }
+        }
+    free(share);
+    /* a workgroup's first bar in its row: the boundary, and its id where
+     * it fits */
+    int64_t *row_wg = ls_xcalloc((size_t)c->n_rows + 1, sizeof *row_wg);
+    for (int r = 0; r < c->n_rows; r++)
+        row_wg[r] = -1;
+    /* stages whose spans overlap (a loop's loads and its stores every
+     * trip) share the row's height, a band each, not drawn over each
+     * other */
+    bar_band *bb = timeline_bands(c, 1.0 / sx);
     for (size_t i = 0; i < c->n_bars; i++) {
         const ls_gantt_bar *b = &c->bars[i];
         double x = x0 + b->start * sx, w = (b->end - b->start) * sx;
-        if (w < 0.6)
-            w = 0.6;
+        bool first = b->row >= 0 && b->row < c->n_rows && row_wg[b->row] != b->workgroup;
+        if (first)
+            row_wg[b->row] = b->workgroup;
         double y = y0 + b->row * TIMELINE_ROW_H + 1.5;
         ls_rgb col = ls_viz_series_colour(b->stage == 5 ? 6 : b->stage);
-        set_rgb(cr, col);
-        cairo_rectangle(cr, x, y, w, TIMELINE_ROW_H - 3);
-        cairo_fill(cr);
-        if (b->stage == LS_STAGE_LOAD_ACCUMULATE) { /* workgroup boundary + id */
+        if (w >= 1.0) {
+            int n = bb[i].bands > 1 ? bb[i].bands : 1;
+            set_rgb(cr, col);
+            cairo_rectangle(cr, x, y + bar_h * bb[i].band / n, w, bar_h / n);
+            cairo_fill(cr);
+        }
+        if (first) { /* workgroup boundary + id */
             cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
             cairo_set_line_width(cr, 0.8);
             cairo_move_to(cr, x, y - 1);
@@ -354,6 +480,8 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
             }
         }
     }
+    free(bb);
+    free(row_wg);
     /* WGP separators */
     int tracks = 1;
     for (int r = 1; r < c->n_rows; r++)
