@@ -249,11 +249,7 @@ END_TEST
  * check. */
 START_TEST(own_layout_norm_one_kernel)
 {
-    ls_diag d;
-    ls_module *m = load_example("../tests/data/nhwc_norm_4x8192x3_f16.mlir", &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    kernel *k = heuristic_kernel_of_module(m, "sm_90", "h100");
-    ck_assert_msg(k->fused, "%s", k->why);
+    kernel *k = nhwc_norm_kernel();
     ck_assert(k->k.phase[2].own_layout);
     char why[512];
     ck_assert_msg(ls_cuda_fused_supported(&k->k, why, sizeof why), "%s", why);

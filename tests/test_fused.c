@@ -247,11 +247,7 @@ END_TEST
  * condition on transfer_write). */
 START_TEST(small_channel_norm_loop_in_its_own_layout)
 {
-    ls_diag d;
-    ls_module *m = load_example("../tests/data/nhwc_norm_4x8192x3_f16.mlir", &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    kernel *k = heuristic_kernel_of_module(m, "sm_90", "h100");
-    ck_assert_msg(k->fused, "%s", k->why);
+    kernel *k = nhwc_norm_kernel();
     ck_assert_int_eq(k->k.n_phases, 3);
     const ls_fused_phase *ph = &k->k.phase[2];
     ck_assert(ph->elementwise && ph->own_layout);
