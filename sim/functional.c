@@ -45,6 +45,7 @@ typedef struct {
      * byte (a float of 16 bits or more, not for a product: ls_input_float)
      * -- ls_input_value_hashed of each byte, looked up instead of made */
     ls_value *grid[LS_MAX_INPUTS];
+    int64_t depth; /* ls_plan_depth: the rounding bound's depth */
 } exec_state;
 
 /* Input k's element at operand index idx (generated, or an intermediate). */
@@ -134,8 +135,9 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
     if (k == LS_COMB_ADD || k == LS_COMB_MUL) {
         /* the generator's values are multiples of 1/64 (low bit -6 at least) */
         int low = ls_low_bit(ls_value_to_double(init, LS_ET_F32));
-        *bound = k == LS_COMB_ADD ? ls_ref_sum_bound(p, n, abs_sum, low < -6 ? low : -6)
-                                  : ls_ref_float_bound(p, n, fabs(exact));
+        int64_t steps = s->depth > 0 && s->depth < n ? s->depth : n;
+        *bound = k == LS_COMB_ADD ? ls_ref_sum_bound(p, steps, abs_sum, low < -6 ? low : -6)
+                                  : ls_ref_float_bound(p, steps, fabs(exact));
         *value = ls_value_from_double(exact, LS_ET_F32);
     } else {
         *bound = 0;
@@ -163,6 +165,7 @@ static void reference_body(const exec_state *s, ls_input_source in, const int64_
     }
     ls_ref_acc r;
     ls_ref_begin(&r, p);
+    r.depth = s->depth;
     ls_value v[LS_MAX_INPUTS];
     for (int64_t lin = 0; lin < n; lin++) {
         for (int k = 0; k < ni; k++)
@@ -514,7 +517,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             else if (s->body_fast)
                 reference_body(s, in, out, &ref, &bound);
             else
-                ls_reference_output(p, in, out, &ref, &bound);
+                ls_reference_output_depth(p, in, out, s->depth, &ref, &bound);
             bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
             res->outputs_checked++;
             if (!ok && res->mismatches++ == 0) {
@@ -553,6 +556,7 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     s->res_slot = ls_xcalloc((size_t)plan->acc_registers, sizeof *s->res_slot);
     s->slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s->slot_reg);
     build_slots(s);
+    s->depth = ls_plan_depth(plan);
     const ls_problem *p = plan->problem;
     s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->inputs[0].type) &&
               ls_elem_type_bits(p->inputs[0].type) >= 16 && /* f8 inputs: a coarser generator */

@@ -37,9 +37,22 @@ typedef struct {
     long double exact, abs_sum;
     int64_t n;
     int low; /* a float sum's: ls_low_bit of every value so far, the least */
+    /* the most roundings any value goes through in the computation
+     * checked against this (the plan's summation depth, ls_plan_depth);
+     * 0: unknown, n bounds it */
+    int64_t depth;
 } ls_ref_acc;
 
 double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude);
+/* ls_reference_output for a computation in which no value goes through
+ * more than depth roundings (0: unknown): the bound of that depth. */
+void ls_reference_output_depth(const ls_problem *p, ls_input_source in, const int64_t *out,
+                               int64_t depth, ls_value *value, double *bound);
+/* The most roundings a value goes through in plan's reduction, whatever
+ * the order within a thread: every element a thread combines, each step
+ * of every gpu.subgroup_reduce, the partials of the subgroups combined one
+ * by one, and the init. */
+int64_t ls_plan_depth(const ls_plan *plan);
 /* The exponent of the lowest set bit of d (d = k x 2^e with k odd: e);
  * INT_MAX for 0, INT_MIN for an infinity or NaN. */
 static inline int ls_low_bit(double d)

@@ -150,6 +150,18 @@ void ls_ref_begin(ls_ref_acc *r, const ls_problem *p)
     r->abs_sum = fabsl(r->exact);
     r->n = 0;
     r->low = ls_low_bit((double)r->exact);
+    r->depth = 0;
+}
+
+int64_t ls_plan_depth(const ls_plan *plan)
+{
+    const ls_derived *d = plan->derived;
+    int64_t depth;
+    if (!ls_mul_ok(d->total_iterations, d->elems_per_iteration, &depth) || depth > INT64_MAX / 4)
+        return 0;
+    for (int i = 0; i < plan->n_subgroup_reduces; i++)
+        depth += plan->subgroup_reduces[i].n_steps;
+    return depth + d->num_subgroups + 2;
 }
 
 void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
@@ -157,15 +169,23 @@ void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
     *bound = 0;
     *value = r->acc;
     if (r->approx) {
+        /* each value goes through at most depth roundings, when known */
+        int64_t steps = r->depth > 0 && r->depth < r->n ? r->depth : r->n;
         *bound = r->p->combiner == LS_COMB_ADD
-                     ? ls_ref_sum_bound(r->p, r->n, (double)r->abs_sum, r->low)
-                     : ls_ref_float_bound(r->p, r->n, (double)fabsl(r->exact));
+                     ? ls_ref_sum_bound(r->p, steps, (double)r->abs_sum, r->low)
+                     : ls_ref_float_bound(r->p, steps, (double)fabsl(r->exact));
         *value = ls_value_from_double((double)r->exact, r->p->acc_type);
     }
 }
 
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound)
+{
+    ls_reference_output_depth(p, in, out, 0, value, bound);
+}
+
+void ls_reference_output_depth(const ls_problem *p, ls_input_source in, const int64_t *out,
+                               int64_t depth, ls_value *value, double *bound)
 {
     if (p->argcmp.on) { /* the value result; ls_argcmp_reference gives both */
         ls_value index;
@@ -186,6 +206,7 @@ void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t 
     }
     ls_ref_acc r;
     ls_ref_begin(&r, p);
+    r.depth = depth;
     for (int64_t lin = 0; lin < n; lin++) {
         int64_t rem = lin;
         for (int q = nred - 1; q >= 0; q--) {
