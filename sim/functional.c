@@ -519,6 +519,8 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             else
                 ls_reference_output_depth(p, in, out, s->depth, &ref, &bound);
             bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
+            res->exact_outputs += bound == 0 && ls_elem_type_is_float(t) &&
+                                  (k == LS_COMB_ADD || k == LS_COMB_MUL);
             res->outputs_checked++;
             if (!ok && res->mismatches++ == 0) {
                 memcpy(res->bad_output, out, sizeof out);

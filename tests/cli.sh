@@ -94,6 +94,8 @@ contains "sim ex2 buffer" "$tmp/sim.txt" "memref<16x4xf32, #gpu.address_space<wo
 $LANESCOPE sim "$EX/seed004_reduce_8x64.mlir" --target gfx942 --dump-plan >"$tmp/sim4.txt" 2>&1
 contains "sim dpp" "$tmp/sim4.txt" "amdgpu.dpp %v row_bcast_31 (row_mask 0xc)"
 contains "sim 8x64 check" "$tmp/sim4.txt" "functional check passed: 8 outputs of 8 workgroups"
+# f32 sums of the generated inputs (multiples of 1/64) are exact in any order
+contains "sim 8x64 exact" "$tmp/sim4.txt" "(add f32, seed 1; bit for bit: every partial sum exact)"
 $LANESCOPE sim "$EX/seed000_example2.mlir" --target a100 >/dev/null 2>"$tmp/stderr"
 [ $? -eq 1 ]; check "sim a100 with subgroup 64 exits 1" $?
 contains "sim target message" "$tmp/stderr" "the config runs subgroups of 64 lanes but model a100 has 32"

@@ -32,6 +32,9 @@ typedef struct {
     int64_t outputs_checked;
     int64_t mismatches;
     double max_error_bound_ratio; /* max |sim - ref| / bound over float add/mul outputs */
+    /* float add outputs held to equality: every partial sum exact
+     * (ls_ref_sum_bound) */
+    int64_t exact_outputs;
     /* arg_compare: outputs whose index differs from the op's scalar
      * semantics (the first best position) but names a position holding the
      * same value: IREE's lowering broke a tie its own way

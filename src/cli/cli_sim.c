@@ -463,6 +463,11 @@ int ls_cmd_sim(int argc, char **argv)
                 if (fr.max_error_bound_ratio > 0)
                     fprintf(out.f, "; largest float error %.3g of the rounding bound",
                             fr.max_error_bound_ratio);
+                if (fr.exact_outputs > 0 && fr.exact_outputs == fr.outputs_checked)
+                    fprintf(out.f, "; bit for bit: every partial sum exact");
+                else if (fr.exact_outputs > 0)
+                    fprintf(out.f, "; %lld of them bit for bit: every partial sum exact",
+                            (long long)fr.exact_outputs);
                 if (p->acc_type == LS_ET_I128)
                     fprintf(out.f, "; the low 64 bits of each i128, which decide %s exactly",
                             ls_combiner_name(p->combiner));

@@ -396,6 +396,10 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     if (p->argcmp.on)
         json_object_object_add(fj, "index_ties",
                                json_object_new_int64(checked ? fr->index_ties : 0));
+    json_object_object_add(fj, "exact_outputs",
+                           json_object_new_int64(checked ? fr->exact_outputs : 0));
+    json_object_object_add(fj, "max_error_bound_ratio",
+                           json_object_new_double(checked ? fr->max_error_bound_ratio : 0));
     json_object_object_add(o, "functional", fj);
     return o;
 }
