@@ -135,7 +135,7 @@ static void reference_fast(const exec_state *s, const int64_t *out, ls_value *va
     if (k == LS_COMB_ADD || k == LS_COMB_MUL) {
         /* the generator's values are multiples of 1/64 (low bit -6 at least) */
         int low = ls_low_bit(ls_value_to_double(init, LS_ET_F32));
-        int64_t steps = s->depth > 0 && s->depth < n ? s->depth : n;
+        int64_t steps = ls_ref_steps(n, s->depth);
         *bound = k == LS_COMB_ADD ? ls_ref_sum_bound(p, steps, abs_sum, low < -6 ? low : -6)
                                   : ls_ref_float_bound(p, steps, fabs(exact));
         *value = ls_value_from_double(exact, LS_ET_F32);

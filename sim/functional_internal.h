@@ -44,6 +44,12 @@ typedef struct {
 } ls_ref_acc;
 
 double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude);
+/* The roundings a bound counts for n values combined at most depth deep
+ * (0: unknown): the fewer. */
+static inline int64_t ls_ref_steps(int64_t n, int64_t depth)
+{
+    return depth > 0 && depth < n ? depth : n;
+}
 /* ls_reference_output for a computation in which no value goes through
  * more than depth roundings (0: unknown): the bound of that depth. */
 void ls_reference_output_depth(const ls_problem *p, ls_input_source in, const int64_t *out,

@@ -170,7 +170,7 @@ void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
     *value = r->acc;
     if (r->approx) {
         /* each value goes through at most depth roundings, when known */
-        int64_t steps = r->depth > 0 && r->depth < r->n ? r->depth : r->n;
+        int64_t steps = ls_ref_steps(r->n, r->depth);
         *bound = r->p->combiner == LS_COMB_ADD
                      ? ls_ref_sum_bound(r->p, steps, (double)r->abs_sum, r->low)
                      : ls_ref_float_bound(r->p, steps, (double)fabsl(r->exact));

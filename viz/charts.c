@@ -318,15 +318,14 @@ static void timeline_size(const ls_chart *c, double *w, double *h)
  * stores), and how many bands that overlapping group has. */
 typedef struct {
     size_t bar;
+    int32_t row; /* the bar's, for the sort */
+    double start;
     int band, bands;
 } bar_band;
 
-static const ls_gantt_bar *band_bars; /* qsort's context: the chart's bars */
-
 static int by_row_start(const void *a, const void *b)
 {
-    const ls_gantt_bar *x = &band_bars[((const bar_band *)a)->bar];
-    const ls_gantt_bar *y = &band_bars[((const bar_band *)b)->bar];
+    const bar_band *x = a, *y = b;
     if (x->row != y->row)
         return x->row < y->row ? -1 : 1;
     return (x->start > y->start) - (x->start < y->start);
@@ -343,8 +342,7 @@ static bar_band *timeline_bands(const ls_chart *c, double min_len)
     size_t n = 0;
     for (size_t i = 0; i < c->n_bars; i++)
         if (c->bars[i].end - c->bars[i].start >= min_len)
-            bb[n++].bar = i;
-    band_bars = c->bars;
+            bb[n++] = (bar_band){i, c->bars[i].row, c->bars[i].start, 0, 1};
     qsort(bb, n, sizeof *bb, by_row_start);
     size_t g0 = 0;
     double group_end = -1, band_end[8];
@@ -376,7 +374,7 @@ static bar_band *timeline_bands(const ls_chart *c, double min_len)
     /* back to bar order */
     bar_band *out = ls_xcalloc(c->n_bars + 1, sizeof *out);
     for (size_t i = 0; i < c->n_bars; i++)
-        out[i] = (bar_band){i, 0, 1};
+        out[i] = (bar_band){i, c->bars[i].row, c->bars[i].start, 0, 1};
     for (size_t i = 0; i < n; i++)
         out[bb[i].bar] = bb[i];
     free(bb);
