@@ -281,6 +281,41 @@ static int writer_subgroups(const ls_derived *d)
     return n;
 }
 
+/* The start of phase ph's view of elementwise op e in k's ph slot: the
+ * lead's problem with e's name, inputs, body and result type; its loops
+ * the lead's (e's loop c is lead loop perm[c]) or, perm NULL, e's own.
+ * NULL, with why, for a result the fused kernel does not store. */
+static ls_problem *start_view(const ls_module_elementwise *e, const ls_problem *lp,
+                              const int *perm, ls_fused_kernel *k, ls_fused_phase *ph, char *why,
+                              size_t n)
+{
+    if (ls_elem_type_bits(e->out_type) < 8) {
+        refuse(why, n, "%s stores %s elements, which the fused kernel does not pack", ph->what,
+               ls_elem_type_name(e->out_type));
+        return NULL;
+    }
+    ls_problem *v = &k->view[ph - k->phase];
+    *v = *lp;
+    size_t wl = strlen(ph->what) < sizeof v->name - 1 ? strlen(ph->what) : sizeof v->name - 1;
+    memcpy(v->name, ph->what, wl); /* ph->what: in k, apart from v */
+    v->name[wl] = '\0';
+    v->line = e->line;
+    v->col = e->col;
+    v->n_inputs = e->n_inputs;
+    for (int i = 0; i < e->n_inputs; i++) {
+        v->inputs[i] = e->inputs[i];
+        for (int x = 0; perm && x < v->inputs[i].map_n; x++)
+            v->inputs[i].map[x] = perm[v->inputs[i].map[x]];
+    }
+    v->body = e->body;
+    for (int i = 0; perm && i < v->body.n; i++)
+        if (v->body.inst[i].op == LS_BOP_INDEX)
+            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
+    v->acc_type = e->out_type;
+    v->extended = false;
+    return v;
+}
+
 /* Phase ph's view of elementwise op e laid out by its own config cfg
  * (IREE lays out each op of the dispatch by its own lowering_config, and
  * converts the values between layouts): a problem over e's own loops, a
@@ -294,14 +329,9 @@ static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, 
     const ls_problem *lp = lead->problem;
     const ls_derived *ld = lead->derived;
     int slot = (int)(ph - k->phase);
-    if (ls_elem_type_bits(e->out_type) < 8)
-        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
-                      ph->what, ls_elem_type_name(e->out_type));
-    ls_problem *v = &k->view[slot];
-    *v = *lp;
-    snprintf(v->name, sizeof v->name, "%.*s", (int)sizeof v->name - 1, ph->what);
-    v->line = e->line;
-    v->col = e->col;
+    ls_problem *v = start_view(e, lp, NULL, k, ph, why, n);
+    if (!v)
+        return false;
     v->rank = e->rank;
     for (int c = 0; c < e->rank; c++) {
         v->size[c] = e->size[c];
@@ -312,22 +342,16 @@ static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, 
     for (int c = 0; c < e->rank; c++)
         if (!v->is_reduction[c])
             v->out_map[v->out_map_n++] = c;
-    v->n_inputs = e->n_inputs;
-    for (int i = 0; i < e->n_inputs; i++) {
-        v->inputs[i] = e->inputs[i];
-        /* A reduction's result comes from the threads that hold it; in
-         * another layout that is a layout change, unless the workgroup
-         * has one result and every thread holds it. */
+    /* A reduction's result comes from the threads that hold it; in
+     * another layout that is a layout change, unless the workgroup has
+     * one result and every thread holds it. */
+    for (int i = 0; i < e->n_inputs; i++)
         if (e->inputs[i].intermediate && (lead->results_per_thread != 1 ||
                                           lead->stores_per_workgroup != 1))
             return refuse(why, n, "%s reads %s in a layout of its own, and the workgroup's "
                                   "results are not one value every thread holds (a layout "
                                   "change lanescope does not model)",
                           ph->what, e->inputs[i].name);
-    }
-    v->body = e->body;
-    v->acc_type = e->out_type;
-    v->extended = false;
     v->config = *cfg;
     v->config.partial_reduction = cfg->serial;
     v->config.partial_reduction.present = true;
@@ -362,11 +386,6 @@ static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, 
                                   "last tile, which a layout of its own does not model",
                           ph->what, c, (long long)v->size[c],
                           (long long)(v->is_reduction[c] ? dv->chunk[c] : dv->wg_tile[c]));
-    ph->writers = writer_subgroups(dv);
-    if (ph->writers == 0)
-        return refuse(why, n, "%s's writing subgroups (one of each group its layout does not "
-                              "tell apart) are not the first ones",
-                      ph->what);
     ls_plan_target t = {lead->amd, lead->gfx_major};
     if (ls_plan_build(v, dv, t, &k->view_plan[slot], &diag) != LS_OK)
         return refuse(why, n, "%s: %s", ph->what, diag.msg);
@@ -374,9 +393,6 @@ static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, 
     return true;
 }
 
-/* The elementwise op laid out as the lead reduction: its view (a problem
- * over the lead's loops whose body is the op's, and whose last input
- * stands for the result it stores), the view's plan, and its stores. */
 /* Phase ph's view of elementwise op e: the lead's problem over its loops,
  * with e's inputs (maps through perm: e's loop c is lead loop perm[c]),
  * e's body and result type, and the view's plan on the lead's layout.
@@ -384,28 +400,9 @@ static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, 
 static bool build_view(const ls_module_elementwise *e, const ls_plan *lead, const int *perm,
                        ls_fused_kernel *k, ls_fused_phase *ph, char *why, size_t n)
 {
-    if (ls_elem_type_bits(e->out_type) < 8)
-        return refuse(why, n, "%s stores %s elements, which the fused kernel does not pack",
-                      ph->what, ls_elem_type_name(e->out_type));
-    ls_problem *v = &k->view[ph - k->phase];
-    *v = *lead->problem;
-    size_t wl = strlen(ph->what) < sizeof v->name - 1 ? strlen(ph->what) : sizeof v->name - 1;
-    memcpy(v->name, ph->what, wl); /* ph->what: in k, apart from v */
-    v->name[wl] = '\0';
-    v->line = e->line;
-    v->col = e->col;
-    v->n_inputs = e->n_inputs;
-    for (int i = 0; i < e->n_inputs; i++) {
-        v->inputs[i] = e->inputs[i];
-        for (int x = 0; x < v->inputs[i].map_n; x++)
-            v->inputs[i].map[x] = perm[v->inputs[i].map[x]];
-    }
-    v->body = e->body;
-    for (int i = 0; i < v->body.n; i++)
-        if (v->body.inst[i].op == LS_BOP_INDEX)
-            v->body.inst[i].index = (int16_t)perm[v->body.inst[i].index];
-    v->acc_type = e->out_type;
-    v->extended = false;
+    ls_problem *v = start_view(e, lead->problem, perm, k, ph, why, n);
+    if (!v)
+        return false;
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_plan_target t = {lead->amd, lead->gfx_major};
@@ -449,8 +446,7 @@ static bool elementwise_phase(const ls_module *m, const ls_module_elementwise *e
     const ls_problem *v = &k->view[ph - k->phase];
     ph->plan = &k->view_plan[ph - k->phase];
     const ls_derived *d = ph->plan->derived;
-    if (!own)
-        ph->writers = writer_subgroups(d);
+    ph->writers = writer_subgroups(d);
     if (ph->writers == 0)
         return refuse(why, n, "%s's writing subgroups (one of each group its layout does not "
                               "tell apart) are not the first ones",
