@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lanescope/body.h"
+#include "lanescope/mlir_math.h"
 #include "lanescope/value.h"
 
 typedef struct {
@@ -251,8 +252,54 @@ static uint64_t int_binary(ls_body_opcode op, ls_elem_type t, uint64_t ua, uint6
     }
 }
 
-static uint64_t float_op(ls_body_opcode op, ls_elem_type t, double a, double b)
+bool ls_body_op_approximated(ls_body_opcode op, ls_math_mode m)
 {
+    if (m == LS_MATH_ROCM)
+        return op == LS_BOP_ERF;
+    if (m != LS_MATH_MLIR)
+        return false;
+    switch (op) {
+    case LS_BOP_EXP:
+    case LS_BOP_EXP2:
+    case LS_BOP_LOG:
+    case LS_BOP_LOG2:
+    case LS_BOP_TANH:
+    case LS_BOP_ERF:
+    case LS_BOP_SIN:
+    case LS_BOP_COS: return true;
+    default: return false;
+    }
+}
+
+/* A math op as IREE compiles it for NVIDIA (LS_MATH_MLIR), or ROCm's erf
+ * (rocm): f16 and bf16 extended to f32 and the result truncated
+ * (predicateF32Cast); exp2 first rewritten as exp(x * ln 2) in x's type
+ * (predicateRewrite, ExpandPatterns.cpp's convertExp2fOp), then exp as
+ * any exp. */
+static uint64_t mlir_math(ls_body_opcode op, ls_elem_type t, double a, bool rocm)
+{
+    float x = (float)a; /* exact: a holds a value of t */
+    switch (op) {
+    case LS_BOP_EXP2: {
+        double ln2 = fval(fres(0.69314718055994530942, t), t);
+        return fres(ls_mlir_expf((float)fval(fres(a * ln2, t), t)), t);
+    }
+    case LS_BOP_EXP: return fres(ls_mlir_expf(x), t);
+    case LS_BOP_LOG: return fres(ls_mlir_logf(x), t);
+    case LS_BOP_LOG2: return fres(ls_mlir_log2f(x), t);
+    case LS_BOP_TANH: return fres(ls_mlir_tanhf(x), t);
+    case LS_BOP_ERF: return fres(rocm ? ls_iree_rocm_erff(x) : ls_mlir_erff(x), t);
+    case LS_BOP_SIN: return fres(ls_mlir_sinf(x), t);
+    default: return fres(ls_mlir_cosf(x), t);
+    }
+}
+
+static uint64_t float_op(ls_body_opcode op, ls_elem_type t, double a, double b, ls_math_mode m)
+{
+    if (t != LS_ET_F64 && ls_body_op_approximated(op, m))
+        return mlir_math(op, t, a, m == LS_MATH_ROCM);
+    if (m == LS_MATH_MLIR && op == LS_BOP_EXP2) /* f64: rewritten, then libdevice's exp */
+        return fres(exp(a * 0.69314718055994530942), t);
     switch (op) {
     case LS_BOP_ADDF: return fres(a + b, t);
     case LS_BOP_SUBF: return fres(a - b, t);
@@ -302,7 +349,8 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
         ls_body_opcode op = (ls_body_opcode)in->op;
         switch (ops[op].kind) {
         case 'f':
-            v[i] = float_op(op, t, fval(va, t), in->b >= 0 ? fval(vb, t) : 0);
+            v[i] =
+                float_op(op, t, fval(va, t), in->b >= 0 ? fval(vb, t) : 0, (ls_math_mode)b->math);
             continue;
         case 'i':
             v[i] = int_binary(op, t, va, vb);

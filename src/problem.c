@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lanescope/import.h"
 #include "lanescope/problem.h"
 
 static const struct {
@@ -491,4 +492,19 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                         (long long)wg, t->arch, (long long)limit);
     }
     return LS_OK;
+}
+
+ls_math_mode ls_math_mode_for_arch(const char *arch)
+{
+    return strncmp(arch, "gfx", 3) == 0 ? LS_MATH_ROCM : LS_MATH_MLIR;
+}
+
+void ls_module_set_math(ls_module *m, ls_math_mode mode)
+{
+    for (size_t i = 0; i < m->n_problems; i++) {
+        m->problems[i].body.math = (uint8_t)mode;
+        m->problems[i].argcmp.cmp.math = (uint8_t)mode;
+    }
+    for (size_t i = 0; i < m->n_elementwise; i++)
+        m->elementwise[i].body.math = (uint8_t)mode;
 }

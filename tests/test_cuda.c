@@ -400,12 +400,13 @@ static int body_random_op(uint64_t *rng, ls_body *b, ls_elem_type t, const int *
         static const ls_body_opcode bin[] = {LS_BOP_ADDF,     LS_BOP_SUBF,     LS_BOP_MULF,
                                              LS_BOP_DIVF,     LS_BOP_MAXIMUMF, LS_BOP_MINNUMF,
                                              LS_BOP_MAXNUMF, LS_BOP_MINIMUMF};
-        static const ls_body_opcode un[] = {LS_BOP_NEGF, LS_BOP_ABSF, LS_BOP_EXP,  LS_BOP_TANH,
-                                            LS_BOP_FLOOR, LS_BOP_EXP2, LS_BOP_ERF, LS_BOP_COS};
+        static const ls_body_opcode un[] = {LS_BOP_NEGF, LS_BOP_ABSF,  LS_BOP_EXP,
+                                            LS_BOP_TANH, LS_BOP_FLOOR, LS_BOP_EXP2,
+                                            LS_BOP_ERF,  LS_BOP_COS,   LS_BOP_SIN};
         switch (rng_range(rng, 0, 6)) {
         case 0:
         case 1: return body_add(b, bin[rng_range(rng, 0, 7)], t, t, a, c, -1);
-        case 2: return body_add(b, un[rng_range(rng, 0, 7)], t, t, a, -1, -1);
+        case 2: return body_add(b, un[rng_range(rng, 0, 8)], t, t, a, -1, -1);
         case 3: { /* sqrt(|a|), log of 1 + |a| */
             int ab = body_add(b, LS_BOP_ABSF, t, t, a, -1, -1);
             return body_add(b, rng_range(rng, 0, 1) ? LS_BOP_SQRT : LS_BOP_RSQRT, t, t, ab, -1, -1);
@@ -470,7 +471,7 @@ static int body_random_op(uint64_t *rng, ls_body *b, ls_elem_type t, const int *
 }
 
 /* Property: random two-input contractions with random bodies (casts,
- * float and integer ops, math functions, comparisons and selects,
+ * float and integer ops, math functions in both ls_math_modes, comparisons and selects,
  * linalg.index, f64 and i64 intermediates), compiled by NVRTC without a
  * warning and emulated: every output matches the reference. */
 START_TEST(random_bodies_match_reference)
@@ -507,6 +508,8 @@ START_TEST(random_bodies_match_reference)
         p.combiner = fl ? fk[rng_range(&rng, 0, 2)] : ik[rng_range(&rng, 0, 3)];
         ls_body *b = &p.body;
         memset(b, 0, sizeof *b);
+        /* half the runs as IREE compiles math for NVIDIA, half correctly rounded */
+        b->math = (uint8_t)(_i % 2 ? LS_MATH_MLIR : LS_MATH_EXACT);
         int vals[16], nv = 0;
         vals[nv++] = body_input(&rng, b, 0, p.inputs[0].type, t);
         vals[nv++] = body_input(&rng, b, 1, o->type, t);
@@ -552,6 +555,77 @@ START_TEST(random_bodies_match_reference)
     }
     free(d);
     ck_assert_int_eq(ran, 3);
+}
+END_TEST
+
+/* Math ops as IREE compiles them for NVIDIA (LS_MATH_MLIR): the kernel
+ * pastes the simulator's own approximation text (sim/mlir_math.inc) and
+ * computes the same bits.  Each op's row maximum (exact in any order) is
+ * (32 inputs a row, so the rows' maxima differ) is checked bit for bit
+ * against the reference; a kernel generated with the
+ * correctly rounded functions must fail that reference for most ops (the
+ * check would not see a generator that ignored the mode otherwise). */
+START_TEST(mlir_math_kernels_bit_for_bit)
+{
+    static const char *const ops[] = {"math.exp",  "math.exp2", "math.log", "math.log2",
+                                      "math.tanh", "math.erf",  "math.sin", "math.cos"};
+    static const char *const types[] = {"f32", "f16"};
+    int differ = 0;
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        const char *t = types[o == 1]; /* exp2 in f16: the f16 constant, the f32 cast */
+        bool is_log = strstr(ops[o], "log") != NULL;
+        char text[2048];
+        snprintf(
+            text, sizeof text,
+            "func.func @mm(%%x: tensor<64x32x%s>) -> tensor<64x%s> {\n"
+            "  %%c = arith.constant 0xFC00 : %s\n"
+            "  %%e = tensor.empty() : tensor<64x%s>\n"
+            "  %%f = linalg.fill ins(%%c : %s) outs(%%e : tensor<64x%s>) -> tensor<64x%s>\n"
+            "  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+            "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+            "ins(%%x : tensor<64x32x%s>) outs(%%f : tensor<64x%s>) attrs = {lowering_config = "
+            "#iree_gpu.lowering_config<{workgroup = [1, 0], thread = [0, 1], partial_reduction "
+            "= [0, 32], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+            "  ^bb0(%%a: %s, %%b: %s):\n"
+            "    %%s = arith.constant 1.5 : %s\n    %%m = arith.mulf %%a, %%s : %s\n"
+            "    %%v = %s %%m : %s\n    %%y = %s %%v : %s\n"
+            "    %%r = arith.maximumf %%y, %%b : %s\n    linalg.yield %%r : %s\n"
+            "  } -> tensor<64x%s>\n  return %%r : tensor<64x%s>\n}\n",
+            t, t, t, t, t, t, t, t, t, t, t, t, t, is_log ? "math.absf" : "arith.negf", t, ops[o],
+            t, t, t, t, t);
+        if (strcmp(t, "f32") == 0) /* -inf as f32 */
+            memcpy(strstr(text, "0xFC00"), "-1e30 ", 6);
+        ls_derived *dv;
+        ls_plan plan;
+        ls_module *m = nvidia_plan_of(text, 32, &dv, &plan);
+        char *src = NULL;
+        ls_cuda_launch L;
+        ls_diag d;
+        /* the kernel as IREE compiles it for NVIDIA, against the same reference */
+        ls_module_set_math(m, LS_MATH_MLIR);
+        ck_assert_msg(ls_cuda_generate(&plan, 0, "mlir_math", &src, &L, &d) == LS_OK, "%s", d.msg);
+        ck_assert_ptr_nonnull(strstr(src, "ls_mlir_"));
+        free(ptx_of(src, ops[o]));
+        int64_t checked;
+        double ratio = 0;
+        ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){5, NULL, {NULL}},
+                                             &checked, &ratio, &d) == LS_OK,
+                      "%s %s: %s", ops[o], t, d.msg);
+        ck_assert_int_eq(checked, 64);
+        free(src);
+        /* a kernel of the correctly rounded functions, checked against MLIR's values */
+        ls_module_set_math(m, LS_MATH_EXACT);
+        ck_assert_msg(ls_cuda_generate(&plan, 0, "exact_math", &src, &L, &d) == LS_OK, "%s", d.msg);
+        ck_assert_ptr_null(strstr(src, "ls_mlir_"));
+        ls_module_set_math(m, LS_MATH_MLIR);
+        bool df = ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){5, NULL, {NULL}},
+                                         &checked, &ratio, &d) != LS_OK;
+        differ += df;
+        free(src);
+        free(dv);
+        free(m);
+    }
+    ck_assert_int_ge(differ, 6);
 }
 END_TEST
 
@@ -682,6 +756,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, strided_map_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
+    tcase_add_test(tc, mlir_math_kernels_bit_for_bit);
     tcase_add_test(tc, narrow_inputs_kernel);
     tcase_add_test(tc, refuses_what_it_cannot_emit);
     suite_add_tcase(s, tc);

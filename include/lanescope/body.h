@@ -11,7 +11,8 @@
  *
  * Semantics per op follow the arith and math dialects: every float op is
  * rounded to its result type (computed in double, then rounded: correctly
- * rounded for +, -, *, / and sqrt of f16/bf16/f32 operands); integer ops
+ * rounded for +, -, *, / and sqrt of f16/bf16/f32 operands; math ops as
+ * the body's ls_math_mode says); integer ops
  * wrap at their width; fptosi/fptoui saturate (what the NVVM and AMDGPU
  * conversions produce) instead of being undefined.
  */
@@ -73,12 +74,37 @@ typedef struct {
     int line, col;      /* of the op in the source, for messages */
 } ls_body_inst;
 
+/* How the math ops (exp, log, log2, tanh, erf, sin, cos, exp2) of f32,
+ * f16 and bf16 compute their value, which depends on the target IREE
+ * compiles for (Codegen/Common/MathTransform.cpp):
+ *   LS_MATH_EXACT: the correctly rounded value (computed in double, then
+ *     rounded): no target's code, the values a body means;
+ *   LS_MATH_MLIR: MLIR's polynomial approximations, bit for bit
+ *     (mlir_math.h), computed in f32 for f16 and bf16 too
+ *     (predicateF32Cast), exp2 as exp(x * ln 2) (predicateRewrite): what
+ *     IREE compiles on every backend but ROCm (NVIDIA);
+ *   LS_MATH_ROCM: erf as IREE's own FastErfPattern (in f32 for f16 and
+ *     bf16), the rest correctly rounded: ROCm's device library and LLVM's
+ *     AMDGPU intrinsics, which IREE calls there, are within an ulp or two
+ *     of that but are not reproduced.
+ * sqrt, rsqrt, powf, fpowi and every f64 math op stay correctly rounded
+ * in all (the hardware's sqrt.approx, libdevice's pow are not
+ * reproduced).  A parsed body is LS_MATH_EXACT; the command line sets the
+ * target's (ls_module_set_math). */
+typedef enum { LS_MATH_EXACT, LS_MATH_MLIR, LS_MATH_ROCM } ls_math_mode;
+
 /* The program: instructions in SSA order; the last one is the contribution
  * the combiner folds in.  n == 0: the contribution is input 0 itself. */
 typedef struct {
     int n;
+    uint8_t math; /* ls_math_mode */
     ls_body_inst inst[LS_MAX_BODY_INSTS];
 } ls_body;
+
+/* Whether mode m computes op (on a float type other than f64) by another
+ * formula than the correctly rounded value: MLIR's approximations, ROCm's
+ * erf. */
+bool ls_body_op_approximated(ls_body_opcode op, ls_math_mode m);
 
 /* Opcode from an op name ("arith.mulf", "math.exp"); false when unknown. */
 bool ls_body_opcode_from_name(const char *name, ls_body_opcode *op);

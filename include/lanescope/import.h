@@ -161,4 +161,11 @@ ls_status ls_module_parse_dims(const char *text, size_t len, const char *file, i
 ls_status ls_module_load_dims(const char *path, int flags, const ls_import_dims *dims, ls_module *m,
                               ls_diag *diag);
 
+/* Every body of m (reductions, comparators, elementwise ops) computes its
+ * math ops as `mode` says (body.h): what IREE compiles for the target. */
+void ls_module_set_math(ls_module *m, ls_math_mode mode);
+/* The mode of a target by its arch ("gfx942": ROCm; anything else: MLIR's
+ * approximations, IREE's MathTransform predicateApprox). */
+ls_math_mode ls_math_mode_for_arch(const char *arch);
+
 #endif

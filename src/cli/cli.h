@@ -71,7 +71,9 @@ ls_status ls_cli_hw(const ls_module *m, const char *target, int64_t subgroup_siz
                     ls_target *t, bool *has_t, ls_diag *diag);
 /* The hardware model for reduction p: --target when given, else the
  * file's #iree_gpu.target, else by subgroup size (64: mi300x, 32: h100);
- * a problem without a target takes the model's IREE-visible limits. */
+ * a problem without a target takes the model's IREE-visible limits.
+ * Every body of m (and p's) then computes its math ops as the target's
+ * compiled code does (ls_module_set_math). */
 ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls_hw *hw,
                        ls_diag *diag);
 

@@ -473,6 +473,7 @@ int ls_cmd_sim(int argc, char **argv)
                             ls_combiner_name(p->combiner));
                 fprintf(out.f, ")\n");
             }
+            ls_sim_print_math(out.f, &p->body);
         }
         ls_sim_print_untimed(out.f, untimed, n_untimed);
     }

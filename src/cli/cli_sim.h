@@ -47,6 +47,10 @@ typedef struct {
 /* Dispatch di's untimed ops into out[0 .. max); their count. */
 int ls_sim_untimed_ops(const ls_module *m, int di, ls_sim_untimed *out, int max);
 void ls_sim_print_untimed(FILE *f, const ls_sim_untimed *u, int n);
+/* How the values of body b's math ops were computed (body.h's
+ * ls_math_mode), when it has any: a user comparing outputs with IREE's
+ * needs to know which are bit for bit. */
+void ls_sim_print_math(FILE *f, const ls_body *b);
 json_object *ls_sim_untimed_json(const ls_sim_untimed *u, int n);
 
 /* An arg_compare's check: values and indices, and the ties IREE's

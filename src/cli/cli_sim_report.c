@@ -480,6 +480,53 @@ static void mb_text(int64_t bytes, char *buf, size_t size)
         snprintf(buf, size, "%.3f MB", (double)bytes / 1e6);
 }
 
+/* Append op's name to list (of size n) once. */
+static void add_op_name(char *list, size_t n, bool *seen, ls_body_opcode op)
+{
+    if (seen[op])
+        return;
+    seen[op] = true;
+    size_t u = strlen(list);
+    snprintf(list + u, n - u, "%s%s", u ? ", " : "", ls_body_opcode_name(op));
+}
+
+void ls_sim_print_math(FILE *f, const ls_body *b)
+{
+    char approx[160] = "", rounded[160] = "";
+    bool seen[LS_BOP_COUNT] = {false};
+    ls_math_mode m = (ls_math_mode)b->math;
+    for (int i = 0; i < b->n; i++) {
+        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
+        bool wide = b->inst[i].type == LS_ET_F64;
+        if (!wide && ls_body_op_approximated(op, m))
+            add_op_name(approx, sizeof approx, seen, op);
+        else if (ls_body_op_approximated(op, LS_MATH_MLIR) || op == LS_BOP_SQRT ||
+                 op == LS_BOP_RSQRT || op == LS_BOP_POWF || op == LS_BOP_FPOWI)
+            add_op_name(rounded, sizeof rounded, seen, op);
+    }
+    if (!approx[0] && !rounded[0])
+        return;
+    fprintf(f, "  math ops:");
+    if (approx[0] && m == LS_MATH_MLIR)
+        fprintf(f,
+                " %s bit for bit as IREE's code for this target (MLIR's f32 polynomial "
+                "approximations, MathTransform.cpp)%s",
+                approx, rounded[0] ? ";" : "");
+    else if (approx[0])
+        fprintf(f,
+                " %s as IREE's FastErfPattern for ROCm (bit for bit below |x| = 1; from 1 "
+                "on its exp is the correctly rounded one)%s",
+                approx, rounded[0] ? ";" : "");
+    if (rounded[0])
+        fprintf(f, " %s correctly rounded (%s)", rounded,
+                m == LS_MATH_ROCM   ? "IREE's ROCm code calls the device library or AMDGPU "
+                                      "intrinsics, within an ulp or two of it: not reproduced"
+                : m == LS_MATH_MLIR ? "IREE's sqrt.approx.f32, its powf and fpowi expansions "
+                                      "and f64 libdevice calls are not reproduced"
+                                    : "no target's code");
+    fprintf(f, "\n");
+}
+
 void ls_sim_print_untimed(FILE *f, const ls_sim_untimed *u, int n)
 {
     for (int i = 0; i < n; i++) {

@@ -217,6 +217,11 @@ ls_status ls_cli_model(const ls_module *m, ls_problem *p, const char *target, ls
     bool has_t;
     if (ls_cli_hw(m, target, sg, hw, &t, &has_t, diag))
         return diag->status;
+    /* the values the target's compiled code computes (m is the caller's) */
+    ls_math_mode mode = ls_math_mode_for_arch(hw->arch);
+    if (m)
+        ls_module_set_math((ls_module *)m, mode);
+    p->body.math = (uint8_t)mode;  /* a problem from flags is in no module */
     if (!p->has_target && has_t) { /* the IREE-visible limits of the same machine */
         p->target = t;
         p->has_target = true;

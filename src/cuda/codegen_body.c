@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "lanescope/arena.h"
+#include "lanescope/mlir_math.h"
 #include "lanescope/value.h"
 #include "codegen.h"
 
@@ -166,6 +167,17 @@ bool cg_body_supported(const ls_problem *p, char *why, size_t size)
     return cg_insts_supported(&p->body, p->file, why, size);
 }
 
+/* MLIR's f32 math approximations (LS_MATH_MLIR): sim/mlir_math.inc, the
+ * text the simulator compiles, with CUDA's operations rounded once */
+static const char mlir_math_defs[] =
+    "/* math ops as IREE compiles them for NVIDIA: MLIR's polynomial approximations\n"
+    " * (IREE's MathTransform), the simulator's text (sim/mlir_math.inc) */\n"
+    "#define LS_MATH_FN static __device__ __forceinline__ __attribute__((unused))\n"
+    "#define ls_fadd __fadd_rn\n#define ls_fsub __fsub_rn\n#define ls_fmul __fmul_rn\n"
+    "#define ls_fdiv __fdiv_rn\n#define ls_f2u __float_as_uint\n#define ls_u2f __uint_as_float\n"
+    "#define ls_exp_target(x) __double2float_rn(exp((double)(x))) /* ROCm's v_exp: not "
+    "reproduced */\n";
+
 /* Helpers the body may call (rounding, saturation, sign extension,
  * min/max), each emitted only when the body uses it: NVRTC warns about an
  * unused function, and the tests want an empty log. */
@@ -243,6 +255,8 @@ static const struct {
                  "    if (d >= ldexp(1.0, w - 1) - 1)\n        return m >> 1;\n"
                  "    if (d <= -ldexp(1.0, w - 1))\n        return (1ull << (w - 1)) & m;\n"
                  "    return (unsigned long long)(long long)d & m;\n}\n"},
+    {"ls_mlir_", mlir_math_defs},
+    {"ls_mlir_", ls_mlir_math_cuda},
 };
 
 void cg_emit_helper(FILE *f, const char *name)
@@ -368,13 +382,52 @@ static void int_expr(const ls_body_inst *in, ls_elem_type t, char *buf, size_t s
     }
 }
 
-static void float_expr(const ls_body_inst *in, ls_elem_type t, char *buf, size_t size)
+/* A math op of a 16- or 32-bit float as IREE compiles it for NVIDIA
+ * (LS_MATH_MLIR, sim/body.c's mlir_math) or ROCm's erf: the approximation in f32 on the
+ * value (exact in float), exp2 as exp(x * ln 2) with the product rounded
+ * to t, the result rounded to t. */
+static void mlir_math_expr(ls_body_opcode op, ls_elem_type t, ls_math_mode m, const char *a,
+                           char *buf, size_t size)
+{
+    char x[160], e[256];
+    snprintf(x, sizeof x, "%s", a);
+    if (op == LS_BOP_EXP2) {
+        double ln2 = ls_value_to_double(ls_value_from_double(0.69314718055994530942, t), t);
+        char prod[128];
+        snprintf(prod, sizeof prod, "__fmul_rn(%s, __uint_as_float(0x%08xu))", a,
+                 (unsigned)ls_value_from_double(ln2, LS_ET_F32));
+        from_float(t, prod, x, sizeof x);
+    }
+    const char *fn = "ls_mlir_sincos", *arg2 = ", 0"; /* cos */
+    switch (op) {
+    case LS_BOP_EXP: case LS_BOP_EXP2: fn = "ls_mlir_exp", arg2 = ""; break;
+    case LS_BOP_LOG: fn = "ls_mlir_log_base"; break;
+    case LS_BOP_LOG2: fn = "ls_mlir_log_base", arg2 = ", 1"; break;
+    case LS_BOP_TANH: fn = "ls_mlir_tanh", arg2 = ""; break;
+    case LS_BOP_ERF: fn = m == LS_MATH_ROCM ? "ls_iree_rocm_erf" : "ls_mlir_erf", arg2 = ""; break;
+    case LS_BOP_SIN: arg2 = ", 1"; break;
+    default: break;
+    }
+    snprintf(e, sizeof e, "%s(%s%s)", fn, x, arg2);
+    from_float(t, e, buf, size);
+}
+
+static void float_expr(const ls_body_inst *in, ls_elem_type t, ls_math_mode m, char *buf,
+                       size_t size)
 {
     char a[16], b[16], e[256];
     snprintf(a, sizeof a, "v%d", in->a);
     snprintf(b, sizeof b, "v%d", in->b);
     bool dbl = is_double(t);
     ls_body_opcode op = (ls_body_opcode)in->op;
+    if (!dbl && ls_body_op_approximated(op, m)) {
+        mlir_math_expr(op, t, m, a, buf, size);
+        return;
+    }
+    if (m == LS_MATH_MLIR && op == LS_BOP_EXP2) { /* f64: rewritten to exp, libdevice's */
+        snprintf(buf, size, "exp(__dmul_rn(%s, __longlong_as_double(0x3fe62e42fefa39efll)))", a);
+        return;
+    }
     const char *bin = float_binary_intrinsic(op, dbl), *fn = math_fn(op);
     if (bin) {
         snprintf(e, sizeof e, "%s(%s, %s)", bin, a, b);
@@ -557,7 +610,7 @@ static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
     default: break;
     }
     if (ls_elem_type_is_float(t))
-        float_expr(in, t, buf, size);
+        float_expr(in, t, (ls_math_mode)fn->body->math, buf, size);
     else
         int_expr(in, t, buf, size);
 }

@@ -68,12 +68,29 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
                 (long long)launch->out_bytes);
     if (p->body.n > 0) {
         fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
-        if (ls_body_transcendental_ops(&p->body) > 0)
-            fprintf(f, "; its %d math.* op%s run in double precision to match the reference "
-                       "bit for bit (IREE computes them in f32, by polynomials or libdevice: "
-                       "a faster kernel)",
-                    ls_body_transcendental_ops(&p->body),
-                    ls_body_transcendental_ops(&p->body) == 1 ? "" : "s");
+        int as_iree = 0, in_double = 0;
+        for (int i = 0; i < p->body.n; i++) {
+            const ls_body_inst *in = &p->body.inst[i];
+            bool approx =
+                in->type != LS_ET_F64 &&
+                ls_body_op_approximated((ls_body_opcode)in->op, (ls_math_mode)p->body.math);
+            as_iree += approx;
+            in_double +=
+                !approx &&
+                (ls_body_op_approximated((ls_body_opcode)in->op, LS_MATH_MLIR) ||
+                 in->op == LS_BOP_RSQRT || in->op == LS_BOP_POWF || in->op == LS_BOP_FPOWI);
+        }
+        if (as_iree > 0)
+            fprintf(f,
+                    "; %d math.* op%s as IREE compiles %s (MLIR's polynomial "
+                    "approximations, ROCm's erf: sim/mlir_math.inc)",
+                    as_iree, as_iree == 1 ? "" : "s", as_iree == 1 ? "it" : "them");
+        if (in_double > 0)
+            fprintf(f,
+                    "; %d math.* op%s in double precision to match the reference bit for "
+                    "bit (IREE computes %s in f32, by libdevice or approximations: a faster "
+                    "kernel)",
+                    in_double, in_double == 1 ? "" : "s", in_double == 1 ? "it" : "them");
         fprintf(f, "\n");
     }
     fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
