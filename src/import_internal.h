@@ -234,6 +234,12 @@ bool ls_imp_verify_region(importer *im, const region *r, const operand_list *ins
  * with in the signature; false (and the error) when not. */
 bool ls_imp_check_func_arg_use(importer *im, const char *name, const ls_type_info *t,
                                const char *text, int line, int col);
+/* import_func.c: at the '@name' of a func.func, its arguments into
+ * im->func_args; at a top-level `%name =`, the name recorded (false and
+ * the error on a redefinition); a function's names forgotten. */
+void ls_imp_func_signature(importer *im);
+bool ls_imp_top_level_definition(importer *im, const ls_token *t);
+void ls_imp_ssa_clear(ssa_set *set);
 bool ls_imp_is_ext_op(const char *op);
 bool ls_imp_is_cast_op(const char *op);
 int ls_imp_uses_of(const region *r, const char *name);
