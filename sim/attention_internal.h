@@ -154,6 +154,10 @@ double ls_att_operand_at(const actx *c, int k, const int64_t *x);
 void ls_att_load_tile(actx *c, int k, unsigned mask, float *out);
 /* One K2 step at c->origin: a partial_reduction tile's (every slot on its
  * own) or a reduction tile's (reduced over K2). */
+/* math.exp2 of x in c's work type as IREE compiles it for c's target
+ * (NVIDIA: exp(x * ln 2) by MLIR's polynomial, bit for bit; ROCm: the
+ * correctly rounded value). */
+float ls_att_exp2(const actx *c, float x);
 void ls_att_step_partial(actx *c);
 void ls_att_step_serial(actx *c);
 /* After a partial loop: mergeReductions with the op's inits. */

@@ -16,6 +16,7 @@
 
 #include "attention_internal.h"
 #include "lanescope/arena.h"
+#include "lanescope/mlir_math.h"
 
 /* Arithmetic in the work type: each result rounded once (a double holds
  * every sum and product of two f32s or f16s closely enough that its
@@ -42,10 +43,18 @@ static float fma_e(const actx *c, float a, float b, float acc)
     return c->et == LS_ET_F32 ? fmaf(a, b, acc) : rnd(c, (double)a * b + acc);
 }
 
-/* math.exp2 on f16 / bf16: IREE extends to f32 and truncates the result */
-static float exp2_e(const actx *c, float x)
+/* math.exp2 in the work type, as IREE compiles it (MathTransform.cpp).
+ * NVIDIA: rewritten to exp(x * ln 2), the product in the work type
+ * (convertExp2fOp), then MLIR's polynomial in f32 (predicateF32Cast for
+ * f16/bf16): bit for bit, as the body evaluator's LS_MATH_MLIR.  ROCm
+ * keeps the exp2 for LLVM's v_exp lowering, which is not reproduced: the
+ * correctly rounded value stands in, rounded to the work type. */
+float ls_att_exp2(const actx *c, float x)
 {
-    return rnd(c, exp2f(x));
+    if (c->t.amd)
+        return rnd(c, exp2f(x));
+    float ln2 = rnd(c, 0.69314718055994530942);
+    return rnd(c, ls_mlir_expf(rnd(c, (double)x * ln2)));
 }
 
 static ls_value to_e(const actx *c, float f)
@@ -377,8 +386,8 @@ void ls_att_step_partial(actx *c)
     do {
         int64_t i = box(c, smask, x);
         float nmax = maxf_of(c, c->pmax[i], c->S[i]);
-        float norm = exp2_e(c, add_e(c, c->pmax[i], -nmax));
-        float p = exp2_e(c, add_e(c, c->S[i], -nmax));
+        float norm = ls_att_exp2(c, add_e(c, c->pmax[i], -nmax));
+        float p = ls_att_exp2(c, add_e(c, c->S[i], -nmax));
         c->psum[i] = add_e(c, mul_e(c, norm, c->psum[i]), p);
         c->pmax[i] = nmax;
         c->P[i] = p;
@@ -405,12 +414,12 @@ void ls_att_step_serial(actx *c)
     dist_reduce(c, &a->qk, smask, c->k2mask, R_MAX, s_elem);
     for (int64_t i = 0; i < nr; i++) {
         nmax[i] = maxf_of(c, c->red[i], c->mx[i]);
-        norm[i] = exp2_e(c, add_e(c, c->mx[i], -nmax[i]));
+        norm[i] = ls_att_exp2(c, add_e(c, c->mx[i], -nmax[i]));
     }
     int64_t x[LS_MAX_RANK] = {0};
     do {
         int64_t i = box(c, smask, x);
-        c->P[i] = exp2_e(c, add_e(c, c->S[i], -nmax[box(c, rmask, x)]));
+        c->P[i] = ls_att_exp2(c, add_e(c, c->S[i], -nmax[box(c, rmask, x)]));
     } while (next_point(c, smask, x));
     dist_reduce(c, &a->qk, smask, c->k2mask, R_ADD, p_elem);
     for (int64_t i = 0; i < nr; i++) {
@@ -441,7 +450,7 @@ void ls_att_merge(actx *c, const float *init_acc, const float *init_max, const f
     int64_t x[LS_MAX_RANK] = {0};
     do { /* computeSubAndExp2: always exp2 */
         int64_t i = box(c, smask, x);
-        c->w[i] = exp2_e(c, add_e(c, c->pmax[i], -c->mx[box(c, rmask, x)]));
+        c->w[i] = ls_att_exp2(c, add_e(c, c->pmax[i], -c->mx[box(c, rmask, x)]));
     } while (next_point(c, smask, x));
     dist_reduce(c, &a->qk, smask, c->k2mask, R_ADD, wsum_elem);
     for (int64_t i = 0; i < nr; i++)

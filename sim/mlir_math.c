@@ -37,6 +37,19 @@ static inline float ls_u2f(unsigned u)
     return f;
 }
 
+/* PTX's cvt.rzi.s32.f32 (LLVM's fptosi is poison out of range; the GPU
+ * saturates) */
+static inline int ls_f2i_rz(float x)
+{
+    if (x != x)
+        return 0;
+    if (x >= 2147483648.0f)
+        return 2147483647;
+    if (x <= -2147483648.0f)
+        return -2147483647 - 1;
+    return (int)x;
+}
+
 /* ROCm's erf calls the target's exp (v_exp_f32 with range scaling), which
  * is not reproduced: the correctly rounded value stands in for it */
 static inline float ls_exp_target(float x)

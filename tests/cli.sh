@@ -820,6 +820,12 @@ contains "sweep -j message" "$tmp/err" "-j: 0 is outside 1..256"
 # and timed as sim times the kernel; what only a reduction's sweep takes is
 # refused
 AS=$DATA/attention_decode_2x1x64x512x64_f16.mlir
+# the online softmax's exp2 as the target's compiled code computes it
+$LANESCOPE sim "$AS" --target h100 >"$tmp/as_nv.txt" 2>&1
+check "attention sim on h100 exits 0" $?
+contains "attention: h100's exp2 is MLIR's" "$tmp/as_nv.txt" "math ops: math.exp2 bit for bit as IREE's code for this target (exp(x * ln 2), MLIR's f32 polynomial approximation, MathTransform.cpp)"
+$LANESCOPE sim "$AS" --target mi300x >"$tmp/as_amd.txt" 2>&1
+contains "attention: mi300x's exp2 is rounded" "$tmp/as_amd.txt" "math ops: math.exp2 correctly rounded (IREE's ROCm code lowers it to v_exp"
 $LANESCOPE sweep "$AS" --target mi300x -j 2 --quiet --csv "$tmp/as.csv" --chart "$tmp/as.svg" \
     >"$tmp/as.txt" 2>"$tmp/err"
 check "attention sweep exits 0" $?

@@ -6,9 +6,43 @@
  * configs as a property test. */
 #include <math.h>
 
+#include "../sim/attention_internal.h"
 #include "attention_util.h"
 #include "lanescope/functional.h"
+#include "lanescope/mlir_math.h"
 #include "lanescope/sweep.h"
+
+/* The online softmax's exp2 as IREE compiles it (MathTransform.cpp): on
+ * NVIDIA rewritten to exp(x * ln 2) with the product in the work type, then
+ * MLIR's f32 polynomial -- so exp2(-88 / ln 2) is 0 where exp2f gives a
+ * denormal; on ROCm the correctly rounded value in the work type. */
+START_TEST(exp2_as_iree_compiles_it)
+{
+    actx c;
+    memset(&c, 0, sizeof c);
+    const float xs[] = {-127.5f, -12.25f, -3.1f, -0.7f, 0.0f, 0.37f, 5.5f};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        float x = xs[i];
+        c.et = LS_ET_F32;
+        c.t = ls_plan_target_from_arch("sm_90");
+        ck_assert(ls_att_exp2(&c, x) == ls_mlir_expf(x * 0x1.62e430p-1f));
+        c.t = ls_plan_target_from_arch("gfx942");
+        ck_assert(ls_att_exp2(&c, x) == exp2f(x));
+        /* f16 work type: ln 2 and the product rounded to f16 (0.693359375) */
+        c.et = LS_ET_F16;
+        c.t = ls_plan_target_from_arch("sm_90");
+        double x16 = ls_value_to_double(ls_value_from_double(x, LS_ET_F16), LS_ET_F16);
+        double prod =
+            ls_value_to_double(ls_value_from_double(x16 * 0.693359375, LS_ET_F16), LS_ET_F16);
+        double want = ls_value_to_double(ls_value_from_double(ls_mlir_expf((float)prod), LS_ET_F16),
+                                         LS_ET_F16);
+        ck_assert((double)ls_att_exp2(&c, (float)x16) == want);
+    }
+    c.et = LS_ET_F32;
+    c.t = ls_plan_target_from_arch("sm_90");
+    ck_assert(ls_att_exp2(&c, -127.5f) == 0.0f && exp2f(-127.5f) > 0.0f);
+}
+END_TEST
 
 /* ---- values (sim/attention_values.c) ---- */
 
@@ -506,6 +540,7 @@ static Suite *attention_sim_suite(void)
     Suite *s = suite_create("attention_sim");
     TCase *tc = tcase_create("sim");
     tcase_set_timeout(tc, 120); /* the property test under the sanitizers */
+    tcase_add_test(tc, exp2_as_iree_compiles_it);
     tcase_add_test(tc, values_pipeline_cases);
     tcase_add_test(tc, values_default_config);
     tcase_add_test(tc, values_refusals);

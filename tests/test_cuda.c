@@ -14,6 +14,7 @@
  *    compile and check;
  *  - AMD plans, subgroup size 64 and f8 operands are refused with the
  *    reason (arg_compare: test_cuda_argcmp.c). */
+#include "../src/cuda/codegen.h"
 #include "cuda_util.h"
 
 /* f16 rows accumulated in f32: 8 f16 = one 16-byte load per thread, 8
@@ -629,6 +630,96 @@ START_TEST(mlir_math_kernels_bit_for_bit)
 }
 END_TEST
 
+/* Instructions of a kernel's PTX: every line but directives, labels,
+ * braces and moves the SASS folds into an operand (an f32 immediate, a
+ * bit cast). */
+static int ptx_instructions(const char *body, const char *end)
+{
+    int n = 0;
+    for (const char *l = body; l && l < end; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        while (*l == ' ' || *l == '\t')
+            l++;
+        size_t len = strcspn(l, "\n");
+        if (len == 0 || *l == '.' || *l == '/' || *l == '{' || *l == '}' || l[len - 1] == ':' ||
+            (strncmp(l, "mov.f32", 7) == 0 && strstr(l, ", 0f") && strstr(l, ", 0f") < l + len) ||
+            strncmp(l, "mov.b32", 7) == 0)
+            continue;
+        n++;
+    }
+    return n;
+}
+
+/* The instruction counts the timing model gives IREE's math ops on NVIDIA
+ * (src/math_lowering.c, ls_body_ir_ops: the MLIR ops MathTransform leaves,
+ * counted by hand from PolynomialApproximation.cpp) against compiled code:
+ * NVRTC's PTX of the same approximations (sim/mlir_math.inc, the text
+ * the generator pastes), one kernel per op less an identity kernel.  Each
+ * is within 2 (tanh's select becomes a branch around its division). */
+START_TEST(math_op_counts_match_ptx)
+{
+    if (!nvrtc())
+        return;
+    static const struct {
+        ls_body_opcode op;
+        const char *expr;
+    } ops[] = {{LS_BOP_EXP, "ls_mlir_exp(x)"},
+               {LS_BOP_EXP2, "ls_mlir_exp(__fmul_rn(x, 0.693147182f))"},
+               {LS_BOP_LOG, "ls_mlir_log_base(x, 0)"},
+               {LS_BOP_LOG2, "ls_mlir_log_base(x, 1)"},
+               {LS_BOP_TANH, "ls_mlir_tanh(x)"},
+               {LS_BOP_ERF, "ls_mlir_erf(x)"},
+               {LS_BOP_SIN, "ls_mlir_sincos(x, 1)"},
+               {LS_BOP_COS, "ls_mlir_sincos(x, 0)"}};
+    const int n_ops = (int)(sizeof ops / sizeof ops[0]);
+    char *src = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&src, &len);
+    cg_emit_helper(f, "ls_mlir_");
+    fprintf(f, "extern \"C\" __global__ void k_base(float *o, const float *i) "
+               "{ o[threadIdx.x] = i[threadIdx.x]; }\n");
+    for (int k = 0; k < n_ops; k++)
+        fprintf(f,
+                "extern \"C\" __global__ void k_%d(float *o, const float *i) "
+                "{ const float x = i[threadIdx.x]; o[threadIdx.x] = %s; }\n",
+                k, ops[k].expr);
+    fclose(f);
+    char *ptx = ptx_of(src, "math op kernels");
+    int count[16] = {0}, base = -1;
+    for (int k = -1; k < n_ops; k++) {
+        char name[32];
+        if (k < 0)
+            snprintf(name, sizeof name, ".entry k_base(");
+        else
+            snprintf(name, sizeof name, ".entry k_%d(", k);
+        const char *b = strstr(ptx, name);
+        ck_assert_ptr_nonnull(b);
+        const char *e = strstr(b + 1, ".entry ");
+        int n = ptx_instructions(strchr(b, '{'), e ? e : b + strlen(b));
+        if (k < 0)
+            base = n;
+        else
+            count[k] = n - base;
+    }
+    ls_plan_target nv = ls_plan_target_from_arch("sm_90");
+    for (int k = 0; k < n_ops; k++) {
+        ls_body b = {.n = 2, .math = LS_MATH_MLIR};
+        b.inst[0] = (ls_body_inst){
+            .op = LS_BOP_INPUT, .type = LS_ET_F32, .src = LS_ET_F32, .a = -1, .b = -1, .c = -1};
+        b.inst[1] = (ls_body_inst){.op = (uint8_t)ops[k].op,
+                                   .type = LS_ET_F32,
+                                   .src = LS_ET_F32,
+                                   .a = 0,
+                                   .b = -1,
+                                   .c = -1};
+        int model = ls_body_ir_ops(&b, nv);
+        ck_assert_msg(abs(count[k] - model) <= 2, "%s: %d PTX instructions, the model counts %d",
+                      ls_body_opcode_name(ops[k].op), count[k], model);
+    }
+    free(ptx);
+    free(src);
+}
+END_TEST
+
 /* What the generator cannot express is refused with the reason, never
  * generated half-right: an f8 operand (arg_compare's refusals are in
  * test_cuda_argcmp.c). */
@@ -757,6 +848,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_loop_test(tc, random_bodies_match_reference, 0, 6);
     tcase_add_test(tc, mlir_math_kernels_bit_for_bit);
+    tcase_add_test(tc, math_op_counts_match_ptx);
     tcase_add_test(tc, narrow_inputs_kernel);
     tcase_add_test(tc, refuses_what_it_cannot_emit);
     suite_add_tcase(s, tc);

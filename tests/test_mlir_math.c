@@ -278,9 +278,9 @@ START_TEST(mode_by_target)
         "  %r = linalg.softmax dimension(1) ins(%x : tensor<4x64xf32>) outs(%e : "
         "tensor<4x64xf32>) -> tensor<4x64xf32>\n"
         "  return %r : tensor<4x64xf32>\n}\n";
-    ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_diag d;
-    ck_assert_msg(ls_module_parse(text, sizeof text - 1, "smx.mlir", m, &d) == LS_OK, "%s", d.msg);
+    ls_module *m = load_text(text, &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
     ck_assert_uint_ge(m->n_problems, 2);
     ck_assert_uint_ge(m->n_elementwise, 1);
     for (size_t i = 0; i < m->n_problems; i++)

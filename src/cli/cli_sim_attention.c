@@ -206,6 +206,14 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
                 fprintf(f, "; largest float error %.3g of the rounding bound",
                         chk.max_error_bound_ratio);
             fprintf(f, ")\n");
+            /* the online softmax's exp2, as sim/attention_lanes.c computes it */
+            if (pl->amd)
+                fprintf(f, "  math ops: math.exp2 correctly rounded (IREE's ROCm code lowers it "
+                           "to v_exp, within an ulp or two of it: not reproduced)\n");
+            else
+                fprintf(f, "  math ops: math.exp2 bit for bit as IREE's code for this target "
+                           "(exp(x * ln 2), MLIR's f32 polynomial approximation, "
+                           "MathTransform.cpp)\n");
         }
         if (chk.inits_assumed)
             fprintf(f, "  note: its inits are not linalg.fill results (tensor.empty leaves them "

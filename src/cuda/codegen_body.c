@@ -175,6 +175,7 @@ static const char mlir_math_defs[] =
     "#define LS_MATH_FN static __device__ __forceinline__ __attribute__((unused))\n"
     "#define ls_fadd __fadd_rn\n#define ls_fsub __fsub_rn\n#define ls_fmul __fmul_rn\n"
     "#define ls_fdiv __fdiv_rn\n#define ls_f2u __float_as_uint\n#define ls_u2f __uint_as_float\n"
+    "#define ls_f2i_rz __float2int_rz\n"
     "#define ls_exp_target(x) __double2float_rn(exp((double)(x))) /* ROCm's v_exp: not "
     "reproduced */\n";
 
