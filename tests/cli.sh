@@ -115,7 +115,7 @@ sed 's|"[^"]*\.mlir"|FILE|; s|\.mlir:[0-9]*:[0-9]*|.mlir|' "$tmp/expanded.json" 
 cmp -s "$tmp/alias.cmp" "$tmp/expanded.cmp"
 check "type aliases simulate as the written-out dispatch" $?
 tr -d ' \n' <"$tmp/alias.json" >"$tmp/alias.flat"
-contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32,"exact_outputs":512,"max_error_bound_ratio":0.0}'
+contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32,"exact_outputs":512,"max_error_bound_ratio":0.0,"math_ops":{"mode":"rocm","as_target_code":[],"correctly_rounded":[]}}'
 printf '!A = tensor<4x8xf32>\n!A = tensor<4x9xf32>\n' >"$tmp/redef.mlir"
 $LANESCOPE sim "$tmp/redef.mlir" >/dev/null 2>"$tmp/err"
 check "type alias redefinition exits 1" $([ $? -eq 1 ]; echo $?)
@@ -194,6 +194,7 @@ $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 --
 tr -d ' \n' <"$tmp/smx.json" >"$tmp/smx.flat"
 contains "softmax json: the kernel's loops" "$tmp/smx.flat" '"kernel_loops":[{"op":"@softmax_4096x32000:linalg.softmax#1.max","elementwise":false,"epilogue":false,"trips":125,"unroll":2,"stores":false},{"op":"@softmax_4096x32000:linalg.softmax#1.sum","elementwise":false,"epilogue":false,"trips":250,"unroll":1,"stores":false},{"op":"thelinalg.genericat16:8","elementwise":true,"epilogue":false,"trips":250,"unroll":1,"stores":true,"own_layout":false,"writing_subgroups":1}]'
 contains "softmax json: the sum timed with the max" "$tmp/smx.flat" '"one_kernel":true,"timed_with":"@softmax_4096x32000:linalg.softmax#1.max"'
+contains "softmax json: the sum's exp is MLIR's on h100" "$tmp/smx.flat" '"math_ops":{"mode":"mlir-polynomial","as_target_code":["math.exp"],"correctly_rounded":[]}'
 ! grep -q "untimed_ops" "$tmp/smx.flat"; check "softmax json: nothing untimed" $?
 # Group-norm statistics with IREE's configs for them all: the normalisation's
 # thread tile is [0, 0, 0, 8] where the reductions' is [0, 0, 1, 8], the same
@@ -319,7 +320,7 @@ contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 
 $LANESCOPE sim "$DATA/full_max_1x8192_nv.mlir" --target h100 --json >"$tmp/fullnv.json" 2>&1
 check "full reduction sim (NVIDIA) exits 0" $?
 tr -d ' \n' <"$tmp/fullnv.json" >"$tmp/fullnv.flat"
-contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32,"exact_outputs":0,"max_error_bound_ratio":0.0}'
+contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32,"exact_outputs":0,"max_error_bound_ratio":0.0,"math_ops":{"mode":"mlir-polynomial","as_target_code":[],"correctly_rounded":[]}}'
 $LANESCOPE suggest "$FS" --target mi300x >"$tmp/fullsug.txt" 2>&1
 check "full reduction suggest exits 0" $?
 contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [1, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [1, 4], workgroup = [0, 0]}>"

@@ -51,6 +51,8 @@ void ls_sim_print_untimed(FILE *f, const ls_sim_untimed *u, int n);
  * ls_math_mode), when it has any: a user comparing outputs with IREE's
  * needs to know which are bit for bit. */
 void ls_sim_print_math(FILE *f, const ls_body *b);
+/* The same as JSON: {"mode", "as_target_code": [...], "correctly_rounded": [...]}. */
+json_object *ls_sim_math_json(const ls_body *b);
 json_object *ls_sim_untimed_json(const ls_sim_untimed *u, int n);
 
 /* An arg_compare's check: values and indices, and the ties IREE's

@@ -400,6 +400,7 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
                            json_object_new_int64(checked ? fr->exact_outputs : 0));
     json_object_object_add(fj, "max_error_bound_ratio",
                            json_object_new_double(checked ? fr->max_error_bound_ratio : 0));
+    json_object_object_add(fj, "math_ops", ls_sim_math_json(&p->body));
     json_object_object_add(o, "functional", fj);
     return o;
 }
@@ -480,30 +481,60 @@ static void mb_text(int64_t bytes, char *buf, size_t size)
         snprintf(buf, size, "%.3f MB", (double)bytes / 1e6);
 }
 
-/* Append op's name to list (of size n) once. */
-static void add_op_name(char *list, size_t n, bool *seen, ls_body_opcode op)
+/* How body b computes each of its math ops: as the target's code does
+ * (kind[op] = 1) or correctly rounded (2); 0 for the other ops. */
+static void math_kinds(const ls_body *b, uint8_t *kind)
 {
-    if (seen[op])
-        return;
-    seen[op] = true;
-    size_t u = strlen(list);
-    snprintf(list + u, n - u, "%s%s", u ? ", " : "", ls_body_opcode_name(op));
+    memset(kind, 0, LS_BOP_COUNT);
+    for (int i = 0; i < b->n; i++) {
+        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
+        bool wide = b->inst[i].type == LS_ET_F64;
+        if (!wide && ls_body_op_approximated(op, (ls_math_mode)b->math))
+            kind[op] = 1;
+        else if (kind[op] == 0 && (ls_body_op_approximated(op, LS_MATH_MLIR) || op == LS_BOP_SQRT ||
+                                   op == LS_BOP_RSQRT || op == LS_BOP_POWF || op == LS_BOP_FPOWI))
+            kind[op] = 2;
+    }
+}
+
+/* "math.exp, math.log" of the ops of kind k */
+static void math_list(const uint8_t *kind, int k, char *list, size_t n)
+{
+    size_t u = 0;
+    list[0] = '\0';
+    for (int op = 0; op < LS_BOP_COUNT && u < n; op++)
+        if (kind[op] == k) {
+            int w = snprintf(list + u, n - u, "%s%s", u ? ", " : "",
+                             ls_body_opcode_name((ls_body_opcode)op));
+            u += w > 0 ? (size_t)w : 0;
+        }
+}
+
+json_object *ls_sim_math_json(const ls_body *b)
+{
+    uint8_t kind[LS_BOP_COUNT];
+    math_kinds(b, kind);
+    json_object *mj = json_object_new_object(), *as = json_object_new_array(),
+                *cr = json_object_new_array();
+    for (int op = 0; op < LS_BOP_COUNT; op++)
+        if (kind[op])
+            json_object_array_add(kind[op] == 1 ? as : cr,
+                                  json_object_new_string(ls_body_opcode_name((ls_body_opcode)op)));
+    static const char *const modes[] = {"exact", "mlir-polynomial", "rocm"};
+    json_object_object_add(mj, "mode", json_object_new_string(modes[b->math % 3]));
+    json_object_object_add(mj, "as_target_code", as);
+    json_object_object_add(mj, "correctly_rounded", cr);
+    return mj;
 }
 
 void ls_sim_print_math(FILE *f, const ls_body *b)
 {
-    char approx[160] = "", rounded[160] = "";
-    bool seen[LS_BOP_COUNT] = {false};
+    char approx[160], rounded[160];
+    uint8_t kind[LS_BOP_COUNT];
     ls_math_mode m = (ls_math_mode)b->math;
-    for (int i = 0; i < b->n; i++) {
-        ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
-        bool wide = b->inst[i].type == LS_ET_F64;
-        if (!wide && ls_body_op_approximated(op, m))
-            add_op_name(approx, sizeof approx, seen, op);
-        else if (ls_body_op_approximated(op, LS_MATH_MLIR) || op == LS_BOP_SQRT ||
-                 op == LS_BOP_RSQRT || op == LS_BOP_POWF || op == LS_BOP_FPOWI)
-            add_op_name(rounded, sizeof rounded, seen, op);
-    }
+    math_kinds(b, kind);
+    math_list(kind, 1, approx, sizeof approx);
+    math_list(kind, 2, rounded, sizeof rounded);
     if (!approx[0] && !rounded[0])
         return;
     fprintf(f, "  math ops:");
