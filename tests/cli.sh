@@ -277,6 +277,13 @@ check "nhwc norm: explain exits 0" $?
 contains "nhwc norm: its loop" "$tmp/nhwc_ex.txt" "loop 3: the linalg.generic at 41:8, 24576 trips; its result stored tile by tile"
 contains "nhwc norm: its own layout" "$tmp/nhwc_ex.txt" "laid out by its own lowering_config, not loop 1's: #iree_vector_ext.nested_layout<subgroup_tile = [1, 1, 1], batch_tile = [1, 1, 1], outer_tile = [1, 1, 1], thread_tile = [1, 1, 1], element_tile = [1, 1, 1]"
 contains "nhwc norm: one writer" "$tmp/nhwc_ex.txt" "its layout spans 1 of the 32 subgroups: the others compute the same elements and skip the store"
+# its loop interleaves loads and stores: the stage spans overlap, and sim says so
+$LANESCOPE sim "$DATA/nhwc_norm_4x8192x3_f16.mlir" --target h100 --no-check >"$tmp/nhwc_sim.txt" 2>&1
+check "nhwc norm: sim exits 0" $?
+contains "nhwc norm: overlapping spans" "$tmp/nhwc_sim.txt" "note: crit-cycles is each stage's first-to-last span on the subgroup that finished last; here the spans overlap (a loop interleaves the stages), so they add up to 13705241, more than the kernel's 6855951 cycles"
+contains "softmax: the max loop's loads span the division's stores" "$tmp/smx.txt" "here the spans overlap (a loop interleaves the stages), so they add up to 2104700, more than the kernel's 1407399 cycles"
+$LANESCOPE sim "$EX/seed000_example1.mlir" --no-check >"$tmp/ex1_sim.txt" 2>&1
+! grep -q "note: crit-cycles" "$tmp/ex1_sim.txt"; check "one reduction: stage spans one after another, no note" $?
 $LANESCOPE explain "$tmp/apart2.mlir" >"$tmp/apart_ex.txt" 2>&1
 contains "explain: timed apart" "$tmp/apart_ex.txt" "dispatch @norm: one kernel in IREE; \`lanescope sim\` times its reductions apart:"
 $LANESCOPE explain "$tmp/together.mlir" --format json >"$tmp/together_ex.json" 2>&1

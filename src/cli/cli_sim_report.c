@@ -190,6 +190,17 @@ void ls_sim_print_text(FILE *f, const ls_problem *p, const ls_hw *hw, const ls_s
                 hit, (long long)(s->shuffles + s->dpp_steps), (long long)s->smem_accesses,
                 (long long)s->smem_max_degree, (long long)s->barrier_wait_cycles);
     }
+    /* a loop interleaves its stages' instructions (loads, math, stores): the
+     * spans overlap, and a reader adding them up would count time twice */
+    int64_t crit = 0;
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        crit += r->stage[k].critical_cycles;
+    if (crit > r->cycles + r->cycles / 20)
+        fprintf(f,
+                "  note: crit-cycles is each stage's first-to-last span on the subgroup that "
+                "finished last; here the spans overlap (a loop interleaves the stages), so "
+                "they add up to %lld, more than the kernel's %lld cycles\n",
+                (long long)crit, (long long)r->cycles);
     const ls_problem *names = ks->fused ? &ks->fused->problem : p; /* the run's inputs */
     if (r->n_operands > 1) {
         fprintf(f, "  loads by operand (load+accumulate's global figures, split):\n");
