@@ -25,6 +25,7 @@ typedef struct {
     /* the ops MathTransform leaves in the IR on NVIDIA (the polynomial's
      * MLIR ops, each an LLVM IR instruction LLVM's unroller counts) */
     int nvidia_ir;
+    const char *nvidia_how, *amd_how; /* what each backend's code computes it with */
 } math_cost;
 
 /* f32 costs: {ALU, special-function} per scalar op, NVIDIA (sm_80/sm_90)
@@ -37,12 +38,78 @@ typedef struct {
  * and the __ocml_* routines IREE calls for the rest, with one trans
  * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one. */
 static const math_cost costs[] = {
-    {LS_BOP_EXP, {23, 0}, {12, 1}, 24},    {LS_BOP_EXP2, {24, 0}, {5, 1}, 25},
-    {LS_BOP_LOG, {32, 0}, {11, 1}, 33},    {LS_BOP_LOG2, {32, 0}, {5, 1}, 33},
-    {LS_BOP_RSQRT, {3, 1}, {5, 1}, 1},     {LS_BOP_SQRT, {3, 1}, {15, 1}, 1},
-    {LS_BOP_TANH, {26, 1}, {125, 2}, 19},  {LS_BOP_SIN, {25, 0}, {27, 0}, 25},
-    {LS_BOP_COS, {26, 0}, {25, 0}, 26},    {LS_BOP_ERF, {44, 1}, {29, 1}, 37},
-    {LS_BOP_POWF, {58, 0}, {175, 2}, 58},  {LS_BOP_DIVF, {9, 1}, {10, 1}, 1},
+    {LS_BOP_EXP,
+     {23, 0},
+     {12, 1},
+     24,
+     "MLIR's polynomial (MathTransform's predicateApprox)",
+     "llvm.exp.f32: v_exp_f32 with range scaling"},
+    {LS_BOP_EXP2,
+     {24, 0},
+     {5, 1},
+     25,
+     "rewritten to exp(x * ln 2), then MLIR's polynomial",
+     "__ocml_exp2_f32: v_exp_f32"},
+    {LS_BOP_LOG,
+     {32, 0},
+     {11, 1},
+     33,
+     "MLIR's polynomial (MathTransform's predicateApprox)",
+     "llvm.log.f32: v_log_f32 with range scaling"},
+    {LS_BOP_LOG2,
+     {32, 0},
+     {5, 1},
+     33,
+     "MLIR's polynomial (MathTransform's predicateApprox)",
+     "__ocml_log2_f32: v_log_f32"},
+    {LS_BOP_RSQRT,
+     {3, 1},
+     {5, 1},
+     1,
+     "libdevice's __nv_rsqrtf: rsqrt.approx.f32",
+     "__ocml_rsqrt_f32: v_rsq_f32"},
+    {LS_BOP_SQRT,
+     {3, 1},
+     {15, 1},
+     1,
+     "libdevice's __nv_sqrtf: sqrt.approx.f32",
+     "llvm.sqrt.f32: v_sqrt_f32 with denormal scaling"},
+    {LS_BOP_TANH,
+     {26, 1},
+     {125, 2},
+     19,
+     "MLIR's rational polynomial, with an IEEE division",
+     "the device library's __ocml_tanh_f32"},
+    {LS_BOP_SIN,
+     {25, 0},
+     {27, 0},
+     25,
+     "MLIR's polynomial after a reduction by pi/2",
+     "the device library's __ocml_sin_f32"},
+    {LS_BOP_COS,
+     {26, 0},
+     {25, 0},
+     26,
+     "MLIR's polynomial after a reduction by pi/2",
+     "the device library's __ocml_cos_f32"},
+    {LS_BOP_ERF,
+     {44, 1},
+     {29, 1},
+     37,
+     "MLIR's rational polynomial, with an IEEE division",
+     "IREE's FastErfPattern polynomial (FastMathPatterns.cpp)"},
+    {LS_BOP_POWF,
+     {58, 0},
+     {175, 2},
+     58,
+     "rewritten to exp(b * log a), both MLIR's polynomials",
+     "the device library's __ocml_pow_f32"},
+    {LS_BOP_DIVF,
+     {9, 1},
+     {10, 1},
+     1,
+     "div.rn.f32 (IEEE)",
+     "v_div_scale, v_div_fmas and v_div_fixup around v_rcp_f32 (IEEE)"},
 };
 
 /* MathTransform.cpp predicateF32Cast: these f16/bf16 ops are computed in
@@ -108,4 +175,21 @@ int ls_body_ir_ops(const ls_body *b, ls_plan_target t)
             n += ir;
     }
     return n;
+}
+
+bool ls_math_lowering(ls_body_opcode op, ls_elem_type type, ls_plan_target t, const char **how,
+                      int *alu, int *sfu)
+{
+    for (size_t k = 0; type != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
+        if (costs[k].op == op) {
+            ls_body_inst in = {.op = (uint8_t)op, .type = (uint8_t)type};
+            op_cost c;
+            int ir;
+            inst_cost(&in, t, &c, &ir);
+            *how = t.amd ? costs[k].amd_how : costs[k].nvidia_how;
+            *alu = c.alu;
+            *sfu = c.sfu;
+            return true;
+        }
+    return false;
 }

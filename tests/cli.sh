@@ -188,6 +188,12 @@ contains "softmax: three reads and a write" "$tmp/smx.txt" "DRAM 2097.152 MB mov
 # polynomial on NVIDIA (bit for bit), the correctly rounded value on ROCm.
 contains "softmax: h100's exp is MLIR's" "$tmp/smx.txt" "math ops: math.exp bit for bit as IREE's code for this target (MLIR's f32 polynomial approximations, MathTransform.cpp)"
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --workgroups 1 >"$tmp/smx_amd.txt" 2>&1
+# explain says what each target's code computes the exp with
+$LANESCOPE explain "$EX/softmax_4096x32000_f32.mlir" --target h100 >"$tmp/smx_ex.txt" 2>&1
+contains "explain: h100's exp" "$tmp/smx_ex.txt" "math.exp on sm_90: MLIR's polynomial (MathTransform's predicateApprox); 23 ALU + 0 special-function instructions; sim's values are that code's, bit for bit"
+$LANESCOPE explain "$EX/softmax_4096x32000_f32.mlir" --target mi300x --format json >"$tmp/smx_ex.json" 2>&1
+tr -d ' \n' <"$tmp/smx_ex.json" >"$tmp/smx_ex.flat"
+contains "explain json: mi300x's exp" "$tmp/smx_ex.flat" '"op":"math.exp","type":"f32","operands":[2],"lowering":{"how":"llvm.exp.f32:v_exp_f32withrangescaling","alu":12,"special_function":1,"sim_bit_for_bit":false}'
 check "softmax sim on mi300x exits 0" $?
 contains "softmax: mi300x's exp is rounded" "$tmp/smx_amd.txt" "math ops: math.exp correctly rounded (IREE's ROCm code calls the device library or AMDGPU intrinsics, within an ulp or two of it: not reproduced)"
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target h100 --workgroups 1 --json >"$tmp/smx.json" 2>&1

@@ -298,6 +298,30 @@ static void explain_argcmp(FILE *f, const ls_problem *p, const char *li, bool md
         fprintf(f, "%sgpu.subgroup_reduce kind: %s\n", li, ls_combiner_name(p->combiner));
 }
 
+/* The body's math ops as IREE's pipeline for p's target computes them
+ * (src/math_lowering.c), and whether sim's values are that code's. */
+static void explain_math(FILE *f, const ls_problem *p, const char *li)
+{
+    if (!p->has_target)
+        return;
+    ls_plan_target t = ls_plan_target_from_arch(p->target.arch);
+    ls_math_mode mode = ls_math_mode_for_arch(p->target.arch);
+    bool seen[LS_BOP_COUNT] = {false};
+    for (int i = 0; i < p->body.n; i++) {
+        const ls_body_inst *in = &p->body.inst[i];
+        ls_body_opcode op = (ls_body_opcode)in->op;
+        const char *how;
+        int alu, sfu;
+        if (seen[op] || !ls_math_lowering(op, (ls_elem_type)in->type, t, &how, &alu, &sfu))
+            continue;
+        seen[op] = true;
+        bool exact = op == LS_BOP_DIVF || ls_body_op_approximated(op, mode);
+        fprintf(f, "%s%s on %s: %s; %d ALU + %d special-function instruction%s; sim's values %s\n",
+                li, ls_body_opcode_name(op), p->target.arch, how, alu, sfu, sfu == 1 ? "" : "s",
+                exact ? "are that code's, bit for bit" : "are correctly rounded (not that code's)");
+    }
+}
+
 static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, const opts *o)
 {
     bool md = o->fmt == FMT_MD;
@@ -355,6 +379,7 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
         ls_body_print(&p->body, md ? "" : "    ", f);
         if (md)
             fprintf(f, "```\n\n");
+        explain_math(f, p, li);
     }
     ls_value_format(ls_problem_init(p), p->acc_type, b, sizeof b);
     if (p->argcmp.on) {
