@@ -37,7 +37,8 @@ typedef struct {
  * lowering of llvm.exp/log/sqrt.f32 with IEEE denormals (ROCm's default)
  * and the __ocml_* routines IREE calls for the rest, with one trans
  * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one. */
-/* clang-format off: one op a row */
+/* one op a row */
+/* clang-format off */
 static const math_cost costs[] = {
     {LS_BOP_EXP, {23, 0}, {12, 1}, 24, "MLIR's polynomial (MathTransform's predicateApprox)",
      "llvm.exp.f32: v_exp_f32 with range scaling"},
