@@ -89,5 +89,5 @@ float ls_mlir_cosf(float x)
 }
 float ls_iree_rocm_erff(float x)
 {
-    return ls_iree_rocm_erf(x);
+    return ls_mlir_rocm_erf(x);
 }

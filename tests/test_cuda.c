@@ -614,6 +614,17 @@ START_TEST(mlir_math_kernels_bit_for_bit)
                       "%s %s: %s", ops[o], t, d.msg);
         ck_assert_int_eq(checked, 64);
         free(src);
+        if (strcmp(ops[o], "math.erf") == 0) { /* ROCm's (IREE's FastErfPattern) too */
+            ls_module_set_math(m, LS_MATH_ROCM);
+            ck_assert_msg(ls_cuda_generate(&plan, 0, "rocm_erf", &src, &L, &d) == LS_OK, "%s",
+                          d.msg);
+            ck_assert_ptr_nonnull(strstr(src, "ls_mlir_rocm_erf("));
+            free(ptx_of(src, "ROCm's erf"));
+            ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){5, NULL, {NULL}},
+                                                 &checked, &ratio, &d) == LS_OK,
+                          "ROCm's erf: %s", d.msg);
+            free(src);
+        }
         /* a kernel of the correctly rounded functions, checked against MLIR's values */
         ls_module_set_math(m, LS_MATH_EXACT);
         ck_assert_msg(ls_cuda_generate(&plan, 0, "exact_math", &src, &L, &d) == LS_OK, "%s", d.msg);

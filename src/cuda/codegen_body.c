@@ -405,7 +405,7 @@ static void mlir_math_expr(ls_body_opcode op, ls_elem_type t, ls_math_mode m, co
     case LS_BOP_LOG: fn = "ls_mlir_log_base"; break;
     case LS_BOP_LOG2: fn = "ls_mlir_log_base", arg2 = ", 1"; break;
     case LS_BOP_TANH: fn = "ls_mlir_tanh", arg2 = ""; break;
-    case LS_BOP_ERF: fn = m == LS_MATH_ROCM ? "ls_iree_rocm_erf" : "ls_mlir_erf", arg2 = ""; break;
+    case LS_BOP_ERF: fn = m == LS_MATH_ROCM ? "ls_mlir_rocm_erf" : "ls_mlir_erf", arg2 = ""; break;
     case LS_BOP_SIN: arg2 = ", 1"; break;
     default: break;
     }
