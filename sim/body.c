@@ -271,6 +271,34 @@ bool ls_body_op_approximated(ls_body_opcode op, ls_math_mode m)
     }
 }
 
+bool ls_body_inst_as_target(const ls_body *b, int i, ls_math_mode m)
+{
+    const ls_body_inst *in = &b->inst[i];
+    ls_body_opcode op = (ls_body_opcode)in->op;
+    ls_elem_type t = (ls_elem_type)in->type;
+    const ls_body_inst *e = in->b >= 0 ? &b->inst[in->b] : NULL;
+    bool cst = e && e->op == LS_BOP_CONST;
+    switch (op) {
+    case LS_BOP_POWF: {
+        if (m != LS_MATH_MLIR)
+            return false;
+        double v = cst ? ls_value_to_double(e->imm, t) : 0;
+        if (cst && (v == 0 || v == 1 || v == -1 || v == 2 || v == -2 || v == 3))
+            return true; /* mulf, divf: IEEE on both */
+        if (cst && (v == 0.5 || v == -0.5))
+            return false; /* sqrt.approx, rsqrt.approx */
+        return t == LS_ET_F32;
+    }
+    case LS_BOP_FPOWI: return t == LS_ET_F32 && (cst ? m != LS_MATH_EXACT : m == LS_MATH_MLIR);
+    case LS_BOP_SQRT:
+    case LS_BOP_RSQRT: return false;
+    default:
+        return t != LS_ET_F64
+                   ? !ls_body_op_approximated(op, LS_MATH_MLIR) || ls_body_op_approximated(op, m)
+                   : !ls_body_op_approximated(op, LS_MATH_MLIR);
+    }
+}
+
 /* A math op as IREE compiles it for NVIDIA (LS_MATH_MLIR), or ROCm's erf
  * (rocm): f16 and bf16 extended to f32 and the result truncated
  * (predicateF32Cast); exp2 first rewritten as exp(x * ln 2) in x's type
@@ -292,6 +320,53 @@ static uint64_t mlir_math(ls_body_opcode op, ls_elem_type t, double a, bool rocm
     case LS_BOP_SIN: return fres(ls_mlir_sinf(x), t);
     default: return fres(ls_mlir_cosf(x), t);
     }
+}
+
+/* math.powf as IREE rewrites it for NVIDIA (MathTransform's
+ * predicateRewrite; ExpandPatterns.cpp, convertPowfOp): a constant
+ * exponent 0, +-1, +-0.5, +-2 or 3 becomes mulf, divf, sqrt or rsqrt; any
+ * other exp(b * log(a)) of MLIR's approximations in f32 (other types keep
+ * the correctly rounded pow). */
+static uint64_t powf_rewritten(ls_elem_type t, double a, double b, bool b_const)
+{
+    if (b_const) {
+        double sq = fval(fres(a * a, t), t);
+        if (b == 0)
+            return fres(1.0, t);
+        if (b == 1)
+            return fres(a, t);
+        if (b == -1)
+            return fres(1.0 / a, t);
+        if (b == 0.5)
+            return fres(sqrt(a), t);
+        if (b == -0.5)
+            return fres(1.0 / sqrt(a), t);
+        if (b == 2)
+            return fres(sq, t);
+        if (b == -2)
+            return fres(1.0 / sq, t);
+        if (b == 3)
+            return fres(sq * a, t);
+    }
+    if (t == LS_ET_F32)
+        return fres(ls_mlir_powff((float)a, (float)b), t);
+    return fres(pow(a, b), t);
+}
+
+/* math.fpowi: IREE rewrites it on every backend (convertFPowIOp): a
+ * constant exponent to square-and-multiply (f32 here; other types keep
+ * the correctly rounded power), any other to powf(x, sitofp(n)), which
+ * NVIDIA rewrites in turn and ROCm leaves to the device library (the
+ * correctly rounded value stands in). */
+static uint64_t fpowi(ls_elem_type t, double x, int64_t n, bool n_const, ls_math_mode m)
+{
+    if (m != LS_MATH_EXACT && n_const && t == LS_ET_F32)
+        return fres(ls_mlir_fpowif((float)x, (long long)n), t);
+    if (m != LS_MATH_EXACT && !n_const) {
+        double nf = fval(fres((double)n, t), t);
+        return m == LS_MATH_MLIR ? powf_rewritten(t, x, nf, false) : fres(pow(x, nf), t);
+    }
+    return fres(pow(x, (double)n), t);
 }
 
 static uint64_t float_op(ls_body_opcode op, ls_elem_type t, double a, double b, ls_math_mode m)
@@ -349,6 +424,11 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
         ls_body_opcode op = (ls_body_opcode)in->op;
         switch (ops[op].kind) {
         case 'f':
+            if (op == LS_BOP_POWF && b->math == LS_MATH_MLIR) {
+                v[i] =
+                    powf_rewritten(t, fval(va, t), fval(vb, t), b->inst[in->b].op == LS_BOP_CONST);
+                continue;
+            }
             v[i] =
                 float_op(op, t, fval(va, t), in->b >= 0 ? fval(vb, t) : 0, (ls_math_mode)b->math);
             continue;
@@ -395,9 +475,8 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
             break;
         }
         case LS_BOP_FPOWI:
-            v[i] = fres(pow(fval(va, t),
-                            (double)ls_value_to_int(vb, (ls_elem_type)b->inst[in->b].type)),
-                        t);
+            v[i] = fpowi(t, fval(va, t), ls_value_to_int(vb, (ls_elem_type)b->inst[in->b].type),
+                         b->inst[in->b].op == LS_BOP_CONST, (ls_math_mode)b->math);
             break;
         default: v[i] = 0; break;
         }

@@ -91,3 +91,11 @@ float ls_iree_rocm_erff(float x)
 {
     return ls_mlir_rocm_erf(x);
 }
+float ls_mlir_fpowif(float x, long long n)
+{
+    return ls_mlir_fpowi(x, n);
+}
+float ls_mlir_powff(float a, float b)
+{
+    return ls_mlir_powf(a, b);
+}

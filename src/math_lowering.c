@@ -14,6 +14,7 @@
  * "Math ops"). */
 #include "lanescope/body.h"
 #include "lanescope/plan.h"
+#include "lanescope/value.h"
 
 typedef struct {
     int alu, sfu;
@@ -79,15 +80,96 @@ static bool f32_cast(ls_body_opcode op)
     }
 }
 
+static op_cost table_cost(ls_body_opcode op, ls_plan_target t)
+{
+    for (size_t k = 0; k < sizeof costs / sizeof costs[0]; k++)
+        if (costs[k].op == op)
+            return t.amd ? costs[k].amd : costs[k].nvidia;
+    return (op_cost){1, 0};
+}
+
+/* math.powf and math.fpowi of a constant exponent as IREE's MathTransform
+ * rewrites them (ExpandPatterns.cpp): powf's 0, +-1, +-0.5, +-2 and 3 on
+ * NVIDIA (predicateRewrite; ROCm calls __ocml_pow_f32) into mulf, divf,
+ * sqrt or rsqrt; fpowi's any n on every backend into square-and-multiply
+ * (floor(log2 |n|) squarings, popcount(|n|) - 1 products; 1 / r and two
+ * compare-selects when n < 0), and a variable n into powf(x, sitofp(n)).
+ * False: not such an op; *how then untouched. */
+static bool rewritten_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t, op_cost *c,
+                           int *ir, const char **how)
+{
+    const ls_body_inst *e = in->b >= 0 ? &b->inst[in->b] : NULL;
+    if (!e)
+        return false;
+    op_cost div = table_cost(LS_BOP_DIVF, t);
+    if (in->op == LS_BOP_POWF && !t.amd && e->op == LS_BOP_CONST) {
+        double v = ls_value_to_double(e->imm, (ls_elem_type)e->type);
+        static const struct {
+            double v;
+            int mul, div;
+            ls_body_opcode root;
+            const char *how;
+        } k[] = {{0, 0, 0, LS_BOP_CONST, "a constant 0 exponent: 1 (convertPowfOp)"},
+                 {1, 0, 0, LS_BOP_CONST, "a constant exponent 1: a itself (convertPowfOp)"},
+                 {-1, 0, 1, LS_BOP_CONST, "a constant exponent -1: 1 / a (convertPowfOp)"},
+                 {0.5, 0, 0, LS_BOP_SQRT, "a constant exponent 0.5: sqrt(a) (convertPowfOp)"},
+                 {-0.5, 0, 0, LS_BOP_RSQRT, "a constant exponent -0.5: rsqrt(a) (convertPowfOp)"},
+                 {2, 1, 0, LS_BOP_CONST, "a constant exponent 2: a * a (convertPowfOp)"},
+                 {-2, 1, 1, LS_BOP_CONST, "a constant exponent -2: 1 / (a * a) (convertPowfOp)"},
+                 {3, 2, 0, LS_BOP_CONST, "a constant exponent 3: a * a * a (convertPowfOp)"}};
+        for (size_t j = 0; j < sizeof k / sizeof k[0]; j++)
+            if (v == k[j].v) {
+                op_cost r = k[j].root == LS_BOP_CONST ? (op_cost){0, 0} : table_cost(k[j].root, t);
+                *c = (op_cost){k[j].mul + k[j].div * div.alu + r.alu, k[j].div * div.sfu + r.sfu};
+                *ir = k[j].mul + k[j].div + (k[j].root != LS_BOP_CONST);
+                *how = k[j].how;
+                return true;
+            }
+        return false;
+    }
+    if (in->op != LS_BOP_FPOWI)
+        return false;
+    if (e->op != LS_BOP_CONST) { /* sitofp, then powf */
+        op_cost pw = table_cost(LS_BOP_POWF, t);
+        *c = (op_cost){1 + pw.alu, pw.sfu};
+        *ir = 1 + (t.amd ? 1 : 58);
+        *how = t.amd ? "powf(x, sitofp(n)) (convertFPowIOp), the device library's __ocml_pow_f32"
+                     : "powf(x, sitofp(n)) (convertFPowIOp), then exp(b * log a), both MLIR's "
+                       "polynomials";
+        return true;
+    }
+    int64_t n = ls_value_to_int(e->imm, (ls_elem_type)e->type);
+    uint64_t m = n < 0 ? 0 - (uint64_t)n : (uint64_t)n;
+    int squares = 0, products = 0;
+    for (uint64_t q = m; q > 1; q >>= 1)
+        squares++;
+    for (uint64_t q = m; q; q &= q - 1)
+        products++;
+    int muls = m ? squares + products - 1 : 0;
+    *c = (op_cost){muls, 0};
+    *ir = muls;
+    if (n < 0) {
+        c->alu += div.alu + 4;
+        c->sfu += div.sfu;
+        *ir += 5;
+    }
+    *how = "square-and-multiply, and 1 / r for a negative exponent (convertFPowIOp)";
+    return true;
+}
+
 /* One body instruction as target t's backend emits it, and as the IR
  * holds it when LLVM unrolls the loop (*ir); false for what costs nothing
- * per element (inputs, constants, linalg.index). */
-static bool inst_cost(const ls_body_inst *in, ls_plan_target t, op_cost *c, int *ir)
+ * per element (inputs, constants, linalg.index).  *how: the routine or
+ * rewrite, where a math op has one (else untouched). */
+static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t, op_cost *c,
+                      int *ir, const char **how)
 {
     ls_body_opcode op = (ls_body_opcode)in->op;
     if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
         return false;
     ls_elem_type ty = (ls_elem_type)in->type;
+    if (b && rewritten_cost(b, in, t, c, ir, how))
+        return true;
     *c = (op_cost){1, 0};
     *ir = 1;
     /* f64 math goes to libdevice/ocml's double routines, not counted: one
@@ -98,6 +180,7 @@ static bool inst_cost(const ls_body_inst *in, ls_plan_target t, op_cost *c, int 
         if (costs[k].op == op) {
             *c = t.amd ? costs[k].amd : costs[k].nvidia;
             *ir = t.amd ? 1 : costs[k].nvidia_ir;
+            *how = t.amd ? costs[k].amd_how : costs[k].nvidia_how;
         }
     if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16)) {
         c->alu += 2;
@@ -113,7 +196,8 @@ void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu)
     for (int i = 0; i < b->n; i++) {
         op_cost c;
         int ir;
-        if (inst_cost(&b->inst[i], t, &c, &ir)) {
+        const char *how;
+        if (inst_cost(b, &b->inst[i], t, &c, &ir, &how)) {
             *alu += c.alu;
             *sfu += c.sfu;
         }
@@ -126,25 +210,22 @@ int ls_body_ir_ops(const ls_body *b, ls_plan_target t)
     for (int i = 0; i < b->n; i++) {
         op_cost c;
         int ir;
-        if (inst_cost(&b->inst[i], t, &c, &ir))
+        const char *how;
+        if (inst_cost(b, &b->inst[i], t, &c, &ir, &how))
             n += ir;
     }
     return n;
 }
 
-bool ls_math_lowering(ls_body_opcode op, ls_elem_type type, ls_plan_target t, const char **how,
-                      int *alu, int *sfu)
+bool ls_math_lowering(const ls_body *b, int i, ls_plan_target t, const char **how, int *alu,
+                      int *sfu)
 {
-    for (size_t k = 0; type != LS_ET_F64 && k < sizeof costs / sizeof costs[0]; k++)
-        if (costs[k].op == op) {
-            ls_body_inst in = {.op = (uint8_t)op, .type = (uint8_t)type};
-            op_cost c;
-            int ir;
-            inst_cost(&in, t, &c, &ir);
-            *how = t.amd ? costs[k].amd_how : costs[k].nvidia_how;
-            *alu = c.alu;
-            *sfu = c.sfu;
-            return true;
-        }
-    return false;
+    op_cost c;
+    int ir;
+    *how = NULL;
+    if (!inst_cost(b, &b->inst[i], t, &c, &ir, how) || *how == NULL)
+        return false;
+    *alu = c.alu;
+    *sfu = c.sfu;
+    return true;
 }

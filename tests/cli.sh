@@ -190,7 +190,7 @@ contains "softmax: h100's exp is MLIR's" "$tmp/smx.txt" "math ops: math.exp bit 
 $LANESCOPE sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --workgroups 1 >"$tmp/smx_amd.txt" 2>&1
 # explain says what each target's code computes the exp with
 $LANESCOPE explain "$EX/softmax_4096x32000_f32.mlir" --target h100 >"$tmp/smx_ex.txt" 2>&1
-contains "explain: h100's exp" "$tmp/smx_ex.txt" "math.exp on sm_90: MLIR's polynomial (MathTransform's predicateApprox); 23 ALU + 0 special-function instructions; sim's values are that code's, bit for bit"
+contains "explain: h100's exp" "$tmp/smx_ex.txt" "%3 = math.exp on sm_90: MLIR's polynomial (MathTransform's predicateApprox); 23 ALU + 0 special-function instructions; sim's values are that code's, bit for bit"
 $LANESCOPE explain "$EX/softmax_4096x32000_f32.mlir" --target mi300x --format json >"$tmp/smx_ex.json" 2>&1
 tr -d ' \n' <"$tmp/smx_ex.json" >"$tmp/smx_ex.flat"
 contains "explain json: mi300x's exp" "$tmp/smx_ex.flat" '"op":"math.exp","type":"f32","operands":[2],"lowering":{"how":"llvm.exp.f32:v_exp_f32withrangescaling","alu":12,"special_function":1,"sim_bit_for_bit":false}'

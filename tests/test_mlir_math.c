@@ -17,6 +17,7 @@
 
 #include "lanescope/import.h"
 #include "lanescope/mlir_math.h"
+#include "lanescope/plan.h"
 #include "lanescope/value.h"
 #include "testutil.h"
 
@@ -264,6 +265,106 @@ START_TEST(body_follows_iree_math_transform)
 }
 END_TEST
 
+/* A body `op(input, c)` with c a constant of type ct (bits), or, with
+ * var, `op(input, input)`. */
+static void binary_body(ls_body *b, ls_body_opcode op, ls_elem_type t, ls_elem_type ct,
+                        uint64_t bits, bool var, ls_math_mode m)
+{
+    memset(b, 0, sizeof *b);
+    b->math = (uint8_t)m;
+    b->n = 3;
+    b->inst[0] = (ls_body_inst){
+        .op = LS_BOP_INPUT, .type = (uint8_t)t, .src = (uint8_t)t, .a = -1, .b = -1, .c = -1};
+    b->inst[1] = (ls_body_inst){.op = var ? LS_BOP_INPUT : LS_BOP_CONST,
+                                .type = (uint8_t)ct,
+                                .src = (uint8_t)ct,
+                                .a = -1,
+                                .b = -1,
+                                .c = -1,
+                                .imm = bits,
+                                .index = var ? 1 : 0};
+    b->inst[2] = (ls_body_inst){
+        .op = (uint8_t)op, .type = (uint8_t)t, .src = (uint8_t)t, .a = 0, .b = 1, .c = -1};
+}
+
+static float eval2(ls_body_opcode op, ls_elem_type ct, uint64_t bits, bool var, ls_math_mode m,
+                   float x, uint64_t second)
+{
+    ls_body b;
+    binary_body(&b, op, LS_ET_F32, ct, bits, var, m);
+    uint64_t in[2] = {ls_value_from_double(x, LS_ET_F32), second}, scratch[LS_MAX_BODY_INSTS];
+    return (float)ls_value_to_double(ls_body_eval(&b, in, NULL, scratch), LS_ET_F32);
+}
+
+/* math.powf and math.fpowi as MathTransform rewrites them
+ * (ExpandPatterns.cpp convertPowfOp, convertFPowIOp): the values and the
+ * instruction counts the timing model gives them. */
+START_TEST(powf_and_fpowi_rewritten)
+{
+    const uint64_t two = ls_value_from_double(2.0, LS_ET_F32),
+                   three = ls_value_from_double(3.0, LS_ET_F32);
+    const float xs[] = {0.3f, 1.7f, -2.9f, 11.0f};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+        float x = xs[i], sq = x * x;
+        /* NVIDIA: powf(x, 2) is a * a, powf(x, 3) (a * a) * a, any other exp(b log a) */
+        ck_assert(eval2(LS_BOP_POWF, LS_ET_F32, two, false, LS_MATH_MLIR, x, 0) == sq);
+        ck_assert(eval2(LS_BOP_POWF, LS_ET_F32, three, false, LS_MATH_MLIR, x, 0) == sq * x);
+        if (x > 0)
+            ck_assert(eval2(LS_BOP_POWF, LS_ET_F32, 0, true, LS_MATH_MLIR, x, two) ==
+                      ls_mlir_expf(2.0f * ls_mlir_logf(x)));
+        /* ROCm's device library: the rounded pow stands in */
+        ck_assert(eval2(LS_BOP_POWF, LS_ET_F32, three, false, LS_MATH_ROCM, x, 0) ==
+                  (float)pow(x, 3.0));
+        /* fpowi of a constant on every backend: square-and-multiply */
+        ck_assert(eval2(LS_BOP_FPOWI, LS_ET_I32, 3, false, LS_MATH_ROCM, x, 0) == sq * x);
+        ck_assert(eval2(LS_BOP_FPOWI, LS_ET_I32, 3, false, LS_MATH_MLIR, x, 0) == sq * x);
+        ck_assert(eval2(LS_BOP_FPOWI, LS_ET_I32, (uint32_t)-2, false, LS_MATH_MLIR, x, 0) ==
+                  1.0f / sq);
+        ck_assert(eval2(LS_BOP_FPOWI, LS_ET_I32, 3, false, LS_MATH_EXACT, x, 0) ==
+                  (float)pow(x, 3.0));
+    }
+    /* x^10 = ((x^2)^2 * x^2)... from the low bit: r = x^2 * 1, then r = x^8 * x^2 */
+    float x = 1.1f, x2 = x * x, x4 = x2 * x2, x8 = x4 * x4;
+    ck_assert(ls_mlir_fpowif(x, 10) == x8 * x2);
+    ck_assert(ls_mlir_fpowif(x, 0) == 1.0f);
+    /* a zero power of a negative exponent: the rewrite's two selects give -inf */
+    ck_assert(isinf(ls_mlir_fpowif(0.0f, -2)) && ls_mlir_fpowif(0.0f, -2) < 0);
+    ck_assert(pow(0.0, -2.0) > 0); /* where pow says +inf */
+    /* the counts: NVIDIA sm_90 and AMD gfx942 */
+    ls_plan_target nv = ls_plan_target_from_arch("sm_90"), amd = ls_plan_target_from_arch("gfx942");
+    static const struct {
+        ls_body_opcode op;
+        ls_elem_type ct;
+        double c;
+        bool var;
+        int nv_alu, nv_sfu, amd_alu, amd_sfu;
+    } k[] = {
+        {LS_BOP_POWF, LS_ET_F32, 2, false, 1, 0, 175, 2},   /* a * a; ROCm: ocml */
+        {LS_BOP_POWF, LS_ET_F32, 3, false, 2, 0, 175, 2},   /* (a * a) * a */
+        {LS_BOP_POWF, LS_ET_F32, -1, false, 9, 1, 175, 2},  /* 1 / a: div.rn */
+        {LS_BOP_POWF, LS_ET_F32, 0.5, false, 3, 1, 175, 2}, /* sqrt.approx */
+        {LS_BOP_POWF, LS_ET_F32, 0, true, 58, 0, 175, 2},   /* exp(b log a) */
+        {LS_BOP_FPOWI, LS_ET_I32, 10, false, 4, 0, 4, 0},   /* 3 squarings, 1 product */
+        {LS_BOP_FPOWI, LS_ET_I32, 1, false, 0, 0, 0, 0},    /* x itself */
+        {LS_BOP_FPOWI, LS_ET_I32, -1, false, 13, 1, 14, 1}, /* 1 / x, two compare-selects */
+        {LS_BOP_FPOWI, LS_ET_I32, 0, true, 59, 0, 176, 2},  /* sitofp, then powf */
+    };
+    for (size_t j = 0; j < sizeof k / sizeof k[0]; j++) {
+        ls_body b;
+        uint64_t bits = k[j].ct == LS_ET_I32 ? (uint64_t)(uint32_t)(int32_t)k[j].c
+                                             : ls_value_from_double(k[j].c, LS_ET_F32);
+        binary_body(&b, k[j].op, LS_ET_F32, k[j].ct, bits, k[j].var, LS_MATH_MLIR);
+        int alu, sfu;
+        ls_body_machine_ops(&b, nv, &alu, &sfu);
+        ck_assert_msg(alu == k[j].nv_alu && sfu == k[j].nv_sfu, "row %zu, NVIDIA: %d + %d", j, alu,
+                      sfu);
+        ls_body_machine_ops(&b, amd, &alu, &sfu);
+        ck_assert_msg(alu == k[j].amd_alu && sfu == k[j].amd_sfu, "row %zu, AMD: %d + %d", j, alu,
+                      sfu);
+    }
+}
+END_TEST
+
 /* The command line's rule: ROCm targets get ROCm's, every other target
  * MLIR's, and setting a module reaches every body in it. */
 START_TEST(mode_by_target)
@@ -302,6 +403,7 @@ static Suite *mlir_math_suite(void)
     tcase_add_test(tc, differs_from_libm_where_mlir_does);
     tcase_add_test(tc, error_bounds);
     tcase_add_test(tc, body_follows_iree_math_transform);
+    tcase_add_test(tc, powf_and_fpowi_rewritten);
     tcase_add_test(tc, mode_by_target);
     suite_add_tcase(s, tc);
     return s;

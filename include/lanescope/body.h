@@ -87,9 +87,12 @@ typedef struct {
  *     bf16), the rest correctly rounded: ROCm's device library and LLVM's
  *     AMDGPU intrinsics, which IREE calls there, are within an ulp or two
  *     of that but are not reproduced.
- * sqrt, rsqrt, powf, fpowi and every f64 math op stay correctly rounded
- * in all (the hardware's sqrt.approx, libdevice's pow are not
- * reproduced).  A parsed body is LS_MATH_EXACT; the command line sets the
+ * powf and fpowi are rewritten as MathTransform rewrites them (a constant
+ * fpowi exponent into products on every backend; powf on NVIDIA: a
+ * constant 0, +-1, +-2, 3 into products and quotients, any other f32 one
+ * into exp(b log a)); sqrt, rsqrt and every f64 math op stay correctly
+ * rounded in all (the hardware's sqrt.approx, libdevice's f64 routines are
+ * not reproduced).  A parsed body is LS_MATH_EXACT; the command line sets the
  * target's (ls_module_set_math). */
 typedef enum { LS_MATH_EXACT, LS_MATH_MLIR, LS_MATH_ROCM } ls_math_mode;
 
@@ -105,6 +108,12 @@ typedef struct {
  * formula than the correctly rounded value: MLIR's approximations, ROCm's
  * erf. */
 bool ls_body_op_approximated(ls_body_opcode op, ls_math_mode m);
+/* Whether instruction i of b computes, under mode m, the bits the target's
+ * code computes: true for the plain arith ops and for what m reproduces
+ * (MLIR's polynomials, ROCm's erf, powf and fpowi as MathTransform
+ * rewrites them); false where a routine stands in correctly rounded
+ * (sqrt.approx, the device library, libdevice's f64 math). */
+bool ls_body_inst_as_target(const ls_body *b, int i, ls_math_mode m);
 
 /* Opcode from an op name ("arith.mulf", "math.exp"); false when unknown. */
 bool ls_body_opcode_from_name(const char *name, ls_body_opcode *op);

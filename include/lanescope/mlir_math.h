@@ -12,6 +12,11 @@ float ls_mlir_tanhf(float x);
 float ls_mlir_erff(float x);
 float ls_mlir_sinf(float x);
 float ls_mlir_cosf(float x);
+/* math.fpowi of a constant exponent (every backend: square-and-multiply)
+ * and math.powf of a non-special exponent (NVIDIA: exp(b log a)), as IREE's
+ * MathTransform rewrites them (ExpandPatterns.cpp) */
+float ls_mlir_fpowif(float x, long long n);
+float ls_mlir_powff(float a, float b);
 /* math.erf on ROCm: IREE's FastErfPattern; from |x| >= 1 on its exp is
  * the correctly rounded one (the GPU's is not reproduced) */
 float ls_iree_rocm_erff(float x);

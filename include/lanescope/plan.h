@@ -222,12 +222,12 @@ void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu)
 /* The body's LLVM IR instructions per element when LLVM unrolls the loop:
  * on NVIDIA IREE's MathTransform has already expanded the math ops. */
 int ls_body_ir_ops(const ls_body *b, ls_plan_target t);
-/* How target t's IREE pipeline computes op on a value of type (the
+/* How target t's IREE pipeline computes instruction i of body b (the
  * routine or rewrite, for explain), and the instructions it becomes
  * (f16/bf16's extf and truncf included); false for an op that is one ALU
- * instruction (and every f64 op). */
-bool ls_math_lowering(ls_body_opcode op, ls_elem_type type, ls_plan_target t, const char **how,
-                      int *alu, int *sfu);
+ * instruction (and every f64 math op). */
+bool ls_math_lowering(const ls_body *b, int i, ls_plan_target t, const char **how, int *alu,
+                      int *sfu);
 
 /* Target kind from an IREE arch string ("gfx942" -> AMD gfx9, "sm_80" -> NVIDIA). */
 ls_plan_target ls_plan_target_from_arch(const char *arch);

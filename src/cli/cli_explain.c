@@ -306,18 +306,17 @@ static void explain_math(FILE *f, const ls_problem *p, const char *li)
         return;
     ls_plan_target t = ls_plan_target_from_arch(p->target.arch);
     ls_math_mode mode = ls_math_mode_for_arch(p->target.arch);
-    bool seen[LS_BOP_COUNT] = {false};
     for (int i = 0; i < p->body.n; i++) {
-        const ls_body_inst *in = &p->body.inst[i];
-        ls_body_opcode op = (ls_body_opcode)in->op;
         const char *how;
         int alu, sfu;
-        if (seen[op] || !ls_math_lowering(op, (ls_elem_type)in->type, t, &how, &alu, &sfu))
+        if (!ls_math_lowering(&p->body, i, t, &how, &alu, &sfu))
             continue;
-        seen[op] = true;
-        bool exact = op == LS_BOP_DIVF || ls_body_op_approximated(op, mode);
-        fprintf(f, "%s%s on %s: %s; %d ALU + %d special-function instruction%s; sim's values %s\n",
-                li, ls_body_opcode_name(op), p->target.arch, how, alu, sfu, sfu == 1 ? "" : "s",
+        bool exact = ls_body_inst_as_target(&p->body, i, mode);
+        fprintf(f,
+                "%s%%%d = %s on %s: %s; %d ALU + %d special-function instruction%s; sim's "
+                "values %s\n",
+                li, i, ls_body_opcode_name((ls_body_opcode)p->body.inst[i].op), p->target.arch, how,
+                alu, sfu, sfu == 1 ? "" : "s",
                 exact ? "are that code's, bit for bit" : "are correctly rounded (not that code's)");
     }
 }

@@ -54,18 +54,15 @@ json_object *explain_json_problem(const ls_problem *p, const ls_derived *d, cons
             jset(bj, "index", json_object_new_int(in->index));
         const char *how;
         int alu, sfu;
-        if (p->has_target &&
-            ls_math_lowering((ls_body_opcode)in->op, (ls_elem_type)in->type,
-                             ls_plan_target_from_arch(p->target.arch), &how, &alu, &sfu)) {
+        if (p->has_target && ls_math_lowering(&p->body, i, ls_plan_target_from_arch(p->target.arch),
+                                              &how, &alu, &sfu)) {
             json_object *lj = json_object_new_object();
             jset(lj, "how", json_object_new_string(how));
             jset(lj, "alu", json_object_new_int(alu));
             jset(lj, "special_function", json_object_new_int(sfu));
             jset(lj, "sim_bit_for_bit",
                  json_object_new_boolean(
-                     in->op == LS_BOP_DIVF ||
-                     ls_body_op_approximated((ls_body_opcode)in->op,
-                                             ls_math_mode_for_arch(p->target.arch))));
+                     ls_body_inst_as_target(&p->body, i, ls_math_mode_for_arch(p->target.arch))));
             jset(bj, "lowering", lj);
         }
         json_object_array_add(body, bj);

@@ -493,18 +493,20 @@ static void mb_text(int64_t bytes, char *buf, size_t size)
 }
 
 /* How body b computes each of its math ops: as the target's code does
- * (kind[op] = 1) or correctly rounded (2); 0 for the other ops. */
+ * (kind[op] = 1) or, somewhere, correctly rounded (2); 0 for the other
+ * ops. */
 static void math_kinds(const ls_body *b, uint8_t *kind)
 {
     memset(kind, 0, LS_BOP_COUNT);
     for (int i = 0; i < b->n; i++) {
         ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
-        bool wide = b->inst[i].type == LS_ET_F64;
-        if (!wide && ls_body_op_approximated(op, (ls_math_mode)b->math))
+        if (!ls_body_op_approximated(op, LS_MATH_MLIR) && op != LS_BOP_SQRT && op != LS_BOP_RSQRT &&
+            op != LS_BOP_POWF && op != LS_BOP_FPOWI)
+            continue; /* not a math op */
+        if (!ls_body_inst_as_target(b, i, (ls_math_mode)b->math))
+            kind[op] = 2; /* one instance not reproduced: the op is listed as rounded */
+        else if (kind[op] == 0)
             kind[op] = 1;
-        else if (kind[op] == 0 && (ls_body_op_approximated(op, LS_MATH_MLIR) || op == LS_BOP_SQRT ||
-                                   op == LS_BOP_RSQRT || op == LS_BOP_POWF || op == LS_BOP_FPOWI))
-            kind[op] = 2;
     }
 }
 
@@ -556,8 +558,9 @@ void ls_sim_print_math(FILE *f, const ls_body *b)
                 approx, rounded[0] ? ";" : "");
     else if (approx[0])
         fprintf(f,
-                " %s as IREE's FastErfPattern for ROCm (bit for bit below |x| = 1; from 1 "
-                "on its exp is the correctly rounded one)%s",
+                " %s bit for bit as IREE's code for ROCm (its own rewrites: fpowi's products, "
+                "FastErfPattern's erf, whose exp from |x| = 1 on is the correctly rounded "
+                "one)%s",
                 approx, rounded[0] ? ";" : "");
     if (rounded[0])
         fprintf(f, " %s correctly rounded (%s)", rounded,

@@ -522,6 +522,72 @@ static void fill_template(const char *tpl, const char *a, const char *b, char *b
     buf[u] = 0;
 }
 
+/* convertPowfOp's constant exponents 0, +-1, +-0.5, +-2 and 3 on value a
+ * of type t (sq: a * a rounded to t); false for any other exponent. */
+static bool powf_constant_expr(ls_elem_type t, double bv, const char *a, const char *sq, char *buf,
+                               size_t size)
+{
+    bool dbl = is_double(t);
+    const char *one = dbl ? "1.0" : "1.0f", *mul = dbl ? "__dmul_rn" : "__fmul_rn",
+               *div = dbl ? "__ddiv_rn" : "__fdiv_rn";
+    char e[600];
+    if (bv == 1 || bv == 2) {
+        snprintf(buf, size, "%s", bv == 1 ? a : sq);
+        return true;
+    }
+    if (bv == -0.5) { /* as math.rsqrt: 1 / sqrt in double */
+        snprintf(e, sizeof e, "__ddiv_rn(1.0, __dsqrt_rn((double)%s))", a);
+        from_double(t, e, buf, size);
+        return true;
+    }
+    if (bv == 0)
+        snprintf(e, sizeof e, "%s", one);
+    else if (bv == -1)
+        snprintf(e, sizeof e, "%s(%s, %s)", div, one, a);
+    else if (bv == 0.5)
+        snprintf(e, sizeof e, "%s(%s)", dbl ? "__dsqrt_rn" : "__fsqrt_rn", a);
+    else if (bv == -2)
+        snprintf(e, sizeof e, "%s(%s, %s)", div, one, sq);
+    else if (bv == 3)
+        snprintf(e, sizeof e, "%s(%s, %s)", mul, sq, a);
+    else
+        return false;
+    if (dbl)
+        snprintf(buf, size, "%s", e);
+    else
+        from_float(t, e, buf, size);
+    return true;
+}
+
+/* math.powf as IREE rewrites it for NVIDIA (LS_MATH_MLIR; sim/body.c's
+ * powf_rewritten): a constant exponent of convertPowfOp's as mulf, divf,
+ * sqrt or rsqrt, any other exponent of an f32 as exp(b * log(a)) of
+ * MLIR's approximations.  False: computed as any pow. */
+static bool powf_rewritten_expr(const cg_body_fn *fn, const ls_body_inst *in, ls_elem_type t,
+                                char *buf, size_t size)
+{
+    if (fn->body->math != LS_MATH_MLIR)
+        return false;
+    const ls_body_inst *bi = &fn->body->inst[in->b];
+    char a[16], sq[256], e[256], body[600];
+    snprintf(a, sizeof a, "v%d", in->a);
+    snprintf(e, sizeof e, is_double(t) ? "__dmul_rn(%s, %s)" : "__fmul_rn(%s, %s)", a, a);
+    if (is_double(t))
+        snprintf(sq, sizeof sq, "%s", e);
+    else
+        from_float(t, e, sq, sizeof sq);
+    /* the constant is folded in: (void) keeps NVRTC from calling it unused */
+    if (bi->op == LS_BOP_CONST &&
+        powf_constant_expr(t, ls_value_to_double(bi->imm, t), a, sq, body, sizeof body)) {
+        snprintf(buf, size, "((void)v%d, %s)", in->b, body);
+        return true;
+    }
+    if (t != LS_ET_F32)
+        return false;
+    snprintf(buf, size, "ls_mlir_powf(%s, v%d)", a, in->b);
+    return true;
+}
+
 /* The right-hand side of instruction i of fn's body. */
 static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
 {
@@ -600,14 +666,33 @@ static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
         return;
     }
     case LS_BOP_SELECT: snprintf(buf, size, "((%s & 1u) ? %s : %s)", a, b, c); return;
-    case LS_BOP_FPOWI: {
-        ls_elem_type et = (ls_elem_type)fn->body->inst[in->b].type;
-        char sb[64], e[160];
+    case LS_BOP_FPOWI: { /* sim/body.c's fpowi */
+        const ls_body_inst *bi = &fn->body->inst[in->b];
+        ls_elem_type et = (ls_elem_type)bi->type;
+        ls_math_mode m = (ls_math_mode)fn->body->math;
+        char sb[64], e[256], nf[160];
         signed_of(et, b, sb, sizeof sb);
-        snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, sb);
+        if (m != LS_MATH_EXACT && bi->op == LS_BOP_CONST && t == LS_ET_F32) {
+            snprintf(buf, size, "ls_mlir_fpowi(%s, (long long)%s)", a, sb);
+            return;
+        }
+        if (m != LS_MATH_EXACT && bi->op != LS_BOP_CONST) { /* powf(x, sitofp(n)) */
+            snprintf(e, sizeof e, "(double)%s", sb);
+            from_double(t, e, nf, sizeof nf);
+            if (m == LS_MATH_MLIR && t == LS_ET_F32) {
+                snprintf(buf, size, "ls_mlir_powf(%s, %s)", a, nf);
+                return;
+            }
+            snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, nf);
+        } else
+            snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, sb);
         from_double(t, e, buf, size);
         return;
     }
+    case LS_BOP_POWF:
+        if (powf_rewritten_expr(fn, in, t, buf, size))
+            return;
+        break;
     default: break;
     }
     if (ls_elem_type_is_float(t))

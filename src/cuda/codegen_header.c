@@ -70,25 +70,24 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
         fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
         int as_iree = 0, in_double = 0;
         for (int i = 0; i < p->body.n; i++) {
-            const ls_body_inst *in = &p->body.inst[i];
-            bool approx =
-                in->type != LS_ET_F64 &&
-                ls_body_op_approximated((ls_body_opcode)in->op, (ls_math_mode)p->body.math);
-            as_iree += approx;
-            in_double +=
-                !approx &&
-                (ls_body_op_approximated((ls_body_opcode)in->op, LS_MATH_MLIR) ||
-                 in->op == LS_BOP_RSQRT || in->op == LS_BOP_POWF || in->op == LS_BOP_FPOWI);
+            ls_body_opcode op = (ls_body_opcode)p->body.inst[i].op;
+            if (!ls_body_op_approximated(op, LS_MATH_MLIR) && op != LS_BOP_RSQRT &&
+                op != LS_BOP_POWF && op != LS_BOP_FPOWI)
+                continue; /* not a math op (sqrt and divf are one float op here) */
+            if (ls_body_inst_as_target(&p->body, i, (ls_math_mode)p->body.math))
+                as_iree++;
+            else
+                in_double++;
         }
         if (as_iree > 0)
             fprintf(f,
-                    "; %d math.* op%s as IREE compiles %s (MLIR's polynomial "
-                    "approximations, ROCm's erf: sim/mlir_math.inc)",
+                    "; %d math.* op%s as IREE compiles %s (MathTransform's rewrites, MLIR's "
+                    "polynomial approximations: sim/mlir_math.inc)",
                     as_iree, as_iree == 1 ? "" : "s", as_iree == 1 ? "it" : "them");
         if (in_double > 0)
             fprintf(f,
-                    "; %d math.* op%s in double precision to match the reference bit for "
-                    "bit (IREE computes %s in f32, by libdevice or approximations: a faster "
+                    "; %d math.* op%s correctly rounded (in double), as the reference "
+                    "computes %s (IREE's code calls libdevice or sqrt.approx: a faster "
                     "kernel)",
                     in_double, in_double == 1 ? "" : "s", in_double == 1 ? "it" : "them");
         fprintf(f, "\n");
