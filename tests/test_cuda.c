@@ -559,13 +559,49 @@ START_TEST(random_bodies_match_reference)
 }
 END_TEST
 
+/* The row-maximum dispatch `text` (64 rows) generated in mode `mode`: it
+ * must hold `marker`, compile without a warning and match, emulated, the
+ * reference of that mode bit for bit.  Then generated with the correctly
+ * rounded functions (LS_MATH_EXACT) and checked against the same
+ * reference: returns whether that kernel fails it. */
+static bool mode_kernel_then_exact(const char *text, ls_math_mode mode, uint64_t seed,
+                                   const char *marker, const char *what)
+{
+    ls_derived *dv;
+    ls_plan plan;
+    ls_module *m = nvidia_plan_of(text, 32, &dv, &plan);
+    char *src = NULL;
+    ls_cuda_launch L;
+    ls_diag d;
+    int64_t checked;
+    double ratio = 0;
+    ls_input_source in = {seed, NULL, {NULL}};
+    ls_module_set_math(m, mode);
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "math", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_msg(strstr(src, marker) != NULL, "%s: no %s in the kernel", what, marker);
+    free(ptx_of(src, what));
+    ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d) == LS_OK,
+                  "%s: %s", what, d.msg);
+    ck_assert_int_eq(checked, 64);
+    free(src);
+    ls_module_set_math(m, LS_MATH_EXACT);
+    ck_assert_msg(ls_cuda_generate(&plan, 0, "exact_math", &src, &L, &d) == LS_OK, "%s", d.msg);
+    ck_assert_ptr_null(strstr(src, "ls_mlir_"));
+    ls_module_set_math(m, mode);
+    bool differs = ls_cuda_emulate_source(&plan, src, &L, in, &checked, &ratio, &d) != LS_OK;
+    free(src);
+    free(dv);
+    free(m);
+    return differs;
+}
+
 /* Math ops as IREE compiles them for NVIDIA (LS_MATH_MLIR): the kernel
  * pastes the simulator's own approximation text (sim/mlir_math.inc) and
- * computes the same bits.  Each op's row maximum (exact in any order) is
- * (32 inputs a row, so the rows' maxima differ) is checked bit for bit
- * against the reference; a kernel generated with the
- * correctly rounded functions must fail that reference for most ops (the
- * check would not see a generator that ignored the mode otherwise). */
+ * computes the same bits.  Each op's row maximum (exact in any order; 32
+ * inputs a row, so the rows' maxima differ) is checked bit for bit against
+ * the reference; a kernel generated with the correctly rounded functions
+ * must fail that reference for most ops (the check would not see a
+ * generator that ignored the mode otherwise). */
 START_TEST(mlir_math_kernels_bit_for_bit)
 {
     static const char *const ops[] = {"math.exp",  "math.exp2", "math.log", "math.log2",
@@ -596,46 +632,11 @@ START_TEST(mlir_math_kernels_bit_for_bit)
             t, t, t, t, t);
         if (strcmp(t, "f32") == 0) /* -inf as f32 */
             memcpy(strstr(text, "0xFC00"), "-1e30 ", 6);
-        ls_derived *dv;
-        ls_plan plan;
-        ls_module *m = nvidia_plan_of(text, 32, &dv, &plan);
-        char *src = NULL;
-        ls_cuda_launch L;
-        ls_diag d;
-        /* the kernel as IREE compiles it for NVIDIA, against the same reference */
-        ls_module_set_math(m, LS_MATH_MLIR);
-        ck_assert_msg(ls_cuda_generate(&plan, 0, "mlir_math", &src, &L, &d) == LS_OK, "%s", d.msg);
-        ck_assert_ptr_nonnull(strstr(src, "ls_mlir_"));
-        free(ptx_of(src, ops[o]));
-        int64_t checked;
-        double ratio = 0;
-        ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){5, NULL, {NULL}},
-                                             &checked, &ratio, &d) == LS_OK,
-                      "%s %s: %s", ops[o], t, d.msg);
-        ck_assert_int_eq(checked, 64);
-        free(src);
-        if (strcmp(ops[o], "math.erf") == 0) { /* ROCm's (IREE's FastErfPattern) too */
-            ls_module_set_math(m, LS_MATH_ROCM);
-            ck_assert_msg(ls_cuda_generate(&plan, 0, "rocm_erf", &src, &L, &d) == LS_OK, "%s",
-                          d.msg);
-            ck_assert_ptr_nonnull(strstr(src, "ls_mlir_rocm_erf("));
-            free(ptx_of(src, "ROCm's erf"));
-            ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){5, NULL, {NULL}},
-                                                 &checked, &ratio, &d) == LS_OK,
-                          "ROCm's erf: %s", d.msg);
-            free(src);
-        }
-        /* a kernel of the correctly rounded functions, checked against MLIR's values */
-        ls_module_set_math(m, LS_MATH_EXACT);
-        ck_assert_msg(ls_cuda_generate(&plan, 0, "exact_math", &src, &L, &d) == LS_OK, "%s", d.msg);
-        ck_assert_ptr_null(strstr(src, "ls_mlir_"));
-        ls_module_set_math(m, LS_MATH_MLIR);
-        bool df = ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){5, NULL, {NULL}},
-                                         &checked, &ratio, &d) != LS_OK;
-        differ += df;
-        free(src);
-        free(dv);
-        free(m);
+        char what[48];
+        snprintf(what, sizeof what, "%s %s", ops[o], t);
+        differ += mode_kernel_then_exact(text, LS_MATH_MLIR, 5, "ls_mlir_", what);
+        if (strcmp(ops[o], "math.erf") == 0) /* ROCm's (IREE's FastErfPattern) too */
+            mode_kernel_then_exact(text, LS_MATH_ROCM, 5, "ls_mlir_rocm_erf(", "ROCm's erf");
     }
     ck_assert_int_ge(differ, 6);
 }
@@ -670,31 +671,8 @@ START_TEST(powf_fpowi_kernels_bit_for_bit)
                  "    %s\n    %%r = arith.maximumf %%y, %%b : f32\n    linalg.yield %%r : f32\n"
                  "  } -> tensor<64xf32>\n  return %%r : tensor<64xf32>\n}\n",
                  ops[o]);
-        ls_derived *dv;
-        ls_plan plan;
-        ls_module *m = nvidia_plan_of(text, 32, &dv, &plan);
-        char *src = NULL;
-        ls_cuda_launch L;
-        ls_diag d;
-        int64_t checked;
-        double ratio = 0;
-        ls_module_set_math(m, LS_MATH_MLIR);
-        ck_assert_msg(ls_cuda_generate(&plan, 0, "pw", &src, &L, &d) == LS_OK, "%s", d.msg);
-        ck_assert_ptr_nonnull(strstr(src, o == 0 ? "__fmul_rn((__fmul_rn(" : "ls_mlir_"));
-        free(ptx_of(src, ops[o]));
-        ck_assert_msg(ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){9, NULL, {NULL}},
-                                             &checked, &ratio, &d) == LS_OK,
-                      "%s: %s", ops[o], d.msg);
-        ck_assert_int_eq(checked, 64);
-        free(src);
-        ls_module_set_math(m, LS_MATH_EXACT);
-        ck_assert_msg(ls_cuda_generate(&plan, 0, "pw_exact", &src, &L, &d) == LS_OK, "%s", d.msg);
-        ls_module_set_math(m, LS_MATH_MLIR);
-        differ += ls_cuda_emulate_source(&plan, src, &L, (ls_input_source){9, NULL, {NULL}},
-                                         &checked, &ratio, &d) != LS_OK;
-        free(src);
-        free(dv);
-        free(m);
+        differ += mode_kernel_then_exact(text, LS_MATH_MLIR, 9,
+                                         o == 0 ? "__fmul_rn((__fmul_rn(" : "ls_mlir_", ops[o]);
     }
     ck_assert_int_ge(differ, 2);
 }
