@@ -72,6 +72,60 @@ static void usage(FILE *f)
             ls_hw_names());
 }
 
+/* A message past its "file:line:col: " (the sweep's errors name the op). */
+static const char *reason_of(const char *msg)
+{
+    for (const char *p = msg; (p = strchr(p, ':')) != NULL; p++) {
+        const char *q = p + 1;
+        int fields = 0;
+        while (fields < 2 && *q >= '0' && *q <= '9') {
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q != ':')
+                break;
+            q++;
+            fields++;
+        }
+        if (fields == 2 && *q == ' ')
+            return q + 1;
+    }
+    return msg;
+}
+
+void ls_sweep_print_failures(FILE *f, const char *const *errors, size_t n, const char *csv_path)
+{
+    if (n == 0)
+        return;
+    fprintf(f, "  %zu config%s did not simulate (%s):\n", n, ls_s((long long)n),
+            csv_path ? "the CSV's error column has each one's" : "--csv FILE lists each one's");
+    bool *done = ls_xcalloc(n, sizeof *done);
+    for (int shown = 0; shown < 3; shown++) {
+        size_t best = n, best_count = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (done[i])
+                continue;
+            size_t c = 0;
+            for (size_t j = i; j < n; j++)
+                c += !done[j] && strcmp(reason_of(errors[i]), reason_of(errors[j])) == 0;
+            if (c > best_count)
+                best = i, best_count = c;
+        }
+        if (best == n)
+            break;
+        const char *r = reason_of(errors[best]);
+        fprintf(f, "    %zu: %s\n", best_count, r);
+        for (size_t j = best; j < n; j++)
+            if (!done[j] && strcmp(r, reason_of(errors[j])) == 0)
+                done[j] = true;
+    }
+    size_t left = 0;
+    for (size_t i = 0; i < n; i++)
+        left += !done[i];
+    if (left > 0)
+        fprintf(f, "    %zu for other reasons\n", left);
+    free(done);
+}
+
 int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_path,
                          const ls_chart *chart, const char *roof_path, const ls_chart *roof,
                          const char *src, ls_diag *diag)
@@ -441,10 +495,14 @@ int ls_cmd_sweep(int argc, char **argv)
         else
             fprintf(out.f, "  %s does not simulate: %s\n    %s\n", whose, pt->error, cfg);
     }
-    if (ok < sw.n)
-        fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,
-                ls_s((long long)(sw.n - ok)),
-                csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
+    if (ok < sw.n) {
+        const char **errors = ls_xcalloc(sw.n - ok, sizeof *errors);
+        for (size_t k = 0, j = 0; k < sw.n; k++)
+            if (sw.points[k].status != LS_OK)
+                errors[j++] = sw.points[k].error;
+        ls_sweep_print_failures(out.f, errors, sw.n - ok, csv_path);
+        free(errors);
+    }
     ls_sweep_print_wrote(out.f, csv_path, chart_path, roof_path);
     rc = ls_out_commit(&out, NULL);
     out_open = false;

@@ -24,6 +24,11 @@ int ls_sweep_write_files(ls_out *csv, const char *csv_path, const char *chart_pa
                          const ls_chart *chart, const char *roof_path, const ls_chart *roof,
                          const char *src, ls_diag *diag);
 
+/* The line on the configs that did not simulate (errors[0..n), each the
+ * point's message): how many, then the three most common reasons (the
+ * message past its file:line:col) with their counts.  Nothing for n = 0. */
+void ls_sweep_print_failures(FILE *f, const char *const *errors, size_t n, const char *csv_path);
+
 /* A swept config on a roofline (rank k + 1): its figures; the best, IREE's
  * and the input's get a verdict naming the config. */
 typedef struct {

@@ -210,10 +210,14 @@ int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
         else
             fprintf(out.f, "  the input's config does not simulate: %s\n", pt->error);
     }
-    if (ok < sw.n)
-        fprintf(out.f, "  %zu config%s failed to simulate (%s)\n", sw.n - ok,
-                ls_s((long long)(sw.n - ok)),
-                args->csv_path ? "see the CSV's error column" : "--csv FILE lists each one's error");
+    if (ok < sw.n) {
+        const char **errors = ls_xcalloc(sw.n - ok, sizeof *errors);
+        for (size_t k = 0, j = 0; k < sw.n; k++)
+            if (sw.points[k].status != LS_OK)
+                errors[j++] = sw.points[k].error;
+        ls_sweep_print_failures(out.f, errors, sw.n - ok, args->csv_path);
+        free(errors);
+    }
     ls_sweep_print_wrote(out.f, args->csv_path, args->chart_path, args->roof_path);
     rc = ls_out_commit(&out, NULL);
     out_open = false;
