@@ -44,7 +44,7 @@ typedef struct {
     ls_lowering_config config;
     /* the result */
     ls_status status;
-    char error[200];
+    char error[512]; /* the message, file:line:col first */
     int64_t cycles, workgroups, occupancy, waves;
     double time_us, dram_gbps, dram_fraction;
     /* for a roofline: the kernel alone, its DRAM bytes, its element ops
