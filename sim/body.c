@@ -271,6 +271,12 @@ bool ls_body_op_approximated(ls_body_opcode op, ls_math_mode m)
     }
 }
 
+bool ls_body_op_is_math(ls_body_opcode op)
+{
+    return ls_body_op_approximated(op, LS_MATH_MLIR) || op == LS_BOP_SQRT || op == LS_BOP_RSQRT ||
+           op == LS_BOP_POWF || op == LS_BOP_FPOWI;
+}
+
 bool ls_body_inst_as_target(const ls_body *b, int i, ls_math_mode m)
 {
     const ls_body_inst *in = &b->inst[i];
@@ -282,12 +288,10 @@ bool ls_body_inst_as_target(const ls_body *b, int i, ls_math_mode m)
     case LS_BOP_POWF: {
         if (m != LS_MATH_MLIR)
             return false;
-        double v = cst ? ls_value_to_double(e->imm, t) : 0;
-        if (cst && (v == 0 || v == 1 || v == -1 || v == 2 || v == -2 || v == 3))
-            return true; /* mulf, divf: IEEE on both */
-        if (cst && (v == 0.5 || v == -0.5))
+        ls_powf_rewrite r = ls_body_powf_rewrite(b, i);
+        if (r == LS_POWF_SQRT || r == LS_POWF_RSQRT)
             return false; /* sqrt.approx, rsqrt.approx */
-        return t == LS_ET_F32;
+        return r != LS_POWF_GENERAL || t == LS_ET_F32; /* mulf, divf: IEEE on both */
     }
     case LS_BOP_FPOWI: return t == LS_ET_F32 && (cst ? m != LS_MATH_EXACT : m == LS_MATH_MLIR);
     case LS_BOP_SQRT:
@@ -322,31 +326,45 @@ static uint64_t mlir_math(ls_body_opcode op, ls_elem_type t, double a, bool rocm
     }
 }
 
+ls_powf_rewrite ls_powf_rewrite_of(double v)
+{
+    return v == 0      ? LS_POWF_ONE
+           : v == 1    ? LS_POWF_SELF
+           : v == -1   ? LS_POWF_RECIP
+           : v == 0.5  ? LS_POWF_SQRT
+           : v == -0.5 ? LS_POWF_RSQRT
+           : v == 2    ? LS_POWF_SQUARE
+           : v == -2   ? LS_POWF_RECIP_SQUARE
+           : v == 3    ? LS_POWF_CUBE
+                       : LS_POWF_GENERAL;
+}
+
+ls_powf_rewrite ls_body_powf_rewrite(const ls_body *b, int i)
+{
+    const ls_body_inst *in = &b->inst[i];
+    if (in->op != LS_BOP_POWF || in->b < 0 || b->inst[in->b].op != LS_BOP_CONST)
+        return LS_POWF_GENERAL;
+    return ls_powf_rewrite_of(ls_value_to_double(b->inst[in->b].imm, (ls_elem_type)in->type));
+}
+
 /* math.powf as IREE rewrites it for NVIDIA (MathTransform's
  * predicateRewrite; ExpandPatterns.cpp, convertPowfOp): a constant
- * exponent 0, +-1, +-0.5, +-2 or 3 becomes mulf, divf, sqrt or rsqrt; any
- * other exp(b * log(a)) of MLIR's approximations in f32 (other types keep
- * the correctly rounded pow). */
-static uint64_t powf_rewritten(ls_elem_type t, double a, double b, bool b_const)
+ * exponent becomes mulf, divf, sqrt or rsqrt (r); any other exp(b * log(a))
+ * of MLIR's approximations in f32 (other types keep the correctly rounded
+ * pow). */
+static uint64_t powf_rewritten(ls_elem_type t, double a, double b, ls_powf_rewrite r)
 {
-    if (b_const) {
-        double sq = fval(fres(a * a, t), t);
-        if (b == 0)
-            return fres(1.0, t);
-        if (b == 1)
-            return fres(a, t);
-        if (b == -1)
-            return fres(1.0 / a, t);
-        if (b == 0.5)
-            return fres(sqrt(a), t);
-        if (b == -0.5)
-            return fres(1.0 / sqrt(a), t);
-        if (b == 2)
-            return fres(sq, t);
-        if (b == -2)
-            return fres(1.0 / sq, t);
-        if (b == 3)
-            return fres(sq * a, t);
+    double sq = fval(fres(a * a, t), t);
+    switch (r) {
+    case LS_POWF_ONE: return fres(1.0, t);
+    case LS_POWF_SELF: return fres(a, t);
+    case LS_POWF_RECIP: return fres(1.0 / a, t);
+    case LS_POWF_SQRT: return fres(sqrt(a), t);
+    case LS_POWF_RSQRT: return fres(1.0 / sqrt(a), t);
+    case LS_POWF_SQUARE: return fres(sq, t);
+    case LS_POWF_RECIP_SQUARE: return fres(1.0 / sq, t);
+    case LS_POWF_CUBE: return fres(sq * a, t);
+    default: break;
     }
     if (t == LS_ET_F32)
         return fres(ls_mlir_powff((float)a, (float)b), t);
@@ -364,7 +382,7 @@ static uint64_t fpowi(ls_elem_type t, double x, int64_t n, bool n_const, ls_math
         return fres(ls_mlir_fpowif((float)x, (long long)n), t);
     if (m != LS_MATH_EXACT && !n_const) {
         double nf = fval(fres((double)n, t), t);
-        return m == LS_MATH_MLIR ? powf_rewritten(t, x, nf, false) : fres(pow(x, nf), t);
+        return m == LS_MATH_MLIR ? powf_rewritten(t, x, nf, LS_POWF_GENERAL) : fres(pow(x, nf), t);
     }
     return fres(pow(x, (double)n), t);
 }
@@ -425,8 +443,7 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
         switch (ops[op].kind) {
         case 'f':
             if (op == LS_BOP_POWF && b->math == LS_MATH_MLIR) {
-                v[i] =
-                    powf_rewritten(t, fval(va, t), fval(vb, t), b->inst[in->b].op == LS_BOP_CONST);
+                v[i] = powf_rewritten(t, fval(va, t), fval(vb, t), ls_body_powf_rewrite(b, i));
                 continue;
             }
             v[i] =

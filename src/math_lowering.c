@@ -102,30 +102,31 @@ static bool rewritten_cost(const ls_body *b, const ls_body_inst *in, ls_plan_tar
     if (!e)
         return false;
     op_cost div = table_cost(LS_BOP_DIVF, t);
-    if (in->op == LS_BOP_POWF && !t.amd && e->op == LS_BOP_CONST) {
-        double v = ls_value_to_double(e->imm, (ls_elem_type)e->type);
+    ls_powf_rewrite pr = ls_body_powf_rewrite(b, (int)(in - b->inst));
+    if (in->op == LS_BOP_POWF && !t.amd && pr != LS_POWF_GENERAL) {
         static const struct {
-            double v;
             int mul, div;
-            ls_body_opcode root;
+            ls_body_opcode root; /* sqrt, rsqrt, or none (CONST) */
             const char *how;
-        } k[] = {{0, 0, 0, LS_BOP_CONST, "a constant 0 exponent: 1 (convertPowfOp)"},
-                 {1, 0, 0, LS_BOP_CONST, "a constant exponent 1: a itself (convertPowfOp)"},
-                 {-1, 0, 1, LS_BOP_CONST, "a constant exponent -1: 1 / a (convertPowfOp)"},
-                 {0.5, 0, 0, LS_BOP_SQRT, "a constant exponent 0.5: sqrt(a) (convertPowfOp)"},
-                 {-0.5, 0, 0, LS_BOP_RSQRT, "a constant exponent -0.5: rsqrt(a) (convertPowfOp)"},
-                 {2, 1, 0, LS_BOP_CONST, "a constant exponent 2: a * a (convertPowfOp)"},
-                 {-2, 1, 1, LS_BOP_CONST, "a constant exponent -2: 1 / (a * a) (convertPowfOp)"},
-                 {3, 2, 0, LS_BOP_CONST, "a constant exponent 3: a * a * a (convertPowfOp)"}};
-        for (size_t j = 0; j < sizeof k / sizeof k[0]; j++)
-            if (v == k[j].v) {
-                op_cost r = k[j].root == LS_BOP_CONST ? (op_cost){0, 0} : table_cost(k[j].root, t);
-                *c = (op_cost){k[j].mul + k[j].div * div.alu + r.alu, k[j].div * div.sfu + r.sfu};
-                *ir = k[j].mul + k[j].div + (k[j].root != LS_BOP_CONST);
-                *how = k[j].how;
-                return true;
-            }
-        return false;
+        } k[] = {
+            [LS_POWF_ONE] = {0, 0, LS_BOP_CONST, "a constant 0 exponent: 1 (convertPowfOp)"},
+            [LS_POWF_SELF] = {0, 0, LS_BOP_CONST,
+                              "a constant exponent 1: a itself (convertPowfOp)"},
+            [LS_POWF_RECIP] = {0, 1, LS_BOP_CONST, "a constant exponent -1: 1 / a (convertPowfOp)"},
+            [LS_POWF_SQRT] = {0, 0, LS_BOP_SQRT,
+                              "a constant exponent 0.5: sqrt(a) (convertPowfOp)"},
+            [LS_POWF_RSQRT] = {0, 0, LS_BOP_RSQRT,
+                               "a constant exponent -0.5: rsqrt(a) (convertPowfOp)"},
+            [LS_POWF_SQUARE] = {1, 0, LS_BOP_CONST, "a constant exponent 2: a * a (convertPowfOp)"},
+            [LS_POWF_RECIP_SQUARE] = {1, 1, LS_BOP_CONST,
+                                      "a constant exponent -2: 1 / (a * a) (convertPowfOp)"},
+            [LS_POWF_CUBE] = {2, 0, LS_BOP_CONST,
+                              "a constant exponent 3: a * a * a (convertPowfOp)"}};
+        op_cost r = k[pr].root == LS_BOP_CONST ? (op_cost){0, 0} : table_cost(k[pr].root, t);
+        *c = (op_cost){k[pr].mul + k[pr].div * div.alu + r.alu, k[pr].div * div.sfu + r.sfu};
+        *ir = k[pr].mul + k[pr].div + (k[pr].root != LS_BOP_CONST);
+        *how = k[pr].how;
+        return true;
     }
     if (in->op != LS_BOP_FPOWI)
         return false;

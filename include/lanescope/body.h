@@ -108,6 +108,28 @@ typedef struct {
  * formula than the correctly rounded value: MLIR's approximations, ROCm's
  * erf. */
 bool ls_body_op_approximated(ls_body_opcode op, ls_math_mode m);
+/* Whether op is a math op whose value depends on the target's code: the
+ * ones a mode may approximate, sqrt, rsqrt, powf and fpowi. */
+bool ls_body_op_is_math(ls_body_opcode op);
+/* How IREE's convertPowfOp (ExpandPatterns.cpp) rewrites powf(a, v) for a
+ * constant exponent v: 1, a, 1 / a, sqrt(a), rsqrt(a), a * a, 1 / (a * a),
+ * (a * a) * a; LS_POWF_GENERAL (exp(v log a)) for any other. */
+typedef enum {
+    LS_POWF_GENERAL,
+    LS_POWF_ONE,
+    LS_POWF_SELF,
+    LS_POWF_RECIP,
+    LS_POWF_SQRT,
+    LS_POWF_RSQRT,
+    LS_POWF_SQUARE,
+    LS_POWF_RECIP_SQUARE,
+    LS_POWF_CUBE
+} ls_powf_rewrite;
+ls_powf_rewrite ls_powf_rewrite_of(double v);
+/* Instruction i of b as convertPowfOp rewrites it: a powf whose exponent
+ * is a constant; LS_POWF_GENERAL for any other instruction. */
+ls_powf_rewrite ls_body_powf_rewrite(const ls_body *b, int i);
+
 /* Whether instruction i of b computes, under mode m, the bits the target's
  * code computes: true for the plain arith ops and for what m reproduces
  * (MLIR's polynomials, ROCm's erf, powf and fpowi as MathTransform

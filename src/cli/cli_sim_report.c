@@ -500,9 +500,8 @@ static void math_kinds(const ls_body *b, uint8_t *kind)
     memset(kind, 0, LS_BOP_COUNT);
     for (int i = 0; i < b->n; i++) {
         ls_body_opcode op = (ls_body_opcode)b->inst[i].op;
-        if (!ls_body_op_approximated(op, LS_MATH_MLIR) && op != LS_BOP_SQRT && op != LS_BOP_RSQRT &&
-            op != LS_BOP_POWF && op != LS_BOP_FPOWI)
-            continue; /* not a math op */
+        if (!ls_body_op_is_math(op))
+            continue;
         if (!ls_body_inst_as_target(b, i, (ls_math_mode)b->math))
             kind[op] = 2; /* one instance not reproduced: the op is listed as rounded */
         else if (kind[op] == 0)

@@ -522,41 +522,32 @@ static void fill_template(const char *tpl, const char *a, const char *b, char *b
     buf[u] = 0;
 }
 
-/* convertPowfOp's constant exponents 0, +-1, +-0.5, +-2 and 3 on value a
- * of type t (sq: a * a rounded to t); false for any other exponent. */
-static bool powf_constant_expr(ls_elem_type t, double bv, const char *a, const char *sq, char *buf,
-                               size_t size)
+/* powf(a, constant) as convertPowfOp rewrites it (r, not
+ * LS_POWF_GENERAL) on value a of type t (sq: a * a rounded to t). */
+static void powf_constant_expr(ls_elem_type t, ls_powf_rewrite r, const char *a, const char *sq,
+                               char *buf, size_t size)
 {
     bool dbl = is_double(t);
     const char *one = dbl ? "1.0" : "1.0f", *mul = dbl ? "__dmul_rn" : "__fmul_rn",
                *div = dbl ? "__ddiv_rn" : "__fdiv_rn";
     char e[600];
-    if (bv == 1 || bv == 2) {
-        snprintf(buf, size, "%s", bv == 1 ? a : sq);
-        return true;
-    }
-    if (bv == -0.5) { /* as math.rsqrt: 1 / sqrt in double */
+    switch (r) {
+    case LS_POWF_SELF: snprintf(buf, size, "%s", a); return;
+    case LS_POWF_SQUARE: snprintf(buf, size, "%s", sq); return;
+    case LS_POWF_RSQRT: /* as math.rsqrt: 1 / sqrt in double */
         snprintf(e, sizeof e, "__ddiv_rn(1.0, __dsqrt_rn((double)%s))", a);
         from_double(t, e, buf, size);
-        return true;
+        return;
+    case LS_POWF_ONE: snprintf(e, sizeof e, "%s", one); break;
+    case LS_POWF_RECIP: snprintf(e, sizeof e, "%s(%s, %s)", div, one, a); break;
+    case LS_POWF_SQRT: snprintf(e, sizeof e, "%s(%s)", dbl ? "__dsqrt_rn" : "__fsqrt_rn", a); break;
+    case LS_POWF_RECIP_SQUARE: snprintf(e, sizeof e, "%s(%s, %s)", div, one, sq); break;
+    default: snprintf(e, sizeof e, "%s(%s, %s)", mul, sq, a); break; /* LS_POWF_CUBE */
     }
-    if (bv == 0)
-        snprintf(e, sizeof e, "%s", one);
-    else if (bv == -1)
-        snprintf(e, sizeof e, "%s(%s, %s)", div, one, a);
-    else if (bv == 0.5)
-        snprintf(e, sizeof e, "%s(%s)", dbl ? "__dsqrt_rn" : "__fsqrt_rn", a);
-    else if (bv == -2)
-        snprintf(e, sizeof e, "%s(%s, %s)", div, one, sq);
-    else if (bv == 3)
-        snprintf(e, sizeof e, "%s(%s, %s)", mul, sq, a);
-    else
-        return false;
     if (dbl)
         snprintf(buf, size, "%s", e);
     else
         from_float(t, e, buf, size);
-    return true;
 }
 
 /* math.powf as IREE rewrites it for NVIDIA (LS_MATH_MLIR; sim/body.c's
@@ -568,7 +559,6 @@ static bool powf_rewritten_expr(const cg_body_fn *fn, const ls_body_inst *in, ls
 {
     if (fn->body->math != LS_MATH_MLIR)
         return false;
-    const ls_body_inst *bi = &fn->body->inst[in->b];
     char a[16], sq[256], e[256], body[600];
     snprintf(a, sizeof a, "v%d", in->a);
     snprintf(e, sizeof e, is_double(t) ? "__dmul_rn(%s, %s)" : "__fmul_rn(%s, %s)", a, a);
@@ -577,8 +567,9 @@ static bool powf_rewritten_expr(const cg_body_fn *fn, const ls_body_inst *in, ls
     else
         from_float(t, e, sq, sizeof sq);
     /* the constant is folded in: (void) keeps NVRTC from calling it unused */
-    if (bi->op == LS_BOP_CONST &&
-        powf_constant_expr(t, ls_value_to_double(bi->imm, t), a, sq, body, sizeof body)) {
+    ls_powf_rewrite r = ls_body_powf_rewrite(fn->body, (int)(in - fn->body->inst));
+    if (r != LS_POWF_GENERAL) {
+        powf_constant_expr(t, r, a, sq, body, sizeof body);
         snprintf(buf, size, "((void)v%d, %s)", in->b, body);
         return true;
     }

@@ -71,9 +71,8 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
         int as_iree = 0, in_double = 0;
         for (int i = 0; i < p->body.n; i++) {
             ls_body_opcode op = (ls_body_opcode)p->body.inst[i].op;
-            if (!ls_body_op_approximated(op, LS_MATH_MLIR) && op != LS_BOP_RSQRT &&
-                op != LS_BOP_POWF && op != LS_BOP_FPOWI)
-                continue; /* not a math op (sqrt and divf are one float op here) */
+            if (!ls_body_op_is_math(op) || op == LS_BOP_SQRT)
+                continue; /* sqrt is one float op here (__fsqrt_rn) */
             if (ls_body_inst_as_target(&p->body, i, (ls_math_mode)p->body.math))
                 as_iree++;
             else
