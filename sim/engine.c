@@ -287,6 +287,96 @@ static int64_t touch(engine *e, int k, int wgp, int64_t lo, int64_t hi, int64_t 
 /* One issue attempt of subgroup slot at cycle t.  Returns the cycle its
  * next event is due (the caller pushes it), or -1 when nothing is due
  * (waiting at a barrier, finished, or pushed already). */
+/* A global load of subgroup g at cycle t: the sectors it touches (the
+ * tile's intervals, or a ragged tile's masked ones) through the caches,
+ * counted in the stage's and the operand's figures.  When its data is in. */
+static int64_t issue_gload(engine *e, sgstate *g, sgcold *c, const wgstate *w, const tinst *in,
+                           ls_stage_stats *st, int64_t t)
+{
+    const ls_hw *hw = e->hw;
+    int64_t iteration = ls_engine_tile_iteration(e, in, g->iteration);
+    if (c->tile_iteration != iteration) { /* once per iteration, not per load */
+        c->tile_ragged =
+            ls_engine_tile_at(e, iteration, w->wg_half, w->wg_ragged, c->tile_base, c->it_coord);
+        c->tile_iteration = iteration;
+    }
+    const int64_t *it_coord = c->it_coord;
+    int k = in->operand;
+    /* the operand's share of what the load costs, counted below */
+    const int64_t b_bytes = st->global_bytes, b_sectors = st->sectors, b_l1 = st->l1_hits,
+                  b_l2 = st->sector_hits, b_mall = st->mall_hits, b_dram = st->dram_bytes;
+    int64_t done = t;
+    if (!c->tile_ragged || e->in_own[k]) {
+        int64_t base = c->tile_base[k];
+        int64_t i0 = ls_engine_load_slot(e, in, c->sg);
+        const interval *iv = e->ivals + e->ival_start[i0];
+        for (int i = 0; i < e->ival_count[i0]; i++) {
+            int64_t r = touch(e, k, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
+            st->global_bytes += iv[i].hi - iv[i].lo;
+            if (r > done)
+                done = r;
+        }
+    } else {
+        int64_t width = in->copy ? e->plan->promote[k].copy_width : e->plan->inputs[k].width;
+        interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * width), sizeof *tmp);
+        int64_t active;
+        int n = ls_engine_ragged_intervals(e, in, c->sg, w->wg_coord, it_coord, tmp, &active);
+        for (int i = 0; i < n; i++) {
+            int64_t r =
+                touch(e, k, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi, t, st);
+            if (r > done)
+                done = r;
+        }
+        st->global_bytes += active;
+        free(tmp);
+    }
+    if (done == t) /* fully masked: no memory traffic */
+        done = t + hw->alu_latency;
+    ls_operand_traffic *ot = &e->res->operand[k];
+    ot->global_bytes += st->global_bytes - b_bytes;
+    ot->sectors += st->sectors - b_sectors;
+    ot->l1_hits += st->l1_hits - b_l1;
+    ot->sector_hits += st->sector_hits - b_l2;
+    ot->mall_hits += st->mall_hits - b_mall;
+    ot->dram_bytes += st->dram_bytes - b_dram;
+    return done;
+}
+
+/* Subgroup g arrives at a barrier at cycle t: it waits, or, the last of
+ * its workgroup, releases them all (each pushed at the release). */
+static void issue_barrier(engine *e, sgstate *g, sgcold *c, wgstate *w, const tinst *in,
+                          ls_stage_stats *st, int64_t t)
+{
+    const ls_hw *hw = e->hw;
+    int64_t *sb = g->sb;
+    c->barrier_arrival = t;
+    sb[in->wr] = t;
+    g->hp++;
+    if (++w->arrived < e->nsub) {
+        g->sk.waiting = true; /* released by the last arrival */
+        record(e, LS_REC_ISSUE, g, t, t, in);
+        return;
+    }
+    int64_t release = t + hw->barrier_latency, waited = 0;
+    st->barriers++; /* one per workgroup release */
+    for (int s = 0; s < e->nsub; s++)
+        waited += release - e->sgc[g->wg_slot * e->nsub + s].barrier_arrival;
+    record(e, LS_REC_ISSUE, g, t, t, in);
+    e->rec_cost.barrier_wait = waited;
+    record(e, LS_REC_BARRIER, g, release, release, in);
+    w->arrived = 0;
+    for (int s = 0; s < e->nsub; s++) {
+        sgstate *o = &e->sgs[g->wg_slot * e->nsub + s];
+        sgcold *oc = &e->sgc[g->wg_slot * e->nsub + s];
+        st->barrier_wait_cycles += release - oc->barrier_arrival;
+        o->sk.waiting = true; /* until its next step(): operands may be pending */
+        stage_enter(o, oc, in->span);
+        if (release > o->cur_last)
+            o->cur_last = release;
+        push(e, release, g->wg_slot * e->nsub + s);
+    }
+}
+
 static int64_t step(engine *e, int slot, int64_t t)
 {
     sgstate *g = &e->sgs[slot];
@@ -350,54 +440,7 @@ static int64_t step(engine *e, int slot, int64_t t)
         st->shuffles++;
         break;
     }
-    case I_GLOAD: {
-        int64_t iteration = ls_engine_tile_iteration(e, in, g->iteration);
-        if (c->tile_iteration != iteration) { /* once per iteration, not per load */
-            c->tile_ragged = ls_engine_tile_at(e, iteration, w->wg_half, w->wg_ragged,
-                                               c->tile_base, c->it_coord);
-            c->tile_iteration = iteration;
-        }
-        const int64_t *it_coord = c->it_coord;
-        int k = in->operand;
-        /* the operand's share of what the load costs, counted below */
-        const int64_t b_bytes = st->global_bytes, b_sectors = st->sectors, b_l1 = st->l1_hits,
-                      b_l2 = st->sector_hits, b_mall = st->mall_hits, b_dram = st->dram_bytes;
-        done = t;
-        if (!c->tile_ragged || e->in_own[k]) {
-            int64_t base = c->tile_base[k];
-            int64_t i0 = ls_engine_load_slot(e, in, c->sg);
-            const interval *iv = e->ivals + e->ival_start[i0];
-            for (int i = 0; i < e->ival_count[i0]; i++) {
-                int64_t r = touch(e, k, g->wgp, base + iv[i].lo, base + iv[i].hi, t, st);
-                st->global_bytes += iv[i].hi - iv[i].lo;
-                if (r > done)
-                    done = r;
-            }
-        } else {
-            int64_t width = in->copy ? e->plan->promote[k].copy_width : e->plan->inputs[k].width;
-            interval *tmp = ls_xcalloc((size_t)(e->d->subgroup_size * width), sizeof *tmp);
-            int64_t active;
-            int n = ls_engine_ragged_intervals(e, in, c->sg, w->wg_coord, it_coord, tmp, &active);
-            for (int i = 0; i < n; i++) {
-                int64_t r = touch(e, k, g->wgp, e->op_base[k] + tmp[i].lo, e->op_base[k] + tmp[i].hi,
-                                  t, st);
-                if (r > done)
-                    done = r;
-            }
-            st->global_bytes += active;
-            free(tmp);
-        }
-        if (done == t) /* fully masked: no memory traffic */
-            done = t + hw->alu_latency;
-        ls_operand_traffic *ot = &e->res->operand[k];
-        ot->global_bytes += st->global_bytes - b_bytes;
-        ot->sectors += st->sectors - b_sectors;
-        ot->l1_hits += st->l1_hits - b_l1;
-        ot->sector_hits += st->sector_hits - b_l2;
-        ot->mall_hits += st->mall_hits - b_mall;
-        ot->dram_bytes += st->dram_bytes - b_dram;
-        break;
-    }
+    case I_GLOAD: done = issue_gload(e, g, c, w, in, st, t); break;
     case I_SMEM_ST:
     case I_SMEM_LD: {
         int64_t deg =
@@ -440,35 +483,7 @@ static int64_t step(engine *e, int slot, int64_t t)
         done = t + hw->l2_latency;
         break;
     }
-    case I_BARRIER: {
-        c->barrier_arrival = t;
-        sb[in->wr] = t;
-        g->hp++;
-        if (++w->arrived < e->nsub) {
-            g->sk.waiting = true; /* released by the last arrival */
-            record(e, LS_REC_ISSUE, g, t, t, in);
-            return -1;
-        }
-        int64_t release = t + hw->barrier_latency, waited = 0;
-        st->barriers++; /* one per workgroup release */
-        for (int s = 0; s < e->nsub; s++)
-            waited += release - e->sgc[g->wg_slot * e->nsub + s].barrier_arrival;
-        record(e, LS_REC_ISSUE, g, t, t, in);
-        e->rec_cost.barrier_wait = waited;
-        record(e, LS_REC_BARRIER, g, release, release, in);
-        w->arrived = 0;
-        for (int s = 0; s < e->nsub; s++) {
-            sgstate *o = &e->sgs[g->wg_slot * e->nsub + s];
-            sgcold *oc = &e->sgc[g->wg_slot * e->nsub + s];
-            st->barrier_wait_cycles += release - oc->barrier_arrival;
-            o->sk.waiting = true; /* until its next step(): operands may be pending */
-            stage_enter(o, oc, in->span);
-            if (release > o->cur_last)
-                o->cur_last = release;
-            push(e, release, g->wg_slot * e->nsub + s);
-        }
-        return -1;
-    }
+    case I_BARRIER: issue_barrier(e, g, c, w, in, st, t); return -1;
     }
     if (e->recording) {
         e->rec_cost.bytes = st->global_bytes - e->rec_before.global_bytes;

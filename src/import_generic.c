@@ -321,6 +321,108 @@ void ls_imp_generic_op(importer *im, const char *result_name)
     }
 }
 
+/* linalg.reduce's op in the dispatch view: its inputs read whole, its
+ * inits through the kept dims (NULL where its dimensions are not an
+ * array of the input's dims, refused as a problem below). */
+static ls_dop *reduce_dispatch_op(importer *im, const ls_token *op, const operand_list *ins,
+                                  const operand_list *outs, const region *r, const ls_attr *dims,
+                                  const char *result_name)
+{
+    ls_dop *dop = NULL;
+    int in_rank = ins->n > 0 ? ins->types[0].rank : 0;
+    if (in_rank >= 1 && in_rank <= LS_MAX_RANK) {
+        bool red[LS_MAX_RANK] = {false};
+        bool dims_ok = true;
+        for (size_t i = 0; i < dims->n; i++) {
+            const ls_attr *d = dims->items[i];
+            if (d->kind != LS_AV_INT || d->i < 0 || d->i >= in_rank)
+                dims_ok = false;
+            else
+                red[d->i] = true;
+        }
+        if (dims_ok) {
+            ls_aff_expr in_res[LS_MAX_RANK], out_res[LS_MAX_RANK];
+            int n_out = 0;
+            for (int d = 0; d < in_rank; d++) {
+                in_res[d] = (ls_aff_expr){LS_AFF_DIM, d, 1};
+                if (!red[d])
+                    out_res[n_out++] = (ls_aff_expr){LS_AFF_DIM, d, 1};
+            }
+            ls_affine_map in_map = {in_rank, 0, in_rank, in_res};
+            ls_affine_map out_map = {in_rank, 0, n_out, out_res};
+            const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
+            for (int k = 0; k < ins->n + outs->n && k < LS_DISPATCH_MAX_OPERANDS; k++)
+                am[k] = k < ins->n ? &in_map : &out_map;
+            dop = ls_imp_add_dop(im, "linalg.reduce", op->line, op->col, in_rank, red, am, ins,
+                                 outs, r, result_name, op->text);
+        }
+    }
+    return dop;
+}
+
+/* linalg.reduce's loops: rank, reduced dims, sizes (a dynamic one from
+ * --dim or the init) and the maps, checked against the init's shape. */
+static bool reduce_loops(importer *im, ls_problem *p, const ls_token *op, const operand_list *ins,
+                         const operand_list *outs, const ls_attr *dims)
+{
+    const ls_type_info *it = &ins->types[0];
+    if (it->rank > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins->line, ins->col,
+                    "input has rank %d; the rank limit is %d", it->rank, LS_MAX_RANK);
+        return false;
+    }
+    p->rank = it->rank;
+    for (size_t i = 0; i < dims->n; i++) {
+        const ls_attr *d = dims->items[i];
+        if (d->kind != LS_AV_INT || d->i < 0 || d->i >= p->rank || p->is_reduction[d->i]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, d->line, d->col,
+                        "dimensions[%zu] must be a distinct dimension index below %d", i, p->rank);
+            return false;
+        }
+        p->is_reduction[d->i] = true;
+    }
+    for (int d = 0; d < p->rank; d++) {
+        int64_t size = it->dims[d];
+        if (size < 0 && dim_binding(im, d) > 0)
+            size = dim_binding(im, d);
+        if (size < 0 && !p->is_reduction[d]) {
+            /* the init may spell the parallel size out */
+            int j = 0;
+            for (int e = 0; e < d; e++)
+                j += !p->is_reduction[e];
+            if (j < outs->types[0].rank && outs->types[0].dims[j] > 0)
+                size = outs->types[0].dims[j];
+        }
+        if (size < 0) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op->line, op->col,
+                        "loop dimension d%d (input dimension %d) is dynamic ('?'); give its "
+                        "size with --dim %d=N",
+                        d, d, d);
+            return false;
+        }
+        p->size[d] = size;
+        p->inputs[0].map[d] = d;
+        if (!p->is_reduction[d])
+            p->out_map[p->out_map_n++] = d;
+    }
+    p->inputs[0].map_n = p->rank;
+    if (outs->types[0].rank != p->out_map_n) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                    "init has rank %d; reducing %zu of %d dimensions leaves %d",
+                    outs->types[0].rank, dims->n, p->rank, p->out_map_n);
+        return false;
+    }
+    for (int j = 0; j < p->out_map_n; j++)
+        if (outs->types[0].dims[j] >= 0 && outs->types[0].dims[j] != p->size[p->out_map[j]]) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs->line, outs->col,
+                        "init dimension %d is %lld but the input's dimension %d is %lld", j,
+                        (long long)outs->types[0].dims[j], p->out_map[j],
+                        (long long)p->size[p->out_map[j]]);
+            return false;
+        }
+    return true;
+}
+
 void ls_imp_reduce_op(importer *im, const char *result_name)
 {
     ls_token op = *tok(im);
@@ -370,38 +472,9 @@ void ls_imp_reduce_op(importer *im, const char *result_name)
                     "expected an array for dimensions, found %s", ls_attr_kind_name(dims->kind));
         return;
     }
-    /* The dispatch view: inputs read whole, inits through the kept dims. */
-    ls_dop *dop = NULL;
-    int in_rank = ins.n > 0 ? ins.types[0].rank : 0;
-    if (in_rank >= 1 && in_rank <= LS_MAX_RANK) {
-        bool red[LS_MAX_RANK] = {false};
-        bool dims_ok = true;
-        for (size_t i = 0; i < dims->n; i++) {
-            const ls_attr *d = dims->items[i];
-            if (d->kind != LS_AV_INT || d->i < 0 || d->i >= in_rank)
-                dims_ok = false;
-            else
-                red[d->i] = true;
-        }
-        if (dims_ok) {
-            ls_aff_expr in_res[LS_MAX_RANK], out_res[LS_MAX_RANK];
-            int n_out = 0;
-            for (int d = 0; d < in_rank; d++) {
-                in_res[d] = (ls_aff_expr){LS_AFF_DIM, d, 1};
-                if (!red[d])
-                    out_res[n_out++] = (ls_aff_expr){LS_AFF_DIM, d, 1};
-            }
-            ls_affine_map in_map = {in_rank, 0, in_rank, in_res};
-            ls_affine_map out_map = {in_rank, 0, n_out, out_res};
-            const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
-            for (int k = 0; k < ins.n + outs.n && k < LS_DISPATCH_MAX_OPERANDS; k++)
-                am[k] = k < ins.n ? &in_map : &out_map;
-            dop = ls_imp_add_dop(im, "linalg.reduce", op.line, op.col, in_rank, red, am, &ins, &outs,
-                          &r, result_name, op.text);
-            if (failed(im))
-                return;
-        }
-    }
+    ls_dop *dop = reduce_dispatch_op(im, &op, &ins, &outs, &r, dims, result_name);
+    if (failed(im))
+        return;
     ls_problem *p = ls_imp_new_problem(im, op.line, op.col, "linalg.reduce");
     if (p == NULL)
         return;
@@ -423,62 +496,8 @@ void ls_imp_reduce_op(importer *im, const char *result_name)
                     ins.types[0].elem_text ? ins.types[0].elem_text : "?");
         goto checked;
     }
-    const ls_type_info *it = &ins.types[0];
-    if (it->rank > LS_MAX_RANK) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, ins.line, ins.col,
-                    "input has rank %d; the rank limit is %d", it->rank, LS_MAX_RANK);
+    if (!reduce_loops(im, p, &op, &ins, &outs, dims))
         goto checked;
-    }
-    p->rank = it->rank;
-    for (size_t i = 0; i < dims->n; i++) {
-        const ls_attr *d = dims->items[i];
-        if (d->kind != LS_AV_INT || d->i < 0 || d->i >= p->rank || p->is_reduction[d->i]) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, d->line, d->col,
-                        "dimensions[%zu] must be a distinct dimension index below %d", i,
-                        p->rank);
-            goto checked;
-        }
-        p->is_reduction[d->i] = true;
-    }
-    for (int d = 0; d < p->rank; d++) {
-        int64_t size = it->dims[d];
-        if (size < 0 && dim_binding(im, d) > 0)
-            size = dim_binding(im, d);
-        if (size < 0 && !p->is_reduction[d]) {
-            /* the init may spell the parallel size out */
-            int j = 0;
-            for (int e = 0; e < d; e++)
-                j += !p->is_reduction[e];
-            if (j < outs.types[0].rank && outs.types[0].dims[j] > 0)
-                size = outs.types[0].dims[j];
-        }
-        if (size < 0) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
-                        "loop dimension d%d (input dimension %d) is dynamic ('?'); give its "
-                        "size with --dim %d=N",
-                        d, d, d);
-            goto checked;
-        }
-        p->size[d] = size;
-        p->inputs[0].map[d] = d;
-        if (!p->is_reduction[d])
-            p->out_map[p->out_map_n++] = d;
-    }
-    p->inputs[0].map_n = p->rank;
-    if (outs.types[0].rank != p->out_map_n) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
-                    "init has rank %d; reducing %zu of %d dimensions leaves %d",
-                    outs.types[0].rank, dims->n, p->rank, p->out_map_n);
-        goto checked;
-    }
-    for (int j = 0; j < p->out_map_n; j++)
-        if (outs.types[0].dims[j] >= 0 && outs.types[0].dims[j] != p->size[p->out_map[j]]) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, outs.line, outs.col,
-                        "init dimension %d is %lld but the input's dimension %d is %lld", j,
-                        (long long)outs.types[0].dims[j], p->out_map[j],
-                        (long long)p->size[p->out_map[j]]);
-            goto checked;
-        }
     /* The same body compiler as linalg.generic's, through the input's
      * identity map: fused producers (an extf) and body ops alike. */
     int in_map[MAX_OPERANDS][LS_MAX_RANK], in_map_n[MAX_OPERANDS] = {p->rank};

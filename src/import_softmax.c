@@ -47,62 +47,13 @@ static const char *neg_nan(ls_elem_type t)
     }
 }
 
-void ls_imp_softmax_op(importer *im, const char *result_name)
+/* DecomposeSoftmax's ops as IR text (arena): the max, the sum of
+ * exp(x - max), the normalisation into init, the last named result_name.
+ * NULL, with the diagnostic set, past the text's limit. */
+static const char *decomposition_text(importer *im, const ls_token *op, const ls_type_info *t,
+                                      long dim, const char *x, const char *init,
+                                      const char *result_name)
 {
-    ls_token op = *tok(im);
-    next(im);
-    const ls_attr *dict = NULL;
-    if (ls_tok_is(tok(im), '{') && (dict = ls_parse_attr(&im->p)) == NULL)
-        return;
-    if (!ls_tok_ident(tok(im), "dimension")) {
-        syntax(im, "'dimension(N)'");
-        return;
-    }
-    next(im);
-    if (!expect(im, '('))
-        return;
-    if (tok(im)->kind != LS_TOK_INT) {
-        syntax(im, "a dimension number");
-        return;
-    }
-    long dim = strtol(tok(im)->text, NULL, 10);
-    int dim_line = tok(im)->line, dim_col = tok(im)->col;
-    next(im);
-    if (!expect(im, ')'))
-        return;
-    operand_list ins, outs;
-    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
-        return;
-    if (ls_tok_is(tok(im), '{') && dict == NULL && (dict = ls_parse_attr(&im->p)) == NULL)
-        return;
-    if (ins.n != 1 || outs.n != 1) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
-                    "linalg.softmax takes one input and one init, not %d and %d", ins.n,
-                    outs.n);
-        return;
-    }
-    const ls_type_info *t = &ins.types[0];
-    if (dim < 0 || dim >= t->rank || t->rank > LS_MAX_RANK) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, dim_line, dim_col,
-                    "dimension(%ld) is not a dimension of the rank-%d input (rank limit %d)", dim,
-                    t->rank, LS_MAX_RANK);
-        return;
-    }
-    if (!ls_elem_type_is_float(t->elem)) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
-                    "linalg.softmax of %s: a float type is expected",
-                    t->elem_text ? t->elem_text : "?");
-        return;
-    }
-    if (dict && (ls_attr_get(dict, "lowering_config") || ls_attr_get(dict, "compilation_info"))) {
-        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, dict->line, dict->col,
-                    "a lowering_config on linalg.softmax is never read: IREE decomposes the op "
-                    "(DecomposeSoftmax) before it configures the dispatch, and the decomposed "
-                    "ops do not inherit attributes; write the decomposed linalg.generic ops "
-                    "with their configs instead");
-        return;
-    }
-    /* the decomposition, as IR */
     char full[256], red[256], maps_full[256], maps_red[256], iters[256];
     type_text(full, sizeof full, t, -1);
     type_text(red, sizeof red, t, (int)dim);
@@ -134,7 +85,6 @@ void ls_imp_softmax_op(importer *im, const char *result_name)
     enum { TEXT = 8192 };
     char *text = ls_arena_alloc(&im->arena, TEXT);
     size_t u = 0;
-    const char *x = ins.names[0];
 #define ADD(...) (u += (size_t)snprintf(text + u, u < TEXT ? TEXT - u : 0, __VA_ARGS__))
     ADD("%%__sm%d_nan = arith.constant %s : %s\n", id, neg_nan(t->elem), e);
     ADD("%%__sm%d_zero = arith.constant 0.000000e+00 : %s\n", id, e);
@@ -161,18 +111,25 @@ void ls_imp_softmax_op(importer *im, const char *result_name)
     /* the normalisation, elementwise */
     ADD("%s = linalg.generic {indexing_maps = [%s, %s, %s, %s], iterator_types = [%s]} "
         "ins(%s, %%__sm%d_max, %%__sm%d_sum : %s, %s, %s) outs(%s : %s) {\n",
-        result_name ? result_name : "%__softmax_result", maps_full, maps_red, maps_red,
-        maps_full, par_iters, x, id, id, full, red, red, outs.names[0], full);
+        result_name ? result_name : "%__softmax_result", maps_full, maps_red, maps_red, maps_full,
+        par_iters, x, id, id, full, red, red, init, full);
     ADD("^bb0(%%in: %s, %%in_1: %s, %%in_2: %s, %%out: %s):\n"
         "  %%s = arith.subf %%in, %%in_1 : %s\n  %%x = math.exp %%s : %s\n"
         "  %%d = arith.divf %%x, %%in_2 : %s\n  linalg.yield %%d : %s\n} -> %s\n",
         e, e, e, e, e, e, e, e, full);
 #undef ADD
     if (u >= TEXT) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, op.line, op.col,
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, op->line, op->col,
                     "linalg.softmax: its decomposition exceeds %d bytes of IR", TEXT);
-        return;
+        return NULL;
     }
+    return text;
+}
+
+/* The decomposition's text imported in place of the softmax at op: its
+ * reductions and ops stand at op, named after it. */
+static void import_decomposition(importer *im, const ls_token *op, const char *text)
+{
     size_t first_problem = im->m->n_problems;
     int first_op = im->cur ? im->cur->n_ops : 0;
     ls_dispatch *cur_before = im->cur;
@@ -194,15 +151,75 @@ void ls_imp_softmax_op(importer *im, const char *result_name)
     static const char *const part[] = {"max", "sum"};
     for (size_t i = first_problem; i < im->m->n_problems; i++) {
         ls_problem *p = &im->m->problems[i];
-        p->line = op.line;
-        p->col = op.col;
+        p->line = op->line;
+        p->col = op->col;
         snprintf(p->name, sizeof p->name, "%s%slinalg.softmax#%d.%s", im->func,
                  im->func[0] ? ":" : "", im->op_index,
                  part[i - first_problem < 2 ? i - first_problem : 1]);
     }
     ls_dispatch *d = im->cur;
     for (int i = d == cur_before ? first_op : 0; d && i < d->n_ops; i++) {
-        d->ops[i].line = op.line;
-        d->ops[i].col = op.col;
+        d->ops[i].line = op->line;
+        d->ops[i].col = op->col;
     }
+}
+
+void ls_imp_softmax_op(importer *im, const char *result_name)
+{
+    ls_token op = *tok(im);
+    next(im);
+    const ls_attr *dict = NULL;
+    if (ls_tok_is(tok(im), '{') && (dict = ls_parse_attr(&im->p)) == NULL)
+        return;
+    if (!ls_tok_ident(tok(im), "dimension")) {
+        syntax(im, "'dimension(N)'");
+        return;
+    }
+    next(im);
+    if (!expect(im, '('))
+        return;
+    if (tok(im)->kind != LS_TOK_INT) {
+        syntax(im, "a dimension number");
+        return;
+    }
+    long dim = strtol(tok(im)->text, NULL, 10);
+    int dim_line = tok(im)->line, dim_col = tok(im)->col;
+    next(im);
+    if (!expect(im, ')'))
+        return;
+    operand_list ins, outs;
+    if (!ls_imp_operands(im, "ins", &ins) || !ls_imp_operands(im, "outs", &outs))
+        return;
+    if (ls_tok_is(tok(im), '{') && dict == NULL && (dict = ls_parse_attr(&im->p)) == NULL)
+        return;
+    if (ins.n != 1 || outs.n != 1) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, op.line, op.col,
+                    "linalg.softmax takes one input and one init, not %d and %d", ins.n, outs.n);
+        return;
+    }
+    const ls_type_info *t = &ins.types[0];
+    if (dim < 0 || dim >= t->rank || t->rank > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, dim_line, dim_col,
+                    "dimension(%ld) is not a dimension of the rank-%d input (rank limit %d)", dim,
+                    t->rank, LS_MAX_RANK);
+        return;
+    }
+    if (!ls_elem_type_is_float(t->elem)) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, ins.line, ins.col,
+                    "linalg.softmax of %s: a float type is expected",
+                    t->elem_text ? t->elem_text : "?");
+        return;
+    }
+    if (dict && (ls_attr_get(dict, "lowering_config") || ls_attr_get(dict, "compilation_info"))) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, dict->line, dict->col,
+                    "a lowering_config on linalg.softmax is never read: IREE decomposes the op "
+                    "(DecomposeSoftmax) before it configures the dispatch, and the decomposed "
+                    "ops do not inherit attributes; write the decomposed linalg.generic ops "
+                    "with their configs instead");
+        return;
+    }
+    const char *text =
+        decomposition_text(im, &op, t, dim, ins.names[0], outs.names[0], result_name);
+    if (text != NULL)
+        import_decomposition(im, &op, text);
 }

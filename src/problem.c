@@ -222,7 +222,9 @@ static ls_status check_basis(ls_diag *d, const ls_problem *p, const ls_basis *b,
     return LS_OK;
 }
 
-ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
+/* The iteration space: its rank, sizes and element count, and a
+ * reduction dim. */
+static ls_status validate_space(const ls_problem *p, ls_diag *d)
 {
     if (p->rank < 1 || p->rank > LS_MAX_RANK)
         return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
@@ -241,6 +243,13 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
     }
     if (!any_red)
         return verr(d, p, 0, 0, "the op has no reduction dimension");
+    return LS_OK;
+}
+
+/* The inputs: their maps, strided reads, element types, and the element
+ * and bit counts their addressing forms. */
+static ls_status validate_inputs(const ls_problem *p, ls_diag *d)
+{
     if (p->n_inputs < 1 || p->n_inputs > LS_MAX_INPUTS)
         return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "the op has %d inputs; lanescope simulates 1 to %d", p->n_inputs,
@@ -290,6 +299,11 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                                "count",
                                k, (long long)n, bits);
     }
+    return LS_OK;
+}
+
+static ls_status validate_output(const ls_problem *p, ls_diag *d)
+{
     /* The output (the init): its elements, parallel loop sizes, are within
      * the iteration space's count when the map's dims are distinct; its
      * size in bits need not be. */
@@ -308,6 +322,12 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
         return ls_diag_set(d, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "the output's %lld elements of %d bits overflow int64 as a bit count",
                            (long long)out_n, acc_bits);
+    return LS_OK;
+}
+
+/* The body, and the combiner against the reduction's type. */
+static ls_status validate_body(const ls_problem *p, ls_diag *d)
+{
     if (p->body.n > 0) {
         int bad;
         const char *why;
@@ -345,10 +365,11 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                     "%s over i128: lanescope carries the low 64 bits of an i128, which decide "
                     "add, mul, and, or and xor exactly but not an order",
                     p->argcmp.on ? "arg_compare" : ls_combiner_name(p->combiner));
-    if (!p->has_config)
-        return ls_diag_set(d, LS_ERR_NOTFOUND, p->file, p->line, p->col,
-                           "%s has no lowering_config (pass one with --config)", p->name);
+    return LS_OK;
+}
 
+static ls_status validate_config_keys(const ls_problem *p, ls_diag *d)
+{
     const ls_lowering_config *c = &p->config;
     /* honour a config field or reject it: never drop it silently */
     for (int k = 0; k < c->n_ignored; k++) {
@@ -376,6 +397,14 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
         return verr(d, p, c->ignored_line[k], c->ignored_col[k],
                     "lowering_config key '%s' asks for %s", key, why);
     }
+    return LS_OK;
+}
+
+/* Each tiling level's and basis's rank, and each level on the dims it
+ * applies to. */
+static ls_status validate_config_dims(const ls_problem *p, ls_diag *d)
+{
+    const ls_lowering_config *c = &p->config;
     if (check_rank(d, p, &c->workgroup, "workgroup") ||
         check_rank(d, p, &c->thread, "thread") ||
         check_rank(d, p, &c->partial_reduction, "partial_reduction") ||
@@ -422,7 +451,14 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                         "reduction dimensions only (use 0)",
                         i, (long long)c->thread.v[i], i);
     }
+    return LS_OK;
+}
 
+/* The subgroup and workgroup sizes against the bases, the limits, the
+ * products the layout math forms and the target's offer. */
+static ls_status validate_sizes(const ls_problem *p, ls_diag *d)
+{
+    const ls_lowering_config *c = &p->config;
     int64_t sg, wg;
     bool assumed;
     ls_problem_sizes(p, &sg, &wg, &assumed);
@@ -491,6 +527,19 @@ ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
                         "(max_thread_count_per_workgroup / max_workgroup_sizes)",
                         (long long)wg, t->arch, (long long)limit);
     }
+    return LS_OK;
+}
+
+ls_status ls_problem_validate(const ls_problem *p, ls_diag *d)
+{
+    if (validate_space(p, d) || validate_inputs(p, d) || validate_output(p, d) ||
+        validate_body(p, d))
+        return d->status;
+    if (!p->has_config)
+        return ls_diag_set(d, LS_ERR_NOTFOUND, p->file, p->line, p->col,
+                           "%s has no lowering_config (pass one with --config)", p->name);
+    if (validate_config_keys(p, d) || validate_config_dims(p, d) || validate_sizes(p, d))
+        return d->status;
     return LS_OK;
 }
 

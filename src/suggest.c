@@ -21,13 +21,6 @@
 #include "lanescope/suggest.h"
 #include "suggest_internal.h"
 
-#define DYN_TARGET (INT64_C(1) << 31) /* kVectorDistributeReductionSizeToTargetIfDynamic */
-
-static int64_t lcm64(int64_t a, int64_t b)
-{
-    return a / ls_suggest_gcd(a, b) * b;
-}
-
 void ls_suggest_step(ls_suggestion *s, const char *fmt, ...)
 {
     if (s->n_steps >= LS_SUGGEST_MAX_STEPS)
@@ -52,30 +45,6 @@ static ls_status reject(ls_diag *diag, const char *file, const ls_dop *op, const
     int line = op ? op->line : d->line, col = op ? op->col : d->col;
     return ls_diag_set(diag, LS_ERR_INVALID, file, line, col,
                        "IREE's reduction heuristic rejects this dispatch: %s", msg);
-}
-
-static bool has_reduction(const ls_dop *op)
-{
-    for (int i = 0; i < op->rank; i++)
-        if (op->is_reduction[i])
-            return true;
-    return false;
-}
-
-static int last_reduction_dim(const ls_dop *op)
-{
-    for (int i = op->rank; i-- > 0;)
-        if (op->is_reduction[i])
-            return i;
-    return -1;
-}
-
-static int last_parallel_dim(const ls_dop *op)
-{
-    for (int i = op->rank; i-- > 0;)
-        if (!op->is_reduction[i])
-            return i;
-    return -1;
 }
 
 /* ---------------------------------------------------------------- gate */
@@ -161,7 +130,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
             continue;
         if (o->is_conv)
             return reject(diag, file, o, d, "%s is a convolution or pooling op", o->kind);
-        if (has_reduction(o) && !o->combiner_ok)
+        if (ls_suggest_has_reduction(o) && !o->combiner_ok)
             return reject(diag, file, o, d, "%s: %s", o->kind, o->combiner_why);
         compute[(*n_compute)++] = i;
     }
@@ -177,7 +146,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
             bool reduced = false;
             for (int j = 0; j < od->map_n; j++)
                 reduced |= od->map[j] >= 0 && o->is_reduction[od->map[j]];
-            if (reduced && has_reduction(&d->ops[od->producer]))
+            if (reduced && ls_suggest_has_reduction(&d->ops[od->producer]))
                 return reject(diag, file, o, d,
                               "input %s of this %s is reduced here and is itself the result of "
                               "a reduction (%s at line %d)",
@@ -193,80 +162,7 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
     return LS_OK;
 }
 
-/* ------------------------------------------------------ dim tracking */
-
-typedef struct {
-    int parent[LS_DISPATCH_MAX_OPS * LS_MAX_RANK];
-    int dim[LS_DISPATCH_MAX_OPS][LS_MAX_RANK]; /* provisional id per op loop */
-    int result_dims[LS_DISPATCH_MAX_OPS][LS_DISPATCH_MAX_OPERANDS][LS_MAX_RANK];
-    int result_n[LS_DISPATCH_MAX_OPS][LS_DISPATCH_MAX_OPERANDS];
-    bool tracked[LS_DISPATCH_MAX_OPS];
-} tracker;
-
-static int find(tracker *t, int x)
-{
-    while (t->parent[x] != x)
-        x = t->parent[x] = t->parent[t->parent[x]];
-    return x;
-}
-
-static void unite(tracker *t, int a, int b)
-{
-    a = find(t, a);
-    b = find(t, b);
-    if (a != b)
-        t->parent[b] = a;
-}
-
-/* IterationDimTracker: fresh ids per op loop (program order), unified
- * through operands produced by tracked ops, dim by dim along the maps;
- * results inherit the ids of their init's map. */
-static void track(const ls_dispatch *d, const int *compute, int n, tracker *t)
-{
-    memset(t, 0, sizeof *t);
-    for (int i = 0; i < LS_DISPATCH_MAX_OPS * LS_MAX_RANK; i++)
-        t->parent[i] = i;
-    for (int c = 0; c < n; c++)
-        t->tracked[compute[c]] = true;
-    for (int i = 0; i < d->n_ops; i++) {
-        if (!t->tracked[i])
-            continue;
-        const ls_dop *o = &d->ops[i];
-        for (int l = 0; l < o->rank; l++)
-            t->dim[i][l] = i * LS_MAX_RANK + l;
-        for (int k = 0; k < o->n_inputs + o->n_inits; k++) {
-            const ls_dop_operand *od = &o->operand[k];
-            int p = od->producer;
-            if (p < 0 || !t->tracked[p] || od->producer_result >= LS_DISPATCH_MAX_OPERANDS)
-                continue;
-            int have = t->result_n[p][od->producer_result];
-            for (int j = 0; j < od->map_n && j < have; j++)
-                if (od->map[j] >= 0)
-                    unite(t, t->result_dims[p][od->producer_result][j], t->dim[i][od->map[j]]);
-        }
-        for (int r = 0; r < o->n_inits; r++) {
-            const ls_dop_operand *init = &o->operand[o->n_inputs + r];
-            int n_r = 0;
-            for (int j = 0; j < init->map_n; j++)
-                if (init->map[j] >= 0)
-                    t->result_dims[i][r][n_r++] = t->dim[i][init->map[j]];
-            t->result_n[i][r] = n_r;
-        }
-    }
-}
-
-static int gdim(tracker *t, int op, int loop)
-{
-    return find(t, t->dim[op][loop]);
-}
-
 /* ------------------------------------------------------- heuristic */
-
-static bool is_amd(const ls_target *t)
-{
-    return strncmp(t->arch, "gfx", 3) == 0;
-}
-
 
 /* calculateTensorSize + getBitWidth: the element width of the "largest"
  * operand, inits first, looking through a bit-extending producer. */
@@ -308,110 +204,6 @@ static int64_t bitwidth(const ls_dispatch *d, const ls_dop *o, char *which, size
         }
     }
     return have ? best_bits : 0;
-}
-
-/* getVectorDistributeReductionConfig for one op. */
-static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t *local_wg,
-                      int64_t wg, int64_t sg, int64_t tl, ls_op_config *c, ls_suggestion *s)
-{
-    const ls_dop *o = &d->ops[opi];
-    memset(c, 0, sizeof *c);
-    c->op = opi;
-    c->rank = o->rank;
-    for (int i = 0; i < o->rank; i++) {
-        c->lanes[i] = 1;
-        c->subgroups[i] = 1;
-    }
-    if (!has_reduction(o)) {
-        bool all_covered = true;
-        for (int i = 0; i < o->rank; i++) {
-            c->tile[i] = local_wg[i] != 0 ? 0 : 1;
-            all_covered &= local_wg[i] != 0;
-        }
-        int dd = last_parallel_dim(o);
-        for (int i = o->rank; i-- > 0;)
-            if (local_wg[i] == 0) {
-                dd = i;
-                break;
-            }
-        int64_t size = o->size[dd] == LS_DYN ? DYN_TARGET : o->size[dd];
-        while (tl > 1 && size % tl != 0)
-            tl /= 2;
-        int64_t tile = ls_suggest_gcd(size, wg * tl), tb = sg, sb = 1;
-        if (!all_covered) {
-            while (tile % (tb * tl) != 0)
-                tb >>= 1;
-            sb = tile / (tb * tl) > 0 ? tile / (tb * tl) : 1;
-        } else {
-            tile = tl = tb = sb = 1;
-        }
-        c->tile[dd] = tile;
-        c->thread[dd] = tl;
-        c->lanes[dd] = tb;
-        c->subgroups[dd] = sb;
-        ls_suggest_step(s, "%s at line %d (no reduction): serial on d%d = gcd(%lld, WG x TL) = %lld, "
-                "thread %lld, %lld lanes, %lld subgroups",
-             o->kind, o->line, dd, (long long)size, (long long)tile, (long long)tl, (long long)tb,
-             (long long)sb);
-        return;
-    }
-    c->is_reduction = true;
-    bool all_static = true;
-    int n_par = 0;
-    for (int i = 0; i < o->rank; i++) {
-        all_static &= o->size[i] != LS_DYN;
-        n_par += !o->is_reduction[i];
-    }
-    if (is_amd(t) && all_static && o->is_contraction && n_par >= 1) {
-        int p = -1;
-        for (int i = 0; i < o->rank && p < 0; i++)
-            if (!o->is_reduction[i] && o->size[i] != 1)
-                p = i;
-        if (p >= 0) {
-            int64_t k = 1, bound = o->size[p];
-            for (int64_t f = 2; f < wg / 4 && bound % f == 0 && bound >= f; f *= 2)
-                k = f;
-            local_wg[p] = k;
-            ls_suggest_step(s, "local split-k (ROCm, matvec-like contraction): %lld rows of d%d per "
-                    "workgroup (largest power of two below WG/4 = %lld dividing %lld)",
-                 (long long)k, p, (long long)(wg / 4), (long long)bound);
-        }
-    }
-    int r = last_reduction_dim(o);
-    for (int i = 0; i < o->rank; i++)
-        if (o->is_reduction[i]) {
-            c->thread[i] = 1;
-            c->tile[i] = 1;
-        }
-    int64_t size = o->size[r] == LS_DYN ? DYN_TARGET : o->size[r];
-    while (tl > 1 && size % tl != 0)
-        tl /= 2;
-    int64_t pr = ls_suggest_gcd(wg * tl, size), tb = sg;
-    while (pr % (tb * tl) != 0)
-        tb >>= 1;
-    int64_t sb = pr / (tb * tl) > 0 ? pr / (tb * tl) : 1;
-    c->tile[r] = pr;
-    c->thread[r] = tl;
-    c->lanes[r] = tb;
-    c->subgroups[r] = sb;
-    ls_suggest_step(s, "%s at line %d: partial_reduction on d%d = gcd(WG x TL = %lld, %lld) = %lld; thread "
-            "%lld; lanes %lld%s; subgroups %lld",
-         o->kind, o->line, r, (long long)(wg * tl), (long long)size, (long long)pr, (long long)tl,
-         (long long)tb, tb < sg ? " (fewer than the subgroup: the others duplicate)" : "",
-         (long long)sb);
-}
-
-static bool result_used_by_compute(const ls_dispatch *d, int opi, int result, const bool *compute)
-{
-    for (int i = 0; i < d->n_ops; i++) {
-        if (!compute[i])
-            continue;
-        const ls_dop *o = &d->ops[i];
-        for (int k = 0; k < o->n_inputs + o->n_inits; k++)
-            if (o->operand[k].producer == opi && o->operand[k].producer_result == result)
-                return true;
-    }
-    return false;
 }
 
 /* Where a contraction goes: matvec-like ones (at most one non-unit M/N dim)
@@ -546,65 +338,19 @@ static ls_status outer_reduction(const ls_dispatch *d, const ls_dop *root, int64
                   in, a.dim, a.translation, a.config);
 }
 
-static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
-                                   ls_diag *diag)
+/* The reduction size (ReductionConfigUtils.cpp): the last reduction dim,
+ * or all of them when it is not a multiple of the preferred subgroup
+ * size; 2^31 when dynamic.  *dyn_red_out: some reduction dim is dynamic. */
+static ls_status reduction_size(const ls_dispatch *d, const ls_dop *root, int64_t pref,
+                                bool *dyn_red_out, ls_suggestion *s, ls_diag *diag)
 {
-    memset(s, 0, sizeof *s);
-    s->root = -1;
     const char *file = d->file;
-    if (t->n_subgroup_choices < 1)
-        return ls_diag_set(diag, LS_ERR_INVALID, file, d->line, d->col,
-                           "target %s lists no subgroup_size_choices", t->arch);
-
-    /* Root: the last linalg op with a reduction loop (getRootOperation). */
-    for (int i = d->n_ops; i-- > 0 && s->root < 0;)
-        if (!d->ops[i].is_fill && has_reduction(&d->ops[i]))
-            s->root = i;
-    if (s->root < 0)
-        return reject(diag, file, NULL, d, "@%s has no linalg op with a reduction iterator",
-                      d->func);
-    const ls_dop *root = &d->ops[s->root];
-    if (ls_dop_is_attention(root))
-        return ls_suggest_attention(d, s->root, t, s, diag);
-    ls_suggest_step(s, "root op: %s at line %d (the last linalg op with a reduction loop)", root->kind,
-         root->line);
-    int64_t pref = ls_suggest_preferred_subgroup(t);
-    if (root->is_contraction) {
-        char why[240];
-        if (!contraction_reaches_reduction(root, pref, why, sizeof why))
-            return reject(diag, file, root, d, "%s", why);
-        ls_suggest_step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic", why);
-    }
-    bool argcmp = ls_suggest_is_argcmp(root);
-    /* setRootConfig's linalg-only rules (the outer reduction) do not see an
-     * arg_compare; its VectorDistribute attempt needs a dispatch store, with
-     * no snippet leniency: IREE's config_argcompare.mlir pins TileAndFuse for
-     * plain functions. */
-    if (!argcmp && outer_reduction(d, root, pref, s, diag))
-        return diag->status;
-    s->tf_candidate = !argcmp;
-    if (argcmp && d->n_stores == 0)
-        return reject(diag, file, root, d,
-                      "@%s stores nothing (no iree_tensor_ext.dispatch.tensor.store or "
-                      "iree_codegen.store_to_buffer), which checkDispatchForVectorDistribution "
-                      "requires",
-                      d->func);
-
-    int compute[LS_DISPATCH_MAX_OPS], n_compute;
-    if (gate(d, file, compute, &n_compute, s, diag))
-        return diag->status;
-    bool is_compute[LS_DISPATCH_MAX_OPS] = {false};
-    for (int c = 0; c < n_compute; c++)
-        is_compute[compute[c]] = true;
-    if (!is_compute[s->root])
-        return reject(diag, file, root, d, "the root %s feeds no store", root->kind);
-
-    /* Reduction size. */
-    int r = last_reduction_dim(root);
+    int r = ls_suggest_last_reduction_dim(root);
     bool dyn_red = false;
     for (int i = 0; i < root->rank; i++)
         dyn_red |= root->is_reduction[i] && root->size[i] == LS_DYN;
     int64_t rsize = root->size[r];
+    *dyn_red_out = dyn_red;
     if (rsize != LS_DYN && rsize % pref != 0) {
         int64_t prod = 1;
         for (int i = 0; i < root->rank; i++) {
@@ -625,12 +371,20 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
         ls_suggest_step(s, "reduction size: the last reduction dim d%d = %lld", r, (long long)rsize);
     }
     if (rsize == LS_DYN) {
-        rsize = DYN_TARGET;
+        rsize = LS_SUGGEST_DYN_TARGET;
         ls_suggest_step(s, "reduction size: dynamic, sized for 2^31");
     }
     s->reduction_size = rsize;
+    return LS_OK;
+}
 
-    /* Subgroup size: the first choice in list order that divides it. */
+/* The subgroup size: the first choice, in list order, that divides the
+ * reduction size (any, for a dynamic reduction). */
+static ls_status subgroup_size(const ls_dispatch *d, const ls_dop *root, const ls_target *t,
+                               bool dyn_red, ls_suggestion *s, ls_diag *diag)
+{
+    const char *file = d->file;
+    int64_t rsize = s->reduction_size;
     int64_t sg = 0;
     for (int i = 0; i < t->n_subgroup_choices && sg == 0; i++)
         if (rsize % t->subgroup_choices[i] == 0 || dyn_red)
@@ -645,8 +399,17 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     s->subgroup_size = sg;
     ls_suggest_step(s, "subgroup size %lld: the first of the target's choices %s", (long long)sg,
          dyn_red ? "(the reduction is dynamic)" : "that divides it");
+    return LS_OK;
+}
 
-    /* Bitwidth. */
+/* The bitwidth of the largest operand and the thread loads (elements of
+ * one largest load, halved until the reduction's vectors split evenly
+ * over the subgroup). */
+static ls_status thread_loads(const ls_dispatch *d, const ls_dop *root, const ls_target *t,
+                              bool dyn_red, ls_suggestion *s, ls_diag *diag)
+{
+    const char *file = d->file;
+    int64_t rsize = s->reduction_size, sg = s->subgroup_size;
     char which[120] = "";
     int64_t bw = bitwidth(d, root, which, sizeof which);
     if (bw == 0)
@@ -657,7 +420,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                       "the largest operand %s has %lld-bit elements; reduction distribution "
                       "needs a power of two of at least 4 bits",
                       which, (long long)bw);
-    if (bw > 32 && !is_amd(t))
+    if (bw > 32 && !ls_suggest_is_amd(t))
         return reject(diag, file, root, d,
                       "the largest operand %s has %lld-bit elements; %s cannot shuffle more "
                       "than 32 bits (only AMD targets can)",
@@ -670,7 +433,7 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                       which, (long long)bw, (long long)load_bits);
     ls_suggest_step(s, "bitwidth %lld, from the largest operand %s", (long long)bw, which);
 
-    /* Thread loads. */
+    /* thread loads */
     int64_t tl = load_bits / bw;
     if (!dyn_red)
         while ((rsize / tl) % sg != 0)
@@ -689,8 +452,17 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
          (long long)load_bits, (long long)bw,
          tl < load_bits / bw ? ", halved until reduction size / TL is a multiple of the subgroup"
                              : "");
+    return LS_OK;
+}
 
-    /* Workgroup size. */
+/* The workgroup size: reduction size / thread loads, capped by the
+ * target's largest workgroup (one wave when the parallel elements
+ * outnumber the SIMDs), halved while many rows have few vectors each. */
+static ls_status workgroup_size(const ls_dispatch *d, const ls_dop *root, const ls_target *t,
+                                int64_t pref, ls_suggestion *s, ls_diag *diag)
+{
+    const char *file = d->file;
+    int64_t rsize = s->reduction_size, sg = s->subgroup_size, tl = s->thread_loads;
     int64_t par = 1;
     for (int i = 0; i < root->rank; i++) {
         if (root->is_reduction[i])
@@ -747,65 +519,70 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
                 "vectors per thread",
              halvings, halvings == 1 ? "" : "s", (long long)wg);
     s->workgroup_size = wg;
+    return LS_OK;
+}
 
-    /* populateConfigInfo. */
-    static const int64_t none = -1;
-    tracker *tr = ls_xcalloc(1, sizeof *tr);
-    track(d, compute, n_compute, tr);
-    int64_t wg_tile[LS_DISPATCH_MAX_OPS * LS_MAX_RANK];
-    for (int i = 0; i < LS_DISPATCH_MAX_OPS * LS_MAX_RANK; i++)
-        wg_tile[i] = none;
-    for (int l = 0; l < root->rank; l++)
-        if (!root->is_reduction[l])
-            wg_tile[gdim(tr, s->root, l)] = 1;
-    for (int c = 0; c < n_compute; c++) {
-        int oi = compute[c];
-        const ls_dop *o = &d->ops[oi];
-        bool covered[LS_MAX_RANK] = {false};
-        for (int l = 0; l < o->rank; l++)
-            covered[l] = wg_tile[gdim(tr, oi, l)] != none;
-        for (int k = 0; k < o->n_inits; k++) {
-            if (!result_used_by_compute(d, oi, k, is_compute))
-                continue;
-            const ls_dop_operand *init = &o->operand[o->n_inputs + k];
-            for (int j = 0; j < init->map_n; j++)
-                if (init->map[j] >= 0)
-                    covered[init->map[j]] = true;
-        }
-        bool needs = false;
-        for (int l = 0; l < o->rank; l++)
-            needs |= !covered[l];
-        if (!needs) {
-            ls_suggest_step(s, "%s at line %d needs no config: its consumers and the shared dims cover "
-                    "every loop",
-                 o->kind, o->line);
-            continue;
-        }
-        int64_t local[LS_MAX_RANK];
-        for (int l = 0; l < o->rank; l++) {
-            int64_t v = wg_tile[gdim(tr, oi, l)];
-            local[l] = v == none ? 0 : v;
-        }
-        ls_op_config *cfg = &s->configs[s->n_configs++];
-        op_config(d, oi, t, local, wg, sg, tl, cfg, s);
-        for (int l = 0; l < o->rank; l++) {
-            int g = gdim(tr, oi, l);
-            if (wg_tile[g] != none && local[l] > wg_tile[g])
-                wg_tile[g] = lcm64(wg_tile[g], local[l]);
-        }
+static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_suggestion *s,
+                                   ls_diag *diag)
+{
+    memset(s, 0, sizeof *s);
+    s->root = -1;
+    const char *file = d->file;
+    if (t->n_subgroup_choices < 1)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, d->line, d->col,
+                           "target %s lists no subgroup_size_choices", t->arch);
+
+    /* Root: the last linalg op with a reduction loop (getRootOperation). */
+    for (int i = d->n_ops; i-- > 0 && s->root < 0;)
+        if (!d->ops[i].is_fill && ls_suggest_has_reduction(&d->ops[i]))
+            s->root = i;
+    if (s->root < 0)
+        return reject(diag, file, NULL, d, "@%s has no linalg op with a reduction iterator",
+                      d->func);
+    const ls_dop *root = &d->ops[s->root];
+    if (ls_dop_is_attention(root))
+        return ls_suggest_attention(d, s->root, t, s, diag);
+    ls_suggest_step(s, "root op: %s at line %d (the last linalg op with a reduction loop)",
+                    root->kind, root->line);
+    int64_t pref = ls_suggest_preferred_subgroup(t);
+    if (root->is_contraction) {
+        char why[240];
+        if (!contraction_reaches_reduction(root, pref, why, sizeof why))
+            return reject(diag, file, root, d, "%s", why);
+        ls_suggest_step(s, "%s: no matmul config takes it, so it reaches the reduction heuristic",
+                        why);
     }
-    for (int k = 0; k < s->n_configs; k++) {
-        ls_op_config *cfg = &s->configs[k];
-        for (int l = 0; l < cfg->rank; l++) {
-            int64_t v = wg_tile[gdim(tr, cfg->op, l)];
-            cfg->wg_tile[l] = v == none ? 0 : v;
-        }
-        if (cfg->op == s->root) {
-            cfg->has_workgroup = true;
-            memcpy(cfg->workgroup, cfg->wg_tile, sizeof cfg->workgroup);
-        }
-    }
-    free(tr);
+    bool argcmp = ls_suggest_is_argcmp(root);
+    /* setRootConfig's linalg-only rules (the outer reduction) do not see an
+     * arg_compare; its VectorDistribute attempt needs a dispatch store, with
+     * no snippet leniency: IREE's config_argcompare.mlir pins TileAndFuse for
+     * plain functions. */
+    if (!argcmp && outer_reduction(d, root, pref, s, diag))
+        return diag->status;
+    s->tf_candidate = !argcmp;
+    if (argcmp && d->n_stores == 0)
+        return reject(diag, file, root, d,
+                      "@%s stores nothing (no iree_tensor_ext.dispatch.tensor.store or "
+                      "iree_codegen.store_to_buffer), which checkDispatchForVectorDistribution "
+                      "requires",
+                      d->func);
+
+    int compute[LS_DISPATCH_MAX_OPS], n_compute;
+    if (gate(d, file, compute, &n_compute, s, diag))
+        return diag->status;
+    bool is_compute[LS_DISPATCH_MAX_OPS] = {false};
+    for (int c = 0; c < n_compute; c++)
+        is_compute[compute[c]] = true;
+    if (!is_compute[s->root])
+        return reject(diag, file, root, d, "the root %s feeds no store", root->kind);
+
+    bool dyn_red;
+    if (reduction_size(d, root, pref, &dyn_red, s, diag) ||
+        subgroup_size(d, root, t, dyn_red, s, diag) || thread_loads(d, root, t, dyn_red, s, diag) ||
+        workgroup_size(d, root, t, pref, s, diag))
+        return diag->status;
+    ls_suggest_populate(d, t, compute, n_compute, is_compute, s->workgroup_size, s->subgroup_size,
+                        s->thread_loads, s);
     return LS_OK;
 }
 

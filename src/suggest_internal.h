@@ -1,5 +1,5 @@
-/* suggest_internal.h: what suggest.c and suggest_tilefuse.c share.  Not
- * installed. */
+/* suggest_internal.h: what suggest.c, suggest_populate.c and
+ * suggest_tilefuse.c share.  Not installed. */
 #ifndef LANESCOPE_SUGGEST_INTERNAL_H
 #define LANESCOPE_SUGGEST_INTERNAL_H
 
@@ -73,6 +73,49 @@ static inline bool ls_suggest_is_argcmp(const ls_dop *o)
 {
     return strcmp(o->kind, "iree_linalg_ext.arg_compare") == 0;
 }
+
+/* kVectorDistributeReductionSizeToTargetIfDynamic: the size the heuristic
+ * sizes a dynamic reduction for. */
+#define LS_SUGGEST_DYN_TARGET (INT64_C(1) << 31)
+
+static inline bool ls_suggest_has_reduction(const ls_dop *op)
+{
+    for (int i = 0; i < op->rank; i++)
+        if (op->is_reduction[i])
+            return true;
+    return false;
+}
+
+/* The innermost reduction (parallel) loop of op, -1 if none. */
+static inline int ls_suggest_last_reduction_dim(const ls_dop *op)
+{
+    for (int i = op->rank; i-- > 0;)
+        if (op->is_reduction[i])
+            return i;
+    return -1;
+}
+
+static inline int ls_suggest_last_parallel_dim(const ls_dop *op)
+{
+    for (int i = op->rank; i-- > 0;)
+        if (!op->is_reduction[i])
+            return i;
+    return -1;
+}
+
+static inline bool ls_suggest_is_amd(const ls_target *t)
+{
+    return strncmp(t->arch, "gfx", 3) == 0;
+}
+
+/* populateConfigInfo (ReductionConfigUtils.cpp): a config for every
+ * compute op of the dispatch (compute[0 .. n_compute), is_compute by op)
+ * whose loops its consumers and the shared dims do not cover, each from
+ * the heuristic's workgroup size wg, subgroup size sg and thread loads tl,
+ * and the workgroup tiles they share (suggest_populate.c). */
+void ls_suggest_populate(const ls_dispatch *d, const ls_target *t, const int *compute,
+                         int n_compute, const bool *is_compute, int64_t wg, int64_t sg, int64_t tl,
+                         ls_suggestion *s);
 
 /* Write one of the heuristic's decisions down, for `suggest` to show
  * (at most LS_SUGGEST_MAX_STEPS; later ones are dropped). */

@@ -25,6 +25,185 @@ void ls_grid_config_subtitle(const ls_problem *p, char *buf, size_t size)
         ls_lowering_config_format(&p->config, buf, size);
 }
 
+/* What ls_viz_layout's cells share: the view, the tile, its dims drawn,
+ * and how many elements one cell aggregates (kr x kc, sampled sr x sc). */
+typedef struct {
+    const ls_problem *p;
+    const ls_derived *d;
+    const ls_layout_view *v;
+    ls_grid *g;
+    int cols, dr, dc;
+    int64_t ext[LS_MAX_RANK], origin[LS_MAX_RANK];
+    int64_t kr, kc, sr, sc;
+    bool any_pad, any_dup; /* out: some cell holds padding, some element two threads */
+} layout_cells;
+
+/* Cell (r, c): its elements' owners sampled, then its colour (the
+ * thread's, or a range's), labels and highlight. */
+static void layout_cell(layout_cells *lc, int r, int c)
+{
+    ls_cell *cell = &lc->g->cells[r * lc->cols + c];
+    const ls_problem *p = lc->p;
+    const ls_layout_view *v = lc->v;
+    const int64_t *ext = lc->ext, *origin = lc->origin;
+    int rank = p->rank, dr = lc->dr, dc = lc->dc;
+    int64_t kr = lc->kr, kc = lc->kc, sr = lc->sr, sc = lc->sc;
+    int64_t tmin = INT64_MAX, tmax = -1, first_tid = -1, first_sg = -1, first_lane = 0;
+    int64_t rmin = INT64_MAX, rmax = -1;
+    bool mixed_tid = false, mixed_sg = false, pad = false, hit = false, valid = false;
+    int64_t dup_tids[LS_MAX_OWNERS], dup_listed = 0, dup_total = 0;
+    for (int64_t a = 0; a < sr; a++)
+        for (int64_t b = 0; b < sc; b++) {
+            int64_t er = r * kr + (sr == kr ? a : a * kr / sr);
+            int64_t ec = c * kc + (sc == kc ? b : b * kc / sc);
+            if (er >= ext[dr] || ec >= ext[dc])
+                continue;
+            int64_t x[LS_MAX_RANK];
+            for (int i = 0; i < rank; i++)
+                x[i] = origin[i] + v->at[i];
+            x[dr] = origin[dr] + er;
+            x[dc] = origin[dc] + ec;
+            bool outside = false;
+            for (int i = 0; i < rank; i++)
+                outside |= x[i] >= p->size[i];
+            if (outside) {
+                pad = true;
+                continue;
+            }
+            ls_ownership own;
+            ls_diag od;
+            ls_diag_clear(&od);
+            if (ls_owner_of(lc->d, p, x, &own, &od) || own.n_listed == 0) {
+                pad = true;
+                continue;
+            }
+            valid = true;
+            const ls_owner *o0 = &own.owners[0];
+            if (first_tid < 0) {
+                first_tid = o0->tid;
+                first_sg = o0->subgroup;
+                first_lane = o0->lane;
+                dup_total = own.n_owners;
+                dup_listed = own.n_listed;
+                for (int k = 0; k < own.n_listed; k++)
+                    dup_tids[k] = own.owners[k].tid;
+            }
+            mixed_tid |= o0->tid != first_tid;
+            mixed_sg |= o0->subgroup != first_sg;
+            if (o0->tid < tmin)
+                tmin = o0->tid;
+            if (o0->tid > tmax)
+                tmax = o0->tid;
+            if (own.reg < rmin)
+                rmin = own.reg;
+            if (own.reg > rmax)
+                rmax = own.reg;
+            for (int k = 0; k < own.n_listed; k++)
+                hit |= own.owners[k].tid == v->thread;
+        }
+    if (!valid) {
+        cell->flags = LS_CELL_EMPTY;
+        copy_str(cell->label[0], LS_CELL_LABEL, "pad");
+        cell->block = -2;
+        lc->any_pad = true;
+        return;
+    }
+    lc->any_pad |= pad;
+    lc->any_dup |= dup_total > 1;
+    cell->group = mixed_sg ? -1 : (int32_t)first_sg;
+    if (!mixed_tid) {
+        cell->fill = ls_viz_thread_colour(first_sg, first_lane);
+        cell->flags |= ls_viz_subgroup_marks(first_sg);
+        cell->block = (int32_t)first_tid;
+        owners_label(cell->label[0], LS_CELL_LABEL, dup_tids, dup_listed, dup_total);
+        if (rmin == rmax)
+            fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)first_sg, (long long)rmin);
+        else
+            fmt(cell->label[1], LS_CELL_LABEL, "V%lld-%lld", (long long)rmin, (long long)rmax);
+    } else {
+        cell->fill = mixed_sg ? (ls_rgb){0.8, 0.8, 0.8} : ls_viz_thread_colour(first_sg, 5);
+        if (!mixed_sg)
+            cell->flags |= ls_viz_subgroup_marks(first_sg);
+        cell->block = -3 - (r * lc->cols + c); /* its own block: borders all round */
+        fmt(cell->label[0], LS_CELL_LABEL, "T%lld-%lld", (long long)tmin, (long long)tmax);
+        copy_str(cell->label[1], LS_CELL_LABEL, mixed_sg ? "mixed" : "");
+    }
+    if (v->thread >= 0)
+        cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
+}
+
+/* The view's workgroup, iteration, thread and fixed coordinates (--at,
+ * of the dims other than dr and dc) within the kernel and the tile of
+ * extents ext. */
+static ls_status check_view(const ls_problem *p, const ls_derived *d, const ls_layout_view *v,
+                            const int64_t *ext, int dr, int dc, ls_diag *diag)
+{
+    int rank = p->rank;
+    if (v->workgroup < 0 || v->workgroup >= d->total_workgroups)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--workgroup", 0, 0,
+                           "workgroup %lld is outside 0..%lld", (long long)v->workgroup,
+                           (long long)d->total_workgroups - 1);
+    if (v->iteration < 0 || v->iteration >= d->total_iterations)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--iteration", 0, 0,
+                           "iteration %lld is outside 0..%lld", (long long)v->iteration,
+                           (long long)d->total_iterations - 1);
+    if (v->thread >= d->workgroup_size)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
+                           "thread %lld is outside 0..%lld (workgroup size)", (long long)v->thread,
+                           (long long)d->workgroup_size - 1);
+    for (int i = 0; i < rank; i++)
+        if (i != dr && i != dc && (v->at[i] < 0 || v->at[i] >= ext[i]))
+            return ls_diag_set(diag, LS_ERR_USAGE, "--at", 0, 0,
+                               "d%d = %lld is outside the tile's 0..%lld", i, (long long)v->at[i],
+                               (long long)ext[i] - 1);
+    return LS_OK;
+}
+
+/* The notes under the layout: what the labels mean, duplicated owners,
+ * aggregated cells, the other dims' fixed coordinates. */
+static void layout_notes(ls_figure *out, const ls_problem *p, const ls_derived *d,
+                         const layout_cells *lc, bool sampled)
+{
+    int rank = p->rank, dr = lc->dr, dc = lc->dc;
+    int64_t kr = lc->kr, kc = lc->kc;
+    const int64_t *ext = lc->ext, *origin = lc->origin;
+    const ls_layout_view *v = lc->v;
+    char note[200];
+    fmt(note, sizeof note,
+        "T#: thread in the workgroup, S#: subgroup, V#: register index in the thread's "
+        "vector.  Workgroup %lld threads = %lld subgroups x %lld.",
+        (long long)d->workgroup_size, (long long)d->num_subgroups, (long long)d->subgroup_size);
+    note_add(out, note);
+    if (lc->any_dup) {
+        fmt(note, sizeof note,
+            "Each element is held by %lld threads (lane duplication %lld, subgroup %lld): "
+            "T0|T16 lists them.",
+            (long long)(d->lane_dup * d->subgroup_dup), (long long)d->lane_dup,
+            (long long)d->subgroup_dup);
+        note_add(out, note);
+    }
+    if (kr > 1 || kc > 1) {
+        fmt(note, sizeof note,
+            "Aggregated: the tile is %lld x %lld elements; each cell covers %lld x %lld "
+            "of them%s.",
+            (long long)ext[dr], (long long)ext[dc], (long long)kr, (long long)kc,
+            sampled ? " (owners sampled at 16 points per axis)" : "");
+        note_add(out, note);
+    }
+    if (rank > 2) {
+        char o[160] = "";
+        size_t len = 0;
+        for (int i = 0; i < rank; i++)
+            if (i != dr && i != dc && len + 1 < sizeof o) {
+                fmt(o + len, sizeof o - len, "%sd%d = %lld", len ? ", " : "", i,
+                    (long long)(origin[i] + v->at[i]));
+                len = strlen(o);
+            }
+        fmt(note, sizeof note, "Other dims fixed at %s (--at).", o);
+        note_add(out, note);
+    }
+}
+
 ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layout_view *v,
                         ls_figure *out, ls_diag *diag)
 {
@@ -48,23 +227,8 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
         if (check_dims(rank, dr, dc, diag))
             return diag->status;
     }
-    if (v->workgroup < 0 || v->workgroup >= d->total_workgroups)
-        return ls_diag_set(diag, LS_ERR_USAGE, "--workgroup", 0, 0,
-                           "workgroup %lld is outside 0..%lld", (long long)v->workgroup,
-                           (long long)d->total_workgroups - 1);
-    if (v->iteration < 0 || v->iteration >= d->total_iterations)
-        return ls_diag_set(diag, LS_ERR_USAGE, "--iteration", 0, 0,
-                           "iteration %lld is outside 0..%lld", (long long)v->iteration,
-                           (long long)d->total_iterations - 1);
-    if (v->thread >= d->workgroup_size)
-        return ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
-                           "thread %lld is outside 0..%lld (workgroup size)",
-                           (long long)v->thread, (long long)d->workgroup_size - 1);
-    for (int i = 0; i < rank; i++)
-        if (i != dr && i != dc && (v->at[i] < 0 || v->at[i] >= ext[i]))
-            return ls_diag_set(diag, LS_ERR_USAGE, "--at", 0, 0,
-                               "d%d = %lld is outside the tile's 0..%lld", i,
-                               (long long)v->at[i], (long long)ext[i] - 1);
+    if (check_view(p, d, v, ext, dr, dc, diag))
+        return diag->status;
     int64_t wgc[LS_MAX_RANK], itc[LS_MAX_RANK], origin[LS_MAX_RANK];
     ls_workgroup_coord(d, v->workgroup, wgc);
     ls_iteration_coord(d, p, v->iteration, itc);
@@ -98,96 +262,23 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
     set_groups(g, d->num_subgroups, "S");
     if (kr > 1 || kc > 1)
         g->cell_w = 46;
-    bool any_pad = false, any_dup = false;
+    layout_cells lc = {.p = p,
+                       .d = d,
+                       .v = v,
+                       .g = g,
+                       .cols = cols,
+                       .dr = dr,
+                       .dc = dc,
+                       .kr = kr,
+                       .kc = kc,
+                       .sr = sr,
+                       .sc = sc};
+    memcpy(lc.ext, ext, sizeof lc.ext);
+    memcpy(lc.origin, origin, sizeof lc.origin);
     for (int r = 0; r < rows; r++)
-        for (int c = 0; c < cols; c++) {
-            ls_cell *cell = &g->cells[r * cols + c];
-            int64_t tmin = INT64_MAX, tmax = -1, first_tid = -1, first_sg = -1, first_lane = 0;
-            int64_t rmin = INT64_MAX, rmax = -1;
-            bool mixed_tid = false, mixed_sg = false, pad = false, hit = false, valid = false;
-            int64_t dup_tids[LS_MAX_OWNERS], dup_listed = 0, dup_total = 0;
-            for (int64_t a = 0; a < sr; a++)
-                for (int64_t b = 0; b < sc; b++) {
-                    int64_t er = r * kr + (sr == kr ? a : a * kr / sr);
-                    int64_t ec = c * kc + (sc == kc ? b : b * kc / sc);
-                    if (er >= ext[dr] || ec >= ext[dc])
-                        continue;
-                    int64_t x[LS_MAX_RANK];
-                    for (int i = 0; i < rank; i++)
-                        x[i] = origin[i] + v->at[i];
-                    x[dr] = origin[dr] + er;
-                    x[dc] = origin[dc] + ec;
-                    bool outside = false;
-                    for (int i = 0; i < rank; i++)
-                        outside |= x[i] >= p->size[i];
-                    if (outside) {
-                        pad = true;
-                        continue;
-                    }
-                    ls_ownership own;
-                    ls_diag od;
-                    ls_diag_clear(&od);
-                    if (ls_owner_of(d, p, x, &own, &od) || own.n_listed == 0) {
-                        pad = true;
-                        continue;
-                    }
-                    valid = true;
-                    const ls_owner *o0 = &own.owners[0];
-                    if (first_tid < 0) {
-                        first_tid = o0->tid;
-                        first_sg = o0->subgroup;
-                        first_lane = o0->lane;
-                        dup_total = own.n_owners;
-                        dup_listed = own.n_listed;
-                        for (int k = 0; k < own.n_listed; k++)
-                            dup_tids[k] = own.owners[k].tid;
-                    }
-                    mixed_tid |= o0->tid != first_tid;
-                    mixed_sg |= o0->subgroup != first_sg;
-                    if (o0->tid < tmin)
-                        tmin = o0->tid;
-                    if (o0->tid > tmax)
-                        tmax = o0->tid;
-                    if (own.reg < rmin)
-                        rmin = own.reg;
-                    if (own.reg > rmax)
-                        rmax = own.reg;
-                    for (int k = 0; k < own.n_listed; k++)
-                        hit |= own.owners[k].tid == v->thread;
-                }
-            if (!valid) {
-                cell->flags = LS_CELL_EMPTY;
-                copy_str(cell->label[0], LS_CELL_LABEL, "pad");
-                cell->block = -2;
-                any_pad = true;
-                continue;
-            }
-            any_pad |= pad;
-            any_dup |= dup_total > 1;
-            cell->group = mixed_sg ? -1 : (int32_t)first_sg;
-            if (!mixed_tid) {
-                cell->fill = ls_viz_thread_colour(first_sg, first_lane);
-                cell->flags |= ls_viz_subgroup_marks(first_sg);
-                cell->block = (int32_t)first_tid;
-                owners_label(cell->label[0], LS_CELL_LABEL, dup_tids, dup_listed, dup_total);
-                if (rmin == rmax)
-                    fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)first_sg,
-                             (long long)rmin);
-                else
-                    fmt(cell->label[1], LS_CELL_LABEL, "V%lld-%lld", (long long)rmin,
-                             (long long)rmax);
-            } else {
-                cell->fill = mixed_sg ? (ls_rgb){0.8, 0.8, 0.8} : ls_viz_thread_colour(first_sg, 5);
-                if (!mixed_sg)
-                    cell->flags |= ls_viz_subgroup_marks(first_sg);
-                cell->block = -3 - (r * cols + c); /* its own block: borders all round */
-                fmt(cell->label[0], LS_CELL_LABEL, "T%lld-%lld", (long long)tmin,
-                         (long long)tmax);
-                copy_str(cell->label[1], LS_CELL_LABEL, mixed_sg ? "mixed" : "");
-            }
-            if (v->thread >= 0)
-                cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
-        }
+        for (int c = 0; c < cols; c++)
+            layout_cell(&lc, r, c);
+    bool any_pad = lc.any_pad;
     fmt(out->title, sizeof out->title, "layout of %s (%s)", p->name,
              p->att_view          ? "its QK and PV matmuls' layouts together"
              : d->sizes_assumed ? "sizes derived"
@@ -202,41 +293,7 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
         fmt(t, sizeof t, "thread %lld's elements", (long long)v->thread);
         legend_add(out, (ls_rgb){1, 1, 1}, LS_CELL_HIGHLIGHT, t);
     }
-    char note[200];
-    fmt(note, sizeof note,
-             "T#: thread in the workgroup, S#: subgroup, V#: register index in the thread's "
-             "vector.  Workgroup %lld threads = %lld subgroups x %lld.",
-             (long long)d->workgroup_size, (long long)d->num_subgroups,
-             (long long)d->subgroup_size);
-    note_add(out, note);
-    if (any_dup) {
-        fmt(note, sizeof note,
-                 "Each element is held by %lld threads (lane duplication %lld, subgroup %lld): "
-                 "T0|T16 lists them.",
-                 (long long)(d->lane_dup * d->subgroup_dup), (long long)d->lane_dup,
-                 (long long)d->subgroup_dup);
-        note_add(out, note);
-    }
-    if (kr > 1 || kc > 1) {
-        fmt(note, sizeof note,
-                 "Aggregated: the tile is %lld x %lld elements; each cell covers %lld x %lld "
-                 "of them%s.",
-                 (long long)ext[dr], (long long)ext[dc], (long long)kr, (long long)kc,
-                 sampled ? " (owners sampled at 16 points per axis)" : "");
-        note_add(out, note);
-    }
-    if (rank > 2) {
-        char o[160] = "";
-        size_t len = 0;
-        for (int i = 0; i < rank; i++)
-            if (i != dr && i != dc && len + 1 < sizeof o) {
-                fmt(o + len, sizeof o - len, "%sd%d = %lld", len ? ", " : "", i,
-                    (long long)(origin[i] + v->at[i]));
-                len = strlen(o);
-            }
-        fmt(note, sizeof note, "Other dims fixed at %s (--at).", o);
-        note_add(out, note);
-    }
+    layout_notes(out, p, d, &lc, sampled);
     return LS_OK;
 }
 

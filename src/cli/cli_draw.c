@@ -442,21 +442,172 @@ done:
     return 0;
 }
 
+static const struct option draw_longopts[] = {{"help", no_argument, NULL, 'h'},
+                                              {"output", required_argument, NULL, 'o'},
+                                              {"scale", required_argument, NULL, 's'},
+                                              {"index", required_argument, NULL, 'n'},
+                                              {"target", required_argument, NULL, 't'},
+                                              {"dims", required_argument, NULL, 'D'},
+                                              {"at", required_argument, NULL, 'A'},
+                                              {"workgroup", required_argument, NULL, 'w'},
+                                              {"iteration", required_argument, NULL, 'i'},
+                                              {"thread", required_argument, NULL, 'T'},
+                                              {"rows", required_argument, NULL, 'r'},
+                                              {"elem-bytes", required_argument, NULL, 'e'},
+                                              {"lanes", required_argument, NULL, 'l'},
+                                              {"wgps", required_argument, NULL, 'g'},
+                                              {"dim", required_argument, NULL, 'S'},
+                                              {"operand", required_argument, NULL, 'O'},
+                                              {"format", required_argument, NULL, 'f'},
+                                              {"config", required_argument, NULL, 'C'},
+                                              {"shape", required_argument, NULL, 'H'},
+                                              {"iter", required_argument, NULL, 'I'},
+                                              {"type", required_argument, NULL, 'Y'},
+                                              {"combiner", required_argument, NULL, 'K'},
+                                              {"quiet", no_argument, NULL, 'q'},
+                                              {NULL, 0, NULL, 0}};
+
+/* One option (draw_longopts' letter c, its value arg) into *o: false after an
+ * error message. */
+static bool parse_flag(draw_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'o':
+        if (!ls_flag_once(CMD, "-o", &o->output, arg))
+            return false;
+        break;
+    case 's': {
+        char *end;
+        o->scale = strtod(arg, &end);
+        if (end == arg || *end || !(o->scale >= 0.25 && o->scale <= 8)) {
+            ls_cli_error(CMD, "--scale: expected a number in 0.25..8, found '%s'", arg);
+            return false;
+        }
+        break;
+    }
+    case 'n':
+        if (!ls_flag_int(CMD, "--index", arg, 0, LS_IMPORT_MAX_ITEMS - 1, &o->index))
+            return false;
+        break;
+    case 't': o->target = arg; break;
+    case 'S':
+        if (!ls_flag_dim(CMD, arg, &o->dims))
+            return false;
+        break;
+    case 'D':
+        if (!parse_dims(arg, &o->dim_row, &o->dim_col)) {
+            ls_cli_error(CMD, "--dims: expected two dim numbers like 0,1, found '%s'", arg);
+            return false;
+        }
+        break;
+    case 'A':
+        if (!parse_at(arg, o->at)) {
+            ls_cli_error(CMD, "--at: expected d=v pairs like 1=3,2=0 (d < %d), found '%s'",
+                         LS_MAX_RANK, arg);
+            return false;
+        }
+        break;
+    case 'w':
+        if (!ls_flag_int(CMD, "--workgroup", arg, 0, INT64_MAX, &o->workgroup))
+            return false;
+        break;
+    case 'i':
+        if (!ls_flag_int(CMD, "--iteration", arg, 0, INT64_MAX, &o->iteration))
+            return false;
+        break;
+    case 'T':
+        if (!ls_flag_int(CMD, "--thread", arg, 0, LS_MAX_WORKGROUP_SIZE - 1, &o->thread))
+            return false;
+        break;
+    case 'r':
+        if (!ls_flag_int(CMD, "--rows", arg, 1, LS_VIZ_MAX_AXIS_CELLS, &o->rows))
+            return false;
+        break;
+    case 'e':
+        if (!ls_flag_int(CMD, "--elem-bytes", arg, 1, 16, &o->elem_bytes))
+            return false;
+        break;
+    case 'l':
+        if (!ls_flag_int(CMD, "--lanes", arg, 1, LS_MAX_SUBGROUP_SIZE, &o->lanes))
+            return false;
+        break;
+    case 'g':
+        if (!ls_flag_int(CMD, "--wgps", arg, 1, 64, &o->wgps))
+            return false;
+        break;
+    case 'O': { /* the upper bound is the reduction's input count, checked on load */
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (end == arg || *end || v < 0 || v > INT32_MAX) {
+            ls_cli_error(CMD,
+                         "--operand: expected an input number (0 for the first), "
+                         "found '%s'",
+                         arg);
+            return false;
+        }
+        o->operand = v;
+        break;
+    }
+    case 'q': o->quiet = true; break;
+    case 'f':
+        if (!ls_flag_once(CMD, "--format", &o->format, arg))
+            return false;
+        if (strcmp(arg, "png") && strcmp(arg, "svg") && strcmp(arg, "pdf")) {
+            ls_cli_error(CMD, "--format: expected png, svg or pdf, found '%s'", arg);
+            return false;
+        }
+        break;
+    case 'C':
+    case 'H':
+    case 'I':
+    case 'Y':
+    case 'K': {
+        static const char letters[] = "CHIYK";
+        int which = LS_CLI_OPT_CONFIG + (int)(strchr(letters, c) - letters);
+        if (ls_cli_problem_flag(CMD, &o->pf, which, arg) < 0)
+            return false;
+        break;
+    }
+    default: return true;
+    }
+    return true;
+}
+
+/* The options given (their letters) that kind o->kind reads: false, with
+ * a message, for the first it does not. */
+static bool kind_reads_given(const draw_opts *o, const char *given)
+{
+    /* Each kind reads some options; any other given is refused, never
+     * silently ignored (letters as in draw_longopts). */
+    static const struct {
+        const char *kind, *reads;
+    } reads[] = {{"compare", "osf"},
+                 {"layout", "osntSDAwiTOfCHIYK"},
+                 {"nested", "osntSDTOfCHIYK"},
+                 {"swizzle", "osntSref"},
+                 {"banks", "osntSlefCHIYK"},
+                 {"traffic", "osntSOfCHIYKq"},
+                 {"timeline", "osntSgfCHIYKq"},
+                 {"roofline", "osntSfCHIYKq"}};
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        if (strcmp(reads[i].kind, o->kind) != 0)
+            continue;
+        for (const char *g = given; *g; g++) {
+            if (strchr(reads[i].reads, *g) || (*g == 'O' && strcmp(o->kind, "traffic") == 0))
+                continue;
+            const char *name = "?";
+            for (const struct option *lo = draw_longopts; lo->name; lo++)
+                if (lo->val == *g)
+                    name = lo->name;
+            ls_cli_error(CMD, "draw %s does not use --%s; leave it out", o->kind, name);
+            return false;
+        }
+    }
+    return true;
+}
+
 int ls_cmd_draw(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},        {"output", required_argument, NULL, 'o'},
-        {"scale", required_argument, NULL, 's'}, {"index", required_argument, NULL, 'n'},
-        {"target", required_argument, NULL, 't'}, {"dims", required_argument, NULL, 'D'},
-        {"at", required_argument, NULL, 'A'},     {"workgroup", required_argument, NULL, 'w'},
-        {"iteration", required_argument, NULL, 'i'}, {"thread", required_argument, NULL, 'T'},
-        {"rows", required_argument, NULL, 'r'},   {"elem-bytes", required_argument, NULL, 'e'},
-        {"lanes", required_argument, NULL, 'l'},  {"wgps", required_argument, NULL, 'g'},
-        {"dim", required_argument, NULL, 'S'},    {"operand", required_argument, NULL, 'O'},
-        {"format", required_argument, NULL, 'f'}, {"config", required_argument, NULL, 'C'},
-        {"shape", required_argument, NULL, 'H'},  {"iter", required_argument, NULL, 'I'},
-        {"type", required_argument, NULL, 'Y'},   {"combiner", required_argument, NULL, 'K'},
-        {"quiet", no_argument, NULL, 'q'},        {NULL, 0, NULL, 0}};
     draw_opts o;
     memset(&o, 0, sizeof o);
     o.scale = 2;
@@ -470,111 +621,19 @@ int ls_cmd_draw(int argc, char **argv)
     opterr = 0;
     int c;
     char given[32] = ""; /* the option letters given, checked against the kind's */
-    while ((c = getopt_long(argc, argv, ":ho:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", draw_longopts, NULL)) != -1) {
         if (c != ':' && c != '?' && c != 'h' && !strchr(given, c) && strlen(given) + 1 < sizeof given)
             given[strlen(given)] = (char)c;
         switch (c) {
         case 'h': usage(stdout); return 0;
-        case 'o':
-            if (!ls_flag_once(CMD, "-o", &o.output, optarg))
-                return 2;
-            break;
-        case 's': {
-            char *end;
-            o.scale = strtod(optarg, &end);
-            if (end == optarg || *end || !(o.scale >= 0.25 && o.scale <= 8)) {
-                ls_cli_error(CMD, "--scale: expected a number in 0.25..8, found '%s'", optarg);
-                return 2;
-            }
-            break;
-        }
-        case 'n':
-            if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &o.index))
-                return 2;
-            break;
-        case 't': o.target = optarg; break;
-        case 'S':
-            if (!ls_flag_dim(CMD, optarg, &o.dims))
-                return 2;
-            break;
-        case 'D':
-            if (!parse_dims(optarg, &o.dim_row, &o.dim_col)) {
-                ls_cli_error(CMD, "--dims: expected two dim numbers like 0,1, found '%s'", optarg);
-                return 2;
-            }
-            break;
-        case 'A':
-            if (!parse_at(optarg, o.at)) {
-                ls_cli_error(CMD, "--at: expected d=v pairs like 1=3,2=0 (d < %d), found '%s'",
-                             LS_MAX_RANK, optarg);
-                return 2;
-            }
-            break;
-        case 'w':
-            if (!ls_flag_int(CMD, "--workgroup", optarg, 0, INT64_MAX, &o.workgroup))
-                return 2;
-            break;
-        case 'i':
-            if (!ls_flag_int(CMD, "--iteration", optarg, 0, INT64_MAX, &o.iteration))
-                return 2;
-            break;
-        case 'T':
-            if (!ls_flag_int(CMD, "--thread", optarg, 0, LS_MAX_WORKGROUP_SIZE - 1, &o.thread))
-                return 2;
-            break;
-        case 'r':
-            if (!ls_flag_int(CMD, "--rows", optarg, 1, LS_VIZ_MAX_AXIS_CELLS, &o.rows))
-                return 2;
-            break;
-        case 'e':
-            if (!ls_flag_int(CMD, "--elem-bytes", optarg, 1, 16, &o.elem_bytes))
-                return 2;
-            break;
-        case 'l':
-            if (!ls_flag_int(CMD, "--lanes", optarg, 1, LS_MAX_SUBGROUP_SIZE, &o.lanes))
-                return 2;
-            break;
-        case 'g':
-            if (!ls_flag_int(CMD, "--wgps", optarg, 1, 64, &o.wgps))
-                return 2;
-            break;
-        case 'O': { /* the upper bound is the reduction's input count, checked on load */
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (end == optarg || *end || v < 0 || v > INT32_MAX) {
-                ls_cli_error(CMD,
-                             "--operand: expected an input number (0 for the first), "
-                             "found '%s'",
-                             optarg);
-                return 2;
-            }
-            o.operand = v;
-            break;
-        }
-        case 'q': o.quiet = true; break;
-        case 'f':
-            if (!ls_flag_once(CMD, "--format", &o.format, optarg))
-                return 2;
-            if (strcmp(optarg, "png") && strcmp(optarg, "svg") && strcmp(optarg, "pdf")) {
-                ls_cli_error(CMD, "--format: expected png, svg or pdf, found '%s'", optarg);
-                return 2;
-            }
-            break;
-        case 'C':
-        case 'H':
-        case 'I':
-        case 'Y':
-        case 'K': {
-            static const char letters[] = "CHIYK";
-            int which = LS_CLI_OPT_CONFIG + (int)(strchr(letters, c) - letters);
-            if (ls_cli_problem_flag(CMD, &o.pf, which, optarg) < 0)
-                return 2;
-            break;
-        }
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
-        default:
+        case '?':
             ls_cli_error(CMD, "unknown option '%s' (see lanescope draw --help)", argv[optind - 1]);
             return 2;
+        default:
+            if (!parse_flag(&o, c, optarg))
+                return 2;
+            break;
         }
     }
     if (argc - optind != (o.pf.shape ? 1 : 2)) {
@@ -593,28 +652,8 @@ int ls_cmd_draw(int argc, char **argv)
                      o.kind);
         return 2;
     }
-    /* Each kind reads some options; any other given is refused, never
-     * silently ignored (letters as in longopts). */
-    static const struct {
-        const char *kind, *reads;
-    } reads[] = {{"compare", "osf"},           {"layout", "osntSDAwiTOfCHIYK"},
-                 {"nested", "osntSDTOfCHIYK"},  {"swizzle", "osntSref"},
-                 {"banks", "osntSlefCHIYK"},    {"traffic", "osntSOfCHIYKq"},
-                 {"timeline", "osntSgfCHIYKq"}, {"roofline", "osntSfCHIYKq"}};
-    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
-        if (strcmp(reads[i].kind, o.kind) != 0)
-            continue;
-        for (const char *g = given; *g; g++) {
-            if (strchr(reads[i].reads, *g) || (*g == 'O' && strcmp(o.kind, "traffic") == 0))
-                continue;
-            const char *name = "?";
-            for (const struct option *lo = longopts; lo->name; lo++)
-                if (lo->val == *g)
-                    name = lo->name;
-            ls_cli_error(CMD, "draw %s does not use --%s; leave it out", o.kind, name);
-            return 2;
-        }
-    }
+    if (!kind_reads_given(&o, given))
+        return 2;
     if (o.operand >= 0 && strcmp(o.kind, "layout") != 0 && strcmp(o.kind, "nested") != 0) {
         ls_cli_error(
             CMD, "--operand: only layout and nested draw an operand (%s does not%s)", o.kind,

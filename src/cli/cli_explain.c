@@ -489,10 +489,10 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
 
 /* ------------------------------------------------------------ input */
 
-int ls_cmd_explain(int argc, char **argv)
+/* The flags into *o and the input's name into *input: -1 to go on, else
+ * the exit code (0 after --help). */
+static int parse_args(int argc, char **argv, opts *o, const char **input)
 {
-    opts o;
-    memset(&o, 0, sizeof o);
     enum { O_THREAD = 256, O_FORMAT, O_TARGET, O_SGSIZE, O_WGSIZE, O_ROWS, O_SUBGROUPS, O_DIM };
     static const struct option longopts[] = {
         {"thread", required_argument, NULL, O_THREAD},
@@ -514,52 +514,52 @@ int ls_cmd_explain(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
         case O_THREAD:
-            if (!ls_flag_int(CMD, "--thread", optarg, 0, 1 << 20, &o.thread))
+            if (!ls_flag_int(CMD, "--thread", optarg, 0, 1 << 20, &o->thread))
                 return 2;
-            o.has_thread = true;
+            o->has_thread = true;
             break;
         case O_FORMAT:
             if (strcmp(optarg, "text") == 0)
-                o.fmt = FMT_TEXT;
+                o->fmt = FMT_TEXT;
             else if (strcmp(optarg, "md") == 0)
-                o.fmt = FMT_MD;
+                o->fmt = FMT_MD;
             else if (strcmp(optarg, "json") == 0)
-                o.fmt = FMT_JSON;
+                o->fmt = FMT_JSON;
             else {
                 ls_cli_error(CMD, "--format: expected text, md or json, found '%s'", optarg);
                 return 2;
             }
             break;
         case 'o':
-            if (!ls_flag_once(CMD, "-o", &o.output, optarg))
+            if (!ls_flag_once(CMD, "-o", &o->output, optarg))
                 return 2;
             break;
         case O_TARGET:
-            if (!ls_flag_once(CMD, "--target", &o.target, optarg))
+            if (!ls_flag_once(CMD, "--target", &o->target, optarg))
                 return 2;
             break;
         LS_CLI_PROBLEM_CASES:
-            if (ls_cli_problem_flag(CMD, &o.pf, c, optarg) < 0)
+            if (ls_cli_problem_flag(CMD, &o->pf, c, optarg) < 0)
                 return 2;
             break;
         case O_SGSIZE:
-            if (!ls_flag_int(CMD, "--subgroup-size", optarg, 1, 1 << 16, &o.subgroup_size))
+            if (!ls_flag_int(CMD, "--subgroup-size", optarg, 1, 1 << 16, &o->subgroup_size))
                 return 2;
             break;
         case O_WGSIZE:
-            if (!ls_flag_int(CMD, "--workgroup-size", optarg, 1, 1 << 20, &o.workgroup_size))
+            if (!ls_flag_int(CMD, "--workgroup-size", optarg, 1, 1 << 20, &o->workgroup_size))
                 return 2;
             break;
         case O_ROWS:
-            if (!ls_flag_int(CMD, "--rows", optarg, 1, 256, &o.rows))
+            if (!ls_flag_int(CMD, "--rows", optarg, 1, 256, &o->rows))
                 return 2;
             break;
         case O_SUBGROUPS:
-            if (!ls_flag_int(CMD, "--subgroups", optarg, 1, 1 << 16, &o.hw_subgroups))
+            if (!ls_flag_int(CMD, "--subgroups", optarg, 1, 1 << 16, &o->hw_subgroups))
                 return 2;
             break;
         case O_DIM:
-            if (!ls_flag_dim(CMD, optarg, &o.dims))
+            if (!ls_flag_dim(CMD, optarg, &o->dims))
                 return 2;
             break;
         case 'h': usage(stdout); return 0;
@@ -576,33 +576,19 @@ int ls_cmd_explain(int argc, char **argv)
         ls_cli_error(CMD, "expected one INPUT, found %d ('%s' ...)", argc - optind, argv[optind + 1]);
         return 2;
     }
-    const char *input = optind < argc ? argv[optind] : NULL;
-    if (!ls_cli_problem_source(CMD, input, &o.pf))
+    *input = optind < argc ? argv[optind] : NULL;
+    if (!ls_cli_problem_source(CMD, *input, &o->pf))
         return 2;
-    char exbuf[1024];
-    if (!input && !o.pf.shape) {
-        input = ls_cli_bundled_example("seed000_example2.mlir", exbuf, sizeof exbuf);
-        if (input == NULL) {
-            ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
-                              "LANESCOPE_EXAMPLES)");
-            return 2;
-        }
-    }
+    return -1;
+}
 
-    ls_diag diag;
-    ls_diag_clear(&diag);
-    ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_derived *derived = NULL;
-    ls_attention *attentions = NULL;
-    int rc = 1;
-    const char *file = input ? input : "--shape";
-    o.pf.import_flags = LS_IMPORT_ATTENTION; /* explained below, not refused */
-    if (ls_cli_problem_load(input, &o.pf, &o.dims, m, &diag))
-        goto fail;
-    if (o.target) {
+/* --target and the size flags, given to every reduction of m. */
+static ls_status apply_flags(ls_module *m, const opts *o, ls_diag *diag)
+{
+    if (o->target) {
         ls_target t;
-        if (!ls_cli_target(o.target, &t, &diag))
-            goto fail;
+        if (!ls_cli_target(o->target, &t, diag))
+            return diag->status;
         m->has_target = true;
         m->target = t;
         for (size_t i = 0; i < m->n_problems; i++) {
@@ -612,83 +598,87 @@ int ls_cmd_explain(int argc, char **argv)
     }
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
-        if (o.subgroup_size) {
+        if (o->subgroup_size) {
             p->has_ti = true;
             p->ti.has_subgroup_size = true;
-            p->ti.subgroup_size = o.subgroup_size;
+            p->ti.subgroup_size = o->subgroup_size;
         }
-        if (o.workgroup_size) {
+        if (o->workgroup_size) {
             p->has_ti = true;
             p->ti.has_workgroup_size = true;
             p->ti.wg_rank = 1;
-            p->ti.workgroup_size[0] = o.workgroup_size;
+            p->ti.workgroup_size[0] = o->workgroup_size;
             p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
         }
     }
-    if (m->n_problems + m->n_layouts + m->n_swizzles + m->n_attentions == 0) {
-        ls_diag_set(&diag, LS_ERR_NOTFOUND, file, 0, 0,
-                    "nothing to explain: no linalg.generic/linalg.reduce with a reduction, no "
-                    "attention, no nested_layout, no xor_shuffle/rotate_rows");
-        goto fail;
-    }
-    attentions = ls_xcalloc(m->n_attentions ? m->n_attentions : 1, sizeof *attentions);
+    return LS_OK;
+}
+
+/* Each attention of m built (its config: the written one, else IREE's
+ * default for the target), into attentions[]. */
+static ls_status build_attentions(ls_module *m, const char *file, const opts *o,
+                                  ls_attention *attentions, ls_diag *diag)
+{
     for (size_t i = 0; i < m->n_attentions; i++) {
         const ls_module_attention *ma = &m->attentions[i];
         bool written = ma->has_config || ma->has_qk || ma->has_pv;
         if (!written && !m->has_target) {
             const ls_dop *op = &m->dispatches[ma->dispatch].ops[ma->op];
-            ls_diag_set(&diag, LS_ERR_USAGE, "--target", 0, 0,
+            ls_diag_set(diag, LS_ERR_USAGE, "--target", 0, 0,
                         "the attention at %s:%d:%d has no config: give --target for IREE's "
                         "default",
                         file, op->line, op->col);
-            goto fail;
+            return diag->status;
         }
-        if (ls_attention_build(m, ma, &m->target, &attentions[i], &diag))
-            goto fail;
-        if (o.has_thread && o.thread >= attentions[i].workgroup_size) {
-            ls_diag_set(&diag, LS_ERR_USAGE, "--thread", 0, 0,
+        if (ls_attention_build(m, ma, &m->target, &attentions[i], diag))
+            return diag->status;
+        if (o->has_thread && o->thread >= attentions[i].workgroup_size) {
+            ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
                         "%lld is outside the workgroup of %s (threads 0..%lld)",
-                        (long long)o.thread, attentions[i].name,
+                        (long long)o->thread, attentions[i].name,
                         (long long)attentions[i].workgroup_size - 1);
-            goto fail;
+            return diag->status;
         }
     }
+    return LS_OK;
+}
+
+/* Each reduction of m laid out, into derived[]. */
+static ls_status derive_problems(ls_module *m, const opts *o, ls_derived *derived, ls_diag *diag)
+{
     /* no config: IREE's default, as sim uses it; with no target either,
      * for the machine sim would time it on (chosen by subgroup size) */
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
         ls_hw scratch;
-        if (!p->has_config &&
-            (p->has_target ? ls_cli_suggest_config(m, p, &diag) : ls_cli_model(m, p, NULL, &scratch, &diag)))
-            goto fail;
+        if (!p->has_config && (p->has_target ? ls_cli_suggest_config(m, p, diag)
+                                             : ls_cli_model(m, p, NULL, &scratch, diag)))
+            return diag->status;
     }
-    derived = ls_xcalloc(m->n_problems ? m->n_problems : 1, sizeof *derived);
     for (size_t i = 0; i < m->n_problems; i++) {
-        if (ls_derive(&m->problems[i], &derived[i], &diag))
-            goto fail;
-        if (o.has_thread && o.thread >= derived[i].workgroup_size) {
-            ls_diag_set(&diag, LS_ERR_USAGE, "--thread", 0, 0,
+        if (ls_derive(&m->problems[i], &derived[i], diag))
+            return diag->status;
+        if (o->has_thread && o->thread >= derived[i].workgroup_size) {
+            ls_diag_set(diag, LS_ERR_USAGE, "--thread", 0, 0,
                         "%lld is outside the workgroup of %s (threads 0..%lld)",
-                        (long long)o.thread, m->problems[i].name,
+                        (long long)o->thread, m->problems[i].name,
                         (long long)derived[i].workgroup_size - 1);
-            goto fail;
+            return diag->status;
         }
     }
-    for (size_t i = 0; i < m->n_layouts; i++)
-        if (!explain_layout_check(&m->layouts[i], file, &o, &diag))
-            goto fail;
-    for (size_t i = 0; i < m->n_swizzles; i++)
-        if (ls_swizzle_check(&m->swizzles[i].swizzle, file, &diag))
-            goto fail;
+    return LS_OK;
+}
 
-    ls_out out;
-    ls_out_open(&out);
-    if (o.fmt == FMT_JSON) {
+/* The report, in --format's form. */
+static void write_report(FILE *f, const ls_module *m, const ls_derived *derived,
+                         const ls_attention *attentions, const char *file, const opts *o)
+{
+    if (o->fmt == FMT_JSON) {
         json_object *root = ls_cli_json_root("explain");
         jset(root, "input", json_object_new_string(file));
         json_object *items = json_object_new_array();
         for (size_t i = 0; i < m->n_problems; i++) {
-            json_object_array_add(items, explain_json_problem(&m->problems[i], &derived[i], &o));
+            json_object_array_add(items, explain_json_problem(&m->problems[i], &derived[i], o));
             json_object *k = explain_json_kernel(m, i, derived);
             if (k)
                 json_object_array_add(items, k);
@@ -696,28 +686,75 @@ int ls_cmd_explain(int argc, char **argv)
         for (size_t i = 0; i < m->n_attentions; i++)
             json_object_array_add(items, explain_json_attention(m, &m->attentions[i], &attentions[i]));
         for (size_t i = 0; i < m->n_layouts; i++)
-            json_object_array_add(items, explain_json_layout(&m->layouts[i], file, &o));
+            json_object_array_add(items, explain_json_layout(&m->layouts[i], file, o));
         for (size_t i = 0; i < m->n_swizzles; i++)
-            json_object_array_add(items, explain_json_swizzle(&m->swizzles[i], file, &o));
+            json_object_array_add(items, explain_json_swizzle(&m->swizzles[i], file, o));
         jset(root, "items", items);
-        fprintf(out.f, "%s\n",
+        fprintf(f, "%s\n",
                 json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
                                                          JSON_C_TO_STRING_NOSLASHESCAPE));
         json_object_put(root);
     } else {
-        if (o.fmt == FMT_MD)
-            fprintf(out.f, "# lanescope explain: %s\n\n", file);
+        if (o->fmt == FMT_MD)
+            fprintf(f, "# lanescope explain: %s\n\n", file);
         for (size_t i = 0; i < m->n_problems; i++) {
-            text_problem(out.f, &m->problems[i], &derived[i], &o);
-            explain_text_kernel(out.f, m, i, derived, &o);
+            text_problem(f, &m->problems[i], &derived[i], o);
+            explain_text_kernel(f, m, i, derived, o);
         }
         for (size_t i = 0; i < m->n_attentions; i++)
-            explain_text_attention(out.f, m, &m->attentions[i], &attentions[i], &o);
+            explain_text_attention(f, m, &m->attentions[i], &attentions[i], o);
         for (size_t i = 0; i < m->n_layouts; i++)
-            explain_text_layout(out.f, &m->layouts[i], file, &o);
+            explain_text_layout(f, &m->layouts[i], file, o);
         for (size_t i = 0; i < m->n_swizzles; i++)
-            explain_text_swizzle(out.f, &m->swizzles[i], file, &o);
+            explain_text_swizzle(f, &m->swizzles[i], file, o);
     }
+}
+
+int ls_cmd_explain(int argc, char **argv)
+{
+    opts o;
+    memset(&o, 0, sizeof o);
+    const char *input;
+    int rc = parse_args(argc, argv, &o, &input);
+    if (rc >= 0)
+        return rc;
+    char exbuf[1024];
+    if (!input && !o.pf.shape) {
+        input = ls_cli_bundled_example("seed000_example2.mlir", exbuf, sizeof exbuf);
+        if (input == NULL) {
+            ls_cli_error(CMD, "no INPUT given and the bundled examples were not found (set "
+                              "LANESCOPE_EXAMPLES)");
+            return 2;
+        }
+    }
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_derived *derived = NULL;
+    ls_attention *attentions = NULL;
+    const char *file = input ? input : "--shape";
+    o.pf.import_flags = LS_IMPORT_ATTENTION; /* explained below, not refused */
+    if (ls_cli_problem_load(input, &o.pf, &o.dims, m, &diag) || apply_flags(m, &o, &diag))
+        goto fail;
+    if (m->n_problems + m->n_layouts + m->n_swizzles + m->n_attentions == 0) {
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, file, 0, 0,
+                    "nothing to explain: no linalg.generic/linalg.reduce with a reduction, no "
+                    "attention, no nested_layout, no xor_shuffle/rotate_rows");
+        goto fail;
+    }
+    attentions = ls_xcalloc(m->n_attentions ? m->n_attentions : 1, sizeof *attentions);
+    derived = ls_xcalloc(m->n_problems ? m->n_problems : 1, sizeof *derived);
+    if (build_attentions(m, file, &o, attentions, &diag) || derive_problems(m, &o, derived, &diag))
+        goto fail;
+    for (size_t i = 0; i < m->n_layouts; i++)
+        if (!explain_layout_check(&m->layouts[i], file, &o, &diag))
+            goto fail;
+    for (size_t i = 0; i < m->n_swizzles; i++)
+        if (ls_swizzle_check(&m->swizzles[i].swizzle, file, &diag))
+            goto fail;
+    ls_out out;
+    ls_out_open(&out);
+    write_report(out.f, m, derived, attentions, file, &o);
     rc = ls_out_commit(&out, o.output);
     goto done;
 fail:

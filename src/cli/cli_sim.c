@@ -124,16 +124,31 @@ static ls_status plan_dispatch_kernels(const ls_module *m, const ls_plan *plans,
     return LS_OK;
 }
 
-int ls_cmd_sim(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+    bool dump, dump_json, json, csv, check, quiet, force;
+    int64_t seed, max_wg;
+    const char *target, *output, *trace_path, *npy_path;
+    const char *input; /* NULL with --shape */
+    ls_import_dims dims;
+    ls_cli_problem_flags pf;
+} sim_opts;
+
+/* The flags into *o: -1 to go on, else the exit code (0 after --help). */
+static int parse_args(int argc, char **argv, sim_opts *o)
 {
     enum { O_DUMP = 256, O_SEED, O_TARGET, O_WG, O_JSON, O_CSV, O_NOCHECK, O_TRACE, O_INPUT,
            O_DIM, O_QUIET, O_FORCE };
     static const struct option longopts[] = {
-        {"dump-plan", optional_argument, NULL, O_DUMP}, {"seed", required_argument, NULL, O_SEED},
+        {"dump-plan", optional_argument, NULL, O_DUMP},
+        {"seed", required_argument, NULL, O_SEED},
         {"target", required_argument, NULL, O_TARGET},
-        {"workgroups", required_argument, NULL, O_WG}, {"output", required_argument, NULL, 'o'},
-        {"json", no_argument, NULL, O_JSON},        {"csv", no_argument, NULL, O_CSV},
-        {"no-check", no_argument, NULL, O_NOCHECK}, {"help", no_argument, NULL, 'h'},
+        {"workgroups", required_argument, NULL, O_WG},
+        {"output", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, O_JSON},
+        {"csv", no_argument, NULL, O_CSV},
+        {"no-check", no_argument, NULL, O_NOCHECK},
+        {"help", no_argument, NULL, 'h'},
         {"trace", required_argument, NULL, O_TRACE},
         {"input", required_argument, NULL, O_INPUT},
         {"dim", required_argument, NULL, O_DIM},
@@ -142,17 +157,6 @@ int ls_cmd_sim(int argc, char **argv)
         LS_CLI_PROBLEM_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    bool dump = false, dump_json = false, json = false, csv = false, check = true, quiet = false, force = false;
-    int64_t seed = 1, max_wg = -1;
-    const char *target = NULL, *output = NULL, *trace_path = NULL, *npy_path = NULL;
-    ls_npy npy = {0};
-    ls_import_dims dims = {{0}};
-    ls_cli_problem_flags pf = {0};
-    ls_trace trace = {NULL, 0, 0, false, 0};
-    ls_trace_counters *counters = NULL;
-    ls_trace_writer tw;
-    FILE *trace_f = NULL;
-    bool set_open = false, truncated = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -160,51 +164,51 @@ int ls_cmd_sim(int argc, char **argv)
         switch (c) {
         case O_DUMP:
             if (optarg && strcmp(optarg, "json") == 0) {
-                dump_json = json = true; /* the plans go into the --json report */
+                o->dump_json = o->json = true; /* the plans go into the --json report */
             } else if (optarg && strcmp(optarg, "text") != 0) {
                 ls_cli_error(CMD, "--dump-plan=%s: expected text or json", optarg);
                 return 2;
             } else {
-                dump = true;
+                o->dump = true;
             }
             break;
         case O_SEED:
-            if (!ls_flag_int(CMD, "--seed", optarg, 0, INT64_MAX, &seed))
+            if (!ls_flag_int(CMD, "--seed", optarg, 0, INT64_MAX, &o->seed))
                 return 2;
             break;
         case O_TARGET:
-            if (!ls_flag_once(CMD, "--target", &target, optarg))
+            if (!ls_flag_once(CMD, "--target", &o->target, optarg))
                 return 2;
             break;
-        case O_JSON: json = true; break;
-        case O_CSV: csv = true; break;
-        case O_NOCHECK: check = false; break;
-        case O_QUIET: quiet = true; break;
-        case O_FORCE: force = true; break;
+        case O_JSON: o->json = true; break;
+        case O_CSV: o->csv = true; break;
+        case O_NOCHECK: o->check = false; break;
+        case O_QUIET: o->quiet = true; break;
+        case O_FORCE: o->force = true; break;
         case O_TRACE:
-            if (!ls_flag_once(CMD, "--trace", &trace_path, optarg))
+            if (!ls_flag_once(CMD, "--trace", &o->trace_path, optarg))
                 return 2;
             break;
         case O_INPUT:
-            if (!ls_flag_once(CMD, "--input", &npy_path, optarg))
+            if (!ls_flag_once(CMD, "--input", &o->npy_path, optarg))
                 return 2;
             break;
         case O_DIM:
-            if (!ls_flag_dim(CMD, optarg, &dims))
+            if (!ls_flag_dim(CMD, optarg, &o->dims))
                 return 2;
             break;
         case O_WG:
-            if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &max_wg))
+            if (!ls_flag_int(CMD, "--workgroups", optarg, 1, INT64_MAX, &o->max_wg))
                 return 2;
             break;
         case 'o':
-            if (!ls_flag_once(CMD, "-o", &output, optarg))
+            if (!ls_flag_once(CMD, "-o", &o->output, optarg))
                 return 2;
             break;
         case 'h': usage(stdout); return 0;
         case ':': ls_cli_error(CMD, "%s needs a value", argv[optind - 1]); return 2;
         LS_CLI_PROBLEM_CASES:
-            if (ls_cli_problem_flag(CMD, &pf, c, optarg) < 0)
+            if (ls_cli_problem_flag(CMD, &o->pf, c, optarg) < 0)
                 return 2;
             break;
         default:
@@ -212,340 +216,430 @@ int ls_cmd_sim(int argc, char **argv)
             return 2;
         }
     }
-    if (argc - optind != (pf.shape ? 0 : 1)) {
-        if (argc - optind == 1 && pf.shape)
+    if (argc - optind != (o->pf.shape ? 0 : 1)) {
+        if (argc - optind == 1 && o->pf.shape)
             ls_cli_error(CMD, "give INPUT or --shape, not both");
         else
             ls_cli_error(CMD, "expected one INPUT (.mlir file, - for standard input) or --shape");
         return 2;
     }
-    const char *input = pf.shape ? NULL : argv[optind];
-    if (!ls_cli_problem_source(CMD, input, &pf))
+    o->input = o->pf.shape ? NULL : argv[optind];
+    return -1;
+}
+
+/* The flags that contradict each other, and a target that names no
+ * machine, refused before any work: 0, or the exit code. */
+static int check_args(const sim_opts *o)
+{
+    if (!ls_cli_problem_source(CMD, o->input, &o->pf))
         return 2;
-    if (target) {
+    if (o->target) {
         ls_hw probe;
         ls_target pt;
         bool has_pt;
         ls_diag pd;
         ls_diag_clear(&pd);
-        if (ls_cli_hw(NULL, target, 32, &probe, &pt, &has_pt, &pd)) {
+        if (ls_cli_hw(NULL, o->target, 32, &probe, &pt, &has_pt, &pd)) {
             ls_cli_report(CMD, &pd);
             return pd.status == LS_ERR_NOTFOUND || pd.status == LS_ERR_USAGE ? 2 : 1;
         }
     }
-    if (dump_json && csv) {
-        ls_cli_error(CMD, "--dump-plan=json puts the plan in the --json report, which --csv "
-                          "replaces: give one of them");
-        return 2;
-    }
-    if (dump && csv) {
-        ls_cli_error(CMD, "--dump-plan prints the plan as text, which would break the --csv "
-                          "table: give one of them (or --dump-plan=json with --json)");
-        return 2;
-    }
-    if (json && csv) {
-        ls_cli_error(CMD, "give --json or --csv, not both");
-        return 2;
-    }
+    const char *why = NULL;
+    if (o->dump_json && o->csv)
+        why = "--dump-plan=json puts the plan in the --json report, which --csv replaces: give "
+              "one of them";
+    else if (o->dump && o->csv)
+        why = "--dump-plan prints the plan as text, which would break the --csv table: give one "
+              "of them (or --dump-plan=json with --json)";
+    else if (o->json && o->csv)
+        why = "give --json or --csv, not both";
     /* the functional check's options mean nothing without it */
-    if (!check && npy_path) {
-        ls_cli_error(CMD, "--input feeds the functional check, which --no-check skips: give "
-                          "one of them");
+    else if (!o->check && o->npy_path)
+        why = "--input feeds the functional check, which --no-check skips: give one of them";
+    else if (!o->check && o->max_wg >= 0)
+        why = "--workgroups limits the functional check, which --no-check skips: give one of "
+              "them";
+    if (why) {
+        ls_cli_error(CMD, "%s", why);
         return 2;
     }
-    if (!check && max_wg >= 0) {
-        ls_cli_error(CMD, "--workgroups limits the functional check, which --no-check skips: "
-                          "give one of them");
-        return 2;
-    }
-    ls_diag diag;
-    ls_diag_clear(&diag);
-    ls_module *m = ls_xcalloc(1, sizeof *m);
-    ls_derived *d = NULL;
-    ls_plan *plans = NULL;
-    ls_hw *hws = NULL;
-    kernel_share *shares = NULL;
-    ls_fused_kernel **fused = NULL;
-    char (*apart)[512] = NULL;
-    json_object *root = NULL;
-    int rc = 1;
+    return 0;
+}
+
+/* One run of the command: the module, its reductions' lowerings and
+ * kernels, and the outputs being written. */
+typedef struct {
+    const sim_opts *o;
+    const char *input; /* the input's name in messages ("--shape" for flags) */
+    ls_module *m;
+    ls_derived *d;
+    ls_plan *plans;
+    ls_hw *hws;
+    kernel_share *shares;
+    ls_fused_kernel **fused;
+    char (*apart)[512];
+    json_object *root;
     ls_out out;
-    bool out_open = false;
-    pf.import_flags = LS_IMPORT_ATTENTION; /* run below (cli_sim_attention.c) */
-    if (ls_cli_problem_load(input, &pf, &dims, m, &diag))
-        goto fail;
-    if (input == NULL)
-        input = "--shape";
-    if (m->n_problems == 0 && m->n_attentions == 0) {
-        ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
-                    "no linalg.generic/linalg.reduce with a reduction, and no attention, to "
-                    "simulate");
-        goto fail;
-    }
-    if (m->n_attentions > 0 && (trace_path || npy_path)) {
-        /* what an attention's run has not: a timeline, one input array */
-        ls_diag_set(&diag, LS_ERR_USAGE, trace_path ? "--trace" : "--input", 0, 0,
-                    "%s holds an attention op, whose run lanescope neither traces nor feeds from "
-                    "a file",
-                    input);
-        goto fail;
-    }
-    d = ls_xcalloc(m->n_problems, sizeof *d);
-    plans = ls_xcalloc(m->n_problems, sizeof *plans);
-    ls_out_open(&out);
-    out_open = true;
-    if (trace_path) {
-        /* the trace and -o as one set: both or neither */
-        char err[512];
-        ls_out_set_begin();
-        set_open = true;
-        if ((trace_f = ls_out_set_stream(trace_path, err, sizeof err)) == NULL) {
-            fprintf(stderr, "lanescope sim: %s\n", err);
-            goto done_fail;
-        }
-        ls_trace_writer_begin(&tw, trace_f, (int)m->n_problems);
-        counters = ls_xmalloc(sizeof *counters);
-    }
-    if (json) {
-        root = ls_cli_json_root("sim");
-        json_object_object_add(root, "input", json_object_new_string(input));
-        json_object_object_add(root, "reductions", json_object_new_array());
-    }
-    if (csv)
-        ls_sim_print_csv_header(out.f);
-    /* Every reduction lowered, and every budget checked, before anything
-     * runs: a refusal after minutes of engine time would waste them. */
-    hws = ls_xcalloc(m->n_problems, sizeof *hws);
+    bool out_open;
+    ls_trace trace;
+    ls_trace_counters *counters;
+    ls_trace_writer tw;
+    FILE *trace_f;
+    bool set_open, truncated;
+    ls_npy npy;
+    ls_sim_result lead_r; /* the last run, for the results it also timed */
+    ls_bottleneck lead_bn;
+} sim_run;
+
+/* Every reduction lowered, its kernel (a multi-result generic's, a
+ * dispatch's) found, and every budget checked, before anything runs: a
+ * refusal after minutes of engine time would waste them. */
+static ls_status lower_all(sim_run *s, ls_diag *diag)
+{
+    const sim_opts *o = s->o;
+    ls_module *m = s->m;
+    s->d = ls_xcalloc(m->n_problems, sizeof *s->d);
+    s->plans = ls_xcalloc(m->n_problems, sizeof *s->plans);
+    s->hws = ls_xcalloc(m->n_problems, sizeof *s->hws);
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
-        if (ls_cli_model(m, p, target, &hws[i], &diag) || ls_derive(p, &d[i], &diag) ||
-            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hws[i].arch), &plans[i], &diag) ||
-            ls_engine_check_work(&plans[i], &hws[i], force, &diag) ||
-            (check && ls_functional_check_work(&plans[i], max_wg, force, &diag)))
-            goto fail;
+        if (ls_cli_model(m, p, o->target, &s->hws[i], diag) || ls_derive(p, &s->d[i], diag) ||
+            ls_plan_build(p, &s->d[i], ls_plan_target_from_arch(s->hws[i].arch), &s->plans[i],
+                          diag) ||
+            ls_engine_check_work(&s->plans[i], &s->hws[i], o->force, diag) ||
+            (o->check && ls_functional_check_work(&s->plans[i], o->max_wg, o->force, diag)))
+            return diag->status;
     }
     /* A multi-result generic's results, consecutive from result 0: one
      * kernel in IREE, timed once by result 0's run where the plans allow */
-    shares = ls_xcalloc(m->n_problems, sizeof *shares);
+    s->shares = ls_xcalloc(m->n_problems, sizeof *s->shares);
     for (size_t i = 0; i < m->n_problems; i++) {
         const ls_problem *p = &m->problems[i];
         int n = p->n_results;
         bool group = p->result == 0 && n > 1 && i + (size_t)n <= m->n_problems;
         for (int k = 1; group && k < n; k++) /* the op's results, in order */
-            group = m->problems[i + (size_t)k].result == k && m->problems[i + (size_t)k].n_results == n;
-        if (!group || !ls_plan_fuse_results(&plans[i], n))
+            group =
+                m->problems[i + (size_t)k].result == k && m->problems[i + (size_t)k].n_results == n;
+        if (!group || !ls_plan_fuse_results(&s->plans[i], n))
             continue;
         for (int k = 0; k < n; k++)
-            shares[i + (size_t)k] = (kernel_share){true, k ? m->problems[i].name : NULL, NULL, NULL};
+            s->shares[i + (size_t)k] =
+                (kernel_share){true, k ? m->problems[i].name : NULL, NULL, NULL};
     }
-    fused = ls_xcalloc(m->n_problems, sizeof *fused);
-    apart = ls_xcalloc(m->n_problems, sizeof *apart);
-    if (plan_dispatch_kernels(m, plans, hws, force, shares, fused, apart, &diag))
-        goto fail;
-    ls_sim_result lead_r;
-    ls_bottleneck lead_bn;
-    for (size_t i = 0; i < m->n_problems; i++) {
-        ls_problem *p = &m->problems[i];
-        ls_hw hw = hws[i];
-        kernel_share ks = shares[i];
-        if (dump) {
-            ls_plan_dump(&plans[i], out.f);
-            bool last = i + 1 == m->n_problems || m->problems[i + 1].dispatch != p->dispatch;
-            if (last && ks.fused) /* after the dispatch's last reduction: its kernel's loops */
-                ls_fused_dump(ks.fused, out.f);
-        }
-        ls_sim_result r;
-        ls_bottleneck bn;
-        char what[160];
-        ls_cli_progress ps;
-        if (ks.lead) { /* result 0's (or the dispatch's first reduction's) run timed it */
-            r = lead_r;
-            bn = lead_bn;
-        } else {
-            snprintf(what, sizeof what, "%s: engine", p->name);
-            ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
-            ls_engine_opts eo = {.trace = trace_path ? &trace : NULL, .progress = ls_cli_progress_cb, .progress_ctx = &ps, .force = force};
-            if (counters) {
-                /* the trace's counter tracks come from the engine's records */
-                ls_trace_counters_reset(counters);
-                eo.record = ls_trace_counters_record;
-                eo.record_ctx = counters;
-            }
-            /* One dispatch is one launch: its second and later reductions (a
-             * softmax's sum after its max) run without another launch cost. */
-            ls_hw hw_run = hw;
-            bool same_dispatch = i > 0 && p->dispatch >= 0 && m->problems[i - 1].dispatch == p->dispatch;
-            if (same_dispatch)
-                hw_run.launch_us = 0;
-            const ls_plan *run = ks.fused ? &ks.fused->plan : &plans[i];
-            ls_status est = ls_engine_run(run, &hw_run, &r, &eo, &diag);
-            ls_cli_progress_end(&ps);
-            if (est)
-                goto fail;
-            ls_bottleneck_analyze(run, &hw_run, &r, &bn);
-            if (trace_path) {
-                truncated |= trace.truncated;
-                ls_trace_writer_add(&tw, p, &hw, &trace, counters, (int)i);
-            }
-            lead_r = r;
-            lead_bn = bn;
-        }
-        ls_functional_result fr;
-        memset(&fr, 0, sizeof fr);
-        ls_input_source src = {(uint64_t)seed, NULL, {NULL}};
-        if (check && npy_path) {
-            if (m->n_problems != 1) {
-                ls_diag_set(&diag, LS_ERR_USAGE, "--input", 0, 0,
-                            "%s has %zu reductions; --input feeds a file with exactly one",
-                            input, m->n_problems);
-                goto fail;
-            }
-            if (p->n_inputs > 1) {
-                ls_diag_set(&diag, LS_ERR_USAGE, "--input", 0, 0,
-                            "%s reads %d inputs; --input supplies one array (one file per "
-                            "input is not supported yet: drop --input to use the generator)",
-                            p->name, p->n_inputs);
-                goto fail;
-            }
-            if (ls_npy_load(npy_path, &npy, &diag) || ls_npy_check(&npy, p, npy_path, &diag))
-                goto fail;
-            src.npy = &npy;
-        }
-        if (check && ls_bind_intermediates(m->problems, m->n_problems, i, &src, &diag))
-            goto fail;
-        snprintf(what, sizeof what, "%s: functional check", p->name);
-        ls_cli_progress_init(&ps, CMD, what, "workgroups", quiet);
-        ls_functional_opts fo = {ls_cli_progress_cb, &ps, force};
-        ls_status fst =
-            check ? ls_functional_run_opts(&plans[i], src, 0, max_wg, &fo, &fr, &diag) : LS_OK;
-        ls_cli_progress_end(&ps);
-        ls_free_intermediates(&src);
-        if (fst)
-            goto fail;
-        /* after a dispatch's last reduction: what its kernel also runs and
-         * these figures leave out */
-        ls_sim_untimed untimed[8];
-        int n_untimed = 0;
-        if (!ks.fused && (i + 1 == m->n_problems || m->problems[i + 1].dispatch != p->dispatch))
-            n_untimed = ls_sim_untimed_ops(m, p->dispatch, untimed, 8);
-        if (json) {
-            json_object *arr;
-            json_object_object_get_ex(root, "reductions", &arr);
-            json_object *jr = ls_sim_json_result(p, &hw, &r, &fr, check, seed, &ks);
-            json_object_object_add(jr, "bottleneck", ls_sim_bottleneck_json(&bn));
-            if (dump_json)
-                json_object_object_add(jr, "plan", ls_cli_plan_json(&plans[i]));
-            if (n_untimed > 0)
-                json_object_object_add(jr, "untimed_ops", ls_sim_untimed_json(untimed, n_untimed));
-            json_object_array_add(arr, jr);
-            continue;
-        }
-        if (csv) {
-            ls_sim_print_csv(out.f, p, &hw, &r);
-            continue;
-        }
-        ls_sim_print_text(out.f, p, &hw, &r, &bn, &ks);
-        if (check) {
-            char from[300];
-            if (npy_path)
-                snprintf(from, sizeof from, "inputs from %s", npy_path);
-            else
-                snprintf(from, sizeof from, "seed %lld", (long long)seed);
-            if (p->argcmp.on)
-                ls_sim_print_argcmp_check(out.f, p, &fr, from);
-            else {
-                fprintf(out.f, "  functional check passed: %lld output%s of %lld workgroup%s "
-                               "match%s the reference (%s %s, %s",
-                        (long long)fr.outputs_checked, fr.outputs_checked == 1 ? "" : "s",
-                        (long long)fr.workgroups_run,
-                        fr.workgroups_run == 1 ? "" : "s", fr.outputs_checked == 1 ? "es" : "",
-                        ls_combiner_name(p->combiner), ls_elem_type_name(p->acc_type), from);
-                if (fr.max_error_bound_ratio > 0)
-                    fprintf(out.f, "; largest float error %.3g of the rounding bound",
-                            fr.max_error_bound_ratio);
-                if (fr.exact_outputs > 0 && fr.exact_outputs == fr.outputs_checked)
-                    fprintf(out.f, "; bit for bit: every partial sum exact");
-                else if (fr.exact_outputs > 0)
-                    fprintf(out.f, "; %lld of them bit for bit: every partial sum exact",
-                            (long long)fr.exact_outputs);
-                if (p->acc_type == LS_ET_I128)
-                    fprintf(out.f, "; the low 64 bits of each i128, which decide %s exactly",
-                            ls_combiner_name(p->combiner));
-                fprintf(out.f, ")\n");
-            }
-            ls_sim_print_math(out.f, &p->body);
-        }
-        ls_sim_print_untimed(out.f, untimed, n_untimed);
+    s->fused = ls_xcalloc(m->n_problems, sizeof *s->fused);
+    s->apart = ls_xcalloc(m->n_problems, sizeof *s->apart);
+    return plan_dispatch_kernels(m, s->plans, s->hws, o->force, s->shares, s->fused, s->apart,
+                                 diag);
+}
+
+/* Reduction i timed by the engine, or by the run of the one that leads
+ * its kernel. */
+static ls_status time_reduction(sim_run *s, size_t i, ls_sim_result *r, ls_bottleneck *bn,
+                                ls_diag *diag)
+{
+    const sim_opts *o = s->o;
+    const ls_module *m = s->m;
+    const ls_problem *p = &m->problems[i];
+    const kernel_share *ks = &s->shares[i];
+    if (ks->lead) { /* result 0's (or the dispatch's first reduction's) run timed it */
+        *r = s->lead_r;
+        *bn = s->lead_bn;
+        return LS_OK;
     }
-    if (m->n_attentions > 0 && json)
-        json_object_object_add(root, "attentions", json_object_new_array());
-    for (size_t i = 0; i < m->n_attentions; i++) {
-        ls_sim_attention_opts ao = {target, check,  force,          quiet,
-                                    csv,    dump,   dump_json, (uint64_t)seed, max_wg};
-        json_object *arr = NULL;
-        if (json)
-            json_object_object_get_ex(root, "attentions", &arr);
-        if (ls_sim_attention(m, i, &ao, out.f, arr, &diag))
-            goto fail;
+    char what[160];
+    ls_cli_progress ps;
+    snprintf(what, sizeof what, "%s: engine", p->name);
+    ls_cli_progress_init(&ps, CMD, what, "workgroups", o->quiet);
+    ls_engine_opts eo = {.trace = o->trace_path ? &s->trace : NULL,
+                         .progress = ls_cli_progress_cb,
+                         .progress_ctx = &ps,
+                         .force = o->force};
+    if (s->counters) {
+        /* the trace's counter tracks come from the engine's records */
+        ls_trace_counters_reset(s->counters);
+        eo.record = ls_trace_counters_record;
+        eo.record_ctx = s->counters;
     }
-    if (json)
-        fprintf(out.f, "%s\n",
-                json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
-    if (trace_path) {
-        ls_trace_writer_end(&tw);
-        char err[512];
-        int wr = ls_out_set_stream_close(trace_f, trace_path, err, sizeof err);
-        trace_f = NULL;
+    /* One dispatch is one launch: its second and later reductions (a
+     * softmax's sum after its max) run without another launch cost. */
+    ls_hw hw_run = s->hws[i];
+    if (i > 0 && p->dispatch >= 0 && m->problems[i - 1].dispatch == p->dispatch)
+        hw_run.launch_us = 0;
+    const ls_plan *run = ks->fused ? &ks->fused->plan : &s->plans[i];
+    ls_status est = ls_engine_run(run, &hw_run, r, &eo, diag);
+    ls_cli_progress_end(&ps);
+    if (est)
+        return est;
+    ls_bottleneck_analyze(run, &hw_run, r, bn);
+    if (o->trace_path) {
+        s->truncated |= s->trace.truncated;
+        ls_trace_writer_add(&s->tw, p, &s->hws[i], &s->trace, s->counters, (int)i);
+    }
+    s->lead_r = *r;
+    s->lead_bn = *bn;
+    return LS_OK;
+}
+
+/* Reduction i run lane by lane against the reference (with --no-check:
+ * nothing, *fr zeroed). */
+static ls_status check_reduction(sim_run *s, size_t i, ls_functional_result *fr, ls_diag *diag)
+{
+    const sim_opts *o = s->o;
+    const ls_module *m = s->m;
+    const ls_problem *p = &m->problems[i];
+    memset(fr, 0, sizeof *fr);
+    if (!o->check)
+        return LS_OK;
+    ls_input_source src = {(uint64_t)o->seed, NULL, {NULL}};
+    if (o->npy_path) {
+        if (m->n_problems != 1)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--input", 0, 0,
+                               "%s has %zu reductions; --input feeds a file with exactly one",
+                               s->input, m->n_problems);
+        if (p->n_inputs > 1)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--input", 0, 0,
+                               "%s reads %d inputs; --input supplies one array (one file per "
+                               "input is not supported yet: drop --input to use the generator)",
+                               p->name, p->n_inputs);
+        if (ls_npy_load(o->npy_path, &s->npy, diag) || ls_npy_check(&s->npy, p, o->npy_path, diag))
+            return diag->status;
+        src.npy = &s->npy;
+    }
+    if (ls_bind_intermediates(m->problems, m->n_problems, i, &src, diag))
+        return diag->status;
+    char what[160];
+    ls_cli_progress ps;
+    snprintf(what, sizeof what, "%s: functional check", p->name);
+    ls_cli_progress_init(&ps, CMD, what, "workgroups", o->quiet);
+    ls_functional_opts fo = {ls_cli_progress_cb, &ps, o->force};
+    ls_status fst = ls_functional_run_opts(&s->plans[i], src, 0, o->max_wg, &fo, fr, diag);
+    ls_cli_progress_end(&ps);
+    ls_free_intermediates(&src);
+    return fst;
+}
+
+/* The check's line of the text report. */
+static void print_check(FILE *f, const ls_problem *p, const ls_functional_result *fr,
+                        const sim_opts *o)
+{
+    char from[300];
+    if (o->npy_path)
+        snprintf(from, sizeof from, "inputs from %s", o->npy_path);
+    else
+        snprintf(from, sizeof from, "seed %lld", (long long)o->seed);
+    if (p->argcmp.on) {
+        ls_sim_print_argcmp_check(f, p, fr, from);
+        return;
+    }
+    fprintf(f,
+            "  functional check passed: %lld output%s of %lld workgroup%s match%s the reference "
+            "(%s %s, %s",
+            (long long)fr->outputs_checked, fr->outputs_checked == 1 ? "" : "s",
+            (long long)fr->workgroups_run, fr->workgroups_run == 1 ? "" : "s",
+            fr->outputs_checked == 1 ? "es" : "", ls_combiner_name(p->combiner),
+            ls_elem_type_name(p->acc_type), from);
+    if (fr->max_error_bound_ratio > 0)
+        fprintf(f, "; largest float error %.3g of the rounding bound", fr->max_error_bound_ratio);
+    if (fr->exact_outputs > 0 && fr->exact_outputs == fr->outputs_checked)
+        fprintf(f, "; bit for bit: every partial sum exact");
+    else if (fr->exact_outputs > 0)
+        fprintf(f, "; %lld of them bit for bit: every partial sum exact",
+                (long long)fr->exact_outputs);
+    if (p->acc_type == LS_ET_I128)
+        fprintf(f, "; the low 64 bits of each i128, which decide %s exactly",
+                ls_combiner_name(p->combiner));
+    fprintf(f, ")\n");
+}
+
+/* Reduction i: its plan (--dump-plan), its run, its check, its report. */
+static ls_status sim_reduction(sim_run *s, size_t i, ls_diag *diag)
+{
+    const sim_opts *o = s->o;
+    const ls_module *m = s->m;
+    const ls_problem *p = &m->problems[i];
+    const ls_hw *hw = &s->hws[i];
+    const kernel_share *ks = &s->shares[i];
+    FILE *f = s->out.f;
+    bool last_of_dispatch = i + 1 == m->n_problems || m->problems[i + 1].dispatch != p->dispatch;
+    if (o->dump) {
+        ls_plan_dump(&s->plans[i], f);
+        if (last_of_dispatch && ks->fused) /* after the dispatch's last reduction: its loops */
+            ls_fused_dump(ks->fused, f);
+    }
+    ls_sim_result r;
+    ls_bottleneck bn;
+    ls_functional_result fr;
+    if (time_reduction(s, i, &r, &bn, diag) || check_reduction(s, i, &fr, diag))
+        return diag->status;
+    /* after a dispatch's last reduction: what its kernel also runs and
+     * these figures leave out */
+    ls_sim_untimed untimed[8];
+    int n_untimed = 0;
+    if (!ks->fused && last_of_dispatch)
+        n_untimed = ls_sim_untimed_ops(m, p->dispatch, untimed, 8);
+    if (o->json) {
+        json_object *arr;
+        json_object_object_get_ex(s->root, "reductions", &arr);
+        json_object *jr = ls_sim_json_result(p, hw, &r, &fr, o->check, o->seed, ks);
+        json_object_object_add(jr, "bottleneck", ls_sim_bottleneck_json(&bn));
+        if (o->dump_json)
+            json_object_object_add(jr, "plan", ls_cli_plan_json(&s->plans[i]));
+        if (n_untimed > 0)
+            json_object_object_add(jr, "untimed_ops", ls_sim_untimed_json(untimed, n_untimed));
+        json_object_array_add(arr, jr);
+    } else if (o->csv) {
+        ls_sim_print_csv(f, p, hw, &r);
+    } else {
+        ls_sim_print_text(f, p, hw, &r, &bn, ks);
+        if (o->check) {
+            print_check(f, p, &fr, o);
+            ls_sim_print_math(f, &p->body);
+        }
+        ls_sim_print_untimed(f, untimed, n_untimed);
+    }
+    return LS_OK;
+}
+
+/* The trace and the report written and committed as one set: the exit
+ * code (messages printed). */
+static int finish_outputs(sim_run *s)
+{
+    const sim_opts *o = s->o;
+    char err[512];
+    if (o->json)
+        fprintf(s->out.f, "%s\n",
+                json_object_to_json_string_ext(s->root, JSON_C_TO_STRING_PRETTY |
+                                                            JSON_C_TO_STRING_NOSLASHESCAPE));
+    if (o->trace_path) {
+        ls_trace_writer_end(&s->tw);
+        int wr = ls_out_set_stream_close(s->trace_f, o->trace_path, err, sizeof err);
+        s->trace_f = NULL;
         if (wr != 0) {
             fprintf(stderr, "lanescope sim: %s\n", err);
-            goto done_fail;
+            return 1;
         }
-        if (truncated)
+        if (s->truncated)
             fprintf(stderr, "lanescope sim: warning: the trace keeps the first %d stage slices "
                             "of a reduction only\n",
                     LS_TRACE_MAX_SLICES);
     } else {
         ls_out_set_begin();
-        set_open = true;
+        s->set_open = true;
     }
-    rc = ls_out_commit(&out, output);
-    out_open = false;
+    int rc = ls_out_commit(&s->out, o->output);
+    s->out_open = false;
     if (rc == 0) {
-        char err[512];
-        set_open = false;
+        s->set_open = false;
         if (ls_out_set_commit(err, sizeof err) != 0) {
             fprintf(stderr, "lanescope sim: %s\n", err);
             rc = 1;
         }
     }
-    goto done;
-done_fail:
-    rc = 1;
+    return rc;
+}
+
+static void sim_run_free(sim_run *s)
+{
+    ls_npy_free(&s->npy);
+    free(s->trace.slices);
+    free(s->counters);
+    if (s->trace_f)
+        fclose(s->trace_f);
+    if (s->set_open)
+        ls_out_set_abort(); /* the staged trace and report, removed */
+    if (s->root)
+        json_object_put(s->root);
+    if (s->out_open)
+        ls_out_discard(&s->out);
+    free(s->plans);
+    free(s->hws);
+    free(s->shares);
+    for (size_t i = 0; s->fused && i < s->m->n_problems; i++)
+        free(s->fused[i]);
+    free(s->fused);
+    free(s->apart);
+    free(s->d);
+    free(s->m);
+}
+
+/* The module loaded, and what a module with attentions cannot give. */
+static ls_status load_module(sim_run *s, ls_diag *diag)
+{
+    const sim_opts *o = s->o;
+    if (ls_cli_problem_load(o->input, &o->pf, &o->dims, s->m, diag))
+        return diag->status;
+    if (s->m->n_problems == 0 && s->m->n_attentions == 0)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, s->input, 0, 0,
+                           "no linalg.generic/linalg.reduce with a reduction, and no attention, "
+                           "to simulate");
+    if (s->m->n_attentions > 0 && (o->trace_path || o->npy_path))
+        /* what an attention's run has not: a timeline, one input array */
+        return ls_diag_set(diag, LS_ERR_USAGE, o->trace_path ? "--trace" : "--input", 0, 0,
+                           "%s holds an attention op, whose run lanescope neither traces nor "
+                           "feeds from a file",
+                           s->input);
+    return LS_OK;
+}
+
+int ls_cmd_sim(int argc, char **argv)
+{
+    sim_opts o = {.check = true, .seed = 1, .max_wg = -1};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if ((rc = check_args(&o)) != 0)
+        return rc;
+    ls_diag diag;
+    ls_diag_clear(&diag);
+    o.pf.import_flags = LS_IMPORT_ATTENTION; /* run below (cli_sim_attention.c) */
+    sim_run s = {.o = &o, .input = o.input ? o.input : "--shape"};
+    s.m = ls_xcalloc(1, sizeof *s.m);
+    if (load_module(&s, &diag))
+        goto fail;
+    ls_out_open(&s.out);
+    s.out_open = true;
+    if (o.trace_path) {
+        /* the trace and -o as one set: both or neither */
+        char err[512];
+        ls_out_set_begin();
+        s.set_open = true;
+        if ((s.trace_f = ls_out_set_stream(o.trace_path, err, sizeof err)) == NULL) {
+            fprintf(stderr, "lanescope sim: %s\n", err);
+            rc = 1;
+            goto done;
+        }
+        ls_trace_writer_begin(&s.tw, s.trace_f, (int)s.m->n_problems);
+        s.counters = ls_xmalloc(sizeof *s.counters);
+    }
+    if (o.json) {
+        s.root = ls_cli_json_root("sim");
+        json_object_object_add(s.root, "input", json_object_new_string(s.input));
+        json_object_object_add(s.root, "reductions", json_object_new_array());
+    }
+    if (o.csv)
+        ls_sim_print_csv_header(s.out.f);
+    if (lower_all(&s, &diag))
+        goto fail;
+    for (size_t i = 0; i < s.m->n_problems; i++)
+        if (sim_reduction(&s, i, &diag))
+            goto fail;
+    if (s.m->n_attentions > 0 && o.json)
+        json_object_object_add(s.root, "attentions", json_object_new_array());
+    for (size_t i = 0; i < s.m->n_attentions; i++) {
+        ls_sim_attention_opts ao = {o.target, o.check,     o.force,          o.quiet, o.csv,
+                                    o.dump,   o.dump_json, (uint64_t)o.seed, o.max_wg};
+        json_object *arr = NULL;
+        if (o.json)
+            json_object_object_get_ex(s.root, "attentions", &arr);
+        if (ls_sim_attention(s.m, i, &ao, s.out.f, arr, &diag))
+            goto fail;
+    }
+    rc = finish_outputs(&s);
     goto done;
 fail:
     ls_cli_report(CMD, &diag);
     rc = diag.status == LS_ERR_USAGE ? 2 : 1;
 done:
-    ls_npy_free(&npy);
-    free(trace.slices);
-    free(counters);
-    if (trace_f)
-        fclose(trace_f);
-    if (set_open)
-        ls_out_set_abort(); /* the staged trace and report, removed */
-    if (root)
-        json_object_put(root);
-    if (out_open)
-        ls_out_discard(&out);
-    free(plans);
-    free(hws);
-    free(shares);
-    for (size_t i = 0; fused && i < m->n_problems; i++)
-        free(fused[i]);
-    free(fused);
-    free(apart);
-    free(d);
-    free(m);
+    sim_run_free(&s);
     return rc;
 }

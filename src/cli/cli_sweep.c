@@ -230,65 +230,77 @@ static void sweep_roofline(const ls_problem *p, const ls_hw *hw, const ls_sweep 
     free(pts);
 }
 
-int ls_cmd_sweep(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+    const char *target, *input;
+    ls_cli_problem_flags pf;
+    /* no file unless asked for: nothing dropped into the current folder */
+    const char *csv_path, *chart_path, *roof_path;
+    ls_import_dims dims;
+    int64_t jobs, max_configs, top, index;
+    bool quiet, force, max_given;
+} sweep_opts;
+
+/* The flags into *o: -1 to go on, else the exit code (0 after --help). */
+static int parse_args(int argc, char **argv, sweep_opts *o)
 {
     enum { O_TARGET = 256, O_MAX, O_CSV, O_CHART, O_TOP, O_INDEX, O_DIM, O_QUIET, O_FORCE, O_ROOF };
     static const struct option longopts[] = {
         {"target", required_argument, NULL, O_TARGET},
-        {"quiet", no_argument, NULL, O_QUIET},       {"force", no_argument, NULL, O_FORCE},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"force", no_argument, NULL, O_FORCE},
         {"jobs", required_argument, NULL, 'j'},
-        {"max-configs", required_argument, NULL, O_MAX}, {"csv", required_argument, NULL, O_CSV},
-        {"chart", required_argument, NULL, O_CHART},   {"top", required_argument, NULL, O_TOP},
-        {"index", required_argument, NULL, O_INDEX},   {"help", no_argument, NULL, 'h'},
-        {"dim", required_argument, NULL, O_DIM},       {"roofline", required_argument, NULL, O_ROOF},
+        {"max-configs", required_argument, NULL, O_MAX},
+        {"csv", required_argument, NULL, O_CSV},
+        {"chart", required_argument, NULL, O_CHART},
+        {"top", required_argument, NULL, O_TOP},
+        {"index", required_argument, NULL, O_INDEX},
+        {"help", no_argument, NULL, 'h'},
+        {"dim", required_argument, NULL, O_DIM},
+        {"roofline", required_argument, NULL, O_ROOF},
         LS_CLI_PROBLEM_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
-    const char *target = NULL;
-    ls_cli_problem_flags pf = {0};
-    /* no file unless asked for: nothing dropped into the current folder */
-    const char *csv_path = NULL, *chart_path = NULL, *roof_path = NULL;
-    ls_import_dims dims = {{0}};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t jobs = ncpu > 0 ? ncpu : 1, max_configs = 2000, top = 10, index = 0;
-    bool quiet = false, force = false, max_given = false;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":j:h", longopts, NULL)) != -1) {
         switch (c) {
         case O_TARGET:
-            if (!ls_flag_once(CMD, "--target", &target, optarg))
+            if (!ls_flag_once(CMD, "--target", &o->target, optarg))
                 return 2;
             break;
-        case O_QUIET: quiet = true; break;
-        case O_FORCE: force = true; break;
+        case O_QUIET: o->quiet = true; break;
+        case O_FORCE:
+            o->force = true;
+            break;
         LS_CLI_PROBLEM_CASES:
-            if (ls_cli_problem_flag(CMD, &pf, c, optarg) < 0)
+            if (ls_cli_problem_flag(CMD, &o->pf, c, optarg) < 0)
                 return 2;
             break;
         case O_DIM:
-            if (!ls_flag_dim(CMD, optarg, &dims))
+            if (!ls_flag_dim(CMD, optarg, &o->dims))
                 return 2;
             break;
-        case O_CSV: csv_path = optarg; break;
-        case O_CHART: chart_path = optarg; break;
-        case O_ROOF: roof_path = optarg; break;
+        case O_CSV: o->csv_path = optarg; break;
+        case O_CHART: o->chart_path = optarg; break;
+        case O_ROOF: o->roof_path = optarg; break;
         case 'j':
-            if (!ls_flag_int(CMD, "-j", optarg, 1, LS_SWEEP_MAX_JOBS, &jobs))
+            if (!ls_flag_int(CMD, "-j", optarg, 1, LS_SWEEP_MAX_JOBS, &o->jobs))
                 return 2;
             break;
         case O_MAX:
-            if (!ls_flag_int(CMD, "--max-configs", optarg, 1, LS_SWEEP_MAX_CONFIGS, &max_configs))
+            if (!ls_flag_int(CMD, "--max-configs", optarg, 1, LS_SWEEP_MAX_CONFIGS,
+                             &o->max_configs))
                 return 2;
-            max_given = true;
+            o->max_given = true;
             break;
         case O_TOP:
-            if (!ls_flag_int(CMD, "--top", optarg, 0, 1000, &top))
+            if (!ls_flag_int(CMD, "--top", optarg, 0, 1000, &o->top))
                 return 2;
             break;
         case O_INDEX:
-            if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &index))
+            if (!ls_flag_int(CMD, "--index", optarg, 0, LS_IMPORT_MAX_ITEMS - 1, &o->index))
                 return 2;
             break;
         case 'h': usage(stdout); return 0;
@@ -299,14 +311,14 @@ int ls_cmd_sweep(int argc, char **argv)
             return 2;
         }
     }
-    const char *input = optind < argc ? argv[optind] : NULL;
-    if (!ls_cli_problem_source(CMD, input, &pf))
+    o->input = optind < argc ? argv[optind] : NULL;
+    if (!ls_cli_problem_source(CMD, o->input, &o->pf))
         return 2;
-    if (argc - optind > 1 || (input == NULL && pf.shape == NULL)) {
+    if (argc - optind > 1 || (o->input == NULL && o->pf.shape == NULL)) {
         ls_cli_error(CMD, "give one INPUT (.mlir) or --shape/--iter, exactly one of them");
         return 2;
     }
-    const char *pictures[2][2] = {{"--chart", chart_path}, {"--roofline", roof_path}};
+    const char *pictures[2][2] = {{"--chart", o->chart_path}, {"--roofline", o->roof_path}};
     for (int i = 0; i < 2; i++) {
         const char *ext = pictures[i][1] ? strrchr(pictures[i][1], '.') : ".png";
         if (ext == NULL || (strcmp(ext, ".png") && strcmp(ext, ".svg") && strcmp(ext, ".pdf"))) {
@@ -315,6 +327,158 @@ int ls_cmd_sweep(int argc, char **argv)
             return 2;
         }
     }
+    return -1;
+}
+
+/* Every point as a CSV row, in rank order (failed points rank 0). */
+static void write_csv_rows(FILE *f, const ls_sweep *sw, const size_t *order)
+{
+    fprintf(f, "rank,iree,input,subgroup_size,workgroup_size,thread,lanes_reduction,"
+               "lanes_parallel,subgroups,partial_reduction,rows_per_workgroup,workgroups,cycles,"
+               "time_us,dram_gbps,fraction_of_peak,occupancy,waves,lowering_config,error\n");
+    for (size_t k = 0; k < sw->n; k++) {
+        const ls_sweep_point *pt = &sw->points[order[k]];
+        char cfg[1024];
+        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+        fprintf(f,
+                "%zu,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,%.4f,%lld,"
+                "%lld,\"%s\",\"%s\"\n",
+                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, pt->is_input,
+                (long long)pt->subgroup_size, (long long)pt->workgroup_size, (long long)pt->thread,
+                (long long)pt->lanes_red, (long long)pt->lanes_par, (long long)pt->subgroups,
+                (long long)pt->partial, (long long)pt->rows, (long long)pt->workgroups,
+                (long long)pt->cycles, pt->time_us, pt->dram_gbps, pt->dram_fraction,
+                (long long)pt->occupancy, (long long)pt->waves, cfg, pt->error);
+    }
+}
+
+/* A ranked sweep, with what the report says about it. */
+typedef struct {
+    const ls_problem *p;
+    const ls_hw *hw;
+    const ls_sweep *sw;
+    const size_t *order;
+    size_t ok, iree_rank;
+    double elapsed, roof_us;
+    int64_t min_bytes;
+    int loops;
+} sweep_ranked;
+
+/* Where IREE's choice and the input's config rank. */
+static void print_choices(FILE *f, const sweep_ranked *r, const sweep_opts *o)
+{
+    const ls_sweep *sw = r->sw;
+    const ls_sweep_point *best = &sw->points[r->order[0]];
+    char kn[200], cfg[1024];
+    if (sw->iree_rejected) {
+        fprintf(f, "  IREE's choice: none (%s)\n", sw->iree_why);
+    } else if (r->iree_rank > 0) {
+        const ls_sweep_point *pt = &sw->points[sw->iree];
+        knobs(kn, sizeof kn, pt);
+        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+        fprintf(f,
+                "  IREE's choice ranks %zu of %zu: %.3f us = %.2fx the best (%.3f us), "
+                "%.1f%% of the DRAM roofline\n    %s\n    %s\n",
+                r->iree_rank, r->ok, pt->time_us, pt->time_us / best->time_us, best->time_us,
+                100 * r->roof_us / pt->time_us, kn, cfg);
+    }
+    if (!sw->has_input)
+        return;
+    const ls_sweep_point *pt = &sw->points[sw->input];
+    size_t in_rank = 0;
+    for (size_t k = 0; k < r->ok; k++)
+        if (r->order[k] == sw->input)
+            in_rank = k + 1;
+    ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
+    const char *whose = o->pf.config ? "the config of --config" : "the input's config";
+    if (in_rank > 0)
+        fprintf(f,
+                "  %s ranks %zu of %zu: %.3f us = %.2fx the best, %.1f%% "
+                "of the DRAM roofline%s\n    %s\n",
+                whose, in_rank, r->ok, pt->time_us, pt->time_us / best->time_us,
+                100 * r->roof_us / pt->time_us, pt->is_iree ? " (it is IREE's choice)" : "", cfg);
+    else
+        fprintf(f, "  %s does not simulate: %s\n    %s\n", whose, pt->error, cfg);
+}
+
+/* The report on standard output: the top points, IREE's and the input's
+ * ranks, the failures by reason, the files written. */
+static void print_report(FILE *f, const sweep_ranked *r, const sweep_opts *o)
+{
+    const ls_sweep *sw = r->sw;
+    const ls_hw *hw = r->hw;
+    fprintf(f,
+            "sweep of %s on %s (%s): %zu config%s simulated in %.1f s on %lld thread%s, %.3g "
+            "subgroup-instructions",
+            r->p->name, hw->name, hw->arch, r->ok, ls_s((long long)r->ok), r->elapsed,
+            (long long)o->jobs, o->jobs == 1 ? "" : "s", (double)sw->estimate);
+    if (sw->enumerated > sw->n)
+        fprintf(f, " (an evenly spaced %zu of %zu valid)", sw->n, sw->enumerated);
+    fprintf(f, "\n");
+    if (sw->module)
+        fprintf(f,
+                "  each config given to every op of the dispatch: its one kernel of %d loops "
+                "timed, as sim times it\n",
+                r->loops);
+    fprintf(f, "  DRAM roofline: %.3f MB at %.0f GB/s = %.3f us\n", (double)r->min_bytes / 1e6,
+            hw->dram_gbps, r->roof_us);
+    fprintf(f, "  %5s %10s %7s  %s\n", "rank", "time_us", "%roof", "config");
+    for (size_t k = 0; k < r->ok && k < (size_t)o->top; k++) {
+        const ls_sweep_point *pt = &sw->points[r->order[k]];
+        char kn[200];
+        knobs(kn, sizeof kn, pt);
+        fprintf(f, "  %5zu %10.3f %7.1f  %s%s%s\n", k + 1, pt->time_us,
+                100 * r->roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "",
+                pt->is_input ? (o->pf.config ? "  <- --config" : "  <- input") : "");
+    }
+    print_choices(f, r, o);
+    if (r->ok < sw->n) {
+        const char **errors = ls_xcalloc(sw->n - r->ok, sizeof *errors);
+        for (size_t k = 0, j = 0; k < sw->n; k++)
+            if (sw->points[k].status != LS_OK)
+                errors[j++] = sw->points[k].error;
+        ls_sweep_print_failures(f, errors, sw->n - r->ok, o->csv_path);
+        free(errors);
+    }
+    ls_sweep_print_wrote(f, o->csv_path, o->chart_path, o->roof_path);
+}
+
+/* A module of attentions only: the attention sweep, or the flags it does
+ * not take refused.  The exit code. */
+static int sweep_attention_of(ls_module *m, const sweep_opts *o)
+{
+    /* what a reduction's sweep takes and an attention's does not */
+    const char *no = o->max_given ? "--max-configs" : o->pf.config ? "--config" : NULL;
+    if (no) {
+        ls_cli_error(CMD,
+                     "%s: an attention's sweep tries IREE's attention rules with other "
+                     "seeds (at most 120 configs), and takes no %s",
+                     no, no);
+        return 2;
+    }
+    if ((size_t)o->index >= m->n_attentions) {
+        ls_diag diag;
+        ls_diag_clear(&diag);
+        ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
+                    "%s has %zu attention op%s; --index %lld is outside 0..%zu", o->input,
+                    m->n_attentions, ls_s((long long)m->n_attentions), (long long)o->index,
+                    m->n_attentions - 1);
+        ls_cli_report(CMD, &diag);
+        return 2;
+    }
+    ls_sweep_args sa = {o->input, o->target, o->csv_path, o->chart_path, o->roof_path,
+                        o->jobs,  o->top,    o->quiet,    o->force};
+    return ls_sweep_attention(m, (size_t)o->index, &sa);
+}
+
+int ls_cmd_sweep(int argc, char **argv)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    sweep_opts o = {.jobs = ncpu > 0 ? ncpu : 1, .max_configs = 2000, .top = 10};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *name = o.input ? o.input : "--shape";
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_module *m = ls_xcalloc(1, sizeof *m);
@@ -322,193 +486,92 @@ int ls_cmd_sweep(int argc, char **argv)
     size_t *order = NULL;
     double *us = NULL;
     ls_chart chart = {0}, roof = {0};
-    int rc = 1;
+    rc = 1;
     ls_out out, csv;
     bool out_open = false, csv_open = false;
     ls_problem *p;
-    pf.import_flags |= LS_IMPORT_ATTENTION; /* a file of an attention sweeps it */
-    if (ls_cli_problem_load(input, &pf, &dims, m, &diag))
+    o.pf.import_flags |= LS_IMPORT_ATTENTION; /* a file of an attention sweeps it */
+    if (ls_cli_problem_load(o.input, &o.pf, &o.dims, m, &diag))
         goto fail;
     if (m->n_problems == 0 && m->n_attentions > 0) {
-        /* what a reduction's sweep takes and an attention's does not */
-        const char *no = max_given ? "--max-configs" : pf.config ? "--config" : NULL;
-        if (no) {
-            ls_cli_error(CMD, "%s: an attention's sweep tries IREE's attention rules with other "
-                              "seeds (at most 120 configs), and takes no %s",
-                         no, no);
-            free(m);
-            return 2;
-        }
-        if ((size_t)index >= m->n_attentions) {
-            ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                        "%s has %zu attention op%s; --index %lld is outside 0..%zu", input,
-                        m->n_attentions, ls_s((long long)m->n_attentions), (long long)index,
-                        m->n_attentions - 1);
-            goto fail;
-        }
-        ls_sweep_args sa = {input, target, csv_path, chart_path, roof_path, jobs, top, quiet, force};
-        rc = ls_sweep_attention(m, (size_t)index, &sa);
-        free(m);
-        ls_viz_shutdown();
-        return rc;
+        rc = sweep_attention_of(m, &o);
+        goto done;
     }
     if (m->n_problems == 0) {
-        ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
+        ls_diag_set(&diag, LS_ERR_NOTFOUND, o.input, 0, 0,
                     "no linalg.generic/linalg.reduce with a reduction to sweep");
         goto fail;
     }
-    if ((size_t)index >= m->n_problems) {
+    if ((size_t)o.index >= m->n_problems) {
         ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                    "%s has %zu reduction%s; --index %lld is outside 0..%zu",
-                    input ? input : "--shape", m->n_problems, ls_s((long long)m->n_problems),
-                    (long long)index, m->n_problems - 1);
+                    "%s has %zu reduction%s; --index %lld is outside 0..%zu", name, m->n_problems,
+                    ls_s((long long)m->n_problems), (long long)o.index, m->n_problems - 1);
         goto fail;
     }
-    p = &m->problems[index];
+    p = &m->problems[o.index];
     bool had_config = p->has_config; /* the input's own config is ranked too */
     p->has_config = true; /* the sweep sets its own; keep ls_cli_model from suggesting */
     ls_hw hw;
-    if (ls_cli_model(m, p, target, &hw, &diag))
+    if (ls_cli_model(m, p, o.target, &hw, &diag))
         goto fail;
     const ls_dispatch *d = p->dispatch >= 0 ? &m->dispatches[p->dispatch] : NULL;
-    if (ls_sweep_enumerate(p, d, &p->target, (size_t)max_configs, &sw, &diag))
+    if (ls_sweep_enumerate(p, d, &p->target, (size_t)o.max_configs, &sw, &diag))
         goto fail;
     if (had_config)
         ls_sweep_add_input(p, &sw);
-    sw.force = force;
+    sw.force = o.force;
     /* a reduction of a dispatch of several loops: each config given to
      * every op, the one kernel timed (fused.h), as sim times the dispatch */
-    size_t first = ls_fused_first(m, (size_t)index);
-    int loops = ls_fused_loops(m, first);
-    if (loops > 1) {
+    size_t first = ls_fused_first(m, (size_t)o.index);
+    sweep_ranked r = {.p = p, .hw = &hw, .sw = &sw, .loops = ls_fused_loops(m, first)};
+    if (r.loops > 1) {
         sw.module = m;
         sw.lead = first;
     }
     ls_cli_progress bs;
-    ls_cli_progress_init(&bs, CMD, p->name, "configs", quiet);
+    ls_cli_progress_init(&bs, CMD, p->name, "configs", o.quiet);
     double t0 = ls_cli_now();
-    ls_status st = ls_sweep_run(p, &hw, &sw, (int)jobs, progress, &bs, &diag);
-    double elapsed = ls_cli_now() - t0;
+    ls_status st = ls_sweep_run(p, &hw, &sw, (int)o.jobs, progress, &bs, &diag);
+    r.elapsed = ls_cli_now() - t0;
     ls_cli_progress_end(&bs);
     if (st)
         goto fail;
     order = ls_xcalloc(sw.n, sizeof *order);
-    size_t iree_rank = ls_sweep_rank(&sw, order);
-    size_t ok = 0;
+    r.order = order;
+    r.iree_rank = ls_sweep_rank(&sw, order);
     for (size_t i = 0; i < sw.n; i++)
-        ok += sw.points[i].status == LS_OK;
+        r.ok += sw.points[i].status == LS_OK;
     /* the roof: every byte once at peak bandwidth, plus the launch */
-    int64_t min_bytes = ls_sweep_kernel_min_bytes(p, &sw, &hw);
-    double roof_us = (double)min_bytes / (hw.dram_gbps * 1e3) + hw.launch_us;
+    r.min_bytes = ls_sweep_kernel_min_bytes(p, &sw, &hw);
+    r.roof_us = (double)r.min_bytes / (hw.dram_gbps * 1e3) + hw.launch_us;
 
     ls_out_open(&csv);
     csv_open = true;
-    fprintf(csv.f, "rank,iree,input,subgroup_size,workgroup_size,thread,lanes_reduction,lanes_parallel,"
-                   "subgroups,partial_reduction,rows_per_workgroup,workgroups,cycles,time_us,"
-                   "dram_gbps,fraction_of_peak,occupancy,waves,lowering_config,error\n");
-    for (size_t k = 0; k < sw.n; k++) {
-        const ls_sweep_point *pt = &sw.points[order[k]];
-        char cfg[1024];
-        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
-        fprintf(csv.f, "%zu,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,%.4f,%lld,%lld,\"%s\",\"%s\"\n",
-                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, pt->is_input,
-                (long long)pt->subgroup_size,
-                (long long)pt->workgroup_size, (long long)pt->thread, (long long)pt->lanes_red,
-                (long long)pt->lanes_par, (long long)pt->subgroups, (long long)pt->partial,
-                (long long)pt->rows, (long long)pt->workgroups, (long long)pt->cycles,
-                pt->time_us, pt->dram_gbps, pt->dram_fraction, (long long)pt->occupancy,
-                (long long)pt->waves, cfg, pt->error);
-    }
-    us = ls_xcalloc(ok ? ok : 1, sizeof *us);
-    for (size_t k = 0; k < ok; k++)
+    write_csv_rows(csv.f, &sw, order);
+    us = ls_xcalloc(r.ok ? r.ok : 1, sizeof *us);
+    for (size_t k = 0; k < r.ok; k++)
         us[k] = sw.points[order[k]].time_us;
     char title[256], sub[256];
     snprintf(title, sizeof title, "Config sweep: %s on %s", p->name, hw.name);
     snprintf(sub, sizeof sub, "%zu config%s simulated (%zu valid in all), DRAM roofline %.3g us",
-             ok, ls_s((long long)ok), sw.enumerated, roof_us);
-    ls_viz_sweep(title, sub, us, ok, sw.points[sw.iree].is_iree && !sw.iree_rejected ? iree_rank : 0,
-                 roof_us, &chart);
-    if (roof_path)
-        sweep_roofline(p, &hw, &sw, order, ok, &roof);
-    {
-        int w = ls_sweep_write_files(&csv, csv_path, chart_path, &chart, roof_path, &roof,
-                                     input ? input : "--shape", &diag);
-        csv_open = false;
-        if (w < 0)
-            goto fail;
-        if (w > 0)
-            goto done_fail;
-    }
-
+             r.ok, ls_s((long long)r.ok), sw.enumerated, r.roof_us);
+    ls_viz_sweep(title, sub, us, r.ok,
+                 sw.points[sw.iree].is_iree && !sw.iree_rejected ? r.iree_rank : 0, r.roof_us,
+                 &chart);
+    if (o.roof_path)
+        sweep_roofline(p, &hw, &sw, order, r.ok, &roof);
+    int w = ls_sweep_write_files(&csv, o.csv_path, o.chart_path, &chart, o.roof_path, &roof, name,
+                                 &diag);
+    csv_open = false;
+    if (w < 0)
+        goto fail;
+    if (w > 0)
+        goto done;
     ls_out_open(&out);
     out_open = true;
-    fprintf(out.f,
-            "sweep of %s on %s (%s): %zu config%s simulated in %.1f s on %lld thread%s, %.3g "
-            "subgroup-instructions",
-            p->name, hw.name, hw.arch, ok, ls_s((long long)ok), elapsed, (long long)jobs, jobs == 1 ? "" : "s",
-            (double)sw.estimate);
-    if (sw.enumerated > sw.n)
-        fprintf(out.f, " (an evenly spaced %zu of %zu valid)", sw.n, sw.enumerated);
-    fprintf(out.f, "\n");
-    if (sw.module)
-        fprintf(out.f, "  each config given to every op of the dispatch: its one kernel of %d loops "
-                       "timed, as sim times it\n",
-                loops);
-    fprintf(out.f, "  DRAM roofline: %.3f MB at %.0f GB/s = %.3f us\n",
-            (double)min_bytes / 1e6, hw.dram_gbps, roof_us);
-    fprintf(out.f, "  %5s %10s %7s  %s\n", "rank", "time_us", "%roof", "config");
-    for (size_t k = 0; k < ok && k < (size_t)top; k++) {
-        const ls_sweep_point *pt = &sw.points[order[k]];
-        char kn[200];
-        knobs(kn, sizeof kn, pt);
-        fprintf(out.f, "  %5zu %10.3f %7.1f  %s%s%s\n", k + 1, pt->time_us,
-                100 * roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "",
-                pt->is_input ? (pf.config ? "  <- --config" : "  <- input") : "");
-    }
-    if (sw.iree_rejected) {
-        fprintf(out.f, "  IREE's choice: none (%s)\n", sw.iree_why);
-    } else if (iree_rank > 0) {
-        const ls_sweep_point *pt = &sw.points[sw.iree];
-        const ls_sweep_point *best = &sw.points[order[0]];
-        char kn[200], cfg[1024];
-        knobs(kn, sizeof kn, pt);
-        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
-        fprintf(out.f, "  IREE's choice ranks %zu of %zu: %.3f us = %.2fx the best (%.3f us), "
-                       "%.1f%% of the DRAM roofline\n    %s\n    %s\n",
-                iree_rank, ok, pt->time_us, pt->time_us / best->time_us, best->time_us,
-                100 * roof_us / pt->time_us, kn, cfg);
-    }
-    if (sw.has_input) {
-        const ls_sweep_point *pt = &sw.points[sw.input];
-        size_t in_rank = 0;
-        for (size_t k = 0; k < ok; k++)
-            if (order[k] == sw.input)
-                in_rank = k + 1;
-        char cfg[1024];
-        ls_lowering_config_format(&pt->config, cfg, sizeof cfg);
-        const char *whose = pf.config ? "the config of --config" : "the input's config";
-        if (in_rank > 0)
-            fprintf(out.f, "  %s ranks %zu of %zu: %.3f us = %.2fx the best, %.1f%% "
-                           "of the DRAM roofline%s\n    %s\n",
-                    whose, in_rank, ok, pt->time_us, pt->time_us / sw.points[order[0]].time_us,
-                    100 * roof_us / pt->time_us, pt->is_iree ? " (it is IREE's choice)" : "", cfg);
-        else
-            fprintf(out.f, "  %s does not simulate: %s\n    %s\n", whose, pt->error, cfg);
-    }
-    if (ok < sw.n) {
-        const char **errors = ls_xcalloc(sw.n - ok, sizeof *errors);
-        for (size_t k = 0, j = 0; k < sw.n; k++)
-            if (sw.points[k].status != LS_OK)
-                errors[j++] = sw.points[k].error;
-        ls_sweep_print_failures(out.f, errors, sw.n - ok, csv_path);
-        free(errors);
-    }
-    ls_sweep_print_wrote(out.f, csv_path, chart_path, roof_path);
+    print_report(out.f, &r, &o);
     rc = ls_out_commit(&out, NULL);
     out_open = false;
-    goto done;
-done_fail:
-    rc = 1;
     goto done;
 fail:
     ls_cli_report(CMD, &diag);
