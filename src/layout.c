@@ -219,21 +219,14 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
     return st;
 }
 
-static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
+/* Each loop's tiles: a parallel dim's workgroup tile and count, a
+ * reduction dim's chunk (partial_reduction, else a serial reduction
+ * tile, else whole) and iterations, their tails, and the totals. */
+static ls_status tile_loops(const ls_problem *p, ls_derived *d, const int64_t *lane_sz,
+                            const int64_t *sg_sz, ls_diag *diag)
 {
-    memset(d, 0, sizeof *d);
-    if (!p->att_view && ls_problem_validate(p, diag))
-        return diag->status;
     const ls_lowering_config *c = &p->config;
     int n = p->rank;
-    d->rank = n;
-    ls_problem_sizes(p, &d->subgroup_size, &d->workgroup_size, &d->sizes_assumed);
-    d->num_subgroups = d->workgroup_size / d->subgroup_size;
-
-    int64_t lane_sz[LS_MAX_RANK], lane_st[LS_MAX_RANK], sg_sz[LS_MAX_RANK], sg_st[LS_MAX_RANK];
-    ls_basis_dims(&c->lane_basis, n, lane_sz, lane_st);
-    ls_basis_dims(&c->subgroup_basis, n, sg_sz, sg_st);
-
     d->total_workgroups = 1;
     d->total_iterations = 1;
     d->body_rank = n;
@@ -273,6 +266,91 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
                                    "iteration count overflows int64");
         }
     }
+    return LS_OK;
+}
+
+/* The warnings a config author wants to see: duplicated lanes or
+ * subgroups, ragged tails, tiles the layout does not cover exactly, idle
+ * lanes. */
+static void layout_warnings(const ls_problem *p, ls_derived *d)
+{
+    const ls_nested_layout *l = &d->layout;
+    int n = p->rank;
+    if (d->lane_dup > 1)
+        warn(d,
+             "duplicated lanes: lane_basis uses %lld of %lld lanes, so each element is held "
+             "by %lld lanes (T0|T%lld|...)",
+             (long long)d->layout_lanes, (long long)d->subgroup_size, (long long)d->lane_dup,
+             (long long)d->layout_lanes);
+    if (d->subgroup_dup > 1)
+        warn(d,
+             "duplicated subgroups: subgroup_basis uses %lld of %lld subgroups, so %lld "
+             "subgroups compute the same values",
+             (long long)d->layout_subgroups, (long long)d->num_subgroups,
+             (long long)d->subgroup_dup);
+    for (int i = 0; i < n; i++) {
+        if (d->tail[i] && p->is_reduction[i])
+            warn(d,
+                 "ragged tail on d%d: %lld is not a multiple of the chunk %lld, so the last "
+                 "of %lld iterations has %lld valid elements and is padded with the "
+                 "combiner's identity",
+                 i, (long long)p->size[i], (long long)d->chunk[i], (long long)d->iterations[i],
+                 (long long)d->tail[i]);
+        else if (d->tail[i])
+            warn(d,
+                 "ragged tail on d%d: %lld is not a multiple of the workgroup tile %lld, so "
+                 "the last of %lld workgroups has %lld valid rows (masked)",
+                 i, (long long)p->size[i], (long long)d->wg_tile[i], (long long)d->wg_count[i],
+                 (long long)d->tail[i]);
+    }
+    for (int k = 0; k < d->body_rank; k++) {
+        int i = d->body_origin[k];
+        if (d->coverage[k] == d->body_bound[k])
+            continue;
+        const char *what = p->is_reduction[i] ? "chunk" : "workgroup tile";
+        warn(d,
+             "%s of d%d not covered exactly: %lld subgroups x %lld batches x %lld lanes x "
+             "%lld elements = %lld positions for %lld elements%s; %lld are padding",
+             what, i, (long long)l->subgroup_tile[k], (long long)l->batch_tile[k],
+             (long long)l->thread_tile[k], (long long)l->element_tile[k], (long long)d->coverage[k],
+             (long long)d->body_bound[k], d->body_inner[k] ? " (packed inner part)" : "",
+             (long long)(d->coverage[k] - d->body_bound[k]));
+    }
+    /* Idle threads: no valid element in workgroup 0, iteration 0.  Every
+     * body index grows with batch, outer and element, so register 0 (all of
+     * them 0) is a thread's smallest position in every dim at once: the
+     * thread holds a valid element iff register 0 is valid.  O(threads). */
+    int64_t zero[LS_MAX_RANK] = {0};
+    for (int64_t tid = 0; tid < d->workgroup_size; tid++) {
+        int64_t x[LS_MAX_RANK];
+        bool valid;
+        ls_thread_element(d, p, tid, zero, zero, 0, x, &valid);
+        d->idle_lanes += !valid;
+    }
+    if (d->idle_lanes)
+        warn(d,
+             "idle lanes: %lld of %lld threads hold no valid element (they load padding "
+             "only)",
+             (long long)d->idle_lanes, (long long)d->workgroup_size);
+}
+
+static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
+{
+    memset(d, 0, sizeof *d);
+    if (!p->att_view && ls_problem_validate(p, diag))
+        return diag->status;
+    const ls_lowering_config *c = &p->config;
+    int n = p->rank;
+    d->rank = n;
+    ls_problem_sizes(p, &d->subgroup_size, &d->workgroup_size, &d->sizes_assumed);
+    d->num_subgroups = d->workgroup_size / d->subgroup_size;
+
+    int64_t lane_sz[LS_MAX_RANK], lane_st[LS_MAX_RANK], sg_sz[LS_MAX_RANK], sg_st[LS_MAX_RANK];
+    ls_basis_dims(&c->lane_basis, n, lane_sz, lane_st);
+    ls_basis_dims(&c->subgroup_basis, n, sg_sz, sg_st);
+
+    if (tile_loops(p, d, lane_sz, sg_sz, diag))
+        return diag->status;
     /* GPUPackPartialReductions: a reduction dim with partial P > 1 and
      * thread T > 1 becomes an outer dim (P/T, thread 1, keeps lanes and
      * subgroups) plus an inner dim of T appended after all loops. */
@@ -353,58 +431,7 @@ static ls_status derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
     }
     d->elems_per_iteration = d->elems_per_load * d->loads_per_iteration;
 
-    /* Warnings a config author wants to see. */
-    if (d->lane_dup > 1)
-        warn(d, "duplicated lanes: lane_basis uses %lld of %lld lanes, so each element is held "
-                "by %lld lanes (T0|T%lld|...)",
-             (long long)d->layout_lanes, (long long)d->subgroup_size, (long long)d->lane_dup,
-             (long long)d->layout_lanes);
-    if (d->subgroup_dup > 1)
-        warn(d, "duplicated subgroups: subgroup_basis uses %lld of %lld subgroups, so %lld "
-                "subgroups compute the same values",
-             (long long)d->layout_subgroups, (long long)d->num_subgroups,
-             (long long)d->subgroup_dup);
-    for (int i = 0; i < n; i++) {
-        if (d->tail[i] && p->is_reduction[i])
-            warn(d, "ragged tail on d%d: %lld is not a multiple of the chunk %lld, so the last "
-                    "of %lld iterations has %lld valid elements and is padded with the "
-                    "combiner's identity",
-                 i, (long long)p->size[i], (long long)d->chunk[i], (long long)d->iterations[i],
-                 (long long)d->tail[i]);
-        else if (d->tail[i])
-            warn(d, "ragged tail on d%d: %lld is not a multiple of the workgroup tile %lld, so "
-                    "the last of %lld workgroups has %lld valid rows (masked)",
-                 i, (long long)p->size[i], (long long)d->wg_tile[i], (long long)d->wg_count[i],
-                 (long long)d->tail[i]);
-    }
-    for (int k = 0; k < d->body_rank; k++) {
-        int i = d->body_origin[k];
-        if (d->coverage[k] == d->body_bound[k])
-            continue;
-        const char *what = p->is_reduction[i] ? "chunk" : "workgroup tile";
-        warn(d, "%s of d%d not covered exactly: %lld subgroups x %lld batches x %lld lanes x "
-                "%lld elements = %lld positions for %lld elements%s; %lld are padding",
-             what, i, (long long)l->subgroup_tile[k], (long long)l->batch_tile[k],
-             (long long)l->thread_tile[k], (long long)l->element_tile[k],
-             (long long)d->coverage[k], (long long)d->body_bound[k],
-             d->body_inner[k] ? " (packed inner part)" : "",
-             (long long)(d->coverage[k] - d->body_bound[k]));
-    }
-    /* Idle threads: no valid element in workgroup 0, iteration 0.  Every
-     * body index grows with batch, outer and element, so register 0 (all of
-     * them 0) is a thread's smallest position in every dim at once: the
-     * thread holds a valid element iff register 0 is valid.  O(threads). */
-    int64_t zero[LS_MAX_RANK] = {0};
-    for (int64_t tid = 0; tid < d->workgroup_size; tid++) {
-        int64_t x[LS_MAX_RANK];
-        bool valid;
-        ls_thread_element(d, p, tid, zero, zero, 0, x, &valid);
-        d->idle_lanes += !valid;
-    }
-    if (d->idle_lanes)
-        warn(d, "idle lanes: %lld of %lld threads hold no valid element (they load padding "
-                "only)",
-             (long long)d->idle_lanes, (long long)d->workgroup_size);
+    layout_warnings(p, d);
     return LS_OK;
 }
 
