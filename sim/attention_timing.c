@@ -53,12 +53,6 @@ static ls_status refuse(const ls_attention *a, ls_diag *diag, const char *why)
                        "%s: lanescope cannot time it: %s", a->name, why);
 }
 
-static ls_status refuse_dim(const ls_attention *a, ls_diag *diag, const char *why, int d)
-{
-    return ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
-                       "%s: lanescope cannot time it: %s d%d", a->name, why, d);
-}
-
 /* The loop of matmul mm that is op dim d, -1 when it has none. */
 static int loop_of(const ls_att_matmul *mm, int d)
 {
@@ -90,6 +84,38 @@ static bool same_layout(const ls_nested_layout *u, int d, const ls_att_matmul *m
            u->element_tile[d] == l->element_tile[i] &&
            u->subgroup_strides[d] == l->subgroup_strides[i] &&
            u->thread_strides[d] == l->thread_strides[i];
+}
+
+/* Matmul mm's layout of op dim d, as subgroups x batches x lanes x
+ * elements (strides when not 1). */
+static void describe_dim(char *buf, size_t size, const ls_att_matmul *mm, int d)
+{
+    int i = loop_of(mm, d);
+    const ls_nested_layout *l = &mm->layout;
+    snprintf(buf, size, "%lld subgroup%s x %lld batch%s x %lld lane%s x %lld element%s%s",
+             (long long)l->subgroup_tile[i], l->subgroup_tile[i] == 1 ? "" : "s",
+             (long long)l->batch_tile[i], l->batch_tile[i] == 1 ? "" : "es",
+             (long long)l->thread_tile[i], l->thread_tile[i] == 1 ? "" : "s",
+             (long long)l->element_tile[i], l->element_tile[i] == 1 ? "" : "s",
+             l->thread_tile[i] > 1 && l->thread_strides[i] != 1 ? " (lane stride not 1)" : "");
+}
+
+/* The two matmuls lay out op dim d (one both have: B, M or K2) apart.
+ * IREE's GPUVectorAlloc copies the value between them through a workgroup
+ * buffer every K2 step (docs/attention-lowering.md §4.4), which the
+ * engine's loop nest, one layout a dim, does not time. */
+static ls_status refuse_layouts(const ls_attention *a, int d, ls_diag *diag)
+{
+    char qk[160], pv[160];
+    describe_dim(qk, sizeof qk, &a->qk, d);
+    describe_dim(pv, sizeof pv, &a->pv, d);
+    return ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
+                       "%s: lanescope cannot time it: qk_attrs and pv_attrs lay out d%d apart "
+                       "(QK: %s; PV: %s); IREE copies P (and a row statistic laid out apart) "
+                       "through a workgroup buffer every K2 step (GPUVectorAlloc: a barrier, a "
+                       "write in QK's layout, a barrier, a read in PV's), which lanescope does "
+                       "not model: give both the same layout of d%d",
+                       a->name, d, qk, pv, d);
 }
 
 static bool promotes(const ls_lowering_config *c, int64_t operand)
@@ -325,11 +351,7 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
     ls_status st = ls_derive(p, &v->d, diag);
     for (int d = 0; st == LS_OK && d < a->rank; d++)
         if (!same_layout(&v->d.layout, d, &a->qk) || !same_layout(&v->d.layout, d, &a->pv))
-            st = refuse_dim(a, diag,
-                        "its QK and PV layouts disagree on a dim both matmuls have (IREE "
-                        "converts between them through workgroup memory, which lanescope does "
-                        "not time):",
-                        d);
+            st = refuse_layouts(a, d, diag);
     ls_plan *pl = &v->plan;
     ls_plan_target t = ls_plan_target_from_arch(hw->arch);
     if (st == LS_OK) {

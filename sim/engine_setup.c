@@ -58,34 +58,21 @@ static int64_t load_pieces(const engine *e, int k)
     return pieces > 0 ? pieces : 1;
 }
 
-ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
-                           const ls_engine_opts *opts, int64_t *total, ls_diag *diag)
+/* How many workgroups one WGP holds (*occ_out) and what limits it
+ * (threads, subgroups, workgroups, shared memory, registers), with the
+ * registers the kernel allocates; a workgroup that does not fit at all is
+ * refused. */
+static ls_status occupancy(engine *e, int64_t *occ_out, ls_diag *diag)
 {
-    memset(res, 0, sizeof *res);
-    const ls_derived *d = plan->derived;
-    const ls_problem *p = plan->problem;
-    if (d->subgroup_size != hw->subgroup_size && !(hw->subgroup_size == 64 &&
-                                                   d->subgroup_size == 32 &&
-                                                   strncmp(hw->arch, "gfx1", 4) == 0))
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "the config runs subgroups of %lld lanes but model %s has %lld",
-                           (long long)d->subgroup_size, hw->name, (long long)hw->subgroup_size);
-    engine e;
-    memset(&e, 0, sizeof e);
-    e.plan = plan;
-    e.p = p;
-    e.d = d;
-    e.hw = hw;
-    e.res = res;
-    e.trace = opts ? opts->trace : NULL;
-    e.opts = opts;
-    e.recording = opts && opts->record;
-    e.nsub = (int)d->num_subgroups;
-    /* occupancy */
+    const ls_plan *plan = e->plan;
+    const ls_derived *d = e->d;
+    const ls_problem *p = e->p;
+    const ls_hw *hw = e->hw;
+    ls_sim_result *res = e->res;
     int64_t occ = hw->max_threads_per_wgp / d->workgroup_size;
     res->occupancy_limit = "threads";
-    if (hw->max_subgroups_per_wgp / e.nsub < occ) {
-        occ = hw->max_subgroups_per_wgp / e.nsub;
+    if (hw->max_subgroups_per_wgp / e->nsub < occ) {
+        occ = hw->max_subgroups_per_wgp / e->nsub;
         res->occupancy_limit = "subgroups";
     }
     if (hw->max_workgroups_per_wgp < occ) {
@@ -100,13 +87,13 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     }
     /* The register file: a subgroup takes registers x lanes of it,
      * rounded to the allocation granule (CUDA: 256 registers a warp). */
-    e.unroll = ls_engine_unroll(plan, hw);
-    res->unroll = e.unroll;
+    e->unroll = ls_engine_unroll(plan, hw);
+    res->unroll = e->unroll;
     ls_plan_regs regs;
     if (plan->fused)
         ls_engine_fused_registers(plan, hw, &regs);
     else
-        ls_plan_registers(plan, e.unroll, &regs);
+        ls_plan_registers(plan, e->unroll, &regs);
     res->registers = regs.total;
     res->registers_allocated = (regs.total + hw->reg_granule - 1) / hw->reg_granule * hw->reg_granule;
     if (hw->max_regs_per_thread > 0 && res->registers_allocated > hw->max_regs_per_thread) {
@@ -115,18 +102,18 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     }
     if (hw->regs_per_wgp > 0) {
         int64_t sgs = hw->regs_per_wgp / (res->registers_allocated * d->subgroup_size);
-        if (sgs < e.nsub) {
+        if (sgs < e->nsub) {
             /* The compiler knows the workgroup size (IREE passes it to
              * LLVM as the kernel's launch bounds) and spills what does not
              * fit, so one workgroup always fits: the registers are cut to
              * the file's share of a thread. */
-            int64_t fit = hw->regs_per_wgp / (e.nsub * d->subgroup_size);
+            int64_t fit = hw->regs_per_wgp / (e->nsub * d->subgroup_size);
             res->registers_allocated = fit / hw->reg_granule * hw->reg_granule;
-            sgs = e.nsub;
+            sgs = e->nsub;
             res->registers_spill = true;
         }
-        if (sgs / e.nsub < occ) {
-            occ = sgs / e.nsub;
+        if (sgs / e->nsub < occ) {
+            occ = sgs / e->nsub;
             res->occupancy_limit = "registers";
         }
     }
@@ -135,6 +122,119 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
                            "a workgroup of %lld threads (%lld bytes of shared memory) does not "
                            "fit on one %s WGP",
                            (long long)d->workgroup_size, (long long)smem, hw->name);
+    *occ_out = occ;
+    return LS_OK;
+}
+
+/* Each input's loop space, strides, registers and place in memory:
+ * one after another, 4 KiB aligned (a gather's second read and a fused
+ * kernel's second loop space share their tensor's). */
+static void place_inputs(engine *e)
+{
+    const ls_plan *plan = e->plan;
+    const ls_derived *d = e->d;
+    const ls_problem *p = e->p;
+    /* 4 KiB apart, their lines never alias in the L2 */
+    int64_t at = 0;
+    e->max_iterations = plan->iterations;
+    for (int k = 0; k < p->n_inputs; k++) {
+        e->in_d[k] = d;
+        e->in_p[k] = p;
+        e->in_k[k] = k;
+        if (plan->fused) {
+            const ls_plan *sp = ls_fused_input_space(plan->fused, k, &e->in_k[k]);
+            e->in_own[k] = plan->fused->phase[plan->fused->input_phase[k]].own_layout;
+            if (e->in_own[k]) {
+                e->in_d[k] = sp->derived;
+                e->in_p[k] = sp->problem;
+                if (sp->iterations > e->max_iterations)
+                    e->max_iterations = sp->iterations;
+            } else {
+                e->in_k[k] = k;
+            }
+        }
+        ls_operand_strides(e->in_p[k], e->in_k[k], e->in_strides[k]);
+        ls_operand_regs_of(e->in_d[k], e->in_p[k], e->in_k[k], &e->oregs[k]);
+        if (plan->gather[k].on && plan->gather[k].source_of != k) {
+            /* a second gather of the same source reads the same tensor */
+            e->op_base[k] = e->op_base[plan->gather[k].source_of];
+            continue;
+        }
+        int64_t elems = ls_operand_elements(e->in_p[k], e->in_k[k]);
+        /* a fused kernel's loops that read one tensor in two loop spaces
+         * (a reduction's and an own-layout loop's) read the same memory */
+        int same = plan->fused ? ls_fused_input_alias(plan->fused, k) : -1;
+        if (same >= 0) {
+            e->op_base[k] = e->op_base[same];
+            continue;
+        }
+        e->op_base[k] = at;
+        int64_t bytes = plan->gather[k].on ? plan->gather[k].source_bytes
+                                            : elems * plan->inputs[k].elem_bits / 8;
+        at += (bytes + 4095) / 4096 * 4096;
+    }
+    e->input_bytes = at;
+}
+
+/* The program's loops into the result, and the instructions the run
+ * issues: *total in all (-1 past int64), each stage's by one subgroup. */
+static void count_program(engine *e, int64_t *total)
+{
+    const ls_derived *d = e->d;
+    ls_sim_result *res = e->res;
+    res->unroll = e->loops[0].unroll;
+    res->n_loops = e->n_loops;
+    for (int l = 0; l < e->n_loops && l < 8; l++) {
+        res->loop_trips[l] = e->loops[l].trips;
+        res->loop_unroll[l] = e->loops[l].unroll;
+    }
+    /* the instructions one subgroup issues: each loop's times its trips */
+    int64_t per_sg = e->ncode;
+    for (int l = 0; l < e->n_loops && per_sg >= 0; l++) {
+        int64_t body;
+        if (!ls_mul_ok(e->loops[l].end - e->loops[l].begin, e->loops[l].trips - 1, &body) ||
+            per_sg > INT64_MAX - body)
+            per_sg = -1;
+        else
+            per_sg += body;
+    }
+    if (per_sg < 0 || !ls_mul_ok(per_sg, d->total_workgroups * e->nsub, total))
+        *total = -1;
+    /* each stage's issues by one subgroup, which finish_subgroup counts
+     * (bounded by per_sg where the run is allowed at all) */
+    for (int i = 0; i < e->ncode; i++) {
+        int64_t *n = &e->stage_issues[e->code[i].stage];
+        int64_t add = e->code[i].loop >= 0 ? e->loops[e->code[i].loop].trips : 1;
+        add *= e->code[i].issues;
+        *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
+    }
+}
+
+ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
+                            const ls_engine_opts *opts, int64_t *total, ls_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    const ls_derived *d = plan->derived;
+    const ls_problem *p = plan->problem;
+    if (d->subgroup_size != hw->subgroup_size &&
+        !(hw->subgroup_size == 64 && d->subgroup_size == 32 && strncmp(hw->arch, "gfx1", 4) == 0))
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "the config runs subgroups of %lld lanes but model %s has %lld",
+                           (long long)d->subgroup_size, hw->name, (long long)hw->subgroup_size);
+    engine e;
+    memset(&e, 0, sizeof e);
+    e.plan = plan;
+    e.p = p;
+    e.d = d;
+    e.hw = hw;
+    e.res = res;
+    e.trace = opts ? opts->trace : NULL;
+    e.opts = opts;
+    e.recording = opts && opts->record;
+    e.nsub = (int)d->num_subgroups;
+    int64_t occ = 0;
+    if (occupancy(&e, &occ, diag))
+        return diag->status;
     res->occupancy = occ;
     res->workgroups = d->total_workgroups;
     res->n_operands = plan->n_inputs;
@@ -146,47 +246,7 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     if (resident > d->total_workgroups)
         resident = d->total_workgroups;
     e.n_wg_slots = (int)resident;
-    /* Inputs lie one after another, each 4 KiB aligned, so their lines
-     * never alias in the L2. */
-    int64_t at = 0;
-    e.max_iterations = plan->iterations;
-    for (int k = 0; k < p->n_inputs; k++) {
-        e.in_d[k] = d;
-        e.in_p[k] = p;
-        e.in_k[k] = k;
-        if (plan->fused) {
-            const ls_plan *sp = ls_fused_input_space(plan->fused, k, &e.in_k[k]);
-            e.in_own[k] = plan->fused->phase[plan->fused->input_phase[k]].own_layout;
-            if (e.in_own[k]) {
-                e.in_d[k] = sp->derived;
-                e.in_p[k] = sp->problem;
-                if (sp->iterations > e.max_iterations)
-                    e.max_iterations = sp->iterations;
-            } else {
-                e.in_k[k] = k;
-            }
-        }
-        ls_operand_strides(e.in_p[k], e.in_k[k], e.in_strides[k]);
-        ls_operand_regs_of(e.in_d[k], e.in_p[k], e.in_k[k], &e.oregs[k]);
-        if (plan->gather[k].on && plan->gather[k].source_of != k) {
-            /* a second gather of the same source reads the same tensor */
-            e.op_base[k] = e.op_base[plan->gather[k].source_of];
-            continue;
-        }
-        int64_t elems = ls_operand_elements(e.in_p[k], e.in_k[k]);
-        /* a fused kernel's loops that read one tensor in two loop spaces
-         * (a reduction's and an own-layout loop's) read the same memory */
-        int same = plan->fused ? ls_fused_input_alias(plan->fused, k) : -1;
-        if (same >= 0) {
-            e.op_base[k] = e.op_base[same];
-            continue;
-        }
-        e.op_base[k] = at;
-        int64_t bytes = plan->gather[k].on ? plan->gather[k].source_bytes
-                                            : elems * plan->inputs[k].elem_bits / 8;
-        at += (bytes + 4095) / 4096 * 4096;
-    }
-    e.input_bytes = at;
+    place_inputs(&e);
     if (plan->fused)
         ls_engine_build_template_fused(&e);
     else if (plan->attention)
@@ -215,32 +275,7 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
         for (int i = 0; i < e.ncode; i++)
             e.code[i].span = (int)e.code[i].stage;
     }
-    res->unroll = e.loops[0].unroll;
-    res->n_loops = e.n_loops;
-    for (int l = 0; l < e.n_loops && l < 8; l++) {
-        res->loop_trips[l] = e.loops[l].trips;
-        res->loop_unroll[l] = e.loops[l].unroll;
-    }
-    /* the instructions one subgroup issues: each loop's times its trips */
-    int64_t per_sg = e.ncode;
-    for (int l = 0; l < e.n_loops && per_sg >= 0; l++) {
-        int64_t body;
-        if (!ls_mul_ok(e.loops[l].end - e.loops[l].begin, e.loops[l].trips - 1, &body) ||
-            per_sg > INT64_MAX - body)
-            per_sg = -1;
-        else
-            per_sg += body;
-    }
-    if (per_sg < 0 || !ls_mul_ok(per_sg, d->total_workgroups * e.nsub, total))
-        *total = -1;
-    /* each stage's issues by one subgroup, which finish_subgroup counts
-     * (bounded by per_sg where the run is allowed at all) */
-    for (int i = 0; i < e.ncode; i++) {
-        int64_t *n = &e.stage_issues[e.code[i].stage];
-        int64_t add = e.code[i].loop >= 0 ? e.loops[e.code[i].loop].trips : 1;
-        add *= e.code[i].issues;
-        *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
-    }
+    count_program(&e, total);
     *out = e;
     return LS_OK;
 }

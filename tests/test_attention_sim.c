@@ -319,6 +319,82 @@ START_TEST(timing_default_config)
 }
 END_TEST
 
+/* Hand configs whose QK and PV matmuls lay out K2 apart (PV's lanes on
+ * K2 are 4 where QK's are 16) are refused with both layouts and what IREE
+ * does instead (GPUVectorAlloc's copy through workgroup memory); the same
+ * configs with PV's K2 on QK's basis entry lay out and time. */
+static void dis_ir(char *buf, size_t size, const char *pv_lane_map)
+{
+    snprintf(buf, size,
+             "#translation = #iree_codegen.translation_info<pipeline = "
+             "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] subgroup_size = "
+             "64>\n"
+             "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, %%v: "
+             "tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) attributes "
+             "{translation_info = #translation} {\n"
+             "  %%s = arith.constant 1.250000e-01 : f16\n"
+             "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> ()>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
+             "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, 16], "
+             "partial_reduction = [0, 0, 0, 32, 0]}>,\n"
+             "    decomposition_config = {qk_attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 1], [0, 1, 2, 3]], "
+             "lane_basis = [[1, 1, 4, 16, 1], [0, 1, 2, 3]], thread = [0, 0, 8, 2]}>}, "
+             "pv_attrs = {lowering_config = #iree_gpu.lowering_config<{subgroup_basis = [[1, 1, "
+             "1, 1, 1], [0, 1, 3, 4]], lane_basis = [[1, 1, 4, 16, 1], %s], thread = [0, 0, 2, "
+             "4]}>}}\n"
+             "  } ins(%%q, %%k, %%v, %%s : tensor<2x1x32xf16>, tensor<2x128x32xf16>, "
+             "tensor<2x128x16xf16>, f16) outs(%%o, %%r, %%r : tensor<2x1x16xf32>, "
+             "tensor<2x1xf32>, tensor<2x1xf32>) {\n"
+             "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
+             "  } -> tensor<2x1x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>\n  return\n}\n",
+             pv_lane_map);
+}
+
+START_TEST(layouts_apart_refused)
+{
+    const char *maps[2] = {"[0, 1, 2, 3]", "[0, 1, 3, 2]"}; /* apart, together */
+    for (int k = 0; k < 2; k++) {
+        char ir[4096];
+        dis_ir(ir, sizeof ir, maps[k]);
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        ck_assert_msg(build_attention(ir, "gfx942", m, &a, &d) == LS_OK, "%s", d.msg);
+        ls_hw hw;
+        ls_diag_clear(&d);
+        ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+        ls_att_view *v = NULL;
+        ls_diag_clear(&d);
+        ls_status st = ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d);
+        if (k == 0) {
+            ck_assert_int_eq(st, LS_ERR_INVALID);
+            ck_assert_ptr_null(v);
+            ck_assert_msg(strstr(d.msg, "lay out d3 apart (QK: 1 subgroup x 1 batch x 16 lanes "
+                                        "x 2 elements; PV: 1 subgroup x 4 batches x 4 lanes x "
+                                        "2 elements") != NULL,
+                          "%s", d.msg);
+            ck_assert_msg(strstr(d.msg, "GPUVectorAlloc") && strstr(d.msg, "same layout of d3"),
+                          "%s", d.msg);
+        } else {
+            ck_assert_msg(st == LS_OK, "%s", d.msg);
+            ls_sim_result r;
+            ck_assert_msg(ls_engine_run(ls_att_view_plan(v), &hw, &r, NULL, &d) == LS_OK, "%s",
+                          d.msg);
+            ck_assert(r.cycles > 0);
+            ls_att_view_free(v);
+        }
+        free(m);
+    }
+}
+END_TEST
+
 /* Property: random hand configs (bases, thread tiles, the K2 level,
  * promotion) on AMD and NVIDIA lowerings.  The PV matmul keeps the QK's
  * basis entries for B, M and K2 (IREE's projectBasis) and maps N to the
@@ -548,6 +624,7 @@ static Suite *attention_sim_suite(void)
     tcase_add_test(tc, timing_default_config);
     tcase_add_test(tc, timing_k1_split);
     tcase_add_test(tc, random_configs);
+    tcase_add_test(tc, layouts_apart_refused);
     tcase_add_test(tc, sweep_seeds);
     suite_add_tcase(s, tc);
     return s;
