@@ -256,141 +256,14 @@ static void gather_rows(ls_att_view *v, const ls_module_attention *ma, const ls_
     }
 }
 
-ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
-                            const ls_attention *a, const ls_hw *hw, ls_att_view **out,
-                            ls_diag *diag)
+/* What each thread of view v computes (sim/engine_attention.c): the
+ * inputs, the mask, the math's costs on target t, its rows, key slots,
+ * K1 and N elements, the reductions, registers and stores. */
+static void describe_kernel(ls_att_view *v, const ls_attention *a, const ls_dispatch *dsp,
+                            const ls_dop *o, const ls_module_elementwise *mask_op, ls_plan_target t)
 {
-    const ls_dispatch *dsp = &m->dispatches[ma->dispatch];
-    const ls_dop *o = &dsp->ops[ma->op];
-    const ls_lowering_config *qc = &a->qk.config, *pc = &a->pv.config;
-    *out = NULL;
-    if (!lists_equal(&qc->lane_basis.counts, &pc->lane_basis.counts) ||
-        !lists_equal(&qc->subgroup_basis.counts, &pc->subgroup_basis.counts))
-        return refuse(a, diag,
-                      "its qk_attrs and pv_attrs bases have different counts, so no one layout "
-                      "holds both matmuls");
-    if (promotes(qc, 0) || promotes(pc, 0))
-        return refuse(a, diag,
-                      "a matmul promotes its first operand (the scaled query or P) through "
-                      "workgroup memory, which lanescope does not model");
-    ls_att_view *v = ls_xcalloc(1, sizeof *v);
     ls_problem *p = &v->p;
-    snprintf(p->name, sizeof p->name, "%s", a->name);
-    snprintf(p->file, sizeof p->file, "%s", a->file);
-    p->line = a->line;
-    p->col = a->col;
-    p->rank = a->rank;
-    p->att_view = true;
-    p->dispatch = ma->dispatch;
-    p->dispatch_op = ma->op;
-    add_input(p, &o->operand[1], "key");
-    add_input(p, &o->operand[2], "value");
-    const ls_module_elementwise *mask_op = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
-    if (mask_op && (!mask_op->compiled || mask_op->n_inputs > 0)) {
-        free(v);
-        return refuse(a, diag,
-                      "its mask is computed from tensors or by a body lanescope does not read; "
-                      "lanescope times a mask computed from linalg.index and constants, or one "
-                      "loaded from a binding");
-    }
-    if (a->has_mask && mask_op == NULL)
-        add_input(p, &o->operand[4], "mask");
-    int index_in[3] = {-1, -1, -1};
-    char gwhy[400];
-    if (!gather_inputs(ma, a, o, p, index_in, gwhy, sizeof gwhy)) {
-        free(v);
-        return refuse(a, diag, gwhy);
-    }
-    const ls_dop_operand *res = &o->operand[o->n_inputs];
-    p->out_map_n = res->map_n;
-    for (int j = 0; j < res->map_n; j++)
-        p->out_map[j] = res->map[j];
-    p->acc_type = type_of(res);
-    p->combiner = LS_COMB_ADD;
-    /* the config of the loop nest: each dim as the matmul that has it lays it out */
-    ls_lowering_config *c = &p->config;
-    p->has_config = true;
-    c->workgroup.present = c->thread.present = true;
-    c->lane_basis.present = c->subgroup_basis.present = true;
-    c->lane_basis.counts = qc->lane_basis.counts;
-    c->subgroup_basis.counts = qc->subgroup_basis.counts;
-    c->workgroup.n = c->thread.n = a->rank;
-    c->lane_basis.mapping.n = c->subgroup_basis.mapping.n = a->rank;
-    ls_i64_list *k2_level = a->partial ? &c->partial_reduction : &c->reduction;
-    k2_level->present = true;
-    k2_level->n = a->rank;
-    for (int d = 0; d < a->rank; d++) {
-        bool k1 = ls_att_dim_in(a->dims.k1, a->dims.n_k1, d);
-        bool k2 = ls_att_dim_in(a->dims.k2, a->dims.n_k2, d);
-        p->size[d] = a->size[d];
-        p->is_reduction[d] = k1 || k2;
-        c->workgroup.v[d] = k1 || k2 ? 0 : a->workgroup[d];
-        k2_level->v[d] = k2 ? a->k2_tile[d] : 0;
-        const ls_att_matmul *mm = loop_of(&a->qk, d) >= 0 ? &a->qk : &a->pv;
-        const ls_lowering_config *mc = mm == &a->qk ? qc : pc;
-        int i = loop_of(mm, d);
-        c->thread.v[d] = mc->thread.v[i];
-        c->lane_basis.mapping.v[d] = mc->lane_basis.mapping.v[i];
-        c->subgroup_basis.mapping.v[d] = mc->subgroup_basis.mapping.v[i];
-    }
-    bool pk = promotes(qc, 1), pvp = promotes(pc, 1);
-    if (pk || pvp) {
-        c->promote_operands.present = true;
-        if (pk)
-            c->promote_operands.v[c->promote_operands.n++] = 0;
-        if (pvp)
-            c->promote_operands.v[c->promote_operands.n++] = 1;
-    }
-    p->has_ti = true;
-    p->ti.has_workgroup_size = p->ti.has_subgroup_size = true;
-    p->ti.wg_rank = 1;
-    p->ti.workgroup_size[0] = a->workgroup_size;
-    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
-    p->ti.subgroup_size = a->subgroup_size;
-    snprintf(p->ti.pipeline, sizeof p->ti.pipeline, "VectorDistribute");
-    ls_status st = ls_derive(p, &v->d, diag);
-    for (int d = 0; st == LS_OK && d < a->rank; d++)
-        if (!same_layout(&v->d.layout, d, &a->qk) || !same_layout(&v->d.layout, d, &a->pv))
-            st = refuse_layouts(a, d, diag);
     ls_plan *pl = &v->plan;
-    ls_plan_target t = ls_plan_target_from_arch(hw->arch);
-    if (st == LS_OK) {
-        pl->problem = p;
-        pl->derived = &v->d;
-        pl->attention = &v->k;
-        pl->amd = t.amd;
-        pl->gfx_major = t.gfx_major;
-        pl->iterations = v->d.total_iterations;
-        pl->n_inputs = p->n_inputs;
-        for (int k = 0; k < p->n_inputs; k++) {
-            ls_operand_regs r;
-            ls_operand_regs_of(&v->d, p, k, &r);
-            pl->inputs[k].loads = r.loads;
-            pl->inputs[k].width = r.width;
-            pl->inputs[k].elem_bits = ls_elem_type_bits(p->inputs[k].type);
-        }
-        pl->loads_per_iteration = pl->inputs[0].loads;
-        pl->load_width = pl->inputs[0].width;
-        pl->load_elem_bytes = pl->inputs[0].elem_bits / 8;
-        pl->acc_elem_bytes = (ls_elem_type_bits(p->acc_type) + 7) / 8;
-        /* a sub-32-bit value is widened to 32 bits for a shuffle */
-        int ebits = ls_elem_type_bits(o->n_inits == 3 ? p->acc_type : LS_ET_F32);
-        pl->shuffle_bits = ebits > 32 ? ebits : 32;
-        st = ls_plan_promote(p, &v->d, pl, diag);
-    }
-    if (st == LS_OK) {
-        gather_rows(v, ma, a, o, index_in);
-        for (int k = 0; k < 2; k++)
-            if (pl->gather[k].on && pl->promote[k].on)
-                st = refuse(a, diag,
-                            "a matmul promotes a gathered key or value through workgroup "
-                            "memory, which lanescope does not model");
-    }
-    if (st != LS_OK) {
-        ls_att_view_free(v);
-        return st;
-    }
-    /* what each thread computes (sim/engine_attention.c) */
     ls_att_kernel *k = &v->k;
     k->a = a;
     k->k_in = 0;
@@ -446,6 +319,151 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
     for (int d = 0; d < a->rank; d++)
         if (!p->is_reduction[d])
             pl->stores_per_workgroup *= v->d.wg_tile[d] < p->size[d] ? v->d.wg_tile[d] : p->size[d];
+}
+
+/* The loop nest's config and translation into p: each op dim laid out
+ * as the matmul that has it lays it out (QK's for B, M, K1, K2; PV's for
+ * N), the K2 level, the promoted key or value. */
+static void view_config(ls_problem *p, const ls_attention *a)
+{
+    const ls_lowering_config *qc = &a->qk.config, *pc = &a->pv.config;
+    ls_lowering_config *c = &p->config;
+    p->has_config = true;
+    c->workgroup.present = c->thread.present = true;
+    c->lane_basis.present = c->subgroup_basis.present = true;
+    c->lane_basis.counts = qc->lane_basis.counts;
+    c->subgroup_basis.counts = qc->subgroup_basis.counts;
+    c->workgroup.n = c->thread.n = a->rank;
+    c->lane_basis.mapping.n = c->subgroup_basis.mapping.n = a->rank;
+    ls_i64_list *k2_level = a->partial ? &c->partial_reduction : &c->reduction;
+    k2_level->present = true;
+    k2_level->n = a->rank;
+    for (int d = 0; d < a->rank; d++) {
+        bool k1 = ls_att_dim_in(a->dims.k1, a->dims.n_k1, d);
+        bool k2 = ls_att_dim_in(a->dims.k2, a->dims.n_k2, d);
+        p->size[d] = a->size[d];
+        p->is_reduction[d] = k1 || k2;
+        c->workgroup.v[d] = k1 || k2 ? 0 : a->workgroup[d];
+        k2_level->v[d] = k2 ? a->k2_tile[d] : 0;
+        const ls_att_matmul *mm = loop_of(&a->qk, d) >= 0 ? &a->qk : &a->pv;
+        const ls_lowering_config *mc = mm == &a->qk ? qc : pc;
+        int i = loop_of(mm, d);
+        c->thread.v[d] = mc->thread.v[i];
+        c->lane_basis.mapping.v[d] = mc->lane_basis.mapping.v[i];
+        c->subgroup_basis.mapping.v[d] = mc->subgroup_basis.mapping.v[i];
+    }
+    bool pk = promotes(qc, 1), pvp = promotes(pc, 1);
+    if (pk || pvp) {
+        c->promote_operands.present = true;
+        if (pk)
+            c->promote_operands.v[c->promote_operands.n++] = 0;
+        if (pvp)
+            c->promote_operands.v[c->promote_operands.n++] = 1;
+    }
+    p->has_ti = true;
+    p->ti.has_workgroup_size = p->ti.has_subgroup_size = true;
+    p->ti.wg_rank = 1;
+    p->ti.workgroup_size[0] = a->workgroup_size;
+    p->ti.workgroup_size[1] = p->ti.workgroup_size[2] = 1;
+    p->ti.subgroup_size = a->subgroup_size;
+    snprintf(p->ti.pipeline, sizeof p->ti.pipeline, "VectorDistribute");
+}
+
+ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
+                            const ls_attention *a, const ls_hw *hw, ls_att_view **out,
+                            ls_diag *diag)
+{
+    const ls_dispatch *dsp = &m->dispatches[ma->dispatch];
+    const ls_dop *o = &dsp->ops[ma->op];
+    const ls_lowering_config *qc = &a->qk.config, *pc = &a->pv.config;
+    *out = NULL;
+    if (!lists_equal(&qc->lane_basis.counts, &pc->lane_basis.counts) ||
+        !lists_equal(&qc->subgroup_basis.counts, &pc->subgroup_basis.counts))
+        return refuse(a, diag,
+                      "its qk_attrs and pv_attrs bases have different counts, so no one layout "
+                      "holds both matmuls");
+    if (promotes(qc, 0) || promotes(pc, 0))
+        return refuse(a, diag,
+                      "a matmul promotes its first operand (the scaled query or P) through "
+                      "workgroup memory, which lanescope does not model");
+    ls_att_view *v = ls_xcalloc(1, sizeof *v);
+    ls_problem *p = &v->p;
+    snprintf(p->name, sizeof p->name, "%s", a->name);
+    snprintf(p->file, sizeof p->file, "%s", a->file);
+    p->line = a->line;
+    p->col = a->col;
+    p->rank = a->rank;
+    p->att_view = true;
+    p->dispatch = ma->dispatch;
+    p->dispatch_op = ma->op;
+    add_input(p, &o->operand[1], "key");
+    add_input(p, &o->operand[2], "value");
+    const ls_module_elementwise *mask_op = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    if (mask_op && (!mask_op->compiled || mask_op->n_inputs > 0)) {
+        free(v);
+        return refuse(a, diag,
+                      "its mask is computed from tensors or by a body lanescope does not read; "
+                      "lanescope times a mask computed from linalg.index and constants, or one "
+                      "loaded from a binding");
+    }
+    if (a->has_mask && mask_op == NULL)
+        add_input(p, &o->operand[4], "mask");
+    int index_in[3] = {-1, -1, -1};
+    char gwhy[400];
+    if (!gather_inputs(ma, a, o, p, index_in, gwhy, sizeof gwhy)) {
+        free(v);
+        return refuse(a, diag, gwhy);
+    }
+    const ls_dop_operand *res = &o->operand[o->n_inputs];
+    p->out_map_n = res->map_n;
+    for (int j = 0; j < res->map_n; j++)
+        p->out_map[j] = res->map[j];
+    p->acc_type = type_of(res);
+    p->combiner = LS_COMB_ADD;
+    view_config(p, a);
+    ls_status st = ls_derive(p, &v->d, diag);
+    for (int d = 0; st == LS_OK && d < a->rank; d++)
+        if (!same_layout(&v->d.layout, d, &a->qk) || !same_layout(&v->d.layout, d, &a->pv))
+            st = refuse_layouts(a, d, diag);
+    ls_plan *pl = &v->plan;
+    ls_plan_target t = ls_plan_target_from_arch(hw->arch);
+    if (st == LS_OK) {
+        pl->problem = p;
+        pl->derived = &v->d;
+        pl->attention = &v->k;
+        pl->amd = t.amd;
+        pl->gfx_major = t.gfx_major;
+        pl->iterations = v->d.total_iterations;
+        pl->n_inputs = p->n_inputs;
+        for (int k = 0; k < p->n_inputs; k++) {
+            ls_operand_regs r;
+            ls_operand_regs_of(&v->d, p, k, &r);
+            pl->inputs[k].loads = r.loads;
+            pl->inputs[k].width = r.width;
+            pl->inputs[k].elem_bits = ls_elem_type_bits(p->inputs[k].type);
+        }
+        pl->loads_per_iteration = pl->inputs[0].loads;
+        pl->load_width = pl->inputs[0].width;
+        pl->load_elem_bytes = pl->inputs[0].elem_bits / 8;
+        pl->acc_elem_bytes = (ls_elem_type_bits(p->acc_type) + 7) / 8;
+        /* a sub-32-bit value is widened to 32 bits for a shuffle */
+        int ebits = ls_elem_type_bits(o->n_inits == 3 ? p->acc_type : LS_ET_F32);
+        pl->shuffle_bits = ebits > 32 ? ebits : 32;
+        st = ls_plan_promote(p, &v->d, pl, diag);
+    }
+    if (st == LS_OK) {
+        gather_rows(v, ma, a, o, index_in);
+        for (int k = 0; k < 2; k++)
+            if (pl->gather[k].on && pl->promote[k].on)
+                st = refuse(a, diag,
+                            "a matmul promotes a gathered key or value through workgroup "
+                            "memory, which lanescope does not model");
+    }
+    if (st != LS_OK) {
+        ls_att_view_free(v);
+        return st;
+    }
+    describe_kernel(v, a, dsp, o, mask_op, t);
     *out = v;
     return LS_OK;
 }
