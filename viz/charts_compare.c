@@ -188,6 +188,106 @@ void ls_chart_compare_size(const ls_chart *c, double *w, double *h)
     *h = header_h(c) + COMPARE_PLOT + 50 + c->n_notes * LABEL_PT * 1.7 + MARGIN;
 }
 
+/* Value v's place on an axis from a to b (log10 exponents when logx),
+ * 0 to 1. */
+static double map_axis(bool logx, double a, double b, double v)
+{
+    return logx ? (log10(v) - a) / (b - a) : (v - a) / (b - a);
+}
+
+/* The 10% and 25% error bands around y = x, polygons sampled along x,
+ * in the plot of side S at (px, py). */
+static void draw_bands(cairo_t *cr, double px, double py, double S, bool logx, double a, double b)
+{
+    for (int band = 1; band >= 0; band--) {
+        double f = band ? 0.25 : 0.10;
+        cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, band ? 0.14 : 0.22);
+        for (int i = 0; i <= 64; i++) {
+            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
+            double X = px + S * map_axis(logx, a, b, fmax(v, 1e-300)),
+                   Y = py + S - S * map_axis(logx, a, b, fmax(v * (1 + f), 1e-300));
+            if (i == 0)
+                cairo_move_to(cr, X, Y);
+            else
+                cairo_line_to(cr, X, Y);
+        }
+        for (int i = 64; i >= 0; i--) {
+            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
+            double X = px + S * map_axis(logx, a, b, fmax(v, 1e-300)),
+                   Y = py + S - S * map_axis(logx, a, b, fmax(v * (1 - f), 1e-300));
+            cairo_line_to(cr, X, Y);
+        }
+        cairo_close_path(cr);
+        cairo_fill(cr);
+    }
+}
+
+/* The legend, top left inside the plot at (px, py) (where simulated >>
+ * measured, rarely a point); box: where it lies, for the names to avoid. */
+static void draw_legend(cairo_t *cr, double px, double py, double box[4])
+{
+    static const char *const what[] = {"within 10%", "within 25%", "y = x", "a kernel"};
+    double lx = px + 8, ly = py + 8, row = 13, lw = 0;
+    for (int i = 0; i < 4; i++)
+        lw = fmax(lw, ls_viz_text_w(cr, what[i], 8, false));
+    lw += 30;
+    cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+    cairo_rectangle(cr, lx, ly, lw, 4 * row + 6);
+    cairo_fill(cr);
+    for (int i = 0; i < 4; i++) {
+        double y = ly + 3 + i * row;
+        if (i < 2) { /* the bands as drawn: the 10% one lies over the 25% one */
+            cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, 0.14);
+            cairo_rectangle(cr, lx + 4, y + 2, 18, 8);
+            cairo_fill(cr);
+            if (i == 0) {
+                cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, 0.22);
+                cairo_rectangle(cr, lx + 4, y + 2, 18, 8);
+                cairo_fill(cr);
+            }
+        } else if (i == 2) {
+            cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+            cairo_move_to(cr, lx + 4, y + 6);
+            cairo_line_to(cr, lx + 22, y + 6);
+            cairo_stroke(cr);
+        } else {
+            set_rgb(cr, ls_viz_series_colour(4));
+            cairo_arc(cr, lx + 13, y + 6, 4, 0, 2 * LS_PI);
+            cairo_fill(cr);
+        }
+        cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+        ls_viz_text_at(cr, what[i], lx + 27, y + 9, 8, false, 0);
+    }
+    box[0] = lx;
+    box[1] = ly;
+    box[2] = lx + lw;
+    box[3] = ly + 4 * row + 6;
+}
+
+/* The chart's notes under the plot (of side S at height py), each cut
+ * to the chart's width. */
+static void draw_notes(cairo_t *cr, const ls_chart *c, double py, double S)
+{
+    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
+    double w, h;
+    ls_chart_compare_size(c, &w, &h);
+    for (int i = 0; i < c->n_notes; i++) {
+        /* a note wider than the chart is cut at a character and ends in an
+         * ellipsis, never drawn past the edge */
+        char note[sizeof c->notes[0] + 4];
+        snprintf(note, sizeof note, "%s", c->notes[i]);
+        size_t n = strlen(note);
+        while (n > 0 && ls_viz_text_w(cr, note, LABEL_PT, false) > w - 2 * MARGIN) {
+            do
+                n--;
+            while (n > 0 && ((unsigned char)note[n] & 0xC0) == 0x80);
+            memcpy(note + n, "\xe2\x80\xa6", 4); /* U+2026 and the terminator */
+        }
+        ls_viz_text_at(cr, note, MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT, false,
+                       0);
+    }
+}
+
 void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
 {
     double px = MARGIN + 70, py = header_h(c) + 8, S = COMPARE_PLOT;
@@ -210,26 +310,7 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
     cairo_save(cr);
     cairo_rectangle(cr, px, py, S, S);
     cairo_clip(cr);
-    /* error bands around y = x, drawn as polygons sampled along x */
-    for (int band = 1; band >= 0; band--) {
-        double f = band ? 0.25 : 0.10;
-        cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, band ? 0.14 : 0.22);
-        for (int i = 0; i <= 64; i++) {
-            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
-            double X = px + S * MAP(fmax(v, 1e-300)), Y = py + S - S * MAP(fmax(v * (1 + f), 1e-300));
-            if (i == 0)
-                cairo_move_to(cr, X, Y);
-            else
-                cairo_line_to(cr, X, Y);
-        }
-        for (int i = 64; i >= 0; i--) {
-            double t = i / 64.0, v = logx ? pow(10, a + t * (b - a)) : a + t * (b - a);
-            double X = px + S * MAP(fmax(v, 1e-300)), Y = py + S - S * MAP(fmax(v * (1 - f), 1e-300));
-            cairo_line_to(cr, X, Y);
-        }
-        cairo_close_path(cr);
-        cairo_fill(cr);
-    }
+    draw_bands(cr, px, py, S, logx, a, b);
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
     cairo_set_line_width(cr, 1.0);
     cairo_move_to(cr, px, py + S);
@@ -291,47 +372,8 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
         }
     double boxes[17][4];
     int nb = 0;
-    /* the legend, top left inside the plot (where simulated >> measured,
-     * rarely a point); names avoid it as they avoid each other */
-    {
-        static const char *const what[] = {"within 10%", "within 25%", "y = x", "a kernel"};
-        double lx = px + 8, ly = py + 8, row = 13, lw = 0;
-        for (int i = 0; i < 4; i++)
-            lw = fmax(lw, ls_viz_text_w(cr, what[i], 8, false));
-        lw += 30;
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
-        cairo_rectangle(cr, lx, ly, lw, 4 * row + 6);
-        cairo_fill(cr);
-        for (int i = 0; i < 4; i++) {
-            double y = ly + 3 + i * row;
-            if (i < 2) { /* the bands as drawn: the 10% one lies over the 25% one */
-                cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, 0.14);
-                cairo_rectangle(cr, lx + 4, y + 2, 18, 8);
-                cairo_fill(cr);
-                if (i == 0) {
-                    cairo_set_source_rgba(cr, 0.34, 0.71, 0.91, 0.22);
-                    cairo_rectangle(cr, lx + 4, y + 2, 18, 8);
-                    cairo_fill(cr);
-                }
-            } else if (i == 2) {
-                cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-                cairo_move_to(cr, lx + 4, y + 6);
-                cairo_line_to(cr, lx + 22, y + 6);
-                cairo_stroke(cr);
-            } else {
-                set_rgb(cr, ls_viz_series_colour(4));
-                cairo_arc(cr, lx + 13, y + 6, 4, 0, 2 * LS_PI);
-                cairo_fill(cr);
-            }
-            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-            ls_viz_text_at(cr, what[i], lx + 27, y + 9, 8, false, 0);
-        }
-        boxes[nb][0] = lx;
-        boxes[nb][1] = ly;
-        boxes[nb][2] = lx + lw;
-        boxes[nb][3] = ly + 4 * row + 6;
-        nb++;
-    }
+    /* the legend first: names avoid it as they avoid each other */
+    draw_legend(cr, px, py, boxes[nb++]);
     cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
     for (size_t k = 0; k < np && nb < 17; k++) {
         size_t i = order[k];
@@ -361,23 +403,6 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
     free(X);
     free(Y);
     free(order);
-    cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);
-    double w, h;
-    ls_chart_compare_size(c, &w, &h);
-    for (int i = 0; i < c->n_notes; i++) {
-        /* a note wider than the chart is cut at a character and ends in an
-         * ellipsis, never drawn past the edge */
-        char note[sizeof c->notes[0] + 4];
-        snprintf(note, sizeof note, "%s", c->notes[i]);
-        size_t n = strlen(note);
-        while (n > 0 && ls_viz_text_w(cr, note, LABEL_PT, false) > w - 2 * MARGIN) {
-            do
-                n--;
-            while (n > 0 && ((unsigned char)note[n] & 0xC0) == 0x80);
-            memcpy(note + n, "\xe2\x80\xa6", 4); /* U+2026 and the terminator */
-        }
-        ls_viz_text_at(cr, note, MARGIN, py + S + 44 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT, false,
-                       0);
-    }
+    draw_notes(cr, c, py, S);
 }
 
