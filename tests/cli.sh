@@ -690,6 +690,21 @@ $LANESCOPE suggest --shape 8x64 --iter pr >"$tmp/out" 2>"$tmp/err"
 contains "suggest names --target" "$tmp/err" "--target: no target"
 $LANESCOPE suggest --shape 8x64 --iter pr --type f64 --target sm_80 >"$tmp/out" 2>"$tmp/err"
 contains "suggest f64 on sm_80" "$tmp/err" "cannot shuffle more than 32 bits"
+# a flag given twice is refused, never the last one silently taken
+for flag in "--shape 8x64" "--iter pr" "--type f16" "--combiner add"; do
+    $LANESCOPE suggest --shape 8x64 --iter pr --type f32 --combiner add $flag --target sm_80 \
+        >"$tmp/out" 2>"$tmp/err"
+    [ $? -eq 2 ]; check "suggest $flag twice exits 2" $?
+    contains "suggest $flag twice named" "$tmp/err" "${flag%% *} given twice"
+done
+$LANESCOPE sweep --shape 8x64 --iter pr --target h100 --csv "$tmp/a.csv" --csv "$tmp/b.csv" \
+    >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/a.csv" ] && [ ! -e "$tmp/b.csv" ]; check "sweep --csv twice: exit 2, no file" $?
+contains "sweep --csv twice named" "$tmp/err" "--csv given twice"
+$LANESCOPE draw layout --shape 8x64 --iter pr --target h100 --target mi300x -o "$tmp/t.png" \
+    >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ ! -e "$tmp/t.png" ]; check "draw --target twice: exit 2, no file" $?
+contains "draw --target twice named" "$tmp/err" "--target given twice"
 
 # A config-less input: sim uses IREE's default, and pasting the printed
 # attributes into the IR gives the same simulation, cycle for cycle.

@@ -196,8 +196,14 @@ int ls_cmd_calibrate(int argc, char **argv)
             if (!ls_flag_once(CMD, "-o", &out_path, optarg))
                 return 2;
             break;
-        case O_BASE: base_name = optarg; break;
-        case O_RAW: raw_path = optarg; break;
+        case O_BASE:
+            if (!ls_flag_once(CMD, "--base", &base_name, optarg))
+                return 2;
+            break;
+        case O_RAW:
+            if (!ls_flag_once(CMD, "--raw", &raw_path, optarg))
+                return 2;
+            break;
         case O_QUICK: quick = true; break;
         case O_DEVICE:
             if (!ls_flag_int(CMD, "--device", optarg, 0, 1023, &device))

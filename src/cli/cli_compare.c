@@ -133,8 +133,14 @@ static int parse_args(int argc, char **argv, compare_args *a)
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
-        case O_TARGET: a->target = optarg; break;
-        case O_MEAS: a->measured = optarg; break;
+        case O_TARGET:
+            if (!ls_flag_once(CMD, "--target", &a->target, optarg))
+                return 2;
+            break;
+        case O_MEAS:
+            if (!ls_flag_once(CMD, "--measured", &a->measured, optarg))
+                return 2;
+            break;
         case O_SAVE:
             if (!ls_flag_once(CMD, "--save-measured", &a->save, optarg))
                 return 2;

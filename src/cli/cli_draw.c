@@ -489,7 +489,10 @@ static bool parse_flag(draw_opts *o, int c, const char *arg)
         if (!ls_flag_int(CMD, "--index", arg, 0, LS_IMPORT_MAX_ITEMS - 1, &o->index))
             return false;
         break;
-    case 't': o->target = arg; break;
+    case 't':
+        if (!ls_flag_once(CMD, "--target", &o->target, arg))
+            return false;
+        break;
     case 'S':
         if (!ls_flag_dim(CMD, arg, &o->dims))
             return false;

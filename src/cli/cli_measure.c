@@ -120,7 +120,10 @@ static int parse_args(int argc, char **argv, measure_args *a)
             if (!ls_flag_once(CMD, "--target", &a->target, optarg))
                 return 2;
             break;
-        case O_ARCH: a->arch = optarg; break;
+        case O_ARCH:
+            if (!ls_flag_once(CMD, "--arch", &a->arch, optarg))
+                return 2;
+            break;
         case O_DIM:
             if (!ls_flag_dim(CMD, optarg, &a->dims))
                 return 2;

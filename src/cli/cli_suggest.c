@@ -146,42 +146,62 @@ static bool has_reduction_op(const ls_dispatch *d)
     return false;
 }
 
-int ls_cmd_suggest(int argc, char **argv)
+/* What the command line asked for. */
+typedef struct {
+    const char *target, *shape, *iter, *type, *combiner, *output, *input;
+    bool json;
+} suggest_opts;
+
+/* The flags into *o: -1 to go on, else the exit code (0 after --help). */
+static int parse_args(int argc, char **argv, suggest_opts *o)
 {
     enum { O_TARGET = 256, O_SHAPE, O_ITER, O_TYPE, O_COMB, O_FORMAT };
     static const struct option longopts[] = {
-        {"target", required_argument, NULL, O_TARGET}, {"shape", required_argument, NULL, O_SHAPE},
-        {"iter", required_argument, NULL, O_ITER},     {"type", required_argument, NULL, O_TYPE},
-        {"combiner", required_argument, NULL, O_COMB}, {"format", required_argument, NULL, O_FORMAT},
-        {"output", required_argument, NULL, 'o'},      {"help", no_argument, NULL, 'h'},
+        {"target", required_argument, NULL, O_TARGET},
+        {"shape", required_argument, NULL, O_SHAPE},
+        {"iter", required_argument, NULL, O_ITER},
+        {"type", required_argument, NULL, O_TYPE},
+        {"combiner", required_argument, NULL, O_COMB},
+        {"format", required_argument, NULL, O_FORMAT},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *target = NULL, *shape = NULL, *iter = NULL, *type = NULL, *combiner = NULL,
-               *output = NULL;
-    bool json = false;
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
         switch (c) {
         case O_TARGET:
-            if (!ls_flag_once(CMD, "--target", &target, optarg))
+            if (!ls_flag_once(CMD, "--target", &o->target, optarg))
                 return 2;
             break;
-        case O_SHAPE: shape = optarg; break;
-        case O_ITER: iter = optarg; break;
-        case O_TYPE: type = optarg; break;
-        case O_COMB: combiner = optarg; break;
+        case O_SHAPE:
+            if (!ls_flag_once(CMD, "--shape", &o->shape, optarg))
+                return 2;
+            break;
+        case O_ITER:
+            if (!ls_flag_once(CMD, "--iter", &o->iter, optarg))
+                return 2;
+            break;
+        case O_TYPE:
+            if (!ls_flag_once(CMD, "--type", &o->type, optarg))
+                return 2;
+            break;
+        case O_COMB:
+            if (!ls_flag_once(CMD, "--combiner", &o->combiner, optarg))
+                return 2;
+            break;
         case O_FORMAT:
             if (strcmp(optarg, "json") == 0)
-                json = true;
+                o->json = true;
             else if (strcmp(optarg, "text") != 0) {
-                ls_cli_error(CMD, "--format: expected text or json, found '%s'", optarg);
+                ls_cli_error(CMD, "--format: expected text or o->json, found '%s'", optarg);
                 return 2;
             }
             break;
         case 'o':
-            if (!ls_flag_once(CMD, "-o", &output, optarg))
+            if (!ls_flag_once(CMD, "-o", &o->output, optarg))
                 return 2;
             break;
         case 'h': usage(stdout); return 0;
@@ -196,15 +216,26 @@ int ls_cmd_suggest(int argc, char **argv)
         ls_cli_error(CMD, "expected one INPUT, found %d", argc - optind);
         return 2;
     }
-    const char *input = optind < argc ? argv[optind] : NULL;
-    if ((input != NULL) == (shape != NULL)) {
+    o->input = optind < argc ? argv[optind] : NULL;
+    if ((o->input != NULL) == (o->shape != NULL)) {
         ls_cli_error(CMD, "give INPUT (.mlir) or --shape/--iter, exactly one of them");
         return 2;
     }
-    if (!shape && (iter || type || combiner)) {
+    if (!o->shape && (o->iter || o->type || o->combiner)) {
         ls_cli_error(CMD, "--iter, --type and --combiner describe a --shape problem");
         return 2;
     }
+    return -1;
+}
+
+int ls_cmd_suggest(int argc, char **argv)
+{
+    suggest_opts o = {0};
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *target = o.target, *input = o.input, *output = o.output;
+    bool json = o.json;
     ls_diag diag;
     ls_diag_clear(&diag);
     ls_target t;
@@ -221,7 +252,7 @@ int ls_cmd_suggest(int argc, char **argv)
     json_object *root = NULL;
     ls_out out;
     bool out_open = false;
-    int rc = 1;
+    rc = 1;
     if (input) {
         if (ls_module_load_ex(input, LS_IMPORT_KEEP_UNSUPPORTED, m, &diag))
             goto fail;
@@ -231,8 +262,8 @@ int ls_cmd_suggest(int argc, char **argv)
         }
     } else {
         int in_bits = 0, out_bits = 0;
-        if (!ls_cli_flags_problem(shape, iter, type, combiner, true, &m->problems[0], &in_bits,
-                                  &out_bits, &diag))
+        if (!ls_cli_flags_problem(o.shape, o.iter, o.type, o.combiner, true, &m->problems[0],
+                                  &in_bits, &out_bits, &diag))
             goto fail;
         m->n_problems = 1;
         ls_dispatch_from_problem(&m->problems[0], in_bits, out_bits, &m->dispatches[0]);

@@ -282,9 +282,18 @@ static int parse_args(int argc, char **argv, sweep_opts *o)
             if (!ls_flag_dim(CMD, optarg, &o->dims))
                 return 2;
             break;
-        case O_CSV: o->csv_path = optarg; break;
-        case O_CHART: o->chart_path = optarg; break;
-        case O_ROOF: o->roof_path = optarg; break;
+        case O_CSV:
+            if (!ls_flag_once(CMD, "--csv", &o->csv_path, optarg))
+                return 2;
+            break;
+        case O_CHART:
+            if (!ls_flag_once(CMD, "--chart", &o->chart_path, optarg))
+                return 2;
+            break;
+        case O_ROOF:
+            if (!ls_flag_once(CMD, "--roofline", &o->roof_path, optarg))
+                return 2;
+            break;
         case 'j':
             if (!ls_flag_int(CMD, "-j", optarg, 1, LS_SWEEP_MAX_JOBS, &o->jobs))
                 return 2;

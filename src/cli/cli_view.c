@@ -434,7 +434,10 @@ int ls_cmd_view(int argc, char **argv)
                 return 2;
             }
             break;
-        case O_KEYS: o.keys = optarg; break;
+        case O_KEYS:
+            if (!ls_flag_once(CMD, "--keys", &o.keys, optarg))
+                return 2;
+            break;
         LS_CLI_PROBLEM_CASES:
             if (ls_cli_problem_flag(CMD, &o.pf, c, optarg) < 0)
                 return 2;
