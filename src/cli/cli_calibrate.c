@@ -184,7 +184,7 @@ int ls_cmd_calibrate(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *out_path = NULL, *raw_path = NULL, *base_name = "h100";
+    const char *out_path = NULL, *raw_path = NULL, *base_name = NULL;
     int64_t device = 0;
     bool quick = false;
     optind = 1;
@@ -217,6 +217,8 @@ int ls_cmd_calibrate(int argc, char **argv)
             return 2;
         }
     }
+    if (base_name == NULL)
+        base_name = "h100"; /* the default base model */
     if (optind < argc) {
         ls_cli_error(CMD, "unexpected argument '%s' (calibrate takes no INPUT)", argv[optind]);
         return 2;

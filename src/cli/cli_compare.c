@@ -124,7 +124,6 @@ static int parse_args(int argc, char **argv, compare_args *a)
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
-    a->target = "h100";
     a->runs = 20;
     a->warmup = 3;
     a->repeat = 1;
@@ -188,6 +187,8 @@ static int parse_args(int argc, char **argv, compare_args *a)
             return 2;
         }
     }
+    if (a->target == NULL)
+        a->target = "h100"; /* the default machine */
     if (argc - optind != 1) {
         ls_cli_error(CMD, "expected one SUITE file (see lanescope compare --help)");
         return 2;
