@@ -501,6 +501,39 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
     return v[b->n - 1];
 }
 
+bool ls_body_ends_in_mulf(const ls_body *b, ls_elem_type t)
+{
+    return b->n > 0 && b->inst[b->n - 1].op == LS_BOP_MULF && b->inst[b->n - 1].type == t &&
+           ls_elem_type_is_float(t);
+}
+
+/* x * y + c rounded once to t.  f32 and f64: the C library's fma.  The
+ * narrower types: x * y is exact in double (at most 2 x 11 significant
+ * bits), the sum's rounding error is recovered exactly (Knuth's TwoSum),
+ * and a sum that was rounded is moved one double ulp towards the error, so
+ * that rounding it to t cannot land on a tie the exact value does not
+ * sit on. */
+static uint64_t fma_in(double x, double y, double c, ls_elem_type t)
+{
+    if (t == LS_ET_F32)
+        return ls_f32_bits(fmaf((float)x, (float)y, (float)c));
+    if (t == LS_ET_F64)
+        return ls_value_from_double(fma(x, y, c), t);
+    double p = x * y, s = p + c;
+    if (isfinite(s)) {
+        double bp = s - p, err = (p - (s - bp)) + (c - bp);
+        if (err != 0)
+            s = nextafter(s, err > 0 ? INFINITY : -INFINITY);
+    }
+    return fres(s, t);
+}
+
+uint64_t ls_body_fma(const ls_body *b, const uint64_t *scratch, uint64_t c, ls_elem_type t)
+{
+    const ls_body_inst *m = &b->inst[b->n - 1];
+    return fma_in(fval(scratch[m->a], t), fval(scratch[m->b], t), fval(c, t), t);
+}
+
 int ls_body_alu_ops(const ls_body *b)
 {
     int n = 0;

@@ -46,6 +46,16 @@ typedef struct {
      * -- ls_input_value_hashed of each byte, looked up instead of made */
     ls_value *grid[LS_MAX_INPUTS];
     int64_t depth; /* ls_plan_depth: the rounding bound's depth */
+    /* How a thread folds an iteration's registers in, as IREE lowers it
+     * (docs/reduction-families.md "Where IREE fuses a multiply and an
+     * add"): with packed inner dims, each accumulator's registers are
+     * reduced from the identity and the result added to it
+     * (DistributeContract / DistributeMultiReduction's local reduce); a
+     * contraction's as an FMA chain, last register first
+     * (ContractToChainFMA); without, on AMD, a contraction's product and
+     * add are one FMA (LLVM's AllowFPOpFusion::Fast). */
+    bool grouped, chain, amd_fma;
+    ls_value *local; /* grouped: acc_registers, one thread's */
 } exec_state;
 
 /* Input k's element at operand index idx (generated, or an intermediate). */
@@ -166,6 +176,7 @@ static void reference_body(const exec_state *s, ls_input_source in, const int64_
     ls_ref_acc r;
     ls_ref_begin(&r, p);
     r.depth = s->depth;
+    r.fused = s->chain || s->amd_fma;
     ls_value v[LS_MAX_INPUTS];
     for (int64_t lin = 0; lin < n; lin++) {
         for (int k = 0; k < ni; k++)
@@ -213,6 +224,41 @@ static void facc_to_acc(exec_state *s)
         for (int64_t a = 0; a < nacc; a++)
             s->acc[tid * nacc + a] =
                 ls_value_from_double(s->facc[a * s->threads + tid], s->p->acc_type);
+}
+
+/* One thread's fold of an iteration's registers (exec_state's grouped,
+ * chain, amd_fma): fold_begin, fold of each valid register (in
+ * descending order for a chain), fold_end.  v is the register's value;
+ * scratch holds the body's values that made it (the factors of an FMA),
+ * NULL for padding, whose identity (a product of zeros) is added. */
+static void fold_begin(exec_state *s)
+{
+    if (s->grouped) {
+        ls_value ident = ls_identity(s->p->combiner, s->p->acc_type);
+        for (int64_t a = 0; a < s->plan->acc_registers; a++)
+            s->local[a] = ident;
+    }
+}
+
+static void fold(exec_state *s, int64_t tid, int64_t r, ls_value v, const ls_value *scratch)
+{
+    const ls_problem *p = s->p;
+    ls_elem_type t = p->acc_type;
+    ls_value *a = s->grouped ? &s->local[s->acc_slot[r]]
+                             : &s->acc[tid * s->plan->acc_registers + s->acc_slot[r]];
+    if ((s->chain || s->amd_fma) && scratch)
+        *a = ls_body_fma(&p->body, scratch, *a, t);
+    else
+        *a = ls_combine(p->combiner, t, *a, v);
+}
+
+static void fold_end(exec_state *s, int64_t tid)
+{
+    if (!s->grouped)
+        return;
+    ls_value *acc = &s->acc[tid * s->plan->acc_registers];
+    for (int64_t a = 0; a < s->plan->acc_registers; a++)
+        acc[a] = ls_combine(s->p->combiner, s->p->acc_type, acc[a], s->local[a]);
 }
 
 /* LOAD_ACCUMULATE over iterations [first, last): the accumulators start at
@@ -275,30 +321,37 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
             int64_t base[LS_MAX_INPUTS];
             for (int q = 0; q < p->n_inputs; q++)
                 base[q] = ls_tile_input_base(d, p, s->ostrides[q], wg_coord, it_coord);
-            for (int64_t tid = 0; tid < s->threads; tid++)
-                for (int64_t r = 0; r < s->regs; r++) {
-                    int64_t at = tid * s->regs + r;
-                    ls_value v = ident;
-                    if (s->body_inside[at]) {
-                        ls_value iv[LS_MAX_INPUTS];
-                        for (int q = 0; q < p->n_inputs; q++)
-                            iv[q] = gen_input(s, in, q, base[q] + s->orel[q][at]);
-                        v = body_value(s, iv);
+            for (int64_t tid = 0; tid < s->threads; tid++) {
+                fold_begin(s);
+                for (int64_t i = 0; i < s->regs; i++) {
+                    int64_t r = s->chain ? s->regs - 1 - i : i, at = tid * s->regs + r;
+                    if (!s->body_inside[at]) { /* padding: the identity, or 0 x 0 */
+                        fold(s, tid, r, ident, NULL);
+                        continue;
                     }
-                    ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
-                    *a = ls_combine(k, t, *a, v);
+                    ls_value iv[LS_MAX_INPUTS];
+                    for (int q = 0; q < p->n_inputs; q++)
+                        iv[q] = gen_input(s, in, q, base[q] + s->orel[q][at]);
+                    fold(s, tid, r, body_value(s, iv), s->scratch);
                 }
+                fold_end(s, tid);
+            }
             continue;
         }
-        for (int64_t tid = 0; tid < s->threads; tid++)
-            for (int64_t r = 0; r < s->regs; r++) {
-                int64_t x[LS_MAX_RANK];
+        ls_value scratch[LS_MAX_BODY_INSTS];
+        for (int64_t tid = 0; tid < s->threads; tid++) {
+            fold_begin(s);
+            for (int64_t i = 0; i < s->regs; i++) {
+                int64_t r = s->chain ? s->regs - 1 - i : i, x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, wg_coord, it_coord, r, x, &valid);
-                ls_value v = valid ? ls_problem_element(p, in, x) : ident;
-                ls_value *a = &s->acc[tid * nacc + s->acc_slot[r]];
-                *a = ls_combine(k, t, *a, v);
+                if (valid)
+                    fold(s, tid, r, ls_problem_element_at(p, in, x, scratch), scratch);
+                else /* padding: the identity, or 0 x 0 */
+                    fold(s, tid, r, ident, NULL);
             }
+            fold_end(s, tid);
+        }
         if (s->fast)
             for (int64_t tid = 0; tid < s->threads; tid++)
                 for (int64_t a = 0; a < nacc; a++)
@@ -517,7 +570,8 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             else if (s->body_fast)
                 reference_body(s, in, out, &ref, &bound);
             else
-                ls_reference_output_depth(p, in, out, s->depth, &ref, &bound);
+                ls_reference_output_depth(p, in, out, s->depth, s->chain || s->amd_fma, &ref,
+                                          &bound);
             bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
             res->exact_outputs += bound == 0 && ls_elem_type_is_float(t) &&
                                   (k == LS_COMB_ADD || k == LS_COMB_MUL);
@@ -542,6 +596,25 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
     return LS_OK;
 }
 
+/* Whether the fast path, which folds every register straight into its
+ * accumulator, computes what the grouped fold computes: no packed inner
+ * dims; or an order-free combiner (min, max); or a sum whose every
+ * partial sum is exact -- the generator's values are multiples of 1/64
+ * below 2 in magnitude, so a thread's sum of fewer than 2^17 of them
+ * needs fewer than 24 bits. */
+static bool fast_groups_alike(const exec_state *s)
+{
+    const ls_plan *plan = s->plan;
+    if (!s->grouped)
+        return true;
+    ls_combiner k = s->p->combiner;
+    if (k != LS_COMB_ADD && k != LS_COMB_MUL)
+        return true;
+    int64_t per_acc;
+    return k == LS_COMB_ADD && ls_mul_ok(plan->iterations, plan->inner_elems, &per_acc) &&
+           per_acc < (INT64_C(1) << 17);
+}
+
 static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
 {
     const ls_derived *d = plan->derived;
@@ -560,9 +633,16 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     build_slots(s);
     s->depth = ls_plan_depth(plan);
     const ls_problem *p = plan->problem;
-    s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 && ls_elem_type_is_float(p->inputs[0].type) &&
+    bool contract = p->combiner == LS_COMB_ADD && ls_body_ends_in_mulf(&p->body, p->acc_type);
+    s->grouped = plan->inner_elems > 1;
+    s->chain = s->grouped && contract;
+    s->amd_fma = !s->grouped && contract && p->body.math == LS_MATH_ROCM;
+    if (s->grouped)
+        s->local = ls_xcalloc((size_t)plan->acc_registers, sizeof *s->local);
+    s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 &&
+              ls_elem_type_is_float(p->inputs[0].type) &&
               ls_elem_type_bits(p->inputs[0].type) >= 16 && /* f8 inputs: a coarser generator */
-              s->threads * s->regs <= (1 << 22);
+              s->threads * s->regs <= (1 << 22) && fast_groups_alike(s);
     if (s->fast) {
         s->seed_hash = ls_mix64(in.seed);
         ls_input_strides(p, s->strides);
@@ -621,6 +701,7 @@ static void state_fini(exec_state *s)
         free(s->grid[k]);
     }
     free(s->scratch);
+    free(s->local);
     free(s->acc);
     free(s->res);
     free(s->tmp);

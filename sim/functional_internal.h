@@ -41,6 +41,11 @@ typedef struct {
      * checked against this (the plan's summation depth, ls_plan_depth);
      * 0: unknown, n bounds it */
     int64_t depth;
+    /* the computation checked fuses each value's product into its add (an
+     * FMA: docs/reduction-families.md "Where IREE fuses a multiply and an
+     * add"), so it skips the product's rounding that the values here went
+     * through: one more rounding in the bound, and never the exact one */
+    bool fused;
 } ls_ref_acc;
 
 double ls_ref_float_bound(const ls_problem *p, int64_t n, double magnitude);
@@ -51,9 +56,10 @@ static inline int64_t ls_ref_steps(int64_t n, int64_t depth)
     return depth > 0 && depth < n ? depth : n;
 }
 /* ls_reference_output for a computation in which no value goes through
- * more than depth roundings (0: unknown): the bound of that depth. */
+ * more than depth roundings (0: unknown): the bound of that depth (fused:
+ * ls_ref_acc's). */
 void ls_reference_output_depth(const ls_problem *p, ls_input_source in, const int64_t *out,
-                               int64_t depth, ls_value *value, double *bound);
+                               int64_t depth, bool fused, ls_value *value, double *bound);
 /* The most roundings a value goes through in plan's reduction, whatever
  * the order within a thread: every element a thread combines, each step
  * of every gpu.subgroup_reduce, the partials of the subgroups combined one

@@ -76,14 +76,21 @@ ls_value ls_problem_init(const ls_problem *p)
     return p->has_init || p->argcmp.on ? p->init : ls_identity(p->combiner, p->acc_type);
 }
 
-ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x)
+ls_value ls_problem_element_at(const ls_problem *p, ls_input_source in, const int64_t *x,
+                               ls_value *scratch)
 {
     if (p->body.n == 0)
         return ls_value_extend(ls_operand_value(p, in, 0, x), p->inputs[0].type, p->acc_type);
-    ls_value v[LS_MAX_INPUTS], scratch[LS_MAX_BODY_INSTS];
+    ls_value v[LS_MAX_INPUTS];
     for (int k = 0; k < p->n_inputs; k++)
         v[k] = ls_operand_value(p, in, k, x);
     return ls_body_eval(&p->body, v, x, scratch);
+}
+
+ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x)
+{
+    ls_value scratch[LS_MAX_BODY_INSTS];
+    return ls_problem_element_at(p, in, x, scratch);
 }
 
 ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag)
@@ -151,6 +158,7 @@ void ls_ref_begin(ls_ref_acc *r, const ls_problem *p)
     r->n = 0;
     r->low = ls_low_bit((double)r->exact);
     r->depth = 0;
+    r->fused = false;
 }
 
 int64_t ls_plan_depth(const ls_plan *plan)
@@ -171,9 +179,12 @@ void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
     if (r->approx) {
         /* each value goes through at most depth roundings, when known */
         int64_t steps = ls_ref_steps(r->n, r->depth);
-        *bound = r->p->combiner == LS_COMB_ADD
-                     ? ls_ref_sum_bound(r->p, steps, (double)r->abs_sum, r->low)
-                     : ls_ref_float_bound(r->p, steps, (double)fabsl(r->exact));
+        if (r->fused)
+            *bound = ls_ref_float_bound(r->p, steps + 1, (double)r->abs_sum);
+        else
+            *bound = r->p->combiner == LS_COMB_ADD
+                         ? ls_ref_sum_bound(r->p, steps, (double)r->abs_sum, r->low)
+                         : ls_ref_float_bound(r->p, steps, (double)fabsl(r->exact));
         *value = ls_value_from_double((double)r->exact, r->p->acc_type);
     }
 }
@@ -181,11 +192,11 @@ void ls_ref_end(const ls_ref_acc *r, ls_value *value, double *bound)
 void ls_reference_output(const ls_problem *p, ls_input_source in, const int64_t *out,
                          ls_value *value, double *bound)
 {
-    ls_reference_output_depth(p, in, out, 0, value, bound);
+    ls_reference_output_depth(p, in, out, 0, false, value, bound);
 }
 
 void ls_reference_output_depth(const ls_problem *p, ls_input_source in, const int64_t *out,
-                               int64_t depth, ls_value *value, double *bound)
+                               int64_t depth, bool fused, ls_value *value, double *bound)
 {
     if (p->argcmp.on) { /* the value result; ls_argcmp_reference gives both */
         ls_value index;
@@ -207,6 +218,7 @@ void ls_reference_output_depth(const ls_problem *p, ls_input_source in, const in
     ls_ref_acc r;
     ls_ref_begin(&r, p);
     r.depth = depth;
+    r.fused = fused;
     for (int64_t lin = 0; lin < n; lin++) {
         int64_t rem = lin;
         for (int q = nred - 1; q >= 0; q--) {

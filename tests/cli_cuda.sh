@@ -59,7 +59,9 @@ if [ $r -ne 3 ]; then
         $LANESCOPE measure "$f" --target h100 --ptx >"$tmp/s.ptx" 2>"$tmp/s.err"
         rc=$?
         [ $rc -eq 0 ] && [ ! -s "$tmp/s.err" ] && grep -q "shfl.sync.bfly\|ld.global" "$tmp/s.ptx"
-        check "suite kernel $(basename "$f") compiles cleanly" $?
+        ok=$?
+        [ $ok -eq 0 ] || { echo "--- $(basename "$f"): exit $rc, stderr:"; head -c 2000 "$tmp/s.err"; }
+        check "suite kernel $(basename "$f") compiles cleanly" $ok
         n=$((n + 1))
     done
     [ "$n" -ge 40 ]

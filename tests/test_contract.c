@@ -10,6 +10,8 @@
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 #include "lanescope/hwmodel.h"
+#include "lanescope/layout.h"
+#include "lanescope/npy.h"
 #include "lanescope/plan.h"
 #include "lanescope/value.h"
 #include "testutil.h"
@@ -574,6 +576,166 @@ START_TEST(strided_input_map)
 }
 END_TEST
 
+/* A sum of squares, 2 rows of 1024 f32, one workgroup a row, laid out
+ * by `cfg`: what IREE's lowering computes per thread, from values that
+ * are not on any grid (an in-memory .npy), so that every rounding shows. */
+static const char *squares_text(char *buf, size_t size, const char *cfg)
+{
+    snprintf(
+        buf, size,
+        "func.func @sq() attributes {" TI(
+            64,
+            64) "} {\n"
+                "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+                "ins(%%a : tensor<2x1024xf32>) outs(%%c : tensor<2xf32>) attrs = {lowering_config "
+                "= #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
+                "%s, "
+                "lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+                "^bb0(%%x: f32, %%o: f32):\n  %%m = arith.mulf %%x, %%x : f32\n"
+                "  %%s = arith.addf %%m, %%o : f32\n  linalg.yield %%s : f32\n} -> "
+                "tensor<2xf32>\n}\n",
+        cfg);
+    return buf;
+}
+
+/* 2048 f32 values with full significands in [-1, 1) */
+static void squares_npy(ls_npy *a)
+{
+    memset(a, 0, sizeof *a);
+    a->type = LS_ET_F32;
+    a->rank = 2;
+    a->shape[0] = 2;
+    a->shape[1] = 1024;
+    a->count = 2048;
+    a->data = ls_xcalloc(2048, sizeof(float));
+    uint64_t x = 0x243f6a8885a308d3ull;
+    for (int i = 0; i < 2048; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        float f = (float)((double)(x >> 11) / 9007199254740992.0 * 2 - 1);
+        memcpy(a->data + 4 * i, &f, 4);
+    }
+}
+
+/* Each thread's accumulators of workgroup 0 after `iters` iterations of
+ * the loop, in snap (the caller frees it). */
+static void squares_after(const char *cfg, uint8_t math, int64_t iters, ls_problem *p,
+                          ls_derived *d, ls_plan *plan, const ls_npy *a, ls_func_snapshot *snap)
+{
+    char text[2048];
+    ls_diag dg;
+    ls_module *m = load_text(squares_text(text, sizeof text, cfg), &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    *p = m->problems[0];
+    free(m);
+    p->body.math = math;
+    ck_assert_msg(ls_derive(p, d, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_msg(ls_plan_build(p, d, ls_plan_target_from_arch("gfx942"), plan, &dg) == LS_OK, "%s",
+                  dg.msg);
+    ck_assert_int_eq(ls_npy_check(a, p, "squares.npy", &dg), LS_OK);
+    ls_func_point at = {LS_STAGE_LOAD_ACCUMULATE, iters, 0, 0};
+    ls_input_source in = {1, a, {NULL}};
+    ck_assert_msg(ls_functional_snapshot(plan, in, 0, &at, snap, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert(snap->accumulators);
+    ck_assert_int_eq(snap->per_thread, plan->acc_registers);
+    /* and the whole run still matches the reference */
+    ls_functional_result fr;
+    ck_assert_msg(ls_functional_run(plan, in, 0, -1, &fr, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_int_eq(fr.mismatches, 0);
+}
+
+static float f32_at(const ls_npy *a, int64_t i)
+{
+    float f;
+    memcpy(&f, a->data + 4 * i, 4);
+    return f;
+}
+
+/* Packed inner dim (partial 512, thread 4: GPUPackPartialReductions):
+ * IREE reduces each accumulator's 4 registers as an FMA chain from 0,
+ * last first (ContractToChainFMA of the local vector.contract in
+ * DistributeContract), then adds that to the accumulator -- on every
+ * target.  Unpacked (thread 1) on AMD: acc = fma(x, x, acc) per register
+ * (AllowFPOpFusion::Fast); on NVIDIA, two roundings. */
+START_TEST(products_fused_as_iree_fuses_them)
+{
+    ls_npy a;
+    squares_npy(&a);
+    ls_problem *p = ls_xcalloc(1, sizeof *p);
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    ls_func_snapshot snap;
+    int64_t zero[LS_MAX_RANK] = {0};
+
+    squares_after("thread = [0, 4]", LS_MATH_MLIR, 1, p, d, &plan, &a, &snap);
+    ck_assert_int_eq(plan.inner_elems, 4);
+    int64_t regs = ls_nl_registers(&d->layout), differs = 0;
+    for (int64_t tid = 0; tid < snap.threads; tid++)
+        for (int64_t acc = 0; acc < snap.per_thread; acc++) {
+            float chain = 0, plain = 0;
+            for (int64_t r = regs - 1; r >= 0; r--) {
+                int64_t x[LS_MAX_RANK], slot, q;
+                bool valid;
+                ls_register_slots(d, p, r, &slot, &q);
+                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+                if (slot != acc || !valid)
+                    continue;
+                float v = f32_at(&a, x[0] * 1024 + x[1]);
+                chain = fmaf(v, v, chain);
+            }
+            for (int64_t r = 0; r < regs; r++) { /* the fold lanescope did before */
+                int64_t x[LS_MAX_RANK], slot, q;
+                bool valid;
+                ls_register_slots(d, p, r, &slot, &q);
+                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
+                if (slot == acc && valid) {
+                    float v = f32_at(&a, x[0] * 1024 + x[1]);
+                    volatile float sq = v * v;
+                    plain = plain + sq;
+                }
+            }
+            float got = ls_f32_of_bits((uint32_t)snap.values[tid * snap.per_thread + acc]);
+            ck_assert_msg(memcmp(&got, &chain, 4) == 0, "thread %lld acc %lld: %.9g, chain %.9g",
+                          (long long)tid, (long long)acc, got, chain);
+            differs += memcmp(&chain, &plain, 4) != 0;
+        }
+    ck_assert_int_gt(differs, 0); /* the inputs tell the two folds apart */
+    ls_func_snapshot_free(&snap);
+
+    /* unpacked, two iterations: acc = fma(x2, x2, x1 * x1) on AMD */
+    for (int amd = 0; amd < 2; amd++) {
+        squares_after("thread = [0, 1]", amd ? LS_MATH_ROCM : LS_MATH_MLIR, 2, p, d, &plan, &a,
+                      &snap);
+        ck_assert_int_eq(plan.inner_elems, 1);
+        regs = ls_nl_registers(&d->layout);
+        int64_t it1[LS_MAX_RANK] = {0, 1};
+        differs = 0;
+        for (int64_t tid = 0; tid < snap.threads; tid++)
+            for (int64_t r = 0; r < regs; r++) {
+                int64_t x0[LS_MAX_RANK], x1[LS_MAX_RANK], slot, q;
+                bool v0, v1;
+                ls_register_slots(d, p, r, &slot, &q);
+                ls_thread_element(d, p, tid, zero, zero, r, x0, &v0);
+                ls_thread_element(d, p, tid, zero, it1, r, x1, &v1);
+                ck_assert(v0 && v1);
+                float a0 = f32_at(&a, x0[1]), a1 = f32_at(&a, x1[1]);
+                volatile float s0 = a0 * a0, s1 = a1 * a1;
+                float fused = fmaf(a1, a1, s0), plain = s0 + s1;
+                float want = amd ? fused : plain;
+                float got = ls_f32_of_bits((uint32_t)snap.values[tid * snap.per_thread + slot]);
+                ck_assert_msg(memcmp(&got, &want, 4) == 0, "%s thread %lld reg %lld: %.9g vs %.9g",
+                              amd ? "AMD" : "NVIDIA", (long long)tid, (long long)r, got, want);
+                differs += memcmp(&fused, &plain, 4) != 0;
+            }
+        ck_assert_int_gt(differs, 0);
+        ls_func_snapshot_free(&snap);
+    }
+    ls_npy_free(&a);
+    free(d);
+    free(p);
+}
+END_TEST
+
 static Suite *contract_suite(void)
 {
     Suite *s = suite_create("contract");
@@ -588,6 +750,7 @@ static Suite *contract_suite(void)
     tcase_add_test(tc, engine_reads_both_inputs);
     tcase_add_test(tc, serial_reduction_level);
     tcase_add_test(tc, strided_input_map);
+    tcase_add_test(tc, products_fused_as_iree_fuses_them);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -150,6 +150,15 @@ bool ls_body_pred_from_name(const char *name, bool is_float, ls_body_pred *pred)
 uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x,
                       uint64_t *scratch);
 
+/* Whether b ends in an arith.mulf of float type t: a body whose product
+ * the reduction adds, which IREE fuses with that add into an FMA where
+ * its lowering does (docs/reduction-families.md "Where IREE fuses a
+ * multiply and an add"). */
+bool ls_body_ends_in_mulf(const ls_body *b, ls_elem_type t);
+/* After ls_body_eval(b, ..., scratch) of a body that ends in a mulf of
+ * type t: fma(x, y, c) of that mulf's factors x and y, rounded once to t. */
+uint64_t ls_body_fma(const ls_body *b, const uint64_t *scratch, uint64_t c, ls_elem_type t);
+
 /* Instructions the body issues per element: every op but inputs, constants
  * and linalg.index (materialised once, outside the loop). */
 int ls_body_alu_ops(const ls_body *b);

@@ -166,6 +166,10 @@ ls_value ls_operand_value(const ls_problem *p, ls_input_source in, int k, const 
 /* The value the combiner folds in at iteration point x: the body evaluated
  * on every input's element (body.h), in the reduced type. */
 ls_value ls_problem_element(const ls_problem *p, ls_input_source in, const int64_t *x);
+/* The same, the body's values left in scratch (LS_MAX_BODY_INSTS of
+ * them): the factors of a product the reduction fuses into an FMA. */
+ls_value ls_problem_element_at(const ls_problem *p, ls_input_source in, const int64_t *x,
+                               ls_value *scratch);
 /* The init the reduction folds into (its linalg.fill's value or the
  * identity). */
 ls_value ls_problem_init(const ls_problem *p);
