@@ -596,6 +596,16 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
     return LS_OK;
 }
 
+ls_fma_kind ls_functional_fma(const ls_plan *plan)
+{
+    const ls_problem *p = plan->problem;
+    if (p->argcmp.on || p->combiner != LS_COMB_ADD || !ls_body_ends_in_mulf(&p->body, p->acc_type))
+        return LS_FMA_NONE;
+    if (plan->inner_elems > 1)
+        return LS_FMA_CHAIN;
+    return p->body.math == LS_MATH_ROCM ? LS_FMA_AMD : LS_FMA_NONE;
+}
+
 /* Whether the fast path, which folds every register straight into its
  * accumulator, computes what the grouped fold computes: no packed inner
  * dims; or an order-free combiner (min, max); or a sum whose every
@@ -633,10 +643,10 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     build_slots(s);
     s->depth = ls_plan_depth(plan);
     const ls_problem *p = plan->problem;
-    bool contract = p->combiner == LS_COMB_ADD && ls_body_ends_in_mulf(&p->body, p->acc_type);
+    ls_fma_kind fma = ls_functional_fma(plan);
     s->grouped = plan->inner_elems > 1;
-    s->chain = s->grouped && contract;
-    s->amd_fma = !s->grouped && contract && p->body.math == LS_MATH_ROCM;
+    s->chain = fma == LS_FMA_CHAIN;
+    s->amd_fma = fma == LS_FMA_AMD;
     if (s->grouped)
         s->local = ls_xcalloc((size_t)plan->acc_registers, sizeof *s->local);
     s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 &&
@@ -822,6 +832,7 @@ ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_
         return ls_argcmp_run(plan, in, first, last, progress, res, diag);
     exec_state s;
     state_init(&s, plan, in);
+    res->fma = ls_functional_fma(plan);
     for (int64_t wg = first; wg < last; wg++) {
         run_workgroup(&s, wg, in, NULL, res, diag);
         if (progress)

@@ -115,7 +115,7 @@ sed 's|"[^"]*\.mlir"|FILE|; s|\.mlir:[0-9]*:[0-9]*|.mlir|' "$tmp/expanded.json" 
 cmp -s "$tmp/alias.cmp" "$tmp/expanded.cmp"
 check "type aliases simulate as the written-out dispatch" $?
 tr -d ' \n' <"$tmp/alias.json" >"$tmp/alias.flat"
-contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32,"exact_outputs":512,"max_error_bound_ratio":0.0,"math_ops":{"mode":"rocm","as_target_code":[],"correctly_rounded":[]}}'
+contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32,"exact_outputs":512,"max_error_bound_ratio":0.0,"math_ops":{"mode":"rocm","as_target_code":[],"correctly_rounded":[]},"fused_multiply_add":"none"}'
 printf '!A = tensor<4x8xf32>\n!A = tensor<4x9xf32>\n' >"$tmp/redef.mlir"
 $LANESCOPE sim "$tmp/redef.mlir" >/dev/null 2>"$tmp/err"
 check "type alias redefinition exits 1" $([ $? -eq 1 ]; echo $?)
@@ -333,7 +333,7 @@ contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 
 $LANESCOPE sim "$DATA/full_max_1x8192_nv.mlir" --target h100 --json >"$tmp/fullnv.json" 2>&1
 check "full reduction sim (NVIDIA) exits 0" $?
 tr -d ' \n' <"$tmp/fullnv.json" >"$tmp/fullnv.flat"
-contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32,"exact_outputs":0,"max_error_bound_ratio":0.0,"math_ops":{"mode":"mlir-polynomial","as_target_code":[],"correctly_rounded":[]}}'
+contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32,"exact_outputs":0,"max_error_bound_ratio":0.0,"math_ops":{"mode":"mlir-polynomial","as_target_code":[],"correctly_rounded":[]},"fused_multiply_add":"none"}'
 $LANESCOPE suggest "$FS" --target mi300x >"$tmp/fullsug.txt" 2>&1
 check "full reduction suggest exits 0" $?
 contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [1, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [1, 4], workgroup = [0, 0]}>"
@@ -728,6 +728,9 @@ $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --workgroups 64 
 check "sim of a matvec exits 0" $?
 contains "sim matvec: IREE's split-k config" "$tmp/out" "workgroup = [8, 0], thread = [0, 8]"
 contains "sim matvec: checked" "$tmp/out" "functional check passed: 512 outputs of 64 workgroups"
+contains "sim matvec: products fused as IREE fuses them" "$tmp/out" "each thread's 8 packed elements an FMA chain, last first, then added (ContractToChainFMA)"
+$LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --workgroups 2 --json >"$tmp/mv.json" 2>"$tmp/err"
+contains "sim matvec json: fused_multiply_add" "$tmp/mv.json" '"fused_multiply_add":"packed-chain"'
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan >"$tmp/out" 2>"$tmp/err"
 contains "sim matvec plan: the vector's loads" "$tmp/out" "input 1 %4: 1 x vector.transfer_read vector<8xf16> per thread"
 contains "sim matvec plan: the body" "$tmp/out" "%2 = arith.mulf %0, %1 : f16"

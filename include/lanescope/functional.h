@@ -27,6 +27,14 @@
  * this is minutes of wall time. */
 #define LS_FUNCTIONAL_BUDGET_ELEMENTS (INT64_C(1) << 31)
 
+/* Where plan's run fuses a product into its add as IREE's lowering does
+ * (docs/reduction-families.md "Where IREE fuses a multiply and an add"). */
+typedef enum {
+    LS_FMA_NONE,  /* each product rounded, then added */
+    LS_FMA_CHAIN, /* packed inner elements: an FMA chain, last first, then added */
+    LS_FMA_AMD    /* each product and its add one FMA (AMD's AllowFPOpFusion=Fast) */
+} ls_fma_kind;
+
 typedef struct {
     int64_t workgroups_run;
     int64_t outputs_checked;
@@ -35,6 +43,7 @@ typedef struct {
     /* float add outputs held to equality: every partial sum exact
      * (ls_ref_sum_bound) */
     int64_t exact_outputs;
+    ls_fma_kind fma; /* how the run fused products into their adds */
     /* arg_compare: outputs whose index differs from the op's scalar
      * semantics (the first best position) but names a position holding the
      * same value: IREE's lowering broke a tie its own way
@@ -76,6 +85,8 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
  * unless force, the budget: the error a run would give, known before any
  * simulation starts. */
 ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
+/* plan's kind of fused multiply-add (ls_fma_kind). */
+ls_fma_kind ls_functional_fma(const ls_plan *plan);
 /* Its decision on the numbers alone: the elements the run would generate
  * and the problem's element count (< 0: more than int64 holds), against
  * LS_MAX_FUNCTIONAL_ELEMENTS and, unless force, the budget. */

@@ -451,6 +451,25 @@ static void print_check(FILE *f, const ls_problem *p, const ls_functional_result
     fprintf(f, ")\n");
 }
 
+/* How the check's run fused products into adds, as IREE compiles them:
+ * a user comparing outputs with IREE's needs to know. */
+static void print_fma(FILE *f, const ls_plan *plan)
+{
+    switch (ls_functional_fma(plan)) {
+    case LS_FMA_CHAIN:
+        fprintf(f,
+                "  products fused as IREE compiles them: each thread's %lld packed elements "
+                "an FMA chain, last first, then added (ContractToChainFMA)\n",
+                (long long)plan->inner_elems);
+        break;
+    case LS_FMA_AMD:
+        fprintf(f, "  products fused as IREE compiles them: each product and its add one FMA "
+                   "(ROCm's AllowFPOpFusion=Fast)\n");
+        break;
+    case LS_FMA_NONE: break;
+    }
+}
+
 /* Reduction i: its plan (--dump-plan), its run, its check, its report. */
 static ls_status sim_reduction(sim_run *s, size_t i, ls_diag *diag)
 {
@@ -494,6 +513,7 @@ static ls_status sim_reduction(sim_run *s, size_t i, ls_diag *diag)
         if (o->check) {
             print_check(f, p, &fr, o);
             ls_sim_print_math(f, &p->body);
+            print_fma(f, &s->plans[i]);
         }
         ls_sim_print_untimed(f, untimed, n_untimed);
     }
