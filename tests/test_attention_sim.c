@@ -323,15 +323,19 @@ END_TEST
  * K2 are 4 where QK's are 16) are refused with both layouts and what IREE
  * does instead (GPUVectorAlloc's copy through workgroup memory); the same
  * configs with PV's K2 on QK's basis entry lay out and time. */
-static void dis_ir(char *buf, size_t size, const char *pv_lane_map)
+/* A 2x1x32 query against 128 keys and values of 16 (f16), online: the
+ * workgroup of wg threads in subgroups of sg, an N tile of n_tile, the K2
+ * tile of 32 at `level`, the matmuls' configs qk and pv. */
+static void att_ir(char *buf, size_t size, int64_t wg, int64_t sg, int64_t n_tile,
+                   const char *level, const char *qk, const char *pv)
 {
     snprintf(buf, size,
              "#translation = #iree_codegen.translation_info<pipeline = "
-             "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [64, 1, 1] subgroup_size = "
-             "64>\n"
-             "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, %%v: "
-             "tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) attributes "
-             "{translation_info = #translation} {\n"
+             "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [%lld, 1, 1] "
+             "subgroup_size = %lld>\n"
+             "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, "
+             "%%v: tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) "
+             "attributes {translation_info = #translation} {\n"
              "  %%s = arith.constant 1.250000e-01 : f16\n"
              "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
              "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, "
@@ -341,20 +345,29 @@ static void dis_ir(char *buf, size_t size, const char *pv_lane_map)
              "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, "
              "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
              "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
-             "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, 16], "
-             "partial_reduction = [0, 0, 0, 32, 0]}>,\n"
-             "    decomposition_config = {qk_attrs = {lowering_config = "
-             "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 1], [0, 1, 2, 3]], "
-             "lane_basis = [[1, 1, 4, 16, 1], [0, 1, 2, 3]], thread = [0, 0, 8, 2]}>}, "
-             "pv_attrs = {lowering_config = #iree_gpu.lowering_config<{subgroup_basis = [[1, 1, "
-             "1, 1, 1], [0, 1, 3, 4]], lane_basis = [[1, 1, 4, 16, 1], %s], thread = [0, 0, 2, "
-             "4]}>}}\n"
+             "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, %lld], "
+             "%s = [0, 0, 0, 32, 0]}>,\n"
+             "    decomposition_config = {qk_attrs = {lowering_config = %s}, pv_attrs = "
+             "{lowering_config = %s}}\n"
              "  } ins(%%q, %%k, %%v, %%s : tensor<2x1x32xf16>, tensor<2x128x32xf16>, "
              "tensor<2x128x16xf16>, f16) outs(%%o, %%r, %%r : tensor<2x1x16xf32>, "
              "tensor<2x1xf32>, tensor<2x1xf32>) {\n"
              "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
              "  } -> tensor<2x1x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>\n  return\n}\n",
+             (long long)wg, (long long)sg, (long long)n_tile, level, qk, pv);
+}
+
+static void dis_ir(char *buf, size_t size, const char *pv_lane_map)
+{
+    char pv[512];
+    snprintf(pv, sizeof pv,
+             "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 1], [0, 1, 3, 4]], "
+             "lane_basis = [[1, 1, 4, 16, 1], %s], thread = [0, 0, 2, 4]}>",
              pv_lane_map);
+    att_ir(buf, size, 64, 64, 16, "partial_reduction",
+           "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 1], [0, 1, 2, 3]], "
+           "lane_basis = [[1, 1, 4, 16, 1], [0, 1, 2, 3]], thread = [0, 0, 8, 2]}>",
+           pv);
 }
 
 START_TEST(layouts_apart_refused)
@@ -457,33 +470,7 @@ START_TEST(random_configs)
         char qk[512], pv[512], ir[4096];
         part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, promote);
         part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, promote);
-        snprintf(ir, sizeof ir,
-                 "#translation = #iree_codegen.translation_info<pipeline = "
-                 "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [%lld, 1, 1] "
-                 "subgroup_size = %lld>\n"
-                 "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, "
-                 "%%v: tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) "
-                 "attributes {translation_info = #translation} {\n"
-                 "  %%s = arith.constant 1.250000e-01 : f16\n"
-                 "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
-                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, "
-                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, "
-                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, "
-                 "affine_map<(d0, d1, d2, d3, d4) -> ()>, "
-                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, "
-                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
-                 "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
-                 "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, 8], "
-                 "%s = [0, 0, 0, 32, 0]}>,\n"
-                 "    decomposition_config = {qk_attrs = {lowering_config = %s}, pv_attrs = "
-                 "{lowering_config = %s}}\n"
-                 "  } ins(%%q, %%k, %%v, %%s : tensor<2x1x32xf16>, tensor<2x128x32xf16>, "
-                 "tensor<2x128x16xf16>, f16) outs(%%o, %%r, %%r : tensor<2x1x16xf32>, "
-                 "tensor<2x1xf32>, tensor<2x1xf32>) {\n"
-                 "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
-                 "  } -> tensor<2x1x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>\n  return\n}\n",
-                 (long long)(sg * nsg), (long long)sg, partial ? "partial_reduction" : "reduction",
-                 qk, pv);
+        att_ir(ir, sizeof ir, sg * nsg, sg, 8, partial ? "partial_reduction" : "reduction", qk, pv);
         ls_module *m = ls_xcalloc(1, sizeof *m);
         ls_attention a;
         ls_diag d;
