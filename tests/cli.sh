@@ -705,6 +705,12 @@ $LANESCOPE draw layout --shape 8x64 --iter pr --target h100 --target mi300x -o "
     >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ ! -e "$tmp/t.png" ]; check "draw --target twice: exit 2, no file" $?
 contains "draw --target twice named" "$tmp/err" "--target given twice"
+$LANESCOPE sim "$EX/seed000_example2.mlir" --seed 1 --seed 2 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && [ ! -s "$tmp/out" ]; check "sim --seed twice: exit 2, no report" $?
+contains "sim --seed twice named" "$tmp/err" "lanescope sim: --seed given twice ('1', then '2'): give it once"
+$LANESCOPE sweep --shape 8x64 --iter pr --target h100 -j 1 -j 2 >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ]; check "sweep -j twice exits 2" $?
+contains "sweep -j twice named" "$tmp/err" "-j given twice ('1', then '2')"
 
 # A config-less input: sim uses IREE's default, and pasting the printed
 # attributes into the IR gives the same simulation, cycle for cycle.

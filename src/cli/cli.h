@@ -26,8 +26,10 @@ void ls_out_open(ls_out *o);
 int ls_out_commit(ls_out *o, const char *path);
 void ls_out_discard(ls_out *o);
 
-
-/* Parse a non-negative integer flag value; prints "lanescope CMD: --flag: ..." on error. */
+/* Parse an integer flag value into *out, within min..max; prints
+ * "lanescope CMD: --flag: ..." on error.  A flag whose *out was set by an
+ * earlier call (the flag given twice) is refused with both values: one
+ * command a process, so out names the flag. */
 bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
                  int64_t *out);
 /* A flag that takes one value: *slot = value, or, when it was given

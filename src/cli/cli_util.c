@@ -98,8 +98,8 @@ int ls_out_commit(ls_out *o, const char *path)
     return rc;
 }
 
-bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
-                 int64_t *out)
+static bool int_in_range(const char *cmd, const char *flag, const char *value, int64_t min,
+                         int64_t max, int64_t *out)
 {
     char *end;
     errno = 0;
@@ -114,6 +114,32 @@ bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t m
         return false;
     }
     *out = v;
+    return true;
+}
+
+/* The integer flags given so far in this process (one command a
+ * process): where each went and its text, to refuse one given twice. */
+static struct {
+    const int64_t *out;
+    const char *value;
+} ints_seen[64];
+static int n_ints_seen;
+
+bool ls_flag_int(const char *cmd, const char *flag, const char *value, int64_t min, int64_t max,
+                 int64_t *out)
+{
+    for (int i = 0; i < n_ints_seen; i++)
+        if (ints_seen[i].out == out) {
+            ls_cli_error(cmd, "%s given twice ('%s', then '%s'): give it once", flag,
+                         ints_seen[i].value, value);
+            return false;
+        }
+    if (!int_in_range(cmd, flag, value, min, max, out))
+        return false;
+    if (n_ints_seen < (int)(sizeof ints_seen / sizeof ints_seen[0])) {
+        ints_seen[n_ints_seen].out = out;
+        ints_seen[n_ints_seen++].value = value;
+    }
     return true;
 }
 
@@ -138,7 +164,7 @@ bool ls_flag_dim(const char *cmd, const char *value, ls_import_dims *dims)
     int64_t size;
     /* The same bound as a parsed static size: int64 index arithmetic on the
      * whole space must not overflow, which validation checks later. */
-    if (!ls_flag_int(cmd, flag, eq + 1, 1, INT64_MAX, &size))
+    if (!int_in_range(cmd, flag, eq + 1, 1, INT64_MAX, &size))
         return false;
     if (dims->size[d] != 0 && dims->size[d] != size) {
         ls_cli_error(cmd, "--dim: loop dim %lld given twice (%lld and %lld)", d,
