@@ -54,7 +54,8 @@ typedef struct {
      * contraction's as an FMA chain, last register first
      * (ContractToChainFMA); without, on AMD, a contraction's product and
      * add are one FMA (LLVM's AllowFPOpFusion::Fast). */
-    bool grouped, chain, amd_fma;
+    bool grouped;
+    ls_fma_kind fma; /* ls_functional_fma */
     ls_value *local; /* grouped: acc_registers, one thread's */
 } exec_state;
 
@@ -176,7 +177,7 @@ static void reference_body(const exec_state *s, ls_input_source in, const int64_
     ls_ref_acc r;
     ls_ref_begin(&r, p);
     r.depth = s->depth;
-    r.fused = s->chain || s->amd_fma;
+    r.fused = s->fma != LS_FMA_NONE;
     ls_value v[LS_MAX_INPUTS];
     for (int64_t lin = 0; lin < n; lin++) {
         for (int k = 0; k < ni; k++)
@@ -227,17 +228,14 @@ static void facc_to_acc(exec_state *s)
 }
 
 /* One thread's fold of an iteration's registers (exec_state's grouped,
- * chain, amd_fma): fold_begin, fold of each valid register (in
+ * fma): fold_begin from the identity, fold of each valid register (in
  * descending order for a chain), fold_end.  v is the register's value;
  * scratch holds the body's values that made it (the factors of an FMA),
  * NULL for padding, whose identity (a product of zeros) is added. */
-static void fold_begin(exec_state *s)
+static void fold_begin(exec_state *s, ls_value ident)
 {
-    if (s->grouped) {
-        ls_value ident = ls_identity(s->p->combiner, s->p->acc_type);
-        for (int64_t a = 0; a < s->plan->acc_registers; a++)
-            s->local[a] = ident;
-    }
+    for (int64_t a = 0; s->grouped && a < s->plan->acc_registers; a++)
+        s->local[a] = ident;
 }
 
 static void fold(exec_state *s, int64_t tid, int64_t r, ls_value v, const ls_value *scratch)
@@ -246,7 +244,7 @@ static void fold(exec_state *s, int64_t tid, int64_t r, ls_value v, const ls_val
     ls_elem_type t = p->acc_type;
     ls_value *a = s->grouped ? &s->local[s->acc_slot[r]]
                              : &s->acc[tid * s->plan->acc_registers + s->acc_slot[r]];
-    if ((s->chain || s->amd_fma) && scratch)
+    if (s->fma != LS_FMA_NONE && scratch)
         *a = ls_body_fma(&p->body, scratch, *a, t);
     else
         *a = ls_combine(p->combiner, t, *a, v);
@@ -322,9 +320,10 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
             for (int q = 0; q < p->n_inputs; q++)
                 base[q] = ls_tile_input_base(d, p, s->ostrides[q], wg_coord, it_coord);
             for (int64_t tid = 0; tid < s->threads; tid++) {
-                fold_begin(s);
+                fold_begin(s, ident);
                 for (int64_t i = 0; i < s->regs; i++) {
-                    int64_t r = s->chain ? s->regs - 1 - i : i, at = tid * s->regs + r;
+                    int64_t r = s->fma == LS_FMA_CHAIN ? s->regs - 1 - i : i,
+                            at = tid * s->regs + r;
                     if (!s->body_inside[at]) { /* padding: the identity, or 0 x 0 */
                         fold(s, tid, r, ident, NULL);
                         continue;
@@ -340,9 +339,9 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
         }
         ls_value scratch[LS_MAX_BODY_INSTS];
         for (int64_t tid = 0; tid < s->threads; tid++) {
-            fold_begin(s);
+            fold_begin(s, ident);
             for (int64_t i = 0; i < s->regs; i++) {
-                int64_t r = s->chain ? s->regs - 1 - i : i, x[LS_MAX_RANK];
+                int64_t r = s->fma == LS_FMA_CHAIN ? s->regs - 1 - i : i, x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, wg_coord, it_coord, r, x, &valid);
                 if (valid)
@@ -570,7 +569,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             else if (s->body_fast)
                 reference_body(s, in, out, &ref, &bound);
             else
-                ls_reference_output_depth(p, in, out, s->depth, s->chain || s->amd_fma, &ref,
+                ls_reference_output_depth(p, in, out, s->depth, s->fma != LS_FMA_NONE, &ref,
                                           &bound);
             bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
             res->exact_outputs += bound == 0 && ls_elem_type_is_float(t) &&
@@ -643,10 +642,8 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     build_slots(s);
     s->depth = ls_plan_depth(plan);
     const ls_problem *p = plan->problem;
-    ls_fma_kind fma = ls_functional_fma(plan);
+    s->fma = ls_functional_fma(plan);
     s->grouped = plan->inner_elems > 1;
-    s->chain = fma == LS_FMA_CHAIN;
-    s->amd_fma = fma == LS_FMA_AMD;
     if (s->grouped)
         s->local = ls_xcalloc((size_t)plan->acc_registers, sizeof *s->local);
     s->fast = in.npy == NULL && p->body.n == 0 && p->acc_type == LS_ET_F32 &&

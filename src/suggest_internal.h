@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lanescope/plan.h"
 #include "lanescope/suggest.h"
 
 typedef enum {
@@ -105,7 +106,7 @@ static inline int ls_suggest_last_parallel_dim(const ls_dop *op)
 
 static inline bool ls_suggest_is_amd(const ls_target *t)
 {
-    return strncmp(t->arch, "gfx", 3) == 0;
+    return ls_plan_target_from_arch(t->arch).amd;
 }
 
 /* populateConfigInfo (ReductionConfigUtils.cpp): a config for every

@@ -571,7 +571,6 @@ static bool parse_flag(draw_opts *o, int c, const char *arg)
             return false;
         break;
     }
-    default: return true;
     }
     return true;
 }

@@ -453,9 +453,9 @@ static void print_check(FILE *f, const ls_problem *p, const ls_functional_result
 
 /* How the check's run fused products into adds, as IREE compiles them:
  * a user comparing outputs with IREE's needs to know. */
-static void print_fma(FILE *f, const ls_plan *plan)
+static void print_fma(FILE *f, const ls_functional_result *fr, const ls_plan *plan)
 {
-    switch (ls_functional_fma(plan)) {
+    switch (fr->fma) {
     case LS_FMA_CHAIN:
         fprintf(f,
                 "  products fused as IREE compiles them: each thread's %lld packed elements "
@@ -513,7 +513,7 @@ static ls_status sim_reduction(sim_run *s, size_t i, ls_diag *diag)
         if (o->check) {
             print_check(f, p, &fr, o);
             ls_sim_print_math(f, &p->body);
-            print_fma(f, &s->plans[i]);
+            print_fma(f, &fr, &s->plans[i]);
         }
         ls_sim_print_untimed(f, untimed, n_untimed);
     }
