@@ -237,8 +237,10 @@ static inline int64_t operands_ready(const int64_t *sb, const hinst *nx, int64_t
 {
     int64_t w0 = nx->rd[0] == wr ? done : sb[nx->rd[0]];
     int64_t w1 = nx->rd[1] == wr ? done : sb[nx->rd[1]];
+    int64_t w2 = nx->rd[2] == wr ? done : sb[nx->rd[2]]; /* an FMA's accumulator, else entry 0 */
     from = w0 > from ? w0 : from;
-    return w1 > from ? w1 : from;
+    from = w1 > from ? w1 : from;
+    return w2 > from ? w2 : from;
 }
 
 /* What follows an issue at cycle t whose result is complete at done: the
@@ -386,9 +388,9 @@ static int64_t step(engine *e, int slot, int64_t t)
     const ls_hw *hw = e->hw;
     const tinst *in = &e->code[g->hp - e->hot];
     /* operands */
-    int64_t ready = t, r0 = sb[in->rd[0]], r1 = sb[in->rd[1]];
-    ready = r0 > ready ? r0 : ready;
-    ready = r1 > ready ? r1 : ready;
+    int64_t ready = t;
+    for (int k = 0; k < LS_TINST_DEPS; k++)
+        ready = sb[in->rd[k]] > ready ? sb[in->rd[k]] : ready;
     if (ready > t) /* re-checked when it fires */
         return ready;
     schedcursor sched = sched_open(&e->sched[g->sched_slot], t);
@@ -630,7 +632,7 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
          * next workgroup: in the clock's order, so never in a run */
         bool fast = in->kind == I_ALU && i + 1 < e.ncode;
         stagekey k = {.stage = (int8_t)(fast ? in->span : -2), .waiting = false};
-        e.hot[i] = (hinst){{in->rd[0], in->rd[1]}, in->wr, k.key, 0};
+        e.hot[i] = (hinst){{in->rd[0], in->rd[1], in->rd[2]}, in->wr, k.key, 0};
     }
     for (int l = 0; l < e.n_loops; l++)
         if (e.loops[l].end > e.loops[l].begin)

@@ -13,10 +13,14 @@
 /* I_SFU: a special-function (transcendental) instruction of the body */
 typedef enum { I_GLOAD, I_ALU, I_SHUFFLE, I_DPP, I_BARRIER, I_SMEM_ST, I_SMEM_LD, I_GSTORE, I_SFU } ikind;
 
+#define LS_TINST_DEPS 3 /* an FMA's operands */
+
 typedef struct {
     ikind kind;
     ls_stage stage;
-    int dep[2];       /* template entries whose results it reads (-1: none) */
+    /* template entries whose results it reads (-1: none); a third only
+     * for an FMA (engine_accumulate.c) */
+    int dep[LS_TINST_DEPS];
     int load;         /* I_GLOAD: load index within the iteration, of input `operand` */
     int iter_offset;  /* loop body: which iteration of the unrolled body (0..unroll-1) */
     int operand;
@@ -41,7 +45,7 @@ typedef struct {
     /* dep[] as scoreboard entries (ls_engine_assign_scoreboard): -1
      * becomes entry 0, which always reads 0, so a step reads both without
      * a branch; wr is the entry its own result goes to */
-    int32_t rd[2];
+    int32_t rd[LS_TINST_DEPS];
     int32_t wr;
 } tinst;
 
@@ -60,14 +64,14 @@ typedef struct { /* a timing-wheel bucket: its first and last slot, -1 when empt
     int32_t head, tail;
 } bucket;
 
-/* What the event loop's ALU path reads of an instruction, 16 bytes. */
+/* What the event loop's ALU path reads of an instruction, 20 bytes. */
 typedef struct {
-    int32_t rd[2], wr;   /* tinst's */
+    int32_t rd[LS_TINST_DEPS], wr; /* tinst's */
     uint16_t fast_key;   /* an ALU instruction's: its stage, not waiting; for any other
                           * instruction, or the program's last, a key no subgroup has */
     int16_t back;        /* on a loop's last instruction, the loop's index + 1, else 0 */
 } hinst;
-_Static_assert(sizeof(hinst) == 16, "an instruction's hot fields stay 16 bytes");
+_Static_assert(sizeof(hinst) == 20, "an instruction's hot fields stay 20 bytes");
 
 /* One loop of the program: its instructions [begin, end), run trips times.
  * A subgroup's iteration counts on across loops (a fused kernel's loops
@@ -374,6 +378,11 @@ void ls_engine_build_template_attention(engine *e);
  * holds that many more (the fused kernel's phases, engine_fused.c). */
 int64_t ls_engine_template_cap(const engine *e);
 void ls_engine_append_template(engine *e);
+/* sim/engine_accumulate.c: the loop body's body ops and combines, after
+ * its loads (iteration j's input k from first_load + j * loads +
+ * in_off[k]), and the most it appends. */
+void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads);
+int64_t ls_engine_accumulate_cap(const engine *e);
 /* sim/engine_fused.c: a dispatch's ops as one kernel (plan->fused). */
 void ls_engine_build_template_fused(engine *e);
 /* A fused kernel's registers a thread: its largest loop's, and the

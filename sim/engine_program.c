@@ -83,7 +83,7 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
     if (plain) {
         for (int r = 0; r < e->ncode; r++) {
             e->code[r].wr = 2 + r;
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < LS_TINST_DEPS; k++)
                 e->code[r].rd[k] = e->code[r].dep[k] < 0 ? 0 : 2 + e->code[r].dep[k];
         }
         e->sb_entries = 2 + e->ncode;
@@ -97,7 +97,7 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
         last[p] = -1; /* no reader */
     }
     for (int r = 0; r < n; r++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < LS_TINST_DEPS; k++) {
             int p = e->code[r].dep[k];
             if (p < 0)
                 continue;
@@ -146,7 +146,7 @@ void ls_engine_assign_scoreboard(engine *e, bool plain)
         keyed_push(busy, &nbusy, (keyed){sp[i].last, x});
     }
     for (int r = 0; r < n; r++)
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < LS_TINST_DEPS; k++) {
             int p = e->code[r].dep[k];
             e->code[r].rd[k] = p < 0 ? 0 : e->code[p].wr;
         }
@@ -178,6 +178,7 @@ static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
     t->stage = st;
     t->dep[0] = dep0;
     t->dep[1] = dep1;
+    t->dep[2] = -1;
     t->load = -1;
     t->result = -1;
     t->step = -1;
@@ -315,10 +316,7 @@ int64_t ls_engine_template_cap(const engine *e)
     /* a multi-result generic's other results, in this kernel
      * (ls_plan_fuse_results): their combines, reduces and stores */
     int64_t n_res = 1 + pl->extra_results;
-    /* the body as the backend emits it: ALU instructions, then the
-     * special-function ones (src/math_lowering.c) */
-    int64_t nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
-    int64_t regs = e->d->elems_per_iteration, loads = 0;
+    int64_t loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;
     int64_t copies = 0;
@@ -328,7 +326,7 @@ int64_t ls_engine_template_cap(const engine *e)
      * memory <= 2^32 bytes checked before, the unrolled body by LLVM's
      * thresholds in ls_engine_unroll), the sum may still pass the int
      * that indexes the program */
-    int64_t cap = u * (loads + regs * (nb + n_res) + e->loop_stores) + copies +
+    int64_t cap = u * (loads + ls_engine_accumulate_cap(e) + e->loop_stores) + copies +
                   n_res * (pl->local_reduce_ops + q_n * per_q) + 18;
     return cap > INT32_MAX ? -1 : cap;
 }
@@ -348,18 +346,14 @@ void ls_engine_append_template(engine *e)
 {
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
-    int64_t n_res = 1 + pl->extra_results;
-    int64_t nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
-    int64_t regs = e->d->elems_per_iteration, loads = 0;
+    int64_t n_res = 1 + pl->extra_results, loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;
     /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
-     * register the body's ops and the combine.  An accumulator chains on
-     * itself across iterations; packed inner elements chain one after
-     * another.  An unrolled body (u iterations) issues the loads of all its
-     * iterations first, as the compiler schedules them (loads are
-     * independent; the combines wait), then the combines in iteration
-     * order. */
+     * register the body's ops and the combines (engine_accumulate.c).  An
+     * unrolled body (u iterations) issues the loads of all its iterations
+     * first, as the compiler schedules them (loads are independent; the
+     * combines wait), then the combines in iteration order. */
     e->loop_begin = e->ncode;
     /* promote_operands (plan_promote.c): barrier, the copy's global loads
      * and buffer writes, barrier; the compute reads then come from the
@@ -396,36 +390,7 @@ void ls_engine_append_template(engine *e)
             }
         }
     }
-    int64_t chain = pl->inner_elems > 1 && pl->load_width % pl->inner_elems == 0
-                        ? pl->inner_elems
-                        : 1;
-    int base = e->ncode;
-    /* iteration j's register r combine; the first iteration's accumulators
-     * chain on the last iteration's across the back edge */
-#define COMBINE_OF(j, r, x) ((int)(base + ((j) * regs + (r)) * (nb + n_res) + nb + (x)))
-    for (int64_t j = 0; j < u; j++) {
-        int64_t pj = j == 0 ? u - 1 : j - 1;
-        for (int64_t r = 0; r < regs; r++) {
-            int ld[LS_MAX_INPUTS];
-            for (int k = 0; k < pl->n_inputs; k++)
-                ld[k] = pl->inputs[k].loads == 0
-                            ? e->held[k] - 1 /* in registers: -1, or a fused kernel's result */
-                            : first_load + (int)(j * loads) + in_off[k] +
-                                  (int)ls_operand_load_of(e->d, &e->oregs[k], r);
-            int v = ld[0];
-            for (int64_t o = 0; o < nb; o++) {
-                v = emit(e, o < nb_alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
-                         o + 1 < pl->n_inputs ? ld[o + 1] : -1);
-                e->code[v].iter_offset = (int)j;
-            }
-            for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
-                int prev = r % chain == 0 ? COMBINE_OF(pj, r + chain - 1, x) : COMBINE_OF(j, r - 1, x);
-                int c = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, prev);
-                e->code[c].iter_offset = (int)j;
-            }
-        }
-    }
-#undef COMBINE_OF
+    ls_engine_emit_accumulate(e, first_load, in_off, loads);
     /* a stored producer fused into the loop writes its tile each
      * iteration, once the body has computed it */
     for (int64_t j = 0; j < u; j++)

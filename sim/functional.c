@@ -605,6 +605,12 @@ ls_fma_kind ls_functional_fma(const ls_plan *plan)
     return p->body.math == LS_MATH_ROCM ? LS_FMA_AMD : LS_FMA_NONE;
 }
 
+const char *ls_fma_kind_name(ls_fma_kind k)
+{
+    static const char *const names[] = {"none", "packed-chain", "amd"};
+    return k >= LS_FMA_NONE && k <= LS_FMA_AMD ? names[k] : "none";
+}
+
 /* Whether the fast path, which folds every register straight into its
  * accumulator, computes what the grouped fold computes: no packed inner
  * dims; or an order-free combiner (min, max); or a sum whose every

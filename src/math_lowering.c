@@ -218,6 +218,15 @@ int ls_body_ir_ops(const ls_body *b, ls_plan_target t)
     return n;
 }
 
+bool ls_body_mul_one_alu(const ls_body *b, ls_elem_type acc, ls_plan_target t)
+{
+    op_cost c;
+    int ir;
+    const char *how;
+    return ls_body_ends_in_mulf(b, acc) && inst_cost(b, &b->inst[b->n - 1], t, &c, &ir, &how) &&
+           c.alu == 1 && c.sfu == 0;
+}
+
 bool ls_math_lowering(const ls_body *b, int i, ls_plan_target t, const char **how, int *alu,
                       int *sfu)
 {

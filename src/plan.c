@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lanescope/attention.h"
+#include "lanescope/functional.h"
 #include "plan_internal.h"
 
 ls_plan_target ls_plan_target_from_arch(const char *arch)
@@ -128,6 +129,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->body_alu_ops = ls_body_alu_ops(&p->body);
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
     ls_body_machine_ops(&p->body, t, &plan->body_machine_alu_ops, &plan->body_sfu_ops);
+    plan->body_mul_one_alu = ls_body_mul_one_alu(&p->body, p->acc_type, t);
     plan->body_ir_ops = ls_body_ir_ops(&p->body, t);
 
     /* Accumulator: the layout without the packed inner dims.  Every product
@@ -326,13 +328,32 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 plan->body_sfu_ops == 1 ? "" : "s");
         ls_body_print(&p->body, "        ", f);
     }
-    if (plan->inner_elems > 1)
-        fprintf(f, "      reduce the packed inner %lld elements in registers into each "
-                   "accumulator\n",
+    /* how the distributed reduction and the backend combine them
+     * (ls_functional_fma; docs/timing-model.md, "The accumulate stage") */
+    ls_fma_kind fk = ls_functional_fma(plan);
+    const char *val = p->body.n > 0 ? "body" : "loaded";
+    if (plan->inner_elems > 1 && fk == LS_FMA_CHAIN)
+        fprintf(f,
+                "      %%local = vector.contract over each accumulator's packed inner %lld "
+                "elements: a math.fma chain from 0, last element first "
+                "(ContractToChainFMA)\n",
                 (long long)plan->inner_elems);
-    fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
-            p->body.n > 0 ? "body" : "loaded",
-            (long long)plan->acc_registers);
+    else if (plan->inner_elems > 1)
+        fprintf(f,
+                "      %%local = vector.multi_reduction <%s> over each accumulator's packed "
+                "inner %lld elements, from the identity\n",
+                kind, (long long)plan->inner_elems);
+    if (plan->inner_elems > 1)
+        val = "%local";
+    if (fk == LS_FMA_AMD)
+        fprintf(f,
+                "      %%acc = math.fma(the body's mulf operands, %%acc) elementwise (%lld "
+                "accumulators; the backend fuses the mulf and the add: AllowFPOpFusion = "
+                "Fast)\n    }\n",
+                (long long)plan->acc_registers);
+    else
+        fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
+                val, (long long)plan->acc_registers);
     fprintf(f, "  [%s]\n    vector.multi_reduction %s over the reduced registers: %lld ops, "
                "%lld value%s per thread\n",
             ls_stage_name(LS_STAGE_THREAD_REDUCE), kind, (long long)plan->local_reduce_ops,

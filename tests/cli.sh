@@ -286,8 +286,8 @@ contains "nhwc norm: one writer" "$tmp/nhwc_ex.txt" "its layout spans 1 of the 3
 # its loop interleaves loads and stores: the stage spans overlap, and sim says so
 $LANESCOPE sim "$DATA/nhwc_norm_4x8192x3_f16.mlir" --target h100 --no-check >"$tmp/nhwc_sim.txt" 2>&1
 check "nhwc norm: sim exits 0" $?
-contains "nhwc norm: overlapping spans" "$tmp/nhwc_sim.txt" "note: crit-cycles is each stage's first-to-last span on the subgroup that finished last; here the spans overlap (a loop interleaves the stages), so they add up to 13705241, more than the kernel's 6855951 cycles"
-contains "softmax: the max loop's loads span the division's stores" "$tmp/smx.txt" "here the spans overlap (a loop interleaves the stages), so they add up to 2104700, more than the kernel's 1407399 cycles"
+contains "nhwc norm: overlapping spans" "$tmp/nhwc_sim.txt" "note: crit-cycles is each stage's first-to-last span on the subgroup that finished last; here the spans overlap (a loop interleaves the stages), so they add up to 13705124, more than the kernel's 6855809 cycles"
+contains "softmax: the max loop's loads span the division's stores" "$tmp/smx.txt" "here the spans overlap (a loop interleaves the stages), so they add up to 2103124, more than the kernel's 1389702 cycles"
 $LANESCOPE sim "$EX/seed000_example1.mlir" --no-check >"$tmp/ex1_sim.txt" 2>&1
 ! grep -q "note: crit-cycles" "$tmp/ex1_sim.txt"; check "one reduction: stage spans one after another, no note" $?
 $LANESCOPE explain "$tmp/apart2.mlir" >"$tmp/apart_ex.txt" 2>&1
@@ -740,9 +740,13 @@ contains "sim matvec json: fused_multiply_add" "$tmp/mv.json" '"fused_multiply_a
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan >"$tmp/out" 2>"$tmp/err"
 contains "sim matvec plan: the vector's loads" "$tmp/out" "input 1 %4: 1 x vector.transfer_read vector<8xf16> per thread"
 contains "sim matvec plan: the body" "$tmp/out" "%2 = arith.mulf %0, %1 : f16"
+contains "sim matvec plan: the packed FMA chain" "$tmp/out" "%local = vector.contract over each accumulator's packed inner 8 elements: a math.fma chain from 0, last element first (ContractToChainFMA)"
+contains "sim matvec plan: one add into each accumulator" "$tmp/out" "%acc = add(%acc, %local) elementwise (8 accumulators)"
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --dump-plan=json --workgroups 2 >"$tmp/plan.json" 2>"$tmp/err"
 check "sim --dump-plan=json exits 0" $?
 contains "plan json: the matrix's distributed vector" "$tmp/plan.json" '"distributed_type":"vector<8x1x1x1x1x1x1x1x8xf16>"'
+tr -d ' \n' <"$tmp/plan.json" >"$tmp/plan.flat"
+contains "plan json: the FMA chain" "$tmp/plan.flat" '"packed_inner_elements":8,"fused_multiply_add":"packed-chain"'
 contains "plan json: the vector's distributed vector" "$tmp/plan.json" '"distributed_type":"vector<1x1x1x1x1x8xf16>"'
 contains "plan json: the loop's level" "$tmp/plan.json" '"tiling_level":"partial_reduction"'
 contains "plan json: the loop's bound" "$tmp/plan.json" '"upper_bound":8'
@@ -1035,15 +1039,15 @@ big() { # rows, file
         echo '}'
     } >"$2"
 }
-big 134217728 "$tmp/big.mlir"   # 96 x 2^27 = 12884901888 > 2^32
+big 134217728 "$tmp/big.mlir"   # 112 x 2^27 = 15032385536 > 2^32
 timeout 60 $LANESCOPE sim "$tmp/big.mlir" --target mi300x --no-check -o "$tmp/big.txt" 2>"$tmp/err"
 [ $? -eq 1 ]; check "budget: sim refused (exit 1)" $?
-contains "budget: the estimate and --force" "$tmp/err" "big.mlir:4:8: the simulation would issue 12884901888 subgroup-instructions, past the budget of 4294967296 (minutes of wall time): give --force"
+contains "budget: the estimate and --force" "$tmp/err" "big.mlir:4:8: the simulation would issue 15032385536 subgroup-instructions, past the budget of 4294967296 (minutes of wall time): give --force"
 [ ! -e "$tmp/big.txt" ]; check "budget: nothing written" $?
-big 268435456 "$tmp/big.mlir"   # 96 x 2^28 = 25769803776 > 2^34
+big 268435456 "$tmp/big.mlir"   # 112 x 2^28 = 30064771072 > 2^34
 timeout 60 $LANESCOPE sim "$tmp/big.mlir" --target mi300x --no-check --force 2>"$tmp/err"
 [ $? -eq 1 ]; check "budget: --force stops at the limit" $?
-contains "budget: the limit" "$tmp/err" "the simulation would issue 25769803776 subgroup-instructions, past the limit of 17179869184"
+contains "budget: the limit" "$tmp/err" "the simulation would issue 30064771072 subgroup-instructions, past the limit of 17179869184"
 big 1048576 "$tmp/big.mlir"     # 4096 x 2^20 = 2^32 checked elements > 2^31
 timeout 60 $LANESCOPE sim "$tmp/big.mlir" --target mi300x 2>"$tmp/err"
 [ $? -eq 1 ]; check "budget: the check's, before the engine runs" $?
@@ -1052,7 +1056,7 @@ contains "budget: check estimate" "$tmp/err" "the functional check would generat
 
 timeout 60 $LANESCOPE sweep --shape 16777216x4096 --iter pr --type f32 --target mi300x --max-configs 100 --csv "$tmp/b.csv" --chart "$tmp/b.png" 2>"$tmp/err"
 [ $? -eq 1 ]; check "budget: sweep refused (exit 1)" $?
-contains "budget: sweep estimate" "$tmp/err" "the sweep would simulate 250779271168 subgroup-instructions over 100 configs, past the budget of 17179869184"
+contains "budget: sweep estimate" "$tmp/err" "the sweep would simulate 276280639488 subgroup-instructions over 100 configs, past the budget of 17179869184"
 [ ! -e "$tmp/b.csv" ] && [ ! -e "$tmp/b.png" ]; check "budget: sweep wrote nothing" $?
 
 # sweep writes files only where --csv/--chart say (issue 16): none in the

@@ -143,7 +143,7 @@ START_TEST(held_values_wait_for_their_reduce)
     for (int l = 1; l < 3; l++) {
         int latest = -1;
         for (int i = e.loops[l].begin; i < e.loops[l].end; i++)
-            for (int s = 0; s < 2; s++) {
+            for (int s = 0; s < LS_TINST_DEPS; s++) {
                 int p = e.code[i].dep[s];
                 if (e.code[i].kind == I_GLOAD || p < 0 || p >= e.loops[l].begin)
                     continue;

@@ -40,8 +40,9 @@ static int trace_of(const engine *e, int *out)
 static bool read_later(const tinst *code, const int *tr, int len, int from, int q)
 {
     for (int s = from; s < len; s++)
-        if (code[tr[s]].dep[0] == q || code[tr[s]].dep[1] == q)
-            return true;
+        for (int k = 0; k < LS_TINST_DEPS; k++)
+            if (code[tr[s]].dep[k] == q)
+                return true;
     return false;
 }
 
@@ -100,7 +101,7 @@ START_TEST(random_templates_read_their_producers)
             for (int l = 0; l < e.n_loops; l++)
                 if (i >= e.loops[l].begin && i < e.loops[l].end)
                     code[i].loop = l;
-            for (int k = 0; k < 2; k++) {
+            for (int k = 0; k < LS_TINST_DEPS; k++) { /* the third: an FMA's */
                 int64_t c = rng_range(&rng, 0, 9);
                 /* mostly earlier results, some later (read across the back
                  * edge, or before their first write), some none */
@@ -118,7 +119,7 @@ START_TEST(random_templates_read_their_producers)
             written[i] = false;
         for (int s = 0; s < len; s++) {
             const tinst *in = &code[tr[s]];
-            for (int k = 0; k < 2; k++) {
+            for (int k = 0; k < LS_TINST_DEPS; k++) {
                 int p = in->dep[k], x = in->rd[k];
                 REQUIRE(x >= 0 && x < e.sb_entries, "trial %d: entry %d of %d", trial, x,
                         e.sb_entries);
@@ -162,10 +163,10 @@ END_TEST
 START_TEST(value_made_before_the_loop_lives_through_it)
 {
     tinst code[4] = {
-        {.kind = I_ALU, .dep = {-1, -1}}, /* 0: made before the loop */
-        {.kind = I_ALU, .dep = {0, -1}},  /* 1: loop, reads 0 each iteration */
-        {.kind = I_ALU, .dep = {-1, -1}}, /* 2: loop, a temporary ... */
-        {.kind = I_ALU, .dep = {2, -1}},  /* 3: ... read at once */
+        {.kind = I_ALU, .dep = {-1, -1, -1}}, /* 0: made before the loop */
+        {.kind = I_ALU, .dep = {0, -1, -1}},  /* 1: loop, reads 0 each iteration */
+        {.kind = I_ALU, .dep = {-1, -1, -1}}, /* 2: loop, a temporary ... */
+        {.kind = I_ALU, .dep = {2, -1, -1}},  /* 3: ... read at once */
     };
     engine e = {.code = code, .ncode = 4, .loop_begin = 1, .loop_end = 4};
     ls_engine_one_loop(&e);

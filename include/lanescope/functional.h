@@ -87,6 +87,8 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
 ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
 /* plan's kind of fused multiply-add (ls_fma_kind). */
 ls_fma_kind ls_functional_fma(const ls_plan *plan);
+/* Its name in the JSON reports: "none", "packed-chain", "amd". */
+const char *ls_fma_kind_name(ls_fma_kind k);
 /* Its decision on the numbers alone: the elements the run would generate
  * and the problem's element count (< 0: more than int64 holds), against
  * LS_MAX_FUNCTIONAL_ELEMENTS and, unless force, the budget. */

@@ -150,6 +150,10 @@ typedef struct {
      * ALU instructions and special-function instructions, after IREE's
      * math rewrites and the target's lowering of what remains. */
     int body_machine_alu_ops, body_sfu_ops;
+    /* The body ends in a multiply of the accumulator's float type issued
+     * as one ALU instruction: where the lowering fuses it with the
+     * combine (ls_functional_fma), the timing issues one FMA for both. */
+    bool body_mul_one_alu;
     /* The other results of a multi-result linalg.generic, computed in this
      * plan's kernel (ls_plan_fuse_results); 0 for one result. */
     int extra_results;
@@ -222,6 +226,9 @@ void ls_body_machine_ops(const ls_body *b, ls_plan_target t, int *alu, int *sfu)
 /* The body's LLVM IR instructions per element when LLVM unrolls the loop:
  * on NVIDIA IREE's MathTransform has already expanded the math ops. */
 int ls_body_ir_ops(const ls_body *b, ls_plan_target t);
+/* Whether b's last op is a multiply in type acc that t issues as one ALU
+ * instruction (plan.body_mul_one_alu). */
+bool ls_body_mul_one_alu(const ls_body *b, ls_elem_type acc, ls_plan_target t);
 /* How target t's IREE pipeline computes instruction i of body b (the
  * routine or rewrite, for explain), and the instructions it becomes
  * (f16/bf16's extf and truncf included); false for an op that is one ALU

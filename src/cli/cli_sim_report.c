@@ -412,9 +412,9 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(fj, "max_error_bound_ratio",
                            json_object_new_double(checked ? fr->max_error_bound_ratio : 0));
     json_object_object_add(fj, "math_ops", ls_sim_math_json(&p->body));
-    static const char *const fma_names[] = {"none", "packed-chain", "amd"};
-    json_object_object_add(fj, "fused_multiply_add",
-                           json_object_new_string(fma_names[checked ? fr->fma : LS_FMA_NONE]));
+    json_object_object_add(
+        fj, "fused_multiply_add",
+        json_object_new_string(ls_fma_kind_name(checked ? fr->fma : LS_FMA_NONE)));
     json_object_object_add(o, "functional", fj);
     return o;
 }

@@ -1,0 +1,258 @@
+/* test_accumulate.c: the engine's accumulate stage (sim/engine_accumulate.c)
+ * as IREE lowers it, read off the template's instructions and their
+ * operands:
+ *  - packed inner elements reduce from the identity and only then add into
+ *    the loop's accumulator (DistributeContract / DistributeMultiReduction,
+ *    GPUNestedLayoutDistributionPatterns.cpp), so the only loop-carried
+ *    dependence is that one add per accumulator;
+ *  - a contraction's packed chain is one FMA per element and no multiply
+ *    (ContractToChainFMA, LLVMGPUVectorLowering.cpp), on every target;
+ *  - unpacked, AMD fuses the multiply and the add into one FMA on the
+ *    accumulator (ROCMTarget.cpp, AllowFPOpFusion = Fast), NVIDIA keeps a
+ *    multiply and an add;
+ *  - a float sum's chain starts with an add of +0.0 (not folded), an
+ *    integer sum's with the first element.
+ * And the engine's instruction count agrees with the template. */
+#include <check.h>
+
+#include "../sim/engine_internal.h"
+#include "lanescope/hwmodel.h"
+#include "lanescope/plan.h"
+#include "testutil.h"
+
+/* A 4-row matvec (body "mul", f32) or row sum (body "sum", f32 or i32),
+ * 1024 long, partial_reduction 512 over `lanes` lanes of thread tile t:
+ * 512 / (lanes x t) batches, each an accumulator unless t = 1 packs none. */
+static const char *text_of(char *buf, size_t n, const char *body, const char *ty, int lanes, int t)
+{
+    bool mv = strcmp(body, "mul") == 0;
+    bool fl = ty[0] == 'f';
+    snprintf(buf, n,
+             "func.func @k() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = "
+             "[%d, 1, 1] subgroup_size = %d>} {\n"
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, %s"
+             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+             "ins(%%a%s : tensor<4x1024x%s>%s) outs(%%c : tensor<4x%s>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread "
+             "= [0, %d], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+             "^bb0(%%x: %s, %s%%o: %s):\n%s  %%s = arith.add%s %%%s, %%o : %s\n"
+             "  linalg.yield %%s : %s\n} -> tensor<4x%s>\n}\n",
+             lanes, lanes, mv ? "affine_map<(d0, d1) -> (d1)>, " : "", mv ? ", %b" : "", ty,
+             mv ? (fl ? ", tensor<1024xf32>" : ", tensor<1024xi32>") : "", ty, t, lanes, ty,
+             mv ? (fl ? "%y: f32, " : "%y: i32, ") : "", ty,
+             mv ? (fl ? "  %m = arith.mulf %x, %y : f32\n" : "  %m = arith.muli %x, %y : i32\n")
+                : "",
+             fl ? "f" : "i", mv ? "m" : "x", ty, ty, ty);
+    return buf;
+}
+
+typedef struct {
+    ls_module *m;
+    ls_derived *d;
+    ls_plan plan;
+    ls_hw hw;
+    engine e;
+    ls_sim_result res;
+} built;
+
+static void build(built *b, const char *body, const char *ty, const char *chip, int t)
+{
+    char text[4096];
+    ls_diag dg;
+    bool amd = strcmp(chip, "mi300x") == 0;
+    b->m = load_text(text_of(text, sizeof text, body, ty, amd ? 64 : 32, t), &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    ls_module_set_math(b->m, ls_math_mode_for_arch(amd ? "gfx942" : "sm_90"));
+    const ls_problem *p = &b->m->problems[0];
+    b->d = ls_xcalloc(1, sizeof *b->d);
+    ck_assert_msg(ls_derive(p, b->d, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_msg(ls_plan_build(p, b->d, ls_plan_target_from_arch(amd ? "gfx942" : "sm_90"),
+                                &b->plan, &dg) == LS_OK,
+                  "%s", dg.msg);
+    ck_assert_msg(ls_hw_load(chip, &b->hw, &dg) == LS_OK, "%s", dg.msg);
+    int64_t total;
+    ck_assert_msg(ls_engine_prepare(&b->e, &b->plan, &b->hw, &b->res, NULL, &total, &dg) == LS_OK,
+                  "%s", dg.msg);
+}
+
+static void unbuild(built *b)
+{
+    free(b->e.code);
+    free(b->d);
+    free(b->m);
+}
+
+static bool is_load(const engine *e, int i)
+{
+    return i >= 0 && e->code[i].kind == I_GLOAD;
+}
+
+static bool loop_alu(const engine *e, int i)
+{
+    return i >= e->loop_begin && i < e->loop_end && e->code[i].kind == I_ALU &&
+           e->code[i].stage == LS_STAGE_LOAD_ACCUMULATE;
+}
+
+/* The loop's ALU instructions of one unrolled iteration j. */
+static int iteration_alus(const engine *e, int j, int *out)
+{
+    int n = 0;
+    for (int i = e->loop_begin; i < e->loop_end; i++)
+        if (loop_alu(e, i) && e->code[i].iter_offset == j)
+            out[n++] = i;
+    return n;
+}
+
+/* Packed: per accumulator a chain of `per` instructions that starts from
+ * nothing (the identity: dep[1] -1), each reading the one before, then one
+ * combine reading the chain's end and the accumulator's combine of the
+ * iteration before (the only instruction that reads across iterations).
+ * fma: each chain step reads both loads (dep[0], dep[2]). */
+static void check_packed(const engine *e, int64_t nacc, int per, bool fma)
+{
+    int64_t u = e->unroll;
+    int *alu = ls_xcalloc((size_t)(e->loop_end - e->loop_begin), sizeof *alu);
+    for (int j = 0; j < u; j++) {
+        int n = iteration_alus(e, j, alu);
+        ck_assert_int_eq(n, nacc * per + nacc);
+        int starts = 0, combines = 0;
+        for (int x = 0; x < n; x++) {
+            const tinst *in = &e->code[alu[x]];
+            if (is_load(e, in->dep[0])) { /* a chain step: its element, and the step before */
+                ck_assert_int_eq(is_load(e, in->dep[2]), fma);
+                if (in->dep[1] < 0)
+                    starts++;
+                else
+                    ck_assert_int_eq(e->code[in->dep[1]].iter_offset, j);
+                continue;
+            }
+            /* the combine: the chain's end (this iteration), the accumulator */
+            combines++;
+            ck_assert(loop_alu(e, in->dep[0]) && is_load(e, e->code[in->dep[0]].dep[0]));
+            ck_assert_int_eq(e->code[in->dep[0]].iter_offset, j);
+            ck_assert(loop_alu(e, in->dep[1]));
+            const tinst *prev = &e->code[in->dep[1]];
+            ck_assert_int_eq(prev->iter_offset, j == 0 ? u - 1 : j - 1);
+            ck_assert_msg(!is_load(e, prev->dep[0]), "the accumulator is a combine, not a step");
+            ck_assert_int_eq(in->dep[2], -1);
+        }
+        ck_assert_int_eq(starts, nacc);
+        ck_assert_int_eq(combines, nacc);
+    }
+    free(alu);
+}
+
+START_TEST(packed_contraction_is_an_fma_chain_then_one_add)
+{
+    /* thread 4 over 64 lanes (mi300x) or 32 (h100): 512 / 256 = 2 batches,
+     * or 512 / 128 = 4 -- the accumulators, 4 packed elements each */
+    static const struct {
+        const char *chip;
+        int64_t nacc;
+    } cases[] = {{"mi300x", 2}, {"h100", 4}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        built b;
+        build(&b, "mul", "f32", cases[c].chip, 4);
+        ck_assert_int_eq(ls_functional_fma(&b.plan), LS_FMA_CHAIN);
+        ck_assert_int_eq(b.plan.acc_registers, cases[c].nacc);
+        ck_assert_int_eq(b.plan.inner_elems, 4);
+        check_packed(&b.e, cases[c].nacc, 4, true);
+        /* the run issues it: 4 rows (one subgroup each) x 2 iterations x
+         * (a load of A and of B per accumulator, 4 FMAs and an add per
+         * accumulator) -- no multiply of its own */
+        ls_diag dg;
+        ls_diag_clear(&dg);
+        ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
+        ck_assert_int_eq(b.plan.iterations, 2);
+        ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                         4 * 2 * (2 * cases[c].nacc + 4 * cases[c].nacc + cases[c].nacc));
+        unbuild(&b);
+    }
+}
+END_TEST
+
+START_TEST(packed_sums_start_from_the_identity)
+{
+    /* f32: the chain's first step adds the element to +0.0, issued (x + 0.0
+     * is not x for x = -0.0): 4 steps an accumulator */
+    built b;
+    build(&b, "sum", "f32", "mi300x", 4);
+    ck_assert_int_eq(ls_functional_fma(&b.plan), LS_FMA_NONE);
+    ck_assert_int_eq(b.plan.acc_registers, 2);
+    check_packed(&b.e, 2, 4, false);
+    unbuild(&b);
+    /* i32: x + 0 folds, the chain starts with the first element: 3 adds,
+     * then the one into the accumulator, which alone reads across
+     * iterations */
+    build(&b, "sum", "i32", "mi300x", 4);
+    int64_t u = b.e.unroll;
+    int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+    for (int j = 0; j < u; j++) {
+        int n = iteration_alus(&b.e, j, alu);
+        ck_assert_int_eq(n, 2 * 3 + 2);
+        int carried = 0, first = 0;
+        for (int x = 0; x < n; x++) {
+            const tinst *in = &b.e.code[alu[x]];
+            first += is_load(&b.e, in->dep[0]) && is_load(&b.e, in->dep[1]);
+            for (int k = 0; k < LS_TINST_DEPS; k++) {
+                int p = in->dep[k];
+                carried += p >= 0 && loop_alu(&b.e, p) && p >= alu[x];
+            }
+        }
+        ck_assert_int_eq(first, 2); /* element 1 added to element 0 */
+        /* reads of a later instruction (or itself): the back edge's */
+        ck_assert_int_eq(carried, j == 0 ? 2 : 0);
+    }
+    free(alu);
+    unbuild(&b);
+}
+END_TEST
+
+START_TEST(unpacked_contraction_fused_on_amd_only)
+{
+    /* thread 1: 512 / 64 = 8 batches on mi300x, 512 / 32 = 16 on h100 */
+    built b;
+    build(&b, "mul", "f32", "mi300x", 1);
+    ck_assert_int_eq(ls_functional_fma(&b.plan), LS_FMA_AMD);
+    int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+    int64_t u = b.e.unroll;
+    for (int j = 0; j < u; j++) {
+        int n = iteration_alus(&b.e, j, alu);
+        ck_assert_int_eq(n, 8); /* one FMA a register */
+        for (int x = 0; x < n; x++) {
+            const tinst *in = &b.e.code[alu[x]];
+            ck_assert(is_load(&b.e, in->dep[0]) && is_load(&b.e, in->dep[2]));
+            ck_assert(loop_alu(&b.e, in->dep[1])); /* the accumulator: the FMA before */
+            ck_assert_int_eq(b.e.code[in->dep[1]].iter_offset, j == 0 ? u - 1 : j - 1);
+        }
+    }
+    free(alu);
+    unbuild(&b);
+    build(&b, "mul", "f32", "h100", 1);
+    ck_assert_int_eq(ls_functional_fma(&b.plan), LS_FMA_NONE);
+    alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+    u = b.e.unroll;
+    for (int j = 0; j < u; j++) {
+        int n = iteration_alus(&b.e, j, alu);
+        ck_assert_int_eq(n, 2 * 16); /* a multiply and an add a register */
+        for (int x = 0; x < n; x++)
+            ck_assert_int_eq(b.e.code[alu[x]].dep[2], -1);
+    }
+    free(alu);
+    unbuild(&b);
+}
+END_TEST
+
+static Suite *accumulate_suite(void)
+{
+    Suite *s = suite_create("accumulate");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, packed_contraction_is_an_fma_chain_then_one_add);
+    tcase_add_test(tc, packed_sums_start_from_the_identity);
+    tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(accumulate_suite)
