@@ -31,6 +31,13 @@ void ls_suggest_step(ls_suggestion *s, const char *fmt, ...)
     va_end(ap);
 }
 
+ls_dop_where ls_dop_where_of(const ls_dop *o)
+{
+    ls_dop_where w = {""};
+    if (o->line > 0)
+        snprintf(w.s, sizeof w.s, " at line %d", o->line);
+    return w;
+}
 static ls_status reject(ls_diag *diag, const char *file, const ls_dop *op, const ls_dispatch *d,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -149,9 +156,9 @@ static ls_status gate(const ls_dispatch *d, const char *file, int *compute, int 
             if (reduced && ls_suggest_has_reduction(&d->ops[od->producer]))
                 return reject(diag, file, o, d,
                               "input %s of this %s is reduced here and is itself the result of "
-                              "a reduction (%s at line %d)",
+                              "a reduction (%s%s)",
                               od->value, o->kind, d->ops[od->producer].kind,
-                              d->ops[od->producer].line);
+                              ls_dop_where_of(&d->ops[od->producer]).s);
         }
     }
     if (*n_compute == 0)
@@ -542,8 +549,8 @@ static ls_status suggest_reduction(const ls_dispatch *d, const ls_target *t, ls_
     const ls_dop *root = &d->ops[s->root];
     if (ls_dop_is_attention(root))
         return ls_suggest_attention(d, s->root, t, s, diag);
-    ls_suggest_step(s, "root op: %s at line %d (the last linalg op with a reduction loop)",
-                    root->kind, root->line);
+    ls_suggest_step(s, "root op: %s%s (the last linalg op with a reduction loop)", root->kind,
+                    ls_dop_where_of(root).s);
     int64_t pref = ls_suggest_preferred_subgroup(t);
     if (root->is_contraction) {
         char why[240];

@@ -217,10 +217,11 @@ ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_t
                       "%s: its maps give no %s dim (AttentionOpDetail: K1 = Q & K - B, K2 = K - "
                       "B - K1, N = V - B - K2), which IREE's attention configs index",
                       o->kind, ad.n_k1 == 0 ? "K1" : ad.n_k2 == 0 ? "K2" : "N");
-    ls_suggest_step(s, "root op: %s at line %d; IREE converts attention to online_attention first "
-            "(ConvertAttentionToOnlineAttention) and configures it in "
-            "setVectorDistributionConfig",
-         o->kind, o->line);
+    ls_suggest_step(s,
+                    "root op: %s%s; IREE converts attention to online_attention first "
+                    "(ConvertAttentionToOnlineAttention) and configures it in "
+                    "setVectorDistributionConfig",
+                    o->kind, ls_dop_where_of(o).s);
     char why[160];
     if (!mma_route_fails(o, &ad, t, why, sizeof why))
         return refuse(diag, d, o,

@@ -123,10 +123,10 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
         c->lanes[dd] = tb;
         c->subgroups[dd] = sb;
         ls_suggest_step(s,
-                        "%s at line %d (no reduction): serial on d%d = gcd(%lld, WG x TL) = %lld, "
+                        "%s%s (no reduction): serial on d%d = gcd(%lld, WG x TL) = %lld, "
                         "thread %lld, %lld lanes, %lld subgroups",
-                        o->kind, o->line, dd, (long long)size, (long long)tile, (long long)tl,
-                        (long long)tb, (long long)sb);
+                        o->kind, ls_dop_where_of(o).s, dd, (long long)size, (long long)tile,
+                        (long long)tl, (long long)tb, (long long)sb);
         return;
     }
     c->is_reduction = true;
@@ -169,13 +169,13 @@ static void op_config(const ls_dispatch *d, int opi, const ls_target *t, int64_t
     c->thread[r] = tl;
     c->lanes[r] = tb;
     c->subgroups[r] = sb;
-    ls_suggest_step(
-        s,
-        "%s at line %d: partial_reduction on d%d = gcd(WG x TL = %lld, %lld) = %lld; thread "
-        "%lld; lanes %lld%s; subgroups %lld",
-        o->kind, o->line, r, (long long)(wg * tl), (long long)size, (long long)pr, (long long)tl,
-        (long long)tb, tb < sg ? " (fewer than the subgroup: the others duplicate)" : "",
-        (long long)sb);
+    ls_suggest_step(s,
+                    "%s%s: partial_reduction on d%d = gcd(WG x TL = %lld, %lld) = %lld; thread "
+                    "%lld; lanes %lld%s; subgroups %lld",
+                    o->kind, ls_dop_where_of(o).s, r, (long long)(wg * tl), (long long)size,
+                    (long long)pr, (long long)tl, (long long)tb,
+                    tb < sg ? " (fewer than the subgroup: the others duplicate)" : "",
+                    (long long)sb);
 }
 
 static bool result_used_by_compute(const ls_dispatch *d, int opi, int result, const bool *compute)
@@ -223,11 +223,10 @@ void ls_suggest_populate(const ls_dispatch *d, const ls_target *t, const int *co
         for (int l = 0; l < o->rank; l++)
             needs |= !covered[l];
         if (!needs) {
-            ls_suggest_step(
-                s,
-                "%s at line %d needs no config: its consumers and the shared dims cover "
-                "every loop",
-                o->kind, o->line);
+            ls_suggest_step(s,
+                            "%s%s needs no config: its consumers and the shared dims cover "
+                            "every loop",
+                            o->kind, ls_dop_where_of(o).s);
             continue;
         }
         int64_t local[LS_MAX_RANK];

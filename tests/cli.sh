@@ -537,6 +537,10 @@ check "suggest flags exits 0" $?
 contains "suggest 4x4096 config" "$tmp/sg.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [0, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [0, 4], workgroup = [1, 0]}>"
 contains "suggest 4x4096 translation" "$tmp/sg.txt" "workgroup_size = [1024, 1, 1] subgroup_size = 64"
 contains "suggest shows its work" "$tmp/sg.txt" "thread loads 4: 128-bit loads / 32 bits"
+# a --shape dispatch has no file lines: none named
+contains "suggest --shape: no file position" "$tmp/sg.txt" "@4x4096 pr f32 (--shape) on gfx942:"
+contains "suggest --shape: the root op without a line" "$tmp/sg.txt" "root op: linalg.generic (the last linalg op with a reduction loop)"
+! grep -q "line 0\|:0:0" "$tmp/sg.txt"; check "suggest --shape: no line 0" $?
 $LANESCOPE suggest "$EX/matvec_32000x4096_f16.mlir" --target gfx942 --format json >"$tmp/mv.json"
 check "suggest matvec json exits 0" $?
 contains "matvec split-k" "$tmp/mv.json" 'thread = [0, 8], workgroup = [8, 0]}>'

@@ -69,6 +69,13 @@ typedef struct {
     int problem;             /* index of the ls_problem built from this op, -1: none */
 } ls_dop;
 
+/* " at line N" naming where op o is, for messages; "" for an op built
+ * from --shape, which has no line. */
+typedef struct {
+    char s[32];
+} ls_dop_where;
+ls_dop_where ls_dop_where_of(const ls_dop *o);
+
 typedef struct {
     char file[256];          /* for messages */
     char func[96];

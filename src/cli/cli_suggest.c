@@ -37,17 +37,22 @@ static void usage(FILE *f)
 static void print_text(FILE *f, const ls_dispatch *d, const ls_target *t, const ls_suggestion *s)
 {
     const ls_dop *root = &d->ops[s->root];
-    fprintf(f, "@%s (%s:%d:%d) on %s%s%s:\n", d->func, d->file, root->line, root->col, t->arch,
-            t->sku[0] ? "/" : "", t->sku);
+    if (root->line > 0)
+        fprintf(f, "@%s (%s:%d:%d) on %s%s%s:\n", d->func, d->file, root->line, root->col, t->arch,
+                t->sku[0] ? "/" : "", t->sku);
+    else /* --shape: no file */
+        fprintf(f, "@%s (%s) on %s%s%s:\n", d->func, d->file, t->arch, t->sku[0] ? "/" : "",
+                t->sku);
     char buf[1024];
     ls_suggest_format_translation(s, buf, sizeof buf);
     fprintf(f, "  translation_info = %s\n", buf);
     if (s->attention) {
         char dec[2048];
         ls_attention_format(s, buf, sizeof buf, dec, sizeof dec);
-        fprintf(f, "  %s at line %d (root):\n    lowering_config = %s\n"
-                   "    decomposition_config = %s\n",
-                root->kind, root->line, buf, dec);
+        fprintf(f,
+                "  %s%s (root):\n    lowering_config = %s\n"
+                "    decomposition_config = %s\n",
+                root->kind, ls_dop_where_of(root).s, buf, dec);
         fprintf(f, "  workgroup %lld threads = %lld subgroup%s of %lld\n",
                 (long long)s->workgroup_size, (long long)(s->workgroup_size / s->subgroup_size),
                 s->workgroup_size / s->subgroup_size == 1 ? "" : "s", (long long)s->subgroup_size);
@@ -56,7 +61,7 @@ static void print_text(FILE *f, const ls_dispatch *d, const ls_target *t, const 
         const ls_op_config *c = &s->configs[k];
         const ls_dop *o = &d->ops[c->op];
         ls_op_config_format(c, buf, sizeof buf);
-        fprintf(f, "  %s at line %d%s:\n    lowering_config = %s\n", o->kind, o->line,
+        fprintf(f, "  %s%s%s:\n    lowering_config = %s\n", o->kind, ls_dop_where_of(o).s,
                 c->op == s->root ? " (root)" : "", buf);
     }
     if (!s->attention)
