@@ -96,27 +96,18 @@ static void last_dims(const ls_problem *p, int *r, int *pd)
     }
 }
 
-ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
-                             size_t max_configs, ls_sweep *out, ls_diag *diag)
+/* The sweep's bounds on target t: the largest workgroup, and the most
+ * elements one load of the widest input takes. */
+static void sweep_limits(const ls_problem *p, const ls_target *t, int64_t *max_wg, int64_t *max_tl)
 {
-    memset(out, 0, sizeof *out);
-    if (max_configs < 1 || max_configs > LS_SWEEP_MAX_CONFIGS)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, 0, 0,
-                           "%zu configs asked for; the sweep limit is %d", max_configs,
-                           LS_SWEEP_MAX_CONFIGS);
-    int r, pd;
-    last_dims(p, &r, &pd);
-    if (r < 0)
-        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                           "%s has no reduction dimension to sweep", p->name);
-    int64_t max_wg = t->max_thread_count > 0 ? t->max_thread_count : 1024;
-    if (t->max_workgroup_sizes[0] > 0 && t->max_workgroup_sizes[0] < max_wg)
-        max_wg = t->max_workgroup_sizes[0];
+    *max_wg = t->max_thread_count > 0 ? t->max_thread_count : 1024;
+    if (t->max_workgroup_sizes[0] > 0 && t->max_workgroup_sizes[0] < *max_wg)
+        *max_wg = t->max_workgroup_sizes[0];
     /* A target's counts are unbounded, and a workgroup past the limit never
      * validates: the walk stops there, so sg x sgs x 2 stays far from
      * int64's. */
-    if (max_wg > LS_MAX_WORKGROUP_SIZE)
-        max_wg = LS_MAX_WORKGROUP_SIZE;
+    if (*max_wg > LS_MAX_WORKGROUP_SIZE)
+        *max_wg = LS_MAX_WORKGROUP_SIZE;
     int64_t load_bits = t->max_load_instruction_bits > 0 ? t->max_load_instruction_bits : 128;
     /* The widest input bounds the vector (IREE's getBitWidth takes the
      * largest operand). */
@@ -124,67 +115,85 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
     for (int k = 0; k < p->n_inputs; k++)
         if (ls_elem_type_bits(p->inputs[k].type) > widest)
             widest = ls_elem_type_bits(p->inputs[k].type);
-    int64_t max_tl = load_bits / widest;
-    if (max_tl < 1)
-        max_tl = 1;
+    *max_tl = load_bits / widest;
+    if (*max_tl < 1)
+        *max_tl = 1;
+}
+
+/* One point's knobs on the last reduction dim r and the last parallel
+ * dim pd (-1: none), as a whole config. */
+typedef struct {
+    int64_t sg, tl, lr, lp, sgs, part, rows;
+} knobs;
+
+static void make_point(const ls_problem *p, int r, int pd, const knobs *k, ls_sweep_point *pt)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->subgroup_size = k->sg;
+    pt->workgroup_size = k->sg * k->sgs;
+    pt->thread = k->tl;
+    pt->lanes_red = k->lr;
+    pt->lanes_par = k->lp;
+    pt->subgroups = k->sgs;
+    pt->partial = k->part;
+    pt->rows = k->rows;
+    int64_t wgv[LS_MAX_RANK], thr[LS_MAX_RANK], prt[LS_MAX_RANK], lanes[LS_MAX_RANK],
+        sgc[LS_MAX_RANK];
+    for (int i = 0; i < p->rank; i++) {
+        wgv[i] = p->is_reduction[i] ? 0 : 1;
+        thr[i] = p->is_reduction[i] ? 1 : 0;
+        prt[i] = p->is_reduction[i] ? 1 : 0;
+        lanes[i] = sgc[i] = 1;
+    }
+    thr[r] = k->tl;
+    prt[r] = k->part;
+    lanes[r] = k->lr;
+    sgc[r] = k->sgs;
+    if (pd >= 0) {
+        wgv[pd] = k->rows;
+        lanes[pd] = k->lp;
+    }
+    ls_config_set(&pt->config, p->rank, wgv, prt, thr, lanes, sgc, p->line, p->col);
+}
+
+/* Every valid point, the knobs nested from the subgroup size (outermost)
+ * to the rows per workgroup (innermost); stops past 4 x the sweep limit. */
+static void enumerate_points(const ls_problem *p, const ls_target *t, int r, int pd, point_vec *pv)
+{
+    int64_t max_wg, max_tl;
+    sweep_limits(p, t, &max_wg, &max_tl);
     int64_t kr = p->size[r], rows_dim = pd >= 0 ? p->size[pd] : 1;
-    point_vec pv = {NULL, 0, 0};
     ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    knobs k;
     for (int si = 0; si < t->n_subgroup_choices; si++) {
-        int64_t sg = t->subgroup_choices[si];
-        for (int64_t tl = 1; tl <= max_tl; tl *= 2) {
-            if (kr % tl != 0)
+        k.sg = t->subgroup_choices[si];
+        for (k.tl = 1; k.tl <= max_tl; k.tl *= 2) {
+            if (kr % k.tl != 0)
                 continue;
-            for (int64_t lr = sg; lr >= 1; lr /= 2) {
-                int64_t lp = sg / lr;
-                if (lp > 1 && (pd < 0 || rows_dim % lp != 0))
+            for (k.lr = k.sg; k.lr >= 1; k.lr /= 2) {
+                k.lp = k.sg / k.lr;
+                if (k.lp > 1 && (pd < 0 || rows_dim % k.lp != 0))
                     continue;
-                for (int64_t sgs = 1; sg * sgs <= max_wg; sgs *= 2) {
+                for (k.sgs = 1; k.sg * k.sgs <= max_wg; k.sgs *= 2) {
                     /* lr x sgs <= the workgroup, tl <= kr: the product may pass
                      * int64 only when it passes kr, where no part is tried;
                      * part doubles while it stays <= kr (kr may be near int64's
                      * limit) */
                     int64_t chunk;
-                    if (!ls_mul_ok(lr * sgs, tl, &chunk))
+                    if (!ls_mul_ok(k.lr * k.sgs, k.tl, &chunk))
                         continue;
-                    for (int64_t part = chunk; part > 0 && part <= kr;
-                         part = part > kr / 2 ? 0 : part * 2) {
-                        if (kr % part != 0)
+                    for (k.part = chunk; k.part > 0 && k.part <= kr;
+                         k.part = k.part > kr / 2 ? 0 : k.part * 2) {
+                        if (kr % k.part != 0)
                             continue;
-                        for (int64_t rows = lp; rows <= 64 && rows <= rows_dim; rows *= 2) {
-                            if (rows_dim % rows != 0)
+                        for (k.rows = k.lp; k.rows <= 64 && k.rows <= rows_dim; k.rows *= 2) {
+                            if (rows_dim % k.rows != 0)
                                 continue;
                             ls_sweep_point pt;
-                            memset(&pt, 0, sizeof pt);
-                            pt.subgroup_size = sg;
-                            pt.workgroup_size = sg * sgs;
-                            pt.thread = tl;
-                            pt.lanes_red = lr;
-                            pt.lanes_par = lp;
-                            pt.subgroups = sgs;
-                            pt.partial = part;
-                            pt.rows = rows;
-                            int64_t wgv[LS_MAX_RANK], thr[LS_MAX_RANK], prt[LS_MAX_RANK],
-                                lanes[LS_MAX_RANK], sgc[LS_MAX_RANK];
-                            for (int i = 0; i < p->rank; i++) {
-                                wgv[i] = p->is_reduction[i] ? 0 : 1;
-                                thr[i] = p->is_reduction[i] ? 1 : 0;
-                                prt[i] = p->is_reduction[i] ? 1 : 0;
-                                lanes[i] = sgc[i] = 1;
-                            }
-                            thr[r] = tl;
-                            prt[r] = part;
-                            lanes[r] = lr;
-                            sgc[r] = sgs;
-                            if (pd >= 0) {
-                                wgv[pd] = rows;
-                                lanes[pd] = lp;
-                            }
-                            ls_config_set(&pt.config, p->rank, wgv, prt, thr, lanes, sgc,
-                                          p->line, p->col);
+                            make_point(p, r, pd, &k, &pt);
                             if (valid(p, &pt, dv))
-                                push(&pv, &pt);
-                            if (pv.n > 4 * (size_t)LS_SWEEP_MAX_CONFIGS)
+                                push(pv, &pt);
+                            if (pv->n > 4 * (size_t)LS_SWEEP_MAX_CONFIGS)
                                 goto enough;
                         }
                     }
@@ -193,10 +202,16 @@ ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls
         }
     }
 enough:
-    out->enumerated = pv.n;
-    /* IREE's choice. */
-    ls_sweep_point iree;
-    memset(&iree, 0, sizeof iree);
+    free(dv);
+}
+
+/* IREE's choice for p (of dispatch d, or p alone when d is NULL) on t, as
+ * a point; false, with out's iree_rejected and iree_why, when IREE's
+ * heuristic rejects it. */
+static bool iree_point(const ls_problem *p, const ls_dispatch *d, const ls_target *t, int r, int pd,
+                       ls_sweep *out, ls_sweep_point *iree)
+{
+    memset(iree, 0, sizeof *iree);
     ls_dispatch *one = NULL;
     if (d == NULL) {
         one = ls_xcalloc(1, sizeof *one);
@@ -215,22 +230,22 @@ enough:
         ls_problem *q = ls_xcalloc(1, sizeof *q);
         *q = *p;
         ls_suggest_apply_tile_and_fuse(s, q);
-        iree.config = q->config;
-        iree.subgroup_size = s->subgroup_size;
-        iree.workgroup_size = s->tf_workgroup_size[0];
-        iree.tile_and_fuse = true;
-        iree.is_iree = true;
+        iree->config = q->config;
+        iree->subgroup_size = s->subgroup_size;
+        iree->workgroup_size = s->tf_workgroup_size[0];
+        iree->tile_and_fuse = true;
+        iree->is_iree = true;
         have_iree = true;
         free(q);
     } else if (have_iree) {
         ls_problem *q = ls_xcalloc(1, sizeof *q);
         *q = *p;
         ls_suggest_apply(s, op, q);
-        iree.config = q->config;
-        iree.subgroup_size = s->subgroup_size;
-        iree.workgroup_size = s->workgroup_size;
-        point_knobs(p, r, pd, &iree);
-        iree.is_iree = true;
+        iree->config = q->config;
+        iree->subgroup_size = s->subgroup_size;
+        iree->workgroup_size = s->workgroup_size;
+        point_knobs(p, r, pd, iree);
+        iree->is_iree = true;
         free(q);
     } else {
         out->iree_rejected = true;
@@ -238,29 +253,55 @@ enough:
     }
     free(s);
     free(one);
-    free(dv);
+    return have_iree;
+}
 
-    /* Subset: evenly spaced, IREE's choice kept. */
-    size_t keep = pv.n < max_configs ? pv.n : max_configs;
+/* out's points: max_configs of pv's, evenly spaced, and IREE's choice
+ * (when given) among them, marked. */
+static void keep_subset(ls_sweep *out, const point_vec *pv, size_t max_configs,
+                        const ls_sweep_point *iree)
+{
+    size_t keep = pv->n < max_configs ? pv->n : max_configs;
     out->points = ls_xcalloc(keep + 1, sizeof *out->points);
     for (size_t i = 0; i < keep; i++)
-        out->points[out->n++] = pv.v[keep == pv.n ? i : (size_t)((double)i * pv.n / keep)];
-    free(pv.v);
-    if (have_iree) {
-        out->iree = out->n;
-        for (size_t i = 0; i < out->n; i++)
-            if (same_point(&out->points[i], &iree)) {
-                out->iree = i;
-                break;
-            }
-        if (out->iree == out->n) {
-            if (out->n == max_configs && out->n > 0)
-                out->n--; /* keep the count asked for */
-            out->iree = out->n;
-            out->points[out->n++] = iree;
+        out->points[out->n++] = pv->v[keep == pv->n ? i : (size_t)((double)i * pv->n / keep)];
+    if (iree == NULL)
+        return;
+    out->iree = out->n;
+    for (size_t i = 0; i < out->n; i++)
+        if (same_point(&out->points[i], iree)) {
+            out->iree = i;
+            break;
         }
-        out->points[out->iree].is_iree = true;
+    if (out->iree == out->n) {
+        if (out->n == max_configs && out->n > 0)
+            out->n--; /* keep the count asked for */
+        out->iree = out->n;
+        out->points[out->n++] = *iree;
     }
+    out->points[out->iree].is_iree = true;
+}
+
+ls_status ls_sweep_enumerate(const ls_problem *p, const ls_dispatch *d, const ls_target *t,
+                             size_t max_configs, ls_sweep *out, ls_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    if (max_configs < 1 || max_configs > LS_SWEEP_MAX_CONFIGS)
+        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, 0, 0,
+                           "%zu configs asked for; the sweep limit is %d", max_configs,
+                           LS_SWEEP_MAX_CONFIGS);
+    int r, pd;
+    last_dims(p, &r, &pd);
+    if (r < 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                           "%s has no reduction dimension to sweep", p->name);
+    point_vec pv = {NULL, 0, 0};
+    enumerate_points(p, t, r, pd, &pv);
+    out->enumerated = pv.n;
+    ls_sweep_point iree;
+    bool have_iree = iree_point(p, d, t, r, pd, out, &iree);
+    keep_subset(out, &pv, max_configs, have_iree ? &iree : NULL);
+    free(pv.v);
     if (out->n == 0)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
                            "no valid config of %s on %s", p->name, t->arch);
