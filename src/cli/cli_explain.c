@@ -321,27 +321,11 @@ static void explain_math(FILE *f, const ls_problem *p, const char *li)
     }
 }
 
-static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, const opts *o)
+/* The operands: types, maps, the body and its math (or arg_compare's). */
+static void text_operands(FILE *f, const ls_problem *p, const char *li, bool md)
 {
-    bool md = o->fmt == FMT_MD;
-    char buf[1024], a[256], b[256];
+    char a[256], b[256];
     const char *elem = ls_elem_type_name(p->acc_type);
-    shape_text(a, sizeof a, p);
-    char where[sizeof p->file + 32];
-    if (p->line > 0)
-        snprintf(where, sizeof where, "%s:%d:%d", p->file, p->line, p->col);
-    else /* a --shape problem has no place in a file */
-        snprintf(where, sizeof where, "from %s", p->file);
-    if (md)
-        fprintf(f, "## Reduction %s (%s)\n\n", p->name, where);
-    else
-        fprintf(f, "reduction %s %s%s\n", p->name, p->line > 0 ? "at " : "", where);
-    const char *li = md ? "- " : "  ";
-    fprintf(f, "%siteration space: %s [", li, a);
-    for (int i = 0; i < p->rank; i++)
-        fprintf(f, "%sd%d = %s(%lld)", i ? ", " : "", i,
-                p->is_reduction[i] ? "reduction" : "parallel", (long long)p->size[i]);
-    fprintf(f, "]\n");
     if (p->argcmp.on) {
         explain_argcmp(f, p, li, md);
     } else if (p->n_inputs == 1 && p->body.n == 0) {
@@ -380,6 +364,12 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
             fprintf(f, "```\n\n");
         explain_math(f, p, li);
     }
+}
+
+/* The inits, the config and translation_info, the target. */
+static void text_config(FILE *f, const ls_problem *p, const ls_derived *d, const char *li, bool md)
+{
+    char buf[1024], b[256];
     ls_value_format(ls_problem_init(p), p->acc_type, b, sizeof b);
     if (p->argcmp.on) {
         char ib[48];
@@ -412,7 +402,11 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
     fprintf(f, "%stranslation_info: %s\n", li, buf);
     target_text(buf, sizeof buf, p);
     fprintf(f, "%starget: %s\n\n", li, buf);
+}
 
+/* The table of dims: tiles, counts, loops, lanes, subgroups. */
+static void text_dims(FILE *f, const ls_problem *p, const ls_derived *d, bool md)
+{
     if (md)
         fprintf(f, "| dim | kind | size | wg tile | workgroups | chunk | iterations | loop | "
                    "lanes | subgroups | thread |\n|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
@@ -446,6 +440,14 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
                     (long long)d->subgroups[i], th);
     }
     fputc('\n', f);
+}
+
+/* What the layout derives: workgroup, loop, per-thread work, layout,
+ * warnings. */
+static void text_derived(FILE *f, const ls_problem *p, const ls_derived *d, const char *li, bool md)
+{
+    char buf[1024], a[256];
+    const char *elem = ls_elem_type_name(p->acc_type);
     fprintf(f, "%sworkgroup: %lld threads = %lld subgroup%s x %lld lanes%s; %lld workgroup%s in total\n",
             li, (long long)d->workgroup_size, (long long)d->num_subgroups,
             d->num_subgroups == 1 ? "" : "s",
@@ -482,6 +484,32 @@ static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, cons
         fprintf(f, "%swarnings: none\n", li);
     for (int i = 0; i < d->n_warnings; i++)
         fprintf(f, "%swarning: %s\n", li, d->warnings[i]);
+}
+
+static void text_problem(FILE *f, const ls_problem *p, const ls_derived *d, const opts *o)
+{
+    bool md = o->fmt == FMT_MD;
+    char a[256];
+    shape_text(a, sizeof a, p);
+    char where[sizeof p->file + 32];
+    if (p->line > 0)
+        snprintf(where, sizeof where, "%s:%d:%d", p->file, p->line, p->col);
+    else /* a --shape problem has no place in a file */
+        snprintf(where, sizeof where, "from %s", p->file);
+    if (md)
+        fprintf(f, "## Reduction %s (%s)\n\n", p->name, where);
+    else
+        fprintf(f, "reduction %s %s%s\n", p->name, p->line > 0 ? "at " : "", where);
+    const char *li = md ? "- " : "  ";
+    fprintf(f, "%siteration space: %s [", li, a);
+    for (int i = 0; i < p->rank; i++)
+        fprintf(f, "%sd%d = %s(%lld)", i ? ", " : "", i,
+                p->is_reduction[i] ? "reduction" : "parallel", (long long)p->size[i]);
+    fprintf(f, "]\n");
+    text_operands(f, p, li, md);
+    text_config(f, p, d, li, md);
+    text_dims(f, p, d, md);
+    text_derived(f, p, d, li, md);
     if (o->has_thread)
         text_thread(f, p, d, o->thread, md);
     fputc('\n', f);
