@@ -83,6 +83,98 @@ static void roofline(const ls_attention *a, const ls_hw *hw, const ls_att_sweep 
     free(pts);
 }
 
+/* Every config, in rank order (0: did not simulate), as CSV. */
+static void write_csv(FILE *f, const ls_att_sweep *sw, const size_t *order)
+{
+    fprintf(f, "rank,iree,input,key_vectors,value_vectors,subgroups_asked,workgroup_size,"
+               "subgroup_size,lanes_k1,lanes_k2,subgroups,keys_per_step,n_per_workgroup,"
+               "workgroups,cycles,time_us,dram_gbps,fraction_of_peak,occupancy,bottleneck,"
+               "lowering_config,qk_attrs,pv_attrs,error\n");
+    for (size_t k = 0; k < sw->n; k++) {
+        const ls_att_sweep_point *pt = &sw->points[order[k]];
+        fprintf(f,
+                "%zu,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,"
+                "%.4f,%lld,%s,\"%s\",\"%s\",\"%s\",\"%s\"\n",
+                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, pt->is_input,
+                (long long)pt->seeds.key_vectors, (long long)pt->seeds.value_vectors,
+                (long long)pt->seeds.subgroups, (long long)pt->workgroup_size,
+                (long long)pt->subgroup_size, (long long)pt->lanes_k1, (long long)pt->lanes_k2,
+                (long long)pt->subgroups, (long long)pt->keys_per_step, (long long)pt->n_tile,
+                (long long)pt->workgroups, (long long)pt->cycles, pt->time_us, pt->dram_gbps,
+                pt->dram_fraction, (long long)pt->occupancy, pt->bottleneck, pt->op, pt->qk, pt->pv,
+                pt->error);
+    }
+}
+
+/* The configs in rank order: the first ok simulated; IREE's index (n:
+ * none) and rank (0: it did not simulate). */
+typedef struct {
+    const size_t *order;
+    size_t ok, iree, iree_rank;
+} ranked;
+
+/* The report: the ranked table, IREE's and the input's configs, the
+ * failures. */
+static void print_report(FILE *f, const ls_attention *a, const ls_hw *hw, const ls_att_sweep *sw,
+                         const ranked *rk, double elapsed, int64_t roof_bytes, double roof_us,
+                         const ls_sweep_args *args)
+{
+    const size_t *order = rk->order;
+    size_t ok = rk->ok, iree = rk->iree, iree_rank = rk->iree_rank;
+    fprintf(f,
+            "sweep of %s on %s (%s): %zu config%s simulated in %.1f s on %lld thread%s, %.3g "
+            "subgroup-instructions\n",
+            a->name, hw->name, hw->arch, ok, ls_s((long long)ok), elapsed, (long long)args->jobs,
+            args->jobs == 1 ? "" : "s", (double)sw->estimate);
+    fprintf(f, "  IREE's setAttentionReductionConfig with other seeds (key vectors 1..32, "
+               "value vectors 1..8, subgroups 1..16; IREE's: 8/2/8), each distinct config "
+               "once, timed as sim times the kernel\n");
+    fprintf(f, "  DRAM roofline: %.3f MB at %.0f GB/s = %.3f us\n", (double)roof_bytes / 1e6,
+            hw->dram_gbps, roof_us);
+    fprintf(f, "  %5s %10s %7s  %s\n", "rank", "time_us", "%roof", "config");
+    for (size_t k = 0; k < ok && k < (size_t)args->top; k++) {
+        const ls_att_sweep_point *pt = &sw->points[order[k]];
+        char kn[240];
+        knobs(kn, sizeof kn, pt);
+        fprintf(f, "  %5zu %10.3f %7.1f  %s%s%s\n", k + 1, pt->time_us, 100 * roof_us / pt->time_us,
+                kn, pt->is_iree ? "  <- IREE" : "", pt->is_input ? "  <- input" : "");
+    }
+    if (iree_rank > 0 && iree < sw->n) {
+        const ls_att_sweep_point *pt = &sw->points[iree], *best = &sw->points[order[0]];
+        char kn[240];
+        knobs(kn, sizeof kn, pt);
+        fprintf(f,
+                "  IREE's choice ranks %zu of %zu: %.3f us = %.2fx the best (%.3f us), "
+                "%.1f%% of the DRAM roofline\n    %s\n    %s\n    qk_attrs %s\n    "
+                "pv_attrs %s\n",
+                iree_rank, ok, pt->time_us, pt->time_us / best->time_us, best->time_us,
+                100 * roof_us / pt->time_us, kn, pt->op, pt->qk, pt->pv);
+    } else if (iree < sw->n) {
+        fprintf(f, "  IREE's choice does not simulate: %s\n", sw->points[iree].error);
+    }
+    if (sw->has_input) {
+        const ls_att_sweep_point *pt = &sw->points[sw->input];
+        size_t in_rank = 0;
+        for (size_t k = 0; k < ok; k++)
+            if (order[k] == sw->input)
+                in_rank = k + 1;
+        if (in_rank > 0)
+            fprintf(f, "  the input's config ranks %zu of %zu: %.3f us = %.2fx the best%s\n",
+                    in_rank, ok, pt->time_us, pt->time_us / sw->points[order[0]].time_us,
+                    pt->is_iree ? " (it is IREE's choice)" : "");
+        else
+            fprintf(f, "  the input's config does not simulate: %s\n", pt->error);
+    }
+    if (ok < sw->n) {
+        const char **errors = ls_xcalloc(sw->n - ok, sizeof *errors);
+        for (size_t k = 0, j = 0; k < sw->n; k++)
+            if (sw->points[k].status != LS_OK)
+                errors[j++] = sw->points[k].error;
+        ls_sweep_print_failures(f, errors, sw->n - ok, args->csv_path);
+        free(errors);
+    }
+}
+
 int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
 {
     ls_diag diag;
@@ -125,24 +217,7 @@ int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
     }
     ls_out_open(&csv);
     csv_open = true;
-    fprintf(csv.f, "rank,iree,input,key_vectors,value_vectors,subgroups_asked,workgroup_size,"
-                   "subgroup_size,lanes_k1,lanes_k2,subgroups,keys_per_step,n_per_workgroup,"
-                   "workgroups,cycles,time_us,dram_gbps,fraction_of_peak,occupancy,bottleneck,"
-                   "lowering_config,qk_attrs,pv_attrs,error\n");
-    for (size_t k = 0; k < sw.n; k++) {
-        const ls_att_sweep_point *pt = &sw.points[order[k]];
-        fprintf(csv.f,
-                "%zu,%d,%d,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%lld,%.4f,%.2f,"
-                "%.4f,%lld,%s,\"%s\",\"%s\",\"%s\",\"%s\"\n",
-                pt->status == LS_OK ? k + 1 : 0, pt->is_iree, pt->is_input,
-                (long long)pt->seeds.key_vectors, (long long)pt->seeds.value_vectors,
-                (long long)pt->seeds.subgroups, (long long)pt->workgroup_size,
-                (long long)pt->subgroup_size, (long long)pt->lanes_k1, (long long)pt->lanes_k2,
-                (long long)pt->subgroups, (long long)pt->keys_per_step, (long long)pt->n_tile,
-                (long long)pt->workgroups, (long long)pt->cycles, pt->time_us, pt->dram_gbps,
-                pt->dram_fraction, (long long)pt->occupancy, pt->bottleneck, pt->op, pt->qk,
-                pt->pv, pt->error);
-    }
+    write_csv(csv.f, &sw, order);
     us = ls_xcalloc(ok ? ok : 1, sizeof *us);
     for (size_t k = 0; k < ok; k++)
         us[k] = sw.points[order[k]].time_us;
@@ -166,58 +241,8 @@ int ls_sweep_attention(ls_module *m, size_t index, const ls_sweep_args *args)
     }
     ls_out_open(&out);
     out_open = true;
-    fprintf(out.f,
-            "sweep of %s on %s (%s): %zu config%s simulated in %.1f s on %lld thread%s, %.3g "
-            "subgroup-instructions\n",
-            a->name, hw.name, hw.arch, ok, ls_s((long long)ok), elapsed, (long long)args->jobs,
-            args->jobs == 1 ? "" : "s", (double)sw.estimate);
-    fprintf(out.f, "  IREE's setAttentionReductionConfig with other seeds (key vectors 1..32, "
-                   "value vectors 1..8, subgroups 1..16; IREE's: 8/2/8), each distinct config "
-                   "once, timed as sim times the kernel\n");
-    fprintf(out.f, "  DRAM roofline: %.3f MB at %.0f GB/s = %.3f us\n", (double)roof_bytes / 1e6,
-            hw.dram_gbps, roof_us);
-    fprintf(out.f, "  %5s %10s %7s  %s\n", "rank", "time_us", "%roof", "config");
-    for (size_t k = 0; k < ok && k < (size_t)args->top; k++) {
-        const ls_att_sweep_point *pt = &sw.points[order[k]];
-        char kn[240];
-        knobs(kn, sizeof kn, pt);
-        fprintf(out.f, "  %5zu %10.3f %7.1f  %s%s%s\n", k + 1, pt->time_us,
-                100 * roof_us / pt->time_us, kn, pt->is_iree ? "  <- IREE" : "",
-                pt->is_input ? "  <- input" : "");
-    }
-    if (iree_rank > 0 && iree < sw.n) {
-        const ls_att_sweep_point *pt = &sw.points[iree], *best = &sw.points[order[0]];
-        char kn[240];
-        knobs(kn, sizeof kn, pt);
-        fprintf(out.f, "  IREE's choice ranks %zu of %zu: %.3f us = %.2fx the best (%.3f us), "
-                       "%.1f%% of the DRAM roofline\n    %s\n    %s\n    qk_attrs %s\n    "
-                       "pv_attrs %s\n",
-                iree_rank, ok, pt->time_us, pt->time_us / best->time_us, best->time_us,
-                100 * roof_us / pt->time_us, kn, pt->op, pt->qk, pt->pv);
-    } else if (iree < sw.n) {
-        fprintf(out.f, "  IREE's choice does not simulate: %s\n", sw.points[iree].error);
-    }
-    if (sw.has_input) {
-        const ls_att_sweep_point *pt = &sw.points[sw.input];
-        size_t in_rank = 0;
-        for (size_t k = 0; k < ok; k++)
-            if (order[k] == sw.input)
-                in_rank = k + 1;
-        if (in_rank > 0)
-            fprintf(out.f, "  the input's config ranks %zu of %zu: %.3f us = %.2fx the best%s\n",
-                    in_rank, ok, pt->time_us, pt->time_us / sw.points[order[0]].time_us,
-                    pt->is_iree ? " (it is IREE's choice)" : "");
-        else
-            fprintf(out.f, "  the input's config does not simulate: %s\n", pt->error);
-    }
-    if (ok < sw.n) {
-        const char **errors = ls_xcalloc(sw.n - ok, sizeof *errors);
-        for (size_t k = 0, j = 0; k < sw.n; k++)
-            if (sw.points[k].status != LS_OK)
-                errors[j++] = sw.points[k].error;
-        ls_sweep_print_failures(out.f, errors, sw.n - ok, args->csv_path);
-        free(errors);
-    }
+    ranked rk = {order, ok, iree, iree_rank};
+    print_report(out.f, a, &hw, &sw, &rk, elapsed, roof_bytes, roof_us, args);
     ls_sweep_print_wrote(out.f, args->csv_path, args->chart_path, args->roof_path);
     rc = ls_out_commit(&out, NULL);
     out_open = false;
