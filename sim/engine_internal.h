@@ -43,7 +43,7 @@ typedef struct {
      * others' copies of it are guarded off (fused.h, own_layout) */
     int writers;
     /* dep[] as scoreboard entries (ls_engine_assign_scoreboard): -1
-     * becomes entry 0, which always reads 0, so a step reads both without
+     * becomes entry 0, which always reads 0, so a step reads every operand without
      * a branch; wr is the entry its own result goes to */
     int32_t rd[LS_TINST_DEPS];
     int32_t wr;

@@ -381,13 +381,16 @@ static bar_band *timeline_bands(const ls_chart *c, double min_len)
     return out;
 }
 
-static void timeline_draw(cairo_t *cr, const ls_chart *c)
+/* Where a timeline's plot lies: its x range, top, height, the cycles it
+ * spans and their scale, a bar's height. */
+typedef struct {
+    double x0, x1, y0, plot_h, t_end, sx, bar_h;
+} tl_geom;
+
+/* Rows: zebra background and names (WGP boundaries darker). */
+static void timeline_rows(cairo_t *cr, const ls_chart *c, const tl_geom *g)
 {
-    double x0 = MARGIN + timeline_label_w(), x1 = TIMELINE_W - MARGIN;
-    double y0 = header_h(c) + 22, plot_h = c->n_rows * TIMELINE_ROW_H;
-    double t_end = c->t_end > 0 ? c->t_end : 1;
-    double sx = (x1 - x0) / t_end;
-    /* rows: zebra background and names (WGP boundaries darker) */
+    double x0 = g->x0, x1 = g->x1, y0 = g->y0;
     for (int r = 0; r < c->n_rows; r++) {
         double y = y0 + r * TIMELINE_ROW_H;
         if (r % 2) {
@@ -399,6 +402,11 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
         if (c->n_rows <= 48 || r % 2 == 0)
             ls_viz_text_at(cr, c->row_name[r], x0 - 6, y + TIMELINE_ROW_H * 0.75, 7.5, false, 1);
     }
+}
+
+static void timeline_columns(cairo_t *cr, const ls_chart *c, const tl_geom *g)
+{
+    double x0 = g->x0, x1 = g->x1, y0 = g->y0, sx = g->sx, bar_h = g->bar_h;
     /* Bars narrower than a column (a rolled loop's stages, alternating
      * every trip) are summed per row and column, and each column is drawn
      * stacked by its stages' shares of the time there: a loop of loads
@@ -418,7 +426,6 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
                     hi - lo;
         }
     }
-    double bar_h = TIMELINE_ROW_H - 3;
     for (int r = 0; r < c->n_rows; r++)
         for (int k = 0; k < ncol; k++) {
             const double *sh = &share[((size_t)r * (size_t)ncol + (size_t)k) * (size_t)nst];
@@ -441,6 +448,11 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
             }
         }
     free(share);
+}
+
+static void timeline_bars(cairo_t *cr, const ls_chart *c, const tl_geom *g)
+{
+    double x0 = g->x0, y0 = g->y0, sx = g->sx, bar_h = g->bar_h;
     /* a workgroup's first bar in its row: the boundary, and its id where
      * it fits */
     int64_t *row_wg = ls_xcalloc((size_t)c->n_rows + 1, sizeof *row_wg);
@@ -480,7 +492,12 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
     }
     free(bb);
     free(row_wg);
-    /* WGP separators */
+}
+
+/* WGP separators, the cycle axis, the cursor, the legend and notes. */
+static void timeline_frame(cairo_t *cr, const ls_chart *c, const tl_geom *g)
+{
+    double x0 = g->x0, x1 = g->x1, y0 = g->y0, plot_h = g->plot_h, t_end = g->t_end, sx = g->sx;
     int tracks = 1;
     for (int r = 1; r < c->n_rows; r++)
         if (strncmp(c->row_name[r], c->row_name[0], 6) == 0)
@@ -535,6 +552,22 @@ static void timeline_draw(cairo_t *cr, const ls_chart *c)
     for (int i = 0; i < c->n_notes; i++)
         ls_viz_text_at(cr, c->notes[i], MARGIN, ly + 22 + (i + 0.5) * LABEL_PT * 1.7, LABEL_PT, false,
                 0);
+}
+
+static void timeline_draw(cairo_t *cr, const ls_chart *c)
+{
+    tl_geom g;
+    g.x0 = MARGIN + timeline_label_w();
+    g.x1 = TIMELINE_W - MARGIN;
+    g.y0 = header_h(c) + 22;
+    g.plot_h = c->n_rows * TIMELINE_ROW_H;
+    g.t_end = c->t_end > 0 ? c->t_end : 1;
+    g.sx = (g.x1 - g.x0) / g.t_end;
+    g.bar_h = TIMELINE_ROW_H - 3;
+    timeline_rows(cr, c, &g);
+    timeline_columns(cr, c, &g);
+    timeline_bars(cr, c, &g);
+    timeline_frame(cr, c, &g);
 }
 
 /* ------------------------------------------------------------ sweep */
