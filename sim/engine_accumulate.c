@@ -45,7 +45,7 @@ static bool identity_combine_issued(const ls_plan *pl)
 static ls_fma_kind timed_fma(const engine *e)
 {
     const ls_plan *pl = e->plan;
-    if (pl->extra_results > 0 || !pl->body_mul_one_alu || pl->body_machine_alu_ops < 1)
+    if (pl->extra_results > 0 || !pl->body_mul_one_alu)
         return LS_FMA_NONE;
     return ls_functional_fma(pl);
 }
@@ -85,10 +85,8 @@ static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int *extra
 static int emit_combine(engine *e, int64_t j, int v, int acc, int extra)
 {
     int c = ls_engine_emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, acc);
-    if (e->code) {
-        e->code[c].dep[2] = extra;
-        e->code[c].iter_offset = (int)j;
-    }
+    e->code[c].dep[2] = extra;
+    e->code[c].iter_offset = (int)j;
     return c;
 }
 
@@ -100,29 +98,36 @@ static int emit_combine(engine *e, int64_t j, int v, int acc, int extra)
 static void issue_order(const engine *e, bool packed, bool reversed, int64_t *order, int64_t *acc)
 {
     const ls_plan *pl = e->plan;
-    int64_t regs = e->d->elems_per_iteration, nacc = pl->acc_registers;
-    int64_t *n = ls_xcalloc((size_t)(nacc > 0 ? nacc : 1), sizeof *n);
-    int64_t *reg =
-        ls_xcalloc((size_t)(regs > 0 ? regs : 1) * (size_t)(nacc > 0 ? nacc : 1), sizeof *reg);
-    int64_t steps = 0, m = 0;
+    int64_t regs = e->d->elems_per_iteration, nacc = pl->acc_registers > 0 ? pl->acc_registers : 1;
     for (int64_t r = 0; r < regs; r++) {
         int64_t q;
         ls_register_slots(e->d, pl->problem, r, &acc[r], &q);
+        order[r] = r;
+    }
+    if (!packed)
+        return;
+    /* each accumulator's registers, ascending (a counting sort): group a
+     * is reg[first[a] .. first[a] + n[a]) */
+    int64_t *first = ls_xcalloc((size_t)nacc + 1, sizeof *first);
+    int64_t *n = ls_xcalloc((size_t)nacc, sizeof *n);
+    int64_t *reg = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *reg);
+    for (int64_t r = 0; r < regs; r++)
+        first[acc[r] + 1]++;
+    for (int64_t a = 0; a < nacc; a++)
+        first[a + 1] += first[a];
+    int64_t steps = 0, m = 0;
+    for (int64_t r = 0; r < regs; r++) {
         int64_t a = acc[r];
-        reg[a * regs + n[a]++] = r;
+        reg[first[a] + n[a]++] = r;
         steps = n[a] > steps ? n[a] : steps;
     }
-    if (!packed) {
-        for (int64_t r = 0; r < regs; r++)
-            order[r] = r;
-    } else {
-        for (int64_t i = 0; i < steps; i++)
-            for (int64_t a = 0; a < nacc; a++)
-                if (i < n[a])
-                    order[m++] = reg[a * regs + (reversed ? n[a] - 1 - i : i)];
-    }
+    for (int64_t i = 0; i < steps; i++)
+        for (int64_t a = 0; a < nacc; a++)
+            if (i < n[a])
+                order[m++] = reg[first[a] + (reversed ? n[a] - 1 - i : i)];
     free(reg);
     free(n);
+    free(first);
 }
 
 void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads)
@@ -169,7 +174,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     }
     /* the back edge: iteration 0's combine into each accumulator reads the
      * last iteration's (u = 1: its own) */
-    for (size_t s = 0; e->code && s < slots; s++)
+    for (size_t s = 0; s < slots; s++)
         e->code[LAST(0, s)].dep[1] = LAST(u - 1, s);
 #undef LAST
     free(chain);
