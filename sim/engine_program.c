@@ -233,7 +233,8 @@ int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, i
  * TTI::TCK_CodeSize, llvm/lib/Transforms/Scalar/LoopUnrollPass.cpp's
  * UnrollCostEstimator): per transfer_read an address (GEP, 1) and the
  * load, then per vector of the iteration the body's elementwise ops and
- * the combine into the accumulator, then the loop's own increment (an i64
+ * the combine into the accumulator (a packed contraction: its FMA chain,
+ * then one add per accumulator), then the loop's own increment (an i64
  * add, 2), compare and branch.  A math op counts what the IR holds when
  * LLVM unrolls: on NVIDIA the polynomial MathTransform wrote
  * (ls_body_ir_ops), on ROCm one call.  NVPTX (NVPTXTargetTransformInfo.cpp falls
@@ -255,6 +256,14 @@ static int64_t loop_ir_size(const ls_plan *pl, bool nvptx)
         }
     }
     int64_t op = nvptx ? 1 : (width * bits + 31) / 32;
+    /* A packed contraction's multiply and add are one math.fma already
+     * (ContractToChainFMA runs before LLVM): the combine is in the body's
+     * multiply, and each accumulator adds its chain's result once, a
+     * scalar op (AMDGPU: its 32-bit pieces) */
+    if (ls_functional_fma(pl) == LS_FMA_CHAIN) {
+        int64_t add = nvptx ? 1 : (ls_elem_type_bits(pl->problem->acc_type) + 31) / 32;
+        return size + vectors * pl->body_ir_ops * op + pl->acc_registers * add;
+    }
     return size + vectors * (pl->body_ir_ops + 1) * op;
 }
 

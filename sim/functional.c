@@ -57,6 +57,7 @@ typedef struct {
     bool grouped;
     ls_fma_kind fma; /* ls_functional_fma */
     ls_value *local; /* grouped: acc_registers, one thread's */
+    ls_value *outputs; /* ls_functional_opts.outputs */
 } exec_state;
 
 /* Input k's element at operand index idx (generated, or an intermediate). */
@@ -486,6 +487,19 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     return false;
 }
 
+/* The row-major index over the init of the output at out (coordinates
+ * over the parallel dims in loop order). */
+static int64_t init_index(const ls_problem *p, const int64_t *out)
+{
+    int64_t x[LS_MAX_RANK] = {0}, lin = 0;
+    for (int i = 0, no = 0; i < p->rank; i++)
+        if (!p->is_reduction[i])
+            x[i] = out[no++];
+    for (int j = 0; j < p->out_map_n; j++)
+        lin = lin * p->size[p->out_map[j]] + x[p->out_map[j]];
+    return lin;
+}
+
 static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                                const ls_func_point *stop, ls_functional_result *res,
                                ls_diag *diag)
@@ -571,6 +585,8 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             else
                 ls_reference_output_depth(p, in, out, s->depth, s->fma != LS_FMA_NONE, &ref,
                                           &bound);
+            if (s->outputs)
+                s->outputs[init_index(p, out)] = v;
             bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
             res->exact_outputs += bound == 0 && ls_elem_type_is_float(t) &&
                                   (k == LS_COMB_ADD || k == LS_COMB_MUL);
@@ -835,6 +851,7 @@ ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_
         return ls_argcmp_run(plan, in, first, last, progress, res, diag);
     exec_state s;
     state_init(&s, plan, in);
+    s.outputs = opts ? opts->outputs : NULL;
     res->fma = ls_functional_fma(plan);
     for (int64_t wg = first; wg < last; wg++) {
         run_workgroup(&s, wg, in, NULL, res, diag);

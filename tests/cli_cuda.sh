@@ -31,6 +31,8 @@ contains "header launch" "$tmp/f16.cu" "grid 2048 x 1 x 1, block 256 x 1 x 1 (8 
 contains "header loads" "$tmp/f16.cu" "16-byte vector loads"
 contains "stage names" "$tmp/f16.cu" "[cross-subgroup] memref<1x10xf32, workgroup>: 8 slots + 2 padding per row"
 contains "extf" "$tmp/f16.cu" "return (__half2float(v)); /* arith.extf */"
+contains "the local reduce" "$tmp/f16.cu" " *   accumulate: per iteration, each accumulator's 8 packed elements are reduced from the identity and the result is added to it"
+count_is "the local reduce, added once" "$tmp/f16.cu" "acc[0] = ls_combine(acc[0], loc[0]);" 1
 count_is "two barriers" "$tmp/f16.cu" "__syncthreads();" 2
 $LANESCOPE measure "$F16" --emit-cuda -o "$tmp/out.cu"
 cmp -s "$tmp/f16.cu" "$tmp/out.cu"
@@ -89,6 +91,24 @@ contains "no target: IREE's default for h100" "$tmp/t8.cu" "(IREE's default)"
 $LANESCOPE measure "$SMALL" --emulate --seed 9 >"$tmp/emu.txt" 2>"$tmp/err"
 check "emulate exits 0" $?
 contains "emulated values" "$tmp/emu.txt" "emulated on the CPU: 6 outputs match the reference (maxsi i16, seed 9)"
+contains "emulated values are the simulator's" "$tmp/emu.txt" "  and are the simulator's, bit for bit (it combines in IREE's order)"
+
+# A matvec whose sums round (exp of the matrix): the kernel lowers the
+# packed elements as IREE does -- a math.fma chain from zero, last element
+# first, then one add into the accumulator -- so its outputs are the
+# simulator's bit for bit, which a reference within its rounding bound
+# could not tell.
+$LANESCOPE measure "$DATA/matvec_exp_fma_16x1000_nv.mlir" --emulate --seed 3 >"$tmp/fma.txt" 2>"$tmp/err"
+check "FMA matvec emulates" $?
+contains "FMA matvec values" "$tmp/fma.txt" "emulated on the CPU: 16 outputs match the reference (add f32, seed 3); float error within the rounding bound"
+contains "FMA matvec is the simulator's" "$tmp/fma.txt" "  and are the simulator's, bit for bit (it combines in IREE's order)"
+$LANESCOPE measure "$DATA/matvec_exp_fma_16x1000_nv.mlir" --emit-cuda >"$tmp/fma.cu" 2>"$tmp/err"
+contains "FMA matvec: the fused body" "$tmp/fma.cu" "const float v3 = __fmaf_rn(v1, v2, (c)); /* arith.mulf + c: math.fma : f32 */"
+contains "FMA matvec: the chain's comment" "$tmp/fma.cu" "/* math.fma chain, last element first (ContractToChainFMA) */"
+contains "FMA matvec: the header says so" "$tmp/fma.cu" " *   accumulate: per iteration, each accumulator's 4 packed elements go through a math.fma chain from the identity, last first (ContractToChainFMA), and the chain's result is added to it (DistributeContract)"
+grep -n "ls_body_fma(fa0\[\|acc\[0\] = ls_combine(acc\[0\], loc\[0\])" "$tmp/fma.cu" | sed 's/:.*fa0\[\([0-9]\)\].*/ \1/; s/:.*acc.*/ add/' | awk '{print $2}' | tr '\n' ' ' >"$tmp/fma.order"
+contains "FMA matvec: elements 3, 2, 1, 0, then the add" "$tmp/fma.order" "3 2 1 0 add"
+count_is "FMA matvec: no separate multiply" "$tmp/fma.cu" "__fmul_rn(v1, v2)" 0
 
 # A full reduction to a scalar (no parallel dims, one workgroup, one output).
 $LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emulate --seed 4 >"$tmp/full.txt" 2>"$tmp/err"
@@ -105,6 +125,7 @@ $LANESCOPE measure "$tmp/sm8.mlir" --target h100 --emulate --seed 2 >"$tmp/sm8.t
 check "softmax emulates as one kernel" $?
 contains "softmax: one kernel" "$tmp/sm8.txt" "emulated on the CPU as the dispatch's one kernel (3 phases):"
 contains "softmax: the sum" "$tmp/sm8.txt" "phase 1, @softmax_8x512:linalg.softmax#1.sum: 8 outputs match the reference (add f32, seed 2)"
+count_is "softmax: both reductions are the simulator's" "$tmp/sm8.txt" "    and are the simulator's, bit for bit (it combines in IREE's order)" 2
 contains "softmax: the divide" "$tmp/sm8.txt" "4096 elements match its body bit for bit (seed 2)"
 $LANESCOPE measure "$tmp/sm8.mlir" --target h100 --emit-cuda >"$tmp/sm8.cu" 2>"$tmp/err"
 check "softmax emits" $?

@@ -12,7 +12,8 @@
  *    multiply and an add;
  *  - a float sum's chain starts with an add of +0.0 (not folded), an
  *    integer sum's with the first element.
- * And the engine's instruction count agrees with the template. */
+ * And the engine's instruction count agrees with the template, and LLVM's
+ * unroller is modelled counting the chain's FMAs, not a multiply and an add. */
 #include <check.h>
 
 #include "../sim/engine_internal.h"
@@ -244,6 +245,51 @@ START_TEST(unpacked_contraction_fused_on_amd_only)
 }
 END_TEST
 
+/* LLVM's unroller sizes a packed contraction's loop with its FMA chain: on
+ * mi300x IREE's default matvec config (8 rows a thread, 8 f16 each) is
+ * 4 + 8 x (1 + 1) + (1 + 1) = 22 for the addresses, loads and loop, then
+ * 8 vectors x 1 op (the mulf, now the math.fma) x 4 pieces = 32, then one
+ * add per accumulator (8) = 62; BEInsns 5 leaves 57, and 8 trips x 57
+ * pass Threshold 300, so the count is (150 - 5) / 57 = 2, which divides
+ * 8.  Counting a multiply and an add per vector (86, 81) would leave the
+ * loop rolled. */
+START_TEST(unroller_counts_the_fma_chain)
+{
+    ls_diag dg;
+    ls_module *m = load_text(
+        "func.func @mv(%a: tensor<32000x4096xf16>, %b: tensor<4096xf16>, %c: tensor<32000xf16>) "
+        "attributes {translation_info = #iree_codegen.translation_info<pipeline = "
+        "LLVMGPUVectorDistribute workgroup_size = [64, 1, 1] subgroup_size = 64>} {\n"
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+        "[\"parallel\", \"reduction\"]} ins(%a, %b : tensor<32000x4096xf16>, tensor<4096xf16>) "
+        "outs(%c : tensor<32000xf16>) attrs = {lowering_config = #iree_gpu.lowering_config<{"
+        "workgroup = [8, 0], thread = [0, 8], partial_reduction = [0, 512], lane_basis = [[1, 64], "
+        "[0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+        "^bb0(%x: f16, %y: f16, %o: f16):\n  %m = arith.mulf %x, %y : f16\n"
+        "  %s = arith.addf %m, %o : f16\n  linalg.yield %s : f16\n} -> tensor<32000xf16>\n}\n",
+        &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    ls_module_set_math(m, ls_math_mode_for_arch("gfx942"));
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    ls_hw hw;
+    ck_assert_msg(ls_derive(&m->problems[0], d, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_msg(
+        ls_plan_build(&m->problems[0], d, ls_plan_target_from_arch("gfx942"), &plan, &dg) == LS_OK,
+        "%s", dg.msg);
+    ck_assert_msg(ls_hw_load("mi300x", &hw, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_int_eq(ls_functional_fma(&plan), LS_FMA_CHAIN);
+    ck_assert_int_eq(plan.iterations, 8);
+    ck_assert_int_eq(plan.acc_registers, 8);
+    ck_assert_int_eq(hw.unroll_be_insns, 5);
+    ck_assert_int_eq(hw.unroll_partial_threshold, 150);
+    ck_assert_int_eq(ls_engine_unroll(&plan, &hw), 2);
+    free(d);
+    free(m);
+}
+END_TEST
+
 static Suite *accumulate_suite(void)
 {
     Suite *s = suite_create("accumulate");
@@ -251,6 +297,7 @@ static Suite *accumulate_suite(void)
     tcase_add_test(tc, packed_contraction_is_an_fma_chain_then_one_add);
     tcase_add_test(tc, packed_sums_start_from_the_identity);
     tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
+    tcase_add_test(tc, unroller_counts_the_fma_chain);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -227,8 +227,10 @@ START_TEST(property_coverage)
 END_TEST
 
 /* A matvec (IREE's decode shape, shrunk): both operands take 16-byte
- * loads, the multiply stays a separately rounded mulf (no FMA: IREE's body
- * rounds the product to f16 before the add), and the kernel checks. */
+ * loads; each thread's 8 packed elements are a math.fma chain, last first,
+ * from zero (ContractToChainFMA after DistributeContract's local reduce),
+ * then added to the accumulator; and the kernel checks, bit for bit
+ * against the simulator. */
 static const char *matvec_text =
     "func.func @mv() {\n"
     "  %cst = arith.constant 0.000000e+00 : f16\n"
@@ -269,16 +271,55 @@ START_TEST(matvec_kernel)
     /* one 16-byte load of each operand per thread: 8 of 512 elements x 64 threads */
     ck_assert_int_eq(count(src, "*(const ls_vec0_t *)"), 1);
     ck_assert_int_eq(count(src, "*(const ls_vec1_t *)"), 1);
-    ck_assert_int_eq(count(src, "ls_body(w0.e["), 8);
-    ck_assert_ptr_nonnull(strstr(src, "ls_rnd_f16(__fmul_rn(v0, v1))"));
+    ck_assert_int_eq(count(src, "] = w0.e["), 8);
+    ck_assert_int_eq(count(src, "ls_body_fma(fa0["), 8);
+    ck_assert_int_eq(count(src, "__fmul_rn"), 0);
+    ck_assert_ptr_nonnull(strstr(src, "__hfma(__float2half_rn(v0), __float2half_rn(v1), "));
+    /* last register first, then %acc = add(%acc, %local) */
+    const char *c7 = strstr(src, "loc[0] = fok[7] ? ls_body_fma(fa0[7], fa1[7], loc[0])"),
+               *c0 = strstr(src, "loc[0] = fok[0] ? ls_body_fma(fa0[0], fa1[0], loc[0])"),
+               *add = strstr(src, "acc[0] = ls_combine(acc[0], loc[0]);");
+    ck_assert(c7 && c0 && add && c7 < c0 && c0 < add);
     char *ptx = ptx_of(src, "matvec f16");
     if (ptx) {
         ck_assert_int_eq(count(ptx, "ld.global.nc.v4"), 2);
-        ck_assert_int_eq(count(ptx, "fma.rn"), 0); /* the product is rounded before the add */
+        ck_assert_int_ge(count(ptx, "fma.rn.f16"), 8); /* one FMA per element */
+        ck_assert_int_eq(count(ptx, "mul.rn.f16"), 0);
         free(ptx);
     }
     /* swapping the operands' roles in the body must fail: a * a instead of a * x */
-    emulate_then_sabotage(&plan, src, &L, 7, 64, "__fmul_rn(v0, v1)", "__fmul_rn(v0, v0)");
+    char *copy = strdup(src);
+    emulate_then_sabotage(&plan, src, &L, 7, 64, "__float2half_rn(v1), ", "__float2half_rn(v0), ");
+    /* A chain in register order (the generator before IREE's order): within
+     * the reference's rounding bound, but not the simulator's bits */
+    char *first = strstr(copy, "        /* math.fma chain"),
+         *last = strstr(copy, "        /* %acc = ");
+    ck_assert(first && last);
+    char *lines[8];
+    size_t lens[8];
+    char *at = strstr(first, "        loc[0] = ");
+    for (int i = 0; i < 8; i++) {
+        char *nl = strchr(at, '\n');
+        lines[i] = strndup(at, (size_t)(nl + 1 - at));
+        lens[i] = (size_t)(nl + 1 - at);
+        at = nl + 1;
+    }
+    at = strstr(first, "        loc[0] = ");
+    for (int i = 7; i >= 0; i--) { /* the same lines, the other way round */
+        memcpy(at, lines[i], lens[i]);
+        at += lens[i];
+        free(lines[i]);
+    }
+    ls_diag_clear(&d);
+    int64_t checked;
+    double ratio;
+    ck_assert_int_eq(ls_cuda_emulate_source(&plan, copy, &L, (ls_input_source){7, NULL, {NULL}},
+                                            &checked, &ratio, &d),
+                     LS_ERR_INVALID);
+    ck_assert_int_eq(checked, 64); /* every output within the reference's bound */
+    ck_assert_msg(strstr(d.msg, "but the simulator, combining in IREE's order, gives"), "%s",
+                  d.msg);
+    free(copy);
     free(src);
     free(dv);
     free(m);

@@ -96,11 +96,14 @@ ls_status ls_functional_work_verdict(const ls_problem *p, int64_t elements, int6
                                      bool force, ls_diag *diag);
 /* The same with options (NULL: none): progress, when not NULL, is called
  * after each workgroup with the workgroups done and the total of this run;
- * force runs past the budget. */
+ * force runs past the budget; outputs, when not NULL, receives each output
+ * the run computes at its row-major index over the init (as
+ * ls_reference_outputs lays them out; arg_compare runs leave it alone). */
 typedef struct {
     void (*progress)(void *ctx, int64_t done, int64_t total);
     void *progress_ctx;
     bool force;
+    ls_value *outputs;
 } ls_functional_opts;
 ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_t first,
                                  int64_t count, const ls_functional_opts *opts,

@@ -121,9 +121,29 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
  * ($CXX, else c++) with an emulation prelude (one POSIX thread per CUDA
  * thread, barriers for __syncthreads and warp shuffles), run and checked.
  * Slow: for checking the generator on small problems. */
-ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, int64_t *checked,
-                          double *max_bound_ratio, ls_diag *diag);
-/* The same for a given source (the tests hand it a sabotaged one). */
+typedef struct {
+    int64_t checked;        /* outputs that match the reference */
+    double max_bound_ratio; /* of float sums and products: |kernel - ref| / bound */
+    /* Outputs compared bit for bit with the simulator's functional run,
+     * which computes them in IREE's order (ls_functional_run): every
+     * output, or 0 where it was not run (arg_compare, whose ties the
+     * reference check already settles, or past the functional budget). */
+    int64_t sim_equal;
+} ls_cuda_emu_result;
+ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, ls_cuda_emu_result *res,
+                          ls_diag *diag);
+/* A kernel's outputs (n of them, as the generator lays them out) against
+ * the simulator's functional run, which combines in IREE's order: bit for
+ * bit (any NaN equals any NaN), so that a generator combining in another
+ * order -- which the reference's rounding bound lets pass -- is caught.
+ * equal: the outputs compared, all equal; 0 where the run is not made
+ * (arg_compare, whose ties the reference check settles, or a run past the
+ * functional budget).  A difference is LS_ERR_INVALID, the first one
+ * described. */
+ls_status ls_cuda_compare_sim(const ls_plan *plan, ls_input_source in, const void *out, int64_t n,
+                              int64_t *equal, ls_diag *diag);
+/* The same for a given source (the tests hand it a sabotaged one), the
+ * simulator's comparison included. */
 ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_cuda_launch *launch,
                                  ls_input_source in, int64_t *checked, double *max_bound_ratio,
                                  ls_diag *diag);
@@ -188,6 +208,9 @@ typedef struct {
     int64_t checked[LS_FUSED_MAX_PHASES];
     double max_bound_ratio[LS_FUSED_MAX_PHASES];
     int64_t producer_checked[LS_FUSED_MAX_PHASES]; /* a stored producer's elements */
+    /* emulated: a reduction phase's outputs equal to the simulator's bit
+     * for bit (ls_cuda_compare_sim; 0: not compared) */
+    int64_t sim_equal[LS_FUSED_MAX_PHASES];
 } ls_cuda_fused_check;
 
 /* The kernel's input tensors for a seed: values[u] (ls_value, malloc'd)
@@ -206,7 +229,18 @@ ls_status ls_cuda_emulate_fused(const ls_fused_kernel *k, const char *source_nam
 ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *k, const int64_t *unroll,
                                uint64_t seed, const ls_measure_opts *opts, double copy_gbps,
                                ls_measure_result *res, ls_cuda_fused_check *chk, ls_diag *diag);
-/* The same for a given source (the tests hand it a sabotaged one). */
+/* A kernel's outputs (n of them, as the generator lays them out) against
+ * the simulator's functional run, which combines in IREE's order: bit for
+ * bit (any NaN equals any NaN), so that a generator combining in another
+ * order -- which the reference's rounding bound lets pass -- is caught.
+ * equal: the outputs compared, all equal; 0 where the run is not made
+ * (arg_compare, whose ties the reference check settles, or a run past the
+ * functional budget).  A difference is LS_ERR_INVALID, the first one
+ * described. */
+ls_status ls_cuda_compare_sim(const ls_plan *plan, ls_input_source in, const void *out, int64_t n,
+                              int64_t *equal, ls_diag *diag);
+/* The same for a given source (the tests hand it a sabotaged one), the
+ * simulator's comparison included. */
 ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src,
                                        const ls_cuda_fused_launch *launch, uint64_t seed,
                                        ls_cuda_fused_check *res, ls_diag *diag);

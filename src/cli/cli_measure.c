@@ -319,15 +319,21 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
         return st;
     }
     if (a->emulate) {
-        int64_t checked;
-        double ratio;
-        ls_status st = ls_cuda_emulate(plan, in, &checked, &ratio, diag);
+        ls_cuda_emu_result er;
+        ls_status st = ls_cuda_emulate(plan, in, &er, diag);
         char what[300];
-        checked_text(p, checked, a->seed, what, sizeof what);
-        if (!st)
-            fprintf(out, "%s: emulated on the CPU: %s%s\n", p->name, what,
-                    ratio > 0 ? "; float error within the rounding bound" : "");
-        return st;
+        checked_text(p, er.checked, a->seed, what, sizeof what);
+        if (st)
+            return st;
+        fprintf(out, "%s: emulated on the CPU: %s%s\n", p->name, what,
+                er.max_bound_ratio > 0 ? "; float error within the rounding bound" : "");
+        if (er.sim_equal > 0)
+            fprintf(out, "  and %s the simulator's, bit for bit (it combines in IREE's order)\n",
+                    er.sim_equal == 1 ? "is" : "are");
+        else if (!p->argcmp.on)
+            fprintf(out, "  (not compared with the simulator's values: its functional run is past "
+                         "the budget)\n");
+        return LS_OK;
     }
     ls_status st;
     if (!*gpu && (st = ls_gpu_open((int)a->device, gpu, diag)))
@@ -364,6 +370,9 @@ static void phases_checked(FILE *f, const ls_fused_kernel *k, const ls_cuda_fuse
             checked_text(ph->plan->problem, chk->checked[i], seed, what, sizeof what);
         fprintf(f, "%sphase %d, %s: %s%s\n", indent, i, ph->what, what,
                 chk->max_bound_ratio[i] > 0 ? "; float error within the rounding bound" : "");
+        if (chk->sim_equal[i] > 0)
+            fprintf(f, "%s  and %s the simulator's, bit for bit (it combines in IREE's order)\n",
+                    indent, chk->sim_equal[i] == 1 ? "is" : "are");
         if (ph->producer_op >= 0)
             fprintf(f, "%s  and %s, which its loop writes: %lld elements match its body bit for "
                        "bit\n",

@@ -411,7 +411,7 @@ static ls_status check_reduction(sim_run *s, size_t i, ls_functional_result *fr,
     ls_cli_progress ps;
     snprintf(what, sizeof what, "%s: functional check", p->name);
     ls_cli_progress_init(&ps, CMD, what, "workgroups", o->quiet);
-    ls_functional_opts fo = {ls_cli_progress_cb, &ps, o->force};
+    ls_functional_opts fo = {ls_cli_progress_cb, &ps, o->force, NULL};
     ls_status fst = ls_functional_run_opts(&s->plans[i], src, 0, o->max_wg, &fo, fr, diag);
     ls_cli_progress_end(&ps);
     ls_free_intermediates(&src);

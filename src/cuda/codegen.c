@@ -129,7 +129,7 @@ static void emit_helpers(gen *g)
  * register r's elements (in NULL: src in order), with the loop
  * coordinates when bp reads linalg.index. */
 static void body_call(const gen *g, const char *name, const ls_problem *bp, const int *in,
-                      int64_t r, char src[][160], char *buf, size_t size)
+                      int64_t r, char src[][160], const char *extra, char *buf, size_t size)
 {
     size_t u = (size_t)snprintf(buf, size, "%s(", name);
     for (int k = 0; k < bp->n_inputs && u < size; k++)
@@ -141,7 +141,7 @@ static void body_call(const gen *g, const char *name, const ls_problem *bp, cons
             u += (size_t)snprintf(buf + u, size - u, ", x%d + %lld", i, (long long)rx[i]);
     }
     if (u < size)
-        snprintf(buf + u, size - u, ")");
+        snprintf(buf + u, size - u, "%s%s)", extra ? ", " : "", extra ? extra : "");
 }
 
 static void elem_expr(const gen *g, int64_t r, char src[][160], char *buf, size_t size)
@@ -149,7 +149,7 @@ static void elem_expr(const gen *g, int64_t r, char src[][160], char *buf, size_
     if (g->p->body.n == 0)
         snprintf(buf, size, "ls_extend(%s)", src[0]);
     else
-        body_call(g, "ls_body", g->p, NULL, r, src, buf, size);
+        body_call(g, "ls_body", g->p, NULL, r, src, NULL, buf, size);
 }
 
 /* "const idx name = 0 + x_i * stride_i ...;" for the register-0 offset of
@@ -194,23 +194,46 @@ static void scalar_src(const gen *g, int k, int64_t r, char *buf, size_t size)
         snprintf(buf, size, "in%d[o%d + %lld]", k, k, (long long)off);
 }
 
+/* Under an FMA chain, register r's step only keeps its operands for the
+ * chain after the loads (emit_fma_chain); where cond fails nothing is
+ * loaded -- the element may lie past the end -- and fok[r] says so. */
+static void emit_keep_operands(gen *g, int64_t r, char src[][160], const char *cond,
+                               const char *indent)
+{
+    if (cond[0])
+        fprintf(g->f, "%sif ((fok[%lld] = %s)) {\n", indent, (long long)r, cond);
+    else
+        fprintf(g->f, "%sfok[%lld] = true;\n", indent, (long long)r);
+    for (int k = 0; k < g->nin; k++)
+        fprintf(g->f, "%s%sfa%d[%lld] = %s;\n", indent, cond[0] ? "    " : "", k, (long long)r,
+                src[k]);
+    if (cond[0])
+        fprintf(g->f, "%s}\n", indent);
+}
+
 /* The standard element step: fold register r's contribution into its
- * accumulator (the identity where cond, when given, fails). */
+ * accumulator, or into its local reduce when grouped (the identity where
+ * cond, when given, fails). */
 static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *cond,
                               const char *indent)
 {
     char e[1024];
-    elem_expr(g, r, src, e, sizeof e);
-    if (cond[0])
-        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s ? %s : ident);\n", indent,
-                (long long)g->acc_slot[r], (long long)g->acc_slot[r], cond, e);
-    else
-        fprintf(g->f, "%sacc[%lld] = ls_combine(acc[%lld], %s);\n", indent,
-                (long long)g->acc_slot[r], (long long)g->acc_slot[r], e);
+    const char *into = g->grouped ? "loc" : "acc";
+    if (g->fma != LS_FMA_NONE) {
+        emit_keep_operands(g, r, src, cond, indent);
+    } else {
+        elem_expr(g, r, src, e, sizeof e);
+        if (cond[0])
+            fprintf(g->f, "%s%s[%lld] = ls_combine(%s[%lld], %s ? %s : ident);\n", indent, into,
+                    (long long)g->acc_slot[r], into, (long long)g->acc_slot[r], cond, e);
+        else
+            fprintf(g->f, "%s%s[%lld] = ls_combine(%s[%lld], %s);\n", indent, into,
+                    (long long)g->acc_slot[r], into, (long long)g->acc_slot[r], e);
+    }
     if (!g->prod)
         return;
     /* the producer's value at this element, written where the dispatch stores it */
-    body_call(g, "ls_prod", g->prod->problem, g->prod_in, r, src, e, sizeof e);
+    body_call(g, "ls_prod", g->prod->problem, g->prod_in, r, src, NULL, e, sizeof e);
     emit_elem_store(g, r, "outp", "op", g->prod_stride, e, cond, indent);
 }
 
@@ -430,7 +453,31 @@ static void emit_load_accumulate(gen *g)
     fprintf(f, "    ls_acc_t acc[%lld];\n#pragma unroll\n    for (int i = 0; i < %lld; ++i)\n"
                "        acc[i] = ident;\n",
             (long long)g->nacc, (long long)g->nacc);
+    g->grouped = g->plan->inner_elems > 1;
+    g->fma = ls_functional_fma(g->plan);
     cg_emit_chunk_loop(g);
+}
+
+/* The math.fma chain over the registers whose operands the loads kept:
+ * packed (ContractToChainFMA), each accumulator's registers last first
+ * into its local value; else each register into its accumulator.  A
+ * padded register adds the identity, as sim/functional.c's fold does. */
+static void emit_fma_chain(gen *g)
+{
+    FILE *f = g->f;
+    bool last_first = g->fma == LS_FMA_CHAIN;
+    const char *into = g->grouped ? "loc" : "acc";
+    fprintf(f, "        /* math.fma chain%s */\n",
+            last_first ? ", last element first (ContractToChainFMA)" : "");
+    for (int64_t i = 0; i < g->regs; i++) {
+        int64_t r = last_first ? g->regs - 1 - i : i, a = g->acc_slot[r];
+        char src[LS_MAX_INPUTS][160], c[64], e[1024];
+        for (int k = 0; k < g->nin; k++)
+            snprintf(src[k], sizeof src[k], "fa%d[%lld]", k, (long long)r);
+        snprintf(c, sizeof c, "%s[%lld]", into, (long long)a);
+        body_call(g, "ls_body_fma", g->p, NULL, r, src, c, e, sizeof e);
+        fprintf(f, "        %s = fok[%lld] ? %s : ls_combine(%s, ident);\n", c, (long long)r, e, c);
+    }
 }
 
 void cg_emit_chunk_loop(gen *g)
@@ -468,9 +515,29 @@ void cg_emit_chunk_loop(gen *g)
         emit_offset(g, "        ", "op", g->prod_stride, "the stored producer's offset of register 0");
     if (g->elementwise)
         emit_offset(g, "        ", "oo", g->out_stride, "the result's offset of register 0");
+    if (g->grouped)
+        fprintf(f,
+                "        /* the local reduce: each accumulator's packed inner elements from the "
+                "identity */\n        ls_acc_t loc[%lld];\n#pragma unroll\n"
+                "        for (int i = 0; i < %lld; ++i)\n            loc[i] = ident;\n",
+                (long long)g->nacc, (long long)g->nacc);
+    if (g->fma != LS_FMA_NONE) {
+        fprintf(f, "        /* each register's operands, for the FMA chain after the loads */\n");
+        for (int k = 0; k < g->nin; k++)
+            fprintf(f, "        ls_in%d_t fa%d[%lld];\n", k, k, (long long)g->regs);
+        fprintf(f, "        bool fok[%lld];\n", (long long)g->regs);
+    }
     int64_t group = g->plan->load_width > 0 ? g->plan->load_width : 1;
     for (int64_t r = 0; r < g->regs; r += group)
         emit_load_group(g, r, group);
+    if (g->fma != LS_FMA_NONE)
+        emit_fma_chain(g);
+    if (g->grouped) {
+        fprintf(f, "        /* %%acc = %s(%%acc, %%local) */\n", ls_combiner_name(p->combiner));
+        for (int64_t a = 0; a < g->nacc; a++)
+            fprintf(f, "        acc[%lld] = ls_combine(acc[%lld], loc[%lld]);\n", (long long)a,
+                    (long long)a, (long long)a);
+    }
     fprintf(f, "    }\n");
 }
 

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "lanescope/functional.h"
 #include "lanescope/measure.h"
 
 typedef struct gen {
@@ -50,6 +51,14 @@ typedef struct gen {
     const ls_plan *prod;
     int prod_in[LS_MAX_INPUTS];
     int64_t prod_stride[LS_MAX_RANK];
+    /* A reduction's loop as IREE lowers it (sim/functional.c does the
+     * same): with packed inner dims (grouped), each iteration reduces an
+     * accumulator's registers from the identity into loc[] and then adds
+     * loc to acc; fma (ls_functional_fma) fuses the body's last multiply
+     * into that chain, which runs last register first, so each register's
+     * operands are kept (fa<k>[r], fok[r]) until the loads are done. */
+    bool grouped;
+    ls_fma_kind fma;
 } gen;
 
 /* ---- codegen.c: one plan as the phase of a fused kernel */
@@ -144,6 +153,10 @@ typedef struct {
     int index_rank;            /* loop coordinates passed (linalg.index), 0: none */
     const char *ret_ctype;
     ls_elem_type ret_type;
+    /* the body's last op, a multiply, fused with an addend c (ret_ctype,
+     * the last parameter) into one FMA rounded once, as sim/body.c's
+     * ls_body_fma: the lowering's math.fma (ls_functional_fma) */
+    bool fma_last;
 } cg_body_fn;
 char *cg_body_fn_text(const cg_body_fn *fn); /* malloc'd */
 /* fns[0..n) with the helpers they call, each helper once. */

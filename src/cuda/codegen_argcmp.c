@@ -120,8 +120,10 @@ void cg_emit_argcmp_helpers(gen *g)
     /* the comparator, and U alone for the ballot path */
     ls_elem_type two[2] = {p->acc_type, p->acc_type};
     const char *two_c[2] = {"ls_acc_t", "ls_acc_t"};
-    cg_body_fn fns[2] = {{&a->cmp, "ls_cmp", "the comparator region: does a (the candidate) beat b "
-                          "(the best so far)?", 2, two, two_c, 0, "bool", LS_ET_I1}};
+    cg_body_fn fns[2] = {{&a->cmp, "ls_cmp",
+                          "the comparator region: does a (the candidate) beat b "
+                          "(the best so far)?",
+                          2, two, two_c, 0, "bool", LS_ET_I1, false}};
     int nfn = 1;
     ls_body u;
     if (a->ballot && a->transform >= 0) {
@@ -130,8 +132,9 @@ void cg_emit_argcmp_helpers(gen *g)
         u.inst[0] = a->cmp.inst[0];
         u.inst[1] = a->cmp.inst[a->transform];
         u.inst[1].a = 0;
-        fns[nfn++] = (cg_body_fn){&u, "ls_u", "U: the comparator's transform of one value", 1, two,
-                                  two_c, 0, "ls_x_t", xt};
+        fns[nfn++] = (cg_body_fn){
+            &u, "ls_u", "U: the comparator's transform of one value", 1, two, two_c, 0, "ls_x_t",
+            xt, false};
     }
     cg_emit_body_fns(f, fns, nfn);
     /* the shuffles' helpers, only those the lane combines call (NVRTC warns

@@ -692,6 +692,22 @@ static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
         int_expr(in, t, buf, size);
 }
 
+/* The last op's multiply and the addend c as one FMA rounded once to the
+ * multiply's type (sim/body.c's fma_in), the instruction math.fma becomes:
+ * fma.rn.f32/f64, and __hfma's fma.rn.f16/bf16 (the operands are values
+ * of the type, so the conversions are exact). */
+static void fma_expr(const cg_body_fn *fn, const ls_body_inst *in, char *buf, size_t size)
+{
+    ls_elem_type t = (ls_elem_type)in->type;
+    if (t == LS_ET_F32 || t == LS_ET_F64)
+        snprintf(buf, size, "%s(v%d, v%d, %s(c))", t == LS_ET_F32 ? "__fmaf_rn" : "__fma_rn", in->a,
+                 in->b, cg_to_float(fn->ret_type));
+    else
+        snprintf(buf, size, "%s(__hfma(%s(v%d), %s(v%d), %s(%s(c))))", cg_to_float(t),
+                 cg_from_float(t), in->a, cg_from_float(t), in->b, cg_from_float(t),
+                 cg_to_float(fn->ret_type));
+}
+
 char *cg_body_fn_text(const cg_body_fn *fn)
 {
     const ls_body *body = fn->body;
@@ -704,6 +720,8 @@ char *cg_body_fn_text(const cg_body_fn *fn)
         fprintf(f, "%s%s a%d", k ? ", " : "", fn->in_ctypes[k], k);
     for (int i = 0; i < fn->index_rank; i++)
         fprintf(f, ", ls_idx_t x%d", i);
+    if (fn->fma_last)
+        fprintf(f, ", %s c", fn->ret_ctype);
     fprintf(f, ")\n{\n");
     bool used[LS_MAX_BODY_INSTS] = {false};
     for (int i = 0; i < body->n; i++) {
@@ -716,9 +734,13 @@ char *cg_body_fn_text(const cg_body_fn *fn)
     for (int i = 0; i < body->n; i++) {
         const ls_body_inst *in = &body->inst[i];
         char e[1024];
-        inst_expr(fn, i, e, sizeof e);
-        fprintf(f, "    const %s v%d = %s; /* %s : %s */\n", value_type((ls_elem_type)in->type), i,
-                e, ls_body_opcode_name((ls_body_opcode)in->op),
+        if (fn->fma_last && i == body->n - 1)
+            fma_expr(fn, in, e, sizeof e);
+        else
+            inst_expr(fn, i, e, sizeof e);
+        bool fused = fn->fma_last && i == body->n - 1;
+        fprintf(f, "    const %s v%d = %s; /* %s%s : %s */\n", value_type((ls_elem_type)in->type),
+                i, e, ls_body_opcode_name((ls_body_opcode)in->op), fused ? " + c: math.fma" : "",
                 ls_elem_type_name((ls_elem_type)in->type));
         if (!used[i] && i < body->n - 1)
             fprintf(f, "    (void)v%d; /* the body computes it, nothing reads it */\n", i);
@@ -772,9 +794,16 @@ void cg_emit_body(gen *g)
         snprintf(ctypes[k], sizeof ctypes[k], "ls_in%d_t", k);
         cts[k] = ctypes[k];
     }
-    cg_body_fn fn[2] = {{&p->body, "ls_body", "the linalg body: one iteration point's contribution",
+    cg_body_fn fn[3] = {{&p->body, "ls_body", "the linalg body: one iteration point's contribution",
                          p->n_inputs, types, cts, cg_body_uses_index(p) ? p->rank : 0, "ls_acc_t",
-                         p->acc_type}};
+                         p->acc_type, false}};
+    int n = 1;
+    if (g->fma != LS_FMA_NONE) { /* the accumulate stage's math.fma: the only call */
+        fn[0].name = "ls_body_fma";
+        fn[0].what = "the linalg body, its last multiply fused into the add of c (the lowering's "
+                     "math.fma)";
+        fn[0].fma_last = true;
+    }
     /* a stored producer's own body, on the inputs it shares with this one */
     ls_elem_type ptypes[LS_MAX_INPUTS];
     const char *pcts[LS_MAX_INPUTS];
@@ -784,8 +813,9 @@ void cg_emit_body(gen *g)
         pcts[j] = cts[g->prod_in[j]];
     }
     if (pp)
-        fn[1] = (cg_body_fn){&pp->body, "ls_prod", "the stored producer: its value at the element",
-                             pp->n_inputs, ptypes, pcts, cg_body_uses_index(pp) ? pp->rank : 0,
-                             "ls_prod_t", pp->acc_type};
-    cg_emit_body_fns(g->f, fn, pp ? 2 : 1);
+        fn[n++] = (cg_body_fn){
+            &pp->body,    "ls_prod", "the stored producer: its value at the element", pp->n_inputs,
+            ptypes,       pcts,      cg_body_uses_index(pp) ? pp->rank : 0,           "ls_prod_t",
+            pp->acc_type, false};
+    cg_emit_body_fns(g->f, fn, n);
 }

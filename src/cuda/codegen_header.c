@@ -91,6 +91,19 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
                     in_double, in_double == 1 ? "" : "s", in_double == 1 ? "it" : "them");
         fprintf(f, "\n");
     }
+    ls_fma_kind fk = p->argcmp.on ? LS_FMA_NONE : ls_functional_fma(g->plan);
+    if (!p->argcmp.on && fk == LS_FMA_CHAIN)
+        fprintf(f,
+                " *   accumulate: per iteration, each accumulator's %lld packed elements go "
+                "through a math.fma chain from the identity, last first (ContractToChainFMA), "
+                "and the chain's result is added to it (DistributeContract)\n",
+                (long long)g->plan->inner_elems);
+    else if (!p->argcmp.on && g->plan->inner_elems > 1)
+        fprintf(f,
+                " *   accumulate: per iteration, each accumulator's %lld packed elements are "
+                "reduced from the identity and the result is added to it (DistributeContract / "
+                "DistributeMultiReduction)\n",
+                (long long)g->plan->inner_elems);
     fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
 }
 

@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 
 #include "lanescope/arena.h"
 #include "lanescope/atomic.h"
+#include "lanescope/functional.h"
 #include "lanescope/measure.h"
 
 static const char prelude[] =
@@ -71,8 +73,10 @@ static const char prelude[] =
     "    return m;\n"
     "}\n"
     "static inline int __ffs(int x) { return __builtin_ffs(x); }\n"
-    "static inline unsigned __shfl_xor_sync(unsigned, unsigned v, int off) { return ls_emu_shfl(v, off); }\n"
-    "static inline unsigned __shfl_sync(unsigned, unsigned v, int src) { return ls_emu_shfl_idx(v, src); }\n"
+    "static inline unsigned __shfl_xor_sync(unsigned, unsigned v, int off) { return ls_emu_shfl(v, "
+    "off); }\n"
+    "static inline unsigned __shfl_sync(unsigned, unsigned v, int src) { return ls_emu_shfl_idx(v, "
+    "src); }\n"
     "static inline float __shfl_sync(unsigned, float v, int src)\n"
     "{ return __uint_as_float(ls_emu_shfl_idx(__float_as_uint(v), src)); }\n"
     "static inline float __shfl_xor_sync(unsigned, float v, int off)\n"
@@ -82,20 +86,52 @@ static const char prelude[] =
     "static inline unsigned short __half_as_ushort(__half h) { return h.bits; }\n"
     "static inline __half __ushort_as_half(unsigned short b) { __half h; h.bits = b; return h; }\n"
     "static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.bits; }\n"
-    "static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short b) { __nv_bfloat16 h; h.bits = b; return h; }\n"
-    "static inline float __half2float(__half h) { _Float16 v; memcpy(&v, &h.bits, 2); return (float)v; }\n"
-    "static inline __half __float2half_rn(float f) { _Float16 v = (_Float16)f; __half h; memcpy(&h.bits, &v, 2); return h; }\n"
-    "static inline float __bfloat162float(__nv_bfloat16 h) { return __uint_as_float((unsigned)h.bits << 16); }\n"
+    "static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short b) { __nv_bfloat16 h; h.bits "
+    "= b; return h; }\n"
+    "static inline float __half2float(__half h) { _Float16 v; memcpy(&v, &h.bits, 2); return "
+    "(float)v; }\n"
+    "static inline __half __float2half_rn(float f) { _Float16 v = (_Float16)f; __half h; "
+    "memcpy(&h.bits, &v, 2); return h; }\n"
+    "static inline float __bfloat162float(__nv_bfloat16 h) { return "
+    "__uint_as_float((unsigned)h.bits << 16); }\n"
     "static inline __nv_bfloat16 __float2bfloat16_rn(float f)\n"
     "{\n"
     "    unsigned u = __float_as_uint(f);\n"
-    "    if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16((unsigned short)((u >> 16) | 0x40));\n"
+    "    if ((u & 0x7fffffffu) > 0x7f800000u) return __ushort_as_bfloat16((unsigned short)((u >> "
+    "16) | 0x40));\n"
     "    u += 0x7fffu + ((u >> 16) & 1u);\n"
     "    return __ushort_as_bfloat16((unsigned short)(u >> 16));\n"
+    "}\n"
+    "/* __hfma: x * y + c rounded once.  The product is exact in double; an inexact sum is\n"
+    " * moved one double ulp towards the exact value (TwoSum's error), so that rounding it to\n"
+    " * 16 bits rounds as the exact value would (sim/body.c's fma_in) */\n"
+    "static inline double ls_emu_fma_d(double x, double y, double c)\n"
+    "{\n"
+    "    double p = x * y, s = p + c;\n"
+    "    if (!isfinite(s)) return s;\n"
+    "    double bp = s - p, err = (p - (s - bp)) + (c - bp);\n"
+    "    return err == 0 ? s : nextafter(s, err > 0 ? INFINITY : -INFINITY);\n"
+    "}\n"
+    "static inline __half __hfma(__half a, __half b, __half c)\n"
+    "{\n"
+    "    _Float16 v = (_Float16)ls_emu_fma_d(__half2float(a), __half2float(b), __half2float(c));\n"
+    "    __half h; memcpy(&h.bits, &v, 2); return h;\n"
+    "}\n"
+    "static inline __nv_bfloat16 __hfma(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c)\n"
+    "{\n"
+    "    double d = ls_emu_fma_d(__bfloat162float(a), __bfloat162float(b), __bfloat162float(c));\n"
+    "    float f = (float)d; /* to odd: the rounding to bf16 is then the single one */\n"
+    "    if ((double)f != d && f == f) {\n"
+    "        if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);\n"
+    "        f = __uint_as_float(__float_as_uint(f) | 1u);\n"
+    "    }\n"
+    "    return __float2bfloat16_rn(f);\n"
     "}\n"
     "/* correctly rounded float and double ops: the host's IEEE arithmetic (ISO C++ mode: no\n"
     " * contraction into FMA) */\n"
     "static inline float __fadd_rn(float a, float b) { return a + b; }\n"
+    "static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }\n"
+    "static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }\n"
     "static inline float __fsub_rn(float a, float b) { return a - b; }\n"
     "static inline float __fmul_rn(float a, float b) { return a * b; }\n"
     "static inline float __fdiv_rn(float a, float b) { return a / b; }\n"
@@ -115,8 +151,10 @@ static const char prelude[] =
     "    if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);\n"
     "    return f;\n"
     "}\n"
-    "static inline double __longlong_as_double(long long v) { double d; memcpy(&d, &v, 8); return d; }\n"
-    "static inline long long __double_as_longlong(double d) { long long v; memcpy(&v, &d, 8); return v; }\n"
+    "static inline double __longlong_as_double(long long v) { double d; memcpy(&d, &v, 8); return "
+    "d; }\n"
+    "static inline long long __double_as_longlong(double d) { long long v; memcpy(&v, &d, 8); "
+    "return v; }\n"
     "#line 1 \"kernel.cu\"\n";
 
 /* The launcher: one POSIX thread per CUDA thread, blocks one after another;
@@ -239,18 +277,67 @@ static void first_line(const char *path, char *buf, size_t size)
     fclose(f);
 }
 
-ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, int64_t *checked,
-                          double *max_bound_ratio, ls_diag *diag)
+ls_status ls_cuda_compare_sim(const ls_plan *plan, ls_input_source in, const void *out, int64_t n,
+                              int64_t *equal, ls_diag *diag)
+{
+    *equal = 0;
+    const ls_problem *p = plan->problem;
+    if (p->argcmp.on || ls_functional_check_work(plan, -1, false, NULL) != LS_OK)
+        return LS_OK;
+    ls_value *sim = ls_xcalloc((size_t)n + 1, sizeof *sim);
+    ls_functional_opts fo = {NULL, NULL, false, sim};
+    ls_functional_result fr;
+    ls_diag quiet = {0};
+    ls_status st = ls_functional_run_opts(plan, in, 0, -1, &fo, &fr, &quiet);
+    if (st != LS_OK && st != LS_ERR_INVALID) { /* a mismatch with the reference is the caller's */
+        free(sim);
+        return LS_OK;
+    }
+    int eb = ls_elem_type_bits(p->acc_type) / 8;
+    ls_value mask = eb >= 8 ? ~(ls_value)0 : ((ls_value)1 << (8 * eb)) - 1;
+    const unsigned char *o = out;
+    for (int64_t lin = 0; lin < n; lin++) {
+        ls_value v = 0;
+        for (int b = 0; b < eb; b++)
+            v |= (ls_value)o[lin * eb + b] << (8 * b);
+        ls_value w = sim[lin] & mask;
+        bool nan = ls_elem_type_is_float(p->acc_type) &&
+                   isnan(ls_value_to_double(v, p->acc_type)) &&
+                   isnan(ls_value_to_double(w, p->acc_type));
+        if (v != w && !nan) {
+            char sv[48], sw[48];
+            ls_value_format(v, p->acc_type, sv, sizeof sv);
+            ls_value_format(w, p->acc_type, sw, sizeof sw);
+            free(sim);
+            return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                               "the generated kernel's output %lld (row-major over the init) is "
+                               "%s but the simulator, combining in IREE's order, gives %s: the "
+                               "generator does not lower this plan as the simulator does",
+                               (long long)lin, sv, sw);
+        }
+        (*equal)++;
+    }
+    free(sim);
+    return LS_OK;
+}
+
+ls_status ls_cuda_emulate(const ls_plan *plan, ls_input_source in, ls_cuda_emu_result *res,
+                          ls_diag *diag)
 {
     char *src = NULL;
     ls_cuda_launch L;
-    *checked = 0;
-    *max_bound_ratio = 0;
+    memset(res, 0, sizeof *res);
     ls_status st = ls_cuda_generate(plan, 0, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
-    st = ls_cuda_emulate_source(plan, src, &L, in, checked, max_bound_ratio, diag);
+    void *out = NULL;
+    st = ls_cuda_emulate_output(plan, src, &L, in, &out, diag);
     free(src);
+    if (!st)
+        st = ls_cuda_check_output(plan, in, out, &res->checked, &res->max_bound_ratio, diag);
+    if (!st)
+        st = ls_cuda_compare_sim(plan, in, out, L.out_elems, &res->sim_equal, diag);
+    free(out);
     return st;
 }
 
@@ -264,6 +351,9 @@ ls_status ls_cuda_emulate_source(const ls_plan *plan, const char *src, const ls_
     ls_status st = ls_cuda_emulate_output(plan, src, launch, in, &out, diag);
     if (!st)
         st = ls_cuda_check_output(plan, in, out, checked, max_bound_ratio, diag);
+    int64_t equal;
+    if (!st)
+        st = ls_cuda_compare_sim(plan, in, out, launch->out_elems, &equal, diag);
     free(out);
     return st;
 }

@@ -74,6 +74,48 @@ static ls_status check_elementwise(const ls_problem *p, const int *out_map, int 
     return LS_OK;
 }
 
+/* Phase ph's inputs: the kernel's tensors, and an earlier phase's result
+ * as this kernel wrote it (held[a], malloc'd, the caller frees). */
+static ls_input_source phase_inputs(const ls_fused_phase *ph, const ls_cuda_fused_launch *L,
+                                    ls_value *const *values, void *const *outputs, uint64_t seed,
+                                    ls_value **held)
+{
+    ls_input_source in = {seed, NULL, {NULL}};
+    for (int a = 0; a < ph->plan->problem->n_inputs; a++) {
+        int j = ph->held[a];
+        if (j < 0) {
+            in.values[a] = values[ph->operand[a]];
+            continue;
+        }
+        held[a] = ls_xmalloc(((size_t)L->output_elems[j] + 1) * sizeof *held[a]);
+        for (int64_t e = 0; e < L->output_elems[j]; e++)
+            held[a][e] = ls_cuda_unpack_element(outputs[j], e, L->output_type[j]);
+        in.values[a] = held[a];
+    }
+    return in;
+}
+
+/* Each reduction phase's outputs against the simulator's, bit for bit
+ * (ls_cuda_compare_sim), from the same inputs its reference check used. */
+static ls_status compare_phases_with_sim(const ls_fused_kernel *k, const ls_cuda_fused_launch *L,
+                                         ls_value *const *values, void *const *outputs,
+                                         uint64_t seed, ls_cuda_fused_check *res, ls_diag *diag)
+{
+    ls_status st = LS_OK;
+    for (int i = 0; i < k->n_phases && !st; i++) {
+        const ls_fused_phase *ph = &k->phase[i];
+        if (ph->elementwise || ph->epilogue) /* checked bit for bit against the body already */
+            continue;
+        ls_value *held[LS_MAX_INPUTS] = {NULL};
+        ls_input_source in = phase_inputs(ph, L, values, outputs, seed, held);
+        st = ls_cuda_compare_sim(ph->plan, in, outputs[i], L->output_elems[i], &res->sim_equal[i],
+                                 diag);
+        for (int a = 0; a < LS_MAX_INPUTS; a++)
+            free(held[a]);
+    }
+    return st;
+}
+
 ls_status ls_cuda_fused_check_outputs(const ls_fused_kernel *k, const ls_cuda_fused_launch *L,
                                       ls_value *const *values, void *const *outputs,
                                       uint64_t seed, ls_cuda_fused_check *res, ls_diag *diag)
@@ -83,20 +125,8 @@ ls_status ls_cuda_fused_check_outputs(const ls_fused_kernel *k, const ls_cuda_fu
     for (int i = 0; i < k->n_phases && !st; i++) {
         const ls_fused_phase *ph = &k->phase[i];
         const ls_problem *p = ph->plan->problem;
-        ls_input_source in = {seed, NULL, {NULL}};
         ls_value *held[LS_MAX_INPUTS] = {NULL};
-        for (int a = 0; a < p->n_inputs; a++) {
-            int j = ph->held[a];
-            if (j < 0) {
-                in.values[a] = values[ph->operand[a]];
-                continue;
-            }
-            /* an earlier phase's result as this kernel wrote it (checked already) */
-            held[a] = ls_xmalloc(((size_t)L->output_elems[j] + 1) * sizeof *held[a]);
-            for (int64_t e = 0; e < L->output_elems[j]; e++)
-                held[a][e] = ls_cuda_unpack_element(outputs[j], e, L->output_type[j]);
-            in.values[a] = held[a];
-        }
+        ls_input_source in = phase_inputs(ph, L, values, outputs, seed, held);
         if (ph->elementwise || ph->epilogue)
             st = check_elementwise(p, ph->out_map, ph->out_map_n, ph->what, L, i, in, outputs[i],
                                    &res->checked[i], diag);
@@ -149,6 +179,8 @@ ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src
                                         L->block[0], lp->file, lp->line, lp->col, diag);
     if (!st)
         st = ls_cuda_fused_check_outputs(k, L, values, out, seed, res, diag);
+    if (!st)
+        st = compare_phases_with_sim(k, L, values, out, seed, res, diag);
     for (int a = 0; a < LS_MAX_INPUTS; a++) {
         free(values[a]);
         free(in[a]);
