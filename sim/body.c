@@ -72,6 +72,7 @@ static const op_info ops[LS_BOP_COUNT] = {
     [LS_BOP_CMPI] = {"arith.cmpi", 2, 'x'},
     [LS_BOP_SELECT] = {"arith.select", 3, 'x'},
     [LS_BOP_SCALING_EXTF] = {"arith.scaling_extf", 2, 'x'},
+    [LS_BOP_FMA] = {"math.fma", 3, 'x'},
 };
 
 bool ls_body_opcode_from_name(const char *name, ls_body_opcode *op)
@@ -131,6 +132,8 @@ static inline uint64_t fres(double d, ls_elem_type t)
         return ls_f32_to_f16((float)d);
     return ls_value_from_double(d, t);
 }
+
+static uint64_t fma_in(double x, double y, double c, ls_elem_type t);
 
 /* Saturating float -> integer of a width, NaN -> 0 (PTX cvt.rzi.sat and the
  * AMDGPU conversions both saturate). */
@@ -476,6 +479,7 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
                         va & ls_value_mask(s), vb & ls_value_mask(s));
             break;
         case LS_BOP_SELECT: v[i] = (va & 1) ? vb : v[in->c]; break;
+        case LS_BOP_FMA: v[i] = fma_in(fval(va, t), fval(vb, t), fval(v[in->c], t), t); break;
         case LS_BOP_SCALING_EXTF: {
             /* MLIR's expansion (Arith/Transforms/ExpandOps.cpp,
              * ScalingExtFOpConverter): a scale wider than 8 bits becomes
@@ -505,6 +509,47 @@ bool ls_body_ends_in_mulf(const ls_body *b, ls_elem_type t)
 {
     return b->n > 0 && b->inst[b->n - 1].op == LS_BOP_MULF && b->inst[b->n - 1].type == t &&
            ls_elem_type_is_float(t);
+}
+
+bool ls_body_fuse_reduced_muladd(ls_body *b)
+{
+    if (b->n < 2)
+        return false;
+    ls_body_inst *add = &b->inst[b->n - 1];
+    if (add->op != LS_BOP_ADDF)
+        return false;
+    int m = add->a, c = add->b;
+    if (b->inst[m].op != LS_BOP_MULF) {
+        m = add->b;
+        c = add->a;
+    }
+    const ls_body_inst *mul = &b->inst[m];
+    if (mul->op != LS_BOP_MULF || !((add->fmf == LS_FMF_NONE && mul->fmf == LS_FMF_NONE) ||
+                                    (add->fmf == LS_FMF_CONTRACT && mul->fmf == LS_FMF_CONTRACT)))
+        return false;
+    add->op = LS_BOP_FMA;
+    b->muladd_fused = true;
+    add->a = mul->a;
+    add->b = mul->b;
+    add->c = (int16_t)c;
+    bool read = false; /* by anything but the add */
+    for (int i = m + 1; i < b->n - 1; i++) {
+        const ls_body_inst *in = &b->inst[i];
+        read |= in->a == m || in->b == m || in->c == m;
+    }
+    if (read)
+        return true;
+    /* drop the multiply: later instructions move up one */
+    for (int i = m; i < b->n - 1; i++)
+        b->inst[i] = b->inst[i + 1];
+    b->n--;
+    for (int i = m; i < b->n; i++) {
+        int16_t *opnd[3] = {&b->inst[i].a, &b->inst[i].b, &b->inst[i].c};
+        for (int k = 0; k < 3; k++)
+            if (*opnd[k] > m)
+                (*opnd[k])--;
+    }
+    return true;
 }
 
 /* x * y + c rounded once to t.  f32 and f64: the C library's fma.  The
@@ -661,6 +706,10 @@ bool ls_body_check(const ls_body *b, int *bad, const char **why)
         case LS_BOP_SELECT:
             ok = at == LS_ET_I1 && bt == t && (ls_elem_type)b->inst[in->c].type == t;
             break;
+        case LS_BOP_FMA:
+            ok = ls_elem_type_is_float(t) && at == t && bt == t &&
+                 (ls_elem_type)b->inst[in->c].type == t;
+            break;
         case LS_BOP_INDEX: ok = t == LS_ET_INDEX; break;
         case LS_BOP_FPOWI: ok = ls_elem_type_is_float(t) && at == t && is_int(bt); break;
         case LS_BOP_SCALING_EXTF:
@@ -671,7 +720,8 @@ bool ls_body_check(const ls_body *b, int *bad, const char **why)
         }
         if (!ok) {
             *why = "operand types do not match the op (cmpf/cmpi take two operands of one "
-                   "type and give i1; select takes i1 and two values of its result type)";
+                   "type and give i1; select takes i1 and two values of its result type; "
+                   "math.fma three of its float type)";
             return false;
         }
     }

@@ -298,6 +298,7 @@ static int statement(builder *b, const stmt *s, int depth)
             !type_ok(b, s->to, "", s->line, s->col))
             return -1;
         in = blank(op, op == LS_BOP_FPOWI ? s->first : s->to);
+        in.fmf = s->fmf;
         /* scaling_extf's `: A, S to R`: the value's type A is the source */
         in.src = (uint8_t)(op == LS_BOP_SCALING_EXTF ? s->first : s->from);
         if (op == LS_BOP_CMPF || op == LS_BOP_CMPI) {
@@ -460,6 +461,10 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
                 ls_body_opcode_name((ls_body_opcode)p->body.inst[bad].op), why);
         goto done;
     }
+    /* IREE fuses the reduced addf of a mulf into one FMA before it lowers
+     * the reduction (LLVMGPUVectorLowering.cpp, SetMulAddFMF) */
+    if (p->combiner == LS_COMB_ADD)
+        ls_body_fuse_reduced_muladd(&p->body);
     if (b->n_leaves == 0 && ins->n > 0) {
         /* The body reads no tensor (linalg.index only, say): input 0 stays
          * the op's operand, not loaded (the plan sees it unreferenced). */

@@ -192,6 +192,7 @@ typedef struct {
     int arg_line[3], arg_col[3];
     int n_idx;             /* tensor.extract %t[%i, %j]: the index operands */
     char idx[LS_MAX_RANK][64];
+    uint8_t fmf; /* fastmath<...>: ls_body_fmf */
     int line, col;
 } stmt;
 

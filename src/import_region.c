@@ -129,15 +129,26 @@ static bool is_yield(const ls_token *t)
 }
 
 /* The rest of `%r = op ...`: operands, a leading keyword (cmpf's
- * predicate), a number literal, attributes (fastmath<...>, {...}) skipped,
+ * predicate), a number literal, fastmath<...> (its flags into s->fmf: IREE's FMA
+ * fusion reads them), other attributes ({...}) skipped,
  * then ": T", ": A, B" (the last counts) or ": A to B".  Stops before the
  * next statement, the yield or the region's '}'. */
 static bool stmt_tail(importer *im, stmt *s)
 {
     int nest = 0, bracket_at = -1; /* nest of an operand's [index list] */
-    bool minus = false;
+    bool minus = false, in_fmf = false;
     while (!failed(im) && tok(im)->kind != LS_TOK_EOF) {
         ls_token *u = tok(im);
+        if (nest == 0 && ls_tok_ident(u, "fastmath"))
+            in_fmf = true; /* fastmath<flag, ...>: what IREE's FMA fusion reads */
+        else if (nest == 0)
+            in_fmf = in_fmf && ls_tok_is(u, '<');
+        else if (in_fmf && nest == 1 && u->kind == LS_TOK_IDENT) {
+            if (ls_tok_ident(u, "contract") || ls_tok_ident(u, "fast"))
+                s->fmf = LS_FMF_CONTRACT;
+            else if (!ls_tok_ident(u, "none") && s->fmf != LS_FMF_CONTRACT)
+                s->fmf = LS_FMF_OTHER;
+        }
         if (bracket_at >= 0 && nest == bracket_at + 1 && u->kind == LS_TOK_PERCENT) {
             if (s->n_idx < LS_MAX_RANK)
                 copy_tok(s->idx[s->n_idx], sizeof s->idx[0], u);

@@ -327,6 +327,10 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 plan->body_machine_alu_ops, plan->body_sfu_ops,
                 plan->body_sfu_ops == 1 ? "" : "s");
         ls_body_print(&p->body, "        ", f);
+        if (p->body.muladd_fused)
+            fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
+                       "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "
+                       "UpliftFma)\n");
     }
     /* how the distributed reduction and the backend combine them
      * (ls_functional_fma; docs/timing-model.md, "The accumulate stage") */

@@ -110,6 +110,19 @@ grep -n "ls_body_fma(fa0\[\|acc\[0\] = ls_combine(acc\[0\], loc\[0\])" "$tmp/fma
 contains "FMA matvec: elements 3, 2, 1, 0, then the add" "$tmp/fma.order" "3 2 1 0 add"
 count_is "FMA matvec: no separate multiply" "$tmp/fma.cu" "__fmul_rn(v1, v2)" 0
 
+# The reduced value an addf of a mulf: one math.fma on every target
+# (SetMulAddFMF + UpliftFma), in the plan, the kernel and its values.
+$LANESCOPE sim "$DATA/exp_muladd_16x1000_nv.mlir" --dump-plan --no-check >"$tmp/ma.plan" 2>"$tmp/err"
+contains "muladd: the plan's fma" "$tmp/ma.plan" "        %3 = math.fma %1, %2, %1 : f32"
+contains "muladd: the plan says why" "$tmp/ma.plan" "(the reduced arith.addf of an arith.mulf: one math.fma, rounded once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then UpliftFma)"
+$LANESCOPE sim "$DATA/exp_muladd_16x1000_nv.mlir" --target rx7900xtx --dump-plan --no-check >"$tmp/ma_amd.plan" 2>"$tmp/err"
+contains "muladd: AMD too" "$tmp/ma_amd.plan" "        %3 = math.fma %1, %2, %1 : f32"
+$LANESCOPE measure "$DATA/exp_muladd_16x1000_nv.mlir" --emit-cuda >"$tmp/ma.cu" 2>"$tmp/err"
+contains "muladd: the kernel's fma" "$tmp/ma.cu" "const float v3 = __fmaf_rn(v1, v2, v1); /* math.fma : f32 */"
+$LANESCOPE measure "$DATA/exp_muladd_16x1000_nv.mlir" --emulate --seed 5 >"$tmp/ma.txt" 2>"$tmp/err"
+check "muladd emulates" $?
+contains "muladd is the simulator's" "$tmp/ma.txt" "  and are the simulator's, bit for bit (it combines in IREE's order)"
+
 # A full reduction to a scalar (no parallel dims, one workgroup, one output).
 $LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emulate --seed 4 >"$tmp/full.txt" 2>"$tmp/err"
 check "full reduction emulates" $?

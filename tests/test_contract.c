@@ -255,8 +255,22 @@ START_TEST(body_semantics)
     int64_t x[2] = {0, 0};
     /* %2 = arith.fptosi(input0 : f32) : i8 saturates */
     b.n = 2;
-    b.inst[0] = (ls_body_inst){LS_BOP_INPUT, 0, LS_ET_F32, LS_ET_F32, -1, -1, -1, 0, 0, 0, 0};
-    b.inst[1] = (ls_body_inst){LS_BOP_FPTOSI, 0, LS_ET_I8, LS_ET_F32, 0, -1, -1, 0, 0, 0, 0};
+    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
+                               .pred = 0,
+                               .type = LS_ET_F32,
+                               .src = LS_ET_F32,
+                               .a = -1,
+                               .b = -1,
+                               .c = -1,
+                               .index = 0};
+    b.inst[1] = (ls_body_inst){.op = LS_BOP_FPTOSI,
+                               .pred = 0,
+                               .type = LS_ET_I8,
+                               .src = LS_ET_F32,
+                               .a = 0,
+                               .b = -1,
+                               .c = -1,
+                               .index = 0};
     in[0] = ls_value_from_double(1000.0, LS_ET_F32);
     ck_assert_int_eq(ls_value_to_int(ls_body_eval(&b, in, x, scratch), LS_ET_I8), 127);
     in[0] = ls_value_from_double(-1000.0, LS_ET_F32);
@@ -265,17 +279,52 @@ START_TEST(body_semantics)
     ck_assert_int_eq(ls_body_eval(&b, in, x, scratch), 0);
     /* extui of i8 0xff is 255, extsi is -1 */
     b.inst[0].type = b.inst[0].src = LS_ET_I8;
-    b.inst[1] = (ls_body_inst){LS_BOP_EXTUI, 0, LS_ET_I32, LS_ET_I8, 0, -1, -1, 0, 0, 0, 0};
+    b.inst[1] = (ls_body_inst){.op = LS_BOP_EXTUI,
+                               .pred = 0,
+                               .type = LS_ET_I32,
+                               .src = LS_ET_I8,
+                               .a = 0,
+                               .b = -1,
+                               .c = -1,
+                               .index = 0};
     in[0] = 0xff;
     ck_assert_uint_eq(ls_body_eval(&b, in, x, scratch), 255);
     b.inst[1].op = LS_BOP_EXTSI;
     ck_assert_uint_eq(ls_body_eval(&b, in, x, scratch), 0xffffffffu);
     /* select(cmpf ogt(a, b), a, b) with a NaN: ordered compare is false */
     b.n = 4;
-    b.inst[0] = (ls_body_inst){LS_BOP_INPUT, 0, LS_ET_F32, LS_ET_F32, -1, -1, -1, 0, 0, 0, 0};
-    b.inst[1] = (ls_body_inst){LS_BOP_INPUT, 0, LS_ET_F32, LS_ET_F32, -1, -1, -1, 1, 0, 0, 0};
-    b.inst[2] = (ls_body_inst){LS_BOP_CMPF, LS_PRED_OGT, LS_ET_I1, LS_ET_F32, 0, 1, -1, 0, 0, 0, 0};
-    b.inst[3] = (ls_body_inst){LS_BOP_SELECT, 0, LS_ET_F32, LS_ET_F32, 2, 0, 1, 0, 0, 0, 0};
+    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
+                               .pred = 0,
+                               .type = LS_ET_F32,
+                               .src = LS_ET_F32,
+                               .a = -1,
+                               .b = -1,
+                               .c = -1,
+                               .index = 0};
+    b.inst[1] = (ls_body_inst){.op = LS_BOP_INPUT,
+                               .pred = 0,
+                               .type = LS_ET_F32,
+                               .src = LS_ET_F32,
+                               .a = -1,
+                               .b = -1,
+                               .c = -1,
+                               .index = 1};
+    b.inst[2] = (ls_body_inst){.op = LS_BOP_CMPF,
+                               .pred = LS_PRED_OGT,
+                               .type = LS_ET_I1,
+                               .src = LS_ET_F32,
+                               .a = 0,
+                               .b = 1,
+                               .c = -1,
+                               .index = 0};
+    b.inst[3] = (ls_body_inst){.op = LS_BOP_SELECT,
+                               .pred = 0,
+                               .type = LS_ET_F32,
+                               .src = LS_ET_F32,
+                               .a = 2,
+                               .b = 0,
+                               .c = 1,
+                               .index = 0};
     int bad;
     const char *why;
     ck_assert(ls_body_check(&b, &bad, &why));
@@ -290,9 +339,30 @@ START_TEST(body_semantics)
     ck_assert_int_eq(bad, 3);
     /* f16 ops round per op: 2049 is not an f16 */
     b.n = 3;
-    b.inst[0] = (ls_body_inst){LS_BOP_INPUT, 0, LS_ET_F16, LS_ET_F16, -1, -1, -1, 0, 0, 0, 0};
-    b.inst[1] = (ls_body_inst){LS_BOP_INPUT, 0, LS_ET_F16, LS_ET_F16, -1, -1, -1, 1, 0, 0, 0};
-    b.inst[2] = (ls_body_inst){LS_BOP_ADDF, 0, LS_ET_F16, LS_ET_F16, 0, 1, -1, 0, 0, 0, 0};
+    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
+                               .pred = 0,
+                               .type = LS_ET_F16,
+                               .src = LS_ET_F16,
+                               .a = -1,
+                               .b = -1,
+                               .c = -1,
+                               .index = 0};
+    b.inst[1] = (ls_body_inst){.op = LS_BOP_INPUT,
+                               .pred = 0,
+                               .type = LS_ET_F16,
+                               .src = LS_ET_F16,
+                               .a = -1,
+                               .b = -1,
+                               .c = -1,
+                               .index = 1};
+    b.inst[2] = (ls_body_inst){.op = LS_BOP_ADDF,
+                               .pred = 0,
+                               .type = LS_ET_F16,
+                               .src = LS_ET_F16,
+                               .a = 0,
+                               .b = 1,
+                               .c = -1,
+                               .index = 0};
     in[0] = ls_value_from_double(2048.0, LS_ET_F16);
     in[1] = ls_value_from_double(1.0, LS_ET_F16);
     ck_assert(ls_value_to_double(ls_body_eval(&b, in, x, scratch), LS_ET_F16) == 2048.0);
@@ -390,11 +460,27 @@ START_TEST(random_contractions)
         ls_body *b = &p.body;
         memset(b, 0, sizeof *b);
         b->n = 4;
-        b->inst[0] = (ls_body_inst){LS_BOP_INPUT, 0, ty, ty, -1, -1, -1, 0, 0, 0, 0};
-        b->inst[1] = (ls_body_inst){LS_BOP_INPUT, 0, ty, ty, -1, -1, -1, 1, 0, 0, 0};
+        b->inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
+                                    .pred = 0,
+                                    .type = ty,
+                                    .src = ty,
+                                    .a = -1,
+                                    .b = -1,
+                                    .c = -1,
+                                    .index = 0};
+        b->inst[1] = (ls_body_inst){.op = LS_BOP_INPUT,
+                                    .pred = 0,
+                                    .type = ty,
+                                    .src = ty,
+                                    .a = -1,
+                                    .b = -1,
+                                    .c = -1,
+                                    .index = 1};
         int k1 = (int)rng_range(&rng, 0, 3), k2 = (int)rng_range(&rng, 0, 3);
-        b->inst[2] = (ls_body_inst){fl ? ops_f[k1] : ops_i[k1], 0, ty, ty, 0, 1, -1, 0, 0, 0, 0};
-        b->inst[3] = (ls_body_inst){fl ? ops_f[k2] : ops_i[k2], 0, ty, ty, 2, 0, -1, 0, 0, 0, 0};
+        b->inst[2] = (ls_body_inst){
+            .op = fl ? ops_f[k1] : ops_i[k1], .type = ty, .src = ty, .a = 0, .b = 1, .c = -1};
+        b->inst[3] = (ls_body_inst){
+            .op = fl ? ops_f[k2] : ops_i[k2], .type = ty, .src = ty, .a = 2, .b = 0, .c = -1};
         ls_diag dg;
         ls_diag_clear(&dg);
         if (ls_derive(&p, d, &dg) != LS_OK)
@@ -736,6 +822,106 @@ START_TEST(products_fused_as_iree_fuses_them)
 }
 END_TEST
 
+/* A row sum of `expr` (the lines computing %v from %in, %w) over 4x100 f32. */
+static ls_module *muladd_sum(const char *expr)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+             "[\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<4x100xf32>, tensor<4x100xf32>) "
+             "outs(%%c : tensor<4xf32>) {\n^bb0(%%in: f32, %%w: f32, %%out: f32):\n%s"
+             "  %%s = arith.addf %%v, %%out : f32\n  linalg.yield %%s : f32\n} -> tensor<4xf32>\n",
+             expr);
+    ls_diag dg;
+    ls_module *m = load_text(text, &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    return m;
+}
+
+/* math.fma in a body rounds once; and the reduced addf of a mulf becomes
+ * one (IREE's SetMulAddFMF + UpliftFma, LLVMGPUVectorLowering.cpp): with no
+ * fastmath flags or `contract` on both, the mulf on either side, the mulf
+ * dropped unless something else reads it; not with other flags, nor for a
+ * value that is not the reduced one. */
+START_TEST(reduced_muladd_fused)
+{
+    ls_module *m = muladd_sum("  %v = math.fma %in, %w, %in : f32\n");
+    const ls_body *b = &m->problems[0].body;
+    ck_assert_int_eq(b->n, 3);
+    ck_assert_int_eq(b->inst[2].op, LS_BOP_FMA);
+    ck_assert(!b->muladd_fused); /* written so */
+    /* (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24: one rounding keeps the 2^-24,
+     * a rounded product (a tie, to even) loses it */
+    uint64_t in[2] = {ls_value_from_double(1.0 + ldexp(1, -12), LS_ET_F32), 0};
+    in[1] = in[0];
+    ls_body tmp = *b;
+    tmp.inst[2].c = (int16_t)tmp.n; /* c: a constant -1 */
+    tmp.inst[tmp.n] = (ls_body_inst){.op = LS_BOP_CONST,
+                                     .type = LS_ET_F32,
+                                     .a = -1,
+                                     .b = -1,
+                                     .c = -1,
+                                     .imm = ls_value_from_double(-1.0, LS_ET_F32)};
+    ls_body_inst fma = tmp.inst[2];
+    tmp.inst[2] = tmp.inst[3];
+    tmp.inst[3] = fma;
+    tmp.inst[3].c = 2;
+    tmp.n = 4;
+    int bad;
+    const char *why;
+    ck_assert_msg(ls_body_check(&tmp, &bad, &why), "%s", why);
+    uint64_t scratch[LS_MAX_BODY_INSTS];
+    int64_t x[2] = {0, 0};
+    ck_assert(ls_value_to_double(ls_body_eval(&tmp, in, x, scratch), LS_ET_F32) ==
+              ldexp(1, -11) + ldexp(1, -24));
+    free(m);
+
+    m = muladd_sum("  %p = arith.mulf %in, %w : f32\n  %v = arith.addf %p, %in : f32\n");
+    b = &m->problems[0].body;
+    ck_assert(b->muladd_fused);
+    ck_assert_int_eq(b->n, 3); /* two inputs and the fma: the mulf is gone */
+    ck_assert_int_eq(b->inst[2].op, LS_BOP_FMA);
+    ck_assert_int_eq(b->inst[b->inst[2].a].op, LS_BOP_INPUT);
+    ck_assert_int_eq(b->inst[b->inst[2].b].op, LS_BOP_INPUT);
+    ck_assert_int_eq(b->inst[2].c, b->inst[2].a); /* + %in */
+    free(m);
+    /* the mulf on the right; contract on both */
+    m = muladd_sum("  %p = arith.mulf %in, %w fastmath<contract> : f32\n"
+                   "  %v = arith.addf %w, %p fastmath<fast> : f32\n");
+    b = &m->problems[0].body;
+    ck_assert(b->muladd_fused);
+    ck_assert_int_eq(b->inst[b->n - 1].op, LS_BOP_FMA);
+    ck_assert_int_eq(b->inst[b->n - 1].c, b->inst[b->n - 1].b); /* + %w */
+    free(m);
+    /* the mulf read again: kept */
+    m = muladd_sum("  %p = arith.mulf %in, %w : f32\n  %q = arith.addf %p, %p : f32\n"
+                   "  %v = arith.addf %p, %q : f32\n");
+    b = &m->problems[0].body;
+    ck_assert(b->muladd_fused);
+    ck_assert_int_eq(b->inst[b->n - 1].op, LS_BOP_FMA);
+    ck_assert_int_eq(b->inst[b->inst[b->n - 1].c].op, LS_BOP_ADDF);
+    ck_assert_int_eq(b->inst[b->inst[b->inst[b->n - 1].c].a].op, LS_BOP_MULF);
+    free(m);
+    /* flags without contract: SetMulAddFMF wants none, UpliftFma contract */
+    m = muladd_sum("  %p = arith.mulf %in, %w fastmath<nnan> : f32\n"
+                   "  %v = arith.addf %p, %in : f32\n");
+    b = &m->problems[0].body;
+    ck_assert(!b->muladd_fused);
+    ck_assert_int_eq(b->inst[b->n - 1].op, LS_BOP_ADDF);
+    free(m);
+    m = muladd_sum("  %p = arith.mulf %in, %w fastmath<contract> : f32\n"
+                   "  %v = arith.addf %p, %in : f32\n");
+    ck_assert(!m->problems[0].body.muladd_fused); /* contract on one only */
+    free(m);
+    /* not the reduced value: the addf feeds an exp */
+    m = muladd_sum("  %p = arith.mulf %in, %w : f32\n  %t = arith.addf %p, %in : f32\n"
+                   "  %v = math.exp %t : f32\n");
+    ck_assert(!m->problems[0].body.muladd_fused);
+    free(m);
+}
+END_TEST
+
 static Suite *contract_suite(void)
 {
     Suite *s = suite_create("contract");
@@ -751,6 +937,7 @@ static Suite *contract_suite(void)
     tcase_add_test(tc, serial_reduction_level);
     tcase_add_test(tc, strided_input_map);
     tcase_add_test(tc, products_fused_as_iree_fuses_them);
+    tcase_add_test(tc, reduced_muladd_fused);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -18,7 +18,8 @@ counts the cases that simulate and groups the others by their error, with
 numbers and paths folded, so one line stands for one reason.  With --cuda,
 every NVIDIA row that simulates also goes through the CUDA generator:
 `lanescope measure CASE --target T --emulate` runs its kernel on the CPU and
-checks every output.
+checks every output against the reference, then against the simulator's
+values bit for bit.
 """
 import argparse
 import os
@@ -207,7 +208,7 @@ def main():
     ap.add_argument("--cuda-limit", type=int, default=600, metavar="S",
                     help="seconds one emulation may take (default 600)")
     a = ap.parse_args()
-    cuda_ok, cuda_fails = 0, {}
+    cuda_ok, cuda_sim, cuda_fails = 0, 0, {}
     att_ok, att_total, att_sim = 0, 0, 0
     ok, with_dims, fails, total = 0, 0, {}, 0
     cfg_total, cfg_ok, cfg_miss, cfg_routed = 0, 0, [], []
@@ -261,6 +262,7 @@ def main():
                         crc, cmsg = emulate(a.lanescope, fn, t, dims, a.cuda_limit)
                         if crc == 0:
                             cuda_ok += 1
+                            cuda_sim += "the simulator's, bit for bit" in cmsg
                             line += "; CUDA kernel emulated and checked"
                         else:
                             cuda_fails.setdefault(reason(cmsg), []).append(f"{name}@{t}")
@@ -326,7 +328,8 @@ def main():
     if a.cuda:
         n = cuda_ok + sum(len(v) for v in cuda_fails.values())
         print(f"{cuda_ok} of {n} NVIDIA rows that simulate: the CUDA generator's kernel, "
-              "emulated on the CPU, matches the reference")
+              f"emulated on the CPU, matches the reference ({cuda_sim} of them the simulator's "
+              "values bit for bit)")
         for why, where in sorted(cuda_fails.items(), key=lambda kv: -len(kv[1])):
             print(f"{len(where):4d}  {why}  (e.g. {where[0]})")
     return 0

@@ -29,28 +29,75 @@
 #define LS_MAX_BODY_INSTS 64   /* ops of one body, producers inlined */
 
 typedef enum {
-    LS_BOP_INPUT,  /* input operand number `index` (its block argument) */
-    LS_BOP_CONST,  /* arith.constant: imm */
-    LS_BOP_INDEX,  /* linalg.index `index`: the loop coordinate, as index */
+    LS_BOP_INPUT, /* input operand number `index` (its block argument) */
+    LS_BOP_CONST, /* arith.constant: imm */
+    LS_BOP_INDEX, /* linalg.index `index`: the loop coordinate, as index */
     /* float binary */
-    LS_BOP_ADDF, LS_BOP_SUBF, LS_BOP_MULF, LS_BOP_DIVF,
-    LS_BOP_MAXIMUMF, LS_BOP_MINIMUMF, LS_BOP_MAXNUMF, LS_BOP_MINNUMF, LS_BOP_POWF,
+    LS_BOP_ADDF,
+    LS_BOP_SUBF,
+    LS_BOP_MULF,
+    LS_BOP_DIVF,
+    LS_BOP_MAXIMUMF,
+    LS_BOP_MINIMUMF,
+    LS_BOP_MAXNUMF,
+    LS_BOP_MINNUMF,
+    LS_BOP_POWF,
     LS_BOP_FPOWI, /* float ^ integer (math.fpowi: a float and an integer operand) */
     /* float unary */
-    LS_BOP_NEGF, LS_BOP_ABSF, LS_BOP_EXP, LS_BOP_EXP2, LS_BOP_LOG, LS_BOP_LOG2, LS_BOP_SQRT,
-    LS_BOP_RSQRT, LS_BOP_TANH, LS_BOP_SIN, LS_BOP_COS, LS_BOP_ERF, LS_BOP_FLOOR, LS_BOP_CEIL,
+    LS_BOP_NEGF,
+    LS_BOP_ABSF,
+    LS_BOP_EXP,
+    LS_BOP_EXP2,
+    LS_BOP_LOG,
+    LS_BOP_LOG2,
+    LS_BOP_SQRT,
+    LS_BOP_RSQRT,
+    LS_BOP_TANH,
+    LS_BOP_SIN,
+    LS_BOP_COS,
+    LS_BOP_ERF,
+    LS_BOP_FLOOR,
+    LS_BOP_CEIL,
     /* integer binary */
-    LS_BOP_ADDI, LS_BOP_SUBI, LS_BOP_MULI, LS_BOP_DIVSI, LS_BOP_DIVUI, LS_BOP_REMSI,
-    LS_BOP_REMUI, LS_BOP_ANDI, LS_BOP_ORI, LS_BOP_XORI, LS_BOP_SHLI, LS_BOP_SHRSI,
-    LS_BOP_SHRUI, LS_BOP_MAXSI, LS_BOP_MINSI, LS_BOP_MAXUI, LS_BOP_MINUI,
+    LS_BOP_ADDI,
+    LS_BOP_SUBI,
+    LS_BOP_MULI,
+    LS_BOP_DIVSI,
+    LS_BOP_DIVUI,
+    LS_BOP_REMSI,
+    LS_BOP_REMUI,
+    LS_BOP_ANDI,
+    LS_BOP_ORI,
+    LS_BOP_XORI,
+    LS_BOP_SHLI,
+    LS_BOP_SHRSI,
+    LS_BOP_SHRUI,
+    LS_BOP_MAXSI,
+    LS_BOP_MINSI,
+    LS_BOP_MAXUI,
+    LS_BOP_MINUI,
     /* casts: src -> type */
-    LS_BOP_EXTF, LS_BOP_TRUNCF, LS_BOP_EXTSI, LS_BOP_EXTUI, LS_BOP_TRUNCI, LS_BOP_SITOFP,
-    LS_BOP_UITOFP, LS_BOP_FPTOSI, LS_BOP_FPTOUI, LS_BOP_INDEX_CAST,
+    LS_BOP_EXTF,
+    LS_BOP_TRUNCF,
+    LS_BOP_EXTSI,
+    LS_BOP_EXTUI,
+    LS_BOP_TRUNCI,
+    LS_BOP_SITOFP,
+    LS_BOP_UITOFP,
+    LS_BOP_FPTOSI,
+    LS_BOP_FPTOUI,
+    LS_BOP_INDEX_CAST,
     /* comparisons (-> i1) and select */
-    LS_BOP_CMPF, LS_BOP_CMPI, LS_BOP_SELECT,
+    LS_BOP_CMPF,
+    LS_BOP_CMPI,
+    LS_BOP_SELECT,
     /* arith.scaling_extf: operand a (of type src) widened and multiplied by
      * the power-of-two block scale b (an f8E8M0FNU, or rounded to one) */
     LS_BOP_SCALING_EXTF,
+    /* math.fma a * b + c, rounded once: written in the body, or the reduced
+     * addf of a mulf that IREE's SetMulAddFMF + UpliftFma fuse
+     * (ls_body_fuse_reduced_muladd) */
+    LS_BOP_FMA,
     LS_BOP_COUNT
 } ls_body_opcode;
 
@@ -63,11 +110,20 @@ typedef enum {
     LS_PRED_ULE_I, LS_PRED_UGT_I, LS_PRED_UGE_I
 } ls_body_pred;
 
+/* An arith op's fastmath flags, as far as IREE's FMA fusion reads them
+ * (SetMulAddFMF wants none, UpliftFma wants `contract`). */
+typedef enum {
+    LS_FMF_NONE,     /* no fastmath attribute, or fastmath<none> */
+    LS_FMF_CONTRACT, /* flags that include contract (`contract`, `fast`) */
+    LS_FMF_OTHER     /* flags without contract */
+} ls_body_fmf;
+
 typedef struct {
     uint8_t op;         /* ls_body_opcode */
     uint8_t pred;       /* ls_body_pred for CMPF/CMPI */
     uint8_t type;       /* ls_elem_type of the result */
     uint8_t src;        /* ls_elem_type of the operands (casts, comparisons) */
+    uint8_t fmf;        /* ls_body_fmf */
     int16_t a, b, c;    /* operand instructions (earlier in the body), -1: none */
     int32_t index;      /* INPUT: operand number; INDEX: loop dim */
     uint64_t imm;       /* CONST: the value's bit pattern */
@@ -101,6 +157,9 @@ typedef enum { LS_MATH_EXACT, LS_MATH_MLIR, LS_MATH_ROCM } ls_math_mode;
 typedef struct {
     int n;
     uint8_t math; /* ls_math_mode */
+    /* the last instruction is the math.fma ls_body_fuse_reduced_muladd
+     * made of the reduced addf and its mulf */
+    bool muladd_fused;
     ls_body_inst inst[LS_MAX_BODY_INSTS];
 } ls_body;
 
@@ -155,6 +214,13 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
  * its lowering does (docs/reduction-families.md "Where IREE fuses a
  * multiply and an add"). */
 bool ls_body_ends_in_mulf(const ls_body *b, ls_elem_type t);
+/* IREE's LLVMGPUVectorLowering (SetMulAddFMF, then MLIR's UpliftFma): the
+ * value a float add reduction folds in, when it is an arith.addf of an
+ * arith.mulf (its lhs, else its rhs) and neither carries fastmath flags,
+ * or both carry `contract`, becomes one math.fma on every target.  The
+ * body's last instruction is rewritten so, the multiply dropped when
+ * nothing else reads it.  Returns whether it did. */
+bool ls_body_fuse_reduced_muladd(ls_body *b);
 /* After ls_body_eval(b, ..., scratch) of a body that ends in a mulf of
  * type t: fma(x, y, c) of that mulf's factors x and y, rounded once to t. */
 uint64_t ls_body_fma(const ls_body *b, const uint64_t *scratch, uint64_t c, ls_elem_type t);

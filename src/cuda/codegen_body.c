@@ -579,6 +579,20 @@ static bool powf_rewritten_expr(const cg_body_fn *fn, const ls_body_inst *in, ls
     return true;
 }
 
+/* x * y + c rounded once to float type t (sim/body.c's fma_in), each an
+ * expression of t's value type: fma.rn.f32/f64, and __hfma's
+ * fma.rn.f16/bf16 (the operands are values of t, so the conversions are
+ * exact). */
+static void fma_of(ls_elem_type t, const char *x, const char *y, const char *c, char *buf,
+                   size_t size)
+{
+    if (t == LS_ET_F32 || t == LS_ET_F64)
+        snprintf(buf, size, "%s(%s, %s, %s)", t == LS_ET_F32 ? "__fmaf_rn" : "__fma_rn", x, y, c);
+    else
+        snprintf(buf, size, "%s(__hfma(%s(%s), %s(%s), %s(%s)))", cg_to_float(t), cg_from_float(t),
+                 x, cg_from_float(t), y, cg_from_float(t), c);
+}
+
 /* The right-hand side of instruction i of fn's body. */
 static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
 {
@@ -657,6 +671,7 @@ static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
         return;
     }
     case LS_BOP_SELECT: snprintf(buf, size, "((%s & 1u) ? %s : %s)", a, b, c); return;
+    case LS_BOP_FMA: fma_of(t, a, b, c, buf, size); return;
     case LS_BOP_FPOWI: { /* sim/body.c's fpowi */
         const ls_body_inst *bi = &fn->body->inst[in->b];
         ls_elem_type et = (ls_elem_type)bi->type;
@@ -692,20 +707,15 @@ static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
         int_expr(in, t, buf, size);
 }
 
-/* The last op's multiply and the addend c as one FMA rounded once to the
- * multiply's type (sim/body.c's fma_in), the instruction math.fma becomes:
- * fma.rn.f32/f64, and __hfma's fma.rn.f16/bf16 (the operands are values
- * of the type, so the conversions are exact). */
+/* The last op's multiply fused with the addend c, the instruction the
+ * lowering's math.fma becomes. */
 static void fma_expr(const cg_body_fn *fn, const ls_body_inst *in, char *buf, size_t size)
 {
-    ls_elem_type t = (ls_elem_type)in->type;
-    if (t == LS_ET_F32 || t == LS_ET_F64)
-        snprintf(buf, size, "%s(v%d, v%d, %s(c))", t == LS_ET_F32 ? "__fmaf_rn" : "__fma_rn", in->a,
-                 in->b, cg_to_float(fn->ret_type));
-    else
-        snprintf(buf, size, "%s(__hfma(%s(v%d), %s(v%d), %s(%s(c))))", cg_to_float(t),
-                 cg_from_float(t), in->a, cg_from_float(t), in->b, cg_from_float(t),
-                 cg_to_float(fn->ret_type));
+    char x[16], y[16], c[64];
+    snprintf(x, sizeof x, "v%d", in->a);
+    snprintf(y, sizeof y, "v%d", in->b);
+    snprintf(c, sizeof c, "%s(c)", cg_to_float(fn->ret_type));
+    fma_of((ls_elem_type)in->type, x, y, c, buf, size);
 }
 
 char *cg_body_fn_text(const cg_body_fn *fn)
