@@ -246,6 +246,21 @@ START_TEST(fused_dequant_producer)
 }
 END_TEST
 
+/* A body instruction: op, predicate, result and operand types, operands,
+ * input index. */
+static ls_body_inst inst_of(ls_body_opcode op, int pred, ls_elem_type t, ls_elem_type src, int a,
+                            int b, int c, int index)
+{
+    return (ls_body_inst){.op = (uint8_t)op,
+                          .pred = (uint8_t)pred,
+                          .type = (uint8_t)t,
+                          .src = (uint8_t)src,
+                          .a = (int16_t)a,
+                          .b = (int16_t)b,
+                          .c = (int16_t)c,
+                          .index = index};
+}
+
 /* Body semantics that differ from plain C. */
 START_TEST(body_semantics)
 {
@@ -255,22 +270,8 @@ START_TEST(body_semantics)
     int64_t x[2] = {0, 0};
     /* %2 = arith.fptosi(input0 : f32) : i8 saturates */
     b.n = 2;
-    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
-                               .pred = 0,
-                               .type = LS_ET_F32,
-                               .src = LS_ET_F32,
-                               .a = -1,
-                               .b = -1,
-                               .c = -1,
-                               .index = 0};
-    b.inst[1] = (ls_body_inst){.op = LS_BOP_FPTOSI,
-                               .pred = 0,
-                               .type = LS_ET_I8,
-                               .src = LS_ET_F32,
-                               .a = 0,
-                               .b = -1,
-                               .c = -1,
-                               .index = 0};
+    b.inst[0] = inst_of(LS_BOP_INPUT, 0, LS_ET_F32, LS_ET_F32, -1, -1, -1, 0);
+    b.inst[1] = inst_of(LS_BOP_FPTOSI, 0, LS_ET_I8, LS_ET_F32, 0, -1, -1, 0);
     in[0] = ls_value_from_double(1000.0, LS_ET_F32);
     ck_assert_int_eq(ls_value_to_int(ls_body_eval(&b, in, x, scratch), LS_ET_I8), 127);
     in[0] = ls_value_from_double(-1000.0, LS_ET_F32);
@@ -279,52 +280,17 @@ START_TEST(body_semantics)
     ck_assert_int_eq(ls_body_eval(&b, in, x, scratch), 0);
     /* extui of i8 0xff is 255, extsi is -1 */
     b.inst[0].type = b.inst[0].src = LS_ET_I8;
-    b.inst[1] = (ls_body_inst){.op = LS_BOP_EXTUI,
-                               .pred = 0,
-                               .type = LS_ET_I32,
-                               .src = LS_ET_I8,
-                               .a = 0,
-                               .b = -1,
-                               .c = -1,
-                               .index = 0};
+    b.inst[1] = inst_of(LS_BOP_EXTUI, 0, LS_ET_I32, LS_ET_I8, 0, -1, -1, 0);
     in[0] = 0xff;
     ck_assert_uint_eq(ls_body_eval(&b, in, x, scratch), 255);
     b.inst[1].op = LS_BOP_EXTSI;
     ck_assert_uint_eq(ls_body_eval(&b, in, x, scratch), 0xffffffffu);
     /* select(cmpf ogt(a, b), a, b) with a NaN: ordered compare is false */
     b.n = 4;
-    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
-                               .pred = 0,
-                               .type = LS_ET_F32,
-                               .src = LS_ET_F32,
-                               .a = -1,
-                               .b = -1,
-                               .c = -1,
-                               .index = 0};
-    b.inst[1] = (ls_body_inst){.op = LS_BOP_INPUT,
-                               .pred = 0,
-                               .type = LS_ET_F32,
-                               .src = LS_ET_F32,
-                               .a = -1,
-                               .b = -1,
-                               .c = -1,
-                               .index = 1};
-    b.inst[2] = (ls_body_inst){.op = LS_BOP_CMPF,
-                               .pred = LS_PRED_OGT,
-                               .type = LS_ET_I1,
-                               .src = LS_ET_F32,
-                               .a = 0,
-                               .b = 1,
-                               .c = -1,
-                               .index = 0};
-    b.inst[3] = (ls_body_inst){.op = LS_BOP_SELECT,
-                               .pred = 0,
-                               .type = LS_ET_F32,
-                               .src = LS_ET_F32,
-                               .a = 2,
-                               .b = 0,
-                               .c = 1,
-                               .index = 0};
+    b.inst[0] = inst_of(LS_BOP_INPUT, 0, LS_ET_F32, LS_ET_F32, -1, -1, -1, 0);
+    b.inst[1] = inst_of(LS_BOP_INPUT, 0, LS_ET_F32, LS_ET_F32, -1, -1, -1, 1);
+    b.inst[2] = inst_of(LS_BOP_CMPF, LS_PRED_OGT, LS_ET_I1, LS_ET_F32, 0, 1, -1, 0);
+    b.inst[3] = inst_of(LS_BOP_SELECT, 0, LS_ET_F32, LS_ET_F32, 2, 0, 1, 0);
     int bad;
     const char *why;
     ck_assert(ls_body_check(&b, &bad, &why));
@@ -339,30 +305,9 @@ START_TEST(body_semantics)
     ck_assert_int_eq(bad, 3);
     /* f16 ops round per op: 2049 is not an f16 */
     b.n = 3;
-    b.inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
-                               .pred = 0,
-                               .type = LS_ET_F16,
-                               .src = LS_ET_F16,
-                               .a = -1,
-                               .b = -1,
-                               .c = -1,
-                               .index = 0};
-    b.inst[1] = (ls_body_inst){.op = LS_BOP_INPUT,
-                               .pred = 0,
-                               .type = LS_ET_F16,
-                               .src = LS_ET_F16,
-                               .a = -1,
-                               .b = -1,
-                               .c = -1,
-                               .index = 1};
-    b.inst[2] = (ls_body_inst){.op = LS_BOP_ADDF,
-                               .pred = 0,
-                               .type = LS_ET_F16,
-                               .src = LS_ET_F16,
-                               .a = 0,
-                               .b = 1,
-                               .c = -1,
-                               .index = 0};
+    b.inst[0] = inst_of(LS_BOP_INPUT, 0, LS_ET_F16, LS_ET_F16, -1, -1, -1, 0);
+    b.inst[1] = inst_of(LS_BOP_INPUT, 0, LS_ET_F16, LS_ET_F16, -1, -1, -1, 1);
+    b.inst[2] = inst_of(LS_BOP_ADDF, 0, LS_ET_F16, LS_ET_F16, 0, 1, -1, 0);
     in[0] = ls_value_from_double(2048.0, LS_ET_F16);
     in[1] = ls_value_from_double(1.0, LS_ET_F16);
     ck_assert(ls_value_to_double(ls_body_eval(&b, in, x, scratch), LS_ET_F16) == 2048.0);
@@ -460,27 +405,11 @@ START_TEST(random_contractions)
         ls_body *b = &p.body;
         memset(b, 0, sizeof *b);
         b->n = 4;
-        b->inst[0] = (ls_body_inst){.op = LS_BOP_INPUT,
-                                    .pred = 0,
-                                    .type = ty,
-                                    .src = ty,
-                                    .a = -1,
-                                    .b = -1,
-                                    .c = -1,
-                                    .index = 0};
-        b->inst[1] = (ls_body_inst){.op = LS_BOP_INPUT,
-                                    .pred = 0,
-                                    .type = ty,
-                                    .src = ty,
-                                    .a = -1,
-                                    .b = -1,
-                                    .c = -1,
-                                    .index = 1};
+        b->inst[0] = inst_of(LS_BOP_INPUT, 0, ty, ty, -1, -1, -1, 0);
+        b->inst[1] = inst_of(LS_BOP_INPUT, 0, ty, ty, -1, -1, -1, 1);
         int k1 = (int)rng_range(&rng, 0, 3), k2 = (int)rng_range(&rng, 0, 3);
-        b->inst[2] = (ls_body_inst){
-            .op = fl ? ops_f[k1] : ops_i[k1], .type = ty, .src = ty, .a = 0, .b = 1, .c = -1};
-        b->inst[3] = (ls_body_inst){
-            .op = fl ? ops_f[k2] : ops_i[k2], .type = ty, .src = ty, .a = 2, .b = 0, .c = -1};
+        b->inst[2] = inst_of(fl ? ops_f[k1] : ops_i[k1], 0, ty, ty, 0, 1, -1, 0);
+        b->inst[3] = inst_of(fl ? ops_f[k2] : ops_i[k2], 0, ty, ty, 2, 0, -1, 0);
         ls_diag dg;
         ls_diag_clear(&dg);
         if (ls_derive(&p, d, &dg) != LS_OK)
