@@ -200,6 +200,20 @@ static int input(builder *b, int k, int line, int col)
 
 static int value(builder *b, const char *name, int line, int col, int depth);
 
+/* A statement's fastmath flags: none and `contract` (which IREE's FMA
+ * fusion reads) are modelled; any other is refused with its reason. */
+static bool fastmath_ok(builder *b, const stmt *s)
+{
+    if (!s->fmf_other[0])
+        return true;
+    fail_at(b, s->fmf_line, s->fmf_col, LS_ERR_INVALID,
+            "fastmath<%s> on %s: lanescope simulates the strict IR and reads only `contract` "
+            "(IREE's FMA fusion); %s lets LLVM approximate or reorder in ways it does not "
+            "reproduce, so remove it (or keep only contract)",
+            s->fmf_other, s->op, s->fmf_other);
+    return false;
+}
+
 /* Result b->res computed from result j's init: an argmax written as a
  * generic, where the index follows the value. */
 static int coupled(builder *b, int j, int line, int col)
@@ -296,6 +310,8 @@ static int statement(builder *b, const stmt *s, int depth)
         if (!type_ok(b, s->first, s->from_text, s->line, s->col) ||
             !type_ok(b, s->from, s->from_text, s->line, s->col) ||
             !type_ok(b, s->to, "", s->line, s->col))
+            return -1;
+        if (!fastmath_ok(b, s))
             return -1;
         in = blank(op, op == LS_BOP_FPOWI ? s->first : s->to);
         in.fmf = s->fmf;
@@ -436,6 +452,8 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
                     c->n_args);
             goto done;
         }
+        if (!fastmath_ok(b, c))
+            goto done;
         int side = strcmp(c->args[1], b->out_arg) == 0   ? 1
                    : strcmp(c->args[0], b->out_arg) == 0 ? 0
                                                           : -1;

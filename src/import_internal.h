@@ -192,7 +192,9 @@ typedef struct {
     int arg_line[3], arg_col[3];
     int n_idx;             /* tensor.extract %t[%i, %j]: the index operands */
     char idx[LS_MAX_RANK][64];
-    uint8_t fmf; /* fastmath<...>: ls_body_fmf */
+    uint8_t fmf;        /* fastmath<...>: ls_body_fmf */
+    char fmf_other[16]; /* its first flag lanescope does not model, "" none */
+    int fmf_line, fmf_col;
     int line, col;
 } stmt;
 

@@ -143,11 +143,15 @@ static bool stmt_tail(importer *im, stmt *s)
             in_fmf = true; /* fastmath<flag, ...>: what IREE's FMA fusion reads */
         else if (nest == 0)
             in_fmf = in_fmf && ls_tok_is(u, '<');
-        else if (in_fmf && nest == 1 && u->kind == LS_TOK_IDENT) {
+        else if (in_fmf && nest == 1 && u->kind == LS_TOK_IDENT && !ls_tok_ident(u, "none")) {
             if (ls_tok_ident(u, "contract") || ls_tok_ident(u, "fast"))
                 s->fmf = LS_FMF_CONTRACT;
-            else if (!ls_tok_ident(u, "none") && s->fmf != LS_FMF_CONTRACT)
-                s->fmf = LS_FMF_OTHER;
+            if (!ls_tok_ident(u, "contract") && !s->fmf_other[0]) { /* refused by its user */
+                snprintf(s->fmf_other, sizeof s->fmf_other, "%.*s", u->len < 15 ? (int)u->len : 15,
+                         u->text);
+                s->fmf_line = u->line;
+                s->fmf_col = u->col;
+            }
         }
         if (bracket_at >= 0 && nest == bracket_at + 1 && u->kind == LS_TOK_PERCENT) {
             if (s->n_idx < LS_MAX_RANK)

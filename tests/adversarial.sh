@@ -152,6 +152,9 @@ accept mlir_symbol_quoted_unicode '@"ρsum_64x256"' $LS sim symbol_quoted_unicod
 refuse mlir_symbol_non_ascii 1 "symbol_non_ascii.mlir:6:" $LS sim symbol_non_ascii.mlir --quiet --no-check
 sed 's/arith.addf %in, %out/arith.addf %in, %οut/' base.mlir >ssa_greek.mlir # Greek omicron
 refuse mlir_ssa_name_lookalike 1 "ssa_greek.mlir:13:5: arith.addf has 1 operands" $LS sim ssa_greek.mlir --quiet
+# A fast-math flag lanescope does not model is refused at the flag, not dropped.
+sed 's/arith.addf %in, %out : f32/arith.addf %in, %out fastmath<reassoc> : f32/' base.mlir >fmf.mlir
+refuse mlir_fastmath_refused 1 "fmf.mlir:13:40: fastmath<reassoc> on arith.addf" $LS sim fmf.mlir --quiet
 # Attribute nesting just inside and past the 64-level limit.
 deep() { # levels
     _o=; _c=; _i=0

@@ -817,7 +817,7 @@ START_TEST(reduced_muladd_fused)
     free(m);
     /* the mulf on the right; contract on both */
     m = muladd_sum("  %p = arith.mulf %in, %w fastmath<contract> : f32\n"
-                   "  %v = arith.addf %w, %p fastmath<fast> : f32\n");
+                   "  %v = arith.addf %w, %p fastmath<contract> : f32\n");
     b = &m->problems[0].body;
     ck_assert(b->muladd_fused);
     ck_assert_int_eq(b->inst[b->n - 1].op, LS_BOP_FMA);
@@ -832,13 +832,33 @@ START_TEST(reduced_muladd_fused)
     ck_assert_int_eq(b->inst[b->inst[b->n - 1].c].op, LS_BOP_ADDF);
     ck_assert_int_eq(b->inst[b->inst[b->inst[b->n - 1].c].a].op, LS_BOP_MULF);
     free(m);
-    /* flags without contract: SetMulAddFMF wants none, UpliftFma contract */
-    m = muladd_sum("  %p = arith.mulf %in, %w fastmath<nnan> : f32\n"
-                   "  %v = arith.addf %p, %in : f32\n");
-    b = &m->problems[0].body;
-    ck_assert(!b->muladd_fused);
-    ck_assert_int_eq(b->inst[b->n - 1].op, LS_BOP_ADDF);
-    free(m);
+    /* other flags are refused, named at the flag, the combiner's too */
+    static const char *const refused[] = {
+        "  %p = arith.mulf %in, %w fastmath<nnan> : f32\n  %v = arith.addf %p, %in : f32\n",
+        "  %p = arith.mulf %in, %w : f32\n  %v = arith.addf %p, %in fastmath<fast> : f32\n",
+        "  %p = arith.mulf %in, %w fastmath<contract,afn> : f32\n  %v = arith.addf %p, %in : "
+        "f32\n",
+        "  %v = arith.mulf %in, %w : f32\n"};
+    for (int i = 0; i < 4; i++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], "
+                 "iterator_types = [\"parallel\", \"reduction\"]} ins(%%a, %%b : "
+                 "tensor<4x100xf32>, tensor<4x100xf32>) outs(%%c : tensor<4xf32>) {\n"
+                 "^bb0(%%in: f32, %%w: f32, %%out: f32):\n%s  %%s = arith.addf %%v, %%out%s : "
+                 "f32\n  linalg.yield %%s : f32\n} -> tensor<4xf32>\n",
+                 refused[i], i == 3 ? " fastmath<reassoc>" : "");
+        ls_diag dg;
+        ls_module *refusedm = load_text(text, &dg);
+        ck_assert_int_eq(dg.status, LS_ERR_INVALID);
+        static const char *const expect[] = {
+            "fastmath<nnan> on arith.mulf", "fastmath<fast> on arith.addf",
+            "fastmath<afn> on arith.mulf", "fastmath<reassoc> on arith.addf"};
+        ck_assert_msg(strstr(dg.msg, expect[i]) != NULL, "%s", dg.msg);
+        ck_assert_ptr_nonnull(strstr(dg.msg, "remove it (or keep only contract)"));
+        free(refusedm);
+    }
     m = muladd_sum("  %p = arith.mulf %in, %w fastmath<contract> : f32\n"
                    "  %v = arith.addf %p, %in : f32\n");
     ck_assert(!m->problems[0].body.muladd_fused); /* contract on one only */

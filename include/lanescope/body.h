@@ -111,11 +111,12 @@ typedef enum {
 } ls_body_pred;
 
 /* An arith op's fastmath flags, as far as IREE's FMA fusion reads them
- * (SetMulAddFMF wants none, UpliftFma wants `contract`). */
+ * (SetMulAddFMF wants none, UpliftFma wants `contract`).  The importer
+ * refuses every other flag: they let LLVM approximate or reorder in ways
+ * lanescope does not reproduce. */
 typedef enum {
-    LS_FMF_NONE,     /* no fastmath attribute, or fastmath<none> */
-    LS_FMF_CONTRACT, /* flags that include contract (`contract`, `fast`) */
-    LS_FMF_OTHER     /* flags without contract */
+    LS_FMF_NONE,    /* no fastmath attribute, or fastmath<none> */
+    LS_FMF_CONTRACT /* fastmath<contract> */
 } ls_body_fmf;
 
 typedef struct {
