@@ -198,6 +198,66 @@ ls_status ls_suggest_attention(const ls_dispatch *d, int root, const ls_target *
     return ls_suggest_attention_seeded(d, root, t, &iree, s, diag);
 }
 
+/* The key and value element widths (IREE asserts that each divides 128)
+ * and the sizes setAttentionReductionConfig does arithmetic on: no K1 or
+ * N dim dynamic, no loop empty. */
+static ls_status attention_sizes(const ls_dispatch *d, const ls_dop *o, const ls_attention_dims *ad,
+                                 int *kbits, int *vbits, ls_diag *diag)
+{
+    *kbits = elem_bits(o, 1);
+    *vbits = elem_bits(o, 2);
+    if (*kbits <= 0 || *vbits <= 0 || 128 % *kbits != 0 || 128 % *vbits != 0)
+        return refuse(diag, d, o,
+                      "%s: key and value elements of %d and %d bits; IREE's "
+                      "setAttentionVectorDistributionConfig asserts that both divide 128",
+                      o->kind, *kbits, *vbits);
+    const int *dyn_list[] = {ad->k1, ad->n};
+    const int dyn_n[] = {ad->n_k1, ad->n_n};
+    for (int g = 0; g < 2; g++)
+        for (int i = 0; i < dyn_n[g]; i++)
+            if (o->size[dyn_list[g][i]] == LS_DYN)
+                return refuse(diag, d, o,
+                              "%s: %s dim d%d is dynamic; setAttentionReductionConfig does "
+                              "arithmetic on its size (thread tiles of %s vectors), which is not "
+                              "defined for a dynamic one, so lanescope does not guess it",
+                              o->kind, g == 0 ? "K1" : "N", dyn_list[g][i],
+                              g == 0 ? "key" : "value");
+    for (int i = 0; i < o->rank; i++)
+        if (o->size[i] == 0)
+            return refuse(diag, d, o, "%s: loop d%d has size 0", o->kind, i);
+    return LS_OK;
+}
+
+/* The lane bases of the two matmuls and the subgroup basis, distributed
+ * in setAttentionReductionConfig's order: QK's lanes on K2, then K1, N,
+ * batch, M; PV's on K2 (shared with QK), then N, K1, batch, M; the
+ * subgroups on K2, then N, K1, M, batch. */
+static void attention_bases(const ls_attention_dims *ad, int rank, int64_t k1_split,
+                            int64_t k2_split, int64_t subgroups, int64_t *bounds, basis *qk,
+                            basis *pv, basis *sgb)
+{
+    basis_init(qk, rank);
+    basis_init(sgb, rank);
+    int qk_cur = 0;
+    distribute(k2_split, ad->k2, ad->n_k2, qk, &qk_cur, bounds);
+    *pv = *qk;
+    int pv_cur = qk_cur;
+    distribute(k1_split, ad->k1, ad->n_k1, qk, &qk_cur, bounds);
+    distribute(1, ad->n, ad->n_n, qk, &qk_cur, bounds);
+    distribute(k1_split, ad->n, ad->n_n, pv, &pv_cur, bounds);
+    distribute(1, ad->k1, ad->n_k1, pv, &pv_cur, bounds);
+    distribute(1, ad->batch, ad->n_batch, qk, &qk_cur, bounds);
+    distribute(1, ad->m, ad->n_m, qk, &qk_cur, bounds);
+    distribute(1, ad->batch, ad->n_batch, pv, &pv_cur, bounds);
+    distribute(1, ad->m, ad->n_m, pv, &pv_cur, bounds);
+    int cur = 0;
+    distribute(subgroups, ad->k2, ad->n_k2, sgb, &cur, bounds);
+    distribute(1, ad->n, ad->n_n, sgb, &cur, bounds);
+    distribute(1, ad->k1, ad->n_k1, sgb, &cur, bounds);
+    distribute(1, ad->m, ad->n_m, sgb, &cur, bounds);
+    distribute(1, ad->batch, ad->n_batch, sgb, &cur, bounds);
+}
+
 ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_target *t,
                                       const ls_attention_seeds *seeds, ls_suggestion *s,
                                       ls_diag *diag)
@@ -233,32 +293,16 @@ ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_t
                       t->arch);
     ls_suggest_step(s, "no MMA attention schedule: %s, so setAttentionReductionConfig decides", why);
 
-    int kbits = elem_bits(o, 1), vbits = elem_bits(o, 2);
-    if (kbits <= 0 || vbits <= 0 || 128 % kbits != 0 || 128 % vbits != 0)
-        return refuse(diag, d, o,
-                      "%s: key and value elements of %d and %d bits; IREE's "
-                      "setAttentionVectorDistributionConfig asserts that both divide 128",
-                      o->kind, kbits, vbits);
+    int kbits, vbits;
+    ls_status st = attention_sizes(d, o, &ad, &kbits, &vbits, diag);
+    if (st)
+        return st;
     int64_t key_vec = 128 / kbits, value_vec = 128 / vbits;
     int64_t sg = ls_suggest_preferred_subgroup(t);
     int rank = o->rank;
     int64_t bounds[LS_MAX_RANK];
     for (int i = 0; i < rank; i++)
         bounds[i] = o->size[i];
-    const int *dyn_list[] = {ad.k1, ad.n};
-    const int dyn_n[] = {ad.n_k1, ad.n_n};
-    for (int g = 0; g < 2; g++)
-        for (int i = 0; i < dyn_n[g]; i++)
-            if (bounds[dyn_list[g][i]] == LS_DYN)
-                return refuse(diag, d, o,
-                              "%s: %s dim d%d is dynamic; setAttentionReductionConfig does "
-                              "arithmetic on its size (thread tiles of %s vectors), which is not "
-                              "defined for a dynamic one, so lanescope does not guess it",
-                              o->kind, g == 0 ? "K1" : "N", dyn_list[g][i],
-                              g == 0 ? "key" : "value");
-    for (int i = 0; i < rank; i++)
-        if (bounds[i] == 0)
-            return refuse(diag, d, o, "%s: loop d%d has size 0", o->kind, i);
     ls_suggest_step(s, "seeds: %lld key vectors, %lld value vectors, %lld subgroups; %lld-element key "
             "and %lld-element value vectors (128 bits of %d- and %d-bit elements); subgroup size "
             "%lld",
@@ -299,30 +343,7 @@ ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_t
          (long long)k1_split, (long long)k2_split);
 
     basis qk, pv, sgb;
-    basis_init(&qk, rank);
-    basis_init(&sgb, rank);
-    {
-        int qk_cur = 0;
-        distribute(k2_split, ad.k2, ad.n_k2, &qk, &qk_cur, bounds);
-        pv = qk;
-        int pv_cur = qk_cur;
-        distribute(k1_split, ad.k1, ad.n_k1, &qk, &qk_cur, bounds);
-        distribute(1, ad.n, ad.n_n, &qk, &qk_cur, bounds);
-        distribute(k1_split, ad.n, ad.n_n, &pv, &pv_cur, bounds);
-        distribute(1, ad.k1, ad.n_k1, &pv, &pv_cur, bounds);
-        distribute(1, ad.batch, ad.n_batch, &qk, &qk_cur, bounds);
-        distribute(1, ad.m, ad.n_m, &qk, &qk_cur, bounds);
-        distribute(1, ad.batch, ad.n_batch, &pv, &pv_cur, bounds);
-        distribute(1, ad.m, ad.n_m, &pv, &pv_cur, bounds);
-    }
-    {
-        int cur = 0;
-        distribute(NUM_SUBGROUPS, ad.k2, ad.n_k2, &sgb, &cur, bounds);
-        distribute(1, ad.n, ad.n_n, &sgb, &cur, bounds);
-        distribute(1, ad.k1, ad.n_k1, &sgb, &cur, bounds);
-        distribute(1, ad.m, ad.n_m, &sgb, &cur, bounds);
-        distribute(1, ad.batch, ad.n_batch, &sgb, &cur, bounds);
-    }
+    attention_bases(&ad, rank, k1_split, k2_split, NUM_SUBGROUPS, bounds, &qk, &pv, &sgb);
     int64_t partial[LS_MAX_RANK] = {0};
     for (int i = 0; i < ad.n_n; i++) {
         int dim = ad.n[i];
