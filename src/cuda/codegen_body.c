@@ -804,7 +804,7 @@ void cg_emit_body(gen *g)
         snprintf(ctypes[k], sizeof ctypes[k], "ls_in%d_t", k);
         cts[k] = ctypes[k];
     }
-    cg_body_fn fn[3] = {{&p->body, "ls_body", "the linalg body: one iteration point's contribution",
+    cg_body_fn fn[2] = {{&p->body, "ls_body", "the linalg body: one iteration point's contribution",
                          p->n_inputs, types, cts, cg_body_uses_index(p) ? p->rank : 0, "ls_acc_t",
                          p->acc_type, false}};
     int n = 1;

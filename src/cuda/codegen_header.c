@@ -91,8 +91,8 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
                     in_double, in_double == 1 ? "" : "s", in_double == 1 ? "it" : "them");
         fprintf(f, "\n");
     }
-    ls_fma_kind fk = p->argcmp.on ? LS_FMA_NONE : ls_functional_fma(g->plan);
-    if (!p->argcmp.on && fk == LS_FMA_CHAIN)
+    ls_fma_kind fk = ls_functional_fma(g->plan); /* none for arg_compare */
+    if (fk == LS_FMA_CHAIN)
         fprintf(f,
                 " *   accumulate: per iteration, each accumulator's %lld packed elements go "
                 "through a math.fma chain from the identity, last first (ContractToChainFMA), "
