@@ -14,6 +14,12 @@
  *    per accumulator and iteration does.  A contraction's inner chain is
  *    ContractToChainFMA's (LLVMGPUVectorLowering.cpp): one math.fma per
  *    element, last element first, from 0.
+ *  - A contract chain (no partial_reduction: ls_derived.contract_chain):
+ *    DistributeContract's local contraction takes all of an output's
+ *    registers, so ContractToChainFMA's chain over them, from 0, is the
+ *    output's value: no combine after it, and nothing carried from one
+ *    iteration to the next (the reduction level's loop folds the reduced
+ *    value into its own carried one, after the subgroup reduce).
  *
  * Order of issue: the lowered IR's.  The packed chains step through the
  * inner elements, each step over every accumulator (ContractToChainFMA's
@@ -91,11 +97,11 @@ static int emit_combine(engine *e, int64_t j, int v, int acc, int extra)
 }
 
 /* The registers of an iteration in the order their combines issue:
- * packed, step i of every accumulator's chain, accumulators in order
- * (a contraction's FMA chain takes each accumulator's registers last
- * first); unpacked, the registers in order.  acc[]: each one's
- * accumulator. */
-static void issue_order(const engine *e, bool packed, bool reversed, int64_t *order, int64_t *acc)
+ * grouped (packed, or a contract chain), step i of every accumulator's
+ * chain, accumulators in order (a contraction's FMA chain takes each
+ * accumulator's registers last first); otherwise the registers in order.
+ * acc[]: each one's accumulator. */
+static void issue_order(const engine *e, bool grouped, bool reversed, int64_t *order, int64_t *acc)
 {
     const ls_plan *pl = e->plan;
     int64_t regs = e->d->elems_per_iteration, nacc = pl->acc_registers > 0 ? pl->acc_registers : 1;
@@ -104,7 +110,7 @@ static void issue_order(const engine *e, bool packed, bool reversed, int64_t *or
         ls_register_slots(e->d, pl->problem, r, &acc[r], &q);
         order[r] = r;
     }
-    if (!packed)
+    if (!grouped)
         return;
     /* each accumulator's registers, ascending (a counting sort): group a
      * is reg[first[a] .. first[a] + n[a]) */
@@ -136,10 +142,10 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     int64_t u = e->unroll, n_res = 1 + pl->extra_results, regs = e->d->elems_per_iteration;
     int64_t nacc = pl->acc_registers;
     ls_fma_kind fk = timed_fma(e);
-    bool packed = pl->inner_elems > 1;
+    bool packed = pl->inner_elems > 1, contract = e->d->contract_chain;
     int64_t *order = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *order);
     int64_t *acc_of = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *acc_of);
-    issue_order(e, packed, fk == LS_FMA_CHAIN, order, acc_of);
+    issue_order(e, packed || contract, ls_fma_last_first(fk), order, acc_of);
     /* accumulator (a, x)'s last combine of each unrolled iteration; the
      * first iteration's read the last one's across the back edge (patched
      * once that is emitted) */
@@ -149,7 +155,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
 #define LAST(j, s) last[(size_t)(j)*slots + (size_t)(s)]
     for (int64_t j = 0; j < u; j++) {
         for (size_t s = 0; s < slots; s++)
-            chain[s] = packed || j == 0 ? -1 : LAST(j - 1, s);
+            chain[s] = packed || contract || j == 0 ? -1 : LAST(j - 1, s);
         for (int64_t i = 0; i < regs; i++) {
             int64_t r = order[i];
             int ld[LS_MAX_INPUTS];
@@ -174,7 +180,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     }
     /* the back edge: iteration 0's combine into each accumulator reads the
      * last iteration's (u = 1: its own) */
-    for (size_t s = 0; s < slots; s++)
+    for (size_t s = 0; s < slots && !contract; s++)
         e->code[LAST(0, s)].dep[1] = LAST(u - 1, s);
 #undef LAST
     free(chain);

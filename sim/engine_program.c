@@ -264,6 +264,9 @@ static int64_t loop_ir_size(const ls_plan *pl, bool nvptx)
         int64_t add = nvptx ? 1 : (ls_elem_type_bits(pl->problem->acc_type) + 31) / 32;
         return size + vectors * pl->body_ir_ops * op + pl->acc_registers * add;
     }
+    /* a contract chain's result is the output's value: no add after it */
+    if (ls_functional_fma(pl) == LS_FMA_CONTRACT)
+        return size + vectors * pl->body_ir_ops * op;
     return size + vectors * (pl->body_ir_ops + 1) * op;
 }
 

@@ -323,7 +323,7 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
             for (int64_t tid = 0; tid < s->threads; tid++) {
                 fold_begin(s, ident);
                 for (int64_t i = 0; i < s->regs; i++) {
-                    int64_t r = s->fma == LS_FMA_CHAIN ? s->regs - 1 - i : i,
+                    int64_t r = ls_fma_last_first(s->fma) ? s->regs - 1 - i : i,
                             at = tid * s->regs + r;
                     if (!s->body_inside[at]) { /* padding: the identity, or 0 x 0 */
                         fold(s, tid, r, ident, NULL);
@@ -342,7 +342,7 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
         for (int64_t tid = 0; tid < s->threads; tid++) {
             fold_begin(s, ident);
             for (int64_t i = 0; i < s->regs; i++) {
-                int64_t r = s->fma == LS_FMA_CHAIN ? s->regs - 1 - i : i, x[LS_MAX_RANK];
+                int64_t r = ls_fma_last_first(s->fma) ? s->regs - 1 - i : i, x[LS_MAX_RANK];
                 bool valid;
                 ls_thread_element(d, p, tid, wg_coord, it_coord, r, x, &valid);
                 if (valid)
@@ -374,8 +374,12 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     ls_value ident = ls_identity(k, t);
     int64_t nacc = plan->acc_registers, nres = plan->results_per_thread;
     int64_t sgsz = d->subgroup_size;
-    /* THREAD_REDUCE: reduced registers into their parallel result slot, in order. */
-    for (int64_t tid = 0; tid < s->threads; tid++) {
+    /* THREAD_REDUCE: reduced registers into their parallel result slot, in
+     * order; a contract chain's accumulator is its output's value already. */
+    for (int64_t tid = 0; tid < s->threads && s->d->contract_chain; tid++)
+        for (int64_t a = 0; a < nacc; a++)
+            s->res[tid * nres + s->res_slot[a]] = s->acc[tid * nacc + a];
+    for (int64_t tid = 0; tid < s->threads && !s->d->contract_chain; tid++) {
         for (int64_t q = 0; q < nres; q++)
             s->res[tid * nres + q] = ident;
         for (int64_t a = 0; a < nacc; a++) {
@@ -616,6 +620,8 @@ ls_fma_kind ls_functional_fma(const ls_plan *plan)
     const ls_problem *p = plan->problem;
     if (p->argcmp.on || p->combiner != LS_COMB_ADD || !ls_body_ends_in_mulf(&p->body, p->acc_type))
         return LS_FMA_NONE;
+    if (plan->derived->contract_chain)
+        return LS_FMA_CONTRACT;
     if (plan->inner_elems > 1)
         return LS_FMA_CHAIN;
     return p->body.math == LS_MATH_ROCM ? LS_FMA_AMD : LS_FMA_NONE;
@@ -623,8 +629,8 @@ ls_fma_kind ls_functional_fma(const ls_plan *plan)
 
 const char *ls_fma_kind_name(ls_fma_kind k)
 {
-    static const char *const names[] = {"none", "packed-chain", "amd"};
-    return k >= LS_FMA_NONE && k <= LS_FMA_AMD ? names[k] : "none";
+    static const char *const names[] = {"none", "packed-chain", "amd", "contract-chain"};
+    return k >= LS_FMA_NONE && k <= LS_FMA_CONTRACT ? names[k] : "none";
 }
 
 /* Whether the fast path, which folds every register straight into its

@@ -153,6 +153,13 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         else
             plan->results_per_thread *= regs;
     }
+    if (d->contract_chain) {
+        /* DistributeContract's local contraction leaves one value per
+         * output: its chain is the accumulate stage, nothing is left for
+         * the thread reduce */
+        plan->acc_registers = plan->results_per_thread;
+        red_regs = 1;
+    }
     plan->local_reduce_ops = plan->results_per_thread * (red_regs - 1);
 
     /* One gpu.subgroup_reduce per reduced dim with thread_tile > 1, ascending. */
@@ -349,7 +356,17 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 kind, (long long)plan->inner_elems);
     if (plan->inner_elems > 1)
         val = "%local";
-    if (fk == LS_FMA_AMD)
+    if (fk == LS_FMA_CONTRACT) {
+        ls_plan_acc_vector_type(plan, buf, sizeof buf);
+        fprintf(
+            f,
+            "      %%acc = vector.contract(the body's mulf operands) from the identity into %s: "
+            "DistributeContract's local contraction over each output's %lld reduced "
+            "registers, which ContractToChainFMA makes one math.fma chain, last register "
+            "first (%lld accumulator%s)\n    }\n",
+            buf, (long long)(d->elems_per_iteration / plan->results_per_thread),
+            (long long)plan->acc_registers, plan->acc_registers == 1 ? "" : "s");
+    } else if (fk == LS_FMA_AMD)
         fprintf(f,
                 "      %%acc = math.fma(the body's mulf operands, %%acc) elementwise (%lld "
                 "accumulators; the backend fuses the mulf and the add: AllowFPOpFusion = "
@@ -358,10 +375,16 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     else
         fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
                 val, (long long)plan->acc_registers);
-    fprintf(f, "  [%s]\n    vector.multi_reduction %s over the reduced registers: %lld ops, "
-               "%lld value%s per thread\n",
-            ls_stage_name(LS_STAGE_THREAD_REDUCE), kind, (long long)plan->local_reduce_ops,
-            (long long)plan->results_per_thread, plan->results_per_thread == 1 ? "" : "s");
+    if (d->contract_chain)
+        fprintf(f, "  [%s] none: the local contraction left %lld value%s per thread\n",
+                ls_stage_name(LS_STAGE_THREAD_REDUCE), (long long)plan->results_per_thread,
+                plan->results_per_thread == 1 ? "" : "s");
+    else
+        fprintf(f,
+                "  [%s]\n    vector.multi_reduction %s over the reduced registers: %lld ops, "
+                "%lld value%s per thread\n",
+                ls_stage_name(LS_STAGE_THREAD_REDUCE), kind, (long long)plan->local_reduce_ops,
+                (long long)plan->results_per_thread, plan->results_per_thread == 1 ? "" : "s");
     fprintf(f, "  [%s]%s\n", ls_stage_name(LS_STAGE_SUBGROUP_REDUCE),
             plan->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
     char ty[64];
@@ -395,20 +418,21 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
             ls_stage_name(LS_STAGE_STORE), (long long)plan->stores_per_workgroup);
 }
 
-void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t size)
+/* The distributed vector type of an operand whose map is map[0..map_n):
+ * its body dims in the map's order, packed inner parts last. */
+static void distributed_type(const ls_plan *plan, const int *map, int map_n, ls_elem_type et,
+                             char *buf, size_t size)
 {
-    const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
     const ls_nested_layout *l = &d->layout;
-    /* body dims of the operand in its map's order, packed inner parts last */
     int dims[LS_MAX_BODY], n = 0;
-    for (int j = 0; j < p->inputs[k].map_n; j++)
+    for (int j = 0; j < map_n; j++)
         for (int b = 0; b < d->body_rank; b++)
-            if (!d->body_inner[b] && d->body_origin[b] == p->inputs[k].map[j])
+            if (!d->body_inner[b] && d->body_origin[b] == map[j])
                 dims[n++] = b;
     for (int b = 0; b < d->body_rank; b++)
-        for (int j = 0; d->body_inner[b] && j < p->inputs[k].map_n; j++)
-            if (d->body_origin[b] == p->inputs[k].map[j])
+        for (int j = 0; d->body_inner[b] && j < map_n; j++)
+            if (d->body_origin[b] == map[j])
                 dims[n++] = b;
     size_t u = (size_t)snprintf(buf, size, "vector<");
     const int64_t *tiles[3] = {l->batch_tile, l->outer_tile, l->element_tile};
@@ -416,7 +440,19 @@ void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t siz
         for (int i = 0; i < n && u < size; i++)
             u += (size_t)snprintf(buf + u, size - u, "%lldx", (long long)tiles[g][dims[i]]);
     if (u < size)
-        snprintf(buf + u, size - u, "%s>", ls_elem_type_name(p->inputs[k].type));
+        snprintf(buf + u, size - u, "%s>", ls_elem_type_name(et));
+}
+
+void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t size)
+{
+    const ls_operand *in = &plan->problem->inputs[k];
+    distributed_type(plan, in->map, in->map_n, in->type, buf, size);
+}
+
+void ls_plan_acc_vector_type(const ls_plan *plan, char *buf, size_t size)
+{
+    const ls_problem *p = plan->problem;
+    distributed_type(plan, p->out_map, p->out_map_n, p->acc_type, buf, size);
 }
 
 void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size)

@@ -110,6 +110,27 @@ grep -n "ls_body_fma(fa0\[\|acc\[0\] = ls_combine(acc\[0\], loc\[0\])" "$tmp/fma
 contains "FMA matvec: elements 3, 2, 1, 0, then the add" "$tmp/fma.order" "3 2 1 0 add"
 count_is "FMA matvec: no separate multiply" "$tmp/fma.cu" "__fmul_rn(v1, v2)" 0
 
+# No partial_reduction (a serial reduction level, or the whole row):
+# DistributeContract's local contraction chains all of an output's registers
+# (ContractToChainFMA), which is the output's value: no thread reduce.
+for c in serial_16x1000 whole_6x200; do
+    $LANESCOPE measure "$DATA/matvec_exp_$c""_nv.mlir" --emulate --seed 6 >"$tmp/cc.txt" 2>"$tmp/err"
+    check "contract chain ($c) emulates" $?
+    contains "contract chain ($c) is the simulator's" "$tmp/cc.txt" "  and are the simulator's, bit for bit (it combines in IREE's order)"
+    $LANESCOPE measure "$DATA/matvec_exp_$c""_nv.mlir" --emit-cuda >"$tmp/cc.cu" 2>"$tmp/err"
+    contains "contract chain ($c): no thread reduce" "$tmp/cc.cu" "/* [thread reduce] none: the local contraction left one value per output */"
+    contains "contract chain ($c): the chain's comment" "$tmp/cc.cu" "/* math.fma chain, last element first (ContractToChainFMA) */"
+done
+contains "contract chain: the header" "$tmp/cc.cu" " *   accumulate: per iteration, each output's 8 registers go through one math.fma chain from the identity, last first, which is the output's value (DistributeContract's local contraction, ContractToChainFMA): no thread reduce after it"
+# the whole row: 4 outputs a thread, each its own accumulator, chained last first
+grep -o "acc\[[0-9]\] = fok\[[0-9]*\]" "$tmp/cc.cu" | sed 's/acc\[\([0-9]\)\] = fok\[\([0-9]*\)\]/\1:\2/' | tr '\n' ' ' >"$tmp/cc.order"
+contains "contract chain: registers 31..0 into accumulators 3..0" "$tmp/cc.order" "3:31 3:30 3:29 3:28 3:27 3:26 3:25 3:24 2:23 "
+contains "contract chain: accumulator 0 last" "$tmp/cc.order" "0:1 0:0 "
+count_is "contract chain: one copy per output" "$tmp/cc.cu" "    res[3] = acc[3];" 1
+$LANESCOPE sim "$DATA/matvec_exp_whole_6x200_nv.mlir" --dump-plan --no-check >"$tmp/cc.plan" 2>"$tmp/err"
+contains "contract chain: the plan" "$tmp/cc.plan" "      %acc = vector.contract(the body's mulf operands) from the identity into vector<4x1x1xf32>: DistributeContract's local contraction over each output's 8 reduced registers, which ContractToChainFMA makes one math.fma chain, last register first (4 accumulators)"
+contains "contract chain: no thread reduce in the plan" "$tmp/cc.plan" "  [thread reduce] none: the local contraction left 4 values per thread"
+
 # The reduced value an addf of a mulf: one math.fma on every target
 # (SetMulAddFMF + UpliftFma), in the plan, the kernel and its values.
 $LANESCOPE sim "$DATA/exp_muladd_16x1000_nv.mlir" --dump-plan --no-check >"$tmp/ma.plan" 2>"$tmp/err"

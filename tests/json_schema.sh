@@ -48,6 +48,12 @@ run "sim softmax" sim sim "$EX/softmax_4096x32000_f32.mlir" --target mi300x --wo
 run "sim matvec" sim sim "$EX/matvec_32000x4096_f16.mlir" --target h100 --workgroups 2 --json --quiet --dump-plan=json
 run "sim dynamic" sim sim "$DATA/dyn_rowsum_Nx1024.mlir" --dim 0=64 --json --quiet
 run "sim full reduction" sim sim "$DATA/full_sum_1x8192_amd.mlir" --json --quiet
+run "sim contract chain" sim sim "$DATA/matvec_exp_whole_6x200_nv.mlir" --json --quiet --dump-plan=json
+grep -o '"fused_multiply_add": *"contract-chain"' "$tmp/doc.json" | wc -l | tr -d ' ' >"$tmp/n"
+if [ "$(cat "$tmp/n")" = 2 ]; then pass=$((pass + 1)); else
+    echo "FAIL: sim contract chain: fused_multiply_add contract-chain in the plan and the check, got $(cat "$tmp/n")"
+    fail=$((fail + 1))
+fi
 run "sim epilogue" sim sim "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --json --quiet
 run "explain epilogue" explain explain "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --format json
 run "sim attention" sim sim "$EX/attention_decode_32x1x128x8192x128_f16.mlir" --target mi300x --workgroups 2 --json --quiet

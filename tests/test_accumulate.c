@@ -24,7 +24,8 @@
 /* A 4-row matvec (body "mul", f32) or row sum (body "sum", f32 or i32),
  * 1024 long, partial_reduction 512 over `lanes` lanes of thread tile t:
  * 512 / (lanes x t) batches, each an accumulator unless t = 1 packs none. */
-static const char *text_of(char *buf, size_t n, const char *body, const char *ty, int lanes, int t)
+static const char *text_of(char *buf, size_t n, const char *body, const char *ty, int lanes, int t,
+                           const char *tiling)
 {
     bool mv = strcmp(body, "mul") == 0;
     bool fl = ty[0] == 'f';
@@ -35,12 +36,12 @@ static const char *text_of(char *buf, size_t n, const char *body, const char *ty
              "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, %s"
              "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
              "ins(%%a%s : tensor<4x1024x%s>%s) outs(%%c : tensor<4x%s>) attrs = {lowering_config = "
-             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], %sthread "
              "= [0, %d], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
              "^bb0(%%x: %s, %s%%o: %s):\n%s  %%s = arith.add%s %%%s, %%o : %s\n"
              "  linalg.yield %%s : %s\n} -> tensor<4x%s>\n}\n",
              lanes, lanes, mv ? "affine_map<(d0, d1) -> (d1)>, " : "", mv ? ", %b" : "", ty,
-             mv ? (fl ? ", tensor<1024xf32>" : ", tensor<1024xi32>") : "", ty, t, lanes, ty,
+             mv ? (fl ? ", tensor<1024xf32>" : ", tensor<1024xi32>") : "", ty, tiling, t, lanes, ty,
              mv ? (fl ? "%y: f32, " : "%y: i32, ") : "", ty,
              mv ? (fl ? "  %m = arith.mulf %x, %y : f32\n" : "  %m = arith.muli %x, %y : i32\n")
                 : "",
@@ -57,12 +58,14 @@ typedef struct {
     ls_sim_result res;
 } built;
 
-static void build(built *b, const char *body, const char *ty, const char *chip, int t)
+/* tiling: the reduction's tiling keys, each followed by ", " */
+static void build_tiled(built *b, const char *body, const char *ty, const char *chip, int t,
+                        const char *tiling)
 {
     char text[4096];
     ls_diag dg;
     bool amd = strcmp(chip, "mi300x") == 0;
-    b->m = load_text(text_of(text, sizeof text, body, ty, amd ? 64 : 32, t), &dg);
+    b->m = load_text(text_of(text, sizeof text, body, ty, amd ? 64 : 32, t, tiling), &dg);
     ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
     ls_module_set_math(b->m, ls_math_mode_for_arch(amd ? "gfx942" : "sm_90"));
     const ls_problem *p = &b->m->problems[0];
@@ -75,6 +78,11 @@ static void build(built *b, const char *body, const char *ty, const char *chip, 
     int64_t total;
     ck_assert_msg(ls_engine_prepare(&b->e, &b->plan, &b->hw, &b->res, NULL, &total, &dg) == LS_OK,
                   "%s", dg.msg);
+}
+
+static void build(built *b, const char *body, const char *ty, const char *chip, int t)
+{
+    build_tiled(b, body, ty, chip, t, "partial_reduction = [0, 512], ");
 }
 
 static void unbuild(built *b)
@@ -245,6 +253,58 @@ START_TEST(unpacked_contraction_fused_on_amd_only)
 }
 END_TEST
 
+/* No partial_reduction: a serial `reduction` level of 512 (h100: 32 lanes
+ * x thread 4 = 4 batches of 4, 16 registers a row), or the whole row of
+ * 1024 (32 registers; mi300x's 64 lanes, half as many).  The
+ * local contraction's chain is the row's value: per iteration one FMA a
+ * register (both loads read), the first from the identity, each reading
+ * the one before in the same iteration -- no add after it, nothing read
+ * across iterations -- and no thread reduce. */
+START_TEST(contract_chain_is_the_value)
+{
+    static const struct {
+        const char *tiling;
+        int64_t regs, iterations;
+    } cases[] = {{"reduction = [0, 512], ", 16, 2}, {"", 32, 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int amd = 0; amd < 2; amd++) {
+            built b;
+            build_tiled(&b, "mul", "f32", amd ? "mi300x" : "h100", 4, cases[c].tiling);
+            int64_t regs = amd ? cases[c].regs / 2 : cases[c].regs; /* 64 lanes: half */
+            ck_assert_int_eq(ls_functional_fma(&b.plan), LS_FMA_CONTRACT);
+            ck_assert_int_eq(b.plan.acc_registers, 1);
+            ck_assert_int_eq(b.plan.iterations, cases[c].iterations);
+            int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+            for (int j = 0; j < b.e.unroll; j++) {
+                int n = iteration_alus(&b.e, j, alu), starts = 0;
+                ck_assert_int_eq(n, regs);
+                for (int x = 0; x < n; x++) {
+                    const tinst *in = &b.e.code[alu[x]];
+                    ck_assert(is_load(&b.e, in->dep[0]) && is_load(&b.e, in->dep[2]));
+                    if (in->dep[1] < 0) {
+                        starts++;
+                        continue;
+                    }
+                    ck_assert(loop_alu(&b.e, in->dep[1]));
+                    ck_assert_int_lt(in->dep[1], alu[x]); /* not the back edge */
+                    ck_assert_int_eq(b.e.code[in->dep[1]].iter_offset, j);
+                }
+                ck_assert_int_eq(starts, 1);
+            }
+            free(alu);
+            ls_diag dg;
+            ls_diag_clear(&dg);
+            ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
+            ck_assert_int_eq(b.res.stage[LS_STAGE_THREAD_REDUCE].instructions, 0);
+            /* 4 rows (a subgroup each) x iterations x (a 4-wide load of each
+             * operand a batch, an FMA a register) */
+            ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                             4 * cases[c].iterations * (2 * regs / 4 + regs));
+            unbuild(&b);
+        }
+}
+END_TEST
+
 /* LLVM's unroller sizes a packed contraction's loop with its FMA chain: on
  * mi300x IREE's default matvec config (8 rows a thread, 8 f16 each) is
  * 4 + 8 x (1 + 1) + (1 + 1) = 22 for the addresses, loads and loop, then
@@ -298,6 +358,7 @@ static Suite *accumulate_suite(void)
     tcase_add_test(tc, packed_sums_start_from_the_identity);
     tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
     tcase_add_test(tc, unroller_counts_the_fma_chain);
+    tcase_add_test(tc, contract_chain_is_the_value);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -604,8 +604,7 @@ static const char *squares_text(char *buf, size_t size, const char *cfg)
                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
                 "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
                 "ins(%%a : tensor<2x1024xf32>) outs(%%c : tensor<2xf32>) attrs = {lowering_config "
-                "= #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
-                "%s, "
+                "= #iree_gpu.lowering_config<{workgroup = [1, 0], %s, "
                 "lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
                 "^bb0(%%x: f32, %%o: f32):\n  %%m = arith.mulf %%x, %%x : f32\n"
                 "  %%s = arith.addf %%m, %%o : f32\n  linalg.yield %%s : f32\n} -> "
@@ -682,7 +681,8 @@ START_TEST(products_fused_as_iree_fuses_them)
     ls_func_snapshot snap;
     int64_t zero[LS_MAX_RANK] = {0};
 
-    squares_after("thread = [0, 4]", LS_MATH_MLIR, 1, p, d, &plan, &a, &snap);
+    squares_after("partial_reduction = [0, 512], thread = [0, 4]", LS_MATH_MLIR, 1, p, d, &plan, &a,
+                  &snap);
     ck_assert_int_eq(plan.inner_elems, 4);
     int64_t regs = ls_nl_registers(&d->layout), differs = 0;
     for (int64_t tid = 0; tid < snap.threads; tid++)
@@ -719,8 +719,8 @@ START_TEST(products_fused_as_iree_fuses_them)
 
     /* unpacked, two iterations: acc = fma(x2, x2, x1 * x1) on AMD */
     for (int amd = 0; amd < 2; amd++) {
-        squares_after("thread = [0, 1]", amd ? LS_MATH_ROCM : LS_MATH_MLIR, 2, p, d, &plan, &a,
-                      &snap);
+        squares_after("partial_reduction = [0, 512], thread = [0, 1]",
+                      amd ? LS_MATH_ROCM : LS_MATH_MLIR, 2, p, d, &plan, &a, &snap);
         ck_assert_int_eq(plan.inner_elems, 1);
         regs = ls_nl_registers(&d->layout);
         int64_t it1[LS_MAX_RANK] = {0, 1};
@@ -745,6 +745,74 @@ START_TEST(products_fused_as_iree_fuses_them)
         ck_assert_int_gt(differs, 0);
         ls_func_snapshot_free(&snap);
     }
+    ls_npy_free(&a);
+    free(d);
+    free(p);
+}
+END_TEST
+
+/* No partial_reduction: DistributeContract's local contraction takes
+ * every register of a thread's tile from 0, and ContractToChainFMA makes
+ * it one FMA chain per output, last register first, on every target: the
+ * output's value before the subgroup reduce, with no thread reduce after
+ * it.  The whole row at once (4 batches x 4 elements: 16 registers), and a
+ * serial `reduction` level (2 batches x 4 a iteration; iteration 1's
+ * chain starts from 0 again).  The fold lanescope did before -- each
+ * product rounded, added in register order -- differs. */
+START_TEST(contract_chain_without_partial_reduction)
+{
+    ls_npy a;
+    squares_npy(&a);
+    ls_problem *p = ls_xcalloc(1, sizeof *p);
+    ls_derived *d = ls_xcalloc(1, sizeof *d);
+    ls_plan plan;
+    ls_func_snapshot snap;
+    const char *cfgs[] = {"thread = [0, 4]", "reduction = [0, 512], thread = [0, 4]"};
+    const int64_t iters[] = {1, 2}, chained[] = {16, 8};
+    for (int c = 0; c < 2; c++)
+        for (int amd = 0; amd < 2; amd++) {
+            squares_after(cfgs[c], amd ? LS_MATH_ROCM : LS_MATH_MLIR, iters[c], p, d, &plan, &a,
+                          &snap);
+            ck_assert(d->contract_chain);
+            ck_assert_int_eq(ls_functional_fma(&plan), LS_FMA_CONTRACT);
+            ck_assert_int_eq(plan.acc_registers, 1);
+            ck_assert_int_eq(plan.local_reduce_ops, 0);
+            int64_t regs = ls_nl_registers(&d->layout), differs = 0;
+            ck_assert_int_eq(regs, chained[c]);
+            int64_t zero[LS_MAX_RANK] = {0}, it[LS_MAX_RANK] = {0, iters[c] - 1};
+            for (int64_t tid = 0; tid < snap.threads; tid++) {
+                float chain = 0, plain = 0;
+                for (int64_t r = regs - 1; r >= 0; r--) {
+                    int64_t x[LS_MAX_RANK], slot, q;
+                    bool valid;
+                    ls_register_slots(d, p, r, &slot, &q);
+                    ck_assert_int_eq(slot, 0);
+                    ls_thread_element(d, p, tid, zero, it, r, x, &valid);
+                    ck_assert(valid);
+                    float v = f32_at(&a, x[1]);
+                    chain = fmaf(v, v, chain);
+                }
+                for (int64_t r = 0; r < regs; r++) {
+                    int64_t x[LS_MAX_RANK];
+                    bool valid;
+                    ls_thread_element(d, p, tid, zero, it, r, x, &valid);
+                    float v = f32_at(&a, x[1]);
+                    volatile float sq = v * v;
+                    plain = plain + sq;
+                }
+                float got = ls_f32_of_bits((uint32_t)snap.values[tid]);
+                ck_assert_msg(memcmp(&got, &chain, 4) == 0, "%s thread %lld: %.9g, chain %.9g",
+                              cfgs[c], (long long)tid, got, chain);
+                differs += memcmp(&chain, &plain, 4) != 0;
+            }
+            ck_assert_int_gt(differs, 0);
+            ls_func_snapshot_free(&snap);
+        }
+    /* a partial_reduction tile, or a plain sum: no contract chain */
+    squares_after("partial_reduction = [0, 1024], thread = [0, 4]", LS_MATH_MLIR, 1, p, d, &plan,
+                  &a, &snap);
+    ck_assert(!d->contract_chain);
+    ls_func_snapshot_free(&snap);
     ls_npy_free(&a);
     free(d);
     free(p);
@@ -886,6 +954,7 @@ static Suite *contract_suite(void)
     tcase_add_test(tc, serial_reduction_level);
     tcase_add_test(tc, strided_input_map);
     tcase_add_test(tc, products_fused_as_iree_fuses_them);
+    tcase_add_test(tc, contract_chain_without_partial_reduction);
     tcase_add_test(tc, reduced_muladd_fused);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

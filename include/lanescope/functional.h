@@ -32,7 +32,11 @@
 typedef enum {
     LS_FMA_NONE,  /* each product rounded, then added */
     LS_FMA_CHAIN, /* packed inner elements: an FMA chain, last first, then added */
-    LS_FMA_AMD    /* each product and its add one FMA (AMD's AllowFPOpFusion=Fast) */
+    LS_FMA_AMD,   /* each product and its add one FMA (AMD's AllowFPOpFusion=Fast) */
+    /* no partial_reduction (ls_derived.contract_chain): every reduced
+     * register of an output in one FMA chain, last first, from the
+     * identity, which is that output's value */
+    LS_FMA_CONTRACT
 } ls_fma_kind;
 
 typedef struct {
@@ -87,8 +91,15 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
 ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
 /* plan's kind of fused multiply-add (ls_fma_kind). */
 ls_fma_kind ls_functional_fma(const ls_plan *plan);
-/* Its name in the JSON reports: "none", "packed-chain", "amd". */
+/* Its name in the JSON reports: "none", "packed-chain", "amd",
+ * "contract-chain". */
 const char *ls_fma_kind_name(ls_fma_kind k);
+/* Whether its FMA chain takes an accumulator's registers last first
+ * (ContractToChainFMA's order). */
+static inline bool ls_fma_last_first(ls_fma_kind k)
+{
+    return k == LS_FMA_CHAIN || k == LS_FMA_CONTRACT;
+}
 /* Its decision on the numbers alone: the elements the run would generate
  * and the problem's element count (< 0: more than int64 holds), against
  * LS_MAX_FUNCTIONAL_ELEMENTS and, unless force, the budget. */

@@ -269,6 +269,8 @@ const char *ls_stage_name(ls_stage s);
  * operand's dims (the layout projected through its map; packed inner dims
  * last), e.g. "vector<1x1x1x1x1x8xf16>". */
 void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t size);
+/* The same for the accumulator (the output's map, the accumulator's type). */
+void ls_plan_acc_vector_type(const ls_plan *plan, char *buf, size_t size);
 /* The cross-subgroup buffer's type, "memref<1x10xf32, #gpu.address_space<workgroup>>". */
 void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size);
 /* An AMD DPP control by its assembly name ("quad_perm [1,0,3,2]"). */

@@ -466,6 +466,13 @@ static void print_fma(FILE *f, const ls_functional_result *fr, const ls_plan *pl
         fprintf(f, "  products fused as IREE compiles them: each product and its add one FMA "
                    "(ROCm's AllowFPOpFusion=Fast)\n");
         break;
+    case LS_FMA_CONTRACT:
+        fprintf(f,
+                "  products fused as IREE compiles them: each output's %lld reduced registers "
+                "a thread holds an FMA chain, last first, from 0 (DistributeContract, "
+                "ContractToChainFMA)\n",
+                (long long)(plan->derived->elems_per_iteration / plan->results_per_thread));
+        break;
     case LS_FMA_NONE: break;
     }
 }

@@ -460,12 +460,13 @@ static void emit_load_accumulate(gen *g)
 
 /* The math.fma chain over the registers whose operands the loads kept:
  * packed (ContractToChainFMA), each accumulator's registers last first
- * into its local value; else each register into its accumulator.  A
- * padded register adds the identity, as sim/functional.c's fold does. */
+ * into its local value; a contract chain, each output's registers last
+ * first into its accumulator; else each register into its accumulator.
+ * A padded register adds the identity, as sim/functional.c's fold does. */
 static void emit_fma_chain(gen *g)
 {
     FILE *f = g->f;
-    bool last_first = g->fma == LS_FMA_CHAIN;
+    bool last_first = ls_fma_last_first(g->fma);
     const char *into = g->grouped ? "loc" : "acc";
     fprintf(f, "        /* math.fma chain%s */\n",
             last_first ? ", last element first (ContractToChainFMA)" : "");

@@ -98,6 +98,13 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
                 "through a math.fma chain from the identity, last first (ContractToChainFMA), "
                 "and the chain's result is added to it (DistributeContract)\n",
                 (long long)g->plan->inner_elems);
+    else if (fk == LS_FMA_CONTRACT)
+        fprintf(f,
+                " *   accumulate: per iteration, each output's %lld registers go through one "
+                "math.fma chain from the identity, last first, which is the output's value "
+                "(DistributeContract's local contraction, ContractToChainFMA): no thread "
+                "reduce after it\n",
+                (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
     else if (!p->argcmp.on && g->plan->inner_elems > 1)
         fprintf(f,
                 " *   accumulate: per iteration, each accumulator's %lld packed elements are "

@@ -16,17 +16,34 @@ static void emit_reduce_steps(gen *g, const ls_subgroup_reduce *r, const char *v
                 (long long)r->steps[i].offset);
 }
 
+/* res = the registers' multi_reduction into their slots, from the identity */
+static void emit_thread_reduce(gen *g)
+{
+    for (int64_t q = 0; q < g->nres; q++)
+        fprintf(g->f, "    res[%lld] = ident;\n", (long long)q);
+    for (int64_t a = 0; a < g->nacc; a++)
+        fprintf(g->f, "    res[%lld] = ls_combine(res[%lld], acc[%lld]);\n",
+                (long long)g->res_slot[a], (long long)g->res_slot[a], (long long)a);
+}
+
 void cg_emit_reduces(gen *g)
 {
     FILE *f = g->f;
     const ls_plan *pl = g->plan;
-    fprintf(f, "\n    /* [thread reduce] vector.multi_reduction over the reduced registers */\n");
-    fprintf(f, "    ls_acc_t res[%lld];\n", (long long)g->nres);
-    for (int64_t q = 0; q < g->nres; q++)
-        fprintf(f, "    res[%lld] = ident;\n", (long long)q);
-    for (int64_t a = 0; a < g->nacc; a++)
-        fprintf(f, "    res[%lld] = ls_combine(res[%lld], acc[%lld]);\n",
-                (long long)g->res_slot[a], (long long)g->res_slot[a], (long long)a);
+    if (g->d->contract_chain) {
+        fprintf(f,
+                "\n    /* [thread reduce] none: the local contraction left one value per "
+                "output */\n    ls_acc_t res[%lld];\n",
+                (long long)g->nres);
+        for (int64_t a = 0; a < g->nacc; a++)
+            fprintf(f, "    res[%lld] = acc[%lld];\n", (long long)g->res_slot[a], (long long)a);
+    } else {
+        fprintf(f,
+                "\n    /* [thread reduce] vector.multi_reduction over the reduced registers "
+                "*/\n    ls_acc_t res[%lld];\n",
+                (long long)g->nres);
+        emit_thread_reduce(g);
+    }
     fprintf(f, "\n    /* [subgroup reduce]%s */\n",
             pl->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
     for (int i = 0; i < pl->n_subgroup_reduces; i++) {

@@ -14,11 +14,16 @@
 // getDerivedThreadLayout 64 threads along the 64 vectors of a row and 4 on
 // the rows: one 8-wide copy read per thread.  GPUReduceBankConflicts pads by
 // 64 / 16 = 4 elements: 4 x 516 x 2 = 4128 bytes.
+// No partial_reduction: DistributeContract's local vector.contract takes the
+// thread's 8 registers (`vector<1x1x1x1x1x8xf16> into vector<1x1x1x1x1x1xf16>`
+// in the CHECK lines), which ContractToChainFMA (LLVMGPUVectorLowering.cpp)
+// makes one chain of 8 f16 FMAs from 0: one accumulator, nothing left for the
+// thread reduce before the gpu.subgroup_reduce.
 // TARGET: gfx942
 // PLAN 0: workgroups=8000 iterations=8 workgroup_size=256 subgroup_size=64 serial=1
 // PLAN 0: loads.0=1 width.0=8 loads.1=1 width.1=8 promoted.0=0 promoted.1=1
 // PLAN 0: copy_loads.1=1 copy_width.1=8 promote_bytes.1=4128 promote_alloc.1=memref<4x516xf16,#gpu.address_space<workgroup>>
-// PLAN 0: subgroup_reduces=1 cluster.0=64 stride.0=1 dpp.0=1 cross_subgroup=0
+// PLAN 0: subgroup_reduces=1 cluster.0=64 stride.0=1 dpp.0=1 cross_subgroup=0 acc_registers=1 inner_elems=1 results_per_thread=1 local_reduce_ops=0
 #executable_target_rocm = #hal.executable.target<"rocm", "rocm-hsaco-fb">
 #config = #iree_gpu.lowering_config< {workgroup = [0, 4, 0],
                                 reduction = [0, 0, 512],
