@@ -14,12 +14,13 @@
  *    per accumulator and iteration does.  A contraction's inner chain is
  *    ContractToChainFMA's (LLVMGPUVectorLowering.cpp): one math.fma per
  *    element, last element first, from 0.
- *  - A contract chain (no partial_reduction: ls_derived.contract_chain):
- *    DistributeContract's local contraction takes all of an output's
- *    registers, so ContractToChainFMA's chain over them, from 0, is the
- *    output's value: no combine after it, and nothing carried from one
- *    iteration to the next (the reduction level's loop folds the reduced
- *    value into its own carried one, after the subgroup reduce).
+ *  - No partial_reduction (ls_derived.local_reduce_all): the local
+ *    reduce takes all of an output's registers of the iteration from the
+ *    identity -- a contraction's as ContractToChainFMA's chain -- and its
+ *    result is the output's value: no combine after it, and nothing
+ *    carried from one iteration to the next (the reduction level's loop
+ *    folds the reduced value into its own carried one, after the subgroup
+ *    reduce).
  *
  * Order of issue: the lowered IR's.  The packed chains step through the
  * inner elements, each step over every accumulator (ContractToChainFMA's
@@ -97,7 +98,7 @@ static int emit_combine(engine *e, int64_t j, int v, int acc, int extra)
 }
 
 /* The registers of an iteration in the order their combines issue:
- * grouped (packed, or a contract chain), step i of every accumulator's
+ * grouped (packed, or local_reduce_all), step i of every accumulator's
  * chain, accumulators in order (a contraction's FMA chain takes each
  * accumulator's registers last first); otherwise the registers in order.
  * acc[]: each one's accumulator. */
@@ -142,10 +143,10 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     int64_t u = e->unroll, n_res = 1 + pl->extra_results, regs = e->d->elems_per_iteration;
     int64_t nacc = pl->acc_registers;
     ls_fma_kind fk = timed_fma(e);
-    bool packed = pl->inner_elems > 1, contract = e->d->contract_chain;
+    bool packed = pl->inner_elems > 1, whole = e->d->local_reduce_all;
     int64_t *order = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *order);
     int64_t *acc_of = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *acc_of);
-    issue_order(e, packed || contract, ls_fma_last_first(fk), order, acc_of);
+    issue_order(e, packed || whole, ls_fma_last_first(fk), order, acc_of);
     /* accumulator (a, x)'s last combine of each unrolled iteration; the
      * first iteration's read the last one's across the back edge (patched
      * once that is emitted) */
@@ -155,7 +156,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
 #define LAST(j, s) last[(size_t)(j)*slots + (size_t)(s)]
     for (int64_t j = 0; j < u; j++) {
         for (size_t s = 0; s < slots; s++)
-            chain[s] = packed || contract || j == 0 ? -1 : LAST(j - 1, s);
+            chain[s] = packed || whole || j == 0 ? -1 : LAST(j - 1, s);
         for (int64_t i = 0; i < regs; i++) {
             int64_t r = order[i];
             int ld[LS_MAX_INPUTS];
@@ -168,7 +169,8 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
             int v = emit_body(e, ld, j, fk != LS_FMA_NONE, &extra);
             for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
                 int *c = &chain[acc_of[r] * n_res + x];
-                if (packed && *c < 0 && fk == LS_FMA_NONE && !identity_combine_issued(pl))
+                if ((packed || whole) && *c < 0 && fk == LS_FMA_NONE &&
+                    !identity_combine_issued(pl))
                     *c = v; /* the identity's combine folds away */
                 else
                     *c = emit_combine(e, j, v, *c, extra);
@@ -180,7 +182,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     }
     /* the back edge: iteration 0's combine into each accumulator reads the
      * last iteration's (u = 1: its own) */
-    for (size_t s = 0; s < slots && !contract; s++)
+    for (size_t s = 0; s < slots && !whole; s++)
         e->code[LAST(0, s)].dep[1] = LAST(u - 1, s);
 #undef LAST
     free(chain);

@@ -376,10 +376,10 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     int64_t sgsz = d->subgroup_size;
     /* THREAD_REDUCE: reduced registers into their parallel result slot, in
      * order; a contract chain's accumulator is its output's value already. */
-    for (int64_t tid = 0; tid < s->threads && s->d->contract_chain; tid++)
+    for (int64_t tid = 0; tid < s->threads && s->d->local_reduce_all; tid++)
         for (int64_t a = 0; a < nacc; a++)
             s->res[tid * nres + s->res_slot[a]] = s->acc[tid * nacc + a];
-    for (int64_t tid = 0; tid < s->threads && !s->d->contract_chain; tid++) {
+    for (int64_t tid = 0; tid < s->threads && !s->d->local_reduce_all; tid++) {
         for (int64_t q = 0; q < nres; q++)
             s->res[tid * nres + q] = ident;
         for (int64_t a = 0; a < nacc; a++) {
@@ -620,7 +620,10 @@ ls_fma_kind ls_functional_fma(const ls_plan *plan)
     const ls_problem *p = plan->problem;
     if (p->argcmp.on || p->combiner != LS_COMB_ADD || !ls_body_ends_in_mulf(&p->body, p->acc_type))
         return LS_FMA_NONE;
-    if (plan->derived->contract_chain)
+    /* ContractToChainFMA (LLVMGPUVectorLowering.cpp) takes an unmasked
+     * float contraction of kind add, which ReductionToContract makes of a
+     * multi_reduction of a mulf */
+    if (plan->derived->local_reduce_all)
         return LS_FMA_CONTRACT;
     if (plan->inner_elems > 1)
         return LS_FMA_CHAIN;

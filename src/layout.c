@@ -210,7 +210,7 @@ ls_status ls_derive(const ls_problem *p, ls_derived *d, ls_diag *diag)
     }
     if (!ls_is_tile_and_fuse(p)) {
         ls_status st = derive(p, d, diag);
-        d->contract_chain = st == LS_OK && ls_derive_contract_chain(p);
+        d->local_reduce_all = st == LS_OK && ls_derive_local_reduce_all(p);
         return st;
     }
     ls_problem *q = ls_xmalloc(sizeof *q);
@@ -582,16 +582,13 @@ void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_
         origin[i] = p->is_reduction[i] ? it_coord[i] * d->chunk[i] : wg_coord[i] * d->wg_tile[i];
 }
 
-bool ls_derive_contract_chain(const ls_problem *p)
+bool ls_derive_local_reduce_all(const ls_problem *p)
 {
-    /* LLVMGPUVectorLowering.cpp's ContractToChainFMA takes an unmasked
-     * float contraction of kind add; ReductionToContract makes one of a
-     * multi_reduction of a mulf (the body's last op, in the accumulator's
-     * type).  With a partial_reduction tile the loop's body is an
-     * elementwise add instead (PartialReductionOpInterface), and packed
-     * inner dims have their own chain (ls_functional_fma). */
-    if (p->att_view || p->argcmp.on || p->combiner != LS_COMB_ADD ||
-        !ls_body_ends_in_mulf(&p->body, p->acc_type))
+    /* With a partial_reduction tile the loop's body is an elementwise
+     * combine into a partial accumulator (PartialReductionOpInterface),
+     * reduced after the loop; packed inner dims have their own local
+     * reduce (ls_plan's inner_elems). */
+    if (p->att_view || p->argcmp.on)
         return false;
     for (int i = 0; i < p->rank; i++)
         if (p->is_reduction[i] && cfg(&p->config.partial_reduction, i) > 0)
@@ -616,7 +613,7 @@ void ls_register_slots(const ls_derived *d, const ls_problem *p, int64_t reg, in
             if (!p->is_reduction[d->body_origin[k]])
                 q = q * tiles[g][k] + groups[g][k];
         }
-    *acc = d->contract_chain ? q : a; /* one accumulator per output */
+    *acc = d->local_reduce_all ? q : a; /* one accumulator per output */
     *result = q;
 }
 

@@ -153,10 +153,10 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         else
             plan->results_per_thread *= regs;
     }
-    if (d->contract_chain) {
-        /* DistributeContract's local contraction leaves one value per
-         * output: its chain is the accumulate stage, nothing is left for
-         * the thread reduce */
+    if (d->local_reduce_all) {
+        /* DistributeMultiReduction's / DistributeContract's local reduce
+         * leaves one value per output: it is the accumulate stage, nothing
+         * is left for the thread reduce */
         plan->acc_registers = plan->results_per_thread;
         red_regs = 1;
     }
@@ -366,6 +366,14 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
             "first (%lld accumulator%s)\n    }\n",
             buf, (long long)(d->elems_per_iteration / plan->results_per_thread),
             (long long)plan->acc_registers, plan->acc_registers == 1 ? "" : "s");
+    } else if (d->local_reduce_all) {
+        ls_plan_acc_vector_type(plan, buf, sizeof buf);
+        fprintf(f,
+                "      %%acc = vector.multi_reduction <%s> of the %s values from the identity "
+                "into %s: DistributeMultiReduction's local reduce over each output's %lld "
+                "registers, in order (%lld accumulator%s)\n    }\n",
+                kind, val, buf, (long long)(d->elems_per_iteration / plan->results_per_thread),
+                (long long)plan->acc_registers, plan->acc_registers == 1 ? "" : "s");
     } else if (fk == LS_FMA_AMD)
         fprintf(f,
                 "      %%acc = math.fma(the body's mulf operands, %%acc) elementwise (%lld "
@@ -375,10 +383,11 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     else
         fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
                 val, (long long)plan->acc_registers);
-    if (d->contract_chain)
-        fprintf(f, "  [%s] none: the local contraction left %lld value%s per thread\n",
-                ls_stage_name(LS_STAGE_THREAD_REDUCE), (long long)plan->results_per_thread,
-                plan->results_per_thread == 1 ? "" : "s");
+    if (d->local_reduce_all)
+        fprintf(f, "  [%s] none: the local %s left %lld value%s per thread\n",
+                ls_stage_name(LS_STAGE_THREAD_REDUCE),
+                fk == LS_FMA_CONTRACT ? "contraction" : "reduce",
+                (long long)plan->results_per_thread, plan->results_per_thread == 1 ? "" : "s");
     else
         fprintf(f,
                 "  [%s]\n    vector.multi_reduction %s over the reduced registers: %lld ops, "

@@ -127,6 +127,12 @@ grep -o "acc\[[0-9]\] = fok\[[0-9]*\]" "$tmp/cc.cu" | sed 's/acc\[\([0-9]\)\] = 
 contains "contract chain: registers 31..0 into accumulators 3..0" "$tmp/cc.order" "3:31 3:30 3:29 3:28 3:27 3:26 3:25 3:24 2:23 "
 contains "contract chain: accumulator 0 last" "$tmp/cc.order" "0:1 0:0 "
 count_is "contract chain: one copy per output" "$tmp/cc.cu" "    res[3] = acc[3];" 1
+# a sum there: DistributeMultiReduction's local reduce, in order, is the value
+$LANESCOPE measure "$EX/suite/rowsum4k_serial_t4_s2.mlir" --target h100 --emit-cuda >"$tmp/lr.cu" 2>"$tmp/err"
+contains "local reduce: the header" "$tmp/lr.cu" " *   accumulate: per iteration, each output's 4 registers are reduced from the identity in order, which is the output's value (DistributeMultiReduction's local reduce): no thread reduce after it"
+contains "local reduce: no thread reduce" "$tmp/lr.cu" "/* [thread reduce] none: the local reduce left one value per output */"
+$LANESCOPE sim "$EX/suite/rowsum4k_serial_t4_s2.mlir" --target h100 --dump-plan --no-check >"$tmp/lr.plan" 2>"$tmp/err"
+contains "local reduce: the plan" "$tmp/lr.plan" "      %acc = vector.multi_reduction <add> of the loaded values from the identity into vector<1x1x1xf32>: DistributeMultiReduction's local reduce over each output's 4 registers, in order (1 accumulator)"
 $LANESCOPE sim "$DATA/matvec_exp_whole_6x200_nv.mlir" --dump-plan --no-check >"$tmp/cc.plan" 2>"$tmp/err"
 contains "contract chain: the plan" "$tmp/cc.plan" "      %acc = vector.contract(the body's mulf operands) from the identity into vector<4x1x1xf32>: DistributeContract's local contraction over each output's 8 reduced registers, which ContractToChainFMA makes one math.fma chain, last register first (4 accumulators)"
 contains "contract chain: no thread reduce in the plan" "$tmp/cc.plan" "  [thread reduce] none: the local contraction left 4 values per thread"

@@ -305,6 +305,39 @@ START_TEST(contract_chain_is_the_value)
 }
 END_TEST
 
+/* The same for a sum: one add a register from the identity, issued for a
+ * float sum (+0.0: MLIR's additive identity, which LLVM keeps), folded for
+ * an integer one (the chain starts with the first register) -- R or R - 1
+ * adds, where a thread reduce after per-register accumulators took 2R - 1
+ * or 2R - 2 -- and nothing read across iterations. */
+START_TEST(whole_sum_is_one_local_reduce)
+{
+    static const char *const tys[] = {"f32", "i32"};
+    for (int t = 0; t < 2; t++) {
+        built b;
+        build_tiled(&b, "sum", tys[t], "h100", 4, "reduction = [0, 512], ");
+        ck_assert(b.d->local_reduce_all);
+        ck_assert_int_eq(ls_functional_fma(&b.plan), LS_FMA_NONE);
+        ck_assert_int_eq(b.plan.acc_registers, 1);
+        ck_assert_int_eq(b.plan.local_reduce_ops, 0);
+        int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+        for (int j = 0; j < b.e.unroll; j++) {
+            int n = iteration_alus(&b.e, j, alu);
+            ck_assert_int_eq(n, t == 0 ? 16 : 15);
+            for (int x = 0; x < n; x++)
+                for (int k = 0; k < LS_TINST_DEPS; k++)
+                    ck_assert_int_lt(b.e.code[alu[x]].dep[k], alu[x]);
+        }
+        free(alu);
+        ls_diag dg;
+        ls_diag_clear(&dg);
+        ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
+        ck_assert_int_eq(b.res.stage[LS_STAGE_THREAD_REDUCE].instructions, 0);
+        unbuild(&b);
+    }
+}
+END_TEST
+
 /* LLVM's unroller sizes a packed contraction's loop with its FMA chain: on
  * mi300x IREE's default matvec config (8 rows a thread, 8 f16 each) is
  * 4 + 8 x (1 + 1) + (1 + 1) = 22 for the addresses, loads and loop, then
@@ -359,6 +392,7 @@ static Suite *accumulate_suite(void)
     tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
     tcase_add_test(tc, unroller_counts_the_fma_chain);
     tcase_add_test(tc, contract_chain_is_the_value);
+    tcase_add_test(tc, whole_sum_is_one_local_reduce);
     suite_add_tcase(s, tc);
     return s;
 }

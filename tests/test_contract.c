@@ -773,7 +773,7 @@ START_TEST(contract_chain_without_partial_reduction)
         for (int amd = 0; amd < 2; amd++) {
             squares_after(cfgs[c], amd ? LS_MATH_ROCM : LS_MATH_MLIR, iters[c], p, d, &plan, &a,
                           &snap);
-            ck_assert(d->contract_chain);
+            ck_assert(d->local_reduce_all);
             ck_assert_int_eq(ls_functional_fma(&plan), LS_FMA_CONTRACT);
             ck_assert_int_eq(plan.acc_registers, 1);
             ck_assert_int_eq(plan.local_reduce_ops, 0);
@@ -811,7 +811,7 @@ START_TEST(contract_chain_without_partial_reduction)
     /* a partial_reduction tile, or a plain sum: no contract chain */
     squares_after("partial_reduction = [0, 1024], thread = [0, 4]", LS_MATH_MLIR, 1, p, d, &plan,
                   &a, &snap);
-    ck_assert(!d->contract_chain);
+    ck_assert(!d->local_reduce_all);
     ls_func_snapshot_free(&snap);
     ls_npy_free(&a);
     free(d);

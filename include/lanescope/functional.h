@@ -33,7 +33,7 @@ typedef enum {
     LS_FMA_NONE,  /* each product rounded, then added */
     LS_FMA_CHAIN, /* packed inner elements: an FMA chain, last first, then added */
     LS_FMA_AMD,   /* each product and its add one FMA (AMD's AllowFPOpFusion=Fast) */
-    /* no partial_reduction (ls_derived.contract_chain): every reduced
+    /* no partial_reduction (ls_derived.local_reduce_all): every reduced
      * register of an output in one FMA chain, last first, from the
      * identity, which is that output's value */
     LS_FMA_CONTRACT

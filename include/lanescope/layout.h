@@ -69,14 +69,18 @@ typedef struct {
     bool packed[LS_MAX_RANK];       /* split by GPUPackPartialReductions */
     bool serial[LS_MAX_RANK];       /* chunked by the `reduction` level: reduced inside the loop */
     bool serial_reduce;             /* some dim is: every stage runs once per iteration */
-    /* A float contraction (an add of the body's last mulf) with no
-     * partial_reduction tile on any reduced dim: DistributeContract
-     * contracts all of a thread's reduced registers (batch, outer,
-     * element) from the identity, and ContractToChainFMA makes that one
-     * math.fma chain per output, last register first.  So the registers of
-     * an output share one accumulator (ls_register_slots) and the thread
-     * reduce has nothing left to do (ls_derive_contract_chain). */
-    bool contract_chain;
+    /* No partial_reduction tile on any reduced dim (the whole tile at
+     * once, or a serial `reduction` tile per iteration): the loop's body
+     * is the reduction itself, and DistributeMultiReduction /
+     * DistributeContract reduce all of a thread's registers of an output
+     * (batch, outer, element) from the identity, in order -- a float
+     * contraction's as ContractToChainFMA's math.fma chain, last register
+     * first (LS_FMA_CONTRACT).  So the registers of an output share one
+     * accumulator (ls_register_slots), which starts at the identity in
+     * every iteration, and the thread reduce has nothing left to do
+     * (ls_derive_local_reduce_all).  Not for an arg_compare (its merge) or
+     * an attention. */
+    bool local_reduce_all;
 
     /* the loop body after packing: dims [0, rank) then one inner dim per packed dim */
     int body_rank;
@@ -174,8 +178,8 @@ void ls_tile_origin(const ls_derived *d, const ls_problem *p, const int64_t *wg_
  * dims dropped; for a contract chain, the result slot) and the result slot
  * after the thread reduce (parallel dims only), both row-major over
  * [batch..., outer..., element...]. */
-/* Whether p's registers fold as a contract chain (ls_derived.contract_chain). */
-bool ls_derive_contract_chain(const ls_problem *p);
+/* Whether p's registers reduce whole per iteration (ls_derived.local_reduce_all). */
+bool ls_derive_local_reduce_all(const ls_problem *p);
 void ls_register_slots(const ls_derived *d, const ls_problem *p, int64_t reg, int64_t *acc,
                        int64_t *result);
 /* Input-tensor index of a tile's first element, given ls_input_strides. */

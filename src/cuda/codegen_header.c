@@ -105,6 +105,12 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
                 "(DistributeContract's local contraction, ContractToChainFMA): no thread "
                 "reduce after it\n",
                 (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
+    else if (g->d->local_reduce_all)
+        fprintf(f,
+                " *   accumulate: per iteration, each output's %lld registers are reduced from "
+                "the identity in order, which is the output's value (DistributeMultiReduction's "
+                "local reduce): no thread reduce after it\n",
+                (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
     else if (!p->argcmp.on && g->plan->inner_elems > 1)
         fprintf(f,
                 " *   accumulate: per iteration, each accumulator's %lld packed elements are "

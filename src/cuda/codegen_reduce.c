@@ -30,11 +30,11 @@ void cg_emit_reduces(gen *g)
 {
     FILE *f = g->f;
     const ls_plan *pl = g->plan;
-    if (g->d->contract_chain) {
+    if (g->d->local_reduce_all) {
         fprintf(f,
-                "\n    /* [thread reduce] none: the local contraction left one value per "
-                "output */\n    ls_acc_t res[%lld];\n",
-                (long long)g->nres);
+                "\n    /* [thread reduce] none: the local %s left one value per output */\n"
+                "    ls_acc_t res[%lld];\n",
+                g->fma == LS_FMA_CONTRACT ? "contraction" : "reduce", (long long)g->nres);
         for (int64_t a = 0; a < g->nacc; a++)
             fprintf(f, "    res[%lld] = acc[%lld];\n", (long long)g->res_slot[a], (long long)a);
     } else {
