@@ -80,83 +80,6 @@ static inline ls_value body_value(const exec_state *s, const ls_value *v)
     return ls_body_eval(&p->body, v, NULL, s->scratch);
 }
 
-static inline float fast_combine(ls_combiner k, float a, float b)
-{
-    switch (k) {
-    case LS_COMB_ADD: return a + b;
-    case LS_COMB_MUL: return a * b;
-    case LS_COMB_MINIMUMF:
-    case LS_COMB_MINNUMF: return b < a ? b : a; /* the generator makes no NaN and no -0 */
-    default: return b > a ? b : a;
-    }
-}
-
-/* Reference for one output on the fast path: the same values as
- * ls_reference_output, walked with index strides.  Sums of the generator's
- * 1/64-grid values are exact in double, so `exact` is exact. */
-static void reference_fast(const exec_state *s, const int64_t *out, ls_value *value,
-                           double *bound)
-{
-    const ls_problem *p = s->p;
-    int red[LS_MAX_RANK], nred = 0;
-    int64_t base = 0, n = 1, coord[LS_MAX_RANK] = {0};
-    for (int i = 0, j = 0; i < p->rank; i++) {
-        if (p->is_reduction[i]) {
-            red[nred++] = i;
-            n *= p->size[i];
-        } else {
-            base += out[j++] * s->strides[i];
-        }
-    }
-    ls_combiner k = p->combiner;
-    /* Sums start at the init; min/max fold it in last, through ls_combine,
-     * since fast_combine assumes no NaN and IREE's maxnumf fills are NaN. */
-    ls_value init = ls_problem_init(p);
-    double exact = ls_value_to_double(init, LS_ET_F32), abs_sum = fabs(exact);
-    float ext = (float)ls_value_to_double(ls_identity(k, LS_ET_F32), LS_ET_F32);
-    int64_t idx = base;
-    int last = nred - 1;
-    int64_t inner = p->size[red[last]], istride = s->strides[red[last]];
-    for (int64_t done = 0; done < n; done += inner) {
-        int64_t at = idx;
-        if (k == LS_COMB_ADD) {
-            /* A sum's element is (h mod 256 - 128) / 64 (ls_input_float):
-             * the run's sum and magnitude are integers over 64, kept as
-             * integers (exact, and no conversion per element) */
-            uint64_t sum = 0, mag = 0;
-            ls_fk_sum_run(s->seed_hash, at, inner, istride, &sum, &mag);
-            exact += ((double)sum - 128.0 * (double)inner) / 64.0;
-            abs_sum += (double)mag / 64.0;
-        }
-        for (int64_t c = 0; k != LS_COMB_ADD && c < inner; c++, at += istride) {
-            double d = ls_input_float(ls_input_hash(s->seed_hash, (uint64_t)at), k);
-            if (k == LS_COMB_MUL)
-                exact *= d;
-            else
-                ext = fast_combine(k, ext, (float)d);
-        }
-        /* odometer over the outer reduction dims */
-        for (int r = last - 1; r >= 0; r--) {
-            idx += s->strides[red[r]];
-            if (++coord[r] < p->size[red[r]])
-                break;
-            idx -= coord[r] * s->strides[red[r]];
-            coord[r] = 0;
-        }
-    }
-    if (k == LS_COMB_ADD || k == LS_COMB_MUL) {
-        /* the generator's values are multiples of 1/64 (low bit -6 at least) */
-        int low = ls_low_bit(ls_value_to_double(init, LS_ET_F32));
-        int64_t steps = ls_ref_steps(n, s->depth);
-        *bound = k == LS_COMB_ADD ? ls_ref_sum_bound(p, steps, abs_sum, low < -6 ? low : -6)
-                                  : ls_ref_float_bound(p, steps, fabs(exact));
-        *value = ls_value_from_double(exact, LS_ET_F32);
-    } else {
-        *bound = 0;
-        *value = ls_combine(k, LS_ET_F32, ls_value_from_double(ext, LS_ET_F32), init);
-    }
-}
-
 /* Reference for one output on the body path: the values ls_reference_output
  * computes, with every input's index stepped by strides. */
 static void reference_body(const exec_state *s, ls_input_source in, const int64_t *out,
@@ -305,7 +228,7 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
                                                                                     (uint64_t)(base + rel[tid])),
                                                                       k)
                                               : fid;
-                        fa[tid] = fast_combine(k, fa[tid], v);
+                        fa[tid] = ls_fast_combine(k, fa[tid], v);
                     }
                 }
             }
@@ -363,7 +286,9 @@ static bool load_range(exec_state *s, const int64_t *wg_coord, int64_t first, in
 
 /* THREAD_REDUCE .. CROSS_SUBGROUP on the accumulators, into s->res.
  * true: stopped at a snapshot point. */
-static bool reduce_stages(exec_state *s, const ls_func_point *stop)
+/* CROSS_SUBGROUP: slot per virtual subgroup id of the reduced dims; lanes
+ * read slot = their position in the read cluster (identity past the end). */
+static bool cross_subgroup_stage(exec_state *s, const ls_func_point *stop)
 {
     const ls_plan *plan = s->plan;
     const ls_problem *p = s->p;
@@ -372,10 +297,98 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     ls_combiner k = p->combiner;
     ls_elem_type t = p->acc_type;
     ls_value ident = ls_identity(k, t);
+    int64_t nres = plan->results_per_thread;
+    int64_t sgsz = d->subgroup_size;
+    int64_t nslots = 1, slot_tile[LS_MAX_BODY];
+    int nred = 0;
+    int red_dims[LS_MAX_BODY];
+    for (int kk = 0; kk < l->rank; kk++)
+        if (!d->body_inner[kk] && p->is_reduction[d->body_origin[kk]]) {
+            red_dims[nred] = kk;
+            slot_tile[nred++] = l->subgroup_tile[kk];
+            nslots *= l->subgroup_tile[kk];
+        }
+    int64_t npos = 1;
+    for (int kk = 0; kk < l->rank; kk++)
+        if (!d->body_inner[kk] && !p->is_reduction[d->body_origin[kk]])
+            npos *= ls_nl_extent(l, kk);
+    /* buf[parallel position][slot], as memref<parallel..., subgroups> */
+    ls_value *buf = ls_xcalloc((size_t)(npos * nslots), sizeof *buf);
+    for (int64_t i = 0; i < npos * nslots; i++)
+        buf[i] = ident;
+    for (int64_t tid = 0; tid < s->threads; tid++) {
+        int64_t vs[LS_MAX_BODY], vt[LS_MAX_BODY], slot = 0;
+        ls_nl_virtual_subgroup(l, tid / sgsz, vs);
+        ls_nl_virtual_thread(l, tid % sgsz, vt);
+        bool writer = true; /* first thread of its cluster on the reduced dims */
+        for (int r = 0; r < nred; r++) {
+            slot = slot * slot_tile[r] + vs[red_dims[r]];
+            writer &= vt[red_dims[r]] == 0;
+        }
+        if (!writer)
+            continue;
+        for (int64_t q = 0; q < nres; q++)
+            buf[parallel_pos(s, tid, q) * nslots + slot] = s->res[tid * nres + q];
+    }
+    free(s->smem);
+    s->smem = ls_xmalloc((size_t)(npos * nslots) * sizeof *s->smem);
+    memcpy(s->smem, buf, (size_t)(npos * nslots) * sizeof *buf);
+    s->smem_n = npos * nslots;
+    if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP && stop->steps < 0) {
+        free(buf); /* snapshot: partials written, nothing read yet */
+        return true;
+    }
+    for (int64_t sg = 0; sg < d->num_subgroups; sg++)
+        for (int64_t q = 0; q < nres; q++) {
+            ls_value lane_v[1024];
+            for (int64_t ln = 0; ln < sgsz; ln++) {
+                const ls_value *row = &buf[parallel_pos(s, sg * sgsz + ln, q) * nslots];
+                if (plan->read_cluster == 1) {
+                    /* no lane dim wide enough: each lane folds every slot */
+                    ls_value v = ident;
+                    for (int64_t sl = 0; sl < nslots; sl++)
+                        v = ls_combine(k, t, v, row[sl]);
+                    lane_v[ln] = v;
+                    continue;
+                }
+                /* cluster position -> slot coordinates, first reduced dim fastest */
+                int64_t rem = (ln / plan->read_stride) % plan->read_cluster, slot = 0;
+                int64_t coord[LS_MAX_BODY];
+                bool inside = true;
+                for (int r = 0; r < nred; r++) {
+                    int64_t tile = 1;
+                    while (tile < slot_tile[r])
+                        tile <<= 1;
+                    coord[r] = rem % tile;
+                    rem /= tile;
+                    inside &= coord[r] < slot_tile[r];
+                }
+                for (int r = 0; r < nred; r++)
+                    slot = slot * slot_tile[r] + (inside ? coord[r] : 0);
+                lane_v[ln] = inside ? row[slot] : ident; /* masked read pads with identity */
+            }
+            ls_func_run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz,
+                               stop && stop->stage == LS_STAGE_CROSS_SUBGROUP ? stop->steps : -1);
+            for (int64_t ln = 0; ln < sgsz; ln++)
+                s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
+        }
+    free(buf);
+    return false;
+}
+
+static bool reduce_stages(exec_state *s, const ls_func_point *stop)
+{
+    const ls_plan *plan = s->plan;
+    const ls_problem *p = s->p;
+    const ls_derived *d = s->d;
+    ls_combiner k = p->combiner;
+    ls_elem_type t = p->acc_type;
+    ls_value ident = ls_identity(k, t);
     int64_t nacc = plan->acc_registers, nres = plan->results_per_thread;
     int64_t sgsz = d->subgroup_size;
     /* THREAD_REDUCE: reduced registers into their parallel result slot, in
-     * order; a contract chain's accumulator is its output's value already. */
+     * order; with local_reduce_all each accumulator is its output's value
+     * already. */
     for (int64_t tid = 0; tid < s->threads && s->d->local_reduce_all; tid++)
         for (int64_t a = 0; a < nacc; a++)
             s->res[tid * nres + s->res_slot[a]] = s->acc[tid * nacc + a];
@@ -408,84 +421,8 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     }
     if (stop && stop->stage == LS_STAGE_SUBGROUP_REDUCE)
         return true;
-    /* CROSS_SUBGROUP: slot per virtual subgroup id of the reduced dims; lanes
-     * read slot = their position in the read cluster (identity past the end). */
-    if (plan->cross_subgroup) {
-        int64_t nslots = 1, slot_tile[LS_MAX_BODY];
-        int nred = 0;
-        int red_dims[LS_MAX_BODY];
-        for (int kk = 0; kk < l->rank; kk++)
-            if (!d->body_inner[kk] && p->is_reduction[d->body_origin[kk]]) {
-                red_dims[nred] = kk;
-                slot_tile[nred++] = l->subgroup_tile[kk];
-                nslots *= l->subgroup_tile[kk];
-            }
-        int64_t npos = 1;
-        for (int kk = 0; kk < l->rank; kk++)
-            if (!d->body_inner[kk] && !p->is_reduction[d->body_origin[kk]])
-                npos *= ls_nl_extent(l, kk);
-        /* buf[parallel position][slot], as memref<parallel..., subgroups> */
-        ls_value *buf = ls_xcalloc((size_t)(npos * nslots), sizeof *buf);
-        for (int64_t i = 0; i < npos * nslots; i++)
-            buf[i] = ident;
-        for (int64_t tid = 0; tid < s->threads; tid++) {
-            int64_t vs[LS_MAX_BODY], vt[LS_MAX_BODY], slot = 0;
-            ls_nl_virtual_subgroup(l, tid / sgsz, vs);
-            ls_nl_virtual_thread(l, tid % sgsz, vt);
-            bool writer = true; /* first thread of its cluster on the reduced dims */
-            for (int r = 0; r < nred; r++) {
-                slot = slot * slot_tile[r] + vs[red_dims[r]];
-                writer &= vt[red_dims[r]] == 0;
-            }
-            if (!writer)
-                continue;
-            for (int64_t q = 0; q < nres; q++)
-                buf[parallel_pos(s, tid, q) * nslots + slot] = s->res[tid * nres + q];
-        }
-        free(s->smem);
-        s->smem = ls_xmalloc((size_t)(npos * nslots) * sizeof *s->smem);
-        memcpy(s->smem, buf, (size_t)(npos * nslots) * sizeof *buf);
-        s->smem_n = npos * nslots;
-        if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP && stop->steps < 0) {
-            free(buf); /* snapshot: partials written, nothing read yet */
-            return true;
-        }
-        for (int64_t sg = 0; sg < d->num_subgroups; sg++)
-            for (int64_t q = 0; q < nres; q++) {
-                ls_value lane_v[1024];
-                for (int64_t ln = 0; ln < sgsz; ln++) {
-                    const ls_value *row = &buf[parallel_pos(s, sg * sgsz + ln, q) * nslots];
-                    if (plan->read_cluster == 1) {
-                        /* no lane dim wide enough: each lane folds every slot */
-                        ls_value v = ident;
-                        for (int64_t sl = 0; sl < nslots; sl++)
-                            v = ls_combine(k, t, v, row[sl]);
-                        lane_v[ln] = v;
-                        continue;
-                    }
-                    /* cluster position -> slot coordinates, first reduced dim fastest */
-                    int64_t rem = (ln / plan->read_stride) % plan->read_cluster, slot = 0;
-                    int64_t coord[LS_MAX_BODY];
-                    bool inside = true;
-                    for (int r = 0; r < nred; r++) {
-                        int64_t tile = 1;
-                        while (tile < slot_tile[r])
-                            tile <<= 1;
-                        coord[r] = rem % tile;
-                        rem /= tile;
-                        inside &= coord[r] < slot_tile[r];
-                    }
-                    for (int r = 0; r < nred; r++)
-                        slot = slot * slot_tile[r] + (inside ? coord[r] : 0);
-                    lane_v[ln] = inside ? row[slot] : ident; /* masked read pads with identity */
-                }
-                ls_func_run_reduce(&plan->cross_reduce, k, t, lane_v, s->tmp, sgsz,
-                           stop && stop->stage == LS_STAGE_CROSS_SUBGROUP ? stop->steps : -1);
-                for (int64_t ln = 0; ln < sgsz; ln++)
-                    s->res[(sg * sgsz + ln) * nres + q] = lane_v[ln];
-            }
-        free(buf);
-    }
+    if (plan->cross_subgroup && cross_subgroup_stage(s, stop))
+        return true;
     if (stop && stop->stage == LS_STAGE_CROSS_SUBGROUP)
         return true;
     return false;
@@ -583,7 +520,7 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
             ls_value ref;
             double bound;
             if (s->fast)
-                reference_fast(s, out, &ref, &bound);
+                ls_ref_fast_output(p, s->seed_hash, s->strides, s->depth, out, &ref, &bound);
             else if (s->body_fast)
                 reference_body(s, in, out, &ref, &bound);
             else
@@ -613,27 +550,6 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
     }
     res->workgroups_run++;
     return LS_OK;
-}
-
-ls_fma_kind ls_functional_fma(const ls_plan *plan)
-{
-    const ls_problem *p = plan->problem;
-    if (p->argcmp.on || p->combiner != LS_COMB_ADD || !ls_body_ends_in_mulf(&p->body, p->acc_type))
-        return LS_FMA_NONE;
-    /* ContractToChainFMA (LLVMGPUVectorLowering.cpp) takes an unmasked
-     * float contraction of kind add, which ReductionToContract makes of a
-     * multi_reduction of a mulf */
-    if (plan->derived->local_reduce_all)
-        return LS_FMA_CONTRACT;
-    if (plan->inner_elems > 1)
-        return LS_FMA_CHAIN;
-    return p->body.math == LS_MATH_ROCM ? LS_FMA_AMD : LS_FMA_NONE;
-}
-
-const char *ls_fma_kind_name(ls_fma_kind k)
-{
-    static const char *const names[] = {"none", "packed-chain", "amd", "contract-chain"};
-    return k >= LS_FMA_NONE && k <= LS_FMA_CONTRACT ? names[k] : "none";
 }
 
 /* Whether the fast path, which folds every register straight into its
@@ -802,48 +718,6 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
     return ls_functional_run_opts(plan, in, first, count, NULL, res, diag);
 }
 
-ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag)
-{
-    const ls_derived *d = plan->derived;
-    if (d->subgroup_size > 1024)
-        return ls_diag_set(diag, LS_ERR_LIMIT, plan->problem->file, 0, 0,
-                           "the functional model handles subgroups of up to 1024 lanes");
-    /* each workgroup loads threads x registers x iterations elements and
-     * recomputes its outputs' reductions */
-    int64_t per_wg = 0, n_wg = count < 0 || count > d->total_workgroups ? d->total_workgroups
-                                                                         : count;
-    int64_t elems = 1;
-    for (int i = 0; i < plan->problem->rank; i++)
-        if (!ls_mul_ok(elems, plan->problem->size[i], &elems)) {
-            elems = -1;
-            break;
-        }
-    /* threads (<= 65536) x registers (<= 2^20) fits; the rest is checked */
-    if (!ls_mul_ok(d->workgroup_size * ls_nl_registers(&d->layout), plan->iterations, &per_wg) ||
-        !ls_mul_ok(per_wg, n_wg, &per_wg))
-        per_wg = -1;
-    return ls_functional_work_verdict(plan->problem, per_wg, elems, force, diag);
-}
-
-ls_status ls_functional_work_verdict(const ls_problem *p, int64_t elements, int64_t problem_elements,
-                                     bool force, ls_diag *diag)
-{
-    if (elements < 0 || elements > LS_MAX_FUNCTIONAL_ELEMENTS || problem_elements < 0 ||
-        problem_elements > LS_MAX_FUNCTIONAL_ELEMENTS)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "the functional check would generate more than %lld elements (the "
-                           "limit); check fewer workgroups (--workgroups N) or skip it "
-                           "(--no-check)",
-                           (long long)LS_MAX_FUNCTIONAL_ELEMENTS);
-    if (elements > LS_FUNCTIONAL_BUDGET_ELEMENTS && !force)
-        return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                           "the functional check would generate %lld elements, past the budget "
-                           "of %lld (minutes of wall time): give --force to run it anyway, check "
-                           "fewer workgroups (--workgroups N) or skip it (--no-check)",
-                           (long long)elements, (long long)LS_FUNCTIONAL_BUDGET_ELEMENTS);
-    return LS_OK;
-}
-
 ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_t first,
                                  int64_t count, const ls_functional_opts *opts,
                                  ls_functional_result *res, ls_diag *diag)
@@ -869,64 +743,4 @@ ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_
     }
     state_fini(&s);
     return res->mismatches ? LS_ERR_INVALID : LS_OK;
-}
-
-void ls_reference_outputs(const ls_problem *p, ls_input_source in, ls_value *out)
-{
-    int64_t n = 1;
-    for (int j = 0; j < p->out_map_n; j++)
-        n *= p->size[p->out_map[j]];
-    for (int64_t lin = 0; lin < n; lin++) {
-        /* init index -> loop coords -> the parallel coords in loop order */
-        int64_t x[LS_MAX_RANK] = {0}, rem = lin, oc[LS_MAX_RANK];
-        for (int j = p->out_map_n - 1; j >= 0; j--) {
-            x[p->out_map[j]] = rem % p->size[p->out_map[j]];
-            rem /= p->size[p->out_map[j]];
-        }
-        int no = 0;
-        for (int i = 0; i < p->rank; i++)
-            if (!p->is_reduction[i])
-                oc[no++] = x[i];
-        double bound;
-        ls_reference_output(p, in, oc, &out[lin], &bound);
-    }
-}
-
-ls_status ls_bind_intermediates(const ls_problem *probs, size_t n, size_t i, ls_input_source *in,
-                                ls_diag *diag)
-{
-    const ls_problem *p = &probs[i];
-    for (int k = 0; k < p->n_inputs; k++) {
-        const ls_operand *o = &p->inputs[k];
-        if (!o->intermediate || in->values[k])
-            continue;
-        if (o->producer < 0 || (size_t)o->producer >= n || (size_t)o->producer == i)
-            return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                               "input %s is the result of a reduction that is not in the file",
-                               o->name);
-        const ls_problem *q = &probs[o->producer];
-        int64_t count = ls_operand_elements(p, k);
-        if (count > LS_MAX_FUNCTIONAL_ELEMENTS / 64)
-            return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
-                               "input %s holds %lld values of another reduction; lanescope "
-                               "materialises at most %lld",
-                               o->name, (long long)count,
-                               (long long)(LS_MAX_FUNCTIONAL_ELEMENTS / 64));
-        ls_input_source qin = {in->seed, NULL, {NULL}};
-        /* The producer reads the same tensors: its own intermediates first. */
-        if (ls_bind_intermediates(probs, n, (size_t)o->producer, &qin, diag))
-            return diag->status;
-        in->values[k] = ls_xcalloc((size_t)count, sizeof(ls_value));
-        ls_reference_outputs(q, qin, in->values[k]);
-        ls_free_intermediates(&qin);
-    }
-    return LS_OK;
-}
-
-void ls_free_intermediates(ls_input_source *in)
-{
-    for (int k = 0; k < LS_MAX_INPUTS; k++) {
-        free(in->values[k]);
-        in->values[k] = NULL;
-    }
 }

@@ -26,6 +26,23 @@ int64_t ls_func_parallel_pos(const ls_derived *d, const ls_problem *p, const int
 bool ls_func_output_of(const ls_derived *d, const ls_problem *p, const int64_t *slot_reg,
                        int64_t tid, const int64_t *wg_coord, int64_t q, int64_t *out, int *no);
 
+/* The fast path's combine of f32 values the generator made. */
+static inline float ls_fast_combine(ls_combiner k, float a, float b)
+{
+    switch (k) {
+    case LS_COMB_ADD: return a + b;
+    case LS_COMB_MUL: return a * b;
+    case LS_COMB_MINIMUMF:
+    case LS_COMB_MINNUMF: return b < a ? b : a; /* the generator makes no NaN and no -0 */
+    default: return b > a ? b : a;
+    }
+}
+
+/* reference.c: ls_reference_output on the fast path (f32, no body, the
+ * seeded generator), walked with index strides; depth as ls_ref_acc's. */
+void ls_ref_fast_output(const ls_problem *p, uint64_t seed_hash, const int64_t *strides,
+                        int64_t depth, const int64_t *out, ls_value *value, double *bound);
+
 /* reference.c: the reference loop's accumulator, its rounding bound. */
 /* A reference reduction's running state: exact (long double) for float add
  * and mul, with the magnitude the rounding bound needs; the combiner itself

@@ -1,11 +1,13 @@
 /* reference.c: the scalar reference the functional check compares with --
  * operand addressing and generated input values, the op's own loop over
  * the reduction in exact arithmetic where the type rounds, the rounding
- * bound a float result is held to, and the value check itself. */
+ * bound a float result is held to, the value check itself, and the same
+ * reference walked with index strides for the functional run's fast path. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "func_kernels.h"
 #include "functional_internal.h"
 
 int64_t ls_operand_index(const ls_problem *p, int k, const int64_t *x)
@@ -246,3 +248,67 @@ bool ls_value_check(ls_elem_type t, ls_value v, ls_value ref, double bound, doub
            (ls_elem_type_is_float(t) && dv == dr);
 }
 
+/* Reference for one output on the fast path: the same values as
+ * ls_reference_output, walked with index strides.  Sums of the generator's
+ * 1/64-grid values are exact in double, so `exact` is exact. */
+void ls_ref_fast_output(const ls_problem *p, uint64_t seed_hash, const int64_t *strides,
+                        int64_t depth, const int64_t *out, ls_value *value, double *bound)
+{
+    int red[LS_MAX_RANK], nred = 0;
+    int64_t base = 0, n = 1, coord[LS_MAX_RANK] = {0};
+    for (int i = 0, j = 0; i < p->rank; i++) {
+        if (p->is_reduction[i]) {
+            red[nred++] = i;
+            n *= p->size[i];
+        } else {
+            base += out[j++] * strides[i];
+        }
+    }
+    ls_combiner k = p->combiner;
+    /* Sums start at the init; min/max fold it in last, through ls_combine,
+     * since fast_combine assumes no NaN and IREE's maxnumf fills are NaN. */
+    ls_value init = ls_problem_init(p);
+    double exact = ls_value_to_double(init, LS_ET_F32), abs_sum = fabs(exact);
+    float ext = (float)ls_value_to_double(ls_identity(k, LS_ET_F32), LS_ET_F32);
+    int64_t idx = base;
+    int last = nred - 1;
+    int64_t inner = p->size[red[last]], istride = strides[red[last]];
+    for (int64_t done = 0; done < n; done += inner) {
+        int64_t at = idx;
+        if (k == LS_COMB_ADD) {
+            /* A sum's element is (h mod 256 - 128) / 64 (ls_input_float):
+             * the run's sum and magnitude are integers over 64, kept as
+             * integers (exact, and no conversion per element) */
+            uint64_t sum = 0, mag = 0;
+            ls_fk_sum_run(seed_hash, at, inner, istride, &sum, &mag);
+            exact += ((double)sum - 128.0 * (double)inner) / 64.0;
+            abs_sum += (double)mag / 64.0;
+        }
+        for (int64_t c = 0; k != LS_COMB_ADD && c < inner; c++, at += istride) {
+            double d = ls_input_float(ls_input_hash(seed_hash, (uint64_t)at), k);
+            if (k == LS_COMB_MUL)
+                exact *= d;
+            else
+                ext = ls_fast_combine(k, ext, (float)d);
+        }
+        /* odometer over the outer reduction dims */
+        for (int r = last - 1; r >= 0; r--) {
+            idx += strides[red[r]];
+            if (++coord[r] < p->size[red[r]])
+                break;
+            idx -= coord[r] * strides[red[r]];
+            coord[r] = 0;
+        }
+    }
+    if (k == LS_COMB_ADD || k == LS_COMB_MUL) {
+        /* the generator's values are multiples of 1/64 (low bit -6 at least) */
+        int low = ls_low_bit(ls_value_to_double(init, LS_ET_F32));
+        int64_t steps = ls_ref_steps(n, depth);
+        *bound = k == LS_COMB_ADD ? ls_ref_sum_bound(p, steps, abs_sum, low < -6 ? low : -6)
+                                  : ls_ref_float_bound(p, steps, fabs(exact));
+        *value = ls_value_from_double(exact, LS_ET_F32);
+    } else {
+        *bound = 0;
+        *value = ls_combine(k, LS_ET_F32, ls_value_from_double(ext, LS_ET_F32), init);
+    }
+}

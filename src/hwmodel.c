@@ -111,6 +111,71 @@ static ls_status check_caches(const ls_hw *hw, const char *file, ls_diag *diag)
     return LS_OK;
 }
 
+/* Key s (fields[fi]) = v at line:vcol, with its comment src (NULL: none):
+ * sourced, a number, in the field's range, stored. */
+static ls_status set_field(ls_hw *hw, size_t fi, const char *s, const char *v, const char *src,
+                           const char *file, int line, int vcol, ls_diag *diag)
+{
+    bool sourced = src != NULL && strncmp(src, "source:", 7) == 0;
+    size_t said = 0; /* the source's own characters, blanks not counted */
+    for (const char *q = sourced ? src + 7 : ""; *q; q++)
+        said += !isspace((unsigned char)*q);
+    if (!sourced || said < 3)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, line, vcol,
+                           "'%s' has no '# source: ...'; every number in a model needs one", s);
+    errno = 0;
+    char *end;
+    double dv = strtod(v, &end);
+    if (*v == 0 || *end != 0 || errno == ERANGE)
+        return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, vcol,
+                           "expected a number for '%s', found '%.40s'", s, v);
+    /* isfinite first: NaN passes every comparison, and nan/inf parse */
+    if (!isfinite(dv) || dv < (double)fields[fi].min || dv > (double)fields[fi].max ||
+        (!fields[fi].is_double && dv != (double)(int64_t)dv))
+        return ls_diag_set(diag, LS_ERR_LIMIT, file, line, vcol,
+                           "'%s' = %s is outside %lld..%lld%s", s, v, (long long)fields[fi].min,
+                           (long long)fields[fi].max, fields[fi].is_double ? "" : " (an integer)");
+    if (fields[fi].is_double)
+        *(double *)((char *)hw + fields[fi].offset) = dv;
+    else
+        *(int64_t *)((char *)hw + fields[fi].offset) = (int64_t)dv;
+    return LS_OK;
+}
+
+/* After the last line: defaults for the optional fields absent, then the
+ * model's own consistency (names, cache geometry) and derived figures. */
+static ls_status finish_model(ls_hw *hw, const int *seen, const char *file, ls_diag *diag)
+{
+    for (size_t i = 0; i < NFIELDS; i++) {
+        if (seen[i])
+            continue;
+        if (!fields[i].optional)
+            return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model has no '%s'",
+                               fields[i].key);
+        *(int64_t *)((char *)hw + fields[i].offset) = fields[i].def_value;
+    }
+    if (hw->l2_far_latency < 0) /* absent: one L2 latency */
+        hw->l2_far_latency = hw->l2_latency;
+    if (hw->name[0] == 0 || hw->arch[0] == 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model needs 'name' and 'arch'");
+    if (hw->l2_line_bytes % hw->sector_bytes != 0 ||
+        hw->l2_bytes % (hw->l2_line_bytes * hw->l2_ways) != 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "l2_bytes must be a multiple of l2_line_bytes x l2_ways and the line "
+                           "a multiple of sector_bytes");
+    if ((hw->sector_bytes & (hw->sector_bytes - 1)) ||
+        (hw->l2_line_bytes & (hw->l2_line_bytes - 1)))
+        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
+                           "sector_bytes and l2_line_bytes must be powers of two");
+    if (hw->l2_line_bytes / hw->sector_bytes > 64)
+        return ls_diag_set(diag, LS_ERR_LIMIT, file, 0, 0, "at most 64 sectors per line");
+    ls_status cst = check_caches(hw, file, diag);
+    if (cst)
+        return cst;
+    hw->dram_bytes_per_cycle = hw->dram_gbps * 1e9 / (hw->clock_mhz * 1e6);
+    return LS_OK;
+}
+
 ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *diag)
 {
     memset(hw, 0, sizeof *hw);
@@ -194,61 +259,11 @@ ls_status ls_hw_parse(const char *text, const char *file, ls_hw *hw, ls_diag *di
             return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, 1, "unknown key '%.40s'", s);
         if (seen[fi])
             return given_twice(diag, file, line, s, seen[fi]);
-        bool sourced = src != NULL && strncmp(src, "source:", 7) == 0;
-        size_t said = 0; /* the source's own characters, blanks not counted */
-        for (const char *q = sourced ? src + 7 : ""; *q; q++)
-            said += !isspace((unsigned char)*q);
-        if (!sourced || said < 3)
-            return ls_diag_set(diag, LS_ERR_INVALID, file, line, vcol,
-                               "'%s' has no '# source: ...'; every number in a model needs one",
-                               s);
-        errno = 0;
-        char *end;
-        double dv = strtod(v, &end);
-        if (*v == 0 || *end != 0 || errno == ERANGE)
-            return ls_diag_set(diag, LS_ERR_SYNTAX, file, line, vcol,
-                               "expected a number for '%s', found '%.40s'", s, v);
-        /* isfinite first: NaN passes every comparison, and nan/inf parse */
-        if (!isfinite(dv) || dv < (double)fields[fi].min || dv > (double)fields[fi].max ||
-            (!fields[fi].is_double && dv != (double)(int64_t)dv))
-            return ls_diag_set(diag, LS_ERR_LIMIT, file, line, vcol,
-                               "'%s' = %s is outside %lld..%lld%s", s, v,
-                               (long long)fields[fi].min, (long long)fields[fi].max,
-                               fields[fi].is_double ? "" : " (an integer)");
-        if (fields[fi].is_double)
-            *(double *)((char *)hw + fields[fi].offset) = dv;
-        else
-            *(int64_t *)((char *)hw + fields[fi].offset) = (int64_t)dv;
+        if (set_field(hw, fi, s, v, src, file, line, vcol, diag))
+            return diag->status;
         seen[fi] = line;
     }
-    for (size_t i = 0; i < NFIELDS; i++) {
-        if (seen[i])
-            continue;
-        if (!fields[i].optional)
-            return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model has no '%s'",
-                               fields[i].key);
-        *(int64_t *)((char *)hw + fields[i].offset) = fields[i].def_value;
-    }
-    if (hw->l2_far_latency < 0) /* absent: one L2 latency */
-        hw->l2_far_latency = hw->l2_latency;
-    if (hw->name[0] == 0 || hw->arch[0] == 0)
-        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0, "model needs 'name' and 'arch'");
-    if (hw->l2_line_bytes % hw->sector_bytes != 0 ||
-        hw->l2_bytes % (hw->l2_line_bytes * hw->l2_ways) != 0)
-        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
-                           "l2_bytes must be a multiple of l2_line_bytes x l2_ways and the line "
-                           "a multiple of sector_bytes");
-    if ((hw->sector_bytes & (hw->sector_bytes - 1)) ||
-        (hw->l2_line_bytes & (hw->l2_line_bytes - 1)))
-        return ls_diag_set(diag, LS_ERR_INVALID, file, 0, 0,
-                           "sector_bytes and l2_line_bytes must be powers of two");
-    if (hw->l2_line_bytes / hw->sector_bytes > 64)
-        return ls_diag_set(diag, LS_ERR_LIMIT, file, 0, 0, "at most 64 sectors per line");
-    ls_status cst = check_caches(hw, file, diag);
-    if (cst)
-        return cst;
-    hw->dram_bytes_per_cycle = hw->dram_gbps * 1e9 / (hw->clock_mhz * 1e6);
-    return LS_OK;
+    return finish_model(hw, seen, file, diag);
 }
 
 const char *ls_hw_names(void)

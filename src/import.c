@@ -452,6 +452,57 @@ static bool wanted_inline(const ls_token *t)
 }
 
 /* Read ops until the end of the current lexer's text. */
+/* func.func at t: its name and signature; the function's state starts
+ * afresh (a dispatch starts with its first op). */
+static void func_header(importer *im, const ls_token *t)
+{
+    next(im);
+    while (tok(im)->kind == LS_TOK_IDENT)
+        next(im); /* visibility */
+    if (tok(im)->kind == LS_TOK_AT)
+        snprintf(im->func, sizeof im->func, "%.*s", tok(im)->len > 90 ? 90 : (int)tok(im)->len,
+                 tok(im)->text);
+    ls_imp_ssa_clear(&im->func_names);
+    im->n_func_args = 0;
+    im->n_opaque = 0;
+    im->n_gathers = 0;
+    im->func_depth = -1;
+    im->func_body_at = NULL;
+    if (tok(im)->kind == LS_TOK_AT)
+        ls_imp_func_signature(im);
+    im->op_index = 0;
+    im->cur = NULL; /* a dispatch starts with the function's first op */
+    im->func_line = t->line;
+    im->func_col = t->col;
+    im->forall_begin = im->forall_end = NULL;
+}
+
+/* Any other token: an op the dispatch view does not model (noted when it
+ * defines pending), or a brace that opens or closes the function's body. */
+static void other_token(importer *im, const ls_token *t, const char *pending)
+{
+    if (pending[0] && t->kind == LS_TOK_IDENT && !ls_tok_ident(t, "tensor.empty")) {
+        /* `%x = some.op`: a value the dispatch view does not model */
+        char kind[48];
+        copy_tok(kind, sizeof kind, t);
+        ls_imp_note_opaque(im, pending, kind, t->line);
+    }
+    if (ls_tok_is(t, '{')) {
+        im->brace_depth++;
+        if (t->text == im->func_body_at)
+            im->func_depth = im->brace_depth; /* the function's body opens */
+    } else if (ls_tok_is(t, '}')) {
+        if (im->func_depth >= 0 && im->brace_depth <= im->func_depth) {
+            im->func_depth = -1; /* and ends */
+            im->func_body_at = NULL;
+            im->n_func_args = 0;
+            ls_imp_ssa_clear(&im->func_names);
+        }
+        im->brace_depth--;
+    }
+    next(im);
+}
+
 void ls_imp_scan_ops(importer *im)
 {
     char pending[64] = "";
@@ -497,25 +548,7 @@ void ls_imp_scan_ops(importer *im)
             pending[0] = 0;
             continue;
         } else if (ls_tok_ident(&t, "func.func")) {
-            next(im);
-            while (tok(im)->kind == LS_TOK_IDENT)
-                next(im); /* visibility */
-            if (tok(im)->kind == LS_TOK_AT)
-                snprintf(im->func, sizeof im->func, "%.*s",
-                         tok(im)->len > 90 ? 90 : (int)tok(im)->len, tok(im)->text);
-            ls_imp_ssa_clear(&im->func_names);
-            im->n_func_args = 0;
-            im->n_opaque = 0;
-            im->n_gathers = 0;
-            im->func_depth = -1;
-            im->func_body_at = NULL;
-            if (tok(im)->kind == LS_TOK_AT)
-                ls_imp_func_signature(im);
-            im->op_index = 0;
-            im->cur = NULL; /* a dispatch starts with the function's first op */
-            im->func_line = t.line;
-            im->func_col = t.col;
-            im->forall_begin = im->forall_end = NULL;
+            func_header(im, &t);
         } else if (ls_tok_ident(&t, "translation_info")) {
             next(im);
             if (ls_tok_is(tok(im), '=')) {
@@ -560,26 +593,7 @@ void ls_imp_scan_ops(importer *im)
         } else if (ls_tok_ident(&t, "iree_vector_ext.to_layout")) {
             to_layout_op(im);
         } else {
-            if (pending[0] && t.kind == LS_TOK_IDENT && !ls_tok_ident(&t, "tensor.empty")) {
-                /* `%x = some.op`: a value the dispatch view does not model */
-                char kind[48];
-                copy_tok(kind, sizeof kind, &t);
-                ls_imp_note_opaque(im, pending, kind, t.line);
-            }
-            if (ls_tok_is(&t, '{')) {
-                im->brace_depth++;
-                if (t.text == im->func_body_at)
-                    im->func_depth = im->brace_depth; /* the function's body opens */
-            } else if (ls_tok_is(&t, '}')) {
-                if (im->func_depth >= 0 && im->brace_depth <= im->func_depth) {
-                    im->func_depth = -1; /* and ends */
-                    im->func_body_at = NULL;
-                    im->n_func_args = 0;
-                    ls_imp_ssa_clear(&im->func_names);
-                }
-                im->brace_depth--;
-            }
-            next(im);
+            other_token(im, &t, pending);
         }
         pending[0] = 0;
     }

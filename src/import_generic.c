@@ -174,6 +174,77 @@ static void record_elementwise(importer *im, const ls_dop *dop, const char *resu
     free(tmp);
 }
 
+/* The op's iterator_types and indexing_maps, checked: red[i] for each
+ * loop that reduces, any_red if one does. */
+static bool read_iterators(importer *im, const ls_attr *dict, const ls_attr **its_out,
+                           const ls_attr **maps_out, bool *red, bool *any_red)
+{
+    const ls_attr *its = *its_out = ls_attr_get(dict, "iterator_types");
+    const ls_attr *maps = *maps_out = ls_attr_get(dict, "indexing_maps");
+    if (its == NULL || its->kind != LS_AV_ARRAY || maps == NULL || maps->kind != LS_AV_ARRAY) {
+        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dict->line, dict->col,
+                    "linalg.generic needs indexing_maps = [...] and iterator_types = [...]");
+        return false;
+    }
+    if (its->n > LS_MAX_RANK) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, its->line, its->col,
+                    "linalg.generic has %zu loops; the rank limit is %d", its->n, LS_MAX_RANK);
+        return false;
+    }
+    for (size_t i = 0; i < its->n; i++) {
+        const ls_attr *it = its->items[i];
+        const char *s = NULL;
+        if (it->kind == LS_AV_STRING)
+            s = it->s;
+        else if (it->kind == LS_AV_DIALECT && it->n == 1 && it->items[0]->kind == LS_AV_IDENT)
+            s = it->items[0]->s;
+        if (s == NULL || (strcmp(s, "parallel") != 0 && strcmp(s, "reduction") != 0)) {
+            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, it->line, it->col,
+                        "expected \"parallel\" or \"reduction\" in iterator_types");
+            return false;
+        }
+        red[i] = strcmp(s, "reduction") == 0;
+        *any_red |= red[i];
+    }
+    return true;
+}
+
+/* A reduction generic's results, each the next problem of the module and
+ * linked to dop; none if one cannot be modelled. */
+static void import_results(importer *im, const generic_shape *g, int opmap[][LS_MAX_RANK],
+                           int *opmap_n, ls_dop *dop, const ls_attr *dict, const ls_attr *attrs)
+{
+    /* Several results (a min and a max of one input): one problem each, in
+     * result order, sharing the op's number; each must fold only its own
+     * init.  A result that cannot be modelled drops them all. */
+    size_t first = im->m->n_problems;
+    int index = im->op_index;
+    bool ok = true;
+    int64_t opscale[MAX_OPERANDS][LS_MAX_RANK] = {{0}}, opshape[MAX_OPERANDS][LS_MAX_RANK] = {{0}};
+    for (int res = 0; ok && res < g->outs->n; res++) {
+        im->op_index = index;
+        ok = generic_result(im, g, res, opmap, opmap_n, opscale, opshape);
+        if (ok)
+            ls_imp_link_problem(im, dop);
+    }
+    /* MLIR's type rules after lanescope's own checks: where those stop
+     * first (say at an i32 operand fed to a float op), their message is
+     * the one that names the fault in lanescope's terms */
+    if ((ok || (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)) &&
+        !ls_imp_verify_region(im, g->r, g->ins, g->outs, "linalg.generic"))
+        ok = false;
+    for (size_t i = first; ok && i < im->m->n_problems; i++)
+        ok = ls_imp_take_op_attrs(im, dict, &im->m->problems[i]) &&
+             ls_imp_take_op_attrs(im, attrs, &im->m->problems[i]);
+    if (!ok) {
+        im->m->n_problems = first;
+        if (dop)
+            dop->problem = -1;
+    } else if (dop) {
+        dop->problem = (int)first;
+    }
+}
+
 void ls_imp_generic_op(importer *im, const char *result_name)
 {
     ls_token op = *tok(im);
@@ -207,34 +278,10 @@ void ls_imp_generic_op(importer *im, const char *result_name)
     if (!ls_imp_parse_region(im, &r))
         return;
 
-    const ls_attr *its = ls_attr_get(dict, "iterator_types");
-    const ls_attr *maps = ls_attr_get(dict, "indexing_maps");
-    if (its == NULL || its->kind != LS_AV_ARRAY || maps == NULL || maps->kind != LS_AV_ARRAY) {
-        ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, dict->line, dict->col,
-                    "linalg.generic needs indexing_maps = [...] and iterator_types = [...]");
-        return;
-    }
-    if (its->n > LS_MAX_RANK) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, its->line, its->col,
-                    "linalg.generic has %zu loops; the rank limit is %d", its->n, LS_MAX_RANK);
-        return;
-    }
+    const ls_attr *its, *maps;
     bool red[LS_MAX_RANK] = {false}, any_red = false;
-    for (size_t i = 0; i < its->n; i++) {
-        const ls_attr *it = its->items[i];
-        const char *s = NULL;
-        if (it->kind == LS_AV_STRING)
-            s = it->s;
-        else if (it->kind == LS_AV_DIALECT && it->n == 1 && it->items[0]->kind == LS_AV_IDENT)
-            s = it->items[0]->s;
-        if (s == NULL || (strcmp(s, "parallel") != 0 && strcmp(s, "reduction") != 0)) {
-            ls_diag_set(im->diag, LS_ERR_SYNTAX, im->file, it->line, it->col,
-                        "expected \"parallel\" or \"reduction\" in iterator_types");
-            return;
-        }
-        red[i] = strcmp(s, "reduction") == 0;
-        any_red |= red[i];
-    }
+    if (!read_iterators(im, dict, &its, &maps, red, &any_red))
+        return;
     ls_dop *dop = NULL;
     if (maps->n == (size_t)(ins.n + outs.n)) {
         const ls_affine_map *am[LS_DISPATCH_MAX_OPERANDS] = {NULL};
@@ -247,7 +294,6 @@ void ls_imp_generic_op(importer *im, const char *result_name)
     }
     /* Loop dims of every operand's map (-1: not a plain dim). */
     int opmap[MAX_OPERANDS][LS_MAX_RANK], opmap_n[MAX_OPERANDS] = {0};
-    int64_t opscale[MAX_OPERANDS][LS_MAX_RANK] = {{0}}, opshape[MAX_OPERANDS][LS_MAX_RANK] = {{0}};
     bool maps_ok = maps->n == (size_t)(ins.n + outs.n) && outs.n == 1;
     for (size_t k = 0; maps_ok && k < maps->n; k++) {
         const ls_attr *m = maps->items[k];
@@ -290,35 +336,8 @@ void ls_imp_generic_op(importer *im, const char *result_name)
             ls_imp_verify_region(im, &r, &ins, &outs, "linalg.generic");
         return;
     }
-    /* Several results (a min and a max of one input): one problem each, in
-     * result order, sharing the op's number; each must fold only its own
-     * init.  A result that cannot be modelled drops them all. */
-    size_t first = im->m->n_problems;
-    int index = im->op_index;
-    bool ok = true;
     const generic_shape g = {&op, &r, &ins, &outs, maps, red, (int)its->n};
-    for (int res = 0; ok && res < outs.n; res++) {
-        im->op_index = index;
-        ok = generic_result(im, &g, res, opmap, opmap_n, opscale, opshape);
-        if (ok)
-            ls_imp_link_problem(im, dop);
-    }
-    /* MLIR's type rules after lanescope's own checks: where those stop
-     * first (say at an i32 operand fed to a float op), their message is
-     * the one that names the fault in lanescope's terms */
-    if ((ok || (im->flags & LS_IMPORT_KEEP_UNSUPPORTED)) &&
-        !ls_imp_verify_region(im, &r, &ins, &outs, "linalg.generic"))
-        ok = false;
-    for (size_t i = first; ok && i < im->m->n_problems; i++)
-        ok = ls_imp_take_op_attrs(im, dict, &im->m->problems[i]) &&
-             ls_imp_take_op_attrs(im, attrs, &im->m->problems[i]);
-    if (!ok) {
-        im->m->n_problems = first;
-        if (dop)
-            dop->problem = -1;
-    } else if (dop) {
-        dop->problem = (int)first;
-    }
+    import_results(im, &g, opmap, opmap_n, dop, dict, attrs);
 }
 
 /* linalg.reduce's op in the dispatch view: its inputs read whole, its

@@ -162,6 +162,46 @@ static bool at_dict(importer *im)
     return is_dict;
 }
 
+/* A named contraction's explicit indexing_maps (given_maps) into am[0..3)
+ * and its loops: parallel where the init's map names them, reductions
+ * elsewhere (how linalg infers them for linalg.contract and the matmul
+ * family).  Explicit maps replace the implied ones. */
+static bool explicit_maps(importer *im, const char *kind, const ls_attr *given_maps,
+                          const operand_list *ins, const operand_list *outs,
+                          const ls_affine_map **am, bool *red, int *rank_out)
+{
+    if (given_maps->kind != LS_AV_ARRAY || given_maps->n != 3 || ins->n != 2 || outs->n != 1) {
+        ls_diag_set(im->diag, LS_ERR_INVALID, im->file, given_maps->line, given_maps->col,
+                    "%s: indexing_maps must hold three affine maps (two inputs, one init)", kind);
+        return false;
+    }
+    for (int k = 0; k < 3; k++) {
+        const ls_attr *m = given_maps->items[k];
+        if (m->kind != LS_AV_AFFINE_MAP ||
+            m->map->num_dims != given_maps->items[0]->map->num_dims ||
+            m->map->num_dims > LS_MAX_RANK) {
+            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
+                        "%s: indexing_maps[%d] is not an affine map over the same %d loops "
+                        "(at most %d)",
+                        kind, k,
+                        given_maps->items[0]->kind == LS_AV_AFFINE_MAP
+                            ? given_maps->items[0]->map->num_dims
+                            : 0,
+                        LS_MAX_RANK);
+            return false;
+        }
+        am[k] = m->map;
+    }
+    int rank = *rank_out = am[0]->num_dims;
+    for (int d = 0; d < rank; d++) {
+        red[d] = true;
+        for (int j = 0; j < am[2]->num_results; j++)
+            if (am[2]->results[j].kind == LS_AFF_DIM && am[2]->results[j].value == d)
+                red[d] = false;
+    }
+    return true;
+}
+
 void ls_imp_named_op(importer *im, const char *result_name)
 {
     ls_token op = *tok(im);
@@ -213,37 +253,8 @@ void ls_imp_named_op(importer *im, const char *result_name)
         rank = 1; /* only its kind matters: the gate rejects it */
         red[0] = true;
     } else if (given_maps) {
-        /* Explicit maps replace the implied ones; the loops are parallel
-         * where the init's map names them and reductions elsewhere (how
-         * linalg infers them for linalg.contract and the matmul family). */
-        if (given_maps->kind != LS_AV_ARRAY || given_maps->n != 3 || ins.n != 2 || outs.n != 1) {
-            ls_diag_set(im->diag, LS_ERR_INVALID, im->file, given_maps->line, given_maps->col,
-                        "%s: indexing_maps must hold three affine maps (two inputs, one init)",
-                        kind);
+        if (!explicit_maps(im, kind, given_maps, &ins, &outs, am, red, &rank))
             return;
-        }
-        for (int k = 0; k < 3; k++) {
-            const ls_attr *m = given_maps->items[k];
-            if (m->kind != LS_AV_AFFINE_MAP || m->map->num_dims != given_maps->items[0]->map->num_dims ||
-                m->map->num_dims > LS_MAX_RANK) {
-                ls_diag_set(im->diag, LS_ERR_INVALID, im->file, m->line, m->col,
-                            "%s: indexing_maps[%d] is not an affine map over the same %d loops "
-                            "(at most %d)",
-                            kind, k, given_maps->items[0]->kind == LS_AV_AFFINE_MAP
-                                         ? given_maps->items[0]->map->num_dims
-                                         : 0,
-                            LS_MAX_RANK);
-                return;
-            }
-            am[k] = m->map;
-        }
-        rank = am[0]->num_dims;
-        for (int d = 0; d < rank; d++) {
-            red[d] = true;
-            for (int j = 0; j < am[2]->num_results; j++)
-                if (am[2]->results[j].kind == LS_AFF_DIM && am[2]->results[j].value == d)
-                    red[d] = false;
-        }
         known = contraction = true;
     } else {
         for (size_t i = 0; i < sizeof named_ops / sizeof named_ops[0]; i++) {

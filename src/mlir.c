@@ -1,5 +1,6 @@
 /* mlir.c: MLIR attribute recursive-descent parser (see mlir.h); the lexer
- * is mlir_lex.c, types and aliases mlir_types.c.
+ * is mlir_lex.c, types and aliases mlir_types.c, affine maps and dense
+ * arrays mlir_affine.c.
  *
  * Invariants: every loop consumes at least one token or stops; recursion is
  * bounded by LS_MLIR_MAX_DEPTH; the first error is kept in the diag and all
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "lanescope/mlir.h"
+#include "mlir_internal.h"
 
 /* ------------------------------------------------------------ parser */
 
@@ -36,12 +38,12 @@ static void describe_tok(const ls_token *t, char *buf, size_t size)
     }
 }
 
-static bool failed(const ls_parser *p)
+bool ls_mlp_failed(const ls_parser *p)
 {
     return p->diag->status != LS_OK;
 }
 
-static void *expected(ls_parser *p, const char *what)
+void *ls_mlp_expected(ls_parser *p, const char *what)
 {
     char found[96];
     describe_tok(&p->lx->tok, found, sizeof found);
@@ -50,18 +52,18 @@ static void *expected(ls_parser *p, const char *what)
     return NULL;
 }
 
-static bool expect_punct(ls_parser *p, char c)
+bool ls_mlp_expect_punct(ls_parser *p, char c)
 {
     if (!ls_tok_is(&p->lx->tok, c)) {
         char what[8] = {'\'', c, '\'', 0};
-        expected(p, what);
+        ls_mlp_expected(p, what);
         return false;
     }
     ls_lex_next(p->lx);
-    return !failed(p);
+    return !ls_mlp_failed(p);
 }
 
-static ls_attr *new_attr(ls_parser *p, ls_attr_kind k, int line, int col)
+ls_attr *ls_mlp_new_attr(ls_parser *p, ls_attr_kind k, int line, int col)
 {
     ls_attr *a = ls_arena_alloc(p->arena, sizeof *a);
     a->kind = k;
@@ -70,14 +72,7 @@ static ls_attr *new_attr(ls_parser *p, ls_attr_kind k, int line, int col)
     return a;
 }
 
-/* Growable item list built in the arena (copied into place at the end). */
-typedef struct {
-    ls_attr **items;
-    const char **keys;
-    size_t n, cap;
-} item_list;
-
-static void list_push(ls_parser *p, item_list *l, const char *key, ls_attr *item)
+void ls_mlp_list_push(ls_parser *p, item_list *l, const char *key, ls_attr *item)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 8;
@@ -110,14 +105,14 @@ static bool key_is_new(ls_parser *p, const item_list *l, const char *key, int li
     return true;
 }
 
-static void list_store(ls_attr *a, item_list *l, bool with_keys)
+void ls_mlp_list_store(ls_attr *a, item_list *l, bool with_keys)
 {
     a->items = l->items;
     a->n = l->n;
     a->keys = with_keys ? l->keys : NULL;
 }
 
-static bool parse_int_text(ls_parser *p, const ls_token *t, bool negative, int64_t *out)
+bool ls_mlp_parse_int_text(ls_parser *p, const ls_token *t, bool negative, int64_t *out)
 {
     uint64_t v = 0;
     size_t i = 0;
@@ -161,7 +156,7 @@ static bool parse_params_body(ls_parser *p, ls_attr *a, char closer)
         if (p->lx->tok.kind == LS_TOK_EOF) {
             char what[32];
             snprintf(what, sizeof what, "'%c'", closer);
-            expected(p, what);
+            ls_mlp_expected(p, what);
             return false;
         }
         const char *key = NULL;
@@ -182,15 +177,15 @@ static bool parse_params_body(ls_parser *p, ls_attr *a, char closer)
         ls_attr *v = parse_value(p);
         if (v == NULL)
             return false;
-        list_push(p, &l, key, v);
+        ls_mlp_list_push(p, &l, key, v);
         if (ls_tok_is(&p->lx->tok, ','))
             ls_lex_next(p->lx);
-        if (failed(p))
+        if (ls_mlp_failed(p))
             return false;
     }
     ls_lex_next(p->lx);
-    list_store(a, &l, true);
-    return !failed(p);
+    ls_mlp_list_store(a, &l, true);
+    return !ls_mlp_failed(p);
 }
 
 static bool parse_dict_body(ls_parser *p, ls_attr *a)
@@ -199,7 +194,7 @@ static bool parse_dict_body(ls_parser *p, ls_attr *a)
     while (!ls_tok_is(&p->lx->tok, '}')) {
         ls_token kt = p->lx->tok;
         if (kt.kind != LS_TOK_IDENT && kt.kind != LS_TOK_STRING) {
-            expected(p, "a dictionary key or '}'");
+            ls_mlp_expected(p, "a dictionary key or '}'");
             return false;
         }
         const char *key = ls_arena_strndup(p->arena, kt.text, kt.len);
@@ -213,253 +208,21 @@ static bool parse_dict_body(ls_parser *p, ls_attr *a)
             if (v == NULL)
                 return false;
         } else {
-            v = new_attr(p, LS_AV_UNIT, kt.line, kt.col);
+            v = ls_mlp_new_attr(p, LS_AV_UNIT, kt.line, kt.col);
         }
-        list_push(p, &l, key, v);
+        ls_mlp_list_push(p, &l, key, v);
         if (ls_tok_is(&p->lx->tok, ','))
             ls_lex_next(p->lx);
         else if (!ls_tok_is(&p->lx->tok, '}')) {
-            expected(p, "',' or '}'");
+            ls_mlp_expected(p, "',' or '}'");
             return false;
         }
-        if (failed(p))
+        if (ls_mlp_failed(p))
             return false;
     }
     ls_lex_next(p->lx);
-    list_store(a, &l, true);
-    return !failed(p);
-}
-
-/* ---- affine maps: results are classified, not fully represented ---- */
-
-typedef struct {
-    const ls_token *names;
-    int n;
-} id_scope;
-
-static int scope_find(const id_scope *s, const ls_token *t)
-{
-    for (int i = 0; i < s->n; i++)
-        if (s->names[i].len == t->len && memcmp(s->names[i].text, t->text, t->len) == 0)
-            return i;
-    return -1;
-}
-
-static bool parse_aff_sum(ls_parser *p, const id_scope *dims, const id_scope *syms,
-                          ls_aff_expr *out);
-
-static bool parse_aff_unary(ls_parser *p, const id_scope *dims, const id_scope *syms,
-                            ls_aff_expr *out)
-{
-    ls_token t = p->lx->tok;
-    /* levels are brackets: the dim or number at the bottom of 64 of them
-     * is the 65th call (LS_MLIR_MAX_DEPTH) */
-    if (++p->depth > LS_MLIR_MAX_DEPTH + 1) {
-        ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, t.line, t.col,
-                    "affine expression nested deeper than %d levels", LS_MLIR_MAX_DEPTH);
-        return false;
-    }
-    out->scale = 1;
-    bool ok = true;
-    if (ls_tok_is(&t, '-')) {
-        ls_lex_next(p->lx);
-        ok = parse_aff_unary(p, dims, syms, out);
-        if (ok && out->kind == LS_AFF_CONST && out->value != INT64_MIN)
-            out->value = -out->value;
-        else if (ok)
-            out->kind = LS_AFF_COMPLEX;
-    } else if (ls_tok_is(&t, '(')) {
-        ls_lex_next(p->lx);
-        ok = parse_aff_sum(p, dims, syms, out) && expect_punct(p, ')');
-    } else if (t.kind == LS_TOK_INT) {
-        ok = parse_int_text(p, &t, false, &out->value);
-        out->kind = LS_AFF_CONST;
-        ls_lex_next(p->lx);
-    } else if (t.kind == LS_TOK_IDENT) {
-        int d = scope_find(dims, &t);
-        if (d >= 0) {
-            out->kind = LS_AFF_DIM;
-            out->value = d;
-            out->scale = 1;
-        } else if (scope_find(syms, &t) >= 0) {
-            out->kind = LS_AFF_COMPLEX;
-        } else {
-            ls_diag_set(p->diag, LS_ERR_SYNTAX, p->lx->file, t.line, t.col,
-                        "'%.*s' is not a dimension or symbol of this affine_map",
-                        t.len > 40 ? 40 : (int)t.len, t.text);
-            ok = false;
-        }
-        ls_lex_next(p->lx);
-    } else {
-        expected(p, "an affine expression");
-        ok = false;
-    }
-    p->depth--;
-    return ok && !failed(p);
-}
-
-static bool parse_aff_term(ls_parser *p, const id_scope *dims, const id_scope *syms,
-                           ls_aff_expr *out)
-{
-    if (!parse_aff_unary(p, dims, syms, out))
-        return false;
-    while (ls_tok_is(&p->lx->tok, '*') || ls_tok_ident(&p->lx->tok, "floordiv") ||
-           ls_tok_ident(&p->lx->tok, "ceildiv") || ls_tok_ident(&p->lx->tok, "mod")) {
-        bool mul = ls_tok_is(&p->lx->tok, '*');
-        ls_lex_next(p->lx);
-        ls_aff_expr rhs;
-        if (!parse_aff_unary(p, dims, syms, &rhs))
-            return false;
-        /* dim * c and c * dim (c > 0) stay strided accesses; the rest is
-         * kept only as "complex" */
-        bool dim_l = out->kind == LS_AFF_DIM || out->kind == LS_AFF_SCALED;
-        bool dim_r = rhs.kind == LS_AFF_DIM || rhs.kind == LS_AFF_SCALED;
-        if (mul && dim_l && rhs.kind == LS_AFF_CONST && rhs.value > 0 &&
-            out->scale <= INT32_MAX / rhs.value) {
-            out->kind = LS_AFF_SCALED;
-            out->scale *= rhs.value;
-        } else if (mul && out->kind == LS_AFF_CONST && out->value > 0 && dim_r &&
-                   rhs.scale <= INT32_MAX / out->value) {
-            out->scale = rhs.scale * out->value;
-            out->value = rhs.value;
-            out->kind = LS_AFF_SCALED;
-        } else {
-            out->kind = LS_AFF_COMPLEX;
-        }
-        if (out->kind == LS_AFF_SCALED && out->scale == 1)
-            out->kind = LS_AFF_DIM;
-    }
-    return true;
-}
-
-static bool parse_aff_sum(ls_parser *p, const id_scope *dims, const id_scope *syms,
-                          ls_aff_expr *out)
-{
-    if (!parse_aff_term(p, dims, syms, out))
-        return false;
-    while (ls_tok_is(&p->lx->tok, '+') || ls_tok_is(&p->lx->tok, '-')) {
-        ls_lex_next(p->lx);
-        ls_aff_expr rhs;
-        if (!parse_aff_term(p, dims, syms, &rhs))
-            return false;
-        out->kind = LS_AFF_COMPLEX;
-    }
-    return true;
-}
-
-enum { LS_MAX_AFFINE_IDS = 64 };
-
-static bool parse_id_list(ls_parser *p, char closer, ls_token *names, int *n)
-{
-    *n = 0;
-    while (!ls_tok_is(&p->lx->tok, closer)) {
-        if (p->lx->tok.kind != LS_TOK_IDENT) {
-            expected(p, "a dimension or symbol name");
-            return false;
-        }
-        if (*n >= LS_MAX_AFFINE_IDS) {
-            ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, p->lx->tok.line, p->lx->tok.col,
-                        "affine_map has more than %d dimensions or symbols", LS_MAX_AFFINE_IDS);
-            return false;
-        }
-        names[(*n)++] = p->lx->tok;
-        ls_lex_next(p->lx);
-        if (ls_tok_is(&p->lx->tok, ','))
-            ls_lex_next(p->lx);
-        else if (!ls_tok_is(&p->lx->tok, closer)) {
-            char what[24];
-            snprintf(what, sizeof what, "',' or '%c'", closer);
-            expected(p, what);
-            return false;
-        }
-    }
-    ls_lex_next(p->lx);
-    return !failed(p);
-}
-
-static ls_attr *parse_affine_map(ls_parser *p, int line, int col)
-{
-    ls_token dims[LS_MAX_AFFINE_IDS], syms[LS_MAX_AFFINE_IDS];
-    id_scope ds = {dims, 0}, ss = {syms, 0};
-    if (!expect_punct(p, '<') || !expect_punct(p, '('))
-        return NULL;
-    if (!parse_id_list(p, ')', dims, &ds.n))
-        return NULL;
-    if (ls_tok_is(&p->lx->tok, '[')) {
-        ls_lex_next(p->lx);
-        if (!parse_id_list(p, ']', syms, &ss.n))
-            return NULL;
-    }
-    if (p->lx->tok.kind != LS_TOK_ARROW)
-        return expected(p, "'->'");
-    ls_lex_next(p->lx);
-    if (!expect_punct(p, '('))
-        return NULL;
-    ls_aff_expr res[LS_MAX_AFFINE_IDS];
-    int nres = 0;
-    while (!ls_tok_is(&p->lx->tok, ')')) {
-        if (nres >= LS_MAX_AFFINE_IDS) {
-            ls_diag_set(p->diag, LS_ERR_LIMIT, p->lx->file, p->lx->tok.line, p->lx->tok.col,
-                        "affine_map has more than %d results", LS_MAX_AFFINE_IDS);
-            return NULL;
-        }
-        if (!parse_aff_sum(p, &ds, &ss, &res[nres]))
-            return NULL;
-        nres++;
-        if (ls_tok_is(&p->lx->tok, ','))
-            ls_lex_next(p->lx);
-        else if (!ls_tok_is(&p->lx->tok, ')'))
-            return expected(p, "',' or ')'");
-    }
-    ls_lex_next(p->lx);
-    if (!expect_punct(p, '>'))
-        return NULL;
-    ls_attr *a = new_attr(p, LS_AV_AFFINE_MAP, line, col);
-    a->map = ls_arena_alloc(p->arena, sizeof *a->map);
-    a->map->num_dims = ds.n;
-    a->map->num_syms = ss.n;
-    a->map->num_results = nres;
-    a->map->results = ls_arena_alloc(p->arena, (size_t)(nres ? nres : 1) * sizeof(ls_aff_expr));
-    memcpy(a->map->results, res, (size_t)nres * sizeof(ls_aff_expr));
-    return a;
-}
-
-/* array<i32: 1, 2, 3> */
-static ls_attr *parse_dense_array(ls_parser *p, int line, int col)
-{
-    if (!expect_punct(p, '<'))
-        return NULL;
-    if (p->lx->tok.kind != LS_TOK_IDENT)
-        return expected(p, "an element type");
-    ls_lex_next(p->lx);
-    ls_attr *a = new_attr(p, LS_AV_ARRAY, line, col);
-    item_list l = {0};
-    if (ls_tok_is(&p->lx->tok, ':')) {
-        ls_lex_next(p->lx);
-        for (;;) {
-            ls_token t = p->lx->tok;
-            bool neg = false;
-            if (ls_tok_is(&t, '-')) {
-                neg = true;
-                ls_lex_next(p->lx);
-                t = p->lx->tok;
-            }
-            if (t.kind != LS_TOK_INT)
-                return expected(p, "an integer");
-            ls_attr *v = new_attr(p, LS_AV_INT, t.line, t.col);
-            if (!parse_int_text(p, &t, neg, &v->i))
-                return NULL;
-            list_push(p, &l, NULL, v);
-            ls_lex_next(p->lx);
-            if (!ls_tok_is(&p->lx->tok, ','))
-                break;
-            ls_lex_next(p->lx);
-        }
-    }
-    if (!expect_punct(p, '>'))
-        return NULL;
-    list_store(a, &l, false);
-    return a;
+    ls_mlp_list_store(a, &l, true);
+    return !ls_mlp_failed(p);
 }
 
 /* !name without a dialect prefix or parameters is a type alias (MLIR's
@@ -487,7 +250,7 @@ static ls_attr *type_alias_use(ls_parser *p, const ls_token *t)
     a->line = t->line;
     a->col = t->col;
     ls_lex_next(p->lx);
-    return failed(p) ? NULL : a;
+    return ls_mlp_failed(p) ? NULL : a;
 }
 
 ls_attr *ls_parse_type(ls_parser *p)
@@ -499,7 +262,7 @@ ls_attr *ls_parse_type(ls_parser *p)
     if (t.kind == LS_TOK_IDENT || t.kind == LS_TOK_BANG) {
         const char *start = t.text;
         size_t len = t.len;
-        ls_attr *a = new_attr(p, LS_AV_TYPE, t.line, t.col);
+        ls_attr *a = ls_mlp_new_attr(p, LS_AV_TYPE, t.line, t.col);
         if (ls_lex_adjacent(p->lx, '<')) {
             const char *body;
             size_t blen;
@@ -526,7 +289,7 @@ ls_attr *ls_parse_type(ls_parser *p)
                             "malformed type '%.*s'", len > 60 ? 60 : (int)len, start);
             return NULL;
         }
-        return failed(p) ? NULL : a;
+        return ls_mlp_failed(p) ? NULL : a;
     }
     if (ls_tok_is(&t, '(')) {
         /* Function or tuple type: keep the text, nothing here needs its parts. */
@@ -538,10 +301,10 @@ ls_attr *ls_parse_type(ls_parser *p)
             else if (ls_tok_is(&p->lx->tok, ')'))
                 depth--;
             else if (p->lx->tok.kind == LS_TOK_EOF)
-                return expected(p, "')'");
+                return ls_mlp_expected(p, "')'");
             ls_lex_next(p->lx);
-        } while (depth > 0 && !failed(p));
-        ls_attr *a = new_attr(p, LS_AV_TYPE, t.line, t.col);
+        } while (depth > 0 && !ls_mlp_failed(p));
+        ls_attr *a = ls_mlp_new_attr(p, LS_AV_TYPE, t.line, t.col);
         a->s = ls_arena_strndup(p->arena, start, (size_t)(p->lx->tok.text - start));
         a->type = ls_arena_alloc(p->arena, sizeof *a->type);
         if (p->lx->tok.kind == LS_TOK_ARROW) {
@@ -549,9 +312,186 @@ ls_attr *ls_parse_type(ls_parser *p)
             if (ls_parse_type(p) == NULL)
                 return NULL;
         }
-        return failed(p) ? NULL : a;
+        return ls_mlp_failed(p) ? NULL : a;
     }
-    return expected(p, "a type");
+    return ls_mlp_expected(p, "a type");
+}
+
+/* A number (t, the token after any '-'), then an optional `: type`;
+ * negative: a '-' at the column before it. */
+static ls_attr *parse_number(ls_parser *p, ls_token t, bool negative)
+{
+    ls_lexer *lx = p->lx;
+    ls_attr *a = ls_mlp_new_attr(p, t.kind == LS_TOK_INT ? LS_AV_INT : LS_AV_FLOAT, t.line,
+                                 negative ? t.col - 1 : t.col);
+    if (t.kind == LS_TOK_INT) {
+        if (!ls_mlp_parse_int_text(p, &t, negative, &a->i))
+            return NULL;
+    } else {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.*s", t.len > 60 ? 60 : (int)t.len, t.text);
+        a->f = negative ? -strtod(buf, NULL) : strtod(buf, NULL);
+    }
+    ls_lex_next(lx);
+    if (ls_tok_is(&lx->tok, ':')) {
+        ls_lex_next(lx);
+        if (ls_parse_type(p) == NULL)
+            return NULL;
+    }
+    return ls_mlp_failed(p) ? NULL : a;
+}
+
+/* #alias, or #dialect.attr with optional <params>. */
+static ls_attr *parse_hash_value(ls_parser *p, ls_token t)
+{
+    ls_lexer *lx = p->lx;
+    const char *name = t.text + 1;
+    size_t nlen = t.len - 1;
+    const ls_alias *al = ls_alias_find(p->aliases, name, nlen);
+    if (al && !ls_lex_adjacent(lx, '<')) {
+        if (al->value == NULL) {
+            ls_diag_set(p->diag, al->error.status ? al->error.status : LS_ERR_SYNTAX,
+                        al->error.file, al->error.line, al->error.col,
+                        "in the definition of #%s (used at line %d): %s", al->name, t.line,
+                        al->error.msg);
+            return NULL;
+        }
+        ls_lex_next(lx);
+        return al->value;
+    }
+    if (memchr(name, '.', nlen) == NULL && !ls_lex_adjacent(lx, '<')) {
+        ls_diag_set(p->diag, LS_ERR_SYNTAX, lx->file, t.line, t.col,
+                    "undefined attribute alias #%.*s", nlen > 60 ? 60 : (int)nlen, name);
+        return NULL;
+    }
+    ls_attr *a = ls_mlp_new_attr(p, LS_AV_DIALECT, t.line, t.col);
+    a->s = ls_arena_strndup(p->arena, name, nlen);
+    if (ls_lex_adjacent(lx, '<')) {
+        ls_lex_next(lx); /* now at '<' */
+        ls_lex_next(lx);
+        if (!parse_params_body(p, a, '>'))
+            return NULL;
+    } else {
+        ls_lex_next(lx);
+    }
+    return a;
+}
+
+/* A keyword, possibly bit-flags a|b|c.  A keyword followed by ':' in
+ * attribute position is a typed value like `0 : i64`; plain types (f32)
+ * arrive here as keywords too. */
+static ls_attr *parse_keyword(ls_parser *p, ls_token t)
+{
+    ls_lexer *lx = p->lx;
+    char buf[512];
+    size_t n = 0;
+    ls_attr *a = ls_mlp_new_attr(p, LS_AV_IDENT, t.line, t.col);
+    for (;;) {
+        ls_token it = lx->tok;
+        if (n + it.len + 1 >= sizeof buf) {
+            ls_diag_set(p->diag, LS_ERR_LIMIT, lx->file, it.line, it.col,
+                        "keyword list longer than %zu characters", sizeof buf - 1);
+            return NULL;
+        }
+        memcpy(buf + n, it.text, it.len);
+        n += it.len;
+        ls_lex_next(lx);
+        if (!ls_tok_is(&lx->tok, '|'))
+            break;
+        ls_lex_next(lx);
+        if (lx->tok.kind != LS_TOK_IDENT)
+            return ls_mlp_expected(p, "a keyword after '|'");
+        buf[n++] = '|';
+    }
+    a->s = ls_arena_strndup(p->arena, buf, n);
+    return a;
+}
+
+/* true/false, unit, affine_map<...>, array<...>, a builtin type, an
+ * opaque name<...> (with an optional `: type`), or a keyword. */
+static ls_attr *parse_ident_value(ls_parser *p, ls_token t)
+{
+    ls_lexer *lx = p->lx;
+    ls_attr *a;
+    if (ls_tok_ident(&t, "true") || ls_tok_ident(&t, "false")) {
+        a = ls_mlp_new_attr(p, LS_AV_BOOL, t.line, t.col);
+        a->i = t.text[0] == 't';
+        ls_lex_next(lx);
+        return a;
+    }
+    if (ls_tok_ident(&t, "unit")) {
+        ls_lex_next(lx);
+        return ls_mlp_new_attr(p, LS_AV_UNIT, t.line, t.col);
+    }
+    if (!ls_lex_adjacent(lx, '<'))
+        return parse_keyword(p, t);
+    if (ls_tok_ident(&t, "affine_map")) {
+        ls_lex_next(lx);
+        return ls_mlp_parse_affine_map(p, t.line, t.col);
+    }
+    if (ls_tok_ident(&t, "array")) {
+        ls_lex_next(lx);
+        return ls_mlp_parse_dense_array(p, t.line, t.col);
+    }
+    if (ls_tok_ident(&t, "tensor") || ls_tok_ident(&t, "vector") || ls_tok_ident(&t, "memref") ||
+        ls_tok_ident(&t, "complex") || ls_tok_ident(&t, "tuple"))
+        return ls_parse_type(p);
+    const char *body;
+    size_t blen;
+    if (!ls_lex_skip_angle(lx, &body, &blen))
+        return NULL;
+    a = ls_mlp_new_attr(p, LS_AV_OPAQUE, t.line, t.col);
+    a->s = ls_arena_strndup(p->arena, t.text, (size_t)(body + blen + 1 - t.text));
+    if (ls_tok_is(&lx->tok, ':')) { /* dense<...> : tensor<2xi32> */
+        ls_lex_next(lx);
+        if (ls_parse_type(p) == NULL)
+            return NULL;
+    }
+    return a;
+}
+
+/* -number, [array], {dict}, <params> or a (function) type. */
+static ls_attr *parse_punct_value(ls_parser *p, ls_token t)
+{
+    ls_lexer *lx = p->lx;
+    ls_attr *a;
+    if (t.punct == '-') {
+        ls_lex_next(lx);
+        if (lx->tok.kind != LS_TOK_INT && lx->tok.kind != LS_TOK_FLOAT)
+            return ls_mlp_expected(p, "a number after '-'");
+        return parse_number(p, lx->tok, true);
+    }
+    if (t.punct == '[') {
+        a = ls_mlp_new_attr(p, LS_AV_ARRAY, t.line, t.col);
+        item_list l = {0};
+        ls_lex_next(lx);
+        while (!ls_tok_is(&lx->tok, ']')) {
+            ls_attr *v = parse_value(p);
+            if (v == NULL)
+                return NULL;
+            ls_mlp_list_push(p, &l, NULL, v);
+            if (ls_tok_is(&lx->tok, ','))
+                ls_lex_next(lx);
+            else if (!ls_tok_is(&lx->tok, ']'))
+                return ls_mlp_expected(p, "',' or ']'");
+        }
+        ls_lex_next(lx);
+        ls_mlp_list_store(a, &l, false);
+        return ls_mlp_failed(p) ? NULL : a;
+    }
+    if (t.punct == '{') {
+        a = ls_mlp_new_attr(p, LS_AV_DICT, t.line, t.col);
+        ls_lex_next(lx);
+        return parse_dict_body(p, a) ? a : NULL;
+    }
+    if (t.punct == '<') {
+        a = ls_mlp_new_attr(p, LS_AV_PARAMS, t.line, t.col);
+        ls_lex_next(lx);
+        return parse_params_body(p, a, '>') ? a : NULL;
+    }
+    if (t.punct == '(')
+        return ls_parse_type(p);
+    return ls_mlp_expected(p, "an attribute value");
 }
 
 static ls_attr *parse_value_inner(ls_parser *p)
@@ -561,191 +501,28 @@ static ls_attr *parse_value_inner(ls_parser *p)
     ls_attr *a;
     switch (t.kind) {
     case LS_TOK_INT:
-    case LS_TOK_FLOAT:
-        goto number;
+    case LS_TOK_FLOAT: return parse_number(p, t, false);
     case LS_TOK_STRING:
-        a = new_attr(p, LS_AV_STRING, t.line, t.col);
+        a = ls_mlp_new_attr(p, LS_AV_STRING, t.line, t.col);
         a->s = ls_arena_strndup(p->arena, t.text, t.len);
         ls_lex_next(lx);
         return a;
     case LS_TOK_AT:
-        a = new_attr(p, LS_AV_SYMBOL, t.line, t.col);
+        a = ls_mlp_new_attr(p, LS_AV_SYMBOL, t.line, t.col);
         a->s = ls_arena_strndup(p->arena, t.text + 1, t.len - 1);
         ls_lex_next(lx);
         return a;
-    case LS_TOK_BANG:
-        return ls_parse_type(p);
-    case LS_TOK_HASH: {
-        const char *name = t.text + 1;
-        size_t nlen = t.len - 1;
-        const ls_alias *al = ls_alias_find(p->aliases, name, nlen);
-        if (al && !ls_lex_adjacent(lx, '<')) {
-            if (al->value == NULL) {
-                ls_diag_set(p->diag, al->error.status ? al->error.status : LS_ERR_SYNTAX,
-                            al->error.file, al->error.line, al->error.col,
-                            "in the definition of #%s (used at line %d): %s", al->name, t.line,
-                            al->error.msg);
-                return NULL;
-            }
-            ls_lex_next(lx);
-            return al->value;
-        }
-        if (memchr(name, '.', nlen) == NULL && !ls_lex_adjacent(lx, '<')) {
-            ls_diag_set(p->diag, LS_ERR_SYNTAX, lx->file, t.line, t.col,
-                        "undefined attribute alias #%.*s", nlen > 60 ? 60 : (int)nlen, name);
-            return NULL;
-        }
-        a = new_attr(p, LS_AV_DIALECT, t.line, t.col);
-        a->s = ls_arena_strndup(p->arena, name, nlen);
-        if (ls_lex_adjacent(lx, '<')) {
-            ls_lex_next(lx); /* now at '<' */
-            ls_lex_next(lx);
-            if (!parse_params_body(p, a, '>'))
-                return NULL;
-        } else {
-            ls_lex_next(lx);
-        }
-        return a;
+    case LS_TOK_BANG: return ls_parse_type(p);
+    case LS_TOK_HASH: return parse_hash_value(p, t);
+    case LS_TOK_IDENT: return parse_ident_value(p, t);
+    case LS_TOK_PUNCT: return parse_punct_value(p, t);
+    default: return ls_mlp_expected(p, "an attribute value");
     }
-    case LS_TOK_IDENT:
-        if (ls_tok_ident(&t, "true") || ls_tok_ident(&t, "false")) {
-            a = new_attr(p, LS_AV_BOOL, t.line, t.col);
-            a->i = t.text[0] == 't';
-            ls_lex_next(lx);
-            return a;
-        }
-        if (ls_tok_ident(&t, "unit")) {
-            ls_lex_next(lx);
-            return new_attr(p, LS_AV_UNIT, t.line, t.col);
-        }
-        if (ls_lex_adjacent(lx, '<')) {
-            if (ls_tok_ident(&t, "affine_map")) {
-                ls_lex_next(lx);
-                return parse_affine_map(p, t.line, t.col);
-            }
-            if (ls_tok_ident(&t, "array")) {
-                ls_lex_next(lx);
-                return parse_dense_array(p, t.line, t.col);
-            }
-            if (ls_tok_ident(&t, "tensor") || ls_tok_ident(&t, "vector") ||
-                ls_tok_ident(&t, "memref") || ls_tok_ident(&t, "complex") ||
-                ls_tok_ident(&t, "tuple"))
-                return ls_parse_type(p);
-            const char *body;
-            size_t blen;
-            if (!ls_lex_skip_angle(lx, &body, &blen))
-                return NULL;
-            a = new_attr(p, LS_AV_OPAQUE, t.line, t.col);
-            a->s = ls_arena_strndup(p->arena, t.text, (size_t)(body + blen + 1 - t.text));
-            if (ls_tok_is(&lx->tok, ':')) { /* dense<...> : tensor<2xi32> */
-                ls_lex_next(lx);
-                if (ls_parse_type(p) == NULL)
-                    return NULL;
-            }
-            return a;
-        }
-        {
-            /* keyword, possibly bit-flags a|b|c */
-            char buf[512];
-            size_t n = 0;
-            a = new_attr(p, LS_AV_IDENT, t.line, t.col);
-            for (;;) {
-                ls_token it = lx->tok;
-                if (n + it.len + 1 >= sizeof buf) {
-                    ls_diag_set(p->diag, LS_ERR_LIMIT, lx->file, it.line, it.col,
-                                "keyword list longer than %zu characters", sizeof buf - 1);
-                    return NULL;
-                }
-                memcpy(buf + n, it.text, it.len);
-                n += it.len;
-                ls_lex_next(lx);
-                if (!ls_tok_is(&lx->tok, '|'))
-                    break;
-                ls_lex_next(lx);
-                if (lx->tok.kind != LS_TOK_IDENT)
-                    return expected(p, "a keyword after '|'");
-                buf[n++] = '|';
-            }
-            a->s = ls_arena_strndup(p->arena, buf, n);
-            /* A keyword followed by ':' in attribute position is a typed value
-             * like `0 : i64`; plain types (f32) arrive here as keywords too. */
-            return a;
-        }
-    case LS_TOK_PUNCT:
-        if (t.punct == '-') {
-            ls_lex_next(lx);
-            if (lx->tok.kind != LS_TOK_INT && lx->tok.kind != LS_TOK_FLOAT)
-                return expected(p, "a number after '-'");
-            t = lx->tok;
-            a = new_attr(p, t.kind == LS_TOK_INT ? LS_AV_INT : LS_AV_FLOAT, t.line, t.col - 1);
-            if (t.kind == LS_TOK_INT) {
-                if (!parse_int_text(p, &t, true, &a->i))
-                    return NULL;
-            } else {
-                char buf[64];
-                snprintf(buf, sizeof buf, "%.*s", t.len > 60 ? 60 : (int)t.len, t.text);
-                a->f = -strtod(buf, NULL);
-            }
-            ls_lex_next(lx);
-            goto type_suffix;
-        }
-        if (t.punct == '[') {
-            a = new_attr(p, LS_AV_ARRAY, t.line, t.col);
-            item_list l = {0};
-            ls_lex_next(lx);
-            while (!ls_tok_is(&lx->tok, ']')) {
-                ls_attr *v = parse_value(p);
-                if (v == NULL)
-                    return NULL;
-                list_push(p, &l, NULL, v);
-                if (ls_tok_is(&lx->tok, ','))
-                    ls_lex_next(lx);
-                else if (!ls_tok_is(&lx->tok, ']'))
-                    return expected(p, "',' or ']'");
-            }
-            ls_lex_next(lx);
-            list_store(a, &l, false);
-            return failed(p) ? NULL : a;
-        }
-        if (t.punct == '{') {
-            a = new_attr(p, LS_AV_DICT, t.line, t.col);
-            ls_lex_next(lx);
-            return parse_dict_body(p, a) ? a : NULL;
-        }
-        if (t.punct == '<') {
-            a = new_attr(p, LS_AV_PARAMS, t.line, t.col);
-            ls_lex_next(lx);
-            return parse_params_body(p, a, '>') ? a : NULL;
-        }
-        if (t.punct == '(')
-            return ls_parse_type(p);
-        return expected(p, "an attribute value");
-    default:
-        return expected(p, "an attribute value");
-    }
-number:
-    a = new_attr(p, t.kind == LS_TOK_INT ? LS_AV_INT : LS_AV_FLOAT, t.line, t.col);
-    if (t.kind == LS_TOK_INT) {
-        if (!parse_int_text(p, &t, false, &a->i))
-            return NULL;
-    } else {
-        char buf[64];
-        snprintf(buf, sizeof buf, "%.*s", t.len > 60 ? 60 : (int)t.len, t.text);
-        a->f = strtod(buf, NULL);
-    }
-    ls_lex_next(lx);
-type_suffix:
-    if (ls_tok_is(&lx->tok, ':')) {
-        ls_lex_next(lx);
-        if (ls_parse_type(p) == NULL)
-            return NULL;
-    }
-    return failed(p) ? NULL : a;
 }
 
 static ls_attr *parse_value(ls_parser *p)
 {
-    if (failed(p))
+    if (ls_mlp_failed(p))
         return NULL;
     /* levels are brackets: the scalar at the bottom of 64 of them is the
      * 65th call (LS_MLIR_MAX_DEPTH) */
@@ -756,7 +533,7 @@ static ls_attr *parse_value(ls_parser *p)
     }
     ls_attr *a = parse_value_inner(p);
     p->depth--;
-    return failed(p) ? NULL : a;
+    return ls_mlp_failed(p) ? NULL : a;
 }
 
 ls_attr *ls_parse_attr(ls_parser *p)
@@ -773,7 +550,7 @@ ls_attr *ls_parse_attr_string(const char *text, size_t len, const char *file, ls
     ls_parser p = {&lx, arena, aliases, diag, 0, NULL};
     ls_attr *a = ls_parse_attr(&p);
     if (a && lx.tok.kind != LS_TOK_EOF) {
-        expected(&p, "end of input");
+        ls_mlp_expected(&p, "end of input");
         return NULL;
     }
     return a;

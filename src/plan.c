@@ -262,85 +262,15 @@ void ls_plan_dump_reduce(FILE *f, const char *in, const ls_subgroup_reduce *r, c
     }
 }
 
-void ls_plan_dump(const ls_plan *plan, FILE *f)
+/* The loop body's combine into the accumulators, as the distributed
+ * reduction and the backend lower it (ls_functional_fma; docs/timing-model.md,
+ * "The accumulate stage"), and the loop's end. */
+static void dump_combine(const ls_plan *plan, FILE *f)
 {
-    if (plan->argcmp) {
-        ls_plan_argcmp_dump(plan, f);
-        return;
-    }
     const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
     const char *kind = ls_combiner_name(p->combiner);
-    const char *acc = ls_elem_type_name(p->acc_type), *in = ls_elem_type_name(p->inputs[0].type);
     char buf[1024];
-    fprintf(f, "plan for %s (%s target): workgroup of %lld threads = %lld subgroup%s x %lld, "
-               "%lld workgroup%s\n",
-            p->name, plan->amd ? "AMD" : "NVIDIA", (long long)d->workgroup_size,
-            (long long)d->num_subgroups, d->num_subgroups == 1 ? "" : "s", (long long)d->subgroup_size,
-            (long long)d->total_workgroups, d->total_workgroups == 1 ? "" : "s");
-    ls_nested_layout_format(&d->layout, buf, sizeof buf);
-    fprintf(f, "  layout: %s\n", buf);
-    if (d->tile_and_fuse)
-        fprintf(f, "  TileAndFuse pipeline (setTileAndFuseLoweringConfig), in VectorDistribute's "
-                   "terms: each thread's thread tile is its element tile, the reduction tile the "
-                   "loop's chunk; every thread reduces its own outputs, no lane or subgroup "
-                   "combine (IREE folds each chunk into the carried value; the same additions "
-                   "in another order)\n");
-    fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
-    fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
-            (long long)plan->acc_registers, acc);
-    if (d->serial_reduce)
-        fprintf(f, "    (reduction tiling level: the loop below runs every stage, subgroup "
-                   "reduce included, and folds each iteration's result into the carried "
-                   "init; it closes after [%s])\n",
-                ls_stage_name(LS_STAGE_ACC_COMBINE));
-    ls_plan_promote_dump_alloc(plan, f);
-    if (plan->iterations > 1)
-        fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
-    else
-        fprintf(f, "    (loop elided: one iteration) {\n");
-    ls_plan_promote_dump_copy(plan, f);
-    if (p->n_inputs == 1) {
-        ls_plan_input_vector_type(plan, 0, buf, sizeof buf);
-        fprintf(f, "      %lld x vector.transfer_read vector<%lldx%s> per thread%s (padding = "
-                   "identity; distributed %s)%s\n",
-                (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
-                plan->promote[0].on ? " from %prom0" : "", buf,
-                !p->extended                                 ? ""
-                : ls_elem_type_is_float(p->inputs[0].type) ? ", arith.extf"
-                                                             : ", arith.extsi");
-    }
-    for (int k = 0; k < p->n_inputs && p->n_inputs > 1; k++)
-        if (p->inputs[k].intermediate)
-            fprintf(f, "      input %d %s: reduced earlier in the dispatch, held in registers "
-                       "(no load)\n",
-                    k, p->inputs[k].name);
-        else {
-            ls_plan_input_vector_type(plan, k, buf, sizeof buf);
-            char from[32] = "";
-            if (plan->promote[k].on)
-                snprintf(from, sizeof from, " from %%prom%d", k);
-            fprintf(f,
-                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread%s "
-                    "(distributed %s)\n",
-                    k, p->inputs[k].name, (long long)plan->inputs[k].loads,
-                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type), from,
-                    buf);
-        }
-    if (p->body.n > 0) {
-        fprintf(f, "      body, per element (%d op%s, inputs numbered as above; the backend "
-                   "emits %d ALU and %d special-function instruction%s):\n",
-                plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s",
-                plan->body_machine_alu_ops, plan->body_sfu_ops,
-                plan->body_sfu_ops == 1 ? "" : "s");
-        ls_body_print(&p->body, "        ", f);
-        if (p->body.muladd_fused)
-            fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
-                       "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "
-                       "UpliftFma)\n");
-    }
-    /* how the distributed reduction and the backend combine them
-     * (ls_functional_fma; docs/timing-model.md, "The accumulate stage") */
     ls_fma_kind fk = ls_functional_fma(plan);
     const char *val = p->body.n > 0 ? "body" : "loaded";
     if (plan->inner_elems > 1 && fk == LS_FMA_CHAIN)
@@ -383,6 +313,18 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     else
         fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
                 val, (long long)plan->acc_registers);
+}
+
+/* The stages after the loop: the thread reduce, the subgroup reduces, the
+ * cross-subgroup buffer, the combine with the init and the store. */
+static void dump_after_loop(const ls_plan *plan, FILE *f)
+{
+    const ls_problem *p = plan->problem;
+    const ls_derived *d = plan->derived;
+    const char *kind = ls_combiner_name(p->combiner);
+    const char *acc = ls_elem_type_name(p->acc_type);
+    ls_fma_kind fk = ls_functional_fma(plan);
+    char buf[1024];
     if (d->local_reduce_all)
         fprintf(f, "  [%s] none: the local %s left %lld value%s per thread\n",
                 ls_stage_name(LS_STAGE_THREAD_REDUCE),
@@ -425,6 +367,92 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     fprintf(f, "  [%s]\n    scf.if (one thread per output element) { vector.transfer_write %%r "
                "} : %lld output elements per workgroup\n",
             ls_stage_name(LS_STAGE_STORE), (long long)plan->stores_per_workgroup);
+}
+
+void ls_plan_dump(const ls_plan *plan, FILE *f)
+{
+    if (plan->argcmp) {
+        ls_plan_argcmp_dump(plan, f);
+        return;
+    }
+    const ls_problem *p = plan->problem;
+    const ls_derived *d = plan->derived;
+    const char *kind = ls_combiner_name(p->combiner);
+    const char *acc = ls_elem_type_name(p->acc_type), *in = ls_elem_type_name(p->inputs[0].type);
+    char buf[1024];
+    fprintf(f,
+            "plan for %s (%s target): workgroup of %lld threads = %lld subgroup%s x %lld, "
+            "%lld workgroup%s\n",
+            p->name, plan->amd ? "AMD" : "NVIDIA", (long long)d->workgroup_size,
+            (long long)d->num_subgroups, d->num_subgroups == 1 ? "" : "s",
+            (long long)d->subgroup_size, (long long)d->total_workgroups,
+            d->total_workgroups == 1 ? "" : "s");
+    ls_nested_layout_format(&d->layout, buf, sizeof buf);
+    fprintf(f, "  layout: %s\n", buf);
+    if (d->tile_and_fuse)
+        fprintf(f, "  TileAndFuse pipeline (setTileAndFuseLoweringConfig), in VectorDistribute's "
+                   "terms: each thread's thread tile is its element tile, the reduction tile the "
+                   "loop's chunk; every thread reduces its own outputs, no lane or subgroup "
+                   "combine (IREE folds each chunk into the carried value; the same additions "
+                   "in another order)\n");
+    fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
+    fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
+            (long long)plan->acc_registers, acc);
+    if (d->serial_reduce)
+        fprintf(f,
+                "    (reduction tiling level: the loop below runs every stage, subgroup "
+                "reduce included, and folds each iteration's result into the carried "
+                "init; it closes after [%s])\n",
+                ls_stage_name(LS_STAGE_ACC_COMBINE));
+    ls_plan_promote_dump_alloc(plan, f);
+    if (plan->iterations > 1)
+        fprintf(f, "    scf.for %%k = 0 to %lld {\n", (long long)plan->iterations);
+    else
+        fprintf(f, "    (loop elided: one iteration) {\n");
+    ls_plan_promote_dump_copy(plan, f);
+    if (p->n_inputs == 1) {
+        ls_plan_input_vector_type(plan, 0, buf, sizeof buf);
+        fprintf(f,
+                "      %lld x vector.transfer_read vector<%lldx%s> per thread%s (padding = "
+                "identity; distributed %s)%s\n",
+                (long long)plan->loads_per_iteration, (long long)plan->load_width, in,
+                plan->promote[0].on ? " from %prom0" : "", buf,
+                !p->extended                               ? ""
+                : ls_elem_type_is_float(p->inputs[0].type) ? ", arith.extf"
+                                                           : ", arith.extsi");
+    }
+    for (int k = 0; k < p->n_inputs && p->n_inputs > 1; k++)
+        if (p->inputs[k].intermediate)
+            fprintf(f,
+                    "      input %d %s: reduced earlier in the dispatch, held in registers "
+                    "(no load)\n",
+                    k, p->inputs[k].name);
+        else {
+            ls_plan_input_vector_type(plan, k, buf, sizeof buf);
+            char from[32] = "";
+            if (plan->promote[k].on)
+                snprintf(from, sizeof from, " from %%prom%d", k);
+            fprintf(f,
+                    "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread%s "
+                    "(distributed %s)\n",
+                    k, p->inputs[k].name, (long long)plan->inputs[k].loads,
+                    (long long)plan->inputs[k].width, ls_elem_type_name(p->inputs[k].type), from,
+                    buf);
+        }
+    if (p->body.n > 0) {
+        fprintf(f,
+                "      body, per element (%d op%s, inputs numbered as above; the backend "
+                "emits %d ALU and %d special-function instruction%s):\n",
+                plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s", plan->body_machine_alu_ops,
+                plan->body_sfu_ops, plan->body_sfu_ops == 1 ? "" : "s");
+        ls_body_print(&p->body, "        ", f);
+        if (p->body.muladd_fused)
+            fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
+                       "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "
+                       "UpliftFma)\n");
+    }
+    dump_combine(plan, f);
+    dump_after_loop(plan, f);
 }
 
 /* The distributed vector type of an operand whose map is map[0..map_n):

@@ -99,6 +99,55 @@ static void decades(double lo, double hi, double *a, double *b)
         *b = *a + 2;
 }
 
+/* The points; those with a verdict larger, numbered as the notes are, and
+ * drawn last so the many others never hide them. */
+static void draw_points(cairo_t *cr, const ls_chart *c, const ls_axis_map *xm,
+                        const ls_axis_map *ym)
+{
+    double placed[LS_FIGURE_MAX_NOTES][2]; /* labels drawn: none may cover another */
+    int n_placed = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int number = 0;
+        for (size_t i = 0; i < c->n_roof_points; i++) {
+            const ls_roof_point *p = &c->roof_points[i];
+            bool noted = p->verdict[0] != 0;
+            number += noted;
+            if (!(p->gops > 0 && p->intensity > 0) || noted != (pass == 1))
+                continue;
+            double X = ls_axis_at(xm, p->intensity), Y = ls_axis_at(ym, p->gops);
+            if (noted)
+                set_rgb(cr, ls_viz_series_colour((number - 1) % 4));
+            else
+                cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
+            cairo_arc(cr, X, Y, noted ? 5 : 2.5, 0, 2 * LS_PI);
+            cairo_fill(cr);
+            if (noted) {
+                char buf[24];
+                snprintf(buf, sizeof buf, "%d", number);
+                double tx = X + 7, ty = Y + 4;
+                /* points on one spot (a sweep's best is often IREE's):
+                 * each further label a line lower.  ty only grows, by more
+                 * than the overlap it clears, so the loop ends. */
+                for (bool moved = true; moved;) {
+                    moved = false;
+                    for (int q = 0; q < n_placed; q++)
+                        if (fabs(placed[q][0] - tx) < 14 &&
+                            fabs(placed[q][1] - ty) < LABEL_PT * 1.2) {
+                            ty = placed[q][1] + LABEL_PT * 1.3;
+                            moved = true;
+                        }
+                }
+                if (n_placed < LS_FIGURE_MAX_NOTES) {
+                    placed[n_placed][0] = tx;
+                    placed[n_placed++][1] = ty;
+                }
+                cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+                ls_viz_text_at(cr, buf, tx, ty, LABEL_PT, true, 0);
+            }
+        }
+    }
+}
+
 void ls_chart_roofline_draw(cairo_t *cr, const ls_chart *c)
 {
     double px = MARGIN + 70, py = header_h(c) + 8, W = ROOF_W, H = ROOF_H;
@@ -190,49 +239,7 @@ void ls_chart_roofline_draw(cairo_t *cr, const ls_chart *c)
         ls_viz_text_at(cr, roof, XMAP(lx) + 4, YMAP(c->roof_dram_gbps * lx) + 16, LABEL_PT, true, 0);
     snprintf(roof, sizeof roof, "issue %.0f Gop/s", c->roof_issue_gops);
     ls_viz_text_at(cr, roof, px + W - 4, YMAP(c->roof_issue_gops) - 5, LABEL_PT, true, 1);
-    /* the points; those with a verdict larger, numbered as the notes are,
-     * and drawn last so the many others never hide them */
-    double placed[LS_FIGURE_MAX_NOTES][2]; /* labels drawn: none may cover another */
-    int n_placed = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        int number = 0;
-        for (size_t i = 0; i < c->n_roof_points; i++) {
-            const ls_roof_point *p = &c->roof_points[i];
-            bool noted = p->verdict[0] != 0;
-            number += noted;
-            if (!(p->gops > 0 && p->intensity > 0) || noted != (pass == 1))
-                continue;
-            double X = XMAP(p->intensity), Y = YMAP(p->gops);
-            if (noted)
-                set_rgb(cr, ls_viz_series_colour((number - 1) % 4));
-            else
-                cairo_set_source_rgb(cr, 0.55, 0.55, 0.55);
-            cairo_arc(cr, X, Y, noted ? 5 : 2.5, 0, 2 * LS_PI);
-            cairo_fill(cr);
-            if (noted) {
-                char buf[24];
-                snprintf(buf, sizeof buf, "%d", number);
-                double tx = X + 7, ty = Y + 4;
-                /* points on one spot (a sweep's best is often IREE's):
-                 * each further label a line lower.  ty only grows, by more
-                 * than the overlap it clears, so the loop ends. */
-                for (bool moved = true; moved;) {
-                    moved = false;
-                    for (int q = 0; q < n_placed; q++)
-                        if (fabs(placed[q][0] - tx) < 14 && fabs(placed[q][1] - ty) < LABEL_PT * 1.2) {
-                            ty = placed[q][1] + LABEL_PT * 1.3;
-                            moved = true;
-                        }
-                }
-                if (n_placed < LS_FIGURE_MAX_NOTES) {
-                    placed[n_placed][0] = tx;
-                    placed[n_placed++][1] = ty;
-                }
-                cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-                ls_viz_text_at(cr, buf, tx, ty, LABEL_PT, true, 0);
-            }
-        }
-    }
+    draw_points(cr, c, &xm, &ym);
 #undef XMAP
 #undef YMAP
     cairo_set_source_rgb(cr, 0.25, 0.25, 0.25);

@@ -1,6 +1,6 @@
 /* grids_internal.h: label and legend helpers shared by the grid pictures
- * (grids.c: layout, nested, swizzle, banks; grids_operand.c: one input's
- * loads).  Internal to viz/. */
+ * (grids.c: layout, nested, swizzle; grids_banks.c: banks; grids_operand.c:
+ * one input's loads).  Internal to viz/. */
 #ifndef LANESCOPE_GRIDS_INTERNAL_H
 #define LANESCOPE_GRIDS_INTERNAL_H
 
@@ -16,6 +16,12 @@
 static inline int64_t ceil_div(int64_t a, int64_t b)
 {
     return a / b + (a % b != 0);
+}
+
+/* A swizzled buffer's row length in elements (a row stride, when given). */
+static inline int64_t swz_row_elems(const ls_swizzle *s)
+{
+    return s->kind == LS_SWIZZLE_XOR_SHUFFLE && s->row_stride > 0 ? s->row_stride : s->row_width;
 }
 
 /* snprintf for labels: cutting a long label short is the intent, so the

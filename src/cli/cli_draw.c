@@ -294,6 +294,75 @@ static ls_status roofline(const draw_opts *o, ls_module *m, ls_hw *hw, ls_chart 
     return st;
 }
 
+/* draw nested: the file's own nested layouts; else a reduction's derived
+ * layout, or an attention's (its two matmuls' together, over the op's
+ * loops), or an operand's. */
+static ls_status draw_nested(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
+                             ls_hw *hw, ls_attention **att, ls_att_view **view, ls_figure *fig,
+                             ls_diag *diag)
+{
+    const ls_plan *pl;
+    ls_status st = load_all(o, m, diag);
+    if (st)
+        return st;
+    if (o->operand < 0 && m->n_layouts > 0) {
+        if ((size_t)o->index >= m->n_layouts)
+            return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0, "%s has %zu nested layouts",
+                               o->src, m->n_layouts);
+        return ls_viz_nested(&m->layouts[o->index].layout, m->layouts[o->index].name, o->dim_row,
+                             o->dim_col, o->thread, fig, diag);
+    }
+    if (m->n_problems == 0 && m->n_attentions == 0)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, o->src, 0, 0,
+                           "no #iree_vector_ext.nested_layout, reduction or attention to draw");
+    if ((st = pick_kernel(o, m, d, plan, hw, att, view, NULL, &pl, diag)))
+        return st;
+    if (o->operand >= 0)
+        return ls_viz_operand_nested(pl, (int)o->operand, o->dim_row, o->dim_col, o->thread, fig,
+                                     diag);
+    if (*att)
+        return ls_viz_attention_nested(*att, o->dim_row, o->dim_col, o->thread, fig, diag);
+    return ls_viz_nested(&pl->derived->layout, "derived", o->dim_row, o->dim_col, o->thread, fig,
+                         diag);
+}
+
+/* draw swizzle / banks: the file's swizzle attributes, or (banks) its
+ * reduction's cross-subgroup buffer. */
+static ls_status draw_swizzle_banks(const draw_opts *o, ls_module *m, ls_derived *d, ls_plan *plan,
+                                    ls_hw *hw, ls_figure *fig, ls_diag *diag)
+{
+    ls_status st = ls_cli_problem_load(o->input, &o->pf, &o->dims, m, diag);
+    if (st)
+        return st;
+    bool banks = strcmp(o->kind, "banks") == 0;
+    if (banks && m->n_problems > 0) {
+        if (!(st = prepare_reduction(o, m, d, plan, hw, diag)))
+            st = ls_viz_banks_plan(plan, hw, fig, diag);
+        return st;
+    }
+    if (m->n_swizzles == 0)
+        return ls_diag_set(diag, LS_ERR_NOTFOUND, o->src, 0, 0,
+                           "no #iree_codegen.xor_shuffle / rotate_rows%s to draw",
+                           banks ? " or reduction" : "");
+    if ((size_t)o->index >= m->n_swizzles)
+        return ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0, "%s has %zu swizzles", o->src,
+                           m->n_swizzles);
+    int64_t banks_n = 32, bank_bytes = 4;
+    if (o->target) {
+        ls_target tt;
+        bool has_tt;
+        if ((st = ls_cli_hw(NULL, o->target, 32, hw, &tt, &has_tt, diag)))
+            return st;
+        banks_n = hw->smem_banks;
+        bank_bytes = hw->smem_bank_bytes;
+    }
+    const ls_module_swizzle *ms = &m->swizzles[o->index];
+    return banks ? ls_viz_banks_swizzle(&ms->swizzle, ms->name, o->lanes, o->elem_bytes, banks_n,
+                                        bank_bytes, fig, diag)
+                 : ls_viz_swizzle(&ms->swizzle, ms->name, o->rows, o->elem_bytes, banks_n,
+                                  bank_bytes, fig, diag);
+}
+
 static int run(const draw_opts *o)
 {
     ls_diag diag;
@@ -333,32 +402,7 @@ static int run(const draw_opts *o)
                                  : ls_viz_layout(pl->problem, pl->derived, &v, &fig, &diag);
         }
     } else if (strcmp(k, "nested") == 0) {
-        /* the file's own nested layouts; else a reduction's derived layout,
-         * or an attention's (its two matmuls' together, over the op's
-         * loops), or an operand's */
-        const ls_plan *pl;
-        if ((st = load_all(o, m, &diag)))
-            goto done;
-        if (o->operand < 0 && m->n_layouts > 0) {
-            if ((size_t)o->index >= m->n_layouts)
-                st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                                 "%s has %zu nested layouts", o->src, m->n_layouts);
-            else
-                st = ls_viz_nested(&m->layouts[o->index].layout, m->layouts[o->index].name,
-                                   o->dim_row, o->dim_col, o->thread, &fig, &diag);
-        } else if (m->n_problems == 0 && m->n_attentions == 0) {
-            st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->src, 0, 0,
-                             "no #iree_vector_ext.nested_layout, reduction or attention to draw");
-        } else if (!(st = pick_kernel(o, m, d, &plan, &hw, &att, &view, NULL, &pl, &diag))) {
-            if (o->operand >= 0)
-                st = ls_viz_operand_nested(pl, (int)o->operand, o->dim_row, o->dim_col,
-                                           o->thread, &fig, &diag);
-            else if (att)
-                st = ls_viz_attention_nested(att, o->dim_row, o->dim_col, o->thread, &fig, &diag);
-            else
-                st = ls_viz_nested(&pl->derived->layout, "derived", o->dim_row, o->dim_col,
-                                   o->thread, &fig, &diag);
-        }
+        st = draw_nested(o, m, d, &plan, &hw, &att, &view, &fig, &diag);
     } else if (strcmp(k, "traffic") == 0 || strcmp(k, "timeline") == 0) {
         const ls_plan *pl;
         if (!(st = load_all(o, m, &diag)) &&
@@ -384,41 +428,8 @@ static int run(const draw_opts *o)
         st = roofline(o, m, &hw, &chart, &diag);
         is_chart = true;
     } else {
-        /* swizzle, banks: attributes or a reduction */
-        if (!(st = ls_cli_problem_load(o->input, &o->pf, &o->dims, m, &diag))) {
-            { /* swizzle, banks */
-                bool banks = strcmp(k, "banks") == 0;
-                if (banks && m->n_problems > 0) {
-                    if (!(st = prepare_reduction(o, m, d, &plan, &hw, &diag)))
-                        st = ls_viz_banks_plan(&plan, &hw, &fig, &diag);
-                } else if (m->n_swizzles == 0) {
-                    st = ls_diag_set(&diag, LS_ERR_NOTFOUND, o->src, 0, 0,
-                                     "no #iree_codegen.xor_shuffle / rotate_rows%s to draw",
-                                     banks ? " or reduction" : "");
-                } else if ((size_t)o->index >= m->n_swizzles) {
-                    st = ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                                     "%s has %zu swizzles", o->src, m->n_swizzles);
-                } else {
-                    int64_t banks_n = 32, bank_bytes = 4;
-                    if (o->target) {
-                        ls_target tt;
-                        bool has_tt;
-                        if ((st = ls_cli_hw(NULL, o->target, 32, &hw, &tt, &has_tt, &diag)))
-                            goto done;
-                        banks_n = hw.smem_banks;
-                        bank_bytes = hw.smem_bank_bytes;
-                    }
-                    const ls_module_swizzle *ms = &m->swizzles[o->index];
-                    st = banks ? ls_viz_banks_swizzle(&ms->swizzle, ms->name, o->lanes,
-                                                      o->elem_bytes, banks_n, bank_bytes, &fig,
-                                                      &diag)
-                               : ls_viz_swizzle(&ms->swizzle, ms->name, o->rows, o->elem_bytes,
-                                                banks_n, bank_bytes, &fig, &diag);
-                }
-            }
-        }
+        st = draw_swizzle_banks(o, m, d, &plan, &hw, &fig, &diag);
     }
-done:
     if (!st) {
         ls_export_opts eo = {o->src, k, o->scale, o->format};
         st = ls_viz_export(o->output, is_chart ? NULL : &fig, is_chart ? &chart : NULL, &eo,

@@ -171,7 +171,11 @@ const char *cg_to_float(ls_elem_type t);
 bool cg_narrow_input(ls_elem_type t);
 /* The body helper of that name (an f8 decoder: ls_f8e4m3fn_f ...) on f. */
 void cg_emit_helper(FILE *f, const char *name);
+/* The body helpers that text[0..n) call, each once, on out. */
+void cg_emit_called_helpers(FILE *out, const char *const *text, int n);
 const char *cg_from_float(ls_elem_type t);
+/* The C type a body value of type t lives in; NULL: not expressible. */
+const char *cg_value_type(ls_elem_type t);
 
 /* codegen_promote.c: promote_operands -- the refusals, the buffers and
  * each thread's copy/read parts, the per-iteration copy between two

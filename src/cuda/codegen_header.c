@@ -7,6 +7,65 @@
 #include "lanescope/value.h"
 #include "codegen.h"
 
+/* The header's lines on the body (how its math ops are computed) and on
+ * how the accumulate stage combines (ls_functional_fma). */
+static void header_body_lines(gen *g)
+{
+    FILE *f = g->f;
+    const ls_problem *p = g->p;
+    if (p->body.n > 0) {
+        fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
+        int as_iree = 0, in_double = 0;
+        for (int i = 0; i < p->body.n; i++) {
+            ls_body_opcode op = (ls_body_opcode)p->body.inst[i].op;
+            if (!ls_body_op_is_math(op) || op == LS_BOP_SQRT)
+                continue; /* sqrt is one float op here (__fsqrt_rn) */
+            if (ls_body_inst_as_target(&p->body, i, (ls_math_mode)p->body.math))
+                as_iree++;
+            else
+                in_double++;
+        }
+        if (as_iree > 0)
+            fprintf(f,
+                    "; %d math.* op%s as IREE compiles %s (MathTransform's rewrites, MLIR's "
+                    "polynomial approximations: sim/mlir_math.inc)",
+                    as_iree, as_iree == 1 ? "" : "s", as_iree == 1 ? "it" : "them");
+        if (in_double > 0)
+            fprintf(f,
+                    "; %d math.* op%s correctly rounded (in double), as the reference "
+                    "computes %s (IREE's code calls libdevice or sqrt.approx: a faster "
+                    "kernel)",
+                    in_double, in_double == 1 ? "" : "s", in_double == 1 ? "it" : "them");
+        fprintf(f, "\n");
+    }
+    ls_fma_kind fk = ls_functional_fma(g->plan); /* none for arg_compare */
+    if (fk == LS_FMA_CHAIN)
+        fprintf(f,
+                " *   accumulate: per iteration, each accumulator's %lld packed elements go "
+                "through a math.fma chain from the identity, last first (ContractToChainFMA), "
+                "and the chain's result is added to it (DistributeContract)\n",
+                (long long)g->plan->inner_elems);
+    else if (fk == LS_FMA_CONTRACT)
+        fprintf(f,
+                " *   accumulate: per iteration, each output's %lld registers go through one "
+                "math.fma chain from the identity, last first, which is the output's value "
+                "(DistributeContract's local contraction, ContractToChainFMA): no thread "
+                "reduce after it\n",
+                (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
+    else if (g->d->local_reduce_all)
+        fprintf(f,
+                " *   accumulate: per iteration, each output's %lld registers are reduced from "
+                "the identity in order, which is the output's value (DistributeMultiReduction's "
+                "local reduce): no thread reduce after it\n",
+                (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
+    else if (!p->argcmp.on && g->plan->inner_elems > 1)
+        fprintf(f,
+                " *   accumulate: per iteration, each accumulator's %lld packed elements are "
+                "reduced from the identity and the result is added to it (DistributeContract / "
+                "DistributeMultiReduction)\n",
+                (long long)g->plan->inner_elems);
+}
+
 void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launch)
 {
     FILE *f = g->f;
@@ -66,57 +125,7 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
     else
         fprintf(f, " *   output %lld elements (%lld bytes)\n", (long long)launch->out_elems,
                 (long long)launch->out_bytes);
-    if (p->body.n > 0) {
-        fprintf(f, " *   body: %d ops, as sim/body.c evaluates them (codegen_body.c)", p->body.n);
-        int as_iree = 0, in_double = 0;
-        for (int i = 0; i < p->body.n; i++) {
-            ls_body_opcode op = (ls_body_opcode)p->body.inst[i].op;
-            if (!ls_body_op_is_math(op) || op == LS_BOP_SQRT)
-                continue; /* sqrt is one float op here (__fsqrt_rn) */
-            if (ls_body_inst_as_target(&p->body, i, (ls_math_mode)p->body.math))
-                as_iree++;
-            else
-                in_double++;
-        }
-        if (as_iree > 0)
-            fprintf(f,
-                    "; %d math.* op%s as IREE compiles %s (MathTransform's rewrites, MLIR's "
-                    "polynomial approximations: sim/mlir_math.inc)",
-                    as_iree, as_iree == 1 ? "" : "s", as_iree == 1 ? "it" : "them");
-        if (in_double > 0)
-            fprintf(f,
-                    "; %d math.* op%s correctly rounded (in double), as the reference "
-                    "computes %s (IREE's code calls libdevice or sqrt.approx: a faster "
-                    "kernel)",
-                    in_double, in_double == 1 ? "" : "s", in_double == 1 ? "it" : "them");
-        fprintf(f, "\n");
-    }
-    ls_fma_kind fk = ls_functional_fma(g->plan); /* none for arg_compare */
-    if (fk == LS_FMA_CHAIN)
-        fprintf(f,
-                " *   accumulate: per iteration, each accumulator's %lld packed elements go "
-                "through a math.fma chain from the identity, last first (ContractToChainFMA), "
-                "and the chain's result is added to it (DistributeContract)\n",
-                (long long)g->plan->inner_elems);
-    else if (fk == LS_FMA_CONTRACT)
-        fprintf(f,
-                " *   accumulate: per iteration, each output's %lld registers go through one "
-                "math.fma chain from the identity, last first, which is the output's value "
-                "(DistributeContract's local contraction, ContractToChainFMA): no thread "
-                "reduce after it\n",
-                (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
-    else if (g->d->local_reduce_all)
-        fprintf(f,
-                " *   accumulate: per iteration, each output's %lld registers are reduced from "
-                "the identity in order, which is the output's value (DistributeMultiReduction's "
-                "local reduce): no thread reduce after it\n",
-                (long long)(g->d->elems_per_iteration / g->plan->results_per_thread));
-    else if (!p->argcmp.on && g->plan->inner_elems > 1)
-        fprintf(f,
-                " *   accumulate: per iteration, each accumulator's %lld packed elements are "
-                "reduced from the identity and the result is added to it (DistributeContract / "
-                "DistributeMultiReduction)\n",
-                (long long)g->plan->inner_elems);
+    header_body_lines(g);
     fprintf(f, " * Stages are marked [load+accumulate] ... [store] as in `lanescope sim --dump-plan`.\n */\n");
 }
 
