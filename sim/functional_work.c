@@ -22,6 +22,30 @@ ls_fma_kind ls_functional_fma(const ls_plan *plan)
     return p->body.math == LS_MATH_ROCM ? LS_FMA_AMD : LS_FMA_NONE;
 }
 
+/* An operand of the chain's multiply that is an f16 input widened to f32:
+ * that input's number, else -1. */
+static int extended_f16_input(const ls_body *b, int i)
+{
+    if (i < 0 || b->inst[i].op != LS_BOP_EXTF || b->inst[i].src != LS_ET_F16)
+        return -1;
+    const ls_body_inst *in = &b->inst[b->inst[i].a];
+    return in->op == LS_BOP_INPUT && in->type == LS_ET_F16 ? in->index : -1;
+}
+
+bool ls_functional_dot2_possible(const ls_plan *plan)
+{
+    const ls_problem *p = plan->problem;
+    ls_fma_kind k = ls_functional_fma(plan);
+    if (!plan->amd || !ls_fma_last_first(k) || p->acc_type != LS_ET_F32)
+        return false;
+    /* SIISelLowering.cpp's performFMACombine: fma(fpext x, fpext y, fma(...))
+     * over the two lanes of two different <2 x half> values, under
+     * AllowFPOpFusion::Fast (ROCMTarget.cpp) */
+    const ls_body_inst *mul = &p->body.inst[p->body.n - 1];
+    int x = extended_f16_input(&p->body, mul->a), y = extended_f16_input(&p->body, mul->b);
+    return x >= 0 && y >= 0 && x != y && plan->inputs[x].width == 2 && plan->inputs[y].width == 2;
+}
+
 const char *ls_fma_kind_name(ls_fma_kind k)
 {
     static const char *const names[] = {"none", "packed-chain", "amd", "contract-chain"};

@@ -1083,4 +1083,21 @@ if [ -d "$REGRESS" ]; then
     done
 fi
 
+# AMD's v_dot2_f32_f16 (performFMACombine): possible where an f32 chain pairs
+# the products of two f16 inputs read 2 wide; lanescope says so, and not for
+# 4-wide reads (LLVM keeps v_fma_mix_f32 there) or on NVIDIA
+$LANESCOPE sim "$DATA/matvec_f16_pairs_gfx942.mlir" --target mi300x >"$tmp/dot2.txt" 2>&1
+check "f16 pairs simulate" $?
+contains "f16 pairs: the v_dot2 note" "$tmp/dot2.txt" "LLVM may fuse each pair into one v_dot2_f32_f16 (performFMACombine: one rounding for two products, f32 denormals flushed)"
+sed 's/thread = \[0, 2\]/thread = [0, 4]/' "$DATA/matvec_f16_pairs_gfx942.mlir" >"$tmp/quads.mlir"
+$LANESCOPE sim "$tmp/quads.mlir" --target mi300x >"$tmp/dot4.txt" 2>&1
+check "f16 quads simulate" $?
+contains "f16 quads: the packed chain" "$tmp/dot4.txt" "each thread's 4 packed elements an FMA chain"
+! grep -q v_dot2 "$tmp/dot4.txt"; check "f16 quads: no v_dot2 note" $?
+sed 's/subgroup_size = 64/subgroup_size = 32/; s/\[\[1, 64\], \[0, 1\]\]/[[1, 32], [0, 1]]/; s/workgroup_size = \[64, 1, 1\]/workgroup_size = [32, 1, 1]/; s/partial_reduction = \[0, 256\]/partial_reduction = [0, 128]/' \
+    "$DATA/matvec_f16_pairs_gfx942.mlir" >"$tmp/pairs_nv.mlir"
+$LANESCOPE sim "$tmp/pairs_nv.mlir" --target h100 >"$tmp/dot2nv.txt" 2>&1
+check "f16 pairs on NVIDIA simulate" $?
+! grep -q v_dot2 "$tmp/dot2nv.txt"; check "f16 pairs on NVIDIA: no v_dot2 note" $?
+
 summary cli

@@ -91,6 +91,11 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
 ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
 /* plan's kind of fused multiply-add (ls_fma_kind). */
 ls_fma_kind ls_functional_fma(const ls_plan *plan);
+/* Whether AMD's backend may fuse the plan's FMA chain pairwise into
+ * v_dot2_f32_f16 (one rounding for two products, f32 denormals flushed),
+ * which lanescope does not reproduce: an f32 chain of two f16 inputs each
+ * widened, both read as 2-wide vectors (docs/reduction-families.md). */
+bool ls_functional_dot2_possible(const ls_plan *plan);
 /* Its name in the JSON reports: "none", "packed-chain", "amd",
  * "contract-chain". */
 const char *ls_fma_kind_name(ls_fma_kind k);

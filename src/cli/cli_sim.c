@@ -475,6 +475,12 @@ static void print_fma(FILE *f, const ls_functional_result *fr, const ls_plan *pl
         break;
     case LS_FMA_NONE: break;
     }
+    if (ls_functional_dot2_possible(plan))
+        fprintf(f, "  note: each thread reads both f16 operands 2 wide and chains their products "
+                   "in f32, so on AMD targets with dot10 instructions (gfx942, gfx950, RDNA3, "
+                   "RDNA4) LLVM may fuse each pair into one v_dot2_f32_f16 (performFMACombine: "
+                   "one rounding for two products, f32 denormals flushed); lanescope computes "
+                   "IREE's two FMAs, so such a kernel's values may differ in the last bit\n");
 }
 
 /* Reduction i: its plan (--dump-plan), its run, its check, its report. */
