@@ -94,22 +94,29 @@ ls_status ls_functional_work_verdict(const ls_problem *p, int64_t elements,
     return LS_OK;
 }
 
+int ls_output_coords(const ls_problem *p, int64_t lin, int64_t *outc)
+{
+    /* init index -> loop coords -> the parallel coords in loop order */
+    int64_t x[LS_MAX_RANK] = {0}, rem = lin;
+    for (int j = p->out_map_n - 1; j >= 0; j--) {
+        x[p->out_map[j]] = rem % p->size[p->out_map[j]];
+        rem /= p->size[p->out_map[j]];
+    }
+    int no = 0;
+    for (int i = 0; i < p->rank; i++)
+        if (!p->is_reduction[i])
+            outc[no++] = x[i];
+    return no;
+}
+
 void ls_reference_outputs(const ls_problem *p, ls_input_source in, ls_value *out)
 {
     int64_t n = 1;
     for (int j = 0; j < p->out_map_n; j++)
         n *= p->size[p->out_map[j]];
     for (int64_t lin = 0; lin < n; lin++) {
-        /* init index -> loop coords -> the parallel coords in loop order */
-        int64_t x[LS_MAX_RANK] = {0}, rem = lin, oc[LS_MAX_RANK];
-        for (int j = p->out_map_n - 1; j >= 0; j--) {
-            x[p->out_map[j]] = rem % p->size[p->out_map[j]];
-            rem /= p->size[p->out_map[j]];
-        }
-        int no = 0;
-        for (int i = 0; i < p->rank; i++)
-            if (!p->is_reduction[i])
-                oc[no++] = x[i];
+        int64_t oc[LS_MAX_RANK];
+        ls_output_coords(p, lin, oc);
         double bound;
         ls_reference_output(p, in, oc, &out[lin], &bound);
     }

@@ -86,6 +86,56 @@ START_TEST(special_function_steps_have_their_caption)
 }
 END_TEST
 
+/* The accumulate caption says how IREE lowers the combine: a contraction
+ * with no partial_reduction chains each output's registers with FMAs into
+ * the output's value (no thread-reduce step follows); a packed
+ * contraction chains its packed elements, then adds; a sum with no
+ * partial_reduction is the local reduce. */
+START_TEST(accumulate_captions_say_how_it_is_lowered)
+{
+    static const char *bodies[] = {
+        "  %m = arith.mulf %in, %w : f32\n  %1 = arith.addf %m, %out : f32\n",
+        "  %1 = arith.addf %in, %out : f32\n"};
+    static const char *tiles[] = {"", "partial_reduction = [0, 512], "};
+    static const char *want[3] = {
+        "chains it into its output's accumulator with one FMA, acc = fma(a, b, acc), last "
+        "register first from 0 (IREE's local contraction, ContractToChainFMA)",
+        "chains each accumulator's 4 packed elements with one FMA each, last first from 0, then "
+        "adds the chain to the accumulator",
+        "folds it into its output's accumulator, acc = add(acc, x), from the identity in every "
+        "iteration (IREE's local reduce)"};
+    for (int c = 0; c < 3; c++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types "
+                 "= [\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<2x512xf32>, "
+                 "tensor<2x512xf32>) outs(%%c : tensor<2xf32>) attrs = {lowering_config = "
+                 "#iree_gpu.lowering_config<{workgroup = [1, 0], %sthread = [0, 4], lane_basis = "
+                 "[[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n^bb0(%%in: f32, %%w: "
+                 "f32, %%out: f32):\n%s  linalg.yield %%1 : f32\n}\n",
+                 tiles[c == 1], bodies[c == 2]);
+        ls_diag diag;
+        ls_module *m = load_text(text, &diag);
+        ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
+        fixture f;
+        open_module(&f, m, 960, 600);
+        bool seen = false, thread_reduce = false;
+        char cap[1024];
+        int64_t n = state(&f).length;
+        for (int64_t i = 0; i < n; i++) {
+            act(&f, "right");
+            ls_view_caption(f.v, cap, sizeof cap);
+            seen |= strstr(cap, want[c]) != NULL;
+            thread_reduce |= strstr(cap, "Thread reduce:") != NULL;
+        }
+        ck_assert_msg(seen, "case %d: no caption says '%s'", c, want[c]);
+        ck_assert_int_eq(thread_reduce, c == 1); /* only the packed chain has one */
+        close_fixture(&f);
+    }
+}
+END_TEST
+
 /* An attention's kernel (IREE's pipeline case #2 on gfx942: 4 subgroups,
  * 32 K2 steps of 128 keys, 4 key slots a thread): the lanes panel shows
  * exactly what ls_att_snapshot_at gives for the steps the selected
@@ -298,6 +348,7 @@ static Suite *view_steps_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
     tcase_add_test(tc, special_function_steps_have_their_caption);
+    tcase_add_test(tc, accumulate_captions_say_how_it_is_lowered);
     tcase_add_test(tc, attention_steps_its_values);
     tcase_add_test(tc, attention_reduce_steps_draw_arcs);
     suite_add_tcase(s, tc);

@@ -224,23 +224,44 @@ static void cap_alu(const ls_view *v, const ls_engine_record *r, text *t)
     int64_t lane = example_lane(v);
     const char *comb = ls_combiner_name(v->p->combiner);
     switch (r->stage) {
-    case LS_STAGE_LOAD_ACCUMULATE:
+    case LS_STAGE_LOAD_ACCUMULATE: {
         lane_value(v, r->subgroup, lane, 0, val, sizeof val);
+        /* how the combine is lowered (ls_functional_fma, local_reduce_all) */
+        ls_fma_kind fk = ls_functional_fma(v->plan);
+        char fold[256];
+        if (fk == LS_FMA_CONTRACT)
+            snprintf(fold, sizeof fold,
+                     "chains it into its output's accumulator with one FMA, acc = fma(a, b, acc), "
+                     "last register first from 0 (IREE's local contraction, ContractToChainFMA): "
+                     "the chain is the output's value, no thread reduce follows");
+        else if (fk == LS_FMA_CHAIN)
+            snprintf(fold, sizeof fold,
+                     "chains each accumulator's %lld packed elements with one FMA each, last "
+                     "first from 0, then adds the chain to the accumulator (ContractToChainFMA)",
+                     (long long)v->plan->inner_elems);
+        else if (v->d->local_reduce_all)
+            snprintf(fold, sizeof fold,
+                     "folds it into its output's accumulator, acc = %s(acc, x), from the identity "
+                     "in every iteration (IREE's local reduce): that is the output's value, no "
+                     "thread reduce follows",
+                     comb);
+        else
+            snprintf(fold, sizeof fold, "folds it into its accumulator, acc = %s(acc, %s)", comb,
+                     v->plan->body_machine_alu_ops > 0 ? "body(x)" : "x");
         if (v->plan->body_machine_alu_ops > 0) /* the body's instructions, then the combine */
             add(t,
                 "Accumulate, iteration %lld: subgroup %d computes the body on a loaded element "
-                "(%d ALU instruction%s per element, as the target lowers its ops) and folds the "
-                "result into its accumulator, acc = %s(acc, body(x)), in registers, lane by "
-                "lane. Lane %lld's first accumulator holds %s.",
+                "(%d ALU instruction%s per element, as the target lowers its ops) and %s, in "
+                "registers, lane by lane. Lane %lld's first accumulator holds %s.",
                 (long long)r->iteration + 1, r->subgroup, v->plan->body_machine_alu_ops,
-                v->plan->body_machine_alu_ops == 1 ? "" : "s", comb, (long long)lane, val);
+                v->plan->body_machine_alu_ops == 1 ? "" : "s", fold, (long long)lane, val);
         else
             add(t,
-                "Accumulate, iteration %lld: subgroup %d folds a loaded element into its "
-                "accumulator, acc = %s(acc, x), in registers, lane by lane. Lane %lld's first "
-                "accumulator holds %s.",
-                (long long)r->iteration + 1, r->subgroup, comb, (long long)lane, val);
+                "Accumulate, iteration %lld: subgroup %d takes a loaded element and %s, in "
+                "registers, lane by lane. Lane %lld's first accumulator holds %s.",
+                (long long)r->iteration + 1, r->subgroup, fold, (long long)lane, val);
         break;
+    }
     case LS_STAGE_THREAD_REDUCE:
         lane_value(v, r->subgroup, lane, 0, val, sizeof val);
         add(t,

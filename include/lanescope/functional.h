@@ -77,6 +77,9 @@ ls_status ls_bind_intermediates(const ls_problem *probs, size_t n, size_t i, ls_
 void ls_free_intermediates(ls_input_source *in);
 /* Every output of p (row-major over its init) into out[0 .. outputs). */
 void ls_reference_outputs(const ls_problem *p, ls_input_source in, ls_value *out);
+/* Output element lin of the init (row-major) as coordinates over the
+ * parallel loop dims in order; returns how many. */
+int ls_output_coords(const ls_problem *p, int64_t lin, int64_t *outc);
 
 /* The array must hold the problem's input operand: same shape, same dtype. */
 ls_status ls_npy_check(const ls_npy *a, const ls_problem *p, const char *path, ls_diag *diag);

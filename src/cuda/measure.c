@@ -53,21 +53,6 @@ void *ls_cuda_make_input(const ls_plan *plan, ls_input_source in, const ls_cuda_
     return buf;
 }
 
-/* Output element lin as loop-order parallel coordinates. */
-static int output_coords(const ls_problem *p, int64_t lin, int64_t *outc)
-{
-    int64_t x[LS_MAX_RANK] = {0}, rem = lin;
-    for (int j = p->out_map_n - 1; j >= 0; j--) {
-        x[p->out_map[j]] = rem % p->size[p->out_map[j]];
-        rem /= p->size[p->out_map[j]];
-    }
-    int no = 0;
-    for (int i = 0; i < p->rank; i++)
-        if (!p->is_reduction[i])
-            outc[no++] = x[i];
-    return no;
-}
-
 typedef struct {
     const ls_problem *p;
     ls_input_source in;
@@ -80,7 +65,7 @@ static void *ref_worker(void *arg)
     ref_job *j = arg;
     for (int64_t lin = j->first; lin < j->last; lin++) {
         int64_t outc[LS_MAX_RANK];
-        output_coords(j->p, lin, outc);
+        ls_output_coords(j->p, lin, outc);
         if (j->ref->index)
             ls_argcmp_reference(j->p, j->in, outc, &j->ref->value[lin], &j->ref->index[lin]);
         else
@@ -147,7 +132,7 @@ static ls_status check_pair(const ls_plan *plan, const ls_cuda_reference *ref, c
     for (int b = 0; b < ib; b++)
         idx |= (ls_value)o[at + b] << (8 * b);
     int64_t outc[LS_MAX_RANK];
-    int no = output_coords(p, lin, outc);
+    int no = ls_output_coords(p, lin, outc);
     ls_argcmp_verdict vd =
         ls_argcmp_pair_check(p, ref->in, outc, v, idx, ref->value[lin], ref->index[lin]);
     if (vd == LS_ARGCMP_EQUAL || vd == LS_ARGCMP_TIE)
@@ -190,7 +175,7 @@ ls_status ls_cuda_check_against(const ls_plan *plan, const ls_cuda_reference *re
         }
         if (!ls_value_check(p->acc_type, v, ref->value[lin], ref->bound[lin], max_bound_ratio)) {
             int64_t outc[LS_MAX_RANK];
-            int no = output_coords(p, lin, outc);
+            int no = ls_output_coords(p, lin, outc);
             char where[160], sv[48], sr[48];
             size_t u = 0;
             for (int i = 0; i < no && u < sizeof where; i++)
