@@ -133,7 +133,7 @@ static inline uint64_t fres(double d, ls_elem_type t)
     return ls_value_from_double(d, t);
 }
 
-static uint64_t fma_in(double x, double y, double c, ls_elem_type t);
+static uint64_t fma_in(double x, double y, double c, ls_elem_type t, ls_math_mode m);
 
 /* Saturating float -> integer of a width, NaN -> 0 (PTX cvt.rzi.sat and the
  * AMDGPU conversions both saturate). */
@@ -479,7 +479,9 @@ uint64_t ls_body_eval(const ls_body *b, const uint64_t *inputs, const int64_t *x
                         va & ls_value_mask(s), vb & ls_value_mask(s));
             break;
         case LS_BOP_SELECT: v[i] = (va & 1) ? vb : v[in->c]; break;
-        case LS_BOP_FMA: v[i] = fma_in(fval(va, t), fval(vb, t), fval(v[in->c], t), t); break;
+        case LS_BOP_FMA:
+            v[i] = fma_in(fval(va, t), fval(vb, t), fval(v[in->c], t), t, (ls_math_mode)b->math);
+            break;
         case LS_BOP_SCALING_EXTF: {
             /* MLIR's expansion (Arith/Transforms/ExpandOps.cpp,
              * ScalingExtFOpConverter): a scale wider than 8 bits becomes
@@ -557,11 +559,21 @@ bool ls_body_fuse_reduced_muladd(ls_body *b)
  * bits), the sum's rounding error is recovered exactly (Knuth's TwoSum),
  * and a sum that was rounded is moved one double ulp towards the error, so
  * that rounding it to t cannot land on a tie the exact value does not
- * sit on. */
-static uint64_t fma_in(double x, double y, double c, ls_elem_type t)
+ * sit on.
+ * Except a bf16 fma on AMD (m: the target's math): no AMD GPU has a bf16
+ * FMA, and IREE's LLVMGPU pipeline leaves bf16 arith to LLVM (it runs
+ * ConvertBf16ArithToF32 only for CPU and SPIR-V), whose AMDGPU backend
+ * promotes it: v_fmac_f32 on the widened operands, then the f32 result
+ * rounded to bf16 (llc-22 for gfx942, gfx950, gfx1100, gfx1201).  Two
+ * roundings, which differ from one where the f32 result lands on a bf16
+ * tie.  NVIDIA from sm_80 has fma.rn.bf16 (NVPTX emits it): one rounding,
+ * as the CUDA kernels' __hfma. */
+static uint64_t fma_in(double x, double y, double c, ls_elem_type t, ls_math_mode m)
 {
-    if (t == LS_ET_F32)
-        return ls_f32_bits(fmaf((float)x, (float)y, (float)c));
+    if (t == LS_ET_F32 || (t == LS_ET_BF16 && m == LS_MATH_ROCM)) {
+        float r = fmaf((float)x, (float)y, (float)c);
+        return t == LS_ET_F32 ? ls_f32_bits(r) : fres(r, t);
+    }
     if (t == LS_ET_F64)
         return ls_value_from_double(fma(x, y, c), t);
     double p = x * y, s = p + c;
@@ -576,7 +588,8 @@ static uint64_t fma_in(double x, double y, double c, ls_elem_type t)
 uint64_t ls_body_fma(const ls_body *b, const uint64_t *scratch, uint64_t c, ls_elem_type t)
 {
     const ls_body_inst *m = &b->inst[b->n - 1];
-    return fma_in(fval(scratch[m->a], t), fval(scratch[m->b], t), fval(c, t), t);
+    return fma_in(fval(scratch[m->a], t), fval(scratch[m->b], t), fval(c, t), t,
+                  (ls_math_mode)b->math);
 }
 
 int ls_body_alu_ops(const ls_body *b)

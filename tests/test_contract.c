@@ -819,6 +819,52 @@ START_TEST(contract_chain_without_partial_reduction)
 }
 END_TEST
 
+/* A bf16 math.fma: one rounding on NVIDIA (fma.rn.bf16 from sm_80), two
+ * on AMD, whose backend promotes it (f32 FMA, then the result rounded to
+ * bf16: llc-22 on gfx942, gfx950, gfx1100, gfx1201).  1.5 x 1.0078125 is
+ * 1.51171875, a bf16 tie (1 + 65.5/128); less 2^-30 the exact value rounds
+ * down to 1 + 65/128, while f32 drops the 2^-30 and the tie goes to even,
+ * 1 + 66/128. */
+START_TEST(bf16_fma_rounds_as_the_target_does)
+{
+    ls_body b;
+    memset(&b, 0, sizeof b);
+    for (int i = 0; i < 2; i++)
+        b.inst[i] = (ls_body_inst){
+            .op = LS_BOP_INPUT, .type = LS_ET_BF16, .a = -1, .b = -1, .c = -1, .index = i};
+    b.inst[2] = (ls_body_inst){.op = LS_BOP_CONST,
+                               .type = LS_ET_BF16,
+                               .a = -1,
+                               .b = -1,
+                               .c = -1,
+                               .imm = ls_value_from_double(-ldexp(1, -30), LS_ET_BF16)};
+    b.inst[3] = (ls_body_inst){.op = LS_BOP_FMA, .type = LS_ET_BF16, .a = 0, .b = 1, .c = 2};
+    b.n = 4;
+    int bad;
+    const char *why;
+    ck_assert_msg(ls_body_check(&b, &bad, &why), "%s", why);
+    uint64_t in[2] = {ls_value_from_double(1.5, LS_ET_BF16),
+                      ls_value_from_double(1.0078125, LS_ET_BF16)};
+    uint64_t scratch[LS_MAX_BODY_INSTS];
+    int64_t x[2] = {0, 0};
+    static const struct {
+        ls_math_mode m;
+        double want;
+    } cases[] = {{LS_MATH_MLIR, 1 + 65.0 / 128}, {LS_MATH_ROCM, 1 + 66.0 / 128}};
+    for (int c = 0; c < 2; c++) {
+        b.math = (uint8_t)cases[c].m;
+        double got = ls_value_to_double(ls_body_eval(&b, in, x, scratch), LS_ET_BF16);
+        ck_assert_msg(got == cases[c].want, "math %d: %.9g, want %.9g", c, got, cases[c].want);
+        /* the accumulate stage's math.fma (the chain's step) rounds the same way */
+        b.inst[3] = (ls_body_inst){.op = LS_BOP_MULF, .type = LS_ET_BF16, .a = 0, .b = 1, .c = -1};
+        ls_body_eval(&b, in, x, scratch);
+        got = ls_value_to_double(ls_body_fma(&b, scratch, b.inst[2].imm, LS_ET_BF16), LS_ET_BF16);
+        ck_assert_msg(got == cases[c].want, "chain, math %d: %.9g", c, got);
+        b.inst[3] = (ls_body_inst){.op = LS_BOP_FMA, .type = LS_ET_BF16, .a = 0, .b = 1, .c = 2};
+    }
+}
+END_TEST
+
 /* A row sum of `expr` (the lines computing %v from %in, %w) over 4x100 f32. */
 static ls_module *muladd_sum(const char *expr)
 {
@@ -955,6 +1001,7 @@ static Suite *contract_suite(void)
     tcase_add_test(tc, strided_input_map);
     tcase_add_test(tc, products_fused_as_iree_fuses_them);
     tcase_add_test(tc, contract_chain_without_partial_reduction);
+    tcase_add_test(tc, bf16_fma_rounds_as_the_target_does);
     tcase_add_test(tc, reduced_muladd_fused);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
