@@ -389,15 +389,15 @@ static bool reduce_stages(exec_state *s, const ls_func_point *stop)
     /* THREAD_REDUCE: reduced registers into their parallel result slot, in
      * order; with local_reduce_all each accumulator is its output's value
      * already. */
-    for (int64_t tid = 0; tid < s->threads && s->d->local_reduce_all; tid++)
-        for (int64_t a = 0; a < nacc; a++)
-            s->res[tid * nres + s->res_slot[a]] = s->acc[tid * nacc + a];
-    for (int64_t tid = 0; tid < s->threads && !s->d->local_reduce_all; tid++) {
+    bool copy = s->d->local_reduce_all;
+    for (int64_t tid = 0; tid < s->threads; tid++) {
+        ls_value *res = &s->res[tid * nres];
+        const ls_value *acc = &s->acc[tid * nacc];
         for (int64_t q = 0; q < nres; q++)
-            s->res[tid * nres + q] = ident;
+            res[q] = ident;
         for (int64_t a = 0; a < nacc; a++) {
-            ls_value *r = &s->res[tid * nres + s->res_slot[a]];
-            *r = ls_combine(k, t, *r, s->acc[tid * nacc + a]);
+            ls_value *r = &res[s->res_slot[a]];
+            *r = copy ? acc[a] : ls_combine(k, t, *r, acc[a]);
         }
     }
     if (stop && stop->stage == LS_STAGE_THREAD_REDUCE)

@@ -665,6 +665,40 @@ static float f32_at(const ls_npy *a, int64_t i)
     return f;
 }
 
+/* What thread tid of workgroup 0 folds into accumulator acc at iteration
+ * it, both ways: IREE's FMA chain from 0, last register first, and the fold
+ * lanescope did before (each product rounded, added in register order).
+ * Returns how many valid registers feed acc. */
+static int64_t squares_folds(const ls_derived *d, const ls_problem *p, const ls_npy *a, int64_t tid,
+                             const int64_t *it, int64_t acc, float *chain, float *plain)
+{
+    int64_t zero[LS_MAX_RANK] = {0}, regs = ls_nl_registers(&d->layout), n = 0;
+    *chain = *plain = 0;
+    for (int64_t i = 0; i < regs; i++) {
+        int64_t r = regs - 1 - i, x[LS_MAX_RANK], slot, q;
+        bool valid;
+        ls_register_slots(d, p, r, &slot, &q);
+        ls_thread_element(d, p, tid, zero, it, r, x, &valid);
+        if (slot != acc || !valid)
+            continue;
+        float v = f32_at(a, x[0] * 1024 + x[1]);
+        *chain = fmaf(v, v, *chain);
+        n++;
+    }
+    for (int64_t r = 0; r < regs; r++) {
+        int64_t x[LS_MAX_RANK], slot, q;
+        bool valid;
+        ls_register_slots(d, p, r, &slot, &q);
+        ls_thread_element(d, p, tid, zero, it, r, x, &valid);
+        if (slot == acc && valid) {
+            float v = f32_at(a, x[0] * 1024 + x[1]);
+            volatile float sq = v * v;
+            *plain = *plain + sq;
+        }
+    }
+    return n;
+}
+
 /* Packed inner dim (partial 512, thread 4: GPUPackPartialReductions):
  * IREE reduces each accumulator's 4 registers as an FMA chain from 0,
  * last first (ContractToChainFMA of the local vector.contract in
@@ -684,31 +718,11 @@ START_TEST(products_fused_as_iree_fuses_them)
     squares_after("partial_reduction = [0, 512], thread = [0, 4]", LS_MATH_MLIR, 1, p, d, &plan, &a,
                   &snap);
     ck_assert_int_eq(plan.inner_elems, 4);
-    int64_t regs = ls_nl_registers(&d->layout), differs = 0;
+    int64_t differs = 0;
     for (int64_t tid = 0; tid < snap.threads; tid++)
         for (int64_t acc = 0; acc < snap.per_thread; acc++) {
-            float chain = 0, plain = 0;
-            for (int64_t r = regs - 1; r >= 0; r--) {
-                int64_t x[LS_MAX_RANK], slot, q;
-                bool valid;
-                ls_register_slots(d, p, r, &slot, &q);
-                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
-                if (slot != acc || !valid)
-                    continue;
-                float v = f32_at(&a, x[0] * 1024 + x[1]);
-                chain = fmaf(v, v, chain);
-            }
-            for (int64_t r = 0; r < regs; r++) { /* the fold lanescope did before */
-                int64_t x[LS_MAX_RANK], slot, q;
-                bool valid;
-                ls_register_slots(d, p, r, &slot, &q);
-                ls_thread_element(d, p, tid, zero, zero, r, x, &valid);
-                if (slot == acc && valid) {
-                    float v = f32_at(&a, x[0] * 1024 + x[1]);
-                    volatile float sq = v * v;
-                    plain = plain + sq;
-                }
-            }
+            float chain, plain;
+            squares_folds(d, p, &a, tid, zero, acc, &chain, &plain);
             float got = ls_f32_of_bits((uint32_t)snap.values[tid * snap.per_thread + acc]);
             ck_assert_msg(memcmp(&got, &chain, 4) == 0, "thread %lld acc %lld: %.9g, chain %.9g",
                           (long long)tid, (long long)acc, got, chain);
@@ -722,7 +736,7 @@ START_TEST(products_fused_as_iree_fuses_them)
         squares_after("partial_reduction = [0, 512], thread = [0, 1]",
                       amd ? LS_MATH_ROCM : LS_MATH_MLIR, 2, p, d, &plan, &a, &snap);
         ck_assert_int_eq(plan.inner_elems, 1);
-        regs = ls_nl_registers(&d->layout);
+        int64_t regs = ls_nl_registers(&d->layout);
         int64_t it1[LS_MAX_RANK] = {0, 1};
         differs = 0;
         for (int64_t tid = 0; tid < snap.threads; tid++)
@@ -779,27 +793,11 @@ START_TEST(contract_chain_without_partial_reduction)
             ck_assert_int_eq(plan.local_reduce_ops, 0);
             int64_t regs = ls_nl_registers(&d->layout), differs = 0;
             ck_assert_int_eq(regs, chained[c]);
-            int64_t zero[LS_MAX_RANK] = {0}, it[LS_MAX_RANK] = {0, iters[c] - 1};
+            int64_t it[LS_MAX_RANK] = {0, iters[c] - 1};
             for (int64_t tid = 0; tid < snap.threads; tid++) {
-                float chain = 0, plain = 0;
-                for (int64_t r = regs - 1; r >= 0; r--) {
-                    int64_t x[LS_MAX_RANK], slot, q;
-                    bool valid;
-                    ls_register_slots(d, p, r, &slot, &q);
-                    ck_assert_int_eq(slot, 0);
-                    ls_thread_element(d, p, tid, zero, it, r, x, &valid);
-                    ck_assert(valid);
-                    float v = f32_at(&a, x[1]);
-                    chain = fmaf(v, v, chain);
-                }
-                for (int64_t r = 0; r < regs; r++) {
-                    int64_t x[LS_MAX_RANK];
-                    bool valid;
-                    ls_thread_element(d, p, tid, zero, it, r, x, &valid);
-                    float v = f32_at(&a, x[1]);
-                    volatile float sq = v * v;
-                    plain = plain + sq;
-                }
+                float chain, plain;
+                /* every register is valid and feeds the one accumulator */
+                ck_assert_int_eq(squares_folds(d, p, &a, tid, it, 0, &chain, &plain), regs);
                 float got = ls_f32_of_bits((uint32_t)snap.values[tid]);
                 ck_assert_msg(memcmp(&got, &chain, 4) == 0, "%s thread %lld: %.9g, chain %.9g",
                               cfgs[c], (long long)tid, got, chain);
