@@ -89,6 +89,8 @@ int64_t ls_att_gather_source(const ls_module_gather *g, const int64_t *y, const 
     return src;
 }
 
+static double att_input(uint64_t opmix, ls_elem_type t, bool is_float, int64_t idx);
+
 double ls_att_operand_at(const actx *c, int k, const int64_t *x)
 {
     const ls_dop_operand *op = &c->o->operand[k];
@@ -112,19 +114,30 @@ double ls_att_operand_at(const actx *c, int k, const int64_t *x)
         for (int j = 0; j < op->map_n; j++)
             idx = idx * op->dims[j] + x[op->map[j]];
     }
-    uint64_t h = ls_input_hash(c->opmix[k], (uint64_t)idx);
-    switch (c->type[k]) {
+    return att_input(c->opmix[k], c->type[k], c->is_float[k], idx);
+}
+
+/* Element idx of an operand whose generator seed hashes to opmix. */
+static double att_input(uint64_t opmix, ls_elem_type t, bool is_float, int64_t idx)
+{
+    uint64_t h = ls_input_hash(opmix, (uint64_t)idx);
+    switch (t) {
     case LS_ET_F16:
     case LS_ET_BF16:
     case LS_ET_F32:
         /* the generator's value (ls_input_value), which all three hold exactly */
         return ls_input_float(h, LS_COMB_ADD);
     default: {
-        ls_value v = ls_input_value_hashed(h, c->type[k], LS_COMB_ADD);
+        ls_value v = ls_input_value_hashed(h, t, LS_COMB_ADD);
         /* an integer mask: its i1 (arith.trunci) */
-        return c->is_float[k] ? ls_value_to_double(v, c->type[k]) : (double)(v & 1);
+        return is_float ? ls_value_to_double(v, t) : (double)(v & 1);
     }
     }
+}
+
+double ls_att_input_element(uint64_t seed, int k, ls_elem_type t, int64_t i)
+{
+    return att_input(ls_mix64(ls_operand_seed(seed, k)), t, ls_elem_type_is_float(t), i);
 }
 
 /* ---- the elements each reduction reads ---- */

@@ -488,3 +488,62 @@ ls_status ls_attention_values(const ls_module *m, const ls_module_attention *ma,
     free(row.acc); free(row.acc_bound); free(row.s); free(row.del); free(ref_init_f);
     return LS_OK;
 }
+
+/* Element offset of result r's tensor at op point g. */
+static int64_t result_index(const ls_dop *o, int r, const int64_t *g)
+{
+    const ls_dop_operand *op = &o->operand[o->n_inputs + r];
+    int64_t i = 0;
+    for (int j = 0; j < op->map_n; j++)
+        i = i * op->dims[j] + g[op->map[j]];
+    return i;
+}
+
+ls_status ls_attention_lowered(const ls_module *m, const ls_module_attention *ma,
+                               const ls_attention *a, ls_plan_target t, uint64_t seed,
+                               int64_t max_wg, ls_value *const out[3], bool *const have[3],
+                               ls_diag *diag)
+{
+    ls_status st = ls_attention_values_check(m, ma, a, diag);
+    if (st)
+        return st;
+    const ls_dop *o = &m->dispatches[ma->dispatch].ops[ma->op];
+    bool assumed = false, online = o->n_inits == 3;
+    actx c;
+    ls_att_ctx_init(&c, m, ma, a, t, seed, &assumed);
+    unsigned rmask = c.bmask | c.mmask, amask = rmask | c.nmask;
+    int64_t nwg = max_wg >= 0 && max_wg < a->workgroups ? max_wg : a->workgroups;
+    for (int64_t w = 0; w < nwg; w++) {
+        ls_att_ctx_start(&c, w);
+        for (int64_t iv = 0; iv < a->iterations; iv++)
+            ls_att_ctx_step(&c, iv);
+        ls_att_ctx_finish(&c);
+        int64_t x[LS_MAX_RANK] = {0};
+        do { /* each row (B, M), then its N points */
+            int64_t g[LS_MAX_RANK], ri = box(&c, rmask, x), xn[LS_MAX_RANK];
+            global_of(&c, x, g);
+            memcpy(xn, x, sizeof xn);
+            do {
+                int64_t gi[LS_MAX_RANK];
+                global_of(&c, xn, gi);
+                float v = c.acc[box(&c, amask, xn)];
+                if (!online)
+                    v = round_to(1.0f / c.sm[ri] * v, c.out_type[0]);
+                if (out[0]) {
+                    int64_t i = result_index(o, 0, gi);
+                    out[0][i] = ls_value_from_double(v, c.out_type[0]);
+                    have[0][i] = true;
+                }
+            } while (next_point(&c, c.nmask, xn));
+            const float row[3] = {0, c.mx[ri], c.sm[ri]};
+            for (int r = 1; online && r < 3; r++)
+                if (out[r]) {
+                    int64_t i = result_index(o, r, g);
+                    out[r][i] = ls_value_from_double(row[r], c.out_type[r]);
+                    have[r][i] = true;
+                }
+        } while (next_point(&c, rmask, x));
+    }
+    ls_att_ctx_free(&c);
+    return LS_OK;
+}

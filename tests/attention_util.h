@@ -197,4 +197,72 @@ static inline void pipeline_stored_ir(char *buf, size_t size, const char *level)
              "!iree_tensor_ext.dispatch.tensor<writeonly:tensor<20x1x64xf32>>\n  return\n}\n");
 }
 
+/* A 2x1x32 query against 128 keys and values of 16 (f16), online: the
+ * workgroup of wg threads in subgroups of sg, an N tile of n_tile, the K2
+ * tile of 32 at `level`, the matmuls' configs qk and pv. */
+static inline void att_ir(char *buf, size_t size, int64_t wg, int64_t sg, int64_t n_tile,
+                          const char *level, const char *qk, const char *pv)
+{
+    snprintf(buf, size,
+             "#translation = #iree_codegen.translation_info<pipeline = "
+             "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [%lld, 1, 1] "
+             "subgroup_size = %lld>\n"
+             "func.func @r(%%q: tensor<2x1x32xf16>, %%k: tensor<2x128x32xf16>, "
+             "%%v: tensor<2x128x16xf16>, %%o: tensor<2x1x16xf32>, %%r: tensor<2x1xf32>) "
+             "attributes {translation_info = #translation} {\n"
+             "  %%s = arith.constant 1.250000e-01 : f16\n"
+             "  %%0:3 = iree_linalg_ext.online_attention {indexing_maps = ["
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> ()>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>, "
+             "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>],\n"
+             "    lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, %lld], "
+             "%s = [0, 0, 0, 32, 0]}>,\n"
+             "    decomposition_config = {qk_attrs = {lowering_config = %s}, pv_attrs = "
+             "{lowering_config = %s}}\n"
+             "  } ins(%%q, %%k, %%v, %%s : tensor<2x1x32xf16>, tensor<2x128x32xf16>, "
+             "tensor<2x128x16xf16>, f16) outs(%%o, %%r, %%r : tensor<2x1x16xf32>, "
+             "tensor<2x1xf32>, tensor<2x1xf32>) {\n"
+             "  ^bb0(%%x: f32):\n    iree_linalg_ext.yield %%x : f32\n"
+             "  } -> tensor<2x1x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>\n  return\n}\n",
+             (long long)wg, (long long)sg, (long long)n_tile, level, qk, pv);
+}
+
+static inline uint64_t rnd_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static inline void shuffle5(uint64_t *x, int *e)
+{
+    for (int i = 0; i < 5; i++)
+        e[i] = i;
+    for (int i = 4; i > 0; i--) {
+        int j = (int)(rnd_next(x) % (uint64_t)(i + 1)), t = e[i];
+        e[i] = e[j];
+        e[j] = t;
+    }
+}
+
+/* one matmul's lowering_config: the entries of its 4 loops, thread tiles */
+static inline void part_config(char *buf, size_t size, const int64_t *sgc, const int *sgm,
+                               const int64_t *lc, const int *lm, int64_t t2, int64_t t3,
+                               bool promote)
+{
+    snprintf(buf, size,
+             "#iree_gpu.lowering_config<{subgroup_basis = [[%lld, %lld, %lld, %lld, %lld], [%d, "
+             "%d, %d, %d]], lane_basis = [[%lld, %lld, %lld, %lld, %lld], [%d, %d, %d, %d]], "
+             "thread = [0, 0, %lld, %lld]%s}>",
+             (long long)sgc[0], (long long)sgc[1], (long long)sgc[2], (long long)sgc[3],
+             (long long)sgc[4], sgm[0], sgm[1], sgm[2], sgm[3], (long long)lc[0], (long long)lc[1],
+             (long long)lc[2], (long long)lc[3], (long long)lc[4], lm[0], lm[1], lm[2], lm[3],
+             (long long)t2, (long long)t3, promote ? ", promote_operands = [1]" : "");
+}
+
 #endif

@@ -203,6 +203,35 @@ check "loops timed apart emulate" $?
 count_is "loops timed apart: a kernel each" "$tmp/apart.txt" "emulated on the CPU: 8 outputs match" 2
 contains "loops timed apart: the note" "$tmp/err" "each reduction of the dispatch is generated as its own kernel"
 
+# A decode attention (IREE's default config for h100): its kernel generated,
+# compiled without a word, emulated equal to the simulator bit for bit; on
+# an AMD target refused as a bad flag; and without a GPU, exit 3.
+ATT=$DATA/attention_decode_2x1x64x512x64_f16.mlir
+$LANESCOPE measure "$ATT" --emit-cuda >"$tmp/att.cu" 2>"$tmp/err"
+check "attention emit-cuda exits 0" $?
+contains "attention header" "$tmp/att.cu" "attention: out = acc * (1 / sum), IREE's conversion to online_attention; K2 partial_reduction"
+contains "attention launch" "$tmp/att.cu" "2 iterations; grid 8 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32), 512 bytes of shared memory"
+count_is "attention: one score's chain of 64 FMAs" "$tmp/att.cu" "__fmaf_rn(qs[" 64
+count_is "attention: 16 output columns a thread" "$tmp/att.cu" "out0[ob0 + " 16
+$LANESCOPE measure "$ATT" --emulate --seed 4 >"$tmp/att.txt" 2>"$tmp/err"
+check "attention emulate exits 0" $?
+contains "attention emulated" "$tmp/att.txt" "@attention_decode_2x1x64x512x64:attention: emulated on the CPU: 128 outputs of 8 workgroups equal the simulator's lowered values bit for bit (seed 4"
+if [ $r -ne 3 ]; then
+    $LANESCOPE measure "$ATT" --ptx >"$tmp/att.ptx" 2>"$tmp/err"
+    check "attention ptx exits 0" $?
+    [ ! -s "$tmp/err" ]
+    check "attention: NVRTC silent" $?
+    count_is "attention: the merge's three rounds" "$tmp/att.ptx" "bar.sync" 6
+    count_is "attention: no redux.sync" "$tmp/att.ptx" "redux.sync" 0
+fi
+$LANESCOPE measure "$ATT" --target mi300x --emulate >"$tmp/o" 2>"$tmp/err"
+check "attention on AMD exits 2" $([ $? -eq 2 ]; echo $?)
+contains "attention on AMD" "$tmp/err" "mi300x (gfx942) is not an NVIDIA target"
+LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1 $LANESCOPE measure "$ATT" -o "$tmp/am.txt" 2>"$tmp/err"
+check "attention without a GPU exits 3" $([ $? -eq 3 ]; echo $?)
+[ ! -e "$tmp/am.txt" ]
+check "attention: no file written without a GPU" $?
+
 # No GPU here: exit 3, one line, nothing written.
 LANESCOPE_LIBCUDA=/nonexistent/libcuda.so.1 $LANESCOPE measure "$SMALL" -o "$tmp/m.txt" 2>"$tmp/err"
 check "no GPU exits 3" $([ $? -eq 3 ]; echo $?)

@@ -21,6 +21,7 @@
 #include "lanescope/import.h"
 #include "lanescope/plan.h"
 #include "lanescope/suggest.h"
+#include "lanescope/value.h"
 
 /* One of the two matmuls over its own loops. */
 typedef struct {
@@ -188,6 +189,22 @@ int ls_att_gather_source_of(const ls_module_attention *ma, int k);
  * operand coordinates y (batch dims, then the slice; sizes ysize) read. */
 int64_t ls_att_gather_source(const ls_module_gather *g, const int64_t *y, const int64_t *ysize,
                              int map_n, uint64_t rowmix);
+
+/* Element i (row-major over its dims) of loaded operand k (query 0, key
+ * 1, value 2, mask 4) of type t, as the generator gives it for seed: what
+ * the values run reads, and what the CUDA path uploads. */
+double ls_att_input_element(uint64_t seed, int k, ls_elem_type t, int64_t i);
+
+/* The lowered values of the stored results (ls_att_result_stored) of the
+ * first max_wg workgroups (all for < 0), as the values run computes them,
+ * in each result's type: out[r][i] at element i of result r's tensor
+ * (row-major), with have[r][i] set; out[r] and have[r] are the caller's,
+ * NULL for a result not wanted.  The CUDA path compares its kernels'
+ * outputs with them bit for bit. */
+ls_status ls_attention_lowered(const ls_module *m, const ls_module_attention *ma,
+                               const ls_attention *a, ls_plan_target t, uint64_t seed,
+                               int64_t max_wg, ls_value *const out[3], bool *const have[3],
+                               ls_diag *diag);
 
 /* Element reads a full values run makes: for the functional budget. */
 int64_t ls_attention_values_work(const ls_attention *a);

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lanescope/attention.h"
 #include "lanescope/functional.h"
 #include "lanescope/fused.h"
 #include "lanescope/gpu.h"
@@ -25,6 +26,9 @@
 /* Registers one thread may hold per iteration in generated code: each is a
  * line of unrolled CUDA. */
 #define LS_CUDA_MAX_REGISTERS 4096
+/* Unrolled operations one thread of a generated attention kernel may run
+ * per K2 step: each is a line of CUDA. */
+#define LS_CUDA_MAX_LINES 65536
 
 typedef struct {
     char kernel[64];            /* entry point name */
@@ -244,5 +248,64 @@ ls_status ls_cuda_compare_sim(const ls_plan *plan, ls_input_source in, const voi
 ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src,
                                        const ls_cuda_fused_launch *launch, uint64_t seed,
                                        ls_cuda_fused_check *res, ls_diag *diag);
+
+/* ---- a decode attention's kernel (src/cuda/codegen_attention.c) ----
+ *
+ * The steps sim/attention_lanes.c runs lane by lane, as one kernel: each
+ * thread's part of the QK and PV layouts, the scores' FMA chains and XOR
+ * butterflies, the online softmax (exp2 as IREE compiles it for NVIDIA),
+ * the PV update, a partial loop's merge, the stores.  Its inputs are the
+ * query, key and value (the scale is a constant of the kernel); its
+ * outputs the stored results. */
+typedef struct {
+    char kernel[64];
+    unsigned grid[3], block[3];
+    int64_t smem_bytes;
+    int n_inputs;                           /* query, key, value[, mask] */
+    int operand[4];                         /* the op's operand each input is (the mask: 4) */
+    int64_t input_elems[4], input_bytes[4]; /* an i1 mask: a byte an element */
+    ls_elem_type input_type[4];
+    int n_outputs; /* the stored results, in result order */
+    int result[3]; /* the op's result each output is */
+    int64_t output_elems[3], output_bytes[3];
+    ls_elem_type output_type[3];
+    int64_t in_bytes, out_bytes;
+} ls_cuda_att_launch;
+
+/* LS_ERR_INVALID with the reason where the generator cannot express the
+ * op (what the values run refuses; a mask, a gather, promoted operands,
+ * acc/max/sum narrower than f32, subgroups other than 32 lanes). */
+ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attention *ma,
+                                     const ls_attention *a, const char *source_name, char **src,
+                                     ls_cuda_att_launch *launch, ls_diag *diag);
+
+typedef struct {
+    int64_t outputs;    /* the kernel's output elements compared */
+    int64_t sim_equal;  /* equal to the simulator's lowered values, bit for bit */
+    int64_t workgroups; /* the workgroups compared (the functional budget's) */
+} ls_cuda_att_check;
+
+/* The kernel's inputs for seed: bytes[k] (malloc'd, launch->input_bytes[k]). */
+void ls_cuda_att_inputs(const ls_cuda_att_launch *launch, uint64_t seed, void *bytes[4]);
+/* The outputs of the first max_wg workgroups (all for < 0) against the
+ * simulator's lowered values (ls_attention_lowered), bit for bit (any NaN
+ * equals any NaN): LS_ERR_INVALID naming the first difference. */
+ls_status ls_cuda_att_compare(const ls_module *m, const ls_module_attention *ma,
+                              const ls_attention *a, const ls_cuda_att_launch *launch,
+                              uint64_t seed, int64_t max_wg, void *const *out,
+                              ls_cuda_att_check *res, ls_diag *diag);
+/* The workgroups a comparison covers within the functional budget. */
+int64_t ls_cuda_att_budget_workgroups(const ls_attention *a);
+/* Generated (or src, when given: the tests hand it a sabotaged one),
+ * emulated on the CPU and compared. */
+ls_status ls_cuda_emulate_attention(const ls_module *m, const ls_module_attention *ma,
+                                    const ls_attention *a, const char *source_name, const char *src,
+                                    uint64_t seed, ls_cuda_att_check *res, ls_diag *diag);
+/* On a GPU: compiled, run once and compared, timed (as ls_measure_run),
+ * compared again. */
+ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_module_attention *ma,
+                                   const ls_attention *a, uint64_t seed,
+                                   const ls_measure_opts *opts, double copy_gbps,
+                                   ls_measure_result *res, ls_cuda_att_check *chk, ls_diag *diag);
 
 #endif

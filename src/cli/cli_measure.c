@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_sim.h"
 #include "config.h"
 #include "lanescope/engine.h"
 #include "lanescope/measure.h"
@@ -17,49 +18,53 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: lanescope measure INPUT [--target MODEL] [--runs N] [--warmup N] [--no-flush]\n"
-            "                         [--seed N] [--json] [--device N] [--dim N=SIZE]... [-o FILE]\n"
-            "       lanescope measure INPUT --emit-cuda [-o FILE]\n"
-            "       lanescope measure INPUT --ptx [--arch sm_XY] [-o FILE]\n"
-            "       lanescope measure INPUT --emulate [--seed N]\n"
-            "       lanescope measure --shape AxB.. --iter pr.. [--type T] [--combiner K]\n"
-            "                         [--config ATTR] ...   (a problem without an INPUT file)\n"
-            "\n"
-            "Run the lowered reduction on an NVIDIA GPU: the plan the simulator times becomes\n"
-            "CUDA C (the partial-reduction loop with the plan's vector loads, the thread\n"
-            "reduce, __shfl_xor_sync butterflies as IREE lowers gpu.subgroup_reduce for\n"
-            "NVIDIA, the cross-subgroup buffer in shared memory between two __syncthreads,\n"
-            "the guarded store), compiled at run time by NVRTC and launched through the CUDA\n"
-            "driver API.  Inputs come from the simulator's generator (same seed), every output\n"
-            "is checked against the reference (a wrong value is an error, exit 1), then the\n"
-            "kernel is timed: L2 flushed before each run, CUDA events, median/min/max.\n"
-            "\n"
-            "  --target MODEL  NVIDIA hardware model for the plan and the simulated time\n"
-            "                  (default: the input's target, else h100): %s\n"
-            "  --runs N        timed runs (default 20); --warmup N untimed runs first (default 3,\n"
-            "                  and at least 25 ms of GPU time, so the clock has ramped up)\n"
-            "  --no-flush      keep L2 between runs (default: flush it before each)\n"
-            "  --seed N        input generator seed (default 1)\n"
-            "  --json          machine-readable result with its provenance\n"
-            "  --device N      GPU ordinal (default 0)\n"
-            "  --dim N=SIZE    size of dynamic ('?') loop dim dN of the ops (repeatable; any mode)\n"
-            "  --emit-cuda     print the generated CUDA C; needs no GPU\n"
-            "  --ptx           compile it with NVRTC and print the PTX; needs no GPU\n"
-            "  --arch sm_XY    architecture for --ptx (default: the model's)\n"
-            "  --emulate       run the generated CUDA C on the CPU (one thread per CUDA thread,\n"
-            "                  host C++ compiler: $CXX or c++) and check its values; no timing\n"
-            "  -o FILE         write the output to FILE (atomically)\n"
-            "  --config ATTR   use this #iree_gpu.lowering_config<{...}> for every reduction\n"
-            "  --shape AxBx..  describe the problem by flags instead of INPUT ...\n"
-            "  --iter pr..     ... one letter per dim: p(arallel) or r(eduction)\n"
-            "  --type T[:U]    ... element type T, reduced in U (default T)\n"
-            "  --combiner K    ... add, mul, minsi, maxnumf, ... (default add)\n"
-            "  -h, --help      this help\n"
-            "\n"
-            "Exit status: 0 ok, 1 error (including a wrong value), 2 usage, 3 no NVIDIA\n"
-            "driver/GPU (or this build has no CUDA path).\n",
-            ls_hw_names());
+    fprintf(
+        f,
+        "usage: lanescope measure INPUT [--target MODEL] [--runs N] [--warmup N] [--no-flush]\n"
+        "                         [--seed N] [--json] [--device N] [--dim N=SIZE]... [-o FILE]\n"
+        "       lanescope measure INPUT --emit-cuda [-o FILE]\n"
+        "       lanescope measure INPUT --ptx [--arch sm_XY] [-o FILE]\n"
+        "       lanescope measure INPUT --emulate [--seed N]\n"
+        "       lanescope measure --shape AxB.. --iter pr.. [--type T] [--combiner K]\n"
+        "                         [--config ATTR] ...   (a problem without an INPUT file)\n"
+        "\n"
+        "Run the lowered reduction on an NVIDIA GPU: the plan the simulator times becomes\n"
+        "CUDA C (the partial-reduction loop with the plan's vector loads, the thread\n"
+        "reduce, __shfl_xor_sync butterflies as IREE lowers gpu.subgroup_reduce for\n"
+        "NVIDIA, the cross-subgroup buffer in shared memory between two __syncthreads,\n"
+        "the guarded store), compiled at run time by NVRTC and launched through the CUDA\n"
+        "driver API.  Inputs come from the simulator's generator (same seed), every output\n"
+        "is checked against the reference (a wrong value is an error, exit 1), then the\n"
+        "kernel is timed: L2 flushed before each run, CUDA events, median/min/max.\n"
+        "A decode attention becomes the kernel `sim` runs lane by lane (the scores' FMA\n"
+        "chains and butterflies, the online softmax, the PV update, the merge); its\n"
+        "outputs must equal the simulator's lowered values bit for bit.\n"
+        "\n"
+        "  --target MODEL  NVIDIA hardware model for the plan and the simulated time\n"
+        "                  (default: the input's target, else h100): %s\n"
+        "  --runs N        timed runs (default 20); --warmup N untimed runs first (default 3,\n"
+        "                  and at least 25 ms of GPU time, so the clock has ramped up)\n"
+        "  --no-flush      keep L2 between runs (default: flush it before each)\n"
+        "  --seed N        input generator seed (default 1)\n"
+        "  --json          machine-readable result with its provenance\n"
+        "  --device N      GPU ordinal (default 0)\n"
+        "  --dim N=SIZE    size of dynamic ('?') loop dim dN of the ops (repeatable; any mode)\n"
+        "  --emit-cuda     print the generated CUDA C; needs no GPU\n"
+        "  --ptx           compile it with NVRTC and print the PTX; needs no GPU\n"
+        "  --arch sm_XY    architecture for --ptx (default: the model's)\n"
+        "  --emulate       run the generated CUDA C on the CPU (one thread per CUDA thread,\n"
+        "                  host C++ compiler: $CXX or c++) and check its values; no timing\n"
+        "  -o FILE         write the output to FILE (atomically)\n"
+        "  --config ATTR   use this #iree_gpu.lowering_config<{...}> for every reduction\n"
+        "  --shape AxBx..  describe the problem by flags instead of INPUT ...\n"
+        "  --iter pr..     ... one letter per dim: p(arallel) or r(eduction)\n"
+        "  --type T[:U]    ... element type T, reduced in U (default T)\n"
+        "  --combiner K    ... add, mul, minsi, maxnumf, ... (default add)\n"
+        "  -h, --help      this help\n"
+        "\n"
+        "Exit status: 0 ok, 1 error (including a wrong value), 2 usage, 3 no NVIDIA\n"
+        "driver/GPU (or this build has no CUDA path).\n",
+        ls_hw_names());
 }
 
 typedef struct {
@@ -356,6 +361,96 @@ static ls_status measure_one(ls_problem *p, ls_plan *plan, const ls_hw *hw, cons
     return LS_OK;
 }
 
+/* The machine is NVIDIA's, else the refusal: a --target that names another
+ * vendor is a bad flag (usage), an input whose own target does bad input. */
+static ls_status nvidia_only(const ls_hw *hw, const measure_args *a, ls_diag *diag)
+{
+    if (strncmp(hw->arch, "sm_", 3) == 0)
+        return LS_OK;
+    return ls_diag_set(diag, a->target ? LS_ERR_USAGE : LS_ERR_INVALID,
+                       a->target  ? "--target"
+                       : a->input ? a->input
+                                  : "--shape",
+                       0, 0,
+                       "%s (%s) is not an NVIDIA target; the CUDA path runs NVIDIA plans "
+                       "(give --target h100, a100 or an NVIDIA .hw file)",
+                       hw->name, hw->arch);
+}
+
+/* Every reduction's machine, derived layout and plan: a dispatch's one
+ * kernel is built from all of them. */
+static ls_status build_plans(ls_module *m, const measure_args *a, ls_derived *d, ls_plan *plans,
+                             ls_hw *hws, ls_diag *diag)
+{
+    for (size_t i = 0; i < m->n_problems; i++) {
+        ls_problem *p = &m->problems[i];
+        /* nothing names a machine: the CUDA path's, not the by-subgroup-size guess */
+        const char *target = a->target || m->has_target ? a->target : "h100";
+        if (ls_cli_model(m, p, target, &hws[i], diag) || nvidia_only(&hws[i], a, diag) ||
+            ls_derive(p, &d[i], diag) ||
+            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hws[i].arch), &plans[i], diag))
+            return diag->status;
+    }
+    return LS_OK;
+}
+
+/* Attention op i of m: emit, compile, emulate or measure into out; its
+ * values compared with the simulator's lowered ones bit for bit. */
+static ls_status measure_attention(ls_module *m, size_t i, const measure_args *a, ls_gpu **gpu,
+                                   FILE *out, json_object *arr, int argc, char **argv,
+                                   ls_diag *diag)
+{
+    const char *target = a->target || m->has_target ? a->target : "h100";
+    const ls_module_attention *ma = &m->attentions[i];
+    ls_hw hw;
+    ls_attention *att = NULL;
+    ls_att_view *view = NULL;
+    char *src = NULL;
+    ls_status st = ls_cli_attention_view(m, i, target, &hw, &att, &view, diag);
+    if (!st)
+        st = nvidia_only(&hw, a, diag);
+    ls_cuda_att_check chk;
+    if (st) {
+    } else if (a->emit || a->ptx) {
+        ls_cuda_att_launch L;
+        if (!(st = ls_cuda_generate_attention(m, ma, att, att->file, &src, &L, diag)))
+            st = emit_or_ptx(src, att->file, &hw, a, out, diag);
+    } else if (a->emulate) {
+        if (!(st = ls_cuda_emulate_attention(m, ma, att, att->file, NULL, (uint64_t)a->seed, &chk,
+                                             diag)))
+            fprintf(out,
+                    "%s: emulated on the CPU: %lld output%s of %lld workgroup%s equal the "
+                    "simulator's lowered values bit for bit (seed %lld; `lanescope sim` checks "
+                    "those against the op)\n",
+                    att->name, (long long)chk.sim_equal, ls_s(chk.sim_equal),
+                    (long long)chk.workgroups, ls_s(chk.workgroups), (long long)a->seed);
+    } else if (*gpu || !(st = ls_gpu_open((int)a->device, gpu, diag))) {
+        ls_measure_opts mo = {(int)a->runs, (int)a->warmup, a->flush, 0};
+        ls_measure_result r;
+        ls_sim_result sim;
+        if (!(st = ls_measure_run_attention(*gpu, m, ma, att, (uint64_t)a->seed, &mo, 0, &r, &chk,
+                                            diag)) &&
+            !(st = ls_engine_run(ls_att_view_plan(view), &hw, &sim, NULL, diag))) {
+            const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
+            char what[300];
+            snprintf(what, sizeof what,
+                     "%lld output%s of %lld workgroup%s equal the simulator's lowered values bit "
+                     "for bit (seed %lld)",
+                     (long long)chk.sim_equal, ls_s(chk.sim_equal), (long long)chk.workgroups,
+                     ls_s(chk.workgroups), (long long)a->seed);
+            if (a->json)
+                json_object_array_add(arr,
+                                      measured_json(att->name, &r, &sim, &hw, a, gi, argc, argv));
+            else
+                print_measured(out, att->name, what, gi, &r, &sim, &hw, a, &r.launch, argc, argv);
+        }
+    }
+    free(src);
+    ls_att_view_free(view);
+    free(att);
+    return st;
+}
+
 /* What each phase's check covered, one line each (indent before each). */
 static void phases_checked(FILE *f, const ls_fused_kernel *k, const ls_cuda_fused_check *chk,
                            int64_t seed, const char *indent)
@@ -467,38 +562,23 @@ int ls_cmd_measure(int argc, char **argv)
     ls_out out;
     ls_out_open(&out);
     int rc = 1;
+    a.pf.import_flags = LS_IMPORT_ATTENTION; /* measured below (measure_attention) */
     if (ls_cli_problem_load(a.input, &a.pf, &a.dims, m, &diag))
         goto fail;
-    if (m->n_problems == 0) {
+    if (m->n_problems == 0 && m->n_attentions == 0) {
         ls_diag_set(&diag, LS_ERR_NOTFOUND, input, 0, 0,
-                    "no linalg.generic/linalg.reduce with a reduction to measure");
+                    "no linalg.generic/linalg.reduce with a reduction, and no attention, to "
+                    "measure");
         goto fail;
     }
+    for (size_t i = 0; i < m->n_attentions; i++)
+        if (measure_attention(m, i, &a, &gpu, out.f, arr, argc, argv, &diag))
+            goto fail;
     d = ls_xcalloc(m->n_problems, sizeof *d);
     plans = ls_xcalloc(m->n_problems, sizeof *plans);
     hws = ls_xcalloc(m->n_problems, sizeof *hws);
-    /* every plan first: a dispatch's one kernel is built from all of its */
-    for (size_t i = 0; i < m->n_problems; i++) {
-        ls_problem *p = &m->problems[i];
-        ls_hw *hw = &hws[i];
-        /* nothing names a machine: the CUDA path's, not the by-subgroup-size guess */
-        const char *target = a.target || m->has_target ? a.target : "h100";
-        if (ls_cli_model(m, p, target, hw, &diag))
-            goto fail;
-        if (strncmp(hw->arch, "sm_", 3) != 0) {
-            /* a --target that names another vendor is a bad flag (usage);
-             * an input whose own target does is bad input */
-            ls_diag_set(&diag, a.target ? LS_ERR_USAGE : LS_ERR_INVALID,
-                        a.target ? "--target" : input, 0, 0,
-                        "%s (%s) is not an NVIDIA target; the CUDA path runs NVIDIA plans "
-                        "(give --target h100, a100 or an NVIDIA .hw file)",
-                        hw->name, hw->arch);
-            goto fail;
-        }
-        if (ls_derive(p, &d[i], &diag) ||
-            ls_plan_build(p, &d[i], ls_plan_target_from_arch(hw->arch), &plans[i], &diag))
-            goto fail;
-    }
+    if (build_plans(m, &a, d, plans, hws, &diag))
+        goto fail;
     for (size_t i = 0; i < m->n_problems; i++) {
         ls_problem *p = &m->problems[i];
         if (p->dispatch >= 0 && ls_fused_first(m, i) != i)

@@ -465,3 +465,95 @@ out:
     free(src);
     return st;
 }
+
+/* One launch of an attention kernel into host copies of its outputs. */
+static ls_status attention_outputs(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_att_launch *L,
+                                   void **args, const ls_devptr *dout, void **host, ls_diag *diag)
+{
+    ls_status st = LS_OK;
+    for (int i = 0; i < L->n_outputs && !st; i++)
+        st = ls_gpu_memset(g, dout[i], 0xa5, (size_t)L->output_bytes[i], diag);
+    if (!st)
+        st = ls_gpu_launch(g, k, L->grid, L->block, 0, args, 1, NULL, diag);
+    for (int i = 0; i < L->n_outputs && !st; i++) {
+        host[i] = ls_xmalloc((size_t)L->output_bytes[i] + 1);
+        st = ls_gpu_download(g, host[i], dout[i], (size_t)L->output_bytes[i], diag);
+    }
+    return st;
+}
+
+ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_module_attention *ma,
+                                   const ls_attention *a, uint64_t seed,
+                                   const ls_measure_opts *opts, double copy_gbps,
+                                   ls_measure_result *res, ls_cuda_att_check *chk, ls_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    memset(chk, 0, sizeof *chk);
+    char *src = NULL, empty_src[600];
+    ls_cuda_att_launch L;
+    ls_gpu_kernel *k = NULL, *empty = NULL;
+    ls_devptr din[4] = {0}, dout[3] = {0};
+    void *args[7], *bytes[4] = {NULL}, *first[3] = {NULL}, *again[3] = {NULL};
+    ls_status st = ls_cuda_generate_attention(m, ma, a, a->file, &src, &L, diag);
+    if (st)
+        return st;
+    empty_source(L.n_inputs, L.n_outputs, empty_src, sizeof empty_src);
+    if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
+        (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
+        goto out;
+    ls_gpu_kernel_attrs(g, k, &res->regs_per_thread, &res->static_smem);
+    res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
+    ls_cuda_att_inputs(&L, seed, bytes);
+    for (int i = 0; i < L.n_inputs && !st; i++) {
+        if (!(st = ls_gpu_alloc(g, (size_t)L.input_bytes[i], &din[i], diag)))
+            st = ls_gpu_upload(g, din[i], bytes[i], (size_t)L.input_bytes[i], diag);
+        args[i] = &din[i];
+    }
+    for (int i = 0; i < L.n_outputs && !st; i++) {
+        st = ls_gpu_alloc(g, (size_t)L.output_bytes[i], &dout[i], diag);
+        args[L.n_inputs + i] = &dout[i];
+    }
+    /* the values: the workgroups the functional budget allows, compared
+     * with the simulator's lowered values bit for bit */
+    if (st || (st = attention_outputs(g, k, &L, args, dout, first, diag)) ||
+        (st = ls_cuda_att_compare(m, ma, a, &L, seed, ls_cuda_att_budget_workgroups(a), first, chk,
+                                  diag)) ||
+        (st = copy_bandwidth(g, &copy_gbps, diag)))
+        goto out;
+    res->copy_gbps = copy_gbps;
+    memcpy(res->launch.kernel, L.kernel, sizeof L.kernel);
+    memcpy(res->launch.grid, L.grid, sizeof L.grid);
+    memcpy(res->launch.block, L.block, sizeof L.block);
+    res->launch.smem_bytes = L.smem_bytes;
+    res->launch.n_inputs = L.n_inputs;
+    res->launch.in_bytes = L.in_bytes;
+    res->launch.out_bytes = L.out_bytes;
+    if ((st = timed(g, k, empty, L.grid, L.block, args, opts, L.in_bytes + L.out_bytes, res, diag)))
+        goto out;
+    res->outputs_checked = chk->sim_equal;
+    /* the timed runs must not have changed the values: the same bits again */
+    if ((st = attention_outputs(g, k, &L, args, dout, again, diag)))
+        goto out;
+    for (int i = 0; i < L.n_outputs; i++)
+        if (memcmp(first[i], again[i], (size_t)L.output_bytes[i]) != 0) {
+            st = ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
+                             "%s: the kernel's outputs changed between two runs on the same "
+                             "inputs",
+                             a->name);
+            break;
+        }
+out:
+    for (int i = 0; i < 4; i++) {
+        ls_gpu_free(g, din[i]);
+        free(bytes[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        ls_gpu_free(g, dout[i]);
+        free(first[i]);
+        free(again[i]);
+    }
+    ls_gpu_kernel_free(g, k);
+    ls_gpu_kernel_free(g, empty);
+    free(src);
+    return st;
+}

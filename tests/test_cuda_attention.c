@@ -1,0 +1,381 @@
+/* test_cuda_attention.c: decode attention through the CUDA generator
+ * (src/cuda/codegen_attention.c), without a GPU.
+ *  - IREE's default config for a small attention (h100): the kernel
+ *    compiles with NVRTC to PTX with an empty log and, emulated on the CPU,
+ *    writes every output equal to the simulator's lowered values bit for
+ *    bit; its grid, block and per-thread work are the ones derived by hand;
+ *  - sabotaged kernels (the merge's sum read back in another order; exp2
+ *    correctly rounded instead of IREE's polynomial) fail the comparison:
+ *    it sees the last bit;
+ *  - property: random NVIDIA hand configs (bases, thread tiles, partial or
+ *    serial K2 level) emulate equal to the simulator, among them reductions
+ *    whose subgroups split K2 (the workgroup-memory round, read back by a
+ *    butterfly's tree and by a fold in turn);
+ *  - loaded masks (f16, i1, i8), equal to the simulator too;
+ *  - what the generator refuses, each with its reason. */
+#include "attention_util.h"
+#include "cuda_util.h"
+
+static ls_module *load_att(const char *text, const char *target, ls_attention *a)
+{
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_diag d;
+    ck_assert_msg(build_attention(text, target, m, a, &d) == LS_OK, "%s", d.msg);
+    return m;
+}
+
+static char *read_data(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/../tests/data/%s", LS_TEST_EXAMPLES, name);
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s", path);
+    char *buf = ls_xcalloc(1 << 16, 1);
+    size_t n = fread(buf, 1, (1 << 16) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Replace the first `from` in *src by `to` (the source reallocated). */
+static void replace(char **src, const char *from, const char *to)
+{
+    char *at = strstr(*src, from);
+    ck_assert_msg(at != NULL, "no '%s' in the source", from);
+    size_t head = (size_t)(at - *src), n = strlen(*src) - strlen(from) + strlen(to) + 1;
+    char *out = ls_xmalloc(n);
+    memcpy(out, *src, head);
+    snprintf(out + head, n - head, "%s%s", to, at + strlen(from));
+    free(*src);
+    *src = out;
+}
+
+/* @attention_decode_2x1x64x512x64 with IREE's config for h100: workgroup
+ * [1, 1, 0, 0, 16], partial_reduction K2 = 256 (8 subgroups of 32 threads,
+ * one key slot each), every thread a whole K1 row of 64: grid 2 x 4 = 8,
+ * one score of 64 FMAs a step, 2 steps. */
+START_TEST(default_config_equals_the_simulator)
+{
+    char *text = read_data("attention_decode_2x1x64x512x64_f16.mlir");
+    ls_attention a;
+    ls_module *m = load_att(text, "sm_90", &a);
+    const ls_module_attention *ma = &m->attentions[0];
+    ck_assert(a.partial);
+    ck_assert_int_eq(a.iterations, 2);
+    char *src = NULL;
+    ls_cuda_att_launch L;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, "t.mlir", &src, &L, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_uint_eq(L.grid[0], 8);
+    ck_assert_uint_eq(L.block[0], 256);
+    ck_assert_int_eq(L.n_outputs, 1);
+    ck_assert_int_eq(L.output_elems[0], 2 * 64);
+    ck_assert_int_eq(L.output_bytes[0], 2 * 64 * 2);
+    ck_assert_int_eq(L.input_bytes[1], 2 * 512 * 64 * 2);
+    ck_assert_int_eq(L.smem_bytes, 256 / 32 * 16 * 4); /* the merge's round: 8 partials x 16 */
+    ck_assert_int_eq(count(src, "__fmaf_rn(qs["), 64);
+    ck_assert_ptr_nonnull(strstr(src, "qs[63], __half2float(in1[ab1 + 63])"));
+    ck_assert(strstr(src, "qs[63]") < strstr(src, "qs[0], __half2float")); /* last first */
+    ck_assert_int_eq(count(src, "__syncthreads()"), 6); /* three merge rounds, two each */
+    char *ptx = ptx_of(src, "default attention");
+    if (ptx) {
+        ck_assert_int_eq(count(ptx, "bar.sync"), 6);
+        ck_assert_int_eq(count(ptx, "redux.sync"), 0);
+        free(ptx);
+    }
+    ls_cuda_att_check chk;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", src, 5, &chk, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(chk.outputs, 128);
+    ck_assert_int_eq(chk.sim_equal, 128);
+    ck_assert_int_eq(chk.workgroups, 8);
+    free(src);
+    free(text);
+    free(m);
+}
+END_TEST
+
+/* Property: random NVIDIA hand configs, as test_attention_sim's
+ * random_configs builds them (the PV keeps the QK's basis entries for B, M
+ * and K2).  Each one the values run accepts generates, emulates and equals
+ * the simulator's lowered acc, max and sum bit for bit. */
+START_TEST(random_configs_equal_the_simulator)
+{
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    int emulated = 0, serial = 0;
+    for (int it = 0; it < 60 && emulated < 14; it++) {
+        int64_t sg = 32, nsg = 1 << (rnd_next(&x) % 3);
+        int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
+        for (int64_t t = sg; t > 1; t /= 2)
+            lc[rnd_next(&x) % 5] *= 2;
+        for (int64_t t = nsg; t > 1; t /= 2)
+            sgc[rnd_next(&x) % 5] *= 2;
+        int lm[5], sm[5];
+        shuffle5(&x, lm);
+        shuffle5(&x, sm);
+        int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
+        int64_t tk1 = 1 << (rnd_next(&x) % 4), tk2 = 1 << (rnd_next(&x) % 3),
+                tn = 1 << (rnd_next(&x) % 3);
+        bool partial = rnd_next(&x) % 2;
+        char qk[512], pv[512], ir[4096];
+        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, false);
+        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, false);
+        att_ir(ir, sizeof ir, sg * nsg, sg, 8, partial ? "partial_reduction" : "reduction", qk, pv);
+        ls_attention a;
+        ls_module *m = load_att(ir, "sm_90", &a);
+        ls_diag d;
+        ls_diag_clear(&d);
+        if (ls_attention_values_check(m, &m->attentions[0], &a, &d) != LS_OK) {
+            free(m);
+            continue;
+        }
+        char *src = NULL;
+        ls_cuda_att_launch L;
+        ck_assert_msg(
+            ls_cuda_generate_attention(m, &m->attentions[0], &a, "t.mlir", &src, &L, &d) == LS_OK,
+            "%d: %s", it, d.msg);
+        ls_cuda_att_check chk;
+        ck_assert_msg(ls_cuda_emulate_attention(m, &m->attentions[0], &a, "t.mlir", src,
+                                                (uint64_t)it, &chk, &d) == LS_OK,
+                      "%d: %s\n%s", it, d.msg, qk);
+        ck_assert_int_eq(chk.outputs, 2 * 16 + 2 + 2); /* acc 2x1x16, max and sum 2x1 */
+        ck_assert_int_eq(chk.sim_equal, chk.outputs);
+        emulated++;
+        serial += !partial;
+        free(src);
+        free(m);
+    }
+    ck_assert_int_ge(emulated, 10);
+    ck_assert_int_ge(serial, 2);
+}
+END_TEST
+
+/* One config emulated against the simulator: its kernel's source. */
+static char *emulate_config(const int64_t *sgc, const int64_t *lc, int64_t nsg, int64_t tk1,
+                            int64_t tk2, int64_t tn, const char *level, bool both_batches)
+{
+    int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
+    char qk[512], pv[512], ir[4096];
+    part_config(qk, sizeof qk, sgc, m4, lc, m4, tk1, tk2, false);
+    part_config(pv, sizeof pv, sgc, p4, lc, p4, tk2, tn, false);
+    att_ir(ir, sizeof ir, 32 * nsg, 32, 8, level, qk, pv);
+    char *text = strdup(ir);
+    if (both_batches) /* a workgroup holds both rows: the buffer has a row each */
+        replace(&text, "workgroup = [1, 1, 0, 0, 8]", "workgroup = [2, 1, 0, 0, 8]");
+    ls_attention a;
+    ls_module *m = load_att(text, "sm_90", &a);
+    free(text);
+    ck_assert_int_eq(a.workgroups, both_batches ? 2 : 4);
+    char *src = NULL;
+    ls_cuda_att_launch L;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_cuda_generate_attention(m, &m->attentions[0], &a, "t.mlir", &src, &L, &d) ==
+                      LS_OK,
+                  "%s", d.msg);
+    free(ptx_of(src, level)); /* NVRTC's log empty, where it is installed */
+    ls_cuda_att_check chk;
+    ck_assert_msg(ls_cuda_emulate_attention(m, &m->attentions[0], &a, "t.mlir", src, 3, &chk, &d) ==
+                      LS_OK,
+                  "%s: %s", level, d.msg);
+    ck_assert_int_eq(chk.sim_equal, 2 * 16 + 2 + 2);
+    free(m);
+    return src;
+}
+
+/* Four subgroups split K2's 32 keys a step.  With all 32 lanes on K1 (K2:
+ * 4 subgroups x 8 elements) no lane dim of K2 can hold the 4 partials, so
+ * the read-back folds them in turn (src/plan.c's rule); with 4 lanes on K2
+ * (4 subgroups x 4 lanes x 2 elements) a butterfly over them does, which
+ * the kernel computes as the butterfly's tree; and the same with both
+ * batches in one workgroup (two rows of partials in the buffer). */
+START_TEST(subgroups_split_k2)
+{
+    static const char *const levels[2] = {"partial_reduction", "reduction"};
+    for (int l = 0; l < 2; l++) {
+        int64_t sgc[5] = {1, 1, 1, 4, 1}, lc_fold[5] = {1, 1, 32, 1, 1};
+        char *src = emulate_config(sgc, lc_fold, 4, 1, 8, 8, levels[l], false);
+        ck_assert_ptr_nonnull(strstr(src, "folded in turn"));
+        ck_assert_ptr_null(strstr(src, "in the butterfly's order"));
+        free(src);
+        int64_t lc_tree[5] = {1, 1, 8, 4, 1};
+        src = emulate_config(sgc, lc_tree, 4, 4, 2, 8, levels[l], false);
+        ck_assert_ptr_nonnull(strstr(src, "in the butterfly's order"));
+        free(src);
+        src = emulate_config(sgc, lc_tree, 4, 4, 2, 8, levels[l], true);
+        ck_assert_ptr_nonnull(strstr(src, "(bs0 + 1) * 1"));
+        free(src);
+    }
+}
+END_TEST
+
+/* Sabotaged kernels of an online_attention with f32 results: the merge's
+ * sum read back in another order than the butterfly's, exp2 correctly
+ * rounded instead of IREE's polynomial.  Both stay within a rounding
+ * bound; the comparison sees the bits.  (The generator's inputs, multiples
+ * of 1/64, make the scores' short sums exact, so their order cannot show.) */
+START_TEST(sabotage_is_caught)
+{
+    int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
+    int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
+    char qk[512], pv[512], ir[4096];
+    part_config(qk, sizeof qk, sgc, m4, lc, m4, 4, 2, false);
+    part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
+    att_ir(ir, sizeof ir, 128, 32, 8, "partial_reduction", qk, pv);
+    ls_attention a;
+    ls_module *m = load_att(ir, "sm_90", &a);
+    const ls_module_attention *ma = &m->attentions[0];
+    char *src = NULL;
+    ls_cuda_att_launch L;
+    ls_cuda_att_check chk;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert(ls_cuda_generate_attention(m, ma, &a, "t.mlir", &src, &L, &d) == LS_OK);
+    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", src, 9, &chk, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(chk.sim_equal, 36);
+    /* the merge's sum read back as ((p0 + p2) + (p1 + p3)), not the
+     * butterfly's ((p0 + p1) + (p2 + p3)) */
+    char *bad = strdup(src), *line = strstr(bad, "        sred[0] = __fadd_rn(__fadd_rn(");
+    ck_assert_ptr_nonnull(line);
+    char *p1 = strstr(line, " * 4 + 1]"), *p2 = strstr(line, " * 4 + 2]");
+    ck_assert(p1 && p2 && p2 < strchr(line, '\n'));
+    p1[7] = '2';
+    p2[7] = '1';
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", bad, 9, &chk, &d),
+                     LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "sum element") && strstr(d.msg, "the simulator's lowered value"),
+                  "%s", d.msg);
+    free(bad);
+    bad = strdup(src);
+    replace(&bad, "{ return ls_mlir_exp(__fmul_rn(x, ", "{ return exp2f(x) + 0.0f * (");
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", bad, 9, &chk, &d),
+                     LS_ERR_INVALID);
+    free(bad);
+    free(src);
+    free(m);
+}
+END_TEST
+
+/* A loaded mask over (B, M, K2): f16 (S += mask * log2e), i1 and i8 (S +=
+ * 0 or -inf; half the keys masked), each emulated equal to the simulator,
+ * the i1 uploaded a byte an element; a kernel that reads every mask
+ * element from the first row fails. */
+START_TEST(loaded_masks)
+{
+    static const char *const types[] = {"f16", "i1", "i8"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
+        int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
+        char qk[512], pv[512], ir[4096], mt[64], ins[160];
+        part_config(qk, sizeof qk, sgc, m4, lc, m4, 4, 2, false);
+        part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
+        att_ir(ir, sizeof ir, 128, 32, 8, i == 1 ? "reduction" : "partial_reduction", qk, pv);
+        char *t = strdup(ir);
+        snprintf(mt, sizeof mt, "tensor<2x1x128x%s>", types[i]);
+        snprintf(ins, sizeof ins, "%%m: %s, %%o:", mt);
+        replace(&t, "%o:", ins);
+        replace(&t, "-> ()>, ", "-> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>, ");
+        replace(&t, "%s : tensor", "%s, %m : tensor");
+        snprintf(ins, sizeof ins, "f16, %s) outs", mt);
+        replace(&t, "f16) outs", ins);
+        ls_attention a;
+        ls_module *m = load_att(t, "sm_90", &a);
+        ck_assert(a.has_mask);
+        const ls_module_attention *ma = &m->attentions[0];
+        char *src = NULL;
+        ls_cuda_att_launch L;
+        ls_cuda_att_check chk;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, "t.mlir", &src, &L, &d) == LS_OK, "%s",
+                      d.msg);
+        ck_assert_int_eq(L.n_inputs, 4);
+        ck_assert_int_eq(L.operand[3], 4);
+        ck_assert_int_eq(L.input_bytes[3], 2 * 128 * (i == 0 ? 2 : 1));
+        free(ptx_of(src, types[i]));
+        ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", src, 2, &chk, &d) == LS_OK,
+                      "%s: %s", types[i], d.msg);
+        ck_assert_int_eq(chk.sim_equal, 36);
+        /* every mask element read from the workgroup's first row */
+        char *bad = strdup(src);
+        while (strstr(bad, "in4[ab4 + "))
+            replace(&bad, "in4[ab4 + ", "in4[0 * ab4 + ");
+        ls_diag_clear(&d);
+        ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", bad, 2, &chk, &d),
+                         LS_ERR_INVALID);
+        free(bad);
+        free(src);
+        free(t);
+        free(m);
+    }
+}
+END_TEST
+
+/* What the generator refuses, and why. */
+START_TEST(refusals)
+{
+    static const struct {
+        const char *target, *o_type, *r_type, *needle;
+        bool promote;
+    } cases[] = {
+        {"gfx942", "tensor<2x1x16xf32>", "tensor<2x1xf32>", "32 lanes", false},
+        {"sm_90", "tensor<2x1x16xf16>", "tensor<2x1xf16>", "are not f32", false},
+        {"sm_90", "tensor<2x1x16xf32>", "tensor<2x1xf32>", "promote_operands", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char qk[512], pv[512], ir[4096];
+        int64_t lc[5] = {1, 1, 2, 16, 1}, sgc[5] = {1, 1, 1, 1, 1};
+        int64_t sg = strcmp(cases[i].target, "gfx942") == 0 ? 64 : 32;
+        if (sg == 64)
+            lc[3] = 32;
+        int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
+        part_config(qk, sizeof qk, sgc, m4, lc, m4, 16, 2, cases[i].promote);
+        part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 1, cases[i].promote);
+        att_ir(ir, sizeof ir, sg, sg, 8, "partial_reduction", qk, pv);
+        char *t = strdup(ir);
+        while (strcmp(cases[i].o_type, "tensor<2x1x16xf32>") != 0 &&
+               strstr(t, "tensor<2x1x16xf32>"))
+            replace(&t, "tensor<2x1x16xf32>", cases[i].o_type);
+        while (strcmp(cases[i].r_type, "tensor<2x1xf32>") != 0 && strstr(t, "tensor<2x1xf32>"))
+            replace(&t, "tensor<2x1xf32>", cases[i].r_type);
+        ls_attention a;
+        ls_module *m = load_att(t, cases[i].target, &a);
+        char *src = NULL;
+        ls_cuda_att_launch L;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert_int_eq(
+            ls_cuda_generate_attention(m, &m->attentions[0], &a, "t.mlir", &src, &L, &d),
+            LS_ERR_INVALID);
+        ck_assert_msg(strstr(d.msg, "the CUDA generator cannot express it") &&
+                          strstr(d.msg, cases[i].needle),
+                      "%zu: %s", i, d.msg);
+        ck_assert_ptr_null(src);
+        free(t);
+        free(m);
+    }
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("cuda_attention");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, default_config_equals_the_simulator);
+    tcase_add_test(tc, random_configs_equal_the_simulator);
+    tcase_add_test(tc, subgroups_split_k2);
+    tcase_add_test(tc, sabotage_is_caught);
+    tcase_add_test(tc, loaded_masks);
+    tcase_add_test(tc, refusals);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(make_suite)
