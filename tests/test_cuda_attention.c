@@ -8,7 +8,8 @@
  *    correctly rounded instead of IREE's polynomial) fail the comparison:
  *    it sees the last bit;
  *  - property: random NVIDIA hand configs (bases, thread tiles, partial or
- *    serial K2 level) emulate equal to the simulator, among them reductions
+ *    serial K2 level, key and value promoted through workgroup memory)
+ *    emulate equal to the simulator, among them reductions
  *    whose subgroups split K2 (the workgroup-memory round, read back by a
  *    butterfly's tree and by a fold in turn);
  *  - loaded masks (f16, i1, i8), equal to the simulator too;
@@ -16,11 +17,19 @@
 #include "attention_util.h"
 #include "cuda_util.h"
 
-static ls_module *load_att(const char *text, const char *target, ls_attention *a)
+/* The op of text laid out for target (sm_90 or gfx942), and the engine's
+ * view of it on the matching model (h100 or mi300x) into *v (NULL where the
+ * view refuses the op). */
+static ls_module *load_att(const char *text, const char *target, ls_attention *a, ls_att_view **v)
 {
     ls_module *m = ls_xcalloc(1, sizeof *m);
     ls_diag d;
     ck_assert_msg(build_attention(text, target, m, a, &d) == LS_OK, "%s", d.msg);
+    ls_hw hw;
+    ls_diag_clear(&d);
+    ck_assert(ls_hw_load(strcmp(target, "gfx942") == 0 ? "mi300x" : "h100", &hw, &d) == LS_OK);
+    ls_diag_clear(&d);
+    ls_attention_view(m, &m->attentions[0], a, &hw, v, &d);
     return m;
 }
 
@@ -58,7 +67,8 @@ START_TEST(default_config_equals_the_simulator)
 {
     char *text = read_data("attention_decode_2x1x64x512x64_f16.mlir");
     ls_attention a;
-    ls_module *m = load_att(text, "sm_90", &a);
+    ls_att_view *v = NULL;
+    ls_module *m = load_att(text, "sm_90", &a, &v);
     const ls_module_attention *ma = &m->attentions[0];
     ck_assert(a.partial);
     ck_assert_int_eq(a.iterations, 2);
@@ -66,7 +76,7 @@ START_TEST(default_config_equals_the_simulator)
     ls_cuda_att_launch L;
     ls_diag d;
     ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, "t.mlir", &src, &L, &d) == LS_OK, "%s",
+    ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK, "%s",
                   d.msg);
     ck_assert_uint_eq(L.grid[0], 8);
     ck_assert_uint_eq(L.block[0], 256);
@@ -87,13 +97,14 @@ START_TEST(default_config_equals_the_simulator)
     }
     ls_cuda_att_check chk;
     ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", src, 5, &chk, &d) == LS_OK, "%s",
-                  d.msg);
+    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 5, &chk, &d) == LS_OK,
+                  "%s", d.msg);
     ck_assert_int_eq(chk.outputs, 128);
     ck_assert_int_eq(chk.sim_equal, 128);
     ck_assert_int_eq(chk.workgroups, 8);
     free(src);
     free(text);
+    ls_att_view_free(v);
     free(m);
 }
 END_TEST
@@ -105,7 +116,7 @@ END_TEST
 START_TEST(random_configs_equal_the_simulator)
 {
     uint64_t x = 0x2545f4914f6cdd1dull;
-    int emulated = 0, serial = 0;
+    int emulated = 0, serial = 0, promoted = 0;
     for (int it = 0; it < 60 && emulated < 14; it++) {
         int64_t sg = 32, nsg = 1 << (rnd_next(&x) % 3);
         int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
@@ -119,37 +130,48 @@ START_TEST(random_configs_equal_the_simulator)
         int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
         int64_t tk1 = 1 << (rnd_next(&x) % 4), tk2 = 1 << (rnd_next(&x) % 3),
                 tn = 1 << (rnd_next(&x) % 3);
-        bool partial = rnd_next(&x) % 2;
+        bool partial = rnd_next(&x) % 2, promote = rnd_next(&x) % 3 == 0;
         char qk[512], pv[512], ir[4096];
-        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, false);
-        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, false);
+        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, promote);
+        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, promote);
         att_ir(ir, sizeof ir, sg * nsg, sg, 8, partial ? "partial_reduction" : "reduction", qk, pv);
         ls_attention a;
-        ls_module *m = load_att(ir, "sm_90", &a);
+        ls_att_view *v = NULL;
+        ls_module *m = load_att(ir, "sm_90", &a, &v);
         ls_diag d;
         ls_diag_clear(&d);
-        if (ls_attention_values_check(m, &m->attentions[0], &a, &d) != LS_OK) {
+        if (!v || ls_attention_values_check(m, &m->attentions[0], &a, &d) != LS_OK) {
+            ls_att_view_free(v);
             free(m);
             continue;
         }
         char *src = NULL;
         ls_cuda_att_launch L;
-        ck_assert_msg(
-            ls_cuda_generate_attention(m, &m->attentions[0], &a, "t.mlir", &src, &L, &d) == LS_OK,
-            "%d: %s", it, d.msg);
+        ck_assert_msg(ls_cuda_generate_attention(m, &m->attentions[0], &a, v, "t.mlir", &src, &L,
+                                                 &d) == LS_OK,
+                      "%d: %s", it, d.msg);
         ls_cuda_att_check chk;
-        ck_assert_msg(ls_cuda_emulate_attention(m, &m->attentions[0], &a, "t.mlir", src,
+        ck_assert_msg(ls_cuda_emulate_attention(m, &m->attentions[0], &a, v, "t.mlir", src,
                                                 (uint64_t)it, &chk, &d) == LS_OK,
                       "%d: %s\n%s", it, d.msg, qk);
         ck_assert_int_eq(chk.outputs, 2 * 16 + 2 + 2); /* acc 2x1x16, max and sum 2x1 */
         ck_assert_int_eq(chk.sim_equal, chk.outputs);
         emulated++;
         serial += !partial;
+        promoted += promote;
+        if (promote) /* both copies between two barriers a step, reads from the buffers */
+            free(ptx_of(src, "promoted"));
+        if (promote)
+            ck_assert(strstr(src, "__shared__ ls_in1_t prom1[") &&
+                      strstr(src, "__shared__ ls_in2_t prom2[") && strstr(src, "(prom1[pb1 + ") &&
+                      strstr(src, "(prom2[pb2 + ") && !strstr(src, "in1[ab1"));
         free(src);
+        ls_att_view_free(v);
         free(m);
     }
     ck_assert_int_ge(emulated, 10);
     ck_assert_int_ge(serial, 2);
+    ck_assert_int_ge(promoted, 2);
 }
 END_TEST
 
@@ -166,22 +188,24 @@ static char *emulate_config(const int64_t *sgc, const int64_t *lc, int64_t nsg, 
     if (both_batches) /* a workgroup holds both rows: the buffer has a row each */
         replace(&text, "workgroup = [1, 1, 0, 0, 8]", "workgroup = [2, 1, 0, 0, 8]");
     ls_attention a;
-    ls_module *m = load_att(text, "sm_90", &a);
+    ls_att_view *v = NULL;
+    ls_module *m = load_att(text, "sm_90", &a, &v);
     free(text);
     ck_assert_int_eq(a.workgroups, both_batches ? 2 : 4);
     char *src = NULL;
     ls_cuda_att_launch L;
     ls_diag d;
     ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_generate_attention(m, &m->attentions[0], &a, "t.mlir", &src, &L, &d) ==
+    ck_assert_msg(ls_cuda_generate_attention(m, &m->attentions[0], &a, v, "t.mlir", &src, &L, &d) ==
                       LS_OK,
                   "%s", d.msg);
     free(ptx_of(src, level)); /* NVRTC's log empty, where it is installed */
     ls_cuda_att_check chk;
-    ck_assert_msg(ls_cuda_emulate_attention(m, &m->attentions[0], &a, "t.mlir", src, 3, &chk, &d) ==
-                      LS_OK,
-                  "%s: %s", level, d.msg);
+    ck_assert_msg(
+        ls_cuda_emulate_attention(m, &m->attentions[0], &a, v, "t.mlir", src, 3, &chk, &d) == LS_OK,
+        "%s: %s", level, d.msg);
     ck_assert_int_eq(chk.sim_equal, 2 * 16 + 2 + 2);
+    ls_att_view_free(v);
     free(m);
     return src;
 }
@@ -226,16 +250,17 @@ START_TEST(sabotage_is_caught)
     part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
     att_ir(ir, sizeof ir, 128, 32, 8, "partial_reduction", qk, pv);
     ls_attention a;
-    ls_module *m = load_att(ir, "sm_90", &a);
+    ls_att_view *v = NULL;
+    ls_module *m = load_att(ir, "sm_90", &a, &v);
     const ls_module_attention *ma = &m->attentions[0];
     char *src = NULL;
     ls_cuda_att_launch L;
     ls_cuda_att_check chk;
     ls_diag d;
     ls_diag_clear(&d);
-    ck_assert(ls_cuda_generate_attention(m, ma, &a, "t.mlir", &src, &L, &d) == LS_OK);
-    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", src, 9, &chk, &d) == LS_OK, "%s",
-                  d.msg);
+    ck_assert(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK);
+    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 9, &chk, &d) == LS_OK,
+                  "%s", d.msg);
     ck_assert_int_eq(chk.sim_equal, 36);
     /* the merge's sum read back as ((p0 + p2) + (p1 + p3)), not the
      * butterfly's ((p0 + p1) + (p2 + p3)) */
@@ -246,7 +271,7 @@ START_TEST(sabotage_is_caught)
     p1[7] = '2';
     p2[7] = '1';
     ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", bad, 9, &chk, &d),
+    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 9, &chk, &d),
                      LS_ERR_INVALID);
     ck_assert_msg(strstr(d.msg, "sum element") && strstr(d.msg, "the simulator's lowered value"),
                   "%s", d.msg);
@@ -254,10 +279,11 @@ START_TEST(sabotage_is_caught)
     bad = strdup(src);
     replace(&bad, "{ return ls_mlir_exp(__fmul_rn(x, ", "{ return exp2f(x) + 0.0f * (");
     ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", bad, 9, &chk, &d),
+    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 9, &chk, &d),
                      LS_ERR_INVALID);
     free(bad);
     free(src);
+    ls_att_view_free(v);
     free(m);
 }
 END_TEST
@@ -285,7 +311,8 @@ START_TEST(loaded_masks)
         snprintf(ins, sizeof ins, "f16, %s) outs", mt);
         replace(&t, "f16) outs", ins);
         ls_attention a;
-        ls_module *m = load_att(t, "sm_90", &a);
+        ls_att_view *v = NULL;
+        ls_module *m = load_att(t, "sm_90", &a, &v);
         ck_assert(a.has_mask);
         const ls_module_attention *ma = &m->attentions[0];
         char *src = NULL;
@@ -293,13 +320,13 @@ START_TEST(loaded_masks)
         ls_cuda_att_check chk;
         ls_diag d;
         ls_diag_clear(&d);
-        ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, "t.mlir", &src, &L, &d) == LS_OK, "%s",
-                      d.msg);
+        ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK,
+                      "%s", d.msg);
         ck_assert_int_eq(L.n_inputs, 4);
         ck_assert_int_eq(L.operand[3], 4);
         ck_assert_int_eq(L.input_bytes[3], 2 * 128 * (i == 0 ? 2 : 1));
         free(ptx_of(src, types[i]));
-        ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", src, 2, &chk, &d) == LS_OK,
+        ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 2, &chk, &d) == LS_OK,
                       "%s: %s", types[i], d.msg);
         ck_assert_int_eq(chk.sim_equal, 36);
         /* every mask element read from the workgroup's first row */
@@ -307,11 +334,12 @@ START_TEST(loaded_masks)
         while (strstr(bad, "in4[ab4 + "))
             replace(&bad, "in4[ab4 + ", "in4[0 * ab4 + ");
         ls_diag_clear(&d);
-        ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, "t.mlir", bad, 2, &chk, &d),
+        ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 2, &chk, &d),
                          LS_ERR_INVALID);
         free(bad);
         free(src);
         free(t);
+        ls_att_view_free(v);
         free(m);
     }
 }
@@ -326,7 +354,6 @@ START_TEST(refusals)
     } cases[] = {
         {"gfx942", "tensor<2x1x16xf32>", "tensor<2x1xf32>", "32 lanes", false},
         {"sm_90", "tensor<2x1x16xf16>", "tensor<2x1xf16>", "are not f32", false},
-        {"sm_90", "tensor<2x1x16xf32>", "tensor<2x1xf32>", "promote_operands", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char qk[512], pv[512], ir[4096];
@@ -345,19 +372,21 @@ START_TEST(refusals)
         while (strcmp(cases[i].r_type, "tensor<2x1xf32>") != 0 && strstr(t, "tensor<2x1xf32>"))
             replace(&t, "tensor<2x1xf32>", cases[i].r_type);
         ls_attention a;
-        ls_module *m = load_att(t, cases[i].target, &a);
+        ls_att_view *v = NULL;
+        ls_module *m = load_att(t, cases[i].target, &a, &v);
         char *src = NULL;
         ls_cuda_att_launch L;
         ls_diag d;
         ls_diag_clear(&d);
         ck_assert_int_eq(
-            ls_cuda_generate_attention(m, &m->attentions[0], &a, "t.mlir", &src, &L, &d),
+            ls_cuda_generate_attention(m, &m->attentions[0], &a, v, "t.mlir", &src, &L, &d),
             LS_ERR_INVALID);
         ck_assert_msg(strstr(d.msg, "the CUDA generator cannot express it") &&
                           strstr(d.msg, cases[i].needle),
                       "%zu: %s", i, d.msg);
         ck_assert_ptr_null(src);
         free(t);
+        ls_att_view_free(v);
         free(m);
     }
 }

@@ -276,7 +276,8 @@ typedef struct {
  * op (what the values run refuses; a mask, a gather, promoted operands,
  * acc/max/sum narrower than f32, subgroups other than 32 lanes). */
 ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attention *ma,
-                                     const ls_attention *a, const char *source_name, char **src,
+                                     const ls_attention *a, const ls_att_view *view,
+                                     const char *source_name, char **src,
                                      ls_cuda_att_launch *launch, ls_diag *diag);
 
 typedef struct {
@@ -299,12 +300,13 @@ int64_t ls_cuda_att_budget_workgroups(const ls_attention *a);
 /* Generated (or src, when given: the tests hand it a sabotaged one),
  * emulated on the CPU and compared. */
 ls_status ls_cuda_emulate_attention(const ls_module *m, const ls_module_attention *ma,
-                                    const ls_attention *a, const char *source_name, const char *src,
-                                    uint64_t seed, ls_cuda_att_check *res, ls_diag *diag);
+                                    const ls_attention *a, const ls_att_view *view,
+                                    const char *source_name, const char *src, uint64_t seed,
+                                    ls_cuda_att_check *res, ls_diag *diag);
 /* On a GPU: compiled, run once and compared, timed (as ls_measure_run),
  * compared again. */
 ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_module_attention *ma,
-                                   const ls_attention *a, uint64_t seed,
+                                   const ls_attention *a, const ls_att_view *view, uint64_t seed,
                                    const ls_measure_opts *opts, double copy_gbps,
                                    ls_measure_result *res, ls_cuda_att_check *chk, ls_diag *diag);
 

@@ -413,11 +413,11 @@ static ls_status measure_attention(ls_module *m, size_t i, const measure_args *a
     if (st) {
     } else if (a->emit || a->ptx) {
         ls_cuda_att_launch L;
-        if (!(st = ls_cuda_generate_attention(m, ma, att, att->file, &src, &L, diag)))
+        if (!(st = ls_cuda_generate_attention(m, ma, att, view, att->file, &src, &L, diag)))
             st = emit_or_ptx(src, att->file, &hw, a, out, diag);
     } else if (a->emulate) {
-        if (!(st = ls_cuda_emulate_attention(m, ma, att, att->file, NULL, (uint64_t)a->seed, &chk,
-                                             diag)))
+        if (!(st = ls_cuda_emulate_attention(m, ma, att, view, att->file, NULL, (uint64_t)a->seed,
+                                             &chk, diag)))
             fprintf(out,
                     "%s: emulated on the CPU: %lld output%s of %lld workgroup%s equal the "
                     "simulator's lowered values bit for bit (seed %lld; `lanescope sim` checks "
@@ -428,8 +428,8 @@ static ls_status measure_attention(ls_module *m, size_t i, const measure_args *a
         ls_measure_opts mo = {(int)a->runs, (int)a->warmup, a->flush, 0};
         ls_measure_result r;
         ls_sim_result sim;
-        if (!(st = ls_measure_run_attention(*gpu, m, ma, att, (uint64_t)a->seed, &mo, 0, &r, &chk,
-                                            diag)) &&
+        if (!(st = ls_measure_run_attention(*gpu, m, ma, att, view, (uint64_t)a->seed, &mo, 0, &r,
+                                            &chk, diag)) &&
             !(st = ls_engine_run(ls_att_view_plan(view), &hw, &sim, NULL, diag))) {
             const ls_gpu_info *gi = ls_gpu_get_info(*gpu);
             char what[300];

@@ -90,13 +90,14 @@ ls_status ls_cuda_att_compare(const ls_module *m, const ls_module_attention *ma,
 }
 
 ls_status ls_cuda_emulate_attention(const ls_module *m, const ls_module_attention *ma,
-                                    const ls_attention *a, const char *source_name, const char *src,
-                                    uint64_t seed, ls_cuda_att_check *res, ls_diag *diag)
+                                    const ls_attention *a, const ls_att_view *view,
+                                    const char *source_name, const char *src, uint64_t seed,
+                                    ls_cuda_att_check *res, ls_diag *diag)
 {
     memset(res, 0, sizeof *res);
     char *own = NULL;
     ls_cuda_att_launch L;
-    ls_status st = ls_cuda_generate_attention(m, ma, a, source_name, &own, &L, diag);
+    ls_status st = ls_cuda_generate_attention(m, ma, a, view, source_name, &own, &L, diag);
     if (st)
         return st;
     void *in[4] = {NULL}, *out[3] = {NULL};

@@ -34,6 +34,10 @@ typedef struct {
      * B|M|K2 (S, P; a partial tile's max, sum per slot) and B|M (a row's
      * max, sum); PV's B|M|K2|N (a partial tile's acc per slot) and B|M|N */
     aspace sq, ss, sr, spa, sa;
+    /* the engine's view's plan: a promoted key (operand 1, the view's
+     * input 0) or value (2, input 1) and its copy layout */
+    const ls_plan *vp;
+    bool prom[3];
 } agen;
 
 /* The element of a reduction at the tile offsets off: its value, or (a

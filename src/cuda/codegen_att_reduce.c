@@ -107,8 +107,16 @@ int64_t cg_att_const_offset(const ls_dop_operand *op, const int64_t *off)
 /* Operand k's element at the tile offsets off, as float. */
 void cg_att_operand_at(const agen *g, int k, const int64_t *off, char *buf, size_t size)
 {
+    const ls_dop_operand *op = &g->o->operand[k];
+    if (k < 3 && g->prom[k]) { /* from its workgroup buffer, at the padded offset */
+        int64_t c = 0;
+        for (int j = 0; j < op->map_n; j++)
+            c += off[op->map[j]] * ls_plan_promote_stride(g->vp, k - 1, j);
+        snprintf(buf, size, "%s(prom%d[pb%d + %lld])", cg_to_float(g->type[k]), k, k, (long long)c);
+        return;
+    }
     snprintf(buf, size, "%s(in%d[ab%d + %lld])", k < 3 ? cg_to_float(g->type[k]) : "", k, k,
-             (long long)cg_att_const_offset(&g->o->operand[k], off));
+             (long long)cg_att_const_offset(op, off));
 }
 
 static const char *comb_fn(rkind k)

@@ -308,10 +308,6 @@ static const char *unsupported(const ls_module_attention *ma, const ls_attention
     }
     if (ma->gather[1].on || ma->gather[2].on)
         return "a gather makes its key or value (paged attention)";
-    if ((a->qk.config.promote_operands.present && a->qk.config.promote_operands.n > 0) ||
-        (a->pv.config.promote_operands.present && a->pv.config.promote_operands.n > 0))
-        return "qk_attrs or pv_attrs promote an operand (promote_operands): the generator "
-               "reads the key and value from global memory only";
     for (int k = 0; k < 3; k++) /* the mask's: above */
         if (!cg_storage_type(
                 ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem))))
@@ -363,7 +359,15 @@ static void emit_prelude(agen *g, const char *source_name, const ls_cuda_att_lau
                " *   exp2 as IREE compiles it for NVIDIA: exp(x * ln 2) by MLIR's polynomial "
                "(MathTransform.cpp), the simulator's text\n"
                " *   the K2 loop is kept rolled; each value is stored by one thread of the set "
-               "holding it\n */\n");
+               "holding it\n");
+    for (int k = 1; k < 3; k++)
+        if (g->prom[k])
+            fprintf(f,
+                    " *   promote_operands: the %s's tile copied to workgroup memory every step "
+                    "in the derived thread layout, element by element (IREE's copy reads are "
+                    "vectors)\n",
+                    k == 1 ? "key" : "value");
+    fprintf(f, " */\n");
     fprintf(f, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n");
     static const char *role[5] = {"query", "key", "value", "", "mask"};
     for (int k = 0; k < 5; k++)
@@ -394,6 +398,90 @@ static void emit_prelude(agen *g, const char *source_name, const ls_cuda_att_lau
             "/* Q' = Q * (scale * log2e), rounded to the query's type */\n"
             "static __device__ __forceinline__ float ls_rq(float x) { return %s(%s(x)); }\n",
             cg_to_float(g->type[0]), cg_from_float(g->type[0]));
+}
+
+/* promote_operands on a matmul's key or value (docs/cuda-path.md): every
+ * K2 step, after a barrier, each thread copies its part of the tile in
+ * the derived thread layout (the view plan's ls_promote, as
+ * ls_plan_promote_coord) into the padded workgroup buffer; after a second
+ * barrier (IREE's value_barrier) the compute layout reads it there. */
+static void emit_promote_setup(agen *g)
+{
+    FILE *f = g->f;
+    for (int k = 1; k < 3; k++) {
+        if (!g->prom[k])
+            continue;
+        const ls_promote *pr = &g->vp->promote[k - 1];
+        const ls_dop_operand *op = &g->o->operand[k];
+        for (int j = 0; j < pr->rank; j++)
+            fprintf(
+                f, "    const %s pk%d_%d = (tid / %lld) %% %lld; /* copy thread along dim %d */\n",
+                g->idx, k, j, (long long)pr->thread_stride[j], (long long)pr->thread_tile[j], j);
+        fprintf(f, "    const %s pb%d = 0", g->idx, k);
+        for (int j = 0; j < op->map_n; j++)
+            fprintf(f, " + bs%d * %lld", op->map[j],
+                    (long long)ls_plan_promote_stride(g->vp, k - 1, j));
+        fprintf(f, "; /* the compute layout's reads, in the buffer */\n");
+    }
+}
+
+static void emit_promote_copy(agen *g)
+{
+    FILE *f = g->f;
+    if (!g->prom[1] && !g->prom[2])
+        return;
+    fprintf(f, "        /* [promote] the previous step's reads of the buffers are done */\n"
+               "        __syncthreads();\n");
+    for (int k = 1; k < 3; k++) {
+        if (!g->prom[k])
+            continue;
+        const ls_promote *pr = &g->vp->promote[k - 1];
+        const ls_dop_operand *op = &g->o->operand[k];
+        int64_t gs[LS_MAX_RANK], stride = 1;
+        for (int j = op->map_n; j-- > 0;) {
+            gs[j] = stride;
+            stride *= op->dims[j];
+        }
+        fprintf(f,
+                "        { /* operand %d: %lld copy read%s of %lld element%s a thread, "
+                "element by element */\n            const %s c = 0",
+                k, (long long)pr->copy_loads, pr->copy_loads == 1 ? "" : "s",
+                (long long)pr->copy_width, pr->copy_width == 1 ? "" : "s", g->idx);
+        for (int j = 0; j < pr->rank; j++)
+            fprintf(f, " + (org%d + pk%d_%d * %lld) * (%s)%lld", op->map[j], k, j,
+                    (long long)pr->elem_tile[j], g->idx, (long long)gs[j]);
+        fprintf(f, ";\n            const %s s = 0", g->idx);
+        for (int j = 0; j < pr->rank; j++)
+            fprintf(f, " + pk%d_%d * %lld", k, j,
+                    (long long)(pr->elem_tile[j] * ls_plan_promote_stride(g->vp, k - 1, j)));
+        fprintf(f, ";\n");
+        for (int64_t b = 0; b < pr->copy_loads; b++)
+            for (int64_t e = 0; e < pr->copy_width; e++) {
+                /* the constant part of ls_plan_promote_coord's coordinate */
+                int64_t cg = 0, cs = 0, lb = b, le = e;
+                char cond[400] = "";
+                size_t u = 0;
+                for (int j = pr->rank - 1; j >= 0; j--) {
+                    int64_t y = (lb % pr->batch[j]) * pr->thread_tile[j] * pr->elem_tile[j] +
+                                le % pr->elem_tile[j];
+                    lb /= pr->batch[j];
+                    le /= pr->elem_tile[j];
+                    cg += y * gs[j];
+                    cs += y * ls_plan_promote_stride(g->vp, k - 1, j);
+                    if (y + (pr->thread_tile[j] - 1) * pr->elem_tile[j] >= pr->shape[j] &&
+                        u < sizeof cond) /* a copy thread past the tile */
+                        u += (size_t)snprintf(cond + u, sizeof cond - u,
+                                              "%spk%d_%d * %lld + %lld < %lld", u ? " && " : "", k,
+                                              j, (long long)pr->elem_tile[j], (long long)y,
+                                              (long long)pr->shape[j]);
+                }
+                fprintf(f, "            %s%s%sprom%d[s + %lld] = in%d[c + %lld];\n",
+                        u ? "if (" : "", cond, u ? ") " : "", k, (long long)cs, k, (long long)cg);
+            }
+        fprintf(f, "        }\n");
+    }
+    fprintf(f, "        /* [promote] iree_gpu.value_barrier: the writes are visible */\n"
+               "        __syncthreads();\n");
 }
 
 /* applyMask: S += a float mask times log2e (both in S's type), or an
@@ -446,6 +534,7 @@ static void emit_kernel(agen *g, const ls_cuda_att_launch *L)
     fprintf(f, "    /* the thread's part of each dim: subgroup and lane ids through the "
                "nested layouts */\n");
     emit_bases(g);
+    emit_promote_setup(g);
     fprintf(f,
             "    /* Q' = Q * (scale * log2e) in the query's type, once (computeQKAndElementwise; "
             "LICM hoists it) */\n");
@@ -491,8 +580,10 @@ static void emit_kernel(agen *g, const ls_cuda_att_launch *L)
             "#pragma unroll 1\n    for (int it = 0; it < %lld; ++it) {\n",
             (long long)a->iterations, a->iterations == 1 ? "" : "s", (long long)a->iterations);
     emit_origins(g, g->k2mask, "it", "        ");
-    cg_att_emit_base(g, &g->o->operand[1], "ab1", "        ");
-    cg_att_emit_base(g, &g->o->operand[2], "ab2", "        ");
+    for (int k = 1; k < 3; k++)
+        if (!g->prom[k])
+            cg_att_emit_base(g, &g->o->operand[k], k == 1 ? "ab1" : "ab2", "        ");
+    emit_promote_copy(g);
     fprintf(f, "        /* S = Q' K over K1 (the contraction's accumulator: the fill 0) */\n");
     unsigned smask = g->bmask | g->mmask | g->k2mask;
     cg_att_emit_reduce(g, &a->qk, smask | g->k1mask, g->k1mask, K_CHAIN, qk_elem, "sk");
@@ -570,8 +661,9 @@ static bool fill_launch(agen *g, ls_cuda_att_launch *L)
 }
 
 ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attention *ma,
-                                     const ls_attention *a, const char *source_name, char **src,
-                                     ls_cuda_att_launch *L, ls_diag *diag)
+                                     const ls_attention *a, const ls_att_view *view,
+                                     const char *source_name, char **src, ls_cuda_att_launch *L,
+                                     ls_diag *diag)
 {
     *src = NULL;
     memset(L, 0, sizeof *L);
@@ -588,6 +680,9 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
     for (int k = 0; k < g.o->n_inputs && k < 5; k++)
         g.type[k] = ls_elem_type_from_name(g.o->operand[k].elem, strlen(g.o->operand[k].elem));
     g.mask = a->has_mask;
+    g.vp = ls_att_view_plan(view);
+    for (int k = 1; k < 3; k++)
+        g.prom[k] = g.vp->promote[k - 1].on;
     for (int r = 0; r < g.o->n_inits; r++) {
         const ls_dop_operand *op = &g.o->operand[g.o->n_inputs + r];
         g.out_type[r] = ls_elem_type_from_name(op->elem, strlen(op->elem));
@@ -639,11 +734,13 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
     emit_kernel(&g, L);
     fclose(g.f);
     L->smem_bytes = g.buf_floats * 4;
+    for (int k = 1; k < 3; k++)
+        L->smem_bytes += g.prom[k] ? g.vp->promote[k - 1].bytes : 0;
     if (L->smem_bytes > 48 * 1024) {
         free(body);
         return ls_diag_set(diag, LS_ERR_LIMIT, a->file, a->line, a->col,
-                           "%s: the reductions' workgroup buffer needs %lld bytes; static "
-                           "shared memory is limited to 49152",
+                           "%s: the reductions' and promoted operands' workgroup buffers "
+                           "need %lld bytes; static shared memory is limited to 49152",
                            a->name, (long long)L->smem_bytes);
     }
     g.f = open_memstream(&text, &len);
@@ -653,6 +750,16 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
                 "\n/* the partials of a reduction whose reduced loops subgroups split */\n"
                 "__shared__ float ls_red_buf[%lld];\n",
                 (long long)g.buf_floats);
+    for (int k = 1; k < 3; k++)
+        if (g.prom[k]) {
+            char ty[160];
+            ls_plan_promote_type(g.vp, k - 1, ty, sizeof ty);
+            fprintf(g.f,
+                    "/* promote_operands: operand %d through workgroup memory, %s */\n"
+                    "__shared__ ls_in%d_t prom%d[%lld];\n",
+                    k, ty, k, k,
+                    (long long)(g.vp->promote[k - 1].bytes / (ls_elem_type_bits(g.type[k]) / 8)));
+        }
     fputs(body, g.f);
     fclose(g.f);
     free(body);

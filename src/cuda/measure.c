@@ -483,7 +483,7 @@ static ls_status attention_outputs(ls_gpu *g, ls_gpu_kernel *k, const ls_cuda_at
 }
 
 ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_module_attention *ma,
-                                   const ls_attention *a, uint64_t seed,
+                                   const ls_attention *a, const ls_att_view *view, uint64_t seed,
                                    const ls_measure_opts *opts, double copy_gbps,
                                    ls_measure_result *res, ls_cuda_att_check *chk, ls_diag *diag)
 {
@@ -494,7 +494,7 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
     ls_gpu_kernel *k = NULL, *empty = NULL;
     ls_devptr din[4] = {0}, dout[3] = {0};
     void *args[7], *bytes[4] = {NULL}, *first[3] = {NULL}, *again[3] = {NULL};
-    ls_status st = ls_cuda_generate_attention(m, ma, a, a->file, &src, &L, diag);
+    ls_status st = ls_cuda_generate_attention(m, ma, a, view, a->file, &src, &L, diag);
     if (st)
         return st;
     empty_source(L.n_inputs, L.n_outputs, empty_src, sizeof empty_src);
