@@ -43,6 +43,12 @@ check "compare runs the whole suite on h100" $?
 contains "whole suite: model" "$tmp/all.txt" "compare: $ncases cases of $SUITE simulated on h100 (sm_90)"
 rows=$(grep -v '^#' "$tmp/all.csv" | tail -n +2 | awk -F, '$3 > 0' | wc -l)
 [ "$rows" -eq "$ncases" ]; check "every case has a positive simulated time ($rows of $ncases)" $?
+# a decode attention case is the attention's kernel, timed as `sim` times it
+satt=$($LANESCOPE sim "$EX/suite/att4_default.mlir" --target h100 --no-check --json |
+       tr -d ' \n' | sed 's/.*"time_us":\([0-9.e+-]*\).*/\1/')
+catt=$(awk -F, '$1 == "att4_default" { print $3 }' "$tmp/all.csv")
+awk -v a="$satt" -v b="$catt" 'BEGIN { exit !(a > 0 && (a - b) * (a - b) < 1e-6 * a * a) }'
+check "attention case: compare's simulated time ($catt us) is sim's ($satt us)" $?
 for f in "$EX"/suite/*.mlir; do
     grep -qF " $(basename "$f") " "$SUITE" || { echo "not in the suite: $f"; false; }
     check "$(basename "$f") is in suite.txt" $?
@@ -285,15 +291,15 @@ elif [ -f "$HWDATA" ]; then
     # TileAndFuse column sums are 20-57% slower on the GPU than simulated).
     HW2=$(dirname "$HWDATA")/../h100-2026-11-26-repeat3/measured.csv
     # The suite has grown since by the three arg_compare cases (argmax_*,
-    # argabs_*) and the softmax as one kernel, not measured yet: every
-    # other case is compared.
+    # argabs_*), the softmax as one kernel and four decode attentions
+    # (att*), not measured yet: every other case is compared.
     $LANESCOPE compare "$SUITE" --target h100 --measured "$HW2" --allow-missing --json \
         >"$tmp/hw2.json" 2>"$tmp/err"
     check "compare against the whole-suite H100 measurements exits 0" $?
     error_bounds "H100 repeat3" "$tmp/hw2.json" 12 62 0.98
     ncmp=$(grep -c '"error_pct"' "$tmp/hw2.json")
-    [ "$ncmp" -eq 78 ] && [ "$ncases" -eq 82 ]
-    check "H100 repeat3: its 78 cases compared, of the suite's 82 ($ncmp of $ncases)" $?
+    [ "$ncmp" -eq 78 ] && [ "$ncases" -eq 86 ]
+    check "H100 repeat3: its 78 cases compared, of the suite's 86 ($ncmp of $ncases)" $?
     # the JSON names which reduction of a multi-op file a case is
     tr -d ' \n' <"$tmp/hw2.json" >"$tmp/hw2.flat"
     contains "softmax_sum's reduction in the JSON" "$tmp/hw2.flat" '"op":"@softmax_4096x32000:linalg.softmax#1.sum","reduction":2,'

@@ -433,6 +433,82 @@ CASES = [
     ("argabs_default", P_ARGABS, None, "IREE's default; the winner's value shuffled too"),
 ]
 
+# Decode attention (iree_linalg_ext.attention, one query row per head, f16,
+# the softmax in f32): B heads, K2 keys, head dim D (K1 = N = D).  Measured
+# as the kernel `lanescope measure` generates for it (src/cuda/
+# codegen_attention.c), its outputs equal to the simulator's lowered values
+# bit for bit.  (name, group, B, K2, D, config or None, note); a config is
+# (workgroup N tile, K2 level, K2 tile, workgroup size, qk attrs, pv attrs),
+# each attrs (thread, lane_basis, subgroup_basis) over the matmul's loops.
+ATT_DEFAULT_QK = ("[0, 0, 8, 0]", "[[1, 1, 1, 2, 16], [1, 0, 3, 4]]",
+                  "[[1, 1, 1, 1, 8], [0, 1, 2, 4]]")
+ATT_DEFAULT_PV = ("[0, 0, 0, 8]", "[[1, 1, 1, 2, 16], [1, 0, 4, 3]]",
+                  "[[1, 1, 1, 1, 8], [0, 1, 4, 3]]")
+ATTENTION = [
+    ("att32_default", "attention_32x8192x128_f16", 32, 8192, 128, None,
+     "IREE's default: 8 subgroups on K2, 2x16 lanes (K1 x K2), 128 keys a step, merged after"),
+    ("att32_serial", "attention_32x8192x128_f16", 32, 8192, 128,
+     (32, "reduction", 128, 256, ATT_DEFAULT_QK, ATT_DEFAULT_PV),
+     "IREE's layouts with a reduction tile: max, sum and PV reduced over K2 every step"),
+    ("att32_sg_on_n", "attention_32x8192x128_f16", 32, 8192, 128,
+     (32, "partial_reduction", 128, 256,
+      ("[0, 0, 8, 0]", "[[1, 1, 1, 2, 16], [1, 0, 3, 4]]", "[[1, 1, 1, 1, 8], [0, 1, 2, 3]]"),
+      ("[0, 0, 0, 2]", "[[1, 1, 1, 2, 16], [1, 0, 4, 3]]", "[[1, 1, 1, 1, 8], [0, 1, 3, 4]]")),
+     "8 subgroups split N: every subgroup recomputes the scores (QK replicated), no merge round"),
+    ("att4_default", "attention_4x1024x64_f16", 4, 1024, 64, None,
+     "IREE's default on a small problem: few workgroups, latency-bound"),
+]
+
+
+def attention_mlir(name, B, K2, D, c, comment):
+    q, kv = "tensor<%dx1x%dxf16>" % (B, D), "tensor<%dx%dx%dxf16>" % (B, K2, D)
+    lines = ["// %s" % ln for ln in comment]
+    lines += ["#pipeline_layout = #hal.pipeline.layout<bindings = ["]
+    lines += ["  #hal.pipeline.binding<storage_buffer>,"] * 3
+    lines += ["  #hal.pipeline.binding<storage_buffer>", "]>"]
+    attrs, cfg = "", ""
+    if c is not None:
+        ntile, level, ktile, wg, qk, pv = c
+        lines.append("#translation = #iree_codegen.translation_info<pipeline = "
+                     "#iree_gpu.pipeline<VectorDistribute> workgroup_size = [%d, 1, 1] "
+                     "subgroup_size = %d>" % (wg, SG))
+        attrs = " attributes {translation_info = #translation}"
+
+        def part(t):
+            return ("#iree_gpu.lowering_config<{thread = %s, lane_basis = %s, "
+                    "subgroup_basis = %s}>" % t)
+        cfg = (",\n      lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 1, 0, 0, "
+               "%d], %s = [0, 0, 0, %d, 0]}>,\n      decomposition_config = {qk_attrs = "
+               "{lowering_config = %s}, pv_attrs = {lowering_config = %s}}"
+               % (ntile, level, ktile, part(qk), part(pv)))
+    lines.append("func.func @%s()%s {" % (name, attrs))
+    lines.append("  %%scale = arith.constant %s : f16" % ("8.837890e-02" if D == 128 else "1.250000e-01"))
+    lines.append("  %c0 = arith.constant 0 : index")
+    for i, (t, ro) in enumerate([(q, True), (kv, True), (kv, True), (q, False)]):
+        lines.append("  %%%d = hal.interface.binding.subspan layout(#pipeline_layout) binding(%d) "
+                     "alignment(64) offset(%%c0)%s : !iree_tensor_ext.dispatch.tensor<%s:%s>"
+                     % (i, i, " flags(ReadOnly)" if ro else "",
+                        "readonly" if ro else "writeonly", t))
+    for v, i, t, sz in [("q", 0, q, [B, 1, D]), ("k", 1, kv, [B, K2, D]), ("v", 2, kv, [B, K2, D])]:
+        lines.append("  %%%s = iree_tensor_ext.dispatch.tensor.load %%%d, offsets = [0, 0, 0], "
+                     "sizes = %s, strides = [1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:"
+                     "%s> -> %s" % (v, i, ilist(sz), t, t))
+    maps = ["(d0, d1, d2)", "(d0, d3, d2)", "(d0, d3, d4)", "()", "(d0, d1, d4)"]
+    lines.append("  %%out = tensor.empty() : %s" % q)
+    lines.append("  %%o = iree_linalg_ext.attention {indexing_maps = [%s]%s}"
+                 % (", ".join("affine_map<(d0, d1, d2, d3, d4) -> %s>" % m for m in maps), cfg))
+    lines.append("      ins(%%q, %%k, %%v, %%scale : %s, %s, %s, f16)" % (q, kv, kv))
+    lines.append("      outs(%%out : %s) {" % q)
+    lines.append("    ^bb0(%score: f32):")
+    lines.append("      iree_linalg_ext.yield %score : f32")
+    lines.append("  } -> %s" % q)
+    lines.append("  iree_tensor_ext.dispatch.tensor.store %%o, %%3, offsets = [0, 0, 0], sizes = %s, "
+                 "strides = [1, 1, 1] : %s -> !iree_tensor_ext.dispatch.tensor<writeonly:%s>"
+                 % (ilist([B, 1, D]), q, q))
+    lines += ["  return", "}", ""]
+    return "\n".join(lines)
+
+
 # Cases that are one reduction of a multi-op dispatch elsewhere in
 # examples/: (name, file relative to examples/suite, reduction=K, note).
 # Each is measured as its own kernel; inputs that are another reduction's
@@ -464,8 +540,9 @@ def header(groups):
 #
 # NAME    the case's name: letters, digits and _ . + - (unique in the suite;
 #         the measured CSV's rows are matched to cases by it)
-# FILE    an .mlir file with exactly one reduction (or see reduction=K), relative to this file's
-#         folder (absolute paths are taken as they are)
+# FILE    an .mlir file with exactly one reduction (or see reduction=K), or one
+#         decode attention op, relative to this file's folder (absolute paths
+#         are taken as they are)
 # group=G cases with the same G are configs of one problem: compare reports
 #         how well the simulator ranks them (Spearman rho, Kendall tau-b)
 # note=   free text, in double quotes (\\" and \\\\ escape)
@@ -478,9 +555,11 @@ def header(groups):
 # starts a comment.  Files without a lowering_config get IREE's default
 # config for the target, as `lanescope sim` gives them.
 #
-# %d cases in %d groups, %d single reductions of multi-op dispatches, and
-# %d dispatch%s as one kernel.
-""" % (len(CASES), len(groups), len(MULTI), len(KERNELS), "" if len(KERNELS) == 1 else "es")
+# %d cases in %d groups, %d single reductions of multi-op dispatches,
+# %d dispatch%s as one kernel, and %d decode attention ops in %d groups (a
+# file whose one op is an attention: the kernel `lanescope measure` makes).
+""" % (len(CASES), len(groups), len(MULTI), len(KERNELS), "" if len(KERNELS) == 1 else "es",
+       len(ATTENTION), len(set(a[1] for a in ATTENTION)))
 
 
 # ---- tests/data/compare: the CLI test's suite and synthetic "measurements" ----
@@ -591,10 +670,22 @@ def main(argv):
             assert name not in names, name
             names.add(name)
             f.write('%s %s kernel=dispatch note="%s"\n' % (name, path, note))
+        f.write("\n# decode attention (a file whose one op is an attention)\n")
+        for name, group, B, K2, D, c, note in ATTENTION:
+            assert name not in names, name
+            names.add(name)
+            comment = ["%s: decode attention, %d heads, %d keys, head dim %d, f16." % (name, B, K2, D),
+                       "Config: %s." % note]
+            if c is None:
+                comment.append("No config: lanescope applies IREE's setAttentionReductionConfig "
+                               "for the target (see `lanescope explain`).")
+            with open(os.path.join(out, name + ".mlir"), "w") as g:
+                g.write(attention_mlir(name, B, K2, D, c, comment))
+            f.write('%s %s.mlir group=%s note="%s"\n' % (name, name, group, note))
     print("wrote %d cases in %d groups to %s" % (len(CASES), len(groups), out))
     with open(os.path.join(root, "Makefile.am")) as f:
         am = f.read()
-    unlisted = [n for n in ["suite.txt"] + [c[0] + ".mlir" for c in CASES]
+    unlisted = [n for n in ["suite.txt"] + [c[0] + ".mlir" for c in CASES + ATTENTION]
                 if "examples/suite/" + n not in am]
     if unlisted:
         print("Makefile.am: add to dist_suite_DATA: " +
@@ -602,7 +693,7 @@ def main(argv):
     if "--check" in argv:
         exe = os.environ.get("LANESCOPE", "lanescope")
         total = 0.0
-        for name, _, _, _ in CASES:
+        for name in [c[0] for c in CASES + ATTENTION]:
             path = os.path.join(out, name + ".mlir")
             took = []
             for extra in (["--no-check"], []):

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_compare.h"
+#include "cli_sim.h"
 #include "config.h"
 #include "lanescope/compare.h"
 #include "lanescope/engine.h"
@@ -24,7 +26,6 @@
 #include "lanescope/import.h"
 #include "lanescope/measure.h"
 #include "lanescope/viz.h"
-#include "cli_compare.h"
 
 _Static_assert(LS_COMPARE_MAX_REDUCTION == LS_IMPORT_MAX_ITEMS,
                "reduction=K reaches every reduction an input can hold");
@@ -289,6 +290,39 @@ static ls_status run_dispatch(const compare_args *a, const ls_suite_case *sc, me
     return st;
 }
 
+/* A file whose one op is a decode attention: the kernel `sim` times, and
+ * with a GPU the kernel `measure` runs (outputs equal to the simulator's
+ * lowered values bit for bit). */
+static ls_status run_attention(const compare_args *a, const ls_suite_case *sc, measurer *ms,
+                               ls_module *m, case_result *res, ls_measured_row *row, ls_diag *diag)
+{
+    ls_hw hw;
+    ls_attention *att = NULL;
+    ls_att_view *v = NULL;
+    ls_sim_result r;
+    ls_status st = ls_cli_attention_view(m, 0, a->target, &hw, &att, &v, diag);
+    if (!st)
+        st = ls_engine_run(ls_att_view_plan(v), &hw, &r, NULL, diag);
+    if (!st) {
+        res->c.simulated_us = r.time_us;
+        res->cycles = r.cycles;
+        res->suggested = att->suggested;
+        snprintf(res->op, sizeof res->op, "%s", att->name);
+    }
+    if (!st && ms->gpu) {
+        ls_measure_result mr;
+        ls_cuda_att_check chk;
+        if (!(st = ls_measure_run_attention(ms->gpu, m, &m->attentions[0], att, v, 1, &ms->mo,
+                                            ms->copy_gbps, &mr, &chk, diag))) {
+            ms->copy_gbps = mr.copy_gbps;
+            fill_row(sc, ms, &mr, row);
+        }
+    }
+    ls_att_view_free(v);
+    free(att);
+    return st;
+}
+
 /* The .mlir of one case through the simulator (and, when ms->gpu, the
  * GPU): res->c.simulated_us, and *row when measured. */
 static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measurer *ms,
@@ -299,8 +333,15 @@ static ls_status run_case(const compare_args *a, const ls_suite_case *sc, measur
     ls_plan *plan = ls_xcalloc(1, sizeof *plan);
     ls_hw hw;
     ls_sim_result r;
-    ls_status st = ls_module_load(sc->path, m, diag);
+    ls_status st = ls_module_load_ex(sc->path, LS_IMPORT_ATTENTION, m, diag);
     size_t k = sc->reduction ? (size_t)sc->reduction - 1 : 0;
+    if (!st && m->n_problems == 0 && m->n_attentions == 1 && !sc->reduction && !sc->dispatch) {
+        st = run_attention(a, sc, ms, m, res, row, diag);
+        free(plan);
+        free(d);
+        free(m);
+        return st;
+    }
     if (!st && !sc->reduction && !sc->dispatch && m->n_problems != 1)
         st = ls_diag_set(diag, LS_ERR_INVALID, sc->path, 0, 0,
                          "%zu reductions; a suite case needs exactly one, or reduction=K on its "

@@ -1,0 +1,29 @@
+// att4_default: decode attention, 4 heads, 1024 keys, head dim 64, f16.
+// Config: IREE's default on a small problem: few workgroups, latency-bound.
+// No config: lanescope applies IREE's setAttentionReductionConfig for the target (see `lanescope explain`).
+#pipeline_layout = #hal.pipeline.layout<bindings = [
+  #hal.pipeline.binding<storage_buffer>,
+  #hal.pipeline.binding<storage_buffer>,
+  #hal.pipeline.binding<storage_buffer>,
+  #hal.pipeline.binding<storage_buffer>
+]>
+func.func @att4_default() {
+  %scale = arith.constant 1.250000e-01 : f16
+  %c0 = arith.constant 0 : index
+  %0 = hal.interface.binding.subspan layout(#pipeline_layout) binding(0) alignment(64) offset(%c0) flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x1x64xf16>>
+  %1 = hal.interface.binding.subspan layout(#pipeline_layout) binding(1) alignment(64) offset(%c0) flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x1024x64xf16>>
+  %2 = hal.interface.binding.subspan layout(#pipeline_layout) binding(2) alignment(64) offset(%c0) flags(ReadOnly) : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x1024x64xf16>>
+  %3 = hal.interface.binding.subspan layout(#pipeline_layout) binding(3) alignment(64) offset(%c0) : !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4x1x64xf16>>
+  %q = iree_tensor_ext.dispatch.tensor.load %0, offsets = [0, 0, 0], sizes = [4, 1, 64], strides = [1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x1x64xf16>> -> tensor<4x1x64xf16>
+  %k = iree_tensor_ext.dispatch.tensor.load %1, offsets = [0, 0, 0], sizes = [4, 1024, 64], strides = [1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x1024x64xf16>> -> tensor<4x1024x64xf16>
+  %v = iree_tensor_ext.dispatch.tensor.load %2, offsets = [0, 0, 0], sizes = [4, 1024, 64], strides = [1, 1, 1] : !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x1024x64xf16>> -> tensor<4x1024x64xf16>
+  %out = tensor.empty() : tensor<4x1x64xf16>
+  %o = iree_linalg_ext.attention {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>, affine_map<(d0, d1, d2, d3, d4) -> ()>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>]}
+      ins(%q, %k, %v, %scale : tensor<4x1x64xf16>, tensor<4x1024x64xf16>, tensor<4x1024x64xf16>, f16)
+      outs(%out : tensor<4x1x64xf16>) {
+    ^bb0(%score: f32):
+      iree_linalg_ext.yield %score : f32
+  } -> tensor<4x1x64xf16>
+  iree_tensor_ext.dispatch.tensor.store %o, %3, offsets = [0, 0, 0], sizes = [4, 1, 64], strides = [1, 1, 1] : tensor<4x1x64xf16> -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4x1x64xf16>>
+  return
+}
