@@ -12,7 +12,8 @@
  *    emulate equal to the simulator, among them reductions
  *    whose subgroups split K2 (the workgroup-memory round, read back by a
  *    butterfly's tree and by a fold in turn);
- *  - loaded masks (f16, i1, i8), equal to the simulator too;
+ *  - loaded masks (f16, i1, i8), and online_attention computed in f16 and
+ *    bf16, equal to the simulator too;
  *  - what the generator refuses, each with its reason. */
 #include "attention_util.h"
 #include "cuda_util.h"
@@ -85,7 +86,7 @@ START_TEST(default_config_equals_the_simulator)
     ck_assert_int_eq(L.output_bytes[0], 2 * 64 * 2);
     ck_assert_int_eq(L.input_bytes[1], 2 * 512 * 64 * 2);
     ck_assert_int_eq(L.smem_bytes, 256 / 32 * 16 * 4); /* the merge's round: 8 partials x 16 */
-    ck_assert_int_eq(count(src, "__fmaf_rn(qs["), 64);
+    ck_assert_int_eq(count(src, "ls_fma(qs["), 64);
     ck_assert_ptr_nonnull(strstr(src, "qs[63], __half2float(in1[ab1 + 63])"));
     ck_assert(strstr(src, "qs[63]") < strstr(src, "qs[0], __half2float")); /* last first */
     ck_assert_int_eq(count(src, "__syncthreads()"), 6); /* three merge rounds, two each */
@@ -264,7 +265,7 @@ START_TEST(sabotage_is_caught)
     ck_assert_int_eq(chk.sim_equal, 36);
     /* the merge's sum read back as ((p0 + p2) + (p1 + p3)), not the
      * butterfly's ((p0 + p1) + (p2 + p3)) */
-    char *bad = strdup(src), *line = strstr(bad, "        sred[0] = __fadd_rn(__fadd_rn(");
+    char *bad = strdup(src), *line = strstr(bad, "        sred[0] = ls_add(ls_add(");
     ck_assert_ptr_nonnull(line);
     char *p1 = strstr(line, " * 4 + 1]"), *p2 = strstr(line, " * 4 + 2]");
     ck_assert(p1 && p2 && p2 < strchr(line, '\n'));
@@ -277,7 +278,7 @@ START_TEST(sabotage_is_caught)
                   "%s", d.msg);
     free(bad);
     bad = strdup(src);
-    replace(&bad, "{ return ls_mlir_exp(__fmul_rn(x, ", "{ return exp2f(x) + 0.0f * (");
+    replace(&bad, "{ return ls_rt(ls_mlir_exp(ls_mul(x, ", "{ return exp2f(x) + 0.0f * ((");
     ls_diag_clear(&d);
     ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 9, &chk, &d),
                      LS_ERR_INVALID);
@@ -345,6 +346,61 @@ START_TEST(loaded_masks)
 }
 END_TEST
 
+/* An online_attention whose acc, max and sum are f16 or bf16: the
+ * softmax in that type, every op rounded once to it (the kernel rounds the
+ * same exact value the simulator does), serial and partial, with the
+ * subgroups splitting K2; each equal to the simulator bit for bit, and a
+ * kernel whose sum skips the rounding fails. */
+START_TEST(narrow_work_types)
+{
+    static const char *const types[] = {"f16", "bf16"};
+    for (int i = 0; i < 4; i++) {
+        int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
+        int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
+        char qk[512], pv[512], ir[4096], o[64], r[64];
+        part_config(qk, sizeof qk, sgc, m4, lc, m4, 4, 2, false);
+        part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
+        att_ir(ir, sizeof ir, 128, 32, 8, i < 2 ? "partial_reduction" : "reduction", qk, pv);
+        char *t = strdup(ir);
+        snprintf(o, sizeof o, "tensor<2x1x16x%s>", types[i % 2]);
+        snprintf(r, sizeof r, "tensor<2x1x%s>", types[i % 2]);
+        while (strstr(t, "tensor<2x1x16xf32>"))
+            replace(&t, "tensor<2x1x16xf32>", o);
+        while (strstr(t, "tensor<2x1xf32>"))
+            replace(&t, "tensor<2x1xf32>", r);
+        ls_att_view *v = NULL;
+        ls_attention a;
+        ls_module *m = load_att(t, "sm_90", &a, &v);
+        ck_assert_ptr_nonnull(v);
+        const ls_module_attention *ma = &m->attentions[0];
+        char *src = NULL;
+        ls_cuda_att_launch L;
+        ls_cuda_att_check chk;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK,
+                      "%s", d.msg);
+        ck_assert_int_eq(L.output_bytes[0], 2 * 16 * 2);
+        ck_assert_ptr_nonnull(strstr(src, "ls_d2f_odd((double)a + (double)b)"));
+        free(ptx_of(src, types[i % 2]));
+        ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 4, &chk, &d) == LS_OK,
+                      "%s: %s", types[i % 2], d.msg);
+        ck_assert_int_eq(chk.sim_equal, 36);
+        char *bad = strdup(src);
+        replace(&bad, "ls_add(float a, float b) { return ls_rt(",
+                "ls_add(float a, float b) { return (0, ");
+        ls_diag_clear(&d);
+        ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 4, &chk, &d),
+                         LS_ERR_INVALID);
+        free(bad);
+        free(src);
+        free(t);
+        ls_att_view_free(v);
+        free(m);
+    }
+}
+END_TEST
+
 /* What the generator refuses, and why. */
 START_TEST(refusals)
 {
@@ -353,7 +409,6 @@ START_TEST(refusals)
         bool promote;
     } cases[] = {
         {"gfx942", "tensor<2x1x16xf32>", "tensor<2x1xf32>", "32 lanes", false},
-        {"sm_90", "tensor<2x1x16xf16>", "tensor<2x1xf16>", "are not f32", false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char qk[512], pv[512], ir[4096];
@@ -402,6 +457,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, subgroups_split_k2);
     tcase_add_test(tc, sabotage_is_caught);
     tcase_add_test(tc, loaded_masks);
+    tcase_add_test(tc, narrow_work_types);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return s;

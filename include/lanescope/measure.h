@@ -272,9 +272,11 @@ typedef struct {
     int64_t in_bytes, out_bytes;
 } ls_cuda_att_launch;
 
-/* LS_ERR_INVALID with the reason where the generator cannot express the
- * op (what the values run refuses; a mask, a gather, promoted operands,
- * acc/max/sum narrower than f32, subgroups other than 32 lanes). */
+/* view: the engine's view of the op (ls_attention_view), whose plan holds
+ * a promoted key's or value's copy layout.  LS_ERR_INVALID with the reason
+ * where the generator cannot express the op (what the values run refuses;
+ * a mask computed in the dispatch, a gather, subgroups other than 32
+ * lanes). */
 ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attention *ma,
                                      const ls_attention *a, const ls_att_view *view,
                                      const char *source_name, char **src,

@@ -26,6 +26,7 @@ typedef struct {
     unsigned bmask, mmask, k1mask, k2mask, nmask;
     int64_t maxbase[LS_MAX_RANK];      /* the largest thread base along each op dim */
     ls_elem_type type[5], out_type[3]; /* query, key, value, scale, mask */
+    ls_elem_type et;                   /* the work type: S, P, max, sum, acc */
     bool stored[3], online, mask;
     float sprime, init[3];
     int64_t nsplit_max, buf_floats;

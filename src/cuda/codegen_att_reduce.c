@@ -121,7 +121,7 @@ void cg_att_operand_at(const agen *g, int k, const int64_t *off, char *buf, size
 
 static const char *comb_fn(rkind k)
 {
-    return k == K_MAX ? "ls_amax" : "__fadd_rn";
+    return k == K_MAX ? "ls_amax" : "ls_add";
 }
 
 /* Row-major position of offsets off over the space's dims, counting the
@@ -185,8 +185,8 @@ static void emit_local_fold(agen *g, const aspace *out, const aspace *rs, rkind 
             if (okr == 2)
                 fprintf(f, "%sif (%s)\n    ", ind, cr);
             if (k == K_CHAIN)
-                fprintf(f, "%s%s[%lld] = __fmaf_rn(%s, %s, %s[%lld]);\n", ind, dst, (long long)e,
-                        lhs, rhs, dst, (long long)e);
+                fprintf(f, "%s%s[%lld] = ls_fma(%s, %s, %s[%lld]);\n", ind, dst, (long long)e, lhs,
+                        rhs, dst, (long long)e);
             else
                 fprintf(f, "%s%s[%lld] = %s(%s[%lld], %s);\n", ind, dst, (long long)e, comb_fn(k),
                         dst, (long long)e, lhs);

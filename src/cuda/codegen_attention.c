@@ -65,13 +65,13 @@ static void wsum_elem(const agen *g, const int64_t *off, char *lhs, char *rhs, s
 {
     (void)rhs;
     int64_t s = cg_att_find(&g->ss, off);
-    snprintf(lhs, size, "__fmul_rn(w[%lld], psum[%lld])", (long long)s, (long long)s);
+    snprintf(lhs, size, "ls_mul(w[%lld], psum[%lld])", (long long)s, (long long)s);
 }
 
 static void wacc_elem(const agen *g, const int64_t *off, char *lhs, char *rhs, size_t size)
 {
     (void)rhs;
-    snprintf(lhs, size, "__fmul_rn(w[%lld], pacc[%lld])", (long long)cg_att_find(&g->ss, off),
+    snprintf(lhs, size, "ls_mul(w[%lld], pacc[%lld])", (long long)cg_att_find(&g->ss, off),
              (long long)cg_att_find(&g->spa, off));
 }
 
@@ -185,9 +185,9 @@ static void emit_step_partial(agen *g)
     fprintf(f,
             "#pragma unroll\n        for (int e = 0; e < %lld; ++e) {\n"
             "            const float nmax = ls_amax(pmax[e], S[e]);\n"
-            "            const float norm = ls_exp2(__fadd_rn(pmax[e], -nmax));\n"
-            "            const float p = ls_exp2(__fadd_rn(S[e], -nmax));\n"
-            "            psum[e] = __fadd_rn(__fmul_rn(norm, psum[e]), p);\n"
+            "            const float norm = ls_exp2(ls_add(pmax[e], -nmax));\n"
+            "            const float p = ls_exp2(ls_add(S[e], -nmax));\n"
+            "            psum[e] = ls_add(ls_mul(norm, psum[e]), p);\n"
             "            pmax[e] = nmax;\n            P[e] = p;\n            w[e] = norm;\n"
             "        }\n",
             (long long)g->ss.count);
@@ -202,8 +202,8 @@ static void emit_step_partial(agen *g)
         int64_t s = cg_att_find(&g->ss, off);
         cg_att_operand_at(g, 2, off, v, sizeof v);
         fprintf(f,
-                "        %s%s%spacc[%lld] = __fadd_rn(__fmul_rn(w[%lld], pacc[%lld]), "
-                "__fmul_rn(ls_rv(P[%lld]), %s));\n",
+                "        %s%s%spacc[%lld] = ls_add(ls_mul(w[%lld], pacc[%lld]), "
+                "ls_mul(ls_rv(P[%lld]), %s));\n",
                 ok == 2 ? "if (" : "", ok == 2 ? ce : "", ok == 2 ? ") " : "", (long long)e,
                 (long long)s, (long long)e, (long long)s, v);
     }
@@ -222,20 +222,20 @@ static void emit_step_serial(agen *g)
     fprintf(f,
             "#pragma unroll\n        for (int r = 0; r < %lld; ++r) {\n"
             "            nmax[r] = ls_amax(mred[r], mx[r]);\n"
-            "            norm[r] = ls_exp2(__fadd_rn(mx[r], -nmax[r]));\n        }\n",
+            "            norm[r] = ls_exp2(ls_add(mx[r], -nmax[r]));\n        }\n",
             (long long)g->sr.count);
     fprintf(f, "        float P[%lld];\n", (long long)g->ss.count);
     for (int64_t e = 0; e < g->ss.count; e++) {
         int64_t off[LS_MAX_RANK] = {0};
         cg_att_tuple_off(&g->ss, e, off);
-        fprintf(f, "        P[%lld] = ls_exp2(__fadd_rn(S[%lld], -nmax[%lld]));\n", (long long)e,
+        fprintf(f, "        P[%lld] = ls_exp2(ls_add(S[%lld], -nmax[%lld]));\n", (long long)e,
                 (long long)e, (long long)cg_att_find(&g->sr, off));
     }
     fprintf(f, "        /* the row's sum over K2 */\n");
     cg_att_emit_reduce(g, &a->qk, smask, g->k2mask, K_ADD, p_elem, "sred");
     fprintf(f,
             "#pragma unroll\n        for (int r = 0; r < %lld; ++r) {\n"
-            "            sm[r] = __fadd_rn(sred[r], __fmul_rn(norm[r], sm[r]));\n"
+            "            sm[r] = ls_add(sred[r], ls_mul(norm[r], sm[r]));\n"
             "            mx[r] = nmax[r];\n        }\n",
             (long long)g->sr.count);
     fprintf(f, "        /* PV: the contraction over K2 */\n");
@@ -243,7 +243,7 @@ static void emit_step_serial(agen *g)
     for (int64_t e = 0; e < g->sa.count; e++) {
         int64_t off[LS_MAX_RANK] = {0};
         cg_att_tuple_off(&g->sa, e, off);
-        fprintf(f, "        acc[%lld] = __fadd_rn(ared[%lld], __fmul_rn(norm[%lld], acc[%lld]));\n",
+        fprintf(f, "        acc[%lld] = ls_add(ared[%lld], ls_mul(norm[%lld], acc[%lld]));\n",
                 (long long)e, (long long)e, (long long)cg_att_find(&g->sr, off), (long long)e);
     }
 }
@@ -267,18 +267,18 @@ static void emit_merge(agen *g)
     for (int64_t e = 0; e < g->ss.count; e++) {
         int64_t off[LS_MAX_RANK] = {0};
         cg_att_tuple_off(&g->ss, e, off);
-        fprintf(f, "        w[%lld] = ls_exp2(__fadd_rn(pmax[%lld], -mx[%lld]));\n", (long long)e,
+        fprintf(f, "        w[%lld] = ls_exp2(ls_add(pmax[%lld], -mx[%lld]));\n", (long long)e,
                 (long long)e, (long long)cg_att_find(&g->sr, off));
     }
     cg_att_emit_reduce(g, &a->qk, smask, g->k2mask, K_ADD, wsum_elem, "sred");
     fprintf(f,
             "#pragma unroll\n        for (int r = 0; r < %lld; ++r)\n"
-            "            sm[r] = __fadd_rn(%af, sred[r]);\n",
+            "            sm[r] = ls_add(%af, sred[r]);\n",
             (long long)g->sr.count, (double)g->init[2]);
     cg_att_emit_reduce(g, &a->pv, amask | g->k2mask, g->k2mask, K_ADD, wacc_elem, "ared");
     fprintf(f,
             "#pragma unroll\n        for (int e = 0; e < %lld; ++e)\n"
-            "            acc[e] = __fadd_rn(%af, ared[e]);\n    }\n",
+            "            acc[e] = ls_add(%af, ared[e]);\n    }\n",
             (long long)g->sa.count, (double)g->init[0]);
 }
 
@@ -291,13 +291,10 @@ static ls_status refuse(const ls_attention *a, ls_diag *diag, const char *why)
 /* What the generator cannot express yet, beyond what the values run
  * refuses (ls_attention_values_check): the reason, or NULL. */
 static const char *unsupported(const ls_module_attention *ma, const ls_attention *a,
-                               const ls_dop *o, ls_elem_type et)
+                               const ls_dop *o)
 {
     if (a->subgroup_size != 32)
         return "its subgroups are not 32 lanes wide (an NVIDIA target's warp)";
-    if (et != LS_ET_F32)
-        return "its acc, max and sum are not f32 (the generator computes the online softmax "
-               "in f32)";
     if (a->has_mask && (o->operand[4].producer >= 0 || ma->opaque_kind[4][0]))
         return "its mask is computed in the dispatch (the generator reads a loaded one)";
     if (a->has_mask) {
@@ -329,6 +326,46 @@ static const char *unsupported(const ls_module_attention *ma, const ls_attention
                        "says which)";
         }
     return NULL;
+}
+
+/* c rounded to the work type (ln 2, log2e: constants of that type). */
+static double et_const(const agen *g, double c)
+{
+    return ls_value_to_double(ls_value_from_double(c, g->et), g->et);
+}
+
+/* maximumf's finite identity in the work type (useOnlyFiniteValue). */
+static double et_lowest(const agen *g)
+{
+    return g->et == LS_ET_F16 ? -65504.0 : g->et == LS_ET_BF16 ? -0x1.fep127 : -FLT_MAX;
+}
+
+/* The softmax's arithmetic in the work type, each result rounded once to
+ * it, as sim/attention_lanes.c computes it: f32 ops as they are; a 16-bit
+ * work type's sum, product and FMA of 16-bit values formed exactly in
+ * double, rounded to odd in float and then to the type (ls_d2f_odd: the
+ * second rounding is then exact), so the kernel rounds the same double
+ * value the simulator rounds. */
+static void emit_work_type(const agen *g)
+{
+    FILE *f = g->f;
+    if (g->et == LS_ET_F32) {
+        fprintf(f, "/* the softmax in f32 */\n"
+                   "#define ls_rt(x) (x)\n#define ls_add __fadd_rn\n#define ls_mul __fmul_rn\n"
+                   "#define ls_fma __fmaf_rn\n");
+        return;
+    }
+    cg_emit_helper(f, "ls_d2f_odd");
+    fprintf(f,
+            "/* the softmax in %s: each op's exact value rounded once to it */\n"
+            "static __device__ __forceinline__ float ls_rt(float x) { return %s(%s(x)); }\n"
+            "static __device__ __forceinline__ float ls_add(float a, float b) "
+            "{ return ls_rt(ls_d2f_odd((double)a + (double)b)); }\n"
+            "static __device__ __forceinline__ float ls_mul(float a, float b) "
+            "{ return ls_rt(ls_d2f_odd((double)a * (double)b)); }\n"
+            "static __device__ __forceinline__ float ls_fma(float a, float b, float c) "
+            "{ return ls_rt(ls_d2f_odd((double)a * (double)b + (double)c)); }\n",
+            ls_elem_type_name(g->et), cg_to_float(g->et), cg_from_float(g->et));
 }
 
 /* Types, helpers and the constants of the op. */
@@ -382,14 +419,15 @@ static void emit_prelude(agen *g, const char *source_name, const ls_cuda_att_lau
     fprintf(f, "typedef %s ls_idx_t;\n", g->idx);
     cg_emit_helper(f, "ls_maxminf(");
     cg_emit_helper(f, "ls_mlir_");
+    emit_work_type(g);
     fprintf(f, "\n/* maximumf, which NVIDIA keeps (ROCm's ReplaceSlowMinMaxOps makes it maxnumf) "
                "*/\nstatic __device__ __forceinline__ float ls_amax(float a, float b) "
                "{ return ls_maxminf(a, b, true, true); }\n");
     fprintf(f,
             "/* math.exp2 as IREE compiles it for NVIDIA: exp(x * ln 2), the product in "
-            "f32 */\nstatic __device__ __forceinline__ float ls_exp2(float x) "
-            "{ return ls_mlir_exp(__fmul_rn(x, %af)); }\n",
-            (double)(float)0.69314718055994530942);
+            "the work type */\nstatic __device__ __forceinline__ float ls_exp2(float x) "
+            "{ return ls_rt(ls_mlir_exp(ls_mul(x, %af))); }\n",
+            et_const(g, 0.69314718055994530942));
     fprintf(f,
             "/* P truncated to the value's type before the PV update */\n"
             "static __device__ __forceinline__ float ls_rv(float x) { return %s(%s(x)); }\n",
@@ -501,11 +539,11 @@ static void emit_mask(agen *g)
         if (ok == 0)
             continue;
         cg_att_operand_at(g, 4, off, v, sizeof v);
-        fprintf(f, "        %s%s%sS[%lld] = __fadd_rn(S[%lld], ", ok == 2 ? "if (" : "",
+        fprintf(f, "        %s%s%sS[%lld] = ls_add(S[%lld], ", ok == 2 ? "if (" : "",
                 ok == 2 ? ce : "", ok == 2 ? ") " : "", (long long)e, (long long)e);
         if (is_float)
-            fprintf(f, "__fmul_rn(%s%s, %af));\n", cg_to_float(g->type[4]), v,
-                    (double)(float)1.44269504088896340736);
+            fprintf(f, "ls_mul(ls_rt(%s%s), %af));\n", cg_to_float(g->type[4]), v,
+                    et_const(g, 1.44269504088896340736));
         else
             fprintf(f, "(%s & 1) ? 0.0f : __uint_as_float(0xff800000u));\n", v);
     }
@@ -559,11 +597,12 @@ static void emit_kernel(agen *g, const ls_cuda_att_launch *L)
                 "(generateInitialTensorForPartialReduction) */\n"
                 "    float pmax[%lld], psum[%lld], pacc[%lld];\n"
                 "#pragma unroll\n    for (int e = 0; e < %lld; ++e) {\n"
-                "        pmax[e] = -0x1.fffffep+127f;\n        psum[e] = 0.0f;\n    }\n"
+                "        pmax[e] = %af; /* the work type's lowest finite value */\n"
+                "        psum[e] = 0.0f;\n    }\n"
                 "#pragma unroll\n    for (int e = 0; e < %lld; ++e)\n"
                 "        pacc[e] = 0.0f;\n",
                 (long long)g->ss.count, (long long)g->ss.count, (long long)g->spa.count,
-                (long long)g->ss.count, (long long)g->spa.count);
+                (long long)g->ss.count, et_lowest(g), (long long)g->spa.count);
     else
         fprintf(f,
                 "    /* the carried max, sum and acc from the op's inits */\n"
@@ -689,7 +728,8 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
         g.stored[r] = ls_att_result_stored(dsp, g.o, r);
     }
     ls_elem_type et = g.online ? g.out_type[0] : LS_ET_F32;
-    const char *why = unsupported(ma, a, g.o, et);
+    g.et = et;
+    const char *why = unsupported(ma, a, g.o);
     if (why)
         return refuse(a, diag, why);
     g.bmask = cg_att_mask_of(a->dims.batch, a->dims.n_batch);
