@@ -265,4 +265,39 @@ static inline void part_config(char *buf, size_t size, const int64_t *sgc, const
              (long long)t2, (long long)t3, promote ? ", promote_operands = [1]" : "");
 }
 
+/* A random hand config of att_ir's attention (the random_configs family):
+ * subgroups of sg lanes (0: 32 or 64 at random), 1, 2 or 4 of them, lane
+ * and subgroup counts spread over the five basis entries, the PV keeping
+ * the QK's entries for B, M and K2 (IREE's projectBasis) and mapping N to
+ * the fifth, so both layouts agree; thread tiles of 1..8 (K1), 1..4 (K2,
+ * N); a partial or serial K2 level; promote_operands one time in
+ * promote_one_in (0: never).  The dispatch into ir; *sg_out its subgroup
+ * size, *partial and *promote what was drawn. */
+static inline void random_att_ir(uint64_t *x, int64_t sg, int promote_one_in, char *ir, size_t size,
+                                 int64_t *sg_out, bool *partial, bool *promote)
+{
+    if (sg == 0)
+        sg = rnd_next(x) % 2 ? 32 : 64;
+    int64_t nsg = 1 << (rnd_next(x) % 3);
+    int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
+    for (int64_t t = sg; t > 1; t /= 2)
+        lc[rnd_next(x) % 5] *= 2;
+    for (int64_t t = nsg; t > 1; t /= 2)
+        sgc[rnd_next(x) % 5] *= 2;
+    int lm[5], sm[5];
+    shuffle5(x, lm);
+    shuffle5(x, sm);
+    /* QK loops (B, M, K1, K2) take entries 0..3 of the shuffles, PV loops
+     * (B, M, K2, N) the same for B, M, K2 and the fifth for N */
+    int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
+    int64_t tk1 = 1 << (rnd_next(x) % 4), tk2 = 1 << (rnd_next(x) % 3), tn = 1 << (rnd_next(x) % 3);
+    *partial = rnd_next(x) % 2;
+    *promote = promote_one_in > 0 && rnd_next(x) % (uint64_t)promote_one_in == 0;
+    char qk[512], pv[512];
+    part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, *promote);
+    part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, *promote);
+    att_ir(ir, size, sg * nsg, sg, 8, *partial ? "partial_reduction" : "reduction", qk, pv);
+    *sg_out = sg;
+}
+
 #endif

@@ -386,25 +386,10 @@ START_TEST(random_configs)
     uint64_t x = 0x9e3779b97f4a7c15ull;
     int timed = 0;
     for (int it = 0; it < 40; it++) {
-        int64_t sg = rnd_next(&x) % 2 ? 32 : 64, nsg = 1 << (rnd_next(&x) % 3);
-        int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
-        for (int64_t t = sg; t > 1; t /= 2)
-            lc[rnd_next(&x) % 5] *= 2;
-        for (int64_t t = nsg; t > 1; t /= 2)
-            sgc[rnd_next(&x) % 5] *= 2;
-        int lm[5], sm[5];
-        shuffle5(&x, lm);
-        shuffle5(&x, sm);
-        /* QK loops (B, M, K1, K2) take entries 0..3 of the shuffles, PV
-         * loops (B, M, K2, N) the same for B, M, K2 and the fifth for N */
-        int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
-        int64_t tk1 = 1 << (rnd_next(&x) % 4), tk2 = 1 << (rnd_next(&x) % 3),
-                tn = 1 << (rnd_next(&x) % 3);
-        bool partial = rnd_next(&x) % 2, promote = rnd_next(&x) % 4 == 0;
-        char qk[512], pv[512], ir[4096];
-        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, promote);
-        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, promote);
-        att_ir(ir, sizeof ir, sg * nsg, sg, 8, partial ? "partial_reduction" : "reduction", qk, pv);
+        int64_t sg;
+        bool partial, promote;
+        char ir[4096];
+        random_att_ir(&x, 0, 4, ir, sizeof ir, &sg, &partial, &promote);
         ls_module *m = ls_xcalloc(1, sizeof *m);
         ls_attention a;
         ls_diag d;

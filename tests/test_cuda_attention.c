@@ -119,23 +119,10 @@ START_TEST(random_configs_equal_the_simulator)
     uint64_t x = 0x2545f4914f6cdd1dull;
     int emulated = 0, serial = 0, promoted = 0;
     for (int it = 0; it < 60 && emulated < 14; it++) {
-        int64_t sg = 32, nsg = 1 << (rnd_next(&x) % 3);
-        int64_t lc[5] = {1, 1, 1, 1, 1}, sgc[5] = {1, 1, 1, 1, 1};
-        for (int64_t t = sg; t > 1; t /= 2)
-            lc[rnd_next(&x) % 5] *= 2;
-        for (int64_t t = nsg; t > 1; t /= 2)
-            sgc[rnd_next(&x) % 5] *= 2;
-        int lm[5], sm[5];
-        shuffle5(&x, lm);
-        shuffle5(&x, sm);
-        int plm[4] = {lm[0], lm[1], lm[3], lm[4]}, psm[4] = {sm[0], sm[1], sm[3], sm[4]};
-        int64_t tk1 = 1 << (rnd_next(&x) % 4), tk2 = 1 << (rnd_next(&x) % 3),
-                tn = 1 << (rnd_next(&x) % 3);
-        bool partial = rnd_next(&x) % 2, promote = rnd_next(&x) % 3 == 0;
-        char qk[512], pv[512], ir[4096];
-        part_config(qk, sizeof qk, sgc, sm, lc, lm, tk1, tk2, promote);
-        part_config(pv, sizeof pv, sgc, psm, lc, plm, tk2, tn, promote);
-        att_ir(ir, sizeof ir, sg * nsg, sg, 8, partial ? "partial_reduction" : "reduction", qk, pv);
+        int64_t sg;
+        bool partial, promote;
+        char ir[4096];
+        random_att_ir(&x, 32, 3, ir, sizeof ir, &sg, &partial, &promote);
         ls_attention a;
         ls_att_view *v = NULL;
         ls_module *m = load_att(ir, "sm_90", &a, &v);
@@ -154,7 +141,7 @@ START_TEST(random_configs_equal_the_simulator)
         ls_cuda_att_check chk;
         ck_assert_msg(ls_cuda_emulate_attention(m, &m->attentions[0], &a, v, "t.mlir", src,
                                                 (uint64_t)it, &chk, &d) == LS_OK,
-                      "%d: %s\n%s", it, d.msg, qk);
+                      "%d: %s\n%s", it, d.msg, ir);
         ck_assert_int_eq(chk.outputs, 2 * 16 + 2 + 2); /* acc 2x1x16, max and sum 2x1 */
         ck_assert_int_eq(chk.sim_equal, chk.outputs);
         emulated++;
@@ -176,16 +163,33 @@ START_TEST(random_configs_equal_the_simulator)
 }
 END_TEST
 
-/* One config emulated against the simulator: its kernel's source. */
-static char *emulate_config(const int64_t *sgc, const int64_t *lc, int64_t nsg, int64_t tk1,
-                            int64_t tk2, int64_t tn, const char *level, bool both_batches)
+/* att_ir's dispatch (malloc'd) with nsg subgroups of 32: the basis
+ * counts sgc and lc over the five entries, QK's loops on entries 0..3, PV's
+ * on 0, 1, 3, 4; thread tiles tk1 (K1), tk2 (K2), tn (N). */
+static char *config_ir(const int64_t *sgc, const int64_t *lc, int64_t nsg, int64_t tk1, int64_t tk2,
+                       int64_t tn, const char *level)
 {
     int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
     char qk[512], pv[512], ir[4096];
     part_config(qk, sizeof qk, sgc, m4, lc, m4, tk1, tk2, false);
     part_config(pv, sizeof pv, sgc, p4, lc, p4, tk2, tn, false);
     att_ir(ir, sizeof ir, 32 * nsg, 32, 8, level, qk, pv);
-    char *text = strdup(ir);
+    return strdup(ir);
+}
+
+/* The config most tests below share: 4 subgroups split K2 (4 lanes x 2
+ * elements each), 8 lanes on K1 (4 elements each), N 8 elements a thread. */
+static char *tree_ir(const char *level)
+{
+    static const int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
+    return config_ir(sgc, lc, 4, 4, 2, 8, level);
+}
+
+/* One config emulated against the simulator: its kernel's source. */
+static char *emulate_config(const int64_t *sgc, const int64_t *lc, int64_t nsg, int64_t tk1,
+                            int64_t tk2, int64_t tn, const char *level, bool both_batches)
+{
+    char *text = config_ir(sgc, lc, nsg, tk1, tk2, tn, level);
     if (both_batches) /* a workgroup holds both rows: the buffer has a row each */
         replace(&text, "workgroup = [1, 1, 0, 0, 8]", "workgroup = [2, 1, 0, 0, 8]");
     ls_attention a;
@@ -244,15 +248,11 @@ END_TEST
  * of 1/64, make the scores' short sums exact, so their order cannot show.) */
 START_TEST(sabotage_is_caught)
 {
-    int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
-    int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
-    char qk[512], pv[512], ir[4096];
-    part_config(qk, sizeof qk, sgc, m4, lc, m4, 4, 2, false);
-    part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
-    att_ir(ir, sizeof ir, 128, 32, 8, "partial_reduction", qk, pv);
+    char *ir = tree_ir("partial_reduction");
     ls_attention a;
     ls_att_view *v = NULL;
     ls_module *m = load_att(ir, "sm_90", &a, &v);
+    free(ir);
     const ls_module_attention *ma = &m->attentions[0];
     char *src = NULL;
     ls_cuda_att_launch L;
@@ -297,13 +297,8 @@ START_TEST(loaded_masks)
 {
     static const char *const types[] = {"f16", "i1", "i8"};
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-        int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
-        int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
-        char qk[512], pv[512], ir[4096], mt[64], ins[160];
-        part_config(qk, sizeof qk, sgc, m4, lc, m4, 4, 2, false);
-        part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
-        att_ir(ir, sizeof ir, 128, 32, 8, i == 1 ? "reduction" : "partial_reduction", qk, pv);
-        char *t = strdup(ir);
+        char mt[64], ins[160];
+        char *t = tree_ir(i == 1 ? "reduction" : "partial_reduction");
         snprintf(mt, sizeof mt, "tensor<2x1x128x%s>", types[i]);
         snprintf(ins, sizeof ins, "%%m: %s, %%o:", mt);
         replace(&t, "%o:", ins);
@@ -355,13 +350,8 @@ START_TEST(narrow_work_types)
 {
     static const char *const types[] = {"f16", "bf16"};
     for (int i = 0; i < 4; i++) {
-        int64_t sgc[5] = {1, 1, 1, 4, 1}, lc[5] = {1, 1, 8, 4, 1};
-        int m4[4] = {0, 1, 2, 3}, p4[4] = {0, 1, 3, 4};
-        char qk[512], pv[512], ir[4096], o[64], r[64];
-        part_config(qk, sizeof qk, sgc, m4, lc, m4, 4, 2, false);
-        part_config(pv, sizeof pv, sgc, p4, lc, p4, 2, 8, false);
-        att_ir(ir, sizeof ir, 128, 32, 8, i < 2 ? "partial_reduction" : "reduction", qk, pv);
-        char *t = strdup(ir);
+        char o[64], r[64];
+        char *t = tree_ir(i < 2 ? "partial_reduction" : "reduction");
         snprintf(o, sizeof o, "tensor<2x1x16x%s>", types[i % 2]);
         snprintf(r, sizeof r, "tensor<2x1x%s>", types[i % 2]);
         while (strstr(t, "tensor<2x1x16xf32>"))

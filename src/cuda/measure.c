@@ -392,6 +392,20 @@ static ls_status fused_checked(ls_gpu *g, ls_gpu_kernel *k, const ls_fused_kerne
     return st;
 }
 
+/* A fused or attention kernel's launch in a single kernel's terms. */
+static void launch_facts(ls_cuda_launch *l, const char *kernel, const unsigned *grid,
+                         const unsigned *block, int64_t smem, int n_inputs, int64_t in_bytes,
+                         int64_t out_bytes)
+{
+    snprintf(l->kernel, sizeof l->kernel, "%s", kernel);
+    memcpy(l->grid, grid, sizeof l->grid);
+    memcpy(l->block, block, sizeof l->block);
+    l->smem_bytes = smem;
+    l->n_inputs = n_inputs;
+    l->in_bytes = in_bytes;
+    l->out_bytes = out_bytes;
+}
+
 ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64_t *unroll,
                                uint64_t seed, const ls_measure_opts *opts, double copy_gbps,
                                ls_measure_result *res, ls_cuda_fused_check *chk, ls_diag *diag)
@@ -437,13 +451,8 @@ ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64
         goto out;
     res->copy_gbps = copy_gbps;
     /* what ran, in the single kernel's terms: grid, block, bytes */
-    memcpy(res->launch.kernel, L.kernel, sizeof L.kernel);
-    memcpy(res->launch.grid, L.grid, sizeof L.grid);
-    memcpy(res->launch.block, L.block, sizeof L.block);
-    res->launch.smem_bytes = L.smem_bytes;
-    res->launch.n_inputs = L.n_inputs;
-    res->launch.in_bytes = L.in_bytes;
-    res->launch.out_bytes = L.out_bytes;
+    launch_facts(&res->launch, L.kernel, L.grid, L.block, L.smem_bytes, L.n_inputs, L.in_bytes,
+                 L.out_bytes);
     res->launch.vector_loads = L.vector_phases > 0;
     if ((st = timed(g, k, empty, L.grid, L.block, args, opts, L.in_bytes + L.out_bytes, res,
                     diag)))
@@ -521,13 +530,8 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
         (st = copy_bandwidth(g, &copy_gbps, diag)))
         goto out;
     res->copy_gbps = copy_gbps;
-    memcpy(res->launch.kernel, L.kernel, sizeof L.kernel);
-    memcpy(res->launch.grid, L.grid, sizeof L.grid);
-    memcpy(res->launch.block, L.block, sizeof L.block);
-    res->launch.smem_bytes = L.smem_bytes;
-    res->launch.n_inputs = L.n_inputs;
-    res->launch.in_bytes = L.in_bytes;
-    res->launch.out_bytes = L.out_bytes;
+    launch_facts(&res->launch, L.kernel, L.grid, L.block, L.smem_bytes, L.n_inputs, L.in_bytes,
+                 L.out_bytes);
     if ((st = timed(g, k, empty, L.grid, L.block, args, opts, L.in_bytes + L.out_bytes, res, diag)))
         goto out;
     res->outputs_checked = chk->sim_equal;
