@@ -12,8 +12,9 @@
  *    emulate equal to the simulator, among them reductions
  *    whose subgroups split K2 (the workgroup-memory round, read back by a
  *    butterfly's tree and by a fold in turn);
- *  - loaded masks (f16, i1, i8), and online_attention computed in f16 and
- *    bf16, equal to the simulator too;
+ *  - loaded masks (f16, i1, i8), online_attention computed in f16 and bf16,
+ *    and IREE's NVVM paged attention (gathered key and value, a mask
+ *    computed from linalg.index), equal to the simulator too;
  *  - what the generator refuses, each with its reason. */
 #include "attention_util.h"
 #include "cuda_util.h"
@@ -391,6 +392,57 @@ START_TEST(narrow_work_types)
 }
 END_TEST
 
+/* IREE's NVVM paged attention dispatch (tests/data/paged_attention_nv.mlir:
+ * its configs, static sizes): the key and value gathered from one KV cache
+ * through their page tables (i64), the causal mask a linalg.generic
+ * computes from linalg.index.  The cache is uploaded once and passed for
+ * both; each page table is its own; the mask is the device function
+ * ls_mask.  Every acc element equals the simulator's; the value read
+ * through the key's page table fails. */
+START_TEST(paged_attention)
+{
+    char *text = read_data("paged_attention_nv.mlir");
+    ls_attention a;
+    ls_att_view *v = NULL;
+    ls_module *m = load_att(text, "sm_90", &a, &v);
+    ck_assert_ptr_nonnull(v);
+    const ls_module_attention *ma = &m->attentions[0];
+    char *src = NULL;
+    ls_cuda_att_launch L;
+    ls_cuda_att_check chk;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK, "%s",
+                  d.msg);
+    ck_assert_int_eq(L.n_inputs, 5); /* query, the cache twice, two page tables */
+    ck_assert_int_eq(L.role[1], LS_ATT_IN_SOURCE);
+    ck_assert_int_eq(L.alias[2], 1);
+    ck_assert_int_eq(L.role[3], LS_ATT_IN_INDICES);
+    ck_assert_int_eq(L.alias[4], -1);
+    ck_assert_int_eq(L.input_elems[1], 64 * 32 * 128);
+    ck_assert_int_eq(L.input_elems[3], 4 * 8);
+    /* the query, the cache once, the two tables */
+    ck_assert_int_eq(L.in_bytes, 4 * 128 * 2 + 64 * 32 * 128 * 2 + 2 * 4 * 8 * 8);
+    ck_assert_ptr_nonnull(strstr(src, "ls_mask(ls_idx_t x0"));
+    ck_assert_ptr_nonnull(strstr(src, "ix2[gb2 + "));
+    free(ptx_of(src, "paged"));
+    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 6, &chk, &d) == LS_OK,
+                  "%s", d.msg);
+    ck_assert_int_eq(chk.sim_equal, 4 * 128);
+    char *bad = strdup(src);
+    while (strstr(bad, "ix2[gb2 + "))
+        replace(&bad, "ix2[gb2 + ", "ix1[gb2 + ");
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 6, &chk, &d),
+                     LS_ERR_INVALID);
+    free(bad);
+    free(src);
+    free(text);
+    ls_att_view_free(v);
+    free(m);
+}
+END_TEST
+
 /* What the generator refuses, and why. */
 START_TEST(refusals)
 {
@@ -448,6 +500,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, sabotage_is_caught);
     tcase_add_test(tc, loaded_masks);
     tcase_add_test(tc, narrow_work_types);
+    tcase_add_test(tc, paged_attention);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
     return s;

@@ -257,14 +257,26 @@ ls_status ls_cuda_emulate_fused_source(const ls_fused_kernel *k, const char *src
  * the PV update, a partial loop's merge, the stores.  Its inputs are the
  * query, key and value (the scale is a constant of the kernel); its
  * outputs the stored results. */
+#define LS_CUDA_ATT_MAX_INPUTS 6
+enum { LS_ATT_IN_OPERAND, LS_ATT_IN_SOURCE, LS_ATT_IN_INDICES };
 typedef struct {
     char kernel[64];
     unsigned grid[3], block[3];
     int64_t smem_bytes;
-    int n_inputs;                           /* query, key, value[, mask] */
-    int operand[4];                         /* the op's operand each input is (the mask: 4) */
-    int64_t input_elems[4], input_bytes[4]; /* an i1 mask: a byte an element */
-    ls_elem_type input_type[4];
+    /* query, key, value (or the source a gather reads them from), a loaded
+     * mask, a gather's indices (the key's, the value's) */
+    int n_inputs;
+    int role[LS_CUDA_ATT_MAX_INPUTS];         /* LS_ATT_IN_* */
+    int operand[LS_CUDA_ATT_MAX_INPUTS];      /* the op's operand it serves (the mask: 4) */
+    int seed_operand[LS_CUDA_ATT_MAX_INPUTS]; /* whose generator seed its values follow */
+    /* a gather's indices: ls_input_row(rowmix, i, rows) at element i */
+    uint64_t rowmix[LS_CUDA_ATT_MAX_INPUTS];
+    int64_t rows[LS_CUDA_ATT_MAX_INPUTS];
+    /* the earlier input that is the same tensor (one cache, or one page
+     * table, for the key and the value), passed the same buffer; else -1 */
+    int alias[LS_CUDA_ATT_MAX_INPUTS];
+    int64_t input_elems[LS_CUDA_ATT_MAX_INPUTS], input_bytes[LS_CUDA_ATT_MAX_INPUTS];
+    ls_elem_type input_type[LS_CUDA_ATT_MAX_INPUTS]; /* an i1 mask: a byte an element */
     int n_outputs; /* the stored results, in result order */
     int result[3]; /* the op's result each output is */
     int64_t output_elems[3], output_bytes[3];
@@ -274,9 +286,9 @@ typedef struct {
 
 /* view: the engine's view of the op (ls_attention_view), whose plan holds
  * a promoted key's or value's copy layout.  LS_ERR_INVALID with the reason
- * where the generator cannot express the op (what the values run refuses;
- * a mask computed in the dispatch, a gather, subgroups other than 32
- * lanes). */
+ * where the generator cannot express the op (what the values run refuses,
+ * subgroups other than 32 lanes, a mask type other than f16, bf16, f32, i1
+ * and i8). */
 ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attention *ma,
                                      const ls_attention *a, const ls_att_view *view,
                                      const char *source_name, char **src,
@@ -289,7 +301,8 @@ typedef struct {
 } ls_cuda_att_check;
 
 /* The kernel's inputs for seed: bytes[k] (malloc'd, launch->input_bytes[k]). */
-void ls_cuda_att_inputs(const ls_cuda_att_launch *launch, uint64_t seed, void *bytes[4]);
+void ls_cuda_att_inputs(const ls_cuda_att_launch *launch, uint64_t seed,
+                        void *bytes[LS_CUDA_ATT_MAX_INPUTS]);
 /* The outputs of the first max_wg workgroups (all for < 0) against the
  * simulator's lowered values (ls_attention_lowered), bit for bit (any NaN
  * equals any NaN): LS_ERR_INVALID naming the first difference. */

@@ -10,15 +10,21 @@
 
 #include "lanescope/arena.h"
 #include "lanescope/measure.h"
+#include "lanescope/value.h"
 
-void ls_cuda_att_inputs(const ls_cuda_att_launch *L, uint64_t seed, void *bytes[4])
+void ls_cuda_att_inputs(const ls_cuda_att_launch *L, uint64_t seed,
+                        void *bytes[LS_CUDA_ATT_MAX_INPUTS])
 {
     for (int k = 0; k < L->n_inputs; k++) {
         ls_elem_type t = L->input_type[k];
         unsigned char *b = ls_xcalloc((size_t)L->input_bytes[k] + 1, 1);
         bytes[k] = b;
         for (int64_t i = 0; i < L->input_elems[k]; i++) {
-            double v = ls_att_input_element(seed, L->operand[k], t, i);
+            if (L->role[k] == LS_ATT_IN_INDICES) { /* the pages ls_input_row names */
+                ls_cuda_pack_element(b, i, (ls_value)ls_input_row(L->rowmix[k], i, L->rows[k]), t);
+                continue;
+            }
+            double v = ls_att_input_element(seed, L->seed_operand[k], t, i);
             if (t == LS_ET_I1) /* a byte an element, 0 or 1 */
                 b[i] = v != 0;
             else
@@ -100,8 +106,11 @@ ls_status ls_cuda_emulate_attention(const ls_module *m, const ls_module_attentio
     ls_status st = ls_cuda_generate_attention(m, ma, a, view, source_name, &own, &L, diag);
     if (st)
         return st;
-    void *in[4] = {NULL}, *out[3] = {NULL};
+    void *in[LS_CUDA_ATT_MAX_INPUTS] = {NULL}, *out[3] = {NULL};
+    const void *args[LS_CUDA_ATT_MAX_INPUTS];
     ls_cuda_att_inputs(&L, seed, in);
+    for (int k = 0; k < L.n_inputs; k++) /* an alias reads the earlier tensor */
+        args[k] = in[L.alias[k] >= 0 ? L.alias[k] : k];
     for (int i = 0; i < L.n_outputs; i++) {
         out[i] = ls_xmalloc((size_t)L.output_bytes[i] + 1);
         memset(out[i], 0xa5, (size_t)L.output_bytes[i]); /* an unwritten output cannot pass */
@@ -109,16 +118,16 @@ ls_status ls_cuda_emulate_attention(const ls_module *m, const ls_module_attentio
     char call[400];
     size_t u = (size_t)snprintf(call, sizeof call, "%s(", L.kernel);
     for (int k = 0; k < L.n_inputs; k++)
-        u += (size_t)snprintf(call + u, sizeof call - u, "(const ls_in%d_t *)t->in[%d], ",
-                              L.operand[k], k);
+        u += (size_t)snprintf(call + u, sizeof call - u, "(const ls_%s%d_t *)t->in[%d], ",
+                              L.role[k] == LS_ATT_IN_INDICES ? "ix" : "in", L.operand[k], k);
     for (int i = 0; i < L.n_outputs && u < sizeof call; i++)
         u += (size_t)snprintf(call + u, sizeof call - u, "(ls_out%d_t *)t->out[%d]%s", L.result[i],
                               i, i + 1 < L.n_outputs ? ", " : ")");
-    st = ls_cuda_emulate_call(src ? src : own, call, (const void *const *)in, out, L.grid[0],
-                              L.block[0], a->file, a->line, a->col, diag);
+    st = ls_cuda_emulate_call(src ? src : own, call, args, out, L.grid[0], L.block[0], a->file,
+                              a->line, a->col, diag);
     if (!st)
         st = ls_cuda_att_compare(m, ma, a, &L, seed, -1, out, res, diag);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < LS_CUDA_ATT_MAX_INPUTS; k++)
         free(in[k]);
     for (int k = 0; k < 3; k++)
         free(out[k]);

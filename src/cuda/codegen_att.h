@@ -21,6 +21,7 @@ typedef struct {
 typedef struct {
     FILE *f;
     const ls_attention *a;
+    const ls_module_attention *ma;
     const ls_dop *o;
     ls_plan_target t;
     unsigned bmask, mmask, k1mask, k2mask, nmask;
@@ -29,6 +30,7 @@ typedef struct {
     ls_elem_type et;                   /* the work type: S, P, max, sum, acc */
     bool stored[3], online, mask;
     float sprime, init[3];
+    char init_lit[3][48]; /* the inits as C literals */
     int64_t nsplit_max, buf_floats;
     const char *idx;
     /* the spaces the per-thread arrays are laid out over: QK's B|M|K1 (Q'),
@@ -39,6 +41,15 @@ typedef struct {
      * input 0) or value (2, input 1) and its copy layout */
     const ls_plan *vp;
     bool prom[3];
+    /* a key or value a gather makes (paged attention): its source read at
+     * the row its indices name (in<k> is the source, ix<k> the indices),
+     * its operand dims [0, batch_rank) the indices' and the rest the
+     * source's slice of slice elements */
+    const ls_module_gather *gather[3];
+    int batch_rank[3];
+    int64_t slice[3];
+    /* a mask a linalg.generic computes from linalg.index (ls_mask) */
+    const ls_module_elementwise *mask_op;
 } agen;
 
 /* The element of a reduction at the tile offsets off: its value, or (a

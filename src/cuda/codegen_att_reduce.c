@@ -115,6 +115,22 @@ void cg_att_operand_at(const agen *g, int k, const int64_t *off, char *buf, size
         snprintf(buf, size, "%s(prom%d[pb%d + %lld])", cg_to_float(g->type[k]), k, k, (long long)c);
         return;
     }
+    if (k < 3 && g->gather[k]) { /* the source's row the indices name, then the slice */
+        int64_t cb = 0, cs = 0, bstride = 1, sstride = 1;
+        for (int j = op->map_n; j-- > 0;) {
+            if (j >= g->batch_rank[k]) {
+                cs += off[op->map[j]] * sstride;
+                sstride *= g->a->size[op->map[j]];
+            } else {
+                cb += off[op->map[j]] * bstride;
+                bstride *= g->a->size[op->map[j]];
+            }
+        }
+        snprintf(buf, size, "%s(in%d[(ls_idx_t)ix%d[gb%d + %lld] * %lld + gs%d + %lld])",
+                 cg_to_float(g->type[k]), k, k, k, (long long)cb, (long long)g->slice[k], k,
+                 (long long)cs);
+        return;
+    }
     snprintf(buf, size, "%s(in%d[ab%d + %lld])", k < 3 ? cg_to_float(g->type[k]) : "", k, k,
              (long long)cg_att_const_offset(op, off));
 }

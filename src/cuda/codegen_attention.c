@@ -256,13 +256,18 @@ static void emit_merge(agen *g)
     unsigned smask = g->bmask | g->mmask | g->k2mask, amask = g->bmask | g->mmask | g->nmask;
     fprintf(f,
             "\n    /* mergeReductions: the slots' max, their rescaled sums and accs over K2, "
-            "then the op's inits */\n    float mx[%lld], sm[%lld], acc[%lld];\n    {\n",
-            (long long)g->sr.count, (long long)g->sr.count, (long long)g->sa.count);
+            "then the op's inits */\n    float mx[%lld], acc[%lld];\n",
+            (long long)g->sr.count, (long long)g->sa.count);
+    /* an unstored online_attention sum is dead: IREE erases its merge */
+    bool sum = !g->online || g->stored[2];
+    if (sum)
+        fprintf(f, "    float sm[%lld];\n", (long long)g->sr.count);
+    fprintf(f, "    {\n");
     cg_att_emit_reduce(g, &a->qk, smask, g->k2mask, K_MAX, pmax_elem, "mred");
     fprintf(f,
             "#pragma unroll\n        for (int r = 0; r < %lld; ++r)\n"
-            "            mx[r] = ls_amax(%af, mred[r]);\n",
-            (long long)g->sr.count, (double)g->init[1]);
+            "            mx[r] = ls_amax(%s, mred[r]);\n",
+            (long long)g->sr.count, g->init_lit[1]);
     fprintf(f, "        float w[%lld];\n", (long long)g->ss.count);
     for (int64_t e = 0; e < g->ss.count; e++) {
         int64_t off[LS_MAX_RANK] = {0};
@@ -270,16 +275,18 @@ static void emit_merge(agen *g)
         fprintf(f, "        w[%lld] = ls_exp2(ls_add(pmax[%lld], -mx[%lld]));\n", (long long)e,
                 (long long)e, (long long)cg_att_find(&g->sr, off));
     }
-    cg_att_emit_reduce(g, &a->qk, smask, g->k2mask, K_ADD, wsum_elem, "sred");
-    fprintf(f,
-            "#pragma unroll\n        for (int r = 0; r < %lld; ++r)\n"
-            "            sm[r] = ls_add(%af, sred[r]);\n",
-            (long long)g->sr.count, (double)g->init[2]);
+    if (sum) {
+        cg_att_emit_reduce(g, &a->qk, smask, g->k2mask, K_ADD, wsum_elem, "sred");
+        fprintf(f,
+                "#pragma unroll\n        for (int r = 0; r < %lld; ++r)\n"
+                "            sm[r] = ls_add(%s, sred[r]);\n",
+                (long long)g->sr.count, g->init_lit[2]);
+    }
     cg_att_emit_reduce(g, &a->pv, amask | g->k2mask, g->k2mask, K_ADD, wacc_elem, "ared");
     fprintf(f,
             "#pragma unroll\n        for (int e = 0; e < %lld; ++e)\n"
-            "            acc[e] = ls_add(%af, ared[e]);\n    }\n",
-            (long long)g->sa.count, (double)g->init[0]);
+            "            acc[e] = ls_add(%s, ared[e]);\n    }\n",
+            (long long)g->sa.count, g->init_lit[0]);
 }
 
 static ls_status refuse(const ls_attention *a, ls_diag *diag, const char *why)
@@ -290,21 +297,16 @@ static ls_status refuse(const ls_attention *a, ls_diag *diag, const char *why)
 
 /* What the generator cannot express yet, beyond what the values run
  * refuses (ls_attention_values_check): the reason, or NULL. */
-static const char *unsupported(const ls_module_attention *ma, const ls_attention *a,
-                               const ls_dop *o)
+static const char *unsupported(const ls_attention *a, const ls_dop *o)
 {
     if (a->subgroup_size != 32)
         return "its subgroups are not 32 lanes wide (an NVIDIA target's warp)";
-    if (a->has_mask && (o->operand[4].producer >= 0 || ma->opaque_kind[4][0]))
-        return "its mask is computed in the dispatch (the generator reads a loaded one)";
-    if (a->has_mask) {
+    if (a->has_mask && o->operand[4].producer < 0) {
         ls_elem_type mt = ls_elem_type_from_name(o->operand[4].elem, strlen(o->operand[4].elem));
         if (mt != LS_ET_F16 && mt != LS_ET_BF16 && mt != LS_ET_F32 && mt != LS_ET_I1 &&
             mt != LS_ET_I8)
             return "its mask is not f16, bf16, f32, i1 or i8";
     }
-    if (ma->gather[1].on || ma->gather[2].on)
-        return "a gather makes its key or value (paged attention)";
     for (int k = 0; k < 3; k++) /* the mask's: above */
         if (!cg_storage_type(
                 ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem))))
@@ -368,6 +370,26 @@ static void emit_work_type(const agen *g)
             ls_elem_type_name(g->et), cg_to_float(g->et), cg_from_float(g->et));
 }
 
+/* The mask generic's body as a device function of its loop coordinates. */
+static void emit_mask_fn(const agen *g)
+{
+    ls_elem_type t = g->type[4];
+    char what[160];
+    snprintf(what, sizeof what, "the mask: the linalg.generic at line %d, from linalg.index",
+             g->mask_op->line);
+    cg_body_fn fn = {&g->mask_op->body,
+                     "ls_mask",
+                     what,
+                     0,
+                     NULL,
+                     NULL,
+                     g->mask_op->rank,
+                     t == LS_ET_I1 ? "bool" : cg_storage_type(t),
+                     t,
+                     false};
+    cg_emit_body_fns(g->f, &fn, 1);
+}
+
 /* Types, helpers and the constants of the op. */
 static void emit_prelude(agen *g, const char *source_name, const ls_cuda_att_launch *L)
 {
@@ -407,11 +429,19 @@ static void emit_prelude(agen *g, const char *source_name, const ls_cuda_att_lau
     fprintf(f, " */\n");
     fprintf(f, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\n");
     static const char *role[5] = {"query", "key", "value", "", "mask"};
-    for (int k = 0; k < 5; k++)
-        if (k < 3 || (k == 4 && g->mask))
-            fprintf(f, "typedef %s ls_in%d_t; /* the %s: %s */\n",
-                    g->type[k] == LS_ET_I1 ? "unsigned char" : cg_storage_type(g->type[k]), k,
-                    role[k], ls_elem_type_name(g->type[k]));
+    for (int i = 0; i < L->n_inputs; i++) {
+        int k = L->operand[i];
+        ls_elem_type t = L->input_type[i];
+        if (L->role[i] == LS_ATT_IN_INDICES)
+            fprintf(f, "typedef %s ls_ix%d_t; /* the %s's gather's indices: %s */\n",
+                    t == LS_ET_I32 ? "int" : "long long", k, role[k],
+                    ls_elem_type_name(g->gather[k]->index_elem));
+        else
+            fprintf(f, "typedef %s ls_in%d_t; /* the %s%s: %s */\n",
+                    t == LS_ET_I1 ? "unsigned char" : cg_storage_type(t), k, role[k],
+                    L->role[i] == LS_ATT_IN_SOURCE ? "'s gather's source" : "",
+                    ls_elem_type_name(t));
+    }
     for (int r = 0; r < 3; r++)
         if (g->stored[r])
             fprintf(f, "typedef %s ls_out%d_t; /* result %d: %s */\n",
@@ -420,6 +450,8 @@ static void emit_prelude(agen *g, const char *source_name, const ls_cuda_att_lau
     cg_emit_helper(f, "ls_maxminf(");
     cg_emit_helper(f, "ls_mlir_");
     emit_work_type(g);
+    if (g->mask_op)
+        emit_mask_fn(g);
     fprintf(f, "\n/* maximumf, which NVIDIA keeps (ROCm's ReplaceSlowMinMaxOps makes it maxnumf) "
                "*/\nstatic __device__ __forceinline__ float ls_amax(float a, float b) "
                "{ return ls_maxminf(a, b, true, true); }\n");
@@ -522,23 +554,71 @@ static void emit_promote_copy(agen *g)
                "        __syncthreads();\n");
 }
 
+/* A gathered operand's bases (transfer_gather): gb<k>, its position among
+ * the indices (row-major over the operand's batch dims), and gs<k>, its
+ * offset in the source's slice; the element reads add their constants. */
+static void emit_gather_bases(agen *g, int k)
+{
+    const ls_dop_operand *op = &g->o->operand[k];
+    for (int part = 0; part < 2; part++) {
+        fprintf(g->f, "        const %s %s%d = 0", g->idx, part ? "gs" : "gb", k);
+        int64_t stride = 1;
+        char terms[LS_MAX_RANK][96];
+        int lo = part ? g->batch_rank[k] : 0, hi = part ? op->map_n : g->batch_rank[k];
+        for (int j = hi; j-- > lo;) {
+            int d = op->map[j];
+            snprintf(terms[j], sizeof terms[j], " + (org%d + bs%d) * (%s)%lld", d, d, g->idx,
+                     (long long)stride);
+            stride *= g->a->size[d];
+        }
+        for (int j = lo; j < hi; j++)
+            fputs(terms[j], g->f);
+        fprintf(g->f, ";%s\n", part ? "" : " /* the page table's entry */");
+    }
+}
+
+/* The computed mask at the tile offsets off: ls_mask of the generic's loop
+ * coordinates, each the op's global coordinate its result dim names (as
+ * sim/attention_lanes.c's operand_at evaluates it). */
+static void mask_call(const agen *g, const int64_t *off, char *buf, size_t size)
+{
+    const ls_module_elementwise *me = g->mask_op;
+    const ls_dop_operand *op = &g->o->operand[4];
+    size_t u = (size_t)snprintf(buf, size, "(ls_mask(");
+    for (int i = 0; i < me->rank && u < size; i++) {
+        int d = -1;
+        for (int j = 0; j < op->map_n; j++)
+            if (me->out_map[j] == i)
+                d = op->map[j];
+        u += (size_t)snprintf(buf + u, size - u, "%sorg%d + bs%d + %lld", i ? ", " : "", d, d,
+                              (long long)off[d]);
+    }
+    if (u < size)
+        snprintf(buf + u, size - u, "))");
+}
+
 /* applyMask: S += a float mask times log2e (both in S's type), or an
  * integer mask's i1 selecting 0 or -inf (sim/attention_lanes.c's scores). */
 static void emit_mask(agen *g)
 {
     FILE *f = g->f;
     bool is_float = ls_elem_type_is_float(g->type[4]);
-    fprintf(f, "        /* the mask: %s */\n",
+    fprintf(f, "        /* the mask%s: %s */\n",
+            g->mask_op ? ", computed from linalg.index (ls_mask)" : "",
             is_float ? "S += mask * log2e" : "S += (mask & 1) ? 0 : -inf");
-    cg_att_emit_base(g, &g->o->operand[4], "ab4", "        ");
-    char ce[600], v[200];
+    if (!g->mask_op)
+        cg_att_emit_base(g, &g->o->operand[4], "ab4", "        ");
+    char ce[600], v[400];
     for (int64_t e = 0; e < g->ss.count; e++) {
         int64_t off[LS_MAX_RANK] = {0};
         cg_att_tuple_off(&g->ss, e, off);
         int ok = cg_att_tuple_cond(g, &g->ss, off, ce, sizeof ce);
         if (ok == 0)
             continue;
-        cg_att_operand_at(g, 4, off, v, sizeof v);
+        if (g->mask_op)
+            mask_call(g, off, v, sizeof v);
+        else
+            cg_att_operand_at(g, 4, off, v, sizeof v);
         fprintf(f, "        %s%s%sS[%lld] = ls_add(S[%lld], ", ok == 2 ? "if (" : "",
                 ok == 2 ? ce : "", ok == 2 ? ") " : "", (long long)e, (long long)e);
         if (is_float)
@@ -556,9 +636,11 @@ static void emit_kernel(agen *g, const ls_cuda_att_launch *L)
     const ls_attention *a = g->a;
     fprintf(f, "\nextern \"C\" __global__ void __launch_bounds__(%lld)\nlanescope_attention(",
             (long long)a->workgroup_size);
-    for (int k = 0; k < 5; k++)
-        if (k < 3 || (k == 4 && g->mask))
-            fprintf(f, "const ls_in%d_t *__restrict__ in%d, ", k, k);
+    for (int i = 0; i < L->n_inputs; i++) /* an alias: the same tensor, read only */
+        fprintf(f,
+                L->role[i] == LS_ATT_IN_INDICES ? "const ls_ix%d_t *%six%d, "
+                                                : "const ls_in%d_t *%sin%d, ",
+                L->operand[i], L->alias[i] < 0 ? "__restrict__ " : "", L->operand[i]);
     for (int i = 0; i < L->n_outputs; i++)
         fprintf(f, "ls_out%d_t *__restrict__ out%d%s", L->result[i], L->result[i],
                 i + 1 < L->n_outputs ? ", " : ")\n{\n");
@@ -608,19 +690,21 @@ static void emit_kernel(agen *g, const ls_cuda_att_launch *L)
                 "    /* the carried max, sum and acc from the op's inits */\n"
                 "    float mx[%lld], sm[%lld], acc[%lld];\n"
                 "#pragma unroll\n    for (int r = 0; r < %lld; ++r) {\n"
-                "        mx[r] = %af;\n        sm[r] = %af;\n    }\n"
+                "        mx[r] = %s;\n        sm[r] = %s;\n    }\n"
                 "#pragma unroll\n    for (int e = 0; e < %lld; ++e)\n"
-                "        acc[e] = %af;\n",
+                "        acc[e] = %s;\n",
                 (long long)g->sr.count, (long long)g->sr.count, (long long)g->sa.count,
-                (long long)g->sr.count, (double)g->init[1], (double)g->init[2],
-                (long long)g->sa.count, (double)g->init[0]);
+                (long long)g->sr.count, g->init_lit[1], g->init_lit[2], (long long)g->sa.count,
+                g->init_lit[0]);
     fprintf(f,
             "\n    /* scf.for over the K2 tiles: %lld iteration%s, kept rolled */\n"
             "#pragma unroll 1\n    for (int it = 0; it < %lld; ++it) {\n",
             (long long)a->iterations, a->iterations == 1 ? "" : "s", (long long)a->iterations);
     emit_origins(g, g->k2mask, "it", "        ");
     for (int k = 1; k < 3; k++)
-        if (!g->prom[k])
+        if (g->gather[k])
+            emit_gather_bases(g, k);
+        else if (!g->prom[k])
             cg_att_emit_base(g, &g->o->operand[k], k == 1 ? "ab1" : "ab2", "        ");
     emit_promote_copy(g);
     fprintf(f, "        /* S = Q' K over K1 (the contraction's accumulator: the fill 0) */\n");
@@ -667,23 +751,58 @@ static int64_t operand_elems(const ls_dop_operand *op)
 static bool fill_launch(agen *g, ls_cuda_att_launch *L)
 {
     const ls_attention *a = g->a;
+    L->n_inputs = 0;
     snprintf(L->kernel, sizeof L->kernel, "lanescope_attention");
     L->grid[0] = (unsigned)a->workgroups;
     L->grid[1] = L->grid[2] = 1;
     L->block[0] = (unsigned)a->workgroup_size;
     L->block[1] = L->block[2] = 1;
-    L->n_inputs = g->mask ? 4 : 3;
     bool wide = false;
-    for (int k = 0; k < L->n_inputs; k++) {
-        int op = k < 3 ? k : 4; /* the scale is a constant of the kernel */
-        int bits = ls_elem_type_bits(g->type[op]);
-        L->operand[k] = op;
-        L->input_type[k] = g->type[op];
-        L->input_elems[k] = operand_elems(&g->o->operand[op]);
-        L->input_bytes[k] = L->input_elems[k] * (bits < 8 ? 1 : bits / 8); /* an i1 a byte */
-        L->in_bytes += L->input_bytes[k];
-        wide |= L->input_elems[k] > INT32_MAX;
+    /* the query, key and value (or the sources gathers read), a loaded
+     * mask, then each gather's indices */
+    for (int op = 0; op < 5; op++) {
+        if (op == 3 || (op == 4 && (!g->mask || g->mask_op)))
+            continue;
+        int i = L->n_inputs++, bits = ls_elem_type_bits(g->type[op]);
+        const ls_module_gather *ga = op < 3 ? g->gather[op] : NULL;
+        L->role[i] = ga ? LS_ATT_IN_SOURCE : LS_ATT_IN_OPERAND;
+        L->operand[i] = L->seed_operand[i] = op;
+        L->alias[i] = -1;
+        L->input_type[i] = g->type[op];
+        L->input_elems[i] = operand_elems(&g->o->operand[op]);
+        if (ga) { /* one tensor for gathers of one source */
+            L->seed_operand[i] = ls_att_gather_source_of(g->ma, op);
+            L->input_elems[i] = 1;
+            for (int d = 0; d < ga->source_rank; d++)
+                L->input_elems[i] *= ga->source_shape[d];
+            for (int j = 0; j < i; j++)
+                if (L->role[j] == LS_ATT_IN_SOURCE && L->seed_operand[j] == L->seed_operand[i])
+                    L->alias[i] = j;
+        }
+        L->input_bytes[i] = L->input_elems[i] * (bits < 8 ? 1 : bits / 8); /* an i1 a byte */
+        wide |= L->input_elems[i] > INT32_MAX;
     }
+    for (int op = 1; op < 3; op++) {
+        const ls_module_gather *ga = g->gather[op];
+        if (!ga)
+            continue;
+        int i = L->n_inputs++;
+        L->role[i] = LS_ATT_IN_INDICES;
+        L->operand[i] = L->seed_operand[i] = op;
+        L->alias[i] = -1;
+        L->input_type[i] = ga->index_elem == LS_ET_I32 ? LS_ET_I32 : LS_ET_I64;
+        L->rowmix[i] = ls_att_gather_rowmix(g->ma, op);
+        L->rows[i] = ga->source_shape[0];
+        L->input_elems[i] = 1;
+        for (int d = 0; d < ga->index_rank; d++)
+            L->input_elems[i] *= ga->index_shape[d];
+        L->input_bytes[i] = L->input_elems[i] * ls_elem_type_bits(L->input_type[i]) / 8;
+        for (int j = 0; j < i; j++) /* one page table for both: one tensor */
+            if (L->role[j] == LS_ATT_IN_INDICES && L->rowmix[j] == L->rowmix[i])
+                L->alias[i] = j;
+    }
+    for (int i = 0; i < L->n_inputs; i++)
+        L->in_bytes += L->alias[i] < 0 ? L->input_bytes[i] : 0;
     for (int r = 0; r < g->o->n_inits; r++) {
         if (!g->stored[r])
             continue;
@@ -711,6 +830,7 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
         return st;
     const ls_dispatch *dsp = &m->dispatches[ma->dispatch];
     agen g;
+    char whybuf[400];
     memset(&g, 0, sizeof g);
     g.a = a;
     g.o = &dsp->ops[ma->op];
@@ -720,6 +840,19 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
         g.type[k] = ls_elem_type_from_name(g.o->operand[k].elem, strlen(g.o->operand[k].elem));
     g.mask = a->has_mask;
     g.vp = ls_att_view_plan(view);
+    g.ma = ma;
+    g.mask_op = a->has_mask ? ls_att_mask_op(m, ma) : NULL;
+    for (int k = 1; k < 3; k++)
+        if (ma->gather[k].on) {
+            const ls_module_gather *ga = &ma->gather[k];
+            g.gather[k] = ga;
+            g.batch_rank[k] = g.o->operand[k].map_n - (ga->source_rank - ga->depth);
+            g.slice[k] = 1;
+            for (int d = ga->depth; d < ga->source_rank; d++)
+                g.slice[k] *= ga->source_shape[d];
+        }
+    if (g.mask_op && !cg_insts_supported(&g.mask_op->body, a->file, whybuf, sizeof whybuf))
+        return refuse(a, diag, whybuf);
     for (int k = 1; k < 3; k++)
         g.prom[k] = g.vp->promote[k - 1].on;
     for (int r = 0; r < g.o->n_inits; r++) {
@@ -729,7 +862,7 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
     }
     ls_elem_type et = g.online ? g.out_type[0] : LS_ET_F32;
     g.et = et;
-    const char *why = unsupported(ma, a, g.o);
+    const char *why = unsupported(a, g.o);
     if (why)
         return refuse(a, diag, why);
     g.bmask = cg_att_mask_of(a->dims.batch, a->dims.n_batch);
@@ -750,6 +883,14 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
     for (int r = 0; g.online && r < 3; r++)
         if (ma->init_filled[r])
             g.init[r] = (float)ls_value_to_double(ma->init_bits[r], et);
+    for (int r = 0; r < 3; r++) { /* exact literals; a fill of -inf (IREE's tests) too */
+        uint32_t bits;
+        memcpy(&bits, &g.init[r], sizeof bits);
+        if (isfinite(g.init[r]))
+            snprintf(g.init_lit[r], sizeof g.init_lit[r], "%af", (double)g.init[r]);
+        else
+            snprintf(g.init_lit[r], sizeof g.init_lit[r], "__uint_as_float(0x%08xu)", bits);
+    }
     unsigned rows = g.bmask | g.mmask;
     g.sq = cg_att_space(&a->qk, rows | g.k1mask);
     g.ss = cg_att_space(&a->qk, rows | g.k2mask);

@@ -500,8 +500,8 @@ char *cg_body_fn_text(const cg_body_fn *fn)
             fn->name);
     for (int k = 0; k < fn->n_in; k++)
         fprintf(f, "%s%s a%d", k ? ", " : "", fn->in_ctypes[k], k);
-    for (int i = 0; i < fn->index_rank; i++)
-        fprintf(f, ", ls_idx_t x%d", i);
+    for (int i = 0; i < fn->index_rank; i++) /* a body with no input: x0 first */
+        fprintf(f, "%sls_idx_t x%d", fn->n_in + i ? ", " : "", i);
     if (fn->fma_last)
         fprintf(f, ", %s c", fn->ret_ctype);
     fprintf(f, ")\n{\n");

@@ -501,8 +501,9 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
     char *src = NULL, empty_src[600];
     ls_cuda_att_launch L;
     ls_gpu_kernel *k = NULL, *empty = NULL;
-    ls_devptr din[4] = {0}, dout[3] = {0};
-    void *args[7], *bytes[4] = {NULL}, *first[3] = {NULL}, *again[3] = {NULL};
+    ls_devptr din[LS_CUDA_ATT_MAX_INPUTS] = {0}, dout[3] = {0};
+    void *args[LS_CUDA_ATT_MAX_INPUTS + 3], *bytes[LS_CUDA_ATT_MAX_INPUTS] = {NULL};
+    void *first[3] = {NULL}, *again[3] = {NULL};
     ls_status st = ls_cuda_generate_attention(m, ma, a, view, a->file, &src, &L, diag);
     if (st)
         return st;
@@ -514,6 +515,10 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
     res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
     ls_cuda_att_inputs(&L, seed, bytes);
     for (int i = 0; i < L.n_inputs && !st; i++) {
+        if (L.alias[i] >= 0) { /* the same tensor: the same buffer */
+            args[i] = &din[L.alias[i]];
+            continue;
+        }
         if (!(st = ls_gpu_alloc(g, (size_t)L.input_bytes[i], &din[i], diag)))
             st = ls_gpu_upload(g, din[i], bytes[i], (size_t)L.input_bytes[i], diag);
         args[i] = &din[i];
@@ -547,7 +552,7 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
             break;
         }
 out:
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < LS_CUDA_ATT_MAX_INPUTS; i++) {
         ls_gpu_free(g, din[i]);
         free(bytes[i]);
     }
