@@ -80,4 +80,22 @@ void cg_att_emit_base(const agen *g, const ls_dop_operand *op, const char *name,
 aspace cg_att_emit_reduce(agen *g, const ls_att_matmul *mm, unsigned vals, unsigned red, rkind k,
                           elem_fn fn, const char *dst);
 
+/* ---- codegen_att_io.c */
+/* c rounded to the work type; maximumf's finite identity in it */
+double cg_att_et_const(const agen *g, double c);
+double cg_att_et_lowest(const agen *g);
+/* ls_rt, ls_add, ls_mul, ls_fma: the softmax's arithmetic in the work type */
+void cg_att_emit_work_type(const agen *g);
+/* the computed mask's body as the device function ls_mask */
+void cg_att_emit_mask_fn(const agen *g);
+/* promote_operands: the copy threads' parts; each K2 step's copy */
+void cg_att_emit_promote_setup(agen *g);
+void cg_att_emit_promote_copy(agen *g);
+/* a gathered operand's page-table and slice bases, each K2 step */
+void cg_att_emit_gather_bases(agen *g, int k);
+/* applyMask on the step's scores */
+void cg_att_emit_mask(agen *g);
+/* the launch: grid, block, the tensors; false when no result is stored */
+bool cg_att_fill_launch(agen *g, ls_cuda_att_launch *L);
+
 #endif
