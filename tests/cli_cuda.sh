@@ -229,6 +229,14 @@ fi
 $LANESCOPE measure "$DATA/paged_attention_nv.mlir" --emulate >"$tmp/paged.txt" 2>"$tmp/err"
 check "paged attention emulate exits 0" $?
 contains "paged attention emulated" "$tmp/paged.txt" "@paged_attention_4x8x1x32x128_f16:online_attention: emulated on the CPU: 512 outputs of 4 workgroups equal the simulator's lowered values bit for bit"
+# ... and IREE's dispatch as it is (its page count '?', its table sizes from
+# --dim): the tables' elements come from the op's sizes, not the '?'
+$LANESCOPE measure "$DATA/paged_attention_dyn_nv.mlir" --emulate --dim 5=24 >"$tmp/pdyn.txt" 2>"$tmp/err"
+check "dynamic pages emulate exits 0" $?
+contains "dynamic pages emulated" "$tmp/pdyn.txt" "512 outputs of 4 workgroups equal the simulator's lowered values bit for bit"
+$LANESCOPE measure "$DATA/paged_attention_dyn_nv.mlir" --emulate >"$tmp/o" 2>"$tmp/err"
+check "dynamic pages without --dim exit 1" $([ $? -eq 1 ]; echo $?)
+contains "dynamic pages: the flag to give" "$tmp/err" "loop d5 is dynamic ('?'); give its size with --dim 5=N"
 $LANESCOPE measure "$ATT" --target mi300x --emulate >"$tmp/o" 2>"$tmp/err"
 check "attention on AMD exits 2" $([ $? -eq 2 ]; echo $?)
 contains "attention on AMD" "$tmp/err" "mi300x (gfx942) is not an NVIDIA target"

@@ -262,11 +262,10 @@ bool cg_att_fill_launch(agen *g, ls_cuda_att_launch *L)
         L->alias[i] = -1;
         L->input_type[i] = g->type[op];
         L->input_elems[i] = operand_elems(&g->o->operand[op]);
-        if (ga) { /* one tensor for gathers of one source */
+        if (ga) { /* one tensor for gathers of one source; its leading dim is static
+                   * (ls_att_gather_problem), the slice the operand's trailing dims */
             L->seed_operand[i] = ls_att_gather_source_of(g->ma, op);
-            L->input_elems[i] = 1;
-            for (int d = 0; d < ga->source_rank; d++)
-                L->input_elems[i] *= ga->source_shape[d];
+            L->input_elems[i] = ga->source_shape[0] * g->slice[op];
             for (int j = 0; j < i; j++)
                 if (L->role[j] == LS_ATT_IN_SOURCE && L->seed_operand[j] == L->seed_operand[i])
                     L->alias[i] = j;
@@ -285,9 +284,11 @@ bool cg_att_fill_launch(agen *g, ls_cuda_att_launch *L)
         L->input_type[i] = ga->index_elem == LS_ET_I32 ? LS_ET_I32 : LS_ET_I64;
         L->rowmix[i] = ls_att_gather_rowmix(g->ma, op);
         L->rows[i] = ga->source_shape[0];
+        /* a row per batch element: the operand's batch dims, whose sizes
+         * the op has (a '?' of the indices given by --dim) */
         L->input_elems[i] = 1;
-        for (int d = 0; d < ga->index_rank; d++)
-            L->input_elems[i] *= ga->index_shape[d];
+        for (int j = 0; j < g->batch_rank[op]; j++)
+            L->input_elems[i] *= g->a->size[g->o->operand[op].map[j]];
         L->input_bytes[i] = L->input_elems[i] * ls_elem_type_bits(L->input_type[i]) / 8;
         for (int j = 0; j < i; j++) /* one page table for both: one tensor */
             if (L->role[j] == LS_ATT_IN_INDICES && L->rowmix[j] == L->rowmix[i])

@@ -156,22 +156,6 @@ static void out_pos(const aspace *s, const int64_t *off, char *buf, size_t size)
         snprintf(buf + u, size - u, ")");
 }
 
-/* a combine tree of the read-back's partials [lo, lo + n): the XOR
- * butterfly's order, which lane 0 of the cluster computes */
-static void emit_tree(const agen *g, rkind k, const char *pos, int64_t nsplit, int64_t lo,
-                      int64_t n)
-{
-    if (n == 1) {
-        fprintf(g->f, "ls_red_buf[%s * %lld + %lld]", pos, (long long)nsplit, (long long)lo);
-        return;
-    }
-    fprintf(g->f, "%s(", comb_fn(k));
-    emit_tree(g, k, pos, nsplit, lo, n / 2);
-    fprintf(g->f, ", ");
-    emit_tree(g, k, pos, nsplit, lo + n / 2, n / 2);
-    fprintf(g->f, ")");
-}
-
 /* dst[e] = ident, then each thread's local fold over its reduced tuples:
  * a contraction's FMA chain, last first; else ascending from the identity. */
 static void emit_local_fold(agen *g, const aspace *out, const aspace *rs, rkind k, elem_fn fn,
@@ -212,11 +196,28 @@ static void emit_local_fold(agen *g, const aspace *out, const aspace *rs, rkind 
     }
 }
 
-/* A gpu.subgroup_reduce per reduced loop with lanes, as NVIDIA lowers it. */
+/* One gpu.subgroup_reduce of each of the n values in dst, as NVIDIA
+ * lowers it: an XOR butterfly of __shfl_xor_sync, every lane taking part. */
+static void emit_shuffles(agen *g, const ls_subgroup_reduce *sr, int64_t n, rkind k,
+                          const char *dst)
+{
+    FILE *f = g->f;
+    fprintf(f,
+            "        /* gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld): XOR "
+            "butterfly */\n",
+            k == K_MAX ? "maximumf" : "add", (long long)sr->cluster_size,
+            (long long)sr->cluster_stride);
+    fprintf(f, "#pragma unroll\n        for (int q = 0; q < %lld; ++q) {\n", (long long)n);
+    for (int s = 0; s < sr->n_steps; s++)
+        fprintf(f, "            %s[q] = %s(%s[q], __shfl_xor_sync(0xffffffffu, %s[q], %lld));\n",
+                dst, comb_fn(k), dst, dst, (long long)sr->steps[s].offset);
+    fprintf(f, "        }\n");
+}
+
+/* A gpu.subgroup_reduce per reduced loop with lanes. */
 static void emit_butterflies(agen *g, const ls_nested_layout *ly, const aspace *out,
                              const aspace *rs, rkind k, const char *dst)
 {
-    FILE *f = g->f;
     for (int j = 0; j < rs->n; j++) {
         int i = rs->loop[j];
         if (ly->thread_tile[i] <= 1)
@@ -226,26 +227,18 @@ static void emit_butterflies(agen *g, const ls_nested_layout *ly, const aspace *
         sr.cluster_size = ly->thread_tile[i];
         sr.cluster_stride = ly->thread_strides[i];
         ls_plan_lower_subgroup_reduce(&sr, g->t);
-        fprintf(f,
-                "        /* gpu.subgroup_reduce %s cluster(size = %lld, stride = %lld): XOR "
-                "butterfly */\n",
-                k == K_MAX ? "maximumf" : "add", (long long)sr.cluster_size,
-                (long long)sr.cluster_stride);
-        fprintf(f, "#pragma unroll\n        for (int q = 0; q < %lld; ++q) {\n",
-                (long long)out->count);
-        for (int s = 0; s < sr.n_steps; s++)
-            fprintf(f,
-                    "            %s[q] = %s(%s[q], __shfl_xor_sync(0xffffffffu, %s[q], %lld));\n",
-                    dst, comb_fn(k), dst, dst, (long long)sr.steps[s].offset);
-        fprintf(f, "        }\n");
+        emit_shuffles(g, &sr, out->count, k, dst);
     }
 }
 
 /* The workgroup-memory round when subgroups split the reduced loops into
  * nsplit partials an output: every holder writes its partial at its
  * output's row and its subgroup's slot (row-major over the split loops, as
- * the simulator's collect); after the barrier each thread combines its
- * outputs' partials in the read-back's order. */
+ * the simulator's collect).  After the barrier, when a lane dim of the
+ * reduced loops holds nsplit lanes, lane l reads slot (l / stride) %
+ * nsplit and a gpu.subgroup_reduce of that cluster combines them, as IREE
+ * lowers the read-back (docs/attention-lowering.md §5.2); otherwise every
+ * thread folds its outputs' partials in turn. */
 static void emit_round(agen *g, const ls_att_matmul *mm, const aspace *out, const aspace *rs,
                        int64_t nsplit, rkind k, const char *dst, const char *ident)
 {
@@ -259,11 +252,10 @@ static void emit_round(agen *g, const ls_att_matmul *mm, const aspace *out, cons
         g->buf_floats = nout * nsplit;
     fprintf(f,
             "        /* subgroups split the reduced loop%s: %lld partials an output through "
-            "workgroup memory, read back %s */\n",
+            "workgroup memory, %s */\n",
             rs->n > 1 ? "s" : "", (long long)nsplit,
-            cluster == 1 ? "and folded in turn (no lane dim is wide enough)"
-                         : "and combined in the butterfly's order (IREE shuffles them across "
-                           "lanes; the same operations)");
+            cluster == 1 ? "folded in turn by every thread (no lane dim is wide enough)"
+                         : "read back one a lane and reduced across the lanes");
     fprintf(f, "        __syncthreads();\n        {\n            const int sj = 0");
     int64_t mult = 1;
     for (int j = rs->n; j-- > 0;) {
@@ -278,8 +270,12 @@ static void emit_round(agen *g, const ls_att_matmul *mm, const aspace *out, cons
     fprintf(f, ";\n");
     char pos[400], ce[600];
     for (int pass = 0; pass < 2; pass++) { /* the writes, then the read-back */
-        if (pass == 1)
+        if (pass == 1) {
             fprintf(f, "        }\n        __syncthreads();\n");
+            if (cluster > 1) /* its own block: one reduce after another in a scope */
+                fprintf(f, "        {\n        const int rj = lane / %lld %% %lld;\n",
+                        (long long)stride, (long long)cluster);
+        }
         for (int64_t e = 0; e < out->count; e++) {
             int64_t off[LS_MAX_RANK] = {0};
             cg_att_tuple_off(out, e, off);
@@ -287,26 +283,38 @@ static void emit_round(agen *g, const ls_att_matmul *mm, const aspace *out, cons
             if (okc == 0)
                 continue;
             out_pos(out, off, pos, sizeof pos);
-            fprintf(f, "%s%s%s%s", pass ? "        " : "            ", okc == 2 ? "if (" : "",
-                    okc == 2 ? ce : "", okc == 2 ? ") " : "");
             if (pass == 0) {
-                fprintf(f, "ls_red_buf[%s * %lld + sj] = %s[%lld];\n", pos, (long long)nsplit, dst,
-                        (long long)e);
-                continue;
-            }
-            fprintf(f, "%s[%lld] = ", dst, (long long)e);
-            if (cluster == 1) {
+                fprintf(f, "            %s%s%sls_red_buf[%s * %lld + sj] = %s[%lld];\n",
+                        okc == 2 ? "if (" : "", okc == 2 ? ce : "", okc == 2 ? ") " : "", pos,
+                        (long long)nsplit, dst, (long long)e);
+            } else if (cluster == 1) {
+                fprintf(f, "        %s%s%s%s[%lld] = ", okc == 2 ? "if (" : "", okc == 2 ? ce : "",
+                        okc == 2 ? ") " : "", dst, (long long)e);
                 for (int64_t j = 0; j < nsplit; j++)
                     fprintf(f, "%s(", comb_fn(k));
                 fprintf(f, "%s", ident);
                 for (int64_t j = 0; j < nsplit; j++)
                     fprintf(f, ", ls_red_buf[%s * %lld + %lld])", pos, (long long)nsplit,
                             (long long)j);
-            } else {
-                emit_tree(g, k, pos, nsplit, 0, nsplit);
+                fprintf(f, ";\n");
+            } else { /* every lane shuffles: an output outside the tile reads the identity */
+                if (okc == 2)
+                    fprintf(f, "        %s[%lld] = (%s) ? ls_red_buf[%s * %lld + rj] : %s;\n", dst,
+                            (long long)e, ce, pos, (long long)nsplit, ident);
+                else
+                    fprintf(f, "        %s[%lld] = ls_red_buf[%s * %lld + rj];\n", dst,
+                            (long long)e, pos, (long long)nsplit);
             }
-            fprintf(f, ";\n");
         }
+    }
+    if (cluster > 1) {
+        ls_subgroup_reduce sr;
+        memset(&sr, 0, sizeof sr);
+        sr.cluster_size = cluster;
+        sr.cluster_stride = stride;
+        ls_plan_lower_subgroup_reduce(&sr, g->t);
+        emit_shuffles(g, &sr, out->count, k, dst);
+        fprintf(f, "        }\n");
     }
 }
 

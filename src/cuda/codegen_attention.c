@@ -557,9 +557,9 @@ static void gen_setup(agen *g, const ls_module *m, const ls_module_attention *ma
             const ls_module_gather *ga = &ma->gather[k];
             g->gather[k] = ga;
             g->batch_rank[k] = g->o->operand[k].map_n - (ga->source_rank - ga->depth);
-            g->slice[k] = 1;
-            for (int d = ga->depth; d < ga->source_rank; d++)
-                g->slice[k] *= ga->source_shape[d];
+            g->slice[k] = 1; /* the operand's trailing dims (ls_att_gather_problem) */
+            for (int j = g->batch_rank[k]; j < g->o->operand[k].map_n; j++)
+                g->slice[k] *= a->size[g->o->operand[k].map[j]];
         }
     for (int k = 1; k < 3; k++)
         g->prom[k] = g->vp->promote[k - 1].on;
