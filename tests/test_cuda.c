@@ -112,6 +112,23 @@ START_TEST(sabotage_is_caught)
     ck_assert_int_eq(ls_cuda_generate(&x.plan, 0, "small", &src, &L, &d), LS_OK);
     emulate_then_sabotage(&x.plan, src, &L, 5, 4, "ls_shfl_xor(res[q], 16)",
                           "ls_shfl_xor(res[q],  8)");
+    /* a barrier only some threads reach: the emulator reports the
+     * deadlock (one line, the problem's place) instead of hanging */
+    char *bad = strdup(src),
+         *bar = strstr(bad, "    __syncthreads(); /* gpu.barrier: the partials");
+    ck_assert_ptr_nonnull(bar);
+    bad = ls_xrealloc(bad, strlen(bad) + 40);
+    bar = strstr(bad, "    __syncthreads(); /* gpu.barrier: the partials");
+    memmove(bar + 20, bar, strlen(bar) + 1);
+    memcpy(bar, "    if (lane == 0)  ", 20);
+    int64_t nchecked;
+    double nratio;
+    ls_diag_clear(&d);
+    ck_assert_int_eq(ls_cuda_emulate_source(&x.plan, bad, &L, (ls_input_source){5, NULL, {NULL}},
+                                            &nchecked, &nratio, &d),
+                     LS_ERR_INVALID);
+    ck_assert_msg(strstr(d.msg, "deadlocked") && !strchr(d.msg, '\n'), "%s", d.msg);
+    free(bad);
     /* and the host check itself rejects a poisoned buffer */
     int64_t checked;
     double ratio;
