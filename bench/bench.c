@@ -176,6 +176,80 @@ done:
     return rc;
 }
 
+/* One seed example: the engine timed `repeat` times, then the functional
+ * check once.  Nonzero on failure (said on stderr). */
+static int bench_example(const char *path, const char *file, const char *model, int repeat)
+{
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_module *m = ls_xcalloc(1, sizeof *m);
+    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
+    ls_hw hw;
+    ls_plan plan;
+    ls_sim_result r;
+    ls_functional_result fr;
+    double times[99];
+    if (ls_module_load(path, m, &d) || ls_hw_load(model, &hw, &d) ||
+        ls_derive(&m->problems[0], dv, &d) ||
+        ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch(hw.arch), &plan, &d) ||
+        time_engine(&plan, &hw, repeat, times, &r, &d))
+        goto fail;
+    double t1 = now();
+    if (ls_functional_run(&plan, (ls_input_source){1, NULL, {NULL}}, 0, -1, &fr, &d))
+        goto fail;
+    report(file, model, &r, times, repeat, now() - t1, fr.outputs_checked);
+    free(m);
+    free(dv);
+    return 0;
+fail:
+    fprintf(stderr, "bench: %s: %s\n", file, d.msg);
+    free(m);
+    free(dv);
+    return 1;
+}
+
+/* The sweep target of issue 5: 500 configs of a 4096x4096 f32 row
+ * reduction on mi300x, on every core (LS_BENCH_JOBS overrides). */
+static int bench_sweep(void)
+{
+    ls_problem p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "rowsum 4096x4096 f32");
+    p.dispatch = p.dispatch_op = -1;
+    p.rank = 2;
+    p.size[0] = p.size[1] = 4096;
+    p.is_reduction[1] = true;
+    p.n_inputs = 1;
+    p.inputs[0].map_n = 2;
+    p.inputs[0].map[1] = 1;
+    p.out_map_n = 1;
+    p.inputs[0].type = p.acc_type = LS_ET_F32;
+    ls_target t;
+    ls_hw hw;
+    ls_sweep sw;
+    ls_diag d;
+    ls_diag_clear(&d);
+    ls_target_lookup("mi300x", &t);
+    p.has_target = true;
+    p.target = t;
+    int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    const char *je = getenv("LS_BENCH_JOBS");
+    if (je && atoi(je) > 0)
+        jobs = atoi(je);
+    double t0 = now();
+    if (ls_hw_load("mi300x", &hw, &d) || ls_sweep_enumerate(&p, NULL, &t, 500, &sw, &d) ||
+        ls_sweep_run(&p, &hw, &sw, jobs, NULL, NULL, &d)) {
+        fprintf(stderr, "bench: sweep: %s\n", d.msg);
+        return 1;
+    }
+    double t1 = now();
+    printf("sweep: %zu configs (of %zu valid) of a 4096x4096 f32 row reduction on mi300x, "
+           "%d jobs: %.2f s wall (target < 60 s), %.1f configs/s, peak RSS %ld MB\n",
+           sw.n, sw.enumerated, jobs, t1 - t0, (double)sw.n / (t1 - t0), peak_rss_mb());
+    ls_sweep_free(&sw);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "examples";
@@ -202,32 +276,8 @@ int main(int argc, char **argv)
             continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, cases[i].file);
-        ls_diag d;
-        ls_diag_clear(&d);
-        ls_module *m = ls_xcalloc(1, sizeof *m);
-        ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-        ls_hw hw;
-        ls_plan plan;
-        ls_sim_result r;
-        ls_functional_result fr;
-        double times[99];
-        if (ls_module_load(path, m, &d) || ls_hw_load(cases[i].model, &hw, &d) ||
-            ls_derive(&m->problems[0], dv, &d) ||
-            ls_plan_build(&m->problems[0], dv, ls_plan_target_from_arch(hw.arch), &plan, &d) ||
-            time_engine(&plan, &hw, repeat, times, &r, &d))
-            goto fail;
-        double t1 = now();
-        if (ls_functional_run(&plan, (ls_input_source){1, NULL, {NULL}}, 0, -1, &fr, &d))
-            goto fail;
-        report(cases[i].file, cases[i].model, &r, times, repeat, now() - t1, fr.outputs_checked);
-        free(m);
-        free(dv);
-        continue;
-    fail:
-        fprintf(stderr, "bench: %s: %s\n", cases[i].file, d.msg);
-        rc = 1;
-        free(m);
-        free(dv);
+        if (bench_example(path, cases[i].file, cases[i].model, repeat))
+            rc = 1;
     }
     /* Dispatches IREE's reduction pipeline compiles, with IREE's own
      * configs for the model (the files have none): an LLM-decode matvec, a
@@ -261,44 +311,7 @@ int main(int argc, char **argv)
         if (bench_attention(path, file, att_models[i], repeat))
             rc = 1;
     }
-    /* The sweep target of issue 5: 500 configs of a 4096x4096 f32 row
-     * reduction on mi300x, on every core (LS_BENCH_JOBS overrides). */
-    if (!only || strstr("sweep", only)) {
-        ls_problem p;
-        memset(&p, 0, sizeof p);
-        snprintf(p.name, sizeof p.name, "rowsum 4096x4096 f32");
-        p.dispatch = p.dispatch_op = -1;
-        p.rank = 2;
-        p.size[0] = p.size[1] = 4096;
-        p.is_reduction[1] = true;
-        p.n_inputs = 1;
-        p.inputs[0].map_n = 2;
-        p.inputs[0].map[1] = 1;
-        p.out_map_n = 1;
-        p.inputs[0].type = p.acc_type = LS_ET_F32;
-        ls_target t;
-        ls_hw hw;
-        ls_sweep sw;
-        ls_diag d;
-        ls_diag_clear(&d);
-        ls_target_lookup("mi300x", &t);
-        p.has_target = true;
-        p.target = t;
-        int jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-        const char *je = getenv("LS_BENCH_JOBS");
-        if (je && atoi(je) > 0)
-            jobs = atoi(je);
-        double t0 = now();
-        if (ls_hw_load("mi300x", &hw, &d) || ls_sweep_enumerate(&p, NULL, &t, 500, &sw, &d) ||
-            ls_sweep_run(&p, &hw, &sw, jobs, NULL, NULL, &d)) {
-            fprintf(stderr, "bench: sweep: %s\n", d.msg);
-            return 1;
-        }
-        double t1 = now();
-        printf("sweep: %zu configs (of %zu valid) of a 4096x4096 f32 row reduction on mi300x, "
-               "%d jobs: %.2f s wall (target < 60 s), %.1f configs/s, peak RSS %ld MB\n",
-               sw.n, sw.enumerated, jobs, t1 - t0, (double)sw.n / (t1 - t0), peak_rss_mb());
-        ls_sweep_free(&sw);
-    }
+    if ((!only || strstr("sweep", only)) && bench_sweep())
+        rc = 1;
     return rc;
 }

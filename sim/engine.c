@@ -379,6 +379,62 @@ static void issue_barrier(engine *e, sgstate *g, sgcold *c, wgstate *w, const ti
     }
 }
 
+/* A workgroup-memory access: the WGP's banks busy for its conflict
+ * degree (a promoted operand's copy or the reduction's buffer). */
+static inline int64_t issue_smem(engine *e, const sgstate *g, const tinst *in, ls_stage_stats *st,
+                                 int64_t t)
+{
+    int64_t deg =
+        in->promote
+            ? e->promote_degree[in->operand]
+                               [(in->kind == I_SMEM_LD) * e->plan->promote[in->operand].copy_loads +
+                                in->load]
+            : e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread + in->result];
+    int64_t *unit = &e->smem_free[g->wgp];
+    int64_t start = *unit > t ? *unit : t;
+    *unit = start + deg;
+    st->smem_accesses++;
+    st->smem_cycles += deg;
+    if (deg > st->smem_max_degree)
+        st->smem_max_degree = deg;
+    return start + deg + e->hw->smem_latency;
+}
+
+/* A subgroup's writes for one result slot, posted through L2 into the
+ * DRAM queue. */
+static inline int64_t issue_gstore(engine *e, const tinst *in, ls_stage_stats *st, int64_t t)
+{
+    int64_t bytes = in->store_bytes ? in->store_bytes
+                    : in->index     ? e->index_store_bytes
+                                    : e->store_bytes;
+    int64_t now = t << LS_TICK_SHIFT; /* t <= LS_MAX_SIM_CYCLES (push) */
+    e->dram_free = (e->dram_free > now ? e->dram_free : now) + (in->store_bytes ? in->store_ticks
+                                                                : in->index ? e->index_store_ticks
+                                                                            : e->store_ticks);
+    if (e->dram_free > LS_MAX_SIM_TICKS) { /* a store adds < 2^40 ticks */
+        e->dram_free = LS_MAX_SIM_TICKS;
+        e->clock_over = true;
+    }
+    st->global_bytes += bytes;
+    st->dram_bytes += bytes;
+    e->res->dram_bytes += bytes;
+    return t + e->hw->l2_latency;
+}
+
+/* For a recorder: this issue's share of the stage's figures. */
+static void record_issue(engine *e, const ls_stage_stats *st, sgstate *g, int64_t t, int64_t done,
+                         const tinst *in)
+{
+    e->rec_cost.bytes = st->global_bytes - e->rec_before.global_bytes;
+    e->rec_cost.dram_bytes = st->dram_bytes - e->rec_before.dram_bytes;
+    e->rec_cost.sectors = st->sectors - e->rec_before.sectors;
+    e->rec_cost.sector_hits = st->sector_hits - e->rec_before.sector_hits;
+    e->rec_cost.smem_cycles = st->smem_cycles - e->rec_before.smem_cycles;
+    e->rec_cost.l1_hits = st->l1_hits - e->rec_before.l1_hits;
+    e->rec_cost.mall_hits = st->mall_hits - e->rec_before.mall_hits;
+    record_slow(e, LS_REC_ISSUE, g, t, done, in);
+}
+
 static int64_t step(engine *e, int slot, int64_t t)
 {
     sgstate *g = &e->sgs[slot];
@@ -444,59 +500,17 @@ static int64_t step(engine *e, int slot, int64_t t)
     }
     case I_GLOAD: done = issue_gload(e, g, c, w, in, st, t); break;
     case I_SMEM_ST:
-    case I_SMEM_LD: {
-        int64_t deg =
-            in->promote ? e->promote_degree[in->operand][(in->kind == I_SMEM_LD) *
-                                                             e->plan->promote[in->operand].copy_loads +
-                                                         in->load]
-                        : e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread +
-                                         in->result];
-        int64_t *unit = &e->smem_free[g->wgp];
-        int64_t start = *unit > t ? *unit : t;
-        *unit = start + deg;
-        done = start + deg + hw->smem_latency;
-        st->smem_accesses++;
-        st->smem_cycles += deg;
-        if (deg > st->smem_max_degree)
-            st->smem_max_degree = deg;
-        break;
-    }
-    case I_GSTORE: {
-        if (in->writers > 0 && c->sg >= in->writers) { /* guarded off: a compare and a branch */
+    case I_SMEM_LD: done = issue_smem(e, g, in, st, t); break;
+    case I_GSTORE:
+        if (in->writers > 0 && c->sg >= in->writers) /* guarded off: a compare and a branch */
             done = t + hw->alu_latency;
-            break;
-        }
-        /* writes of this subgroup for one result slot, posted through L2 */
-        int64_t bytes = in->store_bytes ? in->store_bytes
-                        : in->index     ? e->index_store_bytes
-                                        : e->store_bytes;
-        int64_t now = t << LS_TICK_SHIFT; /* t <= LS_MAX_SIM_CYCLES (push) */
-        e->dram_free = (e->dram_free > now ? e->dram_free : now) +
-                       (in->store_bytes ? in->store_ticks
-                        : in->index     ? e->index_store_ticks
-                                        : e->store_ticks);
-        if (e->dram_free > LS_MAX_SIM_TICKS) { /* a store adds < 2^40 ticks */
-            e->dram_free = LS_MAX_SIM_TICKS;
-            e->clock_over = true;
-        }
-        st->global_bytes += bytes;
-        st->dram_bytes += bytes;
-        e->res->dram_bytes += bytes;
-        done = t + hw->l2_latency;
+        else
+            done = issue_gstore(e, in, st, t);
         break;
-    }
     case I_BARRIER: issue_barrier(e, g, c, w, in, st, t); return -1;
     }
-    if (e->recording) {
-        e->rec_cost.bytes = st->global_bytes - e->rec_before.global_bytes;
-        e->rec_cost.dram_bytes = st->dram_bytes - e->rec_before.dram_bytes;
-        e->rec_cost.sectors = st->sectors - e->rec_before.sectors;
-        e->rec_cost.sector_hits = st->sector_hits - e->rec_before.sector_hits;
-        e->rec_cost.smem_cycles = st->smem_cycles - e->rec_before.smem_cycles;
-        e->rec_cost.l1_hits = st->l1_hits - e->rec_before.l1_hits;
-        e->rec_cost.mall_hits = st->mall_hits - e->rec_before.mall_hits;
-        record_slow(e, LS_REC_ISSUE, g, t, done, in);
-    }
+    if (e->recording)
+        record_issue(e, st, g, t, done, in);
 issued:
     return retire(e, slot, g, t, done);
 }
@@ -607,6 +621,111 @@ static int64_t run_events(engine *e)
     return events;
 }
 
+/* The instructions' hot copy: operands, stage key, and the loop-back mark
+ * on each loop's last instruction. */
+static void hot_code(engine *e)
+{
+    e->hot = ls_xcalloc((size_t)e->ncode + 1, sizeof *e->hot);
+    for (int i = 0; i < e->ncode; i++) {
+        const tinst *in = &e->code[i];
+        /* the last instruction ends the subgroup, which dispatches the
+         * next workgroup: in the clock's order, so never in a run */
+        bool fast = in->kind == I_ALU && i + 1 < e->ncode;
+        stagekey k = {.stage = (int8_t)(fast ? in->span : -2), .waiting = false};
+        e->hot[i] = (hinst){{in->rd[0], in->rd[1], in->rd[2]}, in->wr, k.key, 0};
+    }
+    for (int l = 0; l < e->n_loops; l++)
+        if (e->loops[l].end > e->loops[l].begin)
+            e->hot[e->loops[l].end - 1].back = (int16_t)(l + 1);
+}
+
+/* The bytes the run's state takes (saturated at INT64_MAX): every resident
+ * subgroup's, each workgroup slot's, the request slots of the WGPs in use. */
+static int64_t state_bytes(const engine *e, const ls_hw *hw)
+{
+    int64_t sg_bytes = (int64_t)(sizeof(sgstate) + sizeof(sgcold)) + (int64_t)e->sb_stride * 8 + 32;
+    /* slots <= 100000 WGPs x 4096, subgroups <= 65536, the program < 2^31
+     * instructions: the product may pass int64 */
+    int64_t state;
+    if (!ls_mul_ok(e->nsub, sg_bytes, &state) ||
+        !ls_mul_ok(e->n_wg_slots, (int64_t)sizeof(wgstate) + state, &state))
+        state = INT64_MAX; /* saturated: only compared with the limit */
+    /* the request slots of every WGP in use (<= 100000 x 65536 x 8 bytes) */
+    int64_t used_wgps = e->n_wg_slots < hw->wgp_count ? e->n_wg_slots : hw->wgp_count;
+    int64_t slots_bytes = used_wgps * hw->mshrs_per_wgp * 8;
+    state = state > INT64_MAX - slots_bytes ? INT64_MAX : state + slots_bytes;
+    return state;
+}
+
+/* The run's state, after its size was checked. */
+static void alloc_state(engine *e, const ls_hw *hw)
+{
+    e->sched =
+        ls_xcalloc_aligned((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof *e->sched, 64);
+    e->shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
+    e->sfu_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
+    e->smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
+    e->wgs = ls_xcalloc((size_t)e->n_wg_slots, sizeof *e->wgs);
+    e->sgs = ls_xcalloc_aligned((size_t)(e->n_wg_slots * e->nsub), sizeof *e->sgs, 64);
+    e->sgc = ls_xcalloc_aligned((size_t)(e->n_wg_slots * e->nsub), sizeof *e->sgc, 64);
+    /* each subgroup's scoreboard: its live results' entries */
+    e->sb = ls_xcalloc_aligned((size_t)(e->n_wg_slots * e->nsub) * (size_t)e->sb_stride,
+                               sizeof *e->sb, 64);
+    for (int i = 0; i < e->n_wg_slots * e->nsub; i++)
+        e->sgs[i].sb = e->sb + (size_t)i * (size_t)e->sb_stride;
+}
+
+/* The result's totals after the last event: the cycles (the stores'
+ * drain counted), the times, the bandwidth, each stage's critical span. */
+static void finish_result(const engine *e, const ls_hw *hw, ls_sim_result *res)
+{
+    for (int k = 0; k < LS_STAGE_COUNT; k++)
+        res->instructions += res->stage[k].instructions;
+    /* The stores are posted: a subgroup is done when they reach the L2, but
+     * the DRAM queue may still hold them.  The run ends when it drains, so
+     * every byte counted as moved was moved inside the kernel's time and the
+     * reported bandwidth never exceeds the model's. */
+    int64_t drained = (e->dram_free + LS_TICK - 1) >> LS_TICK_SHIFT;
+    res->cycles = e->last_finish > drained ? e->last_finish : drained;
+    res->kernel_us = (double)res->cycles / (double)hw->clock_mhz;
+    res->launch_us = hw->launch_us;
+    res->time_us = res->kernel_us + res->launch_us;
+    res->dram_gbps = res->kernel_us > 0 ? (double)res->dram_bytes / (res->kernel_us * 1e3) : 0;
+    res->dram_fraction = res->dram_gbps / hw->dram_gbps;
+    /* a stage's spans on the critical subgroup: one, or a fused kernel's
+     * one per loop, summed */
+    for (int k = 0; k < e->nspans; k++)
+        if (e->crit_first[k] >= 0 && e->crit_last[k] >= e->crit_first[k])
+            res->stage[k % LS_STAGE_COUNT].critical_cycles += e->crit_last[k] - e->crit_first[k];
+}
+
+/* Everything the run allocated. */
+static void engine_free(engine *e, const ls_problem *p)
+{
+    free(e->sb);
+    free(e->hot);
+    free(e->code);
+    free(e->heap);
+    free(e->next_slot);
+    free(e->wheel);
+    free(e->sched);
+    free(e->shfl_free);
+    free(e->sfu_free);
+    free(e->smem_free);
+    free(e->wgs);
+    free(e->sgs);
+    free(e->sgc);
+    ls_engine_memory_free(e);
+    free(e->it_half);
+    free(e->it_ragged);
+    free(e->ivals);
+    free(e->ival_start);
+    free(e->ival_count);
+    free(e->smem_degree);
+    for (int k = 0; k < p->n_inputs; k++)
+        free(e->promote_degree[k]);
+}
+
 ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,
                         const ls_engine_opts *opts, ls_diag *diag)
 {
@@ -625,45 +744,14 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
      * anything is allocated */
     ls_engine_assign_scoreboard(&e, opts && opts->plain_scoreboard);
     e.sb_stride = e.sb_entries;
-    e.hot = ls_xcalloc((size_t)e.ncode + 1, sizeof *e.hot);
-    for (int i = 0; i < e.ncode; i++) {
-        const tinst *in = &e.code[i];
-        /* the last instruction ends the subgroup, which dispatches the
-         * next workgroup: in the clock's order, so never in a run */
-        bool fast = in->kind == I_ALU && i + 1 < e.ncode;
-        stagekey k = {.stage = (int8_t)(fast ? in->span : -2), .waiting = false};
-        e.hot[i] = (hinst){{in->rd[0], in->rd[1], in->rd[2]}, in->wr, k.key, 0};
-    }
-    for (int l = 0; l < e.n_loops; l++)
-        if (e.loops[l].end > e.loops[l].begin)
-            e.hot[e.loops[l].end - 1].back = (int16_t)(l + 1);
-    int64_t sg_bytes = (int64_t)(sizeof(sgstate) + sizeof(sgcold)) + (int64_t)e.sb_stride * 8 + 32;
-    /* slots <= 100000 WGPs x 4096, subgroups <= 65536, the program < 2^31
-     * instructions: the product may pass int64 */
-    int64_t state;
-    if (!ls_mul_ok(e.nsub, sg_bytes, &state) ||
-        !ls_mul_ok(e.n_wg_slots, (int64_t)sizeof(wgstate) + state, &state))
-        state = INT64_MAX; /* saturated: only compared with the limit */
-    /* the request slots of every WGP in use (<= 100000 x 65536 x 8 bytes) */
-    int64_t used_wgps = e.n_wg_slots < hw->wgp_count ? e.n_wg_slots : hw->wgp_count;
-    int64_t slots_bytes = used_wgps * hw->mshrs_per_wgp * 8;
-    state = state > INT64_MAX - slots_bytes ? INT64_MAX : state + slots_bytes;
+    hot_code(&e);
+    int64_t state = state_bytes(&e, hw);
     if (ls_engine_state_verdict(p, state, e.n_wg_slots, hw->wgp_count, occ, diag) != LS_OK) {
         free(e.hot);
         free(e.code);
         return diag->status;
     }
-    e.sched = ls_xcalloc_aligned((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof *e.sched, 64);
-    e.shfl_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
-    e.sfu_free = ls_xcalloc((size_t)(hw->wgp_count * hw->schedulers_per_wgp), sizeof(int64_t));
-    e.smem_free = ls_xcalloc((size_t)hw->wgp_count, sizeof(int64_t));
-    e.wgs = ls_xcalloc((size_t)e.n_wg_slots, sizeof *e.wgs);
-    e.sgs = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgs, 64);
-    e.sgc = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub), sizeof *e.sgc, 64);
-    /* each subgroup's scoreboard: its live results' entries */
-    e.sb = ls_xcalloc_aligned((size_t)(e.n_wg_slots * e.nsub) * (size_t)e.sb_stride, sizeof *e.sb, 64);
-    for (int i = 0; i < e.n_wg_slots * e.nsub; i++)
-        e.sgs[i].sb = e.sb + (size_t)i * (size_t)e.sb_stride;
+    alloc_state(&e, hw);
     ls_engine_precompute_loads(&e);
     ls_engine_iteration_table(&e);
     e.streaming = !(opts && opts->full_cache_walk) && ls_engine_streams(&e);
@@ -688,46 +776,8 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
     for (int w = 0; w < e.n_wg_slots; w++)
         dispatch(&e, w, (int)(w % hw->wgp_count), 0);
     res->events = run_events(&e);
-    for (int k = 0; k < LS_STAGE_COUNT; k++)
-        res->instructions += res->stage[k].instructions;
-    /* The stores are posted: a subgroup is done when they reach the L2, but
-     * the DRAM queue may still hold them.  The run ends when it drains, so
-     * every byte counted as moved was moved inside the kernel's time and the
-     * reported bandwidth never exceeds the model's. */
-    int64_t drained = (e.dram_free + LS_TICK - 1) >> LS_TICK_SHIFT;
-    res->cycles = e.last_finish > drained ? e.last_finish : drained;
-    res->kernel_us = (double)res->cycles / (double)hw->clock_mhz;
-    res->launch_us = hw->launch_us;
-    res->time_us = res->kernel_us + res->launch_us;
-    res->dram_gbps = res->kernel_us > 0 ? (double)res->dram_bytes / (res->kernel_us * 1e3) : 0;
-    res->dram_fraction = res->dram_gbps / hw->dram_gbps;
-    /* a stage's spans on the critical subgroup: one, or a fused kernel's
-     * one per loop, summed */
-    for (int k = 0; k < e.nspans; k++)
-        if (e.crit_first[k] >= 0 && e.crit_last[k] >= e.crit_first[k])
-            res->stage[k % LS_STAGE_COUNT].critical_cycles += e.crit_last[k] - e.crit_first[k];
-    free(e.sb);
-    free(e.hot);
-    free(e.code);
-    free(e.heap);
-    free(e.next_slot);
-    free(e.wheel);
-    free(e.sched);
-    free(e.shfl_free);
-    free(e.sfu_free);
-    free(e.smem_free);
-    free(e.wgs);
-    free(e.sgs);
-    free(e.sgc);
-    ls_engine_memory_free(&e);
-    free(e.it_half);
-    free(e.it_ragged);
-    free(e.ivals);
-    free(e.ival_start);
-    free(e.ival_count);
-    free(e.smem_degree);
-    for (int k = 0; k < p->n_inputs; k++)
-        free(e.promote_degree[k]);
+    finish_result(&e, hw, res);
+    engine_free(&e, p);
     if (e.clock_over)
         return ls_diag_set(diag, LS_ERR_LIMIT, p->file, p->line, p->col,
                            "the simulated run passes %lld cycles (the engine clock's limit, "

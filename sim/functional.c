@@ -441,6 +441,49 @@ static int64_t init_index(const ls_problem *p, const int64_t *out)
     return lin;
 }
 
+/* Result slot q of writer thread tid: its output element's value against
+ * the reference (the first mismatch into res and diag). */
+static void check_output(exec_state *s, ls_input_source in, const int64_t *wg_coord, int64_t tid,
+                         int64_t q, ls_functional_result *res, ls_diag *diag)
+{
+    const ls_problem *p = s->p;
+    ls_combiner k = p->combiner;
+    ls_elem_type t = p->acc_type;
+    int64_t out[LS_MAX_RANK];
+    int no;
+    if (!ls_func_output_of(s->d, p, s->slot_reg, tid, wg_coord, q, out, &no))
+        return;
+    ls_value v = s->res[tid * s->plan->results_per_thread + q];
+    ls_value ref;
+    double bound;
+    if (s->fast)
+        ls_ref_fast_output(p, s->seed_hash, s->strides, s->depth, out, &ref, &bound);
+    else if (s->body_fast)
+        reference_body(s, in, out, &ref, &bound);
+    else
+        ls_reference_output_depth(p, in, out, s->depth, s->fma != LS_FMA_NONE, &ref, &bound);
+    if (s->outputs)
+        s->outputs[init_index(p, out)] = v;
+    bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
+    res->exact_outputs +=
+        bound == 0 && ls_elem_type_is_float(t) && (k == LS_COMB_ADD || k == LS_COMB_MUL);
+    res->outputs_checked++;
+    if (!ok && res->mismatches++ == 0) {
+        memcpy(res->bad_output, out, sizeof out);
+        ls_value_format(v, t, res->bad_sim, sizeof res->bad_sim);
+        ls_value_format(ref, t, res->bad_ref, sizeof res->bad_ref);
+        char where[160];
+        size_t u = 0;
+        for (int i = 0; i < no && u < sizeof where; i++)
+            u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", i ? ", " : "",
+                                  (long long)out[i]);
+        ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
+                    "output [%s] computed by thread %lld is %s but the reference "
+                    "reduction gives %s (bound %g)",
+                    where, (long long)tid, res->bad_sim, res->bad_ref, bound);
+    }
+}
+
 static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                                const ls_func_point *stop, ls_functional_result *res,
                                ls_diag *diag)
@@ -511,42 +554,8 @@ static ls_status run_workgroup(exec_state *s, int64_t wg, ls_input_source in,
                 writer = false;
         if (!writer)
             continue;
-        for (int64_t q = 0; q < nres; q++) {
-            int64_t out[LS_MAX_RANK];
-            int no;
-            if (!ls_func_output_of(d, p, s->slot_reg, tid, wg_coord, q, out, &no))
-                continue;
-            ls_value v = s->res[tid * nres + q];
-            ls_value ref;
-            double bound;
-            if (s->fast)
-                ls_ref_fast_output(p, s->seed_hash, s->strides, s->depth, out, &ref, &bound);
-            else if (s->body_fast)
-                reference_body(s, in, out, &ref, &bound);
-            else
-                ls_reference_output_depth(p, in, out, s->depth, s->fma != LS_FMA_NONE, &ref,
-                                          &bound);
-            if (s->outputs)
-                s->outputs[init_index(p, out)] = v;
-            bool ok = ls_value_check(t, v, ref, bound, &res->max_error_bound_ratio);
-            res->exact_outputs += bound == 0 && ls_elem_type_is_float(t) &&
-                                  (k == LS_COMB_ADD || k == LS_COMB_MUL);
-            res->outputs_checked++;
-            if (!ok && res->mismatches++ == 0) {
-                memcpy(res->bad_output, out, sizeof out);
-                ls_value_format(v, t, res->bad_sim, sizeof res->bad_sim);
-                ls_value_format(ref, t, res->bad_ref, sizeof res->bad_ref);
-                char where[160];
-                size_t u = 0;
-                for (int i = 0; i < no && u < sizeof where; i++)
-                    u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", i ? ", " : "",
-                                          (long long)out[i]);
-                ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                            "output [%s] computed by thread %lld is %s but the reference "
-                            "reduction gives %s (bound %g)",
-                            where, (long long)tid, res->bad_sim, res->bad_ref, bound);
-            }
-        }
+        for (int64_t q = 0; q < nres; q++)
+            check_output(s, in, wg_coord, tid, q, res, diag);
     }
     res->workgroups_run++;
     return LS_OK;

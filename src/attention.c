@@ -174,6 +174,96 @@ ls_status ls_attention_build_seeded(const ls_module *m, const ls_module_attentio
     return build(m, ma, t, seeds, a, diag);
 }
 
+/* The attention's tiles, sizes and matmul configs from the configs the
+ * user gave (the op's lowering_config, its decomposition_config's qk_attrs
+ * and pv_attrs, the translation_info), each field honoured or rejected. */
+static ls_status from_config(const ls_module_attention *ma, const ls_dop *o, ls_attention *a,
+                             ls_lowering_config *qk, ls_lowering_config *pv, ls_diag *diag)
+{
+    const ls_attention_dims *ad = &a->dims;
+    const char *missing = !ma->has_config              ? "a lowering_config"
+                          : !ma->has_qk && !ma->has_pv ? "a decomposition_config"
+                          : !ma->has_qk                ? "a qk_attrs lowering_config"
+                                                       : "a pv_attrs lowering_config";
+    if (!ma->has_config || !ma->has_qk || !ma->has_pv)
+        return ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
+                           "%s has %s but not %s: IREE lays attention out from its "
+                           "lowering_config (the tiles) and the decomposition_config's "
+                           "qk_attrs and pv_attrs lowering_configs (the two matmuls' "
+                           "layouts); give all three, or none for IREE's default",
+                           a->name, ma->has_config ? "a lowering_config" : "a decomposition_config",
+                           missing);
+    if (!ma->has_ti || !ma->ti.has_workgroup_size || !ma->ti.has_subgroup_size)
+        return ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
+                           "%s has a config but no translation_info with workgroup_size and "
+                           "subgroup_size, which its bases must cover",
+                           a->name);
+    const ls_lowering_config *c = &ma->config;
+    /* what the op's own config may say: never a field dropped */
+    /* promote_operands on the op is read, and is a no-op for inputs:
+     * the VectorDistribute pipeline runs GPUPromoteMatmulOperands with
+     * skipOperandPromotion (LLVMGPU/Passes.cpp), which skips DPS inputs
+     * (Common/GPU/GPUPromoteMatmulOperands.cpp) */
+    if (c->thread.present || c->lane_basis.present || c->subgroup_basis.present || c->n_ignored > 0)
+        return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->line, c->col,
+                           "%s's lowering_config: IREE's attention reads workgroup, "
+                           "partial_reduction, reduction and promote_operands there (thread "
+                           "tiles and bases belong in the decomposition_config's qk_attrs and "
+                           "pv_attrs)",
+                           a->name);
+    a->op_promote = c->promote_operands.present;
+    for (int i = 0; i < c->promote_operands.n; i++)
+        if (c->promote_operands.v[i] < 0 || c->promote_operands.v[i] >= o->n_inputs)
+            return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->promote_operands.line,
+                               c->promote_operands.col,
+                               "%s's promote_operands names operand %lld, which is not one of "
+                               "its %d inputs: GPUPromoteMatmulOperands would promote it "
+                               "(only inputs are skipped), and lanescope does not lay that "
+                               "out",
+                               a->name, (long long)c->promote_operands.v[i], o->n_inputs);
+    for (int i = 0; i < a->rank; i++) {
+        bool k2 = ls_att_dim_in(ad->k2, ad->n_k2, i), k1 = ls_att_dim_in(ad->k1, ad->n_k1, i);
+        int64_t pr = i < c->partial_reduction.n ? c->partial_reduction.v[i] : 0;
+        int64_t rl = i < c->reduction.n ? c->reduction.v[i] : 0;
+        int64_t wg = i < c->workgroup.n ? c->workgroup.v[i] : 0;
+        if ((!k2 && (pr || rl)) || ((k1 || k2) && wg))
+            return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->line, c->col,
+                               "%s's lowering_config tiles d%d (%s) at the %s level: IREE's "
+                               "attention configs tile B, M and N per workgroup and K2 at a "
+                               "reduction level, and lanescope lays out nothing else",
+                               a->name, i,
+                               k1   ? "K1"
+                               : k2 ? "K2"
+                                    : "a parallel dim",
+                               wg && (k1 || k2) ? "workgroup"
+                               : pr             ? "partial_reduction"
+                                                : "reduction");
+    }
+    bool any_partial = false, any_serial = false;
+    for (int i = 0; i < ad->n_k2; i++) {
+        int k = ad->k2[i];
+        int64_t pr = k < c->partial_reduction.n ? c->partial_reduction.v[k] : 0;
+        int64_t rl = k < c->reduction.n ? c->reduction.v[k] : 0;
+        any_partial |= pr > 0;
+        any_serial |= rl > 0;
+        a->k2_tile[k] = pr > 0 ? pr : rl;
+    }
+    if (any_partial == any_serial)
+        return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->line, c->col,
+                           "%s's lowering_config tiles K2 at %s: IREE's attention configs "
+                           "tile it at exactly one of partial_reduction and reduction",
+                           a->name, any_partial ? "both levels" : "neither level");
+    a->partial = any_partial;
+    for (int i = 0; i < a->rank; i++)
+        a->workgroup[i] = i < c->workgroup.n ? c->workgroup.v[i] : 0;
+    a->workgroup_size =
+        ma->ti.workgroup_size[0] * ma->ti.workgroup_size[1] * ma->ti.workgroup_size[2];
+    a->subgroup_size = ma->ti.subgroup_size;
+    *qk = ma->qk;
+    *pv = ma->pv;
+    return LS_OK;
+}
+
 static ls_status build(const ls_module *m, const ls_module_attention *ma, const ls_target *t,
                        const ls_attention_seeds *seeds, ls_attention *a, ls_diag *diag)
 {
@@ -210,83 +300,9 @@ static ls_status build(const ls_module *m, const ls_module_attention *ma, const 
         if (st)
             return st;
     } else {
-        const char *missing = !ma->has_config            ? "a lowering_config"
-                              : !ma->has_qk && !ma->has_pv ? "a decomposition_config"
-                              : !ma->has_qk                ? "a qk_attrs lowering_config"
-                                                           : "a pv_attrs lowering_config";
-        if (!ma->has_config || !ma->has_qk || !ma->has_pv)
-            return ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
-                               "%s has %s but not %s: IREE lays attention out from its "
-                               "lowering_config (the tiles) and the decomposition_config's "
-                               "qk_attrs and pv_attrs lowering_configs (the two matmuls' "
-                               "layouts); give all three, or none for IREE's default",
-                               a->name, ma->has_config ? "a lowering_config" : "a decomposition_config",
-                               missing);
-        if (!ma->has_ti || !ma->ti.has_workgroup_size || !ma->ti.has_subgroup_size)
-            return ls_diag_set(diag, LS_ERR_INVALID, a->file, a->line, a->col,
-                               "%s has a config but no translation_info with workgroup_size and "
-                               "subgroup_size, which its bases must cover",
-                               a->name);
-        const ls_lowering_config *c = &ma->config;
-        /* what the op's own config may say: never a field dropped */
-        /* promote_operands on the op is read, and is a no-op for inputs:
-         * the VectorDistribute pipeline runs GPUPromoteMatmulOperands with
-         * skipOperandPromotion (LLVMGPU/Passes.cpp), which skips DPS inputs
-         * (Common/GPU/GPUPromoteMatmulOperands.cpp) */
-        if (c->thread.present || c->lane_basis.present || c->subgroup_basis.present ||
-            c->n_ignored > 0)
-            return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->line, c->col,
-                               "%s's lowering_config: IREE's attention reads workgroup, "
-                               "partial_reduction, reduction and promote_operands there (thread "
-                               "tiles and bases belong in the decomposition_config's qk_attrs and "
-                               "pv_attrs)",
-                               a->name);
-        a->op_promote = c->promote_operands.present;
-        for (int i = 0; i < c->promote_operands.n; i++)
-            if (c->promote_operands.v[i] < 0 || c->promote_operands.v[i] >= o->n_inputs)
-                return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->promote_operands.line,
-                                   c->promote_operands.col,
-                                   "%s's promote_operands names operand %lld, which is not one of "
-                                   "its %d inputs: GPUPromoteMatmulOperands would promote it "
-                                   "(only inputs are skipped), and lanescope does not lay that "
-                                   "out",
-                                   a->name, (long long)c->promote_operands.v[i], o->n_inputs);
-        for (int i = 0; i < a->rank; i++) {
-            bool k2 = ls_att_dim_in(ad->k2, ad->n_k2, i), k1 = ls_att_dim_in(ad->k1, ad->n_k1, i);
-            int64_t pr = i < c->partial_reduction.n ? c->partial_reduction.v[i] : 0;
-            int64_t rl = i < c->reduction.n ? c->reduction.v[i] : 0;
-            int64_t wg = i < c->workgroup.n ? c->workgroup.v[i] : 0;
-            if ((!k2 && (pr || rl)) || ((k1 || k2) && wg))
-                return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->line, c->col,
-                                   "%s's lowering_config tiles d%d (%s) at the %s level: IREE's "
-                                   "attention configs tile B, M and N per workgroup and K2 at a "
-                                   "reduction level, and lanescope lays out nothing else",
-                                   a->name, i, k1 ? "K1" : k2 ? "K2" : "a parallel dim",
-                                   wg && (k1 || k2) ? "workgroup" : pr ? "partial_reduction"
-                                                                        : "reduction");
-        }
-        bool any_partial = false, any_serial = false;
-        for (int i = 0; i < ad->n_k2; i++) {
-            int k = ad->k2[i];
-            int64_t pr = k < c->partial_reduction.n ? c->partial_reduction.v[k] : 0;
-            int64_t rl = k < c->reduction.n ? c->reduction.v[k] : 0;
-            any_partial |= pr > 0;
-            any_serial |= rl > 0;
-            a->k2_tile[k] = pr > 0 ? pr : rl;
-        }
-        if (any_partial == any_serial)
-            return ls_diag_set(diag, LS_ERR_INVALID, a->file, c->line, c->col,
-                               "%s's lowering_config tiles K2 at %s: IREE's attention configs "
-                               "tile it at exactly one of partial_reduction and reduction",
-                               a->name, any_partial ? "both levels" : "neither level");
-        a->partial = any_partial;
-        for (int i = 0; i < a->rank; i++)
-            a->workgroup[i] = i < c->workgroup.n ? c->workgroup.v[i] : 0;
-        a->workgroup_size = ma->ti.workgroup_size[0] * ma->ti.workgroup_size[1] *
-                            ma->ti.workgroup_size[2];
-        a->subgroup_size = ma->ti.subgroup_size;
-        qk = ma->qk;
-        pv = ma->pv;
+        ls_status st = from_config(ma, o, a, &qk, &pv, diag);
+        if (st)
+            return st;
     }
     ls_status st = matmul(a, true, &qk, &a->qk, diag);
     if (!st)

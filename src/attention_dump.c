@@ -78,6 +78,62 @@ static void reduce_of(ls_att_plan_reduce *r, const char *what, const char *kind,
     r->subgroup_reduces = values * ls_att_reduction_ops(red);
 }
 
+/* The reductions of a K2 step and of the merge after the loop: each one's
+ * combines, its subgroup reduces and workgroup-memory buffer (s: the
+ * scores' dims, st: the carried max's and sum's, acc: the accumulator's),
+ * with the barriers and exp2s they bring. */
+static void plan_reductions(ls_att_plan *out, const ls_attention *a, const ls_att_kernel *k,
+                            const dimlist *s, const dimlist *st, const dimlist *acc, int64_t eb)
+{
+    const ls_attention_dims *ad = &a->dims;
+    const ls_plan *pl = out->plan;
+    int64_t rows = k->rows, slots = k->slots, nloc = k->nloc;
+    /* S: the contraction over K1, its source S's dims then K1's */
+    dimlist sk = *s;
+    push(&sk, ad->k1, ad->n_k1);
+    ls_att_plan_reduce *r = &out->step[out->n_step++];
+    reduce_of(r, "S", "add", out->scores, out->scores * k->k1loc, &k->k1_red);
+    buffer_of(r, &a->qk, &sk, ad->k1, ad->n_k1, eb);
+    dimlist sk2 = *st, acck2 = *acc;
+    push(&sk2, ad->k2, ad->n_k2);
+    push(&acck2, ad->k2, ad->n_k2);
+    if (!a->partial) { /* each step reduces the max, sum and PV over K2 */
+        r = &out->step[out->n_step++];
+        reduce_of(r, "max", "maximumf", rows, rows * (slots - 1), &k->qk2_red);
+        buffer_of(r, &a->qk, &sk2, ad->k2, ad->n_k2, eb);
+        r = &out->step[out->n_step++];
+        reduce_of(r, "sum", "add", rows, rows * (slots - 1), &k->qk2_red);
+        buffer_of(r, &a->qk, &sk2, ad->k2, ad->n_k2, eb);
+        r = &out->step[out->n_step++];
+        reduce_of(r, "acc", "add", rows * nloc, rows * nloc * slots, &k->pv2_red);
+        buffer_of(r, &a->pv, &acck2, ad->k2, ad->n_k2, eb);
+        out->exp2_step = rows + out->scores;
+    } else { /* mergeReductions over the partials (K2 dims in front) */
+        out->exp2_step = 2 * out->scores;
+        r = &out->merge[out->n_merge++];
+        reduce_of(r, "max", "maximumf", rows, rows * (slots - 1), &k->qk2_red);
+        buffer_of(r, &a->qk, st, ad->k2, ad->n_k2, eb);
+        if (k->sum_merge) {
+            r = &out->merge[out->n_merge++];
+            reduce_of(r, "sum", "add", rows, 2 * rows * slots, &k->qk2_red);
+            buffer_of(r, &a->qk, st, ad->k2, ad->n_k2, eb);
+        }
+        r = &out->merge[out->n_merge++];
+        reduce_of(r, "acc", "add", rows * nloc, 2 * rows * nloc * slots, &k->pv2_red);
+        buffer_of(r, &a->pv, acc, ad->k2, ad->n_k2, eb);
+        out->exp2_merge = out->scores;
+    }
+    out->barriers_step = pl->n_promoted > 0 ? 2 : 0;
+    for (int i = 0; i < out->n_step; i++) {
+        out->subgroup_reduces_step += out->step[i].subgroup_reduces;
+        out->barriers_step += out->step[i].buffer_rank ? 2 : 0;
+    }
+    for (int i = 0; i < out->n_merge; i++) {
+        out->subgroup_reduces_merge += out->merge[i].subgroup_reduces;
+        out->barriers_merge += out->merge[i].buffer_rank ? 2 : 0;
+    }
+}
+
 void ls_att_plan_of(const ls_module *m, const ls_module_attention *ma, const ls_att_view *v,
                     ls_att_plan *out)
 {
@@ -142,50 +198,7 @@ void ls_att_plan_of(const ls_module *m, const ls_module_attention *ma, const ls_
     out->chain = k->k1loc;
     out->mask_ops = k->mask_in >= 0 ? 2 : k->mask_computed ? k->mask_alu + k->mask_sfu + 2 : 0;
 
-    /* S: the contraction over K1, its source S's dims then K1's */
-    dimlist sk = s;
-    push(&sk, ad->k1, ad->n_k1);
-    ls_att_plan_reduce *r = &out->step[out->n_step++];
-    reduce_of(r, "S", "add", out->scores, out->scores * k->k1loc, &k->k1_red);
-    buffer_of(r, &a->qk, &sk, ad->k1, ad->n_k1, eb);
-    dimlist sk2 = st, acck2 = acc;
-    push(&sk2, ad->k2, ad->n_k2);
-    push(&acck2, ad->k2, ad->n_k2);
-    if (!a->partial) { /* each step reduces the max, sum and PV over K2 */
-        r = &out->step[out->n_step++];
-        reduce_of(r, "max", "maximumf", rows, rows * (slots - 1), &k->qk2_red);
-        buffer_of(r, &a->qk, &sk2, ad->k2, ad->n_k2, eb);
-        r = &out->step[out->n_step++];
-        reduce_of(r, "sum", "add", rows, rows * (slots - 1), &k->qk2_red);
-        buffer_of(r, &a->qk, &sk2, ad->k2, ad->n_k2, eb);
-        r = &out->step[out->n_step++];
-        reduce_of(r, "acc", "add", rows * nloc, rows * nloc * slots, &k->pv2_red);
-        buffer_of(r, &a->pv, &acck2, ad->k2, ad->n_k2, eb);
-        out->exp2_step = rows + out->scores;
-    } else { /* mergeReductions over the partials (K2 dims in front) */
-        out->exp2_step = 2 * out->scores;
-        r = &out->merge[out->n_merge++];
-        reduce_of(r, "max", "maximumf", rows, rows * (slots - 1), &k->qk2_red);
-        buffer_of(r, &a->qk, &st, ad->k2, ad->n_k2, eb);
-        if (k->sum_merge) {
-            r = &out->merge[out->n_merge++];
-            reduce_of(r, "sum", "add", rows, 2 * rows * slots, &k->qk2_red);
-            buffer_of(r, &a->qk, &st, ad->k2, ad->n_k2, eb);
-        }
-        r = &out->merge[out->n_merge++];
-        reduce_of(r, "acc", "add", rows * nloc, 2 * rows * nloc * slots, &k->pv2_red);
-        buffer_of(r, &a->pv, &acc, ad->k2, ad->n_k2, eb);
-        out->exp2_merge = out->scores;
-    }
-    out->barriers_step = pl->n_promoted > 0 ? 2 : 0;
-    for (int i = 0; i < out->n_step; i++) {
-        out->subgroup_reduces_step += out->step[i].subgroup_reduces;
-        out->barriers_step += out->step[i].buffer_rank ? 2 : 0;
-    }
-    for (int i = 0; i < out->n_merge; i++) {
-        out->subgroup_reduces_merge += out->merge[i].subgroup_reduces;
-        out->barriers_merge += out->merge[i].buffer_rank ? 2 : 0;
-    }
+    plan_reductions(out, a, k, &s, &st, &acc, eb);
     out->store_vectors = k->store_vectors;
     out->store_width = rows * nloc / k->store_vectors;
     snprintf(out->out_elem, sizeof out->out_elem, "%s", res->elem);

@@ -395,6 +395,54 @@ static void builder_init(builder *b, importer *im, const region *r, const operan
     memset(body, 0, sizeof *body);
 }
 
+/* The value a generic's body folds into init res: the yield's defining
+ * op must be a combiner (p->combiner) of the init argument and that value,
+ * which is compiled (its instruction index, -1 after an error). */
+static int combined_value(builder *b, const region *r, int n_ins, int res, int n_outs,
+                          ls_problem *p)
+{
+    b->out_arg = r->arg[n_ins + res];
+    /* before the combiner's shape: an argmax's index is a select */
+    for (int j = 0; j < n_outs; j++) {
+        bool seen[MAX_STMTS] = {false};
+        if (j != res && reads_arg(r, r->yield[res], r->arg[n_ins + j], seen)) {
+            coupled(b, j, r->yield_line, r->yield_col);
+            return -1;
+        }
+    }
+    const stmt *c = ls_imp_def_of(r, r->yield[res]);
+    if (c == NULL) {
+        fail_at(b, r->yield_line, r->yield_col, LS_ERR_INVALID,
+                "the yielded value %s is not computed in the body", r->yield[res]);
+        return -1;
+    }
+    if (!ls_combiner_from_op(c->op, &p->combiner)) {
+        fail_at(b, c->line, c->col, LS_ERR_INVALID,
+                "the yielded value comes from %s, which is not a combining op (addf/addi, "
+                "mulf/muli, min/max variants, andi, ori, xori)",
+                c->op);
+        return -1;
+    }
+    if (c->n_args != 2) {
+        fail_at(b, c->line, c->col, LS_ERR_INVALID, "%s has %d operands; expected 2", c->op,
+                c->n_args);
+        return -1;
+    }
+    if (!fastmath_ok(b, c))
+        return -1;
+    int side = strcmp(c->args[1], b->out_arg) == 0   ? 1
+               : strcmp(c->args[0], b->out_arg) == 0 ? 0
+                                                     : -1;
+    if (side < 0) {
+        fail_at(b, c->line, c->col, LS_ERR_INVALID,
+                "%s does not combine with the init argument %s; not a reduction lanescope "
+                "models",
+                c->op, b->out_arg);
+        return -1;
+    }
+    return value(b, c->args[1 - side], c->line, c->col, 0);
+}
+
 bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list *ins,
                               int in_map[][LS_MAX_RANK], const int *in_map_n,
                               int64_t in_scale[][LS_MAX_RANK], int64_t in_shape[][LS_MAX_RANK],
@@ -425,46 +473,7 @@ bool ls_imp_compile_reduction(importer *im, const region *r, const operand_list 
                     r->n_args, r->n_yield, ins->n, n_outs, n_outs == 1 ? "" : "s");
             goto done;
         }
-        b->out_arg = r->arg[ins->n + res];
-        /* before the combiner's shape: an argmax's index is a select */
-        for (int j = 0; j < n_outs; j++) {
-            bool seen[MAX_STMTS] = {false};
-            if (j != res && reads_arg(r, r->yield[res], r->arg[ins->n + j], seen)) {
-                coupled(b, j, r->yield_line, r->yield_col);
-                goto done;
-            }
-        }
-        const stmt *c = ls_imp_def_of(r, r->yield[res]);
-        if (c == NULL) {
-            fail_at(b, r->yield_line, r->yield_col, LS_ERR_INVALID,
-                    "the yielded value %s is not computed in the body", r->yield[res]);
-            goto done;
-        }
-        if (!ls_combiner_from_op(c->op, &p->combiner)) {
-            fail_at(b, c->line, c->col, LS_ERR_INVALID,
-                    "the yielded value comes from %s, which is not a combining op (addf/addi, "
-                    "mulf/muli, min/max variants, andi, ori, xori)",
-                    c->op);
-            goto done;
-        }
-        if (c->n_args != 2) {
-            fail_at(b, c->line, c->col, LS_ERR_INVALID, "%s has %d operands; expected 2", c->op,
-                    c->n_args);
-            goto done;
-        }
-        if (!fastmath_ok(b, c))
-            goto done;
-        int side = strcmp(c->args[1], b->out_arg) == 0   ? 1
-                   : strcmp(c->args[0], b->out_arg) == 0 ? 0
-                                                          : -1;
-        if (side < 0) {
-            fail_at(b, c->line, c->col, LS_ERR_INVALID,
-                    "%s does not combine with the init argument %s; not a reduction lanescope "
-                    "models",
-                    c->op, b->out_arg);
-            goto done;
-        }
-        root = value(b, c->args[1 - side], c->line, c->col, 0);
+        root = combined_value(b, r, ins->n, res, n_outs, p);
     }
     if (root < 0)
         goto done;

@@ -74,40 +74,15 @@ int ls_imp_find_producer(const ls_dispatch *d, const char *value, int *result)
     return -1;
 }
 
-/* Append one linalg op.  maps[k] (NULL: none known) gives operand k's
- * indexing map; the loop bounds come from the operand shapes through them. */
-ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int rank,
-                       const bool *red, const ls_affine_map *const *maps,
-                       const operand_list *ins, const operand_list *outs, const region *r,
-                       const char *result, const char *text_at)
+/* The op's operands: names, producers, types and maps; the op's sizes
+ * from the first operand dim each loop indexes (--dim for a '?'), and the
+ * operand dims --dim binds.  True when an input's map has a non-dim
+ * (strided) result. */
+static bool dop_operands(importer *im, ls_dispatch *d, ls_dop *o, const operand_list *ins,
+                         const operand_list *outs, const ls_affine_map *const *maps)
 {
-    ls_dispatch *d = ls_imp_cur_dispatch(im, line, col);
-    if (d == NULL)
-        return NULL;
-    if (d->n_ops >= LS_DISPATCH_MAX_OPS) {
-        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
-                    "more than %d linalg ops in function @%s", LS_DISPATCH_MAX_OPS, d->func);
-        return NULL;
-    }
-    if (rank > LS_MAX_RANK || ins->n + outs->n > LS_DISPATCH_MAX_OPERANDS)
-        return NULL; /* the problem import reports the limit */
-    ls_dop *o = &d->ops[d->n_ops];
-    memset(o, 0, sizeof *o);
-    snprintf(o->kind, sizeof o->kind, "%s", kind);
-    o->line = line;
-    o->col = col;
-    o->rank = rank;
-    o->problem = -1;
-    o->in_forall = im->forall_begin && text_at >= im->forall_begin && text_at <= im->forall_end;
-    snprintf(o->result, sizeof o->result, "%s", result ? result : "");
-    o->n_inputs = ins->n;
-    o->n_inits = outs->n;
-    bool any_red = false, complex_in = false;
-    for (int i = 0; i < rank; i++) {
-        o->is_reduction[i] = red[i];
-        o->size[i] = 0;
-        any_red |= red[i];
-    }
+    int rank = o->rank;
+    bool complex_in = false;
     for (int k = 0; k < ins->n + outs->n; k++) {
         const operand_list *l = k < ins->n ? ins : outs;
         int j0 = k < ins->n ? k : k - ins->n;
@@ -145,54 +120,55 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
             if (od->dims[j] == LS_DYN && od->map[j] >= 0)
                 od->dims[j] = o->size[od->map[j]];
     }
-    o->is_fill = strcmp(kind, "linalg.fill") == 0;
-    /* linalg::isaConvolutionOpInterface wants an image and a filter: a
-     * single-input reduction with a strided map is a (strided) reduction. */
-    o->is_conv = ls_imp_is_conv_name(kind) || (any_red && complex_in && ins->n >= 2);
-    /* checkSingleCombiner */
-    o->combiner_ok = true;
-    if (any_red && r) {
-        bool found = false;
-        for (int k = 0; k < outs->n && o->combiner_ok; k++) {
-            if (ls_imp_single_combiner(r, ins->n, k)) {
-                o->reduced_inits++;
-                if (found) {
-                    o->combiner_ok = false;
-                    snprintf(o->combiner_why, sizeof o->combiner_why,
-                             "more than one init is reduced (one combiner per op is supported)");
-                }
-                found = true;
-                continue;
-            }
-            const ls_dop_operand *init = &o->operand[ins->n + k];
-            bool identity = init->map_n == rank;
-            for (int j = 0; j < init->map_n && identity; j++)
-                identity = init->map[j] == j;
-            if (!identity) {
-                char value[sizeof init->value];
-                memcpy(value, init->value, sizeof value);
+    return complex_in;
+}
+
+/* IREE's checkSingleCombiner: exactly one init reduced by a single
+ * combining op; any other init's map the identity.  o->combiner_why says
+ * why not. */
+static void dop_check_combiner(ls_dop *o, const region *r, int n_ins, int n_outs)
+{
+    int rank = o->rank;
+    bool found = false;
+    for (int k = 0; k < n_outs && o->combiner_ok; k++) {
+        if (ls_imp_single_combiner(r, n_ins, k)) {
+            o->reduced_inits++;
+            if (found) {
                 o->combiner_ok = false;
                 snprintf(o->combiner_why, sizeof o->combiner_why,
-                         "init %s is not reduced by a single combining op, and its indexing "
-                         "map is not the identity",
-                         value);
+                         "more than one init is reduced (one combiner per op is supported)");
             }
+            found = true;
+            continue;
         }
-        if (o->combiner_ok && !found) {
+        const ls_dop_operand *init = &o->operand[n_ins + k];
+        bool identity = init->map_n == rank;
+        for (int j = 0; j < init->map_n && identity; j++)
+            identity = init->map[j] == j;
+        if (!identity) {
+            char value[sizeof init->value];
+            memcpy(value, init->value, sizeof value);
             o->combiner_ok = false;
             snprintf(o->combiner_why, sizeof o->combiner_why,
-                     "no init is reduced by a single combining op (its chain from the init "
-                     "to the yield is longer, or the init is used twice)");
+                     "init %s is not reduced by a single combining op, and its indexing "
+                     "map is not the identity",
+                     value);
         }
     }
-    if (!any_red && r && ins->n == 1 && outs->n == 1 && r->n_stmts == 1 && r->n_yield == 1 &&
-        r->n_args >= 1) {
-        const stmt *c = &r->stmts[0];
-        o->is_bit_extend = ls_imp_is_ext_op(c->op) && c->n_args == 1 &&
-                           strcmp(c->args[0], r->arg[0]) == 0 && strcmp(r->yield[0], c->res) == 0;
+    if (o->combiner_ok && !found) {
+        o->combiner_ok = false;
+        snprintf(o->combiner_why, sizeof o->combiner_why,
+                 "no init is reduced by a single combining op (its chain from the init "
+                 "to the yield is longer, or the init is used twice)");
     }
+}
+
+/* Every operand map a projected permutation of the loops (no repeated or
+ * non-dim result), as a contraction's must be. */
+static bool dop_projected(const ls_dop *o, const ls_affine_map *const *maps)
+{
     bool projected = true;
-    for (int k = 0; k < ins->n + outs->n; k++) {
+    for (int k = 0; k < o->n_inputs + o->n_inits; k++) {
         const ls_dop_operand *od = &o->operand[k];
         bool used[LS_MAX_RANK] = {false};
         for (int j = 0; j < od->map_n; j++) {
@@ -204,9 +180,59 @@ ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int ra
         if (maps == NULL || maps[k] == NULL)
             projected = false;
     }
-    o->is_contraction = ins->n == 2 && outs->n == 1 && any_red && projected && r &&
+    return projected;
+}
+
+/* Append one linalg op.  maps[k] (NULL: none known) gives operand k's
+ * indexing map; the loop bounds come from the operand shapes through them. */
+ls_dop *ls_imp_add_dop(importer *im, const char *kind, int line, int col, int rank, const bool *red,
+                       const ls_affine_map *const *maps, const operand_list *ins,
+                       const operand_list *outs, const region *r, const char *result,
+                       const char *text_at)
+{
+    ls_dispatch *d = ls_imp_cur_dispatch(im, line, col);
+    if (d == NULL)
+        return NULL;
+    if (d->n_ops >= LS_DISPATCH_MAX_OPS) {
+        ls_diag_set(im->diag, LS_ERR_LIMIT, im->file, line, col,
+                    "more than %d linalg ops in function @%s", LS_DISPATCH_MAX_OPS, d->func);
+        return NULL;
+    }
+    if (rank > LS_MAX_RANK || ins->n + outs->n > LS_DISPATCH_MAX_OPERANDS)
+        return NULL; /* the problem import reports the limit */
+    ls_dop *o = &d->ops[d->n_ops];
+    memset(o, 0, sizeof *o);
+    snprintf(o->kind, sizeof o->kind, "%s", kind);
+    o->line = line;
+    o->col = col;
+    o->rank = rank;
+    o->problem = -1;
+    o->in_forall = im->forall_begin && text_at >= im->forall_begin && text_at <= im->forall_end;
+    snprintf(o->result, sizeof o->result, "%s", result ? result : "");
+    o->n_inputs = ins->n;
+    o->n_inits = outs->n;
+    bool any_red = false;
+    for (int i = 0; i < rank; i++) {
+        o->is_reduction[i] = red[i];
+        o->size[i] = 0;
+        any_red |= red[i];
+    }
+    bool complex_in = dop_operands(im, d, o, ins, outs, maps);
+    o->is_fill = strcmp(kind, "linalg.fill") == 0;
+    /* linalg::isaConvolutionOpInterface wants an image and a filter: a
+     * single-input reduction with a strided map is a (strided) reduction. */
+    o->is_conv = ls_imp_is_conv_name(kind) || (any_red && complex_in && ins->n >= 2);
+    o->combiner_ok = true;
+    if (any_red && r)
+        dop_check_combiner(o, r, ins->n, outs->n);
+    if (!any_red && r && ins->n == 1 && outs->n == 1 && r->n_stmts == 1 && r->n_yield == 1 &&
+        r->n_args >= 1) {
+        const stmt *c = &r->stmts[0];
+        o->is_bit_extend = ls_imp_is_ext_op(c->op) && c->n_args == 1 &&
+                           strcmp(c->args[0], r->arg[0]) == 0 && strcmp(r->yield[0], c->res) == 0;
+    }
+    o->is_contraction = ins->n == 2 && outs->n == 1 && any_red && dop_projected(o, maps) && r &&
                         ls_imp_contraction_body(r);
     d->n_ops++;
     return o;
 }
-

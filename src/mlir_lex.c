@@ -84,7 +84,8 @@ static bool non_ascii_symbol(ls_lexer *lx)
     return true;
 }
 
-void ls_lex_next(ls_lexer *lx)
+/* Past white space and // comments. */
+static void skip_space(ls_lexer *lx)
 {
     for (;;) {
         int c = peekc(lx, 0);
@@ -97,6 +98,100 @@ void ls_lex_next(ls_lexer *lx)
             break;
         }
     }
+}
+
+/* A sigil's name: #attr, %value (%3#1: result 1), ^block, @symbol or
+ * @"quoted", !type.  False after an error (t->len set). */
+static bool lex_sigil(ls_lexer *lx, int c, size_t start)
+{
+    ls_token *t = &lx->tok;
+    advance(lx);
+    if (c == '@' && peekc(lx, 0) == '"') {
+        advance(lx);
+        while (peekc(lx, 0) != -1 && peekc(lx, 0) != '"' && peekc(lx, 0) != '\n')
+            advance(lx);
+        if (peekc(lx, 0) != '"') {
+            lex_error(lx, t->line, t->col, "unterminated quoted symbol name");
+            t->len = lx->pos - start;
+            return false;
+        }
+        advance(lx);
+    } else {
+        while (is_id_char(peekc(lx, 0)) || peekc(lx, 0) == '-')
+            advance(lx);
+        /* %3#1 names result 1 of a multi-result op. */
+        if (c == '%' && peekc(lx, 0) == '#' && isdigit(peekc(lx, 1))) {
+            advance(lx);
+            while (isdigit(peekc(lx, 0)))
+                advance(lx);
+        }
+    }
+    t->kind = c == '#'   ? LS_TOK_HASH
+              : c == '%' ? LS_TOK_PERCENT
+              : c == '^' ? LS_TOK_CARET
+              : c == '@' ? LS_TOK_AT
+                         : LS_TOK_BANG;
+    return true;
+}
+
+/* An integer (decimal or 0x hex) or a float (a fraction, an exponent). */
+static void lex_number(ls_lexer *lx, int c)
+{
+    ls_token *t = &lx->tok;
+    t->kind = LS_TOK_INT;
+    if (c == '0' && (peekc(lx, 1) == 'x' || peekc(lx, 1) == 'X') && isxdigit(peekc(lx, 2))) {
+        advance(lx);
+        advance(lx);
+        while (isxdigit(peekc(lx, 0)))
+            advance(lx);
+        return;
+    }
+    while (isdigit(peekc(lx, 0)))
+        advance(lx);
+    if (peekc(lx, 0) == '.' && isdigit(peekc(lx, 1))) {
+        t->kind = LS_TOK_FLOAT;
+        advance(lx);
+        while (isdigit(peekc(lx, 0)))
+            advance(lx);
+    }
+    if ((peekc(lx, 0) == 'e' || peekc(lx, 0) == 'E') &&
+        (isdigit(peekc(lx, 1)) ||
+         ((peekc(lx, 1) == '+' || peekc(lx, 1) == '-') && isdigit(peekc(lx, 2))))) {
+        t->kind = LS_TOK_FLOAT;
+        advance(lx);
+        advance(lx);
+        while (isdigit(peekc(lx, 0)))
+            advance(lx);
+    }
+}
+
+/* A string literal: the token's text is what lies between the quotes
+ * (escapes kept as written). */
+static void lex_string(ls_lexer *lx, size_t start)
+{
+    ls_token *t = &lx->tok;
+    advance(lx);
+    for (;;) {
+        int d = peekc(lx, 0);
+        if (d == -1) {
+            lex_error(lx, t->line, t->col, "unterminated string literal");
+            t->len = lx->pos - start;
+            return;
+        }
+        advance(lx);
+        if (d == '\\' && peekc(lx, 0) != -1)
+            advance(lx);
+        else if (d == '"')
+            break;
+    }
+    t->kind = LS_TOK_STRING;
+    t->text = lx->src + start + 1;
+    t->len = lx->pos - start - 2;
+}
+
+void ls_lex_next(ls_lexer *lx)
+{
+    skip_space(lx);
     ls_token *t = &lx->tok;
     t->line = lx->line;
     t->col = lx->col;
@@ -117,76 +212,12 @@ void ls_lex_next(ls_lexer *lx)
         return;
     } else if ((c == '#' || c == '%' || c == '^' || c == '@' || c == '!') &&
                (is_id_char(peekc(lx, 1)) || (c == '@' && peekc(lx, 1) == '"'))) {
-        advance(lx);
-        if (c == '@' && peekc(lx, 0) == '"') {
-            advance(lx);
-            while (peekc(lx, 0) != -1 && peekc(lx, 0) != '"' && peekc(lx, 0) != '\n')
-                advance(lx);
-            if (peekc(lx, 0) != '"') {
-                lex_error(lx, t->line, t->col, "unterminated quoted symbol name");
-                t->len = lx->pos - start;
-                return;
-            }
-            advance(lx);
-        } else {
-            while (is_id_char(peekc(lx, 0)) || peekc(lx, 0) == '-')
-                advance(lx);
-            /* %3#1 names result 1 of a multi-result op. */
-            if (c == '%' && peekc(lx, 0) == '#' && isdigit(peekc(lx, 1))) {
-                advance(lx);
-                while (isdigit(peekc(lx, 0)))
-                    advance(lx);
-            }
-        }
-        t->kind = c == '#' ? LS_TOK_HASH
-                  : c == '%' ? LS_TOK_PERCENT
-                  : c == '^' ? LS_TOK_CARET
-                  : c == '@' ? LS_TOK_AT
-                             : LS_TOK_BANG;
+        if (!lex_sigil(lx, c, start))
+            return;
     } else if (isdigit(c)) {
-        t->kind = LS_TOK_INT;
-        if (c == '0' && (peekc(lx, 1) == 'x' || peekc(lx, 1) == 'X') && isxdigit(peekc(lx, 2))) {
-            advance(lx);
-            advance(lx);
-            while (isxdigit(peekc(lx, 0)))
-                advance(lx);
-        } else {
-            while (isdigit(peekc(lx, 0)))
-                advance(lx);
-            if (peekc(lx, 0) == '.' && isdigit(peekc(lx, 1))) {
-                t->kind = LS_TOK_FLOAT;
-                advance(lx);
-                while (isdigit(peekc(lx, 0)))
-                    advance(lx);
-            }
-            if ((peekc(lx, 0) == 'e' || peekc(lx, 0) == 'E') &&
-                (isdigit(peekc(lx, 1)) ||
-                 ((peekc(lx, 1) == '+' || peekc(lx, 1) == '-') && isdigit(peekc(lx, 2))))) {
-                t->kind = LS_TOK_FLOAT;
-                advance(lx);
-                advance(lx);
-                while (isdigit(peekc(lx, 0)))
-                    advance(lx);
-            }
-        }
+        lex_number(lx, c);
     } else if (c == '"') {
-        advance(lx);
-        for (;;) {
-            int d = peekc(lx, 0);
-            if (d == -1) {
-                lex_error(lx, t->line, t->col, "unterminated string literal");
-                t->len = lx->pos - start;
-                return;
-            }
-            advance(lx);
-            if (d == '\\' && peekc(lx, 0) != -1)
-                advance(lx);
-            else if (d == '"')
-                break;
-        }
-        t->kind = LS_TOK_STRING;
-        t->text = lx->src + start + 1;
-        t->len = lx->pos - start - 2;
+        lex_string(lx, start);
         return;
     } else if (c == '-' && peekc(lx, 1) == '>') {
         advance(lx);

@@ -89,8 +89,89 @@ void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t)
     }
 }
 
-ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t,
-                        ls_plan *plan, ls_diag *diag)
+/* The accumulators of a thread: its registers without the packed inner
+ * dims, the results it holds, the local reduce's combines. */
+static void plan_accumulators(const ls_problem *p, const ls_derived *d, ls_plan *plan)
+{
+    const ls_nested_layout *l = &d->layout;
+    /* Accumulator: the layout without the packed inner dims.  Every product
+     * below is of a thread's registers (ls_derive: at most 2^20), or, for
+     * the buffer, of extents (subgroups x lanes x registers, at most 2^36)
+     * and subgroup tiles (at most 65536, each rounded up to a power of
+     * two: `need` < 2^24). */
+    plan->acc_registers = 1;
+    plan->inner_elems = 1;
+    plan->results_per_thread = 1;
+    int64_t red_regs = 1;
+    for (int k = 0; k < d->body_rank; k++) {
+        int64_t regs = l->batch_tile[k] * l->outer_tile[k] * l->element_tile[k];
+        if (d->body_inner[k]) {
+            plan->inner_elems *= regs;
+            continue;
+        }
+        plan->acc_registers *= regs;
+        if (p->is_reduction[d->body_origin[k]])
+            red_regs *= regs;
+        else
+            plan->results_per_thread *= regs;
+    }
+    if (d->local_reduce_all) {
+        /* DistributeMultiReduction's / DistributeContract's local reduce
+         * leaves one value per output: it is the accumulate stage, nothing
+         * is left for the thread reduce */
+        plan->acc_registers = plan->results_per_thread;
+        red_regs = 1;
+    }
+    plan->local_reduce_ops = plan->results_per_thread * (red_regs - 1);
+}
+
+/* The cross-subgroup stage when a reduced dim is split over subgroups:
+ * the padded workgroup-memory buffer, its read-back's cluster and its
+ * reduce, the two barriers. */
+static void plan_cross_subgroup(const ls_problem *p, const ls_derived *d, ls_plan_target t,
+                                ls_plan *plan)
+{
+    const ls_nested_layout *l = &d->layout;
+    int acc_bits = ls_elem_type_bits(p->acc_type);
+    int64_t need = 1;
+    for (int k = 0; k < d->body_rank; k++)
+        if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]] && l->subgroup_tile[k] > 1) {
+            plan->cross_subgroup = true;
+            need *= ls_pow2ceil(l->subgroup_tile[k]);
+        }
+    if (plan->cross_subgroup) {
+        int64_t elems = 1;
+        for (int k = 0; k < d->body_rank; k++) {
+            if (d->body_inner[k])
+                continue;
+            bool red = p->is_reduction[d->body_origin[k]];
+            int64_t extent = red ? l->subgroup_tile[k] : d->body_bound[k];
+            plan->buffer_shape[plan->buffer_rank++] = extent;
+        }
+        /* GPUReduceBankConflicts pads the innermost dim by 64 bits, in
+         * whole elements (padAlloc: 64 / bitwidth), so not at all for
+         * i128. */
+        plan->buffer_pad = 64 / acc_bits;
+        plan->buffer_shape[plan->buffer_rank - 1] += plan->buffer_pad;
+        for (int k = 0; k < plan->buffer_rank; k++)
+            elems *= plan->buffer_shape[k];
+        plan->buffer_bytes = elems * plan->acc_elem_bytes;
+        int red[LS_MAX_BODY], n_red = 0;
+        for (int k = 0; k < d->body_rank; k++)
+            if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]])
+                red[n_red++] = k;
+        ls_plan_readback(l, red, n_red, need, &plan->read_cluster, &plan->read_stride);
+        ls_subgroup_reduce *r = &plan->cross_reduce;
+        r->body_dim = -1;
+        r->cluster_size = plan->read_cluster;
+        r->cluster_stride = plan->read_stride;
+        ls_plan_lower_subgroup_reduce(r, t);
+        plan->barriers = 2; /* reuse guard before the writes, visibility after */
+    }
+}
+
+ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target t, ls_plan *plan,
+                        ls_diag *diag)
 {
     memset(plan, 0, sizeof *plan);
     plan->problem = p;
@@ -132,35 +213,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->body_mul_one_alu = ls_body_mul_one_alu(&p->body, p->acc_type, t);
     plan->body_ir_ops = ls_body_ir_ops(&p->body, t);
 
-    /* Accumulator: the layout without the packed inner dims.  Every product
-     * below is of a thread's registers (ls_derive: at most 2^20), or, for
-     * the buffer, of extents (subgroups x lanes x registers, at most 2^36)
-     * and subgroup tiles (at most 65536, each rounded up to a power of
-     * two: `need` < 2^24). */
-    plan->acc_registers = 1;
-    plan->inner_elems = 1;
-    plan->results_per_thread = 1;
-    int64_t red_regs = 1;
-    for (int k = 0; k < d->body_rank; k++) {
-        int64_t regs = l->batch_tile[k] * l->outer_tile[k] * l->element_tile[k];
-        if (d->body_inner[k]) {
-            plan->inner_elems *= regs;
-            continue;
-        }
-        plan->acc_registers *= regs;
-        if (p->is_reduction[d->body_origin[k]])
-            red_regs *= regs;
-        else
-            plan->results_per_thread *= regs;
-    }
-    if (d->local_reduce_all) {
-        /* DistributeMultiReduction's / DistributeContract's local reduce
-         * leaves one value per output: it is the accumulate stage, nothing
-         * is left for the thread reduce */
-        plan->acc_registers = plan->results_per_thread;
-        red_regs = 1;
-    }
-    plan->local_reduce_ops = plan->results_per_thread * (red_regs - 1);
+    plan_accumulators(p, d, plan);
 
     /* One gpu.subgroup_reduce per reduced dim with thread_tile > 1, ascending. */
     for (int k = 0; k < d->body_rank; k++) {
@@ -173,42 +226,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
         ls_plan_lower_subgroup_reduce(r, t);
     }
 
-    /* Cross-subgroup stage when a reduced dim is split over subgroups. */
-    int64_t need = 1;
-    for (int k = 0; k < d->body_rank; k++)
-        if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]] && l->subgroup_tile[k] > 1) {
-            plan->cross_subgroup = true;
-            need *= ls_pow2ceil(l->subgroup_tile[k]);
-        }
-    if (plan->cross_subgroup) {
-        int64_t elems = 1;
-        for (int k = 0; k < d->body_rank; k++) {
-            if (d->body_inner[k])
-                continue;
-            bool red = p->is_reduction[d->body_origin[k]];
-            int64_t extent = red ? l->subgroup_tile[k] : d->body_bound[k];
-            plan->buffer_shape[plan->buffer_rank++] = extent;
-        }
-        /* GPUReduceBankConflicts pads the innermost dim by 64 bits, in
-         * whole elements (padAlloc: 64 / bitwidth), so not at all for
-         * i128. */
-        plan->buffer_pad = 64 / acc_bits;
-        plan->buffer_shape[plan->buffer_rank - 1] += plan->buffer_pad;
-        for (int k = 0; k < plan->buffer_rank; k++)
-            elems *= plan->buffer_shape[k];
-        plan->buffer_bytes = elems * plan->acc_elem_bytes;
-        int red[LS_MAX_BODY], n_red = 0;
-        for (int k = 0; k < d->body_rank; k++)
-            if (!d->body_inner[k] && p->is_reduction[d->body_origin[k]])
-                red[n_red++] = k;
-        ls_plan_readback(l, red, n_red, need, &plan->read_cluster, &plan->read_stride);
-        ls_subgroup_reduce *r = &plan->cross_reduce;
-        r->body_dim = -1;
-        r->cluster_size = plan->read_cluster;
-        r->cluster_stride = plan->read_stride;
-        ls_plan_lower_subgroup_reduce(r, t);
-        plan->barriers = 2; /* reuse guard before the writes, visibility after */
-    }
+    plan_cross_subgroup(p, d, t, plan);
     int64_t outputs = 1; /* min(tile, size) over parallel dims: <= the space's count */
     for (int i = 0; i < p->rank; i++)
         if (!p->is_reduction[i])

@@ -258,6 +258,52 @@ static void attention_bases(const ls_attention_dims *ad, int rank, int64_t k1_sp
     distribute(1, ad->batch, ad->n_batch, sgb, &cur, bounds);
 }
 
+/* The config from the lanes' split of K1 and K2: the QK, PV and subgroup
+ * bases (attention_bases), the workgroup tile on the N dims (wg: the batch
+ * and M dims' 1s already in it), partial_reduction on K2, the workgroup
+ * size and the two matmuls' configs, with the steps that say so. */
+static void fill_config(ls_suggestion *s, const ls_attention_dims *adp, int rank, int64_t sg,
+                        int64_t k1_split, int64_t k2_split, const ls_attention_seeds *seeds,
+                        int64_t value_vec, int64_t *bounds, const int64_t *thread, int64_t *wg)
+{
+    const ls_attention_dims ad = *adp;
+    int n_last = ad.n[ad.n_n - 1];
+    basis qk, pv, sgb;
+    attention_bases(&ad, rank, k1_split, k2_split, seeds->subgroups, bounds, &qk, &pv, &sgb);
+    int64_t partial[LS_MAX_RANK] = {0};
+    for (int i = 0; i < ad.n_n; i++) {
+        int dim = ad.n[i];
+        int64_t v = pv.counts[pv.mapping[dim]];
+        if (dim == n_last)
+            v *= seeds->value_vectors * value_vec;
+        wg[dim] = v;
+    }
+    for (int i = 0; i < ad.n_k2; i++) {
+        int dim = ad.k2[i];
+        partial[dim] = qk.counts[qk.mapping[dim]] * sgb.counts[sgb.mapping[dim]];
+    }
+    int64_t n_sg = 1;
+    for (int i = 0; i < rank; i++)
+        n_sg *= sgb.counts[i];
+    s->attention = true; /* s->root: set by the caller */
+    s->subgroup_size = sg;
+    s->workgroup_size = sg * n_sg;
+    s->att_rank = rank;
+    memcpy(s->att_workgroup, wg, sizeof s->att_workgroup);
+    memcpy(s->att_partial, partial, sizeof partial);
+    project(thread, &qk, &sgb, ad.n, ad.n_n, &s->qk);
+    project(thread, &pv, &sgb, ad.k1, ad.n_k1, &s->pv);
+    ls_suggest_step(s,
+                    "subgroups: %lld on K2 (%lld asked, gcd with what the lanes left); workgroup "
+                    "%lld threads",
+                    (long long)n_sg, (long long)seeds->subgroups, (long long)s->workgroup_size);
+    ls_suggest_step(
+        s,
+        "workgroup tile: 1 on batch and M dims, the N dims' lanes x %lld value vectors of "
+        "%lld; partial_reduction on K2 = its lanes x its subgroups",
+        (long long)seeds->value_vectors, (long long)value_vec);
+}
+
 ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_target *t,
                                       const ls_attention_seeds *seeds, ls_suggestion *s,
                                       ls_diag *diag)
@@ -342,37 +388,6 @@ ls_status ls_suggest_attention_seeded(const ls_dispatch *d, int root, const ls_t
          (long long)k1_vectors, (long long)k1_tiles, (long long)NUM_KEY_VECTORS,
          (long long)k1_split, (long long)k2_split);
 
-    basis qk, pv, sgb;
-    attention_bases(&ad, rank, k1_split, k2_split, NUM_SUBGROUPS, bounds, &qk, &pv, &sgb);
-    int64_t partial[LS_MAX_RANK] = {0};
-    for (int i = 0; i < ad.n_n; i++) {
-        int dim = ad.n[i];
-        int64_t v = pv.counts[pv.mapping[dim]];
-        if (dim == n_last)
-            v *= NUM_VALUE_VECTORS * value_vec;
-        wg[dim] = v;
-    }
-    for (int i = 0; i < ad.n_k2; i++) {
-        int dim = ad.k2[i];
-        partial[dim] = qk.counts[qk.mapping[dim]] * sgb.counts[sgb.mapping[dim]];
-    }
-    int64_t n_sg = 1;
-    for (int i = 0; i < rank; i++)
-        n_sg *= sgb.counts[i];
-    s->attention = true;
-    s->root = root;
-    s->subgroup_size = sg;
-    s->workgroup_size = sg * n_sg;
-    s->att_rank = rank;
-    memcpy(s->att_workgroup, wg, sizeof wg);
-    memcpy(s->att_partial, partial, sizeof partial);
-    project(thread, &qk, &sgb, ad.n, ad.n_n, &s->qk);
-    project(thread, &pv, &sgb, ad.k1, ad.n_k1, &s->pv);
-    ls_suggest_step(s, "subgroups: %lld on K2 (%lld asked, gcd with what the lanes left); workgroup "
-            "%lld threads",
-         (long long)n_sg, (long long)NUM_SUBGROUPS, (long long)s->workgroup_size);
-    ls_suggest_step(s, "workgroup tile: 1 on batch and M dims, the N dims' lanes x %lld value vectors of "
-            "%lld; partial_reduction on K2 = its lanes x its subgroups",
-         (long long)NUM_VALUE_VECTORS, (long long)value_vec);
+    fill_config(s, &ad, rank, sg, k1_split, k2_split, seeds, value_vec, bounds, thread, wg);
     return LS_OK;
 }

@@ -288,42 +288,14 @@ static void draw_notes(cairo_t *cr, const ls_chart *c, double py, double S)
     }
 }
 
-void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
+/* The plot's frame, its ticks and grid (one scale for both axes: the gap
+ * fits the horizontal labels of x) and the axis titles. */
+static void draw_axes(cairo_t *cr, double px, double py, double S, bool logx, double a, double b)
 {
-    double px = MARGIN + 70, py = header_h(c) + 8, S = COMPARE_PLOT;
-    double lo = INFINITY, hi = 0;
-    for (size_t i = 0; i < c->n_points; i++) {
-        lo = fmin(lo, fmin(c->points[i].measured, c->points[i].simulated));
-        hi = fmax(hi, fmax(c->points[i].measured, c->points[i].simulated));
-    }
-    bool logx = hi / lo > 20;
-    double a, b;
-    if (logx) {
-        a = floor(log10(lo / 1.3));
-        b = ceil(log10(hi * 1.3));
-    } else {
-        double st = nice_step(hi * 1.3, 6);
-        a = 0;
-        b = ceil(hi * 1.3 / st) * st;
-    }
-#define MAP(v) (logx ? (log10(v) - a) / (b - a) : ((v) - a) / (b - a))
-    cairo_save(cr);
-    cairo_rectangle(cr, px, py, S, S);
-    cairo_clip(cr);
-    draw_bands(cr, px, py, S, logx, a, b);
-    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-    cairo_set_line_width(cr, 1.0);
-    cairo_move_to(cr, px, py + S);
-    cairo_line_to(cr, px + S, py);
-    cairo_stroke(cr);
-    cairo_restore(cr);
-    /* axes and ticks */
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_set_line_width(cr, 1.0);
     cairo_rectangle(cr, px, py, S, S);
     cairo_stroke(cr);
-    /* one set of ticks for both axes (the same scale); the gap fits the
-     * horizontal labels of x */
     ls_axis_ticks at;
     if (logx)
         ls_ticks_log(a, b, S, 40, &at);
@@ -346,23 +318,15 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
     ls_viz_text_at(cr, logx ? "measured (us, log)" : "measured (us)", px + S / 2, py + S + 30, 10, true,
             0.5);
     ls_chart_y_title(cr, logx ? "simulated (us, log)" : "simulated (us)", MARGIN + 12, py + S / 2);
-    /* points, then names: the points furthest off first, each at the first
-     * of four places beside its point that overlaps no point and no name
-     * already placed; at most 16 names, so a big suite stays readable and its
-     * worst cases are named */
+}
+
+/* The points' names, the points furthest off first (order gets sorted so),
+ * each at the first of four places beside its point that overlaps no point,
+ * no name already placed and not the legend; at most 16. */
+static void place_names(cairo_t *cr, const ls_chart *c, const double *X, const double *Y,
+                        size_t *order, double px, double py, double S)
+{
     size_t np = c->n_points;
-    double *X = ls_xcalloc(np + 1, sizeof *X), *Y = ls_xcalloc(np + 1, sizeof *Y);
-    size_t *order = ls_xcalloc(np + 1, sizeof *order);
-    for (size_t i = 0; i < np; i++) {
-        const ls_compare_point *p = &c->points[i];
-        X[i] = px + S * MAP(p->measured);
-        Y[i] = py + S - S * MAP(p->simulated);
-        set_rgb(cr, ls_viz_series_colour(4));
-        cairo_arc(cr, X[i], Y[i], 4, 0, 2 * LS_PI);
-        cairo_fill(cr);
-        order[i] = i;
-    }
-#undef MAP
     for (size_t i = 1; i < np; i++) /* insertion sort by |error|, largest first */
         for (size_t j = i; j > 0 && label_error(&c->points[order[j]]) >
                                         label_error(&c->points[order[j - 1]]); j--) {
@@ -400,9 +364,58 @@ void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
             break;
         }
     }
+}
+
+void ls_chart_compare_draw(cairo_t *cr, const ls_chart *c)
+{
+    double px = MARGIN + 70, py = header_h(c) + 8, S = COMPARE_PLOT;
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < c->n_points; i++) {
+        lo = fmin(lo, fmin(c->points[i].measured, c->points[i].simulated));
+        hi = fmax(hi, fmax(c->points[i].measured, c->points[i].simulated));
+    }
+    bool logx = hi / lo > 20;
+    double a, b;
+    if (logx) {
+        a = floor(log10(lo / 1.3));
+        b = ceil(log10(hi * 1.3));
+    } else {
+        double st = nice_step(hi * 1.3, 6);
+        a = 0;
+        b = ceil(hi * 1.3 / st) * st;
+    }
+#define MAP(v) (logx ? (log10(v) - a) / (b - a) : ((v)-a) / (b - a))
+    cairo_save(cr);
+    cairo_rectangle(cr, px, py, S, S);
+    cairo_clip(cr);
+    draw_bands(cr, px, py, S, logx, a, b);
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_set_line_width(cr, 1.0);
+    cairo_move_to(cr, px, py + S);
+    cairo_line_to(cr, px + S, py);
+    cairo_stroke(cr);
+    cairo_restore(cr);
+    draw_axes(cr, px, py, S, logx, a, b);
+    /* points, then names: the points furthest off first, each at the first
+     * of four places beside its point that overlaps no point and no name
+     * already placed; at most 16 names, so a big suite stays readable and its
+     * worst cases are named */
+    size_t np = c->n_points;
+    double *X = ls_xcalloc(np + 1, sizeof *X), *Y = ls_xcalloc(np + 1, sizeof *Y);
+    size_t *order = ls_xcalloc(np + 1, sizeof *order);
+    for (size_t i = 0; i < np; i++) {
+        const ls_compare_point *p = &c->points[i];
+        X[i] = px + S * MAP(p->measured);
+        Y[i] = py + S - S * MAP(p->simulated);
+        set_rgb(cr, ls_viz_series_colour(4));
+        cairo_arc(cr, X[i], Y[i], 4, 0, 2 * LS_PI);
+        cairo_fill(cr);
+        order[i] = i;
+    }
+#undef MAP
+    place_names(cr, c, X, Y, order, px, py, S);
     free(X);
     free(Y);
     free(order);
     draw_notes(cr, c, py, S);
 }
-

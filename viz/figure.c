@@ -384,6 +384,71 @@ static void draw_cell(cairo_t *cr, const ls_cell *c, double x, double y, double 
     }
 }
 
+/* The cells' borders: hairlines around every cell, 1 pt between thread
+ * blocks, 2.2 pt between groups (subgroups). */
+static void draw_borders(cairo_t *cr, const ls_grid *p, double x0, double y0)
+{
+    for (int pass = 0; pass < 3; pass++) {
+        double lw = pass == 0 ? 0.4 : pass == 1 ? 1.0 : 2.2;
+        if (pass == 0)
+            cairo_set_source_rgba(cr, 0, 0, 0, 0.18);
+        else
+            cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, pass == 1 ? 0.55 : 0.9);
+        cairo_set_line_width(cr, lw);
+        for (int r = 0; r < p->rows; r++)
+            for (int c = 0; c < p->cols; c++) {
+                const ls_cell *a = &p->cells[r * p->cols + c];
+                double x = x0 + c * p->cell_w, y = y0 + r * p->cell_h;
+                if (c + 1 < p->cols) {
+                    const ls_cell *b = &p->cells[r * p->cols + c + 1];
+                    bool edge =
+                        pass == 0 || (pass == 1 ? a->block != b->block && a->group == b->group
+                                                : a->group != b->group);
+                    if (edge) {
+                        cairo_move_to(cr, x + p->cell_w, y);
+                        cairo_line_to(cr, x + p->cell_w, y + p->cell_h);
+                    }
+                }
+                if (r + 1 < p->rows) {
+                    const ls_cell *b = &p->cells[(r + 1) * p->cols + c];
+                    bool edge =
+                        pass == 0 || (pass == 1 ? a->block != b->block && a->group == b->group
+                                                : a->group != b->group);
+                    if (edge) {
+                        cairo_move_to(cr, x, y + p->cell_h);
+                        cairo_line_to(cr, x + p->cell_w, y + p->cell_h);
+                    }
+                }
+            }
+        cairo_stroke(cr);
+    }
+}
+
+/* Group tags: the name on the group's first cell, in a small box. */
+static void draw_group_tags(cairo_t *cr, const ls_grid *p, double x0, double y0)
+{
+    if (p->group_name)
+        for (int gi = 0; gi < p->n_groups; gi++) {
+            if (!p->group_name[gi][0])
+                continue;
+            for (int i = 0; i < p->rows * p->cols; i++) {
+                if (p->cells[i].group != gi)
+                    continue;
+                /* cells that name their subgroup themselves need no tag */
+                if (p->cell_h >= 26 && p->cells[i].label[1][0] == 'S')
+                    break;
+                double x = x0 + (i % p->cols) * p->cell_w, y = y0 + (i / p->cols) * p->cell_h;
+                double tw = ls_viz_text_w(cr, p->group_name[gi], 7.5, true);
+                cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.85);
+                cairo_rectangle(cr, x + 1, y + 1, tw + 4, 10);
+                cairo_fill(cr);
+                cairo_set_source_rgb(cr, 1, 1, 1);
+                ls_viz_text_at(cr, p->group_name[gi], x + 3, y + 8.8, 7.5, true, 0);
+                break;
+            }
+        }
+}
+
 static void draw_panel(cairo_t *cr, const ls_figure *f, const fig_geom *g, int k)
 {
     const ls_grid *p = &f->panels[k];
@@ -419,40 +484,7 @@ static void draw_panel(cairo_t *cr, const ls_figure *f, const fig_geom *g, int k
         for (int c = 0; c < p->cols; c++)
             draw_cell(cr, &p->cells[r * p->cols + c], x0 + c * p->cell_w, y0 + r * p->cell_h,
                       p->cell_w, p->cell_h);
-    /* borders: hairlines around every cell, 1 pt between thread blocks,
-     * 2.2 pt between groups (subgroups), thick around the whole tile */
-    for (int pass = 0; pass < 3; pass++) {
-        double lw = pass == 0 ? 0.4 : pass == 1 ? 1.0 : 2.2;
-        if (pass == 0)
-            cairo_set_source_rgba(cr, 0, 0, 0, 0.18);
-        else
-            cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, pass == 1 ? 0.55 : 0.9);
-        cairo_set_line_width(cr, lw);
-        for (int r = 0; r < p->rows; r++)
-            for (int c = 0; c < p->cols; c++) {
-                const ls_cell *a = &p->cells[r * p->cols + c];
-                double x = x0 + c * p->cell_w, y = y0 + r * p->cell_h;
-                if (c + 1 < p->cols) {
-                    const ls_cell *b = &p->cells[r * p->cols + c + 1];
-                    bool edge = pass == 0 || (pass == 1 ? a->block != b->block && a->group == b->group
-                                                        : a->group != b->group);
-                    if (edge) {
-                        cairo_move_to(cr, x + p->cell_w, y);
-                        cairo_line_to(cr, x + p->cell_w, y + p->cell_h);
-                    }
-                }
-                if (r + 1 < p->rows) {
-                    const ls_cell *b = &p->cells[(r + 1) * p->cols + c];
-                    bool edge = pass == 0 || (pass == 1 ? a->block != b->block && a->group == b->group
-                                                        : a->group != b->group);
-                    if (edge) {
-                        cairo_move_to(cr, x, y + p->cell_h);
-                        cairo_line_to(cr, x + p->cell_w, y + p->cell_h);
-                    }
-                }
-            }
-        cairo_stroke(cr);
-    }
+    draw_borders(cr, p, x0, y0); /* then thick around the whole tile */
     cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
     cairo_set_line_width(cr, 3.0);
     cairo_rectangle(cr, x0, y0, gw, gh);
@@ -472,27 +504,7 @@ static void draw_panel(cairo_t *cr, const ls_figure *f, const fig_geom *g, int k
             cairo_rectangle(cr, x + 1.5, y + 1.5, p->cell_w - 3, p->cell_h - 3);
             cairo_stroke(cr);
         }
-    /* group tags: the name on the group's first cell, in a small box */
-    if (p->group_name)
-        for (int gi = 0; gi < p->n_groups; gi++) {
-            if (!p->group_name[gi][0])
-                continue;
-            for (int i = 0; i < p->rows * p->cols; i++) {
-                if (p->cells[i].group != gi)
-                    continue;
-                /* cells that name their subgroup themselves need no tag */
-                if (p->cell_h >= 26 && p->cells[i].label[1][0] == 'S')
-                    break;
-                double x = x0 + (i % p->cols) * p->cell_w, y = y0 + (i / p->cols) * p->cell_h;
-                double tw = ls_viz_text_w(cr, p->group_name[gi], 7.5, true);
-                cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.85);
-                cairo_rectangle(cr, x + 1, y + 1, tw + 4, 10);
-                cairo_fill(cr);
-                cairo_set_source_rgb(cr, 1, 1, 1);
-                ls_viz_text_at(cr, p->group_name[gi], x + 3, y + 8.8, 7.5, true, 0);
-                break;
-            }
-        }
+    draw_group_tags(cr, p, x0, y0);
     if (p->row_note) {
         cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
         for (int r = 0; r < p->rows; r++)

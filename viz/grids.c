@@ -299,6 +299,84 @@ ls_status ls_viz_layout(const ls_problem *p, const ls_derived *d, const ls_layou
 
 /* ------------------------------------------------------------ nested */
 
+/* One cell of a nested layout's grid: the element at idx, its holders
+ * among the lanes (vt_of: each lane's virtual thread), its subgroup and
+ * register; true when several lanes hold it. */
+static bool nested_cell(const ls_nested_layout *l, const int64_t *idx, const int64_t *vt_of,
+                        int64_t lanes, int64_t thread, ls_cell *cell)
+{
+    int rank = l->rank;
+    ls_nl_coord co;
+    if (!ls_nl_decompose(l, idx, &co)) {
+        cell->flags = LS_CELL_EMPTY;
+        return false;
+    }
+    int64_t holders[LS_MAX_OWNERS], nh = 0, total = 0;
+    for (int64_t ln = 0; ln < lanes; ln++)
+        if (memcmp(vt_of + ln * rank, co.thread, (size_t)rank * sizeof(int64_t)) == 0) {
+            if (nh < LS_MAX_OWNERS)
+                holders[nh++] = ln;
+            total++;
+        }
+    if (total == 0) { /* cannot happen for a valid layout; drawn, not hidden */
+        cell->flags = LS_CELL_EMPTY;
+        copy_str(cell->label[0], LS_CELL_LABEL, "none");
+        return false;
+    }
+    int64_t sg = ls_nl_subgroup_of(l, co.subgroup);
+    /* sg is below the subgroup tiles' product, which the parse bounds
+     * only by int64: its first thread, sg x lanes, may not fit (no
+     * --thread is then in this subgroup) */
+    int64_t first = -1;
+    if (!ls_mul_ok(sg, lanes, &first) || first > INT64_MAX - lanes)
+        first = -1;
+    cell->fill = ls_viz_thread_colour(sg, holders[0]);
+    cell->flags |= ls_viz_subgroup_marks(sg);
+    cell->block = (int32_t)(first >= 0 ? first + holders[0] : sg);
+    cell->group = (int32_t)sg;
+    owners_label(cell->label[0], LS_CELL_LABEL, holders, nh, total);
+    fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)sg,
+        (long long)ls_nl_register_of(l, &co));
+    if (thread >= 0) {
+        bool hit = false;
+        for (int64_t k = 0; k < nh; k++)
+            hit |= first >= 0 && first + holders[k] == thread;
+        cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
+    }
+    return total > 1;
+}
+
+/* A nested layout figure's title, legend and notes. */
+static void nested_legend(const ls_nested_layout *l, const char *name, int64_t thread, int64_t sgs,
+                          int64_t lanes, bool any_dup, ls_figure *out)
+{
+    int64_t dshape[LS_MAX_RANK * 2];
+    char shp[160];
+    ls_nl_distributed_shape(l, dshape);
+    ls_format_list(shp, sizeof shp, dshape, l->rank);
+    fmt(out->title, sizeof out->title, "nested layout%s%s", name && name[0] ? " #" : "",
+        name ? name : "");
+    ls_nested_layout_format(l, out->subtitle, sizeof out->subtitle);
+    ls_grid_subgroup_legend(out, sgs, lanes);
+    if (thread >= 0) {
+        char t[64];
+        fmt(t, sizeof t, "thread %lld's elements", (long long)thread);
+        legend_add(out, (ls_rgb){1, 1, 1}, LS_CELL_HIGHLIGHT, t);
+    }
+    char note[200];
+    fmt(note, sizeof note,
+        "Per-thread distributed shape (batch x outer x element): %s = %lld registers; "
+        "V# indexes them.",
+        shp, (long long)ls_nl_registers(l));
+    note_add(out, note);
+    note_add(out, "T#: lane (with a subgroup: T is the lane id within it), S#: subgroup.");
+    if (any_dup)
+        note_add(out, "Some elements are held by several lanes (stride-0 or repeated ids): "
+                      "T0|T16 lists them.");
+    if (l->rank > 2)
+        note_add(out, "Other dims fixed at 0.");
+}
+
 ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row, int dim_col,
                         int64_t thread, ls_figure *out, ls_diag *diag)
 {
@@ -345,10 +423,7 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
     if (g == NULL)
         return ls_diag_set(diag, LS_ERR_LIMIT, "", l->line, l->col,
                            "the vector has more than %d elements to draw", LS_GRID_MAX_CELLS);
-    int64_t dshape[LS_MAX_RANK * 2];
-    ls_nl_distributed_shape(l, dshape);
-    char shp[160], ext_s[160];
-    ls_format_list(shp, sizeof shp, dshape, rank);
+    char ext_s[160];
     ls_format_list(ext_s, sizeof ext_s, ext, rank);
     fmt(g->caption, sizeof g->caption, "vector<%s> over %lld subgroups x %lld lanes",
              ext_s, (long long)sgs, (long long)lanes);
@@ -373,68 +448,10 @@ ls_status ls_viz_nested(const ls_nested_layout *l, const char *name, int dim_row
             if (dr >= 0)
                 idx[dr] = r;
             idx[dc] = c;
-            ls_nl_coord co;
-            ls_cell *cell = &g->cells[r * ec + c];
-            if (!ls_nl_decompose(l, idx, &co)) {
-                cell->flags = LS_CELL_EMPTY;
-                continue;
-            }
-            int64_t holders[LS_MAX_OWNERS], nh = 0, total = 0;
-            for (int64_t ln = 0; ln < lanes; ln++)
-                if (memcmp(vt_of + ln * rank, co.thread, (size_t)rank * sizeof(int64_t)) == 0) {
-                    if (nh < LS_MAX_OWNERS)
-                        holders[nh++] = ln;
-                    total++;
-                }
-            if (total == 0) { /* cannot happen for a valid layout; drawn, not hidden */
-                cell->flags = LS_CELL_EMPTY;
-                copy_str(cell->label[0], LS_CELL_LABEL, "none");
-                continue;
-            }
-            int64_t sg = ls_nl_subgroup_of(l, co.subgroup);
-            /* sg is below the subgroup tiles' product, which the parse bounds
-             * only by int64: its first thread, sg x lanes, may not fit (no
-             * --thread is then in this subgroup) */
-            int64_t first = -1;
-            if (!ls_mul_ok(sg, lanes, &first) || first > INT64_MAX - lanes)
-                first = -1;
-            any_dup |= total > 1;
-            cell->fill = ls_viz_thread_colour(sg, holders[0]);
-            cell->flags |= ls_viz_subgroup_marks(sg);
-            cell->block = (int32_t)(first >= 0 ? first + holders[0] : sg);
-            cell->group = (int32_t)sg;
-            owners_label(cell->label[0], LS_CELL_LABEL, holders, nh, total);
-            fmt(cell->label[1], LS_CELL_LABEL, "S%lld V%lld", (long long)sg,
-                     (long long)ls_nl_register_of(l, &co));
-            if (thread >= 0) {
-                bool hit = false;
-                for (int64_t k = 0; k < nh; k++)
-                    hit |= first >= 0 && first + holders[k] == thread;
-                cell->flags |= hit ? LS_CELL_HIGHLIGHT : LS_CELL_DIM;
-            }
+            any_dup |= nested_cell(l, idx, vt_of, lanes, thread, &g->cells[r * ec + c]);
         }
     free(vt_of);
-    fmt(out->title, sizeof out->title, "nested layout%s%s", name && name[0] ? " #" : "",
-             name ? name : "");
-    ls_nested_layout_format(l, out->subtitle, sizeof out->subtitle);
-    ls_grid_subgroup_legend(out, sgs, lanes);
-    if (thread >= 0) {
-        char t[64];
-        fmt(t, sizeof t, "thread %lld's elements", (long long)thread);
-        legend_add(out, (ls_rgb){1, 1, 1}, LS_CELL_HIGHLIGHT, t);
-    }
-    char note[200];
-    fmt(note, sizeof note,
-             "Per-thread distributed shape (batch x outer x element): %s = %lld registers; "
-             "V# indexes them.",
-             shp, (long long)ls_nl_registers(l));
-    note_add(out, note);
-    note_add(out, "T#: lane (with a subgroup: T is the lane id within it), S#: subgroup.");
-    if (any_dup)
-        note_add(out, "Some elements are held by several lanes (stride-0 or repeated ids): "
-                      "T0|T16 lists them.");
-    if (rank > 2)
-        note_add(out, "Other dims fixed at 0.");
+    nested_legend(l, name, thread, sgs, lanes, any_dup, out);
     return LS_OK;
 }
 

@@ -90,6 +90,38 @@ static bool chart_ext_ok(const char *path)
            (strcmp(ext, ".png") == 0 || strcmp(ext, ".svg") == 0 || strcmp(ext, ".pdf") == 0);
 }
 
+/* The operand and the flags' combinations, after getopt: -1 to go on,
+ * else the exit code. */
+static int check_args(int argc, char **argv, compare_args *a)
+{
+    if (a->target == NULL)
+        a->target = "h100"; /* the default machine */
+    if (argc - optind != 1) {
+        ls_cli_error(CMD, "expected one SUITE file (see lanescope compare --help)");
+        return 2;
+    }
+    a->suite = argv[optind];
+    if (a->chart && !chart_ext_ok(a->chart)) {
+        ls_cli_error(CMD, "--chart: '%s' needs a .png, .svg or .pdf extension", a->chart);
+        return 2;
+    }
+    if (a->measured && a->save) {
+        ls_cli_error(CMD, "--save-measured writes what is measured on the GPU; with --measured "
+                          "nothing is");
+        return 2;
+    }
+    if (a->measured && a->runs_given) {
+        ls_cli_error(CMD, "--runs, --warmup, --repeat and --device apply to measuring on the "
+                          "GPU, not to --measured");
+        return 2;
+    }
+    if (a->allow_missing && !a->measured) {
+        ls_cli_error(CMD, "--allow-missing applies to --measured");
+        return 2;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, compare_args *a)
 {
@@ -188,32 +220,7 @@ static int parse_args(int argc, char **argv, compare_args *a)
             return 2;
         }
     }
-    if (a->target == NULL)
-        a->target = "h100"; /* the default machine */
-    if (argc - optind != 1) {
-        ls_cli_error(CMD, "expected one SUITE file (see lanescope compare --help)");
-        return 2;
-    }
-    a->suite = argv[optind];
-    if (a->chart && !chart_ext_ok(a->chart)) {
-        ls_cli_error(CMD, "--chart: '%s' needs a .png, .svg or .pdf extension", a->chart);
-        return 2;
-    }
-    if (a->measured && a->save) {
-        ls_cli_error(CMD, "--save-measured writes what is measured on the GPU; with --measured "
-                          "nothing is");
-        return 2;
-    }
-    if (a->measured && a->runs_given) {
-        ls_cli_error(CMD, "--runs, --warmup, --repeat and --device apply to measuring on the "
-                          "GPU, not to --measured");
-        return 2;
-    }
-    if (a->allow_missing && !a->measured) {
-        ls_cli_error(CMD, "--allow-missing applies to --measured");
-        return 2;
-    }
-    return -1;
+    return check_args(argc, argv, a);
 }
 
 

@@ -478,10 +478,40 @@ static const struct option draw_longopts[] = {{"help", no_argument, NULL, 'h'},
                                               {"quiet", no_argument, NULL, 'q'},
                                               {NULL, 0, NULL, 0}};
 
+/* The flags that take a bounded integer: true when c is one (*ok: its
+ * value was good, else said). */
+static bool int_flag(draw_opts *o, int c, const char *arg, bool *ok)
+{
+    const struct {
+        int c;
+        const char *name;
+        int64_t lo, hi;
+        int64_t *v;
+    } flags[] = {
+        {'n', "--index", 0, LS_IMPORT_MAX_ITEMS - 1, &o->index},
+        {'w', "--workgroup", 0, INT64_MAX, &o->workgroup},
+        {'i', "--iteration", 0, INT64_MAX, &o->iteration},
+        {'T', "--thread", 0, LS_MAX_WORKGROUP_SIZE - 1, &o->thread},
+        {'r', "--rows", 1, LS_VIZ_MAX_AXIS_CELLS, &o->rows},
+        {'e', "--elem-bytes", 1, 16, &o->elem_bytes},
+        {'l', "--lanes", 1, LS_MAX_SUBGROUP_SIZE, &o->lanes},
+        {'g', "--wgps", 1, 64, &o->wgps},
+    };
+    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+        if (flags[k].c == c) {
+            *ok = ls_flag_int(CMD, flags[k].name, arg, flags[k].lo, flags[k].hi, flags[k].v);
+            return true;
+        }
+    return false;
+}
+
 /* One option (draw_longopts' letter c, its value arg) into *o: false after an
  * error message. */
 static bool parse_flag(draw_opts *o, int c, const char *arg)
 {
+    bool ok;
+    if (int_flag(o, c, arg, &ok))
+        return ok;
     switch (c) {
     case 'o':
         if (!ls_flag_once(CMD, "-o", &o->output, arg))
@@ -496,10 +526,6 @@ static bool parse_flag(draw_opts *o, int c, const char *arg)
         }
         break;
     }
-    case 'n':
-        if (!ls_flag_int(CMD, "--index", arg, 0, LS_IMPORT_MAX_ITEMS - 1, &o->index))
-            return false;
-        break;
     case 't':
         if (!ls_flag_once(CMD, "--target", &o->target, arg))
             return false;
@@ -520,34 +546,6 @@ static bool parse_flag(draw_opts *o, int c, const char *arg)
                          LS_MAX_RANK, arg);
             return false;
         }
-        break;
-    case 'w':
-        if (!ls_flag_int(CMD, "--workgroup", arg, 0, INT64_MAX, &o->workgroup))
-            return false;
-        break;
-    case 'i':
-        if (!ls_flag_int(CMD, "--iteration", arg, 0, INT64_MAX, &o->iteration))
-            return false;
-        break;
-    case 'T':
-        if (!ls_flag_int(CMD, "--thread", arg, 0, LS_MAX_WORKGROUP_SIZE - 1, &o->thread))
-            return false;
-        break;
-    case 'r':
-        if (!ls_flag_int(CMD, "--rows", arg, 1, LS_VIZ_MAX_AXIS_CELLS, &o->rows))
-            return false;
-        break;
-    case 'e':
-        if (!ls_flag_int(CMD, "--elem-bytes", arg, 1, 16, &o->elem_bytes))
-            return false;
-        break;
-    case 'l':
-        if (!ls_flag_int(CMD, "--lanes", arg, 1, LS_MAX_SUBGROUP_SIZE, &o->lanes))
-            return false;
-        break;
-    case 'g':
-        if (!ls_flag_int(CMD, "--wgps", arg, 1, 64, &o->wgps))
-            return false;
         break;
     case 'O': { /* the upper bound is the reduction's input count, checked on load */
         char *end;

@@ -95,6 +95,85 @@ ls_status ls_cli_attention_view(ls_module *m, size_t i, const char *target, ls_h
     return LS_OK;
 }
 
+/* The result's JSON object: the attention's shape, its timing, the
+ * check's figures and (--dump-plan=json) the plan's facts. */
+static json_object *result_json(const ls_sim_attention_opts *o, const ls_attention *a,
+                                const ls_hw *hw, const ls_sim_result *rp, const ls_bottleneck *bnp,
+                                const ls_att_check *chkp, const char *res, const ls_att_plan *facts)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "name", json_object_new_string(a->name));
+    json_object_object_add(j, "kind", json_object_new_string("attention"));
+    json_object_object_add(j, "model", json_object_new_string(hw->name));
+    json_object_object_add(j, "arch", json_object_new_string(hw->arch));
+    json_object_object_add(j, "workgroups", json_object_new_int64(a->workgroups));
+    json_object_object_add(j, "workgroup_size", json_object_new_int64(a->workgroup_size));
+    json_object_object_add(j, "subgroup_size", json_object_new_int64(a->subgroup_size));
+    json_object_object_add(j, "k2_iterations", json_object_new_int64(a->iterations));
+    json_object_object_add(j, "k2_partial", json_object_new_boolean(a->partial));
+    json_object_object_add(j, "timing", timing_json(rp, bnp));
+    if (o->check)
+        json_object_object_add(j, "functional", functional_json(o, chkp, res));
+    if (o->dump_json)
+        json_object_object_add(j, "plan", ls_cli_attention_plan_json(facts));
+    return j;
+}
+
+/* The result as text: the kernel's figures, then what the attention's run
+ * did (the K2 loop, gathers, a computed mask) and what the check found. */
+static void print_text(FILE *f, const ls_sim_attention_opts *o, const ls_module_attention *ma,
+                       const ls_attention *a, const ls_plan *pl, const ls_hw *hw,
+                       const ls_sim_result *r, const ls_bottleneck *bn, const ls_att_check *chkp,
+                       const char *res)
+{
+    kernel_share ks = {false, NULL, NULL, NULL};
+    ls_sim_print_text(f, pl->problem, hw, r, bn, &ks);
+    fprintf(f,
+            "  attention: a K2 loop of %lld %s steps; per step each thread runs the QK "
+            "chain over its K1 elements, the online softmax%s\n",
+            (long long)a->iterations, a->partial ? "partial_reduction" : "reduction",
+            a->partial ? " per key slot, the merge after the loop" : " reduced over K2");
+    if (ma->gather[1].on || ma->gather[2].on)
+        fprintf(f,
+                "  paged: the %s gathered by row (iree_linalg_ext.gather fused into the K2 "
+                "loop): each thread loads the index of each row it reads, then the row, "
+                "where the index puts it (rows drawn distinct per index tensor, the same "
+                "for every seed)\n",
+                ma->gather[1].on && ma->gather[2].on ? "key and value are"
+                : ma->gather[1].on                   ? "key is"
+                                                     : "value is");
+    if (pl->attention->mask_computed)
+        fprintf(f,
+                "  mask: computed by the dispatch's linalg.generic, %d instruction%s per "
+                "score in registers (no load)\n",
+                pl->attention->mask_alu + pl->attention->mask_sfu,
+                pl->attention->mask_alu + pl->attention->mask_sfu == 1 ? "" : "s");
+    if (o->check) {
+        fprintf(f,
+                "  functional check passed: %lld output%s (%s) of %lld workgroup%s "
+                "match%s the op as IREE decomposes it (seed %lld",
+                (long long)chkp->outputs_checked, chkp->outputs_checked == 1 ? "" : "s", res,
+                (long long)chkp->workgroups_run, chkp->workgroups_run == 1 ? "" : "s",
+                chkp->outputs_checked == 1 ? "es" : "", (long long)o->seed);
+        if (chkp->max_error_bound_ratio > 0)
+            fprintf(f, "; largest float error %.3g of the rounding bound",
+                    chkp->max_error_bound_ratio);
+        fprintf(f, ")\n");
+        /* the online softmax's exp2, as sim/attention_lanes.c computes it */
+        if (pl->amd)
+            fprintf(f, "  math ops: math.exp2 correctly rounded (IREE's ROCm code lowers it "
+                       "to v_exp, within an ulp or two of it: not reproduced)\n");
+        else
+            fprintf(f, "  math ops: math.exp2 bit for bit as IREE's code for this target "
+                       "(exp(x * ln 2), MLIR's f32 polynomial approximation, "
+                       "MathTransform.cpp)\n");
+    }
+    if (chkp->inits_assumed)
+        fprintf(f, "  note: its inits are not linalg.fill results (tensor.empty leaves them "
+                   "undefined): started as IREE's conversion starts attention (acc 0, max "
+                   "the lowest finite value, sum 0)\n");
+}
+
 int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FILE *f,
                      json_object *arr, ls_diag *diag)
 {
@@ -158,67 +237,11 @@ int ls_sim_attention(ls_module *m, size_t i, const ls_sim_attention_opts *o, FIL
     char res[64];
     results_name(a, chk.results_checked, res, sizeof res);
     if (arr) {
-        json_object *j = json_object_new_object();
-        json_object_object_add(j, "name", json_object_new_string(a->name));
-        json_object_object_add(j, "kind", json_object_new_string("attention"));
-        json_object_object_add(j, "model", json_object_new_string(hw.name));
-        json_object_object_add(j, "arch", json_object_new_string(hw.arch));
-        json_object_object_add(j, "workgroups", json_object_new_int64(a->workgroups));
-        json_object_object_add(j, "workgroup_size", json_object_new_int64(a->workgroup_size));
-        json_object_object_add(j, "subgroup_size", json_object_new_int64(a->subgroup_size));
-        json_object_object_add(j, "k2_iterations", json_object_new_int64(a->iterations));
-        json_object_object_add(j, "k2_partial", json_object_new_boolean(a->partial));
-        json_object_object_add(j, "timing", timing_json(&r, &bn));
-        if (o->check)
-            json_object_object_add(j, "functional", functional_json(o, &chk, res));
-        if (o->dump_json)
-            json_object_object_add(j, "plan", ls_cli_attention_plan_json(&facts));
-        json_object_array_add(arr, j);
+        json_object_array_add(arr, result_json(o, a, &hw, &r, &bn, &chk, res, &facts));
     } else if (o->csv) {
         ls_sim_print_csv(f, pl->problem, &hw, &r);
     } else {
-        kernel_share ks = {false, NULL, NULL, NULL};
-        ls_sim_print_text(f, pl->problem, &hw, &r, &bn, &ks);
-        fprintf(f, "  attention: a K2 loop of %lld %s steps; per step each thread runs the QK "
-                   "chain over its K1 elements, the online softmax%s\n",
-                (long long)a->iterations, a->partial ? "partial_reduction" : "reduction",
-                a->partial ? " per key slot, the merge after the loop" : " reduced over K2");
-        if (ma->gather[1].on || ma->gather[2].on)
-            fprintf(f, "  paged: the %s gathered by row (iree_linalg_ext.gather fused into the K2 "
-                       "loop): each thread loads the index of each row it reads, then the row, "
-                       "where the index puts it (rows drawn distinct per index tensor, the same "
-                       "for every seed)\n",
-                    ma->gather[1].on && ma->gather[2].on ? "key and value are"
-                    : ma->gather[1].on                   ? "key is"
-                                                         : "value is");
-        if (pl->attention->mask_computed)
-            fprintf(f, "  mask: computed by the dispatch's linalg.generic, %d instruction%s per "
-                       "score in registers (no load)\n",
-                    pl->attention->mask_alu + pl->attention->mask_sfu,
-                    pl->attention->mask_alu + pl->attention->mask_sfu == 1 ? "" : "s");
-        if (o->check) {
-            fprintf(f, "  functional check passed: %lld output%s (%s) of %lld workgroup%s "
-                       "match%s the op as IREE decomposes it (seed %lld",
-                    (long long)chk.outputs_checked, chk.outputs_checked == 1 ? "" : "s", res,
-                    (long long)chk.workgroups_run, chk.workgroups_run == 1 ? "" : "s",
-                    chk.outputs_checked == 1 ? "es" : "", (long long)o->seed);
-            if (chk.max_error_bound_ratio > 0)
-                fprintf(f, "; largest float error %.3g of the rounding bound",
-                        chk.max_error_bound_ratio);
-            fprintf(f, ")\n");
-            /* the online softmax's exp2, as sim/attention_lanes.c computes it */
-            if (pl->amd)
-                fprintf(f, "  math ops: math.exp2 correctly rounded (IREE's ROCm code lowers it "
-                           "to v_exp, within an ulp or two of it: not reproduced)\n");
-            else
-                fprintf(f, "  math ops: math.exp2 bit for bit as IREE's code for this target "
-                           "(exp(x * ln 2), MLIR's f32 polynomial approximation, "
-                           "MathTransform.cpp)\n");
-        }
-        if (chk.inits_assumed)
-            fprintf(f, "  note: its inits are not linalg.fill results (tensor.empty leaves them "
-                       "undefined): started as IREE's conversion starts attention (acc 0, max "
-                       "the lowest finite value, sum 0)\n");
+        print_text(f, o, ma, a, pl, &hw, &r, &bn, &chk, res);
     }
     rc = 0;
 done:

@@ -286,29 +286,11 @@ static int64_t d_wg(const ls_problem *p)
     return wg;
 }
 
-json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
-                                const ls_functional_result *fr, bool checked, int64_t seed,
-                                const kernel_share *ks)
+/* A result that shares its kernel: with the other results of its op, or
+ * as a loop of the dispatch's one kernel (its loops), or timed apart. */
+static void json_kernel_share(json_object *o, const ls_problem *p, const ls_sim_result *r,
+                              const kernel_share *ks)
 {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "reduction", json_object_new_string(p->name));
-    json_object_object_add(o, "model", json_object_new_string(hw->name));
-    json_object_object_add(o, "arch", json_object_new_string(hw->arch));
-    char cfg[1024];
-    ls_lowering_config_format(&p->config, cfg, sizeof cfg);
-    json_object_object_add(o, "lowering_config", json_object_new_string(cfg));
-    json_object_object_add(o, "config_source",
-                           json_object_new_string(ls_cli_config_source(p)));
-    json_object_object_add(o, "workgroup_size", json_object_new_int64(d_wg(p)));
-    json_object_object_add(o, "cycles", json_object_new_int64(r->cycles));
-    json_object_object_add(o, "time_us", json_object_new_double(r->time_us));
-    json_object_object_add(o, "kernel_us", json_object_new_double(r->kernel_us));
-    json_object_object_add(o, "launch_us", json_object_new_double(r->launch_us));
-    json_object_object_add(o, "clock_mhz", json_object_new_int64(hw->clock_mhz));
-    json_object_object_add(o, "model", json_object_new_string(hw->name));
-    if (hw->note[0])
-        json_object_object_add(o, "model_note", json_object_new_string(hw->note));
-    json_object_object_add(o, "init_known", json_object_new_boolean(!p->init_unknown));
     if (p->n_results > 1) {
         json_object_object_add(o, "result", json_object_new_int(p->result));
         json_object_object_add(o, "results", json_object_new_int(p->n_results));
@@ -341,19 +323,12 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     } else if (ks && ks->apart && ks->apart[0]) {
         json_object_object_add(o, "timed_apart", json_object_new_string(ks->apart));
     }
-    json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
-    json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
-    json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
-    json_object_object_add(o, "occupancy", json_object_new_int64(r->occupancy));
-    json_object_object_add(o, "occupancy_limit", json_object_new_string(r->occupancy_limit));
-    json_object_object_add(o, "registers", json_object_new_int64(r->registers));
-    json_object_object_add(o, "registers_allocated", json_object_new_int64(r->registers_allocated));
-    json_object_object_add(o, "registers_spill", json_object_new_boolean(r->registers_spill));
-    json_object_object_add(o, "unroll", json_object_new_int64(r->unroll));
-    json_object_object_add(o, "waves", json_object_new_int64(r->waves));
-    json_object_object_add(o, "workgroups", json_object_new_int64(r->workgroups));
-    json_object_object_add(o, "instructions", json_object_new_int64(r->instructions));
-    json_object_object_add(o, "events", json_object_new_int64(r->events));
+}
+
+/* Each input's traffic. */
+static json_object *json_operands(const ls_problem *p, const ls_sim_result *r,
+                                  const kernel_share *ks)
+{
     json_object *ops = json_object_new_array();
     for (int k = 0; k < r->n_operands; k++) {
         const ls_operand_traffic *t = &r->operand[k];
@@ -369,7 +344,12 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
         json_object_object_add(j, "dram_bytes", json_object_new_int64(t->dram_bytes));
         json_object_array_add(ops, j);
     }
-    json_object_object_add(o, "operands", ops);
+    return ops;
+}
+
+/* Each stage's figures. */
+static json_object *json_stages(const ls_sim_result *r)
+{
     json_object *stages = json_object_new_array();
     for (int k = 0; k < LS_STAGE_COUNT; k++) {
         const ls_stage_stats *s = &r->stage[k];
@@ -394,7 +374,13 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
                                json_object_new_int64(s->barrier_wait_cycles));
         json_object_array_add(stages, j);
     }
-    json_object_object_add(o, "stages", stages);
+    return stages;
+}
+
+/* The functional check: what was compared and how closely. */
+static json_object *json_functional(const ls_problem *p, const ls_functional_result *fr,
+                                    bool checked, int64_t seed)
+{
     json_object *fj = json_object_new_object();
     json_object_object_add(fj, "checked", json_object_new_boolean(checked));
     json_object_object_add(fj, "seed", json_object_new_int64(seed));
@@ -415,7 +401,47 @@ json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_s
     json_object_object_add(
         fj, "fused_multiply_add",
         json_object_new_string(ls_fma_kind_name(checked ? fr->fma : LS_FMA_NONE)));
-    json_object_object_add(o, "functional", fj);
+    return fj;
+}
+
+json_object *ls_sim_json_result(const ls_problem *p, const ls_hw *hw, const ls_sim_result *r,
+                                const ls_functional_result *fr, bool checked, int64_t seed,
+                                const kernel_share *ks)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "reduction", json_object_new_string(p->name));
+    json_object_object_add(o, "model", json_object_new_string(hw->name));
+    json_object_object_add(o, "arch", json_object_new_string(hw->arch));
+    char cfg[1024];
+    ls_lowering_config_format(&p->config, cfg, sizeof cfg);
+    json_object_object_add(o, "lowering_config", json_object_new_string(cfg));
+    json_object_object_add(o, "config_source", json_object_new_string(ls_cli_config_source(p)));
+    json_object_object_add(o, "workgroup_size", json_object_new_int64(d_wg(p)));
+    json_object_object_add(o, "cycles", json_object_new_int64(r->cycles));
+    json_object_object_add(o, "time_us", json_object_new_double(r->time_us));
+    json_object_object_add(o, "kernel_us", json_object_new_double(r->kernel_us));
+    json_object_object_add(o, "launch_us", json_object_new_double(r->launch_us));
+    json_object_object_add(o, "clock_mhz", json_object_new_int64(hw->clock_mhz));
+    if (hw->note[0])
+        json_object_object_add(o, "model_note", json_object_new_string(hw->note));
+    json_object_object_add(o, "init_known", json_object_new_boolean(!p->init_unknown));
+    json_kernel_share(o, p, r, ks);
+    json_object_object_add(o, "dram_bytes", json_object_new_int64(r->dram_bytes));
+    json_object_object_add(o, "dram_gbps", json_object_new_double(r->dram_gbps));
+    json_object_object_add(o, "dram_fraction_of_peak", json_object_new_double(r->dram_fraction));
+    json_object_object_add(o, "occupancy", json_object_new_int64(r->occupancy));
+    json_object_object_add(o, "occupancy_limit", json_object_new_string(r->occupancy_limit));
+    json_object_object_add(o, "registers", json_object_new_int64(r->registers));
+    json_object_object_add(o, "registers_allocated", json_object_new_int64(r->registers_allocated));
+    json_object_object_add(o, "registers_spill", json_object_new_boolean(r->registers_spill));
+    json_object_object_add(o, "unroll", json_object_new_int64(r->unroll));
+    json_object_object_add(o, "waves", json_object_new_int64(r->waves));
+    json_object_object_add(o, "workgroups", json_object_new_int64(r->workgroups));
+    json_object_object_add(o, "instructions", json_object_new_int64(r->instructions));
+    json_object_object_add(o, "events", json_object_new_int64(r->events));
+    json_object_object_add(o, "operands", json_operands(p, r, ks));
+    json_object_object_add(o, "stages", json_stages(r));
+    json_object_object_add(o, "functional", json_functional(p, fr, checked, seed));
     return o;
 }
 

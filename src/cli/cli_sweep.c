@@ -480,6 +480,52 @@ static int sweep_attention_of(ls_module *m, const sweep_opts *o)
     return ls_sweep_attention(m, (size_t)o->index, &sa);
 }
 
+/* The simulated points ranked (order: fastest first), IREE's config's
+ * rank, the valid count, and the roof: every byte once at peak bandwidth,
+ * plus the launch. */
+static void rank_points(sweep_ranked *r, size_t *order)
+{
+    r->order = order;
+    r->iree_rank = ls_sweep_rank(r->sw, order);
+    for (size_t i = 0; i < r->sw->n; i++)
+        r->ok += r->sw->points[i].status == LS_OK;
+    r->min_bytes = ls_sweep_kernel_min_bytes(r->p, r->sw, r->hw);
+    r->roof_us = (double)r->min_bytes / (r->hw->dram_gbps * 1e3) + r->hw->launch_us;
+}
+
+/* The ranked times' chart (us: room for r->ok times), IREE's config and
+ * the roof marked. */
+static void sweep_chart(const sweep_ranked *r, double *us, ls_chart *chart)
+{
+    const ls_sweep *sw = r->sw;
+    for (size_t k = 0; k < r->ok; k++)
+        us[k] = sw->points[r->order[k]].time_us;
+    char title[256], sub[256]; /* the names' bounds: 128 and 32 bytes */
+    snprintf(title, sizeof title, "Config sweep: %.127s on %.31s", r->p->name, r->hw->name);
+    snprintf(sub, sizeof sub, "%zu config%s simulated (%zu valid in all), DRAM roofline %.3g us",
+             r->ok, ls_s((long long)r->ok), sw->enumerated, r->roof_us);
+    ls_viz_sweep(title, sub, us, r->ok,
+                 sw->points[sw->iree].is_iree && !sw->iree_rejected ? r->iree_rank : 0, r->roof_us,
+                 chart);
+}
+
+/* Whether the module has the reduction --index names (diag says why not). */
+static bool index_ok(const ls_module *m, const sweep_opts *o, const char *name, ls_diag *diag)
+{
+    if (m->n_problems == 0) {
+        ls_diag_set(diag, LS_ERR_NOTFOUND, o->input, 0, 0,
+                    "no linalg.generic/linalg.reduce with a reduction to sweep");
+        return false;
+    }
+    if ((size_t)o->index >= m->n_problems) {
+        ls_diag_set(diag, LS_ERR_USAGE, "--index", 0, 0,
+                    "%s has %zu reduction%s; --index %lld is outside 0..%zu", name, m->n_problems,
+                    ls_s((long long)m->n_problems), (long long)o->index, m->n_problems - 1);
+        return false;
+    }
+    return true;
+}
+
 int ls_cmd_sweep(int argc, char **argv)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -506,17 +552,8 @@ int ls_cmd_sweep(int argc, char **argv)
         rc = sweep_attention_of(m, &o);
         goto done;
     }
-    if (m->n_problems == 0) {
-        ls_diag_set(&diag, LS_ERR_NOTFOUND, o.input, 0, 0,
-                    "no linalg.generic/linalg.reduce with a reduction to sweep");
+    if (!index_ok(m, &o, name, &diag))
         goto fail;
-    }
-    if ((size_t)o.index >= m->n_problems) {
-        ls_diag_set(&diag, LS_ERR_USAGE, "--index", 0, 0,
-                    "%s has %zu reduction%s; --index %lld is outside 0..%zu", name, m->n_problems,
-                    ls_s((long long)m->n_problems), (long long)o.index, m->n_problems - 1);
-        goto fail;
-    }
     p = &m->problems[o.index];
     bool had_config = p->has_config; /* the input's own config is ranked too */
     p->has_config = true; /* the sweep sets its own; keep ls_cli_model from suggesting */
@@ -546,27 +583,13 @@ int ls_cmd_sweep(int argc, char **argv)
     if (st)
         goto fail;
     order = ls_xcalloc(sw.n, sizeof *order);
-    r.order = order;
-    r.iree_rank = ls_sweep_rank(&sw, order);
-    for (size_t i = 0; i < sw.n; i++)
-        r.ok += sw.points[i].status == LS_OK;
-    /* the roof: every byte once at peak bandwidth, plus the launch */
-    r.min_bytes = ls_sweep_kernel_min_bytes(p, &sw, &hw);
-    r.roof_us = (double)r.min_bytes / (hw.dram_gbps * 1e3) + hw.launch_us;
+    rank_points(&r, order);
 
     ls_out_open(&csv);
     csv_open = true;
     write_csv_rows(csv.f, &sw, order);
     us = ls_xcalloc(r.ok ? r.ok : 1, sizeof *us);
-    for (size_t k = 0; k < r.ok; k++)
-        us[k] = sw.points[order[k]].time_us;
-    char title[256], sub[256];
-    snprintf(title, sizeof title, "Config sweep: %s on %s", p->name, hw.name);
-    snprintf(sub, sizeof sub, "%zu config%s simulated (%zu valid in all), DRAM roofline %.3g us",
-             r.ok, ls_s((long long)r.ok), sw.enumerated, r.roof_us);
-    ls_viz_sweep(title, sub, us, r.ok,
-                 sw.points[sw.iree].is_iree && !sw.iree_rejected ? r.iree_rank : 0, r.roof_us,
-                 &chart);
+    sweep_chart(&r, us, &chart);
     if (o.roof_path)
         sweep_roofline(p, &hw, &sw, order, r.ok, &roof);
     int w = ls_sweep_write_files(&csv, o.csv_path, o.chart_path, &chart, o.roof_path, &roof, name,

@@ -365,6 +365,52 @@ static void fma_of(ls_elem_type t, const char *x, const char *y, const char *c, 
                  x, cg_from_float(t), y, cg_from_float(t), c);
 }
 
+/* arith.cmpi: the predicate's operator on the operands, read signed when
+ * the predicate is. */
+static void cmpi_expr(const ls_body_inst *in, ls_elem_type s, const char *a, const char *b,
+                      char *buf, size_t size)
+{
+    bool sg;
+    const char *o = cmpi_op((ls_body_pred)in->pred, &sg);
+    char sa[64], sb[64];
+    if (sg) {
+        signed_of(s, a, sa, sizeof sa);
+        signed_of(s, b, sb, sizeof sb);
+    } else {
+        snprintf(sa, sizeof sa, "%s", a);
+        snprintf(sb, sizeof sb, "%s", b);
+    }
+    snprintf(buf, size, "(unsigned int)(%s %s %s)", sa, o, sb);
+}
+
+/* math.fpowi as sim/body.c's fpowi computes it: MLIR's expansion for a
+ * constant f32 exponent, powf of the converted exponent otherwise (the
+ * math mode's), or the exact power. */
+static void fpowi_expr(const cg_body_fn *fn, const ls_body_inst *in, ls_elem_type t, const char *a,
+                       const char *b, char *buf, size_t size)
+{
+    const ls_body_inst *bi = &fn->body->inst[in->b];
+    ls_elem_type et = (ls_elem_type)bi->type;
+    ls_math_mode m = (ls_math_mode)fn->body->math;
+    char sb[64], e[256], nf[160];
+    signed_of(et, b, sb, sizeof sb);
+    if (m != LS_MATH_EXACT && bi->op == LS_BOP_CONST && t == LS_ET_F32) {
+        snprintf(buf, size, "ls_mlir_fpowi(%s, (long long)%s)", a, sb);
+        return;
+    }
+    if (m != LS_MATH_EXACT && bi->op != LS_BOP_CONST) { /* powf(x, sitofp(n)) */
+        snprintf(e, sizeof e, "(double)%s", sb);
+        from_double(t, e, nf, sizeof nf);
+        if (m == LS_MATH_MLIR && t == LS_ET_F32) {
+            snprintf(buf, size, "ls_mlir_powf(%s, %s)", a, nf);
+            return;
+        }
+        snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, nf);
+    } else
+        snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, sb);
+    from_double(t, e, buf, size);
+}
+
 /* The right-hand side of instruction i of fn's body. */
 static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
 {
@@ -428,45 +474,10 @@ static void inst_expr(const cg_body_fn *fn, int i, char *buf, size_t size)
         fill_template(cmpf_expr((ls_body_pred)in->pred), a, b, x, sizeof x);
         snprintf(buf, size, "(unsigned int)%s", x);
         return;
-    case LS_BOP_CMPI: {
-        bool sg;
-        const char *o = cmpi_op((ls_body_pred)in->pred, &sg);
-        char sa[64], sb[64];
-        if (sg) {
-            signed_of(s, a, sa, sizeof sa);
-            signed_of(s, b, sb, sizeof sb);
-        } else {
-            snprintf(sa, sizeof sa, "%s", a);
-            snprintf(sb, sizeof sb, "%s", b);
-        }
-        snprintf(buf, size, "(unsigned int)(%s %s %s)", sa, o, sb);
-        return;
-    }
+    case LS_BOP_CMPI: cmpi_expr(in, s, a, b, buf, size); return;
     case LS_BOP_SELECT: snprintf(buf, size, "((%s & 1u) ? %s : %s)", a, b, c); return;
     case LS_BOP_FMA: fma_of(t, a, b, c, buf, size); return;
-    case LS_BOP_FPOWI: { /* sim/body.c's fpowi */
-        const ls_body_inst *bi = &fn->body->inst[in->b];
-        ls_elem_type et = (ls_elem_type)bi->type;
-        ls_math_mode m = (ls_math_mode)fn->body->math;
-        char sb[64], e[256], nf[160];
-        signed_of(et, b, sb, sizeof sb);
-        if (m != LS_MATH_EXACT && bi->op == LS_BOP_CONST && t == LS_ET_F32) {
-            snprintf(buf, size, "ls_mlir_fpowi(%s, (long long)%s)", a, sb);
-            return;
-        }
-        if (m != LS_MATH_EXACT && bi->op != LS_BOP_CONST) { /* powf(x, sitofp(n)) */
-            snprintf(e, sizeof e, "(double)%s", sb);
-            from_double(t, e, nf, sizeof nf);
-            if (m == LS_MATH_MLIR && t == LS_ET_F32) {
-                snprintf(buf, size, "ls_mlir_powf(%s, %s)", a, nf);
-                return;
-            }
-            snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, nf);
-        } else
-            snprintf(e, sizeof e, "pow((double)%s, (double)%s)", a, sb);
-        from_double(t, e, buf, size);
-        return;
-    }
+    case LS_BOP_FPOWI: fpowi_expr(fn, in, t, a, b, buf, size); return;
     case LS_BOP_POWF:
         if (powf_rewritten_expr(fn, in, t, buf, size))
             return;
