@@ -433,6 +433,8 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
         pl->attention = &v->k;
         pl->amd = t.amd;
         pl->gfx_major = t.gfx_major;
+        pl->bf16_cvt = t.bf16_cvt;
+        pl->combine_alu = 1; /* the attention's engine times its own combines */
         pl->iterations = v->d.total_iterations;
         pl->n_inputs = p->n_inputs;
         for (int k = 0; k < p->n_inputs; k++) {

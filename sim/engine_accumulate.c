@@ -61,8 +61,8 @@ int64_t ls_engine_accumulate_cap(const engine *e)
 {
     const ls_plan *pl = e->plan;
     int64_t n_res = 1 + pl->extra_results;
-    int64_t nb = pl->body_machine_alu_ops + pl->body_sfu_ops;
-    return e->d->elems_per_iteration * (nb + n_res) + pl->acc_registers * n_res;
+    int64_t nb = pl->body_machine_alu_ops + pl->body_sfu_ops, nc = ls_engine_combine_alu(pl);
+    return e->d->elems_per_iteration * (nb + n_res * nc) + pl->acc_registers * n_res * nc;
 }
 
 /* The body's ops for register r of iteration j (less the multiply an FMA
@@ -91,9 +91,11 @@ static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int *extra
  * operand `extra`) into acc; acc -1: none yet (patched after). */
 static int emit_combine(engine *e, int64_t j, int v, int acc, int extra)
 {
-    int c = ls_engine_emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, v, acc);
-    e->code[c].dep[2] = extra;
-    e->code[c].iter_offset = (int)j;
+    int first = e->ncode;
+    int c = ls_engine_emit_combine_op(e, LS_STAGE_LOAD_ACCUMULATE, v, acc);
+    e->code[first].dep[2] = extra;
+    for (int x = first; x <= c; x++)
+        e->code[x].iter_offset = (int)j;
     return c;
 }
 
@@ -182,8 +184,8 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     }
     /* the back edge: iteration 0's combine into each accumulator reads the
      * last iteration's (u = 1: its own) */
-    for (size_t s = 0; s < slots && !whole; s++)
-        e->code[LAST(0, s)].dep[1] = LAST(u - 1, s);
+    for (size_t s = 0; s < slots && !whole; s++) /* a combine's first instruction reads it */
+        e->code[LAST(0, s) - (ls_engine_combine_alu(pl) - 1)].dep[1] = LAST(u - 1, s);
 #undef LAST
     free(chain);
     free(last);

@@ -391,6 +391,12 @@ void ls_engine_fused_registers(const ls_plan *plan, const ls_hw *hw, ls_plan_reg
 /* One template instruction (e->code NULL: counted only), and one
  * gpu.subgroup_reduce's steps after prev; the last one's index. */
 int ls_engine_emit(engine *e, ikind k, ls_stage st, int dep0, int dep1);
+/* ALU instructions of one combine of two accumulator values (plan.h's
+ * combine_alu, at least 1). */
+int ls_engine_combine_alu(const ls_plan *pl);
+/* One combine of dep0 and dep1: ls_engine_combine_alu dependent ALU
+ * instructions, the first reading both; returns the last. */
+int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
 void ls_engine_assign_scoreboard(engine *e, bool plain);
 /* A one-loop builder's program (loop_begin, loop_end, iterations, unroll)

@@ -187,6 +187,31 @@ static int emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
     return e->ncode++;
 }
 
+int ls_engine_combine_alu(const ls_plan *pl)
+{
+    return pl->combine_alu > 1 ? pl->combine_alu : 1;
+}
+
+/* One combine of two accumulator values (dep0, dep1; self_dep1: the
+ * combine's own result, carried from the previous trip): the plan's
+ * combine_alu dependent ALU instructions, the first reading the operands.
+ * Returns the last, which holds the result. */
+static int emit_combine_op(engine *e, ls_stage st, int dep0, int dep1, bool self_dep1)
+{
+    int n = ls_engine_combine_alu(e->plan);
+    if (self_dep1)
+        dep1 = e->ncode + n - 1;
+    int x = emit(e, I_ALU, st, dep0, dep1);
+    for (int i = 1; i < n; i++)
+        x = emit(e, I_ALU, st, x, -1);
+    return x;
+}
+
+int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1)
+{
+    return emit_combine_op(e, st, dep0, dep1, false);
+}
+
 /* The 32-bit lane moves one exchange of the shuffled value takes.  A wider
  * value moves in 32-bit pieces: GPUShuffleOpLowering (mlir's
  * LowerGpuOpsToROCDLOps.cpp) decomposes it into one ds_bpermute per
@@ -210,7 +235,7 @@ static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int 
                 e->code[x].red = r;
             }
         }
-        prev = emit(e, I_ALU, st, x, prev);
+        prev = emit_combine_op(e, st, x, prev, false); /* the stepper counts its last */
         if (e->code) {
             e->code[prev].step = i;
             e->code[prev].red = r;
@@ -324,7 +349,9 @@ int64_t ls_engine_template_cap(const engine *e)
 {
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
-    int64_t per_q = 4 + (exchange_pieces(pl) + 1) * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8;
+    int64_t nc = ls_engine_combine_alu(pl);
+    int64_t per_q =
+        4 + (exchange_pieces(pl) + nc) * LS_MAX_STEPS * (pl->n_subgroup_reduces + 1) + 8 + nc;
     /* a multi-result generic's other results, in this kernel
      * (ls_plan_fuse_results): their combines, reduces and stores */
     int64_t n_res = 1 + pl->extra_results;
@@ -339,7 +366,7 @@ int64_t ls_engine_template_cap(const engine *e)
      * thresholds in ls_engine_unroll), the sum may still pass the int
      * that indexes the program */
     int64_t cap = u * (loads + ls_engine_accumulate_cap(e) + e->loop_stores) + copies +
-                  n_res * (pl->local_reduce_ops + q_n * per_q) + 18;
+                  n_res * (pl->local_reduce_ops * nc + q_n * per_q) + 18;
     return cap > INT32_MAX ? -1 : cap;
 }
 
@@ -422,7 +449,7 @@ void ls_engine_append_template(engine *e)
     for (int64_t q = 0; q < slots; q++) {
         int prev = last_loop;
         for (int64_t o = 0; o < ops_per_q; o++)
-            prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, prev, -1);
+            prev = emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1, false);
         qlast[q] = prev;
     }
     for (int r = 0; r < pl->n_subgroup_reduces; r++)
@@ -444,8 +471,7 @@ void ls_engine_append_template(engine *e)
     bool serial = e->d->serial_reduce;
     for (int64_t q = 0; q < slots; q++) {
         /* serial: the carried value is the previous iteration's own result */
-        int self = e->ncode;
-        qlast[q] = emit(e, I_ALU, LS_STAGE_ACC_COMBINE, qlast[q], serial ? self : -1);
+        qlast[q] = emit_combine_op(e, LS_STAGE_ACC_COMBINE, qlast[q], -1, serial);
     }
     if (serial) /* the reduction tiling level: every stage runs in the loop */
         e->loop_end = e->ncode;

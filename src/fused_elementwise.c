@@ -306,7 +306,7 @@ static bool build_own_view(const ls_module_elementwise *e, const ls_plan *lead, 
                                    "last tile, which a layout of its own does not model",
                                    ph->what, c, (long long)v->size[c],
                                    (long long)(v->is_reduction[c] ? dv->chunk[c] : dv->wg_tile[c]));
-    ls_plan_target t = {lead->amd, lead->gfx_major};
+    ls_plan_target t = ls_plan_target_of(lead);
     if (ls_plan_build(v, dv, t, &k->view_plan[slot], &diag) != LS_OK)
         return ls_fused_refuse(why, n, "%s: %s", ph->what, diag.msg);
     ph->own_layout = true;
@@ -325,7 +325,7 @@ static bool build_view(const ls_module_elementwise *e, const ls_plan *lead, cons
         return false;
     ls_diag diag;
     ls_diag_clear(&diag);
-    ls_plan_target t = {lead->amd, lead->gfx_major};
+    ls_plan_target t = ls_plan_target_of(lead);
     if (ls_plan_build(v, lead->derived, t, &k->view_plan[ph - k->phase], &diag) != LS_OK)
         return ls_fused_refuse(why, n, "%s: %s", ph->what, diag.msg);
     return true;
@@ -378,7 +378,7 @@ bool ls_fused_elementwise_phase(const ls_module *m, const ls_module_elementwise 
                                what);
     ls_diag diag;
     ls_diag_clear(&diag);
-    ls_plan_target t = {lead->amd, lead->gfx_major};
+    ls_plan_target t = ls_plan_target_of(lead);
     /* its stores: one per result vector a thread holds, each writing
      * subgroup's share of the workgroup's tile.  The result laid out as
      * the only input of a second view gives them, and their vector types. */
@@ -455,7 +455,7 @@ bool ls_fused_epilogue_phase(const ls_module *m, const ls_module_elementwise *e,
     if (!build_view(e, lead, perm, k, ph, why, n))
         return false;
     ls_plan *vp = &k->view_plan[ph - k->phase];
-    ls_plan_target t = {lead->amd, lead->gfx_major};
+    ls_plan_target t = ls_plan_target_of(lead);
     ph->epilogue = true;
     for (int j = 0; j < e->rank; j++)
         ph->out_map[j] = perm[e->out_map[j]];

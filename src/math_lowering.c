@@ -37,7 +37,9 @@ typedef struct {
  * and rsqrt.approx.f32 (libdevice __nv_sqrtf / __nv_rsqrtf).  AMD: LLVM's
  * lowering of llvm.exp/log/sqrt.f32 with IEEE denormals (ROCm's default)
  * and the __ocml_* routines IREE calls for the rest, with one trans
- * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one. */
+ * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one;
+ * llc-22 agrees on exp, exp2, log, log2, sqrt and divf
+ * (tools/amd-op-counts.sh). */
 /* one op a row */
 /* clang-format off */
 static const math_cost costs[] = {
@@ -76,6 +78,67 @@ static bool f32_cast(ls_body_opcode op)
     case LS_BOP_TANH: case LS_BOP_LOG: case LS_BOP_LOG2: case LS_BOP_ERF: case LS_BOP_EXP:
     case LS_BOP_SIN: case LS_BOP_COS:
         return true;
+    default: return false;
+    }
+}
+
+/* bf16 on AMD: no AMD GPU computes in bf16, and IREE's LLVMGPU pipeline
+ * leaves bf16 arithmetic to LLVM (ConvertBf16ArithToF32 runs only in its
+ * CPU and SPIR-V pipelines), whose AMDGPU backend promotes each op to f32:
+ * the operands widened (a shift or a mask each), the f32 op, the result
+ * rounded to nearest even -- v_bfe_u32, v_add3_u32, v_or_b32, v_cmp_u_f32
+ * and v_cndmask_b32, or gfx950's one v_cvt_pk_bf16_f32.  Instructions of
+ * one op in a dependent chain, from llc-22 (tools/amd-op-counts.sh):
+ * add, mul and max 8 on gfx90a, gfx942 and gfx1030, 7 on gfx1100 and
+ * gfx1201, 4 on gfx950; fma one more (gfx950: 6).  maximumf counts as
+ * maxnumf: ROCm rewrites it so (Common/ReplaceSlowMinMaxOps.cpp). */
+typedef struct {
+    int arith, fma, round;
+} bf16_cost;
+
+static bf16_cost bf16_amd(ls_plan_target t)
+{
+    if (t.bf16_cvt)
+        return (bf16_cost){4, 6, 1};
+    return t.gfx_major >= 11 ? (bf16_cost){7, 8, 5} : (bf16_cost){8, 9, 5};
+}
+
+static bool float_combiner(ls_combiner k)
+{
+    switch (k) {
+    case LS_COMB_ADD:
+    case LS_COMB_MUL:
+    case LS_COMB_MINIMUMF:
+    case LS_COMB_MINNUMF:
+    case LS_COMB_MAXIMUMF:
+    case LS_COMB_MAXNUMF: return true;
+    default: return false;
+    }
+}
+
+int ls_bf16_combine_alu(ls_plan_target t, ls_combiner k, ls_elem_type acc)
+{
+    return t.amd && acc == LS_ET_BF16 && float_combiner(k) ? bf16_amd(t).arith : 1;
+}
+
+/* A bf16 body op on AMD as the backend promotes it (above); false for an
+ * op it computes as it is (casts to f32, sign bits, selects). */
+static bool bf16_promoted(const ls_body_inst *in, ls_plan_target t, op_cost *c)
+{
+    bf16_cost b = bf16_amd(t);
+    switch ((ls_body_opcode)in->op) {
+    case LS_BOP_ADDF:
+    case LS_BOP_SUBF:
+    case LS_BOP_MULF:
+    case LS_BOP_MAXIMUMF:
+    case LS_BOP_MINIMUMF:
+    case LS_BOP_MAXNUMF:
+    case LS_BOP_MINNUMF: *c = (op_cost){b.arith, 0}; return true;
+    case LS_BOP_FMA: *c = (op_cost){b.fma, 0}; return true;
+    case LS_BOP_DIVF: /* f32's division between the widening and the rounding */
+        c->alu += b.arith - 1;
+        return true;
+    case LS_BOP_TRUNCF: *c = (op_cost){b.round, 0}; return true;
     default: return false;
     }
 }
@@ -184,8 +247,11 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
             *how = t.amd ? costs[k].amd_how : costs[k].nvidia_how;
         }
     if (f32_cast(op) && (ty == LS_ET_F16 || ty == LS_ET_BF16)) {
-        c->alu += 2;
+        /* the extf and the truncf; a truncf to bf16 on AMD is a rounding */
+        c->alu += t.amd && ty == LS_ET_BF16 ? 1 + bf16_amd(t).round : 2;
         *ir += 2;
+    } else if (t.amd && ty == LS_ET_BF16) {
+        bf16_promoted(in, t, c);
     }
     return true;
 }

@@ -9,12 +9,14 @@
 
 ls_plan_target ls_plan_target_from_arch(const char *arch)
 {
-    ls_plan_target t = {false, 0};
+    ls_plan_target t = {false, 0, false};
     if (strncmp(arch, "gfx", 3) == 0) {
         t.amd = true;
         /* gfx9xx / gfx90a: major 9; gfx10xx, gfx11xx, gfx12xx: 10..12 */
         size_t n = strlen(arch + 3);
         t.gfx_major = n >= 4 ? (arch[3] - '0') * 10 + (arch[4] - '0') : arch[3] - '0';
+        /* LLVM's AMDGPU: FeatureBF16ConversionInsts, gfx950's alone */
+        t.bf16_cvt = strncmp(arch, "gfx950", 6) == 0;
     }
     return t;
 }
@@ -178,6 +180,8 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->derived = d;
     plan->amd = t.amd;
     plan->gfx_major = t.gfx_major;
+    plan->bf16_cvt = t.bf16_cvt;
+    plan->combine_alu = ls_bf16_combine_alu(t, p->combiner, p->acc_type);
     const ls_nested_layout *l = &d->layout;
     int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
     if (acc_bits > 32 && !t.amd && !d->tile_and_fuse) /* TileAndFuse: no shuffle at all */
@@ -413,6 +417,12 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                    "loop's chunk; every thread reduces its own outputs, no lane or subgroup "
                    "combine (IREE folds each chunk into the carried value; the same additions "
                    "in another order)\n");
+    if (plan->combine_alu > 1)
+        fprintf(f,
+                "  bf16 combines: no AMD GPU computes in bf16; LLVM's AMDGPU backend widens "
+                "the operands, %s in f32 and rounds back -- %d dependent instructions each "
+                "(llc-22: tools/amd-op-counts.sh)\n",
+                kind, plan->combine_alu);
     fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
     fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
             (long long)plan->acc_registers, acc);
@@ -573,7 +583,7 @@ bool ls_plan_fuse_results(ls_plan *plans, int n)
             u->inst[u->n++] = b->inst[i];
         }
     }
-    ls_plan_target t = {plans[0].amd, plans[0].gfx_major};
+    ls_plan_target t = ls_plan_target_of(&plans[0]);
     ls_body_machine_ops(u, t, &plans[0].body_machine_alu_ops, &plans[0].body_sfu_ops);
     free(u);
     plans[0].extra_results = n - 1;

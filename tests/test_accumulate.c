@@ -28,7 +28,7 @@ static const char *text_of(char *buf, size_t n, const char *body, const char *ty
                            const char *tiling)
 {
     bool mv = strcmp(body, "mul") == 0;
-    bool fl = ty[0] == 'f';
+    bool fl = ty[0] == 'f' || ty[0] == 'b';
     snprintf(buf, n,
              "func.func @k() attributes {translation_info = "
              "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = "
@@ -218,6 +218,98 @@ START_TEST(packed_sums_start_from_the_identity)
 }
 END_TEST
 
+/* No AMD GPU adds in bf16: LLVM's AMDGPU backend widens the operands,
+ * adds in f32 and rounds back (tools/amd-op-counts.sh runs llc-22 on
+ * dependent chains: 8 instructions on gfx90a, gfx942 and gfx1030, 7 on
+ * gfx1100 and gfx1201, 4 on gfx950 with its v_cvt_pk_bf16_f32).  Each
+ * combine of a bf16 accumulator is that many dependent ALU instructions,
+ * the first reading the operands; a bf16 body op the same. */
+START_TEST(bf16_combines_as_amd_promotes_them)
+{
+    static const struct {
+        const char *arch;
+        int n;
+    } t[] = {{"gfx942", 8},  {"gfx90a", 8},  {"gfx1030", 8}, {"gfx950", 4},
+             {"gfx1100", 7}, {"gfx1201", 7}, {"sm_90", 1}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        ls_plan_target pt = ls_plan_target_from_arch(t[i].arch);
+        ck_assert_int_eq(ls_bf16_combine_alu(pt, LS_COMB_ADD, LS_ET_BF16), t[i].n);
+        ck_assert_int_eq(ls_bf16_combine_alu(pt, LS_COMB_MAXNUMF, LS_ET_BF16), t[i].n);
+        ck_assert_int_eq(ls_bf16_combine_alu(pt, LS_COMB_ADD, LS_ET_F16), 1);
+        ck_assert_int_eq(ls_bf16_combine_alu(pt, LS_COMB_ADD, LS_ET_F32), 1);
+        /* a body's bf16 multiply, fma and truncf of an f32 */
+        ls_body body;
+        memset(&body, 0, sizeof body);
+        body.n = 4;
+        for (int k = 0; k < 3; k++)
+            body.inst[k] = (ls_body_inst){
+                .op = LS_BOP_INPUT, .type = LS_ET_BF16, .index = k, .a = -1, .b = -1, .c = -1};
+        body.inst[3] =
+            (ls_body_inst){.op = LS_BOP_MULF, .type = LS_ET_BF16, .a = 0, .b = 1, .c = -1};
+        int alu, sfu;
+        ls_body_machine_ops(&body, pt, &alu, &sfu);
+        ck_assert_int_eq(alu, t[i].n);
+        ck_assert_int_eq(sfu, 0);
+        body.inst[3] = (ls_body_inst){.op = LS_BOP_FMA, .type = LS_ET_BF16, .a = 0, .b = 1, .c = 2};
+        ls_body_machine_ops(&body, pt, &alu, &sfu);
+        ck_assert_int_eq(alu, !pt.amd ? 1 : pt.bf16_cvt ? 6 : t[i].n + 1);
+        body.inst[2].type = LS_ET_F32;
+        body.inst[3] = (ls_body_inst){
+            .op = LS_BOP_TRUNCF, .type = LS_ET_BF16, .src = LS_ET_F32, .a = 2, .b = -1, .c = -1};
+        ls_body_machine_ops(&body, pt, &alu, &sfu);
+        ck_assert_int_eq(alu, !pt.amd ? 1 : pt.bf16_cvt ? 1 : 5);
+    }
+    /* the engine: a packed bf16 sum on gfx942, 2 accumulators of 4 steps
+     * (the first from +0.0), each step and each combine 8 instructions */
+    built b;
+    build(&b, "sum", "bf16", "mi300x", 4);
+    ck_assert_int_eq(b.plan.combine_alu, 8);
+    char *dump = NULL;
+    size_t dump_len = 0;
+    FILE *df = open_memstream(&dump, &dump_len);
+    ls_plan_dump(&b.plan, df);
+    fclose(df);
+    ck_assert_msg(strstr(dump, "8 dependent instructions each"), "%s", dump);
+    free(dump);
+    int64_t u = b.e.unroll;
+    int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+    for (int j = 0; j < u; j++) {
+        int n = iteration_alus(&b.e, j, alu);
+        ck_assert_int_eq(n, (2 * 4 + 2) * 8);
+        int carried = 0, chained = 0;
+        for (int x = 0; x < n; x++) {
+            const tinst *in = &b.e.code[alu[x]];
+            chained += in->dep[0] == alu[x] - 1 && in->dep[1] < 0 && x % 8 != 0;
+            for (int k = 0; k < LS_TINST_DEPS; k++) {
+                int p = in->dep[k];
+                carried += p >= 0 && loop_alu(&b.e, p) && p >= alu[x];
+            }
+        }
+        ck_assert_int_eq(chained, (2 * 4 + 2) * 7); /* each reads the one before */
+        /* the back edge: each accumulator's combine, at its first instruction */
+        ck_assert_int_eq(carried, j == 0 ? 2 : 0);
+    }
+    free(alu);
+    ls_sim_result bf, f16;
+    ls_diag dg;
+    ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &bf, NULL, &dg) == LS_OK, "%s", dg.msg);
+    unbuild(&b);
+    build(&b, "sum", "f16", "mi300x", 4);
+    ck_assert_int_eq(b.plan.combine_alu, 1);
+    ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &f16, NULL, &dg) == LS_OK, "%s", dg.msg);
+    unbuild(&b);
+    /* the acc combine 8 for 1; a DPP step's combine 8 for 1 (a step: one
+     * DPP move and its combine) */
+    int64_t ac = f16.stage[LS_STAGE_ACC_COMBINE].instructions;
+    int64_t sr = f16.stage[LS_STAGE_SUBGROUP_REDUCE].instructions;
+    ck_assert_int_gt(ac, 0);
+    ck_assert_int_gt(sr, 0);
+    ck_assert_int_eq(bf.stage[LS_STAGE_ACC_COMBINE].instructions, 8 * ac);
+    ck_assert_int_eq(2 * bf.stage[LS_STAGE_SUBGROUP_REDUCE].instructions, 9 * sr);
+    ck_assert_int_gt(bf.cycles, f16.cycles);
+}
+END_TEST
+
 START_TEST(unpacked_contraction_fused_on_amd_only)
 {
     /* thread 1: 512 / 64 = 8 batches on mi300x, 512 / 32 = 16 on h100 */
@@ -393,6 +485,7 @@ static Suite *accumulate_suite(void)
     tcase_add_test(tc, unroller_counts_the_fma_chain);
     tcase_add_test(tc, contract_chain_is_the_value);
     tcase_add_test(tc, whole_sum_is_one_local_reduce);
+    tcase_add_test(tc, bf16_combines_as_amd_promotes_them);
     suite_add_tcase(s, tc);
     return s;
 }

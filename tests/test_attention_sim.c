@@ -83,7 +83,8 @@ START_TEST(values_pipeline_cases)
 {
     char ir[8192];
     const char *levels[2] = {"reduction", "partial_reduction"};
-    const ls_plan_target targets[2] = {{true, 9}, {false, 0}};
+    const ls_plan_target targets[2] = {ls_plan_target_from_arch("gfx942"),
+                                       ls_plan_target_from_arch("sm_90")};
     for (int l = 0; l < 2; l++) {
         ls_module *m = ls_xcalloc(1, sizeof *m);
         ls_attention a;
@@ -279,8 +280,8 @@ START_TEST(timing_k1_split)
                      (4 + 2 + 1 + 8 + 4 + 4) * 32 * per_sg);
     ls_att_check chk;
     ls_diag_clear(&d);
-    ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, (ls_plan_target){true, 9}, 1, 2,
-                                      &chk, &d) == LS_OK,
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, ls_plan_target_from_arch("gfx942"),
+                                      1, 2, &chk, &d) == LS_OK,
                   "%s", d.msg);
     ck_assert_int_eq(chk.mismatches, 0);
     ck_assert_int_eq(chk.outputs_checked, 2 * 32);

@@ -4,14 +4,15 @@
  *    compiles with NVRTC to PTX with an empty log and, emulated on the CPU,
  *    writes every output equal to the simulator's lowered values bit for
  *    bit; its grid, block and per-thread work are the ones derived by hand;
- *  - sabotaged kernels (the merge's sum read back in another order; exp2
- *    correctly rounded instead of IREE's polynomial) fail the comparison:
+ *  - sabotaged kernels (the read-backs' partials combined in another
+ *    order; exp2 correctly rounded instead of IREE's polynomial) fail the
+ *    comparison:
  *    it sees the last bit;
  *  - property: random NVIDIA hand configs (bases, thread tiles, partial or
  *    serial K2 level, key and value promoted through workgroup memory)
  *    emulate equal to the simulator, among them reductions
  *    whose subgroups split K2 (the workgroup-memory round, read back by a
- *    butterfly's tree and by a fold in turn);
+ *    shuffle butterfly and by a fold in turn);
  *  - loaded masks (f16, i1, i8), online_attention computed in f16 and bf16,
  *    and IREE's NVVM paged attention (gathered key and value, a mask
  *    computed from linalg.index), equal to the simulator too;
@@ -61,6 +62,48 @@ static void replace(char **src, const char *from, const char *to)
     *src = out;
 }
 
+/* One op through the generator: its module, layout, view, kernel source
+ * and launch, and the last emulation's check. */
+typedef struct {
+    ls_module *m;
+    const ls_module_attention *ma;
+    ls_attention a;
+    ls_att_view *v;
+    char *src;
+    ls_cuda_att_launch L;
+    ls_cuda_att_check chk;
+    ls_diag d;
+} att_case;
+
+/* text's op laid out for sm_90 with its view (which must accept it) and
+ * generated (which must succeed). */
+static void att_open(att_case *c, const char *text)
+{
+    memset(c, 0, sizeof *c);
+    c->m = load_att(text, "sm_90", &c->a, &c->v);
+    ck_assert_ptr_nonnull(c->v);
+    c->ma = &c->m->attentions[0];
+    ls_diag_clear(&c->d);
+    ck_assert_msg(ls_cuda_generate_attention(c->m, c->ma, &c->a, c->v, "t.mlir", &c->src, &c->L,
+                                             &c->d) == LS_OK,
+                  "%s", c->d.msg);
+}
+
+/* src (the case's own, or a sabotaged copy) emulated on seed's inputs and
+ * compared with the simulator. */
+static ls_status att_emulate(att_case *c, const char *src, uint64_t seed)
+{
+    ls_diag_clear(&c->d);
+    return ls_cuda_emulate_attention(c->m, c->ma, &c->a, c->v, "t.mlir", src, seed, &c->chk, &c->d);
+}
+
+static void att_close(att_case *c)
+{
+    free(c->src);
+    ls_att_view_free(c->v);
+    free(c->m);
+}
+
 /* @attention_decode_2x1x64x512x64 with IREE's config for h100: workgroup
  * [1, 1, 0, 0, 16], partial_reduction K2 = 256 (8 subgroups of 32 threads,
  * one key slot each), every thread a whole K1 row of 64: grid 2 x 4 = 8,
@@ -68,18 +111,12 @@ static void replace(char **src, const char *from, const char *to)
 START_TEST(default_config_equals_the_simulator)
 {
     char *text = read_data("attention_decode_2x1x64x512x64_f16.mlir");
-    ls_attention a;
-    ls_att_view *v = NULL;
-    ls_module *m = load_att(text, "sm_90", &a, &v);
-    const ls_module_attention *ma = &m->attentions[0];
-    ck_assert(a.partial);
-    ck_assert_int_eq(a.iterations, 2);
-    char *src = NULL;
-    ls_cuda_att_launch L;
-    ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK, "%s",
-                  d.msg);
+    att_case c;
+    att_open(&c, text);
+    ck_assert(c.a.partial);
+    ck_assert_int_eq(c.a.iterations, 2);
+    const ls_cuda_att_launch L = c.L;
+    const char *src = c.src;
     ck_assert_uint_eq(L.grid[0], 8);
     ck_assert_uint_eq(L.block[0], 256);
     ck_assert_int_eq(L.n_outputs, 1);
@@ -97,17 +134,12 @@ START_TEST(default_config_equals_the_simulator)
         ck_assert_int_eq(count(ptx, "redux.sync"), 0);
         free(ptx);
     }
-    ls_cuda_att_check chk;
-    ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 5, &chk, &d) == LS_OK,
-                  "%s", d.msg);
-    ck_assert_int_eq(chk.outputs, 128);
-    ck_assert_int_eq(chk.sim_equal, 128);
-    ck_assert_int_eq(chk.workgroups, 8);
-    free(src);
+    ck_assert_msg(att_emulate(&c, src, 5) == LS_OK, "%s", c.d.msg);
+    ck_assert_int_eq(c.chk.outputs, 128);
+    ck_assert_int_eq(c.chk.sim_equal, 128);
+    ck_assert_int_eq(c.chk.workgroups, 8);
+    att_close(&c);
     free(text);
-    ls_att_view_free(v);
-    free(m);
 }
 END_TEST
 
@@ -193,26 +225,16 @@ static char *emulate_config(const int64_t *sgc, const int64_t *lc, int64_t nsg, 
     char *text = config_ir(sgc, lc, nsg, tk1, tk2, tn, level);
     if (both_batches) /* a workgroup holds both rows: the buffer has a row each */
         replace(&text, "workgroup = [1, 1, 0, 0, 8]", "workgroup = [2, 1, 0, 0, 8]");
-    ls_attention a;
-    ls_att_view *v = NULL;
-    ls_module *m = load_att(text, "sm_90", &a, &v);
+    att_case c;
+    att_open(&c, text);
     free(text);
-    ck_assert_int_eq(a.workgroups, both_batches ? 2 : 4);
-    char *src = NULL;
-    ls_cuda_att_launch L;
-    ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_generate_attention(m, &m->attentions[0], &a, v, "t.mlir", &src, &L, &d) ==
-                      LS_OK,
-                  "%s", d.msg);
-    free(ptx_of(src, level)); /* NVRTC's log empty, where it is installed */
-    ls_cuda_att_check chk;
-    ck_assert_msg(
-        ls_cuda_emulate_attention(m, &m->attentions[0], &a, v, "t.mlir", src, 3, &chk, &d) == LS_OK,
-        "%s: %s", level, d.msg);
-    ck_assert_int_eq(chk.sim_equal, 2 * 16 + 2 + 2);
-    ls_att_view_free(v);
-    free(m);
+    ck_assert_int_eq(c.a.workgroups, both_batches ? 2 : 4);
+    free(ptx_of(c.src, level)); /* NVRTC's log empty, where it is installed */
+    ck_assert_msg(att_emulate(&c, c.src, 3) == LS_OK, "%s: %s", level, c.d.msg);
+    ck_assert_int_eq(c.chk.sim_equal, 2 * 16 + 2 + 2);
+    char *src = c.src;
+    c.src = NULL;
+    att_close(&c);
     return src;
 }
 
@@ -254,20 +276,12 @@ END_TEST
 START_TEST(sabotage_is_caught)
 {
     char *ir = tree_ir("partial_reduction");
-    ls_attention a;
-    ls_att_view *v = NULL;
-    ls_module *m = load_att(ir, "sm_90", &a, &v);
+    att_case c;
+    att_open(&c, ir);
     free(ir);
-    const ls_module_attention *ma = &m->attentions[0];
-    char *src = NULL;
-    ls_cuda_att_launch L;
-    ls_cuda_att_check chk;
-    ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK);
-    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 9, &chk, &d) == LS_OK,
-                  "%s", d.msg);
-    ck_assert_int_eq(chk.sim_equal, 36);
+    const char *src = c.src;
+    ck_assert_msg(att_emulate(&c, src, 9) == LS_OK, "%s", c.d.msg);
+    ck_assert_int_eq(c.chk.sim_equal, 36);
     /* the merge's sum read back as ((p0 + p2) + (p1 + p3)), not the
      * butterfly's ((p0 + p1) + (p2 + p3)): lanes read slots 1 and 2 swapped */
     char *bad = strdup(src);
@@ -278,21 +292,15 @@ START_TEST(sabotage_is_caught)
     }
     ck_assert_int_ge(swapped, 2); /* the max's and the sum's read-backs */
     ck_assert_ptr_nonnull(strstr(bad, "const int rj = lane / 1 % 4;"));
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 9, &chk, &d),
-                     LS_ERR_INVALID);
-    ck_assert_msg(strstr(d.msg, " element ") && strstr(d.msg, "the simulator's lowered value"),
-                  "%s", d.msg);
+    ck_assert_int_eq(att_emulate(&c, bad, 9), LS_ERR_INVALID);
+    ck_assert_msg(strstr(c.d.msg, " element ") && strstr(c.d.msg, "the simulator's lowered value"),
+                  "%s", c.d.msg);
     free(bad);
     bad = strdup(src);
     replace(&bad, "{ return ls_rt(ls_mlir_exp(ls_mul(x, ", "{ return exp2f(x) + 0.0f * ((");
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 9, &chk, &d),
-                     LS_ERR_INVALID);
+    ck_assert_int_eq(att_emulate(&c, bad, 9), LS_ERR_INVALID);
     free(bad);
-    free(src);
-    ls_att_view_free(v);
-    free(m);
+    att_close(&c);
 }
 END_TEST
 
@@ -313,37 +321,23 @@ START_TEST(loaded_masks)
         replace(&t, "%s : tensor", "%s, %m : tensor");
         snprintf(ins, sizeof ins, "f16, %s) outs", mt);
         replace(&t, "f16) outs", ins);
-        ls_attention a;
-        ls_att_view *v = NULL;
-        ls_module *m = load_att(t, "sm_90", &a, &v);
-        ck_assert(a.has_mask);
-        const ls_module_attention *ma = &m->attentions[0];
-        char *src = NULL;
-        ls_cuda_att_launch L;
-        ls_cuda_att_check chk;
-        ls_diag d;
-        ls_diag_clear(&d);
-        ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK,
-                      "%s", d.msg);
-        ck_assert_int_eq(L.n_inputs, 4);
-        ck_assert_int_eq(L.operand[3], 4);
-        ck_assert_int_eq(L.input_bytes[3], 2 * 128 * (i == 0 ? 2 : 1));
-        free(ptx_of(src, types[i]));
-        ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 2, &chk, &d) == LS_OK,
-                      "%s: %s", types[i], d.msg);
-        ck_assert_int_eq(chk.sim_equal, 36);
+        att_case c;
+        att_open(&c, t);
+        ck_assert(c.a.has_mask);
+        ck_assert_int_eq(c.L.n_inputs, 4);
+        ck_assert_int_eq(c.L.operand[3], 4);
+        ck_assert_int_eq(c.L.input_bytes[3], 2 * 128 * (i == 0 ? 2 : 1));
+        free(ptx_of(c.src, types[i]));
+        ck_assert_msg(att_emulate(&c, c.src, 2) == LS_OK, "%s: %s", types[i], c.d.msg);
+        ck_assert_int_eq(c.chk.sim_equal, 36);
         /* every mask element read from the workgroup's first row */
-        char *bad = strdup(src);
+        char *bad = strdup(c.src);
         while (strstr(bad, "in4[ab4 + "))
             replace(&bad, "in4[ab4 + ", "in4[0 * ab4 + ");
-        ls_diag_clear(&d);
-        ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 2, &chk, &d),
-                         LS_ERR_INVALID);
+        ck_assert_int_eq(att_emulate(&c, bad, 2), LS_ERR_INVALID);
         free(bad);
-        free(src);
         free(t);
-        ls_att_view_free(v);
-        free(m);
+        att_close(&c);
     }
 }
 END_TEST
@@ -365,35 +359,20 @@ START_TEST(narrow_work_types)
             replace(&t, "tensor<2x1x16xf32>", o);
         while (strstr(t, "tensor<2x1xf32>"))
             replace(&t, "tensor<2x1xf32>", r);
-        ls_att_view *v = NULL;
-        ls_attention a;
-        ls_module *m = load_att(t, "sm_90", &a, &v);
-        ck_assert_ptr_nonnull(v);
-        const ls_module_attention *ma = &m->attentions[0];
-        char *src = NULL;
-        ls_cuda_att_launch L;
-        ls_cuda_att_check chk;
-        ls_diag d;
-        ls_diag_clear(&d);
-        ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK,
-                      "%s", d.msg);
-        ck_assert_int_eq(L.output_bytes[0], 2 * 16 * 2);
-        ck_assert_ptr_nonnull(strstr(src, "ls_d2f_odd((double)a + (double)b)"));
-        free(ptx_of(src, types[i % 2]));
-        ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 4, &chk, &d) == LS_OK,
-                      "%s: %s", types[i % 2], d.msg);
-        ck_assert_int_eq(chk.sim_equal, 36);
-        char *bad = strdup(src);
+        att_case c;
+        att_open(&c, t);
+        ck_assert_int_eq(c.L.output_bytes[0], 2 * 16 * 2);
+        ck_assert_ptr_nonnull(strstr(c.src, "ls_d2f_odd((double)a + (double)b)"));
+        free(ptx_of(c.src, types[i % 2]));
+        ck_assert_msg(att_emulate(&c, c.src, 4) == LS_OK, "%s: %s", types[i % 2], c.d.msg);
+        ck_assert_int_eq(c.chk.sim_equal, 36);
+        char *bad = strdup(c.src);
         replace(&bad, "ls_add(float a, float b) { return ls_rt(",
                 "ls_add(float a, float b) { return (0, ");
-        ls_diag_clear(&d);
-        ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 4, &chk, &d),
-                         LS_ERR_INVALID);
+        ck_assert_int_eq(att_emulate(&c, bad, 4), LS_ERR_INVALID);
         free(bad);
-        free(src);
         free(t);
-        ls_att_view_free(v);
-        free(m);
+        att_close(&c);
     }
 }
 END_TEST
@@ -408,18 +387,10 @@ END_TEST
 START_TEST(paged_attention)
 {
     char *text = read_data("paged_attention_nv.mlir");
-    ls_attention a;
-    ls_att_view *v = NULL;
-    ls_module *m = load_att(text, "sm_90", &a, &v);
-    ck_assert_ptr_nonnull(v);
-    const ls_module_attention *ma = &m->attentions[0];
-    char *src = NULL;
-    ls_cuda_att_launch L;
-    ls_cuda_att_check chk;
-    ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert_msg(ls_cuda_generate_attention(m, ma, &a, v, "t.mlir", &src, &L, &d) == LS_OK, "%s",
-                  d.msg);
+    att_case c;
+    att_open(&c, text);
+    const ls_cuda_att_launch L = c.L;
+    const char *src = c.src;
     ck_assert_int_eq(L.n_inputs, 5); /* query, the cache twice, two page tables */
     ck_assert_int_eq(L.role[1], LS_ATT_IN_SOURCE);
     ck_assert_int_eq(L.alias[2], 1);
@@ -432,20 +403,15 @@ START_TEST(paged_attention)
     ck_assert_ptr_nonnull(strstr(src, "ls_mask(ls_idx_t x0"));
     ck_assert_ptr_nonnull(strstr(src, "ix2[gb2 + "));
     free(ptx_of(src, "paged"));
-    ck_assert_msg(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", src, 6, &chk, &d) == LS_OK,
-                  "%s", d.msg);
-    ck_assert_int_eq(chk.sim_equal, 4 * 128);
+    ck_assert_msg(att_emulate(&c, src, 6) == LS_OK, "%s", c.d.msg);
+    ck_assert_int_eq(c.chk.sim_equal, 4 * 128);
     char *bad = strdup(src);
     while (strstr(bad, "ix2[gb2 + "))
         replace(&bad, "ix2[gb2 + ", "ix1[gb2 + ");
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_cuda_emulate_attention(m, ma, &a, v, "t.mlir", bad, 6, &chk, &d),
-                     LS_ERR_INVALID);
+    ck_assert_int_eq(att_emulate(&c, bad, 6), LS_ERR_INVALID);
     free(bad);
-    free(src);
+    att_close(&c);
     free(text);
-    ls_att_view_free(v);
-    free(m);
 }
 END_TEST
 

@@ -146,8 +146,8 @@ static ls_att_check values(const ls_module *m, const ls_attention *a)
     ls_att_check chk;
     ls_diag d;
     ls_diag_clear(&d);
-    ck_assert_msg(ls_attention_values(m, &m->attentions[0], a, (ls_plan_target){true, 9}, 1, -1,
-                                      &chk, &d) == LS_OK,
+    ck_assert_msg(ls_attention_values(m, &m->attentions[0], a, ls_plan_target_from_arch("gfx942"),
+                                      1, -1, &chk, &d) == LS_OK,
                   "%s", d.msg);
     ck_assert_int_eq(chk.mismatches, 0);
     ck_assert_int_eq(chk.workgroups_run, 2);
@@ -324,8 +324,8 @@ START_TEST(refusals)
         ls_att_check chk;
         ls_diag d;
         ls_diag_clear(&d);
-        ck_assert_int_eq(ls_attention_values(m, &m->attentions[0], &a, (ls_plan_target){true, 9},
-                                             1, 1, &chk, &d),
+        ck_assert_int_eq(ls_attention_values(m, &m->attentions[0], &a,
+                                             ls_plan_target_from_arch("gfx942"), 1, 1, &chk, &d),
                          LS_ERR_INVALID);
         ck_assert_msg(strstr(d.msg, cases[i].why), "%s", d.msg);
         /* the engine's view refuses it too (draw traffic and timeline) */

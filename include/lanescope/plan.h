@@ -124,6 +124,11 @@ typedef struct {
     const struct ls_fused_kernel *fused;
     bool amd;                /* ROCm target: DPP for stride-1 clusters */
     int gfx_major;           /* 9 for gfx9xx, 10..12 for RDNA; 0 otherwise */
+    bool bf16_cvt;           /* gfx950: f32 -> bf16 in one instruction */
+    /* ALU instructions of one combine of two accumulator values: 1, but a
+     * bf16 one on AMD, which LLVM promotes to f32 and rounds back
+     * (ls_bf16_combine_alu) */
+    int combine_alu;
 
     /* LOAD_ACCUMULATE */
     int64_t iterations;      /* loop trip count (1: elided) */
@@ -210,7 +215,22 @@ typedef struct {
 typedef struct {
     bool amd;      /* false: NVIDIA lowering (XOR butterflies everywhere) */
     int gfx_major; /* AMD generation: 9 = CDNA/GCN, 10..12 = RDNA */
+    /* v_cvt_pk_bf16_f32 (gfx950): rounding f32 to bf16 is one instruction,
+     * not five */
+    bool bf16_cvt;
 } ls_plan_target;
+
+/* The target a plan was built for. */
+static inline ls_plan_target ls_plan_target_of(const ls_plan *pl)
+{
+    return (ls_plan_target){pl->amd, pl->gfx_major, pl->bf16_cvt};
+}
+
+/* ALU instructions of one combine of two acc values with k on target t:
+ * 1, but bf16 float combines on AMD, which no AMD GPU computes in bf16:
+ * LLVM widens the operands, combines in f32 and rounds back
+ * (src/math_lowering.c; tools/amd-op-counts.sh). */
+int ls_bf16_combine_alu(ls_plan_target t, ls_combiner k, ls_elem_type acc);
 
 /* IREE computes every result of a multi-result linalg.generic in one
  * kernel: checkSingleCombiner (ReductionConfigUtils.cpp) sends such an op
