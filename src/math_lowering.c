@@ -232,6 +232,7 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
     if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
         return false;
     ls_elem_type ty = (ls_elem_type)in->type;
+    *how = NULL;
     if (b && rewritten_cost(b, in, t, c, ir, how))
         return true;
     *c = (op_cost){1, 0};
@@ -250,8 +251,9 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
         /* the extf and the truncf; a truncf to bf16 on AMD is a rounding */
         c->alu += t.amd && ty == LS_ET_BF16 ? 1 + bf16_amd(t).round : 2;
         *ir += 2;
-    } else if (t.amd && ty == LS_ET_BF16) {
-        bf16_promoted(in, t, c);
+    } else if (t.amd && ty == LS_ET_BF16 && bf16_promoted(in, t, c) && *how == NULL) {
+        *how = "no AMD GPU computes in bf16: LLVM's AMDGPU backend widens the operands, computes "
+               "in f32 and rounds back (tools/amd-op-counts.sh)";
     }
     return true;
 }

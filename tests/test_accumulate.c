@@ -250,6 +250,9 @@ START_TEST(bf16_combines_as_amd_promotes_them)
         ls_body_machine_ops(&body, pt, &alu, &sfu);
         ck_assert_int_eq(alu, t[i].n);
         ck_assert_int_eq(sfu, 0);
+        const char *how = NULL; /* what explain says of it */
+        ck_assert_int_eq(ls_math_lowering(&body, 3, pt, &how, &alu, &sfu), pt.amd);
+        ck_assert(!pt.amd || (strstr(how, "no AMD GPU computes in bf16") && alu == t[i].n));
         body.inst[3] = (ls_body_inst){.op = LS_BOP_FMA, .type = LS_ET_BF16, .a = 0, .b = 1, .c = 2};
         ls_body_machine_ops(&body, pt, &alu, &sfu);
         ck_assert_int_eq(alu, !pt.amd ? 1 : pt.bf16_cvt ? 6 : t[i].n + 1);
