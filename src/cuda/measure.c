@@ -279,6 +279,24 @@ static void empty_source(int n_inputs, int n_outputs, char *buf, size_t size)
                               j + 1 < n_outputs ? ", " : ") {}\n");
 }
 
+/* The generated kernel and an empty one with its arguments (the launch
+ * floor) loaded; the kernel's registers, static shared memory and
+ * resident blocks per SM into res. */
+static ls_status load_kernels(ls_gpu *g, const char *src, const char *kernel, int n_inputs,
+                              int n_outputs, unsigned block, ls_gpu_kernel **k,
+                              ls_gpu_kernel **empty, ls_measure_result *res, ls_diag *diag)
+{
+    char empty_src[600];
+    empty_source(n_inputs, n_outputs, empty_src, sizeof empty_src);
+    ls_status st;
+    if ((st = ls_gpu_kernel_load(g, src, kernel, 0, k, diag)) ||
+        (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, empty, diag)))
+        return st;
+    ls_gpu_kernel_attrs(g, *k, &res->regs_per_thread, &res->static_smem);
+    res->occupancy_blocks = ls_gpu_kernel_occupancy(g, *k, (int)block, 0);
+    return LS_OK;
+}
+
 /* The device copy bandwidth, when the caller has none: several times the
  * L2 each way, so the copy streams from DRAM. */
 static ls_status copy_bandwidth(ls_gpu *g, double *copy_gbps, ls_diag *diag)
@@ -323,17 +341,12 @@ ls_status ls_measure_run(ls_gpu *g, const ls_plan *plan, ls_input_source in,
     ls_gpu_kernel *k = NULL, *empty = NULL;
     ls_devptr din[LS_MAX_INPUTS] = {0}, dout = 0;
     void *args[LS_MAX_INPUTS + 1];
-    char empty_src[400];
     ls_cuda_reference ref = {0};
     ls_status st = ls_cuda_generate(plan, opts->unroll, plan->problem->file, &src, &L, diag);
     if (st)
         return st;
-    empty_source(L.n_inputs, 1, empty_src, sizeof empty_src);
-    if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
-        (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
+    if ((st = load_kernels(g, src, L.kernel, L.n_inputs, 1, L.block[0], &k, &empty, res, diag)))
         goto out;
-    ls_gpu_kernel_attrs(g, k, &res->regs_per_thread, &res->static_smem);
-    res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
     for (int i = 0; i < L.n_inputs; i++) {
         void *host_in = ls_cuda_make_input(plan, in, &L, i);
         if (!(st = ls_gpu_alloc(g, (size_t)L.input_bytes[i], &din[i], diag)))
@@ -419,16 +432,12 @@ ls_status ls_measure_run_fused(ls_gpu *g, const ls_fused_kernel *fk, const int64
     void *args[LS_MAX_INPUTS + LS_CUDA_FUSED_MAX_OUTPUTS];
     ls_value *values[LS_MAX_INPUTS] = {NULL};
     void *bytes[LS_MAX_INPUTS] = {NULL};
-    char empty_src[600];
     ls_status st = ls_cuda_generate_fused(fk, unroll, fk->plan.problem->file, &src, &L, diag);
     if (st)
         return st;
-    empty_source(L.n_inputs, L.n_outputs, empty_src, sizeof empty_src);
-    if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
-        (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
+    if ((st = load_kernels(g, src, L.kernel, L.n_inputs, L.n_outputs, L.block[0], &k, &empty, res,
+                           diag)))
         goto out;
-    ls_gpu_kernel_attrs(g, k, &res->regs_per_thread, &res->static_smem);
-    res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
     ls_cuda_fused_inputs(fk, &L, seed, values, bytes);
     for (int i = 0; i < L.n_inputs; i++) {
         if (L.input_alias[i] >= 0) { /* the same tensor: the same buffer */
@@ -498,7 +507,7 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
 {
     memset(res, 0, sizeof *res);
     memset(chk, 0, sizeof *chk);
-    char *src = NULL, empty_src[600];
+    char *src = NULL;
     ls_cuda_att_launch L;
     ls_gpu_kernel *k = NULL, *empty = NULL;
     ls_devptr din[LS_CUDA_ATT_MAX_INPUTS] = {0}, dout[3] = {0};
@@ -507,12 +516,9 @@ ls_status ls_measure_run_attention(ls_gpu *g, const ls_module *m, const ls_modul
     ls_status st = ls_cuda_generate_attention(m, ma, a, view, a->file, &src, &L, diag);
     if (st)
         return st;
-    empty_source(L.n_inputs, L.n_outputs, empty_src, sizeof empty_src);
-    if ((st = ls_gpu_kernel_load(g, src, L.kernel, 0, &k, diag)) ||
-        (st = ls_gpu_kernel_load(g, empty_src, "lanescope_empty", 0, &empty, diag)))
+    if ((st = load_kernels(g, src, L.kernel, L.n_inputs, L.n_outputs, L.block[0], &k, &empty, res,
+                           diag)))
         goto out;
-    ls_gpu_kernel_attrs(g, k, &res->regs_per_thread, &res->static_smem);
-    res->occupancy_blocks = ls_gpu_kernel_occupancy(g, k, (int)L.block[0], 0);
     ls_cuda_att_inputs(&L, seed, bytes);
     for (int i = 0; i < L.n_inputs && !st; i++) {
         if (L.alias[i] >= 0) { /* the same tensor: the same buffer */
