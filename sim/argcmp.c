@@ -377,13 +377,9 @@ static void check_output(ac_state *s, int64_t tid, const int64_t *out, int no, l
     ls_value_format(ri, p->argcmp.index_type, r2, sizeof r2);
     snprintf(res->bad_sim, sizeof res->bad_sim, "(%s, %s)", sv, si);
     snprintf(res->bad_ref, sizeof res->bad_ref, "(%s, %s)", r1, r2);
-    size_t u = 0;
-    where[0] = 0;
-    for (int i = 0; i < no && u < sizeof where; i++)
-        u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", i ? ", " : "",
-                              (long long)out[i]);
+    ls_format_list(where, sizeof where, out, no);
     ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                "output [%s] computed by thread %lld is (value %s, index %s) but the reference "
+                "output %s computed by thread %lld is (value %s, index %s) but the reference "
                 "gives (%s, %s)%s%s",
                 where, (long long)tid, sv, si, r1, r2,
                 equivalent ? "; the index does not hold that value" : "",

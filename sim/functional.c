@@ -473,12 +473,9 @@ static void check_output(exec_state *s, ls_input_source in, const int64_t *wg_co
         ls_value_format(v, t, res->bad_sim, sizeof res->bad_sim);
         ls_value_format(ref, t, res->bad_ref, sizeof res->bad_ref);
         char where[160];
-        size_t u = 0;
-        for (int i = 0; i < no && u < sizeof where; i++)
-            u += (size_t)snprintf(where + u, sizeof where - u, "%s%lld", i ? ", " : "",
-                                  (long long)out[i]);
+        ls_format_list(where, sizeof where, out, no);
         ls_diag_set(diag, LS_ERR_INVALID, p->file, p->line, p->col,
-                    "output [%s] computed by thread %lld is %s but the reference "
+                    "output %s computed by thread %lld is %s but the reference "
                     "reduction gives %s (bound %g)",
                     where, (long long)tid, res->bad_sim, res->bad_ref, bound);
     }

@@ -103,22 +103,10 @@ static bf16_cost bf16_amd(ls_plan_target t)
     return t.gfx_major >= 11 ? (bf16_cost){7, 8, 5} : (bf16_cost){8, 9, 5};
 }
 
-static bool float_combiner(ls_combiner k)
-{
-    switch (k) {
-    case LS_COMB_ADD:
-    case LS_COMB_MUL:
-    case LS_COMB_MINIMUMF:
-    case LS_COMB_MINNUMF:
-    case LS_COMB_MAXIMUMF:
-    case LS_COMB_MAXNUMF: return true;
-    default: return false;
-    }
-}
-
 int ls_bf16_combine_alu(ls_plan_target t, ls_combiner k, ls_elem_type acc)
 {
-    return t.amd && acc == LS_ET_BF16 && float_combiner(k) ? bf16_amd(t).arith : 1;
+    /* a bf16 acc's combiner is a float op unless it is an integer one */
+    return t.amd && acc == LS_ET_BF16 && !ls_combiner_is_int_only(k) ? bf16_amd(t).arith : 1;
 }
 
 /* A bf16 body op on AMD as the backend promotes it (above); false for an
@@ -224,15 +212,15 @@ static bool rewritten_cost(const ls_body *b, const ls_body_inst *in, ls_plan_tar
 /* One body instruction as target t's backend emits it, and as the IR
  * holds it when LLVM unrolls the loop (*ir); false for what costs nothing
  * per element (inputs, constants, linalg.index).  *how: the routine or
- * rewrite, where a math op has one (else untouched). */
+ * rewrite, where the op has one (a math op, a bf16 op on AMD), else NULL. */
 static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t, op_cost *c,
                       int *ir, const char **how)
 {
     ls_body_opcode op = (ls_body_opcode)in->op;
+    *how = NULL;
     if (op == LS_BOP_INPUT || op == LS_BOP_CONST || op == LS_BOP_INDEX)
         return false;
     ls_elem_type ty = (ls_elem_type)in->type;
-    *how = NULL;
     if (b && rewritten_cost(b, in, t, c, ir, how))
         return true;
     *c = (op_cost){1, 0};
@@ -300,7 +288,6 @@ bool ls_math_lowering(const ls_body *b, int i, ls_plan_target t, const char **ho
 {
     op_cost c;
     int ir;
-    *how = NULL;
     if (!inst_cost(b, &b->inst[i], t, &c, &ir, how) || *how == NULL)
         return false;
     *alu = c.alu;
