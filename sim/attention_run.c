@@ -17,6 +17,7 @@ void ls_att_ctx_init(actx *c, const ls_module *m, const ls_module_attention *ma,
     c->a = a;
     c->o = o;
     c->t = t;
+    c->t.wave = (int)a->subgroup_size;
     c->seed = seed;
     for (int k = 0; k < o->n_inputs; k++) {
         c->type[k] = ls_elem_type_from_name(o->operand[k].elem, strlen(o->operand[k].elem));

@@ -276,6 +276,7 @@ static void describe_kernel(ls_att_view *v, const ls_attention *a, const ls_disp
     ls_elem_type et = online ? p->acc_type : LS_ET_F32;
     k->epilogue = !online;
     k->out_trunc = ls_elem_type_bits(p->acc_type) < ls_elem_type_bits(et);
+    k->work_type = et;
     k->trunc_p = type_of(&o->operand[2]) != et;
     /* the sum's merge: the epilogue reads it; an online_attention's is
      * erased unless its sum is stored (docs/attention-lowering.md §2.2) */
@@ -427,6 +428,7 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
             st = refuse_layouts(a, d, diag);
     ls_plan *pl = &v->plan;
     ls_plan_target t = ls_plan_target_from_arch(hw->arch);
+    t.wave = (int)a->subgroup_size;
     if (st == LS_OK) {
         pl->problem = p;
         pl->derived = &v->d;
@@ -434,6 +436,7 @@ ls_status ls_attention_view(const ls_module *m, const ls_module_attention *ma,
         pl->amd = t.amd;
         pl->gfx_major = t.gfx_major;
         pl->bf16_cvt = t.bf16_cvt;
+        pl->target = t;
         pl->combine_alu = 1; /* the attention's engine times its own combines */
         pl->iterations = v->d.total_iterations;
         pl->n_inputs = p->n_inputs;

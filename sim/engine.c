@@ -124,6 +124,8 @@ static void record_slow(engine *e, ls_record_kind kind, const sgstate *g, int64_
     r.operand = in && in->kind == I_GLOAD ? (int32_t)in->operand : -1;
     r.iteration = ls_engine_tile_iteration(e, in, g->iteration);
     r.step = in ? in->step : -1;
+    r.step_end = in && in->step_end;
+    r.after_move = in && in->after_move;
     r.reduce = in ? in->red : NULL;
     r.bytes = e->rec_cost.bytes;
     r.dram_bytes = e->rec_cost.dram_bytes;

@@ -113,12 +113,13 @@ static int math_op(prog *g, ls_stage st, int alu, int sfu, int x)
  * value's lane steps, then, when subgroups split the reduced loops, one
  * round through workgroup memory for all of them (a barrier, every
  * writer's store, a barrier, the read-back and its reduce). */
-static void communicate(prog *g, const ls_att_reduction *r, int *v, int64_t n, ls_stage lane_st,
-                        ls_stage cross_st)
+static void communicate(prog *g, const ls_att_reduction *r, ls_combiner k, int *v, int64_t n,
+                        ls_stage lane_st, ls_stage cross_st)
 {
+    ls_elem_type et = g->k->work_type;
     for (int64_t i = 0; i < n; i++)
         for (int j = 0; j < r->n; j++)
-            v[i] = ls_engine_emit_reduce(g->e, &r->lane[j], lane_st, v[i]);
+            v[i] = ls_engine_emit_reduce_as(g->e, &r->lane[j], lane_st, v[i], et, k);
     if (!r->cross)
         return;
     int b = emit(g, I_BARRIER, cross_st, -1, -1);
@@ -136,7 +137,7 @@ static void communicate(prog *g, const ls_att_reduction *r, int *v, int64_t n, l
          * reads them all and combines them in turn */
         if (r->back.cluster_size == 1)
             l = alu_chain(g, cross_st, r->parts - 1, l);
-        v[i] = ls_engine_emit_reduce(g->e, &r->back, cross_st, l);
+        v[i] = ls_engine_emit_reduce_as(g->e, &r->back, cross_st, l, et, k);
     }
 }
 
@@ -200,7 +201,7 @@ static void scores(prog *g, int *s)
                 prev = emit(g, I_ALU, L, load_at(g, g->k->k_in, r, sl, q, -1), prev);
             s[r * g->k->slots + sl] = prev;
         }
-    communicate(g, &g->k->k1_red, s, g->k->rows * g->k->slots, L, L);
+    communicate(g, &g->k->k1_red, LS_COMB_ADD, s, g->k->rows * g->k->slots, L, L);
     if (g->k->mask_in >= 0 || g->k->mask_computed) /* applyMask: S + mask (x log2e, or a select) */
         for (int64_t r = 0; r < g->k->rows; r++)
             for (int64_t sl = 0; sl < g->k->slots; sl++) {
@@ -258,7 +259,7 @@ static void step_serial(prog *g, const int *s, int *carried)
         for (int64_t sl = 1; sl < g->k->slots; sl++)
             v[r] = emit(g, I_ALU, L, v[r], s[r * g->k->slots + sl]);
     }
-    communicate(g, &g->k->qk2_red, v, rows, R, X);
+    communicate(g, &g->k->qk2_red, LS_COMB_MAXIMUMF, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int nmax = emit(g, I_ALU, L, v[r], carried[r]);
         norm[r] = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, carried[r], nmax));
@@ -270,7 +271,7 @@ static void step_serial(prog *g, const int *s, int *carried)
         for (int64_t sl = 1; sl < g->k->slots; sl++)
             v[r] = emit(g, I_ALU, L, v[r], p[r * g->k->slots + sl]);
     }
-    communicate(g, &g->k->qk2_red, v, rows, R, X);
+    communicate(g, &g->k->qk2_red, LS_COMB_ADD, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int *sm = &carried[rows + r];
         *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *sm), v[r]);
@@ -283,7 +284,7 @@ static void step_serial(prog *g, const int *s, int *carried)
             v[r * nloc + n] = c;
         }
     }
-    communicate(g, &g->k->pv2_red, v, rows * nloc, R, X);
+    communicate(g, &g->k->pv2_red, LS_COMB_ADD, v, rows * nloc, R, X);
     for (int64_t r = 0; r < rows; r++)
         for (int64_t n = 0; n < nloc; n++) {
             int *acc = &carried[2 * rows + r * nloc + n];
@@ -307,7 +308,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
         for (int64_t sl = 1; sl < slots; sl++)
             m[r] = emit(g, I_ALU, T, m[r], carried[r * slots + sl]);
     }
-    communicate(g, &g->k->qk2_red, m, rows, R, X);
+    communicate(g, &g->k->qk2_red, LS_COMB_MAXIMUMF, m, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         m[r] = emit(g, I_ALU, C, m[r], -1); /* with the init */
         for (int64_t sl = 0; sl < slots; sl++)
@@ -322,7 +323,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
         sum_out[r] = c;
     }
     if (k->sum_merge) {
-        communicate(g, &g->k->qk2_red, sum_out, rows, R, X);
+        communicate(g, &g->k->qk2_red, LS_COMB_ADD, sum_out, rows, R, X);
         for (int64_t r = 0; r < rows; r++)
             sum_out[r] = emit(g, I_ALU, C, sum_out[r], -1);
     }
@@ -336,7 +337,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
                          c);
             acc_out[r * nloc + n] = c;
         }
-    communicate(g, &g->k->pv2_red, acc_out, rows * nloc, R, X);
+    communicate(g, &g->k->pv2_red, LS_COMB_ADD, acc_out, rows * nloc, R, X);
     for (int64_t i = 0; i < rows * nloc; i++)
         acc_out[i] = emit(g, I_ALU, C, acc_out[i], -1);
     free(m);

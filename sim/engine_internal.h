@@ -26,6 +26,10 @@ typedef struct {
     int operand;
     int result;       /* smem/store: result slot */
     int step;         /* shuffle/DPP: step index within its reduction, else -1 */
+    /* the instruction whose result is its step's value (the combine, or a
+     * DPP move LLVM folded the combine into): the stepper counts steps so */
+    bool step_end;
+    bool after_move;               /* part of a step, after its lane move (a combine, a quieting) */
     const ls_subgroup_reduce *red; /* that reduction (its steps' partners), else NULL */
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
@@ -398,6 +402,10 @@ int ls_engine_combine_alu(const ls_plan *pl);
  * instructions, the first reading both; returns the last. */
 int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
+/* The same for a value of `type` combined with k (an attention's max
+ * and sums), not the plan's accumulator. */
+int ls_engine_emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,
+                             ls_elem_type type, ls_combiner k);
 void ls_engine_assign_scoreboard(engine *e, bool plain);
 /* A one-loop builder's program (loop_begin, loop_end, iterations, unroll)
  * as loops[0], each instruction marked in it or not. */

@@ -54,18 +54,21 @@ void ls_func_run_reduce(const ls_subgroup_reduce *r, ls_combiner k, ls_elem_type
                     if (row % 2 == 1) /* row_mask 0xa: rows 1 and 3 */
                         v[l] = ls_combine(k, t, tmp[l], tmp[row * 16 - 1]);
                 } else if (st->dpp == LS_DPP_ROW_BCAST_31) {
-                    if (l / 16 >= 2 && sg_size > 31) /* row_mask 0xc: rows 2 and 3 */
+                    /* lane 31 into rows 2 and 3; what rows 0 and 1 end
+                     * with is never read (readlane 63 follows) */
+                    if (l / 16 >= 2 && sg_size > 31)
                         v[l] = ls_combine(k, t, tmp[l], tmp[31]);
                 } else {
                     int64_t src = dpp_source(st->dpp, l);
                     if (src < sg_size)
                         v[l] = ls_combine(k, t, tmp[l], tmp[src]);
                 }
+            } else if (st->kind == LS_STEP_SWIZZLE) {
+                int64_t src = (l & ~(int64_t)31) | st->offset;
+                v[l] = tmp[src < sg_size ? src : sg_size - 1];
             } else if (st->lane_b >= 0) {
                 v[l] = ls_combine(k, t, tmp[st->lane_a < sg_size ? st->lane_a : 0],
                                   tmp[st->lane_b < sg_size ? st->lane_b : 0]);
-            } else if (st->lane_b == -2) {
-                v[l] = tmp[(l / 32) * 32 + 31 < sg_size ? (l / 32) * 32 + 31 : sg_size - 1];
             } else {
                 v[l] = tmp[st->lane_a < sg_size ? st->lane_a : sg_size - 1];
             }

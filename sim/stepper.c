@@ -183,10 +183,11 @@ ls_func_point ls_stepper_point(const ls_stepper *st, int subgroup)
         break;
     case LS_STAGE_SUBGROUP_REDUCE:
     case LS_STAGE_CROSS_SUBGROUP: {
-        /* steps completed: the combines (op 1, ALU) already issued in this reduction */
+        /* steps completed: the step ends (each step's combine, or the DPP
+         * move LLVM folded it into) already issued in this reduction */
         int steps = 0, reduce = 0;
         for (int64_t j = i; j >= 0 && st->log[j].stage == r->stage; j--)
-            if (st->log[j].subgroup == subgroup && st->log[j].op == 1 && st->log[j].step >= 0)
+            if (st->log[j].subgroup == subgroup && st->log[j].step_end)
                 steps++;
         int per = 0;
         if (r->stage == LS_STAGE_SUBGROUP_REDUCE) {

@@ -217,8 +217,10 @@ static void dump_reduce(FILE *f, const char *in, const ls_att_plan *p, const ls_
             (long long)r->subgroup_reduces, r->kind);
     char in2[32];
     snprintf(in2, sizeof in2, "%s  ", in);
+    ls_reduce_value v = {p->plan->target, p->work_type, LS_COMB_ADD, p->plan->shuffle_bits};
+    bool known = ls_combiner_from_name(r->kind, &v.combiner);
     for (int j = 0; j < r->red->n; j++)
-        ls_plan_dump_reduce(f, in2, &r->red->lane[j], r->kind, ty);
+        ls_plan_dump_reduce(f, in2, &r->red->lane[j], r->kind, ty, known ? &v : NULL);
     if (!r->buffer_rank)
         return;
     char shape[160];
@@ -232,7 +234,7 @@ static void dump_reduce(FILE *f, const char *in, const ls_att_plan *p, const ls_
             in2, shape, p->work, (long long)r->buffer_bytes, in2, in2, in2, in2,
             (long long)r->red->parts, r->red->parts == 1 ? "" : "s");
     if (r->red->back.cluster_size > 1)
-        ls_plan_dump_reduce(f, in2, &r->red->back, r->kind, ty);
+        ls_plan_dump_reduce(f, in2, &r->red->back, r->kind, ty, known ? &v : NULL);
     else
         fprintf(f, "%s  (no reduced loop has lanes enough: %lld arith ops, the partials in "
                    "turn)\n",

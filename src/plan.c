@@ -9,7 +9,8 @@
 
 ls_plan_target ls_plan_target_from_arch(const char *arch)
 {
-    ls_plan_target t = {false, 0, false};
+    ls_plan_target t = {false, 0, false, "", 0};
+    snprintf(t.arch, sizeof t.arch, "%s", arch);
     if (strncmp(arch, "gfx", 3) == 0) {
         t.amd = true;
         /* gfx9xx / gfx90a: major 9; gfx10xx, gfx11xx, gfx12xx: 10..12 */
@@ -29,19 +30,30 @@ const char *ls_stage_name(ls_stage s)
 }
 
 /* XOR butterfly from the stride upward (createSubgroupShuffleReduction), or
- * the DPP sequence of createSubgroupDPPReduction for stride-1 clusters on AMD. */
+ * the DPP sequence of createSubgroupDPPReduction for stride-1 clusters on
+ * AMD (mlir/lib/Dialect/GPU/Transforms/SubgroupReduceLowering.cpp, the
+ * revision IREE pins; docs/iree-lowering.md): two quad_perms, the row
+ * half mirror and mirror; across rows gfx9's row_bcast_15 (row mask 0xa),
+ * RDNA's permlanex16 (wave32: then readlane 31); across halves gfx9's
+ * row_bcast_31 and readlane 63, RDNA's readlanes 31 and 63 combined.  A
+ * 32-lane cluster of a 64-lane gfx9 subgroup ends with a swizzle that
+ * hands each half lane 31's value (and_mask 0, or_mask 31). */
+static ls_reduce_step *add_step(ls_subgroup_reduce *r, ls_step_kind kind)
+{
+    ls_reduce_step *s = &r->steps[r->n_steps++];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->lane_b = -1;
+    return s;
+}
+
 void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t)
 {
     r->n_steps = 0;
     r->dpp = t.amd && r->cluster_stride == 1 && r->cluster_size > 1;
     if (!r->dpp) {
-        for (int64_t off = r->cluster_stride; off < r->cluster_stride * r->cluster_size;
-             off <<= 1) {
-            ls_reduce_step *s = &r->steps[r->n_steps++];
-            memset(s, 0, sizeof *s);
-            s->kind = LS_STEP_SHUFFLE_XOR;
-            s->offset = off;
-        }
+        for (int64_t off = r->cluster_stride; off < r->cluster_stride * r->cluster_size; off <<= 1)
+            add_step(r, LS_STEP_SHUFFLE_XOR)->offset = off;
         return;
     }
     static const struct {
@@ -52,42 +64,26 @@ void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t)
                 {8, LS_DPP_ROW_HALF_MIRROR},
                 {16, LS_DPP_ROW_MIRROR}};
     for (int i = 0; i < 4; i++)
-        if (r->cluster_size >= rows[i].min_cluster) {
-            ls_reduce_step *s = &r->steps[r->n_steps++];
-            memset(s, 0, sizeof *s);
-            s->kind = LS_STEP_DPP;
-            s->dpp = rows[i].ctrl;
-        }
+        if (r->cluster_size >= rows[i].min_cluster)
+            add_step(r, LS_STEP_DPP)->dpp = rows[i].ctrl;
+    bool gfx9 = t.gfx_major == 9;
     if (r->cluster_size >= 32) {
-        ls_reduce_step *s = &r->steps[r->n_steps++];
-        memset(s, 0, sizeof *s);
-        s->kind = LS_STEP_DPP;
-        s->dpp = t.gfx_major == 9 ? LS_DPP_ROW_BCAST_15 : LS_DPP_PERMLANEX16;
+        add_step(r, LS_STEP_DPP)->dpp = gfx9 ? LS_DPP_ROW_BCAST_15 : LS_DPP_PERMLANEX16;
+        if (!gfx9 && t.wave == 32) /* the value made uniform */
+            add_step(r, LS_STEP_READLANE)->lane_a = 31;
     }
     if (r->cluster_size >= 64) {
-        ls_reduce_step *s = &r->steps[r->n_steps++];
-        memset(s, 0, sizeof *s);
-        if (t.gfx_major == 9) {
-            s->kind = LS_STEP_DPP;
-            s->dpp = LS_DPP_ROW_BCAST_31;
-            s = &r->steps[r->n_steps++];
-            memset(s, 0, sizeof *s);
-            s->kind = LS_STEP_READLANE; /* broadcast lane 63 */
-            s->lane_a = 63;
-            s->lane_b = -1;
+        if (gfx9) {
+            add_step(r, LS_STEP_DPP)->dpp = LS_DPP_ROW_BCAST_31;
+            add_step(r, LS_STEP_READLANE)->lane_a = 63; /* broadcast lane 63 */
         } else {
-            s->kind = LS_STEP_READLANE; /* combine lanes 31 and 63 */
+            ls_reduce_step *s = add_step(r, LS_STEP_READLANE); /* combine lanes 31 and 63 */
             s->lane_a = 31;
             s->lane_b = 63;
         }
-    } else if (r->cluster_size == 32 && t.gfx_major == 9) {
-        /* Version-dependent (reference §3): after row_bcast_15 only rows 1 and 3
-         * hold the 32-lane value; broadcast the last lane of each half-wave. */
-        ls_reduce_step *s = &r->steps[r->n_steps++];
-        memset(s, 0, sizeof *s);
-        s->kind = LS_STEP_READLANE;
-        s->lane_a = 31;
-        s->lane_b = -2; /* per 32-lane half: lane 31 of the half */
+    } else if (r->cluster_size == 32 && gfx9) {
+        /* after row_bcast_15 only rows 1 and 3 hold their 32 lanes' value */
+        add_step(r, LS_STEP_SWIZZLE)->offset = 31;
     }
 }
 
@@ -181,6 +177,8 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->amd = t.amd;
     plan->gfx_major = t.gfx_major;
     plan->bf16_cvt = t.bf16_cvt;
+    t.wave = (int)d->subgroup_size;
+    plan->target = t;
     plan->combine_alu = ls_bf16_combine_alu(t, p->combiner, p->acc_type);
     const ls_nested_layout *l = &d->layout;
     int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
@@ -254,14 +252,51 @@ void ls_plan_readback(const ls_nested_layout *l, const int *dims, int n, int64_t
 
 const char *ls_plan_dpp_name(ls_dpp_ctrl c)
 {
-    static const char *n[] = {"quad_perm [1,0,3,2]", "quad_perm [2,3,0,1]", "row_half_mirror",
-                              "row_mirror",          "row_bcast_15 (row_mask 0xa)",
-                              "row_bcast_31 (row_mask 0xc)", "permlanex16"};
+    static const char *n[] = {
+        "quad_perm [1,0,3,2]",         "quad_perm [2,3,0,1]", "row_half_mirror", "row_mirror",
+        "row_bcast_15 (row_mask 0xa)", "row_bcast_31",        "permlanex16"};
     return (unsigned)c <= LS_DPP_PERMLANEX16 ? n[c] : "?";
 }
 
+const char *ls_plan_step_name(const ls_reduce_step *s, char *buf, size_t size)
+{
+    switch (s->kind) {
+    case LS_STEP_SHUFFLE_XOR: snprintf(buf, size, "shuffle xor %lld", (long long)s->offset); break;
+    case LS_STEP_DPP: snprintf(buf, size, "DPP %s", ls_plan_dpp_name(s->dpp)); break;
+    case LS_STEP_SWIZZLE:
+        snprintf(buf, size, "swizzle (lane %lld of each 32)", (long long)s->offset);
+        break;
+    default: snprintf(buf, size, "readlane"); break;
+    }
+    return buf;
+}
+
+/* What LLVM compiles a DPP-lowered step into (ls_plan_dpp_step_alu), as
+ * a comment after the step: nothing off AMD or where not measured. */
+static void dump_step_cost(FILE *f, const ls_reduce_value *v, const ls_reduce_step *s)
+{
+    int n = v ? ls_plan_dpp_step_alu(v->target, v->type, v->combiner, s) : -1;
+    int pieces = v && v->shuffle_bits > 32 ? v->shuffle_bits / 32 : 1;
+    if (n < 0)
+        fputc('\n', f);
+    else if (s->kind == LS_STEP_SWIZZLE)
+        fprintf(f, "  // LLVM: ds_swizzle_b32%s, %d more\n", pieces > 1 ? " per dword" : "", n);
+    else if (s->kind == LS_STEP_DPP && n == pieces)
+        fprintf(f, "  // LLVM: %d instruction%s, the move folded into the combine\n", n,
+                n == 1 ? "" : "s");
+    else
+        fprintf(f, "  // LLVM: %d instruction%s\n", n, n == 1 ? "" : "s");
+}
+
+ls_reduce_value ls_plan_reduce_value(const ls_plan *plan)
+{
+    ls_reduce_value v = {plan->target, plan->problem->acc_type, plan->problem->combiner,
+                         plan->shuffle_bits};
+    return v;
+}
+
 void ls_plan_dump_reduce(FILE *f, const char *in, const ls_subgroup_reduce *r, const char *kind,
-                         const char *ty)
+                         const char *ty, const ls_reduce_value *v)
 {
     fprintf(f, "%sgpu.subgroup_reduce %s cluster(size = %lld, stride = %lld) : %s -> %s\n", in, kind,
             (long long)r->cluster_size, (long long)r->cluster_stride, ty,
@@ -269,18 +304,21 @@ void ls_plan_dump_reduce(FILE *f, const char *in, const ls_subgroup_reduce *r, c
     for (int i = 0; i < r->n_steps; i++) {
         const ls_reduce_step *s = &r->steps[i];
         if (s->kind == LS_STEP_SHUFFLE_XOR)
-            fprintf(f, "%s  %%v = %s(%%v, gpu.shuffle xor %%v, %lld)\n", in, kind,
+            fprintf(f, "%s  %%v = %s(%%v, gpu.shuffle xor %%v, %lld)", in, kind,
                     (long long)s->offset);
         else if (s->kind == LS_STEP_DPP)
-            fprintf(f, "%s  %%v = %s(%%v, amdgpu.dpp %%v %s)\n", in, kind,
-                    ls_plan_dpp_name(s->dpp));
+            fprintf(f, "%s  %%v = %s(%%v, amdgpu.dpp %%v %s)", in, kind, ls_plan_dpp_name(s->dpp));
         else if (s->lane_b >= 0)
-            fprintf(f, "%s  %%v = %s(readlane %%v, %lld, readlane %%v, %lld)\n", in, kind,
+            fprintf(f, "%s  %%v = %s(readlane %%v, %lld, readlane %%v, %lld)", in, kind,
                     (long long)s->lane_a, (long long)s->lane_b);
-        else if (s->lane_b == -2)
-            fprintf(f, "%s  %%v = readlane %%v, 31 of each 32-lane half\n", in);
+        else if (s->kind == LS_STEP_SWIZZLE)
+            fprintf(f,
+                    "%s  %%v = amdgpu.swizzle_bitmode %%v 0 %lld 0 (each lane reads lane %lld of "
+                    "its 32)",
+                    in, (long long)s->offset, (long long)s->offset);
         else
-            fprintf(f, "%s  %%v = readlane %%v, %lld\n", in, (long long)s->lane_a);
+            fprintf(f, "%s  %%v = readlane %%v, %lld", in, (long long)s->lane_a);
+        dump_step_cost(f, v, s);
     }
 }
 
@@ -368,8 +406,9 @@ static void dump_after_loop(const ls_plan *plan, FILE *f)
                  plan->shuffle_bits / 32);
     else
         snprintf(ty, sizeof ty, "%s", acc);
+    ls_reduce_value rv = ls_plan_reduce_value(plan);
     for (int i = 0; i < plan->n_subgroup_reduces; i++)
-        ls_plan_dump_reduce(f, "    ", &plan->subgroup_reduces[i], kind, ty);
+        ls_plan_dump_reduce(f, "    ", &plan->subgroup_reduces[i], kind, ty, &rv);
     if (plan->cross_subgroup) {
         fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_CROSS_SUBGROUP));
         ls_plan_buffer_type(plan, buf, sizeof buf);
@@ -380,7 +419,7 @@ static void dump_after_loop(const ls_plan *plan, FILE *f)
         fprintf(f, "    vector.transfer_read %%buf (padding = identity), %lld slot%s per lane "
                    "group\n",
                 (long long)plan->read_cluster, plan->read_cluster == 1 ? "" : "s");
-        ls_plan_dump_reduce(f, "    ", &plan->cross_reduce, kind, ty);
+        ls_plan_dump_reduce(f, "    ", &plan->cross_reduce, kind, ty, &rv);
     } else {
         fprintf(f, "  [%s] none: no reduced dim is split across subgroups\n",
                 ls_stage_name(LS_STAGE_CROSS_SUBGROUP));

@@ -95,7 +95,8 @@ static void dump_lanes(FILE *f, const ls_plan *plan, const ls_subgroup_reduce *r
                     (long long)r->steps[i].offset, vt, (long long)r->steps[i].offset, it);
         return;
     }
-    ls_plan_dump_reduce(f, "    ", r, kind, vt);
+    ls_reduce_value rv = ls_plan_reduce_value(plan);
+    ls_plan_dump_reduce(f, "    ", r, kind, vt, &rv);
     int64_t sg = plan->derived->subgroup_size;
     fprintf(f, "    %%win = %s %s, %%x, %%red; %%m = gpu.ballot %%win : i%d%s\n",
             ls_elem_type_is_float(plan->problem->acc_type) ? "arith.cmpf" : "arith.cmpi",

@@ -14,8 +14,10 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f);
  * allocations before the loop, the copy at the top of its body). */
 void ls_plan_promote_dump_alloc(const ls_plan *plan, FILE *f);
 void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f);
-/* The text of one gpu.subgroup_reduce and its steps. */
-void ls_plan_dump_reduce(FILE *f, const char *indent, const ls_subgroup_reduce *r,
-                         const char *kind, const char *ty);
+/* The text of one gpu.subgroup_reduce and its steps; with `v`, each AMD
+ * step followed by what LLVM compiles it into for v's target, type and
+ * combiner (ls_plan_dpp_step_alu). */
+void ls_plan_dump_reduce(FILE *f, const char *indent, const ls_subgroup_reduce *r, const char *kind,
+                         const char *ty, const ls_reduce_value *v);
 
 #endif

@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 /* A model with round numbers, so a critical path can be computed by hand. */
-static const char *round_model = LS_TEST_ROUND_MODEL("1", "256");
+static const char *round_model __attribute__((unused)) = LS_TEST_ROUND_MODEL("1", "256");
 
 static inline const char *reduce_text(char *buf, size_t size, int64_t rows, int64_t cols,
                                       const char *cfg, int64_t wg_threads)

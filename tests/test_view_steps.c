@@ -136,6 +136,66 @@ START_TEST(accumulate_captions_say_how_it_is_lowered)
 }
 END_TEST
 
+/* Every caption a reduction on mi300x shows, stepping it to the end: the
+ * caption text and the status line of each event joined. */
+static char *all_captions(const char *op)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+             "ins(%%a : tensor<2x256xf32>) outs(%%b : tensor<2xf32>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], thread "
+             "= [0, 4], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+             "^bb0(%%in: f32, %%out: f32):\n  %%1 = %s %%in, %%out : f32\n  linalg.yield %%1 : "
+             "f32\n}\n",
+             op);
+    ls_diag diag;
+    ls_module *m = load_text(text, &diag);
+    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
+    fixture f;
+    open_module(&f, m, 960, 600);
+    size_t cap_n = 1 << 20, used = 0;
+    char *all = ls_xcalloc(cap_n, 1);
+    int64_t n = state(&f).length;
+    for (int64_t i = 0; i < n && used + 2048 < cap_n; i++) {
+        act(&f, "right");
+        ls_view_caption(f.v, all + used, 1024);
+        used += strlen(all + used);
+        all[used++] = '\n';
+        ls_view_status_line(f.v, all + used, 1024);
+        used += strlen(all + used);
+        all[used++] = '\n';
+    }
+    close_fixture(&f);
+    return all;
+}
+
+/* A DPP step as LLVM compiles it (docs/timing-model.md, "DPP steps as
+ * compiled"): an add's move folded into the add, row_bcast_15's copy of
+ * the old value before its move; a max's quieting after the move. */
+START_TEST(dpp_steps_say_how_llvm_compiles_them)
+{
+    char *add = all_captions("arith.addf");
+    static const char *add_kinds[] = {
+        "DPP step 1 of 7 (subgroup 0): quad_perm [1,0,3,2] swaps neighbours inside each group "
+        "of 4 lanes; LLVM folds the move into the add itself (one DPP instruction)",
+        "S0: DPP quad_perm [1,0,3,2] with the add folded in (round 1)",
+        "step 5 of 7 (subgroup 0): an instruction LLVM adds around the lane move",
+        "before it, a copy of the running value, which the move overwrites",
+        "S0: ALU before the lane move (round 5)",
+        "row_bcast_15 (row_mask 0xa) sends lane 15 of each row of 16 into the next row"};
+    for (size_t k = 0; k < sizeof add_kinds / sizeof add_kinds[0]; k++)
+        ck_assert_msg(strstr(add, add_kinds[k]) != NULL, "no caption says '%s'", add_kinds[k]);
+    ck_assert_ptr_null(strstr(add, "quieting"));
+    char *max = all_captions("arith.maximumf");
+    ck_assert_ptr_nonnull(strstr(max, "after it, quieting a max's moved operand (IEEE mode)"));
+    ck_assert_ptr_null(strstr(max, "folded in"));
+    free(add);
+    free(max);
+}
+END_TEST
+
 /* An attention's kernel (IREE's pipeline case #2 on gfx942: 4 subgroups,
  * 32 K2 steps of 128 keys, 4 key slots a thread): the lanes panel shows
  * exactly what ls_att_snapshot_at gives for the steps the selected
@@ -330,7 +390,9 @@ START_TEST(attention_reduce_steps_draw_arcs)
                         (long long)want[j].src, (long long)want[j].dst, (long long)rs->offset);
         } else {
             snprintf(round + w, sizeof round - (size_t)w, "%s",
-                     rs->kind == LS_STEP_DPP ? "DPP" : "readlane");
+                     rs->kind == LS_STEP_DPP       ? "DPP"
+                     : rs->kind == LS_STEP_SWIZZLE ? "swizzle"
+                                                   : "readlane");
         }
         REQUIRE(strstr(l.step_name, round) != NULL, "'%s' lacks '%s'", l.step_name, round);
         ls_view_lanes_fini(&l);
@@ -349,6 +411,7 @@ static Suite *view_steps_suite(void)
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
     tcase_add_test(tc, special_function_steps_have_their_caption);
     tcase_add_test(tc, accumulate_captions_say_how_it_is_lowered);
+    tcase_add_test(tc, dpp_steps_say_how_llvm_compiles_them);
     tcase_add_test(tc, attention_steps_its_values);
     tcase_add_test(tc, attention_reduce_steps_draw_arcs);
     suite_add_tcase(s, tc);

@@ -125,12 +125,7 @@ static void step_arcs(const ls_view *v, ls_view_lanes *out)
     const ls_reduce_step *st = &red->steps[r->step];
     size_t u = strlen(out->step_name);
     char how[64];
-    if (st->kind == LS_STEP_SHUFFLE_XOR)
-        snprintf(how, sizeof how, "shuffle xor %lld", (long long)st->offset);
-    else if (st->kind == LS_STEP_DPP)
-        snprintf(how, sizeof how, "DPP %s", ls_plan_dpp_name(st->dpp));
-    else
-        snprintf(how, sizeof how, "readlane");
+    ls_plan_step_name(st, how, sizeof how);
     snprintf(out->step_name + u, sizeof out->step_name - u,
              "; gpu.subgroup_reduce (cluster %lld, stride %lld) round %d of %d: %s",
              (long long)red->cluster_size, (long long)red->cluster_stride, r->step + 1,

@@ -80,17 +80,23 @@ void ls_view_instruction_name(const ls_view *v, int64_t rec, char *buf, size_t s
     }
     ls_view_step s;
     ls_view_step_of(v, rec, &s);
-    if (s.r && !s.combine) {
+    if (s.r && s.exchange) {
         const ls_reduce_step *st = &s.r->steps[s.step];
+        char how[64];
         if (st->kind == LS_STEP_SHUFFLE_XOR)
             snprintf(buf, size, "S%d: shuffle xor %lld", r->subgroup, (long long)st->offset);
-        else if (st->kind == LS_STEP_DPP)
-            snprintf(buf, size, "S%d: DPP %s", r->subgroup, ls_plan_dpp_name(st->dpp));
+        else if (s.combine && st->kind == LS_STEP_DPP)
+            snprintf(buf, size, "S%d: %s with the %s folded in (round %d)", r->subgroup,
+                     ls_plan_step_name(st, how, sizeof how), ls_combiner_name(v->p->combiner),
+                     s.step + 1);
         else
-            snprintf(buf, size, "S%d: readlane", r->subgroup);
-    } else if (s.r) {
+            snprintf(buf, size, "S%d: %s", r->subgroup, ls_plan_step_name(st, how, sizeof how));
+    } else if (s.r && s.combine) {
         snprintf(buf, size, "S%d: %s (round %d)", r->subgroup,
                  ls_combiner_name(v->p->combiner), s.step + 1);
+    } else if (s.r) {
+        snprintf(buf, size, "S%d: ALU %s the lane move (round %d)", r->subgroup,
+                 r->after_move ? "after" : "before", s.step + 1);
     } else {
         snprintf(buf, size, "S%d: %s", r->subgroup, op_name(r->op));
     }
@@ -313,6 +319,18 @@ static void cap_exchange(const ls_view *v, const ls_engine_record *r, const ls_v
             src = arcs[i].src;
     free(arcs);
     const char *who = s->reduce < 0 ? "Across subgroups, second butterfly" : "Subgroup reduce";
+    if (!s->exchange && !s->combine) {
+        add(t,
+            "%s, step %d of %d (subgroup %d): an instruction LLVM adds around the lane move "
+            "(docs/timing-model.md, \"DPP steps as compiled\"): %s. The values change at "
+            "the step's combine.",
+            who, s->step + 1, s->r->n_steps, r->subgroup,
+            r->after_move ? "after it, quieting a max's moved operand (IEEE mode), a step of a "
+                            "promoted bf16 combine, or a second readlane"
+                          : "before it, a copy of the running value, which the move overwrites "
+                            "(its old operand)");
+        return;
+    }
     char val[48] = "?";
     lane_value(v, r->subgroup, lane, s->slot, val, sizeof val);
     if (st->kind == LS_STEP_SHUFFLE_XOR) {
@@ -334,15 +352,32 @@ static void cap_exchange(const ls_view *v, const ls_engine_record *r, const ls_v
         add(t, "%s, DPP step %d of %d (subgroup %d): %s ", who, s->step + 1, s->r->n_steps,
             r->subgroup, ls_plan_dpp_name(st->dpp));
         dpp_words(st->dpp, t);
-        if (!s->combine)
+        if (!s->combine && src >= 0)
             add(t, "; AMD's data-parallel primitive reads a neighbour's register inside the "
                    "instruction itself, no shuffle unit: lane %lld <- lane %lld.",
                 (long long)lane, (long long)src);
+        else if (!s->combine)
+            add(t,
+                "; AMD's data-parallel primitive reads a neighbour's register inside the "
+                "instruction itself, no shuffle unit; lane %lld is not written this step.",
+                (long long)lane);
+        else if (s->exchange && src >= 0)
+            add(t,
+                "; LLVM folds the move into the %s itself (one DPP instruction): lane %lld "
+                "combined lane %lld's value and now holds %s.",
+                ls_combiner_name(v->p->combiner), (long long)lane, (long long)src, val);
         else if (src >= 0)
             add(t, "; lane %lld combined lane %lld's value and now holds %s.", (long long)lane,
                 (long long)src, val);
         else
             add(t, "; lane %lld is not written this step and keeps %s.", (long long)lane, val);
+    } else if (st->kind == LS_STEP_SWIZZLE) {
+        add(t,
+            "%s, step %d of %d (subgroup %d): swizzle -- through the workgroup-memory "
+            "crossbar every lane reads lane %lld of its 32, which holds the 32 lanes' total "
+            "(lane %lld: %s).",
+            who, s->step + 1, s->r->n_steps, r->subgroup, (long long)st->offset, (long long)lane,
+            val);
     } else {
         add(t, "%s, step %d of %d (subgroup %d): readlane -- every lane reads the value of "
                "lane %lld, which holds the total, so all lanes end with the same result (lane "

@@ -75,7 +75,10 @@ typedef struct {
     int reduce;                  /* index in plan->subgroup_reduces; -1 cross-subgroup */
     int step;                    /* 0-based within r */
     int64_t slot;                /* result slot */
-    bool combine;                /* the combine after the exchange (values updated) */
+    bool combine;                /* the step's value is made (values updated) */
+    bool exchange;               /* the lane move; with combine: LLVM folded them (DPP) */
+    /* neither: an instruction LLVM adds to the step (the copy of the value
+     * the move overwrites, quieting a max operand, a promoted bf16 op) */
     int64_t smem_slot;           /* op 5/6: which result slot is written/read, -1 else */
 } ls_view_step;
 

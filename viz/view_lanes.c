@@ -55,11 +55,12 @@ void ls_view_step_of(const ls_view *v, int64_t rec, ls_view_step *s)
     if (r->op == 5 || r->op == 6)
         s->smem_slot = r->op == 5 ? st_n : ld_n;
     bool exchange = is_exchange(r);
-    if (r->step < 0 || !(exchange || r->op == 1))
+    if (r->step < 0)
         return;
-    s->combine = !exchange;
-    if (s->combine)
-        exch--; /* the exchange this combine consumes */
+    s->combine = r->step_end;
+    s->exchange = exchange;
+    if (r->after_move && !exchange)
+        exch--; /* the exchange this combine (or helper) follows */
     if (exch < 0)
         exch = 0;
     /* an arg_compare butterfly moves the value and the index: two shuffles a step */
@@ -151,8 +152,11 @@ static void step_name(const ls_view_step *s, char *buf, size_t size)
     else if (st->kind == LS_STEP_DPP)
         snprintf(buf, size, "%sDPP step %d of %d: %s", where, s->step + 1, s->r->n_steps,
                  ls_plan_dpp_name(st->dpp));
-    else
-        snprintf(buf, size, "%sstep %d of %d: readlane", where, s->step + 1, s->r->n_steps);
+    else {
+        char how[64];
+        snprintf(buf, size, "%sstep %d of %d: %s", where, s->step + 1, s->r->n_steps,
+                 ls_plan_step_name(st, how, sizeof how));
+    }
 }
 
 ls_status ls_view_lanes_build(const ls_view *v, ls_view_lanes *out, ls_diag *diag)

@@ -243,6 +243,7 @@ typedef struct ls_att_kernel {
     int mask_alu, mask_sfu;    /* its instructions per S element */
     bool epilogue;             /* attention: 1 / sum and the multiply */
     bool out_trunc;            /* the stored result narrower than the work type */
+    ls_elem_type work_type;    /* what S, P, the max, sum and acc are computed in */
     bool sum_merge;            /* the sum's merge runs (read by the epilogue, or stored) */
     bool trunc_p;              /* P truncated to V's type before the PV update */
     int exp2_alu, exp2_sfu;    /* one math.exp2 as the target emits it (src/math_lowering.c) */

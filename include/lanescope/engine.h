@@ -146,6 +146,13 @@ typedef struct {
     int32_t operand;       /* the input a load (op 0) reads; -1 for every other record */
     int64_t iteration;     /* partial-reduction iteration of a LOAD_ACCUMULATE instruction */
     int32_t step;          /* butterfly/DPP step index within its stage, -1 otherwise */
+    /* the step's value is this instruction's result: its combine, or a DPP
+     * move LLVM folded the combine into (op 3) */
+    bool step_end;
+    /* an instruction of a step (step >= 0) that follows its lane move: the
+     * combine, or one LLVM adds (quieting a max operand, a promoted bf16
+     * op); before the move: the copy of the value the move overwrites */
+    bool after_move;
     /* the gpu.subgroup_reduce a butterfly/DPP step (or its combine) belongs
      * to (the plan's, or an attention kernel's), else NULL */
     const ls_subgroup_reduce *reduce;

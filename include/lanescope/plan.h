@@ -46,7 +46,8 @@ typedef enum {
 typedef enum {
     LS_STEP_SHUFFLE_XOR, /* v = kind(v, shuffle xor v, offset) */
     LS_STEP_DPP,         /* v = kind(v, dpp(v, ctrl)) */
-    LS_STEP_READLANE     /* v = kind(readlane(v, a), readlane(v, b)) or broadcast */
+    LS_STEP_READLANE,    /* v = kind(readlane(v, a), readlane(v, b)) or broadcast */
+    LS_STEP_SWIZZLE      /* v = ds_swizzle bit mode: lane (l & ~31) | offset of its 32 */
 } ls_step_kind;
 
 typedef enum {
@@ -61,7 +62,7 @@ typedef enum {
 
 typedef struct {
     ls_step_kind kind;
-    int64_t offset;   /* XOR offset */
+    int64_t offset;   /* XOR offset; a swizzle's or_mask */
     ls_dpp_ctrl dpp;  /* DPP control */
     int64_t lane_a, lane_b; /* readlane sources (lane_b < 0: single source) */
 } ls_reduce_step;
@@ -98,6 +99,19 @@ typedef struct {
 struct ls_att_kernel;
 struct ls_fused_kernel;
 
+typedef struct {
+    bool amd;      /* false: NVIDIA lowering (XOR butterflies everywhere) */
+    int gfx_major; /* AMD generation: 9 = CDNA/GCN, 10..12 = RDNA */
+    /* v_cvt_pk_bf16_f32 (gfx950): rounding f32 to bf16 is one instruction,
+     * not five */
+    bool bf16_cvt;
+    char arch[16]; /* the IREE arch ("gfx942"), "" when unknown */
+    /* the subgroup size the kernel runs with (0: not known yet): wave32
+     * RDNA ends a 32-lane DPP reduce with a readlane, and LLVM's code
+     * for a DPP step differs between wave32 and wave64 */
+    int wave;
+} ls_plan_target;
+
 /* An input read through a gather (a paged attention's key or value):
  * the dense operand's rows of row_bytes each (one per batch element of
  * the indices) lie at source rows row_of[] of a source of source_bytes;
@@ -124,6 +138,9 @@ typedef struct {
     const struct ls_fused_kernel *fused;
     bool amd;                /* ROCm target: DPP for stride-1 clusters */
     int gfx_major;           /* 9 for gfx9xx, 10..12 for RDNA; 0 otherwise */
+    /* the target the plan was built for, with the subgroup size (whose
+     * arch picks LLVM's measured DPP code: src/amd_dpp_counts.c) */
+    ls_plan_target target;
     bool bf16_cvt;           /* gfx950: f32 -> bf16 in one instruction */
     /* ALU instructions of one combine of two accumulator values: 1, but a
      * bf16 one on AMD, which LLVM promotes to f32 and rounds back
@@ -212,18 +229,10 @@ typedef struct {
     bool hazard_cluster, hazard_oob;
 } ls_plan;
 
-typedef struct {
-    bool amd;      /* false: NVIDIA lowering (XOR butterflies everywhere) */
-    int gfx_major; /* AMD generation: 9 = CDNA/GCN, 10..12 = RDNA */
-    /* v_cvt_pk_bf16_f32 (gfx950): rounding f32 to bf16 is one instruction,
-     * not five */
-    bool bf16_cvt;
-} ls_plan_target;
-
 /* The target a plan was built for. */
 static inline ls_plan_target ls_plan_target_of(const ls_plan *pl)
 {
-    return (ls_plan_target){pl->amd, pl->gfx_major, pl->bf16_cvt};
+    return pl->target;
 }
 
 /* ALU instructions of one combine of two acc values with k on target t:
@@ -259,6 +268,26 @@ bool ls_math_lowering(const ls_body *b, int i, ls_plan_target t, const char **ho
 /* Target kind from an IREE arch string ("gfx942" -> AMD gfx9, "sm_80" -> NVIDIA). */
 ls_plan_target ls_plan_target_from_arch(const char *arch);
 
+/* The VALU and SALU instructions LLVM compiles step s of a DPP-lowered
+ * gpu.subgroup_reduce into, for a value of `type` combined with k on
+ * target t (its arch and subgroup size): measured with llc-22 by
+ * tools/amd-dpp-counts.py (src/amd_dpp_counts.c).  A swizzle's count is
+ * besides its ds_swizzle_b32.  -1: not measured (not AMD, another type). */
+/* The value a reduce combines, and where: what a step costs. */
+typedef struct {
+    ls_plan_target target;
+    ls_elem_type type;
+    ls_combiner combiner;
+    int shuffle_bits;
+} ls_reduce_value;
+
+/* The value a plan's own reduces combine: its accumulator. */
+ls_reduce_value ls_plan_reduce_value(const ls_plan *plan);
+
+#define LS_DPP_STEP_ALU_MAX 16 /* the most any measured step takes (a test checks) */
+int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
+                         const ls_reduce_step *s);
+
 /* The instruction steps of one gpu.subgroup_reduce (r's cluster size and
  * stride set): XOR butterfly, or the DPP sequence on AMD. */
 void ls_plan_lower_subgroup_reduce(ls_subgroup_reduce *r, ls_plan_target t);
@@ -293,6 +322,9 @@ void ls_plan_input_vector_type(const ls_plan *plan, int k, char *buf, size_t siz
 void ls_plan_acc_vector_type(const ls_plan *plan, char *buf, size_t size);
 /* The cross-subgroup buffer's type, "memref<1x10xf32, #gpu.address_space<workgroup>>". */
 void ls_plan_buffer_type(const ls_plan *plan, char *buf, size_t size);
+/* A step in a few words ("shuffle xor 4", "DPP row_mirror", "readlane"),
+ * written into buf; returns buf. */
+const char *ls_plan_step_name(const ls_reduce_step *s, char *buf, size_t size);
 /* An AMD DPP control by its assembly name ("quad_perm [1,0,3,2]"). */
 const char *ls_plan_dpp_name(ls_dpp_ctrl c);
 

@@ -15,7 +15,10 @@ static void jset(json_object *o, const char *k, json_object *v)
     json_object_object_add(o, k, v);
 }
 
-static json_object *reduce_json(const ls_subgroup_reduce *r, const char *kind)
+/* r's steps; with `v` (the value reduced), each AMD step's instructions
+ * as LLVM compiles it (ls_plan_dpp_step_alu) */
+static json_object *reduce_json(const ls_subgroup_reduce *r, const char *kind,
+                                const ls_reduce_value *v)
 {
     json_object *o = json_object_new_object();
     jset(o, "op", json_object_new_string("gpu.subgroup_reduce"));
@@ -33,12 +36,20 @@ static json_object *reduce_json(const ls_subgroup_reduce *r, const char *kind)
         } else if (s->kind == LS_STEP_DPP) {
             jset(st, "op", json_object_new_string("amdgpu.dpp"));
             jset(st, "control", json_object_new_string(ls_plan_dpp_name(s->dpp)));
+        } else if (s->kind == LS_STEP_SWIZZLE) {
+            jset(st, "op", json_object_new_string("amdgpu.swizzle_bitmode"));
+            jset(st, "and_mask", json_object_new_int64(0));
+            jset(st, "or_mask", json_object_new_int64(s->offset));
+            jset(st, "xor_mask", json_object_new_int64(0));
         } else {
             jset(st, "op", json_object_new_string("rocdl.readlane"));
             jset(st, "lane", json_object_new_int64(s->lane_a));
             if (s->lane_b >= 0)
                 jset(st, "lane_b", json_object_new_int64(s->lane_b));
         }
+        int n = v ? ls_plan_dpp_step_alu(v->target, v->type, v->combiner, s) : -1;
+        if (n >= 0)
+            jset(st, "instructions", json_object_new_int(n));
         json_object_array_add(steps, st);
     }
     jset(o, "steps", steps);
@@ -107,6 +118,7 @@ static json_object *promote_json(const ls_plan *plan, int k)
 
 json_object *ls_cli_plan_json(const ls_plan *plan)
 {
+    ls_reduce_value rv = ls_plan_reduce_value(plan);
     const ls_problem *p = plan->problem;
     const ls_derived *d = plan->derived;
     const char *kind = ls_combiner_name(p->combiner);
@@ -159,7 +171,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "thread_reduce", tr);
     json_object *sr = json_object_new_array();
     for (int i = 0; i < plan->n_subgroup_reduces; i++)
-        json_object_array_add(sr, reduce_json(&plan->subgroup_reduces[i], kind));
+        json_object_array_add(sr, reduce_json(&plan->subgroup_reduces[i], kind, &rv));
     jset(o, "subgroup_reduces", sr);
     jset(o, "shuffle_bits", json_object_new_int(plan->shuffle_bits));
     if (plan->cross_subgroup) {
@@ -171,7 +183,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
         jset(cs, "barriers", json_object_new_int(plan->barriers));
         jset(cs, "read_cluster", json_object_new_int64(plan->read_cluster));
         jset(cs, "read_stride", json_object_new_int64(plan->read_stride));
-        jset(cs, "reduce", reduce_json(&plan->cross_reduce, kind));
+        jset(cs, "reduce", reduce_json(&plan->cross_reduce, kind, &rv));
         jset(o, "cross_subgroup", cs);
     } else {
         jset(o, "cross_subgroup", NULL);
@@ -195,9 +207,11 @@ static json_object *att_reduce_json(const ls_att_plan *p, const ls_att_plan_redu
     jset(o, "values_per_thread", json_object_new_int64(r->values));
     jset(o, "local_ops", json_object_new_int64(r->local_ops));
     jset(o, "subgroup_reduces", json_object_new_int64(r->subgroup_reduces));
+    ls_reduce_value v = {p->plan->target, p->work_type, LS_COMB_ADD, p->plan->shuffle_bits};
+    const ls_reduce_value *vp = ls_combiner_from_name(r->kind, &v.combiner) ? &v : NULL;
     json_object *lanes = json_object_new_array();
     for (int j = 0; j < r->red->n; j++)
-        json_object_array_add(lanes, reduce_json(&r->red->lane[j], r->kind));
+        json_object_array_add(lanes, reduce_json(&r->red->lane[j], r->kind, vp));
     jset(o, "lane_reduces", lanes);
     if (r->buffer_rank == 0) {
         jset(o, "workgroup_buffer", NULL);
@@ -214,7 +228,8 @@ static json_object *att_reduce_json(const ls_att_plan *p, const ls_att_plan_redu
     jset(w, "bytes", json_object_new_int64(r->buffer_bytes));
     jset(w, "barriers", json_object_new_int(2));
     jset(w, "partials", json_object_new_int64(r->red->parts));
-    jset(w, "read_back", r->red->back.cluster_size > 1 ? reduce_json(&r->red->back, r->kind) : NULL);
+    jset(w, "read_back",
+         r->red->back.cluster_size > 1 ? reduce_json(&r->red->back, r->kind, vp) : NULL);
     jset(o, "workgroup_buffer", w);
     return o;
 }

@@ -1,0 +1,76 @@
+/* amd_dpp.c: how many instructions LLVM's AMDGPU backend spends on one
+ * step of a DPP-lowered gpu.subgroup_reduce, from the table
+ * tools/amd-dpp-counts.py measured (src/amd_dpp_counts.c). */
+#include <string.h>
+
+#include "amd_dpp_counts.h"
+#include "lanescope/plan.h"
+
+/* The measured arch standing in for arch: itself, else the one of its
+ * family (the same ISA generation compiles a DPP step alike). */
+static const char *measured_arch(const char *arch)
+{
+    for (int i = 0; i < ls_amd_dpp_n_archs; i++)
+        if (strcmp(ls_amd_dpp_archs[i].arch, arch) == 0)
+            return arch;
+    if (strncmp(arch, "gfx95", 5) == 0)
+        return "gfx950";
+    if (strncmp(arch, "gfx94", 5) == 0)
+        return "gfx942";
+    if (strncmp(arch, "gfx9", 4) == 0)
+        return "gfx90a";
+    if (strncmp(arch, "gfx10", 5) == 0)
+        return "gfx1030";
+    if (strncmp(arch, "gfx11", 5) == 0)
+        return "gfx1100";
+    if (strncmp(arch, "gfx12", 5) == 0)
+        return "gfx1201";
+    return NULL;
+}
+
+static ls_dpp_kind kind_of(const ls_reduce_step *s)
+{
+    switch (s->kind) {
+    case LS_STEP_DPP:
+        switch (s->dpp) {
+        case LS_DPP_QUAD_PERM_1032: return LS_DPPK_QUAD_1032;
+        case LS_DPP_QUAD_PERM_2301: return LS_DPPK_QUAD_2301;
+        case LS_DPP_ROW_HALF_MIRROR: return LS_DPPK_HALF_MIRROR;
+        case LS_DPP_ROW_MIRROR: return LS_DPPK_MIRROR;
+        case LS_DPP_ROW_BCAST_15: return LS_DPPK_BCAST15;
+        case LS_DPP_ROW_BCAST_31: return LS_DPPK_BCAST31;
+        case LS_DPP_PERMLANEX16: return LS_DPPK_PERMLANEX16;
+        }
+        break;
+    case LS_STEP_READLANE: return s->lane_b >= 0 ? LS_DPPK_READLANE_PAIR : LS_DPPK_READLANE;
+    case LS_STEP_SWIZZLE: return LS_DPPK_SWIZZLE;
+    default: break;
+    }
+    return LS_DPPK_COUNT;
+}
+
+int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
+                         const ls_reduce_step *s)
+{
+    const char *arch = t.amd ? measured_arch(t.arch) : NULL;
+    ls_dpp_kind kind = kind_of(s);
+    if (!arch || kind == LS_DPPK_COUNT)
+        return -1;
+    /* ROCm's lowering turns maximumf/minimumf into maxnumf/minnumf
+     * (Common/ReplaceSlowMinMaxOps.cpp); an index is an i64 */
+    if (k == LS_COMB_MAXIMUMF)
+        k = LS_COMB_MAXNUMF;
+    if (k == LS_COMB_MINIMUMF)
+        k = LS_COMB_MINNUMF;
+    if (type == LS_ET_INDEX)
+        type = LS_ET_I64;
+    int wave = t.gfx_major == 9 ? 64 : t.wave;
+    for (int r = 0; r < ls_amd_dpp_n_rows; r++) {
+        const ls_amd_dpp_row *row = &ls_amd_dpp_rows[r];
+        const ls_amd_dpp_arch_row *a = &ls_amd_dpp_archs[row->arch];
+        if (a->wave == wave && strcmp(a->arch, arch) == 0 && row->type == type &&
+            row->combiner == k)
+            return row->n[kind];
+    }
+    return -1;
+}

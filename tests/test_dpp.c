@@ -1,0 +1,209 @@
+/* test_dpp.c: AMD subgroup reduces as upstream lowers them and LLVM
+ * compiles them.  The plan's step sequence per generation and subgroup
+ * size (createSubgroupDPPReduction, the revision IREE pins), the measured
+ * table's shape (src/amd_dpp_counts.c, tools/amd-dpp-counts.py), and the
+ * engine issuing each step as the table says: a DPP move folded into an
+ * add is one instruction, a maxnum step four (copy, move, quieting,
+ * max).  The counts asserted here are llc-22's, read off its assembly. */
+#include "../sim/functional_internal.h"
+#include "../src/amd_dpp_counts.h"
+#include "engine_util.h"
+#include "lanescope/stepper.h"
+
+/* rows x 4096 f32 reduced with `op` by one subgroup of `sg` lanes (the
+ * whole subgroup on the reduced dim: one gpu.subgroup_reduce of cluster sg) */
+static const char *op_text(char *buf, size_t size, const char *op, int sg)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [%d, 1, 1] subgroup_size = %d>} {\n"
+             "%%r = linalg.reduce ins(%%a : tensor<4x4096xf32>) outs(%%b : tensor<4xf32>) "
+             "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
+             "partial_reduction = [0, %d], thread = [0, 4], lane_basis = [[1, %d], [0, 1]], "
+             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: f32, %%o: f32) {\n"
+             "  %%1 = %s %%in, %%o : f32\n  linalg.yield %%1 : f32\n}\n}\n",
+             sg, sg, 4 * sg, sg, op);
+    return buf;
+}
+
+static ls_reduce_step dpp(ls_dpp_ctrl c)
+{
+    ls_reduce_step s = {LS_STEP_DPP, 0, c, 0, -1};
+    return s;
+}
+
+static ls_plan_target target(const char *arch, int wave)
+{
+    ls_plan_target t = ls_plan_target_from_arch(arch);
+    t.wave = wave;
+    return t;
+}
+
+START_TEST(table_is_whole_and_bounded)
+{
+    ck_assert_int_gt(ls_amd_dpp_n_rows, 0);
+    for (int r = 0; r < ls_amd_dpp_n_rows; r++) {
+        const ls_amd_dpp_row *row = &ls_amd_dpp_rows[r];
+        ck_assert(row->arch >= 0 && row->arch < ls_amd_dpp_n_archs);
+        bool gfx9 = strncmp(ls_amd_dpp_archs[row->arch].arch, "gfx9", 4) == 0;
+        int wave = ls_amd_dpp_archs[row->arch].wave;
+        for (int k = 0; k < LS_DPPK_COUNT; k++) {
+            /* the steps of this target's lowering are measured, no other */
+            bool used = k <= LS_DPPK_MIRROR ||
+                        (gfx9 ? k == LS_DPPK_BCAST15 || k == LS_DPPK_BCAST31 ||
+                                    k == LS_DPPK_READLANE || k == LS_DPPK_SWIZZLE
+                              : k == LS_DPPK_PERMLANEX16 ||
+                                    k == (wave == 32 ? LS_DPPK_READLANE : LS_DPPK_READLANE_PAIR));
+            ck_assert_msg(used ? row->n[k] >= 0 : row->n[k] == -1, "row %d kind %d: %d", r, k,
+                          row->n[k]);
+            /* the engine's template is sized for it */
+            ck_assert_int_le(row->n[k], LS_DPP_STEP_ALU_MAX);
+        }
+    }
+}
+END_TEST
+
+/* What llc-22 -O3 makes of single steps (its assembly, by hand). */
+START_TEST(lookups_as_llvm_compiles)
+{
+    ls_plan_target g942 = target("gfx942", 64);
+    ls_reduce_step q = dpp(LS_DPP_QUAD_PERM_1032), b15 = dpp(LS_DPP_ROW_BCAST_15);
+    /* v_add_f32_dpp v1, v1, v1 quad_perm:[1,0,3,2] ... bound_ctrl:1 */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_F32, LS_COMB_ADD, &q), 1);
+    /* row mask 0xa: v_mov_b32 v2, v1; v_mov_b32_dpp v2, v2 row_bcast:15; v_add_f32 */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_F32, LS_COMB_ADD, &b15), 3);
+    /* copy, move, v_max_f32 v2, v2, v2 (IEEE-mode quieting), v_max_f32 */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_F32, LS_COMB_MAXNUMF, &q), 4);
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_F32, LS_COMB_MAXIMUMF, &q), 4);
+    /* v_mul_lo_u32 has no DPP form */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_I32, LS_COMB_MUL, &q), 3);
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_I32, LS_COMB_ADD, &q), 1);
+    /* bf16: copy, move and the add promoted to f32 (8) */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_BF16, LS_COMB_ADD, &q), 10);
+    /* gfx11's true16 f16 add is not folded; gfx12's is */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(target("gfx1100", 32), LS_ET_F16, LS_COMB_ADD, &q), 3);
+    ck_assert_int_eq(ls_plan_dpp_step_alu(target("gfx1201", 32), LS_ET_F16, LS_COMB_ADD, &q), 1);
+    /* wave64 RDNA: readlanes 31 and 63 into SGPRs, one VALU add */
+    ls_reduce_step pair = {LS_STEP_READLANE, 0, 0, 31, 63};
+    ck_assert_int_eq(ls_plan_dpp_step_alu(target("gfx1100", 64), LS_ET_F32, LS_COMB_ADD, &pair), 3);
+    /* an unmeasured gfx9 stands in as gfx90a; NVIDIA and i128 are not in it */
+    ck_assert_int_eq(ls_plan_dpp_step_alu(target("gfx908", 64), LS_ET_F32, LS_COMB_ADD, &b15), 3);
+    ck_assert_int_eq(ls_plan_dpp_step_alu(target("sm_90", 32), LS_ET_F32, LS_COMB_ADD, &q), -1);
+    ck_assert_int_eq(ls_plan_dpp_step_alu(g942, LS_ET_I128, LS_COMB_ADD, &q), -1);
+}
+END_TEST
+
+/* The sequence's end per generation and subgroup size. */
+START_TEST(sequence_ends_per_target)
+{
+    ls_subgroup_reduce r;
+    memset(&r, 0, sizeof r);
+    r.cluster_stride = 1;
+    r.cluster_size = 32; /* gfx9, 64 lanes: the swizzle hands each half lane 31 */
+    ls_plan_lower_subgroup_reduce(&r, target("gfx942", 64));
+    ck_assert_int_eq(r.n_steps, 6);
+    ck_assert_int_eq(r.steps[4].dpp, LS_DPP_ROW_BCAST_15);
+    ck_assert_int_eq(r.steps[5].kind, LS_STEP_SWIZZLE);
+    ck_assert_int_eq(r.steps[5].offset, 31);
+    ls_plan_lower_subgroup_reduce(&r, target("gfx1100", 32)); /* wave32: then readlane 31 */
+    ck_assert_int_eq(r.n_steps, 6);
+    ck_assert_int_eq(r.steps[4].dpp, LS_DPP_PERMLANEX16);
+    ck_assert_int_eq(r.steps[5].kind, LS_STEP_READLANE);
+    ck_assert_int_eq(r.steps[5].lane_a, 31);
+    ck_assert_int_eq(r.steps[5].lane_b, -1);
+    ls_plan_lower_subgroup_reduce(&r, target("gfx1100", 64)); /* wave64, a 32 cluster: none */
+    ck_assert_int_eq(r.n_steps, 5);
+    r.cluster_size = 64;
+    ls_plan_lower_subgroup_reduce(&r, target("gfx1100", 64));
+    ck_assert_int_eq(r.n_steps, 6);
+    ck_assert_int_eq(r.steps[5].lane_b, 63);
+    /* the swizzle's values: every lane of a half ends with lane 31's */
+    r.cluster_size = 32;
+    ls_plan_lower_subgroup_reduce(&r, target("gfx942", 64));
+    ls_value v[64], tmp[64];
+    for (int l = 0; l < 64; l++)
+        v[l] = (ls_value)l;
+    ls_func_run_reduce(&r, LS_COMB_ADD, LS_ET_I64, v, tmp, 64, -1);
+    for (int l = 0; l < 64; l++)
+        ck_assert_uint_eq(v[l], l < 32 ? 31 * 32 / 2 : (32 + 63) * 32 / 2);
+}
+END_TEST
+
+/* The subgroup-reduce stage's instructions: 4 rows, one subgroup each. */
+static int64_t reduce_instructions(const char *arch_hw, const char *op, int sg, ls_sim_result *r)
+{
+    ls_hw hw;
+    ls_diag d;
+    ck_assert(ls_hw_load(arch_hw, &hw, &d) == LS_OK);
+    char text[2048];
+    simulate(op_text(text, sizeof text, op, sg), &hw, r, NULL);
+    return r->stage[LS_STAGE_SUBGROUP_REDUCE].instructions / 4;
+}
+
+START_TEST(engine_issues_the_compiled_steps)
+{
+    ls_sim_result r;
+    /* gfx942: quad_perm x2, half mirror, mirror folded (4), row_bcast_15
+     * (3), row_bcast_31 folded (1), readlane 63 and v_mov (2) */
+    ck_assert_int_eq(reduce_instructions("mi300x", "arith.addf", 64, &r), 4 + 3 + 1 + 2);
+    ck_assert_int_eq(r.stage[LS_STAGE_SUBGROUP_REDUCE].dpp_steps, 4 * 7);
+    /* maxnum: every DPP step copy, move, quieting, max */
+    ck_assert_int_eq(reduce_instructions("mi300x", "arith.maximumf", 64, &r), 6 * 4 + 2);
+    /* gfx1100 wave32: four folded, permlanex16 (copy, v_permlanex16, add),
+     * readlane 31 and v_mov */
+    ck_assert_int_eq(reduce_instructions("rx7900xtx", "arith.addf", 32, &r), 4 + 3 + 2);
+    ck_assert_int_eq(reduce_instructions("rx7900xtx", "arith.maximumf", 32, &r), 5 * 4 + 2);
+    /* NVIDIA: the butterfly, a shuffle and an add a step */
+    ck_assert_int_eq(reduce_instructions("h100", "arith.addf", 32, &r), 2 * 5);
+}
+END_TEST
+
+/* The stepper counts a folded step as done when its one instruction issues. */
+START_TEST(stepper_counts_folded_steps)
+{
+    ls_hw hw;
+    ls_diag d;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    char text[2048];
+    ls_problem *p;
+    ls_derived *dv;
+    ls_plan plan;
+    plan_text(op_text(text, sizeof text, "arith.addf", 64), "gfx942", &p, &dv, &plan);
+    ls_stepper *st;
+    ls_input_source in = {1, NULL, {NULL}};
+    ck_assert_int_eq(ls_stepper_new(&plan, &hw, in, 0, &st, &d), LS_OK);
+    int seen = 0, folded = 0;
+    while (ls_stepper_forward(st, LS_STEP_INSTRUCTION)) {
+        const ls_engine_record *r = ls_stepper_record(st, ls_stepper_position(st));
+        if (r->kind != LS_REC_ISSUE || r->stage != LS_STAGE_SUBGROUP_REDUCE || r->workgroup != 0)
+            continue;
+        ls_func_point pt = ls_stepper_point(st, r->subgroup);
+        if (r->step_end) {
+            folded += r->op == 3; /* the DPP move is the step */
+            seen++;
+            ck_assert_int_eq(pt.steps, r->step + 1);
+        }
+    }
+    ck_assert_int_eq(seen, 7);
+    ck_assert_int_eq(folded, 5); /* all but row_bcast_15 and the readlane's v_mov */
+    ls_stepper_free(st);
+    free(dv);
+    free(p);
+}
+END_TEST
+
+static Suite *dpp_suite(void)
+{
+    Suite *s = suite_create("dpp");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, table_is_whole_and_bounded);
+    tcase_add_test(tc, lookups_as_llvm_compiles);
+    tcase_add_test(tc, sequence_ends_per_target);
+    tcase_add_test(tc, engine_issues_the_compiled_steps);
+    tcase_add_test(tc, stepper_counts_folded_steps);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(dpp_suite)

@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""amd-dpp-counts.py: the instructions LLVM's AMDGPU backend spends on each
+step of a gpu.subgroup_reduce lowered to DPP -- the source of the table in
+src/amd_dpp_counts.c that the simulator times AMD subgroup reduces with.
+
+Upstream's createSubgroupDPPReduction (mlir/lib/Dialect/GPU/Transforms/
+SubgroupReduceLowering.cpp, the revision IREE pins) emits, per step, an
+amdgpu.dpp (old = src = the running value; full row and bank masks and
+bound_ctrl, except row_bcast_15's row mask 0xa), a rocdl.permlanex16, a
+rocdl.readlane or an amdgpu.swizzle_bitmode, and the combine
+(vector::makeArithReduction).  AMDGPUToROCDL passes a value narrower than
+32 bits to llvm.amdgcn.update.dpp as an i32 (inserted into a vector of
+32-bit width, bitcast); the rest keep the value's type.  What LLVM makes of
+that differs per op and per target: GCNDPPCombine folds the lane move into
+a combine that has a DPP encoding (v_add_f32_dpp: one instruction), and
+cannot when the combine is a VOP3-only op (v_mul_lo_u32), when the row mask
+is partial (row_bcast_15), or for maxnum/minnum, whose IEEE-mode operands
+must be quieted first (v_max_f32 x, x); then the step is a copy of the old
+value, the move, the quieting and the combine.  A bf16 combine is promoted
+to f32 (tools/amd-op-counts.sh).
+
+Each step's count is the difference between compiling the sequence up to
+and including it and up to the step before (llc -O3), so the kernel's
+entry and exit cancel.  Counted: VALU and SALU instructions; not counted:
+s_nop, s_delay_alu, s_waitcnt (wait states, which the engine's DPP latency
+covers) and memory instructions.
+
+    tools/amd-dpp-counts.py [--llc llc-22] > src/amd_dpp_counts.c
+    tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
+
+Needs llc-22 (Debian's llvm-22).  Takes a few minutes.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+# (arch, wave) pairs measured; other archs use the nearest (ls_amd_dpp_arch)
+ARCHS = [('gfx90a', 64), ('gfx942', 64), ('gfx950', 64),
+         ('gfx1030', 32), ('gfx1030', 64), ('gfx1100', 32), ('gfx1100', 64),
+         ('gfx1201', 32), ('gfx1201', 64)]
+# lanescope's element type -> LLVM type, bits
+TYPES = [('F32', 'float', 32), ('F16', 'half', 16), ('BF16', 'bfloat', 16), ('F64', 'double', 64),
+         ('I32', 'i32', 32), ('I16', 'i16', 16), ('I64', 'i64', 64)]
+FLOAT_OPS = ['ADD', 'MUL', 'MAXNUMF', 'MINNUMF']
+INT_OPS = ['ADD', 'MUL', 'MAXSI', 'MINSI', 'MAXUI', 'MINUI', 'AND', 'OR', 'XOR']
+INTRINSIC = {'MAXNUMF': 'maxnum', 'MINNUMF': 'minnum', 'MAXSI': 'smax', 'MINSI': 'smin',
+             'MAXUI': 'umax', 'MINUI': 'umin'}
+# the step kinds, in src/amd_dpp_counts.h's order
+KINDS = ['QUAD_1032', 'QUAD_2301', 'HALF_MIRROR', 'MIRROR', 'BCAST15', 'BCAST31',
+         'PERMLANEX16', 'READLANE', 'READLANE_PAIR', 'SWIZZLE']
+QUADS = [('QUAD_1032', 0xb1), ('QUAD_2301', 0x4e), ('HALF_MIRROR', 0x141), ('MIRROR', 0x140)]
+
+
+def sequences(arch, wave):
+    """The step sequences of the lowering on arch; each a list of (kind, arg)."""
+    q = [(k, c) for k, c in QUADS]
+    if arch.startswith('gfx9'):
+        return [q + [('BCAST15', 0x142), ('BCAST31', 0x143), ('READLANE', 63)],
+                q + [('BCAST15', 0x142), ('SWIZZLE', 31 << 5)]]
+    if wave == 32:
+        return [q + [('PERMLANEX16', 0), ('READLANE', 31)]]
+    return [q + [('PERMLANEX16', 0), ('READLANE_PAIR', 0)]]
+
+
+def suffix(llty):
+    return {'float': 'f32', 'half': 'f16', 'bfloat': 'bf16', 'double': 'f64'}.get(llty, llty)
+
+
+class Kernel:
+    def __init__(self, llty, bits, op):
+        self.llty, self.bits, self.op, self.n = llty, bits, op, 0
+        self.lines = []
+
+    def name(self, p):
+        self.n += 1
+        return '%%%s%d' % (p, self.n)
+
+    def emit(self, s):
+        self.lines.append('  ' + s)
+
+    def combine(self, a, b):
+        t, r = self.llty, self.name('v')
+        isf = t in ('float', 'half', 'bfloat', 'double')
+        if self.op in ('ADD', 'MUL'):
+            self.emit('%s = %s%s %s %s, %s' % (r, 'f' if isf else '', self.op.lower(), t, a, b))
+        elif self.op in ('AND', 'OR', 'XOR'):
+            self.emit('%s = %s %s %s, %s' % (r, self.op.lower(), t, a, b))
+        else:
+            self.emit('%s = call %s @llvm.%s.%s(%s %s, %s %s)' %
+                      (r, t, INTRINSIC[self.op], suffix(t), t, a, t, b))
+        return r
+
+    def to_i32(self, x):
+        """AMDGPUToROCDL's DPP operand: a narrow value inside a 32-bit vector."""
+        if self.bits >= 32:
+            return x, self.llty
+        it = 'i%d' % self.bits
+        if self.llty != it:
+            c = self.name('c')
+            self.emit('%s = bitcast %s %s to %s' % (c, self.llty, x, it))
+            x = c
+        n = 32 // self.bits
+        w, c = self.name('w'), self.name('c')
+        self.emit('%s = insertelement <%d x %s> undef, %s %s, i32 0' % (w, n, it, it, x))
+        self.emit('%s = bitcast <%d x %s> %s to i32' % (c, n, it, w))
+        return c, 'i32'
+
+    def from_i32(self, x):
+        if self.bits >= 32:
+            return x
+        it = 'i%d' % self.bits
+        c = self.name('c')
+        self.emit('%s = trunc i32 %s to %s' % (c, x, it))
+        if self.llty == it:
+            return c
+        r = self.name('c')
+        self.emit('%s = bitcast %s %s to %s' % (r, it, c, self.llty))
+        return r
+
+    def pieces32(self, x, f):
+        """f applied to each 32-bit piece of x (a swizzle decomposes so)."""
+        t = self.llty
+        if self.bits == 64:
+            v = self.name('c')
+            self.emit('%s = bitcast %s %s to <2 x i32>' % (v, t, x))
+            out = 'undef'
+            for i in range(2):
+                e, r = self.name('c'), self.name('c')
+                self.emit('%s = extractelement <2 x i32> %s, i32 %d' % (e, v, i))
+                s = f(e)
+                self.emit('%s = insertelement <2 x i32> %s, i32 %s, i32 %d' % (r, out, s, i))
+                out = r
+            b = self.name('c')
+            self.emit('%s = bitcast <2 x i32> %s to %s' % (b, out, t))
+            return b
+        w, _ = self.to_i32(x) if self.bits < 32 else (x, t)
+        if self.bits == 32 and t != 'i32':
+            c = self.name('c')
+            self.emit('%s = bitcast %s %s to i32' % (c, t, x))
+            w = c
+        s = f(w)
+        if self.bits < 32:
+            return self.from_i32(s)
+        if t != 'i32':
+            c = self.name('c')
+            self.emit('%s = bitcast i32 %s to %s' % (c, s, t))
+            return c
+        return s
+
+    def step(self, v, kind, arg):
+        t = self.llty
+        if kind in ('READLANE', 'READLANE_PAIR'):
+            d = self.name('d')
+            self.emit('%s = call %s @llvm.amdgcn.readlane.%s(%s %s, i32 %d)' %
+                      (d, t, suffix(t), t, v, 31 if kind == 'READLANE_PAIR' else arg))
+            if kind == 'READLANE':
+                return d
+            e = self.name('d')
+            self.emit('%s = call %s @llvm.amdgcn.readlane.%s(%s %s, i32 63)' % (e, t, suffix(t), t, v))
+            return self.combine(d, e)
+        if kind == 'SWIZZLE':
+            def swz(x):
+                d = self.name('d')
+                self.emit('%s = call i32 @llvm.amdgcn.ds.swizzle(i32 %s, i32 %d)' % (d, x, arg))
+                return d
+            return self.pieces32(v, swz)
+        if kind == 'PERMLANEX16':
+            d = self.name('d')
+            self.emit('%s = call %s @llvm.amdgcn.permlanex16.%s(%s %s, %s %s, i32 -1, i32 -1, '
+                      'i1 true, i1 false)' % (d, t, suffix(t), t, v, t, v))
+            return self.combine(v, d)
+        row_mask, bound = (0xa, 'false') if kind == 'BCAST15' else (0xf, 'true')
+        w, mt = self.to_i32(v)
+        d = self.name('d')
+        self.emit('%s = call %s @llvm.amdgcn.update.dpp.%s(%s %s, %s %s, i32 %d, i32 %d, i32 15, '
+                  'i1 %s)' % (d, mt, suffix(mt), mt, w, mt, w, arg, row_mask, bound))
+        return self.combine(v, self.from_i32(d))
+
+    def text(self, steps):
+        t = self.llty
+        self.emit('%tid = call i32 @llvm.amdgcn.workitem.id.x()')
+        self.emit('%%a = getelementptr %s, ptr addrspace(1) %%p, i32 %%tid' % t)
+        self.emit('%%b = getelementptr %s, ptr addrspace(1) %%a, i32 1024' % t)
+        self.emit('%%x = load %s, ptr addrspace(1) %%a' % t)
+        self.emit('%%y = load %s, ptr addrspace(1) %%b' % t)
+        # the thread's own combine first: the value reaching the subgroup
+        # reduce is a combine's result, as after the thread-local reduce
+        v = self.combine('%x', '%y')
+        for kind, arg in steps:
+            v = self.step(v, kind, arg)
+        self.emit('store %s %s, ptr addrspace(1) %%a' % (t, v))
+        return ('target triple = "amdgcn-amd-amdhsa"\n'
+                'define amdgpu_kernel void @f(ptr addrspace(1) %p) {\n' +
+                '\n'.join(self.lines) + '\n  ret void\n}\n')
+
+
+SKIP = re.compile(r'^(s_nop|s_delay_alu|s_waitcnt|s_wait_|s_endpgm|s_load|s_setpc|global_)')
+
+
+def count(llc, arch, wave, text):
+    args = [llc, '-O3', '-mtriple=amdgcn-amd-amdhsa', '-mcpu=' + arch]
+    if wave == 64 and not arch.startswith('gfx9'):
+        args.append('-mattr=+wavefrontsize64')
+    p = subprocess.run(args + ['-', '-o', '-'], input=text, capture_output=True, text=True)
+    if p.returncode:
+        raise RuntimeError('%s: %s' % (arch, p.stderr.strip().splitlines()[0]))
+    body = p.stdout.split('; %bb.0:')[1].split('s_endpgm')[0]
+    n = 0
+    for line in body.splitlines():
+        s = line.strip()
+        if re.match(r'^[sv]_', s) and not SKIP.match(s):
+            n += 1
+    return n
+
+
+def measure(llc, arch, wave, llty, bits, op):
+    got = {}
+    for seq in sequences(arch, wave):
+        prev = count(llc, arch, wave, Kernel(llty, bits, op).text([]))
+        for i in range(len(seq)):
+            c = count(llc, arch, wave, Kernel(llty, bits, op).text(seq[:i + 1]))
+            got.setdefault(seq[i][0], c - prev)
+            prev = c
+    return [got.get(k, -1) for k in KINDS]
+
+
+def table(llc):
+    out = []
+    out.append('/* amd_dpp_counts.c: the instructions LLVM\'s AMDGPU backend spends on each\n'
+               ' * step of a gpu.subgroup_reduce lowered to DPP, per target, value type and\n'
+               ' * combine.  Generated by tools/amd-dpp-counts.py (llc-22 -O3); do not edit:\n'
+               ' * rerun it.  How each step is lowered and why the counts differ:\n'
+               ' * docs/timing-model.md, "DPP steps as compiled". */')
+    out.append('#include "amd_dpp_counts.h"\n')
+    out.append('/* clang-format off */')
+    out.append('const ls_amd_dpp_arch_row ls_amd_dpp_archs[] = {')
+    for a, w in ARCHS:
+        out.append('    {"%s", %d},' % (a, w))
+    out.append('};\nconst int ls_amd_dpp_n_archs = %d;\n' % len(ARCHS))
+    out.append('/* arch, value type, combine, then per kind (amd_dpp_counts.h):')
+    out.append(' * ' + ' '.join(k.lower() for k in KINDS) + ' */')
+    out.append('const ls_amd_dpp_row ls_amd_dpp_rows[] = {')
+    n = 0
+    for ai, (a, w) in enumerate(ARCHS):
+        for ty, llty, bits in TYPES:
+            for op in (FLOAT_OPS if llty in ('float', 'half', 'bfloat', 'double') else INT_OPS):
+                c = measure(llc, a, w, llty, bits, op)
+                out.append('    {%d, LS_ET_%s, LS_COMB_%s, {%s}},' %
+                           (ai, ty, op, ', '.join(str(x) for x in c)))
+                n += 1
+        print('amd-dpp-counts: %s wave%d done' % (a, w), file=sys.stderr)
+    out.append('};\nconst int ls_amd_dpp_n_rows = %d;' % n)
+    out.append('/* clang-format on */')
+    return '\n'.join(out) + '\n'
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--llc', default='llc-22')
+    ap.add_argument('--check', metavar='FILE', help='compare with FILE instead of printing')
+    a = ap.parse_args()
+    try:
+        text = table(a.llc)
+    except (OSError, RuntimeError) as e:
+        print('amd-dpp-counts: %s' % e, file=sys.stderr)
+        return 1
+    if a.check:
+        with open(a.check) as f:
+            if f.read() != text:
+                print('amd-dpp-counts: %s differs from what %s compiles' % (a.check, a.llc),
+                      file=sys.stderr)
+                return 1
+        print('amd-dpp-counts: %s matches' % a.check)
+        return 0
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
