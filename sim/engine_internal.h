@@ -402,6 +402,9 @@ int ls_engine_combine_alu(const ls_plan *pl);
  * instructions, the first reading both; returns the last. */
 int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
+/* engine_reduce.c: the 32-bit lane moves one exchange of the plan's
+ * shuffled value takes */
+int ls_engine_exchange_pieces(const ls_plan *pl);
 /* The same for a value of `type` combined with k (an attention's max
  * and sums), not the plan's accumulator. */
 int ls_engine_emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,

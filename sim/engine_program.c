@@ -212,134 +212,9 @@ int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1)
     return emit_combine_op(e, st, dep0, dep1, false);
 }
 
-/* Mark x as part of step i of r: its lane move, an instruction LLVM adds
- * before the move or after it, and (end) the one holding the step's value. */
-static void mark_step(engine *e, int x, const ls_subgroup_reduce *r, int i, bool after, bool end)
-{
-    if (e->code) {
-        e->code[x].step = i;
-        e->code[x].red = r;
-        e->code[x].after_move = after;
-        e->code[x].step_end = end;
-    }
-}
-
-/* n dependent ALU instructions of step i after x, the first also reading
- * y (-1: none); after: they follow the step's lane move */
-static int alu_after(engine *e, const ls_subgroup_reduce *r, int i, ls_stage st, int n, int x,
-                     int y, bool after)
-{
-    for (int k = 0; k < n; k++) {
-        x = emit(e, I_ALU, st, x, k == 0 ? y : -1);
-        mark_step(e, x, r, i, after, false);
-    }
-    return x;
-}
-
-/* p lane moves of step i reading x */
-static int moves(engine *e, const ls_subgroup_reduce *r, int i, ls_stage st, ikind k, int p, int x)
-{
-    int m = x;
-    for (int q = 0; q < p; q++) {
-        m = emit(e, k, st, x, -1);
-        mark_step(e, m, r, i, false, false);
-    }
-    return m;
-}
-
-/* Step i of a DPP-lowered reduce as LLVM compiles it: n instructions
- * (ls_plan_dpp_step_alu), p 32-bit pieces.  A DPP or permlane move whose
- * combine LLVM folded into it (n == p: v_add_f32_dpp) is the step; else
- * the move writes its old operand, so the running value is copied first,
- * and the rest (quieting a maxnum's operand, a bf16 promotion, the
- * combine) follows the move.  A readlane has no copy (a pair reads lanes
- * 31 and 63); a swizzle goes through the workgroup-memory crossbar, as a
- * ds_bpermute does, and its n are the instructions besides it. */
-static int emit_measured_step(engine *e, const ls_subgroup_reduce *r, int i, ls_stage st, int prev,
-                              int n, int p)
-{
-    const ls_reduce_step *s = &r->steps[i];
-    int x;
-    if (s->kind == LS_STEP_SWIZZLE || s->kind == LS_STEP_READLANE) {
-        x = moves(e, r, i, st, s->kind == LS_STEP_SWIZZLE ? I_SHUFFLE : I_DPP, p, prev);
-        int rest = n - (s->kind == LS_STEP_SWIZZLE ? 0 : p), y = -1;
-        if (s->lane_b >= 0) { /* the second lane's readlanes */
-            y = alu_after(e, r, i, st, p, prev, -1, true);
-            rest -= p;
-        }
-        x = alu_after(e, r, i, st, rest, x, y, true);
-    } else if (n == p) { /* folded */
-        x = moves(e, r, i, st, I_DPP, p, prev);
-    } else {
-        int c = alu_after(e, r, i, st, p, prev, -1, false); /* the old operand's copy */
-        x = moves(e, r, i, st, I_DPP, p, c);
-        x = alu_after(e, r, i, st, n - 2 * p > 0 ? n - 2 * p : 1, x, prev, true);
-    }
-    mark_step(e, x, r, i, e->code && e->code[x].kind == I_ALU, true);
-    return x;
-}
-
-/* The 32-bit lane moves one exchange of the shuffled value takes.  A wider
- * value moves in 32-bit pieces: GPUShuffleOpLowering (mlir's
- * LowerGpuOpsToROCDLOps.cpp) decomposes it into one ds_bpermute per
- * dword, and LLVM legalizes a wider llvm.amdgcn.update.dpp or readlane
- * into 32-bit ones (gfx90a/gfx942's 64-bit DPP move takes only
- * row_newbcast, which the reduction does not use). */
-static int exchange_pieces(const ls_plan *pl)
-{
-    return pl->shuffle_bits > 32 ? pl->shuffle_bits / 32 : 1;
-}
-
-/* r's steps on the running value prev: an XOR butterfly's shuffle and
- * combine per step; on AMD each DPP step as LLVM compiles it for the
- * value's type and combine (emit_measured_step), or, where that was not
- * measured, a move and a combine. */
-static int emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,
-                          ls_elem_type type, ls_combiner k)
-{
-    int p = exchange_pieces(e->plan);
-    for (int i = 0; i < r->n_steps; i++) {
-        const ls_reduce_step *s = &r->steps[i];
-        int n = s->kind == LS_STEP_SHUFFLE_XOR
-                    ? -1
-                    : ls_plan_dpp_step_alu(ls_plan_target_of(e->plan), type, k, s);
-        if (n >= 0) {
-            prev = emit_measured_step(e, r, i, st, prev, n, p);
-            continue;
-        }
-        int x = moves(e, r, i, st, s->kind == LS_STEP_SHUFFLE_XOR ? I_SHUFFLE : I_DPP, p, prev);
-        if (s->kind == LS_STEP_SWIZZLE || (s->kind == LS_STEP_READLANE && s->lane_b < 0)) {
-            prev = x; /* a broadcast: no combine */
-        } else {
-            prev = emit_combine_op(e, st, x, prev, false);
-            for (int c = x + 1; c < prev; c++) /* a promoted combine's first instructions */
-                mark_step(e, c, r, i, true, false);
-        }
-        mark_step(e, prev, r, i, prev != x, true);
-    }
-    return prev;
-}
-
-static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
-{
-    const ls_problem *pb = e->plan->problem;
-    return emit_reduce_as(e, r, st, prev, pb->acc_type, pb->combiner);
-}
-
 int ls_engine_emit(engine *e, ikind k, ls_stage st, int dep0, int dep1)
 {
     return emit(e, k, st, dep0, dep1);
-}
-
-int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
-{
-    return emit_reduce(e, r, st, prev);
-}
-
-int ls_engine_emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,
-                             ls_elem_type type, ls_combiner k)
-{
-    return emit_reduce_as(e, r, st, prev, type, k);
 }
 
 /* LLVM's code-size estimate of one iteration of the loop (CodeMetrics with
@@ -439,7 +314,7 @@ int64_t ls_engine_template_cap(const engine *e)
     int64_t q_n = pl->results_per_thread, u = e->unroll;
     int64_t nc = ls_engine_combine_alu(pl);
     int64_t per_q = 4 +
-                    (2 * exchange_pieces(pl) + nc + LS_DPP_STEP_ALU_MAX) * LS_MAX_STEPS *
+                    (2 * ls_engine_exchange_pieces(pl) + nc + LS_DPP_STEP_ALU_MAX) * LS_MAX_STEPS *
                         (pl->n_subgroup_reduces + 1) +
                     8 + nc;
     /* a multi-result generic's other results, in this kernel
@@ -544,7 +419,8 @@ void ls_engine_append_template(engine *e)
     }
     for (int r = 0; r < pl->n_subgroup_reduces; r++)
         for (int64_t q = 0; q < slots; q++)
-            qlast[q] = emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE, qlast[q]);
+            qlast[q] = ls_engine_emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE,
+                                             qlast[q]);
     if (pl->cross_subgroup) {
         int b = emit(e, I_BARRIER, LS_STAGE_CROSS_SUBGROUP, -1, -1);
         for (int64_t q = 0; q < slots; q++) {
@@ -555,7 +431,7 @@ void ls_engine_append_template(engine *e)
         for (int64_t q = 0; q < slots; q++) {
             int s = emit(e, I_SMEM_LD, LS_STAGE_CROSS_SUBGROUP, b, -1);
             e->code[s].result = (int)(q % q_n);
-            qlast[q] = emit_reduce(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, s);
+            qlast[q] = ls_engine_emit_reduce(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, s);
         }
     }
     bool serial = e->d->serial_reduce;
@@ -606,7 +482,7 @@ static int emit_lane_combine(engine *e, const ls_subgroup_reduce *r, ls_stage st
     }
     if (pl->problem->argcmp.transform >= 0)
         prev = emit(e, I_ALU, st, prev, -1); /* U(value) */
-    int red = emit_reduce(e, r, st, prev);
+    int red = ls_engine_emit_reduce(e, r, st, prev);
     int x = emit(e, I_ALU, st, red, prev);          /* cmp oeq */
     x = emit(e, I_ALU, st, x, -1);                  /* gpu.ballot */
     if (r->cluster_stride > 1)
