@@ -202,6 +202,7 @@ static Suite *dpp_suite(void)
     tcase_add_test(tc, sequence_ends_per_target);
     tcase_add_test(tc, engine_issues_the_compiled_steps);
     tcase_add_test(tc, stepper_counts_folded_steps);
+    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
 }
