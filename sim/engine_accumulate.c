@@ -139,6 +139,83 @@ static void issue_order(const engine *e, bool grouped, bool reversed, int64_t *o
     free(first);
 }
 
+/* A chain of combines into one value -- a loop-carried accumulator, or a
+ * packed (or whole) reduce's chain of the iteration -- as the lowered code
+ * has it.  Where LLVM fuses two dependent combines into one three-operand
+ * instruction (plan.combine_fuses3: v_max3_f32, v_add3_u32, ...), the
+ * chain holds an operand back until the next one arrives and joins both
+ * in one instruction. */
+typedef struct {
+    int val;   /* the chain's value: an instruction, CARRIED, or -1 (none yet) */
+    int pend;  /* an operand held back for the next combine, -1: none */
+    int first; /* the first instruction that read CARRIED, -1: none yet */
+} chain;
+
+#define CARRIED (-2) /* the loop's accumulator, from the previous trip */
+
+/* v (with w, a fused third operand, or the FMA's `extra`) into c */
+static void chain_emit(engine *e, int64_t j, chain *c, int v, int w, int extra)
+{
+    int first = e->ncode;
+    int x = emit_combine(e, j, v, c->val == CARRIED ? -1 : c->val, extra);
+    if (w >= 0)
+        e->code[first].dep[2] = w;
+    if (c->val == CARRIED && c->first < 0)
+        c->first = first;
+    c->val = x;
+}
+
+static void chain_add(engine *e, int64_t j, chain *c, int v, int extra, bool fuse)
+{
+    if (!fuse) {
+        chain_emit(e, j, c, v, -1, extra);
+    } else if (c->pend < 0) {
+        c->pend = v;
+    } else {
+        chain_emit(e, j, c, c->pend, v, -1);
+        c->pend = -1;
+    }
+}
+
+/* c's value, an operand held back combined in */
+static int chain_flush(engine *e, int64_t j, chain *c)
+{
+    if (c->pend >= 0) {
+        chain_emit(e, j, c, c->pend, -1, -1);
+        c->pend = -1;
+    }
+    return c->val;
+}
+
+/* Iteration j's registers: each one's body, then its combine into its
+ * chain (one per accumulator and result), in issue order. */
+static void emit_iteration(engine *e, int64_t j, const int *first_in, const int64_t *order,
+                           const int64_t *acc_of, chain *acc, chain *inner, bool fuse)
+{
+    const ls_plan *pl = e->plan;
+    ls_fma_kind fk = timed_fma(e);
+    bool grouped = pl->inner_elems > 1 || e->d->local_reduce_all;
+    int64_t n_res = 1 + pl->extra_results;
+    for (int64_t i = 0; i < e->d->elems_per_iteration; i++) {
+        int64_t r = order[i];
+        int ld[LS_MAX_INPUTS];
+        for (int k = 0; k < pl->n_inputs; k++)
+            ld[k] = pl->inputs[k].loads == 0
+                        ? e->held[k] - 1 /* in registers: -1, or a fused kernel's result */
+                        : first_in[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+        int extra;
+        int v = emit_body(e, ld, j, fk != LS_FMA_NONE, &extra);
+        for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
+            chain *c = grouped ? &inner[acc_of[r] * n_res + x] : &acc[acc_of[r] * n_res + x];
+            if (grouped && c->val < 0 && c->pend < 0 && fk == LS_FMA_NONE &&
+                !identity_combine_issued(pl))
+                c->val = v; /* the identity's combine folds away */
+            else
+                chain_add(e, j, c, v, extra, fuse);
+        }
+    }
+}
+
 void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads)
 {
     const ls_plan *pl = e->plan;
@@ -146,49 +223,39 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     int64_t nacc = pl->acc_registers;
     ls_fma_kind fk = timed_fma(e);
     bool packed = pl->inner_elems > 1, whole = e->d->local_reduce_all;
+    bool fuse = pl->combine_fuses3 && fk == LS_FMA_NONE;
     int64_t *order = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *order);
     int64_t *acc_of = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *acc_of);
     issue_order(e, packed || whole, ls_fma_last_first(fk), order, acc_of);
-    /* accumulator (a, x)'s last combine of each unrolled iteration; the
-     * first iteration's read the last one's across the back edge (patched
-     * once that is emitted) */
+    /* per accumulator and result: the loop-carried chain (its first
+     * combine reads the last one across the back edge, patched once that
+     * is emitted), and the iteration's packed (or whole) chain */
     size_t slots = (size_t)(nacc * n_res > 0 ? nacc * n_res : 1);
-    int *last = ls_xcalloc((size_t)u * slots, sizeof *last);
-    int *chain = ls_xcalloc(slots, sizeof *chain);
-#define LAST(j, s) last[(size_t)(j)*slots + (size_t)(s)]
+    chain *acc = ls_xcalloc(slots, sizeof *acc), *inner = ls_xcalloc(slots, sizeof *inner);
+    for (size_t s = 0; s < slots; s++)
+        acc[s] = (chain){CARRIED, -1, -1};
     for (int64_t j = 0; j < u; j++) {
+        int first_in[LS_MAX_INPUTS];
+        for (int k = 0; k < pl->n_inputs; k++)
+            first_in[k] = first_load + (int)(j * loads) + in_off[k];
         for (size_t s = 0; s < slots; s++)
-            chain[s] = packed || whole || j == 0 ? -1 : LAST(j - 1, s);
-        for (int64_t i = 0; i < regs; i++) {
-            int64_t r = order[i];
-            int ld[LS_MAX_INPUTS];
-            for (int k = 0; k < pl->n_inputs; k++)
-                ld[k] = pl->inputs[k].loads == 0
-                            ? e->held[k] - 1 /* in registers: -1, or a fused kernel's result */
-                            : first_load + (int)(j * loads) + in_off[k] +
-                                  (int)ls_operand_load_of(e->d, &e->oregs[k], r);
-            int extra;
-            int v = emit_body(e, ld, j, fk != LS_FMA_NONE, &extra);
-            for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
-                int *c = &chain[acc_of[r] * n_res + x];
-                if ((packed || whole) && *c < 0 && fk == LS_FMA_NONE &&
-                    !identity_combine_issued(pl))
-                    *c = v; /* the identity's combine folds away */
-                else
-                    *c = emit_combine(e, j, v, *c, extra);
-            }
+            inner[s] = (chain){-1, -1, -1};
+        emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse);
+        for (size_t s = 0; s < slots && (packed || whole); s++) {
+            int t = chain_flush(e, j, &inner[s]);
+            if (!whole) /* the packed chain's value into the accumulator */
+                chain_add(e, j, &acc[s], t, -1, fuse);
         }
-        for (size_t s = 0; s < slots; s++)
-            LAST(j, s) =
-                packed ? emit_combine(e, j, chain[s], j == 0 ? -1 : LAST(j - 1, s), -1) : chain[s];
     }
-    /* the back edge: iteration 0's combine into each accumulator reads the
-     * last iteration's (u = 1: its own) */
-    for (size_t s = 0; s < slots && !whole; s++) /* a combine's first instruction reads it */
-        e->code[LAST(0, s) - (ls_engine_combine_alu(pl) - 1)].dep[1] = LAST(u - 1, s);
-#undef LAST
-    free(chain);
-    free(last);
+    /* the back edge: the trip's first combine into each accumulator reads
+     * the last one (u = 1 and one combine: its own) */
+    for (size_t s = 0; s < slots && !whole; s++) {
+        int last = chain_flush(e, u - 1, &acc[s]);
+        if (acc[s].first >= 0)
+            e->code[acc[s].first].dep[1] = last;
+    }
+    free(inner);
+    free(acc);
     free(order);
     free(acc_of);
 }

@@ -413,7 +413,8 @@ void ls_engine_append_template(engine *e)
     int64_t ops_per_q = q_n ? pl->local_reduce_ops / q_n : 0;
     for (int64_t q = 0; q < slots; q++) {
         int prev = last_loop;
-        for (int64_t o = 0; o < ops_per_q; o++)
+        /* a chain; LLVM joins each two fusing combines (v_max3_f32, ...) */
+        for (int64_t o = 0; o < ops_per_q; o += pl->combine_fuses3 ? 2 : 1)
             prev = emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1, false);
         qlast[q] = prev;
     }

@@ -1,6 +1,7 @@
 /* amd_dpp.c: how many instructions LLVM's AMDGPU backend spends on one
- * step of a DPP-lowered gpu.subgroup_reduce, from the table
- * tools/amd-dpp-counts.py measured (src/amd_dpp_counts.c). */
+ * step of a DPP-lowered gpu.subgroup_reduce, and which combines it fuses
+ * in pairs along a chain, from the tables tools/amd-dpp-counts.py
+ * measured (src/amd_dpp_counts.c). */
 #include <string.h>
 
 #include "amd_dpp_counts.h"
@@ -49,6 +50,32 @@ static ls_dpp_kind kind_of(const ls_reduce_step *s)
     return LS_DPPK_COUNT;
 }
 
+/* ROCm's lowering turns maximumf/minimumf into maxnumf/minnumf
+ * (Common/ReplaceSlowMinMaxOps.cpp); an index is an i64 */
+static void as_compiled(ls_elem_type *type, ls_combiner *k)
+{
+    if (*k == LS_COMB_MAXIMUMF)
+        *k = LS_COMB_MAXNUMF;
+    if (*k == LS_COMB_MINIMUMF)
+        *k = LS_COMB_MINNUMF;
+    if (*type == LS_ET_INDEX)
+        *type = LS_ET_I64;
+}
+
+bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
+{
+    const char *arch = t.amd ? measured_arch(t.arch) : NULL;
+    if (!arch)
+        return false;
+    as_compiled(&type, &k);
+    for (int r = 0; r < ls_amd_fused_n_rows; r++) {
+        const ls_amd_fused_row *row = &ls_amd_fused_rows[r];
+        if (row->type == type && row->combiner == k && strcmp(row->arch, arch) == 0)
+            return true;
+    }
+    return false;
+}
+
 int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
                          const ls_reduce_step *s)
 {
@@ -56,14 +83,7 @@ int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
     ls_dpp_kind kind = kind_of(s);
     if (!arch || kind == LS_DPPK_COUNT)
         return -1;
-    /* ROCm's lowering turns maximumf/minimumf into maxnumf/minnumf
-     * (Common/ReplaceSlowMinMaxOps.cpp); an index is an i64 */
-    if (k == LS_COMB_MAXIMUMF)
-        k = LS_COMB_MAXNUMF;
-    if (k == LS_COMB_MINIMUMF)
-        k = LS_COMB_MINNUMF;
-    if (type == LS_ET_INDEX)
-        type = LS_ET_I64;
+    as_compiled(&type, &k);
     int wave = t.gfx_major == 9 ? 64 : t.wave;
     for (int r = 0; r < ls_amd_dpp_n_rows; r++) {
         const ls_amd_dpp_row *row = &ls_amd_dpp_rows[r];

@@ -1,6 +1,8 @@
-/* amd_dpp_counts.h: the measured table of src/amd_dpp_counts.c (generated
- * by tools/amd-dpp-counts.py) and the kinds of step it is indexed by.  Not
- * installed; src/amd_dpp.c answers from it (ls_plan_dpp_step_alu). */
+/* amd_dpp_counts.h: the measured tables of src/amd_dpp_counts.c (generated
+ * by tools/amd-dpp-counts.py): each DPP step's instructions and the kinds
+ * of step they are indexed by, and the combines a chain fuses in pairs.
+ * Not installed; src/amd_dpp.c answers from them (ls_plan_dpp_step_alu,
+ * ls_plan_combine_fuses3). */
 #ifndef LANESCOPE_AMD_DPP_COUNTS_H
 #define LANESCOPE_AMD_DPP_COUNTS_H
 
@@ -35,9 +37,19 @@ typedef struct {
     signed char n[LS_DPPK_COUNT];
 } ls_amd_dpp_row;
 
+/* A combine LLVM fuses pairwise along a dependent chain into one
+ * three-operand instruction on arch (v_max3_f32, v_add3_u32, ...). */
+typedef struct {
+    const char *arch;
+    ls_elem_type type;
+    ls_combiner combiner;
+} ls_amd_fused_row;
+
 extern const ls_amd_dpp_arch_row ls_amd_dpp_archs[];
 extern const int ls_amd_dpp_n_archs;
 extern const ls_amd_dpp_row ls_amd_dpp_rows[];
 extern const int ls_amd_dpp_n_rows;
+extern const ls_amd_fused_row ls_amd_fused_rows[];
+extern const int ls_amd_fused_n_rows;
 
 #endif

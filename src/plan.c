@@ -180,6 +180,8 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     t.wave = (int)d->subgroup_size;
     plan->target = t;
     plan->combine_alu = ls_bf16_combine_alu(t, p->combiner, p->acc_type);
+    plan->combine_fuses3 =
+        plan->combine_alu == 1 && ls_plan_combine_fuses3(t, p->acc_type, p->combiner);
     const ls_nested_layout *l = &d->layout;
     int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
     if (acc_bits > 32 && !t.amd && !d->tile_and_fuse) /* TileAndFuse: no shuffle at all */
@@ -375,6 +377,31 @@ static void dump_combine(const ls_plan *plan, FILE *f)
                 val, (long long)plan->acc_registers);
 }
 
+/* The three-operand instruction LLVM fuses two of the plan's combines into
+ * (plan.combine_fuses3), by its AMD mnemonic. */
+static const char *fused_name(const ls_problem *p, char *buf, size_t size)
+{
+    const char *ty = ls_elem_type_is_float(p->acc_type) ? "f" : "i";
+    const char *op = "op3";
+    switch (p->combiner) {
+    case LS_COMB_MAXNUMF:
+    case LS_COMB_MAXIMUMF:
+    case LS_COMB_MAXSI: op = "max3"; break;
+    case LS_COMB_MINNUMF:
+    case LS_COMB_MINIMUMF:
+    case LS_COMB_MINSI: op = "min3"; break;
+    case LS_COMB_MAXUI: op = "max3", ty = "u"; break;
+    case LS_COMB_MINUI: op = "min3", ty = "u"; break;
+    case LS_COMB_ADD: op = "add3", ty = "u"; break;
+    case LS_COMB_OR: op = "or3", ty = "b"; break;
+    case LS_COMB_XOR: op = "xor3", ty = "b"; break;
+    case LS_COMB_AND: op = "bitop3", ty = "b"; break;
+    default: break;
+    }
+    snprintf(buf, size, "v_%s_%s%d", op, ty, ls_elem_type_bits(p->acc_type));
+    return buf;
+}
+
 /* The stages after the loop: the thread reduce, the subgroup reduces, the
  * cross-subgroup buffer, the combine with the init and the store. */
 static void dump_after_loop(const ls_plan *plan, FILE *f)
@@ -519,6 +546,14 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                        "UpliftFma)\n");
     }
     dump_combine(plan, f);
+    if (plan->combine_fuses3) {
+        char name[32];
+        fprintf(f,
+                "    (LLVM fuses two dependent %s into one %s: a thread's chains -- the loop's, "
+                "the thread reduce's -- take half an instruction a combine)\n",
+                ls_combiner_name(plan->problem->combiner),
+                fused_name(plan->problem, name, sizeof name));
+    }
     dump_after_loop(plan, f);
 }
 
@@ -626,5 +661,12 @@ bool ls_plan_fuse_results(ls_plan *plans, int n)
     ls_body_machine_ops(u, t, &plans[0].body_machine_alu_ops, &plans[0].body_sfu_ops);
     free(u);
     plans[0].extra_results = n - 1;
+    /* the engine times every result's combines as result 0's: they fuse in
+     * pairs only if each result's do, and take the most ALU any takes */
+    for (int k = 1; k < n; k++) {
+        plans[0].combine_fuses3 &= plans[k].combine_fuses3;
+        if (plans[k].combine_alu > plans[0].combine_alu)
+            plans[0].combine_alu = plans[k].combine_alu;
+    }
     return true;
 }

@@ -11,7 +11,9 @@
  *    accumulator (ROCMTarget.cpp, AllowFPOpFusion = Fast), NVIDIA keeps a
  *    multiply and an add;
  *  - a float sum's chain starts with an add of +0.0 (not folded), an
- *    integer sum's with the first element.
+ *    integer sum's with the first element; where LLVM fuses two dependent
+ *    combines into one three-operand instruction (v_add3_u32 on gfx942),
+ *    the chains take half.
  * And the engine's instruction count agrees with the template, and LLVM's
  * unroller is modelled counting the chain's FMAs, not a multiply and an add. */
 #include <check.h>
@@ -191,15 +193,16 @@ START_TEST(packed_sums_start_from_the_identity)
     ck_assert_int_eq(b.plan.acc_registers, 2);
     check_packed(&b.e, 2, 4, false);
     unbuild(&b);
-    /* i32: x + 0 folds, the chain starts with the first element: 3 adds,
-     * then the one into the accumulator, which alone reads across
-     * iterations */
-    build(&b, "sum", "i32", "mi300x", 4);
+    /* i32 on h100 (no three-operand add): x + 0 folds, the chain starts
+     * with the first element: 3 adds, then the one into the accumulator
+     * (512 / (32 x 4) = 4 of them), which alone reads across iterations */
+    build(&b, "sum", "i32", "h100", 4);
+    ck_assert_int_eq(b.plan.acc_registers, 4);
     int64_t u = b.e.unroll;
     int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
     for (int j = 0; j < u; j++) {
         int n = iteration_alus(&b.e, j, alu);
-        ck_assert_int_eq(n, 2 * 3 + 2);
+        ck_assert_int_eq(n, 4 * 3 + 4);
         int carried = 0, first = 0;
         for (int x = 0; x < n; x++) {
             const tinst *in = &b.e.code[alu[x]];
@@ -209,10 +212,37 @@ START_TEST(packed_sums_start_from_the_identity)
                 carried += p >= 0 && loop_alu(&b.e, p) && p >= alu[x];
             }
         }
-        ck_assert_int_eq(first, 2); /* element 1 added to element 0 */
+        ck_assert_int_eq(first, 4); /* element 1 added to element 0 */
         /* reads of a later instruction (or itself): the back edge's */
-        ck_assert_int_eq(carried, j == 0 ? 2 : 0);
+        ck_assert_int_eq(carried, j == 0 ? 4 : 0);
     }
+    free(alu);
+    unbuild(&b);
+    /* gfx942 fuses two dependent i32 adds into one v_add3_u32 (tools/
+     * amd-dpp-counts.py): per accumulator add3(e0, e1, e2) reading three
+     * loads, then add(., e3); the iterations' chains joined into the
+     * accumulator two at a time, add3(acc, t0, t1), the first of which
+     * reads the last across the back edge */
+    build(&b, "sum", "i32", "mi300x", 4);
+    ck_assert(b.plan.combine_fuses3);
+    ck_assert_int_eq(b.plan.acc_registers, 2);
+    u = b.e.unroll;
+    ck_assert_int_gt(u, 1);
+    alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+    int total = 0, three = 0, carried = 0;
+    for (int j = 0; j < u; j++) {
+        int n = iteration_alus(&b.e, j, alu);
+        total += n;
+        for (int x = 0; x < n; x++) {
+            const tinst *in = &b.e.code[alu[x]];
+            three += in->dep[2] >= 0; /* a sum has no FMA: a third operand is an add3's */
+            for (int k = 0; k < LS_TINST_DEPS; k++)
+                carried += in->dep[k] >= 0 && loop_alu(&b.e, in->dep[k]) && in->dep[k] >= alu[x];
+        }
+    }
+    ck_assert_int_eq(total, 2 * (2 * u + (u + 1) / 2));
+    ck_assert_int_eq(three, 2 * (u + u / 2)); /* per iteration one, per two a join */
+    ck_assert_int_eq(carried, 2);
     free(alu);
     unbuild(&b);
 }

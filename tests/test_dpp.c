@@ -159,6 +159,65 @@ START_TEST(engine_issues_the_compiled_steps)
 }
 END_TEST
 
+/* Which combines a chain fuses in pairs (llc-22's chains of 16 and 32). */
+START_TEST(fused_combines_as_measured)
+{
+    ls_plan_target g942 = target("gfx942", 64), g1100 = target("gfx1100", 32);
+    /* v_max3_f32 / v_min3_f32, and maximumf as ROCm rewrites it */
+    ck_assert(ls_plan_combine_fuses3(g942, LS_ET_F32, LS_COMB_MAXNUMF));
+    ck_assert(ls_plan_combine_fuses3(g942, LS_ET_F32, LS_COMB_MAXIMUMF));
+    ck_assert(ls_plan_combine_fuses3(g942, LS_ET_F32, LS_COMB_MINNUMF));
+    /* v_add3_u32 and v_or3_b32; no f32 add3, no xor3 before gfx10 */
+    ck_assert(ls_plan_combine_fuses3(g942, LS_ET_I32, LS_COMB_ADD));
+    ck_assert(ls_plan_combine_fuses3(g942, LS_ET_I32, LS_COMB_OR));
+    ck_assert(!ls_plan_combine_fuses3(g942, LS_ET_F32, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_fuses3(g942, LS_ET_I32, LS_COMB_XOR));
+    ck_assert(ls_plan_combine_fuses3(g1100, LS_ET_I32, LS_COMB_XOR));
+    /* v_max3_f16: gfx11 fuses it, gfx942 does not */
+    ck_assert(!ls_plan_combine_fuses3(g942, LS_ET_F16, LS_COMB_MAXNUMF));
+    ck_assert(ls_plan_combine_fuses3(g1100, LS_ET_F16, LS_COMB_MAXNUMF));
+    ck_assert(!ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_F32, LS_COMB_MAXNUMF));
+    ck_assert(!ls_plan_combine_fuses3(g942, LS_ET_BF16, LS_COMB_MAXNUMF));
+}
+END_TEST
+
+/* The accumulate loop's ALU instructions, counted by hand from the plan:
+ * per iteration a 16-byte load of 4 f32 (a packed chain), per trip of the
+ * u unrolled iterations the chains' combines into the accumulator. */
+START_TEST(accumulate_chains_fuse_in_pairs)
+{
+    ls_hw hw;
+    ls_diag d;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    char text[2048];
+    ls_problem *p;
+    ls_derived *dv;
+    ls_plan plan;
+    plan_text(op_text(text, sizeof text, "arith.maximumf", 64), "gfx942", &p, &dv, &plan);
+    ck_assert(plan.combine_fuses3);
+    ck_assert_int_eq(plan.inner_elems, 4);
+    int64_t u = ls_engine_unroll(&plan, &hw), iters = 4096 / 256, trips = iters / u;
+    ck_assert_int_eq(iters % u, 0);
+    ls_sim_result r;
+    ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &d) == LS_OK);
+    /* a max of 4 elements: the first is the chain (max with -inf folds),
+     * then max3(v0, v1, v2) and max(., v3); the u chains' values joined
+     * into the accumulator two at a time: max3(acc, t0, t1) ... */
+    int64_t per_row = iters * (1 + 2) + trips * ((u + 1) / 2);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions, 4 * per_row);
+    free(dv);
+    free(p);
+    /* the f32 sum fuses nothing: x + 0.0, three adds, the join */
+    plan_text(op_text(text, sizeof text, "arith.addf", 64), "gfx942", &p, &dv, &plan);
+    ck_assert(!plan.combine_fuses3);
+    u = ls_engine_unroll(&plan, &hw);
+    ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &d) == LS_OK);
+    ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions, 4 * iters * (1 + 4 + 1));
+    free(dv);
+    free(p);
+}
+END_TEST
+
 /* The stepper counts a folded step as done when its one instruction issues. */
 START_TEST(stepper_counts_folded_steps)
 {
@@ -202,6 +261,8 @@ static Suite *dpp_suite(void)
     tcase_add_test(tc, sequence_ends_per_target);
     tcase_add_test(tc, engine_issues_the_compiled_steps);
     tcase_add_test(tc, stepper_counts_folded_steps);
+    tcase_add_test(tc, fused_combines_as_measured);
+    tcase_add_test(tc, accumulate_chains_fuse_in_pairs);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

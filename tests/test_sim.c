@@ -248,6 +248,8 @@ static const char *ex2_plan =
     "vector<4x1x1x1x1x1xf32>)\n"
     "      %acc = maxnumf(%acc, loaded) elementwise (4 accumulators)\n"
     "    }\n"
+    "    (LLVM fuses two dependent maxnumf into one v_max3_f32: a thread's chains -- the loop's, "
+    "the thread reduce's -- take half an instruction a combine)\n"
     "  [thread reduce]\n"
     "    vector.multi_reduction maxnumf over the reduced registers: 0 ops, 4 values per thread\n"
     "  [subgroup reduce]\n"

@@ -21,7 +21,15 @@ to f32 (tools/amd-op-counts.sh).
 
 Each step's count is the difference between compiling the sequence up to
 and including it and up to the step before (llc -O3), so the kernel's
-entry and exit cancel.  Counted: VALU and SALU instructions; not counted:
+entry and exit cancel.
+
+The second table: the combines LLVM fuses pairwise along a dependent chain
+into one three-operand instruction (v_max3_f32, v_min3_i32, v_add3_u32,
+v_or3_b32, gfx10's v_xor3_b32, gfx11's v_max3_f16): a chain of 32 such ops
+costs half an instruction an op more than one of 16 (the chain's values
+are a function's vector argument, as tools/amd-op-counts.sh's).  The
+engine fuses those combines in a thread's chains (the accumulate loop's,
+the thread reduce's).  Counted: VALU and SALU instructions; not counted:
 s_nop, s_delay_alu, s_waitcnt (wait states, which the engine's DPP latency
 covers) and memory instructions.
 
@@ -225,6 +233,56 @@ def measure(llc, arch, wave, llty, bits, op):
     return [got.get(k, -1) for k in KINDS]
 
 
+CHAIN_TYPES = [('F32', 'float', 32), ('F16', 'half', 16), ('I32', 'i32', 32), ('I16', 'i16', 16)]
+CHAIN_ARCHS = ['gfx90a', 'gfx942', 'gfx950', 'gfx1030', 'gfx1100', 'gfx1201']
+
+
+def chain_text(llty, bits, op, n):
+    k = Kernel(llty, bits, op)
+    lines = ['target triple = "amdgcn-amd-amdhsa"',
+             'define %s @f(<%d x %s> %%v, %s %%acc0) {' % (llty, n, llty, llty)]
+    acc = '%acc0'
+    for i in range(n):
+        lines.append('  %%x%d = extractelement <%d x %s> %%v, i32 %d' % (i, n, llty, i))
+        k.lines = []
+        acc = k.combine(acc, '%%x%d' % i)
+        lines += k.lines
+    lines.append('  ret %s %s\n}' % (llty, acc))
+    return '\n'.join(lines) + '\n'
+
+
+def chain_cost(llc, arch, llty, bits, op):
+    """Instructions an op of a dependent chain of op costs on arch."""
+    c = []
+    for n in (16, 32):
+        p = subprocess.run([llc, '-O3', '-mtriple=amdgcn-amd-amdhsa', '-mcpu=' + arch, '-', '-o',
+                            '-'], input=chain_text(llty, bits, op, n), capture_output=True,
+                           text=True)
+        if p.returncode:
+            raise RuntimeError('%s: %s' % (arch, p.stderr.strip().splitlines()[0]))
+        body = p.stdout.split('f:')[1].split('.Lfunc_end')[0]
+        c.append(sum(1 for line in body.splitlines()
+                     if re.match(r'^[sv]_', line.strip()) and not SKIP.match(line.strip())))
+    return (c[1] - c[0]) / 16.0
+
+
+def fused_table(llc):
+    out = ['/* The combines LLVM fuses pairwise along a chain into one three-operand',
+           ' * instruction, per arch (half an instruction an op; above). */',
+           'const ls_amd_fused_row ls_amd_fused_rows[] = {']
+    n = 0
+    for a in CHAIN_ARCHS:
+        for ty, llty, bits in CHAIN_TYPES:
+            for op in (FLOAT_OPS if llty in ('float', 'half') else INT_OPS):
+                # RDNA's chain of 32 passes one more value on the stack: 1/16
+                if chain_cost(llc, a, llty, bits, op) < 0.75:
+                    out.append('    {"%s", LS_ET_%s, LS_COMB_%s},' % (a, ty, op))
+                    n += 1
+        print('amd-dpp-counts: %s chains done' % a, file=sys.stderr)
+    out.append('};\nconst int ls_amd_fused_n_rows = %d;' % n)
+    return out
+
+
 def table(llc):
     out = []
     out.append('/* amd_dpp_counts.c: the instructions LLVM\'s AMDGPU backend spends on each\n'
@@ -250,7 +308,8 @@ def table(llc):
                            (ai, ty, op, ', '.join(str(x) for x in c)))
                 n += 1
         print('amd-dpp-counts: %s wave%d done' % (a, w), file=sys.stderr)
-    out.append('};\nconst int ls_amd_dpp_n_rows = %d;' % n)
+    out.append('};\nconst int ls_amd_dpp_n_rows = %d;\n' % n)
+    out += fused_table(llc)
     out.append('/* clang-format on */')
     return '\n'.join(out) + '\n'
 

@@ -146,6 +146,9 @@ typedef struct {
      * bf16 one on AMD, which LLVM promotes to f32 and rounds back
      * (ls_bf16_combine_alu) */
     int combine_alu;
+    /* LLVM fuses two dependent combines into one three-operand instruction
+     * (ls_plan_combine_fuses3): a thread's chains of them take half */
+    bool combine_fuses3;
 
     /* LOAD_ACCUMULATE */
     int64_t iterations;      /* loop trip count (1: elided) */
@@ -283,6 +286,12 @@ typedef struct {
 
 /* The value a plan's own reduces combine: its accumulator. */
 ls_reduce_value ls_plan_reduce_value(const ls_plan *plan);
+
+/* Whether LLVM fuses two dependent combines of `type` with k into one
+ * three-operand instruction on target t (v_max3_f32, v_add3_u32, ...):
+ * measured by tools/amd-dpp-counts.py.  The engine halves a thread's
+ * chains of such combines. */
+bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k);
 
 #define LS_DPP_STEP_ALU_MAX 16 /* the most any measured step takes (a test checks) */
 int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,

@@ -163,6 +163,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "packed_inner_elements", json_object_new_int64(plan->inner_elems));
     jset(o, "fused_multiply_add",
          json_object_new_string(ls_fma_kind_name(ls_functional_fma(plan))));
+    jset(o, "combines_fuse_in_pairs", json_object_new_boolean(plan->combine_fuses3));
     json_object *tr = json_object_new_object();
     jset(tr, "op", json_object_new_string("vector.multi_reduction"));
     jset(tr, "kind", json_object_new_string(kind));
