@@ -62,12 +62,15 @@ static int emit_measured_step(engine *e, const ls_subgroup_reduce *r, int i, ls_
             rest -= p;
         }
         x = alu_after(e, r, i, st, rest, x, y, true);
-    } else if (n == p) { /* folded */
+    } else if (n <= p) { /* folded */
         x = moves(e, r, i, st, I_DPP, p, prev);
     } else {
-        int c = alu_after(e, r, i, st, p, prev, -1, false); /* the old operand's copy */
+        /* the old operand's copies (as many as the count leaves beside the
+         * moves and the combine), the moves, the rest */
+        int copies = n - p - 1 < p ? n - p - 1 : p;
+        int c = alu_after(e, r, i, st, copies, prev, -1, false);
         x = moves(e, r, i, st, I_DPP, p, c);
-        x = alu_after(e, r, i, st, n - 2 * p > 0 ? n - 2 * p : 1, x, prev, true);
+        x = alu_after(e, r, i, st, n - p - copies, x, prev, true);
     }
     mark_step(e, x, r, i, e->code && e->code[x].kind == I_ALU, true);
     return x;

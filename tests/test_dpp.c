@@ -12,19 +12,24 @@
 
 /* rows x 4096 f32 reduced with `op` by one subgroup of `sg` lanes (the
  * whole subgroup on the reduced dim: one gpu.subgroup_reduce of cluster sg) */
-static const char *op_text(char *buf, size_t size, const char *op, int sg)
+static const char *op_text_of(char *buf, size_t size, const char *op, int sg, const char *ty)
 {
     snprintf(buf, size,
              "func.func @f() attributes {translation_info = "
              "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
              "= [%d, 1, 1] subgroup_size = %d>} {\n"
-             "%%r = linalg.reduce ins(%%a : tensor<4x4096xf32>) outs(%%b : tensor<4xf32>) "
+             "%%r = linalg.reduce ins(%%a : tensor<4x4096x%s>) outs(%%b : tensor<4x%s>) "
              "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
              "partial_reduction = [0, %d], thread = [0, 4], lane_basis = [[1, %d], [0, 1]], "
-             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: f32, %%o: f32) {\n"
-             "  %%1 = %s %%in, %%o : f32\n  linalg.yield %%1 : f32\n}\n}\n",
-             sg, sg, 4 * sg, sg, op);
+             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: %s, %%o: %s) {\n"
+             "  %%1 = %s %%in, %%o : %s\n  linalg.yield %%1 : %s\n}\n}\n",
+             sg, sg, ty, ty, 4 * sg, sg, ty, ty, op, ty, ty);
     return buf;
+}
+
+static const char *op_text(char *buf, size_t size, const char *op, int sg)
+{
+    return op_text_of(buf, size, op, sg, "f32");
 }
 
 static ls_reduce_step dpp(ls_dpp_ctrl c)
@@ -218,6 +223,44 @@ START_TEST(accumulate_chains_fuse_in_pairs)
 }
 END_TEST
 
+/* For any type the table has, the engine issues what it says: the sum of
+ * the reduce's steps (and a swizzle's ds_swizzle per 32-bit piece). */
+START_TEST(engine_issues_the_table)
+{
+    static const struct {
+        const char *hw, *op, *ty;
+        int sg;
+    } cases[] = {{"mi300x", "arith.addf", "f64", 64},    {"mi300x", "arith.maximumf", "f64", 64},
+                 {"mi300x", "arith.andi", "i64", 64},    {"mi300x", "arith.addf", "bf16", 64},
+                 {"mi300x", "arith.muli", "i32", 64},    {"mi300x", "arith.maxsi", "i16", 64},
+                 {"rx7900xtx", "arith.addf", "f16", 32}, {"rx7900xtx", "arith.addi", "i64", 64},
+                 {"mi355x", "arith.minimumf", "f32", 64}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ls_hw hw;
+        ls_diag d;
+        ck_assert(ls_hw_load(cases[c].hw, &hw, &d) == LS_OK);
+        char text[2048];
+        ls_sim_result r;
+        ls_plan plan;
+        simulate(op_text_of(text, sizeof text, cases[c].op, cases[c].sg, cases[c].ty), &hw, &r,
+                 &plan);
+        int64_t want = 0, pieces = plan.shuffle_bits > 32 ? plan.shuffle_bits / 32 : 1;
+        ck_assert_int_eq(plan.n_subgroup_reduces, 1);
+        const ls_subgroup_reduce *red = &plan.subgroup_reduces[0];
+        for (int i = 0; i < red->n_steps; i++) {
+            int n = ls_plan_dpp_step_alu(plan.target, plan.problem->acc_type,
+                                         plan.problem->combiner, &red->steps[i]);
+            ck_assert_msg(n >= 0, "case %zu step %d not measured", c, i);
+            want += n + (red->steps[i].kind == LS_STEP_SWIZZLE ? pieces : 0);
+        }
+        ck_assert_msg(r.stage[LS_STAGE_SUBGROUP_REDUCE].instructions == 4 * want,
+                      "case %zu (%s %s on %s): %lld instructions, the table says 4 x %lld", c,
+                      cases[c].op, cases[c].ty, cases[c].hw,
+                      (long long)r.stage[LS_STAGE_SUBGROUP_REDUCE].instructions, (long long)want);
+    }
+}
+END_TEST
+
 /* The stepper counts a folded step as done when its one instruction issues. */
 START_TEST(stepper_counts_folded_steps)
 {
@@ -262,6 +305,7 @@ static Suite *dpp_suite(void)
     tcase_add_test(tc, engine_issues_the_compiled_steps);
     tcase_add_test(tc, stepper_counts_folded_steps);
     tcase_add_test(tc, fused_combines_as_measured);
+    tcase_add_test(tc, engine_issues_the_table);
     tcase_add_test(tc, accumulate_chains_fuse_in_pairs);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
