@@ -91,8 +91,8 @@ int ls_engine_exchange_pieces(const ls_plan *pl)
  * combine per step; on AMD each DPP step as LLVM compiles it for the
  * value's type and combine (emit_measured_step), or, where that was not
  * measured, a move and a combine. */
-static int emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,
-                          ls_elem_type type, ls_combiner k)
+int ls_engine_emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,
+                             ls_elem_type type, ls_combiner k)
 {
     int p = ls_engine_exchange_pieces(e->plan);
     for (int i = 0; i < r->n_steps; i++) {
@@ -117,19 +117,8 @@ static int emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, i
     return prev;
 }
 
-static int emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
-{
-    const ls_problem *pb = e->plan->problem;
-    return emit_reduce_as(e, r, st, prev, pb->acc_type, pb->combiner);
-}
-
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
 {
-    return emit_reduce(e, r, st, prev);
-}
-
-int ls_engine_emit_reduce_as(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev,
-                             ls_elem_type type, ls_combiner k)
-{
-    return emit_reduce_as(e, r, st, prev, type, k);
+    const ls_problem *pb = e->plan->problem;
+    return ls_engine_emit_reduce_as(e, r, st, prev, pb->acc_type, pb->combiner);
 }

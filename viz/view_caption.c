@@ -83,9 +83,7 @@ void ls_view_instruction_name(const ls_view *v, int64_t rec, char *buf, size_t s
     if (s.r && s.exchange) {
         const ls_reduce_step *st = &s.r->steps[s.step];
         char how[64];
-        if (st->kind == LS_STEP_SHUFFLE_XOR)
-            snprintf(buf, size, "S%d: shuffle xor %lld", r->subgroup, (long long)st->offset);
-        else if (s.combine && st->kind == LS_STEP_DPP)
+        if (s.combine && st->kind == LS_STEP_DPP)
             snprintf(buf, size, "S%d: %s with the %s folded in (round %d)", r->subgroup,
                      ls_plan_step_name(st, how, sizeof how), ls_combiner_name(v->p->combiner),
                      s.step + 1);
