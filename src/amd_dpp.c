@@ -1,7 +1,7 @@
 /* amd_dpp.c: how many instructions LLVM's AMDGPU backend spends on one
- * step of a DPP-lowered gpu.subgroup_reduce, and which combines it fuses
- * in pairs along a chain, from the tables tools/amd-dpp-counts.py
- * measured (src/amd_dpp_counts.c). */
+ * step of a DPP-lowered gpu.subgroup_reduce, and on one combine of a
+ * thread's dependent chain (which it fuses in pairs, which take several),
+ * from the tables tools/amd-dpp-counts.py measured (src/amd_dpp_counts.c). */
 #include <string.h>
 
 #include "amd_dpp_counts.h"
@@ -62,18 +62,44 @@ static void as_compiled(ls_elem_type *type, ls_combiner *k)
         *type = LS_ET_I64;
 }
 
-bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
+/* The chain row of a combine on t's arch; NULL off AMD or unmeasured. */
+static const ls_amd_chain_row *chain_row(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
     const char *arch = t.amd ? measured_arch(t.arch) : NULL;
     if (!arch)
-        return false;
+        return NULL;
     as_compiled(&type, &k);
-    for (int r = 0; r < ls_amd_fused_n_rows; r++) {
-        const ls_amd_fused_row *row = &ls_amd_fused_rows[r];
+    for (int r = 0; r < ls_amd_chain_n_rows; r++) {
+        const ls_amd_chain_row *row = &ls_amd_chain_rows[r];
         if (row->type == type && row->combiner == k && strcmp(row->arch, arch) == 0)
-            return true;
+            return row;
     }
-    return false;
+    return NULL;
+}
+
+/* under three quarters of an instruction an op: two ops share one */
+static bool fuses(const ls_amd_chain_row *row)
+{
+    return row->per16 < 12;
+}
+
+bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
+{
+    const ls_amd_chain_row *row = chain_row(t, type, k);
+    return row && fuses(row);
+}
+
+int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k)
+{
+    const ls_amd_chain_row *row = chain_row(t, type, k);
+    if (!row)
+        return ls_bf16_combine_alu(t, k, type);
+    if (fuses(row))
+        return 1; /* the pairing is the engine's (ls_plan_combine_fuses3) */
+    /* the nearest whole count, a half down: the half a 16-bit add shows on
+     * gfx10/gfx12 is the high half's extraction every other element */
+    int n = (row->per16 + 7) / 16;
+    return n > 1 ? n : 1;
 }
 
 int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,

@@ -1,8 +1,8 @@
 /* amd_dpp_counts.h: the measured tables of src/amd_dpp_counts.c (generated
  * by tools/amd-dpp-counts.py): each DPP step's instructions and the kinds
- * of step they are indexed by, and the combines a chain fuses in pairs.
- * Not installed; src/amd_dpp.c answers from them (ls_plan_dpp_step_alu,
- * ls_plan_combine_fuses3). */
+ * of step they are indexed by, and what a combine costs in a dependent
+ * chain.  Not installed; src/amd_dpp.c answers from them
+ * (ls_plan_dpp_step_alu, ls_plan_combine_alu, ls_plan_combine_fuses3). */
 #ifndef LANESCOPE_AMD_DPP_COUNTS_H
 #define LANESCOPE_AMD_DPP_COUNTS_H
 
@@ -37,19 +37,23 @@ typedef struct {
     signed char n[LS_DPPK_COUNT];
 } ls_amd_dpp_row;
 
-/* A combine LLVM fuses pairwise along a dependent chain into one
- * three-operand instruction on arch (v_max3_f32, v_add3_u32, ...). */
+/* What 16 combines of a dependent chain cost on arch: 16 for one
+ * instruction each, 8 where LLVM fuses two into one three-operand
+ * instruction (v_max3_f32, v_add3_u32, ...), more where a combine takes
+ * several (a 64-bit compare and two selects, bf16's widening and
+ * rounding). */
 typedef struct {
     const char *arch;
     ls_elem_type type;
     ls_combiner combiner;
-} ls_amd_fused_row;
+    short per16;
+} ls_amd_chain_row;
 
 extern const ls_amd_dpp_arch_row ls_amd_dpp_archs[];
 extern const int ls_amd_dpp_n_archs;
 extern const ls_amd_dpp_row ls_amd_dpp_rows[];
 extern const int ls_amd_dpp_n_rows;
-extern const ls_amd_fused_row ls_amd_fused_rows[];
-extern const int ls_amd_fused_n_rows;
+extern const ls_amd_chain_row ls_amd_chain_rows[];
+extern const int ls_amd_chain_n_rows;
 
 #endif

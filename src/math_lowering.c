@@ -209,6 +209,30 @@ static bool rewritten_cost(const ls_body *b, const ls_body_inst *in, ls_plan_tar
     return true;
 }
 
+/* The combiner a body op computes, where tools/amd-dpp-counts.py measured
+ * it in a chain (ROCm's maximumf is a maxnumf: ReplaceSlowMinMaxOps). */
+static bool as_combiner(ls_body_opcode op, ls_combiner *k)
+{
+    switch (op) {
+    case LS_BOP_ADDF:
+    case LS_BOP_ADDI: *k = LS_COMB_ADD; return true;
+    case LS_BOP_MULF:
+    case LS_BOP_MULI: *k = LS_COMB_MUL; return true;
+    case LS_BOP_MAXIMUMF:
+    case LS_BOP_MAXNUMF: *k = LS_COMB_MAXNUMF; return true;
+    case LS_BOP_MINIMUMF:
+    case LS_BOP_MINNUMF: *k = LS_COMB_MINNUMF; return true;
+    case LS_BOP_MAXSI: *k = LS_COMB_MAXSI; return true;
+    case LS_BOP_MINSI: *k = LS_COMB_MINSI; return true;
+    case LS_BOP_MAXUI: *k = LS_COMB_MAXUI; return true;
+    case LS_BOP_MINUI: *k = LS_COMB_MINUI; return true;
+    case LS_BOP_ANDI: *k = LS_COMB_AND; return true;
+    case LS_BOP_ORI: *k = LS_COMB_OR; return true;
+    case LS_BOP_XORI: *k = LS_COMB_XOR; return true;
+    default: return false;
+    }
+}
+
 /* One body instruction as target t's backend emits it, and as the IR
  * holds it when LLVM unrolls the loop (*ir); false for what costs nothing
  * per element (inputs, constants, linalg.index).  *how: the routine or
@@ -242,6 +266,21 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
     } else if (t.amd && ty == LS_ET_BF16 && bf16_promoted(in, t, c) && *how == NULL) {
         *how = "no AMD GPU computes in bf16: LLVM's AMDGPU backend widens the operands, computes "
                "in f32 and rounds back (tools/amd-op-counts.sh)";
+    } else if (t.amd && ty != LS_ET_BF16 && ty != LS_ET_INDEX && *how == NULL) {
+        /* not index arithmetic, which IREE narrows where it knows the range
+         * (OptimizeIntArithmetic), nor an integer multiply by a constant,
+         * which LLVM makes shifts and adds */
+        ls_combiner k;
+        bool by_const = op == LS_BOP_MULI && b &&
+                        ((in->a >= 0 && b->inst[in->a].op == LS_BOP_CONST) ||
+                         (in->b >= 0 && b->inst[in->b].op == LS_BOP_CONST));
+        int n = as_combiner(op, &k) && !by_const ? ls_plan_combine_alu(t, ty, k) : 1;
+        if (n > 1) {
+            c->alu = n;
+            *how = "LLVM's AMDGPU backend compiles it to several instructions (a 64-bit "
+                   "max is a compare and two selects, an f64 max quiets its operand; "
+                   "tools/amd-dpp-counts.py)";
+        }
     }
     return true;
 }

@@ -179,7 +179,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->bf16_cvt = t.bf16_cvt;
     t.wave = (int)d->subgroup_size;
     plan->target = t;
-    plan->combine_alu = ls_bf16_combine_alu(t, p->combiner, p->acc_type);
+    plan->combine_alu = ls_plan_combine_alu(t, p->acc_type, p->combiner);
     plan->combine_fuses3 =
         plan->combine_alu == 1 && ls_plan_combine_fuses3(t, p->acc_type, p->combiner);
     const ls_nested_layout *l = &d->layout;
@@ -483,12 +483,17 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                    "loop's chunk; every thread reduces its own outputs, no lane or subgroup "
                    "combine (IREE folds each chunk into the carried value; the same additions "
                    "in another order)\n");
-    if (plan->combine_alu > 1)
+    if (plan->combine_alu > 1 && p->acc_type == LS_ET_BF16)
         fprintf(f,
                 "  bf16 combines: no AMD GPU computes in bf16; LLVM's AMDGPU backend widens "
                 "the operands, %s in f32 and rounds back -- %d dependent instructions each "
-                "(llc-22: tools/amd-op-counts.sh)\n",
+                "(llc-22: tools/amd-dpp-counts.py)\n",
                 kind, plan->combine_alu);
+    else if (plan->combine_alu > 1)
+        fprintf(f,
+                "  %s combines: LLVM's AMDGPU backend compiles each %s to %d dependent "
+                "instructions (llc-22: tools/amd-dpp-counts.py)\n",
+                ls_elem_type_name(p->acc_type), kind, plan->combine_alu);
     fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
     fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
             (long long)plan->acc_registers, acc);

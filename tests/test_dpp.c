@@ -186,6 +186,133 @@ START_TEST(fused_combines_as_measured)
 }
 END_TEST
 
+/* What one combine of a thread's chain costs (llc-22's assembly of a
+ * kernel folding loaded values, read off by hand). */
+START_TEST(chain_combines_as_measured)
+{
+    ls_plan_target g90a = target("gfx90a", 64), g942 = target("gfx942", 64),
+                   g1100 = target("gfx1100", 32), sm90 = target("sm_90", 32);
+    /* v_add_f64, v_mul_f64: one each */
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_F64, LS_COMB_ADD), 1);
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_F64, LS_COMB_MUL), 1);
+    /* v_max_f64 v, v, v quiets the loaded operand, then v_max_f64 */
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_F64, LS_COMB_MAXNUMF), 2);
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_F64, LS_COMB_MAXIMUMF), 2);
+    ck_assert_int_eq(ls_plan_combine_alu(g1100, LS_ET_F64, LS_COMB_MINNUMF), 2);
+    /* gfx940's v_lshl_add_u64 adds 64 bits in one; gfx90a carries */
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_I64, LS_COMB_ADD), 1);
+    ck_assert_int_eq(ls_plan_combine_alu(g90a, LS_ET_I64, LS_COMB_ADD), 2);
+    /* v_cmp_gt_i64 and two v_cndmask_b32; gfx11 selects both halves in
+     * one v_dual_cndmask */
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_I64, LS_COMB_MAXSI), 3);
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_INDEX, LS_COMB_MINUI), 3);
+    ck_assert_int_eq(ls_plan_combine_alu(g1100, LS_ET_I64, LS_COMB_MAXSI), 2);
+    /* three 32-bit multiplies and the high half's adds */
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_I64, LS_COMB_MUL), 4);
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_I64, LS_COMB_XOR), 2);
+    /* a fused pair's instruction is the engine's to share out */
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_F32, LS_COMB_MAXNUMF), 1);
+    ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_I32, LS_COMB_MUL), 1);
+    /* NVIDIA: not measured here, one */
+    ck_assert_int_eq(ls_plan_combine_alu(sm90, LS_ET_I64, LS_COMB_MAXSI), 1);
+    /* bf16: the chain table and tools/amd-op-counts.sh's separate chains
+     * (ls_bf16_combine_alu) agree on every measured arch */
+    static const char *archs[] = {"gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1201"};
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        ls_plan_target t = target(archs[a], 64);
+        for (ls_combiner k = LS_COMB_ADD; k < LS_COMB_COUNT; k++)
+            if (!ls_combiner_is_int_only(k))
+                ck_assert_msg(ls_plan_combine_alu(t, LS_ET_BF16, k) ==
+                                  ls_bf16_combine_alu(t, k, LS_ET_BF16),
+                              "%s combiner %d", archs[a], (int)k);
+    }
+    /* every row is a whole instruction an op or more, or a fused half */
+    for (int r = 0; r < ls_amd_chain_n_rows; r++)
+        ck_assert_msg(ls_amd_chain_rows[r].per16 >= 8, "row %d: %d", r, ls_amd_chain_rows[r].per16);
+}
+END_TEST
+
+/* The accumulate loop issues a 64-bit combine as its instructions: an f64
+ * max row reduction on gfx942 (4 elements a thread an iteration, max with
+ * -inf folds): per iteration its load (two 16-byte pieces), three maxes of
+ * the packed chain and the join into the accumulator, two each. */
+START_TEST(accumulate_issues_wide_combines)
+{
+    ls_hw hw;
+    ls_diag d;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    static const struct {
+        const char *op, *ty;
+        int alu;
+    } cases[] = {{"arith.maximumf", "f64", 2}, {"arith.maxsi", "i64", 3}, {"arith.addf", "f32", 1}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[2048];
+        ls_problem *p;
+        ls_derived *dv;
+        ls_plan plan;
+        plan_text(op_text_of(text, sizeof text, cases[c].op, 64, cases[c].ty), "gfx942", &p, &dv,
+                  &plan);
+        ck_assert_int_eq(plan.combine_alu, cases[c].alu);
+        ck_assert_int_eq(plan.inner_elems, 4);
+        ls_sim_result r;
+        ck_assert(ls_engine_run(&plan, &hw, &r, NULL, &d) == LS_OK);
+        int64_t iters = 4096 / 256, chain = cases[c].alu == 1 ? 4 : 3; /* f32 add: x + 0.0 */
+        int64_t loads = strcmp(cases[c].ty, "f32") == 0 ? 1 : 2;
+        /* one transfer_read, issued as 16-byte pieces */
+        ck_assert_int_eq(plan.loads_per_iteration, 1);
+        ck_assert_int_eq(plan.load_width * plan.load_elem_bytes, 16 * loads);
+        ck_assert_msg(r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions ==
+                          4 * iters * (loads + (chain + 1) * cases[c].alu),
+                      "%s %s: %lld", cases[c].op, cases[c].ty,
+                      (long long)r.stage[LS_STAGE_LOAD_ACCUMULATE].instructions);
+        free(dv);
+        free(p);
+    }
+}
+END_TEST
+
+/* A body op LLVM compiles to several instructions counts them on AMD;
+ * index arithmetic and a multiply by a constant do not. */
+START_TEST(body_ops_wide_on_amd)
+{
+    static const char *text =
+        "func.func @f() attributes {translation_info = "
+        "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = "
+        "[64, 1, 1] subgroup_size = 64>} {\n"
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], "
+        "iterator_types = [\"parallel\", \"reduction\"]} "
+        "ins(%a, %b : tensor<4x4096xf64>, tensor<4x4096xi64>) outs(%o : tensor<4xf64>) "
+        "attrs = {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
+        "partial_reduction = [0, 256], thread = [0, 4], lane_basis = [[1, 64], [0, 1]], "
+        "subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+        "^bb0(%x: f64, %y: i64, %acc: f64):\n"
+        "  %c3 = arith.constant 3 : i64\n"
+        "  %z = arith.constant 0.0 : f64\n"
+        "  %y3 = arith.muli %y, %c3 : i64\n"
+        "  %yy = arith.muli %y3, %y : i64\n"
+        "  %yf = arith.sitofp %yy : i64 to f64\n"
+        "  %m = arith.maximumf %x, %z : f64\n"
+        "  %s = arith.mulf %m, %yf : f64\n"
+        "  %t = arith.addf %s, %acc : f64\n"
+        "  linalg.yield %t : f64\n} -> tensor<4xf64>\n}\n";
+    ls_problem *p;
+    ls_derived *dv;
+    ls_plan plan;
+    plan_text(text, "gfx942", &p, &dv, &plan);
+    int alu, sfu;
+    /* gfx942: the muli by 3 one, the i64 muli 4, sitofp 1, the f64 max 2
+     * (quieting, max), the mulf 1 */
+    ls_body_machine_ops(&p->body, target("gfx942", 64), &alu, &sfu);
+    ck_assert_int_eq(alu, 1 + 4 + 1 + 2 + 1);
+    ck_assert_int_eq(sfu, 0);
+    ls_body_machine_ops(&p->body, target("sm_90", 32), &alu, &sfu);
+    ck_assert_int_eq(alu, 5);
+    free(dv);
+    free(p);
+}
+END_TEST
+
 /* The accumulate loop's ALU instructions, counted by hand from the plan:
  * per iteration a 16-byte load of 4 f32 (a packed chain), per trip of the
  * u unrolled iterations the chains' combines into the accumulator. */
@@ -312,6 +439,9 @@ static Suite *dpp_suite(void)
     tcase_add_test(tc, fused_combines_as_measured);
     tcase_add_test(tc, engine_issues_the_table);
     tcase_add_test(tc, accumulate_chains_fuse_in_pairs);
+    tcase_add_test(tc, chain_combines_as_measured);
+    tcase_add_test(tc, accumulate_issues_wide_combines);
+    tcase_add_test(tc, body_ops_wide_on_amd);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

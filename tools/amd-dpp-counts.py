@@ -23,15 +23,17 @@ Each step's count is the difference between compiling the sequence up to
 and including it and up to the step before (llc -O3), so the kernel's
 entry and exit cancel.
 
-The second table: the combines LLVM fuses pairwise along a dependent chain
-into one three-operand instruction (v_max3_f32, v_min3_i32, v_add3_u32,
-v_or3_b32, gfx10's v_xor3_b32, gfx11's v_max3_f16): a chain of 32 such ops
-costs half an instruction an op more than one of 16 (the chain's values
-are a function's vector argument, as tools/amd-op-counts.sh's).  The
-engine fuses those combines in a thread's chains (the accumulate loop's,
-the thread reduce's).  Counted: VALU and SALU instructions; not counted:
-s_nop, s_delay_alu, s_waitcnt (wait states, which the engine's DPP latency
-covers) and memory instructions.
+The second table: what 16 combines of a dependent chain cost -- a kernel
+in which each lane loads a vector and folds its elements, compiled at
+CHAIN_LONG and CHAIN_SHORT combines, the difference.  16 is one instruction
+each; 8 where LLVM fuses two dependent combines into one three-operand
+instruction (v_max3_f32, v_min3_i32, v_add3_u32, v_or3_b32, gfx10's
+v_xor3_b32, gfx11's v_max3_f16), which the engine pairs in a thread's
+chains (the accumulate loop's, the thread reduce's); more where a combine
+takes several (an f64 maxnum quiets its loaded operand, an i64 max is a
+compare and two selects, bf16 is promoted to f32).  Counted: VALU and SALU
+instructions; not counted: s_nop, s_delay_alu, s_waitcnt (wait states,
+which the engine's DPP latency covers) and memory instructions.
 
     tools/amd-dpp-counts.py [--llc llc-22] > src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
@@ -233,53 +235,60 @@ def measure(llc, arch, wave, llty, bits, op):
     return [got.get(k, -1) for k in KINDS]
 
 
-CHAIN_TYPES = [('F32', 'float', 32), ('F16', 'half', 16), ('I32', 'i32', 32), ('I16', 'i16', 16)]
 CHAIN_ARCHS = ['gfx90a', 'gfx942', 'gfx950', 'gfx1030', 'gfx1100', 'gfx1201']
+# the chain lengths whose difference is measured: past the first few ops
+# (the scheduler's start) and short of register pressure (at 32 doubles
+# gfx942 parks values in AGPRs)
+CHAIN_SHORT, CHAIN_LONG = 8, 24
 
 
 def chain_text(llty, bits, op, n):
+    """A kernel folding n + 1 values each lane loads into one with op, in a
+    dependent chain, and storing it: what the accumulate loop and the
+    thread reduce do with values from memory."""
     k = Kernel(llty, bits, op)
     lines = ['target triple = "amdgcn-amd-amdhsa"',
-             'define %s @f(<%d x %s> %%v, %s %%acc0) {' % (llty, n, llty, llty)]
-    acc = '%acc0'
-    for i in range(n):
-        lines.append('  %%x%d = extractelement <%d x %s> %%v, i32 %d' % (i, n, llty, i))
+             'declare i32 @llvm.amdgcn.workitem.id.x()',
+             'define amdgpu_kernel void @f(ptr addrspace(1) %p, ptr addrspace(1) %o) {',
+             '  %tid = call i32 @llvm.amdgcn.workitem.id.x()',
+             '  %%q = getelementptr <%d x %s>, ptr addrspace(1) %%p, i32 %%tid' % (n + 1, llty),
+             '  %%v = load <%d x %s>, ptr addrspace(1) %%q' % (n + 1, llty),
+             '  %%x0 = extractelement <%d x %s> %%v, i32 0' % (n + 1, llty)]
+    acc = '%x0'
+    for i in range(1, n + 1):
+        lines.append('  %%x%d = extractelement <%d x %s> %%v, i32 %d' % (i, n + 1, llty, i))
         k.lines = []
         acc = k.combine(acc, '%%x%d' % i)
         lines += k.lines
-    lines.append('  ret %s %s\n}' % (llty, acc))
+    lines += ['  %%r = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty,
+              '  store %s %s, ptr addrspace(1) %%r' % (llty, acc), '  ret void', '}']
     return '\n'.join(lines) + '\n'
 
 
 def chain_cost(llc, arch, llty, bits, op):
-    """Instructions an op of a dependent chain of op costs on arch."""
-    c = []
-    for n in (16, 32):
-        p = subprocess.run([llc, '-O3', '-mtriple=amdgcn-amd-amdhsa', '-mcpu=' + arch, '-', '-o',
-                            '-'], input=chain_text(llty, bits, op, n), capture_output=True,
-                           text=True)
-        if p.returncode:
-            raise RuntimeError('%s: %s' % (arch, p.stderr.strip().splitlines()[0]))
-        body = p.stdout.split('f:')[1].split('.Lfunc_end')[0]
-        c.append(sum(1 for line in body.splitlines()
-                     if re.match(r'^[sv]_', line.strip()) and not SKIP.match(line.strip())))
-    return (c[1] - c[0]) / 16.0
+    """Instructions CHAIN_LONG - CHAIN_SHORT ops of a dependent chain of op
+    cost on arch (the kernel's entry, loads and store cancel)."""
+    wave = 64 if arch.startswith('gfx9') else 32
+    c = [count(llc, arch, wave, chain_text(llty, bits, op, n)) for n in (CHAIN_SHORT, CHAIN_LONG)]
+    return c[1] - c[0]
 
 
-def fused_table(llc):
-    out = ['/* The combines LLVM fuses pairwise along a chain into one three-operand',
-           ' * instruction, per arch (half an instruction an op; above). */',
-           'const ls_amd_fused_row ls_amd_fused_rows[] = {']
+def chain_table(llc):
+    out = ['/* The instructions 16 combines of a dependent chain cost, per arch (a',
+           ' * kernel folding values each lane loaded: %d ops less %d): 16 an op,' %
+           (CHAIN_LONG, CHAIN_SHORT),
+           ' * 8 where LLVM fuses two into one three-operand instruction, more for',
+           ' * 64-bit and bf16 combines and VOP3-only ones. */',
+           'const ls_amd_chain_row ls_amd_chain_rows[] = {']
     n = 0
     for a in CHAIN_ARCHS:
-        for ty, llty, bits in CHAIN_TYPES:
-            for op in (FLOAT_OPS if llty in ('float', 'half') else INT_OPS):
-                # RDNA's chain of 32 passes one more value on the stack: 1/16
-                if chain_cost(llc, a, llty, bits, op) < 0.75:
-                    out.append('    {"%s", LS_ET_%s, LS_COMB_%s},' % (a, ty, op))
-                    n += 1
+        for ty, llty, bits in TYPES:
+            for op in (FLOAT_OPS if llty in ('float', 'half', 'bfloat', 'double') else INT_OPS):
+                out.append('    {"%s", LS_ET_%s, LS_COMB_%s, %d},' %
+                           (a, ty, op, chain_cost(llc, a, llty, bits, op)))
+                n += 1
         print('amd-dpp-counts: %s chains done' % a, file=sys.stderr)
-    out.append('};\nconst int ls_amd_fused_n_rows = %d;' % n)
+    out.append('};\nconst int ls_amd_chain_n_rows = %d;' % n)
     return out
 
 
@@ -309,7 +318,7 @@ def table(llc):
                 n += 1
         print('amd-dpp-counts: %s wave%d done' % (a, w), file=sys.stderr)
     out.append('};\nconst int ls_amd_dpp_n_rows = %d;\n' % n)
-    out += fused_table(llc)
+    out += chain_table(llc)
     out.append('/* clang-format on */')
     return '\n'.join(out) + '\n'
 

@@ -142,9 +142,9 @@ typedef struct {
      * arch picks LLVM's measured DPP code: src/amd_dpp_counts.c) */
     ls_plan_target target;
     bool bf16_cvt;           /* gfx950: f32 -> bf16 in one instruction */
-    /* ALU instructions of one combine of two accumulator values: 1, but a
-     * bf16 one on AMD, which LLVM promotes to f32 and rounds back
-     * (ls_bf16_combine_alu) */
+    /* ALU instructions of one combine of two accumulator values: 1, but
+     * more on AMD for the combines LLVM compiles to several (bf16, which it
+     * promotes to f32 and rounds back; 64-bit ones; ls_plan_combine_alu) */
     int combine_alu;
     /* LLVM fuses two dependent combines into one three-operand instruction
      * (ls_plan_combine_fuses3): a thread's chains of them take half */
@@ -286,6 +286,15 @@ typedef struct {
 
 /* The value a plan's own reduces combine: its accumulator. */
 ls_reduce_value ls_plan_reduce_value(const ls_plan *plan);
+
+/* ALU instructions of one combine of a thread's dependent chain of
+ * `type` values with k on target t, as LLVM's AMDGPU backend compiles it
+ * (measured by tools/amd-dpp-counts.py: an f64 maxnum quiets its loaded
+ * operand, an i64 max is a compare and two selects, a bf16 one is
+ * promoted to f32), 1 where it fuses two into one (ls_plan_combine_fuses3)
+ * and on NVIDIA; an AMD arch the table lacks falls back to
+ * ls_bf16_combine_alu. */
+int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k);
 
 /* Whether LLVM fuses two dependent combines of `type` with k into one
  * three-operand instruction on target t (v_max3_f32, v_add3_u32, ...):
