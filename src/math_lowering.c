@@ -36,10 +36,12 @@ typedef struct {
  * only MUFU comes from div.rn.f32 (tanh and erf divide), sqrt.approx.f32
  * and rsqrt.approx.f32 (libdevice __nv_sqrtf / __nv_rsqrtf).  AMD: LLVM's
  * lowering of llvm.exp/log/sqrt.f32 with IEEE denormals (ROCm's default)
- * and the __ocml_* routines IREE calls for the rest, with one trans
- * instruction (v_exp, v_log, v_rsq, v_sqrt, v_rcp) where they use one;
- * llc-22 agrees on exp, exp2, log, log2, sqrt and divf
- * (tools/amd-op-counts.sh). */
+ * and the __ocml_* routines IREE calls for the rest, with their trans
+ * instructions (v_exp, v_log, v_rsq, v_sqrt, v_rcp); llc-22 agrees on exp,
+ * exp2, log, log2, sqrt and divf (tools/amd-op-counts.sh), and the ocml
+ * routines are llc-22's code of the device library IREE links
+ * (tools/amd-ocml-counts.py: every path of tanh's and pow's branches, sin
+ * and cos below 2^17). */
 /* one op a row */
 /* clang-format off */
 static const math_cost costs[] = {
@@ -55,15 +57,16 @@ static const math_cost costs[] = {
      "__ocml_rsqrt_f32: v_rsq_f32"},
     {LS_BOP_SQRT, {3, 1}, {15, 1}, 1, "libdevice's __nv_sqrtf: sqrt.approx.f32",
      "llvm.sqrt.f32: v_sqrt_f32 with denormal scaling"},
-    {LS_BOP_TANH, {26, 1}, {125, 2}, 19, "MLIR's rational polynomial, with an IEEE division",
-     "the device library's __ocml_tanh_f32"},
-    {LS_BOP_SIN, {25, 0}, {27, 0}, 25, "MLIR's polynomial after a reduction by pi/2",
-     "the device library's __ocml_sin_f32"},
-    {LS_BOP_COS, {26, 0}, {25, 0}, 26, "MLIR's polynomial after a reduction by pi/2",
-     "the device library's __ocml_cos_f32"},
+    {LS_BOP_TANH, {26, 1}, {36, 2}, 19, "MLIR's rational polynomial, with an IEEE division",
+     "the device library's __ocml_tanh_f32: a polynomial below 0.625, v_exp_f32 and "
+     "v_rcp_f32 above (a subgroup runs both)"},
+    {LS_BOP_SIN, {25, 0}, {26, 0}, 25, "MLIR's polynomial after a reduction by pi/2",
+     "the device library's __ocml_sin_f32, its own polynomial (arguments below 2^17)"},
+    {LS_BOP_COS, {26, 0}, {23, 0}, 26, "MLIR's polynomial after a reduction by pi/2",
+     "the device library's __ocml_cos_f32, its own polynomial (arguments below 2^17)"},
     {LS_BOP_ERF, {44, 1}, {29, 1}, 37, "MLIR's rational polynomial, with an IEEE division",
      "IREE's FastErfPattern polynomial (FastMathPatterns.cpp)"},
-    {LS_BOP_POWF, {58, 0}, {175, 2}, 58, "rewritten to exp(b * log a), both MLIR's polynomials",
+    {LS_BOP_POWF, {58, 0}, {163, 2}, 58, "rewritten to exp(b * log a), both MLIR's polynomials",
      "the device library's __ocml_pow_f32"},
     {LS_BOP_DIVF, {9, 1}, {10, 1}, 1, "div.rn.f32 (IEEE)",
      "v_div_scale, v_div_fmas and v_div_fixup around v_rcp_f32 (IEEE)"},
