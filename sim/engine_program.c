@@ -463,6 +463,17 @@ static int emit_compare(engine *e, ls_stage st, int cand, int best)
     return c;
 }
 
+/* One select of the value (which 0) or the index (1) by compare c between
+ * v and the other operand: select_alu instructions, each reading both (a
+ * 64-bit select on AMD is a v_cndmask_b32 per half); the last one's index. */
+static int emit_select(engine *e, ls_stage st, int c, int v, int which)
+{
+    int n = e->plan->select_alu[which] > 1 ? e->plan->select_alu[which] : 1, x = -1;
+    for (int i = 0; i < n; i++)
+        x = emit(e, I_ALU, st, c, v);
+    return x;
+}
+
 static int emit_lane_combine(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev)
 {
     const ls_plan *pl = e->plan;
@@ -473,11 +484,11 @@ static int emit_lane_combine(engine *e, const ls_subgroup_reduce *r, ls_stage st
             e->code[sv].step = e->code[si].step = i;
             e->code[si].index = true;
             int c = emit_compare(e, st, prev, sv);
-            prev = emit(e, I_ALU, st, c, sv);
+            prev = emit_select(e, st, c, sv, 0);
             e->code[prev].step = i;
             e->code[prev].step_end = true; /* the stepper counts one combine per step */
             e->code[prev].after_move = true;
-            emit(e, I_ALU, st, c, si);
+            emit_select(e, st, c, si, 1);
         }
         return prev;
     }
@@ -505,8 +516,10 @@ void ls_engine_build_template_argcmp(engine *e)
     int64_t red_regs = q_n ? pl->acc_registers / q_n : 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;
-    int64_t per_combine = 2 * LS_MAX_STEPS * (pl->cmp_ops + 4) + 16;
-    int64_t cap = loads + regs * (pl->body_alu_ops + 1) + q_n * red_regs * (pl->cmp_ops + 2) +
+    int sel = pl->select_alu[0] + pl->select_alu[1]; /* each at least 1 */
+    int64_t per_combine = 2 * LS_MAX_STEPS * (pl->cmp_ops + 2 + sel) + 16;
+    int64_t cap = loads + regs * (pl->index_ops + pl->cmp_ops + sel + 1) +
+                  q_n * red_regs * (pl->cmp_ops + sel) +
                   q_n * (pl->n_subgroup_reduces + 1) * per_combine + q_n * (pl->cmp_ops + 16) + 16;
     if (cap > INT32_MAX) { /* as in ls_engine_build_template: about 2^35 at most */
         e->ncode = -1;
@@ -525,7 +538,8 @@ void ls_engine_build_template_argcmp(engine *e)
     }
     /* per register: index ops, compare, select value, select index; the
      * value select of the previous iteration is the compare's other operand */
-    int per_reg = pl->index_ops + pl->cmp_ops + 2, base = e->ncode;
+    int sv_n = pl->select_alu[0] > 1 ? pl->select_alu[0] : 1;
+    int per_reg = pl->index_ops + pl->cmp_ops + sel, base = e->ncode;
     for (int64_t r = 0; r < regs; r++) {
         int ld = first_load[0] + (int)ls_operand_load_of(e->d, &e->oregs[0], r);
         int idx = pl->n_inputs > 1
@@ -533,10 +547,10 @@ void ls_engine_build_template_argcmp(engine *e)
                       : -1;
         for (int o = 0; o < pl->index_ops; o++)
             idx = emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, idx, -1);
-        int selv = base + (int)r * per_reg + per_reg - 2;
+        int selv = base + (int)r * per_reg + pl->index_ops + pl->cmp_ops + sv_n - 1;
         int c = emit_compare(e, LS_STAGE_LOAD_ACCUMULATE, ld, selv);
-        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, c, selv);
-        emit(e, I_ALU, LS_STAGE_LOAD_ACCUMULATE, c, idx);
+        emit_select(e, LS_STAGE_LOAD_ACCUMULATE, c, selv, 0);
+        emit_select(e, LS_STAGE_LOAD_ACCUMULATE, c, idx, 1);
     }
     e->loop_end = e->ncode;
     int last_loop = e->ncode - 1;
@@ -545,8 +559,8 @@ void ls_engine_build_template_argcmp(engine *e)
         int prev = last_loop;
         for (int64_t o = 0; o < red_regs; o++) {
             int c = emit_compare(e, LS_STAGE_THREAD_REDUCE, prev, -1);
-            prev = emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, c, prev);
-            emit(e, I_ALU, LS_STAGE_THREAD_REDUCE, c, -1);
+            prev = emit_select(e, LS_STAGE_THREAD_REDUCE, c, prev, 0);
+            emit_select(e, LS_STAGE_THREAD_REDUCE, c, -1, 1);
         }
         qlast[q] = prev;
     }
@@ -573,8 +587,8 @@ void ls_engine_build_template_argcmp(engine *e)
             int prev = sv;
             for (int64_t o = 0; o < slots; o++) { /* folded into the inits */
                 int c = emit_compare(e, LS_STAGE_CROSS_SUBGROUP, prev, -1);
-                prev = emit(e, I_ALU, LS_STAGE_CROSS_SUBGROUP, c, prev);
-                emit(e, I_ALU, LS_STAGE_CROSS_SUBGROUP, c, si);
+                prev = emit_select(e, LS_STAGE_CROSS_SUBGROUP, c, prev, 0);
+                emit_select(e, LS_STAGE_CROSS_SUBGROUP, c, si, 1);
             }
             qlast[q] = pl->read_cluster > 1
                            ? emit_lane_combine(e, &pl->cross_reduce, LS_STAGE_CROSS_SUBGROUP, prev)

@@ -28,7 +28,6 @@ ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_targe
 {
     const ls_argcmp *a = &p->argcmp;
     const ls_nested_layout *l = &d->layout;
-    (void)t;
     if (d->serial_reduce)
         return ls_diag_set(diag, LS_ERR_INVALID, p->file, p->config.reduction.line,
                            p->config.reduction.col,
@@ -47,16 +46,22 @@ ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_targe
                           ? 0
                           : 1 + (a->has_base || a->base_unknown) + (a->index_type != LS_ET_INDEX);
     plan->index_bytes = ls_elem_type_bits(a->index_type) / 8;
+    /* AMD selects 32 bits an instruction (two v_cndmask_b32 for an i64 or
+     * f64: llc-22 on gfx942, docs/timing-model.md); NVIDIA's selp.b64 is one
+     * PTX instruction */
+    plan->select_alu[0] = t.amd && ls_elem_type_bits(p->inputs[0].type) > 32 ? 2 : 1;
+    plan->select_alu[1] = t.amd && plan->index_bytes > 4 ? 2 : 1;
+    int selects = plan->select_alu[0] + plan->select_alu[1];
     plan->body_alu_ops = plan->index_ops + plan->cmp_ops + 2;
     plan->body_transcendental_ops = ls_body_transcendental_ops(&a->cmp);
     /* the comparator's ops as ALU instructions (the arg_compare template
      * emits body_alu_ops itself) */
-    plan->body_machine_alu_ops = plan->body_alu_ops;
+    plan->body_machine_alu_ops = plan->index_ops + plan->cmp_ops + selects;
     plan->body_ir_ops = plan->body_alu_ops;
     /* The merge's local step compares every reduced register against the
      * init-started accumulator: one compare and two selects each. */
     int64_t red_regs = plan->results_per_thread ? plan->acc_registers / plan->results_per_thread : 0;
-    plan->local_reduce_ops = plan->results_per_thread * red_regs * (plan->cmp_ops + 2);
+    plan->local_reduce_ops = plan->results_per_thread * red_regs * (plan->cmp_ops + selects);
     plan->ballot_shuffles = a->ballot ? (a->transform >= 0 ? 2 : 1) : 0;
     if (!a->ballot) {
         for (int i = 0; i < plan->n_subgroup_reduces; i++)

@@ -9,7 +9,9 @@
  * differ on a tie the check must count a tie, never a mismatch. */
 #include <math.h>
 
+#include "lanescope/engine.h"
 #include "lanescope/functional.h"
+#include "lanescope/hwmodel.h"
 #include "lanescope/plan.h"
 #include "testutil.h"
 
@@ -19,31 +21,36 @@ typedef struct {
     ls_plan plan;
 } built;
 
+/* The index result's type build_on writes. */
+static const char *index_ty = "i32";
+
 /* A 1-row (or `rows`-row) arg_compare of n f32 values with the config and
  * comparator given; value init `init` (a hex f32), index init 0. */
 static void build_on(built *b, const char *pipeline, int rows, int n, const char *config, int wg,
                      const char *cmp, const char *init, const char *arch)
 {
     char text[4096];
-    snprintf(text, sizeof text,
-             "func.func @t() attributes {translation_info = #iree_codegen.translation_info<"
-             "pipeline = #iree_gpu.pipeline<%s> workgroup_size = [%d, 1, 1] "
-             "subgroup_size = %d>} {\n"
-             "  %%cst = arith.constant %s : f32\n"
-             "  %%zero = arith.constant 0 : i32\n"
-             "  %%in = tensor.empty() : tensor<%dx%dxf32>\n"
-             "  %%e0 = tensor.empty() : tensor<%dxf32>\n"
-             "  %%e1 = tensor.empty() : tensor<%dxi32>\n"
-             "  %%f0 = linalg.fill ins(%%cst : f32) outs(%%e0 : tensor<%dxf32>) -> tensor<%dxf32>\n"
-             "  %%f1 = linalg.fill ins(%%zero : i32) outs(%%e1 : tensor<%dxi32>) -> tensor<%dxi32>\n"
-             "  %%r:2 = iree_linalg_ext.arg_compare {lowering_config = %s} dimension(1)\n"
-             "    ins(%%in : tensor<%dx%dxf32>) outs(%%f0, %%f1 : tensor<%dxf32>, tensor<%dxi32>) {\n"
-             "  ^bb0(%%a: f32, %%b: f32):\n%s\n"
-             "    iree_linalg_ext.yield %%c : i1\n"
-             "  } -> tensor<%dxf32>, tensor<%dxi32>\n"
-             "  return\n}\n",
-             pipeline, wg, strncmp(arch, "gfx", 3) == 0 ? 64 : 32, init, rows, n, rows, rows, rows, rows,
-             rows, rows, config, rows, n, rows, rows, cmp, rows, rows);
+    snprintf(
+        text, sizeof text,
+        "func.func @t() attributes {translation_info = #iree_codegen.translation_info<"
+        "pipeline = #iree_gpu.pipeline<%s> workgroup_size = [%d, 1, 1] "
+        "subgroup_size = %d>} {\n"
+        "  %%cst = arith.constant %s : f32\n"
+        "  %%zero = arith.constant 0 : %s\n"
+        "  %%in = tensor.empty() : tensor<%dx%dxf32>\n"
+        "  %%e0 = tensor.empty() : tensor<%dxf32>\n"
+        "  %%e1 = tensor.empty() : tensor<%dx%s>\n"
+        "  %%f0 = linalg.fill ins(%%cst : f32) outs(%%e0 : tensor<%dxf32>) -> tensor<%dxf32>\n"
+        "  %%f1 = linalg.fill ins(%%zero : %s) outs(%%e1 : tensor<%dx%s>) -> tensor<%dx%s>\n"
+        "  %%r:2 = iree_linalg_ext.arg_compare {lowering_config = %s} dimension(1)\n"
+        "    ins(%%in : tensor<%dx%dxf32>) outs(%%f0, %%f1 : tensor<%dxf32>, tensor<%dx%s>) {\n"
+        "  ^bb0(%%a: f32, %%b: f32):\n%s\n"
+        "    iree_linalg_ext.yield %%c : i1\n"
+        "  } -> tensor<%dxf32>, tensor<%dx%s>\n"
+        "  return\n}\n",
+        pipeline, wg, strncmp(arch, "gfx", 3) == 0 ? 64 : 32, init, index_ty, rows, n, rows, rows,
+        index_ty, rows, rows, index_ty, rows, index_ty, rows, index_ty, config, rows, n, rows, rows,
+        index_ty, cmp, rows, rows, index_ty);
     ls_diag d;
     b->m = load_text(text, &d);
     ck_assert_msg(d.status == LS_OK && b->m->n_problems == 1, "%s", d.msg);
@@ -339,6 +346,49 @@ START_TEST(tile_and_fuse_walks_in_order)
 }
 END_TEST
 
+/* An i64 index's select is two v_cndmask_b32 on AMD (llc-22 on gfx942:
+ * 8 compares and 24 selects for 8 f32 values with i64 indices), an i32's
+ * one: the accumulate loop of 8192 elements (64 lanes a subgroup
+ * instruction) differs by 8192 / 64 subgroup-instructions, the thread's
+ * merge by one a reduced register and subgroup. */
+START_TEST(wide_index_selects_take_two_on_amd)
+{
+    ls_hw hw;
+    ls_diag d;
+    ck_assert(ls_hw_load("mi300x", &hw, &d) == LS_OK);
+    ls_sim_result r[2];
+    int64_t merges = 0;
+    for (int w = 0; w < 2; w++) {
+        built b;
+        index_ty = w ? "i64" : "i32";
+        build(&b, 1, 8192, CFG_2IT, 1024, OGT, NINF, "gfx942");
+        ck_assert_int_eq(b.plan.select_alu[0], 1);
+        ck_assert_int_eq(b.plan.select_alu[1], w ? 2 : 1);
+        merges = b.plan.acc_registers;
+        ck_assert_msg(ls_engine_run(&b.plan, &hw, &r[w], NULL, &d) == LS_OK, "%s", d.msg);
+        free(b.m);
+    }
+    index_ty = "i32";
+    ck_assert_int_eq(r[1].stage[LS_STAGE_LOAD_ACCUMULATE].instructions -
+                         r[0].stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                     8192 / 64);
+    /* every thread of the 16 subgroups merges its reduced registers */
+    ck_assert_int_eq(r[1].stage[LS_STAGE_THREAD_REDUCE].instructions -
+                         r[0].stage[LS_STAGE_THREAD_REDUCE].instructions,
+                     16 * merges);
+    /* NVIDIA's selp.b64 is one instruction */
+    built b;
+    index_ty = "i64";
+    build(&b, 1, 8192,
+          "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 4096], thread = "
+          "[0, 4], lane_basis = [[1, 32], [0, 1]], subgroup_basis = [[1, 32], [0, 1]]}>",
+          1024, OGT, NINF, "sm_90");
+    index_ty = "i32";
+    ck_assert_int_eq(b.plan.select_alu[1], 1);
+    free(b.m);
+}
+END_TEST
+
 static Suite *argcmp_suite(void)
 {
     Suite *s = suite_create("argcmp");
@@ -352,6 +402,7 @@ static Suite *argcmp_suite(void)
     tcase_add_test(tc, ballot_hazard_two_rows);
     tcase_add_test(tc, no_hazard_one_row);
     tcase_add_test(tc, tile_and_fuse_walks_in_order);
+    tcase_add_test(tc, wide_index_selects_take_two_on_amd);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;

@@ -222,6 +222,9 @@ typedef struct {
     int cmp_ops;               /* comparator instructions per compare */
     int index_ops;             /* index arithmetic per element: addi iv + j (+ base) (+ cast) */
     int index_bytes;           /* the index result's element size (index: 8) */
+    /* instructions of one select of the value [0] and of the index [1]:
+     * 1, but 2 on AMD for a 64-bit one (a v_cndmask_b32 per half: llc-22) */
+    int select_alu[2];
     int64_t index_buffer_bytes; /* the cross-subgroup index buffer */
     /* Read from IREE's code, never from a generated config: the ballot's
      * lane mask ignores which cluster a lane is in, so with several
