@@ -174,10 +174,14 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f)
                 a->index_type != LS_ET_INDEX ? it : "");
     }
     fprintf(f, "      %%c = comparator(%%in, %%accV); %%accV = arith.select %%c, %%in, %%accV; "
-               "%%accI = arith.select %%c, %%g, %%accI: %d op%s per element\n    }\n",
+               "%%accI = arith.select %%c, %%g, %%accI: %d op%s per element",
             plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s");
+    if (plan->body_machine_alu_ops != plan->body_alu_ops)
+        fprintf(f, ", %d instructions (a 64-bit select is a v_cndmask_b32 per half on AMD)",
+                plan->body_machine_alu_ops);
+    fprintf(f, "\n    }\n");
     fprintf(f, "  [%s] the merge arg_compare, local step: %%v, %%i = the inits, then each "
-               "reduced register in order: %lld ops, %lld pair%s per thread\n",
+               "reduced register in order: %lld instructions, %lld pair%s per thread\n",
             ls_stage_name(LS_STAGE_THREAD_REDUCE), (long long)plan->local_reduce_ops,
             (long long)plan->results_per_thread, plan->results_per_thread == 1 ? "" : "s");
     fprintf(f, "  [%s]%s\n", ls_stage_name(LS_STAGE_SUBGROUP_REDUCE),
