@@ -757,6 +757,17 @@ contains "plan json: the FMA chain" "$tmp/plan.flat" '"packed_inner_elements":8,
 contains "plan json: the vector's distributed vector" "$tmp/plan.json" '"distributed_type":"vector<1x1x1x1x1x8xf16>"'
 contains "plan json: the loop's level" "$tmp/plan.json" '"tiling_level":"partial_reduction"'
 contains "plan json: the loop's bound" "$tmp/plan.json" '"upper_bound":8'
+contains "plan json: an f16 sum's combine is one instruction" "$tmp/plan.flat" '"combines_fuse_in_pairs":false,"combine_instructions":1'
+# An i64 max on gfx942: v_cmp_gt_i64 and two v_cndmask_b32 a combine
+# (tools/amd-dpp-counts.py), said in the text and the JSON.
+sed 's/0.000000e+00 : f16/0 : i64/; s/f16>/i64>/g; s/: f16/: i64/g; s/arith.addf/arith.maxsi/; s/arith.mulf %in, %in_0/arith.muli %in, %in_0/' "$EX/matvec_32000x4096_f16.mlir" >"$tmp/mv_i64.mlir"
+$LANESCOPE sim "$tmp/mv_i64.mlir" --target gfx942 --dump-plan --workgroups 2 >"$tmp/out" 2>"$tmp/err"
+check "i64 matvec --dump-plan exits 0" $?
+contains "dump: the i64 max's instructions" "$tmp/out" "i64 combines: LLVM's AMDGPU backend compiles each maxsi to 3 dependent instructions"
+$LANESCOPE sim "$tmp/mv_i64.mlir" --target gfx942 --dump-plan=json --workgroups 2 | tr -d ' \n' >"$tmp/plan.flat"
+contains "plan json: the i64 max's instructions" "$tmp/plan.flat" '"combine_instructions":3'
+$LANESCOPE sim "$(dirname "$0")/corpus/argmin_i64_index_gfx942.mlir" --dump-plan=json --workgroups 1 | tr -d ' \n' >"$tmp/plan.flat"
+contains "plan json: an i64 index's select is two" "$tmp/plan.flat" '"select_instructions":[1,2]'
 $LANESCOPE sim "$EX/matvec_32000x4096_f16.mlir" --dump-plan=yaml >/dev/null 2>"$tmp/err"
 check "--dump-plan=yaml exits 2" $([ $? -eq 2 ]; echo $?)
 contains "--dump-plan=yaml message" "$tmp/err" "--dump-plan=yaml: expected text or json"

@@ -83,6 +83,11 @@ static json_object *argcmp_json(const ls_plan *plan)
         jset(o, "index_base", a->has_base ? json_object_new_int64(a->base) : NULL);
     jset(o, "comparator_ops", json_object_new_int(plan->cmp_ops));
     jset(o, "index_ops", json_object_new_int(plan->index_ops));
+    json_object *sel = json_object_new_array();
+    for (int k = 0; k < 2; k++)
+        json_object_array_add(
+            sel, json_object_new_int(plan->select_alu[k] > 1 ? plan->select_alu[k] : 1));
+    jset(o, "select_instructions", sel);
     jset(o, "index_buffer_bytes", json_object_new_int64(plan->index_buffer_bytes));
     jset(o, "hazard_cluster_mask", json_object_new_boolean(plan->hazard_cluster));
     jset(o, "hazard_out_of_bounds_read", json_object_new_boolean(plan->hazard_oob));
@@ -164,6 +169,8 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "fused_multiply_add",
          json_object_new_string(ls_fma_kind_name(ls_functional_fma(plan))));
     jset(o, "combines_fuse_in_pairs", json_object_new_boolean(plan->combine_fuses3));
+    jset(o, "combine_instructions",
+         json_object_new_int(plan->combine_alu > 1 ? plan->combine_alu : 1));
     json_object *tr = json_object_new_object();
     jset(tr, "op", json_object_new_string("vector.multi_reduction"));
     jset(tr, "kind", json_object_new_string(kind));
