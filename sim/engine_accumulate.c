@@ -74,7 +74,9 @@ static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int *extra
     int nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
     /* the backend's order: ALU instructions, then the special-function ones
      * (src/math_lowering.c); the multiply an FMA absorbs is an ALU one */
-    int nb_alu_issued = fused ? nb_alu - 1 : nb_alu, nb_issued = fused ? nb - 1 : nb;
+    /* ...and on AMD the f16 extensions v_fma_mix_f32 reads itself */
+    int folded = fused ? 1 + pl->body_fma_mix_exts : 0;
+    int nb_alu_issued = nb_alu - folded, nb_issued = nb - folded;
     int v = ld[0];
     for (int o = 0; o < nb_issued; o++) {
         bool alu = o < nb_alu_issued;
@@ -84,6 +86,8 @@ static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int *extra
     }
     /* op o of the chain reads input o + 1: the multiply, op nb - 1 */
     *extra = fused && nb < pl->n_inputs ? ld[nb] : -1;
+    if (fused && nb_issued == 0 && pl->n_inputs > 1) /* v_fma_mix_f32 reads both loads */
+        *extra = ld[1];
     return v;
 }
 

@@ -12,6 +12,8 @@
  * uses the target's special-function unit.  The table below gives, per op
  * and per backend, the counts from those sources (docs/timing-model.md,
  * "Math ops"). */
+#include <string.h>
+
 #include "lanescope/body.h"
 #include "lanescope/plan.h"
 #include "lanescope/value.h"
@@ -323,6 +325,44 @@ bool ls_body_mul_one_alu(const ls_body *b, ls_elem_type acc, ls_plan_target t)
     const char *how;
     return ls_body_ends_in_mulf(b, acc) && inst_cost(b, &b->inst[b->n - 1], t, &c, &ir, &how) &&
            c.alu == 1 && c.sfu == 0;
+}
+
+/* AMD targets whose ISA has v_fma_mix_f32 (FeatureFmaMixInsts): llc-22
+ * forms it on gfx906, gfx908, gfx90a, gfx94x, gfx95x and every gfx10-12,
+ * not on gfx900 or gfx90c. */
+bool ls_plan_target_fma_mix(ls_plan_target t)
+{
+    if (!t.amd)
+        return false;
+    if (t.gfx_major >= 10)
+        return true;
+    return t.gfx_major == 9 && (strcmp(t.arch, "gfx906") == 0 || strcmp(t.arch, "gfx908") == 0 ||
+                                strcmp(t.arch, "gfx90a") == 0 || strncmp(t.arch, "gfx94", 5) == 0 ||
+                                strncmp(t.arch, "gfx95", 5) == 0);
+}
+
+int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t)
+{
+    if (!ls_plan_target_fma_mix(t) || b->n == 0)
+        return 0;
+    int m = b->n - 1;
+    const ls_body_inst *mul = &b->inst[m];
+    if (mul->op != LS_BOP_MULF || mul->type != LS_ET_F32)
+        return 0;
+    int n = 0;
+    for (int j = 0; j < 2; j++) {
+        int i = j == 0 ? mul->a : mul->b;
+        if (i < 0 || (j == 1 && i == mul->a)) /* x * x: one extension */
+            continue;
+        const ls_body_inst *x = &b->inst[i];
+        if (x->op != LS_BOP_EXTF || x->src != LS_ET_F16 || x->type != LS_ET_F32)
+            continue;
+        bool other = false; /* read by another op: it stays */
+        for (int k = 0; k < m && !other; k++)
+            other = b->inst[k].a == i || b->inst[k].b == i || b->inst[k].c == i;
+        n += !other;
+    }
+    return n;
 }
 
 bool ls_math_lowering(const ls_body *b, int i, ls_plan_target t, const char **how, int *alu,

@@ -215,6 +215,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
     ls_body_machine_ops(&p->body, t, &plan->body_machine_alu_ops, &plan->body_sfu_ops);
     plan->body_mul_one_alu = ls_body_mul_one_alu(&p->body, p->acc_type, t);
+    plan->body_fma_mix_exts = plan->body_mul_one_alu ? ls_body_fma_mix_exts(&p->body, t) : 0;
     plan->body_ir_ops = ls_body_ir_ops(&p->body, t);
 
     plan_accumulators(p, d, plan);
@@ -545,6 +546,14 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 plan->body_alu_ops, plan->body_alu_ops == 1 ? "" : "s", plan->body_machine_alu_ops,
                 plan->body_sfu_ops, plan->body_sfu_ops == 1 ? "" : "s");
         ls_body_print(&p->body, "        ", f);
+        if (plan->body_fma_mix_exts > 0 && ls_functional_fma(plan) != LS_FMA_NONE)
+            fprintf(f,
+                    "        (the FMA reads the f16 values itself: v_fma_mix_f32 folds %s "
+                    "arith.extf into it, llc-22 -- %d ALU instruction%s an element with the "
+                    "FMA)\n",
+                    plan->body_fma_mix_exts == 2 ? "both" : "the",
+                    plan->body_machine_alu_ops - plan->body_fma_mix_exts,
+                    plan->body_machine_alu_ops - plan->body_fma_mix_exts == 1 ? "" : "s");
         if (p->body.muladd_fused)
             fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
                        "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "

@@ -183,6 +183,89 @@ START_TEST(packed_contraction_is_an_fma_chain_then_one_add)
 }
 END_TEST
 
+/* IREE's f16 matvec with an f32 accumulator: the body widens both f16
+ * values (arith.extf) and multiplies them.  AMD's v_fma_mix_f32 reads f16
+ * operands itself (llc-22 on gfx906 and later, gfx10-12; not gfx900 or
+ * gfx90c), so each chain step is one instruction reading both loads; on
+ * NVIDIA the two extensions stay, three instructions a step. */
+START_TEST(f16_products_fold_their_extensions_on_amd)
+{
+    static const struct {
+        const char *chip, *arch;
+        int lanes, per;
+        int64_t nacc;
+    } cases[] = {{"mi300x", "gfx942", 64, 1, 2}, {"h100", "sm_90", 32, 3, 4}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[4096];
+        snprintf(text, sizeof text,
+                 "func.func @k() attributes {translation_info = "
+                 "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
+                 "workgroup_size = [%d, 1, 1] subgroup_size = %d>} {\n"
+                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+                 "[\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<4x1024xf16>, "
+                 "tensor<1024xf16>) outs(%%c : tensor<4xf32>) attrs = {lowering_config = "
+                 "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
+                 "thread = [0, 4], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, "
+                 "1]]}>} {\n^bb0(%%x: f16, %%y: f16, %%o: f32):\n"
+                 "  %%xe = arith.extf %%x : f16 to f32\n  %%ye = arith.extf %%y : f16 to f32\n"
+                 "  %%m = arith.mulf %%xe, %%ye : f32\n  %%s = arith.addf %%m, %%o : f32\n"
+                 "  linalg.yield %%s : f32\n} -> tensor<4xf32>\n}\n",
+                 cases[c].lanes, cases[c].lanes, cases[c].lanes);
+        ls_diag dg;
+        built b;
+        b.m = load_text(text, &dg);
+        ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+        ls_module_set_math(b.m, ls_math_mode_for_arch(cases[c].arch));
+        const ls_problem *p = &b.m->problems[0];
+        b.d = ls_xcalloc(1, sizeof *b.d);
+        ck_assert_msg(ls_derive(p, b.d, &dg) == LS_OK, "%s", dg.msg);
+        ls_plan_target t = ls_plan_target_from_arch(cases[c].arch);
+        ck_assert_msg(ls_plan_build(p, b.d, t, &b.plan, &dg) == LS_OK, "%s", dg.msg);
+        ck_assert_int_eq(b.plan.body_machine_alu_ops, 3);
+        ck_assert_int_eq(b.plan.body_fma_mix_exts, c == 0 ? 2 : 0);
+        ck_assert_msg(ls_hw_load(cases[c].chip, &b.hw, &dg) == LS_OK, "%s", dg.msg);
+        int64_t total;
+        ck_assert_msg(ls_engine_prepare(&b.e, &b.plan, &b.hw, &b.res, NULL, &total, &dg) == LS_OK,
+                      "%s", dg.msg);
+        if (c == 0) /* each step an FMA reading its two loads */
+            check_packed(&b.e, cases[c].nacc, 4, true);
+        ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
+        /* 4 rows x 2 iterations x (two loads, 4 steps and an add per accumulator) */
+        ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                         4 * 2 * cases[c].nacc * (2 + 4 * cases[c].per + 1));
+        unbuild(&b);
+    }
+    /* a square's one extension folds; one another op also reads stays */
+    ls_plan_target g942 = ls_plan_target_from_arch("gfx942");
+    ls_body sq;
+    memset(&sq, 0, sizeof sq);
+    sq.n = 3;
+    sq.inst[0] = (ls_body_inst){
+        .op = LS_BOP_INPUT, .type = LS_ET_F16, .src = LS_ET_F16, .a = -1, .b = -1, .c = -1};
+    sq.inst[1] = (ls_body_inst){
+        .op = LS_BOP_EXTF, .type = LS_ET_F32, .src = LS_ET_F16, .a = 0, .b = -1, .c = -1};
+    sq.inst[2] = (ls_body_inst){
+        .op = LS_BOP_MULF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 1, .c = -1};
+    ck_assert_int_eq(ls_body_fma_mix_exts(&sq, g942), 1);
+    ls_body shared = sq;
+    shared.n = 4;
+    shared.inst[2] = (ls_body_inst){
+        .op = LS_BOP_ADDF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 1, .c = -1};
+    shared.inst[3] = (ls_body_inst){
+        .op = LS_BOP_MULF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 2, .c = -1};
+    ck_assert_int_eq(ls_body_fma_mix_exts(&shared, g942), 0);
+    /* the targets with the instruction, as llc-22 forms it */
+    ck_assert(ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx906")));
+    ck_assert(ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx950")));
+    ck_assert(ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx1030")));
+    ck_assert(ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx1201")));
+    ck_assert(!ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx900")));
+    ck_assert(!ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx90c")));
+    ck_assert(!ls_plan_target_fma_mix(ls_plan_target_from_arch("sm_90")));
+}
+END_TEST
+
 START_TEST(packed_sums_start_from_the_identity)
 {
     /* f32: the chain's first step adds the element to +0.0, issued (x + 0.0
@@ -516,6 +599,7 @@ static Suite *accumulate_suite(void)
     Suite *s = suite_create("accumulate");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, packed_contraction_is_an_fma_chain_then_one_add);
+    tcase_add_test(tc, f16_products_fold_their_extensions_on_amd);
     tcase_add_test(tc, packed_sums_start_from_the_identity);
     tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
     tcase_add_test(tc, unroller_counts_the_fma_chain);

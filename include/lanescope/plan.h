@@ -179,6 +179,10 @@ typedef struct {
      * as one ALU instruction: where the lowering fuses it with the
      * combine (ls_functional_fma), the timing issues one FMA for both. */
     bool body_mul_one_alu;
+    /* The f16 -> f32 extensions feeding only that multiply which AMD's
+     * v_fma_mix_f32 reads as its own operands (ls_body_fma_mix_exts): where
+     * the multiply is fused, they cost nothing. */
+    int body_fma_mix_exts;
     /* The other results of a multi-result linalg.generic, computed in this
      * plan's kernel (ls_plan_fuse_results); 0 for one result. */
     int extra_results;
@@ -264,6 +268,13 @@ int ls_body_ir_ops(const ls_body *b, ls_plan_target t);
 /* Whether b's last op is a multiply in type acc that t issues as one ALU
  * instruction (plan.body_mul_one_alu). */
 bool ls_body_mul_one_alu(const ls_body *b, ls_elem_type acc, ls_plan_target t);
+/* Whether target t has v_fma_mix_f32: an FMA of f16 values widened to f32
+ * in one instruction (llc-22 forms it from llvm.fma of two fpext). */
+bool ls_plan_target_fma_mix(ls_plan_target t);
+/* The arith.extf f16 -> f32 operands of b's last multiply (an f32 one)
+ * read by nothing else, which v_fma_mix_f32 folds into the FMA on t: 0, 1
+ * or 2 (a square's one extension counts once). */
+int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t);
 /* How target t's IREE pipeline computes instruction i of body b (the
  * routine or rewrite, for explain), and the instructions it becomes
  * (f16/bf16's extf and truncf included); false for an op that is one ALU
