@@ -341,6 +341,12 @@ bool ls_plan_target_fma_mix(ls_plan_target t)
                                 strncmp(t.arch, "gfx95", 5) == 0);
 }
 
+bool ls_plan_target_packed_f32(ls_plan_target t)
+{
+    return t.amd && (strcmp(t.arch, "gfx90a") == 0 || strncmp(t.arch, "gfx94", 5) == 0 ||
+                     strncmp(t.arch, "gfx95", 5) == 0);
+}
+
 int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t)
 {
     if (!ls_plan_target_fma_mix(t) || b->n == 0)

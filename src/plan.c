@@ -215,10 +215,16 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->body_transcendental_ops = ls_body_transcendental_ops(&p->body);
     ls_body_machine_ops(&p->body, t, &plan->body_machine_alu_ops, &plan->body_sfu_ops);
     plan->body_mul_one_alu = ls_body_mul_one_alu(&p->body, p->acc_type, t);
-    plan->body_fma_mix_exts = plan->body_mul_one_alu ? ls_body_fma_mix_exts(&p->body, t) : 0;
     plan->body_ir_ops = ls_body_ir_ops(&p->body, t);
 
     plan_accumulators(p, d, plan);
+    /* v_fma_mix_f32 where LLVM picks it: a scalar FMA, or any FMA on a
+     * target without packed f32 math; gfx90a/gfx94x/gfx95x widen the f16
+     * values and pair the accumulators in v_pk_fma_f32 (llc-22) */
+    plan->body_fma_mix_exts =
+        plan->body_mul_one_alu && (!ls_plan_target_packed_f32(t) || plan->acc_registers <= 1)
+            ? ls_body_fma_mix_exts(&p->body, t)
+            : 0;
 
     /* One gpu.subgroup_reduce per reduced dim with thread_tile > 1, ascending. */
     for (int k = 0; k < d->body_rank; k++) {

@@ -186,15 +186,20 @@ END_TEST
 /* IREE's f16 matvec with an f32 accumulator: the body widens both f16
  * values (arith.extf) and multiplies them.  AMD's v_fma_mix_f32 reads f16
  * operands itself (llc-22 on gfx906 and later, gfx10-12; not gfx900 or
- * gfx90c), so each chain step is one instruction reading both loads; on
- * NVIDIA the two extensions stay, three instructions a step. */
+ * gfx90c), so on gfx1100 each chain step is one instruction reading both
+ * loads.  gfx942's chain over two accumulators is a vector FMA, which
+ * llc-22 makes two v_cvt_f32_f16 a value and a v_pk_fma_f32: the
+ * extensions stay, as on NVIDIA -- three instructions a step (the pairing
+ * itself is not modelled). */
 START_TEST(f16_products_fold_their_extensions_on_amd)
 {
     static const struct {
         const char *chip, *arch;
         int lanes, per;
         int64_t nacc;
-    } cases[] = {{"mi300x", "gfx942", 64, 1, 2}, {"h100", "sm_90", 32, 3, 4}};
+    } cases[] = {{"rx7900xtx", "gfx1100", 32, 1, 4},
+                 {"mi300x", "gfx942", 64, 3, 2},
+                 {"h100", "sm_90", 32, 3, 4}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char text[4096];
         snprintf(text, sizeof text,
@@ -224,6 +229,7 @@ START_TEST(f16_products_fold_their_extensions_on_amd)
         ck_assert_msg(ls_plan_build(p, b.d, t, &b.plan, &dg) == LS_OK, "%s", dg.msg);
         ck_assert_int_eq(b.plan.body_machine_alu_ops, 3);
         ck_assert_int_eq(b.plan.body_fma_mix_exts, c == 0 ? 2 : 0);
+        ck_assert_int_eq(b.plan.acc_registers, cases[c].nacc);
         ck_assert_msg(ls_hw_load(cases[c].chip, &b.hw, &dg) == LS_OK, "%s", dg.msg);
         int64_t total;
         ck_assert_msg(ls_engine_prepare(&b.e, &b.plan, &b.hw, &b.res, NULL, &total, &dg) == LS_OK,
@@ -263,6 +269,9 @@ START_TEST(f16_products_fold_their_extensions_on_amd)
     ck_assert(!ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx900")));
     ck_assert(!ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx90c")));
     ck_assert(!ls_plan_target_fma_mix(ls_plan_target_from_arch("sm_90")));
+    ck_assert(ls_plan_target_packed_f32(ls_plan_target_from_arch("gfx90a")));
+    ck_assert(ls_plan_target_packed_f32(ls_plan_target_from_arch("gfx942")));
+    ck_assert(!ls_plan_target_packed_f32(ls_plan_target_from_arch("gfx1100")));
 }
 END_TEST
 

@@ -181,7 +181,9 @@ typedef struct {
     bool body_mul_one_alu;
     /* The f16 -> f32 extensions feeding only that multiply which AMD's
      * v_fma_mix_f32 reads as its own operands (ls_body_fma_mix_exts): where
-     * the multiply is fused, they cost nothing. */
+     * the multiply is fused, they cost nothing.  0 where LLVM does not pick
+     * v_fma_mix_f32: a vector FMA (several accumulators) on a target with
+     * packed f32 math (ls_plan_target_packed_f32). */
     int body_fma_mix_exts;
     /* The other results of a multi-result linalg.generic, computed in this
      * plan's kernel (ls_plan_fuse_results); 0 for one result. */
@@ -271,6 +273,11 @@ bool ls_body_mul_one_alu(const ls_body *b, ls_elem_type acc, ls_plan_target t);
 /* Whether target t has v_fma_mix_f32: an FMA of f16 values widened to f32
  * in one instruction (llc-22 forms it from llvm.fma of two fpext). */
 bool ls_plan_target_fma_mix(ls_plan_target t);
+/* Whether target t has packed f32 math (v_pk_fma_f32, v_pk_add_f32:
+ * gfx90a, gfx94x, gfx95x), with which LLVM pairs the lanes of an f32
+ * vector op and widens f16 operands with v_cvt_f32_f16 rather than
+ * v_fma_mix_f32 (llc-22). */
+bool ls_plan_target_packed_f32(ls_plan_target t);
 /* The arith.extf f16 -> f32 operands of b's last multiply (an f32 one)
  * read by nothing else, which v_fma_mix_f32 folds into the FMA on t: 0, 1
  * or 2 (a square's one extension counts once). */
