@@ -280,6 +280,9 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
                         ((in->a >= 0 && b->inst[in->a].op == LS_BOP_CONST) ||
                          (in->b >= 0 && b->inst[in->b].op == LS_BOP_CONST));
         int n = as_combiner(op, &k) && !by_const ? ls_plan_combine_alu(t, ty, k) : 1;
+        /* a select moves 32 bits an instruction (v_cndmask_b32) */
+        if (op == LS_BOP_SELECT && ls_elem_type_bits(ty) > 32)
+            n = (ls_elem_type_bits(ty) + 31) / 32;
         if (n > 1) {
             c->alu = n;
             *how = "LLVM's AMDGPU backend compiles it to several instructions (a 64-bit "

@@ -294,7 +294,9 @@ START_TEST(body_ops_wide_on_amd)
         "  %yf = arith.sitofp %yy : i64 to f64\n"
         "  %m = arith.maximumf %x, %z : f64\n"
         "  %s = arith.mulf %m, %yf : f64\n"
-        "  %t = arith.addf %s, %acc : f64\n"
+        "  %neg = arith.cmpf olt, %s, %z : f64\n"
+        "  %sel = arith.select %neg, %z, %s : f64\n"
+        "  %t = arith.addf %sel, %acc : f64\n"
         "  linalg.yield %t : f64\n} -> tensor<4xf64>\n}\n";
     ls_problem *p;
     ls_derived *dv;
@@ -302,12 +304,13 @@ START_TEST(body_ops_wide_on_amd)
     plan_text(text, "gfx942", &p, &dv, &plan);
     int alu, sfu;
     /* gfx942: the muli by 3 one, the i64 muli 4, sitofp 1, the f64 max 2
-     * (quieting, max), the mulf 1 */
+     * (quieting, max), the mulf 1, the compare 1 (v_cmp_gt_f64), the f64
+     * select 2 (a v_cndmask_b32 a half) */
     ls_body_machine_ops(&p->body, target("gfx942", 64), &alu, &sfu);
-    ck_assert_int_eq(alu, 1 + 4 + 1 + 2 + 1);
+    ck_assert_int_eq(alu, 1 + 4 + 1 + 2 + 1 + 1 + 2);
     ck_assert_int_eq(sfu, 0);
     ls_body_machine_ops(&p->body, target("sm_90", 32), &alu, &sfu);
-    ck_assert_int_eq(alu, 5);
+    ck_assert_int_eq(alu, 7);
     free(dv);
     free(p);
 }
