@@ -252,6 +252,7 @@ static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t t, int64_t
 {
     int64_t *sb = g->sb;
     const int32_t wr = g->hp->wr;
+    const int64_t next = t + !g->hp->free; /* a free half leaves its cycle to the next */
     sb[wr] = done;
     if (done > g->cur_last)
         g->cur_last = done;
@@ -263,7 +264,7 @@ static inline int64_t retire(engine *e, int slot, sgstate *g, int64_t t, int64_t
         finish_subgroup(e, slot);
         return -1;
     }
-    return operands_ready(sb, nx, t + 1, wr, done);
+    return operands_ready(sb, nx, next, wr, done);
 }
 
 /* Input k's bytes [lo, hi) as the dense operand has them: where they lie.
@@ -451,21 +452,24 @@ static int64_t step(engine *e, int slot, int64_t t)
         ready = sb[in->rd[k]] > ready ? sb[in->rd[k]] : ready;
     if (ready > t) /* re-checked when it fires */
         return ready;
-    schedcursor sched = sched_open(&e->sched[g->sched_slot], t);
-    int64_t open = sched_first_free(&sched, t);
-    if (open > t) /* the scheduler gave cycle t away: try again at its next open one */
-        return open;
-    sched_take(&sched, t);
-    /* the rest of a load the backend splits (tinst.issues), each in the
-     * next open cycle, within the ring's window */
-    for (int64_t p = 1, at = t; p < in->issues; p++) {
-        int64_t c2 = sched_first_free(&sched, at + 1);
-        if (c2 > t + LS_SCHED_AHEAD)
-            break;
-        sched_take(&sched, c2);
-        at = c2;
+    /* issues 0: the second half of a packed pair, issued with the first */
+    if (in->issues > 0) {
+        schedcursor sched = sched_open(&e->sched[g->sched_slot], t);
+        int64_t open = sched_first_free(&sched, t);
+        if (open > t) /* the scheduler gave cycle t away: try again at its next open one */
+            return open;
+        sched_take(&sched, t);
+        /* the rest of a load the backend splits (tinst.issues), each in the
+         * next open cycle, within the ring's window */
+        for (int64_t p = 1, at = t; p < in->issues; p++) {
+            int64_t c2 = sched_first_free(&sched, at + 1);
+            if (c2 > t + LS_SCHED_AHEAD)
+                break;
+            sched_take(&sched, c2);
+            at = c2;
+        }
+        sched_close(&sched);
     }
-    sched_close(&sched);
     ls_stage_stats *st = &e->res->stage[in->stage]; /* instructions: finish_subgroup */
     stage_enter(g, c, in->span);
     if (g->cur_first < 0)
@@ -551,12 +555,14 @@ static inline int64_t issue_run(engine *e, sgstate *g, int64_t t, schedring *rin
     int64_t iteration = g->iteration, last_done = -1, c = t, due;
     schedcursor sched = sched_open(ring, t);
     for (;;) {
-        c = sched_first_free(&sched, c);
-        if (c > limit) {
-            due = c; /* issued when its event fires */
-            break;
+        if (!h->free) { /* a packed pair's second half takes no slot */
+            c = sched_first_free(&sched, c);
+            if (c > limit) {
+                due = c; /* issued when its event fires */
+                break;
+            }
+            sched_take(&sched, c);
         }
-        sched_take(&sched, c);
         int64_t done = c + alu_latency;
         sb[h->wr] = done;
         last_done = done; /* c only grows: the run's latest */
@@ -566,7 +572,7 @@ static inline int64_t issue_run(engine *e, sgstate *g, int64_t t, schedring *rin
         }
         /* not the end: the last instruction takes step() */
         const hinst *nx = next_inst(h, &iteration, hot, loops);
-        int64_t wake = operands_ready(sb, nx, c + 1, h->wr, done);
+        int64_t wake = operands_ready(sb, nx, c + !h->free, h->wr, done);
         h = nx;
         if (h->fast_key != key || wake > limit) {
             due = wake;
@@ -634,11 +640,11 @@ static void hot_code(engine *e)
          * next workgroup: in the clock's order, so never in a run */
         bool fast = in->kind == I_ALU && i + 1 < e->ncode;
         stagekey k = {.stage = (int8_t)(fast ? in->span : -2), .waiting = false};
-        e->hot[i] = (hinst){{in->rd[0], in->rd[1], in->rd[2]}, in->wr, k.key, 0};
+        e->hot[i] = (hinst){{in->rd[0], in->rd[1], in->rd[2]}, in->wr, k.key, 0, in->issues == 0};
     }
     for (int l = 0; l < e->n_loops; l++)
         if (e->loops[l].end > e->loops[l].begin)
-            e->hot[e->loops[l].end - 1].back = (int16_t)(l + 1);
+            e->hot[e->loops[l].end - 1].back = (int8_t)(l + 1);
 }
 
 /* The bytes the run's state takes (saturated at INT64_MAX): every resident

@@ -191,10 +191,30 @@ static int chain_flush(engine *e, int64_t j, chain *c)
     return c->val;
 }
 
+/* Packed math (plan.combine_pairs): a step's vector op over the
+ * accumulators computes two of them an instruction.  The combine just
+ * emitted at [first, e->ncode) for accumulator a at step `step` is the
+ * second half of its even partner a - 1's, emitted just before at the same
+ * step: it keeps its own operands but takes no issue slot (issues 0). */
+typedef struct {
+    int64_t acc, step;
+    int n; /* instructions the combine took */
+} last_combine;
+
+static void pair_with(engine *e, last_combine *prev, int64_t a, int64_t step, int first, bool on)
+{
+    int n = e->ncode - first;
+    if (on && n == 1 && (a & 1) && prev->acc == a - 1 && prev->step == step && prev->n == 1)
+        e->code[first].issues = 0;
+    *prev = (last_combine){a, step, n};
+}
+
 /* Iteration j's registers: each one's body, then its combine into its
- * chain (one per accumulator and result), in issue order. */
+ * chain (one per accumulator and result), in issue order.  stepc: per
+ * accumulator, the chain steps issued in this iteration (zeroed). */
 static void emit_iteration(engine *e, int64_t j, const int *first_in, const int64_t *order,
-                           const int64_t *acc_of, chain *acc, chain *inner, bool fuse)
+                           const int64_t *acc_of, chain *acc, chain *inner, bool fuse,
+                           int64_t *stepc, last_combine *lc)
 {
     const ls_plan *pl = e->plan;
     ls_fma_kind fk = timed_fma(e);
@@ -211,11 +231,14 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
         int v = emit_body(e, ld, j, fk != LS_FMA_NONE, &extra);
         for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
             chain *c = grouped ? &inner[acc_of[r] * n_res + x] : &acc[acc_of[r] * n_res + x];
+            int first = e->ncode;
             if (grouped && c->val < 0 && c->pend < 0 && fk == LS_FMA_NONE &&
                 !identity_combine_issued(pl))
                 c->val = v; /* the identity's combine folds away */
             else
                 chain_add(e, j, c, v, extra, fuse);
+            if (lc) /* pairing: one result (ls_engine_emit_accumulate) */
+                pair_with(e, lc, acc_of[r], stepc[acc_of[r]]++, first, true);
         }
     }
 }
@@ -238,19 +261,31 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     chain *acc = ls_xcalloc(slots, sizeof *acc), *inner = ls_xcalloc(slots, sizeof *inner);
     for (size_t s = 0; s < slots; s++)
         acc[s] = (chain){CARRIED, -1, -1};
+    /* packed math pairs the accumulators of one result's vector ops */
+    bool pairs = pl->combine_pairs && !fuse && n_res == 1;
+    int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
         for (int k = 0; k < pl->n_inputs; k++)
             first_in[k] = first_load + (int)(j * loads) + in_off[k];
-        for (size_t s = 0; s < slots; s++)
+        for (size_t s = 0; s < slots; s++) {
             inner[s] = (chain){-1, -1, -1};
-        emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse);
+            stepc[s] = 0;
+        }
+        last_combine lc = {-1, -1, 0};
+        emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse, stepc, pairs ? &lc : NULL);
+        lc = (last_combine){-1, -1, 0};
         for (size_t s = 0; s < slots && (packed || whole); s++) {
             int t = chain_flush(e, j, &inner[s]);
-            if (!whole) /* the packed chain's value into the accumulator */
-                chain_add(e, j, &acc[s], t, -1, fuse);
+            if (whole)
+                continue;
+            int first = e->ncode; /* the packed chain's value into the accumulator */
+            chain_add(e, j, &acc[s], t, -1, fuse);
+            if (pairs)
+                pair_with(e, &lc, (int64_t)s, 0, first, true);
         }
     }
+    free(stepc);
     /* the back edge: the trip's first combine into each accumulator reads
      * the last one (u = 1 and one combine: its own) */
     for (size_t s = 0; s < slots && !whole; s++) {

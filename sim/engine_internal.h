@@ -34,7 +34,8 @@ typedef struct {
     bool index;       /* arg_compare: the index half (its store and buffer bytes) */
     bool copy;        /* I_GLOAD: promote_operands' copy of input `operand` (load = copy vector) */
     bool promote;     /* I_SMEM_ST/LD: input `operand`'s promoted buffer (load as above) */
-    int issues;       /* issue cycles it takes: a split global load's pieces, else 1 */
+    int issues;       /* issue cycles it takes: a split global load's pieces, 0 for the
+                       * second half of a packed pair (engine_accumulate.c), else 1 */
     int loop;         /* the loop it sits in (engine.loops), -1: before or after every loop */
     /* the span it counts in: its stage, or in a fused kernel its phase's
      * stage (phase x LS_STAGE_COUNT + stage), so that each loop's stages
@@ -73,7 +74,8 @@ typedef struct {
     int32_t rd[LS_TINST_DEPS], wr; /* tinst's */
     uint16_t fast_key;   /* an ALU instruction's: its stage, not waiting; for any other
                           * instruction, or the program's last, a key no subgroup has */
-    int16_t back;        /* on a loop's last instruction, the loop's index + 1, else 0 */
+    int8_t back;         /* on a loop's last instruction, the loop's index + 1, else 0 */
+    uint8_t free;        /* issues 0: the second half of a packed pair, no issue slot */
 } hinst;
 _Static_assert(sizeof(hinst) == 20, "an instruction's hot fields stay 20 bytes");
 

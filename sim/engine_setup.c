@@ -188,26 +188,20 @@ static void count_program(engine *e, int64_t *total)
         res->loop_trips[l] = e->loops[l].trips;
         res->loop_unroll[l] = e->loops[l].unroll;
     }
-    /* the instructions one subgroup issues: each loop's times its trips */
-    int64_t per_sg = e->ncode;
-    for (int l = 0; l < e->n_loops && per_sg >= 0; l++) {
-        int64_t body;
-        if (!ls_mul_ok(e->loops[l].end - e->loops[l].begin, e->loops[l].trips - 1, &body) ||
-            per_sg > INT64_MAX - body)
-            per_sg = -1;
-        else
-            per_sg += body;
+    /* the instructions one subgroup issues: each one's issues (a split
+     * load's pieces, none for a packed pair's second half) times its
+     * loop's trips -- per stage, which finish_subgroup counts, and in all */
+    int64_t per_sg = 0;
+    for (int i = 0; i < e->ncode; i++) {
+        int64_t *n = &e->stage_issues[e->code[i].stage], add;
+        int64_t trips = e->code[i].loop >= 0 ? e->loops[e->code[i].loop].trips : 1;
+        if (!ls_mul_ok(trips, e->code[i].issues, &add))
+            add = INT64_MAX;
+        *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
+        per_sg = per_sg < 0 || per_sg > INT64_MAX - add ? -1 : per_sg + add;
     }
     if (per_sg < 0 || !ls_mul_ok(per_sg, d->total_workgroups * e->nsub, total))
         *total = -1;
-    /* each stage's issues by one subgroup, which finish_subgroup counts
-     * (bounded by per_sg where the run is allowed at all) */
-    for (int i = 0; i < e->ncode; i++) {
-        int64_t *n = &e->stage_issues[e->code[i].stage];
-        int64_t add = e->code[i].loop >= 0 ? e->loops[e->code[i].loop].trips : 1;
-        add *= e->code[i].issues;
-        *n = *n > INT64_MAX - add ? INT64_MAX : *n + add;
-    }
 }
 
 ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, ls_sim_result *res,

@@ -2,6 +2,7 @@
  * step of a DPP-lowered gpu.subgroup_reduce, and on one combine of a
  * thread's dependent chain (which it fuses in pairs, which take several),
  * from the tables tools/amd-dpp-counts.py measured (src/amd_dpp_counts.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "amd_dpp_counts.h"
@@ -119,4 +120,32 @@ int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
             return row->n[kind];
     }
     return -1;
+}
+
+/* Packed math, measured with llc-22 (tools/amd-dpp-counts.py --pairs): a
+ * chain of <2 x T> ops costs what a chain of T ops does where the target
+ * pairs lanes -- AMD: f16 and i16 add and multiply (and f16 FMA) on every
+ * measured target (v_pk_add_f16, v_pk_fma_f16, v_pk_add_u16), f32 add,
+ * multiply and FMA on gfx90a/gfx94x/gfx95x (v_pk_fma_f32) and on wave32
+ * gfx11/gfx12 (dual-issued v_dual_fmac_f32); never a max or min (the f16
+ * ones quiet both operands, there is no v_pk_max_f32), bf16 (promoted) or
+ * 32/64-bit integers.  NVIDIA (PTX): f16 and bf16 add, multiply, FMA, max
+ * and min (.f16x2, .bf16x2 on sm_80 and later; f16 from sm_53). */
+bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k)
+{
+    bool arith = k == LS_COMB_ADD || k == LS_COMB_MUL;
+    if (t.amd) {
+        if (!arith)
+            return false;
+        if (type == LS_ET_F16 || type == LS_ET_I16)
+            return t.gfx_major >= 9;
+        return type == LS_ET_F32 &&
+               (ls_plan_target_packed_f32(t) || (t.gfx_major >= 11 && t.wave == 32));
+    }
+    int sm = strncmp(t.arch, "sm_", 3) == 0 ? atoi(t.arch + 3) : 0;
+    bool minmax = k == LS_COMB_MAXIMUMF || k == LS_COMB_MINIMUMF || k == LS_COMB_MAXNUMF ||
+                  k == LS_COMB_MINNUMF;
+    if (type == LS_ET_F16)
+        return arith ? sm >= 53 : minmax && sm >= 80;
+    return type == LS_ET_BF16 && (arith || minmax) && sm >= 80;
 }

@@ -182,6 +182,8 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->combine_alu = ls_plan_combine_alu(t, p->acc_type, p->combiner);
     plan->combine_fuses3 =
         plan->combine_alu == 1 && ls_plan_combine_fuses3(t, p->acc_type, p->combiner);
+    plan->combine_pairs = plan->combine_alu == 1 && !plan->combine_fuses3 &&
+                          ls_plan_combine_pairs(t, p->acc_type, p->combiner);
     const ls_nested_layout *l = &d->layout;
     int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
     if (acc_bits > 32 && !t.amd && !d->tile_and_fuse) /* TileAndFuse: no shuffle at all */
@@ -574,6 +576,16 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 ls_combiner_name(plan->problem->combiner),
                 fused_name(plan->problem, name, sizeof name));
     }
+    if (plan->combine_pairs && plan->acc_registers > 1 && plan->extra_results == 0)
+        fprintf(f,
+                "    (packed math: each step's vector op over the accumulators computes two "
+                "of them an instruction -- %s; llc-22)\n",
+                plan->amd ? (plan->problem->acc_type == LS_ET_F32
+                                 ? (ls_plan_target_packed_f32(plan->target)
+                                        ? "v_pk_add_f32 / v_pk_fma_f32"
+                                        : "wave32's dual-issued v_dual_add_f32 / v_dual_fmac_f32")
+                                 : "v_pk_add_f16 / v_pk_fma_f16 / v_pk_add_u16")
+                          : "add/mul/fma/max.f16x2 or .bf16x2");
     dump_after_loop(plan, f);
 }
 

@@ -38,6 +38,7 @@ ls_status ls_plan_argcmp(const ls_problem *p, const ls_derived *d, ls_plan_targe
     /* its merges are compares and selects of a value and an index, not a
      * chain of one combine (engine_program.c's argcmp template) */
     plan->combine_fuses3 = false;
+    plan->combine_pairs = false;
     plan->ballot = a->ballot;
     plan->cmp_ops = ls_body_alu_ops(&a->cmp);
     /* Implicit indices: arith.addi %iv, %j, then + index_base, then an

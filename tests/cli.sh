@@ -757,7 +757,7 @@ contains "plan json: the FMA chain" "$tmp/plan.flat" '"packed_inner_elements":8,
 contains "plan json: the vector's distributed vector" "$tmp/plan.json" '"distributed_type":"vector<1x1x1x1x1x8xf16>"'
 contains "plan json: the loop's level" "$tmp/plan.json" '"tiling_level":"partial_reduction"'
 contains "plan json: the loop's bound" "$tmp/plan.json" '"upper_bound":8'
-contains "plan json: an f16 sum's combine is one instruction" "$tmp/plan.flat" '"combines_fuse_in_pairs":false,"combine_instructions":1'
+contains "plan json: an f16 sum's combine is one instruction, two accumulators paired" "$tmp/plan.flat" '"combines_fuse_in_pairs":false,"accumulators_paired":true,"combine_instructions":1'
 # An i64 max on gfx942: v_cmp_gt_i64 and two v_cndmask_b32 a combine
 # (tools/amd-dpp-counts.py), said in the text and the JSON.
 sed 's/0.000000e+00 : f16/0 : i64/; s/f16>/i64>/g; s/: f16/: i64/g; s/arith.addf/arith.maxsi/; s/arith.mulf %in, %in_0/arith.muli %in, %in_0/' "$EX/matvec_32000x4096_f16.mlir" >"$tmp/mv_i64.mlir"
@@ -1075,7 +1075,7 @@ contains "budget: check estimate" "$tmp/err" "the functional check would generat
 
 timeout 60 $LANESCOPE sweep --shape 16777216x4096 --iter pr --type f32 --target mi300x --max-configs 100 --csv "$tmp/b.csv" --chart "$tmp/b.png" 2>"$tmp/err"
 [ $? -eq 1 ]; check "budget: sweep refused (exit 1)" $?
-contains "budget: sweep estimate" "$tmp/err" "the sweep would simulate 258550267904 subgroup-instructions over 100 configs, past the budget of 17179869184"
+contains "budget: sweep estimate" "$tmp/err" "the sweep would simulate 194662629376 subgroup-instructions over 100 configs, past the budget of 17179869184"
 [ ! -e "$tmp/b.csv" ] && [ ! -e "$tmp/b.png" ]; check "budget: sweep wrote nothing" $?
 
 # sweep writes files only where --csv/--chart say (issue 16): none in the

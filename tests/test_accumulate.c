@@ -171,13 +171,17 @@ START_TEST(packed_contraction_is_an_fma_chain_then_one_add)
         check_packed(&b.e, cases[c].nacc, 4, true);
         /* the run issues it: 4 rows (one subgroup each) x 2 iterations x
          * (a load of A and of B per accumulator, 4 FMAs and an add per
-         * accumulator) -- no multiply of its own */
+         * accumulator) -- no multiply of its own; gfx942 computes two
+         * accumulators' FMAs (v_pk_fma_f32) and adds (v_pk_add_f32) in one
+         * instruction, NVIDIA one each */
         ls_diag dg;
         ls_diag_clear(&dg);
         ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
         ck_assert_int_eq(b.plan.iterations, 2);
+        int64_t pack = c == 0 ? 2 : 1;
+        ck_assert_int_eq(b.plan.combine_pairs, c == 0);
         ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
-                         4 * 2 * (2 * cases[c].nacc + 4 * cases[c].nacc + cases[c].nacc));
+                         4 * 2 * (2 * cases[c].nacc + (4 * cases[c].nacc + cases[c].nacc) / pack));
         unbuild(&b);
     }
 }
@@ -237,9 +241,14 @@ START_TEST(f16_products_fold_their_extensions_on_amd)
         if (c == 0) /* each step an FMA reading its two loads */
             check_packed(&b.e, cases[c].nacc, 4, true);
         ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
-        /* 4 rows x 2 iterations x (two loads, 4 steps and an add per accumulator) */
+        /* 4 rows x 2 iterations x (two loads, 4 steps and an add per
+         * accumulator), the FMAs and adds two accumulators an instruction
+         * where the target pairs f32 lanes: wave32 gfx1100 (dual issue) and
+         * gfx942 (v_pk_fma_f32), not sm_90 */
+        int64_t pack = c < 2 ? 2 : 1, n = cases[c].nacc;
+        ck_assert_int_eq(b.plan.combine_pairs, c < 2);
         ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
-                         4 * 2 * cases[c].nacc * (2 + 4 * cases[c].per + 1));
+                         4 * 2 * (2 * n + 4 * n * (cases[c].per - 1) + (4 * n + n) / pack));
         unbuild(&b);
     }
     /* a square's one extension folds; one another op also reads stays */
@@ -272,6 +281,72 @@ START_TEST(f16_products_fold_their_extensions_on_amd)
     ck_assert(ls_plan_target_packed_f32(ls_plan_target_from_arch("gfx90a")));
     ck_assert(ls_plan_target_packed_f32(ls_plan_target_from_arch("gfx942")));
     ck_assert(!ls_plan_target_packed_f32(ls_plan_target_from_arch("gfx1100")));
+}
+END_TEST
+
+/* Packed math (llc-22: a chain of <2 x T> ops costs what one of T does):
+ * a step over two accumulators is one instruction where the target pairs
+ * lanes.  An f16 row sum of 4 elements a thread: per accumulator x + 0.0
+ * and 3 adds, then the join (5); gfx942 (2 accumulators) and sm_90 (4)
+ * pair them all: v_pk_add_f16, add.f16x2.  The second of each pair keeps
+ * its own operands and issues in no slot of its own. */
+START_TEST(packed_math_pairs_accumulators)
+{
+    static const struct {
+        const char *chip;
+        int64_t nacc;
+    } cases[] = {{"mi300x", 2}, {"h100", 4}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        built b;
+        build(&b, "sum", "f16", cases[c].chip, 4);
+        ck_assert(b.plan.combine_pairs);
+        ck_assert_int_eq(b.plan.acc_registers, cases[c].nacc);
+        ls_diag dg;
+        ls_diag_clear(&dg);
+        ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
+        /* 4 rows x 2 iterations x (a load per accumulator, then 4 chain
+         * steps and the join, two accumulators an instruction) */
+        int64_t n = cases[c].nacc;
+        ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
+                         4 * 2 * (n + (4 * n + n) / 2));
+        int free_halves = 0;
+        for (int i = b.e.loop_begin; i < b.e.loop_end; i++)
+            if (b.e.code[i].issues == 0) {
+                ck_assert_int_eq(b.e.code[i].kind, I_ALU);
+                ck_assert_int_eq(b.e.code[i - 1].issues, 1); /* its even partner, just before */
+                free_halves++;
+            }
+        ck_assert_int_eq(free_halves, b.e.unroll * (4 * n + n) / 2);
+        unbuild(&b);
+    }
+    /* which targets pair which lanes */
+    ls_plan_target g942 = ls_plan_target_from_arch("gfx942"),
+                   g1030 = ls_plan_target_from_arch("gfx1030"),
+                   g1100 = ls_plan_target_from_arch("gfx1100"),
+                   sm90 = ls_plan_target_from_arch("sm_90"),
+                   sm70 = ls_plan_target_from_arch("sm_70");
+    g942.wave = 64;
+    g1030.wave = 32;
+    ck_assert(ls_plan_combine_pairs(g942, LS_ET_F32, LS_COMB_ADD));
+    ck_assert(ls_plan_combine_pairs(g942, LS_ET_F32, LS_COMB_MUL));
+    ck_assert(!ls_plan_combine_pairs(g942, LS_ET_F32, LS_COMB_MAXNUMF)); /* no v_pk_max_f32 */
+    ck_assert(ls_plan_combine_pairs(g942, LS_ET_F16, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_pairs(g942, LS_ET_F16, LS_COMB_MAXNUMF)); /* quieted: 2 a pair */
+    ck_assert(ls_plan_combine_pairs(g942, LS_ET_I16, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_pairs(g942, LS_ET_BF16, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_pairs(g942, LS_ET_I32, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_pairs(g1030, LS_ET_F32, LS_COMB_ADD));
+    g1100.wave = 32; /* VOPD dual issue is wave32's */
+    ck_assert(ls_plan_combine_pairs(g1100, LS_ET_F32, LS_COMB_ADD));
+    g1100.wave = 64;
+    ck_assert(!ls_plan_combine_pairs(g1100, LS_ET_F32, LS_COMB_ADD));
+    ck_assert(ls_plan_combine_pairs(g1100, LS_ET_F16, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_pairs(sm90, LS_ET_F32, LS_COMB_ADD));
+    ck_assert(ls_plan_combine_pairs(sm90, LS_ET_F16, LS_COMB_MAXIMUMF));
+    ck_assert(ls_plan_combine_pairs(sm90, LS_ET_BF16, LS_COMB_ADD));
+    ck_assert(ls_plan_combine_pairs(sm70, LS_ET_F16, LS_COMB_ADD));
+    ck_assert(!ls_plan_combine_pairs(sm70, LS_ET_F16, LS_COMB_MAXIMUMF));
+    ck_assert(!ls_plan_combine_pairs(sm70, LS_ET_BF16, LS_COMB_ADD));
 }
 END_TEST
 
@@ -609,6 +684,7 @@ static Suite *accumulate_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, packed_contraction_is_an_fma_chain_then_one_add);
     tcase_add_test(tc, f16_products_fold_their_extensions_on_amd);
+    tcase_add_test(tc, packed_math_pairs_accumulators);
     tcase_add_test(tc, packed_sums_start_from_the_identity);
     tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
     tcase_add_test(tc, unroller_counts_the_fma_chain);

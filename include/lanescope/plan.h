@@ -149,6 +149,9 @@ typedef struct {
     /* LLVM fuses two dependent combines into one three-operand instruction
      * (ls_plan_combine_fuses3): a thread's chains of them take half */
     bool combine_fuses3;
+    /* the target pairs two accumulators' combines (or FMAs) of a step in
+     * one packed instruction (ls_plan_combine_pairs) */
+    bool combine_pairs;
 
     /* LOAD_ACCUMULATE */
     int64_t iterations;      /* loop trip count (1: elided) */
@@ -316,6 +319,11 @@ ls_reduce_value ls_plan_reduce_value(const ls_plan *plan);
  * and on NVIDIA; an AMD arch the table lacks falls back to
  * ls_bf16_combine_alu. */
 int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k);
+
+/* Whether target t computes two lanes of a vector combine of `type` with
+ * k (an add also stands for its FMA) in one instruction: packed math on a
+ * chain step's accumulators (src/amd_dpp.c says which, from llc-22). */
+bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k);
 
 /* Whether LLVM fuses two dependent combines of `type` with k into one
  * three-operand instruction on target t (v_max3_f32, v_add3_u32, ...):
