@@ -124,8 +124,9 @@ int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
 
 /* Packed math, measured with llc-22 (tools/amd-dpp-counts.py --pairs): a
  * chain of <2 x T> ops costs what a chain of T ops does where the target
- * pairs lanes -- AMD: f16 and i16 add and multiply (and f16 FMA) on every
- * measured target (v_pk_add_f16, v_pk_fma_f16, v_pk_add_u16), f32 add,
+ * pairs lanes -- AMD: f16 and i16 add and multiply (and f16 FMA, i16 max
+ * and min) on every measured target (v_pk_add_f16, v_pk_fma_f16,
+ * v_pk_add_u16, v_pk_max_i16), f32 add,
  * multiply and FMA on gfx90a/gfx94x/gfx95x (v_pk_fma_f32) and on wave32
  * gfx11/gfx12 (dual-issued v_dual_fmac_f32); never a max or min (the f16
  * ones quiet both operands, there is no v_pk_max_f32), bf16 (promoted) or
@@ -135,9 +136,13 @@ bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
     bool arith = k == LS_COMB_ADD || k == LS_COMB_MUL;
     if (t.amd) {
+        bool imax =
+            k == LS_COMB_MAXSI || k == LS_COMB_MINSI || k == LS_COMB_MAXUI || k == LS_COMB_MINUI;
+        if (type == LS_ET_I16 && (arith || imax))
+            return t.gfx_major >= 9;
         if (!arith)
             return false;
-        if (type == LS_ET_F16 || type == LS_ET_I16)
+        if (type == LS_ET_F16)
             return t.gfx_major >= 9;
         return type == LS_ET_F32 &&
                (ls_plan_target_packed_f32(t) || (t.gfx_major >= 11 && t.wave == 32));

@@ -333,6 +333,7 @@ START_TEST(packed_math_pairs_accumulators)
     ck_assert(ls_plan_combine_pairs(g942, LS_ET_F16, LS_COMB_ADD));
     ck_assert(!ls_plan_combine_pairs(g942, LS_ET_F16, LS_COMB_MAXNUMF)); /* quieted: 2 a pair */
     ck_assert(ls_plan_combine_pairs(g942, LS_ET_I16, LS_COMB_ADD));
+    ck_assert(ls_plan_combine_pairs(g942, LS_ET_I16, LS_COMB_MAXSI)); /* v_pk_max_i16 */
     ck_assert(!ls_plan_combine_pairs(g942, LS_ET_BF16, LS_COMB_ADD));
     ck_assert(!ls_plan_combine_pairs(g942, LS_ET_I32, LS_COMB_ADD));
     ck_assert(!ls_plan_combine_pairs(g1030, LS_ET_F32, LS_COMB_ADD));

@@ -37,6 +37,7 @@ which the engine's DPP latency covers) and memory instructions.
 
     tools/amd-dpp-counts.py [--llc llc-22] > src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
+    tools/amd-dpp-counts.py --pairs    (packed math: ls_plan_combine_pairs's facts)
 
 Needs llc-22 (Debian's llvm-22).  Takes a few minutes.
 """
@@ -292,6 +293,87 @@ def chain_table(llc):
     return out
 
 
+PAIR_TYPES = [('f32', 'float'), ('f16', 'half'), ('bf16', 'bfloat'), ('i32', 'i32'), ('i16', 'i16')]
+PAIR_OPS = ['add', 'mul', 'fma', 'max']
+
+
+def pair_text(llty, op, lanes, n, nvptx=False):
+    """A chain of n ops on <lanes x llty> values a thread loads (lanes 1: the
+    scalar op), the accumulate loop's step over its accumulators."""
+    isf = llty in ('float', 'half', 'bfloat')
+    sfx = suffix(llty)
+    vt = '<%d x %s>' % (lanes, llty) if lanes > 1 else llty
+    vs = 'v%d%s' % (lanes, sfx) if lanes > 1 else sfx
+    tid = 'llvm.nvvm.read.ptx.sreg.tid.x' if nvptx else 'llvm.amdgcn.workitem.id.x'
+    lines = ['target triple = "%s"' % ('nvptx64-nvidia-cuda' if nvptx else 'amdgcn-amd-amdhsa'),
+             'declare i32 @%s()' % tid]
+    if op == 'fma':
+        lines.append('declare %s @llvm.fma.%s(%s, %s, %s)' % (vt, vs, vt, vt, vt))
+    elif op == 'max':
+        lines.append('declare %s @llvm.%s.%s(%s, %s)' % (vt, 'maxnum' if isf else 'smax', vs, vt,
+                                                          vt))
+    lines.append('define %svoid @f(ptr addrspace(1) %%p, ptr addrspace(1) %%o) {' %
+                 ('' if nvptx else 'amdgpu_kernel '))
+    lines.append('  %%tid = call i32 @%s()' % tid)
+    lines.append('  %%q = getelementptr [%d x %s], ptr addrspace(1) %%p, i32 %%tid' % (n + 1, vt))
+    acc = '%x0'
+    for i in range(n + 1):
+        lines.append('  %%g%d = getelementptr %s, ptr addrspace(1) %%q, i32 %d' % (i, vt, i))
+        lines.append('  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, vt, i))
+        if i == 0:
+            continue
+        if op in ('add', 'mul'):
+            lines.append('  %%a%d = %s%s %s %s, %%x%d' % (i, 'f' if isf else '', op, vt, acc, i))
+        elif op == 'fma':
+            lines.append('  %%a%d = call %s @llvm.fma.%s(%s %%x%d, %s %%x%d, %s %s)' %
+                         (i, vt, vs, vt, i, vt, i, vt, acc))
+        else:
+            lines.append('  %%a%d = call %s @llvm.%s.%s(%s %s, %s %%x%d)' %
+                         (i, vt, 'maxnum' if isf else 'smax', vs, vt, acc, vt, i))
+        acc = '%%a%d' % i
+    lines += ['  %%r = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % vt,
+              '  store %s %s, ptr addrspace(1) %%r' % (vt, acc), '  ret void', '}']
+    return '\n'.join(lines) + '\n'
+
+
+def ptx_count(llc, sm, text):
+    p = subprocess.run([llc, '-O3', '-mtriple=nvptx64-nvidia-cuda', '-mcpu=' + sm, '-', '-o', '-'],
+                       input=text, capture_output=True, text=True)
+    if p.returncode:
+        return -1
+    return sum(1 for line in p.stdout.splitlines()
+               if re.match(r'^(add|mul|fma|max|min|sub|setp|selp)\.', line.strip()))
+
+
+def pairs_report(llc):
+    """Per target, type and op: what 16 chained ops cost as scalars and as
+    two-lane vectors (ls_plan_combine_pairs follows it: equal costs pair)."""
+    print('16 chained ops: scalar / <2 x T> (equal: the target pairs the lanes)')
+    for arch, wave in [(a, 64 if a.startswith('gfx9') else w) for a in CHAIN_ARCHS
+                       for w in ((32, 64) if not a.startswith('gfx9') else (64,))]:
+        row = []
+        for name, llty in PAIR_TYPES:
+            for op in PAIR_OPS:
+                if op == 'fma' and llty.startswith('i'):
+                    continue
+                c = [count(llc, arch, wave, pair_text(llty, op, lanes, CHAIN_LONG)) -
+                     count(llc, arch, wave, pair_text(llty, op, lanes, CHAIN_SHORT))
+                     for lanes in (1, 2)]
+                row.append('%s %s %d/%d' % (name, op, c[0], c[1]))
+        print('%s wave%d: %s' % (arch, wave, ', '.join(row)))
+    for sm in ('sm_70', 'sm_80', 'sm_90'):
+        row = []
+        for name, llty in PAIR_TYPES:
+            for op in PAIR_OPS:
+                if op == 'fma' and llty.startswith('i'):
+                    continue
+                c = [ptx_count(llc, sm, pair_text(llty, op, lanes, CHAIN_LONG, True)) -
+                     ptx_count(llc, sm, pair_text(llty, op, lanes, CHAIN_SHORT, True))
+                     for lanes in (1, 2)]
+                row.append('%s %s %d/%d' % (name, op, c[0], c[1]))
+        print('%s (PTX arithmetic): %s' % (sm, ', '.join(row)))
+
+
 def table(llc):
     out = []
     out.append('/* amd_dpp_counts.c: the instructions LLVM\'s AMDGPU backend spends on each\n'
@@ -327,7 +409,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--llc', default='llc-22')
     ap.add_argument('--check', metavar='FILE', help='compare with FILE instead of printing')
+    ap.add_argument('--pairs', action='store_true',
+                    help='report which targets pair the lanes of a two-lane op (packed math)')
     a = ap.parse_args()
+    if a.pairs:
+        try:
+            pairs_report(a.llc)
+        except (OSError, RuntimeError) as e:
+            print('amd-dpp-counts: %s' % e, file=sys.stderr)
+            return 1
+        return 0
     try:
         text = table(a.llc)
     except (OSError, RuntimeError) as e:
