@@ -201,10 +201,10 @@ typedef struct {
     int n; /* instructions the combine took */
 } last_combine;
 
-static void pair_with(engine *e, last_combine *prev, int64_t a, int64_t step, int first, bool on)
+static void pair_with(engine *e, last_combine *prev, int64_t a, int64_t step, int first)
 {
     int n = e->ncode - first;
-    if (on && n == 1 && (a & 1) && prev->acc == a - 1 && prev->step == step && prev->n == 1)
+    if (n == 1 && (a & 1) && prev->acc == a - 1 && prev->step == step && prev->n == 1)
         e->code[first].issues = 0;
     *prev = (last_combine){a, step, n};
 }
@@ -238,7 +238,7 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
             else
                 chain_add(e, j, c, v, extra, fuse);
             if (lc) /* pairing: one result (ls_engine_emit_accumulate) */
-                pair_with(e, lc, acc_of[r], stepc[acc_of[r]]++, first, true);
+                pair_with(e, lc, acc_of[r], stepc[acc_of[r]]++, first);
         }
     }
 }
@@ -262,7 +262,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     for (size_t s = 0; s < slots; s++)
         acc[s] = (chain){CARRIED, -1, -1};
     /* packed math pairs the accumulators of one result's vector ops */
-    bool pairs = pl->combine_pairs && !fuse && n_res == 1;
+    bool pairs = ls_plan_pairs_accumulators(pl); /* never with a fused combine */
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
@@ -282,7 +282,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
             int first = e->ncode; /* the packed chain's value into the accumulator */
             chain_add(e, j, &acc[s], t, -1, fuse);
             if (pairs)
-                pair_with(e, &lc, (int64_t)s, 0, first, true);
+                pair_with(e, &lc, (int64_t)s, 0, first);
         }
     }
     free(stepc);

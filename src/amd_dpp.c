@@ -132,6 +132,22 @@ int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
  * ones quiet both operands, there is no v_pk_max_f32), bf16 (promoted) or
  * 32/64-bit integers.  NVIDIA (PTX): f16 and bf16 add, multiply, FMA, max
  * and min (.f16x2, .bf16x2 on sm_80 and later; f16 from sm_53). */
+bool ls_plan_pairs_accumulators(const ls_plan *plan)
+{
+    return plan->combine_pairs && plan->acc_registers > 1 && plan->extra_results == 0;
+}
+
+const char *ls_plan_pair_instructions(const ls_plan *plan)
+{
+    if (!plan->amd)
+        return "add/mul/fma/max.f16x2 or .bf16x2";
+    if (plan->problem->acc_type != LS_ET_F32)
+        return "v_pk_add_f16 / v_pk_fma_f16 / v_pk_add_u16";
+    return ls_plan_target_packed_f32(plan->target)
+               ? "v_pk_add_f32 / v_pk_fma_f32"
+               : "wave32's dual-issued v_dual_add_f32 / v_dual_fmac_f32";
+}
+
 bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
     bool arith = k == LS_COMB_ADD || k == LS_COMB_MUL;

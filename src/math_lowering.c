@@ -330,6 +330,13 @@ bool ls_body_mul_one_alu(const ls_body *b, ls_elem_type acc, ls_plan_target t)
            c.alu == 1 && c.sfu == 0;
 }
 
+/* gfx90a, gfx94x and gfx95x: FeaturePackedFP32Ops (plan.h) */
+bool ls_plan_target_packed_f32(ls_plan_target t)
+{
+    return t.amd && (strcmp(t.arch, "gfx90a") == 0 || strncmp(t.arch, "gfx94", 5) == 0 ||
+                     strncmp(t.arch, "gfx95", 5) == 0);
+}
+
 /* AMD targets whose ISA has v_fma_mix_f32 (FeatureFmaMixInsts): llc-22
  * forms it on gfx906, gfx908, gfx90a, gfx94x, gfx95x and every gfx10-12,
  * not on gfx900 or gfx90c. */
@@ -340,14 +347,7 @@ bool ls_plan_target_fma_mix(ls_plan_target t)
     if (t.gfx_major >= 10)
         return true;
     return t.gfx_major == 9 && (strcmp(t.arch, "gfx906") == 0 || strcmp(t.arch, "gfx908") == 0 ||
-                                strcmp(t.arch, "gfx90a") == 0 || strncmp(t.arch, "gfx94", 5) == 0 ||
-                                strncmp(t.arch, "gfx95", 5) == 0);
-}
-
-bool ls_plan_target_packed_f32(ls_plan_target t)
-{
-    return t.amd && (strcmp(t.arch, "gfx90a") == 0 || strncmp(t.arch, "gfx94", 5) == 0 ||
-                     strncmp(t.arch, "gfx95", 5) == 0);
+                                ls_plan_target_packed_f32(t));
 }
 
 int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t)

@@ -576,16 +576,11 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 ls_combiner_name(plan->problem->combiner),
                 fused_name(plan->problem, name, sizeof name));
     }
-    if (plan->combine_pairs && plan->acc_registers > 1 && plan->extra_results == 0)
+    if (ls_plan_pairs_accumulators(plan))
         fprintf(f,
                 "    (packed math: each step's vector op over the accumulators computes two "
                 "of them an instruction -- %s; llc-22)\n",
-                plan->amd ? (plan->problem->acc_type == LS_ET_F32
-                                 ? (ls_plan_target_packed_f32(plan->target)
-                                        ? "v_pk_add_f32 / v_pk_fma_f32"
-                                        : "wave32's dual-issued v_dual_add_f32 / v_dual_fmac_f32")
-                                 : "v_pk_add_f16 / v_pk_fma_f16 / v_pk_add_u16")
-                          : "add/mul/fma/max.f16x2 or .bf16x2");
+                ls_plan_pair_instructions(plan));
     dump_after_loop(plan, f);
 }
 

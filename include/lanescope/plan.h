@@ -324,6 +324,12 @@ int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k);
  * k (an add also stands for its FMA) in one instruction: packed math on a
  * chain step's accumulators (src/amd_dpp.c says which, from llc-22). */
 bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k);
+/* Whether plan's accumulate loop computes two accumulators an instruction:
+ * combine_pairs, more than one accumulator, one result (a multi-result
+ * kernel's chains stay apart). */
+bool ls_plan_pairs_accumulators(const ls_plan *plan);
+/* The packed instructions that pair plan's accumulators, for --dump-plan. */
+const char *ls_plan_pair_instructions(const ls_plan *plan);
 
 /* Whether LLVM fuses two dependent combines of `type` with k into one
  * three-operand instruction on target t (v_max3_f32, v_add3_u32, ...):

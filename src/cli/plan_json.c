@@ -170,9 +170,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "fused_multiply_add",
          json_object_new_string(ls_fma_kind_name(ls_functional_fma(plan))));
     jset(o, "combines_fuse_in_pairs", json_object_new_boolean(plan->combine_fuses3));
-    jset(o, "accumulators_paired",
-         json_object_new_boolean(plan->combine_pairs && plan->acc_registers > 1 &&
-                                 plan->extra_results == 0));
+    jset(o, "accumulators_paired", json_object_new_boolean(ls_plan_pairs_accumulators(plan)));
     jset(o, "combine_instructions",
          json_object_new_int(plan->combine_alu > 1 ? plan->combine_alu : 1));
     json_object *tr = json_object_new_object();
