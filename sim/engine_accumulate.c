@@ -28,6 +28,7 @@
  * over the accumulators), then the combines with the accumulators.
  * docs/timing-model.md, "The accumulate stage". */
 #include <stdlib.h>
+#include <string.h>
 
 #include "lanescope/functional.h"
 #include "lanescope/layout.h"
@@ -68,7 +69,7 @@ int64_t ls_engine_accumulate_cap(const engine *e)
 /* The body's ops for register r of iteration j (less the multiply an FMA
  * absorbs): the last one's index, or the first operand's when none. *extra:
  * the multiply's second operand when it reads an input directly. */
-static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int *extra)
+static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int paired, int *extra)
 {
     const ls_plan *pl = e->plan;
     int nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
@@ -83,6 +84,8 @@ static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int *extra
         v = ls_engine_emit(e, alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
                            o + 1 < pl->n_inputs ? ld[o + 1] : -1);
         e->code[v].iter_offset = (int)j;
+        if (alu && o < paired) /* the second half of its neighbour's packed op */
+            e->code[v].issues = 0;
     }
     /* op o of the chain reads input o + 1: the multiply, op nb - 1 */
     *extra = fused && nb < pl->n_inputs ? ld[nb] : -1;
@@ -198,15 +201,17 @@ static int chain_flush(engine *e, int64_t j, chain *c)
  * step: it keeps its own operands but takes no issue slot (issues 0). */
 typedef struct {
     int64_t acc, step;
-    int n; /* instructions the combine took */
+    int n;       /* instructions the combine took */
+    int64_t run; /* ls_plan_pair_run of the accumulators */
 } last_combine;
 
 static void pair_with(engine *e, last_combine *prev, int64_t a, int64_t step, int first)
 {
     int n = e->ncode - first;
-    if (n == 1 && (a & 1) && prev->acc == a - 1 && prev->step == step && prev->n == 1)
+    if (n == 1 && ls_plan_pairs_previous(prev->run, a) && prev->acc == a - 1 &&
+        prev->step == step && prev->n == 1)
         e->code[first].issues = 0;
-    *prev = (last_combine){a, step, n};
+    *prev = (last_combine){a, step, n, prev->run};
 }
 
 /* Iteration j's registers: each one's body, then its combine into its
@@ -214,21 +219,32 @@ static void pair_with(engine *e, last_combine *prev, int64_t a, int64_t step, in
  * accumulator, the chain steps issued in this iteration (zeroed). */
 static void emit_iteration(engine *e, int64_t j, const int *first_in, const int64_t *order,
                            const int64_t *acc_of, chain *acc, chain *inner, bool fuse,
-                           int64_t *stepc, last_combine *lc)
+                           int64_t *stepc, last_combine *lc, bool *body_done)
 {
     const ls_plan *pl = e->plan;
     ls_fma_kind fk = timed_fma(e);
     bool grouped = pl->inner_elems > 1 || e->d->local_reduce_all;
-    int64_t n_res = 1 + pl->extra_results;
-    for (int64_t i = 0; i < e->d->elems_per_iteration; i++) {
+    int64_t n_res = 1 + pl->extra_results, regs = e->d->elems_per_iteration;
+    /* packed math in the body: the second of two neighbouring registers
+     * (ls_plan_pair_run) issues its paired ops with the first's; not the
+     * multiply an FMA absorbs */
+    int64_t run = ls_plan_pair_run(pl, false);
+    int paired = ls_plan_body_pairs_issued(pl);
+    memset(body_done, 0, (size_t)(regs > 0 ? regs : 1) * sizeof *body_done);
+    for (int64_t i = 0; i < regs; i++) {
         int64_t r = order[i];
         int ld[LS_MAX_INPUTS];
         for (int k = 0; k < pl->n_inputs; k++)
             ld[k] = pl->inputs[k].loads == 0
                         ? e->held[k] - 1 /* in registers: -1, or a fused kernel's result */
                         : first_in[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+        int64_t partner = ls_plan_pairs_previous(run, r)                       ? r - 1
+                          : r + 1 < regs && ls_plan_pairs_previous(run, r + 1) ? r + 1
+                                                                               : -1;
+        bool second = partner >= 0 && body_done[partner];
+        body_done[r] = true;
         int extra;
-        int v = emit_body(e, ld, j, fk != LS_FMA_NONE, &extra);
+        int v = emit_body(e, ld, j, fk != LS_FMA_NONE, second ? paired : 0, &extra);
         for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
             chain *c = grouped ? &inner[acc_of[r] * n_res + x] : &acc[acc_of[r] * n_res + x];
             int first = e->ncode;
@@ -263,6 +279,16 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
         acc[s] = (chain){CARRIED, -1, -1};
     /* packed math pairs the accumulators of one result's vector ops */
     bool pairs = ls_plan_pairs_accumulators(pl); /* never with a fused combine */
+    int64_t run = ls_plan_pair_run(pl, true);
+    /* On NVIDIA (run > 0) a multi_reduction's chain over a thread's
+     * registers is each accumulator's own vector.reduction (the
+     * InnerReduction reorder of LLVMGPUVectorLowering.cpp, then
+     * LLVMGPUVectorMultiReductionLowering.cpp): an ordered scalar chain
+     * that nothing pairs without the SLP vectorizer.  Only an FMA chain
+     * (ContractToChainFMA) steps over the accumulators' vector; the joins
+     * into the accumulators are elementwise. */
+    bool chain_pairs = pairs && (run == 0 || !(packed || whole) || fk != LS_FMA_NONE);
+    bool *body_done = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *body_done);
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
@@ -272,9 +298,10 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
             inner[s] = (chain){-1, -1, -1};
             stepc[s] = 0;
         }
-        last_combine lc = {-1, -1, 0};
-        emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse, stepc, pairs ? &lc : NULL);
-        lc = (last_combine){-1, -1, 0};
+        last_combine lc = {-1, -1, 0, run};
+        emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse, stepc,
+                       chain_pairs ? &lc : NULL, body_done);
+        lc = (last_combine){-1, -1, 0, run};
         for (size_t s = 0; s < slots && (packed || whole); s++) {
             int t = chain_flush(e, j, &inner[s]);
             if (whole)
@@ -286,6 +313,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
         }
     }
     free(stepc);
+    free(body_done);
     /* the back edge: the trip's first combine into each accumulator reads
      * the last one (u = 1 and one combine: its own) */
     for (size_t s = 0; s < slots && !whole; s++) {

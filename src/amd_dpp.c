@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "amd_dpp_counts.h"
+#include "lanescope/functional.h"
 #include "lanescope/plan.h"
 
 /* The measured arch standing in for arch: itself, else the one of its
@@ -134,7 +135,42 @@ int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
  * and min (.f16x2, .bf16x2 on sm_80 and later; f16 from sm_53). */
 bool ls_plan_pairs_accumulators(const ls_plan *plan)
 {
-    return plan->combine_pairs && plan->acc_registers > 1 && plan->extra_results == 0;
+    return plan->combine_pairs && plan->acc_registers > 1 && plan->extra_results == 0 &&
+           ls_plan_pair_run(plan, true) != 1;
+}
+
+int64_t ls_plan_pair_run(const ls_plan *plan, bool accumulators)
+{
+    const ls_derived *d = plan->derived;
+    if (plan->amd)
+        return 0;
+    if (d == NULL)
+        return 1;
+    const ls_problem *p = plan->problem;
+    /* the accumulators' vector: the body's dims less the packed inner ones
+     * a chain reduces, and less the reduced ones where a thread's
+     * registers of an output share one accumulator (local_reduce_all) */
+    for (int k = d->body_rank - 1; k >= 0; k--)
+        if (!accumulators ||
+            !(d->body_inner[k] || (d->local_reduce_all && p->is_reduction[d->body_origin[k]])))
+            return d->layout.element_tile[k];
+    return 1;
+}
+
+int ls_plan_body_pairs_issued(const ls_plan *plan)
+{
+    if (ls_plan_pair_run(plan, false) == 1)
+        return 0;
+    /* the engine's FMA (timed_fma): one result, a multiply of one
+     * instruction, a lowering that fuses */
+    bool fused = plan->extra_results == 0 && plan->body_mul_one_alu &&
+                 ls_functional_fma(plan) != LS_FMA_NONE;
+    return plan->body_pair_alu - (fused && plan->body_mul_pairs);
+}
+
+bool ls_plan_pairs_previous(int64_t run, int64_t i)
+{
+    return ((run > 0 ? i % run : i) & 1) != 0;
 }
 
 const char *ls_plan_pair_instructions(const ls_plan *plan)

@@ -12,6 +12,7 @@
  * uses the target's special-function unit.  The table below gives, per op
  * and per backend, the counts from those sources (docs/timing-model.md,
  * "Math ops"). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lanescope/body.h"
@@ -371,6 +372,55 @@ int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t)
             other = b->inst[k].a == i || b->inst[k].b == i || b->inst[k].c == i;
         n += !other;
     }
+    return n;
+}
+
+/* Packed math on a body op (tools/amd-dpp-counts.py --pairs, llc-22): an
+ * add, subtract (an add with a negated operand: v_pk_add_f16's neg_lo/hi,
+ * sub.f16x2), multiply or FMA pairs where a combine of its type does
+ * (ls_plan_combine_pairs), an integer multiply by a constant excepted (it
+ * becomes shifts); a truncf of f32 to f16 or bf16 on gfx950
+ * (v_cvt_pk_f16_f32, v_cvt_pk_bf16_f32) and sm_80 and later
+ * (cvt.rn.f16x2.f32, cvt.rn.bf16x2.f32).  An extf never pairs (one
+ * v_cvt_f32_f16 or cvt.f32.f16 an element everywhere), nor an op that
+ * costs more than one instruction (promoted bf16, a math routine). */
+bool ls_body_op_pairs(const ls_body *b, int i, ls_plan_target t)
+{
+    const ls_body_inst *in = &b->inst[i];
+    op_cost c;
+    int ir;
+    const char *how;
+    ls_body_opcode op = (ls_body_opcode)in->op;
+    ls_elem_type ty = (ls_elem_type)in->type;
+    if (!inst_cost(b, in, t, &c, &ir, &how) || c.alu != 1 || c.sfu != 0)
+        return false;
+    if (op == LS_BOP_TRUNCF) {
+        bool narrow = in->src == LS_ET_F32 && (ty == LS_ET_F16 || ty == LS_ET_BF16);
+        return narrow && (t.amd ? strncmp(t.arch, "gfx95", 5) == 0
+                                : strncmp(t.arch, "sm_", 3) == 0 && atoi(t.arch + 3) >= 80);
+    }
+    if (how != NULL)
+        return false;
+    ls_combiner k;
+    if (op == LS_BOP_SUBF || op == LS_BOP_SUBI || op == LS_BOP_FMA)
+        k = LS_COMB_ADD;
+    else if (!as_combiner(op, &k))
+        return false;
+    if (op == LS_BOP_MULI && ((in->a >= 0 && b->inst[in->a].op == LS_BOP_CONST) ||
+                              (in->b >= 0 && b->inst[in->b].op == LS_BOP_CONST)))
+        return false;
+    return ls_plan_combine_pairs(t, ty, k);
+}
+
+int ls_body_paired_ops(const ls_body *b, ls_plan_target t, bool *last_mul)
+{
+    int n = 0;
+    *last_mul = false;
+    for (int i = 0; i < b->n; i++)
+        if (ls_body_op_pairs(b, i, t)) {
+            n++;
+            *last_mul = i == b->n - 1 && b->inst[i].op == LS_BOP_MULF;
+        }
     return n;
 }
 

@@ -218,6 +218,7 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     ls_body_machine_ops(&p->body, t, &plan->body_machine_alu_ops, &plan->body_sfu_ops);
     plan->body_mul_one_alu = ls_body_mul_one_alu(&p->body, p->acc_type, t);
     plan->body_ir_ops = ls_body_ir_ops(&p->body, t);
+    plan->body_pair_alu = ls_body_paired_ops(&p->body, t, &plan->body_mul_pairs);
 
     plan_accumulators(p, d, plan);
     /* v_fma_mix_f32 where LLVM picks it: a scalar FMA, or any FMA on a
@@ -382,12 +383,47 @@ static void dump_combine(const ls_plan *plan, FILE *f)
                 "Fast)\n    }\n",
                 (long long)plan->acc_registers);
     else
-        fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulators)\n    }\n", kind,
-                val, (long long)plan->acc_registers);
+        fprintf(f, "      %%acc = %s(%%acc, %s) elementwise (%lld accumulator%s)\n    }\n", kind,
+                val, (long long)plan->acc_registers, plan->acc_registers == 1 ? "" : "s");
 }
 
 /* The three-operand instruction LLVM fuses two of the plan's combines into
  * (plan.combine_fuses3), by its AMD mnemonic. */
+/* Packed math in the body: which neighbouring registers share an
+ * instruction (ls_plan_pair_run) and how many of the body's. */
+static void dump_body_pairs(const ls_plan *plan, FILE *f)
+{
+    int n = ls_plan_body_pairs_issued(plan);
+    int64_t run = ls_plan_pair_run(plan, false);
+    if (n <= 0)
+        return;
+    bool fused = n < plan->body_pair_alu; /* the FMA's multiply */
+    char within[128] = "";
+    if (run > 0)
+        snprintf(within, sizeof within,
+                 " of the same innermost %lld-element vector (IREE's CUDA target runs no SLP "
+                 "vectorizer)",
+                 (long long)run);
+    /* the ops, each kind once, in body order */
+    const ls_body *b = &plan->problem->body;
+    char ops[160] = "";
+    size_t len = 0;
+    for (int i = 0; i < b->n && len < sizeof ops; i++) {
+        const char *name = ls_body_opcode_name((ls_body_opcode)b->inst[i].op);
+        if (!ls_body_op_pairs(b, i, plan->target) || strstr(ops, name))
+            continue;
+        if (fused && i == b->n - 1)
+            continue; /* the FMA's */
+        len += (size_t)snprintf(ops + len, sizeof ops - len, "%s%s", len ? ", " : "", name);
+    }
+    fprintf(f,
+            "        (packed math: %d of these instructions (%s) compute%s two neighbouring "
+            "elements%s at once -- %s; llc-22)\n",
+            n, ops, n == 1 ? "s" : "", within,
+            plan->amd ? "v_pk_add_f16 (a subf too), v_pk_mul_f16, v_pk_fma_f32, v_cvt_pk_f16_f32"
+                      : "add/sub/mul/fma.f16x2, cvt.rn.f16x2.f32");
+}
+
 static const char *fused_name(const ls_problem *p, char *buf, size_t size)
 {
     const char *ty = ls_elem_type_is_float(p->acc_type) ? "f" : "i";
@@ -562,6 +598,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                     plan->body_fma_mix_exts == 2 ? "both" : "the",
                     plan->body_machine_alu_ops - plan->body_fma_mix_exts,
                     plan->body_machine_alu_ops - plan->body_fma_mix_exts == 1 ? "" : "s");
+        dump_body_pairs(plan, f);
         if (p->body.muladd_fused)
             fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
                        "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "
@@ -576,11 +613,19 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 ls_combiner_name(plan->problem->combiner),
                 fused_name(plan->problem, name, sizeof name));
     }
-    if (ls_plan_pairs_accumulators(plan))
+    int64_t run = ls_plan_pair_run(plan, true);
+    if (ls_plan_pairs_accumulators(plan) && run == 0)
         fprintf(f,
                 "    (packed math: each step's vector op over the accumulators computes two "
                 "of them an instruction -- %s; llc-22)\n",
                 ls_plan_pair_instructions(plan));
+    else if (ls_plan_pairs_accumulators(plan))
+        fprintf(f,
+                "    (packed math: the accumulators' vector ops compute two neighbours of the "
+                "same innermost %lld-element vector an instruction -- %s; an FMA chain's steps "
+                "and the joins, not a multi_reduction's per-accumulator chains; IREE's CUDA "
+                "target runs no SLP vectorizer)\n",
+                (long long)run, ls_plan_pair_instructions(plan));
     dump_after_loop(plan, f);
 }
 

@@ -61,13 +61,12 @@ typedef struct {
 } built;
 
 /* tiling: the reduction's tiling keys, each followed by ", " */
-static void build_tiled(built *b, const char *body, const char *ty, const char *chip, int t,
-                        const char *tiling)
+/* text's one reduction built for chip (mi300x: gfx942, else sm_90) */
+static void build_text(built *b, const char *text, const char *chip)
 {
-    char text[4096];
     ls_diag dg;
     bool amd = strcmp(chip, "mi300x") == 0;
-    b->m = load_text(text_of(text, sizeof text, body, ty, amd ? 64 : 32, t, tiling), &dg);
+    b->m = load_text(text, &dg);
     ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
     ls_module_set_math(b->m, ls_math_mode_for_arch(amd ? "gfx942" : "sm_90"));
     const ls_problem *p = &b->m->problems[0];
@@ -80,6 +79,14 @@ static void build_tiled(built *b, const char *body, const char *ty, const char *
     int64_t total;
     ck_assert_msg(ls_engine_prepare(&b->e, &b->plan, &b->hw, &b->res, NULL, &total, &dg) == LS_OK,
                   "%s", dg.msg);
+}
+
+static void build_tiled(built *b, const char *body, const char *ty, const char *chip, int t,
+                        const char *tiling)
+{
+    char text[4096];
+    bool amd = strcmp(chip, "mi300x") == 0;
+    build_text(b, text_of(text, sizeof text, body, ty, amd ? 64 : 32, t, tiling), chip);
 }
 
 static void build(built *b, const char *body, const char *ty, const char *chip, int t)
@@ -287,28 +294,35 @@ END_TEST
 /* Packed math (llc-22: a chain of <2 x T> ops costs what one of T does):
  * a step over two accumulators is one instruction where the target pairs
  * lanes.  An f16 row sum of 4 elements a thread: per accumulator x + 0.0
- * and 3 adds, then the join (5); gfx942 (2 accumulators) and sm_90 (4)
- * pair them all: v_pk_add_f16, add.f16x2.  The second of each pair keeps
- * its own operands and issues in no slot of its own. */
+ * and 3 adds, then the join (5); gfx942 (2 accumulators) pairs them all
+ * (v_pk_add_f16; LLVM's SLP vectorizer and the backend pair independent
+ * scalar ops).  sm_90 (4) pairs none: the accumulators are the batch dim
+ * of vector<4x1x..xf16>, which LLVMGPULegalizeNDVectors splits into four
+ * 1-element vectors, and IREE's CUDA target runs no SLP vectorizer.  The
+ * second of each pair keeps its own operands and issues in no slot of its
+ * own. */
 START_TEST(packed_math_pairs_accumulators)
 {
     static const struct {
         const char *chip;
         int64_t nacc;
-    } cases[] = {{"mi300x", 2}, {"h100", 4}};
+        bool paired;
+    } cases[] = {{"mi300x", 2, true}, {"h100", 4, false}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         built b;
         build(&b, "sum", "f16", cases[c].chip, 4);
         ck_assert(b.plan.combine_pairs);
         ck_assert_int_eq(b.plan.acc_registers, cases[c].nacc);
+        ck_assert_int_eq(ls_plan_pairs_accumulators(&b.plan), cases[c].paired);
+        ck_assert_int_eq(ls_plan_pair_run(&b.plan, true), cases[c].paired ? 0 : 1);
         ls_diag dg;
         ls_diag_clear(&dg);
         ck_assert_msg(ls_engine_run(&b.plan, &b.hw, &b.res, NULL, &dg) == LS_OK, "%s", dg.msg);
         /* 4 rows x 2 iterations x (a load per accumulator, then 4 chain
          * steps and the join, two accumulators an instruction) */
-        int64_t n = cases[c].nacc;
+        int64_t n = cases[c].nacc, d = cases[c].paired ? 2 : 1;
         ck_assert_int_eq(b.res.stage[LS_STAGE_LOAD_ACCUMULATE].instructions,
-                         4 * 2 * (n + (4 * n + n) / 2));
+                         4 * 2 * (n + (4 * n + n) / d));
         int free_halves = 0;
         for (int i = b.e.loop_begin; i < b.e.loop_end; i++)
             if (b.e.code[i].issues == 0) {
@@ -316,9 +330,14 @@ START_TEST(packed_math_pairs_accumulators)
                 ck_assert_int_eq(b.e.code[i - 1].issues, 1); /* its even partner, just before */
                 free_halves++;
             }
-        ck_assert_int_eq(free_halves, b.e.unroll * (4 * n + n) / 2);
+        ck_assert_int_eq(free_halves, cases[c].paired ? b.e.unroll * (4 * n + n) / 2 : 0);
         unbuild(&b);
     }
+    /* which neighbours: any two on AMD, within an innermost run elsewhere */
+    ck_assert(ls_plan_pairs_previous(0, 5) && !ls_plan_pairs_previous(0, 4));
+    ck_assert(ls_plan_pairs_previous(3, 1) && !ls_plan_pairs_previous(3, 2));
+    ck_assert(!ls_plan_pairs_previous(3, 3) && ls_plan_pairs_previous(3, 4));
+    ck_assert(!ls_plan_pairs_previous(1, 1));
     /* which targets pair which lanes */
     ls_plan_target g942 = ls_plan_target_from_arch("gfx942"),
                    g1030 = ls_plan_target_from_arch("gfx1030"),
@@ -348,6 +367,84 @@ START_TEST(packed_math_pairs_accumulators)
     ck_assert(ls_plan_combine_pairs(sm70, LS_ET_F16, LS_COMB_ADD));
     ck_assert(!ls_plan_combine_pairs(sm70, LS_ET_F16, LS_COMB_MAXIMUMF));
     ck_assert(!ls_plan_combine_pairs(sm70, LS_ET_BF16, LS_COMB_ADD));
+}
+END_TEST
+
+/* Packed math in the body: a 4 x 1024 f16 row reduction of (x - y) * y
+ * (a dequantisation's shape), 4 elements a thread.  The subf and the
+ * mulf pair (v_pk_add_f16 with a negated operand, sub.f16x2; v_pk_mul_f16,
+ * mul.f16x2); the mulf is the one the FMA chain absorbs, so one body
+ * instruction an element issues, and the second of two neighbours issues
+ * it in no slot of its own.  mi300x: 512 / (64 x 4) = 2 batches of 4, 8
+ * registers, any two neighbours (SLP): 4 pairs an iteration.  h100: 4
+ * batches of 4, 16 registers, pairs only inside each 4-element innermost
+ * vector: 8. */
+START_TEST(body_ops_pair_with_their_neighbours)
+{
+    static const struct {
+        const char *chip;
+        int lanes;
+        int64_t run, pairs;
+    } cases[] = {{"mi300x", 64, 0, 4}, {"h100", 32, 4, 8}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "func.func @k() attributes {translation_info = "
+                 "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
+                 "workgroup_size = [%d, 1, 1] subgroup_size = %d>} {\n"
+                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                 "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+                 "[\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<4x1024xf16>, "
+                 "tensor<1024xf16>) outs(%%c : tensor<4xf16>) attrs = {lowering_config = "
+                 "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
+                 "thread = [0, 4], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, "
+                 "1]]}>} {\n^bb0(%%x: f16, %%y: f16, %%o: f16):\n  %%d = arith.subf %%x, %%y : "
+                 "f16\n  %%m = arith.mulf %%d, %%y : f16\n  %%s = arith.addf %%m, %%o : f16\n"
+                 "  linalg.yield %%s : f16\n} -> tensor<4xf16>\n}\n",
+                 cases[c].lanes, cases[c].lanes, cases[c].lanes);
+        built b;
+        build_text(&b, text, cases[c].chip);
+        ck_assert_int_eq(b.plan.body_pair_alu, 2);
+        ck_assert(b.plan.body_mul_pairs);
+        ck_assert_int_ne(ls_functional_fma(&b.plan), LS_FMA_NONE);
+        ck_assert_int_eq(ls_plan_pair_run(&b.plan, false), cases[c].run);
+        /* the body's subf reads both loads; a free one is a pair's second */
+        int body = 0, free_body = 0;
+        for (int i = b.e.loop_begin; i < b.e.loop_end; i++)
+            if (b.e.code[i].kind == I_ALU && is_load(&b.e, b.e.code[i].dep[0]) &&
+                is_load(&b.e, b.e.code[i].dep[1])) {
+                body++;
+                free_body += b.e.code[i].issues == 0;
+            }
+        ck_assert_int_eq(body, b.e.unroll * 2 * cases[c].pairs);
+        ck_assert_int_eq(free_body, b.e.unroll * cases[c].pairs);
+        unbuild(&b);
+    }
+    /* the ops that pair, per target */
+    ls_body bd;
+    memset(&bd, 0, sizeof bd);
+    bd.n = 3;
+    bd.inst[0] = (ls_body_inst){
+        .op = LS_BOP_INPUT, .type = LS_ET_F32, .src = LS_ET_F32, .a = -1, .b = -1, .c = -1};
+    bd.inst[1] = (ls_body_inst){
+        .op = LS_BOP_TRUNCF, .type = LS_ET_F16, .src = LS_ET_F32, .a = 0, .b = -1, .c = -1};
+    bd.inst[2] = (ls_body_inst){
+        .op = LS_BOP_EXTF, .type = LS_ET_F32, .src = LS_ET_F16, .a = 1, .b = -1, .c = -1};
+    bool last;
+    /* cvt_pk: gfx950 and sm_80+; an extf never */
+    ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("gfx950"), &last), 1);
+    ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("sm_80"), &last), 1);
+    ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("gfx942"), &last), 0);
+    ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("sm_70"), &last), 0);
+    bd.inst[1] = (ls_body_inst){
+        .op = LS_BOP_SUBF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 0, .b = 0, .c = -1};
+    bd.inst[2] = (ls_body_inst){
+        .op = LS_BOP_MULF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 0, .c = -1};
+    /* f32: v_pk_add_f32 / v_pk_mul_f32 on gfx942, nothing on NVIDIA */
+    ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("gfx942"), &last), 2);
+    ck_assert(last);
+    ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("sm_90"), &last), 0);
+    ck_assert(!last);
 }
 END_TEST
 
@@ -686,6 +783,7 @@ static Suite *accumulate_suite(void)
     tcase_add_test(tc, packed_contraction_is_an_fma_chain_then_one_add);
     tcase_add_test(tc, f16_products_fold_their_extensions_on_amd);
     tcase_add_test(tc, packed_math_pairs_accumulators);
+    tcase_add_test(tc, body_ops_pair_with_their_neighbours);
     tcase_add_test(tc, packed_sums_start_from_the_identity);
     tcase_add_test(tc, unpacked_contraction_fused_on_amd_only);
     tcase_add_test(tc, unroller_counts_the_fma_chain);

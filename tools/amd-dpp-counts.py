@@ -294,7 +294,7 @@ def chain_table(llc):
 
 
 PAIR_TYPES = [('f32', 'float'), ('f16', 'half'), ('bf16', 'bfloat'), ('i32', 'i32'), ('i16', 'i16')]
-PAIR_OPS = ['add', 'mul', 'fma', 'max']
+PAIR_OPS = ['add', 'sub', 'mul', 'fma', 'max']
 
 
 def pair_text(llty, op, lanes, n, nvptx=False):
@@ -322,7 +322,7 @@ def pair_text(llty, op, lanes, n, nvptx=False):
         lines.append('  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, vt, i))
         if i == 0:
             continue
-        if op in ('add', 'mul'):
+        if op in ('add', 'sub', 'mul'):
             lines.append('  %%a%d = %s%s %s %s, %%x%d' % (i, 'f' if isf else '', op, vt, acc, i))
         elif op == 'fma':
             lines.append('  %%a%d = call %s @llvm.fma.%s(%s %%x%d, %s %%x%d, %s %s)' %
@@ -336,13 +336,57 @@ def pair_text(llty, op, lanes, n, nvptx=False):
     return '\n'.join(lines) + '\n'
 
 
+# pairs converted: 16 and 32 elements (power-of-two vectors: a <24 x half>
+# is legalized piecewise, which costs moves of its own)
+CONV_SHORT, CONV_LONG = 8, 16
+CONVERSIONS = [('fptrunc', 'float', 'half'), ('fptrunc', 'float', 'bfloat'),
+               ('fpext', 'half', 'float')]
+
+
+def conv_text(op, src, dst, lanes, n, nvptx=False):
+    """n conversions of the elements of a vector each lane loads, as
+    scalars (lanes 1) or as <2 x T> ops (lanes 2), stored as one vector: the
+    body's elementwise conversion over a thread's registers."""
+    m = 2 * n
+    tid = 'llvm.nvvm.read.ptx.sreg.tid.x' if nvptx else 'llvm.amdgcn.workitem.id.x'
+    lines = ['target triple = "%s"' % ('nvptx64-nvidia-cuda' if nvptx else 'amdgcn-amd-amdhsa'),
+             'declare i32 @%s()' % tid,
+             'define %svoid @f(ptr addrspace(1) %%p, ptr addrspace(1) %%o) {' %
+             ('' if nvptx else 'amdgpu_kernel '),
+             '  %%tid = call i32 @%s()' % tid,
+             '  %%q = getelementptr <%d x %s>, ptr addrspace(1) %%p, i32 %%tid' % (m, src),
+             '  %%v = load <%d x %s>, ptr addrspace(1) %%q' % (m, src)]
+    acc = 'poison'
+    if lanes == 1:
+        for i in range(m):
+            lines += ['  %%x%d = extractelement <%d x %s> %%v, i32 %d' % (i, m, src, i),
+                      '  %%c%d = %s %s %%x%d to %s' % (i, op, src, i, dst),
+                      '  %%r%d = insertelement <%d x %s> %s, %s %%c%d, i32 %d' %
+                      (i, m, dst, acc, dst, i, i)]
+            acc = '%%r%d' % i
+    else:
+        for i in range(n):
+            lines += ['  %%x%d = shufflevector <%d x %s> %%v, <%d x %s> poison, <2 x i32> '
+                      '<i32 %d, i32 %d>' % (i, m, src, m, src, 2 * i, 2 * i + 1),
+                      '  %%c%d = %s <2 x %s> %%x%d to <2 x %s>' % (i, op, src, i, dst)]
+            for h in (0, 1):  # back into the stored vector, lane by lane
+                lines += ['  %%e%d_%d = extractelement <2 x %s> %%c%d, i32 %d' % (i, h, dst, i, h),
+                          '  %%r%d_%d = insertelement <%d x %s> %s, %s %%e%d_%d, i32 %d' %
+                          (i, h, m, dst, acc, dst, i, h, 2 * i + h)]
+                acc = '%%r%d_%d' % (i, h)
+    lines += ['  %%o2 = getelementptr <%d x %s>, ptr addrspace(1) %%o, i32 %%tid' % (m, dst),
+              '  store <%d x %s> %s, ptr addrspace(1) %%o2' % (m, dst, acc), '  ret void', '}']
+    text = '\n'.join(lines) + '\n'
+    return text
+
+
 def ptx_count(llc, sm, text):
     p = subprocess.run([llc, '-O3', '-mtriple=nvptx64-nvidia-cuda', '-mcpu=' + sm, '-', '-o', '-'],
                        input=text, capture_output=True, text=True)
     if p.returncode:
         return -1
     return sum(1 for line in p.stdout.splitlines()
-               if re.match(r'^(add|mul|fma|max|min|sub|setp|selp)\.', line.strip()))
+               if re.match(r'^(add|mul|fma|max|min|sub|setp|selp|cvt)\.', line.strip()))
 
 
 def pairs_report(llc):
@@ -372,6 +416,24 @@ def pairs_report(llc):
                      for lanes in (1, 2)]
                 row.append('%s %s %d/%d' % (name, op, c[0], c[1]))
         print('%s (PTX arithmetic): %s' % (sm, ', '.join(row)))
+    print('16 conversions of a loaded vector\'s elements: scalar / <2 x T> (8: one a pair)')
+    for arch in CHAIN_ARCHS:
+        wave = 64 if arch.startswith('gfx9') else 32
+        row = []
+        for op, src, dst in CONVERSIONS:
+            c = [count(llc, arch, wave, conv_text(op, src, dst, lanes, CONV_LONG)) -
+                 count(llc, arch, wave, conv_text(op, src, dst, lanes, CONV_SHORT))
+                 for lanes in (1, 2)]
+            row.append('%s %s->%s %d/%d' % (op, src, dst, c[0], c[1]))
+        print('%s: %s' % (arch, ', '.join(row)))
+    for sm in ('sm_70', 'sm_80', 'sm_90'):
+        row = []
+        for op, src, dst in CONVERSIONS:
+            c = [ptx_count(llc, sm, conv_text(op, src, dst, lanes, CONV_LONG, True)) -
+                 ptx_count(llc, sm, conv_text(op, src, dst, lanes, CONV_SHORT, True))
+                 for lanes in (1, 2)]
+            row.append('%s %s->%s %d/%d' % (op, src, dst, c[0], c[1]))
+        print('%s (PTX): %s' % (sm, ', '.join(row)))
 
 
 def table(llc):

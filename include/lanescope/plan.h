@@ -188,6 +188,13 @@ typedef struct {
      * v_fma_mix_f32: a vector FMA (several accumulators) on a target with
      * packed f32 math (ls_plan_target_packed_f32). */
     int body_fma_mix_exts;
+    /* Packed math in the body (ls_body_paired_ops): of its ALU
+     * instructions an element, those the target computes for two
+     * neighbouring elements in one (v_pk_mul_f16, v_pk_add_f16 for a subf,
+     * cvt.rn.f16x2.f32); body_mul_pairs: the last multiply, which an FMA
+     * may absorb, is one of them. */
+    int body_pair_alu;
+    bool body_mul_pairs;
     /* The other results of a multi-result linalg.generic, computed in this
      * plan's kernel (ls_plan_fuse_results); 0 for one result. */
     int extra_results;
@@ -285,6 +292,14 @@ bool ls_plan_target_packed_f32(ls_plan_target t);
  * read by nothing else, which v_fma_mix_f32 folds into the FMA on t: 0, 1
  * or 2 (a square's one extension counts once). */
 int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t);
+/* The ALU instructions of b, an element, that target t computes for two
+ * neighbouring elements in one (packed math: an add, subtract, multiply,
+ * FMA of the types ls_plan_combine_pairs pairs; a truncf of f32 to f16 or
+ * bf16 on gfx950 and sm_80+, cvt_pk); *last_mul: b's last op, a multiply,
+ * is one of them. */
+int ls_body_paired_ops(const ls_body *b, ls_plan_target t, bool *last_mul);
+/* Whether instruction i of b is one of them. */
+bool ls_body_op_pairs(const ls_body *b, int i, ls_plan_target t);
 /* How target t's IREE pipeline computes instruction i of body b (the
  * routine or rewrite, for explain), and the instructions it becomes
  * (f16/bf16's extf and truncf included); false for an op that is one ALU
@@ -328,6 +343,20 @@ bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k);
  * combine_pairs, more than one accumulator, one result (a multi-result
  * kernel's chains stay apart). */
 bool ls_plan_pairs_accumulators(const ls_plan *plan);
+/* Which neighbours LLVM can pair: IREE splits every n-D vector into 1-D
+ * vectors of its innermost dim (LLVMGPULegalizeNDVectors.cpp).  On NVIDIA
+ * only lanes of one such vector pair (IREE's CUDA target turns LLVM's SLP
+ * vectorizer off): the run is the innermost dim's element tile -- of the
+ * accumulators' vector, or of the body's registers.  On AMD the SLP
+ * vectorizer (on: ROCMTarget.cpp) and the backend pair independent scalar
+ * ops too: 0, any two.  Index i pairs with i - 1 when
+ * ls_plan_pairs_previous(run, i). */
+int64_t ls_plan_pair_run(const ls_plan *plan, bool accumulators);
+bool ls_plan_pairs_previous(int64_t run, int64_t i);
+/* The body's instructions an element the second of two neighbours issues
+ * in no slot of its own: body_pair_alu less the multiply an FMA absorbs;
+ * 0 where no two registers pair (a run of 1). */
+int ls_plan_body_pairs_issued(const ls_plan *plan);
 /* The packed instructions that pair plan's accumulators, for --dump-plan. */
 const char *ls_plan_pair_instructions(const ls_plan *plan);
 

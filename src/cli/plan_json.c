@@ -165,6 +165,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "body_machine_alu_ops", json_object_new_int(plan->body_machine_alu_ops));
     jset(o, "body_sfu_ops", json_object_new_int(plan->body_sfu_ops));
     jset(o, "body_extensions_in_fma", json_object_new_int(plan->body_fma_mix_exts));
+    jset(o, "body_instructions_paired", json_object_new_int(ls_plan_body_pairs_issued(plan)));
     jset(o, "accumulators", json_object_new_int64(plan->acc_registers));
     jset(o, "packed_inner_elements", json_object_new_int64(plan->inner_elems));
     jset(o, "fused_multiply_add",
