@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/body_issue.h"
 #include "lanescope/functional.h"
 #include "lanescope/layout.h"
 
@@ -52,10 +53,7 @@ static bool identity_combine_issued(const ls_plan *pl)
  * (the timing keeps such a product apart). */
 static ls_fma_kind timed_fma(const engine *e)
 {
-    const ls_plan *pl = e->plan;
-    if (pl->extra_results > 0 || !pl->body_mul_one_alu)
-        return LS_FMA_NONE;
-    return ls_functional_fma(pl);
+    return ls_plan_body_fma_timed(e->plan) ? ls_functional_fma(e->plan) : LS_FMA_NONE;
 }
 
 int64_t ls_engine_accumulate_cap(const engine *e)
@@ -63,21 +61,26 @@ int64_t ls_engine_accumulate_cap(const engine *e)
     const ls_plan *pl = e->plan;
     int64_t n_res = 1 + pl->extra_results;
     int64_t nb = pl->body_machine_alu_ops + pl->body_sfu_ops, nc = ls_engine_combine_alu(pl);
-    return e->d->elems_per_iteration * (nb + n_res * nc) + pl->acc_registers * n_res * nc;
+    /* (the hoisted ops before the loop: at most one body a register) */
+    return e->d->elems_per_iteration * (2 * nb + n_res * nc) + pl->acc_registers * n_res * nc;
 }
 
 /* The body's ops for register r of iteration j (less the multiply an FMA
  * absorbs): the last one's index, or the first operand's when none. *extra:
  * the multiply's second operand when it reads an input directly. */
-static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int paired, int *extra)
+static int emit_body(engine *e, const int *ld, int64_t j, bool fused, ls_body_issue_counts c,
+                     int paired, int *extra)
 {
     const ls_plan *pl = e->plan;
-    int nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
-    /* the backend's order: ALU instructions, then the special-function ones
-     * (src/math_lowering.c); the multiply an FMA absorbs is an ALU one */
-    /* ...and on AMD the f16 extensions v_fma_mix_f32 reads itself */
-    int folded = fused ? 1 + pl->body_fma_mix_exts : 0;
-    int nb_alu_issued = nb_alu - folded, nb_issued = nb - folded;
+    int nb = pl->body_machine_alu_ops + pl->body_sfu_ops;
+    /* the backend's order: ALU instructions, then the special-function
+     * ones (src/math_lowering.c); what the register issues at all
+     * (src/body_issue.c): not the multiply an FMA absorbs, nor on AMD the
+     * f16 extensions v_fma_mix_f32 reads itself, nor what is hoisted out
+     * of the loop or computed once for the registers that read the same
+     * operand elements (a later register's op reads the load, not the
+     * first one's result: one ALU latency early at most) */
+    int nb_alu_issued = c.alu, nb_issued = c.alu + c.sfu;
     int v = ld[0];
     for (int o = 0; o < nb_issued; o++) {
         bool alu = o < nb_alu_issued;
@@ -89,8 +92,9 @@ static int emit_body(engine *e, const int *ld, int64_t j, bool fused, int paired
     }
     /* op o of the chain reads input o + 1: the multiply, op nb - 1 */
     *extra = fused && nb < pl->n_inputs ? ld[nb] : -1;
-    if (fused && nb_issued == 0 && pl->n_inputs > 1) /* v_fma_mix_f32 reads both loads */
+    if (fused && nb_issued == 0 && nb > 0 && pl->n_inputs > 1) /* all folded or shared */
         *extra = ld[1];
+
     return v;
 }
 
@@ -219,7 +223,7 @@ static void pair_with(engine *e, last_combine *prev, int64_t a, int64_t step, in
  * accumulator, the chain steps issued in this iteration (zeroed). */
 static void emit_iteration(engine *e, int64_t j, const int *first_in, const int64_t *order,
                            const int64_t *acc_of, chain *acc, chain *inner, bool fuse,
-                           int64_t *stepc, last_combine *lc, bool *body_done)
+                           int64_t *stepc, last_combine *lc, bool *body_done, ls_body_issue *bi)
 {
     const ls_plan *pl = e->plan;
     ls_fma_kind fk = timed_fma(e);
@@ -229,8 +233,9 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
      * (ls_plan_pair_run) issues its paired ops with the first's; not the
      * multiply an FMA absorbs */
     int64_t run = ls_plan_pair_run(pl, false);
-    int paired = ls_plan_body_pairs_issued(pl);
+    bool pairing = run != 1;
     memset(body_done, 0, (size_t)(regs > 0 ? regs : 1) * sizeof *body_done);
+    ls_body_issue_next_iteration(bi);
     for (int64_t i = 0; i < regs; i++) {
         int64_t r = order[i];
         int ld[LS_MAX_INPUTS];
@@ -243,8 +248,10 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
                                                                                : -1;
         bool second = partner >= 0 && body_done[partner];
         body_done[r] = true;
+        ls_body_issue_counts bc = ls_body_issue_register(bi, r);
         int extra;
-        int v = emit_body(e, ld, j, fk != LS_FMA_NONE, second ? paired : 0, &extra);
+        int v =
+            emit_body(e, ld, j, fk != LS_FMA_NONE, bc, second && pairing ? bc.pairable : 0, &extra);
         for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
             chain *c = grouped ? &inner[acc_of[r] * n_res + x] : &acc[acc_of[r] * n_res + x];
             int first = e->ncode;
@@ -257,6 +264,21 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
                 pair_with(e, lc, acc_of[r], stepc[acc_of[r]]++, first);
         }
     }
+}
+
+void ls_engine_emit_hoisted(engine *e, bool fused)
+{
+    const ls_plan *pl = e->plan;
+    ls_body_issue *bi = ls_body_issue_new(pl, fused);
+    int alu, sfu;
+    ls_body_issue_hoisted(bi, &alu, &sfu);
+    ls_body_issue_free(bi);
+    int v = -1; /* the first held value they read */
+    for (int k = 0; k < pl->n_inputs && v < 0; k++)
+        if (pl->inputs[k].loads == 0)
+            v = e->held[k] - 1;
+    for (int o = 0; o < alu + sfu; o++)
+        v = ls_engine_emit(e, o < alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, v, -1);
 }
 
 void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads)
@@ -289,6 +311,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
      * into the accumulators are elementwise. */
     bool chain_pairs = pairs && (run == 0 || !(packed || whole) || fk != LS_FMA_NONE);
     bool *body_done = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *body_done);
+    ls_body_issue *bi = ls_body_issue_new(pl, fk != LS_FMA_NONE);
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
@@ -300,7 +323,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
         }
         last_combine lc = {-1, -1, 0, run};
         emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse, stepc,
-                       chain_pairs ? &lc : NULL, body_done);
+                       chain_pairs ? &lc : NULL, body_done, bi);
         lc = (last_combine){-1, -1, 0, run};
         for (size_t s = 0; s < slots && (packed || whole); s++) {
             int t = chain_flush(e, j, &inner[s]);
@@ -314,6 +337,7 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     }
     free(stepc);
     free(body_done);
+    ls_body_issue_free(bi);
     /* the back edge: the trip's first combine into each accumulator reads
      * the last one (u = 1 and one combine: its own) */
     for (size_t s = 0; s < slots && !whole; s++) {

@@ -11,6 +11,7 @@
 #include "lanescope/fused.h"
 
 #include "engine_internal.h"
+#include "lanescope/body_issue.h"
 
 /* An elementwise op's loop: per iteration its loads, per register its
  * body (the view's ops, as the reduction's body is emitted), and one
@@ -59,8 +60,9 @@ static int64_t elementwise_cap(const engine *e, const ls_fused_phase *ph)
     int64_t loads = 0;
     for (int k = 0; k < pl->n_inputs; k++)
         loads += pl->inputs[k].loads;
-    int64_t cap = loads + e->d->elems_per_iteration *
-                              (pl->body_machine_alu_ops + pl->body_sfu_ops) +
+    /* (and the hoisted ops before the loop: at most one body a register) */
+    int64_t cap = loads +
+                  2 * e->d->elems_per_iteration * (pl->body_machine_alu_ops + pl->body_sfu_ops) +
                   ph->stores + 2;
     return cap > INT32_MAX ? -1 : cap;
 }
@@ -69,7 +71,13 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
 {
     const ls_plan *pl = e->plan;
     int64_t regs = e->d->elems_per_iteration;
-    int nb_alu = pl->body_machine_alu_ops, nb = nb_alu + pl->body_sfu_ops;
+    /* what each register issues (src/body_issue.c): ops on held values
+     * only once, before the loop (LICM); ops on operand elements other
+     * registers read too once; two neighbours' packed ops in one */
+    ls_engine_emit_hoisted(e, false);
+    ls_body_issue *bi = ls_body_issue_new(pl, false);
+    ls_body_issue_next_iteration(bi);
+    int64_t run = ls_plan_pair_run(pl, false);
     e->loop_begin = e->ncode;
     int first[LS_MAX_INPUTS];
     for (int k = 0; k < pl->n_inputs; k++) {
@@ -87,12 +95,18 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
             ld[k] = pl->inputs[k].loads == 0
                         ? e->held[k] - 1
                         : first[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
+        ls_body_issue_counts c = ls_body_issue_register(bi, r);
+        int paired = run != 1 && ls_plan_pairs_previous(run, r) ? c.pairable : 0;
         int v = ld[0];
-        for (int o = 0; o < nb; o++)
-            v = ls_engine_emit(e, o < nb_alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE,
+        for (int o = 0; o < c.alu + c.sfu; o++) {
+            v = ls_engine_emit(e, o < c.alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE,
                                o == 0 ? ld[0] : v, o + 1 < pl->n_inputs ? ld[o + 1] : -1);
+            if (o < paired) /* the second half of its neighbour's packed op */
+                e->code[v].issues = 0;
+        }
         last[r] = v;
     }
+    ls_body_issue_free(bi);
     int64_t per = regs / ph->stores;
     int64_t ticks = llround((double)ph->store_bytes * LS_TICK / e->hw->dram_bytes_per_cycle);
     for (int64_t s = 0; s < ph->stores; s++) {

@@ -388,6 +388,9 @@ void ls_engine_append_template(engine *e);
  * its loads (iteration j's input k from first_load + j * loads +
  * in_off[k]), and the most it appends. */
 void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads);
+/* The body's loop-invariant ops (body_issue.h), once before the loop;
+ * fused: the last multiply is the accumulate's FMA. */
+void ls_engine_emit_hoisted(engine *e, bool fused);
 int64_t ls_engine_accumulate_cap(const engine *e);
 /* sim/engine_fused.c: a dispatch's ops as one kernel (plan->fused). */
 void ls_engine_build_template_fused(engine *e);

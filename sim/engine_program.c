@@ -357,7 +357,10 @@ void ls_engine_append_template(engine *e)
      * register the body's ops and the combines (engine_accumulate.c).  An
      * unrolled body (u iterations) issues the loads of all its iterations
      * first, as the compiler schedules them (loads are independent; the
-     * combines wait), then the combines in iteration order. */
+     * combines wait), then the combines in iteration order.  Before it,
+     * the body's ops on values held from before the loop, which LICM
+     * hoists out of it. */
+    ls_engine_emit_hoisted(e, ls_plan_body_fma_timed(pl));
     e->loop_begin = e->ncode;
     /* promote_operands (plan_promote.c): barrier, the copy's global loads
      * and buffer writes, barrier; the compute reads then come from the

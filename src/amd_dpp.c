@@ -157,15 +157,17 @@ int64_t ls_plan_pair_run(const ls_plan *plan, bool accumulators)
     return 1;
 }
 
+bool ls_plan_body_fma_timed(const ls_plan *plan)
+{
+    return plan->extra_results == 0 && plan->body_mul_one_alu &&
+           ls_functional_fma(plan) != LS_FMA_NONE;
+}
+
 int ls_plan_body_pairs_issued(const ls_plan *plan)
 {
     if (ls_plan_pair_run(plan, false) == 1)
         return 0;
-    /* the engine's FMA (timed_fma): one result, a multiply of one
-     * instruction, a lowering that fuses */
-    bool fused = plan->extra_results == 0 && plan->body_mul_one_alu &&
-                 ls_functional_fma(plan) != LS_FMA_NONE;
-    return plan->body_pair_alu - (fused && plan->body_mul_pairs);
+    return plan->body_pair_alu - (ls_plan_body_fma_timed(plan) && plan->body_mul_pairs);
 }
 
 bool ls_plan_pairs_previous(int64_t run, int64_t i)

@@ -674,6 +674,18 @@ int64_t ls_operand_register(const ls_derived *d, const ls_operand_regs *o, int64
     return ls_nl_register_of(l, &c);
 }
 
+int64_t ls_operand_element_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg)
+{
+    const ls_nested_layout *l = &d->layout;
+    ls_nl_coord c;
+    ls_nl_register_coord(l, reg, &c);
+    int64_t el = 0;
+    for (int b = 0; b < d->body_rank; b++)
+        if (o->dim_in[b])
+            el = el * l->element_tile[b] + c.element[b];
+    return ls_operand_load_of(d, o, reg) * o->width + el;
+}
+
 int64_t ls_operand_load_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg)
 {
     const ls_nested_layout *l = &d->layout;

@@ -351,28 +351,39 @@ bool ls_plan_target_fma_mix(ls_plan_target t)
                                 ls_plan_target_packed_f32(t));
 }
 
+bool ls_body_fma_mix_folds(const ls_body *b, int i, ls_plan_target t)
+{
+    if (!ls_plan_target_fma_mix(t) || b->n == 0 || i < 0 || i >= b->n - 1)
+        return false;
+    int m = b->n - 1;
+    const ls_body_inst *mul = &b->inst[m], *x = &b->inst[i];
+    if (mul->op != LS_BOP_MULF || mul->type != LS_ET_F32 || (mul->a != i && mul->b != i))
+        return false;
+    if (x->op != LS_BOP_EXTF || x->src != LS_ET_F16 || x->type != LS_ET_F32)
+        return false;
+    for (int k = 0; k < m; k++) /* read by another op: it stays */
+        if (b->inst[k].a == i || b->inst[k].b == i || b->inst[k].c == i)
+            return false;
+    return true;
+}
+
 int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t)
 {
-    if (!ls_plan_target_fma_mix(t) || b->n == 0)
-        return 0;
-    int m = b->n - 1;
-    const ls_body_inst *mul = &b->inst[m];
-    if (mul->op != LS_BOP_MULF || mul->type != LS_ET_F32)
-        return 0;
-    int n = 0;
-    for (int j = 0; j < 2; j++) {
-        int i = j == 0 ? mul->a : mul->b;
-        if (i < 0 || (j == 1 && i == mul->a)) /* x * x: one extension */
-            continue;
-        const ls_body_inst *x = &b->inst[i];
-        if (x->op != LS_BOP_EXTF || x->src != LS_ET_F16 || x->type != LS_ET_F32)
-            continue;
-        bool other = false; /* read by another op: it stays */
-        for (int k = 0; k < m && !other; k++)
-            other = b->inst[k].a == i || b->inst[k].b == i || b->inst[k].c == i;
-        n += !other;
-    }
+    int n = 0; /* x * x: one extension */
+    for (int i = 0; i + 1 < b->n; i++)
+        n += ls_body_fma_mix_folds(b, i, t);
     return n;
+}
+
+void ls_body_inst_machine_ops(const ls_body *b, int i, ls_plan_target t, int *alu, int *sfu)
+{
+    op_cost c;
+    int ir;
+    const char *how;
+    if (!inst_cost(b, &b->inst[i], t, &c, &ir, &how))
+        c = (op_cost){0, 0};
+    *alu = c.alu;
+    *sfu = c.sfu;
 }
 
 /* Packed math on a body op (tools/amd-dpp-counts.py --pairs, llc-22): an

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lanescope/attention.h"
+#include "lanescope/body_issue.h"
 #include "lanescope/functional.h"
 #include "plan_internal.h"
 
@@ -424,6 +425,35 @@ static void dump_body_pairs(const ls_plan *plan, FILE *f)
                       : "add/sub/mul/fma.f16x2, cvt.rn.f16x2.f32");
 }
 
+/* What a thread's registers issue of the body an iteration, where that is
+ * less than one body a register (src/body_issue.c). */
+static void dump_body_issue(const ls_plan *plan, FILE *f)
+{
+    ls_body_issue_totals t;
+    if (plan->argcmp) /* its own program: plan_argcmp.c */
+        return;
+    ls_body_issue_totals_of(plan, ls_plan_body_fma_timed(plan), &t);
+    if (t.shared == 0 && t.hoisted == 0)
+        return;
+    char parts[256] = "";
+    size_t n = 0;
+    if (t.shared > 0)
+        n += (size_t)snprintf(parts + n, sizeof parts - n,
+                              "%lld saved where registers read the same operand elements and "
+                              "share one value (a broadcast operand's ops, computed once: CSE)",
+                              (long long)t.shared);
+    if (t.hoisted > 0 && n < sizeof parts)
+        snprintf(parts + n, sizeof parts - n,
+                 "%s%lld saved by ops on values held from before the loop only, which are "
+                 "hoisted out of it (LICM: %lld issued once before it)",
+                 n ? "; " : "", (long long)t.hoisted, (long long)t.before_loop);
+    fprintf(f,
+            "        (a thread issues %lld body instruction%s an iteration for its %lld "
+            "registers, not one body each: %s)\n",
+            (long long)(t.alu + t.sfu), t.alu + t.sfu == 1 ? "" : "s",
+            (long long)plan->derived->elems_per_iteration, parts);
+}
+
 static const char *fused_name(const ls_problem *p, char *buf, size_t size)
 {
     const char *ty = ls_elem_type_is_float(p->acc_type) ? "f" : "i";
@@ -599,6 +629,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                     plan->body_machine_alu_ops - plan->body_fma_mix_exts,
                     plan->body_machine_alu_ops - plan->body_fma_mix_exts == 1 ? "" : "s");
         dump_body_pairs(plan, f);
+        dump_body_issue(plan, f);
         if (p->body.muladd_fused)
             fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
                        "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "

@@ -205,6 +205,10 @@ void ls_operand_regs_of(const ls_derived *d, const ls_problem *p, int k, ls_oper
 int64_t ls_operand_register(const ls_derived *d, const ls_operand_regs *o, int64_t load,
                             int64_t el);
 int64_t ls_operand_load_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg);
+/* The operand's element, of its loads x width in an iteration, that
+ * register reg reads: registers that differ only along dims the operand
+ * lacks read the same one. */
+int64_t ls_operand_element_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg);
 
 /* Linear <-> coordinates for workgroups and iterations. */
 void ls_workgroup_coord(const ls_derived *d, int64_t wg, int64_t *coord);

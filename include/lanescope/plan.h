@@ -292,6 +292,11 @@ bool ls_plan_target_packed_f32(ls_plan_target t);
  * read by nothing else, which v_fma_mix_f32 folds into the FMA on t: 0, 1
  * or 2 (a square's one extension counts once). */
 int ls_body_fma_mix_exts(const ls_body *b, ls_plan_target t);
+/* Whether instruction i of b is one of those extensions. */
+bool ls_body_fma_mix_folds(const ls_body *b, int i, ls_plan_target t);
+/* The ALU and special-function instructions instruction i of b becomes on
+ * t (0 and 0 for an input, a constant, a linalg.index). */
+void ls_body_inst_machine_ops(const ls_body *b, int i, ls_plan_target t, int *alu, int *sfu);
 /* The ALU instructions of b, an element, that target t computes for two
  * neighbouring elements in one (packed math: an add, subtract, multiply,
  * FMA of the types ls_plan_combine_pairs pairs; a truncf of f32 to f16 or
@@ -357,6 +362,10 @@ bool ls_plan_pairs_previous(int64_t run, int64_t i);
  * in no slot of its own: body_pair_alu less the multiply an FMA absorbs;
  * 0 where no two registers pair (a run of 1). */
 int ls_plan_body_pairs_issued(const ls_plan *plan);
+/* Whether the engine issues the body's last multiply and the combine as
+ * one FMA: one result, a multiply of one instruction, a lowering that
+ * fuses (ls_functional_fma). */
+bool ls_plan_body_fma_timed(const ls_plan *plan);
 /* The packed instructions that pair plan's accumulators, for --dump-plan. */
 const char *ls_plan_pair_instructions(const ls_plan *plan);
 

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "lanescope/attention.h"
+#include "lanescope/body_issue.h"
 #include "lanescope/functional.h"
 #include "lanescope/plan.h"
 #include "lanescope/value.h"
@@ -166,6 +167,18 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "body_sfu_ops", json_object_new_int(plan->body_sfu_ops));
     jset(o, "body_extensions_in_fma", json_object_new_int(plan->body_fma_mix_exts));
     jset(o, "body_instructions_paired", json_object_new_int(ls_plan_body_pairs_issued(plan)));
+    if (!plan->argcmp) { /* its own program: plan_argcmp.c */
+        ls_body_issue_totals bt;
+        ls_body_issue_totals_of(plan, ls_plan_body_fma_timed(plan), &bt);
+        json_object *bj = json_object_new_object();
+        jset(bj, "alu", json_object_new_int64(bt.alu));
+        jset(bj, "special_function", json_object_new_int64(bt.sfu));
+        jset(bj, "shared", json_object_new_int64(bt.shared));
+        jset(bj, "hoisted", json_object_new_int64(bt.hoisted));
+        jset(bj, "folded", json_object_new_int64(bt.folded));
+        jset(bj, "before_loop", json_object_new_int64(bt.before_loop));
+        jset(o, "body_instructions_per_iteration", bj);
+    }
     jset(o, "accumulators", json_object_new_int64(plan->acc_registers));
     jset(o, "packed_inner_elements", json_object_new_int64(plan->inner_elems));
     jset(o, "fused_multiply_add",
