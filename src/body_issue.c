@@ -198,7 +198,6 @@ void ls_body_issue_totals_of(const ls_plan *plan, bool fused, ls_body_issue_tota
     t->shared = all - t->folded - t->hoisted - t->alu - t->sfu;
     int ha, hs;
     ls_body_issue_hoisted(s, &ha, &hs);
-    t->hoisted -= ha + hs; /* issued once before the loop instead */
-    t->before_loop = ha + hs;
+    t->before_loop = ha + hs; /* once, not an iteration */
     ls_body_issue_free(s);
 }

@@ -3,6 +3,7 @@
  * plans: each loop named, an elementwise loop and an epilogue in full. */
 #include <stdio.h>
 
+#include "lanescope/body_issue.h"
 #include "lanescope/fused.h"
 #include "lanescope/layout.h"
 
@@ -101,6 +102,7 @@ static void dump_elementwise(const ls_fused_phase *ph, int i, FILE *f)
                 pl->body_alu_ops, pl->body_alu_ops == 1 ? "" : "s", pl->body_machine_alu_ops,
                 pl->body_sfu_ops, pl->body_sfu_ops == 1 ? "" : "s");
         ls_body_print(&p->body, "        ", f);
+        ls_plan_dump_body_issue(pl, false, f);
     }
     buf[0] = '\0';
     if (!packed && ph->store_type[0])

@@ -425,14 +425,12 @@ static void dump_body_pairs(const ls_plan *plan, FILE *f)
                       : "add/sub/mul/fma.f16x2, cvt.rn.f16x2.f32");
 }
 
-/* What a thread's registers issue of the body an iteration, where that is
- * less than one body a register (src/body_issue.c). */
-static void dump_body_issue(const ls_plan *plan, FILE *f)
+void ls_plan_dump_body_issue(const ls_plan *plan, bool fused, FILE *f)
 {
     ls_body_issue_totals t;
     if (plan->argcmp) /* its own program: plan_argcmp.c */
         return;
-    ls_body_issue_totals_of(plan, ls_plan_body_fma_timed(plan), &t);
+    ls_body_issue_totals_of(plan, fused, &t);
     if (t.shared == 0 && t.hoisted == 0)
         return;
     char parts[256] = "";
@@ -445,13 +443,14 @@ static void dump_body_issue(const ls_plan *plan, FILE *f)
     if (t.hoisted > 0 && n < sizeof parts)
         snprintf(parts + n, sizeof parts - n,
                  "%s%lld saved by ops on values held from before the loop only, which are "
-                 "hoisted out of it (LICM: %lld issued once before it)",
+                 "hoisted out of it (LICM: %lld issued once, before it)",
                  n ? "; " : "", (long long)t.hoisted, (long long)t.before_loop);
+    int64_t regs = plan->derived->elems_per_iteration;
     fprintf(f,
-            "        (a thread issues %lld body instruction%s an iteration for its %lld "
-            "registers, not one body each: %s)\n",
-            (long long)(t.alu + t.sfu), t.alu + t.sfu == 1 ? "" : "s",
-            (long long)plan->derived->elems_per_iteration, parts);
+            "        (of the %lld body instructions its %lld register%s would issue an "
+            "iteration, a thread issues %lld: %s)\n",
+            (long long)(t.alu + t.sfu + t.shared + t.hoisted + t.folded), (long long)regs,
+            regs == 1 ? "" : "s", (long long)(t.alu + t.sfu), parts);
 }
 
 static const char *fused_name(const ls_problem *p, char *buf, size_t size)
@@ -629,7 +628,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                     plan->body_machine_alu_ops - plan->body_fma_mix_exts,
                     plan->body_machine_alu_ops - plan->body_fma_mix_exts == 1 ? "" : "s");
         dump_body_pairs(plan, f);
-        dump_body_issue(plan, f);
+        ls_plan_dump_body_issue(plan, ls_plan_body_fma_timed(plan), f);
         if (p->body.muladd_fused)
             fprintf(f, "        (the reduced arith.addf of an arith.mulf: one math.fma, rounded "
                        "once, on every target -- LLVMGPUVectorLowering's SetMulAddFMF, then "

@@ -120,7 +120,7 @@ START_TEST(ops_on_held_values_hoisted)
     ls_body_issue_totals t;
     ls_body_issue_totals_of(pl, ls_plan_body_fma_timed(pl), &t);
     ck_assert_int_eq(t.before_loop, da + ds);
-    ck_assert_int_eq(t.hoisted, (regs - 1) * (da + ds));
+    ck_assert_int_eq(t.hoisted, regs * (da + ds));
     ck_assert_int_eq(t.alu + t.sfu, regs * (sa + ss));
     ck_assert_int_eq(t.shared, 0);
     /* the engine issues them once, before the loop (the fused kernel's

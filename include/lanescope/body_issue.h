@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lanescope/plan.h"
 
@@ -46,8 +47,8 @@ ls_body_issue_counts ls_body_issue_register(ls_body_issue *s, int64_t reg);
 void ls_body_issue_hoisted(const ls_body_issue *s, int *alu, int *sfu);
 
 /* Per iteration and thread: the body's instructions issued (ALU, SFU),
- * and those the shared, hoisted (less what is issued once before the
- * loop) and folded rules saved against one body per register. */
+ * and those the shared, hoisted and folded rules saved against one body
+ * per register; before_loop: what the hoisted ops issue instead, once. */
 typedef struct {
     int64_t alu, sfu;
     int64_t shared, hoisted, folded;
@@ -57,5 +58,10 @@ typedef struct {
     int64_t paired;
 } ls_body_issue_totals;
 void ls_body_issue_totals_of(const ls_plan *plan, bool fused, ls_body_issue_totals *t);
+
+/* --dump-plan's line saying what a thread's registers issue of the body
+ * an iteration, where that is less than one body a register; nothing
+ * otherwise. */
+void ls_plan_dump_body_issue(const ls_plan *plan, bool fused, FILE *f);
 
 #endif
