@@ -256,6 +256,30 @@ static void gather_rows(ls_att_view *v, const ls_module_attention *ma, const ls_
     }
 }
 
+/* The widenings of kernel k's matmul operands to the work type et on
+ * target t: one instruction an element (llc-22: v_cvt_f32_f16,
+ * cvt.f32.f16, a shift for bf16: tools/amd-dpp-counts.py --pairs), none
+ * where v_fma_mix_f32 reads an f16 operand of an f32 FMA itself
+ * (ls_plan_target_fma_mix; not on a packed-f32 target whose FMA covers
+ * several accumulators, where llc-22 widens with v_cvt_f32_f16 and pairs
+ * the FMAs in v_pk_fma_f32).  The QK FMAs' accumulators are the thread's
+ * S elements, the PV updates' its slots' N elements; P's widening is once
+ * per P element, for all N. */
+static void widenings(ls_att_kernel *k, const ls_dop *o, ls_elem_type et, ls_plan_target t)
+{
+    ls_elem_type kt = type_of(&o->operand[1]), vt = type_of(&o->operand[2]);
+    bool fl = ls_elem_type_is_float(et);
+    int bits = ls_elem_type_bits(et);
+    bool mix = fl && et == LS_ET_F32 && ls_plan_target_fma_mix(t);
+    bool packed = ls_plan_target_packed_f32(t);
+    bool k_mix = mix && kt == LS_ET_F16 && (!packed || k->rows * k->slots <= 1);
+    /* the PV update's FMA: AMD fuses rescale + P x V (fuse_muladd) */
+    bool v_mix = mix && k->fuse_muladd && (!packed || k->slots * k->nloc <= 1);
+    k->k_ext = fl && ls_elem_type_bits(kt) < bits && !k_mix;
+    k->v_ext = fl && ls_elem_type_bits(vt) < bits && !(v_mix && vt == LS_ET_F16);
+    k->p_ext = k->trunc_p && fl && !(v_mix && vt == LS_ET_F16);
+}
+
 /* What each thread of view v computes (sim/engine_attention.c): the
  * inputs, the mask, the math's costs on target t, its rows, key slots,
  * K1 and N elements, the reductions, registers and stores. */
@@ -283,6 +307,7 @@ static void describe_kernel(ls_att_view *v, const ls_attention *a, const ls_disp
     k->sum_merge = !online || ls_att_result_stored(dsp, o, 2);
     math_cost(LS_BOP_EXP2, t, &k->exp2_alu, &k->exp2_sfu);
     math_cost(LS_BOP_DIVF, t, &k->div_alu, &k->div_sfu);
+    k->fuse_muladd = t.amd && ls_elem_type_is_float(et);
     /* per thread: rows (B, M), key slots (K2), K1 and N elements */
     for (int i = 0; i < a->qk.rank; i++) {
         int d = a->qk.dim[i];
@@ -307,6 +332,7 @@ static void describe_kernel(ls_att_view *v, const ls_attention *a, const ls_disp
     int64_t slots = k->slots = ls_att_local_count(&a->qk.layout, k->k2_l, k->n_k2);
     int64_t k1loc = k->k1loc = ls_att_local_count(&a->qk.layout, k->k1_l, k->n_k1);
     int64_t nloc = k->nloc = ls_att_local_count(&a->pv.layout, k->n_l, k->n_n);
+    widenings(k, o, et, t);
     int64_t n_elem = 1;
     for (int j = 0; j < k->n_n; j++)
         n_elem *= a->pv.layout.element_tile[k->n_l[j]];

@@ -109,6 +109,26 @@ static int math_op(prog *g, ls_stage st, int alu, int sfu, int x)
     return x;
 }
 
+/* a x b + c: one FMA where AMD's backend fuses them (k->fuse_muladd: it
+ * reads b and c, a as its third operand, which is never a carried value),
+ * else the multiply and the add */
+static int muladd(prog *g, ls_stage st, int a, int b, int c)
+{
+    if (!g->k->fuse_muladd)
+        return emit(g, I_ALU, st, emit(g, I_ALU, st, a, b), c);
+    int x = emit(g, I_ALU, st, b, c);
+    if (g->e->code)
+        g->e->code[x].dep[2] = a;
+    return x;
+}
+
+/* x widened to the work type: n (0 or 1) ALU instructions (k_ext, v_ext,
+ * p_ext) */
+static int widen(prog *g, ls_stage st, int n, int x)
+{
+    return n > 0 ? emit(g, I_ALU, st, x, -1) : x;
+}
+
 /* A multi_reduction's communication for the n values v[] (in place): each
  * value's lane steps, then, when subgroups split the reduced loops, one
  * round through workgroup memory for all of them (a barrier, every
@@ -198,7 +218,8 @@ static void scores(prog *g, int *s)
         for (int64_t sl = 0; sl < g->k->slots; sl++) {
             int prev = -1;
             for (int64_t q = g->k->k1loc; q-- > 0;)
-                prev = emit(g, I_ALU, L, load_at(g, g->k->k_in, r, sl, q, -1), prev);
+                prev = emit(g, I_ALU, L,
+                            widen(g, L, g->k->k_ext, load_at(g, g->k->k_in, r, sl, q, -1)), prev);
             s[r * g->k->slots + sl] = prev;
         }
     communicate(g, &g->k->k1_red, LS_COMB_ADD, s, g->k->rows * g->k->slots, L, L);
@@ -232,13 +253,13 @@ static void step_partial(prog *g, const int *s, int *carried)
             int norm = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, *mx, nmax));
             int p = math_op(g, L, k->exp2_alu, k->exp2_sfu, emit(g, I_ALU, L, s[i], nmax));
             *mx = nmax;
-            *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm, *sm), p);
-            if (k->trunc_p)
-                p = emit(g, I_ALU, L, p, -1);
+            *sm = muladd(g, L, norm, *sm, p);
+            if (k->trunc_p) /* to V's type, and back (p_ext) */
+                p = widen(g, L, k->p_ext, emit(g, I_ALU, L, p, -1));
             for (int64_t n = 0; n < g->k->nloc; n++) {
                 int rescaled = emit(g, I_ALU, L, norm, acc[n]);
-                int pv = emit(g, I_ALU, L, p, load_at(g, k->v_in, r, sl, -1, n));
-                acc[n] = emit(g, I_ALU, L, rescaled, pv);
+                acc[n] = muladd(g, L, p, widen(g, L, k->v_ext, load_at(g, k->v_in, r, sl, -1, n)),
+                                rescaled);
             }
         }
 }
@@ -274,13 +295,14 @@ static void step_serial(prog *g, const int *s, int *carried)
     communicate(g, &g->k->qk2_red, LS_COMB_ADD, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int *sm = &carried[rows + r];
-        *sm = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *sm), v[r]);
-        for (int64_t sl = 0; k->trunc_p && sl < g->k->slots; sl++)
-            p[r * g->k->slots + sl] = emit(g, I_ALU, L, p[r * g->k->slots + sl], -1);
+        *sm = muladd(g, L, norm[r], *sm, v[r]);
+        for (int64_t sl = 0; k->trunc_p && sl < g->k->slots; sl++) /* to V's type, and back */
+            p[r * g->k->slots + sl] =
+                widen(g, L, k->p_ext, emit(g, I_ALU, L, p[r * g->k->slots + sl], -1));
         for (int64_t n = 0; n < nloc; n++) { /* the PV chain of FMAs, last key first */
             int c = -1;
             for (int64_t sl = g->k->slots; sl-- > 0;)
-                c = emit(g, I_ALU, L, load_at(g, k->v_in, r, sl, -1, n), c);
+                c = emit(g, I_ALU, L, widen(g, L, k->v_ext, load_at(g, k->v_in, r, sl, -1, n)), c);
             v[r * nloc + n] = c;
         }
     }
@@ -288,7 +310,7 @@ static void step_serial(prog *g, const int *s, int *carried)
     for (int64_t r = 0; r < rows; r++)
         for (int64_t n = 0; n < nloc; n++) {
             int *acc = &carried[2 * rows + r * nloc + n];
-            *acc = emit(g, I_ALU, L, emit(g, I_ALU, L, norm[r], *acc), v[r * nloc + n]);
+            *acc = muladd(g, L, norm[r], *acc, v[r * nloc + n]);
         }
     free(v);
     free(norm);
@@ -319,7 +341,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
     for (int64_t r = 0; k->sum_merge && r < rows; r++) {
         int c = -1;
         for (int64_t sl = 0; sl < slots; sl++)
-            c = emit(g, I_ALU, T, emit(g, I_ALU, T, w[r * slots + sl], carried[es + r * slots + sl]), c);
+            c = muladd(g, T, w[r * slots + sl], carried[es + r * slots + sl], c);
         sum_out[r] = c;
     }
     if (k->sum_merge) {
@@ -331,10 +353,8 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
         for (int64_t n = 0; n < nloc; n++) {
             int c = -1;
             for (int64_t sl = 0; sl < slots; sl++)
-                c = emit(g, I_ALU, T,
-                         emit(g, I_ALU, T, w[r * slots + sl],
-                              carried[2 * es + (r * slots + sl) * nloc + n]),
-                         c);
+                c = muladd(g, T, w[r * slots + sl], carried[2 * es + (r * slots + sl) * nloc + n],
+                           c);
             acc_out[r * nloc + n] = c;
         }
     communicate(g, &g->k->pv2_red, LS_COMB_ADD, acc_out, rows * nloc, R, X);

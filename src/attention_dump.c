@@ -265,6 +265,32 @@ static void dump_loads(FILE *f, const ls_att_plan *p)
     }
 }
 
+/* How the backend computes the step's widenings and multiply-adds
+ * (ls_att_kernel's k_ext, v_ext, p_ext, fuse_muladd). */
+static const char *widening(const char *elem, ls_elem_type work, int ext)
+{
+    if (ext)
+        return "an instruction an element";
+    if (ls_elem_type_bits(ls_elem_type_from_name(elem, strlen(elem))) >= ls_elem_type_bits(work))
+        return "none: already the work type";
+    return "none: v_fma_mix_f32 reads the f16 value itself";
+}
+
+static void dump_widenings(FILE *f, const ls_att_kernel *k)
+{
+    const ls_attention *a = k->a;
+    fprintf(f, "      (the backend: the key's %s widening %s; the value's %s widening %s",
+            a->k_elem, widening(a->k_elem, k->work_type, k->k_ext), a->v_elem,
+            widening(a->v_elem, k->work_type, k->v_ext));
+    if (k->trunc_p)
+        fprintf(f, ", P's widening back %s", k->p_ext ? "an instruction a key slot" : "folded too");
+    fprintf(f, "; %s)\n",
+            k->fuse_muladd ? "each multiply and the add of its product one FMA "
+                             "(AllowFPOpFusion::Fast): the PV update is the rescale and one FMA, "
+                             "the sum's one FMA"
+                           : "the multiplies and adds apart, as NVPTX keeps them");
+}
+
 static void dump_step(FILE *f, const ls_att_plan *p)
 {
     const ls_att_kernel *k = p->k;
@@ -321,6 +347,7 @@ static void dump_step(FILE *f, const ls_att_plan *p)
     fprintf(f, "      math.exp2: %lld per thread this step, each %d ALU + %d special-function "
                "instruction%s (src/math_lowering.c)\n",
             (long long)p->exp2_step, k->exp2_alu, k->exp2_sfu, k->exp2_sfu == 1 ? "" : "s");
+    dump_widenings(f, k);
 }
 
 static void dump_merge(FILE *f, const ls_att_plan *p)

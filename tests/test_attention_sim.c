@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "../sim/attention_internal.h"
+#include "../sim/engine_internal.h"
 #include "attention_util.h"
 #include "lanescope/functional.h"
 #include "lanescope/mlir_math.h"
@@ -322,6 +323,78 @@ START_TEST(timing_default_config)
 }
 END_TEST
 
+/* The step's ALU work as each backend compiles it, on IREE's default
+ * config (one S element a thread, 16 output columns): PromoteContractOperands
+ * widens f16 K and V to f32 -- one instruction an element (v_cvt_f32_f16,
+ * cvt.f32.f16), except where v_fma_mix_f32 reads the f16 value itself:
+ * gfx942's one-accumulator QK chain, every gfx1100 FMA; gfx942's PV
+ * updates cover 16 accumulators, which llc-22 widens and pairs in
+ * v_pk_fma_f32.  AMD fuses the multiply and the add of its product
+ * (AllowFPOpFusion::Fast): the sum's update and each column's P x V update
+ * are one FMA (three operands) where NVIDIA issues a multiply and an add.
+ * Counted in one K2 step's instructions: the widenings read a load and
+ * nothing else (as the QK chain's first FMA does, unwidened: it starts from
+ * nothing), the FMAs carry a third operand. */
+START_TEST(timing_widenings_and_fmas)
+{
+    static const struct {
+        const char *arch, *model;
+        int k_ext, v_ext, p_ext;
+        bool fuse;
+    } cases[] = {{"gfx942", "mi300x", 0, 1, 1, true},
+                 {"gfx1100", "rx7900xtx", 0, 0, 0, true},
+                 {"sm_90", "h100", 1, 1, 1, false}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char ir[4096];
+        default_ir(ir, sizeof ir);
+        ls_module *m = ls_xcalloc(1, sizeof *m);
+        ls_attention a;
+        ls_diag d;
+        ck_assert_msg(build_attention(ir, cases[c].arch, m, &a, &d) == LS_OK, "%s", d.msg);
+        ls_hw hw;
+        ls_diag_clear(&d);
+        ck_assert(ls_hw_load(cases[c].model, &hw, &d) == LS_OK);
+        ls_att_view *v;
+        ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d) == LS_OK, "%s",
+                      d.msg);
+        const ls_plan *pl = ls_att_view_plan(v);
+        const ls_att_kernel *k = pl->attention;
+        ck_assert_int_eq(k->work_type, LS_ET_F32);
+        ck_assert_int_eq(k->rows * k->slots, 1);
+        ck_assert_int_eq(k->nloc, 16);
+        ck_assert(k->trunc_p);
+        ck_assert_int_eq(k->k_ext, cases[c].k_ext);
+        ck_assert_int_eq(k->v_ext, cases[c].v_ext);
+        ck_assert_int_eq(k->p_ext, cases[c].p_ext);
+        ck_assert_int_eq(k->fuse_muladd, cases[c].fuse);
+        engine e;
+        ls_sim_result res;
+        int64_t total;
+        ck_assert_msg(ls_engine_prepare(&e, pl, &hw, &res, NULL, &total, &d) == LS_OK, "%s", d.msg);
+        int widen_k = 0, widen_v = 0, fmas = 0;
+        for (int i = e.loops[0].begin; i < e.loops[0].end; i++) {
+            const tinst *in = &e.code[i];
+            if (in->kind != I_ALU || in->iter_offset != 0)
+                continue;
+            int d0 = in->dep[0];
+            if (d0 >= 0 && e.code[d0].kind == I_GLOAD && in->dep[1] < 0) {
+                widen_k += e.code[d0].operand == k->k_in;
+                widen_v += e.code[d0].operand == k->v_in;
+            }
+            fmas += in->dep[2] >= 0;
+        }
+        /* (unwidened, the chain's first FMA reads its key load alone) */
+        ck_assert_int_eq(widen_k, cases[c].k_ext ? k->k1loc : 1);
+        ck_assert_int_eq(widen_v, cases[c].v_ext * k->nloc);
+        /* the sum's FMA and one a column */
+        ck_assert_int_eq(fmas, cases[c].fuse ? 1 + 16 : 0);
+        free(e.code);
+        ls_att_view_free(v);
+        free(m);
+    }
+}
+END_TEST
+
 /* Hand configs whose QK and PV matmuls lay out K2 apart (PV's lanes on
  * K2 are 4 where QK's are 16) are refused with both layouts and what IREE
  * does instead (GPUVectorAlloc's copy through workgroup memory); the same
@@ -531,6 +604,7 @@ static Suite *attention_sim_suite(void)
     tcase_add_test(tc, values_refusals);
     tcase_add_test(tc, timing_pipeline_cases);
     tcase_add_test(tc, timing_default_config);
+    tcase_add_test(tc, timing_widenings_and_fmas);
     tcase_add_test(tc, timing_k1_split);
     tcase_add_test(tc, random_configs);
     tcase_add_test(tc, layouts_apart_refused);

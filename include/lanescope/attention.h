@@ -248,6 +248,16 @@ typedef struct ls_att_kernel {
     bool trunc_p;              /* P truncated to V's type before the PV update */
     int exp2_alu, exp2_sfu;    /* one math.exp2 as the target emits it (src/math_lowering.c) */
     int div_alu, div_sfu;      /* one arith.divf */
+    /* Widenings to the work type (PromoteContractOperands extends each
+     * matmul's operands): ALU instructions per key element before its
+     * QK FMA, per value element before its PV update, per P element
+     * truncated to V's type and widened back; 0 where the operand is in
+     * the work type or AMD's v_fma_mix_f32 reads the f16 value itself */
+    int k_ext, v_ext, p_ext;
+    /* AMD's backend fuses a multiply and the add of its product into one
+     * FMA (ROCMTarget.cpp: AllowFPOpFusion::Fast): the PV update, the
+     * sum's, the merge's weighted adds; NVIDIA keeps both */
+    bool fuse_muladd;
     int64_t store_vectors;     /* stores per thread: the acc's element-tile vectors */
     /* the matmuls' loops by role: QK's rows (B, M), K1 and K2 loops, PV's
      * K2 and N loops; and per thread the rows, key slots, K1 and N
