@@ -674,6 +674,20 @@ int64_t ls_operand_register(const ls_derived *d, const ls_operand_regs *o, int64
     return ls_nl_register_of(l, &c);
 }
 
+/* The operand load holding the register at coordinates c. */
+static int64_t coord_load(const ls_derived *d, const ls_operand_regs *o, const ls_nl_coord *c)
+{
+    const ls_nested_layout *l = &d->layout;
+    int64_t load = 0;
+    for (int b = 0; b < d->body_rank; b++)
+        if (o->dim_in[b])
+            load = load * l->batch_tile[b] + c->batch[b];
+    for (int b = 0; b < d->body_rank; b++)
+        if (o->dim_in[b])
+            load = load * l->outer_tile[b] + c->outer[b];
+    return load;
+}
+
 int64_t ls_operand_element_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg)
 {
     const ls_nested_layout *l = &d->layout;
@@ -683,20 +697,13 @@ int64_t ls_operand_element_of(const ls_derived *d, const ls_operand_regs *o, int
     for (int b = 0; b < d->body_rank; b++)
         if (o->dim_in[b])
             el = el * l->element_tile[b] + c.element[b];
-    return ls_operand_load_of(d, o, reg) * o->width + el;
+    return coord_load(d, o, &c) * o->width + el;
 }
 
 int64_t ls_operand_load_of(const ls_derived *d, const ls_operand_regs *o, int64_t reg)
 {
-    const ls_nested_layout *l = &d->layout;
     ls_nl_coord c;
-    ls_nl_register_coord(l, reg, &c);
-    int64_t load = 0;
-    for (int b = 0; b < d->body_rank; b++)
-        if (o->dim_in[b])
-            load = load * l->batch_tile[b] + c.batch[b];
-    for (int b = 0; b < d->body_rank; b++)
-        if (o->dim_in[b])
-            load = load * l->outer_tile[b] + c.outer[b];
-    return load;
+    ls_nl_register_coord(&d->layout, reg, &c);
+    return coord_load(d, o, &c);
 }
+

@@ -101,6 +101,31 @@ static void unbuild(built *b)
     free(b->m);
 }
 
+/* A 4 x 1024 reduction of f16 %x (4 x 1024) and %y (1024) into an `out`
+ * accumulator, 4 elements a lane; body: its ops, ending in %s. */
+static void two_input_text(char *buf, size_t n, int lanes, const char *out, const char *body)
+{
+    snprintf(buf, n,
+             "func.func @k() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
+             "workgroup_size = [%d, 1, 1] subgroup_size = %d>} {\n"
+             "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+             "[\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<4x1024xf16>, "
+             "tensor<1024xf16>) outs(%%c : tensor<4x%s>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
+             "thread = [0, 4], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, "
+             "1]]}>} {\n^bb0(%%x: f16, %%y: f16, %%o: %s):\n%s  linalg.yield %%s : %s\n} -> "
+             "tensor<4x%s>\n}\n",
+             lanes, lanes, out, lanes, out, body, out, out);
+}
+
+/* A body instruction of two operands (-1: none). */
+static ls_body_inst inst(ls_body_opcode op, ls_elem_type type, ls_elem_type src, int a, int b)
+{
+    return (ls_body_inst){.op = op, .type = type, .src = src, .a = a, .b = b, .c = -1};
+}
+
 static bool is_load(const engine *e, int i)
 {
     return i >= 0 && e->code[i].kind == I_GLOAD;
@@ -213,21 +238,9 @@ START_TEST(f16_products_fold_their_extensions_on_amd)
                  {"h100", "sm_90", 32, 3, 4}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char text[4096];
-        snprintf(text, sizeof text,
-                 "func.func @k() attributes {translation_info = "
-                 "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
-                 "workgroup_size = [%d, 1, 1] subgroup_size = %d>} {\n"
-                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-                 "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
-                 "[\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<4x1024xf16>, "
-                 "tensor<1024xf16>) outs(%%c : tensor<4xf32>) attrs = {lowering_config = "
-                 "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
-                 "thread = [0, 4], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, "
-                 "1]]}>} {\n^bb0(%%x: f16, %%y: f16, %%o: f32):\n"
-                 "  %%xe = arith.extf %%x : f16 to f32\n  %%ye = arith.extf %%y : f16 to f32\n"
-                 "  %%m = arith.mulf %%xe, %%ye : f32\n  %%s = arith.addf %%m, %%o : f32\n"
-                 "  linalg.yield %%s : f32\n} -> tensor<4xf32>\n}\n",
-                 cases[c].lanes, cases[c].lanes, cases[c].lanes);
+        two_input_text(text, sizeof text, cases[c].lanes, "f32",
+                       "  %xe = arith.extf %x : f16 to f32\n  %ye = arith.extf %y : f16 to f32\n"
+                       "  %m = arith.mulf %xe, %ye : f32\n  %s = arith.addf %m, %o : f32\n");
         ls_diag dg;
         built b;
         b.m = load_text(text, &dg);
@@ -263,19 +276,14 @@ START_TEST(f16_products_fold_their_extensions_on_amd)
     ls_body sq;
     memset(&sq, 0, sizeof sq);
     sq.n = 3;
-    sq.inst[0] = (ls_body_inst){
-        .op = LS_BOP_INPUT, .type = LS_ET_F16, .src = LS_ET_F16, .a = -1, .b = -1, .c = -1};
-    sq.inst[1] = (ls_body_inst){
-        .op = LS_BOP_EXTF, .type = LS_ET_F32, .src = LS_ET_F16, .a = 0, .b = -1, .c = -1};
-    sq.inst[2] = (ls_body_inst){
-        .op = LS_BOP_MULF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 1, .c = -1};
+    sq.inst[0] = inst(LS_BOP_INPUT, LS_ET_F16, LS_ET_F16, -1, -1);
+    sq.inst[1] = inst(LS_BOP_EXTF, LS_ET_F32, LS_ET_F16, 0, -1);
+    sq.inst[2] = inst(LS_BOP_MULF, LS_ET_F32, LS_ET_F32, 1, 1);
     ck_assert_int_eq(ls_body_fma_mix_exts(&sq, g942), 1);
     ls_body shared = sq;
     shared.n = 4;
-    shared.inst[2] = (ls_body_inst){
-        .op = LS_BOP_ADDF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 1, .c = -1};
-    shared.inst[3] = (ls_body_inst){
-        .op = LS_BOP_MULF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 2, .c = -1};
+    shared.inst[2] = inst(LS_BOP_ADDF, LS_ET_F32, LS_ET_F32, 1, 1);
+    shared.inst[3] = inst(LS_BOP_MULF, LS_ET_F32, LS_ET_F32, 1, 2);
     ck_assert_int_eq(ls_body_fma_mix_exts(&shared, g942), 0);
     /* the targets with the instruction, as llc-22 forms it */
     ck_assert(ls_plan_target_fma_mix(ls_plan_target_from_arch("gfx906")));
@@ -387,21 +395,10 @@ START_TEST(body_ops_pair_with_their_neighbours)
         int64_t run, pairs;
     } cases[] = {{"mi300x", 64, 0, 4}, {"h100", 32, 4, 8}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        char text[2048];
-        snprintf(text, sizeof text,
-                 "func.func @k() attributes {translation_info = "
-                 "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute "
-                 "workgroup_size = [%d, 1, 1] subgroup_size = %d>} {\n"
-                 "%%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-                 "affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
-                 "[\"parallel\", \"reduction\"]} ins(%%a, %%b : tensor<4x1024xf16>, "
-                 "tensor<1024xf16>) outs(%%c : tensor<4xf16>) attrs = {lowering_config = "
-                 "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], "
-                 "thread = [0, 4], lane_basis = [[1, %d], [0, 1]], subgroup_basis = [[1, 1], [0, "
-                 "1]]}>} {\n^bb0(%%x: f16, %%y: f16, %%o: f16):\n  %%d = arith.subf %%x, %%y : "
-                 "f16\n  %%m = arith.mulf %%d, %%y : f16\n  %%s = arith.addf %%m, %%o : f16\n"
-                 "  linalg.yield %%s : f16\n} -> tensor<4xf16>\n}\n",
-                 cases[c].lanes, cases[c].lanes, cases[c].lanes);
+        char text[4096];
+        two_input_text(text, sizeof text, cases[c].lanes, "f16",
+                       "  %d = arith.subf %x, %y : f16\n  %m = arith.mulf %d, %y : f16\n"
+                       "  %s = arith.addf %m, %o : f16\n");
         built b;
         build_text(&b, text, cases[c].chip);
         ck_assert_int_eq(b.plan.body_pair_alu, 2);
@@ -424,22 +421,17 @@ START_TEST(body_ops_pair_with_their_neighbours)
     ls_body bd;
     memset(&bd, 0, sizeof bd);
     bd.n = 3;
-    bd.inst[0] = (ls_body_inst){
-        .op = LS_BOP_INPUT, .type = LS_ET_F32, .src = LS_ET_F32, .a = -1, .b = -1, .c = -1};
-    bd.inst[1] = (ls_body_inst){
-        .op = LS_BOP_TRUNCF, .type = LS_ET_F16, .src = LS_ET_F32, .a = 0, .b = -1, .c = -1};
-    bd.inst[2] = (ls_body_inst){
-        .op = LS_BOP_EXTF, .type = LS_ET_F32, .src = LS_ET_F16, .a = 1, .b = -1, .c = -1};
+    bd.inst[0] = inst(LS_BOP_INPUT, LS_ET_F32, LS_ET_F32, -1, -1);
+    bd.inst[1] = inst(LS_BOP_TRUNCF, LS_ET_F16, LS_ET_F32, 0, -1);
+    bd.inst[2] = inst(LS_BOP_EXTF, LS_ET_F32, LS_ET_F16, 1, -1);
     bool last;
     /* cvt_pk: gfx950 and sm_80+; an extf never */
     ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("gfx950"), &last), 1);
     ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("sm_80"), &last), 1);
     ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("gfx942"), &last), 0);
     ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("sm_70"), &last), 0);
-    bd.inst[1] = (ls_body_inst){
-        .op = LS_BOP_SUBF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 0, .b = 0, .c = -1};
-    bd.inst[2] = (ls_body_inst){
-        .op = LS_BOP_MULF, .type = LS_ET_F32, .src = LS_ET_F32, .a = 1, .b = 0, .c = -1};
+    bd.inst[1] = inst(LS_BOP_SUBF, LS_ET_F32, LS_ET_F32, 0, 0);
+    bd.inst[2] = inst(LS_BOP_MULF, LS_ET_F32, LS_ET_F32, 1, 0);
     /* f32: v_pk_add_f32 / v_pk_mul_f32 on gfx942, nothing on NVIDIA */
     ck_assert_int_eq(ls_body_paired_ops(&bd, ls_plan_target_from_arch("gfx942"), &last), 2);
     ck_assert(last);
@@ -552,8 +544,7 @@ START_TEST(bf16_combines_as_amd_promotes_them)
         ls_body_machine_ops(&body, pt, &alu, &sfu);
         ck_assert_int_eq(alu, !pt.amd ? 1 : pt.bf16_cvt ? 6 : t[i].n + 1);
         body.inst[2].type = LS_ET_F32;
-        body.inst[3] = (ls_body_inst){
-            .op = LS_BOP_TRUNCF, .type = LS_ET_BF16, .src = LS_ET_F32, .a = 2, .b = -1, .c = -1};
+        body.inst[3] = inst(LS_BOP_TRUNCF, LS_ET_BF16, LS_ET_F32, 2, -1);
         ls_body_machine_ops(&body, pt, &alu, &sfu);
         ck_assert_int_eq(alu, !pt.amd ? 1 : pt.bf16_cvt ? 1 : 5);
     }
