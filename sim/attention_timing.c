@@ -333,6 +333,14 @@ static void describe_kernel(ls_att_view *v, const ls_attention *a, const ls_disp
     int64_t k1loc = k->k1loc = ls_att_local_count(&a->qk.layout, k->k1_l, k->n_k1);
     int64_t nloc = k->nloc = ls_att_local_count(&a->pv.layout, k->n_l, k->n_n);
     widenings(k, o, et, t);
+    /* packed math over the columns: on NVIDIA only within one 1-D
+     * vector, the N element tile (no SLP vectorizer: CUDATarget.cpp) */
+    k->pair_run = 0;
+    for (int j = 0; !t.amd && j < k->n_n; j++)
+        k->pair_run = a->pv.layout.element_tile[k->n_l[j]];
+    k->pair_columns = ls_elem_type_is_float(et) && nloc > 1 && k->pair_run != 1 &&
+                      ls_plan_combine_pairs(t, et, LS_COMB_ADD) &&
+                      ls_plan_combine_pairs(t, et, LS_COMB_MUL);
     int64_t n_elem = 1;
     for (int j = 0; j < k->n_n; j++)
         n_elem *= a->pv.layout.element_tile[k->n_l[j]];

@@ -122,6 +122,18 @@ static int muladd(prog *g, ls_stage st, int a, int b, int c)
     return x;
 }
 
+/* Packed math: column n's instructions [from, now) are the second halves
+ * of column n - 1's (k->pair_columns), issued in no slot of their own. */
+static void pair_column(prog *g, int from, int64_t n)
+{
+    const ls_att_kernel *k = g->k;
+    if (!g->e->code || !k->pair_columns || !ls_plan_pairs_previous(k->pair_run, n))
+        return;
+    for (int i = from; i < g->e->ncode; i++)
+        if (g->e->code[i].kind == I_ALU)
+            g->e->code[i].issues = 0;
+}
+
 /* x widened to the work type: n (0 or 1) ALU instructions (k_ext, v_ext,
  * p_ext) */
 static int widen(prog *g, ls_stage st, int n, int x)
@@ -257,9 +269,11 @@ static void step_partial(prog *g, const int *s, int *carried)
             if (k->trunc_p) /* to V's type, and back (p_ext) */
                 p = widen(g, L, k->p_ext, emit(g, I_ALU, L, p, -1));
             for (int64_t n = 0; n < g->k->nloc; n++) {
+                int vv = widen(g, L, k->v_ext, load_at(g, k->v_in, r, sl, -1, n));
+                int from = g->e->ncode;
                 int rescaled = emit(g, I_ALU, L, norm, acc[n]);
-                acc[n] = muladd(g, L, p, widen(g, L, k->v_ext, load_at(g, k->v_in, r, sl, -1, n)),
-                                rescaled);
+                acc[n] = muladd(g, L, p, vv, rescaled);
+                pair_column(g, from, n);
             }
         }
 }
@@ -301,8 +315,12 @@ static void step_serial(prog *g, const int *s, int *carried)
                 widen(g, L, k->p_ext, emit(g, I_ALU, L, p[r * g->k->slots + sl], -1));
         for (int64_t n = 0; n < nloc; n++) { /* the PV chain of FMAs, last key first */
             int c = -1;
-            for (int64_t sl = g->k->slots; sl-- > 0;)
-                c = emit(g, I_ALU, L, widen(g, L, k->v_ext, load_at(g, k->v_in, r, sl, -1, n)), c);
+            for (int64_t sl = g->k->slots; sl-- > 0;) {
+                int vv = widen(g, L, k->v_ext, load_at(g, k->v_in, r, sl, -1, n));
+                int from = g->e->ncode;
+                c = emit(g, I_ALU, L, vv, c);
+                pair_column(g, from, n);
+            }
             v[r * nloc + n] = c;
         }
     }
@@ -310,7 +328,9 @@ static void step_serial(prog *g, const int *s, int *carried)
     for (int64_t r = 0; r < rows; r++)
         for (int64_t n = 0; n < nloc; n++) {
             int *acc = &carried[2 * rows + r * nloc + n];
+            int from = g->e->ncode;
             *acc = muladd(g, L, norm[r], *acc, v[r * nloc + n]);
+            pair_column(g, from, n);
         }
     free(v);
     free(norm);
@@ -352,9 +372,11 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
     for (int64_t r = 0; r < rows; r++)
         for (int64_t n = 0; n < nloc; n++) {
             int c = -1;
+            int from = g->e->ncode;
             for (int64_t sl = 0; sl < slots; sl++)
                 c = muladd(g, T, w[r * slots + sl], carried[2 * es + (r * slots + sl) * nloc + n],
                            c);
+            pair_column(g, from, n);
             acc_out[r * nloc + n] = c;
         }
     communicate(g, &g->k->pv2_red, LS_COMB_ADD, acc_out, rows * nloc, R, X);

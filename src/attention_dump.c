@@ -284,11 +284,14 @@ static void dump_widenings(FILE *f, const ls_att_kernel *k)
             widening(a->v_elem, k->work_type, k->v_ext));
     if (k->trunc_p)
         fprintf(f, ", P's widening back %s", k->p_ext ? "an instruction a key slot" : "folded too");
-    fprintf(f, "; %s)\n",
+    fprintf(f, "; %s%s)\n",
             k->fuse_muladd ? "each multiply and the add of its product one FMA "
                              "(AllowFPOpFusion::Fast): the PV update is the rescale and one FMA, "
                              "the sum's one FMA"
-                           : "the multiplies and adds apart, as NVPTX keeps them");
+                           : "the multiplies and adds apart, as NVPTX keeps them",
+            k->pair_columns ? "; two neighbouring columns' rescales and updates one packed "
+                              "instruction each (packed math: ls_plan_combine_pairs)"
+                            : "");
 }
 
 static void dump_step(FILE *f, const ls_att_plan *p)

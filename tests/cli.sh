@@ -592,6 +592,7 @@ contains "attention dump merge buffer" "$tmp/out" "%buf = memref.alloc() : memre
 contains "attention dump merge count" "$tmp/out" "(per thread after the loop: 36 gpu.subgroup_reduce, 6 gpu.barrier)"
 contains "attention dump epilogue" "$tmp/out" "vector.transfer_write: 2 x vector<8xf16> per thread"
 contains "attention dump then timing" "$tmp/out" "functional check passed: 64 outputs"
+contains "attention dump: the backend's widenings and FMAs" "$tmp/out" "(the backend: the key's f16 widening none: v_fma_mix_f32 reads the f16 value itself; the value's f16 widening an instruction an element, P's widening back an instruction a key slot; each multiply and the add of its product one FMA"
 $LANESCOPE sim "$AT" --target mi300x --config "#iree_gpu.lowering_config<{workgroup = [1, 0]}>" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --config: exit 2, one line" $?
 contains "attention sim --config reason" "$tmp/err" "--config: $AT holds an attention op, whose configs are"

@@ -332,6 +332,8 @@ END_TEST
  * v_pk_fma_f32.  AMD fuses the multiply and the add of its product
  * (AllowFPOpFusion::Fast): the sum's update and each column's P x V update
  * are one FMA (three operands) where NVIDIA issues a multiply and an add.
+ * Two neighbouring columns' rescales and updates pair on gfx942
+ * (v_pk_mul_f32, v_pk_fma_f32) and wave32 gfx1100 (dual issue).
  * Counted in one K2 step's instructions: the widenings read a load and
  * nothing else (as the QK chain's first FMA does, unwidened: it starts from
  * nothing), the FMAs carry a third operand. */
@@ -340,10 +342,10 @@ START_TEST(timing_widenings_and_fmas)
     static const struct {
         const char *arch, *model;
         int k_ext, v_ext, p_ext;
-        bool fuse;
-    } cases[] = {{"gfx942", "mi300x", 0, 1, 1, true},
-                 {"gfx1100", "rx7900xtx", 0, 0, 0, true},
-                 {"sm_90", "h100", 1, 1, 1, false}};
+        bool fuse, pairs;
+    } cases[] = {{"gfx942", "mi300x", 0, 1, 1, true, true},
+                 {"gfx1100", "rx7900xtx", 0, 0, 0, true, true},
+                 {"sm_90", "h100", 1, 1, 1, false, false}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         char ir[4096];
         default_ir(ir, sizeof ir);
@@ -371,7 +373,8 @@ START_TEST(timing_widenings_and_fmas)
         ls_sim_result res;
         int64_t total;
         ck_assert_msg(ls_engine_prepare(&e, pl, &hw, &res, NULL, &total, &d) == LS_OK, "%s", d.msg);
-        int widen_k = 0, widen_v = 0, fmas = 0;
+        ck_assert_int_eq(k->pair_columns, cases[c].pairs);
+        int widen_k = 0, widen_v = 0, fmas = 0, free_halves = 0;
         for (int i = e.loops[0].begin; i < e.loops[0].end; i++) {
             const tinst *in = &e.code[i];
             if (in->kind != I_ALU || in->iter_offset != 0)
@@ -382,12 +385,17 @@ START_TEST(timing_widenings_and_fmas)
                 widen_v += e.code[d0].operand == k->v_in;
             }
             fmas += in->dep[2] >= 0;
+            free_halves += in->issues == 0;
         }
         /* (unwidened, the chain's first FMA reads its key load alone) */
         ck_assert_int_eq(widen_k, cases[c].k_ext ? k->k1loc : 1);
         ck_assert_int_eq(widen_v, cases[c].v_ext * k->nloc);
         /* the sum's FMA and one a column */
         ck_assert_int_eq(fmas, cases[c].fuse ? 1 + 16 : 0);
+        /* packed math: each odd column's rescale and FMA with its even
+         * neighbour's (v_pk_mul_f32 and v_pk_fma_f32; gfx1100's wave32 dual
+         * issue); f32 does not pair on NVIDIA */
+        ck_assert_int_eq(free_halves, cases[c].pairs ? 8 * 2 : 0);
         free(e.code);
         ls_att_view_free(v);
         free(m);

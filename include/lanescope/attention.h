@@ -258,6 +258,15 @@ typedef struct ls_att_kernel {
      * FMA (ROCMTarget.cpp: AllowFPOpFusion::Fast): the PV update, the
      * sum's, the merge's weighted adds; NVIDIA keeps both */
     bool fuse_muladd;
+    /* Packed math on the step's work-type ops over the thread's output
+     * columns (ls_plan_combine_pairs: v_pk_fma_f32 and v_pk_mul_f32 on
+     * gfx90a/gfx94x/gfx95x, wave32 dual issue on gfx11/gfx12, .f16x2 for
+     * an f16 work type on NVIDIA): the second of two neighbouring
+     * columns' rescale and update issue in no slot of their own.
+     * pair_run: ls_plan_pair_run's rule, 0 on AMD (any two), else the
+     * columns' innermost element tile. */
+    bool pair_columns;
+    int64_t pair_run;
     int64_t store_vectors;     /* stores per thread: the acc's element-tile vectors */
     /* the matmuls' loops by role: QK's rows (B, M), K1 and K2 loops, PV's
      * K2 and N loops; and per thread the rows, key slots, K1 and N
