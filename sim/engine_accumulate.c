@@ -269,14 +269,24 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
 void ls_engine_emit_hoisted(engine *e, bool fused)
 {
     const ls_plan *pl = e->plan;
+    for (int k = 0; k < LS_MAX_INPUTS; k++) { /* loop-invariant inputs' loads */
+        e->pre_load[k] = k < pl->n_inputs && pl->inputs[k].hoisted ? e->ncode : -1;
+        for (int64_t l = 0; e->pre_load[k] >= 0 && l < pl->inputs[k].loads; l++) {
+            int i = ls_engine_emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
+            e->code[i].load = (int)l;
+            e->code[i].operand = k;
+        }
+    }
     ls_body_issue *bi = ls_body_issue_new(pl, fused);
     int alu, sfu;
     ls_body_issue_hoisted(bi, &alu, &sfu);
     ls_body_issue_free(bi);
-    int v = -1; /* the first held value they read */
+    int v = -1; /* the first held or loop-invariant value they read */
     for (int k = 0; k < pl->n_inputs && v < 0; k++)
         if (pl->inputs[k].loads == 0)
             v = e->held[k] - 1;
+        else if (e->pre_load[k] >= 0)
+            v = e->pre_load[k] + (int)pl->inputs[k].loads - 1;
     for (int o = 0; o < alu + sfu; o++)
         v = ls_engine_emit(e, o < alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, v, -1);
 }
@@ -315,8 +325,9 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
-        for (int k = 0; k < pl->n_inputs; k++)
-            first_in[k] = first_load + (int)(j * loads) + in_off[k];
+        for (int k = 0; k < pl->n_inputs; k++) /* a loop-invariant input's, before the loop */
+            first_in[k] =
+                e->pre_load[k] >= 0 ? e->pre_load[k] : first_load + (int)(j * loads) + in_off[k];
         for (size_t s = 0; s < slots; s++) {
             inner[s] = (chain){-1, -1, -1};
             stepc[s] = 0;

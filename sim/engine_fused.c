@@ -81,8 +81,8 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
     e->loop_begin = e->ncode;
     int first[LS_MAX_INPUTS];
     for (int k = 0; k < pl->n_inputs; k++) {
-        first[k] = e->ncode;
-        for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
+        first[k] = e->pre_load[k] >= 0 ? e->pre_load[k] : e->ncode;
+        for (int64_t l = 0; e->pre_load[k] < 0 && l < pl->inputs[k].loads; l++) {
             int i = ls_engine_emit(e, I_GLOAD, LS_STAGE_LOAD_ACCUMULATE, -1, -1);
             e->code[i].load = (int)l;
             e->code[i].operand = k;

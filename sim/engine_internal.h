@@ -286,6 +286,9 @@ typedef struct {
      * builder leaves the index of its last result instruction in
      * last_result */
     int held[LS_MAX_INPUTS];
+    /* a loop-invariant input's first load, emitted once before the loop
+     * (plan.inputs[k].hoisted); -1: loaded in the loop */
+    int pre_load[LS_MAX_INPUTS];
     bool no_store;
     int last_result;
     /* ... and the stores each iteration of its loop makes besides (a
@@ -388,8 +391,9 @@ void ls_engine_append_template(engine *e);
  * its loads (iteration j's input k from first_load + j * loads +
  * in_off[k]), and the most it appends. */
 void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads);
-/* The body's loop-invariant ops (body_issue.h), once before the loop;
- * fused: the last multiply is the accumulate's FMA. */
+/* Before the loop: the loop-invariant inputs' loads (plan.inputs[k].
+ * hoisted; e->pre_load), then the body's loop-invariant ops
+ * (body_issue.h), once; fused: the last multiply is the accumulate's FMA. */
 void ls_engine_emit_hoisted(engine *e, bool fused);
 int64_t ls_engine_accumulate_cap(const engine *e);
 /* sim/engine_fused.c: a dispatch's ops as one kernel (plan->fused). */

@@ -234,7 +234,7 @@ static int64_t loop_ir_size(const ls_plan *pl, bool nvptx)
 {
     int64_t size = 4, vectors = 0, width = 1, bits = 32;
     for (int k = 0; k < pl->n_inputs; k++) {
-        int64_t loads = pl->inputs[k].loads;
+        int64_t loads = pl->inputs[k].hoisted ? 0 : pl->inputs[k].loads; /* before the loop */
         int64_t pieces = (pl->inputs[k].width * pl->inputs[k].elem_bits + 31) / 32;
         size += loads * (1 + (nvptx ? pieces : 1));
         if (loads > vectors) {
@@ -350,9 +350,9 @@ void ls_engine_append_template(engine *e)
 {
     const ls_plan *pl = e->plan;
     int64_t q_n = pl->results_per_thread, u = e->unroll;
-    int64_t n_res = 1 + pl->extra_results, loads = 0;
+    int64_t n_res = 1 + pl->extra_results, loads = 0; /* an iteration's, in the loop */
     for (int k = 0; k < pl->n_inputs; k++)
-        loads += pl->inputs[k].loads;
+        loads += pl->inputs[k].hoisted ? 0 : pl->inputs[k].loads;
     /* LOAD_ACCUMULATE: every input's loads of an iteration, then per
      * register the body's ops and the combines (engine_accumulate.c).  An
      * unrolled body (u iterations) issues the loads of all its iterations
@@ -386,6 +386,8 @@ void ls_engine_append_template(engine *e)
         int off = 0;
         for (int k = 0; k < pl->n_inputs; k++) {
             in_off[k] = off;
+            if (pl->inputs[k].hoisted)
+                continue; /* loaded before the loop */
             off += (int)pl->inputs[k].loads;
             for (int64_t l = 0; l < pl->inputs[k].loads; l++) {
                 int i = emit(e, pl->promote[k].on ? I_SMEM_LD : I_GLOAD, LS_STAGE_LOAD_ACCUMULATE,

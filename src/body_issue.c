@@ -52,13 +52,15 @@ static uint32_t mask_of(const ls_body *b, int i, const uint32_t *m)
     return x;
 }
 
-/* Whether every input op reads is a value held from before the loop. */
-static bool invariant(const ls_problem *p, uint32_t mask)
+/* Whether every input op reads is a value held from before the loop: a
+ * reduction's result, or a loop-invariant input loaded before it. */
+static bool invariant(const ls_plan *plan, uint32_t mask)
 {
+    const ls_problem *p = plan->problem;
     if (mask & INDEX_BIT)
         return false;
     for (int k = 0; k < p->n_inputs; k++)
-        if ((mask & (1u << k)) && !p->inputs[k].intermediate)
+        if ((mask & (1u << k)) && !p->inputs[k].intermediate && !plan->inputs[k].hoisted)
             return false;
     return true;
 }
@@ -95,7 +97,7 @@ ls_body_issue *ls_body_issue_new(const ls_plan *plan, bool fused)
         x->pairs = ls_body_op_pairs(b, i, plan->target);
         if ((fused && i == b->n - 1) || (fold_exts && ls_body_fma_mix_folds(b, i, plan->target)))
             x->fate = FOLDED;
-        else if (invariant(p, x->mask))
+        else if (invariant(plan, x->mask))
             x->fate = HOISTED;
         if (x->fate == FOLDED || (x->mask & INDEX_BIT))
             continue;

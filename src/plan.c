@@ -211,6 +211,15 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     }
     if (ls_plan_promote(p, d, plan, diag))
         return diag->status;
+    /* loop-invariant inputs, read once before the loop (plan.h) */
+    for (int k = 0; k < p->n_inputs && d->total_iterations > 1 && !p->argcmp.on; k++) {
+        bool invariant = plan->inputs[k].loads > 0 && !plan->promote[k].on;
+        for (int j = 0; j < p->inputs[k].map_n && invariant; j++) {
+            int dim = p->inputs[k].map[j]; /* the loop steps the dims with iterations */
+            invariant = dim < 0 || d->iterations[dim] <= 1;
+        }
+        plan->inputs[k].hoisted = invariant;
+    }
     /* input 0's figures, which single-input consumers read */
     plan->loads_per_iteration = plan->inputs[0].loads;
     plan->load_width = plan->inputs[0].width;
@@ -390,6 +399,22 @@ static void dump_combine(const ls_plan *plan, FILE *f)
 
 /* The three-operand instruction LLVM fuses two of the plan's combines into
  * (plan.combine_fuses3), by its AMD mnemonic. */
+/* The packed instructions of type ty on plan's target, for --dump-plan
+ * (tools/amd-dpp-counts.py --pairs). */
+static const char *packed_names(const ls_plan *plan, ls_elem_type ty)
+{
+    if (!plan->amd)
+        return ty == LS_ET_BF16 ? "add/sub/mul/fma.bf16x2, cvt.rn.bf16x2.f32"
+                                : "add/sub/mul/fma.f16x2, cvt.rn.f16x2.f32";
+    if (ty == LS_ET_F32)
+        return ls_plan_target_packed_f32(plan->target)
+                   ? "v_pk_add_f32 (a subf too), v_pk_mul_f32, v_pk_fma_f32"
+                   : "wave32's dual-issued v_dual_add_f32 / v_dual_mul_f32";
+    if (ty == LS_ET_I16)
+        return "v_pk_add_u16, v_pk_sub_u16, v_pk_mul_lo_u16, v_pk_max_i16";
+    return "v_pk_add_f16 (a subf too), v_pk_mul_f16, v_pk_fma_f16, v_cvt_pk_f16_f32";
+}
+
 /* Packed math in the body: which neighbouring registers share an
  * instruction (ls_plan_pair_run) and how many of the body's. */
 static void dump_body_pairs(const ls_plan *plan, FILE *f)
@@ -405,10 +430,11 @@ static void dump_body_pairs(const ls_plan *plan, FILE *f)
                  " of the same innermost %lld-element vector (IREE's CUDA target runs no SLP "
                  "vectorizer)",
                  (long long)run);
-    /* the ops, each kind once, in body order */
+    /* the ops, each kind once, in body order, and the first one's type */
     const ls_body *b = &plan->problem->body;
     char ops[160] = "";
     size_t len = 0;
+    int ty = -1;
     for (int i = 0; i < b->n && len < sizeof ops; i++) {
         const char *name = ls_body_opcode_name((ls_body_opcode)b->inst[i].op);
         if (!ls_body_op_pairs(b, i, plan->target) || strstr(ops, name))
@@ -416,13 +442,12 @@ static void dump_body_pairs(const ls_plan *plan, FILE *f)
         if (fused && i == b->n - 1)
             continue; /* the FMA's */
         len += (size_t)snprintf(ops + len, sizeof ops - len, "%s%s", len ? ", " : "", name);
+        ty = ty < 0 ? b->inst[i].type : ty;
     }
     fprintf(f,
             "        (packed math: %d of these instructions (%s) compute%s two neighbouring "
             "elements%s at once -- %s; llc-22)\n",
-            n, ops, n == 1 ? "s" : "", within,
-            plan->amd ? "v_pk_add_f16 (a subf too), v_pk_mul_f16, v_pk_fma_f32, v_cvt_pk_f16_f32"
-                      : "add/sub/mul/fma.f16x2, cvt.rn.f16x2.f32");
+            n, ops, n == 1 ? "s" : "", within, packed_names(plan, (ls_elem_type)ty));
 }
 
 void ls_plan_dump_body_issue(const ls_plan *plan, bool fused, FILE *f)
@@ -602,9 +627,13 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                     k, p->inputs[k].name);
         else {
             ls_plan_input_vector_type(plan, k, buf, sizeof buf);
-            char from[32] = "";
+            char from[96] = "";
             if (plan->promote[k].on)
                 snprintf(from, sizeof from, " from %%prom%d", k);
+            if (plan->inputs[k].hoisted)
+                snprintf(from, sizeof from,
+                         ", hoisted: read once before the loop (it reads no "
+                         "dim the loop steps)");
             fprintf(f,
                     "      input %d %s: %lld x vector.transfer_read vector<%lldx%s> per thread%s "
                     "(distributed %s)\n",

@@ -786,6 +786,25 @@ tr -d ' \n' <"$tmp/plan.json" >"$tmp/plan.flat"
 contains "plan json: the body an iteration" "$tmp/plan.flat" '"body_instructions_per_iteration":{"alu":72,"special_function":0,"shared":56,"hoisted":0,"folded":64,"before_loop":0}'
 $LANESCOPE sim "$DATA/nhwc_norm_4x8192x3_f16.mlir" --target h100 --dump-plan >"$tmp/out" 2>"$tmp/err"
 contains "nhwc norm plan: the mean hoisted" "$tmp/out" "hoisted out of it (LICM:"
+# A per-row input (map d0) reads no dim the loop steps: read once before
+# the loop, said in the text and the JSON (tests/test_body_issue.c times it)
+cat >"$tmp/inv.mlir" <<'EOF'
+func.func @k() attributes {translation_info = #iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = [64, 1, 1] subgroup_size = 64>} {
+%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a, %m : tensor<64x4096xf32>, tensor<64xf32>) outs(%c : tensor<64xf32>) attrs = {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = [0, 8], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {
+^bb0(%x: f32, %mm: f32, %o: f32):
+  %d = arith.subf %x, %mm : f32
+  %q = arith.mulf %d, %d : f32
+  %s = arith.addf %q, %o : f32
+  linalg.yield %s : f32
+} -> tensor<64xf32>
+}
+EOF
+$LANESCOPE sim "$tmp/inv.mlir" --target mi300x --dump-plan >"$tmp/out" 2>"$tmp/err"
+check "per-row input sim exits 0" $?
+contains "per-row input: hoisted" "$tmp/out" "input 1 %m: 1 x vector.transfer_read vector<1xf32> per thread, hoisted: read once before the loop (it reads no dim the loop steps)"
+contains "per-row input: the subtract pairs in f32" "$tmp/out" "(packed math: 1 of these instructions (arith.subf) computes two neighbouring elements at once -- v_pk_add_f32 (a subf too)"
+$LANESCOPE sim "$tmp/inv.mlir" --target mi300x --dump-plan=json 2>"$tmp/err" | tr -d ' \n' >"$tmp/plan.flat"
+contains "plan json: the per-row input hoisted" "$tmp/plan.flat" '"transfer_reads":1,"hoisted":true'
 # An i64 max on gfx942: v_cmp_gt_i64 and two v_cndmask_b32 a combine
 # (tools/amd-dpp-counts.py), said in the text and the JSON.
 sed 's/0.000000e+00 : f16/0 : i64/; s/f16>/i64>/g; s/: f16/: i64/g; s/arith.addf/arith.maxsi/; s/arith.mulf %in, %in_0/arith.muli %in, %in_0/' "$EX/matvec_32000x4096_f16.mlir" >"$tmp/mv_i64.mlir"

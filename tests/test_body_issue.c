@@ -5,7 +5,8 @@
  *    operand; CSE merges copies), not once a row;
  *  - an op on values held from before the loop (a norm's sum) is hoisted
  *    out of it, issued once for each distinct value;
- *  - what v_fma_mix_f32 reads itself is neither issued nor shared. */
+ *  - what v_fma_mix_f32 reads itself is neither issued nor shared;
+ *  - an input that reads no dim the loop steps is loaded once, before it. */
 #include <check.h>
 
 #include "../sim/engine_internal.h"
@@ -143,6 +144,70 @@ START_TEST(ops_on_held_values_hoisted)
 }
 END_TEST
 
+/* A row reduction of x * (m + 1) where m has one value a row (map d0):
+ * it reads no dim the loop steps, so the compiled code loads it once,
+ * before the loop (hoistRedundantVectorTransfers, LLVM's LICM over the
+ * readonly binding), and m + 1 with it; the multiply stays per register
+ * (it reads x) and folds into the FMA.  64 lanes, 8 elements each, 8
+ * iterations of 512. */
+START_TEST(invariant_input_read_once)
+{
+    const char *text =
+        "func.func @k() attributes {translation_info = "
+        "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size = "
+        "[64, 1, 1] subgroup_size = 64>} {\n"
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+        "[\"parallel\", \"reduction\"]} ins(%a, %m : tensor<64x4096xf32>, tensor<64xf32>) "
+        "outs(%c : tensor<64xf32>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = "
+        "[0, 8], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+        "^bb0(%x: f32, %mm: f32, %o: f32):\n  %one = arith.constant 1.0 : f32\n"
+        "  %n = arith.addf %mm, %one : f32\n  %q = arith.mulf %x, %n : f32\n"
+        "  %s = arith.addf %q, %o : f32\n  linalg.yield %s : f32\n} -> tensor<64xf32>\n}\n";
+    ls_problem *p;
+    ls_derived *d;
+    ls_plan plan;
+    plan_text(text, "gfx942", &p, &d, &plan);
+    ck_assert_int_eq(d->total_iterations, 8);
+    ck_assert(!plan.inputs[0].hoisted);
+    ck_assert(plan.inputs[1].hoisted);
+    ls_body_issue_totals t;
+    ls_body_issue_totals_of(&plan, ls_plan_body_fma_timed(&plan), &t);
+    ck_assert_int_eq(t.hoisted, 8);     /* m + 1 for each of the 8 registers */
+    ck_assert_int_eq(t.before_loop, 1); /* once: one row */
+    ls_hw hw;
+    ls_diag dg;
+    ls_diag_clear(&dg);
+    ck_assert_msg(ls_hw_load("mi300x", &hw, &dg) == LS_OK, "%s", dg.msg);
+    engine e;
+    ls_sim_result res;
+    int64_t total;
+    ck_assert_msg(ls_engine_prepare(&e, &plan, &hw, &res, NULL, &total, &dg) == LS_OK, "%s",
+                  dg.msg);
+    int m_before = 0, m_in = 0, x_in = 0, alu_before = 0;
+    for (int i = 0; i < e.ncode; i++) {
+        bool in_loop = i >= e.loop_begin && i < e.loop_end;
+        if (e.code[i].kind == I_GLOAD && e.code[i].operand == 1)
+            (in_loop ? &m_in : &m_before)[0]++;
+        x_in += in_loop && e.code[i].kind == I_GLOAD && e.code[i].operand == 0;
+        alu_before += i < e.loop_begin && e.code[i].kind == I_ALU;
+    }
+    ck_assert_int_eq(m_before, 1);
+    ck_assert_int_eq(m_in, 0);
+    ck_assert_int_eq(x_in, e.unroll); /* one vector of 8 an iteration */
+    ck_assert_int_eq(alu_before, 1);  /* m + 1 */
+    /* the run reads m once a subgroup: each of the 64 workgroups its row's
+     * 4 bytes, which all 64 lanes read (8 times as many were it read in
+     * every iteration) */
+    ck_assert_msg(ls_engine_run(&plan, &hw, &res, NULL, &dg) == LS_OK, "%s", dg.msg);
+    ck_assert_int_eq(res.operand[1].global_bytes, 64 * 4);
+    free(e.code);
+    free(d);
+    free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("body_issue");
@@ -150,6 +215,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, broadcast_widening_computed_once);
     tcase_add_test(tc, ops_on_held_values_hoisted);
+    tcase_add_test(tc, invariant_input_read_once);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -167,6 +167,13 @@ typedef struct {
     int n_inputs;
     struct {
         int64_t loads, width, elem_bits;
+        /* Loop-invariant: the operand reads no dim the loop steps (a
+         * per-row scale), so the compiled code reads it once, before the
+         * loop -- MLIR's hoistRedundantVectorTransfers (IREE's
+         * OptimizeVectorTransfer) and LLVM's LICM over the noalias,
+         * readonly binding; loads still counts its reads an iteration
+         * would take (ls_plan_input_hoisted). */
+        bool hoisted;
     } inputs[LS_MAX_INPUTS];
     ls_plan_gather gather[LS_MAX_INPUTS]; /* .on: read through a gather */
     ls_promote promote[LS_MAX_INPUTS];

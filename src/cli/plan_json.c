@@ -152,6 +152,7 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
         jset(ij, "name", json_object_new_string(p->inputs[k].name));
         jset(ij, "element_type", json_object_new_string(ls_elem_type_name(p->inputs[k].type)));
         jset(ij, "transfer_reads", json_object_new_int64(plan->inputs[k].loads));
+        jset(ij, "hoisted", json_object_new_boolean(plan->inputs[k].hoisted));
         snprintf(buf, sizeof buf, "vector<%lldx%s>", (long long)plan->inputs[k].width,
                  ls_elem_type_name(p->inputs[k].type));
         jset(ij, "read_type", json_object_new_string(buf));
