@@ -47,6 +47,48 @@ START_TEST(every_kind_of_step_has_its_caption)
 }
 END_TEST
 
+/* A per-row input (map d0) reads no dim the loop steps: the compiled code
+ * reads it once before the loop, and the view says so, naming the input
+ * and its own element's value; the loop's loads name theirs. */
+START_TEST(hoisted_load_has_its_caption)
+{
+    static const char *text =
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+        "[\"parallel\", \"reduction\"]} ins(%a, %m : tensor<2x1024xf32>, tensor<2xf32>) "
+        "outs(%b : tensor<2xf32>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 256], thread = "
+        "[0, 4], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+        "^bb0(%in: f32, %mm: f32, %out: f32):\n  %d = arith.subf %in, %mm : f32\n"
+        "  %1 = arith.addf %d, %out : f32\n  linalg.yield %1 : f32\n}\n";
+    ls_diag diag;
+    ls_module *m = load_text(text, &diag);
+    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
+    fixture f;
+    open_module(&f, m, 960, 600);
+    static const char *kinds[] = {
+        "Load, before the loop: subgroup 0 reads %m (input 1) once, load 1 of 1 -- it reads no "
+        "dim the loop steps",
+        "every lane reads 1 element of f32",
+        "Load, iteration 1 of 4: subgroup 0 issues load 1 of 1 of %a (input 0) -- every lane "
+        "reads 4 elements of f32"};
+    bool seen[sizeof kinds / sizeof kinds[0]] = {false};
+    char cap[1024];
+    int64_t n = state(&f).length, before = 0;
+    for (int64_t i = 0; i < n; i++) {
+        act(&f, "right");
+        ls_view_caption(f.v, cap, sizeof cap);
+        before += strstr(cap, "Load, before the loop") != NULL;
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            seen[k] |= strstr(cap, kinds[k]) != NULL;
+    }
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        ck_assert_msg(seen[k], "no caption says '%s'", kinds[k]);
+    ck_assert_int_eq(before, 1); /* once, not in each of the 4 iterations */
+    close_fixture(&f);
+}
+END_TEST
+
 /* A body with math.exp on mi300x: 12 ALU instructions and one v_exp_f32
  * per element (src/math_lowering.c); the accumulate caption counts the
  * body's instructions, and the special-function op has its own caption
@@ -409,6 +451,7 @@ static Suite *view_steps_suite(void)
     TCase *tc = tcase_create("view_steps");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_kind_of_step_has_its_caption);
+    tcase_add_test(tc, hoisted_load_has_its_caption);
     tcase_add_test(tc, special_function_steps_have_their_caption);
     tcase_add_test(tc, accumulate_captions_say_how_it_is_lowered);
     tcase_add_test(tc, dpp_steps_say_how_llvm_compiles_them);

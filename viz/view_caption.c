@@ -145,14 +145,11 @@ static bool lane_value(const ls_view *v, int sg, int64_t lane, int64_t row, char
     return ok;
 }
 
-/* The element lane `lane` of subgroup sg reads with load nth of iteration it. */
-static bool load_example(const ls_view *v, int sg, int64_t lane, int64_t it, int64_t nth,
+/* The element lane `lane` of subgroup sg reads with load nth of input k
+ * in iteration it, and its value in the input's type. */
+static bool load_example(const ls_view *v, int k, int sg, int64_t lane, int64_t it, int64_t nth,
                          char *at, size_t at_size, char *val, size_t val_size)
 {
-    const ls_plan *pl = v->plan;
-    int k = 0;
-    while (k + 1 < pl->n_inputs && nth >= pl->inputs[k].loads)
-        nth -= pl->inputs[k++].loads;
     ls_operand_regs o;
     ls_operand_regs_of(v->d, v->p, k, &o);
     int64_t wgc[LS_MAX_RANK], itc[LS_MAX_RANK], x[LS_MAX_RANK];
@@ -164,11 +161,12 @@ static bool load_example(const ls_view *v, int sg, int64_t lane, int64_t it, int
     if (!valid)
         return false;
     ls_format_list(at, at_size, x, v->p->rank);
-    ls_view_value_text(v, ls_problem_element(v->p, v->in, x), val, val_size);
+    ls_value_format(ls_operand_value(v->p, v->in, k, x), v->p->inputs[k].type, val, (int)val_size);
     return true;
 }
 
-/* How many loads of (sg, iteration it) issued before record rec. */
+/* How many loads of record rec's input its subgroup issued before it in
+ * the same iteration (or, before the loop, among the hoisted loads). */
 static int64_t nth_load(const ls_view *v, int64_t rec)
 {
     const ls_engine_record *r = ls_stepper_record(v->st, rec);
@@ -179,7 +177,7 @@ static int64_t nth_load(const ls_view *v, int64_t rec)
             continue;
         if (q->iteration != r->iteration || q->stage != LS_STAGE_LOAD_ACCUMULATE)
             break;
-        n += q->op == 0;
+        n += q->op == 0 && q->operand == r->operand;
     }
     return n;
 }
@@ -203,17 +201,27 @@ static void cap_start(const ls_view *v, text *t)
 static void cap_load(const ls_view *v, const ls_engine_record *r, int64_t rec, text *t)
 {
     const ls_plan *pl = v->plan;
-    int64_t lane = example_lane(v), nth = nth_load(v, rec), loads = 0;
-    for (int k = 0; k < pl->n_inputs; k++)
-        loads += pl->inputs[k].loads;
-    add(t,
-        "Load, iteration %lld of %lld: subgroup %d issues load %lld of %lld -- every lane reads "
-        "%lld element%s of %s with one vector load from global memory.",
-        (long long)r->iteration + 1, (long long)pl->iterations, r->subgroup, (long long)nth + 1,
-        (long long)loads, (long long)pl->load_width, pl->load_width == 1 ? "" : "s",
-        ls_elem_type_name(v->p->inputs[0].type));
+    int k = r->operand >= 0 && r->operand < pl->n_inputs ? r->operand : 0;
+    int64_t lane = example_lane(v), nth = nth_load(v, rec), w = pl->inputs[k].width;
+    const char *name = v->p->inputs[k].name[0] ? v->p->inputs[k].name : "the input";
+    if (pl->inputs[k].hoisted)
+        add(t,
+            "Load, before the loop: subgroup %d reads %s (input %d) once, load %lld of %lld -- "
+            "it reads no dim the loop steps, so the compiled code hoists the read out of the "
+            "loop; every lane reads %lld element%s of %s with one vector load from global "
+            "memory.",
+            r->subgroup, name, k, (long long)nth + 1, (long long)pl->inputs[k].loads, (long long)w,
+            w == 1 ? "" : "s", ls_elem_type_name(v->p->inputs[k].type));
+    else
+        add(t,
+            "Load, iteration %lld of %lld: subgroup %d issues load %lld of %lld of %s (input "
+            "%d) -- every lane reads %lld element%s of %s with one vector load from global "
+            "memory.",
+            (long long)r->iteration + 1, (long long)pl->iterations, r->subgroup, (long long)nth + 1,
+            (long long)pl->inputs[k].loads, name, k, (long long)w, w == 1 ? "" : "s",
+            ls_elem_type_name(v->p->inputs[k].type));
     char at[128], val[48];
-    if (load_example(v, r->subgroup, lane, r->iteration, nth, at, sizeof at, val, sizeof val))
+    if (load_example(v, k, r->subgroup, lane, r->iteration, nth, at, sizeof at, val, sizeof val))
         add(t, " Lane %lld reads element %s = %s.", (long long)lane, at, val);
     else
         add(t, " Lane %lld's element is padding (outside the problem): it reads nothing.",
