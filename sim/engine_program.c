@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "lanescope/body_issue.h"
 
 /* A result's span in template order, [first, last], and its instruction. */
 typedef struct {
@@ -244,18 +245,31 @@ static int64_t loop_ir_size(const ls_plan *pl, bool nvptx)
         }
     }
     int64_t op = nvptx ? 1 : (width * bits + 31) / 32;
+    /* LoopUnroll runs after LICM and GVN: the ops the compiled loop does
+     * not hold per register -- shared by registers that read the same
+     * operand elements, hoisted out of the loop -- are not in it.  Their
+     * share of the body's instructions (src/body_issue.c) stands for their
+     * share of its IR. */
+    int64_t body_ir = pl->body_ir_ops;
+    if (!pl->argcmp && body_ir > 0) {
+        ls_body_issue_totals t;
+        ls_body_issue_totals_of(pl, ls_plan_body_fma_timed(pl), &t);
+        int64_t all = t.alu + t.sfu + t.shared + t.hoisted + t.folded;
+        if (all > 0)
+            body_ir = (body_ir * (all - t.shared - t.hoisted) + all - 1) / all;
+    }
     /* A packed contraction's multiply and add are one math.fma already
      * (ContractToChainFMA runs before LLVM): the combine is in the body's
      * multiply, and each accumulator adds its chain's result once, a
      * scalar op (AMDGPU: its 32-bit pieces) */
     if (ls_functional_fma(pl) == LS_FMA_CHAIN) {
         int64_t add = nvptx ? 1 : (ls_elem_type_bits(pl->problem->acc_type) + 31) / 32;
-        return size + vectors * pl->body_ir_ops * op + pl->acc_registers * add;
+        return size + vectors * body_ir * op + pl->acc_registers * add;
     }
     /* a contract chain's result is the output's value: no add after it */
     if (ls_functional_fma(pl) == LS_FMA_CONTRACT)
-        return size + vectors * pl->body_ir_ops * op;
-    return size + vectors * (pl->body_ir_ops + 1) * op;
+        return size + vectors * body_ir * op;
+    return size + vectors * (body_ir + 1) * op;
 }
 
 /* The largest count from 1 to n that divides trips. */
