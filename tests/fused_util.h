@@ -194,17 +194,25 @@ static inline kernel *heuristic_kernel_of_module(ls_module *m, const char *arch,
     return kernel_of_module(m, model);
 }
 
-/* tests/data/nhwc_norm_4x8192x3_f16.mlir with IREE's heuristic's configs
- * for sm_90, on h100: a norm whose normalisation IREE lays out on its own
- * (one element, lane 0 of subgroup 0). */
-static inline kernel *nhwc_norm_kernel(void)
+/* path (relative to the examples) with IREE's heuristic's configs for
+ * arch, on model: its dispatch as one kernel. */
+static inline kernel *heuristic_kernel_of_file(const char *path, const char *arch,
+                                               const char *model)
 {
     ls_diag d;
-    ls_module *m = load_example("../tests/data/nhwc_norm_4x8192x3_f16.mlir", &d);
+    ls_module *m = load_example(path, &d);
     ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    kernel *k = heuristic_kernel_of_module(m, "sm_90", "h100");
+    kernel *k = heuristic_kernel_of_module(m, arch, model);
     ck_assert_msg(k->fused, "%s", k->why);
     return k;
+}
+
+/* tests/data/nhwc_norm_4x8192x3_f16.mlir for sm_90, on h100: a norm whose
+ * normalisation IREE lays out on its own (one element, lane 0 of subgroup
+ * 0). */
+static inline kernel *nhwc_norm_kernel(void)
+{
+    return heuristic_kernel_of_file("../tests/data/nhwc_norm_4x8192x3_f16.mlir", "sm_90", "h100");
 }
 
 static inline kernel *heuristic_kernel(const char *body, const char *stores)

@@ -37,6 +37,17 @@ static const char *matvec_text(char *buf, size_t n, int lanes)
     return buf;
 }
 
+/* The engine's program for plan on mi300x (e->code freed by the caller). */
+static void prepare_mi300x(engine *e, const ls_plan *plan, ls_hw *hw)
+{
+    ls_diag dg;
+    ls_diag_clear(&dg);
+    ck_assert_msg(ls_hw_load("mi300x", hw, &dg) == LS_OK, "%s", dg.msg);
+    ls_sim_result res;
+    int64_t total;
+    ck_assert_msg(ls_engine_prepare(e, plan, hw, &res, NULL, &total, &dg) == LS_OK, "%s", dg.msg);
+}
+
 /* gfx942: 64 registers an iteration (8 rows x 8).  The matrix's widening
  * is per register (64), the vector's once per element (8, not 64: 56
  * saved), the multiply folded into the FMA chain (64); no v_fma_mix_f32 on
@@ -73,13 +84,8 @@ START_TEST(broadcast_widening_computed_once)
     /* the engine's loop */
     ls_hw hw;
     ls_diag dg;
-    ls_diag_clear(&dg);
-    ck_assert_msg(ls_hw_load("mi300x", &hw, &dg) == LS_OK, "%s", dg.msg);
     engine e;
-    ls_sim_result res;
-    int64_t total;
-    ck_assert_msg(ls_engine_prepare(&e, &plan, &hw, &res, NULL, &total, &dg) == LS_OK, "%s",
-                  dg.msg);
+    prepare_mi300x(&e, &plan, &hw);
     int alu = 0;
     for (int i = e.loop_begin; i < e.loop_end; i++)
         alu += e.code[i].kind == I_ALU && e.code[i].iter_offset == 0;
@@ -152,11 +158,7 @@ END_TEST
  * as the mean's do; counted in it, they unrolled by 5. */
 START_TEST(unroller_sizes_the_loop_after_licm)
 {
-    ls_diag d;
-    ls_module *m = load_example("../tests/corpus/groupnorm_gfx942.mlir", &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    kernel *k = heuristic_kernel_of_module(m, "gfx942", "mi300x");
-    ck_assert_msg(k->fused, "%s", k->why);
+    kernel *k = heuristic_kernel_of_file("../tests/corpus/groupnorm_gfx942.mlir", "gfx942", "mi300x");
     ls_body_issue_totals t;
     ls_body_issue_totals_of(&k->plans[1], ls_plan_body_fma_timed(&k->plans[1]), &t);
     ck_assert_int_gt(t.hoisted, 0);
@@ -203,14 +205,8 @@ START_TEST(invariant_input_read_once)
     ck_assert_int_eq(t.hoisted, 8);     /* m + 1 for each of the 8 registers */
     ck_assert_int_eq(t.before_loop, 1); /* once: one row */
     ls_hw hw;
-    ls_diag dg;
-    ls_diag_clear(&dg);
-    ck_assert_msg(ls_hw_load("mi300x", &hw, &dg) == LS_OK, "%s", dg.msg);
     engine e;
-    ls_sim_result res;
-    int64_t total;
-    ck_assert_msg(ls_engine_prepare(&e, &plan, &hw, &res, NULL, &total, &dg) == LS_OK, "%s",
-                  dg.msg);
+    prepare_mi300x(&e, &plan, &hw);
     int m_before = 0, m_in = 0, x_in = 0, alu_before = 0;
     for (int i = 0; i < e.ncode; i++) {
         bool in_loop = i >= e.loop_begin && i < e.loop_end;
@@ -226,6 +222,9 @@ START_TEST(invariant_input_read_once)
     /* the run reads m once a subgroup: each of the 64 workgroups its row's
      * 4 bytes, which all 64 lanes read (8 times as many were it read in
      * every iteration) */
+    ls_sim_result res;
+    ls_diag dg;
+    ls_diag_clear(&dg);
     ck_assert_msg(ls_engine_run(&plan, &hw, &res, NULL, &dg) == LS_OK, "%s", dg.msg);
     ck_assert_int_eq(res.operand[1].global_bytes, 64 * 4);
     free(e.code);
