@@ -593,6 +593,10 @@ contains "attention dump merge count" "$tmp/out" "(per thread after the loop: 36
 contains "attention dump epilogue" "$tmp/out" "vector.transfer_write: 2 x vector<8xf16> per thread"
 contains "attention dump then timing" "$tmp/out" "functional check passed: 64 outputs"
 contains "attention dump: the backend's widenings and FMAs" "$tmp/out" "(the backend: the key's f16 widening none: v_fma_mix_f32 reads the f16 value itself; the value's f16 widening an instruction an element, P's widening back an instruction a key slot; each multiply and the add of its product one FMA"
+$LANESCOPE sim "$AT" --target mi300x --workgroups 1 --dump-plan=json 2>"$tmp/err" | tr -d ' \n' >"$tmp/plan.flat"
+contains "attention plan json: the backend" "$tmp/plan.flat" '"backend":{"key_widening":0,"value_widening":1,"p_widening":1,"fused_multiply_add":true,"columns_paired":true}'
+$LANESCOPE sim "$AT" --target h100 --workgroups 1 --dump-plan=json 2>"$tmp/err" | tr -d ' \n' >"$tmp/plan.flat"
+contains "attention plan json: NVIDIA's backend" "$tmp/plan.flat" '"backend":{"key_widening":1,"value_widening":1,"p_widening":1,"fused_multiply_add":false,"columns_paired":false}'
 $LANESCOPE sim "$AT" --target mi300x --config "#iree_gpu.lowering_config<{workgroup = [1, 0]}>" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --config: exit 2, one line" $?
 contains "attention sim --config reason" "$tmp/err" "--config: $AT holds an attention op, whose configs are"

@@ -350,6 +350,13 @@ json_object *ls_cli_attention_plan_json(const ls_att_plan *p)
     jset(math, "divf_alu", json_object_new_int(k->div_alu));
     jset(math, "divf_sfu", json_object_new_int(k->div_sfu));
     jset(o, "math", math);
+    json_object *be = json_object_new_object(); /* the step as the backend compiles it */
+    jset(be, "key_widening", json_object_new_int(k->k_ext));
+    jset(be, "value_widening", json_object_new_int(k->v_ext));
+    jset(be, "p_widening", json_object_new_int(k->p_ext));
+    jset(be, "fused_multiply_add", json_object_new_boolean(k->fuse_muladd));
+    jset(be, "columns_paired", json_object_new_boolean(k->pair_columns));
+    jset(o, "backend", be);
     jset(o, "reciprocal", json_object_new_boolean(k->epilogue));
     jset(o, "output_truncf", json_object_new_boolean(k->out_trunc));
     jset(o, "transfer_writes", json_object_new_int64(p->store_vectors));
