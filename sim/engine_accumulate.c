@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lanescope/body_issue.h"
 #include "lanescope/functional.h"
 #include "lanescope/layout.h"
 
@@ -65,36 +64,42 @@ int64_t ls_engine_accumulate_cap(const engine *e)
     return e->d->elems_per_iteration * (2 * nb + n_res * nc) + pl->acc_registers * n_res * nc;
 }
 
-/* The body's ops for register r of iteration j (less the multiply an FMA
- * absorbs): the last one's index, or the first operand's when none. *extra:
- * the multiply's second operand when it reads an input directly. */
-static int emit_body(engine *e, const int *ld, int64_t j, bool fused, ls_body_issue_counts c,
-                     int paired, int *extra)
+int ls_engine_emit_register_body(engine *e, const int *ld, int64_t j, ls_body_issue_counts c,
+                                 int paired)
 {
     const ls_plan *pl = e->plan;
-    int nb = pl->body_machine_alu_ops + pl->body_sfu_ops;
     /* the backend's order: ALU instructions, then the special-function
-     * ones (src/math_lowering.c); what the register issues at all
-     * (src/body_issue.c): not the multiply an FMA absorbs, nor on AMD the
+     * ones (src/math_lowering.c); what the register issues at all is
+     * src/body_issue.c's: not the multiply an FMA absorbs, nor on AMD the
      * f16 extensions v_fma_mix_f32 reads itself, nor what is hoisted out
      * of the loop or computed once for the registers that read the same
      * operand elements (a later register's op reads the load, not the
      * first one's result: one ALU latency early at most) */
-    int nb_alu_issued = c.alu, nb_issued = c.alu + c.sfu;
     int v = ld[0];
-    for (int o = 0; o < nb_issued; o++) {
-        bool alu = o < nb_alu_issued;
+    for (int o = 0; o < c.alu + c.sfu; o++) {
+        bool alu = o < c.alu;
         v = ls_engine_emit(e, alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, o == 0 ? ld[0] : v,
                            o + 1 < pl->n_inputs ? ld[o + 1] : -1);
         e->code[v].iter_offset = (int)j;
         if (alu && o < paired) /* the second half of its neighbour's packed op */
             e->code[v].issues = 0;
     }
+    return v;
+}
+
+/* The body's ops for register r of iteration j (ls_engine_emit_register_
+ * body): the last one's index, or the first operand's when none. *extra:
+ * the multiply's second operand when it reads an input directly. */
+static int emit_body(engine *e, const int *ld, int64_t j, bool fused, ls_body_issue_counts c,
+                     int paired, int *extra)
+{
+    const ls_plan *pl = e->plan;
+    int nb = pl->body_machine_alu_ops + pl->body_sfu_ops;
+    int v = ls_engine_emit_register_body(e, ld, j, c, paired);
     /* op o of the chain reads input o + 1: the multiply, op nb - 1 */
     *extra = fused && nb < pl->n_inputs ? ld[nb] : -1;
-    if (fused && nb_issued == 0 && nb > 0 && pl->n_inputs > 1) /* all folded or shared */
+    if (fused && c.alu + c.sfu == 0 && nb > 0 && pl->n_inputs > 1) /* all folded or shared */
         *extra = ld[1];
-
     return v;
 }
 
@@ -232,8 +237,7 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
     /* packed math in the body: the second of two neighbouring registers
      * (ls_plan_pair_run) issues its paired ops with the first's; not the
      * multiply an FMA absorbs */
-    int64_t run = ls_plan_pair_run(pl, false);
-    bool pairing = run != 1;
+    int64_t run = ls_plan_pair_run(pl, false); /* 1: no two pair */
     memset(body_done, 0, (size_t)(regs > 0 ? regs : 1) * sizeof *body_done);
     ls_body_issue_next_iteration(bi);
     for (int64_t i = 0; i < regs; i++) {
@@ -250,8 +254,7 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
         body_done[r] = true;
         ls_body_issue_counts bc = ls_body_issue_register(bi, r);
         int extra;
-        int v =
-            emit_body(e, ld, j, fk != LS_FMA_NONE, bc, second && pairing ? bc.pairable : 0, &extra);
+        int v = emit_body(e, ld, j, fk != LS_FMA_NONE, bc, second ? bc.pairable : 0, &extra);
         for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
             chain *c = grouped ? &inner[acc_of[r] * n_res + x] : &acc[acc_of[r] * n_res + x];
             int first = e->ncode;
@@ -266,7 +269,7 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
     }
 }
 
-void ls_engine_emit_hoisted(engine *e, bool fused)
+void ls_engine_emit_hoisted(engine *e, const ls_body_issue *bi)
 {
     const ls_plan *pl = e->plan;
     for (int k = 0; k < LS_MAX_INPUTS; k++) { /* loop-invariant inputs' loads */
@@ -277,10 +280,8 @@ void ls_engine_emit_hoisted(engine *e, bool fused)
             e->code[i].operand = k;
         }
     }
-    ls_body_issue *bi = ls_body_issue_new(pl, fused);
     int alu, sfu;
     ls_body_issue_hoisted(bi, &alu, &sfu);
-    ls_body_issue_free(bi);
     int v = -1; /* the first held or loop-invariant value they read */
     for (int k = 0; k < pl->n_inputs && v < 0; k++)
         if (pl->inputs[k].loads == 0)
@@ -291,7 +292,8 @@ void ls_engine_emit_hoisted(engine *e, bool fused)
         v = ls_engine_emit(e, o < alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE, v, -1);
 }
 
-void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads)
+void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, const int *in_off,
+                               int64_t loads)
 {
     const ls_plan *pl = e->plan;
     int64_t u = e->unroll, n_res = 1 + pl->extra_results, regs = e->d->elems_per_iteration;
@@ -321,7 +323,6 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
      * into the accumulators are elementwise. */
     bool chain_pairs = pairs && (run == 0 || !(packed || whole) || fk != LS_FMA_NONE);
     bool *body_done = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *body_done);
-    ls_body_issue *bi = ls_body_issue_new(pl, fk != LS_FMA_NONE);
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
@@ -348,7 +349,6 @@ void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int
     }
     free(stepc);
     free(body_done);
-    ls_body_issue_free(bi);
     /* the back edge: the trip's first combine into each accumulator reads
      * the last one (u = 1 and one combine: its own) */
     for (size_t s = 0; s < slots && !whole; s++) {

@@ -11,7 +11,6 @@
 #include "lanescope/fused.h"
 
 #include "engine_internal.h"
-#include "lanescope/body_issue.h"
 
 /* An elementwise op's loop: per iteration its loads, per register its
  * body (the view's ops, as the reduction's body is emitted), and one
@@ -74,8 +73,8 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
     /* what each register issues (src/body_issue.c): ops on held values
      * only once, before the loop (LICM); ops on operand elements other
      * registers read too once; two neighbours' packed ops in one */
-    ls_engine_emit_hoisted(e, false);
     ls_body_issue *bi = ls_body_issue_new(pl, false);
+    ls_engine_emit_hoisted(e, bi);
     ls_body_issue_next_iteration(bi);
     int64_t run = ls_plan_pair_run(pl, false);
     e->loop_begin = e->ncode;
@@ -96,15 +95,8 @@ static void append_elementwise(engine *e, const ls_fused_phase *ph)
                         ? e->held[k] - 1
                         : first[k] + (int)ls_operand_load_of(e->d, &e->oregs[k], r);
         ls_body_issue_counts c = ls_body_issue_register(bi, r);
-        int paired = run != 1 && ls_plan_pairs_previous(run, r) ? c.pairable : 0;
-        int v = ld[0];
-        for (int o = 0; o < c.alu + c.sfu; o++) {
-            v = ls_engine_emit(e, o < c.alu ? I_ALU : I_SFU, LS_STAGE_LOAD_ACCUMULATE,
-                               o == 0 ? ld[0] : v, o + 1 < pl->n_inputs ? ld[o + 1] : -1);
-            if (o < paired) /* the second half of its neighbour's packed op */
-                e->code[v].issues = 0;
-        }
-        last[r] = v;
+        last[r] = ls_engine_emit_register_body(e, ld, 0, c,
+                                               ls_plan_pairs_previous(run, r) ? c.pairable : 0);
     }
     ls_body_issue_free(bi);
     int64_t per = regs / ph->stores;

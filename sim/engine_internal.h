@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "lanescope/body_issue.h"
 #include "lanescope/engine.h"
 #include "lanescope/functional.h"
 #include "lanescope/layout.h"
@@ -390,11 +391,19 @@ void ls_engine_append_template(engine *e);
 /* sim/engine_accumulate.c: the loop body's body ops and combines, after
  * its loads (iteration j's input k from first_load + j * loads +
  * in_off[k]), and the most it appends. */
-void ls_engine_emit_accumulate(engine *e, int first_load, const int *in_off, int64_t loads);
+void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, const int *in_off,
+                               int64_t loads);
 /* Before the loop: the loop-invariant inputs' loads (plan.inputs[k].
- * hoisted; e->pre_load), then the body's loop-invariant ops
- * (body_issue.h), once; fused: the last multiply is the accumulate's FMA. */
-void ls_engine_emit_hoisted(engine *e, bool fused);
+ * hoisted; e->pre_load), then the body's loop-invariant ops, once, as
+ * tracker bi counts them (body_issue.h). */
+void ls_engine_emit_hoisted(engine *e, const ls_body_issue *bi);
+/* One register's body in iteration j after its operands' loads ld[]: c's
+ * ALU then special-function instructions in a dependent chain (op o reads
+ * input o + 1), the first `paired` ALU ones the second halves of its
+ * neighbour's packed ops (no issue slot).  Returns the last (ld[0] when
+ * none). */
+int ls_engine_emit_register_body(engine *e, const int *ld, int64_t j, ls_body_issue_counts c,
+                                 int paired);
 int64_t ls_engine_accumulate_cap(const engine *e);
 /* sim/engine_fused.c: a dispatch's ops as one kernel (plan->fused). */
 void ls_engine_build_template_fused(engine *e);

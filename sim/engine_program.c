@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "lanescope/body_issue.h"
 
 /* A result's span in template order, [first, last], and its instruction. */
 typedef struct {
@@ -374,7 +373,8 @@ void ls_engine_append_template(engine *e)
      * combines wait), then the combines in iteration order.  Before it,
      * the body's ops on values held from before the loop, which LICM
      * hoists out of it. */
-    ls_engine_emit_hoisted(e, ls_plan_body_fma_timed(pl));
+    ls_body_issue *bi = ls_body_issue_new(pl, ls_plan_body_fma_timed(pl));
+    ls_engine_emit_hoisted(e, bi);
     e->loop_begin = e->ncode;
     /* promote_operands (plan_promote.c): barrier, the copy's global loads
      * and buffer writes, barrier; the compute reads then come from the
@@ -413,7 +413,8 @@ void ls_engine_append_template(engine *e)
             }
         }
     }
-    ls_engine_emit_accumulate(e, first_load, in_off, loads);
+    ls_engine_emit_accumulate(e, bi, first_load, in_off, loads);
+    ls_body_issue_free(bi);
     /* a stored producer fused into the loop writes its tile each
      * iteration, once the body has computed it */
     for (int64_t j = 0; j < u; j++)

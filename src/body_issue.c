@@ -195,7 +195,7 @@ void ls_body_issue_totals_of(const ls_plan *plan, bool fused, ls_body_issue_tota
         ls_body_issue_counts c = ls_body_issue_register(s, r);
         t->alu += c.alu;
         t->sfu += c.sfu;
-        t->paired += run != 1 && ls_plan_pairs_previous(run, r) ? c.pairable : 0;
+        t->paired += ls_plan_pairs_previous(run, r) ? c.pairable : 0;
     }
     t->shared = all - t->folded - t->hoisted - t->alu - t->sfu;
     int ha, hs;
