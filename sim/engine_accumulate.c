@@ -165,6 +165,10 @@ typedef struct {
     int val;   /* the chain's value: an instruction, CARRIED, or -1 (none yet) */
     int pend;  /* an operand held back for the next combine, -1: none */
     int first; /* the first instruction that read CARRIED, -1: none yet */
+    /* a grouped fold LLVM compiles as a tree (fold_tree): the group's
+     * values, folded at the iteration's end */
+    int *vals;
+    int64_t nv;
 } chain;
 
 #define CARRIED (-2) /* the loop's accumulator, from the previous trip */
@@ -201,6 +205,35 @@ static int chain_flush(engine *e, int64_t j, chain *c)
         c->pend = -1;
     }
     return c->val;
+}
+
+/* Whether the loop's grouped folds are trees (ls_plan_fold_shape: a
+ * vector.reduction LLVM splits in halves), for groups of `values`: one
+ * result, no FMA or fused pairs, not a contraction's chain. */
+static bool fold_tree(const engine *e, int64_t values)
+{
+    const ls_plan *pl = e->plan;
+    ls_thread_reduce_shape s = ls_plan_fold_shape(pl, values);
+    return ls_plan_loop_folds_reduce(pl) && timed_fma(e) == LS_FMA_NONE && pl->extra_results == 0 &&
+           s.form != LS_TR_CHAIN;
+}
+
+/* c's collected values folded as LLVM compiles them (a group whose count
+ * makes a chain: chained, the identity's combine folded away) */
+static int fold_collected(engine *e, int64_t j, chain *c)
+{
+    ls_thread_reduce_shape s = ls_plan_fold_shape(e->plan, c->nv);
+    if (s.form == LS_TR_CHAIN || c->nv < 2) {
+        int x = c->nv > 0 ? c->vals[0] : -1;
+        for (int64_t i = 1; i < c->nv; i++)
+            x = emit_combine(e, j, c->vals[i], x, -1);
+        return x;
+    }
+    int first = e->ncode;
+    int x = ls_engine_emit_fold(e, LS_STAGE_LOAD_ACCUMULATE, &s, c->vals);
+    for (int i = first; i < e->ncode; i++)
+        e->code[i].iter_offset = (int)j;
+    return x;
 }
 
 /* Packed math (plan.combine_pairs): a step's vector op over the
@@ -258,12 +291,14 @@ static void emit_iteration(engine *e, int64_t j, const int *first_in, const int6
         for (int64_t x = 0; x < n_res; x++) { /* each result's own accumulator */
             chain *c = grouped ? &inner[acc_of[r] * n_res + x] : &acc[acc_of[r] * n_res + x];
             int first = e->ncode;
-            if (grouped && c->val < 0 && c->pend < 0 && fk == LS_FMA_NONE &&
-                !identity_combine_issued(pl))
+            if (c->vals)
+                c->vals[c->nv++] = v; /* folded at the iteration's end */
+            else if (grouped && c->val < 0 && c->pend < 0 && fk == LS_FMA_NONE &&
+                     !identity_combine_issued(pl))
                 c->val = v; /* the identity's combine folds away */
             else
                 chain_add(e, j, c, v, extra, fuse);
-            if (lc) /* pairing: one result (ls_engine_emit_accumulate) */
+            if (lc && !c->vals) /* pairing: one result (ls_engine_emit_accumulate) */
                 pair_with(e, lc, acc_of[r], stepc[acc_of[r]]++, first);
         }
     }
@@ -310,7 +345,7 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
     size_t slots = (size_t)(nacc * n_res > 0 ? nacc * n_res : 1);
     chain *acc = ls_xcalloc(slots, sizeof *acc), *inner = ls_xcalloc(slots, sizeof *inner);
     for (size_t s = 0; s < slots; s++)
-        acc[s] = (chain){CARRIED, -1, -1};
+        acc[s] = (chain){CARRIED, -1, -1, NULL, 0};
     /* packed math pairs the accumulators of one result's vector ops */
     bool pairs = ls_plan_pairs_accumulators(pl); /* never with a fused combine */
     int64_t run = ls_plan_pair_run(pl, true);
@@ -324,13 +359,21 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
     bool chain_pairs = pairs && (run == 0 || !(packed || whole) || fk != LS_FMA_NONE);
     bool *body_done = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *body_done);
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
+    /* tree folds: each accumulator's registers' values, in a buffer of
+     * the iteration's registers (one result: slot = accumulator) */
+    int64_t *group_n = ls_xcalloc(slots, sizeof *group_n), most = 0;
+    for (int64_t r = 0; r < regs && n_res == 1; r++)
+        most = ++group_n[acc_of[r]] > most ? group_n[acc_of[r]] : most;
+    bool tree = (packed || whole) && n_res == 1 && fold_tree(e, most);
+    int *vals = tree ? ls_xcalloc((size_t)regs, sizeof *vals) : NULL;
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
         for (int k = 0; k < pl->n_inputs; k++) /* a loop-invariant input's, before the loop */
             first_in[k] =
                 e->pre_load[k] >= 0 ? e->pre_load[k] : first_load + (int)(j * loads) + in_off[k];
-        for (size_t s = 0; s < slots; s++) {
-            inner[s] = (chain){-1, -1, -1};
+        for (size_t s = 0, at = 0; s < slots; s++) {
+            inner[s] = (chain){-1, -1, -1, tree ? vals + at : NULL, 0};
+            at += tree ? (size_t)group_n[s] : 0;
             stepc[s] = 0;
         }
         last_combine lc = {-1, -1, 0, run};
@@ -338,7 +381,7 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
                        chain_pairs ? &lc : NULL, body_done, bi);
         lc = (last_combine){-1, -1, 0, run};
         for (size_t s = 0; s < slots && (packed || whole); s++) {
-            int t = chain_flush(e, j, &inner[s]);
+            int t = tree ? fold_collected(e, j, &inner[s]) : chain_flush(e, j, &inner[s]);
             if (whole)
                 continue;
             int first = e->ncode; /* the packed chain's value into the accumulator */
@@ -347,6 +390,8 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
                 pair_with(e, &lc, (int64_t)s, 0, first);
         }
     }
+    free(vals);
+    free(group_n);
     free(stepc);
     free(body_done);
     /* the back edge: the trip's first combine into each accumulator reads

@@ -419,6 +419,13 @@ int ls_engine_combine_alu(const ls_plan *pl);
 /* One combine of dep0 and dep1: ls_engine_combine_alu dependent ALU
  * instructions, the first reading both; returns the last. */
 int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1);
+/* The fold s of the values whose instructions are v[0 .. s->values) (v is
+ * overwritten), as LLVM compiles it (ls_plan_fold_shape); returns the
+ * result's instruction.  Trees only: a chain's callers emit it themselves
+ * (the loop's fuses and pairs its combines). */
+int ls_engine_emit_fold(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int *v);
+/* One result's thread reduce after instruction last (engine_reduce.c). */
+int ls_engine_emit_thread_reduce(engine *e, int last);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
 /* engine_reduce.c: the 32-bit lane moves one exchange of the plan's
  * shuffled value takes */

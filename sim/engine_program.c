@@ -426,18 +426,12 @@ void ls_engine_append_template(engine *e)
         }
     e->loop_end = e->ncode;
     int last_loop = e->ncode - 1;
-    /* THREAD_REDUCE: one chain per result slot (q_n a result, for each of
+    /* THREAD_REDUCE: one fold per result slot (q_n a result, for each of
      * the kernel's results: slot s is result s / q_n's slot s % q_n). */
     int64_t slots = q_n * n_res;
     int *qlast = ls_xcalloc((size_t)slots, sizeof *qlast);
-    int64_t ops_per_q = q_n ? pl->local_reduce_ops / q_n : 0;
-    for (int64_t q = 0; q < slots; q++) {
-        int prev = last_loop;
-        /* a chain; LLVM joins each two fusing combines (v_max3_f32, ...) */
-        for (int64_t o = 0; o < ops_per_q; o += pl->combine_fuses3 ? 2 : 1)
-            prev = emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1, false);
-        qlast[q] = prev;
-    }
+    for (int64_t q = 0; q < slots; q++)
+        qlast[q] = ls_engine_emit_thread_reduce(e, last_loop);
     for (int r = 0; r < pl->n_subgroup_reduces; r++)
         for (int64_t q = 0; q < slots; q++)
             qlast[q] = ls_engine_emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE,

@@ -4,6 +4,8 @@
  * tools/amd-dpp-counts.py measured: src/amd_dpp_counts.c), each marked
  * with its step for the stepper and the view.  docs/timing-model.md,
  * "DPP steps as compiled". */
+#include <stdlib.h>
+
 #include "engine_internal.h"
 
 /* Mark x as part of step i of r: its lane move, an instruction LLVM adds
@@ -74,6 +76,55 @@ static int emit_measured_step(engine *e, const ls_subgroup_reduce *r, int i, ls_
     }
     mark_step(e, x, r, i, e->code && e->code[x].kind == I_ALU, true);
     return x;
+}
+
+/* A balanced tree folding the n values at v, two at a time a level (an
+ * odd one out waits for the next); returns the root. */
+static int emit_tree(engine *e, ls_stage st, int *v, int64_t n)
+{
+    while (n > 1) {
+        int64_t m = 0;
+        for (int64_t i = 0; i + 1 < n; i += 2)
+            v[m++] = ls_engine_emit(e, I_ALU, st, v[i], v[i + 1]);
+        if (n % 2)
+            v[m++] = v[n - 1];
+        n = m;
+    }
+    return v[0];
+}
+
+int ls_engine_emit_fold(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int *v)
+{
+    int64_t n = s->values;
+    if (s->form == LS_TR_PACKED_TREE) { /* a register is ready with its later lane */
+        n = s->values / 2;
+        for (int64_t i = 0; i < n; i++)
+            v[i] = v[2 * i] > v[2 * i + 1] ? v[2 * i] : v[2 * i + 1];
+    }
+    int prev = emit_tree(e, st, v, n);
+    for (int64_t h = 0; h < s->halves_alu; h++) /* the halves: a lane move, the op */
+        prev = ls_engine_emit(e, I_ALU, st, prev, -1);
+    return prev;
+}
+
+/* One result's thread reduce after the loop's instruction last: every
+ * value is ready when the loop is (it ends with the accumulators' last
+ * update). */
+int ls_engine_emit_thread_reduce(engine *e, int last)
+{
+    ls_thread_reduce_shape s = ls_plan_thread_reduce_shape(e->plan);
+    if (s.form == LS_TR_CHAIN) { /* each combine on the one before */
+        int prev = last;
+        for (int64_t o = 0; o < s.instructions; o++)
+            prev = ls_engine_emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1);
+        return prev;
+    }
+    int *v = ls_xcalloc((size_t)s.values, sizeof *v);
+    for (int64_t i = 0; i < s.values; i++)
+        v[i] = last;
+    int root = ls_engine_emit_fold(e, LS_STAGE_THREAD_REDUCE, &s, v);
+    free(v);
+    return root;
 }
 
 /* The 32-bit lane moves one exchange of the shuffled value takes.  A wider

@@ -366,6 +366,12 @@ static void dump_combine(const ls_plan *plan, FILE *f)
                 "      %%local = vector.multi_reduction <%s> over each accumulator's packed "
                 "inner %lld elements, from the identity\n",
                 kind, (long long)plan->inner_elems);
+    ls_thread_reduce_shape fold = ls_plan_fold_shape(
+        plan, plan->inner_elems > 1 ? plan->inner_elems
+                                    : d->elems_per_iteration / plan->results_per_thread);
+    bool tree = ls_plan_loop_folds_reduce(plan) && fold.form != LS_TR_CHAIN;
+    if (plan->inner_elems > 1 && tree)
+        ls_plan_dump_fold(plan, &fold, "        ", f);
     if (plan->inner_elems > 1)
         val = "%local";
     if (fk == LS_FMA_CONTRACT) {
@@ -383,9 +389,13 @@ static void dump_combine(const ls_plan *plan, FILE *f)
         fprintf(f,
                 "      %%acc = vector.multi_reduction <%s> of the %s values from the identity "
                 "into %s: DistributeMultiReduction's local reduce over each output's %lld "
-                "registers, in order (%lld accumulator%s)\n    }\n",
+                "registers%s (%lld accumulator%s)\n",
                 kind, val, buf, (long long)(d->elems_per_iteration / plan->results_per_thread),
-                (long long)plan->acc_registers, plan->acc_registers == 1 ? "" : "s");
+                tree ? "" : ", in order", (long long)plan->acc_registers,
+                plan->acc_registers == 1 ? "" : "s");
+        if (tree)
+            ls_plan_dump_fold(plan, &fold, "        ", f);
+        fprintf(f, "    }\n");
     } else if (fk == LS_FMA_AMD)
         fprintf(f,
                 "      %%acc = math.fma(the body's mulf operands, %%acc) elementwise (%lld "
@@ -522,6 +532,10 @@ static void dump_after_loop(const ls_plan *plan, FILE *f)
                 "%lld value%s per thread\n",
                 ls_stage_name(LS_STAGE_THREAD_REDUCE), kind, (long long)plan->local_reduce_ops,
                 (long long)plan->results_per_thread, plan->results_per_thread == 1 ? "" : "s");
+    if (!d->local_reduce_all) {
+        ls_thread_reduce_shape s = ls_plan_thread_reduce_shape(plan);
+        ls_plan_dump_fold(plan, &s, "    ", f);
+    }
     fprintf(f, "  [%s]%s\n", ls_stage_name(LS_STAGE_SUBGROUP_REDUCE),
             plan->n_subgroup_reduces ? "" : " none: no reduced dim has more than one lane");
     char ty[64];

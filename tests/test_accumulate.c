@@ -440,6 +440,13 @@ START_TEST(body_ops_pair_with_their_neighbours)
 }
 END_TEST
 
+/* an instruction adding two loaded elements */
+static bool pair_sum(const engine *e, int i)
+{
+    return e->code[i].kind == I_ALU && is_load(e, e->code[i].dep[0]) &&
+           is_load(e, e->code[i].dep[1]);
+}
+
 START_TEST(packed_sums_start_from_the_identity)
 {
     /* f32: the chain's first step adds the element to +0.0, issued (x + 0.0
@@ -450,8 +457,10 @@ START_TEST(packed_sums_start_from_the_identity)
     ck_assert_int_eq(b.plan.acc_registers, 2);
     check_packed(&b.e, 2, 4, false);
     unbuild(&b);
-    /* i32 on h100 (no three-operand add): x + 0 folds, the chain starts
-     * with the first element: 3 adds, then the one into the accumulator
+    /* i32 on h100 (no three-operand add): x + 0 folds, and the fold of an
+     * accumulator's 4 elements is llvm.vector.reduce.add's balanced tree
+     * (tools/amd-dpp-counts.py --folds: on sm_90 4 more i32 values cost 4
+     * adds): (e0 + e1) + (e2 + e3), then the add into the accumulator
      * (512 / (32 x 4) = 4 of them), which alone reads across iterations */
     build(&b, "sum", "i32", "h100", 4);
     ck_assert_int_eq(b.plan.acc_registers, 4);
@@ -460,16 +469,20 @@ START_TEST(packed_sums_start_from_the_identity)
     for (int j = 0; j < u; j++) {
         int n = iteration_alus(&b.e, j, alu);
         ck_assert_int_eq(n, 4 * 3 + 4);
-        int carried = 0, first = 0;
+        int carried = 0, first = 0, joins = 0;
         for (int x = 0; x < n; x++) {
             const tinst *in = &b.e.code[alu[x]];
             first += is_load(&b.e, in->dep[0]) && is_load(&b.e, in->dep[1]);
+            /* the tree's root: reads the two pairs' sums */
+            joins += in->dep[0] >= 0 && in->dep[1] >= 0 && pair_sum(&b.e, in->dep[0]) &&
+                     pair_sum(&b.e, in->dep[1]);
             for (int k = 0; k < LS_TINST_DEPS; k++) {
                 int p = in->dep[k];
                 carried += p >= 0 && loop_alu(&b.e, p) && p >= alu[x];
             }
         }
-        ck_assert_int_eq(first, 4); /* element 1 added to element 0 */
+        ck_assert_int_eq(first, 8); /* e0 + e1 and e2 + e3, for each accumulator */
+        ck_assert_int_eq(joins, 4);
         /* reads of a later instruction (or itself): the back edge's */
         ck_assert_int_eq(carried, j == 0 ? 4 : 0);
     }

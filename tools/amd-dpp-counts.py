@@ -38,6 +38,7 @@ which the engine's DPP latency covers) and memory instructions.
     tools/amd-dpp-counts.py [--llc llc-22] > src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --pairs    (packed math: ls_plan_combine_pairs's facts)
+    tools/amd-dpp-counts.py --folds    (a vector.reduction's tree: ls_plan_fold_shape's facts)
 
 Needs llc-22 (Debian's llvm-22).  Takes a few minutes.
 """
@@ -436,6 +437,64 @@ def pairs_report(llc):
         print('%s (PTX): %s' % (sm, ', '.join(row)))
 
 
+FOLD_TYPES = [('f32', 'float'), ('f16', 'half'), ('bf16', 'bfloat'), ('i32', 'i32'), ('i16', 'i16')]
+FOLD_OPS = {'add': ('fadd', 'add'), 'mul': ('fmul', 'mul'), 'max': ('fmax', 'smax'),
+            'maximum': ('fmaximum', None)}
+
+
+def fold_text(llty, op, n, nvptx=False):
+    """A kernel folding the <n x llty> vector each lane loads with the
+    llvm.vector.reduce intrinsic MLIR lowers a vector.reduction to (an fadd
+    or fmul: ordered, from a start value) and storing the result."""
+    isf = llty in ('float', 'half', 'bfloat')
+    name = FOLD_OPS[op][0 if isf else 1]
+    vt = '<%d x %s>' % (n, llty)
+    vs = 'v%d%s' % (n, suffix(llty))
+    tid = 'llvm.nvvm.read.ptx.sreg.tid.x' if nvptx else 'llvm.amdgcn.workitem.id.x'
+    ordered = name in ('fadd', 'fmul')
+    lines = ['target triple = "%s"' % ('nvptx64-nvidia-cuda' if nvptx else 'amdgcn-amd-amdhsa'),
+             'declare i32 @%s()' % tid,
+             'declare %s @llvm.vector.reduce.%s.%s(%s%s)' %
+             (llty, name, vs, llty + ', ' if ordered else '', vt),
+             'define %svoid @f(ptr addrspace(1) %%p, ptr addrspace(1) %%o) {' %
+             ('' if nvptx else 'amdgpu_kernel '),
+             '  %%tid = call i32 @%s()' % tid,
+             '  %%q = getelementptr %s, ptr addrspace(1) %%p, i32 %%tid' % vt,
+             '  %%v = load %s, ptr addrspace(1) %%q' % vt,
+             '  %%a = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty]
+    if ordered:
+        lines += ['  %%s = load %s, ptr addrspace(1) %%a' % llty,
+                  '  %%r = call %s @llvm.vector.reduce.%s.%s(%s %%s, %s %%v)' %
+                  (llty, name, vs, llty, vt)]
+    else:
+        lines.append('  %%r = call %s @llvm.vector.reduce.%s.%s(%s %%v)' % (llty, name, vs, vt))
+    lines += ['  store %s %%r, ptr addrspace(1) %%a' % llty, '  ret void', '}']
+    return '\n'.join(lines) + '\n'
+
+
+def folds_report(llc):
+    """Per target, type and op: what folding 4 and 8 more values costs
+    (8 -> 4 values less, 16 -> 8 values less).  A tree of packed ops: 2 and 4;
+    a scalar fold (tree or chain): 4 and 8; a chain fusing pairs: 2 and 4.
+    AMD's maxnum also quiets each loaded register (the accumulate loop's
+    values come out of arithmetic, already quiet)."""
+    print('folding a loaded <n x T>: instructions for n = 8 less n = 4, n = 16 less n = 8')
+    for arch in CHAIN_ARCHS + ['sm_70', 'sm_80', 'sm_90']:
+        nv = arch.startswith('sm_')
+        row = []
+        for name, llty in FOLD_TYPES:
+            for op in FOLD_OPS:
+                if FOLD_OPS[op][0 if llty in ('float', 'half', 'bfloat') else 1] is None:
+                    continue
+                if nv:
+                    c = [ptx_count(llc, arch, fold_text(llty, op, n, True)) for n in (4, 8, 16)]
+                else:
+                    wave = 64 if arch.startswith('gfx9') else 32
+                    c = [count(llc, arch, wave, fold_text(llty, op, n)) for n in (4, 8, 16)]
+                row.append('%s %s %d/%d' % (name, op, c[1] - c[0], c[2] - c[1]))
+        print('%s: %s' % (arch, ', '.join(row)), flush=True)
+
+
 def table(llc):
     out = []
     out.append('/* amd_dpp_counts.c: the instructions LLVM\'s AMDGPU backend spends on each\n'
@@ -473,7 +532,16 @@ def main():
     ap.add_argument('--check', metavar='FILE', help='compare with FILE instead of printing')
     ap.add_argument('--pairs', action='store_true',
                     help='report which targets pair the lanes of a two-lane op (packed math)')
+    ap.add_argument('--folds', action='store_true',
+                    help="report how LLVM folds a vector.reduction's values (tree or chain)")
     a = ap.parse_args()
+    if a.folds:
+        try:
+            folds_report(a.llc)
+        except (OSError, RuntimeError) as e:
+            print('amd-dpp-counts: %s' % e, file=sys.stderr)
+            return 1
+        return 0
     if a.pairs:
         try:
             pairs_report(a.llc)

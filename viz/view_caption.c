@@ -274,15 +274,19 @@ static void cap_alu(const ls_view *v, const ls_engine_record *r, text *t)
                 (long long)r->iteration + 1, r->subgroup, fold, (long long)lane, val);
         break;
     }
-    case LS_STAGE_THREAD_REDUCE:
+    case LS_STAGE_THREAD_REDUCE: {
+        char how[200];
+        ls_thread_reduce_shape s = ls_plan_thread_reduce_shape(v->plan);
         lane_value(v, r->subgroup, lane, 0, val, sizeof val);
         add(t,
             "Thread reduce: each lane of subgroup %d combines its own %lld accumulators along the "
             "reduced dims into %lld value%s (one per output it helps with), with %s and no "
-            "communication. Lane %lld now holds %s.",
+            "communication; LLVM compiles each fold as %s. Lane %lld now holds %s.",
             r->subgroup, (long long)v->plan->acc_registers, (long long)v->plan->results_per_thread,
-            v->plan->results_per_thread == 1 ? "" : "s", comb, (long long)lane, val);
+            v->plan->results_per_thread == 1 ? "" : "s", comb,
+            ls_plan_fold_brief(v->plan, &s, how, sizeof how), (long long)lane, val);
         break;
+    }
     case LS_STAGE_ACC_COMBINE: {
         char init[48];
         ls_view_value_text(v, ls_problem_init(v->p), init, sizeof init);

@@ -364,6 +364,36 @@ bool ls_plan_pairs_accumulators(const ls_plan *plan);
  * ops too: 0, any two.  Index i pairs with i - 1 when
  * ls_plan_pairs_previous(run, i). */
 int64_t ls_plan_pair_run(const ls_plan *plan, bool accumulators);
+/* How LLVM compiles a fold of one result's values -- the thread reduce,
+ * the accumulate loop's fold of a register group (src/plan_thread_reduce.c):
+ * a dependent chain (an ordered fadd or fmul; an AMD scalar fold, pairs
+ * fused where plan.combine_fuses3), a balanced tree (an unordered fold of
+ * scalars on NVIDIA), or a tree of packed ops over the registers holding
+ * two lanes, then an op on the last register's halves. */
+typedef enum { LS_TR_CHAIN, LS_TR_TREE, LS_TR_PACKED_TREE } ls_thread_reduce_form;
+typedef struct {
+    ls_thread_reduce_form form;
+    int64_t values;       /* a result's values the thread folds */
+    int64_t instructions; /* the ALU instructions a result's fold issues */
+    int64_t packed;       /* of them, packed ops (two lanes each) */
+    int64_t halves_alu;   /* of them, the last register's halves' */
+    int64_t depth;        /* the longest run of dependent instructions */
+} ls_thread_reduce_shape;
+/* The fold of `values` values of one result, from the combiner's
+ * identity (which folds away), as a vector.reduction of them compiles. */
+ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values);
+/* The fold of the thread reduce's values (local_reduce_ops a result, + 1). */
+ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan);
+/* Whether the accumulate loop's grouped fold (packed inner elements, or an
+ * output's registers under local_reduce_all) is a multi_reduction that
+ * lowers to a vector.reduction a register group: not a contraction's. */
+bool ls_plan_loop_folds_reduce(const ls_plan *plan);
+/* --dump-plan's line on a fold of s->values values (none for one). */
+void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, const char *indent,
+                       FILE *f);
+/* A few words on it for a caption ("a balanced tree: 7 instructions, 3 deep"). */
+const char *ls_plan_fold_brief(const ls_plan *plan, const ls_thread_reduce_shape *s, char *buf,
+                               size_t size);
 bool ls_plan_pairs_previous(int64_t run, int64_t i);
 /* The body's instructions an element the second of two neighbours issues
  * in no slot of its own: body_pair_alu less the multiply an FMA absorbs;

@@ -18,6 +18,19 @@ static void jset(json_object *o, const char *k, json_object *v)
 
 /* r's steps; with `v` (the value reduced), each AMD step's instructions
  * as LLVM compiles it (ls_plan_dpp_step_alu) */
+/* A fold of one result's values as LLVM compiles it (ls_plan_fold_shape). */
+static json_object *fold_json(const ls_thread_reduce_shape *s)
+{
+    static const char *forms[] = {"chain", "tree", "packed_tree"};
+    json_object *o = json_object_new_object();
+    jset(o, "values", json_object_new_int64(s->values));
+    jset(o, "form", json_object_new_string(forms[s->form]));
+    jset(o, "instructions", json_object_new_int64(s->instructions));
+    jset(o, "packed_instructions", json_object_new_int64(s->packed));
+    jset(o, "depth", json_object_new_int64(s->depth));
+    return o;
+}
+
 static json_object *reduce_json(const ls_subgroup_reduce *r, const char *kind,
                                 const ls_reduce_value *v)
 {
@@ -188,11 +201,23 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "accumulators_paired", json_object_new_boolean(ls_plan_pairs_accumulators(plan)));
     jset(o, "combine_instructions",
          json_object_new_int(plan->combine_alu > 1 ? plan->combine_alu : 1));
+    /* the loop's fold of a register group where LLVM makes it a tree */
+    ls_thread_reduce_shape lf = ls_plan_fold_shape(
+        plan, plan->inner_elems > 1
+                  ? plan->inner_elems
+                  : plan->derived->elems_per_iteration /
+                        (plan->results_per_thread ? plan->results_per_thread : 1));
+    bool loop_tree = !plan->argcmp && ls_plan_loop_folds_reduce(plan) && lf.form != LS_TR_CHAIN;
+    jset(o, "loop_fold", loop_tree ? fold_json(&lf) : NULL);
     json_object *tr = json_object_new_object();
     jset(tr, "op", json_object_new_string("vector.multi_reduction"));
     jset(tr, "kind", json_object_new_string(kind));
     jset(tr, "combines", json_object_new_int64(plan->local_reduce_ops));
     jset(tr, "results_per_thread", json_object_new_int64(plan->results_per_thread));
+    if (!plan->argcmp) {
+        ls_thread_reduce_shape ts = ls_plan_thread_reduce_shape(plan);
+        jset(tr, "fold", fold_json(&ts));
+    }
     jset(o, "thread_reduce", tr);
     json_object *sr = json_object_new_array();
     for (int i = 0; i < plan->n_subgroup_reduces; i++)

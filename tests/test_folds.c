@@ -1,0 +1,236 @@
+/* test_folds.c: a fold of one result's values -- the accumulate loop's fold
+ * of its packed inner elements, the thread reduce -- as LLVM compiles the
+ * vector.reduction it becomes (src/plan_thread_reduce.c): an ordered fadd
+ * or fmul a chain; an unordered one a tree of packed ops where the target
+ * pairs the type (then one op on the last register's halves), a balanced
+ * tree of scalars on NVIDIA, a chain on AMD (two combines fused where
+ * v_max3_f32 and the like exist).  The expected counts are llc-22's
+ * (tools/amd-dpp-counts.py --folds: what 4 and 8 more values cost, and the
+ * assembly of 8-value folds read by hand, quoted at each case), checked on
+ * the plan's shape and on the engine's template. */
+#include <check.h>
+
+#include "../sim/engine_internal.h"
+#include "engine_util.h"
+#include "lanescope/hwmodel.h"
+#include "lanescope/plan.h"
+
+/* A 4 x 4096 reduction of `ty` with `op` (an arith op), w lanes of
+ * subgroup size w, each n packed inner elements and `batch` reduced
+ * registers an iteration. */
+static const char *fold_text(char *buf, size_t size, const char *ty, const char *op, int w, int n,
+                             int batch)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [%d, 1, 1] subgroup_size = %d>} {\n"
+             "%%r = linalg.reduce ins(%%a : tensor<4x4096x%s>) outs(%%b : tensor<4x%s>) "
+             "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
+             "partial_reduction = [0, %d], thread = [0, %d], lane_basis = [[1, %d], [0, 1]], "
+             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: %s, %%o: %s) {\n"
+             "  %%1 = %s %%in, %%o : %s\n  linalg.yield %%1 : %s\n}\n}\n",
+             w, w, ty, ty, w * n * batch, n, w, ty, ty, op, ty, ty);
+    return buf;
+}
+
+typedef struct {
+    ls_problem *p;
+    ls_derived *d;
+    ls_plan plan;
+} planned;
+
+static void plan_fold(planned *x, const char *arch, const char *ty, const char *op, int n,
+                      int batch)
+{
+    char text[2048];
+    int w = strncmp(arch, "gfx9", 4) == 0 ? 64 : 32;
+    plan_text(fold_text(text, sizeof text, ty, op, w, n, batch), arch, &x->p, &x->d, &x->plan);
+}
+
+static void unplan(planned *x)
+{
+    free(x->d);
+    free(x->p);
+}
+
+/* the shape of the loop's fold of n packed inner elements on arch */
+static ls_thread_reduce_shape loop_fold(const char *arch, const char *ty, const char *op, int n)
+{
+    planned x;
+    plan_fold(&x, arch, ty, op, n, 1);
+    ck_assert_int_eq(x.plan.inner_elems, n);
+    ck_assert(ls_plan_loop_folds_reduce(&x.plan));
+    ls_thread_reduce_shape s = ls_plan_fold_shape(&x.plan, n);
+    unplan(&x);
+    return s;
+}
+
+static void expect(ls_thread_reduce_shape s, ls_thread_reduce_form form, int64_t instructions,
+                   int64_t packed, int64_t depth)
+{
+    ck_assert_int_eq(s.form, form);
+    ck_assert_int_eq(s.instructions, instructions);
+    ck_assert_int_eq(s.packed, packed);
+    ck_assert_int_eq(s.depth, depth);
+}
+
+START_TEST(nvidia_packs_half_min_max)
+{
+    /* sm_90, 8 f16 maximumf: max.NaN.f16x2 (r3, r5), (r2, r4), then of the
+     * two, then max.NaN.f16 of the last register's halves: 4, 3 deep; 4
+     * and 8 more values cost 2 and 4 */
+    expect(loop_fold("sm_90", "f16", "arith.maximumf", 8), LS_TR_PACKED_TREE, 4, 3, 3);
+    ck_assert_int_eq(loop_fold("sm_90", "f16", "arith.maximumf", 16).instructions -
+                         loop_fold("sm_90", "f16", "arith.maximumf", 8).instructions,
+                     4);
+    ck_assert_int_eq(loop_fold("sm_90", "f16", "arith.maximumf", 8).instructions -
+                         loop_fold("sm_90", "f16", "arith.maximumf", 4).instructions,
+                     2);
+    /* sm_80 bf16 maxnumf: max.bf16x2, the same tree */
+    expect(loop_fold("sm_80", "bf16", "arith.maxnumf", 8), LS_TR_PACKED_TREE, 4, 3, 3);
+    /* sm_70 has no packed f16 min or max: a scalar tree */
+    expect(loop_fold("sm_70", "f16", "arith.minnumf", 8), LS_TR_TREE, 7, 0, 3);
+}
+END_TEST
+
+START_TEST(nvidia_folds_scalars_as_a_tree)
+{
+    /* sm_90, 8 f32 maxnumf: max.f32 (r8, r9), (r6, r7), then of the two,
+     * the same for r2..r5, then the root: 7, 3 deep */
+    expect(loop_fold("sm_90", "f32", "arith.maxnumf", 8), LS_TR_TREE, 7, 0, 3);
+    /* 8 i32 adds: add.s32 the same way; i16 has no packed add there */
+    expect(loop_fold("sm_90", "i32", "arith.addi", 8), LS_TR_TREE, 7, 0, 3);
+    expect(loop_fold("sm_90", "i16", "arith.addi", 8), LS_TR_TREE, 7, 0, 3);
+    /* 6 values: (r7, r6), (r5, r4), their max, (r3, r2), the root: 3 deep */
+    expect(loop_fold("sm_90", "f32", "arith.maxnumf", 6), LS_TR_TREE, 5, 0, 3);
+}
+END_TEST
+
+START_TEST(ordered_sums_stay_chains)
+{
+    /* fadd without reassoc: llvm.vector.reduce.fadd from its start value,
+     * one add after the other (8 values: 4 and 8 more cost 4 and 8, f16
+     * too, though the target pairs f16 adds) */
+    planned x;
+    const char *archs[] = {"sm_90", "gfx942"};
+    for (int a = 0; a < 2; a++) {
+        plan_fold(&x, archs[a], "f16", "arith.addf", 8, 1);
+        expect(ls_plan_fold_shape(&x.plan, 8), LS_TR_CHAIN, 7, 0, 7);
+        unplan(&x);
+        plan_fold(&x, archs[a], "f32", "arith.mulf", 8, 1);
+        expect(ls_plan_fold_shape(&x.plan, 8), LS_TR_CHAIN, 7, 0, 7);
+        unplan(&x);
+    }
+}
+END_TEST
+
+START_TEST(amd_packs_i16_and_chains_the_rest)
+{
+    /* gfx942, 8 i16 adds: v_pk_add_u16 (v1, v3), (v0, v2), of the two,
+     * then v_add_u16_sdwa of the halves: 4, 3 deep; gfx1100 the same with
+     * v_add_nc_u16 */
+    expect(loop_fold("gfx942", "i16", "arith.addi", 8), LS_TR_PACKED_TREE, 4, 3, 3);
+    expect(loop_fold("gfx1100", "i16", "arith.addi", 8), LS_TR_PACKED_TREE, 4, 3, 3);
+    /* a multiply first moves the high half down: v_alignbit_b32, then
+     * v_pk_mul_lo_u16 */
+    expect(loop_fold("gfx942", "i16", "arith.muli", 8), LS_TR_PACKED_TREE, 5, 3, 4);
+    /* f32 maxnumf: v_max_f32 then three v_max3_f32, one on the other */
+    expect(loop_fold("gfx942", "f32", "arith.maxnumf", 8), LS_TR_CHAIN, 4, 0, 4);
+    /* i32 multiplies: a chain */
+    expect(loop_fold("gfx942", "i32", "arith.muli", 8), LS_TR_CHAIN, 7, 0, 7);
+}
+END_TEST
+
+START_TEST(thread_reduce_folds_the_batch)
+{
+    /* 4 batch registers of f16 max after the loop: one vector.reduction of
+     * <4 x f16>: a max.NaN.f16x2, then the halves */
+    planned x;
+    plan_fold(&x, "sm_90", "f16", "arith.maximumf", 8, 4);
+    ck_assert_int_eq(x.plan.local_reduce_ops, 3);
+    expect(ls_plan_thread_reduce_shape(&x.plan), LS_TR_PACKED_TREE, 2, 1, 2);
+    unplan(&x);
+    plan_fold(&x, "sm_90", "f32", "arith.addf", 8, 4);
+    expect(ls_plan_thread_reduce_shape(&x.plan), LS_TR_CHAIN, 3, 0, 3);
+    unplan(&x);
+}
+END_TEST
+
+/* the ALU instructions of the template's stage st */
+static int stage_alus(const engine *e, ls_stage st)
+{
+    int n = 0;
+    for (int i = 0; i < e->ncode; i++)
+        n += e->code[i].kind == I_ALU && e->code[i].stage == st && e->code[i].issues > 0;
+    return n;
+}
+
+/* the template of a fold's reduction on h100 */
+static void template_of(engine *e, ls_sim_result *res, ls_hw *hw, planned *x, const char *ty,
+                        const char *op, int batch)
+{
+    ls_diag d;
+    plan_fold(x, "sm_90", ty, op, 8, batch);
+    ck_assert_msg(ls_hw_load("h100", hw, &d) == LS_OK, "%s", d.msg);
+    int64_t total;
+    ck_assert_msg(ls_engine_prepare(e, &x->plan, hw, res, NULL, &total, &d) == LS_OK, "%s", d.msg);
+}
+
+START_TEST(engine_issues_the_folds)
+{
+    engine e;
+    ls_sim_result res;
+    ls_hw hw;
+    planned x;
+    /* f16 max, 8 inner elements, 4 accumulators: per accumulator and
+     * iteration the fold's 4 and the join into the accumulator; then the
+     * thread reduce's 2 */
+    template_of(&e, &res, &hw, &x, "f16", "arith.maximumf", 4);
+    int64_t u = e.unroll;
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * (4 + 1));
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_THREAD_REDUCE), 2);
+    /* the fold's first level reads the loads (two lanes of one register,
+     * both of one load), its root two ALU results */
+    int first = 0, roots = 0;
+    for (int i = e.loop_begin; i < e.loop_end; i++) {
+        const tinst *in = &e.code[i];
+        if (in->kind != I_ALU || in->dep[0] < 0 || in->dep[1] < 0)
+            continue;
+        bool l0 = e.code[in->dep[0]].kind == I_GLOAD, l1 = e.code[in->dep[1]].kind == I_GLOAD;
+        first += l0 && l1;
+        roots += !l0 && !l1 && e.code[in->dep[0]].kind == I_ALU &&
+                 e.code[in->dep[1]].kind == I_ALU && in->dep[0] < i && in->dep[1] < i &&
+                 e.code[e.code[in->dep[0]].dep[0]].kind == I_GLOAD;
+    }
+    ck_assert_int_eq(first, u * 4 * 2);
+    ck_assert_int_eq(roots, u * 4);
+    free(e.code);
+    unplan(&x);
+    /* f32 sum: the ordered chain, its first add of +0.0 issued: 8 and the
+     * join; the thread reduce's 3 */
+    template_of(&e, &res, &hw, &x, "f32", "arith.addf", 4);
+    u = e.unroll;
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * (8 + 1));
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_THREAD_REDUCE), 3);
+    free(e.code);
+    unplan(&x);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("folds");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, nvidia_packs_half_min_max);
+    tcase_add_test(tc, nvidia_folds_scalars_as_a_tree);
+    tcase_add_test(tc, ordered_sums_stay_chains);
+    tcase_add_test(tc, amd_packs_i16_and_chains_the_rest);
+    tcase_add_test(tc, thread_reduce_folds_the_batch);
+    tcase_add_test(tc, engine_issues_the_folds);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+LS_TEST_MAIN(suite)
