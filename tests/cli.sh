@@ -291,6 +291,20 @@ $LANESCOPE sim "$DATA/nhwc_norm_4x8192x3_f16.mlir" --target h100 --no-check >"$t
 check "nhwc norm: sim exits 0" $?
 contains "nhwc norm: overlapping spans" "$tmp/nhwc_sim.txt" "note: crit-cycles is each stage's first-to-last span on the subgroup that finished last; here the spans overlap (a loop interleaves the stages), so they add up to 3088226, more than the kernel's 1546330 cycles"
 contains "softmax: the max loop's loads span the division's stores" "$tmp/smx.txt" "here the spans overlap (a loop interleaves the stages), so they add up to 2107485, more than the kernel's 1391299 cycles"
+# folds as LLVM compiles them (tests/test_folds.c): an f16 max on h100
+# is a tree of max.NaN.f16x2, in --dump-plan and its JSON; a sum a chain
+$LANESCOPE sim "$DATA/rowmax_f16_8x2048_nv.mlir" --target h100 --dump-plan >"$tmp/fold.txt" 2>&1
+check "f16 row max: sim exits 0" $?
+contains "f16 row max: the loop's fold" "$tmp/fold.txt" "        (one vector.reduction of 8 values: llvm.vector.reduce.fmaximum, unordered; LLVM folds the vector's halves while the half-width op is legal -- 3 max.NaN.f16x2 over the 4 registers holding two lanes, then 1 on the last one's halves: 4 instructions, 3 deep; llc-22)"
+contains "f16 row max: the thread reduce's fold" "$tmp/fold.txt" "    (one vector.reduction of 4 values: llvm.vector.reduce.fmaximum, unordered; LLVM folds the vector's halves while the half-width op is legal -- 1 max.NaN.f16x2 over the 2 registers holding two lanes, then 1 on the last one's halves: 2 instructions, 2 deep; llc-22)"
+$LANESCOPE sim "$DATA/rowmax_f16_8x2048_nv.mlir" --target h100 --dump-plan=json >"$tmp/fold.json" 2>&1
+tr -d ' \n' <"$tmp/fold.json" | grep -q '"loop_fold":{"values":8,"form":"packed_tree","instructions":4,"packed_instructions":3,"depth":3}'
+check "f16 row max: JSON loop_fold" $?
+tr -d ' \n' <"$tmp/fold.json" | grep -q '"fold":{"values":4,"form":"packed_tree","instructions":2,"packed_instructions":1,"depth":2}'
+check "f16 row max: JSON thread reduce fold" $?
+$LANESCOPE sim "$EX/h100_rowsum_f16_2048x8192.mlir" --target h100 --dump-plan=json --no-check >"$tmp/sumfold.json" 2>&1
+tr -d ' \n' <"$tmp/sumfold.json" | grep -q '"loop_fold":null'
+check "f16 row sum: no loop tree (an ordered fadd)" $?
 $LANESCOPE sim "$EX/seed000_example1.mlir" --no-check >"$tmp/ex1_sim.txt" 2>&1
 ! grep -q "note: crit-cycles" "$tmp/ex1_sim.txt"; check "one reduction: stage spans one after another, no note" $?
 $LANESCOPE explain "$tmp/apart2.mlir" >"$tmp/apart_ex.txt" 2>&1

@@ -157,6 +157,20 @@ contains "full reduction values" "$tmp/full.txt" "emulated on the CPU: 1 output 
 $LANESCOPE measure "$DATA/full_max_1x8192_nv.mlir" --emit-cuda >"$tmp/full.cu" 2>"$tmp/err"
 contains "full reduction launch" "$tmp/full.cu" "grid 1 x 1 x 1, block 256 x 1 x 1 (8 subgroups of 32)"
 
+# An f16 row max: its folds are llvm.vector.reduce.fmaximum, which LLVM
+# folds in halves (tests/test_folds.c); the generated kernel keeps IREE's
+# order -- the loop's 8 packed elements, then the thread reduce's 4 batch
+# registers -- and gives the simulator's values.
+$LANESCOPE measure "$DATA/rowmax_f16_8x2048_nv.mlir" --emit-cuda >"$tmp/rm.cu" 2>"$tmp/err"
+check "f16 row max generates" $?
+contains "loop's fold in halves" "$tmp/rm.cu" "        lv[0] = ls_combine(lv[0], lv[4]);"
+contains "loop's fold, the last halves" "$tmp/rm.cu" "        lv[0] = ls_combine(lv[0], lv[1]);"
+contains "thread reduce in halves" "$tmp/rm.cu" "    acc[0] = ls_combine(acc[0], acc[2]);"
+$LANESCOPE measure "$DATA/rowmax_f16_8x2048_nv.mlir" --emulate --seed 7 >"$tmp/rm.txt" 2>"$tmp/err"
+check "f16 row max emulates" $?
+contains "f16 row max values" "$tmp/rm.txt" "emulated on the CPU: 8 outputs match the reference (maximumf f16, seed 7)"
+contains "f16 row max is the simulator's" "$tmp/rm.txt" "  and are the simulator's, bit for bit (it combines in IREE's order)"
+
 # A softmax: its three loops as the one kernel `sim` times (the max, the sum
 # reading it, the divide storing every element), each phase's outputs checked.
 sed 's/4096x32000/8x512/g; s/sizes = \[4096, 32000\]/sizes = [8, 512]/g' \

@@ -221,6 +221,12 @@ static void emit_combine_elem(gen *g, int64_t r, char src[][160], const char *co
     const char *into = g->grouped ? "loc" : "acc";
     if (g->fma != LS_FMA_NONE) {
         emit_keep_operands(g, r, src, cond, indent);
+    } else if (g->fold_tree) {
+        elem_expr(g, r, src, e, sizeof e);
+        if (cond[0])
+            fprintf(g->f, "%slv[%lld] = %s ? %s : ident;\n", indent, (long long)r, cond, e);
+        else
+            fprintf(g->f, "%slv[%lld] = %s;\n", indent, (long long)r, e);
     } else {
         elem_expr(g, r, src, e, sizeof e);
         if (cond[0])
@@ -455,6 +461,8 @@ static void emit_load_accumulate(gen *g)
             (long long)g->nacc, (long long)g->nacc);
     g->grouped = g->plan->inner_elems > 1;
     g->fma = ls_functional_fma(g->plan);
+    g->fold_tree = g->grouped && g->fma == LS_FMA_NONE && ls_plan_loop_folds_reduce(g->plan) &&
+                   ls_plan_fold_shape(g->plan, g->plan->inner_elems).form != LS_TR_CHAIN;
     cg_emit_chunk_loop(g);
 }
 
@@ -479,6 +487,39 @@ static void emit_fma_chain(gen *g)
         body_call(g, "ls_body_fma", g->p, NULL, r, src, c, e, sizeof e);
         fprintf(f, "        %s = fok[%lld] ? %s : ls_combine(%s, ident);\n", c, (long long)r, e, c);
     }
+}
+
+void cg_emit_halving_fold(gen *g, const char *arr, const int64_t *idx, int64_t n, const char *dst,
+                          const char *ind)
+{
+    while (n > 1) {
+        int64_t half = n / 2;
+        for (int64_t i = 0; i < half; i++)
+            fprintf(g->f, "%s%s[%lld] = ls_combine(%s[%lld], %s[%lld]);\n", ind, arr,
+                    (long long)idx[i], arr, (long long)idx[i], arr, (long long)idx[n - half + i]);
+        n -= half;
+    }
+    if (n == 1)
+        fprintf(g->f, "%s%s = %s[%lld];\n", ind, dst, arr, (long long)idx[0]);
+}
+
+/* Each accumulator's registers folded as the vector.reduction IREE's
+ * lowering makes of them (cg_emit_halving_fold), into loc. */
+static void emit_fold_tree(gen *g)
+{
+    int64_t *reg = ls_xcalloc((size_t)g->regs, sizeof *reg);
+    fprintf(g->f, "        /* the local reduce: a vector.reduction's fold, its halves combined "
+                  "(llvm.vector.reduce, unordered) */\n");
+    for (int64_t a = 0; a < g->nacc; a++) {
+        int64_t n = 0;
+        char dst[32];
+        for (int64_t r = 0; r < g->regs; r++)
+            if (g->acc_slot[r] == a)
+                reg[n++] = r;
+        snprintf(dst, sizeof dst, "loc[%lld]", (long long)a);
+        cg_emit_halving_fold(g, "lv", reg, n, dst, "        ");
+    }
+    free(reg);
 }
 
 void cg_emit_chunk_loop(gen *g)
@@ -522,6 +563,11 @@ void cg_emit_chunk_loop(gen *g)
                 "identity */\n        ls_acc_t loc[%lld];\n#pragma unroll\n"
                 "        for (int i = 0; i < %lld; ++i)\n            loc[i] = ident;\n",
                 (long long)g->nacc, (long long)g->nacc);
+    if (g->fold_tree)
+        fprintf(f,
+                "        /* each register's value, for the fold after the loads */\n"
+                "        ls_acc_t lv[%lld];\n",
+                (long long)g->regs);
     if (g->fma != LS_FMA_NONE) {
         fprintf(f, "        /* each register's operands, for the FMA chain after the loads */\n");
         for (int k = 0; k < g->nin; k++)
@@ -533,6 +579,8 @@ void cg_emit_chunk_loop(gen *g)
         emit_load_group(g, r, group);
     if (g->fma != LS_FMA_NONE)
         emit_fma_chain(g);
+    if (g->fold_tree)
+        emit_fold_tree(g);
     if (g->grouped) {
         fprintf(f, "        /* %%acc = %s(%%acc, %%local) */\n", ls_combiner_name(p->combiner));
         for (int64_t a = 0; a < g->nacc; a++)

@@ -58,6 +58,12 @@ typedef struct gen {
      * into that chain, which runs last register first, so each register's
      * operands are kept (fa<k>[r], fok[r]) until the loads are done. */
     bool grouped;
+    /* grouped, and the fold a vector.reduction LLVM compiles as a tree
+     * (ls_plan_fold_shape): each register's value is kept (lv[r]) and the
+     * group folded in halves after the loads, as the SelectionDAG splits
+     * the vector -- the dependences of IREE's code; the value is the same
+     * in any order (integers, min and max) */
+    bool fold_tree;
     ls_fma_kind fma;
 } gen;
 
@@ -192,5 +198,14 @@ void cg_promote_src(const gen *g, int k, int64_t r, char *buf, size_t size);
  * forms (false past int64). */
 ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag);
 bool cg_padded_offset(const ls_plan *plan, int k, int64_t *out);
+
+/* The values arr[idx[0..n)] folded as LLVM folds a vector.reduction that
+ * is not ordered: the vector's halves combined elementwise while it has
+ * more than one element (the SelectionDAG's split; an odd middle element
+ * waits a level), the result assigned to dst.  The value is the same in
+ * any order for the combines this takes (integers, min and max); the
+ * dependences are IREE's code's. */
+void cg_emit_halving_fold(gen *g, const char *arr, const int64_t *idx, int64_t n, const char *dst,
+                          const char *ind);
 
 #endif
