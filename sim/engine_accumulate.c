@@ -208,32 +208,35 @@ static int chain_flush(engine *e, int64_t j, chain *c)
 }
 
 /* Whether the loop's grouped folds are trees (ls_plan_fold_shape: a
- * vector.reduction LLVM splits in halves), for groups of `values`: one
- * result, no FMA or fused pairs, not a contraction's chain. */
+ * vector.reduction LLVM splits in halves), for groups of `values`: no FMA
+ * or fused pairs, not a contraction's chain. */
 static bool fold_tree(const engine *e, int64_t values)
 {
     const ls_plan *pl = e->plan;
     ls_thread_reduce_shape s = ls_plan_fold_shape(pl, values);
-    return ls_plan_loop_folds_reduce(pl) && timed_fma(e) == LS_FMA_NONE && pl->extra_results == 0 &&
-           s.form != LS_TR_CHAIN;
+    return ls_plan_loop_folds_reduce(pl) && timed_fma(e) == LS_FMA_NONE && s.form != LS_TR_CHAIN;
 }
 
-/* c's collected values folded as LLVM compiles them (a group whose count
- * makes a chain: chained, the identity's combine folded away) */
-static int fold_collected(engine *e, int64_t j, chain *c)
+/* The groups' collected values folded as LLVM compiles them, level by
+ * level across the groups (ls_engine_emit_folds); a group of one value
+ * is that value.  Each group's result into root. */
+static void fold_collected(engine *e, int64_t j, chain *c, size_t groups, int *root)
 {
-    ls_thread_reduce_shape s = ls_plan_fold_shape(e->plan, c->nv);
-    if (s.form == LS_TR_CHAIN || c->nv < 2) {
-        int x = c->nv > 0 ? c->vals[0] : -1;
-        for (int64_t i = 1; i < c->nv; i++)
-            x = emit_combine(e, j, c->vals[i], x, -1);
-        return x;
+    ls_thread_reduce_shape *sh = ls_xcalloc(groups, sizeof *sh);
+    int **v = ls_xcalloc(groups, sizeof *v);
+    for (size_t g = 0; g < groups; g++) {
+        sh[g] = ls_plan_fold_shape(e->plan, c[g].nv);
+        v[g] = c[g].vals;
     }
     int first = e->ncode;
-    int x = ls_engine_emit_fold(e, LS_STAGE_LOAD_ACCUMULATE, &s, c->vals);
+    ls_engine_emit_folds(e, LS_STAGE_LOAD_ACCUMULATE, sh, v, (int64_t)groups, root);
     for (int i = first; i < e->ncode; i++)
         e->code[i].iter_offset = (int)j;
-    return x;
+    for (size_t g = 0; g < groups; g++)
+        if (c[g].nv == 0)
+            root[g] = -1;
+    free(v);
+    free(sh);
 }
 
 /* Packed math (plan.combine_pairs): a step's vector op over the
@@ -359,13 +362,18 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
     bool chain_pairs = pairs && (run == 0 || !(packed || whole) || fk != LS_FMA_NONE);
     bool *body_done = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *body_done);
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
-    /* tree folds: each accumulator's registers' values, in a buffer of
-     * the iteration's registers (one result: slot = accumulator) */
+    /* tree folds: each accumulator's registers' values, for each result,
+     * in a buffer of the iteration's registers (slot = accumulator x
+     * results + result, as the chains) */
     int64_t *group_n = ls_xcalloc(slots, sizeof *group_n), most = 0;
-    for (int64_t r = 0; r < regs && n_res == 1; r++)
-        most = ++group_n[acc_of[r]] > most ? group_n[acc_of[r]] : most;
-    bool tree = (packed || whole) && n_res == 1 && fold_tree(e, most);
-    int *vals = tree ? ls_xcalloc((size_t)regs, sizeof *vals) : NULL;
+    for (int64_t r = 0; r < regs; r++)
+        for (int64_t x = 0; x < n_res; x++) {
+            int64_t s = acc_of[r] * n_res + x;
+            most = ++group_n[s] > most ? group_n[s] : most;
+        }
+    bool tree = (packed || whole) && fold_tree(e, most);
+    int *vals = tree ? ls_xcalloc((size_t)(regs * n_res), sizeof *vals) : NULL;
+    int *roots = tree ? ls_xcalloc(slots, sizeof *roots) : NULL;
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
         for (int k = 0; k < pl->n_inputs; k++) /* a loop-invariant input's, before the loop */
@@ -380,8 +388,10 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
         emit_iteration(e, j, first_in, order, acc_of, acc, inner, fuse, stepc,
                        chain_pairs ? &lc : NULL, body_done, bi);
         lc = (last_combine){-1, -1, 0, run};
+        if (tree)
+            fold_collected(e, j, inner, slots, roots);
         for (size_t s = 0; s < slots && (packed || whole); s++) {
-            int t = tree ? fold_collected(e, j, &inner[s]) : chain_flush(e, j, &inner[s]);
+            int t = tree ? roots[s] : chain_flush(e, j, &inner[s]);
             if (whole)
                 continue;
             int first = e->ncode; /* the packed chain's value into the accumulator */
@@ -390,6 +400,7 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
                 pair_with(e, &lc, (int64_t)s, 0, first);
         }
     }
+    free(roots);
     free(vals);
     free(group_n);
     free(stepc);

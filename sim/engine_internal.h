@@ -419,13 +419,17 @@ int ls_engine_combine_alu(const ls_plan *pl);
 /* One combine of dep0 and dep1: ls_engine_combine_alu dependent ALU
  * instructions, the first reading both; returns the last. */
 int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1);
-/* The fold s of the values whose instructions are v[0 .. s->values) (v is
- * overwritten), as LLVM compiles it (ls_plan_fold_shape); returns the
- * result's instruction.  Trees only: a chain's callers emit it themselves
- * (the loop's fuses and pairs its combines). */
-int ls_engine_emit_fold(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int *v);
-/* One result's thread reduce after instruction last (engine_reduce.c). */
-int ls_engine_emit_thread_reduce(engine *e, int last);
+/* The folds of `groups` groups of values, group g's s[g].values
+ * instructions at v[g] (overwritten), as LLVM compiles each
+ * (ls_plan_fold_shape), level by level across the groups -- the order of
+ * vector ops over the accumulators, as the backend's scheduler
+ * interleaves independent folds; group g's result's instruction into
+ * root[g]. */
+void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int **v,
+                          int64_t groups, int *root);
+/* The thread reduce of `slots` result slots after the loop's instruction
+ * last, each slot's result's instruction into root[slot] (engine_reduce.c). */
+int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
 /* engine_reduce.c: the 32-bit lane moves one exchange of the plan's
  * shuffled value takes */

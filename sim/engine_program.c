@@ -430,8 +430,7 @@ void ls_engine_append_template(engine *e)
      * the kernel's results: slot s is result s / q_n's slot s % q_n). */
     int64_t slots = q_n * n_res;
     int *qlast = ls_xcalloc((size_t)slots, sizeof *qlast);
-    for (int64_t q = 0; q < slots; q++)
-        qlast[q] = ls_engine_emit_thread_reduce(e, last_loop);
+    ls_engine_emit_thread_reduce(e, last_loop, slots, qlast);
     for (int r = 0; r < pl->n_subgroup_reduces; r++)
         for (int64_t q = 0; q < slots; q++)
             qlast[q] = ls_engine_emit_reduce(e, &pl->subgroup_reduces[r], LS_STAGE_SUBGROUP_REDUCE,

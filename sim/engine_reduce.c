@@ -78,53 +78,83 @@ static int emit_measured_step(engine *e, const ls_subgroup_reduce *r, int i, ls_
     return x;
 }
 
-/* A balanced tree folding the n values at v, two at a time a level (an
- * odd one out waits for the next); returns the root. */
-static int emit_tree(engine *e, ls_stage st, int *v, int64_t n)
+/* One level of group g's fold: a chain's next combine, or a tree's pairs
+ * (an odd one out waits for the next level); n[g] drops. */
+static void fold_level(engine *e, ls_stage st, ls_thread_reduce_form form, int *v, int64_t *n)
 {
-    while (n > 1) {
-        int64_t m = 0;
-        for (int64_t i = 0; i + 1 < n; i += 2)
-            v[m++] = ls_engine_emit(e, I_ALU, st, v[i], v[i + 1]);
-        if (n % 2)
-            v[m++] = v[n - 1];
-        n = m;
+    if (form == LS_TR_CHAIN) {
+        v[0] = ls_engine_emit(e, I_ALU, st, v[0], v[1]);
+        for (int64_t i = 1; i + 1 < *n; i++)
+            v[i] = v[i + 1];
+        --*n;
+        return;
     }
-    return v[0];
+    int64_t m = 0;
+    for (int64_t i = 0; i + 1 < *n; i += 2)
+        v[m++] = ls_engine_emit(e, I_ALU, st, v[i], v[i + 1]);
+    if (*n % 2)
+        v[m++] = v[*n - 1];
+    *n = m;
 }
 
-int ls_engine_emit_fold(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int *v)
+void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int **v,
+                          int64_t groups, int *root)
 {
-    int64_t n = s->values;
-    if (s->form == LS_TR_PACKED_TREE) { /* a register is ready with its later lane */
-        n = s->values / 2;
-        for (int64_t i = 0; i < n; i++)
-            v[i] = v[2 * i] > v[2 * i + 1] ? v[2 * i] : v[2 * i + 1];
+    int64_t *n = ls_xcalloc((size_t)(groups > 0 ? groups : 1), sizeof *n), halves = 0;
+    for (int64_t g = 0; g < groups; g++) {
+        n[g] = s[g].values;
+        if (s[g].form == LS_TR_PACKED_TREE) { /* a register is ready with its later lane */
+            n[g] = s[g].values / 2;
+            for (int64_t i = 0; i < n[g]; i++)
+                v[g][i] = v[g][2 * i] > v[g][2 * i + 1] ? v[g][2 * i] : v[g][2 * i + 1];
+        }
+        halves = s[g].halves_alu > halves ? s[g].halves_alu : halves;
     }
-    int prev = emit_tree(e, st, v, n);
-    for (int64_t h = 0; h < s->halves_alu; h++) /* the halves: a lane move, the op */
-        prev = ls_engine_emit(e, I_ALU, st, prev, -1);
-    return prev;
+    for (bool more = true; more;) {
+        more = false;
+        for (int64_t g = 0; g < groups; g++)
+            if (n[g] > 1) {
+                fold_level(e, st, s[g].form, v[g], &n[g]);
+                more |= n[g] > 1;
+            }
+    }
+    for (int64_t h = 0; h < halves; h++) /* the halves: a lane move, the op */
+        for (int64_t g = 0; g < groups; g++)
+            if (h < s[g].halves_alu)
+                v[g][0] = ls_engine_emit(e, I_ALU, st, v[g][0], -1);
+    for (int64_t g = 0; g < groups; g++)
+        root[g] = v[g][0];
+    free(n);
 }
 
-/* One result's thread reduce after the loop's instruction last: every
- * value is ready when the loop is (it ends with the accumulators' last
- * update). */
-int ls_engine_emit_thread_reduce(engine *e, int last)
+int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
 {
     ls_thread_reduce_shape s = ls_plan_thread_reduce_shape(e->plan);
     if (s.form == LS_TR_CHAIN) { /* each combine on the one before */
-        int prev = last;
-        for (int64_t o = 0; o < s.instructions; o++)
-            prev = ls_engine_emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1);
-        return prev;
+        for (int64_t q = 0; q < slots; q++) {
+            int prev = last;
+            for (int64_t o = 0; o < s.instructions; o++)
+                prev = ls_engine_emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1);
+            root[q] = prev;
+        }
+        return 0;
     }
-    int *v = ls_xcalloc((size_t)s.values, sizeof *v);
-    for (int64_t i = 0; i < s.values; i++)
-        v[i] = last;
-    int root = ls_engine_emit_fold(e, LS_STAGE_THREAD_REDUCE, &s, v);
+    /* every value is ready when the loop is (it ends with the
+     * accumulators' last update); the slots' folds interleave */
+    ls_thread_reduce_shape *sh = ls_xcalloc((size_t)slots, sizeof *sh);
+    int **v = ls_xcalloc((size_t)slots, sizeof *v);
+    for (int64_t q = 0; q < slots; q++) {
+        sh[q] = s;
+        v[q] = ls_xcalloc((size_t)s.values, sizeof **v);
+        for (int64_t i = 0; i < s.values; i++)
+            v[q][i] = last;
+    }
+    ls_engine_emit_folds(e, LS_STAGE_THREAD_REDUCE, sh, v, slots, root);
+    for (int64_t q = 0; q < slots; q++)
+        free(v[q]);
     free(v);
-    return root;
+    free(sh);
+    return 0;
 }
 
 /* The 32-bit lane moves one exchange of the shuffled value takes.  A wider

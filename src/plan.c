@@ -366,9 +366,7 @@ static void dump_combine(const ls_plan *plan, FILE *f)
                 "      %%local = vector.multi_reduction <%s> over each accumulator's packed "
                 "inner %lld elements, from the identity\n",
                 kind, (long long)plan->inner_elems);
-    ls_thread_reduce_shape fold = ls_plan_fold_shape(
-        plan, plan->inner_elems > 1 ? plan->inner_elems
-                                    : d->elems_per_iteration / plan->results_per_thread);
+    ls_thread_reduce_shape fold = ls_plan_fold_shape(plan, ls_plan_loop_fold_values(plan));
     bool tree = ls_plan_loop_folds_reduce(plan) && fold.form != LS_TR_CHAIN;
     if (plan->inner_elems > 1 && tree)
         ls_plan_dump_fold(plan, &fold, "        ", f);
@@ -775,6 +773,14 @@ void ls_plan_registers(const ls_plan *plan, int64_t unroll, ls_plan_regs *r)
     r->total = r->accumulators + r->loaded + r->addresses + r->overhead;
 }
 
+/* whether plans a and b fold n values alike (ls_plan_fold_shape) */
+static bool same_fold(const ls_plan *a, const ls_plan *b, int64_t n)
+{
+    ls_thread_reduce_shape x = ls_plan_fold_shape(a, n), y = ls_plan_fold_shape(b, n);
+    return x.form == y.form && x.instructions == y.instructions && x.packed == y.packed &&
+           x.halves_alu == y.halves_alu && x.depth == y.depth;
+}
+
 bool ls_plan_fuse_results(ls_plan *plans, int n)
 {
     if (n < 2)
@@ -805,7 +811,14 @@ bool ls_plan_fuse_results(ls_plan *plans, int n)
     ls_plan_target t = ls_plan_target_of(&plans[0]);
     ls_body_machine_ops(u, t, &plans[0].body_machine_alu_ops, &plans[0].body_sfu_ops);
     free(u);
+    /* the folds (src/plan_thread_reduce.c) follow one shape where every
+     * result's are alike, each result's own before the merge below */
+    bool alike = true;
+    for (int k = 1; k < n && alike; k++)
+        alike = same_fold(&plans[0], &plans[k], ls_plan_loop_fold_values(&plans[0])) &&
+                same_fold(&plans[0], &plans[k], ls_plan_thread_reduce_shape(&plans[0]).values);
     plans[0].extra_results = n - 1;
+    plans[0].results_fold_alike = alike;
     /* the engine times every result's combines as result 0's: they fuse in
      * pairs only if each result's do, and take the most ALU any takes */
     for (int k = 1; k < n; k++) {

@@ -49,10 +49,10 @@ ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values)
     s.instructions = plan->combine_fuses3 ? (ops + 1) / 2 : ops;
     s.depth = s.instructions;
     /* a multi-result kernel's results are timed as result 0's
-     * (ls_plan_fuse_results): their folds stay chains, which each is or
-     * costs as many instructions as */
+     * (ls_plan_fuse_results): unless every result folds alike, their folds
+     * stay chains, which each is or costs as many instructions as */
     if (ops < 1 || plan->combine_alu != 1 || ordered(plan) || plan->problem->argcmp.on ||
-        plan->extra_results > 0)
+        (plan->extra_results > 0 && !plan->results_fold_alike))
         return s;
     if (plan->combine_pairs && s.values >= 4 && is_pow2(s.values)) {
         /* the registers' tree, then the last register's two lanes: on AMD
@@ -78,6 +78,12 @@ ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan)
 {
     int64_t q = plan->results_per_thread;
     return ls_plan_fold_shape(plan, q > 0 ? plan->local_reduce_ops / q + 1 : 1);
+}
+
+int64_t ls_plan_loop_fold_values(const ls_plan *plan)
+{
+    int64_t q = plan->results_per_thread > 0 ? plan->results_per_thread : 1;
+    return plan->inner_elems > 1 ? plan->inner_elems : plan->derived->elems_per_iteration / q;
 }
 
 bool ls_plan_loop_folds_reduce(const ls_plan *plan)

@@ -218,6 +218,79 @@ START_TEST(engine_issues_the_folds)
 }
 END_TEST
 
+/* A min and a second reduction (`second`: an arith op on %in and %mx) of
+ * every row in one generic, TileAndFuse on h100: 4 rows a thread, 4
+ * elements an iteration; its two plans fused as sim times them. */
+static void plan_two_results(const char *second, ls_module **m, ls_derived *d, ls_plan *plans)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "func.func @mm() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUTileAndFuse workgroup_size = "
+             "[32, 1, 1] subgroup_size = 32>} {\n"
+             "%%r:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+             "affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = "
+             "[\"parallel\", \"reduction\"]} ins(%%x : tensor<2048x1024xf32>) outs(%%lo, %%hi : "
+             "tensor<2048xf32>, tensor<2048xf32>) attrs = {lowering_config = "
+             "#iree_gpu.lowering_config<{reduction = [0, 4], thread = [4, 0], workgroup = [128, "
+             "0]}>} {\n^bb0(%%in: f32, %%mn: f32, %%mx: f32):\n"
+             "  %%a = arith.minimumf %%in, %%mn : f32\n  %%b = %s %%in, %%mx : f32\n"
+             "  linalg.yield %%a, %%b : f32, f32\n} -> (tensor<2048xf32>, tensor<2048xf32>)\n}\n",
+             second);
+    ls_diag dg;
+    *m = load_text(text, &dg);
+    ck_assert_msg(dg.status == LS_OK, "%s", dg.msg);
+    ck_assert_int_eq((*m)->n_problems, 2);
+    for (int k = 0; k < 2; k++) {
+        ck_assert_msg(ls_derive(&(*m)->problems[k], &d[k], &dg) == LS_OK, "%s", dg.msg);
+        ck_assert_msg(ls_plan_build(&(*m)->problems[k], &d[k], ls_plan_target_from_arch("sm_90"),
+                                    &plans[k], &dg) == LS_OK,
+                      "%s", dg.msg);
+    }
+    ck_assert(ls_plan_fuse_results(plans, 2));
+}
+
+START_TEST(multi_result_folds_alike)
+{
+    /* a min and a max: each result's fold of 4 is a tree of 3, 2 deep, so
+     * the kernel's are; the engine issues each result's tree and join */
+    ls_module *m;
+    ls_derived d[2];
+    ls_plan plans[2];
+    plan_two_results("arith.maximumf", &m, d, plans);
+    ck_assert(plans[0].results_fold_alike);
+    expect(ls_plan_fold_shape(&plans[0], ls_plan_loop_fold_values(&plans[0])), LS_TR_TREE, 3, 0, 2);
+    engine e;
+    ls_sim_result res;
+    ls_hw hw;
+    ls_diag dg;
+    ck_assert_msg(ls_hw_load("h100", &hw, &dg) == LS_OK, "%s", dg.msg);
+    int64_t total;
+    ck_assert_msg(ls_engine_prepare(&e, &plans[0], &hw, &res, NULL, &total, &dg) == LS_OK, "%s",
+                  dg.msg);
+    int64_t u = e.unroll;
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * 2 * (3 + 1));
+    int roots = 0; /* a tree's root reads two ALU results, neither a load */
+    for (int i = e.loop_begin; i < e.loop_end; i++) {
+        const tinst *in = &e.code[i];
+        roots += in->kind == I_ALU && in->dep[0] >= 0 && in->dep[1] >= 0 &&
+                 e.code[in->dep[0]].kind == I_ALU && e.code[in->dep[1]].kind == I_ALU &&
+                 in->dep[0] < i && in->dep[1] < i &&
+                 e.code[e.code[in->dep[0]].dep[0]].kind == I_GLOAD &&
+                 e.code[e.code[in->dep[1]].dep[0]].kind == I_GLOAD;
+    }
+    ck_assert_int_eq(roots, u * 4 * 2);
+    free(e.code);
+    free(m);
+    /* a min and a sum: the sum's fold is ordered, so the kernel's folds,
+     * timed as result 0's, stay chains */
+    plan_two_results("arith.addf", &m, d, plans);
+    ck_assert(!plans[0].results_fold_alike);
+    expect(ls_plan_fold_shape(&plans[0], 4), LS_TR_CHAIN, 3, 0, 3);
+    free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("folds");
@@ -229,6 +302,7 @@ static Suite *suite(void)
     tcase_add_test(tc, amd_packs_i16_and_chains_the_rest);
     tcase_add_test(tc, thread_reduce_folds_the_batch);
     tcase_add_test(tc, engine_issues_the_folds);
+    tcase_add_test(tc, multi_result_folds_alike);
     suite_add_tcase(s, tc);
     return s;
 }

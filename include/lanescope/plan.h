@@ -205,6 +205,9 @@ typedef struct {
     /* The other results of a multi-result linalg.generic, computed in this
      * plan's kernel (ls_plan_fuse_results); 0 for one result. */
     int extra_results;
+    /* every result's folds take one shape (ls_plan_fuse_results): the
+     * kernel's folds follow it, where result 0's alone would not say */
+    bool results_fold_alike;
     int body_ir_ops; /* ls_body_ir_ops: what LLVM's unroller counts */
 
     /* THREAD_REDUCE */
@@ -388,6 +391,9 @@ ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan);
  * output's registers under local_reduce_all) is a multi_reduction that
  * lowers to a vector.reduction a register group: not a contraction's. */
 bool ls_plan_loop_folds_reduce(const ls_plan *plan);
+/* The values of that fold: the packed inner elements, or an output's
+ * registers of the iteration. */
+int64_t ls_plan_loop_fold_values(const ls_plan *plan);
 /* --dump-plan's line on a fold of s->values values (none for one). */
 void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, const char *indent,
                        FILE *f);
