@@ -24,6 +24,25 @@ static inline const char *reduce_text(char *buf, size_t size, int64_t rows, int6
     return buf;
 }
 
+/* A 4 x 4096 reduction of `ty` with `op` (an arith op on %in and %o) by
+ * one subgroup of `sg` lanes, each `thread` elements (packed inner ones)
+ * and `batch` reduced registers an iteration. */
+static inline const char *op_reduce_text(char *buf, size_t size, const char *ty, const char *op,
+                                         int sg, int thread, int batch)
+{
+    snprintf(buf, size,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
+             "= [%d, 1, 1] subgroup_size = %d>} {\n"
+             "%%r = linalg.reduce ins(%%a : tensor<4x4096x%s>) outs(%%b : tensor<4x%s>) "
+             "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
+             "partial_reduction = [0, %d], thread = [0, %d], lane_basis = [[1, %d], [0, 1]], "
+             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: %s, %%o: %s) {\n"
+             "  %%1 = %s %%in, %%o : %s\n  linalg.yield %%1 : %s\n}\n}\n",
+             sg, sg, ty, ty, sg * thread * batch, thread, sg, ty, ty, op, ty, ty);
+    return buf;
+}
+
 /* Load text's first reduction, derive it and lower it for arch; the
  * caller frees *p and *dv. */
 static inline void plan_text(const char *text, const char *arch, ls_problem **p,

@@ -10,21 +10,11 @@
 #include "engine_util.h"
 #include "lanescope/stepper.h"
 
-/* rows x 4096 f32 reduced with `op` by one subgroup of `sg` lanes (the
+/* 4 x 4096 `ty` reduced with `op` by one subgroup of `sg` lanes (the
  * whole subgroup on the reduced dim: one gpu.subgroup_reduce of cluster sg) */
 static const char *op_text_of(char *buf, size_t size, const char *op, int sg, const char *ty)
 {
-    snprintf(buf, size,
-             "func.func @f() attributes {translation_info = "
-             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
-             "= [%d, 1, 1] subgroup_size = %d>} {\n"
-             "%%r = linalg.reduce ins(%%a : tensor<4x4096x%s>) outs(%%b : tensor<4x%s>) "
-             "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
-             "partial_reduction = [0, %d], thread = [0, 4], lane_basis = [[1, %d], [0, 1]], "
-             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: %s, %%o: %s) {\n"
-             "  %%1 = %s %%in, %%o : %s\n  linalg.yield %%1 : %s\n}\n}\n",
-             sg, sg, ty, ty, 4 * sg, sg, ty, ty, op, ty, ty);
-    return buf;
+    return op_reduce_text(buf, size, ty, op, sg, 4, 1);
 }
 
 static const char *op_text(char *buf, size_t size, const char *op, int sg)

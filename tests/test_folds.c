@@ -15,25 +15,6 @@
 #include "lanescope/hwmodel.h"
 #include "lanescope/plan.h"
 
-/* A 4 x 4096 reduction of `ty` with `op` (an arith op), w lanes of
- * subgroup size w, each n packed inner elements and `batch` reduced
- * registers an iteration. */
-static const char *fold_text(char *buf, size_t size, const char *ty, const char *op, int w, int n,
-                             int batch)
-{
-    snprintf(buf, size,
-             "func.func @f() attributes {translation_info = "
-             "#iree_codegen.translation_info<pipeline = LLVMGPUVectorDistribute workgroup_size "
-             "= [%d, 1, 1] subgroup_size = %d>} {\n"
-             "%%r = linalg.reduce ins(%%a : tensor<4x4096x%s>) outs(%%b : tensor<4x%s>) "
-             "dimensions = [1] {lowering_config = #iree_gpu.lowering_config<{workgroup = [1, 0], "
-             "partial_reduction = [0, %d], thread = [0, %d], lane_basis = [[1, %d], [0, 1]], "
-             "subgroup_basis = [[1, 1], [0, 1]]}>} (%%in: %s, %%o: %s) {\n"
-             "  %%1 = %s %%in, %%o : %s\n  linalg.yield %%1 : %s\n}\n}\n",
-             w, w, ty, ty, w * n * batch, n, w, ty, ty, op, ty, ty);
-    return buf;
-}
-
 typedef struct {
     ls_problem *p;
     ls_derived *d;
@@ -45,7 +26,7 @@ static void plan_fold(planned *x, const char *arch, const char *ty, const char *
 {
     char text[2048];
     int w = strncmp(arch, "gfx9", 4) == 0 ? 64 : 32;
-    plan_text(fold_text(text, sizeof text, ty, op, w, n, batch), arch, &x->p, &x->d, &x->plan);
+    plan_text(op_reduce_text(text, sizeof text, ty, op, w, n, batch), arch, &x->p, &x->d, &x->plan);
 }
 
 static void unplan(planned *x)

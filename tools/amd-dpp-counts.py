@@ -535,16 +535,10 @@ def main():
     ap.add_argument('--folds', action='store_true',
                     help="report how LLVM folds a vector.reduction's values (tree or chain)")
     a = ap.parse_args()
-    if a.folds:
+    report = folds_report if a.folds else pairs_report if a.pairs else None
+    if report:
         try:
-            folds_report(a.llc)
-        except (OSError, RuntimeError) as e:
-            print('amd-dpp-counts: %s' % e, file=sys.stderr)
-            return 1
-        return 0
-    if a.pairs:
-        try:
-            pairs_report(a.llc)
+            report(a.llc)
         except (OSError, RuntimeError) as e:
             print('amd-dpp-counts: %s' % e, file=sys.stderr)
             return 1

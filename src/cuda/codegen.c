@@ -504,23 +504,20 @@ void cg_emit_halving_fold(gen *g, const char *arr, const int64_t *idx, int64_t n
         fprintf(g->f, "%s%s = %s[%lld];\n", ind, dst, arr, (long long)idx[0]);
 }
 
-/* Each accumulator's registers folded as the vector.reduction IREE's
- * lowering makes of them (cg_emit_halving_fold), into loc. */
-static void emit_fold_tree(gen *g)
+void cg_emit_group_folds(gen *g, const char *arr, const int64_t *group_of, int64_t n,
+                         int64_t groups, const char *dst, const char *ind)
 {
-    int64_t *reg = ls_xcalloc((size_t)g->regs, sizeof *reg);
-    fprintf(g->f, "        /* the local reduce: a vector.reduction's fold, its halves combined "
-                  "(llvm.vector.reduce, unordered) */\n");
-    for (int64_t a = 0; a < g->nacc; a++) {
-        int64_t n = 0;
-        char dst[32];
-        for (int64_t r = 0; r < g->regs; r++)
-            if (g->acc_slot[r] == a)
-                reg[n++] = r;
-        snprintf(dst, sizeof dst, "loc[%lld]", (long long)a);
-        cg_emit_halving_fold(g, "lv", reg, n, dst, "        ");
+    int64_t *idx = ls_xcalloc((size_t)(n > 0 ? n : 1), sizeof *idx);
+    for (int64_t q = 0; q < groups; q++) {
+        int64_t m = 0;
+        char to[48];
+        for (int64_t i = 0; i < n; i++)
+            if (group_of[i] == q)
+                idx[m++] = i;
+        snprintf(to, sizeof to, "%s[%lld]", dst, (long long)q);
+        cg_emit_halving_fold(g, arr, idx, m, to, ind);
     }
-    free(reg);
+    free(idx);
 }
 
 void cg_emit_chunk_loop(gen *g)
@@ -580,8 +577,11 @@ void cg_emit_chunk_loop(gen *g)
         emit_load_group(g, r, group);
     if (g->fma != LS_FMA_NONE)
         emit_fma_chain(g);
-    if (g->fold_tree)
-        emit_fold_tree(g);
+    if (g->fold_tree) { /* each accumulator's registers, into loc */
+        fprintf(f, "        /* the local reduce: a vector.reduction's fold, its halves combined "
+                   "(llvm.vector.reduce, unordered) */\n");
+        cg_emit_group_folds(g, "lv", g->acc_slot, g->regs, g->nacc, "loc", "        ");
+    }
     if (g->grouped) {
         fprintf(f, "        /* %%acc = %s(%%acc, %%local) */\n", ls_combiner_name(p->combiner));
         for (int64_t a = 0; a < g->nacc; a++)

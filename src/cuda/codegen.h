@@ -208,4 +208,9 @@ bool cg_padded_offset(const ls_plan *plan, int k, int64_t *out);
 void cg_emit_halving_fold(gen *g, const char *arr, const int64_t *idx, int64_t n, const char *dst,
                           const char *ind);
 
+/* For each group q < groups, the elements i < n of arr with group_of[i] ==
+ * q folded so (cg_emit_halving_fold) into dst[q]. */
+void cg_emit_group_folds(gen *g, const char *arr, const int64_t *group_of, int64_t n,
+                         int64_t groups, const char *dst, const char *ind);
+
 #endif

@@ -3,7 +3,6 @@
  * buffer with its two barriers, the combine with the init and the store by
  * the first thread of each duplicate set. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lanescope/functional.h"
@@ -23,17 +22,7 @@ static void emit_reduce_steps(gen *g, const ls_subgroup_reduce *r, const char *v
 static void emit_thread_reduce(gen *g)
 {
     if (ls_plan_thread_reduce_shape(g->plan).form != LS_TR_CHAIN) {
-        int64_t *acc = ls_xcalloc((size_t)g->nacc, sizeof *acc);
-        for (int64_t q = 0; q < g->nres; q++) {
-            int64_t n = 0;
-            char dst[32];
-            for (int64_t a = 0; a < g->nacc; a++)
-                if (g->res_slot[a] == q)
-                    acc[n++] = a;
-            snprintf(dst, sizeof dst, "res[%lld]", (long long)q);
-            cg_emit_halving_fold(g, "acc", acc, n, dst, "    ");
-        }
-        free(acc);
+        cg_emit_group_folds(g, "acc", g->res_slot, g->nacc, g->nres, "res", "    ");
         return;
     }
     for (int64_t q = 0; q < g->nres; q++)
