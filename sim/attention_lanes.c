@@ -209,8 +209,9 @@ static bool place(const ls_att_matmul *mm, const int *l, int n, int64_t f, const
 
 static ls_combiner combiner_of(const actx *c, rkind k)
 {
-    /* ROCm rewrites maximumf to maxnumf (Common/ReplaceSlowMinMaxOps.cpp) */
-    return k != R_MAX ? LS_COMB_ADD : c->t.amd ? LS_COMB_MAXNUMF : LS_COMB_MAXIMUMF;
+    /* ROCm and NVIDIA below sm_80 rewrite maximumf to maxnumf
+     * (Common/ReplaceSlowMinMaxOps.cpp) */
+    return k != R_MAX ? LS_COMB_ADD : ls_combiner_as_compiled(c->t, LS_COMB_MAXIMUMF);
 }
 
 /* One lane array reduced by a gpu.subgroup_reduce of cluster (size,

@@ -58,6 +58,9 @@ typedef struct {
     ls_fma_kind fma; /* ls_functional_fma */
     ls_value *local; /* grouped: acc_registers, one thread's */
     ls_value *outputs; /* ls_functional_opts.outputs */
+    /* the problem as the target's code computes it, where that differs
+     * (ls_problem_as_compiled); p points at it */
+    ls_problem *compiled;
 } exec_state;
 
 /* Input k's element at operand index idx (generated, or an intermediate). */
@@ -582,7 +585,10 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     const ls_derived *d = plan->derived;
     memset(s, 0, sizeof *s);
     s->plan = plan;
-    s->p = plan->problem;
+    /* the lanes and the reference both compute what IREE's code computes
+     * on the plan's target (maximumf as maxnumf where it replaces it) */
+    s->compiled = ls_problem_as_compiled(plan);
+    s->p = s->compiled ? s->compiled : plan->problem;
     s->d = d;
     s->threads = d->workgroup_size;
     s->regs = ls_nl_registers(&d->layout);
@@ -594,7 +600,7 @@ static void state_init(exec_state *s, const ls_plan *plan, ls_input_source in)
     s->slot_reg = ls_xcalloc((size_t)plan->results_per_thread, sizeof *s->slot_reg);
     build_slots(s);
     s->depth = ls_plan_depth(plan);
-    const ls_problem *p = plan->problem;
+    const ls_problem *p = s->p;
     s->fma = ls_functional_fma(plan);
     s->grouped = plan->inner_elems > 1;
     if (s->grouped)
@@ -673,6 +679,7 @@ static void state_fini(exec_state *s)
     free(s->facc);
     free(s->body_inside);
     free(s->smem);
+    free(s->compiled);
 }
 
 ls_status ls_functional_snapshot(const ls_plan *plan, ls_input_source in, int64_t workgroup,
@@ -742,6 +749,7 @@ ls_status ls_functional_run_opts(const ls_plan *plan, ls_input_source in, int64_
     state_init(&s, plan, in);
     s.outputs = opts ? opts->outputs : NULL;
     res->fma = ls_functional_fma(plan);
+    res->minmax_replaced = s.compiled != NULL;
     for (int64_t wg = first; wg < last; wg++) {
         run_workgroup(&s, wg, in, NULL, res, diag);
         if (progress)

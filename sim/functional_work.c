@@ -160,3 +160,27 @@ void ls_free_intermediates(ls_input_source *in)
         in->values[k] = NULL;
     }
 }
+
+ls_problem *ls_problem_as_compiled(const ls_plan *plan)
+{
+    const ls_problem *p = plan->problem;
+    ls_plan_target t = ls_plan_target_of(plan);
+    if (!ls_plan_target_replaces_minmax(t) || p->argcmp.on)
+        return NULL;
+    bool body = false;
+    for (int i = 0; i < p->body.n; i++)
+        body |= p->body.inst[i].op == LS_BOP_MAXIMUMF || p->body.inst[i].op == LS_BOP_MINIMUMF;
+    if (!body && ls_combiner_as_compiled(t, p->combiner) == p->combiner)
+        return NULL;
+    ls_problem *c = ls_xcalloc(1, sizeof *c);
+    *c = *p;
+    c->combiner = ls_combiner_as_compiled(t, p->combiner);
+    for (int i = 0; i < c->body.n; i++) {
+        ls_body_inst *in = &c->body.inst[i];
+        if (in->op == LS_BOP_MAXIMUMF)
+            in->op = LS_BOP_MAXNUMF;
+        else if (in->op == LS_BOP_MINIMUMF)
+            in->op = LS_BOP_MINNUMF;
+    }
+    return c;
+}

@@ -186,6 +186,21 @@ const char *ls_plan_pair_instructions(const ls_plan *plan)
                : "wave32's dual-issued v_dual_add_f32 / v_dual_fmac_f32";
 }
 
+bool ls_plan_target_replaces_minmax(ls_plan_target t)
+{
+    if (t.amd)
+        return true;
+    int sm = strncmp(t.arch, "sm_", 3) == 0 ? atoi(t.arch + 3) : 0;
+    return sm < 80;
+}
+
+ls_combiner ls_combiner_as_compiled(ls_plan_target t, ls_combiner k)
+{
+    if (!ls_plan_target_replaces_minmax(t))
+        return k;
+    return k == LS_COMB_MAXIMUMF ? LS_COMB_MAXNUMF : k == LS_COMB_MINIMUMF ? LS_COMB_MINNUMF : k;
+}
+
 bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
     bool arith = k == LS_COMB_ADD || k == LS_COMB_MUL;

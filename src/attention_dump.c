@@ -398,9 +398,9 @@ void ls_att_plan_dump(const ls_att_plan *p, FILE *f)
     fprintf(f, "  QK layout: %s\n", buf);
     ls_nested_layout_format(&a->pv.layout, buf, sizeof buf);
     fprintf(f, "  PV layout: %s\n", buf);
-    if (pl->amd)
-        fprintf(f, "  (ConvertToROCDL turns each maximumf below into maxnumf: "
-                   "ReplaceSlowMinMaxOps)\n");
+    if (ls_plan_target_replaces_minmax(pl->target))
+        fprintf(f, "  (%s turns each maximumf below into maxnumf: ReplaceSlowMinMaxOps)\n",
+                pl->amd ? "ConvertToROCDL" : "ConvertToNVVM, below sm_80,");
     fprintf(f, "  [setup]\n    %%q = vector.transfer_read Q: %s per thread\n", p->q_vec);
     fprintf(f, "    %%q' = arith.mulf %%q, scale * log2e (in the scale's type): %lld per thread\n",
             (long long)p->q_scale_ops);

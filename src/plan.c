@@ -698,6 +698,14 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 "target runs no SLP vectorizer)\n",
                 (long long)run, ls_plan_pair_instructions(plan));
     dump_after_loop(plan, f);
+    ls_problem *compiled = ls_problem_as_compiled(plan);
+    if (compiled)
+        fprintf(f,
+                "  (then %s replaces arith.maximumf and minimumf, and reductions of those "
+                "kinds, with maxnumf and minnumf: ReplaceSlowMinMaxOps.cpp, for %s; a NaN "
+                "operand is dropped, not propagated)\n",
+                plan->amd ? "ConvertToROCDL" : "ConvertToNVVM", plan->target.arch);
+    free(compiled);
 }
 
 /* The distributed vector type of an operand whose map is map[0..map_n):

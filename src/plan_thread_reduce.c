@@ -147,7 +147,8 @@ void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, con
     if (s->values < 2)
         return;
     const ls_problem *p = plan->problem;
-    const char *in = intrinsic(p->combiner, ls_elem_type_is_float(p->acc_type));
+    const char *in = intrinsic(ls_combiner_as_compiled(plan->target, p->combiner),
+                               ls_elem_type_is_float(p->acc_type));
     char name[32];
     switch (s->form) {
     case LS_TR_PACKED_TREE:

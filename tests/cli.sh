@@ -115,7 +115,7 @@ sed 's|"[^"]*\.mlir"|FILE|; s|\.mlir:[0-9]*:[0-9]*|.mlir|' "$tmp/expanded.json" 
 cmp -s "$tmp/alias.cmp" "$tmp/expanded.cmp"
 check "type aliases simulate as the written-out dispatch" $?
 tr -d ' \n' <"$tmp/alias.json" >"$tmp/alias.flat"
-contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32,"exact_outputs":512,"max_error_bound_ratio":0.0,"math_ops":{"mode":"rocm","as_target_code":[],"correctly_rounded":[]},"fused_multiply_add":"none"}'
+contains "type aliases: functional check" "$tmp/alias.flat" '"functional":{"checked":true,"seed":1,"outputs":512,"mismatches":0,"compared_bits":32,"exact_outputs":512,"max_error_bound_ratio":0.0,"math_ops":{"mode":"rocm","as_target_code":[],"correctly_rounded":[]},"fused_multiply_add":"none","minmax_as_maxnum":false}'
 printf '!A = tensor<4x8xf32>\n!A = tensor<4x9xf32>\n' >"$tmp/redef.mlir"
 $LANESCOPE sim "$tmp/redef.mlir" >/dev/null 2>"$tmp/err"
 check "type alias redefinition exits 1" $([ $? -eq 1 ]; echo $?)
@@ -305,6 +305,17 @@ check "f16 row max: JSON thread reduce fold" $?
 $LANESCOPE sim "$EX/h100_rowsum_f16_2048x8192.mlir" --target h100 --dump-plan=json --no-check >"$tmp/sumfold.json" 2>&1
 tr -d ' \n' <"$tmp/sumfold.json" | grep -q '"loop_fold":null'
 check "f16 row sum: no loop tree (an ordered fadd)" $?
+# maximumf on AMD: IREE's code computes maxnumf (ReplaceSlowMinMaxOps), and
+# sim says so in the text, the JSON and the plan (tests/test_compiled_minmax.c)
+$LANESCOPE sim "$DATA/../corpus/minmax_multi_result_gfx942.mlir" --target mi300x >"$tmp/mm.txt" 2>&1
+check "min and max on gfx942: sim exits 0" $?
+contains "min and max on gfx942: the rewrite" "$tmp/mm.txt" "  maximumf and minimumf as IREE compiles them for gfx942: maxnumf and minnumf (ReplaceSlowMinMaxOps.cpp), which drop a NaN operand where maximumf propagates it; the lanes and the reference both compute that"
+$LANESCOPE sim "$DATA/../corpus/minmax_multi_result_gfx942.mlir" --target mi300x --json --dump-plan=json >"$tmp/mm.json" 2>&1
+tr -d ' \n' <"$tmp/mm.json" | grep -q '"fused_multiply_add":"none","minmax_as_maxnum":true}'
+check "min and max on gfx942: JSON minmax_as_maxnum" $?
+$LANESCOPE sim "$DATA/../corpus/minmax_multi_result_gfx942.mlir" --target h100 >"$tmp/mm_nv.txt" 2>&1
+! grep -q "maxnumf and minnumf" "$tmp/mm_nv.txt"
+check "min and max on h100: nothing replaced" $?
 $LANESCOPE sim "$EX/seed000_example1.mlir" --no-check >"$tmp/ex1_sim.txt" 2>&1
 ! grep -q "note: crit-cycles" "$tmp/ex1_sim.txt"; check "one reduction: stage spans one after another, no note" $?
 $LANESCOPE explain "$tmp/apart2.mlir" >"$tmp/apart_ex.txt" 2>&1
@@ -350,7 +361,7 @@ contains "full reduction (AMD) check" "$tmp/full.txt" "functional check passed: 
 $LANESCOPE sim "$DATA/full_max_1x8192_nv.mlir" --target h100 --json >"$tmp/fullnv.json" 2>&1
 check "full reduction sim (NVIDIA) exits 0" $?
 tr -d ' \n' <"$tmp/fullnv.json" >"$tmp/fullnv.flat"
-contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32,"exact_outputs":0,"max_error_bound_ratio":0.0,"math_ops":{"mode":"mlir-polynomial","as_target_code":[],"correctly_rounded":[]},"fused_multiply_add":"none"}'
+contains "full reduction (NVIDIA) check" "$tmp/fullnv.flat" '"functional":{"checked":true,"seed":1,"outputs":1,"mismatches":0,"compared_bits":32,"exact_outputs":0,"max_error_bound_ratio":0.0,"math_ops":{"mode":"mlir-polynomial","as_target_code":[],"correctly_rounded":[]},"fused_multiply_add":"none","minmax_as_maxnum":false}'
 $LANESCOPE suggest "$FS" --target mi300x >"$tmp/fullsug.txt" 2>&1
 check "full reduction suggest exits 0" $?
 contains "full reduction suggest" "$tmp/fullsug.txt" "lowering_config = #iree_gpu.lowering_config<{lane_basis = [[1, 64], [0, 1]], partial_reduction = [1, 4096], subgroup_basis = [[1, 16], [0, 1]], thread = [1, 4], workgroup = [0, 0]}>"

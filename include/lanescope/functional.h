@@ -48,6 +48,9 @@ typedef struct {
      * (ls_ref_sum_bound) */
     int64_t exact_outputs;
     ls_fma_kind fma; /* how the run fused products into their adds */
+    /* maximumf/minimumf computed as maxnumf/minnumf, as the target's code
+     * does (ls_problem_as_compiled) */
+    bool minmax_replaced;
     /* arg_compare: outputs whose index differs from the op's scalar
      * semantics (the first best position) but names a position holding the
      * same value: IREE's lowering broke a tie its own way
@@ -92,6 +95,14 @@ ls_status ls_functional_run(const ls_plan *plan, ls_input_source in, int64_t fir
  * unless force, the budget: the error a run would give, known before any
  * simulation starts. */
 ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool force, ls_diag *diag);
+/* plan's problem as the code IREE compiles for its target computes it,
+ * where that differs from the op's own semantics: arith.maximumf and
+ * minimumf (the combiner and the body's) as maxnumf and minnumf where
+ * IREE replaces them (ls_plan_target_replaces_minmax), so that a NaN
+ * element is dropped, not propagated.  A copy for the caller to free;
+ * NULL where nothing changes.  The functional run computes it, lanes and
+ * reference alike. */
+ls_problem *ls_problem_as_compiled(const ls_plan *plan);
 /* plan's kind of fused multiply-add (ls_fma_kind). */
 ls_fma_kind ls_functional_fma(const ls_plan *plan);
 /* Whether AMD's backend may fuse the plan's FMA chain pairwise into

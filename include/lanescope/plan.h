@@ -350,6 +350,16 @@ ls_reduce_value ls_plan_reduce_value(const ls_plan *plan);
  * ls_bf16_combine_alu. */
 int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k);
 
+/* Whether IREE's lowering for t replaces arith.maximumf/minimumf, and
+ * vector reductions of those kinds, with maxnumf/minnumf -- which return
+ * the other operand of a NaN instead of the NaN
+ * (Common/ReplaceSlowMinMaxOps.cpp): ConvertToROCDL.cpp on every AMD
+ * target, ConvertToNVVM.cpp below sm_80 (and where the compute capability
+ * is unknown). */
+bool ls_plan_target_replaces_minmax(ls_plan_target t);
+/* k as t's compiled code computes it (maximumf -> maxnumf where replaced). */
+ls_combiner ls_combiner_as_compiled(ls_plan_target t, ls_combiner k);
+
 /* Whether target t computes two lanes of a vector combine of `type` with
  * k (an add also stands for its FMA) in one instruction: packed math on a
  * chain step's accumulators (src/amd_dpp.c says which, from llc-22). */

@@ -527,6 +527,12 @@ static ls_status sim_reduction(sim_run *s, size_t i, ls_diag *diag)
             print_check(f, p, &fr, o);
             ls_sim_print_math(f, &p->body);
             print_fma(f, &fr, &s->plans[i]);
+            if (fr.minmax_replaced)
+                fprintf(f,
+                        "  maximumf and minimumf as IREE compiles them for %s: maxnumf and "
+                        "minnumf (ReplaceSlowMinMaxOps.cpp), which drop a NaN operand where "
+                        "maximumf propagates it; the lanes and the reference both compute that\n",
+                        s->plans[i].target.arch);
         }
         ls_sim_print_untimed(f, untimed, n_untimed);
     }

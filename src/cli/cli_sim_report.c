@@ -401,6 +401,8 @@ static json_object *json_functional(const ls_problem *p, const ls_functional_res
     json_object_object_add(
         fj, "fused_multiply_add",
         json_object_new_string(ls_fma_kind_name(checked ? fr->fma : LS_FMA_NONE)));
+    json_object_object_add(fj, "minmax_as_maxnum",
+                           json_object_new_boolean(checked && fr->minmax_replaced));
     return fj;
 }
 

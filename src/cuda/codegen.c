@@ -639,7 +639,10 @@ static void gen_init(gen *g, const ls_plan *plan, int64_t unroll, ls_cuda_launch
     memset(g, 0, sizeof *g);
     g->plan = plan;
     g->unroll = unroll;
-    g->p = plan->problem;
+    /* the problem as the target's code computes it: maximumf as maxnumf
+     * below sm_80 (ls_problem_as_compiled), as the simulator does */
+    g->compiled = ls_problem_as_compiled(plan);
+    g->p = g->compiled ? g->compiled : plan->problem;
     g->d = plan->derived;
     g->l = &g->d->layout;
     g->regs = ls_nl_registers(g->l);
@@ -671,6 +674,7 @@ static void gen_init(gen *g, const ls_plan *plan, int64_t unroll, ls_cuda_launch
 
 static void gen_free(gen *g)
 {
+    free(g->compiled);
     free(g->acc_slot);
     free(g->res_slot);
     free(g->slot_reg);

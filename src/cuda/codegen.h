@@ -11,7 +11,8 @@
 
 typedef struct gen {
     const ls_plan *plan;
-    const ls_problem *p;
+    const ls_problem *p;  /* plan->problem, or compiled */
+    ls_problem *compiled; /* ls_problem_as_compiled's copy, owned; NULL: none */
     const ls_derived *d;
     const ls_nested_layout *l;
     FILE *f;
