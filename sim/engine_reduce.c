@@ -133,7 +133,7 @@ int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
     if (s.form == LS_TR_CHAIN) { /* each combine on the one before */
         for (int64_t q = 0; q < slots; q++) {
             int prev = last;
-            for (int64_t o = 0; o < s.instructions; o++)
+            for (int64_t o = 0; o < s.combines; o++)
                 prev = ls_engine_emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1);
             root[q] = prev;
         }

@@ -52,27 +52,33 @@ static ls_dpp_kind kind_of(const ls_reduce_step *s)
     return LS_DPPK_COUNT;
 }
 
-/* ROCm's lowering turns maximumf/minimumf into maxnumf/minnumf
- * (Common/ReplaceSlowMinMaxOps.cpp); an index is an i64 */
-static void as_compiled(ls_elem_type *type, ls_combiner *k)
+/* ROCm's lowering (and NVIDIA's below sm_80) turns maximumf/minimumf
+ * into maxnumf/minnumf (Common/ReplaceSlowMinMaxOps.cpp:
+ * ls_combiner_as_compiled); an index is an i64 */
+static void as_compiled(ls_plan_target t, ls_elem_type *type, ls_combiner *k)
 {
-    if (*k == LS_COMB_MAXIMUMF)
-        *k = LS_COMB_MAXNUMF;
-    if (*k == LS_COMB_MINIMUMF)
-        *k = LS_COMB_MINNUMF;
+    *k = ls_combiner_as_compiled(t, *k);
     if (*type == LS_ET_INDEX)
         *type = LS_ET_I64;
 }
 
-/* The chain row of a combine on t's arch; NULL off AMD or unmeasured. */
-static const ls_amd_chain_row *chain_row(ls_plan_target t, ls_elem_type type, ls_combiner k)
+/* The NVIDIA arch whose chains were measured for sm_XX: the newest at or
+ * below it (tools/amd-dpp-counts.py's NV_CHAIN_ARCHS) */
+static const char *measured_sm(const char *arch)
 {
-    const char *arch = t.amd ? measured_arch(t.arch) : NULL;
+    int sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 0;
+    return sm >= 90 ? "sm_90" : sm >= 80 ? "sm_80" : sm >= 70 ? "sm_70" : "sm_60";
+}
+
+/* The chain row of a combine on t's arch; NULL where unmeasured. */
+static const ls_chain_row *chain_row(ls_plan_target t, ls_elem_type type, ls_combiner k)
+{
+    const char *arch = t.amd ? measured_arch(t.arch) : measured_sm(t.arch);
     if (!arch)
         return NULL;
-    as_compiled(&type, &k);
-    for (int r = 0; r < ls_amd_chain_n_rows; r++) {
-        const ls_amd_chain_row *row = &ls_amd_chain_rows[r];
+    as_compiled(t, &type, &k);
+    for (int r = 0; r < ls_chain_n_rows; r++) {
+        const ls_chain_row *row = &ls_chain_rows[r];
         if (row->type == type && row->combiner == k && strcmp(row->arch, arch) == 0)
             return row;
     }
@@ -80,20 +86,20 @@ static const ls_amd_chain_row *chain_row(ls_plan_target t, ls_elem_type type, ls
 }
 
 /* under three quarters of an instruction an op: two ops share one */
-static bool fuses(const ls_amd_chain_row *row)
+static bool fuses(const ls_chain_row *row)
 {
     return row->per16 < 12;
 }
 
 bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
-    const ls_amd_chain_row *row = chain_row(t, type, k);
+    const ls_chain_row *row = chain_row(t, type, k);
     return row && fuses(row);
 }
 
 int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
-    const ls_amd_chain_row *row = chain_row(t, type, k);
+    const ls_chain_row *row = chain_row(t, type, k);
     if (!row)
         return ls_bf16_combine_alu(t, k, type);
     if (fuses(row))
@@ -111,7 +117,7 @@ int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,
     ls_dpp_kind kind = kind_of(s);
     if (!arch || kind == LS_DPPK_COUNT)
         return -1;
-    as_compiled(&type, &k);
+    as_compiled(t, &type, &k);
     int wave = t.gfx_major == 9 ? 64 : t.wave;
     for (int r = 0; r < ls_amd_dpp_n_rows; r++) {
         const ls_amd_dpp_row *row = &ls_amd_dpp_rows[r];

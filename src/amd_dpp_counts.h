@@ -47,13 +47,13 @@ typedef struct {
     ls_elem_type type;
     ls_combiner combiner;
     short per16;
-} ls_amd_chain_row;
+} ls_chain_row;
 
 extern const ls_amd_dpp_arch_row ls_amd_dpp_archs[];
 extern const int ls_amd_dpp_n_archs;
 extern const ls_amd_dpp_row ls_amd_dpp_rows[];
 extern const int ls_amd_dpp_n_rows;
-extern const ls_amd_chain_row ls_amd_chain_rows[];
-extern const int ls_amd_chain_n_rows;
+extern const ls_chain_row ls_chain_rows[];
+extern const int ls_chain_n_rows;
 
 #endif

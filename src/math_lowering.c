@@ -216,7 +216,8 @@ static bool rewritten_cost(const ls_body *b, const ls_body_inst *in, ls_plan_tar
 }
 
 /* The combiner a body op computes, where tools/amd-dpp-counts.py measured
- * it in a chain (ROCm's maximumf is a maxnumf: ReplaceSlowMinMaxOps). */
+ * it in a chain (ls_plan_combine_alu takes a maximumf as the target's code
+ * computes it: a maxnumf on ROCm, ReplaceSlowMinMaxOps). */
 static bool as_combiner(ls_body_opcode op, ls_combiner *k)
 {
     switch (op) {
@@ -224,9 +225,9 @@ static bool as_combiner(ls_body_opcode op, ls_combiner *k)
     case LS_BOP_ADDI: *k = LS_COMB_ADD; return true;
     case LS_BOP_MULF:
     case LS_BOP_MULI: *k = LS_COMB_MUL; return true;
-    case LS_BOP_MAXIMUMF:
+    case LS_BOP_MAXIMUMF: *k = LS_COMB_MAXIMUMF; return true;
     case LS_BOP_MAXNUMF: *k = LS_COMB_MAXNUMF; return true;
-    case LS_BOP_MINIMUMF:
+    case LS_BOP_MINIMUMF: *k = LS_COMB_MINIMUMF; return true;
     case LS_BOP_MINNUMF: *k = LS_COMB_MINNUMF; return true;
     case LS_BOP_MAXSI: *k = LS_COMB_MAXSI; return true;
     case LS_BOP_MINSI: *k = LS_COMB_MINSI; return true;
@@ -272,7 +273,7 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
     } else if (t.amd && ty == LS_ET_BF16 && bf16_promoted(in, t, c) && *how == NULL) {
         *how = "no AMD GPU computes in bf16: LLVM's AMDGPU backend widens the operands, computes "
                "in f32 and rounds back (tools/amd-op-counts.sh)";
-    } else if (t.amd && ty != LS_ET_BF16 && ty != LS_ET_INDEX && *how == NULL) {
+    } else if ((!t.amd || ty != LS_ET_BF16) && ty != LS_ET_INDEX && *how == NULL) {
         /* not index arithmetic, which IREE narrows where it knows the range
          * (OptimizeIntArithmetic), nor an integer multiply by a constant,
          * which LLVM makes shifts and adds */
@@ -281,14 +282,19 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
                         ((in->a >= 0 && b->inst[in->a].op == LS_BOP_CONST) ||
                          (in->b >= 0 && b->inst[in->b].op == LS_BOP_CONST));
         int n = as_combiner(op, &k) && !by_const ? ls_plan_combine_alu(t, ty, k) : 1;
-        /* a select moves 32 bits an instruction (v_cndmask_b32) */
-        if (op == LS_BOP_SELECT && ls_elem_type_bits(ty) > 32)
+        /* a select moves 32 bits an instruction (v_cndmask_b32) on AMD;
+         * NVIDIA's selp.b64 moves 64 */
+        if (t.amd && op == LS_BOP_SELECT && ls_elem_type_bits(ty) > 32)
             n = (ls_elem_type_bits(ty) + 31) / 32;
         if (n > 1) {
             c->alu = n;
-            *how = "LLVM's AMDGPU backend compiles it to several instructions (a 64-bit "
-                   "max is a compare and two selects, an f64 max quiets its operand; "
-                   "tools/amd-dpp-counts.py)";
+            *how = t.amd ? "LLVM's AMDGPU backend compiles it to several instructions (a 64-bit "
+                           "max is a compare and two selects, an f64 max quiets its operand; "
+                           "tools/amd-dpp-counts.py)"
+                         : "LLVM's NVPTX backend compiles it to several instructions (before "
+                           "sm_80 an f16 min or max goes through f32 and bf16 arithmetic is "
+                           "emulated; an f64 maximumf is a max and its NaN selects; "
+                           "tools/amd-dpp-counts.py, in PTX)";
         }
     }
     return true;

@@ -594,7 +594,7 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                    "loop's chunk; every thread reduces its own outputs, no lane or subgroup "
                    "combine (IREE folds each chunk into the carried value; the same additions "
                    "in another order)\n");
-    if (plan->combine_alu > 1 && p->acc_type == LS_ET_BF16)
+    if (plan->combine_alu > 1 && p->acc_type == LS_ET_BF16 && plan->amd)
         fprintf(f,
                 "  bf16 combines: no AMD GPU computes in bf16; LLVM's AMDGPU backend widens "
                 "the operands, %s in f32 and rounds back -- %d dependent instructions each "
@@ -602,9 +602,11 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 kind, plan->combine_alu);
     else if (plan->combine_alu > 1)
         fprintf(f,
-                "  %s combines: LLVM's AMDGPU backend compiles each %s to %d dependent "
-                "instructions (llc-22: tools/amd-dpp-counts.py)\n",
-                ls_elem_type_name(p->acc_type), kind, plan->combine_alu);
+                "  %s combines: LLVM's %s backend compiles each %s to %d dependent "
+                "instructions (llc-22%s: tools/amd-dpp-counts.py)\n",
+                ls_elem_type_name(p->acc_type), plan->amd ? "AMDGPU" : "NVPTX",
+                ls_combiner_name(ls_combiner_as_compiled(plan->target, p->combiner)),
+                plan->combine_alu, plan->amd ? "" : ", counted in PTX");
     fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
     fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
             (long long)plan->acc_registers, acc);

@@ -46,7 +46,8 @@ ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values)
     s.values = values > 1 ? values : 1;
     int64_t ops = s.values - 1;
     s.form = LS_TR_CHAIN;
-    s.instructions = plan->combine_fuses3 ? (ops + 1) / 2 : ops;
+    s.combines = plan->combine_fuses3 ? (ops + 1) / 2 : ops;
+    s.instructions = s.combines * (plan->combine_alu > 1 ? plan->combine_alu : 1);
     s.depth = s.instructions;
     /* a multi-result kernel's results are timed as result 0's
      * (ls_plan_fuse_results): unless every result folds alike, their folds
@@ -63,12 +64,13 @@ ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values)
         s.packed = regs - 1;
         s.halves_alu = plan->amd && plan->problem->combiner == LS_COMB_MUL ? 2 : 1;
         s.instructions = s.packed + s.halves_alu;
+        s.combines = s.instructions;
         s.depth = tree_depth(regs) + s.halves_alu;
         return s;
     }
     if (!plan->amd) {
         s.form = LS_TR_TREE;
-        s.instructions = ops;
+        s.instructions = s.combines = ops;
         s.depth = tree_depth(s.values);
     }
     return s;

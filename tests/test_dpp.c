@@ -203,8 +203,25 @@ START_TEST(chain_combines_as_measured)
     /* a fused pair's instruction is the engine's to share out */
     ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_F32, LS_COMB_MAXNUMF), 1);
     ck_assert_int_eq(ls_plan_combine_alu(g942, LS_ET_I32, LS_COMB_MUL), 1);
-    /* NVIDIA: not measured here, one */
+    /* NVIDIA, counted in PTX (tools/amd-dpp-counts.py's NV_CHAIN_ARCHS):
+     * one instruction from sm_80 on, an i64 max too (SASS may split it:
+     * not measured here) */
     ck_assert_int_eq(ls_plan_combine_alu(sm90, LS_ET_I64, LS_COMB_MAXSI), 1);
+    ck_assert_int_eq(ls_plan_combine_alu(sm90, LS_ET_F16, LS_COMB_MAXIMUMF), 1);
+    ck_assert_int_eq(ls_plan_combine_alu(sm90, LS_ET_BF16, LS_COMB_ADD), 1);
+    /* but an f64 maximumf: max.f64 and the NaN's setp and selp, 9 */
+    ck_assert_int_eq(ls_plan_combine_alu(sm90, LS_ET_F64, LS_COMB_MAXIMUMF), 9);
+    /* before sm_80 an f16 max goes through f32 (cvt, cvt, max.f32, cvt),
+     * a maximumf rewritten to maxnumf first; bf16 is emulated: 8 */
+    ls_plan_target sm70 = target("sm_70", 32), sm75 = target("sm_75", 32),
+                   sm86 = target("sm_86", 32), sm60 = target("sm_60", 32);
+    ck_assert_int_eq(ls_plan_combine_alu(sm70, LS_ET_F16, LS_COMB_MAXIMUMF), 4);
+    ck_assert_int_eq(ls_plan_combine_alu(sm60, LS_ET_F16, LS_COMB_MINNUMF), 4);
+    ck_assert_int_eq(ls_plan_combine_alu(sm70, LS_ET_F16, LS_COMB_ADD), 1);
+    ck_assert_int_eq(ls_plan_combine_alu(sm70, LS_ET_BF16, LS_COMB_ADD), 8);
+    /* the newest measured arch at or below: sm_75 as sm_70, sm_86 as sm_80 */
+    ck_assert_int_eq(ls_plan_combine_alu(sm75, LS_ET_F16, LS_COMB_MAXNUMF), 4);
+    ck_assert_int_eq(ls_plan_combine_alu(sm86, LS_ET_F16, LS_COMB_MAXNUMF), 1);
     /* bf16: the chain table and tools/amd-op-counts.sh's separate chains
      * (ls_bf16_combine_alu) agree on every measured arch */
     static const char *archs[] = {"gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1201"};
@@ -217,8 +234,8 @@ START_TEST(chain_combines_as_measured)
                               "%s combiner %d", archs[a], (int)k);
     }
     /* every row is a whole instruction an op or more, or a fused half */
-    for (int r = 0; r < ls_amd_chain_n_rows; r++)
-        ck_assert_msg(ls_amd_chain_rows[r].per16 >= 8, "row %d: %d", r, ls_amd_chain_rows[r].per16);
+    for (int r = 0; r < ls_chain_n_rows; r++)
+        ck_assert_msg(ls_chain_rows[r].per16 >= 8, "row %d: %d", r, ls_chain_rows[r].per16);
 }
 END_TEST
 
@@ -299,8 +316,10 @@ START_TEST(body_ops_wide_on_amd)
     ls_body_machine_ops(&p->body, target("gfx942", 64), &alu, &sfu);
     ck_assert_int_eq(alu, 1 + 4 + 1 + 2 + 1 + 1 + 2);
     ck_assert_int_eq(sfu, 0);
+    /* sm_90, in PTX: one each (an i64 multiply too, selp.b64 one), but
+     * the f64 maximumf: max.f64 and its NaN's setp and selp, 9 */
     ls_body_machine_ops(&p->body, target("sm_90", 32), &alu, &sfu);
-    ck_assert_int_eq(alu, 7);
+    ck_assert_int_eq(alu, 1 + 1 + 1 + 9 + 1 + 1 + 1);
     free(dv);
     free(p);
 }

@@ -70,8 +70,9 @@ START_TEST(nvidia_packs_half_min_max)
                      2);
     /* sm_80 bf16 maxnumf: max.bf16x2, the same tree */
     expect(loop_fold("sm_80", "bf16", "arith.maxnumf", 8), LS_TR_PACKED_TREE, 4, 3, 3);
-    /* sm_70 has no packed f16 min or max: a scalar tree */
-    expect(loop_fold("sm_70", "f16", "arith.minnumf", 8), LS_TR_TREE, 7, 0, 3);
+    /* sm_70 has no f16 min or max at all: each goes through f32 (cvt, cvt,
+     * min.f32, cvt: 4 in PTX), a chain of 7 */
+    expect(loop_fold("sm_70", "f16", "arith.minnumf", 8), LS_TR_CHAIN, 28, 0, 28);
 }
 END_TEST
 
@@ -134,6 +135,15 @@ START_TEST(thread_reduce_folds_the_batch)
     unplan(&x);
     plan_fold(&x, "sm_90", "f32", "arith.addf", 8, 4);
     expect(ls_plan_thread_reduce_shape(&x.plan), LS_TR_CHAIN, 3, 0, 3);
+    unplan(&x);
+    /* sm_70: maximumf is maxnumf there, and an f16 max goes through f32,
+     * 4 instructions a combine (tools/amd-dpp-counts.py, PTX): a chain of
+     * 3 combines, 12 instructions */
+    plan_fold(&x, "sm_70", "f16", "arith.maximumf", 8, 4);
+    ck_assert_int_eq(x.plan.combine_alu, 4);
+    ls_thread_reduce_shape s = ls_plan_thread_reduce_shape(&x.plan);
+    ck_assert_int_eq(s.combines, 3);
+    expect(s, LS_TR_CHAIN, 12, 0, 12);
     unplan(&x);
 }
 END_TEST

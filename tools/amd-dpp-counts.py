@@ -33,7 +33,9 @@ chains (the accumulate loop's, the thread reduce's); more where a combine
 takes several (an f64 maxnum quiets its loaded operand, an i64 max is a
 compare and two selects, bf16 is promoted to f32).  Counted: VALU and SALU
 instructions; not counted: s_nop, s_delay_alu, s_waitcnt (wait states,
-which the engine's DPP latency covers) and memory instructions.
+which the engine's DPP latency covers) and memory instructions.  The same
+table holds NVIDIA's chains (sm_60, sm_70, sm_80, sm_90), counted in PTX
+(arithmetic, compares, selects, conversions, shifts and logic ops).
 
     tools/amd-dpp-counts.py [--llc llc-22] > src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
@@ -57,7 +59,7 @@ TYPES = [('F32', 'float', 32), ('F16', 'half', 16), ('BF16', 'bfloat', 16), ('F6
 FLOAT_OPS = ['ADD', 'MUL', 'MAXNUMF', 'MINNUMF']
 INT_OPS = ['ADD', 'MUL', 'MAXSI', 'MINSI', 'MAXUI', 'MINUI', 'AND', 'OR', 'XOR']
 INTRINSIC = {'MAXNUMF': 'maxnum', 'MINNUMF': 'minnum', 'MAXSI': 'smax', 'MINSI': 'smin',
-             'MAXUI': 'umax', 'MINUI': 'umin'}
+             'MAXUI': 'umax', 'MINUI': 'umin', 'MAXIMUMF': 'maximum', 'MINIMUMF': 'minimum'}
 # the step kinds, in src/amd_dpp_counts.h's order
 KINDS = ['QUAD_1032', 'QUAD_2301', 'HALF_MIRROR', 'MIRROR', 'BCAST15', 'BCAST31',
          'PERMLANEX16', 'READLANE', 'READLANE_PAIR', 'SWIZZLE']
@@ -275,13 +277,53 @@ def chain_cost(llc, arch, llty, bits, op):
     return c[1] - c[0]
 
 
+# NVIDIA's chains, counted in PTX (no SASS disassembler here): the archs
+# whose combines differ -- before sm_80 no f16 min/max (promoted to f32) and
+# no bf16 arithmetic at all (emulated in integer ops); sm_80 and later one
+# instruction, but for f64's NaN-propagating maximum.  maximumf and
+# minimumf are measured where IREE keeps them (sm_80 and later; below, it
+# rewrites them to maxnumf and minnumf: ReplaceSlowMinMaxOps.cpp).
+NV_CHAIN_ARCHS = ['sm_60', 'sm_70', 'sm_80', 'sm_90']
+NV_FLOAT_OPS = FLOAT_OPS + ['MAXIMUMF', 'MINIMUMF']
+
+
+def nv_chain_text(llty, bits, op, n):
+    """The chain of chain_text for NVPTX, each value its own load (a vector
+    load of an odd length splits into pieces with address adds of their
+    own, which the difference would count)."""
+    k = Kernel(llty, bits, op)
+    lines = ['target triple = "nvptx64-nvidia-cuda"',
+             'declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()',
+             'define ptx_kernel void @f(ptr addrspace(1) %p, ptr addrspace(1) %o) {',
+             '  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()',
+             '  %%q = getelementptr [%d x %s], ptr addrspace(1) %%p, i32 %%tid' % (n + 1, llty)]
+    acc = '%x0'
+    for i in range(n + 1):
+        lines.append('  %%g%d = getelementptr %s, ptr addrspace(1) %%q, i32 %d' % (i, llty, i))
+        lines.append('  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, llty, i))
+        if i > 0:
+            k.lines = []
+            acc = k.combine(acc, '%%x%d' % i)
+            lines += k.lines
+    lines += ['  %%r = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty,
+              '  store %s %s, ptr addrspace(1) %%r' % (llty, acc), '  ret void', '}']
+    return '\n'.join(lines) + '\n'
+
+
+def nv_chain_cost(llc, sm, llty, bits, op):
+    c = [ptx_count(llc, sm, nv_chain_text(llty, bits, op, n)) for n in (CHAIN_SHORT, CHAIN_LONG)]
+    if min(c) < 0:
+        raise RuntimeError('%s: llc failed on a %s %s chain' % (sm, llty, op))
+    return c[1] - c[0]
+
+
 def chain_table(llc):
     out = ['/* The instructions 16 combines of a dependent chain cost, per arch (a',
            ' * kernel folding values each lane loaded: %d ops less %d): 16 an op,' %
            (CHAIN_LONG, CHAIN_SHORT),
            ' * 8 where LLVM fuses two into one three-operand instruction, more for',
            ' * 64-bit and bf16 combines and VOP3-only ones. */',
-           'const ls_amd_chain_row ls_amd_chain_rows[] = {']
+           'const ls_chain_row ls_chain_rows[] = {']
     n = 0
     for a in CHAIN_ARCHS:
         for ty, llty, bits in TYPES:
@@ -290,7 +332,16 @@ def chain_table(llc):
                            (a, ty, op, chain_cost(llc, a, llty, bits, op)))
                 n += 1
         print('amd-dpp-counts: %s chains done' % a, file=sys.stderr)
-    out.append('};\nconst int ls_amd_chain_n_rows = %d;' % n)
+    for a in NV_CHAIN_ARCHS:
+        for ty, llty, bits in TYPES:
+            for op in (NV_FLOAT_OPS if llty in ('float', 'half', 'bfloat', 'double') else INT_OPS):
+                if a in ('sm_60', 'sm_70') and op in ('MAXIMUMF', 'MINIMUMF'):
+                    continue  # rewritten to maxnumf / minnumf there
+                out.append('    {"%s", LS_ET_%s, LS_COMB_%s, %d},' %
+                           (a, ty, op, nv_chain_cost(llc, a, llty, bits, op)))
+                n += 1
+        print('amd-dpp-counts: %s chains done' % a, file=sys.stderr)
+    out.append('};\nconst int ls_chain_n_rows = %d;' % n)
     return out
 
 
@@ -387,7 +438,8 @@ def ptx_count(llc, sm, text):
     if p.returncode:
         return -1
     return sum(1 for line in p.stdout.splitlines()
-               if re.match(r'^(add|mul|fma|max|min|sub|setp|selp|cvt)\.', line.strip()))
+               if re.match(r'^(add|mul|fma|max|min|sub|setp|selp|cvt|and|or|xor|shl|shr|mad)\.',
+                           line.strip()))
 
 
 def pairs_report(llc):

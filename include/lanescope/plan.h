@@ -387,6 +387,7 @@ typedef enum { LS_TR_CHAIN, LS_TR_TREE, LS_TR_PACKED_TREE } ls_thread_reduce_for
 typedef struct {
     ls_thread_reduce_form form;
     int64_t values;       /* a result's values the thread folds */
+    int64_t combines;     /* the combines it issues (a chain's each plan.combine_alu) */
     int64_t instructions; /* the ALU instructions a result's fold issues */
     int64_t packed;       /* of them, packed ops (two lanes each) */
     int64_t halves_alu;   /* of them, the last register's halves' */
