@@ -1,16 +1,20 @@
-/* plan_thread_reduce.c: the thread reduce as LLVM compiles it.  Each
- * result's vector.multi_reduction over a thread's own registers becomes
- * one vector.reduction of a 1-D vector (LLVMGPUVectorMultiReductionLowering.cpp,
- * after the InnerReduction reorder), which MLIR's VectorToLLVM lowers to
- * an llvm.vector.reduce.* intrinsic.  An fadd or fmul one is ordered (IREE
- * passes no reassociateFPReductions: ConvertToNVVM.cpp, ConvertToROCDL.cpp):
- * a chain.  The others (integers, min and max) are unordered, and the
+/* plan_thread_reduce.c: a thread's folds of its own values -- the
+ * accumulate loop's fold of a register group and the thread reduce -- as
+ * LLVM compiles them.  Each result's vector.multi_reduction over a
+ * thread's registers becomes one vector.reduction of a 1-D vector
+ * (LLVMGPUVectorMultiReductionLowering.cpp, after the InnerReduction
+ * reorder), which MLIR's VectorToLLVM lowers to an llvm.vector.reduce.*
+ * intrinsic.  An fadd or fmul one is ordered (IREE passes no
+ * reassociateFPReductions: ConvertToNVVM.cpp, ConvertToROCDL.cpp): a
+ * chain.  The others (integers, min and max) are unordered, and the
  * SelectionDAG splits the vector in halves while the half-width op is
  * legal: a tree of packed ops over the registers that hold two lanes,
  * then one op on the last register's halves; a scalar type is a balanced
  * tree on NVIDIA.  On AMD a scalar fold stays a chain (fusing pairs into
- * v_max3_f32, v_add3_u32: plan.combine_fuses3).  Measured with llc-22 on
- * <n x T> reductions (tools/thread-reduce-counts.py): docs/timing-model.md, "The thread reduce". */
+ * v_max3_f32, v_add3_u32: plan.combine_fuses3), and so does a combine of
+ * several instructions anywhere.  Measured with llc-22 on <n x T>
+ * reductions (tools/amd-dpp-counts.py --folds): docs/timing-model.md,
+ * "Folds: a vector.reduction as LLVM compiles it". */
 #include <string.h>
 
 #include "lanescope/body.h"
