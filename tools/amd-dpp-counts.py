@@ -246,6 +246,22 @@ CHAIN_ARCHS = ['gfx90a', 'gfx942', 'gfx950', 'gfx1030', 'gfx1100', 'gfx1201']
 CHAIN_SHORT, CHAIN_LONG = 8, 24
 
 
+def fold_chain(k, llty, n, lines, value):
+    """lines, then values %x0 .. %xn (value(i): the lines making %xi) folded
+    with k's op one after the other, and the result stored: the kernel's
+    text."""
+    acc = '%x0'
+    for i in range(n + 1):
+        lines += value(i)
+        if i > 0:
+            k.lines = []
+            acc = k.combine(acc, '%%x%d' % i)
+            lines += k.lines
+    lines += ['  %%r = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty,
+              '  store %s %s, ptr addrspace(1) %%r' % (llty, acc), '  ret void', '}']
+    return '\n'.join(lines) + '\n'
+
+
 def chain_text(llty, bits, op, n):
     """A kernel folding n + 1 values each lane loads into one with op, in a
     dependent chain, and storing it: what the accumulate loop and the
@@ -256,17 +272,9 @@ def chain_text(llty, bits, op, n):
              'define amdgpu_kernel void @f(ptr addrspace(1) %p, ptr addrspace(1) %o) {',
              '  %tid = call i32 @llvm.amdgcn.workitem.id.x()',
              '  %%q = getelementptr <%d x %s>, ptr addrspace(1) %%p, i32 %%tid' % (n + 1, llty),
-             '  %%v = load <%d x %s>, ptr addrspace(1) %%q' % (n + 1, llty),
-             '  %%x0 = extractelement <%d x %s> %%v, i32 0' % (n + 1, llty)]
-    acc = '%x0'
-    for i in range(1, n + 1):
-        lines.append('  %%x%d = extractelement <%d x %s> %%v, i32 %d' % (i, n + 1, llty, i))
-        k.lines = []
-        acc = k.combine(acc, '%%x%d' % i)
-        lines += k.lines
-    lines += ['  %%r = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty,
-              '  store %s %s, ptr addrspace(1) %%r' % (llty, acc), '  ret void', '}']
-    return '\n'.join(lines) + '\n'
+             '  %%v = load <%d x %s>, ptr addrspace(1) %%q' % (n + 1, llty)]
+    return fold_chain(k, llty, n, lines, lambda i: [
+        '  %%x%d = extractelement <%d x %s> %%v, i32 %d' % (i, n + 1, llty, i)])
 
 
 def chain_cost(llc, arch, llty, bits, op):
@@ -297,17 +305,9 @@ def nv_chain_text(llty, bits, op, n):
              'define ptx_kernel void @f(ptr addrspace(1) %p, ptr addrspace(1) %o) {',
              '  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()',
              '  %%q = getelementptr [%d x %s], ptr addrspace(1) %%p, i32 %%tid' % (n + 1, llty)]
-    acc = '%x0'
-    for i in range(n + 1):
-        lines.append('  %%g%d = getelementptr %s, ptr addrspace(1) %%q, i32 %d' % (i, llty, i))
-        lines.append('  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, llty, i))
-        if i > 0:
-            k.lines = []
-            acc = k.combine(acc, '%%x%d' % i)
-            lines += k.lines
-    lines += ['  %%r = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty,
-              '  store %s %s, ptr addrspace(1) %%r' % (llty, acc), '  ret void', '}']
-    return '\n'.join(lines) + '\n'
+    return fold_chain(k, llty, n, lines, lambda i: [
+        '  %%g%d = getelementptr %s, ptr addrspace(1) %%q, i32 %d' % (i, llty, i),
+        '  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, llty, i)])
 
 
 def nv_chain_cost(llc, sm, llty, bits, op):
