@@ -207,16 +207,6 @@ static int chain_flush(engine *e, int64_t j, chain *c)
     return c->val;
 }
 
-/* Whether the loop's grouped folds are trees (ls_plan_fold_shape: a
- * vector.reduction LLVM splits in halves), for groups of `values`: no FMA
- * or fused pairs, not a contraction's chain. */
-static bool fold_tree(const engine *e, int64_t values)
-{
-    const ls_plan *pl = e->plan;
-    ls_thread_reduce_shape s = ls_plan_fold_shape(pl, values);
-    return ls_plan_loop_folds_reduce(pl) && timed_fma(e) == LS_FMA_NONE && s.form != LS_TR_CHAIN;
-}
-
 /* The groups' collected values folded as LLVM compiles them, level by
  * level across the groups (ls_engine_emit_folds); a group of one value
  * is that value.  Each group's result into root. */
@@ -362,16 +352,14 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
     bool chain_pairs = pairs && (run == 0 || !(packed || whole) || fk != LS_FMA_NONE);
     bool *body_done = ls_xcalloc((size_t)(regs > 0 ? regs : 1), sizeof *body_done);
     int64_t *stepc = ls_xcalloc(slots, sizeof *stepc);
-    /* tree folds: each accumulator's registers' values, for each result,
-     * in a buffer of the iteration's registers (slot = accumulator x
-     * results + result, as the chains) */
-    int64_t *group_n = ls_xcalloc(slots, sizeof *group_n), most = 0;
+    /* tree folds (ls_plan_loop_fold_tree): each accumulator's registers'
+     * values, for each result, in a buffer of the iteration's registers
+     * (slot = accumulator x results + result, as the chains) */
+    bool tree = (packed || whole) && ls_plan_loop_fold_tree(pl, NULL);
+    int64_t *group_n = ls_xcalloc(slots, sizeof *group_n);
     for (int64_t r = 0; r < regs; r++)
-        for (int64_t x = 0; x < n_res; x++) {
-            int64_t s = acc_of[r] * n_res + x;
-            most = ++group_n[s] > most ? group_n[s] : most;
-        }
-    bool tree = (packed || whole) && fold_tree(e, most);
+        for (int64_t x = 0; x < n_res; x++)
+            group_n[acc_of[r] * n_res + x]++;
     int *vals = tree ? ls_xcalloc((size_t)(regs * n_res), sizeof *vals) : NULL;
     int *roots = tree ? ls_xcalloc(slots, sizeof *roots) : NULL;
     for (int64_t j = 0; j < u; j++) {

@@ -429,7 +429,7 @@ void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *
                           int64_t groups, int *root);
 /* The thread reduce of `slots` result slots after the loop's instruction
  * last, each slot's result's instruction into root[slot] (engine_reduce.c). */
-int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root);
+void ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root);
 int ls_engine_emit_reduce(engine *e, const ls_subgroup_reduce *r, ls_stage st, int prev);
 /* engine_reduce.c: the 32-bit lane moves one exchange of the plan's
  * shuffled value takes */

@@ -118,7 +118,7 @@ void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *
                 more |= n[g] > 1;
             }
     }
-    for (int64_t h = 0; h < halves; h++) /* the halves: a lane move, the op */
+    for (int64_t h = 0; h < halves; h++) /* the halves: (a lane move,) the op */
         for (int64_t g = 0; g < groups; g++)
             if (h < s[g].halves_alu)
                 v[g][0] = ls_engine_emit(e, I_ALU, st, v[g][0], -1);
@@ -127,7 +127,7 @@ void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *
     free(n);
 }
 
-int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
+void ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
 {
     ls_thread_reduce_shape s = ls_plan_thread_reduce_shape(e->plan);
     if (s.form == LS_TR_CHAIN) { /* each combine on the one before */
@@ -137,7 +137,7 @@ int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
                 prev = ls_engine_emit_combine_op(e, LS_STAGE_THREAD_REDUCE, prev, -1);
             root[q] = prev;
         }
-        return 0;
+        return;
     }
     /* every value is ready when the loop is (it ends with the
      * accumulators' last update); the slots' folds interleave */
@@ -154,7 +154,6 @@ int ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
         free(v[q]);
     free(v);
     free(sh);
-    return 0;
 }
 
 /* The 32-bit lane moves one exchange of the shuffled value takes.  A wider

@@ -161,20 +161,25 @@ void ls_free_intermediates(ls_input_source *in)
     }
 }
 
-ls_problem *ls_problem_as_compiled(const ls_plan *plan)
+bool ls_problem_minmax_replaced(const ls_plan *plan)
 {
     const ls_problem *p = plan->problem;
     ls_plan_target t = ls_plan_target_of(plan);
     if (!ls_plan_target_replaces_minmax(t) || p->argcmp.on)
-        return NULL;
+        return false;
     bool body = false;
     for (int i = 0; i < p->body.n; i++)
         body |= p->body.inst[i].op == LS_BOP_MAXIMUMF || p->body.inst[i].op == LS_BOP_MINIMUMF;
-    if (!body && ls_combiner_as_compiled(t, p->combiner) == p->combiner)
+    return body || ls_combiner_as_compiled(t, p->combiner) != p->combiner;
+}
+
+ls_problem *ls_problem_as_compiled(const ls_plan *plan)
+{
+    if (!ls_problem_minmax_replaced(plan))
         return NULL;
     ls_problem *c = ls_xcalloc(1, sizeof *c);
-    *c = *p;
-    c->combiner = ls_combiner_as_compiled(t, p->combiner);
+    *c = *plan->problem;
+    c->combiner = ls_combiner_as_compiled(ls_plan_target_of(plan), c->combiner);
     for (int i = 0; i < c->body.n; i++) {
         ls_body_inst *in = &c->body.inst[i];
         if (in->op == LS_BOP_MAXIMUMF)

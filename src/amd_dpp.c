@@ -62,11 +62,17 @@ static void as_compiled(ls_plan_target t, ls_elem_type *type, ls_combiner *k)
         *type = LS_ET_I64;
 }
 
+/* An NVIDIA arch's compute capability (sm_90: 90; 0: not an sm_ name) */
+static int sm_of(const char *arch)
+{
+    return strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 0;
+}
+
 /* The NVIDIA arch whose chains were measured for sm_XX: the newest at or
  * below it (tools/amd-dpp-counts.py's NV_CHAIN_ARCHS) */
 static const char *measured_sm(const char *arch)
 {
-    int sm = strncmp(arch, "sm_", 3) == 0 ? atoi(arch + 3) : 0;
+    int sm = sm_of(arch);
     return sm >= 90 ? "sm_90" : sm >= 80 ? "sm_80" : sm >= 70 ? "sm_70" : "sm_60";
 }
 
@@ -196,8 +202,7 @@ bool ls_plan_target_replaces_minmax(ls_plan_target t)
 {
     if (t.amd)
         return true;
-    int sm = strncmp(t.arch, "sm_", 3) == 0 ? atoi(t.arch + 3) : 0;
-    return sm < 80;
+    return sm_of(t.arch) < 80;
 }
 
 ls_combiner ls_combiner_as_compiled(ls_plan_target t, ls_combiner k)
@@ -222,7 +227,7 @@ bool ls_plan_combine_pairs(ls_plan_target t, ls_elem_type type, ls_combiner k)
         return type == LS_ET_F32 &&
                (ls_plan_target_packed_f32(t) || (t.gfx_major >= 11 && t.wave == 32));
     }
-    int sm = strncmp(t.arch, "sm_", 3) == 0 ? atoi(t.arch + 3) : 0;
+    int sm = sm_of(t.arch);
     bool minmax = k == LS_COMB_MAXIMUMF || k == LS_COMB_MINIMUMF || k == LS_COMB_MAXNUMF ||
                   k == LS_COMB_MINNUMF;
     if (type == LS_ET_F16)

@@ -366,8 +366,8 @@ static void dump_combine(const ls_plan *plan, FILE *f)
                 "      %%local = vector.multi_reduction <%s> over each accumulator's packed "
                 "inner %lld elements, from the identity\n",
                 kind, (long long)plan->inner_elems);
-    ls_thread_reduce_shape fold = ls_plan_fold_shape(plan, ls_plan_loop_fold_values(plan));
-    bool tree = ls_plan_loop_folds_reduce(plan) && fold.form != LS_TR_CHAIN;
+    ls_thread_reduce_shape fold;
+    bool tree = ls_plan_loop_fold_tree(plan, &fold);
     if (plan->inner_elems > 1 && tree)
         ls_plan_dump_fold(plan, &fold, "        ", f);
     if (plan->inner_elems > 1)
@@ -700,14 +700,12 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 "target runs no SLP vectorizer)\n",
                 (long long)run, ls_plan_pair_instructions(plan));
     dump_after_loop(plan, f);
-    ls_problem *compiled = ls_problem_as_compiled(plan);
-    if (compiled)
+    if (ls_problem_minmax_replaced(plan))
         fprintf(f,
                 "  (then %s replaces arith.maximumf and minimumf, and reductions of those "
                 "kinds, with maxnumf and minnumf: ReplaceSlowMinMaxOps.cpp, for %s; a NaN "
                 "operand is dropped, not propagated)\n",
                 plan->amd ? "ConvertToROCDL" : "ConvertToNVVM", plan->target.arch);
-    free(compiled);
 }
 
 /* The distributed vector type of an operand whose map is map[0..map_n):

@@ -103,6 +103,14 @@ bool ls_plan_loop_folds_reduce(const ls_plan *plan)
     return !contraction && (plan->inner_elems > 1 || plan->derived->local_reduce_all);
 }
 
+bool ls_plan_loop_fold_tree(const ls_plan *plan, ls_thread_reduce_shape *s)
+{
+    ls_thread_reduce_shape f = ls_plan_fold_shape(plan, ls_plan_loop_fold_values(plan));
+    if (s)
+        *s = f;
+    return !plan->argcmp && ls_plan_loop_folds_reduce(plan) && f.form != LS_TR_CHAIN;
+}
+
 /* The llvm.vector.reduce intrinsic MLIR's VectorToLLVM lowers a
  * vector.reduction of k to (ConvertVectorToLLVM.cpp). */
 static const char *intrinsic(ls_combiner k, bool is_float)

@@ -168,6 +168,24 @@ static void template_of(engine *e, ls_sim_result *res, ls_hw *hw, planned *x, co
     ck_assert_msg(ls_engine_prepare(e, &x->plan, hw, res, NULL, &total, &d) == LS_OK, "%s", d.msg);
 }
 
+/* In the loop of e's template: *first, the ALU instructions reading two
+ * loads (a tree's first level); *roots, those reading two earlier ALU
+ * results that each read a load first (a two-level tree's root). */
+static void tree_levels(const engine *e, int *first, int *roots)
+{
+    *first = *roots = 0;
+    for (int i = e->loop_begin; i < e->loop_end; i++) {
+        const tinst *in = &e->code[i];
+        if (in->kind != I_ALU || in->dep[0] < 0 || in->dep[1] < 0)
+            continue;
+        const tinst *a = &e->code[in->dep[0]], *b = &e->code[in->dep[1]];
+        *first += a->kind == I_GLOAD && b->kind == I_GLOAD;
+        *roots += a->kind == I_ALU && b->kind == I_ALU && in->dep[0] < i && in->dep[1] < i &&
+                  a->dep[0] >= 0 && b->dep[0] >= 0 && e->code[a->dep[0]].kind == I_GLOAD &&
+                  e->code[b->dep[0]].kind == I_GLOAD;
+    }
+}
+
 START_TEST(engine_issues_the_folds)
 {
     engine e;
@@ -183,17 +201,8 @@ START_TEST(engine_issues_the_folds)
     ck_assert_int_eq(stage_alus(&e, LS_STAGE_THREAD_REDUCE), 2);
     /* the fold's first level reads the loads (two lanes of one register,
      * both of one load), its root two ALU results */
-    int first = 0, roots = 0;
-    for (int i = e.loop_begin; i < e.loop_end; i++) {
-        const tinst *in = &e.code[i];
-        if (in->kind != I_ALU || in->dep[0] < 0 || in->dep[1] < 0)
-            continue;
-        bool l0 = e.code[in->dep[0]].kind == I_GLOAD, l1 = e.code[in->dep[1]].kind == I_GLOAD;
-        first += l0 && l1;
-        roots += !l0 && !l1 && e.code[in->dep[0]].kind == I_ALU &&
-                 e.code[in->dep[1]].kind == I_ALU && in->dep[0] < i && in->dep[1] < i &&
-                 e.code[e.code[in->dep[0]].dep[0]].kind == I_GLOAD;
-    }
+    int first, roots;
+    tree_levels(&e, &first, &roots);
     ck_assert_int_eq(first, u * 4 * 2);
     ck_assert_int_eq(roots, u * 4);
     free(e.code);
@@ -261,15 +270,8 @@ START_TEST(multi_result_folds_alike)
                   dg.msg);
     int64_t u = e.unroll;
     ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * 2 * (3 + 1));
-    int roots = 0; /* a tree's root reads two ALU results, neither a load */
-    for (int i = e.loop_begin; i < e.loop_end; i++) {
-        const tinst *in = &e.code[i];
-        roots += in->kind == I_ALU && in->dep[0] >= 0 && in->dep[1] >= 0 &&
-                 e.code[in->dep[0]].kind == I_ALU && e.code[in->dep[1]].kind == I_ALU &&
-                 in->dep[0] < i && in->dep[1] < i &&
-                 e.code[e.code[in->dep[0]].dep[0]].kind == I_GLOAD &&
-                 e.code[e.code[in->dep[1]].dep[0]].kind == I_GLOAD;
-    }
+    int first, roots; /* a tree's root reads two ALU results, neither a load */
+    tree_levels(&e, &first, &roots);
     ck_assert_int_eq(roots, u * 4 * 2);
     free(e.code);
     free(m);

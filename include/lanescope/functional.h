@@ -103,6 +103,8 @@ ls_status ls_functional_check_work(const ls_plan *plan, int64_t count, bool forc
  * NULL where nothing changes.  The functional run computes it, lanes and
  * reference alike. */
 ls_problem *ls_problem_as_compiled(const ls_plan *plan);
+/* Whether it differs: ls_problem_as_compiled would make a copy. */
+bool ls_problem_minmax_replaced(const ls_plan *plan);
 /* plan's kind of fused multiply-add (ls_fma_kind). */
 ls_fma_kind ls_functional_fma(const ls_plan *plan);
 /* Whether AMD's backend may fuse the plan's FMA chain pairwise into

@@ -405,6 +405,9 @@ bool ls_plan_loop_folds_reduce(const ls_plan *plan);
 /* The values of that fold: the packed inner elements, or an output's
  * registers of the iteration. */
 int64_t ls_plan_loop_fold_values(const ls_plan *plan);
+/* Whether that fold is a tree (of packed ops or scalars: not a chain);
+ * *s, when not NULL, gets its shape. */
+bool ls_plan_loop_fold_tree(const ls_plan *plan, ls_thread_reduce_shape *s);
 /* --dump-plan's line on a fold of s->values values (none for one). */
 void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, const char *indent,
                        FILE *f);

@@ -202,12 +202,8 @@ json_object *ls_cli_plan_json(const ls_plan *plan)
     jset(o, "combine_instructions",
          json_object_new_int(plan->combine_alu > 1 ? plan->combine_alu : 1));
     /* the loop's fold of a register group where LLVM makes it a tree */
-    ls_thread_reduce_shape lf = ls_plan_fold_shape(
-        plan, plan->inner_elems > 1
-                  ? plan->inner_elems
-                  : plan->derived->elems_per_iteration /
-                        (plan->results_per_thread ? plan->results_per_thread : 1));
-    bool loop_tree = !plan->argcmp && ls_plan_loop_folds_reduce(plan) && lf.form != LS_TR_CHAIN;
+    ls_thread_reduce_shape lf;
+    bool loop_tree = ls_plan_loop_fold_tree(plan, &lf);
     jset(o, "loop_fold", loop_tree ? fold_json(&lf) : NULL);
     json_object *tr = json_object_new_object();
     jset(tr, "op", json_object_new_string("vector.multi_reduction"));

@@ -461,9 +461,7 @@ static void emit_load_accumulate(gen *g)
             (long long)g->nacc, (long long)g->nacc);
     g->grouped = g->plan->inner_elems > 1;
     g->fma = ls_functional_fma(g->plan);
-    g->fold_tree =
-        g->grouped && g->fma == LS_FMA_NONE && ls_plan_loop_folds_reduce(g->plan) &&
-        ls_plan_fold_shape(g->plan, ls_plan_loop_fold_values(g->plan)).form != LS_TR_CHAIN;
+    g->fold_tree = g->grouped && ls_plan_loop_fold_tree(g->plan, NULL);
     cg_emit_chunk_loop(g);
 }
 
