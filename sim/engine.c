@@ -387,19 +387,24 @@ static void issue_barrier(engine *e, sgstate *g, sgcold *c, wgstate *w, const ti
 static inline int64_t issue_smem(engine *e, const sgstate *g, const tinst *in, ls_stage_stats *st,
                                  int64_t t)
 {
-    int64_t deg =
-        in->promote
-            ? e->promote_degree[in->operand]
-                               [(in->kind == I_SMEM_LD) * e->plan->promote[in->operand].copy_loads +
-                                in->load]
-            : e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread + in->result];
+    int64_t deg, piece_deg;
+    if (in->promote) {
+        const int64_t *pd =
+            e->promote_degree[in->operand] +
+            2 * ((in->kind == I_SMEM_LD) * e->plan->promote[in->operand].copy_loads + in->load);
+        deg = pd[0];
+        piece_deg = pd[1];
+    } else {
+        deg = piece_deg =
+            e->smem_degree[(in->kind == I_SMEM_LD) * e->plan->results_per_thread + in->result];
+    }
     int64_t *unit = &e->smem_free[g->wgp];
     int64_t start = *unit > t ? *unit : t;
     *unit = start + deg;
-    st->smem_accesses++;
+    st->smem_accesses += in->issues > 1 ? in->issues : 1; /* a split vector's pieces */
     st->smem_cycles += deg;
-    if (deg > st->smem_max_degree)
-        st->smem_max_degree = deg;
+    if (piece_deg > st->smem_max_degree)
+        st->smem_max_degree = piece_deg;
     return start + deg + e->hw->smem_latency;
 }
 

@@ -141,6 +141,50 @@ static int widen(prog *g, ls_stage st, int n, int x)
     return n > 0 ? emit(g, I_ALU, st, x, -1) : x;
 }
 
+/* Each row's local max of its n values v[r * n + i] into out[r]: a
+ * multi_reduction <maximumf> over the thread's keys, one vector.reduction
+ * a row, as LLVM folds it for the work type on the target
+ * (ls_fold_shape_of: a balanced tree on NVIDIA; on AMD, where IREE makes
+ * it a maxnumf, a chain of v_max3_f32, each instruction two combines),
+ * the rows' folds interleaved level by level. */
+static void local_max(prog *g, ls_stage st, const int *v, int64_t rows, int64_t n, int *out)
+{
+    engine *e = g->e;
+    ls_thread_reduce_shape s =
+        ls_fold_shape_of(ls_plan_target_of(e->plan), g->k->work_type, LS_COMB_MAXIMUMF, n);
+    if (s.form != LS_TR_CHAIN) {
+        ls_thread_reduce_shape *sh = ls_xcalloc((size_t)rows, sizeof *sh);
+        int **vv = ls_xcalloc((size_t)rows, sizeof *vv);
+        for (int64_t r = 0; r < rows; r++) {
+            sh[r] = s;
+            vv[r] = ls_xcalloc((size_t)n, sizeof **vv);
+            memcpy(vv[r], v + r * n, (size_t)n * sizeof **vv);
+        }
+        ls_engine_emit_folds(e, st, sh, vv, rows, out);
+        for (int64_t r = 0; r < rows; r++)
+            free(vv[r]);
+        free(vv);
+        free(sh);
+        return;
+    }
+    bool fused = s.combines < s.values - 1; /* a third operand each */
+    int64_t per = s.combines > 0 ? s.instructions / s.combines : 1;
+    for (int64_t r = 0; r < rows; r++) {
+        const int *x = v + r * n;
+        int64_t i = 1;
+        int at = x[0];
+        for (int64_t c = 0; c < s.combines; c++) {
+            at = emit(g, I_ALU, st, at, x[i++]);
+            if (fused && i < n && e->code)
+                e->code[at].dep[2] = x[i];
+            i += fused && i < n;
+            for (int64_t j = 1; j < per; j++)
+                at = emit(g, I_ALU, st, at, -1);
+        }
+        out[r] = at;
+    }
+}
+
 /* A multi_reduction's communication for the n values v[] (in place): each
  * value's lane steps, then, when subgroups split the reduced loops, one
  * round through workgroup memory for all of them (a barrier, every
@@ -289,11 +333,7 @@ static void step_serial(prog *g, const int *s, int *carried)
     int *v = ls_xcalloc((size_t)(rows * (nloc > 1 ? nloc : 1)), sizeof *v);
     int *norm = ls_xcalloc((size_t)rows, sizeof *norm);
     int *p = ls_xcalloc((size_t)(rows * g->k->slots), sizeof *p);
-    for (int64_t r = 0; r < rows; r++) { /* local max over the row's keys */
-        v[r] = s[r * g->k->slots];
-        for (int64_t sl = 1; sl < g->k->slots; sl++)
-            v[r] = emit(g, I_ALU, L, v[r], s[r * g->k->slots + sl]);
-    }
+    local_max(g, L, s, rows, g->k->slots, v); /* over the row's keys */
     communicate(g, &g->k->qk2_red, LS_COMB_MAXIMUMF, v, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         int nmax = emit(g, I_ALU, L, v[r], carried[r]);
@@ -345,11 +385,7 @@ static void merge(prog *g, const int *carried, int *acc_out, int *sum_out)
     const ls_att_kernel *k = g->k;
     int64_t rows = g->k->rows, slots = g->k->slots, es = rows * slots, nloc = g->k->nloc;
     int *m = ls_xcalloc((size_t)rows, sizeof *m), *w = ls_xcalloc((size_t)es, sizeof *w);
-    for (int64_t r = 0; r < rows; r++) {
-        m[r] = carried[r * slots];
-        for (int64_t sl = 1; sl < slots; sl++)
-            m[r] = emit(g, I_ALU, T, m[r], carried[r * slots + sl]);
-    }
+    local_max(g, T, carried, rows, slots, m);
     communicate(g, &g->k->qk2_red, LS_COMB_MAXIMUMF, m, rows, R, X);
     for (int64_t r = 0; r < rows; r++) {
         m[r] = emit(g, I_ALU, C, m[r], -1); /* with the init */

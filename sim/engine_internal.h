@@ -359,7 +359,10 @@ typedef struct {
     int copy_first[LS_MAX_INPUTS]; /* index of (promoted input, subgroup 0, copy load 0) */
     ls_engine_record rec_cost;     /* recording: the memory figures of the next record */
     ls_stage_stats rec_before;     /* recording: the stage's figures before this issue */
-    int64_t *promote_degree[LS_MAX_INPUTS]; /* copy stores, then compute reads */
+    /* per promoted access (copy stores, then compute reads) two entries:
+     * the banks' busy cycles (a split vector's pieces summed), the largest
+     * conflict degree of one piece */
+    int64_t *promote_degree[LS_MAX_INPUTS];
     int64_t last_finish;
     int64_t store_bytes, store_ticks; /* per GSTORE instruction */
     int64_t index_store_bytes, index_store_ticks; /* arg_compare's index stores */

@@ -676,49 +676,43 @@ int ls_smem_access(const ls_plan *pl, int64_t reg, bool read, int64_t *lanes, in
 }
 
 /* Conflict degrees of a promoted input's buffer accesses by subgroup 0:
- * each copy vector's writes (derived layout), then each compute read. */
+ * each copy vector's writes (derived layout), then each compute read, as
+ * the instructions the backend makes of them (ls_plan_promote_pieces):
+ * each piece an access of its own, at its offset from the lane's first
+ * element. */
 static void promote_degrees(engine *e, int k)
 {
     const ls_plan *pl = e->plan;
     const ls_promote *pr = &pl->promote[k];
-    const ls_derived *d = e->d;
-    const ls_operand *o = &e->p->inputs[k];
-    int64_t ebits = pl->inputs[k].elem_bits, n_ld = pl->inputs[k].loads;
-    e->promote_degree[k] = ls_xcalloc((size_t)(pr->copy_loads + n_ld), sizeof(int64_t));
-    int64_t *addr = ls_xcalloc((size_t)d->subgroup_size, sizeof *addr);
-    int64_t zero[LS_MAX_RANK] = {0};
-    /* A vector spanning several dims is not contiguous in the padded
-     * buffer; its first element's bank and its full width stand for it. */
-    for (int64_t l = 0; l < pr->copy_loads; l++) {
-        for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
-            int64_t y[LS_MAX_RANK];
-            ls_plan_promote_coord(pl, k, ln, l, 0, y);
-            addr[ln] = ls_plan_promote_offset(pl, k, y);
+    int64_t sg = e->d->subgroup_size, accesses = pr->copy_loads + pl->inputs[k].loads;
+    int64_t cap =
+        2 * (pr->copy_width > pl->inputs[k].width ? pr->copy_width : pl->inputs[k].width) + 1;
+    e->promote_degree[k] = ls_xcalloc((size_t)(2 * accesses), sizeof(int64_t));
+    int64_t *lanes = ls_xcalloc((size_t)sg, sizeof *lanes),
+            *addr = ls_xcalloc((size_t)sg, sizeof *addr);
+    int64_t *at = ls_xcalloc((size_t)sg, sizeof *at);
+    int64_t *rel = ls_xcalloc((size_t)cap, sizeof *rel),
+            *bytes = ls_xcalloc((size_t)cap, sizeof *bytes);
+    for (int64_t a = 0; a < accesses; a++) {
+        int64_t *out = e->promote_degree[k] + 2 * a;
+        int n = ls_plan_promote_offsets(pl, k, a, sg, lanes, addr);
+        int64_t pieces = ls_plan_promote_pieces(pl, k, a, rel, bytes);
+        out[0] = 0;
+        out[1] = 1;
+        for (int64_t q = 0; q < pieces && n > 0; q++) {
+            for (int i = 0; i < n; i++)
+                at[i] = addr[i] + rel[q];
+            int64_t deg = ls_bank_conflict_degree(lanes, at, n, bytes[q], e->hw->smem_banks,
+                                                  e->hw->smem_bank_bytes);
+            out[0] += deg;
+            out[1] = deg > out[1] ? deg : out[1];
         }
-        e->promote_degree[k][l] =
-            ls_bank_conflict_degree(NULL, addr, (int)d->subgroup_size, (pr->copy_width * ebits + 7) / 8,
-                                    e->hw->smem_banks, e->hw->smem_bank_bytes);
+        if (out[0] < pieces) /* no lane takes part: each piece still takes its cycle */
+            out[0] = pieces;
     }
-    int64_t *lanes = ls_xcalloc((size_t)d->subgroup_size, sizeof *lanes);
-    for (int64_t l = 0; l < n_ld; l++) {
-        int n = 0;
-        int64_t reg = ls_operand_register(d, &e->oregs[k], (int)l, 0);
-        for (int64_t ln = 0; ln < d->subgroup_size; ln++) {
-            int64_t x[LS_MAX_RANK], y[LS_MAX_RANK];
-            bool valid;
-            ls_thread_element(d, e->p, ln, zero, zero, reg, x, &valid);
-            if (!valid)
-                continue;
-            for (int j = 0; j < o->map_n; j++)
-                y[j] = x[o->map[j]];
-            lanes[n] = ln;
-            addr[n++] = ls_plan_promote_offset(pl, k, y);
-        }
-        e->promote_degree[k][pr->copy_loads + l] =
-            n ? ls_bank_conflict_degree(lanes, addr, n, (pl->inputs[k].width * ebits + 7) / 8,
-                                        e->hw->smem_banks, e->hw->smem_bank_bytes)
-              : 1;
-    }
+    free(rel);
+    free(bytes);
+    free(at);
     free(lanes);
     free(addr);
 }

@@ -260,6 +260,34 @@ ls_status ls_engine_prepare(engine *out, const ls_plan *plan, const ls_hw *hw, l
     for (int i = 0; i < e.ncode; i++)
         if (e.code[i].kind == I_GLOAD && !e.code[i].copy)
             e.code[i].issues = (int)pieces[e.code[i].operand];
+    /* a promoted buffer's vector access the backend splits: one issue a
+     * piece (ls_plan_promote_pieces) */
+    int64_t *split[LS_MAX_INPUTS] = {NULL};
+    for (int k = 0; k < plan->n_inputs; k++) {
+        const ls_promote *pr = &plan->promote[k];
+        if (!pr->on)
+            continue;
+        int64_t n = pr->copy_loads + plan->inputs[k].loads;
+        int64_t cap =
+            2 * (pr->copy_width > plan->inputs[k].width ? pr->copy_width : plan->inputs[k].width) +
+            1;
+        int64_t *rel = ls_xcalloc((size_t)cap, sizeof *rel),
+                *bytes = ls_xcalloc((size_t)cap, sizeof *bytes);
+        split[k] = ls_xcalloc((size_t)(n > 0 ? n : 1), sizeof **split);
+        for (int64_t a = 0; a < n; a++)
+            split[k][a] = ls_plan_promote_pieces(plan, k, a, rel, bytes);
+        free(rel);
+        free(bytes);
+    }
+    for (int i = 0; i < e.ncode; i++) {
+        tinst *in = &e.code[i];
+        if (in->promote && (in->kind == I_SMEM_ST || in->kind == I_SMEM_LD))
+            in->issues = (int)
+                split[in->operand]
+                     [(in->kind == I_SMEM_LD) * plan->promote[in->operand].copy_loads + in->load];
+    }
+    for (int k = 0; k < plan->n_inputs; k++)
+        free(split[k]);
     if (e.n_loops == 0) { /* a one-loop program */
         e.iterations = plan->iterations / e.unroll;
         ls_engine_one_loop(&e);

@@ -294,11 +294,41 @@ static void dump_widenings(FILE *f, const ls_att_kernel *k)
                             : "");
 }
 
+/* How LLVM folds each row's local max over the thread's n values, as the
+ * engine issues it (engine_attention.c's local_max): a few words after
+ * the op count, "" for one value. */
+static const char *max_fold(const ls_att_plan *p, int64_t n, char *buf, size_t size)
+{
+    ls_elem_type et = p->k->work_type;
+    ls_thread_reduce_shape s = ls_fold_shape_of(p->plan->target, et, LS_COMB_MAXIMUMF, n);
+    if (s.values < 2)
+        return "";
+    if (s.form == LS_TR_TREE)
+        snprintf(buf, size,
+                 ", a row's one vector.reduction: a balanced tree, %lld instructions "
+                 "%lld deep",
+                 (long long)s.instructions, (long long)s.depth);
+    else if (s.form == LS_TR_PACKED_TREE)
+        snprintf(buf, size,
+                 ", a row's one vector.reduction: a tree of packed ops, %lld "
+                 "instructions %lld deep",
+                 (long long)s.instructions, (long long)s.depth);
+    else if (s.combines < s.values - 1)
+        snprintf(buf, size,
+                 ", a row's one vector.reduction: a chain of v_max3_%s, two "
+                 "combines an instruction: %lld instructions",
+                 ls_elem_type_name(et), (long long)s.instructions);
+    else
+        snprintf(buf, size, ", a row's one vector.reduction: a chain of %lld instructions",
+                 (long long)s.instructions);
+    return buf;
+}
+
 static void dump_step(FILE *f, const ls_att_plan *p)
 {
     const ls_att_kernel *k = p->k;
     const ls_attention *a = k->a;
-    char local[200];
+    char local[400], fold[200];
     fprintf(f, "      %%s = vector.contract %%q', %%k -> %s: per S element (%lld per thread) a "
                "chain of %lld FMA%s after arith.extf (ContractToChainFMA)\n",
             p->s_vec, (long long)p->scores, (long long)p->chain, p->chain == 1 ? "" : "s");
@@ -322,8 +352,9 @@ static void dump_step(FILE *f, const ls_att_plan *p)
                    "        %%sum = %%norm * %%sum + %%p\n");
     } else {
         fprintf(f, "      per row (%lld per thread), over K2:\n", (long long)k->rows);
-        snprintf(local, sizeof local, "arith.maximumf over the thread's %lld key%s: %lld ops",
-                 (long long)k->slots, k->slots == 1 ? "" : "s", (long long)p->step[1].local_ops);
+        snprintf(local, sizeof local, "arith.maximumf over the thread's %lld key%s: %lld ops%s",
+                 (long long)k->slots, k->slots == 1 ? "" : "s", (long long)p->step[1].local_ops,
+                 max_fold(p, k->slots, fold, sizeof fold));
         dump_reduce(f, "        ", p, &p->step[1], local);
         fprintf(f, "        %%max' = arith.maximumf %%max, %%rowmax\n"
                    "        %%norm = math.exp2(%%max - %%max'); %%p = math.exp2(%%s - %%max') "
@@ -356,14 +387,16 @@ static void dump_step(FILE *f, const ls_att_plan *p)
 static void dump_merge(FILE *f, const ls_att_plan *p)
 {
     const ls_att_kernel *k = p->k;
-    char local[200];
+    char local[400], fold[200];
     fprintf(f, "  [merge] mergeReductions after the loop (partial_reduction: the slots combined)\n");
     for (int i = 0; i < p->n_merge; i++) {
         const ls_att_plan_reduce *r = &p->merge[i];
         if (strcmp(r->what, "max") == 0)
-            snprintf(local, sizeof local, "vector.multi_reduction <maximumf> over the thread's "
-                                          "%lld slot%s: %lld ops",
-                     (long long)k->slots, k->slots == 1 ? "" : "s", (long long)r->local_ops);
+            snprintf(local, sizeof local,
+                     "vector.multi_reduction <maximumf> over the thread's "
+                     "%lld slot%s: %lld ops%s",
+                     (long long)k->slots, k->slots == 1 ? "" : "s", (long long)r->local_ops,
+                     max_fold(p, k->slots, fold, sizeof fold));
         else
             snprintf(local, sizeof local, "vector.multi_reduction <add> of w * partial over the "
                                           "thread's slots: %lld ops",

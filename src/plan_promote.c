@@ -14,8 +14,29 @@
  * visible.  GPUReduceBankConflicts (paddingBits = 64 in the
  * VectorDistribute pipeline, LLVMGPU/Passes.cpp) pads the innermost dim.
  * The values do not change, only where they travel.
+ *
+ * How the buffer's vector accesses compile.  IREE bufferizes the
+ * allocation with no alignment (gpuAllocationFn, LLVMGPU/Passes.cpp), so
+ * on NVIDIA the workgroup global is aligned to one element
+ * (ConvertSharedMemAllocOp, LLVMGPU/ConvertToLLVM.cpp), MLIR's
+ * vector.store / vector.load carry the element's alignment, and LLVM's
+ * NVPTX splits each such vector into elements: a copy's vector<8xf16>
+ * store is 8 st.shared.b16 in the PTX (llc-22 -mcpu=sm_90).  ptxas then
+ * merges neighbouring scalar accesses again, up to four elements
+ * (STS.64 of four halves, STS.128 of four floats) and as far as the
+ * offsets' alignment goes (CUDA 13.0 ptxas for sm_80 and sm_90, the
+ * opcodes read from the cubin: 8 halves at 8-aligned offsets are two
+ * LDS.64, at 4-aligned ones four LDS.32; 4 floats at 16-aligned offsets
+ * one LDS.128).  The suite's promoted matvecs compile so (their kernels'
+ * PTX is the same scalar accesses), and their H100 times
+ * (targets/measured/) agree with it, not with one access per element.
+ * ROCm raises every workgroup global to 16 bytes (setSharedMemoryAlignment,
+ * ConvertToROCDL.cpp), and AMDGPU takes any alignment in one instruction
+ * per 16 bytes (ds_write_b128, ds_write2_b64 where it knows 8 bytes;
+ * gfx90a to gfx1201, llc-22).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plan_internal.h"
@@ -205,6 +226,40 @@ void ls_plan_promote_dump_alloc(const ls_plan *plan, FILE *f)
     }
 }
 
+/* The instruction one piece of `bytes` of a buffer access compiles to. */
+static const char *access_name(const ls_plan *plan, bool store, int64_t bytes, char *buf,
+                               size_t size)
+{
+    long long bits = (long long)bytes * 8;
+    if (!plan->amd)
+        snprintf(buf, size, "%s.shared.b%lld", store ? "st" : "ld", bits);
+    else if (plan->gfx_major >= 11)
+        snprintf(buf, size, "ds_%s_b%lld", store ? "store" : "load", bits);
+    else
+        snprintf(buf, size, "ds_%s_%s%lld", store ? "write" : "read",
+                 store || bits >= 32 ? "b" : "u", bits);
+    return buf;
+}
+
+/* --dump-plan's line on what input k's buffer accesses compile to. */
+static void dump_accesses(const ls_plan *plan, int k, FILE *f)
+{
+    int64_t sb, rb;
+    int64_t ns = ls_plan_promote_pieces_most(plan, k, false, &sb);
+    int64_t nr = ls_plan_promote_pieces_most(plan, k, true, &rb);
+    char st[32], ld[32];
+    access_name(plan, true, sb, st, sizeof st);
+    access_name(plan, false, rb, ld, sizeof ld);
+    fprintf(f,
+            "        (the backend: each copy vector's store %lld x %s, each compute read of "
+            "%%prom%d %lld x %s; %s)\n",
+            (long long)ns, st, k, (long long)nr, ld,
+            plan->amd ? "ROCm aligns workgroup memory to 16 bytes and AMDGPU takes any "
+                        "alignment, 16 bytes an instruction"
+                      : "IREE's PTX accesses each element (the buffer is aligned to one) and "
+                        "ptxas merges up to four as the offsets' alignment allows");
+}
+
 void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f)
 {
     if (plan->n_promoted == 0)
@@ -239,6 +294,152 @@ void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f)
                 k, plan->problem->inputs[k].name, (long long)pr->copy_loads,
                 (long long)pr->copy_width, ls_elem_type_name(plan->problem->inputs[k].type), th,
                 el, vec, k);
+        dump_accesses(plan, k, f);
     }
     fprintf(f, "      iree_gpu.value_barrier (gpu.barrier: the writes are visible)\n");
+}
+
+int64_t ls_plan_offsets_align(const int64_t *offset, int64_t n)
+{
+    int64_t align = 16;
+    for (int64_t i = 0; i < n; i++)
+        while (align > 1 && offset[i] % align != 0)
+            align /= 2;
+    return align;
+}
+
+int64_t ls_plan_promote_accesses(const ls_plan *plan, int k, int64_t elems, int64_t align,
+                                 int64_t *bytes)
+{
+    int64_t bits = plan->inputs[k].elem_bits, total = (elems * bits + 7) / 8;
+    if (total < 1)
+        total = 1;
+    int64_t piece;
+    if (plan->amd) {
+        piece = total < 16 ? total : 16;
+    } else {
+        /* whole elements (a packed sub-byte type's bytes), four at most */
+        int64_t eb = bits >= 8 ? bits / 8 : 1, n = total / eb, per = 1;
+        while (2 * per <= n && 2 * per <= 4 && 2 * per * eb <= align && 2 * per * eb <= 16)
+            per *= 2;
+        piece = per * eb;
+    }
+    if (bytes)
+        *bytes = piece;
+    return (total + piece - 1) / piece;
+}
+
+/* Access a's elements' elems (copy width or compute read width). */
+static int64_t access_elems(const ls_plan *plan, int k, int64_t a)
+{
+    const ls_promote *pr = &plan->promote[k];
+    return a < pr->copy_loads ? pr->copy_width : plan->inputs[k].width;
+}
+
+/* Thread tid's byte offset in the buffer of element el of access a; false
+ * where the thread holds no such element (padding of the compute layout). */
+static bool element_offset(const ls_plan *plan, const ls_operand_regs *regs, int k, int64_t a,
+                           int64_t tid, int64_t el, int64_t *off)
+{
+    const ls_promote *pr = &plan->promote[k];
+    const ls_problem *p = plan->problem;
+    const ls_operand *o = &p->inputs[k];
+    int64_t zero[LS_MAX_RANK] = {0}, y[LS_MAX_RANK], x[LS_MAX_RANK];
+    if (a < pr->copy_loads) {
+        ls_plan_promote_coord(plan, k, tid, a, el, y);
+    } else {
+        bool valid;
+        int64_t reg = ls_operand_register(plan->derived, regs, a - pr->copy_loads, el);
+        ls_thread_element(plan->derived, p, tid, zero, zero, reg, x, &valid);
+        if (!valid)
+            return false;
+        for (int j = 0; j < o->map_n; j++)
+            y[j] = x[o->map[j]];
+    }
+    *off = ls_plan_promote_offset(plan, k, y);
+    return true;
+}
+
+int ls_plan_promote_offsets(const ls_plan *plan, int k, int64_t a, int64_t threads, int64_t *lanes,
+                            int64_t *addr)
+{
+    ls_operand_regs regs;
+    ls_operand_regs_of(plan->derived, plan->problem, k, &regs);
+    int n = 0;
+    for (int64_t tid = 0; tid < threads; tid++)
+        if (element_offset(plan, &regs, k, a, tid, 0, &addr[n]))
+            lanes[n++] = tid;
+    return n;
+}
+
+static int cmp_off(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+int64_t ls_plan_promote_pieces(const ls_plan *plan, int k, int64_t a, int64_t *rel, int64_t *bytes)
+{
+    int64_t elems = access_elems(plan, k, a), bits = plan->inputs[k].elem_bits;
+    int64_t eb = bits >= 8 ? bits / 8 : 1, wg = plan->derived->workgroup_size;
+    ls_operand_regs regs;
+    ls_operand_regs_of(plan->derived, plan->problem, k, &regs);
+    /* thread 0's elements in the buffer, in order: the contiguous runs
+     * (a multi-row vector, or one the padding breaks, is several) */
+    int64_t *off = ls_xcalloc((size_t)elems, sizeof *off), first = 0, n = 0;
+    for (int64_t el = 0; el < elems; el++)
+        if (element_offset(plan, &regs, k, a, 0, el, &off[n]))
+            n++;
+    if (n == 0) { /* thread 0 holds none of it: one access stands for it */
+        free(off);
+        rel[0] = 0;
+        bytes[0] = (elems * bits + 7) / 8;
+        return 1;
+    }
+    element_offset(plan, &regs, k, a, 0, 0, &first);
+    qsort(off, (size_t)n, sizeof *off, cmp_off);
+    int64_t count = 0;
+    for (int64_t i = 0; i < n;) {
+        int64_t j = i + 1;
+        while (j < n && off[j] - off[j - 1] <= eb && off[j] >= off[j - 1])
+            j++;
+        int64_t run = off[j - 1] - off[i] + eb; /* bytes */
+        /* the run's start over every thread: its alignment */
+        int64_t align = 16, start = off[i] - first;
+        for (int64_t tid = 0; tid < wg && align > 1; tid++) {
+            int64_t f;
+            if (!element_offset(plan, &regs, k, a, tid, 0, &f))
+                continue;
+            while (align > 1 && (f + start) % align != 0)
+                align /= 2;
+        }
+        int64_t pb, c = ls_plan_promote_accesses(plan, k, run * 8 / bits, align, &pb);
+        for (int64_t q = 0; q < c; q++) {
+            rel[count] = start + q * pb;
+            bytes[count++] = run - q * pb < pb ? run - q * pb : pb;
+        }
+        i = j;
+    }
+    free(off);
+    return count;
+}
+
+int64_t ls_plan_promote_pieces_most(const ls_plan *plan, int k, bool reads, int64_t *bytes)
+{
+    int64_t from = reads ? plan->promote[k].copy_loads : 0;
+    int64_t n = reads ? plan->inputs[k].loads : plan->promote[k].copy_loads, most = 0;
+    *bytes = 0;
+    for (int64_t a = from; a < from + n; a++) {
+        int64_t cap = access_elems(plan, k, a) * 2 + 1;
+        int64_t *rel = ls_xcalloc((size_t)cap, sizeof *rel);
+        int64_t *b = ls_xcalloc((size_t)cap, sizeof *b);
+        int64_t c = ls_plan_promote_pieces(plan, k, a, rel, b);
+        if (c > most) {
+            most = c;
+            *bytes = b[0];
+        }
+        free(rel);
+        free(b);
+    }
+    return most;
 }

@@ -27,13 +27,6 @@ static bool is_pow2(int64_t n)
     return n > 0 && (n & (n - 1)) == 0;
 }
 
-static bool ordered(const ls_plan *plan)
-{
-    const ls_problem *p = plan->problem;
-    return ls_elem_type_is_float(p->acc_type) &&
-           (p->combiner == LS_COMB_ADD || p->combiner == LS_COMB_MUL);
-}
-
 /* levels of a balanced tree folding n values two at a time */
 static int64_t tree_depth(int64_t n)
 {
@@ -43,41 +36,80 @@ static int64_t tree_depth(int64_t n)
     return d;
 }
 
-ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values)
+/* What decides a fold's form: the combine's instruction count on the
+ * target, whether AMD fuses two of them (v_max3_f32), whether the type's
+ * op is packed two lanes a register, and whether the fold is ordered. */
+typedef struct {
+    bool amd, ordered, fuses3, pairs, amd_mul;
+    int combine_alu;
+} fold_traits;
+
+static ls_thread_reduce_shape fold_shape(const fold_traits *t, int64_t values)
 {
     ls_thread_reduce_shape s;
     memset(&s, 0, sizeof s);
     s.values = values > 1 ? values : 1;
     int64_t ops = s.values - 1;
     s.form = LS_TR_CHAIN;
-    s.combines = plan->combine_fuses3 ? (ops + 1) / 2 : ops;
-    s.instructions = s.combines * (plan->combine_alu > 1 ? plan->combine_alu : 1);
+    s.combines = t->fuses3 ? (ops + 1) / 2 : ops;
+    s.instructions = s.combines * (t->combine_alu > 1 ? t->combine_alu : 1);
     s.depth = s.instructions;
-    /* a multi-result kernel's results are timed as result 0's
-     * (ls_plan_fuse_results): unless every result folds alike, their folds
-     * stay chains, which each is or costs as many instructions as */
-    if (ops < 1 || plan->combine_alu != 1 || ordered(plan) || plan->problem->argcmp.on ||
-        (plan->extra_results > 0 && !plan->results_fold_alike))
+    if (ops < 1 || t->combine_alu != 1 || t->ordered)
         return s;
-    if (plan->combine_pairs && s.values >= 4 && is_pow2(s.values)) {
+    if (t->pairs && s.values >= 4 && is_pow2(s.values)) {
         /* the registers' tree, then the last register's two lanes: on AMD
          * an integer multiply first moves the high half down
          * (v_alignbit_b32 on gfx9) */
         int64_t regs = s.values / 2;
         s.form = LS_TR_PACKED_TREE;
         s.packed = regs - 1;
-        s.halves_alu = plan->amd && plan->problem->combiner == LS_COMB_MUL ? 2 : 1;
+        s.halves_alu = t->amd_mul ? 2 : 1;
         s.instructions = s.packed + s.halves_alu;
         s.combines = s.instructions;
         s.depth = tree_depth(regs) + s.halves_alu;
         return s;
     }
-    if (!plan->amd) {
+    if (!t->amd) {
         s.form = LS_TR_TREE;
         s.instructions = s.combines = ops;
         s.depth = tree_depth(s.values);
     }
     return s;
+}
+
+static bool is_ordered(ls_elem_type type, ls_combiner k)
+{
+    return ls_elem_type_is_float(type) && (k == LS_COMB_ADD || k == LS_COMB_MUL);
+}
+
+ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values)
+{
+    const ls_problem *p = plan->problem;
+    /* the plan's own traits: a multi-result kernel's are its results'
+     * together (ls_plan_fuse_results), an arg_compare's none */
+    fold_traits t = {
+        plan->amd,           is_ordered(p->acc_type, p->combiner),    plan->combine_fuses3,
+        plan->combine_pairs, plan->amd && p->combiner == LS_COMB_MUL, plan->combine_alu};
+    /* a multi-result kernel's results are timed as result 0's: unless
+     * every result folds alike, their folds stay chains, which each is or
+     * costs as many instructions as */
+    if (p->argcmp.on || (plan->extra_results > 0 && !plan->results_fold_alike))
+        t.ordered = true;
+    return fold_shape(&t, values);
+}
+
+ls_thread_reduce_shape ls_fold_shape_of(ls_plan_target target, ls_elem_type type, ls_combiner k,
+                                        int64_t values)
+{
+    int alu = ls_plan_combine_alu(target, type, k);
+    bool fuses3 = alu == 1 && ls_plan_combine_fuses3(target, type, k);
+    fold_traits t = {target.amd,
+                     is_ordered(type, k),
+                     fuses3,
+                     alu == 1 && !fuses3 && ls_plan_combine_pairs(target, type, k),
+                     target.amd && k == LS_COMB_MUL,
+                     alu};
+    return fold_shape(&t, values);
 }
 
 ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan)
@@ -188,7 +220,8 @@ void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, con
                 "%s(one vector.reduction of %lld values: llvm.vector.reduce.%s, %s: %lld "
                 "instruction%s, %lld deep)\n",
                 indent, (long long)s->values, in,
-                ordered(plan) ? "ordered (IREE sets no reassociateFPReductions), a chain"
+                is_ordered(p->acc_type, p->combiner)
+                    ? "ordered (IREE sets no reassociateFPReductions), a chain"
                 : plan->extra_results > 0
                     ? "a chain (a multi-result kernel's folds are timed as result 0's)"
                 : plan->combine_fuses3 ? "a chain, each two combines one instruction (llc-22)"

@@ -431,7 +431,15 @@ check "promote_operands simulates" $?
 contains "promote_operands: the buffer" "$tmp/out" "%prom0 = memref.alloc() : memref<1x18xf32, #gpu.address_space<workgroup>> (72 bytes; innermost padded by 2)"
 contains "promote_operands: the copy" "$tmp/out" "derived thread layout: threads [1, 4], elements [1, 4]"
 contains "promote_operands: read back" "$tmp/out" "per thread from %prom0"
+contains "promote_operands: AMD's accesses" "$tmp/out" "(the backend: each copy vector's store 1 x ds_write_b128, each compute read of %prom0 1 x ds_read_b32; ROCm aligns workgroup memory to 16 bytes"
 contains "promote_operands: checked" "$tmp/out" "functional check passed: 8 outputs of 8 workgroups"
+# on NVIDIA the buffer is aligned to one element: NVPTX splits each vector,
+# ptxas merges the elements as far as the offsets' alignment goes (the
+# matrix rows, 520 bytes apart, leave 8)
+$LANESCOPE sim "$EX/suite/mv_promote01_r4_s4.mlir" --target h100 --no-check --dump-plan >"$tmp/out" 2>"$tmp/err"
+check "promoted matvec on h100 exits 0" $?
+contains "promote_operands: NVIDIA's matrix accesses" "$tmp/out" "(the backend: each copy vector's store 2 x st.shared.b64, each compute read of %prom0 2 x ld.shared.b64; IREE's PTX accesses each element"
+contains "promote_operands: NVIDIA's vector accesses" "$tmp/out" "(the backend: each copy vector's store 1 x st.shared.b32, each compute read of %prom1 2 x ld.shared.b64;"
 sed 's/reduction = \[0, 16\]/reduction = [0, 16], promotion_types = [1]/' "$tmp/serial.mlir" >"$tmp/promote2.mlir"
 $LANESCOPE explain "$tmp/promote2.mlir" >/dev/null 2>"$tmp/err"
 contains "promotion_types rejected" "$tmp/err" "lowering_config key 'promotion_types' asks for promotion kinds other than IREE's default"
@@ -622,6 +630,14 @@ $LANESCOPE sim "$AT" --target mi300x --workgroups 1 --dump-plan=json 2>"$tmp/err
 contains "attention plan json: the backend" "$tmp/plan.flat" '"backend":{"key_widening":0,"value_widening":1,"p_widening":1,"fused_multiply_add":true,"columns_paired":true}'
 $LANESCOPE sim "$AT" --target h100 --workgroups 1 --dump-plan=json 2>"$tmp/err" | tr -d ' \n' >"$tmp/plan.flat"
 contains "attention plan json: NVIDIA's backend" "$tmp/plan.flat" '"backend":{"key_widening":1,"value_widening":1,"p_widening":1,"fused_multiply_add":false,"columns_paired":false}'
+# A thread's max over its 4 key slots is one vector.reduction a row, folded
+# as LLVM folds it: on gfx942 (maxnumf there) a chain of v_max3_f32
+ASL="$DATA/attention_slots4_gfx942.mlir"
+$LANESCOPE sim "$ASL" --target mi300x --dump-plan >"$tmp/out" 2>"$tmp/err"
+check "attention slots dump exits 0" $?
+contains "attention local max fold" "$tmp/out" "max: arith.maximumf over the thread's 4 keys: 3 ops, a row's one vector.reduction: a chain of v_max3_f32, two combines an instruction: 2 instructions;"
+$LANESCOPE sim "$ASL" --target mi300x --dump-plan=json --no-check 2>"$tmp/err" | tr -d ' \n' >"$tmp/plan.flat"
+contains "attention local max fold json" "$tmp/plan.flat" '"local_ops":3,"local_fold":{"values":4,"form":"chain","instructions":2,"packed_instructions":0,"depth":2}'
 $LANESCOPE sim "$AT" --target mi300x --config "#iree_gpu.lowering_config<{workgroup = [1, 0]}>" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ]; check "attention sim --config: exit 2, one line" $?
 contains "attention sim --config reason" "$tmp/err" "--config: $AT holds an attention op, whose configs are"

@@ -171,6 +171,17 @@ check "f16 row max emulates" $?
 contains "f16 row max values" "$tmp/rm.txt" "emulated on the CPU: 8 outputs match the reference (maximumf f16, seed 7)"
 contains "f16 row max is the simulator's" "$tmp/rm.txt" "  and are the simulator's, bit for bit (it combines in IREE's order)"
 
+# An attention's max over a thread's 4 key slots: one vector.reduction a
+# row, which LLVM folds on NVIDIA as a balanced tree (tests/test_folds.c);
+# the generated kernel folds the halves too and gives the simulator's values.
+$LANESCOPE measure "$DATA/attention_slots4_nv.mlir" --target h100 --emit-cuda >"$tmp/as.cu" 2>"$tmp/err"
+check "attention slots generates" $?
+contains "attention local max in halves" "$tmp/as.cu" "lm[0] = ls_amax(lm[0], lm[2]);"
+contains "attention local max, the last halves" "$tmp/as.cu" "lm[0] = ls_amax(lm[0], lm[1]);"
+$LANESCOPE measure "$DATA/attention_slots4_nv.mlir" --target h100 --emulate >"$tmp/as.txt" 2>"$tmp/err"
+check "attention slots emulates" $?
+contains "attention slots values" "$tmp/as.txt" "emulated on the CPU: 36 outputs of 2 workgroups equal the simulator's lowered values bit for bit"
+
 # A softmax: its three loops as the one kernel `sim` times (the max, the sum
 # reading it, the divide storing every element), each phase's outputs checked.
 sed 's/4096x32000/8x512/g; s/sizes = \[4096, 32000\]/sizes = [8, 512]/g' \

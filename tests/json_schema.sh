@@ -58,6 +58,8 @@ run "sim epilogue" sim sim "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --j
 run "explain epilogue" explain explain "$DATA/rowsum_scaled_epilogue.mlir" --target h100 --format json
 run "sim attention" sim sim "$EX/attention_decode_32x1x128x8192x128_f16.mlir" --target mi300x --workgroups 2 --json --quiet
 run "sim attention plan" sim sim "$EX/attention_decode_32x1x128x8192x128_f16.mlir" --target h100 --workgroups 2 --dump-plan=json --quiet
+run "sim promoted matvec" sim sim "$EX/suite/mv_promote1_r4_s4.mlir" --target h100 --json --quiet --dump-plan=json
+run "sim attention slots" sim sim "$DATA/attention_slots4_gfx942.mlir" --target mi300x --json --quiet --dump-plan=json
 run "sim paged attention" sim sim "$EX/attention_paged_decode_8x8x2048x128_f16.mlir" --target mi300x --workgroups 2 --json --quiet --dump-plan=json
 for f in argmax_vocab_64x32000_f32 softmax_4096x32000_f32 matvec_32000x4096_f16 rowsum_4096x4096_noconfig \
     seed001_xor_shuffle seed001_rotate_rows seed002_nested_64x64 seed002_subgroup_order; do

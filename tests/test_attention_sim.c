@@ -277,10 +277,13 @@ START_TEST(timing_k1_split)
     ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].shuffles, 4 * 32 * per_sg);
     ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].dpp_steps, 0);
     /* per step: the copies' stores (K 64 B and V 32 B a thread: 4 + 2 of
-     * 16 B), the compute reads (K: 1 vector; V: N's 32 columns, no lanes,
-     * in 8 batches of 4), the round (a store and a load per S element) */
+     * 16 B, one ds_write_b128 each), the compute reads as the backend
+     * splits them (ls_plan_promote_pieces: one instruction per 16 bytes of
+     * each row: K's vector<32xf16> is 4 key rows of 8 halves, 4 x
+     * ds_read_b128; V's 8 batches of N, each 4 key rows of 4 halves, 8 x
+     * 4 x ds_read_b64), the round (a store and a load per S element) */
     ck_assert_int_eq(r.stage[LS_STAGE_LOAD_ACCUMULATE].smem_accesses,
-                     (4 + 2 + 1 + 8 + 4 + 4) * 32 * per_sg);
+                     (4 + 2 + 4 + 8 * 4 + 4 + 4) * 32 * per_sg);
     ls_att_check chk;
     ls_diag_clear(&d);
     ck_assert_msg(ls_attention_values(m, &m->attentions[0], &a, ls_plan_target_from_arch("gfx942"),

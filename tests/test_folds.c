@@ -11,7 +11,9 @@
 #include <check.h>
 
 #include "../sim/engine_internal.h"
+#include "attention_util.h"
 #include "engine_util.h"
+#include "lanescope/attention.h"
 #include "lanescope/hwmodel.h"
 #include "lanescope/plan.h"
 
@@ -284,6 +286,132 @@ START_TEST(multi_result_folds_alike)
 }
 END_TEST
 
+/* A decode attention of 4 key slots a thread (K2: 8 lanes x 4), K1 over
+ * the subgroup's other lanes, online, K2 tiled at `level`. */
+static void att_slots_ir(char *ir, size_t size, int sg, const char *level)
+{
+    char qk[512], pv[512];
+    int k1_lanes = sg / 8;
+    snprintf(qk, sizeof qk,
+             "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 1], [0, 1, 2, 3]], "
+             "lane_basis = [[1, 1, %d, 8, 1], [0, 1, 2, 3]], thread = [0, 0, %d, 4]}>",
+             k1_lanes, 32 / k1_lanes);
+    snprintf(pv, sizeof pv,
+             "#iree_gpu.lowering_config<{subgroup_basis = [[1, 1, 1, 1, 1], [0, 1, 3, 4]], "
+             "lane_basis = [[1, 1, %d, 8, 1], [0, 1, 3, 4]], thread = [0, 0, 4, 4]}>",
+             k1_lanes);
+    att_ir(ir, size, sg, sg, 16, level, qk, pv);
+}
+
+/* The first instruction at or after `from` in e's template that is a lane
+ * step of reduction r (its move or combine); -1 if none. */
+static int first_step_of(const engine *e, int from, const ls_subgroup_reduce *r)
+{
+    for (int i = from; i < e->ncode; i++)
+        if (e->code[i].red == r)
+            return i;
+    return -1;
+}
+
+/* The local max's instructions: the ALU instructions in [from, to) of e's
+ * template, into at[] (4 at most); how many. */
+static int alus_between(const engine *e, int from, int to, int *at)
+{
+    int n = 0;
+    for (int i = from; i < to; i++)
+        if (e->code[i].kind == I_ALU) {
+            ck_assert_int_lt(n, 4);
+            at[n++] = i;
+        }
+    return n;
+}
+
+/* The local max of 4 values issued as sm_90's balanced tree (x0 and x1
+ * each of two values before `before`, x2 of theirs) or gfx942's chain of
+ * v_max3_f32 (x0 of three such values, x1 of x0 and the fourth). */
+static void local_max_shape(const engine *e, const int *x, int n, bool amd, int before)
+{
+    const tinst *c = e->code;
+    if (amd) {
+        ck_assert_int_eq(n, 2);
+        for (int j = 0; j < 3; j++)
+            ck_assert(c[x[0]].dep[j] >= 0 && c[x[0]].dep[j] < before);
+        ck_assert_int_eq(c[x[1]].dep[0], x[0]);
+        ck_assert(c[x[1]].dep[1] >= 0 && c[x[1]].dep[1] < before && c[x[1]].dep[2] < 0);
+        return;
+    }
+    ck_assert_int_eq(n, 3);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            ck_assert(c[x[i]].dep[j] >= 0 && c[x[i]].dep[j] < before);
+    ck_assert_int_eq(c[x[2]].dep[0], x[0]);
+    ck_assert_int_eq(c[x[2]].dep[1], x[1]);
+}
+
+/* An attention's local max over a thread's 4 key slots is a
+ * multi_reduction <maximumf> that becomes one vector.reduction a row,
+ * which LLVM folds for the work type (f32) as it folds any
+ * (ls_fold_shape_of): on sm_90 a balanced tree, 3 instructions 2 deep; on
+ * gfx942, where IREE makes it a maxnumf (ReplaceSlowMinMaxOps), a chain of
+ * v_max3_f32, 2 instructions.  Found in the engine's template: in each
+ * step of a reduction-level loop between the scores' K1 reduce and the
+ * max's K2 lane steps; in the merge after a partial_reduction loop before
+ * its first lane step. */
+START_TEST(attention_local_max_folds)
+{
+    const char *arch[2] = {"sm_90", "gfx942"}, *model[2] = {"h100", "mi300x"};
+    const char *level[2] = {"reduction", "partial_reduction"};
+    for (int t = 0; t < 2; t++) {
+        ls_thread_reduce_shape sh =
+            ls_fold_shape_of(ls_plan_target_from_arch(arch[t]), LS_ET_F32, LS_COMB_MAXIMUMF, 4);
+        ck_assert_int_eq(sh.form, t ? LS_TR_CHAIN : LS_TR_TREE);
+        ck_assert_int_eq(sh.instructions, t ? 2 : 3);
+        ck_assert_int_eq(sh.depth, 2);
+        for (int l = 0; l < 2; l++) {
+            char ir[8192];
+            att_slots_ir(ir, sizeof ir, t ? 64 : 32, level[l]);
+            ls_module *m = ls_xcalloc(1, sizeof *m);
+            ls_attention a;
+            ls_diag d;
+            ck_assert_msg(build_attention(ir, arch[t], m, &a, &d) == LS_OK, "%s", d.msg);
+            ls_hw hw;
+            ck_assert_msg(ls_hw_load(model[t], &hw, &d) == LS_OK, "%s", d.msg);
+            ls_att_view *v;
+            ck_assert_msg(ls_attention_view(m, &m->attentions[0], &a, &hw, &v, &d) == LS_OK, "%s",
+                          d.msg);
+            const ls_plan *pl = ls_att_view_plan(v);
+            const ls_att_kernel *k = pl->attention;
+            ck_assert_int_eq(k->rows * k->slots, 4);
+            engine e;
+            ls_sim_result res;
+            int64_t total;
+            ck_assert_msg(ls_engine_prepare(&e, pl, &hw, &res, NULL, &total, &d) == LS_OK, "%s",
+                          d.msg);
+            int x[4], n, to;
+            if (l == 0) { /* the step's: after the scores' last K1 step */
+                to = first_step_of(&e, e.loop_begin, &k->qk2_red.lane[0]);
+                int from = to;
+                while (from > e.loop_begin && e.code[from - 1].red != &k->k1_red.lane[0])
+                    from--;
+                ck_assert(to < e.loop_end && from > e.loop_begin);
+                n = alus_between(&e, from, to, x);
+                local_max_shape(&e, x, n, t == 1, from);
+            } else { /* the merge's: the loop's carried maxes */
+                to = first_step_of(&e, e.loop_end, &k->qk2_red.lane[0]);
+                ck_assert_int_gt(to, e.loop_end);
+                n = alus_between(&e, e.loop_end, to, x);
+                local_max_shape(&e, x, n, t == 1, e.loop_end);
+                for (int i = 0; i < n; i++)
+                    ck_assert_int_eq(e.code[x[i]].stage, LS_STAGE_THREAD_REDUCE);
+            }
+            free(e.code);
+            ls_att_view_free(v);
+            free(m);
+        }
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("folds");
@@ -296,6 +424,7 @@ static Suite *suite(void)
     tcase_add_test(tc, thread_reduce_folds_the_batch);
     tcase_add_test(tc, engine_issues_the_folds);
     tcase_add_test(tc, multi_result_folds_alike);
+    tcase_add_test(tc, attention_local_max_folds);
     suite_add_tcase(s, tc);
     return s;
 }

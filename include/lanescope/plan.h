@@ -396,6 +396,10 @@ typedef struct {
 /* The fold of `values` values of one result, from the combiner's
  * identity (which folds away), as a vector.reduction of them compiles. */
 ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values);
+/* The same for a value of `type` folded with k on target t, outside the
+ * plan's own combine (an attention's local max over a thread's keys). */
+ls_thread_reduce_shape ls_fold_shape_of(ls_plan_target t, ls_elem_type type, ls_combiner k,
+                                        int64_t values);
 /* The fold of the thread reduce's values (local_reduce_ops a result, + 1). */
 ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan);
 /* Whether the accumulate loop's grouped fold (packed inner elements, or an
@@ -488,6 +492,33 @@ int64_t ls_plan_promote_offset(const ls_plan *plan, int k, const int64_t *y);
 int64_t ls_plan_promote_stride(const ls_plan *plan, int k, int j);
 /* Its buffer's type, "memref<4x516xf16, #gpu.address_space<workgroup>>". */
 void ls_plan_promote_type(const ls_plan *plan, int k, char *buf, size_t size);
+/* The workgroup-memory instructions one vector access of `elems` of input
+ * k's elements to or from its buffer takes (a copy's store, a compute
+ * read), every thread's offset a multiple of `align` bytes (a power of
+ * two), and the bytes each one moves (*bytes, may be NULL).  NVIDIA: the
+ * PTX accesses each element (IREE aligns the buffer to one element) and
+ * ptxas merges up to four of them, as far as the offsets' alignment
+ * allows; AMD: 16 bytes an instruction (plan_promote.c). */
+int64_t ls_plan_promote_accesses(const ls_plan *plan, int k, int64_t elems, int64_t align,
+                                 int64_t *bytes);
+/* The largest power of two, at most 16, dividing every offset[0..n). */
+int64_t ls_plan_offsets_align(const int64_t *offset, int64_t n);
+/* Promoted input k's access a per iteration (its copy_loads copy stores,
+ * then its inputs[k].loads compute reads): the first byte in the buffer of
+ * each of threads [0, threads) that takes part into addr, its id into
+ * lanes; how many. */
+int ls_plan_promote_offsets(const ls_plan *plan, int k, int64_t a, int64_t threads, int64_t *lanes,
+                            int64_t *addr);
+/* The instructions access a compiles to: per contiguous run of a thread's
+ * elements in the buffer (a vector over several rows, or one the padding
+ * breaks, is several), ls_plan_promote_accesses at the alignment of the
+ * run's start over the workgroup's threads.  Each one's offset from the
+ * thread's first element into rel[], its bytes into bytes[] (room for
+ * 2 x elements + 1 each); how many. */
+int64_t ls_plan_promote_pieces(const ls_plan *plan, int k, int64_t a, int64_t *rel, int64_t *bytes);
+/* The most instructions one of its copy stores (reads: compute reads)
+ * compiles to, that access's first piece's bytes into *bytes. */
+int64_t ls_plan_promote_pieces_most(const ls_plan *plan, int k, bool reads, int64_t *bytes);
 
 /* Readable listing of the plan (what `lanescope sim --dump-plan` prints). */
 void ls_plan_dump(const ls_plan *plan, FILE *f);

@@ -131,6 +131,13 @@ static json_object *promote_json(const ls_plan *plan, int k)
     }
     jset(o, "copy_thread_tile", th);
     jset(o, "copy_element_tile", el);
+    /* what each access to the buffer compiles to (ls_plan_promote_accesses) */
+    int64_t bytes, pieces = ls_plan_promote_pieces_most(plan, k, false, &bytes);
+    jset(o, "store_instructions_per_copy_read", json_object_new_int64(pieces));
+    jset(o, "store_bytes", json_object_new_int64(bytes));
+    pieces = ls_plan_promote_pieces_most(plan, k, true, &bytes);
+    jset(o, "load_instructions_per_compute_read", json_object_new_int64(pieces));
+    jset(o, "load_bytes", json_object_new_int64(bytes));
     jset(o, "barriers", json_object_new_int(2));
     return o;
 }
@@ -252,6 +259,10 @@ static json_object *att_reduce_json(const ls_att_plan *p, const ls_att_plan_redu
     jset(o, "kind", json_object_new_string(r->kind));
     jset(o, "values_per_thread", json_object_new_int64(r->values));
     jset(o, "local_ops", json_object_new_int64(r->local_ops));
+    /* the max's fold over the thread's key slots, as the engine issues it */
+    ls_thread_reduce_shape lf =
+        ls_fold_shape_of(p->plan->target, p->k->work_type, LS_COMB_MAXIMUMF, p->k->slots);
+    jset(o, "local_fold", strcmp(r->what, "max") == 0 && lf.values > 1 ? fold_json(&lf) : NULL);
     jset(o, "subgroup_reduces", json_object_new_int64(r->subgroup_reduces));
     ls_reduce_value v = {p->plan->target, p->work_type, LS_COMB_ADD, p->plan->shuffle_bits};
     const ls_reduce_value *vp = ls_combiner_from_name(r->kind, &v.combiner) ? &v : NULL;

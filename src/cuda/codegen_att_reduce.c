@@ -156,8 +156,46 @@ static void out_pos(const aspace *s, const int64_t *off, char *buf, size_t size)
         snprintf(buf + u, size - u, ")");
 }
 
+/* A max over the thread's n tuples (n > 1) as LLVM folds the
+ * vector.reduction it becomes on NVIDIA (ls_fold_shape_of, the engine's
+ * local_max): its values in lm[] (a masked one the identity), then the
+ * halves combined while more than one is left, then the identity's
+ * combine (the multi_reduction's accumulator). */
+static void emit_max_tree(agen *g, const aspace *rs, elem_fn fn, const char *dst, int64_t e,
+                          const int64_t *out_off, const char *ident, const char *ind)
+{
+    FILE *f = g->f;
+    fprintf(f, "%s{\n%s    float lm[%lld];\n", ind, ind, (long long)rs->count);
+    for (int64_t j = 0; j < rs->count; j++) {
+        int64_t off[LS_MAX_RANK];
+        char cr[600], lhs[200], rhs[200];
+        memcpy(off, out_off, sizeof off); /* output e's offsets, then tuple j's */
+        cg_att_tuple_off(rs, j, off);
+        int okr = cg_att_tuple_cond(g, rs, off, cr, sizeof cr);
+        if (okr == 0) {
+            fprintf(f, "%s    lm[%lld] = %s;\n", ind, (long long)j, ident);
+            continue;
+        }
+        fn(g, off, lhs, rhs, sizeof lhs);
+        if (okr == 2)
+            fprintf(f, "%s    lm[%lld] = (%s) ? %s : %s;\n", ind, (long long)j, cr, lhs, ident);
+        else
+            fprintf(f, "%s    lm[%lld] = %s;\n", ind, (long long)j, lhs);
+    }
+    for (int64_t n = rs->count; n > 1;) {
+        int64_t half = n / 2;
+        for (int64_t i = 0; i < half; i++)
+            fprintf(f, "%s    lm[%lld] = ls_amax(lm[%lld], lm[%lld]);\n", ind, (long long)i,
+                    (long long)i, (long long)(n - half + i));
+        n -= half;
+    }
+    fprintf(f, "%s    %s[%lld] = ls_amax(%s[%lld], lm[0]);\n%s}\n", ind, dst, (long long)e, dst,
+            (long long)e, ind);
+}
+
 /* dst[e] = ident, then each thread's local fold over its reduced tuples:
- * a contraction's FMA chain, last first; else ascending from the identity. */
+ * a contraction's FMA chain, last first; a max over several, a tree
+ * (emit_max_tree); else ascending from the identity. */
 static void emit_local_fold(agen *g, const aspace *out, const aspace *rs, rkind k, elem_fn fn,
                             const char *dst, const char *ident)
 {
@@ -174,7 +212,9 @@ static void emit_local_fold(agen *g, const aspace *out, const aspace *rs, rkind 
         if (okc == 2)
             fprintf(f, "        if (%s) {\n", ce);
         const char *ind = okc == 2 ? "            " : "        ";
-        for (int64_t j = 0; j < rs->count; j++) {
+        if (k == K_MAX && rs->count > 1)
+            emit_max_tree(g, rs, fn, dst, e, off, ident, ind);
+        for (int64_t j = 0; j < rs->count && !(k == K_MAX && rs->count > 1); j++) {
             int64_t r = k == K_CHAIN ? rs->count - 1 - j : j;
             cg_att_tuple_off(rs, r, off);
             int okr = cg_att_tuple_cond(g, rs, off, cr, sizeof cr);

@@ -113,10 +113,11 @@ void cg_emit_header(gen *g, const char *source_name, const ls_cuda_launch *launc
                     k, p->inputs[k].name);
     for (int k = 0; k < g->nin; k++)
         if (cg_promoted(g, k))
-            fprintf(f, " *   input %d is promoted (promote_operands): copied through a padded "
-                       "workgroup buffer each iteration between two barriers; the copy's shared "
-                       "writes and the buffer's reads are element by element (IREE's are "
-                       "vectors)\n",
+            fprintf(f,
+                    " *   input %d is promoted (promote_operands): copied through a padded "
+                    "workgroup buffer each iteration between two barriers; the copy's shared "
+                    "writes and the buffer's reads are element by element, as IREE's are "
+                    "on NVIDIA (its buffer is aligned to one element)\n",
                     k);
     if (p->argcmp.on)
         fprintf(f, " *   output %lld values, then %lld indices at byte %lld (%lld bytes in all)\n",

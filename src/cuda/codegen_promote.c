@@ -9,11 +9,14 @@
  * coordinates ls_plan_promote_coord gives), a barrier (the writes are
  * visible), and the compute layout's reads come from the buffer.
  *
+ * The shared writes and the compute reads from the buffer are element by
+ * element, as IREE's PTX is on NVIDIA: its buffer is aligned to one
+ * element, so NVPTX splits every vector access to it, and ptxas merges the
+ * elements again as far as the offsets' alignment allows (plan_promote.c,
+ * ls_plan_promote_pieces: the simulator times the merged accesses).
  * What differs from IREE's kernel, said in the kernel's header: the copy's
  * global read is one vector only where no element of the tile can fall
- * outside the tensor and the vector is aligned (else element by element),
- * its shared writes and the compute reads from the buffer are element by
- * element (IREE's are vectors, split where the padding misaligns them).
+ * outside the tensor and the vector is aligned (else element by element).
  */
 #include <stdio.h>
 #include <string.h>
