@@ -25,9 +25,9 @@
  * merges neighbouring scalar accesses again, up to four elements
  * (STS.64 of four halves, STS.128 of four floats) and as far as the
  * offsets' alignment goes (CUDA 13.0 ptxas for sm_80 and sm_90, the
- * opcodes read from the cubin: 8 halves at 8-aligned offsets are two
- * LDS.64, at 4-aligned ones four LDS.32; 4 floats at 16-aligned offsets
- * one LDS.128).  The suite's promoted matvecs compile so (their kernels'
+ * opcodes read from the cubin by tools/ptxas-shared-merges.py: 8 halves
+ * at 8-aligned offsets are two LDS.64, at 4-aligned ones four LDS.32; 4
+ * floats at 16-aligned offsets one LDS.128).  The suite's promoted matvecs compile so (their kernels'
  * PTX is the same scalar accesses), and their H100 times
  * (targets/measured/) agree with it, not with one access per element.
  * ROCm raises every workgroup global to 16 bytes (setSharedMemoryAlignment,
