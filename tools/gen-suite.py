@@ -457,6 +457,18 @@ ATTENTION = [
      "8 subgroups split N: every subgroup recomputes the scores (QK replicated), no merge round"),
     ("att4_default", "attention_4x1024x64_f16", 4, 1024, 64, None,
      "IREE's default on a small problem: few workgroups, latency-bound"),
+    ("att32_slots4", "attention_32x8192x128_f16", 32, 8192, 128,
+     (32, "partial_reduction", 512, 256,
+      ("[0, 0, 8, 4]", "[[1, 1, 1, 2, 16], [1, 0, 3, 4]]", "[[1, 1, 1, 1, 8], [0, 1, 2, 4]]"),
+      ("[0, 0, 4, 8]", "[[1, 1, 1, 2, 16], [1, 0, 4, 3]]", "[[1, 1, 1, 1, 8], [0, 1, 4, 3]]")),
+     "4 key slots a thread (512 keys a step): each slot its own softmax, the slots' maxes "
+     "folded as a tree in the merge"),
+    ("att32_slots4_serial", "attention_32x8192x128_f16", 32, 8192, 128,
+     (32, "reduction", 512, 256,
+      ("[0, 0, 8, 4]", "[[1, 1, 1, 2, 16], [1, 0, 3, 4]]", "[[1, 1, 1, 1, 8], [0, 1, 2, 4]]"),
+      ("[0, 0, 4, 8]", "[[1, 1, 1, 2, 16], [1, 0, 4, 3]]", "[[1, 1, 1, 1, 8], [0, 1, 4, 3]]")),
+     "4 key slots a thread, reduced over K2 every step: a tree of the 4 scores' max, chains "
+     "of their sums and PV"),
 ]
 
 
