@@ -209,112 +209,6 @@ START_TEST(split_loads)
 }
 END_TEST
 
-/* promote_operands = [0] on a serial-level row reduction (4 x 1024 f32,
- * two rows a workgroup, one a subgroup, 256-element chunks).  By hand from
- * plan_promote.c's sources: the tile is 2 x 256; deriveThreadTileSizes gives
- * 128 / 32 = 4 elements (512 / 128 threads = 4 as well); the derived layout
- * puts 64 threads on the 64 vectors of a row and 2 on the rows: one 4-wide
- * copy read a thread.  Buffer 2 x (256 + 64 / 32) f32 = 2064 bytes. */
-START_TEST(promote_operands_copy)
-{
-    ls_hw hw;
-    ls_diag d;
-    ls_diag_clear(&d);
-    ck_assert_msg(ls_hw_parse(round_model, "round.hw", &hw, &d) == LS_OK, "%s", d.msg);
-    const char *cfg = "workgroup = [2, 0], reduction = [0, 256], thread = [0, 4], lane_basis = "
-                      "[[1, 64], [0, 1]], subgroup_basis = [[2, 1], [0, 1]]";
-    char text[2048], with[512];
-    snprintf(with, sizeof with, "%s, promote_operands = [0]", cfg);
-    reduce_text(text, sizeof text, 4, 1024, with, 128);
-    ls_sim_result r, plain;
-    ls_plan plan;
-    simulate(text, &hw, &r, &plan);
-    ck_assert(plan.promote[0].on);
-    ck_assert_int_eq(plan.n_promoted, 1);
-    ck_assert_int_eq(plan.promote[0].shape[0], 2);
-    ck_assert_int_eq(plan.promote[0].shape[1], 256);
-    ck_assert_int_eq(plan.promote[0].pad, 2);
-    ck_assert_int_eq(plan.promote[0].bytes, 2 * 258 * 4);
-    ck_assert_int_eq(plan.promote[0].elem_tile[1], 4);
-    ck_assert_int_eq(plan.promote[0].thread_tile[0], 2);
-    ck_assert_int_eq(plan.promote[0].thread_tile[1], 64);
-    ck_assert_int_eq(plan.promote[0].copy_loads, 1);
-    ck_assert_int_eq(plan.promote[0].copy_width, 4);
-    /* thread 70 copies row 1, columns 24..27: byte (258 + 24) x 4 */
-    int64_t y[2];
-    ls_plan_promote_coord(&plan, 0, 70, 0, 0, y);
-    ck_assert_int_eq(y[0], 1);
-    ck_assert_int_eq(y[1], 24);
-    ck_assert_int_eq(ls_plan_promote_offset(&plan, 0, y), (258 + 24) * 4);
-    /* 2 workgroups x 4 iterations: two barriers each; per subgroup one
-     * buffer write and one read of 4 f32 each.  On an NVIDIA target (sm_0)
-     * the PTX accesses each f32 and ptxas merges them as far as the
-     * offsets' alignment goes (plan_promote.c): every thread's offset is
-     * row x 1032 + 16 x column, a multiple of 8 -- so two 8-byte accesses
-     * a vector.  Each: 64 lanes 16 bytes apart in 4 phases of 16 lanes (8
-     * bytes a lane on 32 4-byte banks), words 4l and 4l + 1: 2 lanes a
-     * bank, degree 2 a phase, 8 an access, 16 cycles a vector */
-    const ls_stage_stats *la = &r.stage[LS_STAGE_LOAD_ACCUMULATE];
-    ck_assert_int_eq(la->barriers, 2 * 4 * 2);
-    int64_t rel[9], sizes[9], bytes;
-    ls_problem *np;
-    ls_derived *nd;
-    ls_plan nv; /* simulate's plan points at freed problems: plan it again */
-    plan_text(text, hw.arch, &np, &nd, &nv);
-    for (int a = 0; a < 2; a++) { /* the copy's store, the compute read */
-        ck_assert_int_eq(ls_plan_promote_pieces(&nv, 0, a, rel, sizes), 2);
-        ck_assert_int_eq(rel[0], 0);
-        ck_assert_int_eq(rel[1], 8);
-        ck_assert_int_eq(sizes[0], 8);
-        ck_assert_int_eq(sizes[1], 8);
-    }
-    free(nd);
-    free(np);
-    ck_assert_int_eq(la->smem_accesses, 2 * 4 * 2 * (2 + 2));
-    ck_assert_int_eq(la->smem_max_degree, 8);
-    ck_assert_int_eq(la->smem_cycles, 2 * 4 * 2 * (2 + 2) * 8);
-    /* the merging rule: four elements at most, as far as the alignment
-     * goes; on AMD one instruction per 16 bytes (ROCm aligns the buffer to
-     * 16 bytes, AMDGPU takes any alignment: ds_write_b128) */
-    ck_assert_int_eq(ls_plan_promote_accesses(&plan, 0, 4, 16, &bytes), 1);
-    ck_assert_int_eq(bytes, 16);
-    ck_assert_int_eq(ls_plan_promote_accesses(&plan, 0, 4, 4, &bytes), 4);
-    ck_assert_int_eq(bytes, 4);
-    ck_assert_int_eq(ls_plan_promote_accesses(&plan, 0, 8, 16, &bytes), 2);
-    {
-        ls_problem *ap;
-        ls_derived *ad;
-        ls_plan amd;
-        plan_text(text, "gfx942", &ap, &ad, &amd);
-        ck_assert_int_eq(ls_plan_promote_pieces(&amd, 0, 0, rel, sizes), 1);
-        ck_assert_int_eq(sizes[0], 16);
-        ck_assert_int_eq(ls_plan_promote_accesses(&amd, 0, 8, 2, &bytes), 2);
-        ck_assert_int_eq(bytes, 16);
-        free(ad);
-        free(ap);
-    }
-    /* the same config without promotion: the same global traffic, no
-     * buffer, no barrier, and faster */
-    reduce_text(text, sizeof text, 4, 1024, cfg, 128);
-    simulate(text, &hw, &plain, NULL);
-    ck_assert_int_eq(plain.stage[LS_STAGE_LOAD_ACCUMULATE].global_bytes, la->global_bytes);
-    ck_assert_int_eq(la->global_bytes, 4 * 1024 * 4);
-    ck_assert_int_eq(plain.stage[LS_STAGE_LOAD_ACCUMULATE].smem_accesses, 0);
-    ck_assert_int_eq(plain.stage[LS_STAGE_LOAD_ACCUMULATE].barriers, 0);
-    ck_assert_int_gt(r.cycles, plain.cycles);
-    /* the init is not an input: refused, naming the rule */
-    snprintf(with, sizeof with, "%s, promote_operands = [1]", cfg);
-    reduce_text(text, sizeof text, 4, 1024, with, 128);
-    ls_module *m = load_text(text, &d);
-    ls_derived *dv = ls_xcalloc(1, sizeof *dv);
-    ls_diag_clear(&d);
-    ck_assert_int_eq(ls_derive(&m->problems[0], dv, &d), LS_ERR_INVALID);
-    ck_assert_msg(strstr(d.msg, "promote_operands[0] = 1 is the init") != NULL, "%s", d.msg);
-    free(dv);
-    free(m);
-}
-END_TEST
-
 START_TEST(barriers_and_smem)
 {
     ls_hw hw;
@@ -785,7 +679,6 @@ static Suite *engine_suite(void)
     tcase_add_test(tc, model_values_checked);
     tcase_add_test(tc, hand_computed_critical_path);
     tcase_add_test(tc, barriers_and_smem);
-    tcase_add_test(tc, promote_operands_copy);
     tcase_add_test(tc, bandwidth_bound_scaling);
     tcase_add_test(tc, bandwidth_never_above_model);
     tcase_add_test(tc, work_estimate_is_exact);
