@@ -291,10 +291,11 @@ static bool inst_cost(const ls_body *b, const ls_body_inst *in, ls_plan_target t
             *how = t.amd ? "LLVM's AMDGPU backend compiles it to several instructions (a 64-bit "
                            "max is a compare and two selects, an f64 max quiets its operand; "
                            "tools/amd-dpp-counts.py)"
-                         : "LLVM's NVPTX backend compiles it to several instructions (before "
-                           "sm_80 an f16 min or max goes through f32 and bf16 arithmetic is "
-                           "emulated; an f64 maximumf is a max and its NaN selects; "
-                           "tools/amd-dpp-counts.py, in PTX)";
+                         : "LLVM's NVPTX backend and ptxas compile it to several instructions "
+                           "(before sm_80 an f16 min or max goes through f32 and bf16 "
+                           "arithmetic is emulated; from sm_80 ptxas splits an f64 min or max "
+                           "and an i64 min, max or multiply; tools/amd-dpp-counts.py, PTX and "
+                           "SASS)";
         }
     }
     return true;

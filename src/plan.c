@@ -603,10 +603,11 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     else if (plan->combine_alu > 1)
         fprintf(f,
                 "  %s combines: LLVM's %s backend compiles each %s to %d dependent "
-                "instructions (llc-22%s: tools/amd-dpp-counts.py)\n",
+                "instructions (%s: tools/amd-dpp-counts.py)\n",
                 ls_elem_type_name(p->acc_type), plan->amd ? "AMDGPU" : "NVPTX",
                 ls_combiner_name(ls_combiner_as_compiled(plan->target, p->combiner)),
-                plan->combine_alu, plan->amd ? "" : ", counted in PTX");
+                plan->combine_alu,
+                plan->amd ? "llc-22" : "llc-22's PTX, then ptxas's SASS from sm_80");
     fprintf(f, "  [%s]\n", ls_stage_name(LS_STAGE_LOAD_ACCUMULATE));
     fprintf(f, "    %%acc = splat identity(%s) : %lld x %s per thread\n", kind,
             (long long)plan->acc_registers, acc);

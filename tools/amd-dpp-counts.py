@@ -34,20 +34,40 @@ takes several (an f64 maxnum quiets its loaded operand, an i64 max is a
 compare and two selects, bf16 is promoted to f32).  Counted: VALU and SALU
 instructions; not counted: s_nop, s_delay_alu, s_waitcnt (wait states,
 which the engine's DPP latency covers) and memory instructions.  The same
-table holds NVIDIA's chains (sm_60, sm_70, sm_80, sm_90), counted in PTX
-(arithmetic, compares, selects, conversions, shifts and logic ops).
+table holds NVIDIA's chains (sm_60, sm_70, sm_80, sm_90): sm_80's and
+sm_90's in SASS where ptxas splits a combine into several instructions
+(the PTX compiled by ptxas, the instructions read from the cubin: all but
+loads, stores, NOPs, branches and the exit), else -- and before sm_80,
+which CUDA 13's ptxas no longer takes -- in PTX (arithmetic, compares,
+selects, conversions, shifts and logic ops).  Where ptxas fuses two
+combines into one three-input instruction (IADD3, LOP3, a three-input
+IMNMX, HMNMX2: 8 a 16) the row keeps 16: that fusing is not modelled yet
+(--sass reports it).
 
-    tools/amd-dpp-counts.py [--llc llc-22] > src/amd_dpp_counts.c
+    tools/amd-dpp-counts.py [--llc llc-22] [--ptxas PATH] > src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --pairs    (packed math: ls_plan_combine_pairs's facts)
     tools/amd-dpp-counts.py --folds    (a vector.reduction's tree: ls_plan_fold_shape's facts)
+    tools/amd-dpp-counts.py --sass     (NVIDIA's chains and folds in SASS, beside PTX)
 
-Needs llc-22 (Debian's llvm-22).  Takes a few minutes.
+Needs llc-22 (Debian's llvm-22) and, for the SASS counts, CUDA's ptxas
+(default /usr/local/cuda/bin/ptxas).  Takes a few minutes.
 """
 import argparse
+import collections
+import os
 import re
+import struct
 import subprocess
 import sys
+import tempfile
+
+PTXAS = '/usr/local/cuda/bin/ptxas'
+# SASS opcodes (the low 12 bits of a 16-byte instruction, sm_70 and later)
+# not counted as a combine's work: LDG, STG, NOP, BRA, EXIT
+SASS_SKIP = {0x981, 0x986, 0x918, 0x947, 0x94d}
+# the archs whose chains ptxas compiles (CUDA 13 dropped sm_60 and sm_70)
+SASS_ARCHS = ('sm_80', 'sm_90')
 
 # (arch, wave) pairs measured; other archs use the nearest (ls_amd_dpp_arch)
 ARCHS = [('gfx90a', 64), ('gfx942', 64), ('gfx950', 64),
@@ -285,7 +305,9 @@ def chain_cost(llc, arch, llty, bits, op):
     return c[1] - c[0]
 
 
-# NVIDIA's chains, counted in PTX (no SASS disassembler here): the archs
+# NVIDIA's chains, counted in PTX, and in SASS from sm_80 where ptxas
+# splits a combine (nv_chain_cost; no disassembler needed: the cubin's
+# opcodes are read directly): the archs
 # whose combines differ -- before sm_80 no f16 min/max (promoted to f32) and
 # no bf16 arithmetic at all (emulated in integer ops); sm_80 and later one
 # instruction, but for f64's NaN-propagating maximum.  maximumf and
@@ -310,14 +332,64 @@ def nv_chain_text(llty, bits, op, n):
         '  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, llty, i)])
 
 
-def nv_chain_cost(llc, sm, llty, bits, op):
+def cubin_texts(path):
+    """The .text sections of an ELF64 cubin, concatenated."""
+    d = open(path, 'rb').read()
+    shoff = struct.unpack_from('<Q', d, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', d, 0x3A)
+    secs = [struct.unpack_from('<IIQQQQ', d, shoff + i * shentsize) for i in range(shnum)]
+    stro = secs[shstrndx][4]
+    out = b''
+    for name, _t, _f, _a, off, size in secs:
+        if d[stro + name:d.index(b'\0', stro + name)].startswith(b'.text.'):
+            out += d[off:off + size]
+    return out
+
+
+def sass_count(llc, ptxas, sm, text):
+    """SASS instructions of an NVPTX kernel, loads, stores, NOPs, branches
+    and the exit left out (-1 when llc or ptxas fails)."""
+    p = subprocess.run([llc, '-O3', '-mtriple=nvptx64-nvidia-cuda', '-mcpu=' + sm, '-', '-o', '-'],
+                       input=text, capture_output=True, text=True)
+    if p.returncode:
+        return -1
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, 'k.ptx'), 'w') as f:
+            f.write(p.stdout)
+        q = subprocess.run([ptxas, '-arch=' + sm, '-O3', os.path.join(tmp, 'k.ptx'), '-o',
+                            os.path.join(tmp, 'k.cubin')], capture_output=True, text=True)
+        if q.returncode:
+            return -1
+        t = cubin_texts(os.path.join(tmp, 'k.cubin'))
+    return sum(1 for i in range(0, len(t), 16)
+               if struct.unpack_from('<Q', t, i)[0] & 0xFFF not in SASS_SKIP)
+
+
+def nv_chain_ptx(llc, sm, llty, bits, op):
     c = [ptx_count(llc, sm, nv_chain_text(llty, bits, op, n)) for n in (CHAIN_SHORT, CHAIN_LONG)]
     if min(c) < 0:
         raise RuntimeError('%s: llc failed on a %s %s chain' % (sm, llty, op))
     return c[1] - c[0]
 
 
-def chain_table(llc):
+def nv_chain_sass(llc, ptxas, sm, llty, bits, op):
+    c = [sass_count(llc, ptxas, sm, nv_chain_text(llty, bits, op, n))
+         for n in (CHAIN_SHORT, CHAIN_LONG)]
+    if min(c) < 0:
+        raise RuntimeError('%s: llc or ptxas failed on a %s %s chain' % (sm, llty, op))
+    return c[1] - c[0]
+
+
+def nv_chain_cost(llc, ptxas, sm, llty, bits, op):
+    """The row: SASS where ptxas splits the combine (more than 16), else PTX."""
+    ptx = nv_chain_ptx(llc, sm, llty, bits, op)
+    if sm not in SASS_ARCHS:
+        return ptx
+    sass = nv_chain_sass(llc, ptxas, sm, llty, bits, op)
+    return sass if sass > 16 else ptx
+
+
+def chain_table(llc, ptxas):
     out = ['/* The instructions 16 combines of a dependent chain cost, per arch (a',
            ' * kernel folding values each lane loaded: %d ops less %d): 16 an op,' %
            (CHAIN_LONG, CHAIN_SHORT),
@@ -338,7 +410,7 @@ def chain_table(llc):
                 if a in ('sm_60', 'sm_70') and op in ('MAXIMUMF', 'MINIMUMF'):
                     continue  # rewritten to maxnumf / minnumf there
                 out.append('    {"%s", LS_ET_%s, LS_COMB_%s, %d},' %
-                           (a, ty, op, nv_chain_cost(llc, a, llty, bits, op)))
+                           (a, ty, op, nv_chain_cost(llc, ptxas, a, llty, bits, op)))
                 n += 1
         print('amd-dpp-counts: %s chains done' % a, file=sys.stderr)
     out.append('};\nconst int ls_chain_n_rows = %d;' % n)
@@ -547,7 +619,31 @@ def folds_report(llc):
         print('%s: %s' % (arch, ', '.join(row)), flush=True)
 
 
-def table(llc):
+def sass_report(llc, ptxas):
+    """NVIDIA's chains (16 combines) and folds (4 and 8 more values) in
+    SASS beside PTX, per arch ptxas takes: where ptxas splits a combine,
+    where it fuses two."""
+    for sm in SASS_ARCHS:
+        row = []
+        for ty, llty, bits in TYPES:
+            for op in (NV_FLOAT_OPS if llty in ('float', 'half', 'bfloat', 'double') else INT_OPS):
+                row.append('%s %s %d/%d' % (ty.lower(), op.lower(),
+                                            nv_chain_sass(llc, ptxas, sm, llty, bits, op),
+                                            nv_chain_ptx(llc, sm, llty, bits, op)))
+        print('%s chains, 16 combines, SASS/PTX: %s' % (sm, ', '.join(row)), flush=True)
+        row = []
+        for name, llty in FOLD_TYPES:
+            for op in FOLD_OPS:
+                if FOLD_OPS[op][0 if llty in ('float', 'half', 'bfloat') else 1] is None:
+                    continue
+                text = [fold_text(llty, op, n, True).replace('define void', 'define ptx_kernel void')
+                        for n in (4, 8, 16)]
+                c = [sass_count(llc, ptxas, sm, t) for t in text]
+                row.append('%s %s %d/%d' % (name, op, c[1] - c[0], c[2] - c[1]))
+        print('%s folds, 4 and 8 more values, SASS: %s' % (sm, ', '.join(row)), flush=True)
+
+
+def table(llc, ptxas):
     out = []
     out.append('/* amd_dpp_counts.c: the instructions LLVM\'s AMDGPU backend spends on each\n'
                ' * step of a gpu.subgroup_reduce lowered to DPP, per target, value type and\n'
@@ -573,7 +669,7 @@ def table(llc):
                 n += 1
         print('amd-dpp-counts: %s wave%d done' % (a, w), file=sys.stderr)
     out.append('};\nconst int ls_amd_dpp_n_rows = %d;\n' % n)
-    out += chain_table(llc)
+    out += chain_table(llc, ptxas)
     out.append('/* clang-format on */')
     return '\n'.join(out) + '\n'
 
@@ -586,8 +682,12 @@ def main():
                     help='report which targets pair the lanes of a two-lane op (packed math)')
     ap.add_argument('--folds', action='store_true',
                     help="report how LLVM folds a vector.reduction's values (tree or chain)")
+    ap.add_argument('--sass', action='store_true',
+                    help="report NVIDIA's chains and folds in SASS beside PTX")
+    ap.add_argument('--ptxas', default=PTXAS)
     a = ap.parse_args()
-    report = folds_report if a.folds else pairs_report if a.pairs else None
+    report = (lambda llc: sass_report(llc, a.ptxas)) if a.sass else \
+        folds_report if a.folds else pairs_report if a.pairs else None
     if report:
         try:
             report(a.llc)
@@ -596,7 +696,7 @@ def main():
             return 1
         return 0
     try:
-        text = table(a.llc)
+        text = table(a.llc, a.ptxas)
     except (OSError, RuntimeError) as e:
         print('amd-dpp-counts: %s' % e, file=sys.stderr)
         return 1
