@@ -405,8 +405,6 @@ static void dump_combine(const ls_plan *plan, FILE *f)
                 val, (long long)plan->acc_registers, plan->acc_registers == 1 ? "" : "s");
 }
 
-/* The three-operand instruction LLVM fuses two of the plan's combines into
- * (plan.combine_fuses3), by its AMD mnemonic. */
 /* The packed instructions of type ty on plan's target, for --dump-plan
  * (tools/amd-dpp-counts.py --pairs). */
 static const char *packed_names(const ls_plan *plan, ls_elem_type ty)
@@ -486,8 +484,21 @@ void ls_plan_dump_body_issue(const ls_plan *plan, bool fused, FILE *f)
             regs == 1 ? "" : "s", (long long)(t.alu + t.sfu), parts);
 }
 
-static const char *fused_name(const ls_problem *p, char *buf, size_t size)
+/* The three-operand instruction two of the plan's combines fuse into
+ * (plan.combine_fuses3): LLVM's on AMD by its mnemonic, ptxas's on NVIDIA
+ * by its SASS name (tools/amd-dpp-counts.py --sass). */
+static const char *fused_name(const ls_plan *plan, char *buf, size_t size)
 {
+    const ls_problem *p = plan->problem;
+    if (!plan->amd) { /* ptxas's three-input integer instructions */
+        bool logic =
+            p->combiner == LS_COMB_AND || p->combiner == LS_COMB_OR || p->combiner == LS_COMB_XOR;
+        snprintf(buf, size, "%s",
+                 p->combiner == LS_COMB_ADD ? "IADD3"
+                 : logic                    ? "LOP3"
+                                            : "three-input IMNMX");
+        return buf;
+    }
     const char *ty = ls_elem_type_is_float(p->acc_type) ? "f" : "i";
     const char *op = "op3";
     switch (p->combiner) {
@@ -681,11 +692,14 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
     dump_combine(plan, f);
     if (plan->combine_fuses3) {
         char name[32];
-        fprintf(f,
-                "    (LLVM fuses two dependent %s into one %s: a thread's chains -- the loop's, "
-                "the thread reduce's -- take half an instruction a combine)\n",
-                ls_combiner_name(plan->problem->combiner),
-                fused_name(plan->problem, name, sizeof name));
+        fprintf(f, "    (%s fuses two dependent %s into one %s: %s)\n",
+                plan->amd ? "LLVM" : "ptxas", ls_combiner_name(plan->problem->combiner),
+                fused_name(plan, name, sizeof name),
+                plan->amd ? "a thread's chains -- the loop's, the thread reduce's -- take half "
+                            "an instruction a combine"
+                          : "the loop's chain into each accumulator takes half an instruction "
+                            "a combine; the folds keep LLVM's tree (tools/amd-dpp-counts.py "
+                            "--sass)");
     }
     int64_t run = ls_plan_pair_run(plan, true);
     if (ls_plan_pairs_accumulators(plan) && run == 0)

@@ -10,9 +10,11 @@
  * SelectionDAG splits the vector in halves while the half-width op is
  * legal: a tree of packed ops over the registers that hold two lanes,
  * then one op on the last register's halves; a scalar type is a balanced
- * tree on NVIDIA.  On AMD a scalar fold stays a chain (fusing pairs into
- * v_max3_f32, v_add3_u32: plan.combine_fuses3), and so does a combine of
- * several instructions anywhere.  Measured with llc-22 on <n x T>
+ * tree on NVIDIA (where ptxas fuses some of an integer tree's adds into
+ * IADD3: not modelled, tools/amd-dpp-counts.py --sass).  On AMD a scalar
+ * fold stays a chain (fusing pairs into v_max3_f32, v_add3_u32:
+ * plan.combine_fuses3), and so does a combine of several instructions
+ * anywhere.  Measured with llc-22 on <n x T>
  * reductions (tools/amd-dpp-counts.py --folds): docs/timing-model.md,
  * "Folds: a vector.reduction as LLVM compiles it". */
 #include <string.h>
@@ -224,9 +226,11 @@ void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, con
                     ? "ordered (IREE sets no reassociateFPReductions), a chain"
                 : plan->extra_results > 0
                     ? "a chain (a multi-result kernel's folds are timed as result 0's)"
-                : plan->combine_fuses3 ? "a chain, each two combines one instruction (llc-22)"
-                : plan->amd            ? "a chain on AMD (llc-22)"
-                                       : "a chain",
+                : plan->combine_fuses3
+                    ? (plan->amd ? "a chain, each two combines one instruction (llc-22)"
+                                 : "a chain, each two combines one instruction (ptxas)")
+                : plan->amd ? "a chain on AMD (llc-22)"
+                            : "a chain",
                 (long long)s->instructions, s->instructions == 1 ? "" : "s", (long long)s->depth);
         break;
     }

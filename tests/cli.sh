@@ -297,6 +297,9 @@ $LANESCOPE sim "$DATA/rowmax_f16_8x2048_nv.mlir" --target h100 --dump-plan >"$tm
 check "f16 row max: sim exits 0" $?
 contains "f16 row max: the loop's fold" "$tmp/fold.txt" "        (one vector.reduction of 8 values: llvm.vector.reduce.fmaximum, unordered; LLVM folds the vector's halves while the half-width op is legal -- 3 max.NaN.f16x2 over the 4 registers holding two lanes, then 1 on the last one's halves: 4 instructions, 3 deep; llc-22)"
 contains "f16 row max: the thread reduce's fold" "$tmp/fold.txt" "    (one vector.reduction of 4 values: llvm.vector.reduce.fmaximum, unordered; LLVM folds the vector's halves while the half-width op is legal -- 1 max.NaN.f16x2 over the 2 registers holding two lanes, then 1 on the last one's halves: 2 instructions, 2 deep; llc-22)"
+# an i32 sum on h100: ptxas fuses two chained adds into one IADD3
+$LANESCOPE sim --shape 512x4096 --iter pr --type i32 --combiner add --target h100 --dump-plan --no-check >"$tmp/iadd3.txt" 2>&1
+contains "i32 sum on h100: IADD3" "$tmp/iadd3.txt" "(ptxas fuses two dependent add into one IADD3: the loop's chain into each accumulator takes half an instruction a combine"
 $LANESCOPE sim "$DATA/rowmax_f16_8x2048_nv.mlir" --target h100 --dump-plan=json >"$tmp/fold.json" 2>&1
 tr -d ' \n' <"$tmp/fold.json" | grep -q '"loop_fold":{"values":8,"form":"packed_tree","instructions":4,"packed_instructions":3,"depth":3}'
 check "f16 row max: JSON loop_fold" $?

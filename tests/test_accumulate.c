@@ -457,35 +457,42 @@ START_TEST(packed_sums_start_from_the_identity)
     ck_assert_int_eq(b.plan.acc_registers, 2);
     check_packed(&b.e, 2, 4, false);
     unbuild(&b);
-    /* i32 on h100 (no three-operand add): x + 0 folds, and the fold of an
-     * accumulator's 4 elements is llvm.vector.reduce.add's balanced tree
-     * (tools/amd-dpp-counts.py --folds: on sm_90 4 more i32 values cost 4
-     * adds): (e0 + e1) + (e2 + e3), then the add into the accumulator
-     * (512 / (32 x 4) = 4 of them), which alone reads across iterations */
+    /* i32 on h100: x + 0 folds, and the fold of an accumulator's 4
+     * elements is llvm.vector.reduce.add's balanced tree (e0 + e1) + (e2 +
+     * e3) (512 / (32 x 4) = 4 accumulators); ptxas fuses two dependent adds
+     * into one IADD3 (tools/amd-dpp-counts.py --sass: 8 SASS instructions
+     * for 16 chained i32 adds on sm_90), so the iterations' sums join the
+     * accumulator two at a time, IADD3(acc, t0, t1), the first of which
+     * reads the last across the back edge */
     build(&b, "sum", "i32", "h100", 4);
+    ck_assert(b.plan.combine_fuses3);
     ck_assert_int_eq(b.plan.acc_registers, 4);
     int64_t u = b.e.unroll;
+    ck_assert_int_gt(u, 1);
     int *alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
+    int total = 0, first = 0, roots = 0, three = 0, carried = 0;
     for (int j = 0; j < u; j++) {
         int n = iteration_alus(&b.e, j, alu);
-        ck_assert_int_eq(n, 4 * 3 + 4);
-        int carried = 0, first = 0, joins = 0;
+        total += n;
         for (int x = 0; x < n; x++) {
             const tinst *in = &b.e.code[alu[x]];
             first += is_load(&b.e, in->dep[0]) && is_load(&b.e, in->dep[1]);
             /* the tree's root: reads the two pairs' sums */
-            joins += in->dep[0] >= 0 && in->dep[1] >= 0 && pair_sum(&b.e, in->dep[0]) &&
+            roots += in->dep[0] >= 0 && in->dep[1] >= 0 && pair_sum(&b.e, in->dep[0]) &&
                      pair_sum(&b.e, in->dep[1]);
+            three += in->dep[2] >= 0;
             for (int k = 0; k < LS_TINST_DEPS; k++) {
                 int p = in->dep[k];
+                /* reads of a later instruction (or itself): the back edge's */
                 carried += p >= 0 && loop_alu(&b.e, p) && p >= alu[x];
             }
         }
-        ck_assert_int_eq(first, 8); /* e0 + e1 and e2 + e3, for each accumulator */
-        ck_assert_int_eq(joins, 4);
-        /* reads of a later instruction (or itself): the back edge's */
-        ck_assert_int_eq(carried, j == 0 ? 4 : 0);
     }
+    ck_assert_int_eq(first, 8 * u); /* e0 + e1 and e2 + e3, for each accumulator */
+    ck_assert_int_eq(roots, 4 * u);
+    ck_assert_int_eq(total, 4 * (3 * u + (u + 1) / 2));
+    ck_assert_int_eq(three, 4 * (u / 2));
+    ck_assert_int_eq(carried, 4);
     free(alu);
     unbuild(&b);
     /* gfx942 fuses two dependent i32 adds into one v_add3_u32 (tools/
@@ -499,7 +506,7 @@ START_TEST(packed_sums_start_from_the_identity)
     u = b.e.unroll;
     ck_assert_int_gt(u, 1);
     alu = ls_xcalloc((size_t)(b.e.loop_end - b.e.loop_begin), sizeof *alu);
-    int total = 0, three = 0, carried = 0;
+    total = three = carried = 0;
     for (int j = 0; j < u; j++) {
         int n = iteration_alus(&b.e, j, alu);
         total += n;

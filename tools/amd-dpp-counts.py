@@ -40,9 +40,10 @@ sm_90's in SASS where ptxas splits a combine into several instructions
 loads, stores, NOPs, branches and the exit), else -- and before sm_80,
 which CUDA 13's ptxas no longer takes -- in PTX (arithmetic, compares,
 selects, conversions, shifts and logic ops).  Where ptxas fuses two
-combines into one three-input instruction (IADD3, LOP3, a three-input
-IMNMX, HMNMX2: 8 a 16) the row keeps 16: that fusing is not modelled yet
-(--sass reports it).
+integer combines into one three-input instruction (IADD3, LOP3, a
+three-input IMNMX: 8 a 16) the row says so, as an AMD row does for
+v_add3_u32; sm_90's f16 and bf16 min/max (HMNMX2, 8 a 16) keep 16: the
+model pairs their lanes as packed math instead (--sass reports both).
 
     tools/amd-dpp-counts.py [--llc llc-22] [--ptxas PATH] > src/amd_dpp_counts.c
     tools/amd-dpp-counts.py --check src/amd_dpp_counts.c
@@ -381,12 +382,16 @@ def nv_chain_sass(llc, ptxas, sm, llty, bits, op):
 
 
 def nv_chain_cost(llc, ptxas, sm, llty, bits, op):
-    """The row: SASS where ptxas splits the combine (more than 16), else PTX."""
+    """The row: SASS where ptxas splits the combine (more than 16) and for
+    integers where it fuses two into one three-input instruction (8: IADD3,
+    LOP3, IMNMX), else PTX -- an f16 or bf16 min/max that sm_90's ptxas
+    fuses (HMNMX2) stays 16: the model pairs those lanes as packed math
+    (ls_plan_combine_pairs) instead."""
     ptx = nv_chain_ptx(llc, sm, llty, bits, op)
     if sm not in SASS_ARCHS:
         return ptx
     sass = nv_chain_sass(llc, ptxas, sm, llty, bits, op)
-    return sass if sass > 16 else ptx
+    return sass if sass > 16 or llty in ('i16', 'i32', 'i64') else ptx
 
 
 def chain_table(llc, ptxas):
