@@ -146,7 +146,9 @@ static int widen(prog *g, ls_stage st, int n, int x)
  * a row, as LLVM folds it for the work type on the target
  * (ls_fold_shape_of: a balanced tree on NVIDIA; on AMD, where IREE makes
  * it a maxnumf, a chain of v_max3_f32, each instruction two combines),
- * the rows' folds interleaved level by level. */
+ * the rows' folds interleaved level by level.  (A packed tree -- an f16
+ * work type on sm_80 and later -- takes the scores two to a register with
+ * no instruction for the packing.) */
 static void local_max(prog *g, ls_stage st, const int *v, int64_t rows, int64_t n, int *out)
 {
     engine *e = g->e;

@@ -27,9 +27,10 @@
  * offsets' alignment goes (CUDA 13.0 ptxas for sm_80 and sm_90, the
  * opcodes read from the cubin by tools/ptxas-shared-merges.py: 8 halves
  * at 8-aligned offsets are two LDS.64, at 4-aligned ones four LDS.32; 4
- * floats at 16-aligned offsets one LDS.128).  The suite's promoted matvecs compile so (their kernels'
- * PTX is the same scalar accesses), and their H100 times
- * (targets/measured/) agree with it, not with one access per element.
+ * floats at 16-aligned offsets one LDS.128).  The suite's promoted
+ * matvecs compile so (their kernels' PTX is the same scalar accesses), and
+ * their H100 times (targets/measured/) agree with it, not with one access
+ * per element.
  * ROCm raises every workgroup global to 16 bytes (setSharedMemoryAlignment,
  * ConvertToROCDL.cpp), and AMDGPU takes any alignment in one instruction
  * per 16 bytes (ds_write_b128, ds_write2_b64 where it knows 8 bytes;
@@ -396,8 +397,11 @@ int64_t ls_plan_promote_pieces(const ls_plan *plan, int k, int64_t a, int64_t *r
         bytes[0] = (elems * bits + 7) / 8;
         return 1;
     }
-    element_offset(plan, &regs, k, a, 0, 0, &first);
     qsort(off, (size_t)n, sizeof *off, cmp_off);
+    /* offsets from the element every thread's first byte stands for (the
+     * engine's addresses): element 0, or the lowest where it is padding */
+    if (!element_offset(plan, &regs, k, a, 0, 0, &first))
+        first = off[0];
     int64_t count = 0;
     for (int64_t i = 0; i < n;) {
         int64_t j = i + 1;
