@@ -357,6 +357,41 @@ START_TEST(attention_steps_its_values)
 }
 END_TEST
 
+/* The shared-memory panel of a promoted reduction with no cross-subgroup
+ * buffer (IREE's @matvec_fp16_promote_rhs on mi300x): its workgroup
+ * memory is the promoted buffer, so the panel says so -- the buffer, the
+ * copy, its accesses as the backend compiles them (one ds_write_b128 a
+ * copy vector, one ds_read_b128 a compute read) -- and shows the
+ * barriers, never "no shared memory". */
+START_TEST(promoted_buffer_in_the_smem_panel)
+{
+    fixture f;
+    ls_diag d;
+    ls_module *m = load_example("../tests/corpus/matvec_promote_gfx942.mlir", &d);
+    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
+    open_module(&f, m, 1280, 800);
+    ck_assert(f.plan.promote[1].on && !f.plan.cross_subgroup);
+    ls_figure fig;
+    ls_chart chart;
+    memset(&fig, 0, sizeof fig);
+    memset(&chart, 0, sizeof chart);
+    ls_diag_clear(&d);
+    ck_assert(ls_view_panel_build(f.v, LS_VIEW_SMEM, &fig, &chart, &d) == LS_OK);
+    ck_assert_msg(strstr(fig.title, "workgroup memory of @matvec_fp16_promote_rhs"), "%s",
+                  fig.title);
+    ck_assert_int_eq(fig.n_notes, 3);
+    ck_assert_msg(strstr(fig.notes[0], "%prom1: input 1 %4 promoted, memref<4x516xf16"), "%s",
+                  fig.notes[0]);
+    ck_assert_msg(strstr(fig.notes[1], "a copy store is 1 access of 16 bytes, a compute read 1 "
+                                       "of 16"),
+                  "%s", fig.notes[1]);
+    ck_assert_int_eq(fig.n_panels, 1); /* the barrier */
+    ls_figure_free(&fig);
+    ls_chart_free(&chart);
+    close_fixture(&f);
+}
+END_TEST
+
 /* Whether red is one of reduction r's gpu.subgroup_reduce ops. */
 static bool one_of(const ls_att_reduction *r, const ls_subgroup_reduce *red)
 {
@@ -451,6 +486,7 @@ static Suite *view_steps_suite(void)
     tcase_add_test(tc, dpp_steps_say_how_llvm_compiles_them);
     tcase_add_test(tc, attention_steps_its_values);
     tcase_add_test(tc, attention_reduce_steps_draw_arcs);
+    tcase_add_test(tc, promoted_buffer_in_the_smem_panel);
     suite_add_tcase(s, tc);
     return s;
 }

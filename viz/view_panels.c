@@ -364,6 +364,68 @@ void ls_view_barrier_panel(const ls_view *v, ls_figure *fig)
     free(state);
 }
 
+/* The largest bank-conflict degree of one of input k's buffer accesses
+ * (its copy stores and compute reads as the backend splits them) by
+ * subgroup 0's lanes on v's banks. */
+static int64_t promote_worst_degree(const ls_view *v, int k)
+{
+    const ls_plan *pl = v->plan;
+    int64_t sg = v->d->subgroup_size, worst = 1;
+    int64_t cap = 2 * (pl->promote[k].copy_width > pl->inputs[k].width ? pl->promote[k].copy_width
+                                                                       : pl->inputs[k].width) +
+                  1;
+    int64_t *lanes = ls_xcalloc((size_t)sg, sizeof *lanes),
+            *addr = ls_xcalloc((size_t)sg, sizeof *addr);
+    int64_t *at = ls_xcalloc((size_t)sg, sizeof *at), *rel = ls_xcalloc((size_t)cap, sizeof *rel);
+    int64_t *bytes = ls_xcalloc((size_t)cap, sizeof *bytes);
+    for (int64_t a = 0; a < pl->promote[k].copy_loads + pl->inputs[k].loads; a++) {
+        int n = ls_plan_promote_offsets(pl, k, a, sg, lanes, addr);
+        int64_t pieces = ls_plan_promote_pieces(pl, k, a, rel, bytes);
+        for (int64_t q = 0; q < pieces && n > 0; q++) {
+            for (int i = 0; i < n; i++)
+                at[i] = addr[i] + rel[q];
+            int64_t deg = ls_bank_conflict_degree(lanes, at, n, bytes[q], v->hw->smem_banks,
+                                                  v->hw->smem_bank_bytes);
+            worst = deg > worst ? deg : worst;
+        }
+    }
+    free(lanes);
+    free(addr);
+    free(at);
+    free(rel);
+    free(bytes);
+    return worst;
+}
+
+/* Notes from index *n on: each promoted input's buffer, its copy and what
+ * its accesses compile to. */
+static void promote_notes(const ls_view *v, ls_figure *fig, int *n)
+{
+    const ls_plan *pl = v->plan;
+    for (int k = 0; k < pl->n_inputs && *n + 1 < LS_FIGURE_MAX_NOTES; k++) {
+        const ls_promote *pr = &pl->promote[k];
+        if (!pr->on)
+            continue;
+        char ty[160], line[400];
+        ls_plan_promote_type(pl, k, ty, sizeof ty);
+        fmt(line, sizeof line,
+            "%%prom%d: input %d %s promoted, %s (%lld bytes): each iteration every thread "
+            "copies %lld x %lld elements into it between two barriers.",
+            k, k, v->p->inputs[k].name, ty, (long long)pr->bytes, (long long)pr->copy_loads,
+            (long long)pr->copy_width);
+        note_set(fig, (*n)++, line);
+        int64_t sb, rb;
+        int64_t ns = ls_plan_promote_pieces_most(pl, k, false, &sb);
+        int64_t nr = ls_plan_promote_pieces_most(pl, k, true, &rb);
+        fmt(line, sizeof line,
+            "  a copy store is %lld access%s of %lld bytes, a compute read %lld of %lld (as the "
+            "backend compiles them); the banks busy up to %lld cycles an access.",
+            (long long)ns, ns == 1 ? "" : "es", (long long)sb, (long long)nr, (long long)rb,
+            (long long)promote_worst_degree(v, k));
+        note_set(fig, (*n)++, line);
+    }
+}
+
 static ls_status smem_build(const ls_view *v, ls_figure *fig, ls_diag *diag)
 {
     if (v->att)
@@ -371,14 +433,29 @@ static ls_status smem_build(const ls_view *v, ls_figure *fig, ls_diag *diag)
     const ls_plan *pl = v->plan;
     if (!pl->cross_subgroup) {
         memset(fig, 0, sizeof *fig);
-        fmt(fig->title, sizeof fig->title, "no shared memory in %s", v->p->name);
-        note_set(fig, 0,
-                 "No reduced dim is split across subgroups, so every subgroup finishes its "
-                 "outputs alone: no buffer, no barrier.");
+        if (pl->n_promoted == 0) {
+            fmt(fig->title, sizeof fig->title, "no shared memory in %s", v->p->name);
+            note_set(fig, 0,
+                     "No reduced dim is split across subgroups, so every subgroup finishes its "
+                     "outputs alone: no buffer, no barrier.");
+            return LS_OK;
+        }
+        /* promote_operands: the buffers of the copies, and their barriers */
+        fmt(fig->title, sizeof fig->title, "workgroup memory of %s", v->p->name);
+        int n = 0;
+        promote_notes(v, fig, &n);
+        note_set(fig, n,
+                 "No reduced dim is split across subgroups: no buffer for the "
+                 "reduction's partials.");
+        ls_view_barrier_panel(v, fig);
         return LS_OK;
     }
     if (ls_viz_banks_plan(pl, v->hw, fig, diag))
         return diag->status;
+    if (pl->n_promoted > 0) {
+        int n = fig->n_notes;
+        promote_notes(v, fig, &n);
+    }
     fig->stacked = true;
     ls_view_step s;
     int64_t rec = ls_view_latest(v, v->subgroup);
