@@ -675,46 +675,49 @@ int ls_smem_access(const ls_plan *pl, int64_t reg, bool read, int64_t *lanes, in
     return n;
 }
 
-/* Conflict degrees of a promoted input's buffer accesses by subgroup 0:
- * each copy vector's writes (derived layout), then each compute read, as
- * the instructions the backend makes of them (ls_plan_promote_pieces):
- * each piece an access of its own, at its offset from the lane's first
- * element. */
-static void promote_degrees(engine *e, int k)
+void ls_promote_access_banks(const ls_plan *plan, const ls_hw *hw, int k, int64_t a,
+                             int64_t *cycles, int64_t *worst)
 {
-    const ls_plan *pl = e->plan;
-    const ls_promote *pr = &pl->promote[k];
-    int64_t sg = e->d->subgroup_size, accesses = pr->copy_loads + pl->inputs[k].loads;
+    const ls_promote *pr = &plan->promote[k];
+    int64_t sg = plan->derived->subgroup_size;
     int64_t cap =
-        2 * (pr->copy_width > pl->inputs[k].width ? pr->copy_width : pl->inputs[k].width) + 1;
-    e->promote_degree[k] = ls_xcalloc((size_t)(2 * accesses), sizeof(int64_t));
+        2 * (pr->copy_width > plan->inputs[k].width ? pr->copy_width : plan->inputs[k].width) + 1;
     int64_t *lanes = ls_xcalloc((size_t)sg, sizeof *lanes),
             *addr = ls_xcalloc((size_t)sg, sizeof *addr);
     int64_t *at = ls_xcalloc((size_t)sg, sizeof *at);
     int64_t *rel = ls_xcalloc((size_t)cap, sizeof *rel),
             *bytes = ls_xcalloc((size_t)cap, sizeof *bytes);
-    for (int64_t a = 0; a < accesses; a++) {
-        int64_t *out = e->promote_degree[k] + 2 * a;
-        int n = ls_plan_promote_offsets(pl, k, a, sg, lanes, addr);
-        int64_t pieces = ls_plan_promote_pieces(pl, k, a, rel, bytes);
-        out[0] = 0;
-        out[1] = 1;
-        for (int64_t q = 0; q < pieces && n > 0; q++) {
-            for (int i = 0; i < n; i++)
-                at[i] = addr[i] + rel[q];
-            int64_t deg = ls_bank_conflict_degree(lanes, at, n, bytes[q], e->hw->smem_banks,
-                                                  e->hw->smem_bank_bytes);
-            out[0] += deg;
-            out[1] = deg > out[1] ? deg : out[1];
-        }
-        if (out[0] < pieces) /* no lane takes part: each piece still takes its cycle */
-            out[0] = pieces;
+    int n = ls_plan_promote_offsets(plan, k, a, sg, lanes, addr);
+    int64_t pieces = ls_plan_promote_pieces(plan, k, a, rel, bytes);
+    *cycles = 0;
+    *worst = 1;
+    for (int64_t q = 0; q < pieces && n > 0; q++) {
+        for (int i = 0; i < n; i++)
+            at[i] = addr[i] + rel[q];
+        int64_t deg =
+            ls_bank_conflict_degree(lanes, at, n, bytes[q], hw->smem_banks, hw->smem_bank_bytes);
+        *cycles += deg;
+        *worst = deg > *worst ? deg : *worst;
     }
+    if (*cycles < pieces) /* no lane takes part: each piece still takes its cycle */
+        *cycles = pieces;
     free(rel);
     free(bytes);
     free(at);
     free(lanes);
     free(addr);
+}
+
+/* Conflict degrees of a promoted input's buffer accesses (the copy
+ * stores, then the compute reads), as ls_promote_access_banks gives them. */
+static void promote_degrees(engine *e, int k)
+{
+    const ls_plan *pl = e->plan;
+    int64_t accesses = pl->promote[k].copy_loads + pl->inputs[k].loads;
+    e->promote_degree[k] = ls_xcalloc((size_t)(2 * accesses), sizeof(int64_t));
+    for (int64_t a = 0; a < accesses; a++)
+        ls_promote_access_banks(pl, e->hw, k, a, &e->promote_degree[k][2 * a],
+                                &e->promote_degree[k][2 * a + 1]);
 }
 
 /* Conflict degrees of the cross-subgroup buffer accesses, per result slot. */

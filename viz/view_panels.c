@@ -364,37 +364,19 @@ void ls_view_barrier_panel(const ls_view *v, ls_figure *fig)
     free(state);
 }
 
-/* The largest bank-conflict degree of one of input k's buffer accesses
- * (its copy stores and compute reads as the backend splits them) by
- * subgroup 0's lanes on v's banks. */
-static int64_t promote_worst_degree(const ls_view *v, int k)
+/* The most cycles one of input k's buffer accesses (its copy stores and
+ * compute reads, as the backend splits them) keeps v's banks busy
+ * (ls_promote_access_banks, as the engine times them). */
+static int64_t promote_worst_cycles(const ls_view *v, int k)
 {
     const ls_plan *pl = v->plan;
-    int64_t sg = v->d->subgroup_size, worst = 1;
-    int64_t cap = 2 * (pl->promote[k].copy_width > pl->inputs[k].width ? pl->promote[k].copy_width
-                                                                       : pl->inputs[k].width) +
-                  1;
-    int64_t *lanes = ls_xcalloc((size_t)sg, sizeof *lanes),
-            *addr = ls_xcalloc((size_t)sg, sizeof *addr);
-    int64_t *at = ls_xcalloc((size_t)sg, sizeof *at), *rel = ls_xcalloc((size_t)cap, sizeof *rel);
-    int64_t *bytes = ls_xcalloc((size_t)cap, sizeof *bytes);
+    int64_t most = 1;
     for (int64_t a = 0; a < pl->promote[k].copy_loads + pl->inputs[k].loads; a++) {
-        int n = ls_plan_promote_offsets(pl, k, a, sg, lanes, addr);
-        int64_t pieces = ls_plan_promote_pieces(pl, k, a, rel, bytes);
-        for (int64_t q = 0; q < pieces && n > 0; q++) {
-            for (int i = 0; i < n; i++)
-                at[i] = addr[i] + rel[q];
-            int64_t deg = ls_bank_conflict_degree(lanes, at, n, bytes[q], v->hw->smem_banks,
-                                                  v->hw->smem_bank_bytes);
-            worst = deg > worst ? deg : worst;
-        }
+        int64_t cycles, worst;
+        ls_promote_access_banks(pl, v->hw, k, a, &cycles, &worst);
+        most = cycles > most ? cycles : most;
     }
-    free(lanes);
-    free(addr);
-    free(at);
-    free(rel);
-    free(bytes);
-    return worst;
+    return most;
 }
 
 /* Notes from index *n on: each promoted input's buffer, its copy and what
@@ -421,7 +403,7 @@ static void promote_notes(const ls_view *v, ls_figure *fig, int *n)
             "  a copy store is %lld access%s of %lld bytes, a compute read %lld of %lld (as the "
             "backend compiles them); the banks busy up to %lld cycles an access.",
             (long long)ns, ns == 1 ? "" : "es", (long long)sb, (long long)nr, (long long)rb,
-            (long long)promote_worst_degree(v, k));
+            (long long)promote_worst_cycles(v, k));
         note_set(fig, (*n)++, line);
     }
 }

@@ -239,6 +239,12 @@ ls_status ls_engine_run(const ls_plan *plan, const ls_hw *hw, ls_sim_result *res
  * lanes, each costing its own degree: the sum. */
 int64_t ls_bank_conflict_degree(const int64_t *lanes, const int64_t *addr, int n, int64_t bytes,
                                 int64_t banks, int64_t bank_bytes);
+/* Promoted input k's buffer access a (its copy stores, then its compute
+ * reads: ls_plan_promote_pieces) by subgroup 0's lanes on hw's banks: the
+ * cycles its pieces keep the banks busy, each piece an access of its own
+ * (*cycles), and the largest conflict degree of one piece (*worst). */
+void ls_promote_access_banks(const ls_plan *plan, const ls_hw *hw, int k, int64_t a,
+                             int64_t *cycles, int64_t *worst);
 /* The phase rule ls_bank_conflict_degree charges by (draw banks draws it):
  * lanes one phase of a `bytes`-wide access serves, banks x bank_bytes /
  * bytes, or 0 when the access is no wider than a bank (one phase) ... */
