@@ -300,7 +300,8 @@ void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f)
     fprintf(f, "      iree_gpu.value_barrier (gpu.barrier: the writes are visible)\n");
 }
 
-int64_t ls_plan_offsets_align(const int64_t *offset, int64_t n)
+/* The largest power of two, at most 16, dividing every offset[0..n). */
+static int64_t offsets_align(const int64_t *offset, int64_t n)
 {
     int64_t align = 16;
     for (int64_t i = 0; i < n; i++)
@@ -402,22 +403,24 @@ int64_t ls_plan_promote_pieces(const ls_plan *plan, int k, int64_t a, int64_t *r
      * engine's addresses): element 0, or the lowest where it is padding */
     if (!element_offset(plan, &regs, k, a, 0, 0, &first))
         first = off[0];
+    /* every thread's first byte, once; a run's start is at the same
+     * distance from it in each */
+    int64_t *lanes = ls_xcalloc((size_t)wg, sizeof *lanes),
+            *at = ls_xcalloc((size_t)wg, sizeof *at);
+    int64_t *starts = ls_xcalloc((size_t)wg, sizeof *starts);
+    int nt = ls_plan_promote_offsets(plan, k, a, wg, lanes, at);
     int64_t count = 0;
     for (int64_t i = 0; i < n;) {
         int64_t j = i + 1;
-        while (j < n && off[j] - off[j - 1] <= eb && off[j] >= off[j - 1])
+        while (j < n && off[j] - off[j - 1] <= eb)
             j++;
         int64_t run = off[j - 1] - off[i] + eb; /* bytes */
-        /* the run's start over every thread: its alignment */
-        int64_t align = 16, start = off[i] - first;
-        for (int64_t tid = 0; tid < wg && align > 1; tid++) {
-            int64_t f;
-            if (!element_offset(plan, &regs, k, a, tid, 0, &f))
-                continue;
-            while (align > 1 && (f + start) % align != 0)
-                align /= 2;
-        }
-        int64_t pb, c = ls_plan_promote_accesses(plan, k, run * 8 / bits, align, &pb);
+        /* the run's alignment: its start in every thread */
+        int64_t start = off[i] - first;
+        for (int t = 0; t < nt; t++)
+            starts[t] = at[t] + start;
+        int64_t pb,
+            c = ls_plan_promote_accesses(plan, k, run * 8 / bits, offsets_align(starts, nt), &pb);
         for (int64_t q = 0; q < c; q++) {
             rel[count] = start + q * pb;
             bytes[count++] = run - q * pb < pb ? run - q * pb : pb;
@@ -425,6 +428,9 @@ int64_t ls_plan_promote_pieces(const ls_plan *plan, int k, int64_t a, int64_t *r
         i = j;
     }
     free(off);
+    free(lanes);
+    free(at);
+    free(starts);
     return count;
 }
 

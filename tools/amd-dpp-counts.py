@@ -55,13 +55,14 @@ Needs llc-22 (Debian's llvm-22) and, for the SASS counts, CUDA's ptxas
 (default /usr/local/cuda/bin/ptxas).  Takes a few minutes.
 """
 import argparse
-import collections
 import os
 import re
-import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cubin  # noqa: E402  (tools/cubin.py)
 
 PTXAS = '/usr/local/cuda/bin/ptxas'
 # SASS opcodes (the low 12 bits of a 16-byte instruction, sm_70 and later)
@@ -333,20 +334,6 @@ def nv_chain_text(llty, bits, op, n):
         '  %%x%d = load %s, ptr addrspace(1) %%g%d' % (i, llty, i)])
 
 
-def cubin_texts(path):
-    """The .text sections of an ELF64 cubin, concatenated."""
-    d = open(path, 'rb').read()
-    shoff = struct.unpack_from('<Q', d, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', d, 0x3A)
-    secs = [struct.unpack_from('<IIQQQQ', d, shoff + i * shentsize) for i in range(shnum)]
-    stro = secs[shstrndx][4]
-    out = b''
-    for name, _t, _f, _a, off, size in secs:
-        if d[stro + name:d.index(b'\0', stro + name)].startswith(b'.text.'):
-            out += d[off:off + size]
-    return out
-
-
 def sass_count(llc, ptxas, sm, text):
     """SASS instructions of an NVPTX kernel, loads, stores, NOPs, branches
     and the exit left out (-1 when llc or ptxas fails)."""
@@ -361,9 +348,8 @@ def sass_count(llc, ptxas, sm, text):
                             os.path.join(tmp, 'k.cubin')], capture_output=True, text=True)
         if q.returncode:
             return -1
-        t = cubin_texts(os.path.join(tmp, 'k.cubin'))
-    return sum(1 for i in range(0, len(t), 16)
-               if struct.unpack_from('<Q', t, i)[0] & 0xFFF not in SASS_SKIP)
+        texts = cubin.text_sections(os.path.join(tmp, 'k.cubin'))
+    return sum(1 for t in texts.values() for op, _ in cubin.instructions(t) if op not in SASS_SKIP)
 
 
 def nv_chain_ptx(llc, sm, llty, bits, op):

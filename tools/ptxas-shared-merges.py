@@ -29,10 +29,12 @@ as far as the offsets' alignment allows):
 import argparse
 import collections
 import os
-import struct
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cubin  # noqa: E402  (tools/cubin.py)
 
 KERNEL = r"""
 extern "C" __global__ void elems(const T *in, float *out) {
@@ -66,31 +68,10 @@ CASES = [("unsigned short", "f16", 8, 258), ("unsigned short", "f16", 8, 260),
 SIZES = {4: 32, 5: 64, 6: 128}
 
 
-def texts(path):
-    """The .text sections of an ELF64 cubin: name -> bytes."""
-    d = open(path, "rb").read()
-    shoff = struct.unpack_from("<Q", d, 0x28)[0]
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3A)
-    secs = []
-    for i in range(shnum):
-        name, _typ, _flags, _addr, off, size = struct.unpack_from("<IIQQQQ", d,
-                                                                 shoff + i * shentsize)
-        secs.append((name, off, size))
-    stro = secs[shstrndx][1]
-    out = {}
-    for name, off, size in secs:
-        n = d[stro + name:d.index(b"\0", stro + name)].decode()
-        if n.startswith(".text."):
-            out[n[len(".text."):]] = d[off:off + size]
-    return out
-
-
 def shared_accesses(text):
     """Counter of (LDS|STS, bits) over the instructions of one kernel."""
     c = collections.Counter()
-    for i in range(0, len(text), 16):
-        lo, hi = struct.unpack_from("<QQ", text, i)
-        op = lo & 0xFFF
+    for op, hi in cubin.instructions(text):
         if op in (0x984, 0x388):
             c[("LDS" if op == 0x984 else "STS", SIZES.get((hi >> 9) & 7, 0))] += 1
     return c
@@ -111,15 +92,15 @@ def main():
         for arch in archs:
             for ctype, name, n, pitch in CASES:
                 src = os.path.join(tmp, "k.cu")
-                cubin = os.path.join(tmp, "k.cubin")
+                cubin_path = os.path.join(tmp, "k.cubin")
                 with open(src, "w") as f:
                     f.write("#define T %s\n#define PITCH %d\n#define N %d\n%s" %
                             (ctype, pitch, n, KERNEL))
-                r = subprocess.run([args.nvcc, "-arch=" + arch, "-cubin", "-O3", src, "-o", cubin],
+                r = subprocess.run([args.nvcc, "-arch=" + arch, "-cubin", "-O3", src, "-o", cubin_path],
                                    capture_output=True, text=True)
                 if r.returncode != 0:
                     sys.exit("nvcc failed for %s: %s" % (arch, r.stderr.strip()))
-                t = texts(cubin)
+                t = cubin.text_sections(cubin_path)
                 ref = shared_accesses(t["reference"])
                 if ref != collections.Counter({("LDS", 128): 1, ("STS", 128): 1}):
                     print("%s: the reference kernel decodes as %s, not one LDS.128 and one "

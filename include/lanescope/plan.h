@@ -501,8 +501,6 @@ void ls_plan_promote_type(const ls_plan *plan, int k, char *buf, size_t size);
  * allows; AMD: 16 bytes an instruction (plan_promote.c). */
 int64_t ls_plan_promote_accesses(const ls_plan *plan, int k, int64_t elems, int64_t align,
                                  int64_t *bytes);
-/* The largest power of two, at most 16, dividing every offset[0..n). */
-int64_t ls_plan_offsets_align(const int64_t *offset, int64_t n);
 /* Promoted input k's access a per iteration (its copy_loads copy stores,
  * then its inputs[k].loads compute reads): the first byte in the buffer of
  * each of threads [0, threads) that takes part into addr, its id into

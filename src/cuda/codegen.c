@@ -488,18 +488,24 @@ static void emit_fma_chain(gen *g)
     }
 }
 
-void cg_emit_halving_fold(gen *g, const char *arr, const int64_t *idx, int64_t n, const char *dst,
-                          const char *ind)
+/* Element i of a fold's index list (none: i itself). */
+static long long fold_at(const int64_t *idx, int64_t i)
+{
+    return (long long)(idx ? idx[i] : i);
+}
+
+void cg_emit_halving_fold(FILE *f, const char *fn, const char *arr, const int64_t *idx, int64_t n,
+                          const char *dst, const char *ind)
 {
     while (n > 1) {
         int64_t half = n / 2;
         for (int64_t i = 0; i < half; i++)
-            fprintf(g->f, "%s%s[%lld] = ls_combine(%s[%lld], %s[%lld]);\n", ind, arr,
-                    (long long)idx[i], arr, (long long)idx[i], arr, (long long)idx[n - half + i]);
+            fprintf(f, "%s%s[%lld] = %s(%s[%lld], %s[%lld]);\n", ind, arr, fold_at(idx, i), fn, arr,
+                    fold_at(idx, i), arr, fold_at(idx, n - half + i));
         n -= half;
     }
-    if (n == 1)
-        fprintf(g->f, "%s%s = %s[%lld];\n", ind, dst, arr, (long long)idx[0]);
+    if (n == 1 && dst)
+        fprintf(f, "%s%s = %s[%lld];\n", ind, dst, arr, fold_at(idx, 0));
 }
 
 void cg_emit_group_folds(gen *g, const char *arr, const int64_t *group_of, int64_t n,
@@ -513,7 +519,7 @@ void cg_emit_group_folds(gen *g, const char *arr, const int64_t *group_of, int64
             if (group_of[i] == q)
                 idx[m++] = i;
         snprintf(to, sizeof to, "%s[%lld]", dst, (long long)q);
-        cg_emit_halving_fold(g, arr, idx, m, to, ind);
+        cg_emit_halving_fold(g->f, "ls_combine", arr, idx, m, to, ind);
     }
     free(idx);
 }

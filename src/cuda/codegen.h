@@ -200,14 +200,15 @@ void cg_promote_src(const gen *g, int k, int64_t r, char *buf, size_t size);
 ls_status cg_check_plan(const ls_plan *plan, ls_diag *diag);
 bool cg_padded_offset(const ls_plan *plan, int k, int64_t *out);
 
-/* The values arr[idx[0..n)] folded as LLVM folds a vector.reduction that
- * is not ordered: the vector's halves combined elementwise while it has
- * more than one element (the SelectionDAG's split; an odd middle element
- * waits a level), the result assigned to dst.  The value is the same in
- * any order for the combines this takes (integers, min and max); the
- * dependences are IREE's code's. */
-void cg_emit_halving_fold(gen *g, const char *arr, const int64_t *idx, int64_t n, const char *dst,
-                          const char *ind);
+/* The values arr[idx[0..n)] (idx NULL: arr[0..n)) folded with the device
+ * function fn as LLVM folds a vector.reduction that is not ordered: the
+ * vector's halves combined elementwise while it has more than one element
+ * (the SelectionDAG's split; an odd middle element waits a level), the
+ * result assigned to dst (NULL: left in the first element).  The value is
+ * the same in any order for the combines this takes (integers, min and
+ * max); the dependences are IREE's code's. */
+void cg_emit_halving_fold(FILE *f, const char *fn, const char *arr, const int64_t *idx, int64_t n,
+                          const char *dst, const char *ind);
 
 /* For each group q < groups, the elements i < n of arr with group_of[i] ==
  * q folded so (cg_emit_halving_fold) into dst[q]. */

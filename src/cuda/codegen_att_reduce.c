@@ -182,13 +182,9 @@ static void emit_max_tree(agen *g, const aspace *rs, elem_fn fn, const char *dst
         else
             fprintf(f, "%s    lm[%lld] = %s;\n", ind, (long long)j, lhs);
     }
-    for (int64_t n = rs->count; n > 1;) {
-        int64_t half = n / 2;
-        for (int64_t i = 0; i < half; i++)
-            fprintf(f, "%s    lm[%lld] = ls_amax(lm[%lld], lm[%lld]);\n", ind, (long long)i,
-                    (long long)i, (long long)(n - half + i));
-        n -= half;
-    }
+    char in2[48];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    cg_emit_halving_fold(f, "ls_amax", "lm", NULL, rs->count, NULL, in2);
     fprintf(f, "%s    %s[%lld] = ls_amax(%s[%lld], lm[0]);\n%s}\n", ind, dst, (long long)e, dst,
             (long long)e, ind);
 }
