@@ -209,8 +209,10 @@ static int chain_flush(engine *e, int64_t j, chain *c)
 
 /* The groups' collected values folded as LLVM compiles them, level by
  * level across the groups (ls_engine_emit_folds); a group of one value
- * is that value.  Each group's result into root. */
-static void fold_collected(engine *e, int64_t j, chain *c, size_t groups, int *root)
+ * is that value.  Each group's result into root; with `open`, a root
+ * ptxas leaves for the join to take in is LS_FOLD_OPEN, its operands in
+ * open. */
+static void fold_collected(engine *e, int64_t j, chain *c, size_t groups, int *root, int *open)
 {
     ls_thread_reduce_shape *sh = ls_xcalloc(groups, sizeof *sh);
     int **v = ls_xcalloc(groups, sizeof *v);
@@ -219,7 +221,7 @@ static void fold_collected(engine *e, int64_t j, chain *c, size_t groups, int *r
         v[g] = c[g].vals;
     }
     int first = e->ncode;
-    ls_engine_emit_folds(e, LS_STAGE_LOAD_ACCUMULATE, sh, v, (int64_t)groups, root);
+    ls_engine_emit_folds(e, LS_STAGE_LOAD_ACCUMULATE, sh, v, (int64_t)groups, root, open);
     for (int i = first; i < e->ncode; i++)
         e->code[i].iter_offset = (int)j;
     for (size_t g = 0; g < groups; g++)
@@ -362,6 +364,11 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
             group_n[acc_of[r] * n_res + x]++;
     int *vals = tree ? ls_xcalloc((size_t)(regs * n_res), sizeof *vals) : NULL;
     int *roots = tree ? ls_xcalloc(slots, sizeof *roots) : NULL;
+    /* ptxas takes a fold's open root into the join into the accumulator,
+     * one three-input instruction (ls_fused_fold), where the joins are
+     * scalar ones (ls_plan_loop_join_takes_root) */
+    int *open =
+        tree && ls_plan_loop_join_takes_root(pl) ? ls_xcalloc(2 * slots, sizeof *open) : NULL;
     for (int64_t j = 0; j < u; j++) {
         int first_in[LS_MAX_INPUTS];
         for (int k = 0; k < pl->n_inputs; k++) /* a loop-invariant input's, before the loop */
@@ -377,17 +384,23 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
                        chain_pairs ? &lc : NULL, body_done, bi);
         lc = (last_combine){-1, -1, 0, run};
         if (tree)
-            fold_collected(e, j, inner, slots, roots);
+            fold_collected(e, j, inner, slots, roots, open);
         for (size_t s = 0; s < slots && (packed || whole); s++) {
             int t = tree ? roots[s] : chain_flush(e, j, &inner[s]);
             if (whole)
                 continue;
             int first = e->ncode; /* the packed chain's value into the accumulator */
+            if (t == LS_FOLD_OPEN) {
+                chain_flush(e, j, &acc[s]);
+                chain_emit(e, j, &acc[s], open[2 * s], open[2 * s + 1], -1);
+                continue;
+            }
             chain_add(e, j, &acc[s], t, -1, fuse);
             if (pairs)
                 pair_with(e, &lc, (int64_t)s, 0, first);
         }
     }
+    free(open);
     free(roots);
     free(vals);
     free(group_n);

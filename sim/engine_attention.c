@@ -162,7 +162,7 @@ static void local_max(prog *g, ls_stage st, const int *v, int64_t rows, int64_t 
             vv[r] = ls_xcalloc((size_t)n, sizeof **vv);
             memcpy(vv[r], v + r * n, (size_t)n * sizeof **vv);
         }
-        ls_engine_emit_folds(e, st, sh, vv, rows, out);
+        ls_engine_emit_folds(e, st, sh, vv, rows, out, NULL);
         for (int64_t r = 0; r < rows; r++)
             free(vv[r]);
         free(vv);

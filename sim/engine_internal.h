@@ -20,7 +20,8 @@ typedef struct {
     ikind kind;
     ls_stage stage;
     /* template entries whose results it reads (-1: none); a third only
-     * for an FMA (engine_accumulate.c) */
+     * for an FMA (engine_accumulate.c) or a three-input instruction two
+     * ops fuse into (a fused chain's, a fold's: ls_fused_fold) */
     int dep[LS_TINST_DEPS];
     int load;         /* I_GLOAD: load index within the iteration, of input `operand` */
     int iter_offset;  /* loop body: which iteration of the unrolled body (0..unroll-1) */
@@ -427,9 +428,12 @@ int ls_engine_emit_combine_op(engine *e, ls_stage st, int dep0, int dep1);
  * (ls_plan_fold_shape), level by level across the groups -- the order of
  * vector ops over the accumulators, as the backend's scheduler
  * interleaves independent folds; group g's result's instruction into
- * root[g]. */
+ * root[g].  With `open`, a fold whose root ptxas leaves open for its
+ * consumer to take in (ls_thread_reduce_shape.root_open) is not written:
+ * root[g] is LS_FOLD_OPEN and open[2g], open[2g + 1] its operands (-1:
+ * none, a packed fold's halves op reads one register). */
 void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int **v,
-                          int64_t groups, int *root);
+                          int64_t groups, int *root, int *open);
 /* The thread reduce of `slots` result slots after the loop's instruction
  * last, each slot's result's instruction into root[slot] (engine_reduce.c). */
 void ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root);

@@ -97,10 +97,28 @@ static void fold_level(engine *e, ls_stage st, ls_thread_reduce_form form, int *
     *n = m;
 }
 
-void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int **v,
-                          int64_t groups, int *root)
+/* ls_fused_fold's writer: an ALU instruction of the fold's stage */
+typedef struct {
+    engine *e;
+    ls_stage st;
+} fold_writer;
+
+static int write_fused(void *ctx, int a, int b, int c)
 {
-    int64_t *n = ls_xcalloc((size_t)(groups > 0 ? groups : 1), sizeof *n), halves = 0;
+    fold_writer *w = ctx;
+    int x = ls_engine_emit(w->e, I_ALU, w->st, a, b);
+    if (w->e->code)
+        w->e->code[x].dep[2] = c;
+    return x;
+}
+
+void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *s, int **v,
+                          int64_t groups, int *root, int *open)
+{
+    size_t ng = (size_t)(groups > 0 ? groups : 1);
+    int64_t *n = ls_xcalloc(ng, sizeof *n), halves = 0;
+    ls_fused_fold *ff = ls_xcalloc(ng, sizeof *ff);
+    fold_writer w = {e, st};
     for (int64_t g = 0; g < groups; g++) {
         n[g] = s[g].values;
         if (s[g].form == LS_TR_PACKED_TREE) { /* a register is ready with its later lane */
@@ -108,22 +126,51 @@ void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *
             for (int64_t i = 0; i < n[g]; i++)
                 v[g][i] = v[g][2 * i] > v[g][2 * i + 1] ? v[g][2 * i] : v[g][2 * i + 1];
         }
+        if (s[g].fuses3)
+            ls_fused_fold_init(&ff[g], v[g], n[g]);
         halves = s[g].halves_alu > halves ? s[g].halves_alu : halves;
     }
     for (bool more = true; more;) {
         more = false;
         for (int64_t g = 0; g < groups; g++)
-            if (n[g] > 1) {
+            if (s[g].fuses3) {
+                more |= ls_fused_fold_level(&ff[g], write_fused, &w);
+            } else if (n[g] > 1) {
                 fold_level(e, st, s[g].form, v[g], &n[g]);
                 more |= n[g] > 1;
             }
     }
+    /* ptxas's open root: a scalar tree's last op, a packed one's halves
+     * (their operands to the consumer, where it takes them in) */
+    for (int64_t g = 0; g < groups; g++) {
+        if (!s[g].fuses3)
+            continue;
+        int ops[2] = {-1, -1};
+        bool keep = open && s[g].root_open && s[g].form == LS_TR_TREE;
+        v[g][0] = ls_fused_fold_root(&ff[g], write_fused, &w, keep ? ops : NULL);
+        if (keep) {
+            open[2 * g] = ops[0];
+            open[2 * g + 1] = ops[1];
+        }
+    }
     for (int64_t h = 0; h < halves; h++) /* the halves: (a lane move,) the op */
-        for (int64_t g = 0; g < groups; g++)
-            if (h < s[g].halves_alu)
+        for (int64_t g = 0; g < groups; g++) {
+            if (h >= s[g].halves_alu)
+                continue;
+            if (open && s[g].fuses3 && h + 1 == s[g].halves_alu) {
+                open[2 * g] = v[g][0];
+                open[2 * g + 1] = -1;
+                v[g][0] = LS_FOLD_OPEN;
+            } else {
                 v[g][0] = ls_engine_emit(e, I_ALU, st, v[g][0], -1);
-    for (int64_t g = 0; g < groups; g++)
+            }
+        }
+    for (int64_t g = 0; g < groups; g++) {
         root[g] = v[g][0];
+        if (s[g].fuses3)
+            ls_fused_fold_free(&ff[g]);
+    }
+    free(ff);
     free(n);
 }
 
@@ -149,7 +196,7 @@ void ls_engine_emit_thread_reduce(engine *e, int last, int64_t slots, int *root)
         for (int64_t i = 0; i < s.values; i++)
             v[q][i] = last;
     }
-    ls_engine_emit_folds(e, LS_STAGE_THREAD_REDUCE, sh, v, slots, root);
+    ls_engine_emit_folds(e, LS_STAGE_THREAD_REDUCE, sh, v, slots, root, NULL);
     for (int64_t q = 0; q < slots; q++)
         free(v[q]);
     free(v);

@@ -103,6 +103,20 @@ bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
     return row && fuses(row);
 }
 
+bool ls_plan_fold_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
+{
+    if (t.amd)
+        return false;
+    bool minmax = k == LS_COMB_MAXIMUMF || k == LS_COMB_MINIMUMF || k == LS_COMB_MAXNUMF ||
+                  k == LS_COMB_MINNUMF;
+    if ((type == LS_ET_F16 || type == LS_ET_BF16) && minmax)
+        return sm_of(t.arch) >= 90; /* VHMNMX: three packed inputs */
+    /* IADD3, LOP3 from sm_80, a three-input IMNMX on sm_90: where the
+     * chain's two combines fuse.  Not i16: its values are unpacked from
+     * their registers first, which the tree's count leaves out */
+    return type == LS_ET_I32 && ls_plan_combine_fuses3(t, type, k);
+}
+
 int ls_plan_combine_alu(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
     const ls_chain_row *row = chain_row(t, type, k);

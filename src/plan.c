@@ -698,8 +698,8 @@ void ls_plan_dump(const ls_plan *plan, FILE *f)
                 plan->amd ? "a thread's chains -- the loop's, the thread reduce's -- take half "
                             "an instruction a combine"
                           : "the loop's chain into each accumulator takes half an instruction "
-                            "a combine; the folds keep LLVM's tree (tools/amd-dpp-counts.py "
-                            "--sass)");
+                            "a combine, and a fold's tree ops take one in where they can "
+                            "(tools/amd-dpp-counts.py --sass, --sass-folds)");
     }
     int64_t run = ls_plan_pair_run(plan, true);
     if (ls_plan_pairs_accumulators(plan) && run == 0)

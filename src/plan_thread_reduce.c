@@ -17,8 +17,10 @@
  * anywhere.  Measured with llc-22 on <n x T>
  * reductions (tools/amd-dpp-counts.py --folds): docs/timing-model.md,
  * "Folds: a vector.reduction as LLVM compiles it". */
+#include <stdlib.h>
 #include <string.h>
 
+#include "lanescope/arena.h"
 #include "lanescope/body.h"
 #include "lanescope/layout.h"
 #include "lanescope/plan.h"
@@ -38,11 +40,138 @@ static int64_t tree_depth(int64_t n)
     return d;
 }
 
+void ls_fused_fold_init(ls_fused_fold *f, const int *v, int64_t n)
+{
+    f->width = 1;
+    while (f->width < n)
+        f->width *= 2;
+    size_t w = (size_t)f->width;
+    f->val = ls_xcalloc(w, sizeof *f->val);
+    f->a = ls_xcalloc(w, sizeof *f->a);
+    f->b = ls_xcalloc(w, sizeof *f->b);
+    f->depth = ls_xcalloc(w, sizeof *f->depth);
+    for (int64_t i = 0; i < f->width; i++)
+        f->val[i] = i < n ? v[i] : LS_FOLD_ABSENT;
+}
+
+void ls_fused_fold_free(ls_fused_fold *f)
+{
+    free(f->val);
+    free(f->a);
+    free(f->b);
+    free(f->depth);
+}
+
+static int max_int(int x, int y)
+{
+    return x > y ? x : y;
+}
+
+/* value i written (an open op as a two-input instruction) */
+static void close_value(ls_fused_fold *f, int64_t i, ls_fold_emit_fn emit, void *ctx)
+{
+    if (f->val[i] == LS_FOLD_OPEN)
+        f->val[i] = emit(ctx, f->a[i], f->b[i], -1);
+}
+
+bool ls_fused_fold_level(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx)
+{
+    if (f->width < 2)
+        return false;
+    int64_t h = f->width / 2;
+    for (int64_t i = 0; i < h; i++) {
+        int64_t j = i + h;
+        if (f->val[j] == LS_FOLD_ABSENT)
+            continue;
+        if (f->val[i] == LS_FOLD_ABSENT) {
+            f->val[i] = f->val[j];
+            f->a[i] = f->a[j];
+            f->b[i] = f->b[j];
+            f->depth[i] = f->depth[j];
+            continue;
+        }
+        bool oi = f->val[i] == LS_FOLD_OPEN, oj = f->val[j] == LS_FOLD_OPEN;
+        if (!oi && !oj) { /* an op nothing has taken in yet */
+            f->a[i] = f->val[i];
+            f->b[i] = f->val[j];
+            f->depth[i] = 1 + max_int(f->depth[i], f->depth[j]);
+            f->val[i] = LS_FOLD_OPEN;
+            continue;
+        }
+        /* take the deeper open op in, write the other; the open op's
+         * operands are one level under it */
+        int64_t in = oi && (!oj || f->depth[i] >= f->depth[j]) ? i : j, other = in == i ? j : i;
+        close_value(f, other, emit, ctx);
+        int x = f->a[in], y = f->b[in], z = f->val[other];
+        int d = 1 + max_int(f->depth[in] - 1, f->depth[other]);
+        f->val[i] = emit(ctx, x, y, z);
+        f->depth[i] = d;
+    }
+    f->width = h;
+    return h > 1;
+}
+
+int ls_fused_fold_root(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx, int open[2])
+{
+    while (ls_fused_fold_level(f, emit, ctx))
+        ;
+    if (f->val[0] == LS_FOLD_OPEN && open) {
+        open[0] = f->a[0];
+        open[1] = f->b[0];
+        return LS_FOLD_OPEN;
+    }
+    close_value(f, 0, emit, ctx);
+    return f->val[0];
+}
+
+/* The plan's side of a fused tree: ids are instructions, each with its
+ * depth, counted (n values take under 2n ids: the leaves, then at most
+ * n - 1 ops). */
+typedef struct {
+    int n, *depth;
+    int64_t fused;
+} fold_counter;
+
+static int count_emit(void *ctx, int a, int b, int c)
+{
+    fold_counter *k = ctx;
+    int d = max_int(k->depth[a], max_int(k->depth[b], c >= 0 ? k->depth[c] : 0));
+    k->fused += c >= 0;
+    k->depth[k->n] = d + 1;
+    return k->n++;
+}
+
+/* ptxas's fused tree over n values: its instructions, those that take an
+ * op in, its depth, and whether its root stays open */
+static void fused_tree(int64_t n, int64_t *instructions, int64_t *fused, int64_t *depth,
+                       bool *root_open)
+{
+    /* the leaves: ids 0 .. n - 1, depth 0 */
+    fold_counter k = {(int)n, ls_xcalloc((size_t)(2 * n), sizeof(int)), 0};
+    int *v = ls_xcalloc((size_t)n, sizeof *v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (int)i;
+    int leaves = k.n, open[2];
+    ls_fused_fold f;
+    ls_fused_fold_init(&f, v, n);
+    int root = ls_fused_fold_root(&f, count_emit, &k, open);
+    *root_open = root == LS_FOLD_OPEN;
+    if (*root_open)
+        root = count_emit(&k, open[0], open[1], -1);
+    *instructions = k.n - leaves;
+    *fused = k.fused;
+    *depth = n > 1 ? k.depth[root] : 0;
+    ls_fused_fold_free(&f);
+    free(v);
+    free(k.depth);
+}
+
 /* What decides a fold's form: the combine's instruction count on the
  * target, whether AMD fuses two of them (v_max3_f32), whether the type's
- * op is packed two lanes a register, and whether the fold is ordered. */
+ * op is packed two lanes a register, whether the fold is ordered, and
+ * whether ptxas fuses the tree's ops (ls_plan_fold_fuses3). */
 typedef struct {
-    bool amd, ordered, fuses3, pairs, amd_mul;
+    bool amd, ordered, fuses3, pairs, amd_mul, tree3;
     int combine_alu;
 } fold_traits;
 
@@ -58,7 +187,10 @@ static ls_thread_reduce_shape fold_shape(const fold_traits *t, int64_t values)
     s.depth = s.instructions;
     if (ops < 1 || t->combine_alu != 1 || t->ordered)
         return s;
-    if (t->pairs && s.values >= 4 && is_pow2(s.values)) {
+    /* NVIDIA packs any even count (ptxas: 6, 10, 12 and 14 halves cost
+     * what 3, 5, 6 and 7 registers' tree does, tools/amd-dpp-counts.py
+     * --sass-folds); AMD was measured on powers of two */
+    if (t->pairs && s.values >= 4 && (is_pow2(s.values) || (!t->amd && s.values % 2 == 0))) {
         /* the registers' tree, then the last register's two lanes: on AMD
          * an integer multiply first moves the high half down
          * (v_alignbit_b32 on gfx9) */
@@ -66,15 +198,27 @@ static ls_thread_reduce_shape fold_shape(const fold_traits *t, int64_t values)
         s.form = LS_TR_PACKED_TREE;
         s.packed = regs - 1;
         s.halves_alu = t->amd_mul ? 2 : 1;
+        s.depth = tree_depth(regs) + s.halves_alu;
+        if (t->tree3) { /* VHMNMX: the halves' op is the open root */
+            bool open;
+            s.fuses3 = true;
+            fused_tree(regs, &s.packed, &s.fused, &s.depth, &open);
+            s.depth += s.halves_alu;
+            s.root_open = true;
+        }
         s.instructions = s.packed + s.halves_alu;
         s.combines = s.instructions;
-        s.depth = tree_depth(regs) + s.halves_alu;
         return s;
     }
     if (!t->amd) {
         s.form = LS_TR_TREE;
         s.instructions = s.combines = ops;
         s.depth = tree_depth(s.values);
+        if (t->tree3) {
+            s.fuses3 = true;
+            fused_tree(s.values, &s.instructions, &s.fused, &s.depth, &s.root_open);
+            s.combines = s.instructions;
+        }
     }
     return s;
 }
@@ -89,9 +233,14 @@ ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values)
     const ls_problem *p = plan->problem;
     /* the plan's own traits: a multi-result kernel's are its results'
      * together (ls_plan_fuse_results), an arg_compare's none */
-    fold_traits t = {
-        plan->amd,           is_ordered(p->acc_type, p->combiner),    plan->combine_fuses3,
-        plan->combine_pairs, plan->amd && p->combiner == LS_COMB_MUL, plan->combine_alu};
+    fold_traits t = {plan->amd,
+                     is_ordered(p->acc_type, p->combiner),
+                     plan->combine_fuses3,
+                     plan->combine_pairs,
+                     plan->amd && p->combiner == LS_COMB_MUL,
+                     plan->combine_alu == 1 &&
+                         ls_plan_fold_fuses3(plan->target, p->acc_type, p->combiner),
+                     plan->combine_alu};
     /* a multi-result kernel's results are timed as result 0's: unless
      * every result folds alike, their folds stay chains, which each is or
      * costs as many instructions as */
@@ -110,14 +259,24 @@ ls_thread_reduce_shape ls_fold_shape_of(ls_plan_target target, ls_elem_type type
                      fuses3,
                      alu == 1 && !fuses3 && ls_plan_combine_pairs(target, type, k),
                      target.amd && k == LS_COMB_MUL,
+                     alu == 1 && ls_plan_fold_fuses3(target, type, k),
                      alu};
-    return fold_shape(&t, values);
+    ls_thread_reduce_shape s = fold_shape(&t, values);
+    s.root_open = false; /* its consumer is not the plan's join */
+    return s;
 }
 
 ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan)
 {
     int64_t q = plan->results_per_thread;
-    return ls_plan_fold_shape(plan, q > 0 ? plan->local_reduce_ops / q + 1 : 1);
+    ls_thread_reduce_shape s = ls_plan_fold_shape(plan, q > 0 ? plan->local_reduce_ops / q + 1 : 1);
+    s.root_open = false; /* what reads it is a shuffle */
+    return s;
+}
+
+bool ls_plan_loop_join_takes_root(const ls_plan *plan)
+{
+    return !plan->derived->local_reduce_all && !ls_plan_pairs_accumulators(plan);
 }
 
 int64_t ls_plan_loop_fold_values(const ls_plan *plan)
@@ -140,6 +299,7 @@ bool ls_plan_loop_folds_reduce(const ls_plan *plan)
 bool ls_plan_loop_fold_tree(const ls_plan *plan, ls_thread_reduce_shape *s)
 {
     ls_thread_reduce_shape f = ls_plan_fold_shape(plan, ls_plan_loop_fold_values(plan));
+    f.root_open = f.root_open && ls_plan_loop_join_takes_root(plan);
     if (s)
         *s = f;
     return !plan->argcmp && ls_plan_loop_folds_reduce(plan) && f.form != LS_TR_CHAIN;
@@ -189,6 +349,19 @@ static const char *packed_name(const ls_plan *plan, char *buf, size_t size)
     return buf;
 }
 
+/* the three-input instruction ptxas fuses a fold's ops into
+ * (ls_plan_fold_fuses3) */
+static const char *fused3_name(const ls_plan *plan)
+{
+    switch (plan->problem->combiner) {
+    case LS_COMB_ADD: return "IADD3";
+    case LS_COMB_AND:
+    case LS_COMB_OR:
+    case LS_COMB_XOR: return "LOP3";
+    default: return ls_elem_type_is_float(plan->problem->acc_type) ? "VHMNMX" : "IMNMX";
+    }
+}
+
 void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, const char *indent,
                        FILE *f)
 {
@@ -203,17 +376,19 @@ void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, con
         fprintf(f,
                 "%s(one vector.reduction of %lld values: llvm.vector.reduce.%s, unordered; LLVM "
                 "folds the vector's halves while the half-width op is legal -- %lld %s over "
-                "the %lld registers holding two lanes, then %lld on the last one's halves: "
-                "%lld instructions, %lld deep; llc-22)\n",
+                "the %lld registers holding two lanes%s, then %lld on the last one's halves: "
+                "%lld instructions, %lld deep; llc-22",
                 indent, (long long)s->values, in, (long long)s->packed,
                 packed_name(plan, name, sizeof name), (long long)(s->values / 2),
-                (long long)s->halves_alu, (long long)s->instructions, (long long)s->depth);
+                s->fuses3 ? " (after ptxas's fusing)" : "", (long long)s->halves_alu,
+                (long long)s->instructions, (long long)s->depth);
         break;
     case LS_TR_TREE:
         fprintf(f,
                 "%s(one vector.reduction of %lld values: llvm.vector.reduce.%s, unordered; LLVM "
-                "folds it as a balanced tree: %lld instructions, %lld deep; llc-22)\n",
-                indent, (long long)s->values, in, (long long)s->instructions, (long long)s->depth);
+                "folds it as a balanced tree%s: %lld instructions, %lld deep; llc-22",
+                indent, (long long)s->values, in, s->fuses3 ? ", ptxas fuses some" : "",
+                (long long)s->instructions, (long long)s->depth);
         break;
     case LS_TR_CHAIN:
         if (p->argcmp.on)
@@ -232,8 +407,17 @@ void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, con
                 : plan->amd ? "a chain on AMD (llc-22)"
                             : "a chain",
                 (long long)s->instructions, s->instructions == 1 ? "" : "s", (long long)s->depth);
-        break;
+        return;
     }
+    if (s->fuses3 && (s->fused > 0 || s->root_open)) /* ptxas's three-input instructions */
+        fprintf(f,
+                "; in ptxas's SASS %lld of them %s, each taking an op of the tree in%s: "
+                "tools/amd-dpp-counts.py --sass-folds",
+                (long long)s->fused, fused3_name(plan),
+                !s->root_open                  ? ""
+                : s->form == LS_TR_PACKED_TREE ? ", and the join takes the halves' op in"
+                                               : ", and the join takes the root in");
+    fprintf(f, ")\n");
 }
 
 const char *ls_plan_fold_brief(const ls_plan *plan, const ls_thread_reduce_shape *s, char *buf,
@@ -249,8 +433,9 @@ const char *ls_plan_fold_brief(const ls_plan *plan, const ls_thread_reduce_shape
                  (long long)s->depth);
         break;
     case LS_TR_TREE:
-        snprintf(buf, size, "a balanced tree: %lld instructions, %lld deep",
-                 (long long)s->instructions, (long long)s->depth);
+        snprintf(buf, size, "a balanced tree: %lld instructions%s, %lld deep",
+                 (long long)s->instructions, s->fuses3 ? " (ptxas fuses pairs)" : "",
+                 (long long)s->depth);
         break;
     case LS_TR_CHAIN:
         snprintf(buf, size, "a chain: %lld instruction%s, one after the other",

@@ -60,18 +60,29 @@ static void expect(ls_thread_reduce_shape s, ls_thread_reduce_form form, int64_t
 
 START_TEST(nvidia_packs_half_min_max)
 {
-    /* sm_90, 8 f16 maximumf: max.NaN.f16x2 (r3, r5), (r2, r4), then of the
-     * two, then max.NaN.f16 of the last register's halves: 4, 3 deep; 4
-     * and 8 more values cost 2 and 4 */
-    expect(loop_fold("sm_90", "f16", "arith.maximumf", 8), LS_TR_PACKED_TREE, 4, 3, 3);
-    ck_assert_int_eq(loop_fold("sm_90", "f16", "arith.maximumf", 16).instructions -
-                         loop_fold("sm_90", "f16", "arith.maximumf", 8).instructions,
-                     4);
-    ck_assert_int_eq(loop_fold("sm_90", "f16", "arith.maximumf", 8).instructions -
-                         loop_fold("sm_90", "f16", "arith.maximumf", 4).instructions,
-                     2);
-    /* sm_80 bf16 maxnumf: max.bf16x2, the same tree */
+    /* sm_80 bf16 maxnumf, 8 values: max.bf16x2 (r3, r5), (r2, r4), then of
+     * the two, then max.bf16 of the last register's halves: 4, 3 deep */
     expect(loop_fold("sm_80", "bf16", "arith.maxnumf", 8), LS_TR_PACKED_TREE, 4, 3, 3);
+    ck_assert(!loop_fold("sm_80", "bf16", "arith.maxnumf", 8).fuses3);
+    /* any even count packs on NVIDIA: 6 f16 are 3 registers, 2 packed ops
+     * and the halves (ptxas on sm_80: 3) */
+    expect(loop_fold("sm_80", "f16", "arith.maximumf", 6), LS_TR_PACKED_TREE, 3, 2, 3);
+    /* sm_90: ptxas takes one packed op into the next, a three-input
+     * VHMNMX (CUDA 13, tools/amd-dpp-counts.py --sass-folds): 8 f16, an
+     * HMNMX2 of two registers, a VHMNMX of it and the other two, then the
+     * halves: 3, 3 deep, the halves' op left open for the join */
+    ls_thread_reduce_shape s = loop_fold("sm_90", "f16", "arith.maximumf", 8);
+    expect(s, LS_TR_PACKED_TREE, 3, 2, 3);
+    ck_assert(s.fuses3 && s.root_open);
+    ck_assert_int_eq(s.fused, 1);
+    /* 2 to 16 values as ptxas compiles them (the halves' op counted) */
+    static const int sass[] = {1, 2, 2, 3, 3, 4, 5, 6};
+    for (int n = 2; n <= 16; n += 2) {
+        ck_assert_int_eq(loop_fold("sm_90", "f16", "arith.maximumf", n).instructions,
+                         sass[n / 2 - 1]);
+        ck_assert_int_eq(loop_fold("sm_90", "bf16", "arith.minnumf", n).instructions,
+                         sass[n / 2 - 1]);
+    }
     /* sm_70 has no f16 min or max at all: each goes through f32 (cvt, cvt,
      * min.f32, cvt: 4 in PTX), a chain of 7 */
     expect(loop_fold("sm_70", "f16", "arith.minnumf", 8), LS_TR_CHAIN, 28, 0, 28);
@@ -83,11 +94,30 @@ START_TEST(nvidia_folds_scalars_as_a_tree)
     /* sm_90, 8 f32 maxnumf: max.f32 (r8, r9), (r6, r7), then of the two,
      * the same for r2..r5, then the root: 7, 3 deep */
     expect(loop_fold("sm_90", "f32", "arith.maxnumf", 8), LS_TR_TREE, 7, 0, 3);
-    /* 8 i32 adds: add.s32 the same way; i16 has no packed add there */
-    expect(loop_fold("sm_90", "i32", "arith.addi", 8), LS_TR_TREE, 7, 0, 3);
-    expect(loop_fold("sm_90", "i16", "arith.addi", 8), LS_TR_TREE, 7, 0, 3);
     /* 6 values: (r7, r6), (r5, r4), their max, (r3, r2), the root: 3 deep */
     expect(loop_fold("sm_90", "f32", "arith.maxnumf", 6), LS_TR_TREE, 5, 0, 3);
+    /* i16 has no packed add there, and its values are unpacked first: the
+     * scalar tree */
+    expect(loop_fold("sm_90", "i16", "arith.addi", 8), LS_TR_TREE, 7, 0, 3);
+    /* sm_80 has no three-input IMNMX: 8 i32 maxsi, 7 */
+    expect(loop_fold("sm_80", "i32", "arith.maxsi", 8), LS_TR_TREE, 7, 0, 3);
+    /* 8 i32 adds: ptxas takes an add of the tree into the one reading it,
+     * an IADD3: the first level's 4 adds, two of them taken in by the
+     * second level's, whose two results the open root adds: 5, 3 deep */
+    ls_thread_reduce_shape s = loop_fold("sm_90", "i32", "arith.addi", 8);
+    expect(s, LS_TR_TREE, 5, 0, 3);
+    ck_assert(s.fuses3 && s.root_open);
+    ck_assert_int_eq(s.fused, 2);
+    /* 2 to 16 values as ptxas compiles them (CUDA 13,
+     * tools/amd-dpp-counts.py --sass-folds: sm_80 and sm_90 alike for add
+     * and the logic ops, sm_90 for min and max) */
+    static const int sass[] = {1, 1, 2, 2, 3, 4, 5, 5, 5, 5, 6, 7, 8, 9, 10};
+    static const char *ops[] = {"arith.addi", "arith.xori", "arith.andi"};
+    for (int n = 2; n <= 16; n++) {
+        for (int k = 0; k < 3; k++)
+            ck_assert_int_eq(loop_fold("sm_80", "i32", ops[k], n).instructions, sass[n - 2]);
+        ck_assert_int_eq(loop_fold("sm_90", "i32", "arith.minui", n).instructions, sass[n - 2]);
+    }
 }
 END_TEST
 
@@ -188,25 +218,55 @@ static void tree_levels(const engine *e, int *first, int *roots)
     }
 }
 
+/* the loop's ALU instructions reading three values: two ops fused */
+static int three_input(const engine *e)
+{
+    int n = 0;
+    for (int i = e->loop_begin; i < e->loop_end; i++)
+        n += e->code[i].kind == I_ALU && e->code[i].dep[2] >= 0;
+    return n;
+}
+
 START_TEST(engine_issues_the_folds)
 {
     engine e;
     ls_sim_result res;
     ls_hw hw;
     planned x;
-    /* f16 max, 8 inner elements, 4 accumulators: per accumulator and
-     * iteration the fold's 4 and the join into the accumulator; then the
-     * thread reduce's 2 */
+    /* f16 max, 8 inner elements, 4 accumulators (scalar joins: the
+     * accumulators' vector splits into 1-element ones) on sm_90: per
+     * accumulator and iteration an HMNMX2 of two registers, a VHMNMX of
+     * the other two taking it in, and the join into the accumulator
+     * taking the halves' op in (ptxas: 3); then the thread reduce's 2 */
     template_of(&e, &res, &hw, &x, "f16", "arith.maximumf", 4);
     int64_t u = e.unroll;
-    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * (4 + 1));
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * 3);
     ck_assert_int_eq(stage_alus(&e, LS_STAGE_THREAD_REDUCE), 2);
-    /* the fold's first level reads the loads (two lanes of one register,
-     * both of one load), its root two ALU results */
+    /* the HMNMX2 and the VHMNMX read two loads each, the VHMNMX a third
+     * value; the join reads the accumulator and the VHMNMX's register
+     * (both its halves) */
     int first, roots;
     tree_levels(&e, &first, &roots);
     ck_assert_int_eq(first, u * 4 * 2);
-    ck_assert_int_eq(roots, u * 4);
+    ck_assert_int_eq(three_input(&e), u * 4);
+    free(e.code);
+    unplan(&x);
+    /* i32 add on sm_90: the fold of 8 is ptxas's 5, its open root taken
+     * into the join (2 fused in the tree, the join); no other join */
+    template_of(&e, &res, &hw, &x, "i32", "arith.addi", 4);
+    u = e.unroll;
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * 5);
+    ck_assert_int_eq(three_input(&e), u * 4 * 3);
+    free(e.code);
+    unplan(&x);
+    /* f32 max keeps LLVM's tree of 7 and its join */
+    template_of(&e, &res, &hw, &x, "f32", "arith.maxnumf", 4);
+    u = e.unroll;
+    ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * (7 + 1));
+    ck_assert_int_eq(three_input(&e), 0);
+    tree_levels(&e, &first, &roots);
+    ck_assert_int_eq(first, u * 4 * 4);
+    ck_assert_int_eq(roots, u * 4 * 2);
     free(e.code);
     unplan(&x);
     /* f32 sum: the ordered chain, its first add of +0.0 issued: 8 and the

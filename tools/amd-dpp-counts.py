@@ -50,6 +50,7 @@ model pairs their lanes as packed math instead (--sass reports both).
     tools/amd-dpp-counts.py --pairs    (packed math: ls_plan_combine_pairs's facts)
     tools/amd-dpp-counts.py --folds    (a vector.reduction's tree: ls_plan_fold_shape's facts)
     tools/amd-dpp-counts.py --sass     (NVIDIA's chains and folds in SASS, beside PTX)
+    tools/amd-dpp-counts.py --sass-folds  (ptxas's fused folds of 2..16 values vs the model)
 
 Needs llc-22 (Debian's llvm-22) and, for the SASS counts, CUDA's ptxas
 (default /usr/local/cuda/bin/ptxas).  Takes a few minutes.
@@ -634,6 +635,125 @@ def sass_report(llc, ptxas):
         print('%s folds, 4 and 8 more values, SASS: %s' % (sm, ', '.join(row)), flush=True)
 
 
+def fused_tree(n):
+    """The instructions of ptxas's fused fold of n values (ls_fused_fold,
+    src/plan_thread_reduce.c): LLVM's halving tree (value i with i + half,
+    widened to a power of two with the identity), in which an op reading an
+    op not yet written takes its two operands in (a three-input
+    instruction), the deeper one where both could be."""
+    w = 1
+    while w < n:
+        w *= 2
+    # a value: None (the identity), (False, depth) written, (True, depth) open
+    v = [(False, 0) if i < n else None for i in range(w)]
+    count = 0
+    while len(v) > 1:
+        h = len(v) // 2
+        nxt = []
+        for i in range(h):
+            x, y = v[i], v[i + h]
+            if x is None or y is None:
+                nxt.append(x if y is None else y)
+            elif not x[0] and not y[0]:
+                nxt.append((True, 1 + max(x[1], y[1])))
+            else:
+                take, other = (x, y) if x[0] and (not y[0] or x[1] >= y[1]) else (y, x)
+                count += 1 + (1 if other[0] else 0)
+                nxt.append((False, 1 + max(take[1] - 1, other[1])))
+        v = nxt
+    return count + (1 if v[0] and v[0][0] else 0)
+
+
+def sass_folds_report(llc, ptxas):
+    """ptxas's folds of 2 to 16 values where it fuses a tree's ops
+    (ls_plan_fold_fuses3): i32 add and logic (sm_80, sm_90), min and max
+    (sm_90), and sm_90's f16/bf16 min and max over pairs (even counts), each
+    SASS count beside fused_tree's (packed: of the registers, + the halves'
+    op).  The kernel's own instructions are those of a fold of 2 less one."""
+    cases = [('sm_80', 'i32', k) for k in ('add', 'and', 'or', 'xor')] + \
+        [('sm_90', 'i32', k) for k in ('add', 'and', 'or', 'xor', 'smax', 'smin', 'umax', 'umin')] + \
+        [('sm_90', t, k) for t in ('half', 'bfloat')
+         for k in ('fmax', 'fmin', 'fmaximum', 'fminimum')]
+    bad = 0
+    for sm, llty, k in cases:
+        packed = llty != 'i32'
+        def sass(n):
+            text = fold_text(llty, 'max' if packed else 'add', n, True)
+            text = text.replace('reduce.' + ('fmax' if packed else 'add'), 'reduce.' + k)
+            return sass_count(llc, ptxas, sm, text.replace('define void', 'define ptx_kernel void'))
+        base = sass(2) - 1
+        row = []
+        for n in range(2, 17, 2 if packed else 1):
+            got = sass(n) - base
+            want = fused_tree(n // 2) + 1 if packed and n > 2 else 1 if packed else fused_tree(n)
+            bad += got != want
+            row.append('%d:%d%s' % (n, got, '' if got == want else '(model %d)' % want))
+        print('%s %s %s: %s' % (sm, llty, k, ' '.join(row)), flush=True)
+    print('sass-folds: %s' % ('the model matches ptxas' if not bad else
+                              '%d counts differ from the model' % bad))
+    print("a loop folding n values an iteration into one scalar accumulator, SASS an "
+          "iteration (the model's: the fold's, the join taking an open root in, else the "
+          "join's own, half of one where the chain fuses)")
+    for sm, llty, k in [('sm_90', 'i32', 'add'), ('sm_90', 'i32', 'smax'), ('sm_80', 'i32', 'add'),
+                        ('sm_90', 'half', 'fmax'), ('sm_90', 'half', 'fmaximum')]:
+        packed = llty != 'i32'
+        row = []
+        for n in (2, 4, 8, 16):
+            c = [sass_count(llc, ptxas, sm, join_loop_text(llty, k, n, it)) for it in (8, 16)]
+            got = (c[1] - c[0]) / 8.0
+            if packed:
+                want = float(fused_tree(n // 2) + 1 if n > 2 else 1)
+            else:
+                f = fused_tree(n)
+                want = float(f) if open_root(n) else f + 0.5
+            row.append('%d:%g%s' % (n, got, '' if got == want else '(model %g)' % want))
+        print('%s %s %s: %s' % (sm, llty, k, ' '.join(row)), flush=True)
+    return 1 if bad else 0
+
+
+def open_root(n):
+    """Whether fused_tree(n)'s root is an op nothing took in: LLVM's halving
+    tree's last level joins two written values."""
+    w = 1
+    while w < n:
+        w *= 2
+    v = [0 if i < n else None for i in range(w)]  # 0 written, 1 open
+    while len(v) > 1:
+        h = len(v) // 2
+        v = [(v[i] if v[i + h] is None else v[i + h] if v[i] is None else
+              1 if v[i] == 0 and v[i + h] == 0 else 0) for i in range(h)]
+    return v[0] == 1
+
+
+def join_loop_text(llty, k, n, iters):
+    """A chain of `iters` iterations, each folding a loaded <n x llty> with
+    llvm.vector.reduce.k and joining it into one scalar accumulator."""
+    vt = '<%d x %s>' % (n, llty)
+    vs = 'v%d%s' % (n, suffix(llty))
+    el = {'add': None, 'smax': 'smax', 'fmax': 'maxnum', 'fmaximum': 'maximum'}[k]
+    lines = ['target triple = "nvptx64-nvidia-cuda"',
+             'declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()',
+             'declare %s @llvm.vector.reduce.%s.%s(%s)' % (llty, k, vs, vt)]
+    if el:
+        lines.append('declare %s @llvm.%s.%s(%s, %s)' % (llty, el, suffix(llty), llty, llty))
+    lines += ['define ptx_kernel void @f(ptr addrspace(1) %p, ptr addrspace(1) %o) {',
+              '  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()',
+              '  %%q = getelementptr [%d x %s], ptr addrspace(1) %%p, i32 %%tid' % (iters + 1, vt),
+              '  %%a = getelementptr %s, ptr addrspace(1) %%o, i32 %%tid' % llty,
+              '  %%s0 = load %s, ptr addrspace(1) %%a' % llty]
+    for i in range(1, iters + 1):
+        lines += ['  %%g%d = getelementptr %s, ptr addrspace(1) %%q, i32 %d' % (i, vt, i),
+                  '  %%v%d = load %s, ptr addrspace(1) %%g%d' % (i, vt, i),
+                  '  %%r%d = call %s @llvm.vector.reduce.%s.%s(%s %%v%d)' % (i, llty, k, vs, vt, i)]
+        if el:
+            lines.append('  %%s%d = call %s @llvm.%s.%s(%s %%s%d, %s %%r%d)' %
+                         (i, llty, el, suffix(llty), llty, i - 1, llty, i))
+        else:
+            lines.append('  %%s%d = add %s %%s%d, %%r%d' % (i, llty, i - 1, i))
+    lines += ['  store %s %%s%d, ptr addrspace(1) %%a' % (llty, iters), '  ret void', '}']
+    return '\n'.join(lines) + '\n'
+
+
 def table(llc, ptxas):
     out = []
     out.append('/* amd_dpp_counts.c: the instructions LLVM\'s AMDGPU backend spends on each\n'
@@ -675,8 +795,16 @@ def main():
                     help="report how LLVM folds a vector.reduction's values (tree or chain)")
     ap.add_argument('--sass', action='store_true',
                     help="report NVIDIA's chains and folds in SASS beside PTX")
+    ap.add_argument('--sass-folds', action='store_true',
+                    help="report ptxas's fused folds of 2 to 16 values beside the model's")
     ap.add_argument('--ptxas', default=PTXAS)
     a = ap.parse_args()
+    if a.sass_folds:
+        try:
+            return sass_folds_report(a.llc, a.ptxas)
+        except (OSError, RuntimeError) as e:
+            print('amd-dpp-counts: %s' % e, file=sys.stderr)
+            return 1
     report = (lambda llc: sass_report(llc, a.ptxas)) if a.sass else \
         folds_report if a.folds else pairs_report if a.pairs else None
     if report:

@@ -392,6 +392,13 @@ typedef struct {
     int64_t packed;       /* of them, packed ops (two lanes each) */
     int64_t halves_alu;   /* of them, the last register's halves' */
     int64_t depth;        /* the longest run of dependent instructions */
+    /* ptxas's three-input fusing of the tree (ls_plan_fold_fuses3); fused:
+     * of the instructions, those that take an op of the tree in (instructions
+     * counts each once); root_open: the root is a two-input op, which a
+     * consumer of the same op (the loop's join) takes in the same way */
+    bool fuses3;
+    int64_t fused;
+    bool root_open;
 } ls_thread_reduce_shape;
 /* The fold of `values` values of one result, from the combiner's
  * identity (which folds away), as a vector.reduction of them compiles. */
@@ -400,8 +407,35 @@ ls_thread_reduce_shape ls_plan_fold_shape(const ls_plan *plan, int64_t values);
  * plan's own combine (an attention's local max over a thread's keys). */
 ls_thread_reduce_shape ls_fold_shape_of(ls_plan_target t, ls_elem_type type, ls_combiner k,
                                         int64_t values);
+/* ptxas's fusing of a fold's tree (ls_plan_fold_fuses3), walked level by
+ * level so that a caller can interleave several folds: LLVM's halving
+ * tree (value i with i + half, the vector widened to a power of two with
+ * the identity, which folds away), in which an op that reads an op ptxas
+ * has not yet written takes that op's two operands in, a three-input
+ * instruction.  A value is an id of the caller's; emit(ctx, a, b, c)
+ * writes the op reading a, b and (c >= 0) c and returns its id. */
+typedef int (*ls_fold_emit_fn)(void *ctx, int a, int b, int c);
+typedef struct {
+    int64_t width; /* the level's values, a power of two */
+    int *val;      /* each one's id, or LS_FOLD_ABSENT, LS_FOLD_OPEN */
+    int *a, *b;    /* an open op's operands */
+    int *depth;    /* the longest run of instructions to a value */
+} ls_fused_fold;
+#define LS_FOLD_ABSENT (-1)
+#define LS_FOLD_OPEN (-2)
+void ls_fused_fold_init(ls_fused_fold *f, const int *v, int64_t n);
+/* One level; false once one value is left. */
+bool ls_fused_fold_level(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx);
+/* The last value's id, an open op written as two-input unless `open` is
+ * given, which then gets its operands (and the result is LS_FOLD_OPEN). */
+int ls_fused_fold_root(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx, int open[2]);
+void ls_fused_fold_free(ls_fused_fold *f);
 /* The fold of the thread reduce's values (local_reduce_ops a result, + 1). */
 ls_thread_reduce_shape ls_plan_thread_reduce_shape(const ls_plan *plan);
+/* Whether the join into the accumulators of the accumulate loop's fold
+ * takes the fold's open root in (ls_thread_reduce_shape.root_open): one
+ * scalar join an accumulator, not a whole-register fold's. */
+bool ls_plan_loop_join_takes_root(const ls_plan *plan);
 /* Whether the accumulate loop's grouped fold (packed inner elements, or an
  * output's registers under local_reduce_all) is a multi_reduction that
  * lowers to a vector.reduction a register group: not a contraction's. */
@@ -435,6 +469,12 @@ const char *ls_plan_pair_instructions(const ls_plan *plan);
  * measured by tools/amd-dpp-counts.py.  The engine halves a thread's
  * chains of such combines. */
 bool ls_plan_combine_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k);
+/* Whether ptxas fuses a fold tree's two-input op into the op that reads
+ * it, a three-input instruction (IADD3, LOP3 and sm_90's IMNMX for i32;
+ * sm_90's VHMNMX over f16 and bf16 pairs): measured with
+ * tools/amd-dpp-counts.py --sass-folds.  The fold's shape counts it
+ * (ls_thread_reduce_shape.fused). */
+bool ls_plan_fold_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k);
 
 #define LS_DPP_STEP_ALU_MAX 16 /* the most any measured step takes (a test checks) */
 int ls_plan_dpp_step_alu(ls_plan_target t, ls_elem_type type, ls_combiner k,

@@ -18,7 +18,8 @@ static void jset(json_object *o, const char *k, json_object *v)
 
 /* r's steps; with `v` (the value reduced), each AMD step's instructions
  * as LLVM compiles it (ls_plan_dpp_step_alu) */
-/* A fold of one result's values as LLVM compiles it (ls_plan_fold_shape). */
+/* A fold of one result's values as LLVM (and ptxas) compile it
+ * (ls_plan_fold_shape). */
 static json_object *fold_json(const ls_thread_reduce_shape *s)
 {
     static const char *forms[] = {"chain", "tree", "packed_tree"};
@@ -28,6 +29,8 @@ static json_object *fold_json(const ls_thread_reduce_shape *s)
     jset(o, "instructions", json_object_new_int64(s->instructions));
     jset(o, "packed_instructions", json_object_new_int64(s->packed));
     jset(o, "depth", json_object_new_int64(s->depth));
+    jset(o, "ptxas_fused", json_object_new_int64(s->fuses3 ? s->fused : 0));
+    jset(o, "root_to_join", json_object_new_boolean(s->root_open));
     return o;
 }
 
