@@ -341,8 +341,9 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
     chain *acc = ls_xcalloc(slots, sizeof *acc), *inner = ls_xcalloc(slots, sizeof *inner);
     for (size_t s = 0; s < slots; s++)
         acc[s] = (chain){CARRIED, -1, -1, NULL, 0};
-    /* packed math pairs the accumulators of one result's vector ops */
-    bool pairs = ls_plan_pairs_accumulators(pl); /* never with a fused combine */
+    /* packed math pairs the accumulators of one result's vector ops (a
+     * fused chain's too: sm_90's VHMNMX over f16x2) */
+    bool pairs = ls_plan_pairs_accumulators(pl);
     int64_t run = ls_plan_pair_run(pl, true);
     /* On NVIDIA (run > 0) a multi_reduction's chain over a thread's
      * registers is each accumulator's own vector.reduction (the
@@ -407,9 +408,15 @@ void ls_engine_emit_accumulate(engine *e, ls_body_issue *bi, int first_load, con
     free(stepc);
     free(body_done);
     /* the back edge: the trip's first combine into each accumulator reads
-     * the last one (u = 1 and one combine: its own) */
+     * the last one (u = 1 and one combine: its own); an operand a fused
+     * chain held back is combined in first, two accumulators an
+     * instruction where they pair */
+    last_combine lc = {-1, -1, 0, run};
     for (size_t s = 0; s < slots && !whole; s++) {
+        int first = e->ncode;
         int last = chain_flush(e, u - 1, &acc[s]);
+        if (pairs)
+            pair_with(e, &lc, (int64_t)s, -1, first);
         if (acc[s].first >= 0)
             e->code[acc[s].first].dep[1] = last;
     }

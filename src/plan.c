@@ -183,7 +183,9 @@ ls_status ls_plan_build(const ls_problem *p, const ls_derived *d, ls_plan_target
     plan->combine_alu = ls_plan_combine_alu(t, p->acc_type, p->combiner);
     plan->combine_fuses3 =
         plan->combine_alu == 1 && ls_plan_combine_fuses3(t, p->acc_type, p->combiner);
-    plan->combine_pairs = plan->combine_alu == 1 && !plan->combine_fuses3 &&
+    /* AMD has no three-input packed op; sm_90's VHMNMX is both: a chain of
+     * f16x2 max fuses two steps (tools/amd-dpp-counts.py --sass) */
+    plan->combine_pairs = plan->combine_alu == 1 && (!plan->combine_fuses3 || !t.amd) &&
                           ls_plan_combine_pairs(t, p->acc_type, p->combiner);
     const ls_nested_layout *l = &d->layout;
     int in_bits = ls_elem_type_bits(p->inputs[0].type), acc_bits = ls_elem_type_bits(p->acc_type);
@@ -490,13 +492,14 @@ void ls_plan_dump_body_issue(const ls_plan *plan, bool fused, FILE *f)
 static const char *fused_name(const ls_plan *plan, char *buf, size_t size)
 {
     const ls_problem *p = plan->problem;
-    if (!plan->amd) { /* ptxas's three-input integer instructions */
+    if (!plan->amd) { /* ptxas's three-input instructions */
         bool logic =
             p->combiner == LS_COMB_AND || p->combiner == LS_COMB_OR || p->combiner == LS_COMB_XOR;
         snprintf(buf, size, "%s",
-                 p->combiner == LS_COMB_ADD ? "IADD3"
-                 : logic                    ? "LOP3"
-                                            : "three-input IMNMX");
+                 p->combiner == LS_COMB_ADD           ? "IADD3"
+                 : logic                              ? "LOP3"
+                 : ls_elem_type_is_float(p->acc_type) ? "VHMNMX"
+                                                      : "three-input IMNMX");
         return buf;
     }
     const char *ty = ls_elem_type_is_float(p->acc_type) ? "f" : "i";

@@ -257,7 +257,7 @@ ls_thread_reduce_shape ls_fold_shape_of(ls_plan_target target, ls_elem_type type
     fold_traits t = {target.amd,
                      is_ordered(type, k),
                      fuses3,
-                     alu == 1 && !fuses3 && ls_plan_combine_pairs(target, type, k),
+                     alu == 1 && (!fuses3 || !target.amd) && ls_plan_combine_pairs(target, type, k),
                      target.amd && k == LS_COMB_MUL,
                      alu == 1 && ls_plan_fold_fuses3(target, type, k),
                      alu};

@@ -174,13 +174,18 @@ START_TEST(fused_combines_as_measured)
     ck_assert(!ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_F32, LS_COMB_MAXNUMF));
     /* ptxas fuses two integer adds into IADD3 and two logic ops into LOP3
      * (8 SASS instructions for 16 combines, sm_80 and sm_90), two i32 max
-     * into a three-input IMNMX on sm_90 only; f16 max's HMNMX2 pairs lanes
-     * instead (packed math); before sm_80 nothing is measured in SASS */
+     * into a three-input IMNMX on sm_90 only, and two f16 or bf16 max
+     * into a VHMNMX on sm_90, which pairs lanes too (a chain of 16 f16x2
+     * max: 8, tools/amd-dpp-counts.py's pairs in SASS); before sm_80
+     * nothing is measured in SASS */
     ck_assert(ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_I32, LS_COMB_ADD));
     ck_assert(ls_plan_combine_fuses3(target("sm_80", 32), LS_ET_I16, LS_COMB_XOR));
     ck_assert(ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_I32, LS_COMB_MAXSI));
     ck_assert(!ls_plan_combine_fuses3(target("sm_80", 32), LS_ET_I32, LS_COMB_MAXSI));
-    ck_assert(!ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_F16, LS_COMB_MAXNUMF));
+    ck_assert(ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_F16, LS_COMB_MAXNUMF));
+    ck_assert(ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_BF16, LS_COMB_MINIMUMF));
+    ck_assert(ls_plan_combine_pairs(target("sm_90", 32), LS_ET_F16, LS_COMB_MAXNUMF));
+    ck_assert(!ls_plan_combine_fuses3(target("sm_80", 32), LS_ET_F16, LS_COMB_MAXNUMF));
     ck_assert(!ls_plan_combine_fuses3(target("sm_70", 32), LS_ET_I32, LS_COMB_ADD));
     ck_assert(!ls_plan_combine_fuses3(target("sm_90", 32), LS_ET_I64, LS_COMB_ADD));
     ck_assert(!ls_plan_combine_fuses3(g942, LS_ET_BF16, LS_COMB_MAXNUMF));

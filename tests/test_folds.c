@@ -472,6 +472,70 @@ START_TEST(attention_local_max_folds)
 }
 END_TEST
 
+/* A TileAndFuse column max of f16 on h100, `t` columns a thread: each
+ * iteration joins a loaded vector<t x f16> into t accumulators. */
+static void column_max(planned *x, engine *e, ls_sim_result *res, ls_hw *hw, int t)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "func.func @f() attributes {translation_info = "
+             "#iree_codegen.translation_info<pipeline = LLVMGPUTileAndFuse workgroup_size = "
+             "[32, 1, 1] subgroup_size = 32>} {\n"
+             "%%r = linalg.reduce ins(%%a : tensor<4096x1024xf16>) outs(%%b : tensor<1024xf16>) "
+             "dimensions = [0] {lowering_config = #iree_gpu.lowering_config<{workgroup = [0, "
+             "%d], thread = [0, %d], reduction = [1, 0]}>} (%%in: f16, %%o: f16) {\n"
+             "  %%1 = arith.maximumf %%in, %%o : f16\n  linalg.yield %%1 : f16\n}\n}\n",
+             32 * t, t);
+    plan_text(text, "sm_90", &x->p, &x->d, &x->plan);
+    ls_diag d;
+    ck_assert_msg(ls_hw_load("h100", hw, &d) == LS_OK, "%s", d.msg);
+    int64_t total;
+    ck_assert_msg(ls_engine_prepare(e, &x->plan, hw, res, NULL, &total, &d) == LS_OK, "%s", d.msg);
+}
+
+/* sm_90's VHMNMX both pairs two f16 lanes and fuses two dependent max: a
+ * chain of 16 f16x2 max is 8 SASS instructions, half sm_80's
+ * (tools/amd-dpp-counts.py's chain rows, and its pairs compiled through
+ * ptxas: 0.5 an f16x2 step).  Two accumulators, the loop unrolled u
+ * times: the joins of two iterations fuse (u / 2 instructions, an odd
+ * one's at the back edge two-input), each pair of accumulators in one. */
+START_TEST(sm90_fuses_and_pairs_half_chains)
+{
+    ck_assert(
+        ls_plan_combine_fuses3(ls_plan_target_from_arch("sm_90"), LS_ET_F16, LS_COMB_MAXIMUMF));
+    ck_assert(
+        !ls_plan_combine_fuses3(ls_plan_target_from_arch("sm_80"), LS_ET_F16, LS_COMB_MAXIMUMF));
+    /* 2 columns a thread unroll by 4; 32 columns' loop is too big to
+     * unroll (u = 1): nothing fuses, the pairs stay */
+    static const int cols[] = {2, 32}, unroll[] = {4, 1};
+    for (int c = 0; c < 2; c++) {
+        planned x;
+        engine e;
+        ls_sim_result res;
+        ls_hw hw;
+        column_max(&x, &e, &res, &hw, cols[c]);
+        ck_assert(x.plan.combine_fuses3 && x.plan.combine_pairs);
+        ck_assert(ls_plan_pairs_accumulators(&x.plan));
+        int64_t u = e.unroll, pairs = cols[c] / 2;
+        ck_assert_int_eq(u, unroll[c]);
+        int issued = 0, free_halves = 0, three = 0;
+        for (int i = e.loop_begin; i < e.loop_end; i++) {
+            const tinst *in = &e.code[i];
+            if (in->kind != I_ALU || in->stage != LS_STAGE_LOAD_ACCUMULATE)
+                continue;
+            issued += in->issues > 0;
+            free_halves += in->issues == 0;
+            three += in->dep[2] >= 0;
+        }
+        ck_assert_int_eq(issued, pairs * ((u + 1) / 2));
+        ck_assert_int_eq(free_halves, pairs * ((u + 1) / 2));
+        ck_assert_int_eq(three, 2 * pairs * (u / 2));
+        free(e.code);
+        unplan(&x);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("folds");
@@ -485,6 +549,7 @@ static Suite *suite(void)
     tcase_add_test(tc, engine_issues_the_folds);
     tcase_add_test(tc, multi_result_folds_alike);
     tcase_add_test(tc, attention_local_max_folds);
+    tcase_add_test(tc, sm90_fuses_and_pairs_half_chains);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -369,16 +369,14 @@ def nv_chain_sass(llc, ptxas, sm, llty, bits, op):
 
 
 def nv_chain_cost(llc, ptxas, sm, llty, bits, op):
-    """The row: SASS where ptxas splits the combine (more than 16) and for
-    integers where it fuses two into one three-input instruction (8: IADD3,
-    LOP3, IMNMX), else PTX -- an f16 or bf16 min/max that sm_90's ptxas
-    fuses (HMNMX2) stays 16: the model pairs those lanes as packed math
-    (ls_plan_combine_pairs) instead."""
+    """The row: SASS where ptxas takes the arch -- more than 16 where it
+    splits the combine, 8 where it fuses two into one three-input
+    instruction (IADD3, LOP3, IMNMX; sm_90's VHMNMX for f16 and bf16 min
+    and max, which also pair lanes: ls_plan_combine_pairs) -- else PTX."""
     ptx = nv_chain_ptx(llc, sm, llty, bits, op)
     if sm not in SASS_ARCHS:
         return ptx
-    sass = nv_chain_sass(llc, ptxas, sm, llty, bits, op)
-    return sass if sass > 16 or llty in ('i16', 'i32', 'i64') else ptx
+    return nv_chain_sass(llc, ptxas, sm, llty, bits, op)
 
 
 def chain_table(llc, ptxas):

@@ -150,7 +150,8 @@ typedef struct {
      * (ls_plan_combine_fuses3): a thread's chains of them take half */
     bool combine_fuses3;
     /* the target pairs two accumulators' combines (or FMAs) of a step in
-     * one packed instruction (ls_plan_combine_pairs) */
+     * one packed instruction (ls_plan_combine_pairs); on AMD never with
+     * combine_fuses3, on sm_90 both for f16 and bf16 min and max (VHMNMX) */
     bool combine_pairs;
 
     /* LOAD_ACCUMULATE */
