@@ -172,6 +172,29 @@ START_TEST(accumulate_captions_say_how_it_is_lowered)
 }
 END_TEST
 
+/* A loop whose fold of each accumulator's packed elements LLVM compiles as
+ * a tree (an i16 max on mi300x: packed v_pk_max_i16 over the registers
+ * holding two lanes, then the halves) says so, and that the fold then
+ * joins the accumulator. */
+START_TEST(accumulate_caption_names_a_tree_fold)
+{
+    static const char *text =
+        "%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+        "affine_map<(d0, d1) -> (d0)>], iterator_types = [\"parallel\", \"reduction\"]} "
+        "ins(%a : tensor<2x1024xi16>) outs(%b : tensor<2xi16>) attrs = {lowering_config = "
+        "#iree_gpu.lowering_config<{workgroup = [1, 0], partial_reduction = [0, 512], thread = "
+        "[0, 8], lane_basis = [[1, 64], [0, 1]], subgroup_basis = [[1, 1], [0, 1]]}>} {\n"
+        "^bb0(%in: i16, %out: i16):\n  %1 = arith.maxsi %in, %out : i16\n"
+        "  linalg.yield %1 : i16\n}\n";
+    static const char *const kinds[] = {
+        "subgroup 0 takes its loaded vectors and folds each accumulator's 8 packed elements as a "
+        "tree of packed v_pk_max_i16 over the registers holding two lanes, then one op on the "
+        "last one's halves: 4 instructions, 3 deep, then joins that into the accumulator, acc = "
+        "maxsi(acc, fold)"};
+    captions_say(text, kinds, sizeof kinds / sizeof kinds[0]);
+}
+END_TEST
+
 /* Every caption a reduction on mi300x shows, stepping it to the end: the
  * caption text and the status line of each event joined. */
 static char *all_captions(const char *op)
@@ -483,6 +506,7 @@ static Suite *view_steps_suite(void)
     tcase_add_test(tc, hoisted_load_has_its_caption);
     tcase_add_test(tc, special_function_steps_have_their_caption);
     tcase_add_test(tc, accumulate_captions_say_how_it_is_lowered);
+    tcase_add_test(tc, accumulate_caption_names_a_tree_fold);
     tcase_add_test(tc, dpp_steps_say_how_llvm_compiles_them);
     tcase_add_test(tc, attention_steps_its_values);
     tcase_add_test(tc, attention_reduce_steps_draw_arcs);

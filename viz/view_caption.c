@@ -240,7 +240,13 @@ static void cap_alu(const ls_view *v, const ls_engine_record *r, text *t)
         lane_value(v, r->subgroup, lane, 0, val, sizeof val);
         /* how the combine is lowered (ls_functional_fma, local_reduce_all) */
         ls_fma_kind fk = ls_functional_fma(v->plan);
-        char fold[256];
+        char fold[512], how[200];
+        ls_thread_reduce_shape shape;
+        bool tree = ls_plan_loop_fold_tree(v->plan, &shape);
+        /* what the combine reads: an element, or the vectors a tree folds */
+        const char *taken = tree && fk == LS_FMA_NONE && !v->d->local_reduce_all
+                                ? "its loaded vectors"
+                                : "a loaded element";
         if (fk == LS_FMA_CONTRACT)
             snprintf(fold, sizeof fold,
                      "chains it into its output's accumulator with one FMA, acc = fma(a, b, acc), "
@@ -257,21 +263,30 @@ static void cap_alu(const ls_view *v, const ls_engine_record *r, text *t)
                      "in every iteration (IREE's local reduce): that is the output's value, no "
                      "thread reduce follows",
                      comb);
+        else if (tree)
+            snprintf(fold, sizeof fold,
+                     "folds each accumulator's %lld packed elements as %s, then joins that into "
+                     "the accumulator, acc = %s(acc, fold)%s",
+                     (long long)shape.values, ls_plan_fold_brief(v->plan, &shape, how, sizeof how),
+                     comb,
+                     shape.root_open ? " (ptxas takes the fold's last op into the join: one "
+                                       "three-input instruction)"
+                                     : "");
         else
             snprintf(fold, sizeof fold, "folds it into its accumulator, acc = %s(acc, %s)", comb,
                      v->plan->body_machine_alu_ops > 0 ? "body(x)" : "x");
         if (v->plan->body_machine_alu_ops > 0) /* the body's instructions, then the combine */
             add(t,
-                "Accumulate, iteration %lld: subgroup %d computes the body on a loaded element "
+                "Accumulate, iteration %lld: subgroup %d computes the body on %s "
                 "(%d ALU instruction%s per element, as the target lowers its ops) and %s, in "
                 "registers, lane by lane. Lane %lld's first accumulator holds %s.",
-                (long long)r->iteration + 1, r->subgroup, v->plan->body_machine_alu_ops,
+                (long long)r->iteration + 1, r->subgroup, taken, v->plan->body_machine_alu_ops,
                 v->plan->body_machine_alu_ops == 1 ? "" : "s", fold, (long long)lane, val);
         else
             add(t,
-                "Accumulate, iteration %lld: subgroup %d takes a loaded element and %s, in "
-                "registers, lane by lane. Lane %lld's first accumulator holds %s.",
-                (long long)r->iteration + 1, r->subgroup, fold, (long long)lane, val);
+                "Accumulate, iteration %lld: subgroup %d takes %s and %s, in registers, lane "
+                "by lane. Lane %lld's first accumulator holds %s.",
+                (long long)r->iteration + 1, r->subgroup, taken, fold, (long long)lane, val);
         break;
     }
     case LS_STAGE_THREAD_REDUCE: {
