@@ -132,6 +132,9 @@ void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *
     }
     for (bool more = true; more;) {
         more = false;
+        for (int64_t g = 0; g < groups; g++) /* every fold's ops not taken in, first */
+            if (s[g].fuses3 && ff[g].width > 1)
+                ls_fused_fold_close(&ff[g], write_fused, &w);
         for (int64_t g = 0; g < groups; g++)
             if (s[g].fuses3) {
                 more |= ls_fused_fold_level(&ff[g], write_fused, &w);

@@ -74,10 +74,37 @@ static void close_value(ls_fused_fold *f, int64_t i, ls_fold_emit_fn emit, void 
         f->val[i] = emit(ctx, f->a[i], f->b[i], -1);
 }
 
+/* Whether level value i (< half) becomes an op that takes one in: both
+ * present, one of them open. */
+static bool takes_in(const ls_fused_fold *f, int64_t i, int64_t h)
+{
+    int x = f->val[i], y = f->val[i + h];
+    return x != LS_FOLD_ABSENT && y != LS_FOLD_ABSENT && (x == LS_FOLD_OPEN || y == LS_FOLD_OPEN);
+}
+
+/* Of value i and i + h, the open op taken in: the deeper one. */
+static int64_t taken_in(const ls_fused_fold *f, int64_t i, int64_t h)
+{
+    int64_t j = i + h;
+    bool oi = f->val[i] == LS_FOLD_OPEN, oj = f->val[j] == LS_FOLD_OPEN;
+    return oi && (!oj || f->depth[i] >= f->depth[j]) ? i : j;
+}
+
+void ls_fused_fold_close(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx)
+{
+    int64_t h = f->width / 2;
+    for (int64_t i = 0; i < h; i++)
+        if (takes_in(f, i, h)) {
+            int64_t in = taken_in(f, i, h);
+            close_value(f, in == i ? i + h : i, emit, ctx);
+        }
+}
+
 bool ls_fused_fold_level(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx)
 {
     if (f->width < 2)
         return false;
+    ls_fused_fold_close(f, emit, ctx);
     int64_t h = f->width / 2;
     for (int64_t i = 0; i < h; i++) {
         int64_t j = i + h;
@@ -90,18 +117,16 @@ bool ls_fused_fold_level(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx)
             f->depth[i] = f->depth[j];
             continue;
         }
-        bool oi = f->val[i] == LS_FOLD_OPEN, oj = f->val[j] == LS_FOLD_OPEN;
-        if (!oi && !oj) { /* an op nothing has taken in yet */
+        if (f->val[i] != LS_FOLD_OPEN && f->val[j] != LS_FOLD_OPEN) {
+            /* an op nothing has taken in yet */
             f->a[i] = f->val[i];
             f->b[i] = f->val[j];
             f->depth[i] = 1 + max_int(f->depth[i], f->depth[j]);
             f->val[i] = LS_FOLD_OPEN;
             continue;
         }
-        /* take the deeper open op in, write the other; the open op's
-         * operands are one level under it */
-        int64_t in = oi && (!oj || f->depth[i] >= f->depth[j]) ? i : j, other = in == i ? j : i;
-        close_value(f, other, emit, ctx);
+        /* the open op's operands and the other (written by the close) */
+        int64_t in = f->val[i] == LS_FOLD_OPEN ? i : j, other = in == i ? j : i;
         int x = f->a[in], y = f->b[in], z = f->val[other];
         int d = 1 + max_int(f->depth[in] - 1, f->depth[other]);
         f->val[i] = emit(ctx, x, y, z);

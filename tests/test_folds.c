@@ -190,14 +190,20 @@ static int stage_alus(const engine *e, ls_stage st)
 }
 
 /* the template of a fold's reduction on h100 */
-static void template_of(engine *e, ls_sim_result *res, ls_hw *hw, planned *x, const char *ty,
-                        const char *op, int batch)
+static void template_n(engine *e, ls_sim_result *res, ls_hw *hw, planned *x, const char *ty,
+                       const char *op, int n, int batch)
 {
     ls_diag d;
-    plan_fold(x, "sm_90", ty, op, 8, batch);
+    plan_fold(x, "sm_90", ty, op, n, batch);
     ck_assert_msg(ls_hw_load("h100", hw, &d) == LS_OK, "%s", d.msg);
     int64_t total;
     ck_assert_msg(ls_engine_prepare(e, &x->plan, hw, res, NULL, &total, &d) == LS_OK, "%s", d.msg);
+}
+
+static void template_of(engine *e, ls_sim_result *res, ls_hw *hw, planned *x, const char *ty,
+                        const char *op, int batch)
+{
+    template_n(e, res, hw, x, ty, op, 8, batch);
 }
 
 /* In the loop of e's template: *first, the ALU instructions reading two
@@ -257,6 +263,16 @@ START_TEST(engine_issues_the_folds)
     u = e.unroll;
     ck_assert_int_eq(stage_alus(&e, LS_STAGE_LOAD_ACCUMULATE), u * 4 * 5);
     ck_assert_int_eq(three_input(&e), u * 4 * 3);
+    free(e.code);
+    unplan(&x);
+    /* 4 values: IADD3(e0, e2, e1 + e3), the add written before the IADD3
+     * that takes it in; the four accumulators' folds interleave, the adds
+     * a level's IADD3 do not take in first: no instruction reads the one
+     * just before it */
+    template_n(&e, &res, &hw, &x, "i32", "arith.addi", 4, 4);
+    for (int i = e.loop_begin + 1; i < e.loop_end; i++)
+        for (int k = 0; k < LS_TINST_DEPS; k++)
+            ck_assert_int_ne(e.code[i].dep[k], i - 1);
     free(e.code);
     unplan(&x);
     /* f32 max keeps LLVM's tree of 7 and its join */

@@ -425,8 +425,13 @@ typedef struct {
 #define LS_FOLD_ABSENT (-1)
 #define LS_FOLD_OPEN (-2)
 void ls_fused_fold_init(ls_fused_fold *f, const int *v, int64_t n);
-/* One level; false once one value is left. */
+/* One level; false once one value is left.  It first writes the open ops
+ * that the level's three-input ops do not take in (ls_fused_fold_close):
+ * a caller interleaving folds calls that for every fold first, as the
+ * backend's scheduler issues independent instructions between dependent
+ * ones. */
 bool ls_fused_fold_level(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx);
+void ls_fused_fold_close(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx);
 /* The last value's id, an open op written as two-input unless `open` is
  * given, which then gets its operands (and the result is LS_FOLD_OPEN). */
 int ls_fused_fold_root(ls_fused_fold *f, ls_fold_emit_fn emit, void *ctx, int open[2]);
