@@ -16,6 +16,7 @@
  *    reason (arg_compare: test_cuda_argcmp.c). */
 #include "../src/cuda/codegen.h"
 #include "cuda_util.h"
+#include "engine_util.h"
 
 /* f16 rows accumulated in f32: 8 f16 = one 16-byte load per thread, 8
  * subgroups on the reduction -> a cross-subgroup buffer of 8 slots padded by
@@ -435,6 +436,47 @@ START_TEST(refuses_what_it_cannot_emit)
 }
 END_TEST
 
+/* IREE's kernel computes a float min or max with the one PTX instruction
+ * NVPTX lowers llvm.maxnum and (from sm_80) llvm.maximum to; the generated
+ * kernel does the same on the GPU -- where the exact code, a compare and
+ * two selects (-0 < +0, NaN rules), made a max row reduction's loop four
+ * times longer in SASS -- and keeps the exact code for the emulation on
+ * the CPU (its values, checked in emulated_matches_reference). */
+START_TEST(min_max_as_iree_compiles)
+{
+    static const struct {
+        const char *ty, *op, *src, *ptx;
+    } cases[] = {{"f32", "arith.maxnumf", "return fmaxf(a, b);", "max.f32"},
+                 {"f32", "arith.minimumf", "min.NaN.f32 %0, %1, %2;", "min.NaN.f32"},
+                 {"f16", "arith.maximumf", "return __hmax_nan(a, b);", "max.NaN.f16"},
+                 {"bf16", "arith.minnumf", "return __hmin(a, b);", "min.bf16"}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char text[2048];
+        ls_derived *dv;
+        ls_plan plan;
+        ls_module *m = nvidia_plan_of(
+            op_reduce_text(text, sizeof text, cases[c].ty, cases[c].op, 32, 8, 4), 32, &dv, &plan);
+        char *src = NULL;
+        ls_cuda_launch L;
+        ls_diag d;
+        ls_diag_clear(&d);
+        ck_assert_int_eq(ls_cuda_generate(&plan, 0, "minmax", &src, &L, &d), LS_OK);
+        ck_assert_msg(strstr(src, cases[c].src), "case %zu: no '%s'", c, cases[c].src);
+        ck_assert_ptr_nonnull(strstr(src, "#ifdef __CUDA_ARCH__ /* IREE's instruction */"));
+        ck_assert_ptr_nonnull(strstr(src, "#else /* the exact code: sim/value.c's */"));
+        char *ptx = ptx_of(src, cases[c].op);
+        if (ptx) {
+            ck_assert_msg(count(ptx, cases[c].ptx) > 0, "case %zu: no %s", c, cases[c].ptx);
+            ck_assert_int_eq(count(ptx, "setp.nan"), 0); /* the exact code's NaN tests */
+            free(ptx);
+        }
+        free(src);
+        free(dv);
+        free(m);
+    }
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("cuda");
@@ -450,6 +492,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, strided_map_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_test(tc, refuses_what_it_cannot_emit);
+    tcase_add_test(tc, min_max_as_iree_compiles);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,6 +36,46 @@ void cg_literal(ls_elem_type t, ls_value v, char *buf, size_t size)
     }
 }
 
+/* A float min or max on the GPU as IREE's kernel computes it: the one PTX
+ * instruction NVPTX lowers llvm.minnum/maxnum (min.f32, max.f16, ...) and,
+ * from sm_80, llvm.minimum/maximum (min.NaN.f32, ...) to; below sm_80
+ * IREE has made those minnum/maxnum (ReplaceSlowMinMaxOps, ConvertToNVVM)
+ * and f16/bf16 go through f32.  An f64 maximum is LLVM's expansion, which
+ * the exact code stands for.  The values are the exact code's on every
+ * input the generator makes (no -0.0, no NaN); the emulation on the CPU
+ * runs the exact code.  True where it opened an #ifdef, whose #else the
+ * exact code follows and the caller closes. */
+static bool emit_device_minmax(FILE *f, bool mn, bool prop, ls_elem_type t)
+{
+    const char *op = mn ? "min" : "max";
+    if ((t == LS_ET_F64 && prop) ||
+        (t != LS_ET_F32 && t != LS_ET_F16 && t != LS_ET_BF16 && t != LS_ET_F64))
+        return false;
+    fprintf(f, "#ifdef __CUDA_ARCH__ /* IREE's instruction */\n");
+    switch (t) {
+    case LS_ET_F32:
+        if (prop)
+            fprintf(f,
+                    "#if __CUDA_ARCH__ >= 800\n    float r;\n"
+                    "    asm(\"%s.NaN.f32 %%0, %%1, %%2;\" : \"=f\"(r) : \"f\"(a), \"f\"(b));\n"
+                    "    return r;\n#else\n    return f%sf(a, b);\n#endif\n",
+                    op, op);
+        else
+            fprintf(f, "    return f%sf(a, b);\n", op);
+        break;
+    case LS_ET_F16:
+    case LS_ET_BF16:
+        fprintf(f,
+                "#if __CUDA_ARCH__ >= 800\n    return __h%s%s(a, b);\n#else\n"
+                "    return %s(f%sf(%s(a), %s(b)));\n#endif\n",
+                op, prop ? "_nan" : "", cg_from_float(t), op, cg_to_float(t), cg_to_float(t));
+        break;
+    default: fprintf(f, "    return f%s(a, b);\n", op); break; /* f64's minnum, maxnum */
+    }
+    fprintf(f, "#else /* the exact code: sim/value.c's */\n");
+    return true;
+}
+
 /* name(a, b): combiner c on type t, as sim/value.c computes it. */
 void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c, ls_elem_type t)
 {
@@ -47,6 +87,12 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
         /* f64 in double, the others in float (rounded back to their type) */
         bool dbl = t == LS_ET_F64;
         const char *tf = cg_to_float(t), *ff = cg_from_float(t);
+        bool minmax = c == LS_COMB_MINIMUMF || c == LS_COMB_MINNUMF || c == LS_COMB_MAXIMUMF ||
+                      c == LS_COMB_MAXNUMF;
+        bool mn = c == LS_COMB_MINIMUMF || c == LS_COMB_MINNUMF;
+        bool prop = c == LS_COMB_MINIMUMF || c == LS_COMB_MAXIMUMF;
+        /* an #ifdef __CUDA_ARCH__ open: IREE's instruction on the GPU */
+        bool device = minmax && emit_device_minmax(f, mn, prop, t);
         fprintf(f, "    const %s x = %s(a), y = %s(b);\n", dbl ? "double" : "float", tf, tf);
         const char *expr = "x";
         switch (c) {
@@ -56,8 +102,6 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
         case LS_COMB_MINNUMF:
         case LS_COMB_MAXIMUMF:
         case LS_COMB_MAXNUMF: {
-            bool mn = c == LS_COMB_MINIMUMF || c == LS_COMB_MINNUMF;
-            bool prop = c == LS_COMB_MINIMUMF || c == LS_COMB_MAXIMUMF;
             if (prop)
                 fprintf(f, "    if (x != x || y != y) /* NaN propagates */\n"
                            "        return %s(%s);\n", ff,
@@ -75,7 +119,10 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
         }
         default: break;
         }
-        fprintf(f, "    return %s(%s);\n}\n", ff, expr);
+        fprintf(f, "    return %s(%s);\n", ff, expr);
+        if (device)
+            fprintf(f, "#endif\n");
+        fprintf(f, "}\n");
     } else {
         const char *st = cg_signed_type(t);
         switch (c) {
