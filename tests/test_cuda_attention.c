@@ -125,7 +125,13 @@ START_TEST(default_config_equals_the_simulator)
     ck_assert_int_eq(L.input_bytes[1], 2 * 512 * 64 * 2);
     ck_assert_int_eq(L.smem_bytes, 256 / 32 * 16 * 4); /* the merge's round: 8 partials x 16 */
     ck_assert_int_eq(count(src, "ls_fma(qs["), 64);
-    ck_assert_ptr_nonnull(strstr(src, "qs[63], __half2float(in1[ab1 + 63])"));
+    /* the key row's 64 f16 as IREE reads them and the engine times them:
+     * 8 vector loads of 16 bytes a step (the layout's element tile of 8
+     * along K1), element 63 the last one's 7 */
+    ck_assert_int_eq(count(src, "= *(const ls_v1_t *)(in1 + ab1 + "), 8);
+    ck_assert_ptr_nonnull(strstr(src, "typedef struct __align__(16) { ls_in1_t e[8]; } ls_v1_t;"));
+    ck_assert_ptr_nonnull(strstr(src, "qs[63], __half2float(kv1_7.e[7])"));
+    ck_assert_ptr_null(strstr(src, "in1[ab1 + "));
     ck_assert(strstr(src, "qs[63]") < strstr(src, "qs[0], __half2float")); /* last first */
     ck_assert_int_eq(count(src, "__syncthreads()"), 6); /* three merge rounds, two each */
     char *ptx = ptx_of(src, "default attention");
@@ -135,6 +141,7 @@ START_TEST(default_config_equals_the_simulator)
         /* the running max as IREE computes it on sm_90: max.NaN.f32, not
          * the exact code's NaN tests (the emulation keeps those) */
         ck_assert_int_gt(count(ptx, "max.NaN.f32"), 0);
+        ck_assert_int_ge(count(ptx, "ld.global.nc.v4.u32"), 8); /* the key's 16-byte loads */
         ck_assert_int_eq(count(ptx, "setp.nan"), 0);
         free(ptx);
     }

@@ -50,6 +50,12 @@ typedef struct {
     int64_t slice[3];
     /* a mask a linalg.generic computes from linalg.index (ls_mask) */
     const ls_module_elementwise *mask_op;
+    /* the key's and value's reads as the engine times them: vw[k]
+     * elements a load (1: element by element), the groups of vw[k]
+     * elements loaded as one vector this step (vgroup[k][c / vw[k]]) */
+    int64_t vw[3];
+    bool *vgroup[3];
+    int64_t ngroups[3];
 } agen;
 
 /* The element of a reduction at the tile offsets off: its value, or (a
@@ -91,6 +97,10 @@ void cg_att_emit_mask_fn(const agen *g);
 /* promote_operands: the copy threads' parts; each K2 step's copy */
 void cg_att_emit_promote_setup(agen *g);
 void cg_att_emit_promote_copy(agen *g);
+/* the key's (k 1) or value's (2) vector width, where its reads align
+ * (cg_att_vector_width); each K2 step's vector reads, after its base */
+void cg_att_vector_width(agen *g, int k);
+void cg_att_emit_vector_reads(agen *g, int k);
 /* a gathered operand's page-table and slice bases, each K2 step */
 void cg_att_emit_gather_bases(agen *g, int k);
 /* applyMask on the step's scores */

@@ -6,10 +6,12 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
 #include "codegen_att.h"
+#include "lanescope/arena.h"
 
 /* c rounded to the work type (ln 2, log2e: constants of that type). */
 double cg_att_et_const(const agen *g, double c)
@@ -309,4 +311,91 @@ bool cg_att_fill_launch(agen *g, ls_cuda_att_launch *L)
     }
     g->idx = wide ? "long long" : "int";
     return L->n_outputs > 0;
+}
+
+void cg_att_vector_width(agen *g, int k)
+{
+    g->vw[k] = 1;
+    const ls_dop_operand *op = &g->o->operand[k];
+    if (g->prom[k] || g->gather[k] || op->map_n < 1)
+        return;
+    /* the engine's view times loads of vp->inputs[k - 1].width elements
+     * (ls_operand_regs_of; a wider one than 16 bytes in 16-byte pieces):
+     * the contiguous dim's element tile, at most 16 bytes, a load */
+    int d = op->map[op->map_n - 1];
+    const ls_att_matmul *mm = (g->nmask >> d & 1) ? &g->a->pv : &g->a->qk;
+    int i = -1;
+    for (int q = 0; q < mm->rank; q++)
+        if (mm->dim[q] == d)
+            i = q;
+    int64_t eb = ls_elem_type_bits(g->type[k]) / 8, vw = g->vp->inputs[k - 1].width;
+    if (i < 0 || eb < 1 || vw < 2)
+        return;
+    int64_t w = mm->layout.element_tile[i];
+    while (w * eb > 16)
+        w /= 2;
+    if (w < 2 || (w & (w - 1)) != 0 || mm->layout.element_tile[i] % w != 0 || vw % w != 0)
+        return;
+    /* aligned for every thread and step: the contiguous dim's thread base
+     * (a multiple of its element tile, emit_bases) and tile origin (of its
+     * extent) are multiples of w, and so is every other dim's stride */
+    if (ls_att_extent(g->a, d) % w != 0)
+        return;
+    int64_t stride = op->dims[op->map_n - 1];
+    for (int j = op->map_n - 1; j-- > 0;) {
+        if (stride % w != 0)
+            return;
+        stride *= op->dims[j];
+    }
+    g->vw[k] = w;
+}
+
+void cg_att_emit_vector_reads(agen *g, int k)
+{
+    int64_t w = g->vw[k];
+    if (w < 2)
+        return;
+    const ls_dop_operand *op = &g->o->operand[k];
+    unsigned mask = 0;
+    for (int j = 0; j < op->map_n; j++)
+        mask |= 1u << op->map[j];
+    aspace s = cg_att_space(k == 1 ? &g->a->qk : &g->a->pv, mask);
+    /* the thread's elements of the operand this step: a group of w at an
+     * offset that is a multiple of w, every one inside the tile for every
+     * thread, is one vector load */
+    int64_t maxc = 0;
+    for (int64_t t = 0; t < s.count; t++) {
+        int64_t off[LS_MAX_RANK] = {0};
+        cg_att_tuple_off(&s, t, off);
+        int64_t c = cg_att_const_offset(op, off);
+        maxc = c > maxc ? c : maxc;
+    }
+    int64_t n = maxc / w + 1;
+    unsigned char *seen = ls_xcalloc((size_t)n, 1);
+    free(g->vgroup[k]);
+    g->vgroup[k] = ls_xcalloc((size_t)n, sizeof *g->vgroup[k]);
+    g->ngroups[k] = n;
+    char cond[600];
+    for (int64_t t = 0; t < s.count; t++) {
+        int64_t off[LS_MAX_RANK] = {0};
+        cg_att_tuple_off(&s, t, off);
+        int64_t c = cg_att_const_offset(op, off);
+        if (cg_att_tuple_cond(g, &s, off, cond, sizeof cond) != 1)
+            seen[c / w] = 0xff; /* a thread may be outside: element by element */
+        else if (seen[c / w] != 0xff)
+            seen[c / w] |= (unsigned char)(1u << (c % w));
+    }
+    unsigned char full = (unsigned char)((1u << w) - 1);
+    fprintf(g->f,
+            "        /* the %s's vector.transfer_read: %lld elements a load, as the engine "
+            "times them */\n",
+            k == 1 ? "key" : "value", (long long)w);
+    for (int64_t j = 0; j < n; j++)
+        if (w <= 8 && seen[j] == full) {
+            g->vgroup[k][j] = true;
+            fprintf(g->f,
+                    "        const ls_v%d_t kv%d_%lld = *(const ls_v%d_t *)(in%d + ab%d + %lld);\n",
+                    k, k, (long long)j, k, k, k, (long long)(j * w));
+        }
+    free(seen);
 }

@@ -131,8 +131,14 @@ void cg_att_operand_at(const agen *g, int k, const int64_t *off, char *buf, size
                  (long long)cs);
         return;
     }
+    int64_t c = cg_att_const_offset(op, off);
+    if (k < 3 && g->vw[k] > 1 && c / g->vw[k] < g->ngroups[k] && g->vgroup[k][c / g->vw[k]]) {
+        snprintf(buf, size, "%s(kv%d_%lld.e[%lld])", cg_to_float(g->type[k]), k,
+                 (long long)(c / g->vw[k]), (long long)(c % g->vw[k]));
+        return;
+    }
     snprintf(buf, size, "%s(in%d[ab%d + %lld])", k < 3 ? cg_to_float(g->type[k]) : "", k, k,
-             (long long)cg_att_const_offset(op, off));
+             (long long)c);
 }
 
 static const char *comb_fn(rkind k)

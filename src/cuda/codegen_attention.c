@@ -503,6 +503,8 @@ static void emit_kernel(agen *g, const ls_cuda_att_launch *L)
             cg_att_emit_gather_bases(g, k);
         else if (!g->prom[k])
             cg_att_emit_base(g, &g->o->operand[k], k == 1 ? "ab1" : "ab2", "        ");
+    for (int k = 1; k < 3; k++)
+        cg_att_emit_vector_reads(g, k);
     cg_att_emit_promote_copy(g);
     fprintf(f, "        /* S = Q' K over K1 (the contraction's accumulator: the fill 0) */\n");
     unsigned smask = g->bmask | g->mmask | g->k2mask;
@@ -631,6 +633,8 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
     if (why)
         return refuse(a, diag, why);
     gen_constants(&g, ma);
+    for (int k = 1; k < 3; k++) /* after the loop roles */
+        cg_att_vector_width(&g, k);
     /* each score's chain runs over the thread's K1 elements, each column's
      * PV update over its key slots: the unrolled lines, before writing them */
     int64_t k1 = cg_att_space(&a->qk, g.k1mask).count, k2 = cg_att_space(&a->pv, g.k2mask).count;
@@ -648,6 +652,8 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
     g.f = open_memstream(&body, &blen);
     emit_kernel(&g, L);
     fclose(g.f);
+    for (int k = 1; k < 3; k++)
+        free(g.vgroup[k]);
     L->smem_bytes = g.buf_floats * 4;
     for (int k = 1; k < 3; k++)
         L->smem_bytes += g.prom[k] ? g.vp->promote[k - 1].bytes : 0;
@@ -665,6 +671,14 @@ ls_status ls_cuda_generate_attention(const ls_module *m, const ls_module_attenti
                 "\n/* the partials of a reduction whose reduced loops subgroups split */\n"
                 "__shared__ float ls_red_buf[%lld];\n",
                 (long long)g.buf_floats);
+    for (int k = 1; k < 3; k++)
+        if (g.vw[k] > 1)
+            fprintf(g.f,
+                    "typedef struct __align__(%lld) { ls_in%d_t e[%lld]; } ls_v%d_t; /* one "
+                    "%lld-byte load of the %s */\n",
+                    (long long)(g.vw[k] * ls_elem_type_bits(g.type[k]) / 8), k, (long long)g.vw[k],
+                    k, (long long)(g.vw[k] * ls_elem_type_bits(g.type[k]) / 8),
+                    k == 1 ? "key" : "value");
     for (int k = 1; k < 3; k++)
         if (g.prom[k]) {
             char ty[160];
