@@ -483,6 +483,10 @@ static Suite *make_suite(void)
     TCase *tc = tcase_create("generator");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, hand_checked_kernel);
+    /* early: registered last, its forked child's exit crashed LeakSanitizer's tracer
+     * (signal 11 scanning NVRTC's dynamic TLS) under --enable-sanitizers -- the
+     * sanitizer's fault, which the test's position avoids; without NVRTC (CI) moot */
+    tcase_add_test(tc, min_max_as_iree_compiles);
     tcase_add_test(tc, rejections);
     tcase_add_test(tc, flush_kernel_compiles);
     tcase_add_test(tc, sabotage_is_caught);
@@ -492,7 +496,6 @@ static Suite *make_suite(void)
     tcase_add_test(tc, strided_map_kernel);
     tcase_add_test(tc, padded_offsets_widen_indices);
     tcase_add_test(tc, refuses_what_it_cannot_emit);
-    tcase_add_test(tc, min_max_as_iree_compiles);
     suite_add_tcase(s, tc);
     return s;
 }
