@@ -53,15 +53,6 @@ static ls_status refuse(const ls_attention *a, ls_diag *diag, const char *why)
                        "%s: lanescope cannot time it: %s", a->name, why);
 }
 
-/* The loop of matmul mm that is op dim d, -1 when it has none. */
-static int loop_of(const ls_att_matmul *mm, int d)
-{
-    for (int i = 0; i < mm->rank; i++)
-        if (mm->dim[i] == d)
-            return i;
-    return -1;
-}
-
 static bool lists_equal(const ls_i64_list *x, const ls_i64_list *y)
 {
     if (x->n != y->n)
@@ -75,7 +66,7 @@ static bool lists_equal(const ls_i64_list *x, const ls_i64_list *y)
 /* The view's layout on op dim d against matmul mm's on the same dim. */
 static bool same_layout(const ls_nested_layout *u, int d, const ls_att_matmul *mm)
 {
-    int i = loop_of(mm, d);
+    int i = ls_att_loop_of(mm, d);
     if (i < 0)
         return true;
     const ls_nested_layout *l = &mm->layout;
@@ -90,7 +81,7 @@ static bool same_layout(const ls_nested_layout *u, int d, const ls_att_matmul *m
  * elements (strides when not 1). */
 static void describe_dim(char *buf, size_t size, const ls_att_matmul *mm, int d)
 {
-    int i = loop_of(mm, d);
+    int i = ls_att_loop_of(mm, d);
     const ls_nested_layout *l = &mm->layout;
     snprintf(buf, size, "%lld subgroup%s x %lld batch%s x %lld lane%s x %lld element%s%s",
              (long long)l->subgroup_tile[i], l->subgroup_tile[i] == 1 ? "" : "s",
@@ -380,9 +371,9 @@ static void view_config(ls_problem *p, const ls_attention *a)
         p->is_reduction[d] = k1 || k2;
         c->workgroup.v[d] = k1 || k2 ? 0 : a->workgroup[d];
         k2_level->v[d] = k2 ? a->k2_tile[d] : 0;
-        const ls_att_matmul *mm = loop_of(&a->qk, d) >= 0 ? &a->qk : &a->pv;
+        const ls_att_matmul *mm = ls_att_loop_of(&a->qk, d) >= 0 ? &a->qk : &a->pv;
         const ls_lowering_config *mc = mm == &a->qk ? qc : pc;
-        int i = loop_of(mm, d);
+        int i = ls_att_loop_of(mm, d);
         c->thread.v[d] = mc->thread.v[i];
         c->lane_basis.mapping.v[d] = mc->lane_basis.mapping.v[i];
         c->subgroup_basis.mapping.v[d] = mc->subgroup_basis.mapping.v[i];

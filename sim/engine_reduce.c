@@ -160,7 +160,7 @@ void ls_engine_emit_folds(engine *e, ls_stage st, const ls_thread_reduce_shape *
         for (int64_t g = 0; g < groups; g++) {
             if (h >= s[g].halves_alu)
                 continue;
-            if (open && s[g].fuses3 && h + 1 == s[g].halves_alu) {
+            if (open && s[g].root_open && h + 1 == s[g].halves_alu) {
                 open[2 * g] = v[g][0];
                 open[2 * g + 1] = -1;
                 v[g][0] = LS_FOLD_OPEN;

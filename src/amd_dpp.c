@@ -107,9 +107,8 @@ bool ls_plan_fold_fuses3(ls_plan_target t, ls_elem_type type, ls_combiner k)
 {
     if (t.amd)
         return false;
-    bool minmax = k == LS_COMB_MAXIMUMF || k == LS_COMB_MINIMUMF || k == LS_COMB_MAXNUMF ||
-                  k == LS_COMB_MINNUMF;
-    if ((type == LS_ET_F16 || type == LS_ET_BF16) && minmax)
+    /* the float-only combiners: min and max */
+    if ((type == LS_ET_F16 || type == LS_ET_BF16) && ls_combiner_is_float_only(k))
         return sm_of(t.arch) >= 90; /* VHMNMX: three packed inputs */
     /* IADD3, LOP3 from sm_80, a three-input IMNMX on sm_90: where the
      * chain's two combines fuse.  Not i16: its values are unpacked from

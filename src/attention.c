@@ -436,6 +436,14 @@ int64_t ls_att_local_count(const ls_nested_layout *ly, const int *l, int n)
     return c;
 }
 
+int ls_att_loop_of(const ls_att_matmul *mm, int d)
+{
+    for (int i = 0; i < mm->rank; i++)
+        if (mm->dim[i] == d)
+            return i;
+    return -1;
+}
+
 int64_t ls_att_extent(const ls_attention *a, int d)
 {
     int64_t tile = ls_att_dim_in(a->dims.k1, a->dims.n_k1, d)   ? 0

@@ -37,15 +37,6 @@ static void push_map_less(dimlist *l, const ls_dop_operand *o, const int *drop, 
             push(l, &o->map[j], 1);
 }
 
-/* The loop of op dim d in matmul mm, -1 when it has none. */
-static int loop_of(const ls_att_matmul *mm, int d)
-{
-    for (int i = 0; i < mm->rank; i++)
-        if (mm->dim[i] == d)
-            return i;
-    return -1;
-}
-
 /* DistributeMultiReduction's buffer (docs/attention-lowering.md §5.2): the
  * subgroup tile on each reduced dim, the workgroup's full extent on the
  * others, in the reduction source's dim order. */
@@ -56,7 +47,7 @@ static void buffer_of(ls_att_plan_reduce *r, const ls_att_matmul *mm, const diml
         return;
     int64_t n = 1;
     for (int j = 0; j < src->n; j++) {
-        int i = loop_of(mm, src->d[j]);
+        int i = ls_att_loop_of(mm, src->d[j]);
         int64_t e = i < 0                                          ? 1
                     : ls_att_dim_in(reduced, n_reduced, src->d[j]) ? mm->layout.subgroup_tile[i]
                                                                    : mm->bound[i];

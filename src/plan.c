@@ -493,13 +493,8 @@ static const char *fused_name(const ls_plan *plan, char *buf, size_t size)
 {
     const ls_problem *p = plan->problem;
     if (!plan->amd) { /* ptxas's three-input instructions */
-        bool logic =
-            p->combiner == LS_COMB_AND || p->combiner == LS_COMB_OR || p->combiner == LS_COMB_XOR;
-        snprintf(buf, size, "%s",
-                 p->combiner == LS_COMB_ADD           ? "IADD3"
-                 : logic                              ? "LOP3"
-                 : ls_elem_type_is_float(p->acc_type) ? "VHMNMX"
-                                                      : "three-input IMNMX");
+        const char *n = ls_plan_ptxas_fused_name(plan);
+        snprintf(buf, size, "%s%s", strcmp(n, "IMNMX") == 0 ? "three-input " : "", n);
         return buf;
     }
     const char *ty = ls_elem_type_is_float(p->acc_type) ? "f" : "i";

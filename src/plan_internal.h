@@ -14,6 +14,10 @@ void ls_plan_argcmp_dump(const ls_plan *plan, FILE *f);
  * allocations before the loop, the copy at the top of its body). */
 void ls_plan_promote_dump_alloc(const ls_plan *plan, FILE *f);
 void ls_plan_promote_dump_copy(const ls_plan *plan, FILE *f);
+/* The three-input SASS instruction ptxas fuses two of the plan's combines
+ * into on NVIDIA (plan.combine_fuses3, ls_plan_fold_fuses3): IADD3, LOP3,
+ * IMNMX or VHMNMX (plan_thread_reduce.c). */
+const char *ls_plan_ptxas_fused_name(const ls_plan *plan);
 /* The text of one gpu.subgroup_reduce and its steps; with `v`, each AMD
  * step followed by what LLVM compiles it into for v's target, type and
  * combiner (ls_plan_dpp_step_alu). */

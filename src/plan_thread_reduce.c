@@ -374,9 +374,7 @@ static const char *packed_name(const ls_plan *plan, char *buf, size_t size)
     return buf;
 }
 
-/* the three-input instruction ptxas fuses a fold's ops into
- * (ls_plan_fold_fuses3) */
-static const char *fused3_name(const ls_plan *plan)
+const char *ls_plan_ptxas_fused_name(const ls_plan *plan)
 {
     switch (plan->problem->combiner) {
     case LS_COMB_ADD: return "IADD3";
@@ -438,7 +436,7 @@ void ls_plan_dump_fold(const ls_plan *plan, const ls_thread_reduce_shape *s, con
         fprintf(f,
                 "; in ptxas's SASS %lld of them %s, each taking an op of the tree in%s: "
                 "tools/amd-dpp-counts.py --sass-folds",
-                (long long)s->fused, fused3_name(plan),
+                (long long)s->fused, ls_plan_ptxas_fused_name(plan),
                 !s->root_open                  ? ""
                 : s->form == LS_TR_PACKED_TREE ? ", and the join takes the halves' op in"
                                                : ", and the join takes the root in");

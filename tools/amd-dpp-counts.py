@@ -635,10 +635,11 @@ def sass_report(llc, ptxas):
 
 def fused_tree(n):
     """The instructions of ptxas's fused fold of n values (ls_fused_fold,
-    src/plan_thread_reduce.c): LLVM's halving tree (value i with i + half,
-    widened to a power of two with the identity), in which an op reading an
-    op not yet written takes its two operands in (a three-input
-    instruction), the deeper one where both could be."""
+    src/plan_thread_reduce.c), and whether its root is an op nothing took
+    in: LLVM's halving tree (value i with i + half, widened to a power of
+    two with the identity), in which an op reading an op not yet written
+    takes its two operands in (a three-input instruction), the deeper one
+    where both could be."""
     w = 1
     while w < n:
         w *= 2
@@ -659,7 +660,8 @@ def fused_tree(n):
                 count += 1 + (1 if other[0] else 0)
                 nxt.append((False, 1 + max(take[1] - 1, other[1])))
         v = nxt
-    return count + (1 if v[0] and v[0][0] else 0)
+    root_open = bool(v[0] and v[0][0])
+    return count + (1 if root_open else 0), root_open
 
 
 def sass_folds_report(llc, ptxas):
@@ -683,7 +685,7 @@ def sass_folds_report(llc, ptxas):
         row = []
         for n in range(2, 17, 2 if packed else 1):
             got = sass(n) - base
-            want = fused_tree(n // 2) + 1 if packed and n > 2 else 1 if packed else fused_tree(n)
+            want = fused_tree(n // 2)[0] + 1 if packed and n > 2 else 1 if packed else fused_tree(n)[0]
             bad += got != want
             row.append('%d:%d%s' % (n, got, '' if got == want else '(model %d)' % want))
         print('%s %s %s: %s' % (sm, llty, k, ' '.join(row)), flush=True)
@@ -700,27 +702,13 @@ def sass_folds_report(llc, ptxas):
             c = [sass_count(llc, ptxas, sm, join_loop_text(llty, k, n, it)) for it in (8, 16)]
             got = (c[1] - c[0]) / 8.0
             if packed:
-                want = float(fused_tree(n // 2) + 1 if n > 2 else 1)
+                want = float(fused_tree(n // 2)[0] + 1 if n > 2 else 1)
             else:
-                f = fused_tree(n)
-                want = float(f) if open_root(n) else f + 0.5
+                f, root_open = fused_tree(n)
+                want = float(f) if root_open else f + 0.5
             row.append('%d:%g%s' % (n, got, '' if got == want else '(model %g)' % want))
         print('%s %s %s: %s' % (sm, llty, k, ' '.join(row)), flush=True)
     return 1 if bad else 0
-
-
-def open_root(n):
-    """Whether fused_tree(n)'s root is an op nothing took in: LLVM's halving
-    tree's last level joins two written values."""
-    w = 1
-    while w < n:
-        w *= 2
-    v = [0 if i < n else None for i in range(w)]  # 0 written, 1 open
-    while len(v) > 1:
-        h = len(v) // 2
-        v = [(v[i] if v[i + h] is None else v[i + h] if v[i] is None else
-              1 if v[i] == 0 and v[i + h] == 0 else 0) for i in range(h)]
-    return v[0] == 1
 
 
 def join_loop_text(llty, k, n, iters):

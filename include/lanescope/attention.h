@@ -86,6 +86,8 @@ int64_t ls_att_thread_positions(const ls_att_matmul *mm, int64_t tid, int64_t su
  * tile, the whole dim for K1, for no tile, or for a tile past the dim
  * (static tiling folds min(tile, size) to the size). */
 int64_t ls_att_extent(const ls_attention *a, int d);
+/* The loop of matmul mm that is op dim d, -1 when it has none. */
+int ls_att_loop_of(const ls_att_matmul *mm, int d);
 /* Keys one K2 step brings: the K2 dims' extents multiplied. */
 int64_t ls_att_step_keys(const ls_attention *a);
 

@@ -65,6 +65,10 @@ typedef void (*elem_fn)(const agen *g, const int64_t *off, char *lhs, char *rhs,
 typedef enum { K_CHAIN, K_ADD, K_MAX } rkind;
 
 unsigned cg_att_mask_of(const int *dims, int n);
+/* The matmul whose layout gives the thread's base along op dim d (PV's for
+ * N, QK's for the rest: they agree on the dims both have), and its loop
+ * of d in *loop. */
+const ls_att_matmul *cg_att_base_matmul(const agen *g, int d, int *loop);
 aspace cg_att_space(const ls_att_matmul *mm, unsigned mask);
 /* Tuple f's constant offsets along the space's op dims (the thread's base
  * aside): b*O*T*E + o*T*E + e per loop. */

@@ -5,6 +5,7 @@
  * body as ls_mask), and the launch's tensors. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,12 +323,8 @@ void cg_att_vector_width(agen *g, int k)
     /* the engine's view times loads of vp->inputs[k - 1].width elements
      * (ls_operand_regs_of; a wider one than 16 bytes in 16-byte pieces):
      * the contiguous dim's element tile, at most 16 bytes, a load */
-    int d = op->map[op->map_n - 1];
-    const ls_att_matmul *mm = (g->nmask >> d & 1) ? &g->a->pv : &g->a->qk;
-    int i = -1;
-    for (int q = 0; q < mm->rank; q++)
-        if (mm->dim[q] == d)
-            i = q;
+    int d = op->map[op->map_n - 1], i;
+    const ls_att_matmul *mm = cg_att_base_matmul(g, d, &i);
     int64_t eb = ls_elem_type_bits(g->type[k]) / 8, vw = g->vp->inputs[k - 1].width;
     if (i < 0 || eb < 1 || vw < 2)
         return;
@@ -352,7 +349,7 @@ void cg_att_vector_width(agen *g, int k)
 
 void cg_att_emit_vector_reads(agen *g, int k)
 {
-    int64_t w = g->vw[k];
+    int64_t w = g->vw[k]; /* at most 16 (16 bytes of 1-byte elements) */
     if (w < 2)
         return;
     const ls_dop_operand *op = &g->o->operand[k];
@@ -360,42 +357,39 @@ void cg_att_emit_vector_reads(agen *g, int k)
     for (int j = 0; j < op->map_n; j++)
         mask |= 1u << op->map[j];
     aspace s = cg_att_space(k == 1 ? &g->a->qk : &g->a->pv, mask);
-    /* the thread's elements of the operand this step: a group of w at an
-     * offset that is a multiple of w, every one inside the tile for every
-     * thread, is one vector load */
-    int64_t maxc = 0;
-    for (int64_t t = 0; t < s.count; t++) {
-        int64_t off[LS_MAX_RANK] = {0};
-        cg_att_tuple_off(&s, t, off);
-        int64_t c = cg_att_const_offset(op, off);
-        maxc = c > maxc ? c : maxc;
-    }
-    int64_t n = maxc / w + 1;
-    unsigned char *seen = ls_xcalloc((size_t)n, 1);
-    free(g->vgroup[k]);
-    g->vgroup[k] = ls_xcalloc((size_t)n, sizeof *g->vgroup[k]);
-    g->ngroups[k] = n;
+    /* the thread's elements of the operand this step, each group of w at
+     * an offset that is a multiple of w: the elements it holds, bit i for
+     * element i, or OUTSIDE where a thread may lie outside the tile */
+    const uint32_t OUTSIDE = 1u << 31, full = (1u << w) - 1;
+    int64_t *c = ls_xcalloc((size_t)(s.count > 0 ? s.count : 1), sizeof *c), maxc = 0;
+    bool *inside = ls_xcalloc((size_t)(s.count > 0 ? s.count : 1), sizeof *inside);
     char cond[600];
     for (int64_t t = 0; t < s.count; t++) {
         int64_t off[LS_MAX_RANK] = {0};
         cg_att_tuple_off(&s, t, off);
-        int64_t c = cg_att_const_offset(op, off);
-        if (cg_att_tuple_cond(g, &s, off, cond, sizeof cond) != 1)
-            seen[c / w] = 0xff; /* a thread may be outside: element by element */
-        else if (seen[c / w] != 0xff)
-            seen[c / w] |= (unsigned char)(1u << (c % w));
+        c[t] = cg_att_const_offset(op, off);
+        inside[t] = cg_att_tuple_cond(g, &s, off, cond, sizeof cond) == 1;
+        maxc = c[t] > maxc ? c[t] : maxc;
     }
-    unsigned char full = (unsigned char)((1u << w) - 1);
+    int64_t n = maxc / w + 1;
+    uint32_t *held = ls_xcalloc((size_t)n, sizeof *held);
+    for (int64_t t = 0; t < s.count; t++)
+        held[c[t] / w] |= inside[t] ? 1u << (c[t] % w) : OUTSIDE;
+    free(g->vgroup[k]);
+    g->vgroup[k] = ls_xcalloc((size_t)n, sizeof *g->vgroup[k]);
+    g->ngroups[k] = n;
     fprintf(g->f,
             "        /* the %s's vector.transfer_read: %lld elements a load, as the engine "
             "times them */\n",
             k == 1 ? "key" : "value", (long long)w);
     for (int64_t j = 0; j < n; j++)
-        if (w <= 8 && seen[j] == full) {
+        if (held[j] == full) { /* one vector load; the others element by element */
             g->vgroup[k][j] = true;
             fprintf(g->f,
                     "        const ls_v%d_t kv%d_%lld = *(const ls_v%d_t *)(in%d + ab%d + %lld);\n",
                     k, k, (long long)j, k, k, k, (long long)(j * w));
         }
-    free(seen);
+    free(held);
+    free(inside);
+    free(c);
 }

@@ -93,6 +93,13 @@ void cg_att_emit_base(const agen *g, const ls_dop_operand *op, const char *name,
     fprintf(g->f, ";\n");
 }
 
+const ls_att_matmul *cg_att_base_matmul(const agen *g, int d, int *loop)
+{
+    const ls_att_matmul *mm = (g->nmask >> d & 1) ? &g->a->pv : &g->a->qk;
+    *loop = ls_att_loop_of(mm, d);
+    return mm;
+}
+
 /* The constant part of operand op's offset at tile offsets off. */
 int64_t cg_att_const_offset(const ls_dop_operand *op, const int64_t *off)
 {

@@ -137,12 +137,8 @@ static void emit_bases(agen *g)
 {
     const ls_attention *a = g->a;
     for (int d = 0; d < a->rank; d++) {
-        const ls_att_matmul *mm = (g->nmask >> d & 1) ? &a->pv : &a->qk;
-        int i = -1;
-        for (int q = 0; q < mm->rank; q++)
-            if (mm->dim[q] == d)
-                i = q;
-        const ls_nested_layout *ly = &mm->layout;
+        int i;
+        const ls_nested_layout *ly = &cg_att_base_matmul(g, d, &i)->layout;
         int64_t sm = ly->batch_tile[i] * ly->outer_tile[i] * ly->thread_tile[i] *
                      ly->element_tile[i],
                 tm = ly->element_tile[i];

@@ -87,12 +87,11 @@ void cg_emit_combine(FILE *f, const char *name, const char *ctype, ls_combiner c
         /* f64 in double, the others in float (rounded back to their type) */
         bool dbl = t == LS_ET_F64;
         const char *tf = cg_to_float(t), *ff = cg_from_float(t);
-        bool minmax = c == LS_COMB_MINIMUMF || c == LS_COMB_MINNUMF || c == LS_COMB_MAXIMUMF ||
-                      c == LS_COMB_MAXNUMF;
         bool mn = c == LS_COMB_MINIMUMF || c == LS_COMB_MINNUMF;
         bool prop = c == LS_COMB_MINIMUMF || c == LS_COMB_MAXIMUMF;
-        /* an #ifdef __CUDA_ARCH__ open: IREE's instruction on the GPU */
-        bool device = minmax && emit_device_minmax(f, mn, prop, t);
+        /* an #ifdef __CUDA_ARCH__ open: IREE's instruction on the GPU (the
+         * float-only combiners are min and max) */
+        bool device = ls_combiner_is_float_only(c) && emit_device_minmax(f, mn, prop, t);
         fprintf(f, "    const %s x = %s(a), y = %s(b);\n", dbl ? "double" : "float", tf, tf);
         const char *expr = "x";
         switch (c) {
