@@ -553,9 +553,8 @@ START_TEST(i_shows_each_operand)
 {
     fixture f;
     ls_diag diag;
-    ls_module *m = load_example("../tests/data/matvec_64x256_lanes4x16.mlir", &diag);
-    ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
-    open_module(&f, m, 1400, 800);
+    open_example(&f, "../tests/data/matvec_64x256_lanes4x16.mlir", 1400, 800);
+    const ls_module *m = f.m;
     ck_assert_int_eq(state(&f).operand, -1);
     act(&f, "2");
     act(&f, "i");

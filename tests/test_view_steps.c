@@ -390,9 +390,7 @@ START_TEST(promoted_buffer_in_the_smem_panel)
 {
     fixture f;
     ls_diag d;
-    ls_module *m = load_example("../tests/corpus/matvec_promote_gfx942.mlir", &d);
-    ck_assert_msg(d.status == LS_OK, "%s", d.msg);
-    open_module(&f, m, 1280, 800);
+    open_example(&f, "../tests/corpus/matvec_promote_gfx942.mlir", 1280, 800);
     ck_assert(f.plan.promote[1].on && !f.plan.cross_subgroup);
     ls_figure fig;
     ls_chart chart;

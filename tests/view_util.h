@@ -34,12 +34,18 @@ static inline void open_module(fixture *f, ls_module *m, int w, int h)
     ck_assert_msg(ls_view_new(&c, &f->v, &diag) == LS_OK, "%s", diag.msg);
 }
 
-static inline void open_example2(fixture *f, int w, int h)
+/* An example (a path under examples/) opened in a w x h view. */
+static inline void open_example(fixture *f, const char *example, int w, int h)
 {
     ls_diag diag;
-    ls_module *m = load_example("seed000_example2.mlir", &diag);
+    ls_module *m = load_example(example, &diag);
     ck_assert_msg(diag.status == LS_OK, "%s", diag.msg);
     open_module(f, m, w, h);
+}
+
+static inline void open_example2(fixture *f, int w, int h)
+{
+    open_example(f, "seed000_example2.mlir", w, h);
 }
 
 static inline void close_fixture(fixture *f)
